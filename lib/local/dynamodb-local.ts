@@ -1,0 +1,91 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
+import { freePort } from './free-port.js';
+
+/** A running DynamoDB Local process (AWS's own engine, in memory). */
+export interface DynamoDbLocal {
+  readonly endpoint: string;
+  stop(): Promise<void>;
+}
+
+const projectRoot = resolve(import.meta.dirname, '..', '..');
+export const dynamoDbLocalDir = join(projectRoot, '.cache', 'dynamodb-local');
+
+/** Static credentials DynamoDB Local accepts; never used against AWS. */
+export const localAwsConfig = {
+  region: 'us-east-1',
+  credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+} as const;
+
+/**
+ * Starts DynamoDB Local on a free loopback port and resolves once it answers ListTables.
+ *
+ * @example
+ * const ddb = await startDynamoDbLocal();
+ * // ... new DynamoDBClient({ endpoint: ddb.endpoint, ...localAwsConfig })
+ * await ddb.stop();
+ */
+export async function startDynamoDbLocal(
+  options: { port?: number; readyTimeoutMs?: number } = {},
+): Promise<DynamoDbLocal> {
+  const jar = join(dynamoDbLocalDir, 'DynamoDBLocal.jar');
+  if (!existsSync(jar)) {
+    throw new Error(`DynamoDB Local is not installed at ${jar}: run "npm run dynamodb:install"`);
+  }
+  const port = options.port ?? (await freePort());
+  const child = spawn(
+    'java',
+    [
+      `-Djava.library.path=${join(dynamoDbLocalDir, 'DynamoDBLocal_lib')}`,
+      '-jar',
+      jar,
+      '-inMemory',
+      '-port',
+      String(port),
+      '-disableTelemetry',
+    ],
+    { cwd: dynamoDbLocalDir, stdio: ['ignore', 'ignore', 'pipe'] },
+  );
+  let stderr = '';
+  child.stderr?.on('data', (chunk: Buffer) => {
+    stderr = (stderr + chunk.toString()).slice(-4000);
+  });
+  const endpoint = `http://127.0.0.1:${port}`;
+  try {
+    await waitUntilReady(endpoint, child, options.readyTimeoutMs ?? 30_000);
+  } catch (error) {
+    child.kill('SIGKILL');
+    throw new Error(`DynamoDB Local did not start: ${(error as Error).message}\n${stderr}`, { cause: error });
+  }
+  return { endpoint, stop: () => stopProcess(child) };
+}
+
+async function waitUntilReady(endpoint: string, child: ChildProcess, timeoutMs: number): Promise<void> {
+  const client = new DynamoDBClient({ endpoint, ...localAwsConfig, maxAttempts: 1 });
+  const deadline = Date.now() + timeoutMs;
+  try {
+    for (;;) {
+      if (child.exitCode !== null) throw new Error(`java exited with code ${child.exitCode}`);
+      try {
+        await client.send(new ListTablesCommand({ Limit: 1 }));
+        return;
+      } catch {
+        if (Date.now() > deadline) throw new Error(`not ready after ${timeoutMs} ms`);
+        await new Promise((resolveWait) => setTimeout(resolveWait, 100));
+      }
+    }
+  } finally {
+    client.destroy();
+  }
+}
+
+async function stopProcess(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  await new Promise<void>((resolveStop) => {
+    child.once('exit', () => resolveStop());
+    child.kill('SIGTERM');
+    setTimeout(() => child.kill('SIGKILL'), 3000).unref();
+  });
+}

@@ -1,0 +1,65 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { formatNaira, MoneyError, toKobo, toNaira, toWholeNaira } from '../../lib/money.js';
+
+describe('toKobo', () => {
+  it('converts the decimals the provider sends exactly', () => {
+    expect(toKobo(294.9)).toBe(29490);
+    expect(toKobo(200)).toBe(20000);
+    expect(toKobo(0.1)).toBe(10);
+    expect(toKobo(10.75)).toBe(1075);
+    expect(toKobo(0)).toBe(0);
+    expect(toKobo(-26.88)).toBe(-2688);
+  });
+
+  it('throws when an amount has more than two decimals', () => {
+    expect(() => toKobo(1.005)).toThrow(MoneyError);
+    expect(() => toKobo(1e-7)).toThrow(MoneyError);
+  });
+
+  it('throws on values that are not finite or not safe', () => {
+    expect(() => toKobo(Number.NaN)).toThrow(MoneyError);
+    expect(() => toKobo(Number.POSITIVE_INFINITY)).toThrow(MoneyError);
+    expect(() => toKobo(1e21)).toThrow(MoneyError);
+  });
+
+  it('round-trips every kobo amount through the wire form', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: -(2 ** 50), max: 2 ** 50 }), (kobo) => {
+        expect(toKobo(toNaira(kobo))).toBe(kobo);
+      }),
+      { numRuns: 5000 },
+    );
+  });
+
+  it('round-trips through JSON as the provider would send it', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: 10 ** 13 }), (kobo) => {
+        const wire = JSON.parse(JSON.stringify({ amount: toNaira(kobo) })) as { amount: number };
+        expect(toKobo(wire.amount)).toBe(kobo);
+      }),
+    );
+  });
+});
+
+describe('toWholeNaira', () => {
+  it('converts whole-naira amounts', () => {
+    expect(toWholeNaira(500000)).toBe(5000);
+  });
+
+  it('throws when the amount has a kobo part', () => {
+    expect(() => toWholeNaira(500050)).toThrow(/not a whole number of naira/);
+  });
+
+  it('throws on non-integer kobo', () => {
+    expect(() => toWholeNaira(1.5)).toThrow(MoneyError);
+  });
+});
+
+describe('formatNaira', () => {
+  it('formats with grouping and two decimals', () => {
+    expect(formatNaira(123450)).toBe('NGN 1,234.50');
+    expect(formatNaira(5)).toBe('NGN 0.05');
+    expect(formatNaira(-100)).toBe('-NGN 1.00');
+  });
+});

@@ -1,0 +1,15 @@
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    include: ['test/**/*.test.ts'],
+    globalSetup: ['test/support/global-setup.ts'],
+    testTimeout: 30_000,
+    hookTimeout: 60_000,
+    // Two cores: files run in parallel against one shared DynamoDB Local; each file uses its own table.
+    maxWorkers: 2,
+    reporters: process.env.CI ? ['default', 'json'] : ['default'],
+    outputFile: { json: '.cache/vitest-results.json' },
+    env: { AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' },
+  },
+});
