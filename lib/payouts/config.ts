@@ -1,0 +1,39 @@
+import * as z from 'zod/mini';
+
+/** The engine's tunables; every limit in kobo, every duration in milliseconds. */
+export const EngineConfigSchema = z.object({
+  /** The largest single payout accepted. */
+  maxPayoutKobo: z.int().check(z.positive()),
+  /** The most that may leave one source wallet per Lagos calendar day, counted at submission. */
+  dailyCapKobo: z.int().check(z.positive()),
+  /** Payouts of at least this amount wait for a second person's approval. */
+  approvalThresholdKobo: z.int().check(z.positive()),
+  /** How long a submission may stay in `submitting` before it is presumed crashed. */
+  submitLeaseMs: z.int().check(z.positive()),
+  /** How long after an attempt an absent provider record proves the payout failed. */
+  reconcileGraceMs: z.int().check(z.positive()),
+  /** How long the reconciler keeps trying before it hands the payout to a person. */
+  reconcileGiveUpMs: z.int().check(z.positive()),
+  /** Wait between reconciliation tries of one payout. */
+  reconcileIntervalMs: z.int().check(z.positive()),
+  /** First wait before resubmitting a payout the provider could not take (doubles per attempt). */
+  retryBaseMs: z.int().check(z.positive()),
+  /** After this many "unavailable" answers a payout fails (nothing was ever sent). */
+  maxSubmissionAttempts: z.int().check(z.positive()),
+  /** IANA zone whose calendar day the daily cap counts. */
+  capTimeZone: z.string(),
+});
+export type EngineConfig = z.infer<typeof EngineConfigSchema>;
+
+export const defaultEngineConfig: EngineConfig = {
+  maxPayoutKobo: 500_000_000, // 5,000,000.00 naira
+  dailyCapKobo: 5_000_000_000, // 50,000,000.00 naira
+  approvalThresholdKobo: 100_000_000, // 1,000,000.00 naira
+  submitLeaseMs: 120_000,
+  reconcileGraceMs: 10 * 60_000,
+  reconcileGiveUpMs: 24 * 60 * 60_000,
+  reconcileIntervalMs: 60_000,
+  retryBaseMs: 30_000,
+  maxSubmissionAttempts: 10,
+  capTimeZone: 'Africa/Lagos',
+};

@@ -1,0 +1,77 @@
+import type { Clock } from '../../shared/clock.js';
+import type { Logger } from '../../shared/logger.js';
+import type { EngineConfig } from '../config.js';
+import type { PayoutGateway } from '../gateway.js';
+import type { AuditEvent, Payout, PayoutStatus, Principal } from '../model.js';
+import type { PayoutStore, TransitionWrite } from '../store/payout-store.js';
+
+/** Counters and timings the engine reports; CloudWatch EMF in Lambda, nothing or memory locally. */
+export interface MetricsSink {
+  count(name: string, value?: number, dimensions?: Record<string, string>): void;
+  timing(name: string, milliseconds: number, dimensions?: Record<string, string>): void;
+}
+
+export const noMetrics: MetricsSink = { count() {}, timing() {} };
+
+/** Everything the engine's operations need, injected once. */
+export interface EngineContext {
+  readonly store: PayoutStore;
+  readonly gateway: PayoutGateway;
+  readonly clock: Clock;
+  readonly config: EngineConfig;
+  readonly logger: Logger;
+  readonly metrics: MetricsSink;
+}
+
+export interface TransitionSpec {
+  readonly to: PayoutStatus;
+  readonly actor: Principal;
+  readonly reason: string;
+  readonly changes?: Partial<Omit<Payout, 'id' | 'status' | 'version'>>;
+  readonly details?: AuditEvent['details'];
+  readonly requireNotPaused?: boolean;
+  readonly cap?: TransitionWrite['cap'];
+}
+
+/** Builds the next version of a payout and the audit event that records the change. */
+export function buildTransition(payout: Payout, spec: TransitionSpec, now: Date): TransitionWrite {
+  const at = now.toISOString();
+  const after: Payout = {
+    ...payout,
+    ...spec.changes,
+    status: spec.to,
+    version: payout.version + 1,
+    updatedAt: at,
+  };
+  const audit: AuditEvent = {
+    payoutId: payout.id,
+    sequence: after.version,
+    at,
+    actor: spec.actor,
+    from: payout.status,
+    to: spec.to,
+    reason: spec.reason,
+    ...(spec.details && { details: spec.details }),
+  };
+  return {
+    before: payout,
+    after,
+    audit,
+    ...(spec.requireNotPaused && { requireNotPaused: true }),
+    ...(spec.cap && { cap: spec.cap }),
+  };
+}
+
+/** The calendar day (YYYY-MM-DD) of an instant in a time zone. */
+export function dayIn(timeZone: string, at: Date): string {
+  return new Intl.DateTimeFormat('en-CA', {
+    timeZone,
+    year: 'numeric',
+    month: '2-digit',
+    day: '2-digit',
+  }).format(at);
+}
+
+export function addMs(at: Date, milliseconds: number): string {
+  return new Date(at.getTime() + milliseconds).toISOString();
+}

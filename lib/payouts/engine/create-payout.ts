@@ -1,0 +1,183 @@
+import { toWholeNaira } from '../../money.js';
+import { fingerprint, ulid } from '../../shared/ids.js';
+import { IdempotencyConflictError, PayoutValidationError } from '../errors.js';
+import {
+  type AuditEvent,
+  type Payout,
+  type PayoutInstruction,
+  type PayoutOrigin,
+  PayoutStatus,
+  type Principal,
+} from '../model.js';
+import type { CreatePayoutRequest } from '../schemas.js';
+import type { EngineContext } from './context.js';
+
+export interface CreatePayoutCommand {
+  readonly request: CreatePayoutRequest;
+  readonly idempotencyKey: string;
+  readonly origin: PayoutOrigin;
+  readonly actor: Principal;
+  /** The recurrence occurrence or settlement this payout derives from. */
+  readonly sourceRef?: string;
+}
+
+export interface CreatePayoutResult {
+  readonly payout: Payout;
+  /** True when the key had been used before with the same request: nothing new was created. */
+  readonly replayed: boolean;
+}
+
+/** Provider endpoints that take whole naira (the interface types their amount as integer). */
+const WHOLE_NAIRA_TYPES: ReadonlySet<string> = new Set(['wallet_transfer', 'wallet_credit', 'wallet_debit']);
+
+/**
+ * Accepts a payout request exactly once per idempotency key.
+ *
+ * @example
+ * const { payout, replayed } = await createPayout(ctx, { request, idempotencyKey: 'inv-2041', origin: 'api', actor });
+ */
+export async function createPayout(
+  ctx: EngineContext,
+  command: CreatePayoutCommand,
+): Promise<CreatePayoutResult> {
+  const now = ctx.clock.now();
+  validate(ctx, command.request, now);
+  const requestFingerprint = fingerprint(command.request);
+  const instruction = toInstruction(command.request);
+  const at = now.toISOString();
+  const status = initialStatus(ctx, command.request);
+  const payout: Payout = {
+    id: ulid(now),
+    idempotencyKey: command.idempotencyKey,
+    origin: command.origin,
+    requestFingerprint,
+    instruction,
+    amountKobo: command.request.amount,
+    currency: 'NGN',
+    narration: command.request.narration,
+    metadata: command.request.metadata ?? {},
+    status,
+    version: 1,
+    requestedBy: command.actor,
+    ...(command.request.scheduleAt && { scheduleAt: new Date(command.request.scheduleAt).toISOString() }),
+    ...(command.sourceRef && { sourceRef: command.sourceRef }),
+    capKey: capKeyOf(instruction),
+    submissionCount: 0,
+    createdAt: at,
+    updatedAt: at,
+  };
+  const audit: AuditEvent = {
+    payoutId: payout.id,
+    sequence: 1,
+    at,
+    actor: command.actor,
+    from: null,
+    to: status,
+    reason: reasonFor(status),
+    details: {
+      idempotencyKey: command.idempotencyKey,
+      origin: command.origin,
+      amountKobo: payout.amountKobo,
+    },
+  };
+
+  const outcome = await ctx.store.create(payout, audit);
+  if (outcome.created) {
+    ctx.metrics.count('PayoutCreated', 1, { type: instruction.type });
+    ctx.logger.info('payout created', { payoutId: payout.id, idempotencyKey: payout.idempotencyKey, status });
+    return { payout, replayed: false };
+  }
+  if (outcome.existing.requestFingerprint !== requestFingerprint) {
+    throw new IdempotencyConflictError(command.idempotencyKey, outcome.existing.id);
+  }
+  ctx.logger.info('payout request replayed', {
+    payoutId: outcome.existing.id,
+    idempotencyKey: command.idempotencyKey,
+  });
+  return { payout: outcome.existing, replayed: true };
+}
+
+function validate(ctx: EngineContext, request: CreatePayoutRequest, now: Date): void {
+  const issues: { path: string; message: string }[] = [];
+  if (request.amount > ctx.config.maxPayoutKobo) {
+    issues.push({
+      path: 'amount',
+      message: `must be at most ${ctx.config.maxPayoutKobo} kobo (the per-payout maximum)`,
+    });
+  }
+  if (WHOLE_NAIRA_TYPES.has(request.type)) {
+    try {
+      toWholeNaira(request.amount);
+    } catch {
+      issues.push({
+        path: 'amount',
+        message: `must be a whole number of naira (a multiple of 100 kobo) for ${request.type}: the provider takes whole naira`,
+      });
+    }
+  }
+  if (request.type === 'wallet_transfer' && request.sourceWalletId === request.destinationWalletId) {
+    issues.push({ path: 'destinationWalletId', message: 'must differ from sourceWalletId' });
+  }
+  if (request.scheduleAt && new Date(request.scheduleAt).getTime() <= now.getTime()) {
+    issues.push({ path: 'scheduleAt', message: 'must be in the future' });
+  }
+  if (issues.length > 0) {
+    throw new PayoutValidationError(
+      issues.map((issue) => `${issue.path}: ${issue.message}`).join('; '),
+      issues,
+    );
+  }
+}
+
+function initialStatus(ctx: EngineContext, request: CreatePayoutRequest): PayoutStatus {
+  if (request.scheduleAt) return PayoutStatus.Scheduled;
+  if (request.amount >= ctx.config.approvalThresholdKobo) return PayoutStatus.PendingApproval;
+  return PayoutStatus.Pending;
+}
+
+function reasonFor(status: PayoutStatus): string {
+  switch (status) {
+    case PayoutStatus.Scheduled:
+      return 'accepted; waits for its scheduled time';
+    case PayoutStatus.PendingApproval:
+      return 'accepted; at or above the approval threshold, waits for a second person';
+    default:
+      return 'accepted; ready to submit';
+  }
+}
+
+export function toInstruction(request: CreatePayoutRequest): PayoutInstruction {
+  switch (request.type) {
+    case 'bank_transfer':
+      return { type: request.type, beneficiary: request.beneficiary };
+    case 'wallet_transfer':
+      return {
+        type: request.type,
+        sourceWalletId: request.sourceWalletId,
+        destinationWalletId: request.destinationWalletId,
+      };
+    case 'wallet_credit':
+    case 'wallet_debit':
+      return { type: request.type, walletId: request.walletId };
+    case 'child_debit':
+      return { type: request.type, childAccountId: request.childAccountId };
+    case 'child_bank_transfer':
+      return { type: request.type, childAccountId: request.childAccountId, beneficiary: request.beneficiary };
+  }
+}
+
+/** The wallet money leaves from, which the daily cap is counted against. */
+export function capKeyOf(instruction: PayoutInstruction): string {
+  switch (instruction.type) {
+    case 'bank_transfer':
+    case 'wallet_credit':
+      return 'merchant';
+    case 'wallet_transfer':
+      return `wallet:${instruction.sourceWalletId}`;
+    case 'wallet_debit':
+      return `wallet:${instruction.walletId}`;
+    case 'child_debit':
+    case 'child_bank_transfer':
+      return `child:${instruction.childAccountId}`;
+  }
+}

@@ -1,0 +1,118 @@
+import {
+  ApprovalForbiddenError,
+  ConcurrentModificationError,
+  InvalidTransitionError,
+  PayoutNotFoundError,
+  PayoutValidationError,
+} from '../errors.js';
+import { type Payout, PayoutStatus, type Principal } from '../model.js';
+import { canTransition } from '../transitions.js';
+import { buildTransition, type EngineContext, type TransitionSpec } from './context.js';
+
+async function load(ctx: EngineContext, id: string): Promise<Payout> {
+  const payout = await ctx.store.get(id);
+  if (!payout) throw new PayoutNotFoundError(id);
+  return payout;
+}
+
+/** Applies a person's command; a concurrent change surfaces as the typed error, never as a silent overwrite. */
+async function apply(ctx: EngineContext, payout: Payout, spec: TransitionSpec): Promise<Payout> {
+  if (!canTransition(payout.status, spec.to)) throw new InvalidTransitionError(payout, spec.to);
+  try {
+    return await ctx.store.transition(buildTransition(payout, spec, ctx.clock.now()));
+  } catch (error) {
+    if (!(error instanceof ConcurrentModificationError)) throw error;
+    const current = await load(ctx, payout.id);
+    throw new InvalidTransitionError(
+      current,
+      spec.to,
+      `payout ${payout.id} changed to ${current.status} meanwhile`,
+    );
+  }
+}
+
+/**
+ * Approves a payout waiting in `pending_approval` (four eyes: never by its requester).
+ *
+ * @example await approvePayout(ctx, '01J…', { id: 'alice', kind: 'user' });
+ */
+export async function approvePayout(ctx: EngineContext, id: string, approver: Principal): Promise<Payout> {
+  const payout = await load(ctx, id);
+  if (payout.status !== PayoutStatus.PendingApproval) {
+    throw new InvalidTransitionError(
+      payout,
+      PayoutStatus.Pending,
+      `payout ${id} is ${payout.status}, not pending_approval`,
+    );
+  }
+  if (approver.id === payout.requestedBy.id) {
+    throw new ApprovalForbiddenError(
+      `payout ${id} was requested by ${approver.id}, who therefore cannot approve it`,
+    );
+  }
+  return apply(ctx, payout, {
+    to: PayoutStatus.Pending,
+    actor: approver,
+    reason: `approved by ${approver.id}`,
+    changes: { approvedBy: approver },
+  });
+}
+
+/** Cancels a payout that has not been submitted; after submission money may have moved, so it is refused. */
+export async function cancelPayout(
+  ctx: EngineContext,
+  id: string,
+  actor: Principal,
+  reason?: string,
+): Promise<Payout> {
+  const payout = await load(ctx, id);
+  return apply(ctx, payout, {
+    to: PayoutStatus.Cancelled,
+    actor,
+    reason: reason ? `cancelled by ${actor.id}: ${reason}` : `cancelled by ${actor.id}`,
+  });
+}
+
+/**
+ * A person's decision on a payout in `needs_review`, after checking the provider's records by hand.
+ * `succeeded` requires the provider transaction id that proves it.
+ */
+export async function resolveReview(
+  ctx: EngineContext,
+  id: string,
+  actor: Principal,
+  decision:
+    | { outcome: 'succeeded'; transactionId: string; note: string }
+    | { outcome: 'failed'; note: string },
+): Promise<Payout> {
+  const payout = await load(ctx, id);
+  if (payout.status !== PayoutStatus.NeedsReview) {
+    throw new InvalidTransitionError(
+      payout,
+      decision.outcome === 'succeeded' ? PayoutStatus.Succeeded : PayoutStatus.Failed,
+      `payout ${id} is ${payout.status}, not needs_review`,
+    );
+  }
+  if (decision.note.trim() === '')
+    throw new PayoutValidationError('note: must explain the decision', [
+      { path: 'note', message: 'must explain the decision' },
+    ]);
+  if (decision.outcome === 'succeeded') {
+    return apply(ctx, payout, {
+      to: PayoutStatus.Succeeded,
+      actor,
+      reason: `resolved as paid by ${actor.id}: ${decision.note}`,
+      changes: { receipt: { transactionId: decision.transactionId, status: 'SUCCESS', chargesKobo: 0 } },
+      details: { transactionId: decision.transactionId },
+    });
+  }
+  return apply(ctx, payout, {
+    to: PayoutStatus.Failed,
+    actor,
+    reason: `resolved as not paid by ${actor.id}: ${decision.note}`,
+    changes: { failure: { code: 'RESOLVED_NOT_PAID', message: decision.note } },
+    ...(payout.capDay && {
+      cap: { capKey: payout.capKey, day: payout.capDay, deltaKobo: -payout.amountKobo },
+    }),
+  });
+}

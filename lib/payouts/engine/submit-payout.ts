@@ -1,0 +1,250 @@
+import { ulid } from '../../shared/ids.js';
+import { ConcurrentModificationError, DailyCapExceededError, PayoutsPausedError } from '../errors.js';
+import type { SendOutcome } from '../gateway.js';
+import { type Payout, PayoutStatus, systemPrincipal } from '../model.js';
+import { addMs, buildTransition, dayIn, type EngineContext, type TransitionSpec } from './context.js';
+
+const submitter = systemPrincipal('submitter');
+const RECORD_ATTEMPTS = 3;
+
+/** What a submission did; `payout` is the latest state known to this call. */
+export type SubmitResult =
+  | { readonly kind: 'sent'; readonly payout: Payout; readonly outcome: SendOutcome['kind'] }
+  /** Nothing was sent by this call: not pending, not due yet, paused, or claimed by someone else. */
+  | { readonly kind: 'skipped'; readonly payout: Payout; readonly why: string };
+
+/**
+ * Sends one pending payout to the provider, at most once.
+ *
+ * The payout is first claimed (pending -> submitting, with a lease, the pause check and the daily cap in the
+ * same transaction), and only a successful claim calls the provider. Whatever the provider answers is then
+ * recorded; when the answer cannot be read as paid or refused, the payout becomes `unknown` and only the
+ * reconciler decides it. Nothing here ever sends a payout that was claimed before.
+ */
+export async function submitPayout(ctx: EngineContext, payout: Payout): Promise<SubmitResult> {
+  if (payout.status !== PayoutStatus.Pending)
+    return { kind: 'skipped', payout, why: `status is ${payout.status}` };
+  const now = ctx.clock.now();
+  if (payout.nextActionAt && payout.nextActionAt > now.toISOString()) {
+    return { kind: 'skipped', payout, why: `next attempt not before ${payout.nextActionAt}` };
+  }
+
+  const claimed = await claim(ctx, payout, now);
+  if (claimed.kind === 'skipped') return claimed;
+
+  const started = Date.now();
+  const outcome = await sendSafely(ctx, claimed.payout);
+  ctx.metrics.timing('ProviderCallLatency', Date.now() - started, { outcome: outcome.kind });
+  ctx.metrics.count(`PayoutSubmission_${outcome.kind}`, 1, { type: payout.instruction.type });
+  ctx.logger.info('provider answered', {
+    payoutId: payout.id,
+    idempotencyKey: payout.idempotencyKey,
+    outcome: outcome.kind,
+    ...(outcome.kind !== 'succeeded' && { code: outcome.code }),
+  });
+  const recorded = await recordOutcome(ctx, claimed.payout, outcome);
+  return { kind: 'sent', payout: recorded, outcome: outcome.kind };
+}
+
+async function claim(
+  ctx: EngineContext,
+  payout: Payout,
+  now: Date,
+): Promise<{ kind: 'claimed'; payout: Payout } | Extract<SubmitResult, { kind: 'skipped' }>> {
+  const capDay = dayIn(ctx.config.capTimeZone, now);
+  const spec: TransitionSpec = {
+    to: PayoutStatus.Submitting,
+    actor: submitter,
+    reason: `claimed for submission attempt ${payout.submissionCount + 1}`,
+    changes: {
+      attempt: {
+        attemptId: ulid(now),
+        number: payout.submissionCount + 1,
+        startedAt: now.toISOString(),
+        leaseUntil: addMs(now, ctx.config.submitLeaseMs),
+      },
+      submissionCount: payout.submissionCount + 1,
+      capDay,
+      nextActionAt: undefined,
+    },
+    requireNotPaused: true,
+    cap: {
+      capKey: payout.capKey,
+      day: capDay,
+      deltaKobo: payout.amountKobo,
+      limitKobo: ctx.config.dailyCapKobo,
+    },
+  };
+  if (payout.amountKobo > ctx.config.dailyCapKobo) return failForCap(ctx, payout, now);
+  try {
+    return { kind: 'claimed', payout: await ctx.store.transition(buildTransition(payout, spec, now)) };
+  } catch (error) {
+    if (error instanceof PayoutsPausedError) return { kind: 'skipped', payout, why: 'payouts are paused' };
+    if (error instanceof DailyCapExceededError) return failForCap(ctx, payout, now);
+    if (error instanceof ConcurrentModificationError) {
+      const current = (await ctx.store.get(payout.id)) ?? payout;
+      return { kind: 'skipped', payout: current, why: 'claimed or changed concurrently' };
+    }
+    throw error;
+  }
+}
+
+async function failForCap(
+  ctx: EngineContext,
+  payout: Payout,
+  now: Date,
+): Promise<Extract<SubmitResult, { kind: 'skipped' }>> {
+  const message = `the daily cap of ${ctx.config.dailyCapKobo} kobo for ${payout.capKey} would be exceeded; nothing was sent`;
+  ctx.logger.warn('daily cap exceeded', { payoutId: payout.id, capKey: payout.capKey });
+  ctx.metrics.count('DailyCapExceeded');
+  try {
+    const failed = await ctx.store.transition(
+      buildTransition(
+        payout,
+        {
+          to: PayoutStatus.Failed,
+          actor: submitter,
+          reason: message,
+          changes: { failure: { code: 'DAILY_CAP_EXCEEDED', message } },
+        },
+        now,
+      ),
+    );
+    return { kind: 'skipped', payout: failed, why: message };
+  } catch (error) {
+    if (!(error instanceof ConcurrentModificationError)) throw error;
+    return {
+      kind: 'skipped',
+      payout: (await ctx.store.get(payout.id)) ?? payout,
+      why: 'changed concurrently',
+    };
+  }
+}
+
+/** The gateway returns outcomes; anything it throws is a bug, and a bug after sending must read as "unknown". */
+async function sendSafely(ctx: EngineContext, payout: Payout): Promise<SendOutcome> {
+  try {
+    return await ctx.gateway.send(payout);
+  } catch (error) {
+    ctx.logger.error('gateway threw instead of returning an outcome', {
+      payoutId: payout.id,
+      error: error instanceof Error ? error.name : 'unknown',
+    });
+    return {
+      kind: 'unknown',
+      code: 'GATEWAY_ERROR',
+      message: error instanceof Error ? error.message : 'gateway failed',
+    };
+  }
+}
+
+/** The transition that records a provider outcome for a payout in `submitting`. */
+export function outcomeTransition(
+  ctx: EngineContext,
+  claimed: Payout,
+  outcome: SendOutcome,
+  now: Date,
+): TransitionSpec {
+  const release = claimed.capDay
+    ? { capKey: claimed.capKey, day: claimed.capDay, deltaKobo: -claimed.amountKobo }
+    : undefined;
+  switch (outcome.kind) {
+    case 'succeeded':
+      return {
+        to: PayoutStatus.Succeeded,
+        actor: submitter,
+        reason: 'the provider confirmed the payout',
+        changes: { receipt: outcome.receipt },
+        details: { transactionId: outcome.receipt.transactionId, providerStatus: outcome.receipt.status },
+      };
+    case 'rejected':
+      return {
+        to: PayoutStatus.Failed,
+        actor: submitter,
+        reason: `the provider refused the payout: ${outcome.message}`,
+        changes: { failure: { code: outcome.code, message: outcome.message } },
+        ...(release && { cap: release }),
+      };
+    case 'not_sent': {
+      if (claimed.submissionCount >= ctx.config.maxSubmissionAttempts) {
+        const message = `the provider could not take the payout after ${claimed.submissionCount} attempts: ${outcome.message}`;
+        return {
+          to: PayoutStatus.Failed,
+          actor: submitter,
+          reason: message,
+          changes: { failure: { code: outcome.code, message } },
+          ...(release && { cap: release }),
+        };
+      }
+      const backoff = Math.max(
+        outcome.retryAfterMs ?? 0,
+        ctx.config.retryBaseMs * 2 ** Math.min(claimed.submissionCount - 1, 10),
+      );
+      return {
+        to: PayoutStatus.Pending,
+        actor: submitter,
+        reason: `nothing was sent (${outcome.message}); will try again`,
+        changes: { nextActionAt: addMs(now, backoff) },
+        details: { code: outcome.code },
+        ...(release && { cap: release }),
+      };
+    }
+    case 'unknown':
+      return {
+        to: PayoutStatus.Unknown,
+        actor: submitter,
+        reason: `the provider may have acted (${outcome.message}); reconciliation decides, the payout is never resent`,
+        changes: { nextActionAt: addMs(now, ctx.config.reconcileIntervalMs) },
+        details: { code: outcome.code },
+      };
+  }
+}
+
+async function recordOutcome(ctx: EngineContext, claimed: Payout, outcome: SendOutcome): Promise<Payout> {
+  for (let attempt = 1; ; attempt++) {
+    const now = ctx.clock.now();
+    try {
+      return await ctx.store.transition(
+        buildTransition(claimed, outcomeTransition(ctx, claimed, outcome, now), now),
+      );
+    } catch (error) {
+      if (error instanceof ConcurrentModificationError) return recordAfterConflict(ctx, claimed, outcome);
+      // The store is unreachable: retry a little; if it stays down the lease expires and reconciliation
+      // finds the provider's record, so the outcome is not lost, only late.
+      ctx.logger.error('could not record the provider outcome', {
+        payoutId: claimed.id,
+        attempt,
+        outcome: outcome.kind,
+      });
+      if (attempt >= RECORD_ATTEMPTS) throw error;
+    }
+  }
+}
+
+/** The lease ran out while the provider was answering and the reconciler already moved the payout on. */
+async function recordAfterConflict(
+  ctx: EngineContext,
+  claimed: Payout,
+  outcome: SendOutcome,
+): Promise<Payout> {
+  const current = await ctx.store.get(claimed.id);
+  if (!current) throw new ConcurrentModificationError(claimed.id);
+  if (current.status !== PayoutStatus.Unknown || current.attempt?.attemptId !== claimed.attempt?.attemptId) {
+    return current;
+  }
+  if (outcome.kind !== 'succeeded' && outcome.kind !== 'rejected') return current;
+  const now = ctx.clock.now();
+  const spec = outcomeTransition(ctx, current, outcome, now);
+  try {
+    return await ctx.store.transition(
+      buildTransition(
+        current,
+        { ...spec, reason: `${spec.reason} (answer arrived after the lease expired)` },
+        now,
+      ),
+    );
+  } catch (error) {
+    if (error instanceof ConcurrentModificationError) return (await ctx.store.get(claimed.id)) ?? current;
+    throw error;
+  }
+}

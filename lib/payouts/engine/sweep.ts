@@ -1,0 +1,84 @@
+import { ConcurrentModificationError } from '../errors.js';
+import { type Payout, PayoutStatus, systemPrincipal } from '../model.js';
+import { WorkQueue } from '../store/table-design.js';
+import { buildTransition, type EngineContext } from './context.js';
+import { submitPayout } from './submit-payout.js';
+
+export interface SweepOptions {
+  /** Most payouts taken in one sweep. */
+  readonly limit?: number;
+  /** Provider calls in flight at once. */
+  readonly concurrency?: number;
+  /** Start no new payout after this instant (epoch ms on the real clock), so the Lambda is not killed mid-payout. */
+  readonly stopStartingAt?: number;
+}
+
+export interface SweepReport {
+  readonly released: number;
+  readonly submitted: number;
+  readonly skipped: number;
+  readonly outcomes: Readonly<Record<string, number>>;
+  /** True when due work was left for the next tick (limit or time). */
+  readonly leftOver: boolean;
+}
+
+const scheduler = systemPrincipal('scheduler');
+
+/**
+ * One tick of the due-payout sweeper: releases scheduled payouts whose time has come, then submits the
+ * pending ones with bounded concurrency. Safe to run twice at once: every step is a conditional claim.
+ */
+export async function sweepDuePayouts(ctx: EngineContext, options: SweepOptions = {}): Promise<SweepReport> {
+  const limit = options.limit ?? 200;
+  const concurrency = Math.max(1, options.concurrency ?? 8);
+  const released = await releaseScheduled(ctx, limit);
+  const due = await ctx.store.due(WorkQueue.Submit, ctx.clock.now().toISOString(), limit);
+  const outcomes: Record<string, number> = {};
+  let submitted = 0;
+  let skipped = 0;
+  let next = 0;
+  let stoppedEarly = false;
+  const worker = async () => {
+    while (next < due.length) {
+      if (options.stopStartingAt !== undefined && Date.now() >= options.stopStartingAt) {
+        stoppedEarly = true;
+        return;
+      }
+      const payout = due[next++] as Payout;
+      const result = await submitPayout(ctx, payout);
+      if (result.kind === 'sent') {
+        submitted++;
+        outcomes[result.outcome] = (outcomes[result.outcome] ?? 0) + 1;
+      } else skipped++;
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(concurrency, due.length) }, worker));
+  return { released, submitted, skipped, outcomes, leftOver: stoppedEarly || due.length >= limit };
+}
+
+async function releaseScheduled(ctx: EngineContext, limit: number): Promise<number> {
+  const now = ctx.clock.now();
+  let released = 0;
+  for (const payout of await ctx.store.due(WorkQueue.Due, now.toISOString(), limit)) {
+    if (payout.status !== PayoutStatus.Scheduled) continue;
+    const needsApproval = payout.amountKobo >= ctx.config.approvalThresholdKobo && !payout.approvedBy;
+    const to = needsApproval ? PayoutStatus.PendingApproval : PayoutStatus.Pending;
+    try {
+      await ctx.store.transition(
+        buildTransition(
+          payout,
+          {
+            to,
+            actor: scheduler,
+            reason: needsApproval ? 'scheduled time reached; waits for approval' : 'scheduled time reached',
+          },
+          now,
+        ),
+      );
+      released++;
+    } catch (error) {
+      if (!(error instanceof ConcurrentModificationError)) throw error;
+    }
+  }
+  return released;
+}

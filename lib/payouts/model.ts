@@ -1,0 +1,155 @@
+/**
+ * The payout domain model. Amounts are integer kobo; timestamps are ISO 8601 UTC strings.
+ */
+
+export const PayoutStatus = {
+  Scheduled: 'scheduled',
+  PendingApproval: 'pending_approval',
+  Pending: 'pending',
+  Submitting: 'submitting',
+  Succeeded: 'succeeded',
+  Failed: 'failed',
+  Unknown: 'unknown',
+  NeedsReview: 'needs_review',
+  Cancelled: 'cancelled',
+  Missed: 'missed',
+} as const;
+export type PayoutStatus = (typeof PayoutStatus)[keyof typeof PayoutStatus];
+
+export const PAYOUT_STATUSES = Object.values(PayoutStatus) as readonly PayoutStatus[];
+
+/** Statuses a payout never leaves (needs_review is left only by a person resolving it). */
+export const TERMINAL_STATUSES: ReadonlySet<PayoutStatus> = new Set([
+  PayoutStatus.Succeeded,
+  PayoutStatus.Failed,
+  PayoutStatus.Cancelled,
+  PayoutStatus.Missed,
+]);
+
+export const PayoutType = {
+  BankTransfer: 'bank_transfer',
+  WalletTransfer: 'wallet_transfer',
+  WalletCredit: 'wallet_credit',
+  WalletDebit: 'wallet_debit',
+  ChildDebit: 'child_debit',
+  ChildBankTransfer: 'child_bank_transfer',
+} as const;
+export type PayoutType = (typeof PayoutType)[keyof typeof PayoutType];
+
+export const PAYOUT_TYPES = Object.values(PayoutType) as readonly PayoutType[];
+
+/** Where a payout came from; part of the idempotency scope so an event id cannot collide with an API key. */
+export const PayoutOrigin = {
+  Api: 'api',
+  Event: 'event',
+  Schedule: 'schedule',
+  Settlement: 'settlement',
+} as const;
+export type PayoutOrigin = (typeof PayoutOrigin)[keyof typeof PayoutOrigin];
+
+export interface Beneficiary {
+  readonly bankCode: string;
+  readonly accountNumber: string;
+  readonly accountName: string;
+}
+
+/** What is paid, to whom, from where: one shape per payout type. */
+export type PayoutInstruction =
+  | { readonly type: 'bank_transfer'; readonly beneficiary: Beneficiary }
+  | {
+      readonly type: 'wallet_transfer';
+      readonly sourceWalletId: string;
+      readonly destinationWalletId: string;
+    }
+  | { readonly type: 'wallet_credit'; readonly walletId: string }
+  | { readonly type: 'wallet_debit'; readonly walletId: string }
+  | { readonly type: 'child_debit'; readonly childAccountId: string }
+  | {
+      readonly type: 'child_bank_transfer';
+      readonly childAccountId: string;
+      readonly beneficiary: Beneficiary;
+    };
+
+/** Who did something: a person or role (IAM principal, X-Ops-Principal) or a part of the system. */
+export interface Principal {
+  readonly id: string;
+  readonly kind: 'user' | 'system';
+}
+
+export const systemPrincipal = (component: string): Principal => ({
+  id: `system:${component}`,
+  kind: 'system',
+});
+
+/** What the provider told us about a payout that moved money. */
+export interface ProviderReceipt {
+  readonly transactionId: string;
+  readonly reference?: string;
+  readonly sessionId?: string;
+  readonly status: string;
+  readonly chargesKobo: number;
+  readonly paidAt?: string;
+}
+
+/** One attempt to submit a payout to the provider. */
+export interface SubmissionAttempt {
+  readonly attemptId: string;
+  readonly number: number;
+  readonly startedAt: string;
+  /** Past this instant a payout still in `submitting` is presumed crashed and goes to reconciliation. */
+  readonly leaseUntil: string;
+}
+
+export interface Payout {
+  readonly id: string;
+  readonly idempotencyKey: string;
+  readonly origin: PayoutOrigin;
+  /** SHA-256 of the canonical request, compared on idempotent replays. */
+  readonly requestFingerprint: string;
+  readonly instruction: PayoutInstruction;
+  readonly amountKobo: number;
+  readonly currency: 'NGN';
+  readonly narration: string;
+  readonly metadata: Readonly<Record<string, string | number | boolean | null>>;
+  readonly status: PayoutStatus;
+  /** Incremented by every transition; transitions are conditional on it. */
+  readonly version: number;
+  readonly requestedBy: Principal;
+  readonly approvedBy?: Principal;
+  readonly scheduleAt?: string;
+  /** The recurrence or settlement this payout was derived from, when any. */
+  readonly sourceRef?: string;
+  /** The source wallet the daily cap is counted against. */
+  readonly capKey: string;
+  /** The Lagos calendar day whose cap this payout reserved, once claimed. */
+  readonly capDay?: string;
+  readonly attempt?: SubmissionAttempt;
+  readonly submissionCount: number;
+  /** When the next submission (after an "unavailable" answer) or reconciliation is due. */
+  readonly nextActionAt?: string;
+  readonly receipt?: ProviderReceipt;
+  readonly failure?: { readonly code: string; readonly message: string };
+  readonly createdAt: string;
+  readonly updatedAt: string;
+}
+
+/** An immutable record of one transition, written in the same transaction as the state change. */
+export interface AuditEvent {
+  readonly payoutId: string;
+  /** The payout version this transition produced; audit events of a payout are ordered by it. */
+  readonly sequence: number;
+  readonly at: string;
+  readonly actor: Principal;
+  readonly from: PayoutStatus | null;
+  readonly to: PayoutStatus;
+  readonly reason: string;
+  readonly details?: Readonly<Record<string, string | number | boolean | null>>;
+}
+
+/** The global switches ops control. */
+export interface Controls {
+  readonly paused: boolean;
+  readonly reason?: string;
+  readonly updatedBy?: Principal;
+  readonly updatedAt?: string;
+}

@@ -1,0 +1,338 @@
+import { type DynamoDBClient, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import {
+  DynamoDBDocumentClient,
+  GetCommand,
+  PutCommand,
+  QueryCommand,
+  type QueryCommandInput,
+  TransactWriteCommand,
+  type TransactWriteCommandInput,
+} from '@aws-sdk/lib-dynamodb';
+import { ConcurrentModificationError, DailyCapExceededError, PayoutsPausedError } from '../errors.js';
+import type { AuditEvent, Controls, Payout, PayoutStatus } from '../model.js';
+import { fromAuditItem, fromControlsItem, fromPayoutItem, toAuditItem, toPayoutItem } from './item-codec.js';
+import type { CreateOutcome, ListPage, ListQuery, PayoutStore, TransitionWrite } from './payout-store.js';
+import { keys, TableIndexes, type WorkQueue } from './table-design.js';
+
+type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
+
+const MAX_CONFLICT_RETRIES = 5;
+
+/**
+ * PayoutStore on one DynamoDB table. Creation and every transition are a single TransactWriteItems, so the
+ * state change, its audit event, the pause check and the cap counter commit together or not at all.
+ */
+export class DynamoDbPayoutStore implements PayoutStore {
+  readonly #doc: DynamoDBDocumentClient;
+
+  constructor(
+    client: DynamoDBClient,
+    readonly tableName: string,
+  ) {
+    this.#doc = DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
+  }
+
+  async create(payout: Payout, audit: AuditEvent): Promise<CreateOutcome> {
+    const idempotencyKey = keys.idempotency(payout.origin, payout.idempotencyKey);
+    const input: TransactWriteCommandInput = {
+      TransactItems: [
+        {
+          Put: {
+            TableName: this.tableName,
+            Item: {
+              ...idempotencyKey,
+              entity: 'idempotency',
+              payoutId: payout.id,
+              createdAt: payout.createdAt,
+            },
+            ConditionExpression: 'attribute_not_exists(pk)',
+          },
+        },
+        {
+          Put: {
+            TableName: this.tableName,
+            Item: toPayoutItem(payout),
+            ConditionExpression: 'attribute_not_exists(pk)',
+          },
+        },
+        {
+          Put: {
+            TableName: this.tableName,
+            Item: toAuditItem(audit),
+            ConditionExpression: 'attribute_not_exists(pk)',
+          },
+        },
+      ],
+    };
+    for (let attempt = 0; ; attempt++) {
+      try {
+        await this.#doc.send(new TransactWriteCommand(input));
+        return { created: true, payout };
+      } catch (error) {
+        const reasons = cancellationReasons(error);
+        if (!reasons) throw error;
+        if (reasons[0] === 'ConditionalCheckFailed') {
+          const existing = await this.#payoutHoldingKey(idempotencyKey);
+          if (existing) return { created: false, existing };
+        }
+        // TransactionConflict: a concurrent request with the same key is mid-commit; look again shortly.
+        if (attempt >= MAX_CONFLICT_RETRIES)
+          throw new ConcurrentModificationError(payout.id, { cause: error });
+        await backoff(attempt);
+      }
+    }
+  }
+
+  async #payoutHoldingKey(key: { pk: string; sk: string }): Promise<Payout | undefined> {
+    const { Item } = await this.#doc.send(
+      new GetCommand({ TableName: this.tableName, Key: key, ConsistentRead: true }),
+    );
+    if (!Item) return undefined;
+    return this.get(String(Item.payoutId));
+  }
+
+  async get(id: string): Promise<Payout | undefined> {
+    const { Item } = await this.#doc.send(
+      new GetCommand({ TableName: this.tableName, Key: keys.payout(id), ConsistentRead: true }),
+    );
+    return Item ? fromPayoutItem(Item) : undefined;
+  }
+
+  async getAudit(id: string): Promise<AuditEvent[]> {
+    const events: AuditEvent[] = [];
+    let startKey: Record<string, unknown> | undefined;
+    do {
+      const page = await this.#doc.send(
+        new QueryCommand({
+          TableName: this.tableName,
+          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :audit)',
+          ExpressionAttributeValues: { ':pk': keys.payout(id).pk, ':audit': 'AUDIT#' },
+          ConsistentRead: true,
+          ExclusiveStartKey: startKey,
+        }),
+      );
+      for (const item of page.Items ?? []) events.push(fromAuditItem(item));
+      startKey = page.LastEvaluatedKey;
+    } while (startKey);
+    return events;
+  }
+
+  async transition(write: TransitionWrite): Promise<Payout> {
+    const { before, after } = write;
+    const items: TransactItem[] = [
+      {
+        Put: {
+          TableName: this.tableName,
+          Item: toPayoutItem(after),
+          ConditionExpression: '#version = :version AND #status = :status',
+          ExpressionAttributeNames: { '#version': 'version', '#status': 'status' },
+          ExpressionAttributeValues: { ':version': before.version, ':status': before.status },
+        },
+      },
+      {
+        Put: {
+          TableName: this.tableName,
+          Item: toAuditItem(write.audit),
+          ConditionExpression: 'attribute_not_exists(pk)',
+        },
+      },
+    ];
+    const pauseIndex = write.requireNotPaused ? items.length : -1;
+    if (write.requireNotPaused) {
+      items.push({
+        ConditionCheck: {
+          TableName: this.tableName,
+          Key: keys.controls(),
+          ConditionExpression: 'attribute_not_exists(pk) OR paused = :false',
+          ExpressionAttributeValues: { ':false': false },
+        },
+      });
+    }
+    const capIndex = write.cap ? items.length : -1;
+    if (write.cap) items.push(this.#capUpdate(write.cap));
+
+    try {
+      await this.#doc.send(new TransactWriteCommand({ TransactItems: items }));
+      return after;
+    } catch (error) {
+      const reasons = cancellationReasons(error);
+      if (!reasons) throw error;
+      if (pauseIndex >= 0 && reasons[pauseIndex] === 'ConditionalCheckFailed') {
+        throw new PayoutsPausedError('payouts are paused', { cause: error });
+      }
+      if (capIndex >= 0 && reasons[capIndex] === 'ConditionalCheckFailed') {
+        throw new DailyCapExceededError(
+          `daily cap of ${write.cap?.capKey} on ${write.cap?.day} would be exceeded`,
+          {
+            cause: error,
+          },
+        );
+      }
+      throw new ConcurrentModificationError(before.id, { cause: error });
+    }
+  }
+
+  #capUpdate(cap: NonNullable<TransitionWrite['cap']>): TransactItem {
+    const reserving = cap.limitKobo !== undefined;
+    return {
+      Update: {
+        TableName: this.tableName,
+        Key: keys.dailyCap(cap.capKey, cap.day),
+        UpdateExpression: 'ADD totalKobo :delta, reservations :one SET entity = :entity',
+        ...(reserving && {
+          ConditionExpression: 'attribute_not_exists(totalKobo) OR totalKobo <= :headroom',
+        }),
+        ExpressionAttributeValues: {
+          ':delta': cap.deltaKobo,
+          ':one': reserving ? 1 : 0,
+          ':entity': 'dailyCap',
+          ...(reserving && { ':headroom': (cap.limitKobo ?? 0) - cap.deltaKobo }),
+        },
+      },
+    };
+  }
+
+  async list(query: ListQuery): Promise<ListPage> {
+    const cursor = decodeCursor(query.cursor);
+    const index = query.status ? TableIndexes.byStatus : TableIndexes.byMonth;
+    const from = query.from ?? '0000';
+    const to = `${query.to ?? '9999'}\uffff`;
+    // Without a status the listing walks month partitions backwards from `to` (or now) to `from`.
+    let month = cursor?.month ?? (query.status ? undefined : monthOf(query.to ?? new Date().toISOString()));
+    const lastMonth = monthOf(query.from ?? '2020-01-01T00:00:00.000Z');
+    let startKey = cursor?.key;
+    const items: Payout[] = [];
+    for (;;) {
+      const partition = query.status ? keys.statusPartition(query.status) : keys.monthPartition(month ?? '');
+      const input: QueryCommandInput = {
+        TableName: this.tableName,
+        IndexName: index.indexName,
+        KeyConditionExpression: '#pk = :pk AND #sk BETWEEN :from AND :to',
+        ExpressionAttributeNames: { '#pk': index.partitionKey, '#sk': index.sortKey },
+        ExpressionAttributeValues: { ':pk': partition, ':from': from, ':to': to },
+        ScanIndexForward: false,
+        Limit: query.limit - items.length,
+        ExclusiveStartKey: startKey,
+      };
+      if (query.type) {
+        input.FilterExpression = 'instruction.#type = :type';
+        input.ExpressionAttributeNames = { ...input.ExpressionAttributeNames, '#type': 'type' };
+        input.ExpressionAttributeValues = { ...input.ExpressionAttributeValues, ':type': query.type };
+      }
+      const page = await this.#doc.send(new QueryCommand(input));
+      for (const item of page.Items ?? []) items.push(fromPayoutItem(item));
+      startKey = page.LastEvaluatedKey;
+      if (startKey) {
+        if (items.length >= query.limit) return { items, nextCursor: encodeCursor({ month, key: startKey }) };
+        continue;
+      }
+      if (query.status || !month || month <= lastMonth) return { items };
+      month = previousMonth(month);
+      if (items.length >= query.limit) return { items, nextCursor: encodeCursor({ month }) };
+    }
+  }
+
+  async due(queue: WorkQueue, dueBy: string, limit: number): Promise<Payout[]> {
+    const index = TableIndexes.workQueue;
+    const page = await this.#doc.send(
+      new QueryCommand({
+        TableName: this.tableName,
+        IndexName: index.indexName,
+        KeyConditionExpression: '#pk = :pk AND #sk <= :dueBy',
+        ExpressionAttributeNames: { '#pk': index.partitionKey, '#sk': index.sortKey },
+        ExpressionAttributeValues: { ':pk': keys.workPartition(queue), ':dueBy': `${dueBy}#\uffff` },
+        Limit: limit,
+      }),
+    );
+    return (page.Items ?? []).map(fromPayoutItem);
+  }
+
+  async countByStatus(status: PayoutStatus, limit: number): Promise<number> {
+    const index = TableIndexes.byStatus;
+    const page = await this.#doc.send(
+      new QueryCommand({
+        TableName: this.tableName,
+        IndexName: index.indexName,
+        KeyConditionExpression: '#pk = :pk',
+        ExpressionAttributeNames: { '#pk': index.partitionKey },
+        ExpressionAttributeValues: { ':pk': keys.statusPartition(status) },
+        Select: 'COUNT',
+        Limit: limit,
+      }),
+    );
+    return page.Count ?? 0;
+  }
+
+  async getControls(): Promise<Controls> {
+    const { Item } = await this.#doc.send(
+      new GetCommand({ TableName: this.tableName, Key: keys.controls(), ConsistentRead: true }),
+    );
+    return fromControlsItem(Item);
+  }
+
+  async setControls(controls: Controls): Promise<void> {
+    await this.#doc.send(
+      new PutCommand({
+        TableName: this.tableName,
+        Item: { ...keys.controls(), entity: 'controls', ...controls },
+      }),
+    );
+  }
+
+  async getCapUsage(capKey: string, day: string): Promise<number> {
+    const { Item } = await this.#doc.send(
+      new GetCommand({ TableName: this.tableName, Key: keys.dailyCap(capKey, day), ConsistentRead: true }),
+    );
+    return typeof Item?.totalKobo === 'number' ? Item.totalKobo : 0;
+  }
+}
+
+function cancellationReasons(error: unknown): (string | undefined)[] | undefined {
+  if (!(error instanceof TransactionCanceledException)) return undefined;
+  return (error.CancellationReasons ?? []).map((reason) => reason.Code);
+}
+
+async function backoff(attempt: number): Promise<void> {
+  const delay = Math.random() * Math.min(200, 10 * 2 ** attempt);
+  await new Promise((resolve) => setTimeout(resolve, delay));
+}
+
+function monthOf(iso: string): string {
+  return iso.slice(0, 7);
+}
+
+function previousMonth(month: string): string {
+  const [year, monthNumber] = month.split('-').map(Number);
+  const date = new Date(Date.UTC(year ?? 1970, (monthNumber ?? 1) - 2, 1));
+  return date.toISOString().slice(0, 7);
+}
+
+interface Cursor {
+  month?: string;
+  key?: Record<string, unknown>;
+}
+
+function encodeCursor(cursor: Cursor): string {
+  return Buffer.from(JSON.stringify(cursor)).toString('base64url');
+}
+
+function decodeCursor(cursor: string | undefined): Cursor | undefined {
+  if (!cursor) return undefined;
+  try {
+    const parsed: unknown = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+    if (parsed === null || typeof parsed !== 'object') throw new Error('not an object');
+    const { month, key } = parsed as { month?: unknown; key?: unknown };
+    return {
+      month: typeof month === 'string' ? month : undefined,
+      key: key !== null && typeof key === 'object' ? (key as Record<string, unknown>) : undefined,
+    };
+  } catch (error) {
+    throw new InvalidCursorError('cursor is not one this API returned', { cause: error });
+  }
+}
+
+/** The list cursor was not produced by this API. */
+export class InvalidCursorError extends Error {
+  override readonly name = 'InvalidCursorError';
+  readonly code = 'INVALID_CURSOR';
+}

@@ -1,0 +1,149 @@
+import { z } from '../../shared/validation.js';
+import { type AuditEvent, type Controls, PAYOUT_STATUSES, type Payout, PayoutStatus } from '../model.js';
+import { keys, TableIndexes, WorkQueue } from './table-design.js';
+
+/**
+ * Items read back from DynamoDB are a boundary too: they are parsed, so a hand-edited or half-migrated
+ * item fails loudly with the attribute named instead of flowing on as a wrong payout.
+ */
+
+const principal = z.object({ id: z.string(), kind: z.enum(['user', 'system']) });
+const scalar = z.union([z.string(), z.number(), z.boolean(), z.null()]);
+const beneficiary = z.object({ bankCode: z.string(), accountNumber: z.string(), accountName: z.string() });
+const status = z.enum(PAYOUT_STATUSES as [PayoutStatus, ...PayoutStatus[]]);
+
+const instruction = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('bank_transfer'), beneficiary }),
+  z.object({
+    type: z.literal('wallet_transfer'),
+    sourceWalletId: z.string(),
+    destinationWalletId: z.string(),
+  }),
+  z.object({ type: z.literal('wallet_credit'), walletId: z.string() }),
+  z.object({ type: z.literal('wallet_debit'), walletId: z.string() }),
+  z.object({ type: z.literal('child_debit'), childAccountId: z.string() }),
+  z.object({ type: z.literal('child_bank_transfer'), childAccountId: z.string(), beneficiary }),
+]);
+
+const PayoutItemSchema = z.object({
+  id: z.string(),
+  idempotencyKey: z.string(),
+  origin: z.enum(['api', 'event', 'schedule', 'settlement']),
+  requestFingerprint: z.string(),
+  instruction,
+  amountKobo: z.int(),
+  currency: z.literal('NGN'),
+  narration: z.string(),
+  metadata: z.record(z.string(), scalar),
+  status,
+  version: z.int(),
+  requestedBy: principal,
+  approvedBy: z.optional(principal),
+  scheduleAt: z.optional(z.string()),
+  sourceRef: z.optional(z.string()),
+  capKey: z.string(),
+  capDay: z.optional(z.string()),
+  attempt: z.optional(
+    z.object({ attemptId: z.string(), number: z.int(), startedAt: z.string(), leaseUntil: z.string() }),
+  ),
+  submissionCount: z.int(),
+  nextActionAt: z.optional(z.string()),
+  receipt: z.optional(
+    z.object({
+      transactionId: z.string(),
+      reference: z.optional(z.string()),
+      sessionId: z.optional(z.string()),
+      status: z.string(),
+      chargesKobo: z.int(),
+      paidAt: z.optional(z.string()),
+    }),
+  ),
+  failure: z.optional(z.object({ code: z.string(), message: z.string() })),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+});
+
+const AuditItemSchema = z.object({
+  payoutId: z.string(),
+  sequence: z.int(),
+  at: z.string(),
+  actor: principal,
+  from: z.nullable(status),
+  to: status,
+  reason: z.string(),
+  details: z.optional(z.record(z.string(), scalar)),
+});
+
+const ControlsItemSchema = z.object({
+  paused: z.boolean(),
+  reason: z.optional(z.string()),
+  updatedBy: z.optional(principal),
+  updatedAt: z.optional(z.string()),
+});
+
+/** Thrown when a stored item does not have the shape the code expects. */
+export class CorruptItemError extends Error {
+  override readonly name = 'CorruptItemError';
+  readonly code = 'CORRUPT_ITEM';
+}
+
+function parse<T>(schema: z.ZodMiniType<T>, item: Record<string, unknown>, what: string): T {
+  const result = schema.safeParse(item);
+  if (!result.success) {
+    const first = result.error.issues[0];
+    throw new CorruptItemError(
+      `stored ${what} ${String(item.pk)} is malformed at ${first?.path.join('.')}: ${first?.message}`,
+    );
+  }
+  return result.data;
+}
+
+/** The work queue a payout belongs to in its current status, with the instant it becomes due. */
+export function workQueueOf(payout: Payout): { queue: string; dueAt: string } | undefined {
+  switch (payout.status) {
+    case PayoutStatus.Pending:
+      return { queue: WorkQueue.Submit, dueAt: payout.nextActionAt ?? payout.createdAt };
+    case PayoutStatus.Submitting:
+      return payout.attempt ? { queue: WorkQueue.LeaseExpiry, dueAt: payout.attempt.leaseUntil } : undefined;
+    case PayoutStatus.Unknown:
+      return { queue: WorkQueue.Reconcile, dueAt: payout.nextActionAt ?? payout.updatedAt };
+    case PayoutStatus.Scheduled:
+      return payout.scheduleAt ? { queue: WorkQueue.Due, dueAt: payout.scheduleAt } : undefined;
+    default:
+      return undefined;
+  }
+}
+
+export function toPayoutItem(payout: Payout): Record<string, unknown> {
+  const work = workQueueOf(payout);
+  const { byStatus, byMonth, workQueue } = TableIndexes;
+  return {
+    ...keys.payout(payout.id),
+    entity: 'payout',
+    ...payout,
+    [byStatus.partitionKey]: keys.statusPartition(payout.status),
+    [byStatus.sortKey]: `${payout.createdAt}#${payout.id}`,
+    [byMonth.partitionKey]: keys.monthPartition(payout.createdAt.slice(0, 7)),
+    [byMonth.sortKey]: `${payout.createdAt}#${payout.id}`,
+    ...(work && {
+      [workQueue.partitionKey]: keys.workPartition(work.queue),
+      [workQueue.sortKey]: `${work.dueAt}#${payout.id}`,
+    }),
+  };
+}
+
+export function fromPayoutItem(item: Record<string, unknown>): Payout {
+  return parse(PayoutItemSchema, item, 'payout');
+}
+
+export function toAuditItem(event: AuditEvent): Record<string, unknown> {
+  return { ...keys.audit(event.payoutId, event.sequence), entity: 'audit', ...event };
+}
+
+export function fromAuditItem(item: Record<string, unknown>): AuditEvent {
+  return parse(AuditItemSchema, item, 'audit event');
+}
+
+export function fromControlsItem(item: Record<string, unknown> | undefined): Controls {
+  return item ? parse(ControlsItemSchema, item, 'controls') : { paused: false };
+}

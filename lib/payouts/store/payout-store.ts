@@ -1,0 +1,62 @@
+import type { AuditEvent, Controls, Payout, PayoutStatus } from '../model.js';
+import type { WorkQueue } from './table-design.js';
+
+/** A cap counter change that commits or fails together with a transition. */
+export interface CapChange {
+  readonly capKey: string;
+  readonly day: string;
+  /** Positive to reserve, negative to release. */
+  readonly deltaKobo: number;
+  /** Present when reserving: the write fails if the day's total would exceed it. */
+  readonly limitKobo?: number;
+}
+
+/** One state change: written only if the payout is still exactly `before`, together with its audit event. */
+export interface TransitionWrite {
+  readonly before: Payout;
+  readonly after: Payout;
+  readonly audit: AuditEvent;
+  /** Fail with PayoutsPausedError if payouts are paused at commit time. */
+  readonly requireNotPaused?: boolean;
+  readonly cap?: CapChange;
+}
+
+export interface ListQuery {
+  readonly status?: PayoutStatus;
+  readonly type?: string;
+  /** Inclusive bounds on createdAt (ISO 8601). */
+  readonly from?: string;
+  readonly to?: string;
+  readonly limit: number;
+  readonly cursor?: string;
+}
+
+export interface ListPage {
+  readonly items: Payout[];
+  readonly nextCursor?: string;
+}
+
+export type CreateOutcome =
+  | { readonly created: true; readonly payout: Payout }
+  | { readonly created: false; readonly existing: Payout };
+
+/**
+ * Persistence of payouts behind an interface, so the engine owns the flow and the store owns DynamoDB.
+ * Every write is conditional; a lost race surfaces as a typed error, never as a silent overwrite.
+ */
+export interface PayoutStore {
+  /** Creates payout, idempotency key and first audit event atomically, or returns the payout that holds the key. */
+  create(payout: Payout, audit: AuditEvent): Promise<CreateOutcome>;
+  get(id: string): Promise<Payout | undefined>;
+  getAudit(id: string): Promise<AuditEvent[]>;
+  /** Applies a transition; throws ConcurrentModificationError, PayoutsPausedError or DailyCapExceededError. */
+  transition(write: TransitionWrite): Promise<Payout>;
+  list(query: ListQuery): Promise<ListPage>;
+  /** Payouts in a work queue whose due time is at or before `dueBy`, earliest first. */
+  due(queue: WorkQueue, dueBy: string, limit: number): Promise<Payout[]>;
+  countByStatus(status: PayoutStatus, limit: number): Promise<number>;
+  getControls(): Promise<Controls>;
+  setControls(controls: Controls): Promise<void>;
+  /** The day's reserved total for a source wallet, in kobo. */
+  getCapUsage(capKey: string, day: string): Promise<number>;
+}

@@ -1,0 +1,46 @@
+/**
+ * The logging interface lib/ depends on. In Lambda it is backed by the Powertools logger (structured JSON);
+ * in tests and local mode by a console or capturing implementation. Fields must never carry secrets.
+ */
+export interface Logger {
+  debug(message: string, fields?: Record<string, unknown>): void;
+  info(message: string, fields?: Record<string, unknown>): void;
+  warn(message: string, fields?: Record<string, unknown>): void;
+  error(message: string, fields?: Record<string, unknown>): void;
+}
+
+export const silentLogger: Logger = { debug() {}, info() {}, warn() {}, error() {} };
+
+/** One structured JSON line per entry on stdout, for local mode. */
+export function jsonConsoleLogger(base: Record<string, unknown> = {}): Logger {
+  const write = (level: string, message: string, fields?: Record<string, unknown>) => {
+    process.stdout.write(
+      `${JSON.stringify({ level, message, timestamp: new Date().toISOString(), ...base, ...fields })}\n`,
+    );
+  };
+  return {
+    debug: (message, fields) => {
+      if (process.env.LOG_LEVEL === 'DEBUG') write('DEBUG', message, fields);
+    },
+    info: (message, fields) => write('INFO', message, fields),
+    warn: (message, fields) => write('WARN', message, fields),
+    error: (message, fields) => write('ERROR', message, fields),
+  };
+}
+
+/** Keeps every entry in memory, so tests can assert on what was logged. */
+export class CapturingLogger implements Logger {
+  readonly entries: { level: string; message: string; fields?: Record<string, unknown> }[] = [];
+  debug(message: string, fields?: Record<string, unknown>) {
+    this.entries.push({ level: 'debug', message, fields });
+  }
+  info(message: string, fields?: Record<string, unknown>) {
+    this.entries.push({ level: 'info', message, fields });
+  }
+  warn(message: string, fields?: Record<string, unknown>) {
+    this.entries.push({ level: 'warn', message, fields });
+  }
+  error(message: string, fields?: Record<string, unknown>) {
+    this.entries.push({ level: 'error', message, fields });
+  }
+}

@@ -1,0 +1,39 @@
+import * as z from 'zod/mini';
+
+// zod/mini ships without messages; the English locale makes every issue say what is wrong.
+z.config(z.locales.en());
+
+export interface FieldIssue {
+  readonly path: string;
+  readonly message: string;
+}
+
+/** Renders a zod path as `beneficiary.accountNumber` or `items[2].amount`; the root is `(body)`. */
+export function formatPath(path: readonly PropertyKey[]): string {
+  let text = '';
+  for (const segment of path) {
+    if (typeof segment === 'number') text += `[${segment}]`;
+    else text += text === '' ? String(segment) : `.${String(segment)}`;
+  }
+  return text === '' ? '(root)' : text;
+}
+
+/** Flattens a zod error into `{ path, message }` pairs, one per problem. */
+export function fieldIssues(error: z.core.$ZodError): FieldIssue[] {
+  return error.issues.map((issue) => {
+    if (issue.code === 'unrecognized_keys') {
+      return {
+        path: formatPath([...issue.path, ...issue.keys.slice(0, 1)]),
+        message: `unknown field(s): ${issue.keys.join(', ')}`,
+      };
+    }
+    return { path: formatPath(issue.path), message: issue.message };
+  });
+}
+
+/** One line naming every problem, for error details and logs. */
+export function describeIssues(issues: readonly FieldIssue[]): string {
+  return issues.map((issue) => `${issue.path}: ${issue.message}`).join('; ');
+}
+
+export { z };
