@@ -1,0 +1,125 @@
+import { Pool } from 'undici';
+import { NetworkErrorKind, Phase } from './failure.js';
+import {
+  type Transport,
+  TransportError,
+  type TransportRequest,
+  type TransportResponse,
+} from './transport.js';
+
+/** Timeouts of the HTTP transport, in milliseconds. */
+export type TransportTimeouts = {
+  /** TCP (and TLS) connect. */
+  connectMs: number;
+  /** From the end of sending to the response headers. */
+  headersMs: number;
+  /** Between two chunks of the response body. */
+  bodyMs: number;
+};
+
+export const DEFAULT_TIMEOUTS: TransportTimeouts = { connectMs: 5_000, headersMs: 15_000, bodyMs: 15_000 };
+
+/** Connection errors that happen before any byte of the request is written. */
+const BEFORE_SEND_CODES: Record<string, NetworkErrorKind> = {
+  ECONNREFUSED: NetworkErrorKind.ConnectRefused,
+  UND_ERR_CONNECT_TIMEOUT: NetworkErrorKind.ConnectTimeout,
+  ENOTFOUND: NetworkErrorKind.Dns,
+  EAI_AGAIN: NetworkErrorKind.Dns,
+  EHOSTUNREACH: NetworkErrorKind.ConnectRefused,
+  ENETUNREACH: NetworkErrorKind.ConnectRefused,
+};
+
+const AFTER_SEND_CODES: Record<string, NetworkErrorKind> = {
+  UND_ERR_HEADERS_TIMEOUT: NetworkErrorKind.Timeout,
+  UND_ERR_BODY_TIMEOUT: NetworkErrorKind.Timeout,
+  ECONNRESET: NetworkErrorKind.Reset,
+  EPIPE: NetworkErrorKind.Reset,
+  UND_ERR_SOCKET: NetworkErrorKind.Reset,
+  UND_ERR_CLOSED: NetworkErrorKind.Reset,
+};
+
+/**
+ * undici transport: one keep-alive connection pool per client and origin.
+ *
+ * @example const transport = new HttpTransport('http://127.0.0.1:4010', { connectMs: 1000, headersMs: 5000, bodyMs: 5000 });
+ */
+export class HttpTransport implements Transport {
+  readonly #pool: Pool;
+  readonly #basePath: string;
+
+  constructor(baseUrl: string, timeouts: TransportTimeouts = DEFAULT_TIMEOUTS) {
+    const url = new URL(baseUrl);
+    this.#basePath = url.pathname.replace(/\/+$/, '');
+    this.#pool = new Pool(url.origin, {
+      connect: { timeout: timeouts.connectMs },
+      headersTimeout: timeouts.headersMs,
+      bodyTimeout: timeouts.bodyMs,
+      keepAliveTimeout: 4_000,
+      connections: 16,
+    });
+  }
+
+  async request(request: TransportRequest): Promise<TransportResponse> {
+    const deadline = request.timeoutMs === undefined ? undefined : AbortSignal.timeout(request.timeoutMs);
+    const signals = [deadline, request.signal].filter((signal) => signal !== undefined);
+    const signal = signals.length === 0 ? undefined : AbortSignal.any(signals);
+    try {
+      const response = await this.#pool.request({
+        path: `${this.#basePath}${request.path}`,
+        method: request.method,
+        headers: request.headers,
+        body: request.body,
+        signal,
+        // undici closes the connection after a GET with a body unless told otherwise.
+        reset: false,
+      });
+      const body = await response.body.text();
+      const headers: Record<string, string | undefined> = {};
+      for (const [name, value] of Object.entries(response.headers)) {
+        headers[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
+      }
+      return { status: response.statusCode, headers, body };
+    } catch (error) {
+      throw toTransportError(error, request.signal?.aborted === true, deadline?.aborted === true);
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.#pool.close();
+  }
+}
+
+/** Maps an undici/Node error to a transport error; exported for tests. */
+export function toTransportError(
+  error: unknown,
+  callerAborted: boolean,
+  deadlinePassed: boolean,
+): TransportError {
+  const code = errorCode(error);
+  const detail = code ?? 'network error';
+  if (code !== undefined && code in BEFORE_SEND_CODES) {
+    return new TransportError(BEFORE_SEND_CODES[code] ?? NetworkErrorKind.Other, Phase.BeforeSend, detail);
+  }
+  // An abort cannot tell whether the request was already written: assume it was.
+  if (callerAborted)
+    return new TransportError(NetworkErrorKind.Aborted, Phase.AfterSend, 'aborted by caller');
+  if (deadlinePassed) return new TransportError(NetworkErrorKind.Timeout, Phase.AfterSend, 'request timeout');
+  const kind =
+    code === undefined ? NetworkErrorKind.Other : (AFTER_SEND_CODES[code] ?? NetworkErrorKind.Other);
+  return new TransportError(kind, Phase.AfterSend, detail);
+}
+
+function errorCode(error: unknown): string | undefined {
+  if (typeof error !== 'object' || error === null) return undefined;
+  const code = 'code' in error && typeof error.code === 'string' ? error.code : undefined;
+  if (code !== undefined && code !== 'UND_ERR') return code;
+  // Node's happy-eyeballs connect reports an AggregateError whose parts carry the codes.
+  if (error instanceof AggregateError) {
+    for (const part of error.errors) {
+      const inner = errorCode(part);
+      if (inner !== undefined) return inner;
+    }
+  }
+  if ('cause' in error) return errorCode(error.cause);
+  return code;
+}

@@ -1,0 +1,218 @@
+import type * as z from 'zod/mini';
+import { classifyFailure } from './classify.js';
+import type { Credentials, CredentialsSource } from './credentials.js';
+import {
+  type HttpMethod,
+  ProviderError,
+  type ProviderErrorOptions,
+  ProviderMalformedResponseError,
+  ProviderUnavailableError,
+  UnavailableReason,
+} from './errors.js';
+import type { Failure } from './failure.js';
+import { parseWith } from './parse.js';
+import { scrubSecrets } from './redact.js';
+import { decideRetry, parseRetryAfterMs, type RetryPolicy } from './retry.js';
+import { errorBody } from './schemas/envelope.js';
+import { type Transport, TransportError, type TransportResponse } from './transport.js';
+import type { Logger, RequestOptions } from './types.js';
+
+export type Query = Record<string, string | number | undefined>;
+
+/** One call as a resource describes it. */
+export type CallSpec<S extends z.ZodMiniType> = {
+  method: HttpMethod;
+  path: string;
+  query?: Query;
+  body?: Record<string, unknown>;
+  /** Adds `pin` from the credentials source to the body. */
+  withPin?: boolean;
+  /** Schema of the whole success envelope. */
+  schema: S;
+};
+
+export type RequesterOptions = {
+  transport: Transport;
+  credentials: CredentialsSource;
+  retry: RetryPolicy;
+  defaultTimeoutMs: number | undefined;
+  logger: Logger | undefined;
+  sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
+  random: () => number;
+  now: () => number;
+};
+
+type AttemptOutcome<T> = { ok: true; value: T } | { ok: false; failure: Failure; cause?: TransportError };
+
+/**
+ * The request layer under the resources: credentials, the 401 refresh, retries, parsing and error mapping.
+ * Every error it throws is a `ProviderError` whose text has been scrubbed of the token and PIN.
+ */
+export class Requester {
+  readonly #options: RequesterOptions;
+
+  constructor(options: RequesterOptions) {
+    this.#options = options;
+  }
+
+  async call<S extends z.ZodMiniType>(spec: CallSpec<S>, options: RequestOptions = {}): Promise<z.output<S>> {
+    const { retry, logger } = this.#options;
+    const path = withQuery(spec.path, spec.query);
+    const context: ProviderErrorOptions = { method: spec.method, path: spec.path };
+    const seen: Credentials[] = [];
+    let credentials = await this.#credentials(false, context);
+    seen.push(credentials);
+    let refreshed = false;
+    let attempt = 0;
+    for (;;) {
+      attempt += 1;
+      throwIfAborted(options.signal, { ...context, attempts: attempt - 1 });
+      const outcome = await this.#attempt(spec, path, credentials, options, seen, attempt);
+      if (outcome.ok) return outcome.value;
+      const { failure } = outcome;
+      if (failure.type === 'http' && failure.status === 401 && !refreshed) {
+        // A 401 changed nothing: refresh the credentials once and repeat once.
+        refreshed = true;
+        logger?.warn('provider answered 401; refreshing credentials', {
+          method: spec.method,
+          path: spec.path,
+        });
+        credentials = await this.#credentials(true, context);
+        seen.push(credentials);
+        attempt -= 1;
+        continue;
+      }
+      const decision = decideRetry(spec.method, failure, attempt, retry, this.#options.random);
+      if (!decision.retry) {
+        const error = classifyFailure(spec.method, failure, {
+          ...context,
+          attempts: attempt,
+          ...(outcome.cause ? { cause: outcome.cause } : {}),
+        });
+        logger?.warn('provider call failed', {
+          method: spec.method,
+          path: spec.path,
+          attempts: attempt,
+          code: error.code,
+        });
+        throw error;
+      }
+      logger?.info('retrying provider call', {
+        method: spec.method,
+        path: spec.path,
+        attempt,
+        delayMs: decision.delayMs,
+        failure: failure.type === 'http' ? failure.status : failure.kind,
+      });
+      if (decision.delayMs > 0) await this.#options.sleep(decision.delayMs, options.signal);
+    }
+  }
+
+  async #attempt<S extends z.ZodMiniType>(
+    spec: CallSpec<S>,
+    path: string,
+    credentials: Credentials,
+    options: RequestOptions,
+    seen: readonly Credentials[],
+    attempt: number,
+  ): Promise<AttemptOutcome<z.output<S>>> {
+    const body = spec.withPin ? { ...spec.body, pin: credentials.pin } : (spec.body ?? {});
+    const started = this.#options.now();
+    let response: TransportResponse;
+    try {
+      response = await this.#options.transport.request({
+        method: spec.method,
+        path,
+        headers: {
+          authorization: `Bearer ${credentials.token}`,
+          'content-type': 'application/json',
+          accept: 'application/json',
+        },
+        // The provider's GETs carry an empty JSON object as body.
+        body: JSON.stringify(body),
+        timeoutMs: options.timeoutMs ?? this.#options.defaultTimeoutMs,
+        signal: options.signal,
+      });
+    } catch (error) {
+      if (!(error instanceof TransportError)) throw error;
+      this.#options.logger?.debug('provider attempt failed', {
+        method: spec.method,
+        path,
+        attempt,
+        kind: error.kind,
+      });
+      const detail = scrubSecrets(error.message, seen);
+      const cause = new TransportError(error.kind, error.phase, detail);
+      return { ok: false, failure: { type: 'network', kind: error.kind, phase: error.phase, detail }, cause };
+    }
+    this.#options.logger?.debug('provider answered', {
+      method: spec.method,
+      path,
+      attempt,
+      status: response.status,
+      durationMs: this.#options.now() - started,
+    });
+    if (response.status !== 200) return { ok: false, failure: this.#httpFailure(response, seen) };
+    const context = { method: spec.method, path: spec.path, attempts: attempt, status: response.status };
+    let json: unknown;
+    try {
+      json = JSON.parse(response.body);
+    } catch {
+      throw new ProviderMalformedResponseError([{ path: '(body)', message: 'expected JSON' }], context);
+    }
+    const parsed = parseWith(spec.schema, json);
+    if (!parsed.ok) {
+      const issues = parsed.issues.map((issue) => ({
+        path: scrubSecrets(issue.path, seen),
+        message: scrubSecrets(issue.message, seen),
+      }));
+      throw new ProviderMalformedResponseError(issues, context);
+    }
+    return { ok: true, value: parsed.value };
+  }
+
+  #httpFailure(response: TransportResponse, seen: readonly Credentials[]): Failure {
+    let providerMessage: string | undefined;
+    try {
+      const parsed = parseWith(errorBody, JSON.parse(response.body));
+      if (parsed.ok && parsed.value.message !== undefined)
+        providerMessage = scrubSecrets(parsed.value.message, seen);
+    } catch {
+      providerMessage = undefined;
+    }
+    const retryAfterMs = parseRetryAfterMs(response.headers['retry-after'], this.#options.now());
+    return {
+      type: 'http',
+      status: response.status,
+      ...(providerMessage === undefined ? {} : { providerMessage }),
+      ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
+    };
+  }
+
+  async #credentials(forceRefresh: boolean, context: ProviderErrorOptions): Promise<Credentials> {
+    try {
+      return await this.#options.credentials.get(forceRefresh ? { forceRefresh: true } : undefined);
+    } catch (error) {
+      const detail = error instanceof Error ? `${error.name}: ${error.message}` : 'unknown error';
+      throw new ProviderError(`cannot obtain provider credentials (${detail})`, context);
+    }
+  }
+}
+
+function throwIfAborted(signal: AbortSignal | undefined, context: ProviderErrorOptions): void {
+  if (signal?.aborted)
+    throw new ProviderUnavailableError(UnavailableReason.Aborted, {
+      ...context,
+      detail: 'aborted before sending',
+    });
+}
+
+function withQuery(path: string, query: Query | undefined): string {
+  if (!query) return path;
+  const search = new URLSearchParams();
+  for (const [key, value] of Object.entries(query)) {
+    if (value !== undefined) search.set(key, String(value));
+  }
+  const text = search.toString();
+  return text === '' ? path : `${path}?${text}`;
+}

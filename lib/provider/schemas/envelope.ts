@@ -1,0 +1,17 @@
+import * as z from 'zod/mini';
+
+/**
+ * Success envelope. `status: true` is required; `message` is required except on the five endpoints the
+ * interface names (GET /transaction/info, /payout/details, /payout/single/recurrent, /payout/single/schedule
+ * and /virtual-accounts), where it is tolerated if present.
+ */
+export function envelope<T extends z.ZodMiniType>(data: T, message: 'required' | 'absent') {
+  return z.looseObject({
+    status: z.literal(true),
+    message: message === 'required' ? z.string() : z.optional(z.string()),
+    data,
+  });
+}
+
+/** Error body: `{ status: false, message }`. Read leniently: a garbled error body still yields the status. */
+export const errorBody = z.looseObject({ status: z.optional(z.boolean()), message: z.optional(z.string()) });

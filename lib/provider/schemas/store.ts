@@ -1,0 +1,69 @@
+import * as z from 'zod/mini';
+import { amount, timestamp } from './common.js';
+import { sizePagination } from './pagination.js';
+
+/** Item of `data.stores` in GET /branch/store. */
+export const storeSchema = z.looseObject({
+  id: z.string(),
+  name: z.string(),
+  code: z.nullable(z.string()),
+  phoneNumber: z.string(),
+  email: z.nullable(z.string()),
+  website: z.string(),
+  address: z.string(),
+  walletId: z.string(),
+  createdAt: timestamp,
+});
+export type Store = z.infer<typeof storeSchema>;
+export const storeListData = z.looseObject({
+  ...sizePagination,
+  totalStoreBalance: amount,
+  stores: z.array(storeSchema),
+});
+
+/** `data` of GET /branch/store/info. `code` and `email` may be null as in the list. */
+export const storeDetailSchema = z.looseObject({
+  id: z.string(),
+  name: z.string(),
+  code: z.nullable(z.string()),
+  phoneNumber: z.string(),
+  email: z.nullable(z.string()),
+  website: z.string(),
+  address: z.string(),
+  createdAt: timestamp,
+  agents: z.array(
+    z.looseObject({
+      id: z.string(),
+      firstName: z.string(),
+      lastName: z.string(),
+      email: z.string(),
+      createdAt: timestamp,
+    }),
+  ),
+  wallet: z.looseObject({
+    id: z.string(),
+    status: z.string(),
+    bankName: z.string(),
+    accountName: z.string(),
+    accountNumber: z.string(),
+    bookedBalance: amount,
+    availableBalance: amount,
+  }),
+});
+export type StoreDetail = z.infer<typeof storeDetailSchema>;
+
+const named = { id: z.string(), name: z.string(), code: z.string(), createdAt: timestamp };
+
+/** Item of `data.usages` in GET /branch/terminal/usage. */
+export const terminalUsageSchema = z.looseObject({
+  id: z.string(),
+  createdAt: timestamp,
+  store: z.looseObject(named),
+  terminal: z.looseObject(named),
+  agent: z.looseObject({ id: z.string(), firstName: z.string(), lastName: z.string(), createdAt: timestamp }),
+});
+export type TerminalUsage = z.infer<typeof terminalUsageSchema>;
+export const terminalUsageListData = z.looseObject({
+  ...sizePagination,
+  usages: z.array(terminalUsageSchema),
+});

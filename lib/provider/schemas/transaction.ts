@@ -1,0 +1,56 @@
+import * as z from 'zod/mini';
+import { amount, bankParties, timestamp } from './common.js';
+import { sizePagination } from './pagination.js';
+
+/** Item of `data.transactions` in GET /transaction/wallet. */
+export const walletTransactionSchema = z.looseObject({
+  id: z.string(),
+  type: z.string(),
+  status: z.string(),
+  charges: amount,
+  reference: z.string(),
+  category: z.string(),
+  amount,
+  sessionId: z.nullable(z.string()),
+  description: z.string(),
+  settledAmount: amount,
+  createdAt: timestamp,
+  narration: z.optional(z.string()),
+  ...bankParties,
+  // On BANK_FUNDING records.
+  paidAt: z.optional(timestamp),
+  userId: z.optional(z.string()),
+  walletType: z.optional(z.string()),
+  channelCode: z.optional(z.string()),
+  transactionReference: z.optional(z.string()),
+  originatorBankVerificationNumber: z.optional(z.string()),
+  beneficiaryBankVerificationNumber: z.optional(z.string()),
+});
+export type WalletTransaction = z.infer<typeof walletTransactionSchema>;
+
+export const walletTransactionListData = z.looseObject({
+  ...sizePagination,
+  totalDebitAmount: amount,
+  totalCreditAmount: amount,
+  totalTransactionValue: amount,
+  totalTransactionVolume: amount,
+  transactions: z.array(walletTransactionSchema),
+});
+
+/** `data.transaction` of GET /transaction/info. */
+export const transactionDetailSchema = z.looseObject({
+  id: z.string(),
+  type: z.string(),
+  status: z.string(),
+  charges: amount,
+  category: z.string(),
+  amount,
+  amountProcessed: amount,
+  sessionId: z.nullable(z.string()),
+  description: z.string(),
+  createdAt: timestamp,
+  narration: z.string(),
+  ...bankParties,
+});
+export type TransactionDetail = z.infer<typeof transactionDetailSchema>;
+export const transactionInfoData = z.looseObject({ transaction: transactionDetailSchema });

@@ -1,0 +1,96 @@
+import * as z from 'zod/mini';
+import { amount, metadata, timestamp } from './common.js';
+
+/** Fields every wallet operation result has (instant payout and child bank omit originator bank code/name). */
+const base = {
+  paidAt: timestamp,
+  transactionId: z.string(),
+  status: z.string(),
+  amount,
+  charges: amount,
+  totalAmount: amount,
+  description: z.string(),
+  narration: z.string(),
+  beneficiaryBankCode: z.string(),
+  beneficiaryBankName: z.string(),
+  beneficiaryAccountName: z.string(),
+  beneficiaryAccountNumber: z.string(),
+  originatorAccountName: z.string(),
+  originatorAccountNumber: z.string(),
+};
+const originatorBank = { originatorBankCode: z.string(), originatorBankName: z.string() };
+const merchantWallet = { merchantId: z.string(), walletId: z.string() };
+
+/** `data` of POST /wallet/transfer. */
+export const walletTransferResultSchema = z.looseObject({
+  ...base,
+  ...originatorBank,
+  ...merchantWallet,
+  reference: z.string(),
+  fromWalletId: z.string(),
+  toWalletId: z.string(),
+  providerWalletId: z.string(),
+  category: z.string(),
+  customerMetadata: metadata,
+});
+export type WalletTransferResult = z.infer<typeof walletTransferResultSchema>;
+
+/** `data` of POST /wallet/credit (echoes the request metadata as `requestMetadata`). */
+export const walletCreditResultSchema = z.looseObject({
+  ...base,
+  ...originatorBank,
+  ...merchantWallet,
+  reference: z.string(),
+  requestMetadata: metadata,
+});
+export type WalletCreditResult = z.infer<typeof walletCreditResultSchema>;
+
+/** `data` of POST /wallet/enable (a wallet debit). */
+export const walletDebitResultSchema = z.looseObject({
+  ...base,
+  ...originatorBank,
+  ...merchantWallet,
+  reference: z.string(),
+  customerMetadata: metadata,
+});
+export type WalletDebitResult = z.infer<typeof walletDebitResultSchema>;
+
+/** `data` of POST /child/debit. */
+export const childDebitResultSchema = z.looseObject({
+  ...base,
+  ...originatorBank,
+  ...merchantWallet,
+  transactionReference: z.string(),
+  customerMetadata: metadata,
+  mode: z.string(),
+  childAccountId: z.string(),
+  childAccountName: z.string(),
+  childAccountNumber: z.string(),
+});
+export type ChildDebitResult = z.infer<typeof childDebitResultSchema>;
+
+/** `data` of POST /child/bank. */
+export const childBankTransferResultSchema = z.looseObject({
+  ...base,
+  reference: z.string(),
+  originatorWalletId: z.string(),
+  sessionId: z.string(),
+  debitCharges: amount,
+  bankTransferCharges: amount,
+  totalCharges: amount,
+});
+export type ChildBankTransferResult = z.infer<typeof childBankTransferResultSchema>;
+
+/** `data` of POST /settlement/instant/payout. */
+export const instantPayoutResultSchema = z.looseObject({
+  ...base,
+  reference: z.string(),
+  originatorWalletId: z.string(),
+  sessionId: z.string(),
+  customerMetadata: z.looseObject({
+    isInstantSettlement: z.boolean(),
+    isMerchantSettlement: z.boolean(),
+    settlementId: z.string(),
+  }),
+});
+export type InstantPayoutResult = z.infer<typeof instantPayoutResultSchema>;

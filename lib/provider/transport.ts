@@ -1,0 +1,43 @@
+import type { HttpMethod } from './errors.js';
+import type { NetworkErrorKind, Phase } from './failure.js';
+
+/** One HTTP exchange as the client asks for it. `path` is relative to the base URL and includes the query. */
+export type TransportRequest = {
+  method: HttpMethod;
+  path: string;
+  headers: Record<string, string>;
+  body: string | undefined;
+  /** Deadline for the whole exchange (connect, send, headers and body). */
+  timeoutMs: number | undefined;
+  signal: AbortSignal | undefined;
+};
+
+export type TransportResponse = {
+  status: number;
+  /** Header names in lower case. */
+  headers: Record<string, string | undefined>;
+  body: string;
+};
+
+/**
+ * The seam under the client: the default is undici over HTTP; tests and benchmarks may swap it.
+ * A transport answers every HTTP status as a response and throws `TransportError` for network failures.
+ */
+export interface Transport {
+  request(request: TransportRequest): Promise<TransportResponse>;
+  close(): Promise<void>;
+}
+
+/** A network failure, with what the transport knows about whether bytes were sent. */
+export class TransportError extends Error {
+  override readonly name = 'TransportError';
+  readonly code = 'PROVIDER_TRANSPORT';
+  readonly kind: NetworkErrorKind;
+  readonly phase: Phase;
+
+  constructor(kind: NetworkErrorKind, phase: Phase, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.kind = kind;
+    this.phase = phase;
+  }
+}
