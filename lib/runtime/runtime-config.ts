@@ -1,0 +1,50 @@
+import { describeIssues, fieldIssues, z } from '../shared/validation.js';
+
+const kobo = z.optional(z.coerce.number().check(z.int(), z.positive()));
+const milliseconds = z.optional(z.coerce.number().check(z.int(), z.positive()));
+
+/**
+ * Configuration read from the environment, validated once at start-up so a handler fails fast at init
+ * with the variable named, instead of mid-payout.
+ */
+export const RuntimeEnvSchema = z
+  .object({
+    TABLE_NAME: z.string().check(z.minLength(1)),
+    PROVIDER_BASE_URL: z.url(),
+    /** AWS mode: Secrets Manager secret (ARN or name) holding `{ "token": "...", "pin": "..." }`. */
+    PROVIDER_SECRET_ID: z.optional(z.string().check(z.minLength(1))),
+    /** Local mode only: the credentials themselves. */
+    PROVIDER_TOKEN: z.optional(z.string().check(z.minLength(1))),
+    PROVIDER_PIN: z.optional(z.string().check(z.minLength(1))),
+    PROVIDER_TIMEOUT_MS: milliseconds,
+    DYNAMODB_ENDPOINT: z.optional(z.url()),
+    AWS_REGION: z.optional(z.string()),
+    MAX_PAYOUT_KOBO: kobo,
+    DAILY_CAP_KOBO: kobo,
+    APPROVAL_THRESHOLD_KOBO: kobo,
+    SUBMIT_LEASE_MS: milliseconds,
+    RECONCILE_GRACE_MS: milliseconds,
+    RECONCILE_INTERVAL_MS: milliseconds,
+    RETRY_BASE_MS: milliseconds,
+  })
+  .check(
+    z.refine((env) => Boolean(env.PROVIDER_SECRET_ID) || Boolean(env.PROVIDER_TOKEN && env.PROVIDER_PIN), {
+      message: 'set PROVIDER_SECRET_ID (AWS) or both PROVIDER_TOKEN and PROVIDER_PIN (local mode)',
+      path: ['PROVIDER_SECRET_ID'],
+    }),
+  );
+export type RuntimeEnv = z.infer<typeof RuntimeEnvSchema>;
+
+/** The environment is missing or has a wrong variable. */
+export class ConfigurationError extends Error {
+  override readonly name = 'ConfigurationError';
+  readonly code = 'CONFIGURATION_INVALID';
+}
+
+export function parseRuntimeEnv(env: Record<string, string | undefined>): RuntimeEnv {
+  const result = RuntimeEnvSchema.safeParse(env);
+  if (!result.success) {
+    throw new ConfigurationError(`invalid configuration: ${describeIssues(fieldIssues(result.error))}`);
+  }
+  return result.data;
+}

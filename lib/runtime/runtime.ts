@@ -1,0 +1,125 @@
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { localAwsConfig } from '../local/dynamodb-local.js';
+import { ProviderPayoutGateway } from '../payouts/adapters/provider-payout-gateway.js';
+import type { EngineConfig } from '../payouts/config.js';
+import type { MetricsSink } from '../payouts/engine/context.js';
+import { PayoutEngine } from '../payouts/payout-engine.js';
+import { DynamoDbPayoutStore } from '../payouts/store/dynamodb-payout-store.js';
+import {
+  type CredentialsSource,
+  ProviderClient,
+  SecretsManagerCredentialsSource,
+  StaticCredentialsSource,
+} from '../provider/index.js';
+import type { Clock } from '../shared/clock.js';
+import { jsonConsoleLogger, type Logger } from '../shared/logger.js';
+import { parseRuntimeEnv, type RuntimeEnv } from './runtime-config.js';
+
+/** Everything a handler needs, built once per Lambda container (or once per `npm start`). */
+export interface Runtime {
+  readonly mode: 'aws' | 'local';
+  readonly env: RuntimeEnv;
+  readonly tableName: string;
+  readonly dynamoDb: DynamoDBClient;
+  readonly store: DynamoDbPayoutStore;
+  readonly provider: ProviderClient;
+  readonly engine: PayoutEngine;
+  readonly logger: Logger;
+  close(): Promise<void>;
+}
+
+export interface RuntimeOverrides {
+  readonly logger?: Logger;
+  readonly metrics?: MetricsSink;
+  readonly clock?: Clock;
+  readonly credentials?: CredentialsSource;
+}
+
+/**
+ * Builds the runtime from environment variables. AWS mode reads the provider's token and PIN from Secrets
+ * Manager (cached in memory, refreshed on a 401); local mode takes them from PROVIDER_TOKEN / PROVIDER_PIN.
+ *
+ * @example
+ * const runtime = createRuntime(process.env);
+ * await runtime.engine.sweep();
+ */
+export function createRuntime(
+  env: Record<string, string | undefined>,
+  overrides: RuntimeOverrides = {},
+): Runtime {
+  const config = parseRuntimeEnv(env);
+  const mode = config.PROVIDER_SECRET_ID ? 'aws' : 'local';
+  const logger = overrides.logger ?? jsonConsoleLogger({ service: 'payouts' });
+  const dynamoDb = new DynamoDBClient(
+    config.DYNAMODB_ENDPOINT
+      ? {
+          endpoint: config.DYNAMODB_ENDPOINT,
+          ...localAwsConfig,
+          region: config.AWS_REGION ?? localAwsConfig.region,
+        }
+      : {},
+  );
+  const credentials = overrides.credentials ?? credentialsFor(config);
+  const provider = new ProviderClient({
+    baseUrl: config.PROVIDER_BASE_URL,
+    credentials,
+    logger,
+    ...(config.PROVIDER_TIMEOUT_MS && { timeouts: { requestMs: config.PROVIDER_TIMEOUT_MS } }),
+  });
+  const store = new DynamoDbPayoutStore(dynamoDb, config.TABLE_NAME);
+  const engine = new PayoutEngine({
+    store,
+    gateway: new ProviderPayoutGateway(provider),
+    logger,
+    config: engineConfigFrom(config),
+    ...(overrides.metrics && { metrics: overrides.metrics }),
+    ...(overrides.clock && { clock: overrides.clock }),
+  });
+  return {
+    mode,
+    env: config,
+    tableName: config.TABLE_NAME,
+    dynamoDb,
+    store,
+    provider,
+    engine,
+    logger,
+    async close() {
+      await provider.close();
+      dynamoDb.destroy();
+    },
+  };
+}
+
+function credentialsFor(config: RuntimeEnv): CredentialsSource {
+  if (config.PROVIDER_SECRET_ID) {
+    return new SecretsManagerCredentialsSource({
+      secretId: config.PROVIDER_SECRET_ID,
+      client: new SecretsManagerClient({}),
+    });
+  }
+  // parseRuntimeEnv guarantees both are present when there is no secret id.
+  return new StaticCredentialsSource({ token: config.PROVIDER_TOKEN ?? '', pin: config.PROVIDER_PIN ?? '' });
+}
+
+function engineConfigFrom(config: RuntimeEnv): Partial<EngineConfig> {
+  const entries: [keyof EngineConfig, number | undefined][] = [
+    ['maxPayoutKobo', config.MAX_PAYOUT_KOBO],
+    ['dailyCapKobo', config.DAILY_CAP_KOBO],
+    ['approvalThresholdKobo', config.APPROVAL_THRESHOLD_KOBO],
+    ['submitLeaseMs', config.SUBMIT_LEASE_MS],
+    ['reconcileGraceMs', config.RECONCILE_GRACE_MS],
+    ['reconcileIntervalMs', config.RECONCILE_INTERVAL_MS],
+    ['retryBaseMs', config.RETRY_BASE_MS],
+  ];
+  return Object.fromEntries(entries.filter(([, value]) => value !== undefined));
+}
+
+let cached: Runtime | undefined;
+
+/** The container's runtime, built on first use from process.env (module scope: reused across invocations). */
+export function runtimeFromProcessEnv(): Runtime {
+  cached ??= createRuntime(process.env);
+  return cached;
+}
