@@ -161,13 +161,8 @@ export class Requester {
       throw new ProviderMalformedResponseError([{ path: '(body)', message: 'expected JSON' }], context);
     }
     const parsed = parseWith(spec.schema, json);
-    if (!parsed.ok) {
-      const issues = parsed.issues.map((issue) => ({
-        path: scrubSecrets(issue.path, seen),
-        message: scrubSecrets(issue.message, seen),
-      }));
-      throw new ProviderMalformedResponseError(issues, context);
-    }
+    // Issue paths and messages come from the schema (keys, indexes, expected types), never from values.
+    if (!parsed.ok) throw new ProviderMalformedResponseError(parsed.issues, context);
     return { ok: true, value: parsed.value };
   }
 
