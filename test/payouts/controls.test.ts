@@ -1,0 +1,113 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { ApprovalForbiddenError, InvalidTransitionError } from '../../lib/payouts/errors.js';
+import { PayoutStatus } from '../../lib/payouts/model.js';
+import {
+  alice,
+  bankTransfer,
+  bob,
+  command,
+  type EngineHarness,
+  ledgerEntriesOf,
+  startEngineHarness,
+} from '../support/engine-harness.js';
+
+const APPROVAL_THRESHOLD = 1_000_000;
+const DAILY_CAP = 1_000_000;
+
+let h: EngineHarness;
+let keyCounter = 0;
+const key = (label: string) => `${label}-${++keyCounter}`;
+
+beforeAll(async () => {
+  h = await startEngineHarness({
+    approvalThresholdKobo: APPROVAL_THRESHOLD,
+    dailyCapKobo: DAILY_CAP,
+    maxPayoutKobo: DAILY_CAP,
+  });
+});
+afterAll(async () => h.close());
+beforeEach(async () => {
+  h.sandbox.reset();
+  await h.engine.resume(alice);
+});
+
+describe('approvals', () => {
+  it('holds a payout at or above the threshold until a second person approves it', async () => {
+    const { payout } = await h.engine.create(
+      command(
+        {
+          ...bankTransfer(APPROVAL_THRESHOLD),
+          beneficiary: { bankCode: '058', accountNumber: '0123456789', accountName: 'Approval Co' },
+        },
+        key('approve'),
+      ),
+    );
+    expect(payout.status).toBe(PayoutStatus.PendingApproval);
+    await h.engine.submit(payout.id);
+    expect(ledgerEntriesOf(h.sandbox, payout.id)).toHaveLength(0);
+
+    await expect(h.engine.approve(payout.id, alice)).rejects.toBeInstanceOf(ApprovalForbiddenError);
+    const approved = await h.engine.approve(payout.id, bob);
+    expect(approved).toMatchObject({ status: PayoutStatus.Pending, approvedBy: { id: 'bob' } });
+    await expect(h.engine.approve(payout.id, bob)).rejects.toBeInstanceOf(InvalidTransitionError);
+  });
+});
+
+describe('cancelling', () => {
+  it('cancels a payout before submission and refuses after', async () => {
+    const { payout: early } = await h.engine.create(command(bankTransfer(10_000), key('cancel-early')));
+    expect((await h.engine.cancel(early.id, bob, 'duplicate invoice')).status).toBe(PayoutStatus.Cancelled);
+    await h.engine.submit(early.id);
+    expect(ledgerEntriesOf(h.sandbox, early.id)).toHaveLength(0);
+
+    const { payout: late } = await h.engine.create(command(bankTransfer(10_000), key('cancel-late')));
+    await h.engine.submit(late.id);
+    await expect(h.engine.cancel(late.id, bob)).rejects.toBeInstanceOf(InvalidTransitionError);
+  });
+});
+
+describe('pause', () => {
+  it('submits nothing while paused and loses nothing: pending payouts go out after resume', async () => {
+    await h.engine.pause(bob, 'bank incident');
+    const { payout } = await h.engine.create(command(bankTransfer(20_000), key('paused')));
+    const result = await h.engine.submit(payout.id);
+    expect(result).toMatchObject({ kind: 'skipped', why: 'payouts are paused' });
+    expect((await h.engine.get(payout.id))?.status).toBe(PayoutStatus.Pending);
+    expect(ledgerEntriesOf(h.sandbox, payout.id)).toHaveLength(0);
+    expect(await h.engine.controls()).toMatchObject({
+      paused: true,
+      reason: 'bank incident',
+      updatedBy: { id: 'bob' },
+    });
+
+    await h.engine.resume(bob);
+    await h.engine.sweep();
+    expect((await h.engine.get(payout.id))?.status).toBe(PayoutStatus.Succeeded);
+  });
+});
+
+describe('daily cap per source wallet', () => {
+  it('never lets concurrent payouts exceed the cap', async () => {
+    const childAccountId = h.fixtures.childAccounts[0]?.id ?? '';
+    const amount = 150_000;
+    const created = await Promise.all(
+      Array.from({ length: 12 }, (_, i) =>
+        h.engine.create(
+          command(
+            { type: 'child_debit', amount, currency: 'NGN', narration: `cap ${i}`, childAccountId },
+            key('cap'),
+          ),
+        ),
+      ),
+    );
+    await Promise.all(created.map(({ payout }) => h.engine.submit(payout.id)));
+    const final = await Promise.all(created.map(({ payout }) => h.engine.get(payout.id)));
+    const succeeded = final.filter((payout) => payout?.status === PayoutStatus.Succeeded);
+    const capped = final.filter((payout) => payout?.failure?.code === 'DAILY_CAP_EXCEEDED');
+    expect(succeeded).toHaveLength(Math.floor(DAILY_CAP / amount));
+    expect(capped).toHaveLength(12 - succeeded.length);
+    const day = succeeded[0]?.capDay ?? '';
+    expect(await h.store.getCapUsage(`child:${childAccountId}`, day)).toBe(succeeded.length * amount);
+    for (const payout of capped) expect(ledgerEntriesOf(h.sandbox, payout?.id ?? '')).toHaveLength(0);
+  });
+});

@@ -1,0 +1,138 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { PayoutStatus } from '../../lib/payouts/model.js';
+import type { PayoutStore } from '../../lib/payouts/store/payout-store.js';
+import {
+  bankTransfer,
+  command,
+  type EngineHarness,
+  ledgerEntriesOf,
+  startEngineHarness,
+} from '../support/engine-harness.js';
+
+let h: EngineHarness;
+let keyCounter = 0;
+const key = (label: string) => `${label}-${++keyCounter}`;
+
+beforeAll(async () => {
+  h = await startEngineHarness();
+});
+afterAll(async () => h.close());
+beforeEach(() => h.sandbox.reset());
+
+/**
+ * A store that dies like a crashed Lambda right after the provider call: it refuses to record any outcome
+ * of a payout in `submitting`. No real DynamoDB fault produces "the process vanished here", so the port
+ * is wrapped; every other write goes to DynamoDB Local.
+ */
+function crashingAfterProviderCall(store: PayoutStore): PayoutStore {
+  return new Proxy(store, {
+    get(target, property) {
+      if (property === 'transition') {
+        return async (write: Parameters<PayoutStore['transition']>[0]) => {
+          if (write.before.status === PayoutStatus.Submitting)
+            throw new Error('simulated crash: process died');
+          return target.transition(write);
+        };
+      }
+      const value: unknown = Reflect.get(target, property);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
+}
+
+async function submitWithFault(fault: 'timeout-after-commit' | 'reset-before-commit' | 'error-500') {
+  const { payout } = await h.engine.create(command(bankTransfer(777_700), key(fault)));
+  h.sandbox.injectFault({ path: '/settlement/instant/payout', fault, times: 1 });
+  await h.engine.submit(payout.id);
+  return payout.id;
+}
+
+describe('reconciling payouts whose outcome is unknown', () => {
+  it('finds a payout the provider made before the connection dropped, and marks it succeeded', async () => {
+    const id = await submitWithFault('timeout-after-commit');
+    expect((await h.engine.get(id))?.status).toBe(PayoutStatus.Unknown);
+    expect(ledgerEntriesOf(h.sandbox, id)).toHaveLength(1);
+
+    h.clock.advance(h.engine.ctx.config.reconcileIntervalMs);
+    await h.engine.reconcile();
+    const settled = await h.engine.get(id);
+    expect(settled?.status).toBe(PayoutStatus.Succeeded);
+    expect(settled?.receipt?.transactionId).toBe(ledgerEntriesOf(h.sandbox, id)[0]?.transactionId);
+    const { audit } = await h.engine.getWithAudit(id);
+    expect(audit.map((event) => event.to)).toEqual(['pending', 'submitting', 'unknown', 'succeeded']);
+    expect(audit.at(-1)?.actor.id).toBe('system:reconciler');
+  });
+
+  it.each(['reset-before-commit', 'error-500'] as const)(
+    'keeps a %s payout unknown during the grace period, then fails it without ever resending',
+    async (fault) => {
+      const id = await submitWithFault(fault);
+      expect((await h.engine.get(id))?.status).toBe(PayoutStatus.Unknown);
+
+      h.clock.advance(h.engine.ctx.config.reconcileIntervalMs);
+      await h.engine.reconcile();
+      expect((await h.engine.get(id))?.status).toBe(PayoutStatus.Unknown);
+
+      h.clock.advance(h.engine.ctx.config.reconcileGraceMs);
+      await h.engine.reconcile();
+      const failed = await h.engine.get(id);
+      expect(failed?.status).toBe(PayoutStatus.Failed);
+      expect(failed?.failure?.code).toBe('ABSENT_AT_PROVIDER');
+      expect(h.sandbox.stats().requests['/settlement/instant/payout']).toBe(1);
+      expect(ledgerEntriesOf(h.sandbox, id)).toHaveLength(0);
+    },
+  );
+
+  it('recovers a payout whose process died between the provider call and the state write', async () => {
+    const { payout } = await h.engine.create(command(bankTransfer(313_300), key('crash')));
+    const crashing = h.engineWith({ store: crashingAfterProviderCall(h.store) });
+    await expect(crashing.submit(payout.id)).rejects.toThrow(/simulated crash/);
+    expect((await h.engine.get(payout.id))?.status).toBe(PayoutStatus.Submitting);
+    expect(ledgerEntriesOf(h.sandbox, payout.id)).toHaveLength(1);
+
+    // Before the lease runs out nobody touches it: the original worker may still be recording.
+    await h.engine.reconcile();
+    expect((await h.engine.get(payout.id))?.status).toBe(PayoutStatus.Submitting);
+
+    h.clock.advance(h.engine.ctx.config.submitLeaseMs + 1);
+    await h.engine.reconcile();
+    expect((await h.engine.get(payout.id))?.status).toBe(PayoutStatus.Succeeded);
+    expect(ledgerEntriesOf(h.sandbox, payout.id)).toHaveLength(1);
+    expect(h.sandbox.stats().requests['/settlement/instant/payout']).toBe(1);
+  });
+
+  it('hands a payout to a person when the provider cannot be asked for a day, and alerts', async () => {
+    const id = await submitWithFault('error-500');
+    h.sandbox.injectFault({ path: '/transaction/wallet', fault: 'error-503', times: 0 });
+    h.clock.advance(h.engine.ctx.config.reconcileIntervalMs);
+    await h.engine.reconcile();
+    expect((await h.engine.get(id))?.status).toBe(PayoutStatus.Unknown);
+
+    h.clock.advance(h.engine.ctx.config.reconcileGiveUpMs);
+    await h.engine.reconcile();
+    expect((await h.engine.get(id))?.status).toBe(PayoutStatus.NeedsReview);
+    expect(
+      h.logger.entries.some((entry) => entry.level === 'error' && entry.message === 'payout needs review'),
+    ).toBe(true);
+    h.sandbox.clearFaults();
+  });
+
+  it('lets a person resolve a payout in review, with the reason audited', async () => {
+    const id = await submitWithFault('error-500');
+    h.sandbox.injectFault({ path: '/transaction/wallet', fault: 'error-503', times: 0 });
+    h.clock.advance(h.engine.ctx.config.reconcileGiveUpMs + 1);
+    await h.engine.reconcile();
+    h.sandbox.clearFaults();
+    expect((await h.engine.get(id))?.status).toBe(PayoutStatus.NeedsReview);
+
+    const resolved = await h.engine.resolveReview(
+      id,
+      { id: 'carol', kind: 'user' },
+      { outcome: 'failed', note: 'not on the bank statement' },
+    );
+    expect(resolved.status).toBe(PayoutStatus.Failed);
+    const { audit } = await h.engine.getWithAudit(id);
+    expect(audit.at(-1)).toMatchObject({ from: 'needs_review', to: 'failed', actor: { id: 'carol' } });
+    expect(audit.at(-1)?.reason).toMatch(/not on the bank statement/);
+  });
+});

@@ -1,0 +1,94 @@
+import { ProviderPayoutGateway } from '../../lib/payouts/adapters/provider-payout-gateway.js';
+import type { EngineConfig } from '../../lib/payouts/config.js';
+import type { PayoutGateway } from '../../lib/payouts/gateway.js';
+import type { PayoutOrigin, Principal } from '../../lib/payouts/model.js';
+import { PayoutEngine } from '../../lib/payouts/payout-engine.js';
+import type { CreatePayoutRequest } from '../../lib/payouts/schemas.js';
+import type { PayoutStore } from '../../lib/payouts/store/payout-store.js';
+import { ProviderClient, StaticCredentialsSource } from '../../lib/provider/index.js';
+import { type Sandbox, type SandboxFixtures, startSandbox } from '../../lib/sandbox/index.js';
+import { ManualClock } from '../../lib/shared/clock.js';
+import { CapturingLogger } from '../../lib/shared/logger.js';
+import { createTestTable } from './dynamodb.js';
+
+export const alice: Principal = { id: 'alice', kind: 'user' };
+export const bob: Principal = { id: 'bob', kind: 'user' };
+
+/**
+ * The real engine wired to DynamoDB Local and the sandbox over HTTP, sharing one manual clock so that
+ * the provider's timestamps and the reconciler's search windows agree.
+ */
+export interface EngineHarness {
+  readonly engine: PayoutEngine;
+  readonly store: PayoutStore;
+  readonly sandbox: Sandbox;
+  readonly fixtures: SandboxFixtures;
+  readonly client: ProviderClient;
+  readonly clock: ManualClock;
+  readonly logger: CapturingLogger;
+  readonly tableName: string;
+  /** Builds another engine over the same table and provider, e.g. with a faulty store or gateway. */
+  engineWith(parts: { store?: PayoutStore; gateway?: PayoutGateway }): PayoutEngine;
+  close(): Promise<void>;
+}
+
+export async function startEngineHarness(config: Partial<EngineConfig> = {}): Promise<EngineHarness> {
+  const clock = new ManualClock('2026-03-02T08:00:00.000Z');
+  const { store, tableName, client: dynamoDb } = await createTestTable('engine');
+  const sandbox = await startSandbox({ now: () => clock.now() });
+  const client = new ProviderClient({
+    baseUrl: sandbox.url,
+    credentials: new StaticCredentialsSource({ token: sandbox.token, pin: sandbox.pin }),
+    retry: { baseDelayMs: 0, maxDelayMs: 0 },
+    timeouts: { requestMs: 5_000 },
+  });
+  const logger = new CapturingLogger();
+  const gateway = new ProviderPayoutGateway(client);
+  const engineWith = (parts: { store?: PayoutStore; gateway?: PayoutGateway }) =>
+    new PayoutEngine({
+      store: parts.store ?? store,
+      gateway: parts.gateway ?? gateway,
+      clock,
+      logger,
+      config,
+    });
+  return {
+    engine: engineWith({}),
+    store,
+    sandbox,
+    fixtures: sandbox.fixtures(),
+    client,
+    clock,
+    logger,
+    tableName,
+    engineWith,
+    async close() {
+      await client.close();
+      await sandbox.close();
+      dynamoDb.destroy();
+    },
+  };
+}
+
+export function bankTransfer(
+  amount: number,
+  overrides: Partial<CreatePayoutRequest> = {},
+): CreatePayoutRequest {
+  return {
+    type: 'bank_transfer',
+    amount,
+    currency: 'NGN',
+    narration: 'supplier invoice',
+    beneficiary: { bankCode: '058', accountNumber: '0123456789', accountName: 'Ada Supplies' },
+    ...overrides,
+  } as CreatePayoutRequest;
+}
+
+export function command(request: CreatePayoutRequest, idempotencyKey: string, actor: Principal = alice) {
+  return { request, idempotencyKey, origin: 'api' as PayoutOrigin, actor };
+}
+
+/** The sandbox's committed operations that carry a payout's marker. */
+export function ledgerEntriesOf(sandbox: Sandbox, payoutId: string) {
+  return sandbox.ledger().operations.filter((entry) => entry.narration.includes(`po_${payoutId}`));
+}
