@@ -1,5 +1,8 @@
 import { defineConfig } from 'vitest/config';
 
+// The SDK warns at import on Node 20 (Lambda runs Node 22); the warning is noise in every test run.
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
+
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
