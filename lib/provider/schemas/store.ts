@@ -58,7 +58,8 @@ const named = { id: z.string(), name: z.string(), code: z.string(), createdAt: t
 export const terminalUsageSchema = z.looseObject({
   id: z.string(),
   createdAt: timestamp,
-  store: z.looseObject(named),
+  // A store's code may be null (as in the store list), also when embedded here.
+  store: z.looseObject({ ...named, code: z.nullable(z.string()) }),
   terminal: z.looseObject(named),
   agent: z.looseObject({ id: z.string(), firstName: z.string(), lastName: z.string(), createdAt: timestamp }),
 });
