@@ -1,0 +1,270 @@
+import { CreatePayoutRequestSchema, IdempotencyKeySchema } from '../payouts/schemas.js';
+import { CreateRefundRequestSchema } from '../refunds/model.js';
+import { z } from '../shared/validation.js';
+import { LOCAL_PRINCIPAL_HEADER } from './principal.js';
+import {
+  ApproveRequestSchema,
+  CancelRequestSchema,
+  ListPayoutsQuerySchema,
+  PauseRequestSchema,
+  ProviderPageQuerySchema,
+  ResourceIdSchema,
+  ResumeRequestSchema,
+} from './schemas.js';
+
+type JsonSchema = Record<string, unknown>;
+
+/** The request side of a schema, as JSON Schema 2020-12 (OpenAPI 3.1's dialect), without `$schema`. */
+function jsonSchema(schema: z.ZodMiniType): JsonSchema {
+  const { $schema: _dialect, ...rest } = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' });
+  return rest;
+}
+
+/** One OpenAPI query parameter per property of a strict query-string schema. */
+function queryParameters(schema: z.ZodMiniObject): JsonSchema[] {
+  const object = jsonSchema(schema);
+  const properties = z.record(z.string(), z.record(z.string(), z.unknown())).parse(object.properties ?? {});
+  const required = new Set(z.array(z.string()).parse(object.required ?? []));
+  return Object.entries(properties).map(([name, property]) => ({
+    name,
+    in: 'query',
+    required: required.has(name),
+    schema: property,
+  }));
+}
+
+const problemSchema: JsonSchema = {
+  type: 'object',
+  description: 'RFC 9457 problem details',
+  required: ['type', 'title', 'status', 'detail'],
+  properties: {
+    type: { type: 'string', examples: ['urn:payout-automation:problem:validation'] },
+    title: { type: 'string' },
+    status: { type: 'integer' },
+    detail: { type: 'string' },
+    errors: {
+      type: 'array',
+      description: 'present on validation problems: one entry per invalid field',
+      items: {
+        type: 'object',
+        required: ['path', 'message'],
+        properties: { path: { type: 'string' }, message: { type: 'string' } },
+      },
+    },
+  },
+};
+
+const principalSchema: JsonSchema = {
+  type: 'object',
+  required: ['id', 'kind'],
+  properties: { id: { type: 'string' }, kind: { enum: ['user', 'system'] } },
+};
+
+const payoutSchema: JsonSchema = {
+  type: 'object',
+  description:
+    'A payout. `amount` and `receipt.charges` are integer kobo. The instruction fields of its `type` ' +
+    '(`beneficiary`, `sourceWalletId`, `destinationWalletId`, `walletId`, `childAccountId`) appear at the top level.',
+  required: ['id', 'type', 'status', 'amount', 'currency', 'narration', 'createdAt', 'updatedAt'],
+  properties: {
+    id: { type: 'string' },
+    type: { type: 'string' },
+    status: { type: 'string' },
+    amount: { type: 'integer' },
+    currency: { const: 'NGN' },
+    narration: { type: 'string' },
+    metadata: { type: 'object' },
+    idempotencyKey: { type: 'string' },
+    scheduleAt: { type: 'string', format: 'date-time' },
+    requestedBy: principalSchema,
+    approvedBy: principalSchema,
+    submissionCount: { type: 'integer' },
+    receipt: { type: 'object' },
+    failure: {
+      type: 'object',
+      properties: { code: { type: 'string' }, message: { type: 'string' } },
+    },
+    createdAt: { type: 'string', format: 'date-time' },
+    updatedAt: { type: 'string', format: 'date-time' },
+    audit: { type: 'array', description: 'GET /payouts/{id} only, oldest first', items: { type: 'object' } },
+  },
+};
+
+const json = (schema: JsonSchema) => ({ 'application/json': { schema } });
+const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+const problems = (...statuses: number[]) =>
+  Object.fromEntries(
+    statuses.map((status) => [
+      String(status),
+      { description: 'problem', content: { 'application/problem+json': { schema: ref('Problem') } } },
+    ]),
+  );
+const ok = (description: string, schema: JsonSchema, status = '200') => ({
+  [status]: { description, content: json(schema) },
+});
+const body = (schema: z.ZodMiniType, required = true) => ({ required, content: json(jsonSchema(schema)) });
+
+const idempotencyHeader = {
+  name: 'Idempotency-Key',
+  in: 'header',
+  required: true,
+  schema: jsonSchema(IdempotencyKeySchema),
+};
+const idPath = { name: 'id', in: 'path', required: true, schema: jsonSchema(ResourceIdSchema) };
+const pageList = { type: 'object', properties: { items: { type: 'array' }, pagination: { type: 'object' } } };
+
+/**
+ * The OpenAPI 3.1 document of the ops API, generated from the same zod schemas that validate requests.
+ * `npm run openapi` writes it to docs/openapi.json; a test fails when that file is stale.
+ */
+export function buildOpenApiDocument() {
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Payout automation ops API',
+      version: '0.1.0',
+      description:
+        "JSON API for operating payouts. In AWS every call is signed with SigV4 (IAM auth) and the caller's " +
+        `IAM principal is recorded; locally the \`${LOCAL_PRINCIPAL_HEADER}\` header names the caller. ` +
+        'Errors are application/problem+json (RFC 9457).',
+    },
+    servers: [{ url: 'http://127.0.0.1:3000', description: 'npm start' }],
+    paths: {
+      '/payouts': {
+        post: {
+          operationId: 'createPayout',
+          summary: 'Create a payout (idempotent per Idempotency-Key); a pending payout is submitted at once',
+          parameters: [idempotencyHeader],
+          requestBody: body(CreatePayoutRequestSchema),
+          responses: {
+            ...ok('created', ref('Payout'), '201'),
+            ...ok('replay of the same key and body; header Idempotent-Replayed: true', ref('Payout')),
+            ...problems(400, 409),
+          },
+        },
+        get: {
+          operationId: 'listPayouts',
+          summary: 'List payouts, newest first, with cursor pagination',
+          parameters: queryParameters(ListPayoutsQuerySchema),
+          responses: {
+            ...ok('a page', {
+              type: 'object',
+              properties: { items: { type: 'array', items: ref('Payout') }, nextCursor: { type: 'string' } },
+            }),
+            ...problems(400),
+          },
+        },
+      },
+      '/payouts/{id}': {
+        get: {
+          operationId: 'getPayout',
+          summary: 'A payout with its audit trail',
+          parameters: [idPath],
+          responses: { ...ok('the payout', ref('Payout')), ...problems(404) },
+        },
+      },
+      '/payouts/{id}/cancel': {
+        post: {
+          operationId: 'cancelPayout',
+          summary: 'Cancel a payout that has not been submitted',
+          parameters: [idPath],
+          requestBody: body(CancelRequestSchema, false),
+          responses: { ...ok('cancelled', ref('Payout')), ...problems(400, 404, 409) },
+        },
+      },
+      '/payouts/{id}/approve': {
+        post: {
+          operationId: 'approvePayout',
+          summary: 'Approve a payout waiting for approval (never by its requester)',
+          parameters: [idPath],
+          requestBody: body(ApproveRequestSchema, false),
+          responses: { ...ok('approved', ref('Payout')), ...problems(400, 403, 404, 409) },
+        },
+      },
+      '/controls': {
+        get: { operationId: 'getControls', responses: ok('the controls', ref('Controls')) },
+      },
+      '/controls/pause': {
+        post: {
+          operationId: 'pausePayouts',
+          summary: 'Stop all submissions until resumed',
+          requestBody: body(PauseRequestSchema),
+          responses: { ...ok('paused', ref('Controls')), ...problems(400) },
+        },
+      },
+      '/controls/resume': {
+        post: {
+          operationId: 'resumePayouts',
+          requestBody: body(ResumeRequestSchema, false),
+          responses: { ...ok('resumed', ref('Controls')), ...problems(400) },
+        },
+      },
+      '/refunds': {
+        post: {
+          operationId: 'createRefund',
+          summary: 'Request a refund of a provider transaction (amount in integer kobo)',
+          parameters: [idempotencyHeader],
+          requestBody: body(CreateRefundRequestSchema),
+          responses: {
+            ...ok('recorded and sent', ref('Refund'), '201'),
+            ...ok('replay; header Idempotent-Replayed: true', ref('Refund')),
+            ...problems(400, 409),
+          },
+        },
+      },
+      '/refunds/{id}': {
+        get: {
+          operationId: 'getRefund',
+          parameters: [idPath],
+          responses: { ...ok('the refund', ref('Refund')), ...problems(404) },
+        },
+      },
+      ...Object.fromEntries(
+        ['settlements', 'wallet-transactions', 'stores'].map((view) => [
+          `/provider/${view}`,
+          {
+            get: {
+              operationId: `provider-${view}`,
+              summary: `One page of the provider's ${view.replace('-', ' ')} (records as the provider sends them)`,
+              parameters: queryParameters(ProviderPageQuerySchema),
+              responses: { ...ok('a page', pageList), ...problems(400, 502, 503) },
+            },
+          },
+        ]),
+      ),
+      '/health': { get: { operationId: 'health', responses: ok('healthy', { type: 'object' }) } },
+      '/openapi.json': {
+        get: { operationId: 'openapi', responses: ok('this document', { type: 'object' }) },
+      },
+    },
+    components: {
+      schemas: {
+        Problem: problemSchema,
+        Payout: payoutSchema,
+        Controls: {
+          type: 'object',
+          required: ['paused'],
+          properties: {
+            paused: { type: 'boolean' },
+            reason: { type: 'string' },
+            updatedBy: principalSchema,
+            updatedAt: { type: 'string', format: 'date-time' },
+          },
+        },
+        Refund: {
+          type: 'object',
+          required: ['id', 'status', 'transactionId', 'amount', 'currency'],
+          properties: {
+            id: { type: 'string' },
+            status: { enum: ['requested', 'pending', 'rejected', 'not_sent', 'unknown'] },
+            transactionId: { type: 'string' },
+            amount: { type: 'integer', description: 'kobo' },
+            currency: { const: 'NGN' },
+            providerRefundId: { type: 'string' },
+            failure: { type: 'object' },
+          },
+        },
+      },
+    },
+  };
+}

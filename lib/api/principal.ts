@@ -1,0 +1,43 @@
+import type { APIGatewayProxyEventV2 } from 'aws-lambda';
+import type { Principal } from '../payouts/model.js';
+import { z } from '../shared/validation.js';
+import { unauthenticated, validationError } from './errors.js';
+
+/** Header that names the caller in local mode only (`npm start`, tests). */
+export const LOCAL_PRINCIPAL_HEADER = 'x-ops-principal';
+/** Who a local request is when it names nobody. */
+export const LOCAL_DEFAULT_PRINCIPAL = 'local-operator';
+
+const iamContext = z.object({
+  authorizer: z.object({ iam: z.object({ userArn: z.string().check(z.minLength(1)) }) }),
+});
+
+const localPrincipal = z
+  .string()
+  .check(
+    z.minLength(1),
+    z.maxLength(128),
+    z.regex(/^[\x21-\x7e]+$/, 'must be printable ASCII without spaces'),
+  );
+
+/**
+ * The caller. In AWS the route is IAM-authorised (SigV4), so API Gateway puts the verified principal in
+ * the request context; a header is never trusted there. Locally the `X-Ops-Principal` header stands in,
+ * so the four-eyes rule can be exercised by two "people".
+ */
+export function principalOf(event: APIGatewayProxyEventV2, mode: 'aws' | 'local'): Principal {
+  if (mode === 'aws') {
+    const parsed = iamContext.safeParse(event.requestContext);
+    if (!parsed.success) throw unauthenticated('the request carries no IAM principal');
+    return { id: parsed.data.authorizer.iam.userArn, kind: 'user' };
+  }
+  const header = event.headers[LOCAL_PRINCIPAL_HEADER];
+  if (header === undefined) return { id: LOCAL_DEFAULT_PRINCIPAL, kind: 'user' };
+  const parsed = localPrincipal.safeParse(header);
+  if (!parsed.success) {
+    throw validationError([
+      { path: 'X-Ops-Principal', message: parsed.error.issues[0]?.message ?? 'invalid' },
+    ]);
+  }
+  return { id: parsed.data, kind: 'user' };
+}

@@ -1,0 +1,113 @@
+import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import {
+  ApprovalForbiddenError,
+  ConcurrentModificationError,
+  IdempotencyConflictError,
+  InvalidTransitionError,
+  PayoutNotFoundError,
+  PayoutValidationError,
+} from '../payouts/errors.js';
+import { InvalidCursorError } from '../payouts/store/dynamodb-payout-store.js';
+import { ProviderError, ProviderRejectedError, ProviderUnavailableError } from '../provider/errors.js';
+import { RefundIdempotencyConflictError, RefundNotFoundError } from '../refunds/errors.js';
+import type { Logger } from '../shared/logger.js';
+import { ApiError } from './errors.js';
+
+/** The body of every error answer (RFC 9457 `application/problem+json`). */
+export interface Problem {
+  readonly type: string;
+  readonly title: string;
+  readonly status: number;
+  readonly detail: string;
+  /** Present on validation problems: one entry per invalid field. */
+  readonly errors?: readonly { path: string; message: string }[];
+}
+
+/** Problem types are URNs: stable identifiers that do not pretend to be documentation pages. */
+export const problemType = (slug: string): string => `urn:payout-automation:problem:${slug}`;
+
+export function problemResponse(problem: Problem): APIGatewayProxyStructuredResultV2 {
+  return {
+    statusCode: problem.status,
+    headers: { 'content-type': 'application/problem+json', 'cache-control': 'no-store' },
+    body: JSON.stringify(problem),
+  };
+}
+
+function problem(
+  status: number,
+  slug: string,
+  title: string,
+  detail: string,
+  errors?: Problem['errors'],
+): Problem {
+  return { type: problemType(slug), title, status, detail, ...(errors && { errors }) };
+}
+
+/**
+ * Maps any error to a problem. Expected errors keep their message (written for callers); anything
+ * unexpected becomes a 500 that says nothing about internals, and is logged in full.
+ */
+export function problemFor(error: unknown, logger: Logger): Problem {
+  if (error instanceof ApiError) {
+    return problem(
+      error.status,
+      error.slug,
+      error.title,
+      error.message,
+      error.issues.length > 0 ? error.issues : undefined,
+    );
+  }
+  if (error instanceof PayoutValidationError) {
+    return problem(400, 'validation', 'The request is invalid', error.message, error.issues);
+  }
+  if (error instanceof InvalidCursorError) {
+    return problem(400, 'validation', 'The request is invalid', `cursor: ${error.message}`, [
+      { path: 'cursor', message: error.message },
+    ]);
+  }
+  if (error instanceof IdempotencyConflictError || error instanceof RefundIdempotencyConflictError) {
+    return problem(
+      409,
+      'idempotency-conflict',
+      'Idempotency key reused with a different request',
+      error.message,
+    );
+  }
+  if (error instanceof PayoutNotFoundError || error instanceof RefundNotFoundError) {
+    return problem(404, 'not-found', 'Not found', error.message);
+  }
+  if (error instanceof InvalidTransitionError) {
+    return problem(409, 'invalid-transition', 'The payout is not in a state that allows this', error.message);
+  }
+  if (error instanceof ConcurrentModificationError) {
+    return problem(409, 'concurrent-modification', 'The payout changed meanwhile; try again', error.message);
+  }
+  if (error instanceof ApprovalForbiddenError) {
+    return problem(403, 'approval-forbidden', 'Approval is not allowed for this principal', error.message);
+  }
+  if (error instanceof ProviderUnavailableError) {
+    logger.warn('provider unavailable', { code: error.code, reason: error.reason });
+    return problem(503, 'provider-unavailable', 'The provider is unavailable', 'try again later');
+  }
+  if (error instanceof ProviderRejectedError) {
+    logger.warn('provider rejected a read', { status: error.status });
+    return problem(
+      502,
+      'provider-error',
+      'The provider refused the request',
+      `provider answered ${error.status}`,
+    );
+  }
+  if (error instanceof ProviderError) {
+    logger.warn('provider call failed', { code: error.code });
+    return problem(502, 'provider-error', 'The provider answered unexpectedly', error.code);
+  }
+  logger.error('unexpected error in the ops API', {
+    error:
+      error instanceof Error
+        ? { name: error.name, message: error.message, stack: error.stack }
+        : String(error),
+  });
+  return problem(500, 'internal', 'Internal error', 'the request could not be completed; it has been logged');
+}

@@ -1,0 +1,90 @@
+import type { APIGatewayProxyEventV2 } from 'aws-lambda';
+import { IdempotencyKeySchema } from '../payouts/schemas.js';
+import { fieldIssues, type z } from '../shared/validation.js';
+import { validationError } from './errors.js';
+
+/** The largest JSON body accepted. */
+export const MAX_BODY_BYTES = 256 * 1024;
+
+/** The raw body text, or undefined when there is none. */
+function bodyText(event: APIGatewayProxyEventV2): string | undefined {
+  if (event.body === undefined || event.body === '') return undefined;
+  const text = event.isBase64Encoded ? Buffer.from(event.body, 'base64').toString('utf8') : event.body;
+  if (Buffer.byteLength(text) > MAX_BODY_BYTES) {
+    throw validationError([{ path: '(body)', message: `must be at most ${MAX_BODY_BYTES} bytes` }]);
+  }
+  return text;
+}
+
+/**
+ * Parses the JSON body against a schema; every failure is a 400 naming the field.
+ * `emptyAs` is what a missing body means (`{}` for commands whose fields are all optional).
+ */
+export function parseBody<T extends z.ZodMiniType>(
+  event: APIGatewayProxyEventV2,
+  schema: T,
+  emptyAs?: unknown,
+): z.infer<T> {
+  const text = bodyText(event);
+  let value: unknown;
+  if (text === undefined) {
+    if (emptyAs === undefined) {
+      throw validationError([{ path: '(body)', message: 'a JSON body is required' }]);
+    }
+    value = emptyAs;
+  } else {
+    try {
+      value = JSON.parse(text);
+    } catch (error) {
+      const reason = error instanceof Error ? error.message : 'unreadable';
+      throw validationError([{ path: '(body)', message: `is not valid JSON: ${reason}` }]);
+    }
+  }
+  return parseWith(schema, value, (path) => path);
+}
+
+/** The query string as an object; a name given twice is refused rather than silently merged. */
+export function queryOf(event: APIGatewayProxyEventV2): Record<string, string> {
+  const query: Record<string, string> = {};
+  for (const [name, value] of new URLSearchParams(event.rawQueryString ?? '')) {
+    if (Object.hasOwn(query, name)) {
+      throw validationError([{ path: `query.${name}`, message: 'must be given at most once' }]);
+    }
+    query[name] = value;
+  }
+  return query;
+}
+
+/** Parses the query string against a schema; issue paths read `query.limit`. */
+export function parseQuery<T extends z.ZodMiniType>(event: APIGatewayProxyEventV2, schema: T): z.infer<T> {
+  return parseWith(schema, queryOf(event), (path) => (path === '(root)' ? 'query' : `query.${path}`));
+}
+
+/** The `Idempotency-Key` header, required, 1-255 printable ASCII characters. */
+export function idempotencyKeyOf(event: APIGatewayProxyEventV2): string {
+  const value = event.headers['idempotency-key'];
+  if (value === undefined) {
+    throw validationError([{ path: 'Idempotency-Key', message: 'header is required' }]);
+  }
+  const parsed = IdempotencyKeySchema.safeParse(value);
+  if (!parsed.success) {
+    throw validationError(
+      parsed.error.issues.map((issue) => ({ path: 'Idempotency-Key', message: issue.message })),
+    );
+  }
+  return parsed.data;
+}
+
+function parseWith<T extends z.ZodMiniType>(
+  schema: T,
+  value: unknown,
+  renamePath: (path: string) => string,
+): z.infer<T> {
+  const parsed = schema.safeParse(value);
+  if (!parsed.success) {
+    throw validationError(
+      fieldIssues(parsed.error).map((issue) => ({ path: renamePath(issue.path), message: issue.message })),
+    );
+  }
+  return parsed.data;
+}

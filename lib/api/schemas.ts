@@ -1,0 +1,51 @@
+import { PAYOUT_STATUSES, PAYOUT_TYPES, type PayoutStatus, type PayoutType } from '../payouts/model.js';
+import { z } from '../shared/validation.js';
+
+/**
+ * Schemas of the ops API's own inputs (query strings and small command bodies). The payout and refund bodies
+ * live with their modules. The OpenAPI document is generated from these same schemas.
+ */
+
+/** A decimal integer in a query string, with bounds. */
+const queryInt = (min: number, max: number) =>
+  z.pipe(
+    z.string().check(z.regex(/^\d{1,6}$/, 'must be an integer')),
+    z.pipe(
+      z.transform((text: string) => Number(text)),
+      z.int().check(z.gte(min, `must be at least ${min}`), z.lte(max, `must be at most ${max}`)),
+    ),
+  );
+
+const statusValues = PAYOUT_STATUSES as [PayoutStatus, ...PayoutStatus[]];
+const typeValues = PAYOUT_TYPES as [PayoutType, ...PayoutType[]];
+
+export const ListPayoutsQuerySchema = z.strictObject({
+  status: z.optional(z.enum(statusValues)),
+  type: z.optional(z.enum(typeValues)),
+  /** Inclusive lower bound on `createdAt`. */
+  from: z.optional(z.iso.datetime({ offset: true })),
+  /** Inclusive upper bound on `createdAt`. */
+  to: z.optional(z.iso.datetime({ offset: true })),
+  /** 1 to 100, default 20. */
+  limit: z.optional(queryInt(1, 100)),
+  /** Opaque: the `nextCursor` of the previous page. */
+  cursor: z.optional(z.string().check(z.minLength(1), z.maxLength(2048))),
+});
+export type ListPayoutsQuery = z.infer<typeof ListPayoutsQuerySchema>;
+
+export const ProviderPageQuerySchema = z.strictObject({
+  page: z.optional(queryInt(1, 100_000)),
+  perPage: z.optional(queryInt(1, 100)),
+});
+
+/** Path parameter `{id}` of payouts and refunds (ULIDs; anything else cannot exist). */
+export const ResourceIdSchema = z
+  .string()
+  .check(z.regex(/^[0-9A-Za-z]{1,64}$/, 'must be an id of letters and digits'));
+
+const reason = z.string().check(z.trim(), z.minLength(1), z.maxLength(200));
+
+export const PauseRequestSchema = z.strictObject({ reason });
+export const ResumeRequestSchema = z.strictObject({ reason: z.optional(reason) });
+export const CancelRequestSchema = z.strictObject({ reason: z.optional(reason) });
+export const ApproveRequestSchema = z.strictObject({});

@@ -1,0 +1,143 @@
+import { randomUUID } from 'node:crypto';
+import {
+  createServer,
+  type IncomingMessage,
+  type RequestListener,
+  type Server,
+  type ServerResponse,
+} from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+
+/** Bodies above this are refused with 413 before they reach the handler (API Gateway's own limit is 10 MB). */
+const MAX_BODY_BYTES = 1024 * 1024;
+
+/**
+ * Converts a node:http request into the API Gateway HTTP API v2 event the Lambda would receive, so local
+ * requests go through exactly the same router. Header names are lower-cased, as API Gateway does.
+ */
+export function toApiGatewayEvent(req: IncomingMessage, body: Buffer): APIGatewayProxyEventV2 {
+  const url = new URL(req.url ?? '/', 'http://127.0.0.1');
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(req.headers)) {
+    if (value !== undefined) headers[name.toLowerCase()] = Array.isArray(value) ? value.join(',') : value;
+  }
+  const method = (req.method ?? 'GET').toUpperCase();
+  const now = new Date();
+  const query: Record<string, string> = {};
+  for (const [name, value] of url.searchParams)
+    query[name] = name in query ? `${query[name]},${value}` : value;
+  return {
+    version: '2.0',
+    routeKey: '$default',
+    rawPath: url.pathname,
+    rawQueryString: url.search.replace(/^\?/, ''),
+    headers,
+    ...(Object.keys(query).length > 0 && { queryStringParameters: query }),
+    requestContext: {
+      accountId: 'local',
+      apiId: 'local',
+      domainName: headers.host ?? '127.0.0.1',
+      domainPrefix: 'local',
+      http: {
+        method,
+        path: url.pathname,
+        protocol: `HTTP/${req.httpVersion}`,
+        sourceIp: req.socket.remoteAddress ?? '127.0.0.1',
+        userAgent: headers['user-agent'] ?? '',
+      },
+      requestId: randomUUID(),
+      routeKey: '$default',
+      stage: '$default',
+      time: now.toUTCString(),
+      timeEpoch: now.getTime(),
+    },
+    ...(body.length > 0 && { body: body.toString('utf8') }),
+    isBase64Encoded: false,
+  };
+}
+
+/** Writes a structured v2 result as API Gateway would. */
+export function writeResult(res: ServerResponse, result: APIGatewayProxyStructuredResultV2): void {
+  const body = result.body ?? '';
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(result.headers ?? {})) headers[name] = String(value);
+  res.writeHead(result.statusCode ?? 200, {
+    ...headers,
+    'content-length': String(Buffer.byteLength(body, result.isBase64Encoded ? 'base64' : 'utf8')),
+  });
+  res.end(result.isBase64Encoded ? Buffer.from(body, 'base64') : body);
+}
+
+async function readBody(req: IncomingMessage): Promise<Buffer | undefined> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    const buffer = Buffer.isBuffer(chunk) ? chunk : Buffer.from(String(chunk));
+    size += buffer.length;
+    if (size > MAX_BODY_BYTES) return undefined;
+    chunks.push(buffer);
+  }
+  return Buffer.concat(chunks);
+}
+
+const problem = (status: number, title: string, detail: string): APIGatewayProxyStructuredResultV2 => ({
+  statusCode: status,
+  headers: { 'content-type': 'application/problem+json' },
+  body: JSON.stringify({ type: 'about:blank', title, status, detail }),
+});
+
+export interface LocalApiServer {
+  readonly url: string;
+  readonly port: number;
+  close(): Promise<void>;
+}
+
+/**
+ * Serves an API Gateway v2 handler over node:http on 127.0.0.1 (the local stand-in for API Gateway).
+ *
+ * @example
+ * const server = await serveApiGatewayHandler(handler, { port: 3000 });
+ * // curl http://127.0.0.1:3000/health
+ * await server.close();
+ */
+export async function serveApiGatewayHandler(
+  handler: (event: APIGatewayProxyEventV2) => Promise<APIGatewayProxyStructuredResultV2>,
+  options: { port: number; onError?: (error: unknown) => void },
+): Promise<LocalApiServer> {
+  const listener: RequestListener = (req, res) => {
+    void (async () => {
+      const body = await readBody(req);
+      if (body === undefined) {
+        writeResult(
+          res,
+          problem(413, 'Payload too large', `the body must be at most ${MAX_BODY_BYTES} bytes`),
+        );
+        return;
+      }
+      writeResult(res, await handler(toApiGatewayEvent(req, body)));
+    })().catch((error: unknown) => {
+      options.onError?.(error);
+      if (!res.headersSent) writeResult(res, problem(500, 'Internal error', 'the local server failed'));
+      else res.destroy();
+    });
+  };
+  const server: Server = createServer(listener);
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port, '127.0.0.1', () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    port,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}

@@ -1,0 +1,50 @@
+import type { Principal } from '../payouts/model.js';
+import { z } from '../shared/validation.js';
+
+/**
+ * Refund states. `requested` is written before the provider is called; the provider's answer moves it on.
+ * `unknown` (timeout or 5xx after sending) is never resent: a person checks the provider's records.
+ */
+export const RefundStatus = {
+  Requested: 'requested',
+  /** The provider accepted the request; its own refund is `pending`. */
+  Pending: 'pending',
+  /** The provider refused (unknown transaction, above the amount paid, …); nothing happened. */
+  Rejected: 'rejected',
+  /** The provider could not be reached; nothing was sent. */
+  NotSent: 'not_sent',
+  /** The request may have reached the provider; check by hand. */
+  Unknown: 'unknown',
+} as const;
+export type RefundStatus = (typeof RefundStatus)[keyof typeof RefundStatus];
+
+/** The body of `POST /refunds`; `amount` is integer kobo. */
+export const CreateRefundRequestSchema = z.strictObject({
+  /** The provider transaction being refunded. */
+  transactionId: z.string().check(z.trim(), z.minLength(1), z.maxLength(100)),
+  /** Integer kobo, at least 1. */
+  amount: z.int().check(z.positive(), z.lte(Number.MAX_SAFE_INTEGER)),
+  customerNote: z.string().check(z.trim(), z.minLength(1), z.maxLength(500)),
+  merchantNote: z.string().check(z.trim(), z.minLength(1), z.maxLength(500)),
+});
+export type CreateRefundRequest = z.infer<typeof CreateRefundRequestSchema>;
+
+export interface Refund {
+  readonly id: string;
+  readonly idempotencyKey: string;
+  /** SHA-256 of the canonical request, compared on idempotent replays. */
+  readonly requestFingerprint: string;
+  readonly transactionId: string;
+  readonly amountKobo: number;
+  readonly customerNote: string;
+  readonly merchantNote: string;
+  readonly status: RefundStatus;
+  /** Incremented by every change; changes are conditional on it. */
+  readonly version: number;
+  readonly requestedBy: Principal;
+  readonly providerRefundId?: string;
+  readonly providerStatus?: string;
+  readonly failure?: { readonly code: string; readonly message: string };
+  readonly createdAt: string;
+  readonly updatedAt: string;
+}

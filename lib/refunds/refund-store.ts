@@ -1,0 +1,124 @@
+import { type DynamoDBClient, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient, GetCommand, PutCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { z } from '../shared/validation.js';
+import { RefundConcurrentModificationError } from './errors.js';
+import type { Refund } from './model.js';
+
+/** Keys of refund items in the project's single table (see lib/payouts/store/table-design.ts). */
+export const refundKeys = {
+  refund: (id: string) => ({ pk: `REFUND#${id}`, sk: 'REFUND' }),
+  idempotency: (key: string) => ({ pk: `IDEMPOTENCY#refund#${key}`, sk: 'IDEMPOTENCY' }),
+} as const;
+
+const principalSchema = z.object({ id: z.string(), kind: z.enum(['user', 'system']) });
+
+/** The stored item, checked on every read: a corrupt item fails loudly rather than flowing on. */
+const refundItemSchema = z.object({
+  id: z.string(),
+  idempotencyKey: z.string(),
+  requestFingerprint: z.string(),
+  transactionId: z.string(),
+  amountKobo: z.int(),
+  customerNote: z.string(),
+  merchantNote: z.string(),
+  status: z.enum(['requested', 'pending', 'rejected', 'not_sent', 'unknown']),
+  version: z.int(),
+  requestedBy: principalSchema,
+  providerRefundId: z.optional(z.string()),
+  providerStatus: z.optional(z.string()),
+  failure: z.optional(z.object({ code: z.string(), message: z.string() })),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+});
+
+const idempotencyItemSchema = z.object({ refundId: z.string() });
+
+export type CreateRefundOutcome =
+  | { readonly created: true; readonly refund: Refund }
+  | { readonly created: false; readonly existing: Refund };
+
+/** Refund persistence: a conditional create with its idempotency key, and version-guarded updates. */
+export class DynamoDbRefundStore {
+  readonly #doc: DynamoDBDocumentClient;
+
+  constructor(
+    client: DynamoDBClient,
+    readonly tableName: string,
+  ) {
+    this.#doc = DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
+  }
+
+  /** Writes refund and idempotency key in one transaction, or returns the refund that holds the key. */
+  async create(refund: Refund): Promise<CreateRefundOutcome> {
+    const idempotency = refundKeys.idempotency(refund.idempotencyKey);
+    try {
+      await this.#doc.send(
+        new TransactWriteCommand({
+          TransactItems: [
+            {
+              Put: {
+                TableName: this.tableName,
+                Item: {
+                  ...idempotency,
+                  entity: 'idempotency',
+                  refundId: refund.id,
+                  createdAt: refund.createdAt,
+                },
+                ConditionExpression: 'attribute_not_exists(pk)',
+              },
+            },
+            {
+              Put: {
+                TableName: this.tableName,
+                Item: { ...refundKeys.refund(refund.id), entity: 'refund', ...refund },
+                ConditionExpression: 'attribute_not_exists(pk)',
+              },
+            },
+          ],
+        }),
+      );
+      return { created: true, refund };
+    } catch (error) {
+      if (!(error instanceof TransactionCanceledException)) throw error;
+      const existing = await this.#holderOf(idempotency);
+      if (existing) return { created: false, existing };
+      // A concurrent request with the same key is mid-commit; the caller may retry.
+      throw new RefundConcurrentModificationError(refund.id, { cause: error });
+    }
+  }
+
+  async get(id: string): Promise<Refund | undefined> {
+    const { Item } = await this.#doc.send(
+      new GetCommand({ TableName: this.tableName, Key: refundKeys.refund(id), ConsistentRead: true }),
+    );
+    return Item ? refundItemSchema.parse(Item) : undefined;
+  }
+
+  /** Replaces the refund only if it is still at `before.version`. */
+  async update(before: Refund, after: Refund): Promise<Refund> {
+    try {
+      await this.#doc.send(
+        new PutCommand({
+          TableName: this.tableName,
+          Item: { ...refundKeys.refund(after.id), entity: 'refund', ...after },
+          ConditionExpression: 'version = :version',
+          ExpressionAttributeValues: { ':version': before.version },
+        }),
+      );
+      return after;
+    } catch (error) {
+      if (error instanceof Error && error.name === 'ConditionalCheckFailedException') {
+        throw new RefundConcurrentModificationError(before.id, { cause: error });
+      }
+      throw error;
+    }
+  }
+
+  async #holderOf(key: { pk: string; sk: string }): Promise<Refund | undefined> {
+    const { Item } = await this.#doc.send(
+      new GetCommand({ TableName: this.tableName, Key: key, ConsistentRead: true }),
+    );
+    if (!Item) return undefined;
+    return this.get(idempotencyItemSchema.parse(Item).refundId);
+  }
+}

@@ -1,0 +1,190 @@
+/**
+ * `npm start`: the whole system on one machine. DynamoDB Local (table created), the provider sandbox (unless
+ * PROVIDER_BASE_URL, PROVIDER_TOKEN and PROVIDER_PIN point elsewhere), the ops API on 127.0.0.1:OPS_PORT
+ * (default 3000) through the same router as the Lambda, and a scheduler that runs the same functions as the
+ * EventBridge schedules. Ctrl-C (or SIGTERM) stops everything and exits 0.
+ */
+import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { apiContextFrom } from '../lib/api/api-context.js';
+import { createApiHandler } from '../lib/api/index.js';
+import { runReconcile, runSweep } from '../lib/api/scheduled.js';
+import { ensureTable } from '../lib/local/create-table.js';
+import { type DynamoDbLocal, dynamoDbLocalDir, startDynamoDbLocal } from '../lib/local/dynamodb-local.js';
+import { type LocalApiServer, serveApiGatewayHandler } from '../lib/local/http-to-apigw.js';
+import { type LocalScheduler, startLocalScheduler } from '../lib/local/scheduler.js';
+import { createRuntime, type Runtime } from '../lib/runtime/runtime.js';
+import { type Sandbox, startSandbox } from '../lib/sandbox/index.js';
+import { z } from '../lib/shared/validation.js';
+
+const port = (fallback: number | undefined) =>
+  z.pipe(
+    z.optional(z.string().check(z.regex(/^\d{0,5}$/, 'must be a port number'))),
+    z.transform((value: string | undefined) => (value ? Number(value) : fallback)),
+  );
+
+const StartEnvSchema = z.object({
+  OPS_PORT: port(3000),
+  /** 0 or unset: a free port. */
+  DYNAMODB_PORT: port(undefined),
+  SANDBOX_PORT: port(undefined),
+  TABLE_NAME: z._default(z.string().check(z.minLength(1)), 'payouts-local'),
+  SCHEDULER_INTERVAL_MS: z.pipe(
+    z.optional(z.string().check(z.regex(/^\d+$/, 'must be milliseconds'))),
+    z.transform((value: string | undefined) => (value === undefined ? 2000 : Math.max(200, Number(value)))),
+  ),
+  PROVIDER_BASE_URL: z.optional(z.url()),
+  PROVIDER_TOKEN: z.optional(z.string()),
+  PROVIDER_PIN: z.optional(z.string()),
+});
+
+/** What one sweep invocation may take, as if it were a Lambda with this much time. */
+const SWEEP_BUDGET_MS = 60_000;
+
+const root = resolve(import.meta.dirname, '..');
+
+/** What runs, in start order; stopped in reverse. */
+const stack: { name: string; stop: () => Promise<void> }[] = [];
+let stopping = false;
+
+async function stopAll(why: string, exitCode: number): Promise<void> {
+  if (stopping) return;
+  stopping = true;
+  console.log(`\n${why}: stopping`);
+  for (const part of stack.reverse()) {
+    try {
+      await part.stop();
+      console.log(`  stopped ${part.name}`);
+    } catch (error) {
+      console.error(`  could not stop ${part.name}: ${error instanceof Error ? error.message : error}`);
+    }
+  }
+  process.exit(exitCode);
+}
+
+async function main(): Promise<void> {
+  process.once('SIGINT', () => void stopAll('SIGINT received', 0));
+  process.once('SIGTERM', () => void stopAll('SIGTERM received', 0));
+  const env = StartEnvSchema.parse(process.env);
+
+  if (!existsSync(join(dynamoDbLocalDir, 'DynamoDBLocal.jar'))) {
+    console.log('Installing DynamoDB Local (once) ...');
+    execFileSync(process.execPath, [join(root, 'scripts', 'install-dynamodb-local.mjs')], {
+      stdio: 'inherit',
+    });
+  }
+  const dynamoDb: DynamoDbLocal = await startDynamoDbLocal(
+    env.DYNAMODB_PORT ? { port: env.DYNAMODB_PORT } : {},
+  );
+  stack.push({ name: 'DynamoDB Local', stop: () => dynamoDb.stop() });
+
+  const external = env.PROVIDER_BASE_URL !== undefined;
+  if (external && !(env.PROVIDER_TOKEN && env.PROVIDER_PIN)) {
+    throw new Error('PROVIDER_BASE_URL is set: set PROVIDER_TOKEN and PROVIDER_PIN too');
+  }
+  let sandbox: Sandbox | undefined;
+  if (!external) {
+    sandbox = await startSandbox(env.SANDBOX_PORT ? { port: env.SANDBOX_PORT } : {});
+    const started = sandbox;
+    stack.push({ name: 'provider sandbox', stop: () => started.close() });
+  }
+  const provider = sandbox
+    ? { PROVIDER_BASE_URL: sandbox.url, PROVIDER_TOKEN: sandbox.token, PROVIDER_PIN: sandbox.pin }
+    : {
+        PROVIDER_BASE_URL: env.PROVIDER_BASE_URL,
+        PROVIDER_TOKEN: env.PROVIDER_TOKEN,
+        PROVIDER_PIN: env.PROVIDER_PIN,
+      };
+
+  // Local mode: never a Secrets Manager id, always the local table.
+  const { PROVIDER_SECRET_ID: _secret, ...inherited } = process.env;
+  const runtime: Runtime = createRuntime({
+    ...inherited,
+    ...provider,
+    TABLE_NAME: env.TABLE_NAME,
+    DYNAMODB_ENDPOINT: dynamoDb.endpoint,
+  });
+  stack.push({ name: 'runtime', stop: () => runtime.close() });
+  await ensureTable(runtime.dynamoDb, env.TABLE_NAME);
+
+  const api: LocalApiServer = await serveApiGatewayHandler(createApiHandler(apiContextFrom(runtime)), {
+    port: env.OPS_PORT ?? 3000,
+    onError: (error) => runtime.logger.error('local server failure', { error: String(error) }),
+  });
+  stack.push({ name: 'ops API', stop: () => api.close() });
+
+  const scheduler: LocalScheduler = startLocalScheduler(
+    [
+      { name: 'sweep-due-payouts', run: () => runSweep(runtime.engine, SWEEP_BUDGET_MS) },
+      { name: 'reconcile-payouts', run: () => runReconcile(runtime.engine) },
+    ],
+    { intervalMs: env.SCHEDULER_INTERVAL_MS, logger: runtime.logger },
+  );
+  stack.push({ name: 'scheduler', stop: () => scheduler.stop() });
+
+  console.log(
+    banner({ api, dynamoDb, env, sandbox, fixtures: sandbox ? await fixturesOf(sandbox) : undefined }),
+  );
+  console.log(`ops API ready on ${api.url}`);
+}
+
+const FixturesSchema = z.object({
+  merchantWalletId: z.string(),
+  stores: z.array(z.object({ id: z.string(), walletId: z.string() })),
+  childAccounts: z.array(z.object({ id: z.string(), walletId: z.string() })),
+  bankCodes: z.array(z.string()),
+});
+type Fixtures = z.infer<typeof FixturesSchema>;
+
+/** The sandbox's ids, read the way any client would: over HTTP. */
+async function fixturesOf(sandbox: Sandbox): Promise<Fixtures> {
+  const response = await fetch(`${sandbox.url}/__sandbox/fixtures`);
+  if (!response.ok) throw new Error(`sandbox fixtures answered ${response.status}`);
+  return FixturesSchema.parse(await response.json());
+}
+
+function banner(parts: {
+  api: LocalApiServer;
+  dynamoDb: DynamoDbLocal;
+  env: z.infer<typeof StartEnvSchema>;
+  sandbox: Sandbox | undefined;
+  fixtures: Fixtures | undefined;
+}): string {
+  const { api, dynamoDb, env, sandbox, fixtures } = parts;
+  const lines = [
+    '',
+    'payout-automation is running locally',
+    `  ops API          ${api.url}   (OpenAPI: ${api.url}/openapi.json)`,
+    `  DynamoDB Local   ${dynamoDb.endpoint}   table ${env.TABLE_NAME}`,
+    sandbox
+      ? `  provider         sandbox at ${sandbox.url} (token ${sandbox.token})`
+      : `  provider         ${env.PROVIDER_BASE_URL} (external; no sandbox started)`,
+    `  scheduler        sweep-due-payouts and reconcile-payouts every ${env.SCHEDULER_INTERVAL_MS} ms`,
+  ];
+  if (fixtures) {
+    const bankCode = fixtures.bankCodes[0] ?? '058';
+    lines.push(
+      '',
+      'Sandbox fixtures',
+      `  merchant wallet  ${fixtures.merchantWalletId}`,
+      ...fixtures.stores.map((store) => `  store ${store.id}       wallet ${store.walletId}`),
+      ...fixtures.childAccounts.map((child) => `  child account    ${child.id} (wallet ${child.walletId})`),
+      `  bank codes       ${fixtures.bankCodes.join(', ')}`,
+      '',
+      'Try it',
+      `  curl -s -X POST ${api.url}/payouts \\`,
+      "    -H 'content-type: application/json' -H 'Idempotency-Key: demo-1' \\",
+      `    -d '{"type":"bank_transfer","amount":250000,"currency":"NGN","narration":"demo payout",` +
+        `"beneficiary":{"bankCode":"${bankCode}","accountNumber":"0123456789","accountName":"Ada Obi"}}'`,
+      `  curl -s ${api.url}/payouts`,
+    );
+  }
+  lines.push('', 'Ctrl-C stops everything.', '');
+  return lines.join('\n');
+}
+
+main().catch((error: unknown) => {
+  console.error(`npm start failed: ${error instanceof Error ? error.message : String(error)}`);
+  void stopAll('start-up failed', 1);
+});
