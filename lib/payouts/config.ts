@@ -20,6 +20,8 @@ export const EngineConfigSchema = z.object({
   retryBaseMs: z.int().check(z.positive()),
   /** After this many "unavailable" answers a payout fails (nothing was ever sent). */
   maxSubmissionAttempts: z.int().check(z.positive()),
+  /** A scheduled payout found due later than this after its time is marked `missed`, never paid silently late. */
+  maxLatenessMs: z.int().check(z.positive()),
   /** IANA zone whose calendar day the daily cap counts. */
   capTimeZone: z.string(),
 });
@@ -35,5 +37,6 @@ export const defaultEngineConfig: EngineConfig = {
   reconcileIntervalMs: 60_000,
   retryBaseMs: 30_000,
   maxSubmissionAttempts: 10,
+  maxLatenessMs: 6 * 60 * 60_000,
   capTimeZone: 'Africa/Lagos',
 };

@@ -1,7 +1,7 @@
 import { ConcurrentModificationError } from '../errors.js';
 import { type Payout, PayoutStatus, systemPrincipal } from '../model.js';
 import { WorkQueue } from '../store/table-design.js';
-import { buildTransition, type EngineContext } from './context.js';
+import { buildTransition, type EngineContext, type TransitionSpec } from './context.js';
 import { submitPayout } from './submit-payout.js';
 
 export interface SweepOptions {
@@ -15,6 +15,8 @@ export interface SweepOptions {
 
 export interface SweepReport {
   readonly released: number;
+  /** Scheduled payouts found too late to pay (after an outage); each is audited and logged as an error. */
+  readonly missed: number;
   readonly submitted: number;
   readonly skipped: number;
   readonly outcomes: Readonly<Record<string, number>>;
@@ -31,7 +33,7 @@ const scheduler = systemPrincipal('scheduler');
 export async function sweepDuePayouts(ctx: EngineContext, options: SweepOptions = {}): Promise<SweepReport> {
   const limit = options.limit ?? 200;
   const concurrency = Math.max(1, options.concurrency ?? 8);
-  const released = await releaseScheduled(ctx, limit);
+  const { released, missed } = await releaseScheduled(ctx, limit);
   const due = await ctx.store.due(WorkQueue.Submit, ctx.clock.now().toISOString(), limit);
   const outcomes: Record<string, number> = {};
   let submitted = 0;
@@ -53,32 +55,52 @@ export async function sweepDuePayouts(ctx: EngineContext, options: SweepOptions 
     }
   };
   await Promise.all(Array.from({ length: Math.min(concurrency, due.length) }, worker));
-  return { released, submitted, skipped, outcomes, leftOver: stoppedEarly || due.length >= limit };
+  return { released, missed, submitted, skipped, outcomes, leftOver: stoppedEarly || due.length >= limit };
 }
 
-async function releaseScheduled(ctx: EngineContext, limit: number): Promise<number> {
+async function releaseScheduled(
+  ctx: EngineContext,
+  limit: number,
+): Promise<{ released: number; missed: number }> {
   const now = ctx.clock.now();
   let released = 0;
+  let missed = 0;
   for (const payout of await ctx.store.due(WorkQueue.Due, now.toISOString(), limit)) {
-    if (payout.status !== PayoutStatus.Scheduled) continue;
+    if (payout.status !== PayoutStatus.Scheduled || !payout.scheduleAt) continue;
+    const lateMs = now.getTime() - new Date(payout.scheduleAt).getTime();
     const needsApproval = payout.amountKobo >= ctx.config.approvalThresholdKobo && !payout.approvedBy;
-    const to = needsApproval ? PayoutStatus.PendingApproval : PayoutStatus.Pending;
-    try {
-      await ctx.store.transition(
-        buildTransition(
-          payout,
-          {
-            to,
+    const spec: TransitionSpec =
+      lateMs > ctx.config.maxLatenessMs
+        ? {
+            to: PayoutStatus.Missed,
+            actor: scheduler,
+            reason: `found ${Math.round(lateMs / 60_000)} min after its scheduled time, beyond the allowed lateness; not paid`,
+            changes: {
+              failure: {
+                code: 'MISSED',
+                message: `due at ${payout.scheduleAt}, found at ${now.toISOString()}`,
+              },
+            },
+          }
+        : {
+            to: needsApproval ? PayoutStatus.PendingApproval : PayoutStatus.Pending,
             actor: scheduler,
             reason: needsApproval ? 'scheduled time reached; waits for approval' : 'scheduled time reached',
-          },
-          now,
-        ),
-      );
-      released++;
+          };
+    try {
+      await ctx.store.transition(buildTransition(payout, spec, now));
+      if (spec.to === PayoutStatus.Missed) {
+        missed++;
+        ctx.metrics.count('PayoutMissed');
+        ctx.logger.error('scheduled payout missed', {
+          payoutId: payout.id,
+          idempotencyKey: payout.idempotencyKey,
+          scheduleAt: payout.scheduleAt,
+        });
+      } else released++;
     } catch (error) {
       if (!(error instanceof ConcurrentModificationError)) throw error;
     }
   }
-  return released;
+  return { released, missed };
 }
