@@ -28,7 +28,7 @@ export class StaticCredentialsSource implements CredentialsSource {
     this.#credentials = { ...credentials };
   }
 
-  async get(): Promise<Credentials> {
+  async get(_options?: { forceRefresh?: boolean }): Promise<Credentials> {
     return { ...this.#credentials };
   }
 
@@ -50,7 +50,7 @@ export class EnvCredentialsSource implements CredentialsSource {
     this.#env = env;
   }
 
-  async get(): Promise<Credentials> {
+  async get(_options?: { forceRefresh?: boolean }): Promise<Credentials> {
     const token = this.#env.PROVIDER_TOKEN;
     const pin = this.#env.PROVIDER_PIN;
     if (!token) throw new CredentialsError('PROVIDER_TOKEN is not set');

@@ -16,6 +16,7 @@ export {
   ProviderClient,
   type ProviderClientOptions,
 } from './client.js';
+export { DEFAULT_PER_PAGE, MAX_PER_PAGE, PROVIDER_PATHS, type ProviderPath } from './contract.js';
 export {
   type Credentials,
   CredentialsError,

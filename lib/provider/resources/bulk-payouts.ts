@@ -1,5 +1,6 @@
 import type * as z from 'zod/mini';
 import { assertAmount } from '../amounts.js';
+import { PROVIDER_PATHS } from '../contract.js';
 import { toPage } from '../pagination.js';
 import type { Requester } from '../requester.js';
 import { type BulkPayoutItemRecord, bulkPayoutItemUpdateData } from '../schemas/bulk-payout.js';
@@ -44,7 +45,7 @@ export class BulkPayouts {
       if (params[key] !== undefined) body[key] = params[key];
     }
     const result = await this.#requester.call(
-      { method: 'PATCH', path: '/payout/bulk/item', body, schema: updateResponse },
+      { method: 'PATCH', path: PROVIDER_PATHS.bulkPayoutItem, body, schema: updateResponse },
       options,
     );
     return toPage(result, result.data.records);

@@ -1,4 +1,5 @@
 import { assertAmount } from '../amounts.js';
+import { PROVIDER_PATHS } from '../contract.js';
 import type { Requester } from '../requester.js';
 import { envelope } from '../schemas/envelope.js';
 import {
@@ -45,7 +46,7 @@ export class ChildAccounts {
     const { message, data } = await this.#requester.call(
       {
         method: 'POST',
-        path: '/child/debit',
+        path: PROVIDER_PATHS.childDebit,
         body: {
           childAccountId: params.childAccountId,
           amount: params.amount,
@@ -72,7 +73,7 @@ export class ChildAccounts {
     const { message, data } = await this.#requester.call(
       {
         method: 'POST',
-        path: '/child/bank',
+        path: PROVIDER_PATHS.childBank,
         body: {
           childAccountId: params.childAccountId,
           amount: params.amount,

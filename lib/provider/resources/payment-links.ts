@@ -1,4 +1,5 @@
 import type * as z from 'zod/mini';
+import { PROVIDER_PATHS } from '../contract.js';
 import { listAllOf, toPage } from '../pagination.js';
 import type { Requester } from '../requester.js';
 import { envelope } from '../schemas/envelope.js';
@@ -39,7 +40,7 @@ export class PaymentLinks {
     const result = await this.#requester.call(
       {
         method: 'GET',
-        path: '/payment-link',
+        path: PROVIDER_PATHS.paymentLinks,
         query: { page: params.page, perPage: params.perPage },
         schema: listResponse,
       },
@@ -66,7 +67,7 @@ export class PaymentLinks {
     const result = await this.#requester.call(
       {
         method: 'GET',
-        path: '/payment-link/transactions',
+        path: PROVIDER_PATHS.paymentLinkTransactions,
         query: { page: params.page, perPage: params.perPage },
         schema: transactionsResponse,
       },
@@ -95,7 +96,7 @@ export class PaymentLinks {
     const { message, data } = await this.#requester.call(
       {
         method: 'GET',
-        path: '/payment-link/payment/status',
+        path: PROVIDER_PATHS.paymentStatus,
         query: { reference: params.reference },
         schema: statusResponse,
       },

@@ -1,4 +1,5 @@
 import type * as z from 'zod/mini';
+import { PROVIDER_PATHS } from '../contract.js';
 import { listAllOf, toPage } from '../pagination.js';
 import type { Requester } from '../requester.js';
 import { envelope } from '../schemas/envelope.js';
@@ -47,7 +48,7 @@ export class Payouts {
     const { message, data } = await this.#requester.call(
       {
         method: 'GET',
-        path: '/payout/details',
+        path: PROVIDER_PATHS.payoutDetails,
         query: { transactionId: params.transactionId },
         schema: detailsResponse,
       },
@@ -68,7 +69,7 @@ export class Payouts {
     const result = await this.#requester.call(
       {
         method: 'GET',
-        path: '/payout/single/schedule',
+        path: PROVIDER_PATHS.scheduledPayouts,
         query: {
           page: params.page,
           perPage: params.perPage,
@@ -107,7 +108,7 @@ export class Payouts {
     const result = await this.#requester.call(
       {
         method: 'GET',
-        path: '/payout/single/recurrent',
+        path: PROVIDER_PATHS.recurrentPayouts,
         query: { page: params.page, perPage: params.perPage },
         schema: recurrentResponse,
       },

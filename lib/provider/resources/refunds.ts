@@ -1,4 +1,5 @@
 import { assertAmount } from '../amounts.js';
+import { PROVIDER_PATHS } from '../contract.js';
 import type { Requester } from '../requester.js';
 import { envelope } from '../schemas/envelope.js';
 import { type Refund, refundSchema } from '../schemas/refund.js';
@@ -32,7 +33,7 @@ export class Refunds {
     const { message, data } = await this.#requester.call(
       {
         method: 'POST',
-        path: '/refund',
+        path: PROVIDER_PATHS.refunds,
         body: {
           transactionId: params.transactionId,
           amount: params.amount,

@@ -1,5 +1,6 @@
 import type * as z from 'zod/mini';
 import { assertAmount } from '../amounts.js';
+import { PROVIDER_PATHS } from '../contract.js';
 import { listAllOf, toPage } from '../pagination.js';
 import type { Requester } from '../requester.js';
 import { envelope } from '../schemas/envelope.js';
@@ -43,7 +44,7 @@ export class Settlements {
     const result = await this.#requester.call(
       {
         method: 'GET',
-        path: '/settlement',
+        path: PROVIDER_PATHS.settlements,
         query: {
           page: params.page,
           perPage: params.perPage,
@@ -83,7 +84,7 @@ export class Settlements {
     const { message, data } = await this.#requester.call(
       {
         method: 'POST',
-        path: '/settlement/instant/payout',
+        path: PROVIDER_PATHS.instantPayout,
         body: {
           amount: params.amount,
           bankCode: params.bankCode,

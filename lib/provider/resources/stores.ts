@@ -1,4 +1,5 @@
 import type * as z from 'zod/mini';
+import { PROVIDER_PATHS } from '../contract.js';
 import { listAllOf, toPage } from '../pagination.js';
 import type { Requester } from '../requester.js';
 import { envelope } from '../schemas/envelope.js';
@@ -36,7 +37,7 @@ export class Stores {
     const result = await this.#requester.call(
       {
         method: 'GET',
-        path: '/branch/store',
+        path: PROVIDER_PATHS.stores,
         query: { page: params.page, perPage: params.perPage },
         schema: listResponse,
       },
@@ -57,7 +58,12 @@ export class Stores {
    */
   async info(params: { storeId: string }, options?: RequestOptions): Promise<ProviderResult<StoreDetail>> {
     const { message, data } = await this.#requester.call(
-      { method: 'GET', path: '/branch/store/info', query: { storeId: params.storeId }, schema: infoResponse },
+      {
+        method: 'GET',
+        path: PROVIDER_PATHS.storeInfo,
+        query: { storeId: params.storeId },
+        schema: infoResponse,
+      },
       options,
     );
     return { message, data };
@@ -75,7 +81,7 @@ export class Stores {
     const result = await this.#requester.call(
       {
         method: 'GET',
-        path: '/branch/terminal/usage',
+        path: PROVIDER_PATHS.terminalUsage,
         query: { page: params.page, perPage: params.perPage },
         schema: usageResponse,
       },

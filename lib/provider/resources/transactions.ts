@@ -1,4 +1,5 @@
 import type * as z from 'zod/mini';
+import { PROVIDER_PATHS } from '../contract.js';
 import { listAllOf, toPage } from '../pagination.js';
 import type { Requester } from '../requester.js';
 import { envelope } from '../schemas/envelope.js';
@@ -43,7 +44,7 @@ export class Transactions {
     const result = await this.#requester.call(
       {
         method: 'GET',
-        path: '/transaction/wallet',
+        path: PROVIDER_PATHS.walletTransactions,
         query: {
           page: params.page,
           perPage: params.perPage,
@@ -83,7 +84,7 @@ export class Transactions {
     const { message, data } = await this.#requester.call(
       {
         method: 'GET',
-        path: '/transaction/info',
+        path: PROVIDER_PATHS.transactionInfo,
         query: { transactionId: params.transactionId },
         schema: infoResponse,
       },

@@ -1,3 +1,4 @@
+import { PROVIDER_PATHS } from '../contract.js';
 import type { Requester } from '../requester.js';
 import { envelope } from '../schemas/envelope.js';
 import { type VirtualAccount, virtualAccountSchema } from '../schemas/virtual-account.js';
@@ -25,7 +26,7 @@ export class VirtualAccounts {
     const { message, data } = await this.#requester.call(
       {
         method: 'GET',
-        path: '/virtual-accounts',
+        path: PROVIDER_PATHS.virtualAccounts,
         query: { customerReference: params.customerReference },
         schema: getResponse,
       },

@@ -1,4 +1,5 @@
 import { assertAmount } from '../amounts.js';
+import { PROVIDER_PATHS } from '../contract.js';
 import type { Requester } from '../requester.js';
 import { envelope } from '../schemas/envelope.js';
 import {
@@ -46,7 +47,7 @@ export class Wallets {
     const { message, data } = await this.#requester.call(
       {
         method: 'POST',
-        path: '/wallet/transfer',
+        path: PROVIDER_PATHS.walletTransfer,
         body: {
           fromWalletId: params.fromWalletId,
           toWalletId: params.toWalletId,
@@ -75,7 +76,7 @@ export class Wallets {
     const { message, data } = await this.#requester.call(
       {
         method: 'POST',
-        path: '/wallet/credit',
+        path: PROVIDER_PATHS.walletCredit,
         body: {
           walletId: params.walletId,
           amount: params.amount,
@@ -103,7 +104,7 @@ export class Wallets {
     const { message, data } = await this.#requester.call(
       {
         method: 'POST',
-        path: '/wallet/enable',
+        path: PROVIDER_PATHS.walletDebit,
         body: {
           walletId: params.walletId,
           amount: params.amount,
