@@ -4,6 +4,7 @@
  * Deterministic (fixed ids and dates), so tests are reproducible and `reset` restores exactly this.
  */
 import { bankName, WALLET_BANK } from './banks.js';
+import { revalidate } from './bulk-items.js';
 import {
   SCHEDULED_STATUS,
   SETTLEMENT_CATEGORY,
@@ -12,7 +13,6 @@ import {
   WALLET_CATEGORY,
 } from './contract.js';
 import { ID_GROUP, uuidFor } from './ids.js';
-import { revalidate } from './routes/payouts.js';
 import { seedPaymentLinks, seedRecurrentAndVirtual, seedTerminalUsages } from './seed-payment-links.js';
 import { type BankParty, SandboxState, type Store, type Wallet, type WalletKind } from './state.js';
 

@@ -1,6 +1,7 @@
 /** GET /payout/single/recurrent, GET /payout/single/schedule and PATCH /payout/bulk/item. */
 import { toNaira } from '../../money.js';
 import { bankName } from '../banks.js';
+import { revalidate } from '../bulk-items.js';
 import { LIMITS, PROVIDER_PATHS, SCHEDULED_STATUS } from '../contract.js';
 import { notFound } from '../errors.js';
 import { ok, type Reply, type SandboxRequest } from '../http.js';
@@ -68,18 +69,6 @@ function listScheduled(req: SandboxRequest, ctx: RouteContext): Reply {
     perPage,
   );
   return ok({ records: p.items.map(scheduledView), ...perpageBlock(p) });
-}
-
-/** Re-validates an item: 10-digit account number, known bank code, integer amount > 0. */
-export function revalidate(item: BulkPayoutItem): void {
-  const reasons: string[] = [];
-  if (!LIMITS.accountNumberPattern.test(item.accountNumber)) reasons.push('account number must be 10 digits');
-  if (bankName(item.bankCode) === undefined) reasons.push(`unknown bank code ${item.bankCode}`);
-  if (!Number.isInteger(item.amountKobo / 100) || item.amountKobo <= 0) {
-    reasons.push('amount must be a whole number of naira greater than 0');
-  }
-  item.isValid = reasons.length === 0;
-  item.reason = item.isValid ? null : reasons.join('; ');
 }
 
 function bulkItemView(item: BulkPayoutItem) {
