@@ -1,0 +1,286 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { runSweep } from '../../lib/api/scheduled.js';
+import { type ApiHarness, bankTransfer, call, startApiHarness } from './support/harness.js';
+
+const INSTANT_PAYOUT = '/settlement/instant/payout';
+
+let h: ApiHarness;
+let keyCounter = 0;
+const newKey = () => `key-${Date.now()}-${++keyCounter}`;
+
+beforeAll(async () => {
+  // A low approval threshold so the four-eyes rule can be exercised with small amounts.
+  h = await startApiHarness({ env: { APPROVAL_THRESHOLD_KOBO: '10000000' } });
+});
+afterAll(async () => h?.close());
+beforeEach(async () => {
+  await call(h.api, { method: 'POST', path: '/controls/resume', body: {} });
+});
+
+const create = (body: unknown, key = newKey(), principal = 'alice') =>
+  call(h.api, { method: 'POST', path: '/payouts', headers: { 'Idempotency-Key': key }, body, principal });
+
+describe('POST /payouts', () => {
+  it('creates a payout, submits it at once and answers 201 with the paid payout', async () => {
+    const reply = await create(bankTransfer());
+    expect(reply.status).toBe(201);
+    expect(reply.headers['content-type']).toBe('application/json');
+    expect(reply.body).toMatchObject({
+      type: 'bank_transfer',
+      status: 'succeeded',
+      amount: 250_000,
+      currency: 'NGN',
+      beneficiary: { bankCode: '058', accountNumber: '0123456789', accountName: 'Ada Obi' },
+      requestedBy: { id: 'alice', kind: 'user' },
+      receipt: { status: 'SUCCESS', charges: 1075 },
+    });
+    expect(reply.headers.location).toBe(`/payouts/${reply.body.id}`);
+  });
+
+  it('answers a replay of the same key and body with 200, the same payout and Idempotent-Replayed: true', async () => {
+    const key = newKey();
+    const first = await create(bankTransfer(), key);
+    const calls = h.sandbox.stats().requests[INSTANT_PAYOUT];
+    const replay = await create(bankTransfer(), key);
+    expect(replay.status).toBe(200);
+    expect(replay.headers['idempotent-replayed']).toBe('true');
+    expect(replay.body.id).toBe(first.body.id);
+    expect(h.sandbox.stats().requests[INSTANT_PAYOUT]).toBe(calls);
+  });
+
+  it('answers 409 when the same key comes with a different body', async () => {
+    const key = newKey();
+    await create(bankTransfer(), key);
+    const reply = await create(bankTransfer({ amount: 250_100 }), key);
+    expect(reply.status).toBe(409);
+    expect(reply.headers['content-type']).toBe('application/problem+json');
+    expect(reply.body).toMatchObject({
+      status: 409,
+      title: expect.any(String),
+      detail: expect.stringContaining(key),
+    });
+  });
+
+  it('refuses a request without Idempotency-Key with a 400 naming the header', async () => {
+    const reply = await call(h.api, { method: 'POST', path: '/payouts', body: bankTransfer() });
+    expect(reply.status).toBe(400);
+    expect(reply.body.errors).toEqual([{ path: 'Idempotency-Key', message: 'header is required' }]);
+  });
+
+  it.each([
+    [
+      'a 9-digit account number',
+      { beneficiary: { bankCode: '058', accountNumber: '012345678', accountName: 'A' } },
+      'beneficiary.accountNumber',
+    ],
+    [
+      'an 11-digit account number',
+      { beneficiary: { bankCode: '058', accountNumber: '01234567890', accountName: 'A' } },
+      'beneficiary.accountNumber',
+    ],
+    ['a negative amount', { amount: -100 }, 'amount'],
+    ['a fractional amount', { amount: 100.5 }, 'amount'],
+    ['an amount as a string', { amount: '100' }, 'amount'],
+    ['an unknown field', { colour: 'blue' }, 'colour'],
+    ['a past scheduleAt', { scheduleAt: '2020-01-01T00:00:00Z' }, 'scheduleAt'],
+  ])('refuses %s with a 400 naming the field and writes nothing', async (_name, overrides, path) => {
+    const before = (await h.items()).length;
+    const reply = await create(bankTransfer(overrides));
+    expect(reply.status).toBe(400);
+    expect(reply.body.errors.map((issue: { path: string }) => issue.path)).toContain(path);
+    expect((await h.items()).length).toBe(before);
+  });
+
+  it('refuses malformed JSON with a 400', async () => {
+    const reply = await create('{"type": "bank_transfer",');
+    expect(reply.status).toBe(400);
+    expect(reply.body.errors[0].path).toBe('(body)');
+  });
+
+  it('refuses an idempotency key longer than 255 characters', async () => {
+    const reply = await create(bankTransfer(), 'k'.repeat(256));
+    expect(reply.status).toBe(400);
+    expect(reply.body.errors[0].path).toBe('Idempotency-Key');
+  });
+
+  it('accepts a future scheduleAt and leaves the payout scheduled', async () => {
+    const scheduleAt = new Date(Date.now() + 3_600_000).toISOString();
+    const reply = await create(bankTransfer({ scheduleAt }));
+    expect(reply.status).toBe(201);
+    expect(reply.body).toMatchObject({ status: 'scheduled', scheduleAt });
+  });
+});
+
+describe('GET /payouts/{id}', () => {
+  it('answers the payout with its audit trail, oldest first', async () => {
+    const created = await create(bankTransfer());
+    const reply = await call(h.api, { method: 'GET', path: `/payouts/${created.body.id}` });
+    expect(reply.status).toBe(200);
+    expect(reply.body.audit.map((event: { to: string }) => event.to)).toEqual([
+      'pending',
+      'submitting',
+      'succeeded',
+    ]);
+    expect(reply.body.audit[0]).toMatchObject({ sequence: 1, from: null, actor: { id: 'alice' } });
+  });
+
+  it('answers 404 for an unknown id and for an id that cannot exist', async () => {
+    for (const id of ['01ARZ3NDEKTSV4RRFFQ69G5FAV', 'not-an-id!', '%E0%A4%A']) {
+      const reply = await call(h.api, { method: 'GET', path: `/payouts/${id}` });
+      expect(reply.status).toBe(404);
+      expect(reply.headers['content-type']).toBe('application/problem+json');
+    }
+  });
+});
+
+describe('GET /payouts', () => {
+  it('lists newest first and pages with an opaque cursor', async () => {
+    const ids: string[] = [];
+    for (let i = 0; i < 3; i++)
+      ids.push((await create(bankTransfer({ narration: `page test ${i}` }))).body.id);
+    const first = await call(h.api, { method: 'GET', path: '/payouts', query: 'limit=2' });
+    expect(first.status).toBe(200);
+    expect(first.body.items).toHaveLength(2);
+    expect(first.body.items[0].id).toBe(ids[2]);
+    expect(first.body.items[1].id).toBe(ids[1]);
+    const second = await call(h.api, {
+      method: 'GET',
+      path: '/payouts',
+      query: `limit=2&cursor=${encodeURIComponent(first.body.nextCursor)}`,
+    });
+    expect(second.body.items[0].id).toBe(ids[0]);
+  });
+
+  it('filters by status and type', async () => {
+    const scheduleAt = new Date(Date.now() + 3_600_000).toISOString();
+    const scheduled = await create(bankTransfer({ scheduleAt }));
+    const reply = await call(h.api, {
+      method: 'GET',
+      path: '/payouts',
+      query: 'status=scheduled&type=bank_transfer',
+    });
+    expect(reply.status).toBe(200);
+    expect(reply.body.items.every((p: { status: string }) => p.status === 'scheduled')).toBe(true);
+    expect(reply.body.items.map((p: { id: string }) => p.id)).toContain(scheduled.body.id);
+  });
+
+  it.each([
+    ['limit=0', 'query.limit'],
+    ['limit=101', 'query.limit'],
+    ['limit=ten', 'query.limit'],
+    ['status=lost', 'query.status'],
+    ['type=cheque', 'query.type'],
+    ['from=yesterday', 'query.from'],
+    ['colour=blue', 'query.colour'],
+    ['cursor=not-a-cursor', 'cursor'],
+  ])('refuses %s with a 400 naming the parameter', async (query, path) => {
+    const reply = await call(h.api, { method: 'GET', path: '/payouts', query });
+    expect(reply.status).toBe(400);
+    expect(reply.body.errors.map((issue: { path: string }) => issue.path)).toContain(path);
+  });
+});
+
+describe('POST /payouts/{id}/cancel', () => {
+  it('cancels a payout that has not been submitted', async () => {
+    const scheduleAt = new Date(Date.now() + 3_600_000).toISOString();
+    const created = await create(bankTransfer({ scheduleAt }));
+    const reply = await call(h.api, {
+      method: 'POST',
+      path: `/payouts/${created.body.id}/cancel`,
+      body: { reason: 'supplier asked' },
+      principal: 'bob',
+    });
+    expect(reply.status).toBe(200);
+    expect(reply.body.status).toBe('cancelled');
+  });
+
+  it('answers 409 once the payout has been submitted', async () => {
+    const created = await create(bankTransfer());
+    expect(created.body.status).toBe('succeeded');
+    const reply = await call(h.api, { method: 'POST', path: `/payouts/${created.body.id}/cancel` });
+    expect(reply.status).toBe(409);
+    expect(reply.headers['content-type']).toBe('application/problem+json');
+  });
+
+  it('answers 404 for an unknown payout', async () => {
+    const reply = await call(h.api, { method: 'POST', path: '/payouts/01ARZ3NDEKTSV4RRFFQ69G5FAV/cancel' });
+    expect(reply.status).toBe(404);
+  });
+});
+
+describe('POST /payouts/{id}/approve', () => {
+  const large = () => bankTransfer({ amount: 20_000_000 });
+
+  it('refuses approval by the requester with 403', async () => {
+    const created = await create(large(), newKey(), 'alice');
+    expect(created.body.status).toBe('pending_approval');
+    const reply = await call(h.api, {
+      method: 'POST',
+      path: `/payouts/${created.body.id}/approve`,
+      principal: 'alice',
+    });
+    expect(reply.status).toBe(403);
+    expect(reply.headers['content-type']).toBe('application/problem+json');
+  });
+
+  it('lets another principal approve, records the approver, and the sweeper pays it', async () => {
+    const created = await create(large(), newKey(), 'alice');
+    const reply = await call(h.api, {
+      method: 'POST',
+      path: `/payouts/${created.body.id}/approve`,
+      principal: 'bob',
+    });
+    expect(reply.status).toBe(200);
+    expect(reply.body).toMatchObject({ status: 'pending', approvedBy: { id: 'bob', kind: 'user' } });
+    await runSweep(h.runtime.engine, 60_000);
+    const after = await call(h.api, { method: 'GET', path: `/payouts/${created.body.id}` });
+    expect(after.body.status).toBe('succeeded');
+  });
+
+  it('answers 409 when the payout does not wait for approval', async () => {
+    const created = await create(bankTransfer(), newKey(), 'alice');
+    const reply = await call(h.api, {
+      method: 'POST',
+      path: `/payouts/${created.body.id}/approve`,
+      principal: 'bob',
+    });
+    expect(reply.status).toBe(409);
+  });
+});
+
+describe('pausing', () => {
+  it('holds new payouts in pending without calling the provider until resumed', async () => {
+    const paused = await call(h.api, {
+      method: 'POST',
+      path: '/controls/pause',
+      body: { reason: 'bank incident' },
+      principal: 'carol',
+    });
+    expect(paused.body).toMatchObject({ paused: true, reason: 'bank incident', updatedBy: { id: 'carol' } });
+    const calls = h.sandbox.stats().requests[INSTANT_PAYOUT] ?? 0;
+
+    const created = await create(bankTransfer());
+    expect(created.status).toBe(201);
+    expect(created.body.status).toBe('pending');
+    await runSweep(h.runtime.engine, 60_000);
+    expect((await call(h.api, { method: 'GET', path: `/payouts/${created.body.id}` })).body.status).toBe(
+      'pending',
+    );
+    expect(h.sandbox.stats().requests[INSTANT_PAYOUT] ?? 0).toBe(calls);
+
+    const resumed = await call(h.api, { method: 'POST', path: '/controls/resume', principal: 'carol' });
+    expect(resumed.body.paused).toBe(false);
+    await runSweep(h.runtime.engine, 60_000);
+    expect((await call(h.api, { method: 'GET', path: `/payouts/${created.body.id}` })).body.status).toBe(
+      'succeeded',
+    );
+    expect(h.sandbox.stats().requests[INSTANT_PAYOUT]).toBe(calls + 1);
+  });
+
+  it('reports the controls and requires a reason to pause', async () => {
+    expect((await call(h.api, { method: 'GET', path: '/controls' })).body.paused).toBe(false);
+    const reply = await call(h.api, { method: 'POST', path: '/controls/pause', body: {} });
+    expect(reply.status).toBe(400);
+    expect(reply.body.errors[0].path).toBe('reason');
+  });
+});

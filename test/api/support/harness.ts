@@ -1,0 +1,156 @@
+import { ScanCommand } from '@aws-sdk/client-dynamodb';
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import { apiContextFrom } from '../../../lib/api/api-context.js';
+import { type ApiHandler, createApiHandler } from '../../../lib/api/index.js';
+import { createRuntime, type Runtime } from '../../../lib/runtime/runtime.js';
+import { type Sandbox, startSandbox } from '../../../lib/sandbox/index.js';
+import { CapturingLogger } from '../../../lib/shared/logger.js';
+import { createTestTable } from '../../support/dynamodb.js';
+
+export interface ApiHarness {
+  readonly api: ApiHandler;
+  readonly runtime: Runtime;
+  readonly sandbox: Sandbox;
+  readonly tableName: string;
+  readonly logger: CapturingLogger;
+  /** Every item in the test's table (tables are per file and small). */
+  items(): Promise<Record<string, unknown>[]>;
+  close(): Promise<void>;
+}
+
+/** The real router over the real runtime: a fresh DynamoDB Local table and a sandbox on a free port. */
+export async function startApiHarness(
+  options: { env?: Record<string, string>; mode?: 'local' | 'aws' } = {},
+): Promise<ApiHarness> {
+  const table = await createTestTable('api');
+  const sandbox = await startSandbox();
+  const logger = new CapturingLogger();
+  const runtime = createRuntime(
+    {
+      TABLE_NAME: table.tableName,
+      DYNAMODB_ENDPOINT: table.endpoint,
+      PROVIDER_BASE_URL: sandbox.url,
+      PROVIDER_TOKEN: sandbox.token,
+      PROVIDER_PIN: sandbox.pin,
+      ...options.env,
+    },
+    { logger },
+  );
+  const ctx = apiContextFrom(runtime);
+  const api = createApiHandler(options.mode ? { ...ctx, mode: options.mode } : ctx);
+  return {
+    api,
+    runtime,
+    sandbox,
+    tableName: table.tableName,
+    logger,
+    async items() {
+      const { Items } = await table.client.send(new ScanCommand({ TableName: table.tableName }));
+      return (Items ?? []).map((item) => Object.fromEntries(Object.entries(item)));
+    },
+    async close() {
+      await runtime.close();
+      await sandbox.close();
+      table.client.destroy();
+    },
+  };
+}
+
+export interface EventInput {
+  method: 'GET' | 'POST' | 'PUT' | 'DELETE' | 'PATCH';
+  path: string;
+  query?: string;
+  headers?: Record<string, string>;
+  /** An object is sent as JSON; a string as is. */
+  body?: unknown;
+  principal?: string;
+  iamUserArn?: string;
+}
+
+/** An API Gateway HTTP API v2 event as API Gateway builds it (header names lower-cased). */
+export function apiEvent(input: EventInput): APIGatewayProxyEventV2 {
+  const headers: Record<string, string> = { 'content-type': 'application/json' };
+  for (const [name, value] of Object.entries(input.headers ?? {})) headers[name.toLowerCase()] = value;
+  if (input.principal) headers['x-ops-principal'] = input.principal;
+  const body =
+    input.body === undefined
+      ? undefined
+      : typeof input.body === 'string'
+        ? input.body
+        : JSON.stringify(input.body);
+  const requestContext = {
+    accountId: '123456789012',
+    apiId: 'api',
+    domainName: 'api.example',
+    domainPrefix: 'api',
+    http: {
+      method: input.method,
+      path: input.path,
+      protocol: 'HTTP/1.1',
+      sourceIp: '127.0.0.1',
+      userAgent: 'test',
+    },
+    requestId: 'req',
+    routeKey: '$default',
+    stage: '$default',
+    time: new Date().toUTCString(),
+    timeEpoch: Date.now(),
+    ...(input.iamUserArn && { authorizer: { iam: { userArn: input.iamUserArn } } }),
+  };
+  return {
+    version: '2.0',
+    routeKey: '$default',
+    rawPath: input.path,
+    rawQueryString: input.query ?? '',
+    headers,
+    requestContext,
+    ...(body !== undefined && { body }),
+    isBase64Encoded: false,
+  };
+}
+
+export interface Reply {
+  status: number;
+  headers: Record<string, string>;
+  body: any;
+}
+
+/** Calls the router and parses its answer. */
+export async function call(api: ApiHandler, input: EventInput): Promise<Reply> {
+  const result: APIGatewayProxyStructuredResultV2 = await api(apiEvent(input));
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(result.headers ?? {}))
+    headers[name.toLowerCase()] = String(value);
+  return {
+    status: result.statusCode ?? 200,
+    headers,
+    body: result.body ? JSON.parse(result.body) : undefined,
+  };
+}
+
+/** A bank transfer the sandbox pays (10-digit account, a known bank code). */
+export function bankTransfer(overrides: Record<string, unknown> = {}) {
+  return {
+    type: 'bank_transfer',
+    amount: 250_000,
+    currency: 'NGN',
+    narration: 'supplier invoice 2041',
+    beneficiary: { bankCode: '058', accountNumber: '0123456789', accountName: 'Ada Obi' },
+    ...overrides,
+  };
+}
+
+/** Polls until `check` returns a value, or fails after `timeoutMs`. */
+export async function eventually<T>(
+  check: () => Promise<T | undefined>,
+  timeoutMs = 10_000,
+  intervalMs = 50,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, intervalMs));
+  }
+}
