@@ -27,9 +27,8 @@ const ROUTES: Record<string, keyof typeof bodies> = {
   'GET /branch/store/info': 'storeInfo',
   'GET /branch/terminal/usage': 'terminalUsage',
   'POST /refund': 'refund',
-  'GET /virtual-accounts': 'virtualAccounts' as keyof typeof bodies,
+  'GET /virtual-accounts': 'virtualAccount',
 };
-ROUTES['GET /virtual-accounts'] = 'virtualAccount';
 
 function routeOf(request: TransportRequest): string {
   return `${request.method} ${request.path.split('?')[0]}`;
