@@ -11,9 +11,9 @@ export function isoLagos(date: Date): string {
   return `${shifted.toISOString().slice(0, 19)}+01:00`;
 }
 
-/** Settlement `date` form: `YYYY-MM-DD` (UTC calendar day). */
+/** Settlement `date` form: `YYYY-MM-DD`, the calendar day in Lagos (the provider's business day). */
 export function calendarDate(date: Date): string {
-  return date.toISOString().slice(0, 10);
+  return isoLagos(date).slice(0, 10);
 }
 
 /** `yyMMddHHmmss` in UTC, used inside session ids. */
