@@ -33,15 +33,7 @@ beforeEach(async () => {
 
 describe('approvals', () => {
   it('holds a payout at or above the threshold until a second person approves it', async () => {
-    const { payout } = await h.engine.create(
-      command(
-        {
-          ...bankTransfer(APPROVAL_THRESHOLD),
-          beneficiary: { bankCode: '058', accountNumber: '0123456789', accountName: 'Approval Co' },
-        },
-        key('approve'),
-      ),
-    );
+    const { payout } = await h.engine.create(command(bankTransfer(APPROVAL_THRESHOLD), key('approve')));
     expect(payout.status).toBe(PayoutStatus.PendingApproval);
     await h.engine.submit(payout.id);
     expect(ledgerEntriesOf(h.sandbox, payout.id)).toHaveLength(0);

@@ -87,10 +87,11 @@ export const instantPayoutResultSchema = z.looseObject({
   reference: z.string(),
   originatorWalletId: z.string(),
   sessionId: z.string(),
+  // An echo of the request metadata: settlement payouts carry these three keys, other bank payouts need not.
   customerMetadata: z.looseObject({
-    isInstantSettlement: z.boolean(),
-    isMerchantSettlement: z.boolean(),
-    settlementId: z.string(),
+    isInstantSettlement: z.optional(z.boolean()),
+    isMerchantSettlement: z.optional(z.boolean()),
+    settlementId: z.optional(z.string()),
   }),
 });
 export type InstantPayoutResult = z.infer<typeof instantPayoutResultSchema>;
