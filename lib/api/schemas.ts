@@ -7,14 +7,16 @@ import { z } from '../shared/validation.js';
  */
 
 /** A decimal integer in a query string, with bounds. */
-const queryInt = (min: number, max: number) =>
-  z.pipe(
-    z.string().check(z.regex(/^\d{1,6}$/, 'must be an integer')),
-    z.pipe(
-      z.transform((text: string) => Number(text)),
-      z.int().check(z.gte(min, `must be at least ${min}`), z.lte(max, `must be at most ${max}`)),
-    ),
-  );
+const queryInt = (min: number, max: number, description: string) =>
+  z
+    .pipe(
+      z.string().check(z.regex(/^\d{1,6}$/, 'must be an integer')),
+      z.pipe(
+        z.transform((text: string) => Number(text)),
+        z.int().check(z.gte(min, `must be at least ${min}`), z.lte(max, `must be at most ${max}`)),
+      ),
+    )
+    .check(z.describe(description));
 
 const statusValues = PAYOUT_STATUSES as [PayoutStatus, ...PayoutStatus[]];
 const typeValues = PAYOUT_TYPES as [PayoutType, ...PayoutType[]];
@@ -23,19 +25,23 @@ export const ListPayoutsQuerySchema = z.strictObject({
   status: z.optional(z.enum(statusValues)),
   type: z.optional(z.enum(typeValues)),
   /** Inclusive lower bound on `createdAt`. */
-  from: z.optional(z.iso.datetime({ offset: true })),
+  from: z.optional(z.iso.datetime({ offset: true }).check(z.describe('inclusive lower bound on createdAt'))),
   /** Inclusive upper bound on `createdAt`. */
-  to: z.optional(z.iso.datetime({ offset: true })),
+  to: z.optional(z.iso.datetime({ offset: true }).check(z.describe('inclusive upper bound on createdAt'))),
   /** 1 to 100, default 20. */
-  limit: z.optional(queryInt(1, 100)),
+  limit: z.optional(queryInt(1, 100, 'page size, 1 to 100, default 20')),
   /** Opaque: the `nextCursor` of the previous page. */
-  cursor: z.optional(z.string().check(z.minLength(1), z.maxLength(2048))),
+  cursor: z.optional(
+    z
+      .string()
+      .check(z.minLength(1), z.maxLength(2048), z.describe('opaque: the nextCursor of the previous page')),
+  ),
 });
 export type ListPayoutsQuery = z.infer<typeof ListPayoutsQuerySchema>;
 
 export const ProviderPageQuerySchema = z.strictObject({
-  page: z.optional(queryInt(1, 100_000)),
-  perPage: z.optional(queryInt(1, 100)),
+  page: z.optional(queryInt(1, 100_000, '1-based page, default 1')),
+  perPage: z.optional(queryInt(1, 100, 'records per page, 1 to 100, default 20')),
 });
 
 /** Path parameter `{id}` of payouts and refunds (ULIDs; anything else cannot exist). */
