@@ -56,11 +56,17 @@ export function parseJson(raw: string): unknown {
   }
 }
 
+/** The request path without query and without trailing slashes (`/wallet/transfer/` is `/wallet/transfer`). */
+export function pathOf(req: IncomingMessage): string {
+  const { pathname } = new URL(req.url ?? '/', 'http://127.0.0.1');
+  return pathname.replace(/(.)\/+$/, '$1');
+}
+
 export function toSandboxRequest(req: IncomingMessage, rawBody: string): SandboxRequest {
   const url = new URL(req.url ?? '/', 'http://127.0.0.1');
   return {
     method: (req.method ?? 'GET').toUpperCase(),
-    path: url.pathname.length > 1 ? url.pathname.replace(/\/+$/, '') : url.pathname,
+    path: pathOf(req),
     query: url.searchParams,
     headers: req.headers,
     body: parseJson(rawBody),

@@ -11,6 +11,7 @@ import { FaultQueue, type FaultSpec } from './faults.js';
 import type { FeeTable } from './fees.js';
 import {
   errorReply,
+  pathOf,
   type Reply,
   readBody,
   type SandboxRequest,
@@ -90,7 +91,7 @@ export class SandboxServer {
       writeReply(res, replyForError(error));
       return;
     }
-    const path = new URL(req.url ?? '/', 'http://127.0.0.1').pathname.replace(/(.)\/+$/, '$1');
+    const path = pathOf(req);
     if (path.startsWith(ADMIN_PREFIX)) {
       writeReply(
         res,
