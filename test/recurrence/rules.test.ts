@@ -65,8 +65,8 @@ describe('occurrences (properties)', () => {
         expect(list.length).toBeGreaterThan(0);
         for (let i = 1; i < list.length; i++) {
           const [previous, current] = [list[i - 1], list[i]];
-          expect(current?.at > (previous?.at ?? '')).toBe(true);
-          expect(current?.localDate > (previous?.localDate ?? '')).toBe(true);
+          expect((current?.at ?? '') > (previous?.at ?? '')).toBe(true);
+          expect((current?.localDate ?? '') > (previous?.localDate ?? '')).toBe(true);
           expect(current?.index).toBe((previous?.index ?? 0) + 1);
         }
         for (const occurrence of list) {

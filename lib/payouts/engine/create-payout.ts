@@ -41,7 +41,7 @@ export async function createPayout(
   command: CreatePayoutCommand,
 ): Promise<CreatePayoutResult> {
   const now = ctx.clock.now();
-  validate(ctx, command.request, now);
+  validate(ctx, command.request, now, command.origin);
   const requestFingerprint = fingerprint(command.request);
   const instruction = toInstruction(command.request);
   const at = now.toISOString();
@@ -97,7 +97,7 @@ export async function createPayout(
   return { payout: outcome.existing, replayed: true };
 }
 
-function validate(ctx: EngineContext, request: CreatePayoutRequest, now: Date): void {
+function validate(ctx: EngineContext, request: CreatePayoutRequest, now: Date, origin: PayoutOrigin): void {
   const issues: { path: string; message: string }[] = [];
   if (request.amount > ctx.config.maxPayoutKobo) {
     issues.push({
@@ -118,7 +118,13 @@ function validate(ctx: EngineContext, request: CreatePayoutRequest, now: Date): 
   if (request.type === 'wallet_transfer' && request.sourceWalletId === request.destinationWalletId) {
     issues.push({ path: 'destinationWalletId', message: 'must differ from sourceWalletId' });
   }
-  if (request.scheduleAt && new Date(request.scheduleAt).getTime() <= now.getTime()) {
+  // A recurrence occurrence materialised late (after an outage) keeps its own time: the sweep then pays it
+  // within the allowed lateness or marks it missed, so it is never dropped silently.
+  if (
+    origin !== 'schedule' &&
+    request.scheduleAt &&
+    new Date(request.scheduleAt).getTime() <= now.getTime()
+  ) {
     issues.push({ path: 'scheduleAt', message: 'must be in the future' });
   }
   if (issues.length > 0) {
