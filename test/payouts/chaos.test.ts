@@ -8,7 +8,13 @@ import type { CreatePayoutRequest } from '../../lib/payouts/schemas.js';
 import type { PayoutStore } from '../../lib/payouts/store/payout-store.js';
 import { ProviderClient, StaticCredentialsSource } from '../../lib/provider/index.js';
 import type { FaultKind } from '../../lib/sandbox/index.js';
-import { command, type EngineHarness, startEngineHarness } from '../support/engine-harness.js';
+import {
+  command,
+  type EngineHarness,
+  HARNESS_PIN,
+  HARNESS_TOKEN,
+  startEngineHarness,
+} from '../support/engine-harness.js';
 
 /**
  * Hundreds of payouts through the real engine, DynamoDB Local and the sandbox, while the sandbox injects
@@ -237,6 +243,13 @@ describe('chaos: faults, duplicates and crashes', () => {
         return sum + (external ? p.amountKobo : 0) + (p.receipt?.chargesKobo ?? 0);
       }, 0);
     expect(left).toBe(outflow);
+
+    // No log line, stored payout or audit event carries the provider's token or PIN.
+    const audits = await Promise.all(payouts.map((p) => h.store.getAudit(p.id)));
+    const everything = JSON.stringify([h.logger.entries, payouts, audits]);
+    expect(everything).not.toContain(HARNESS_TOKEN);
+    expect(everything).not.toContain(HARNESS_PIN);
+    expect(h.logger.entries.length).toBeGreaterThan(PAYOUTS);
 
     // The run really exercised every path.
     const statuses = new Set(payouts.map((p) => p.status));

@@ -11,6 +11,9 @@ import { ManualClock } from '../../lib/shared/clock.js';
 import { CapturingLogger } from '../../lib/shared/logger.js';
 import { createTestTable } from './dynamodb.js';
 
+export const HARNESS_TOKEN = 'tok-NEVER-LOG-6c1f';
+export const HARNESS_PIN = 'pin-NEVER-LOG-93b2';
+
 export const alice: Principal = { id: 'alice', kind: 'user' };
 export const bob: Principal = { id: 'bob', kind: 'user' };
 
@@ -35,7 +38,8 @@ export interface EngineHarness {
 export async function startEngineHarness(config: Partial<EngineConfig> = {}): Promise<EngineHarness> {
   const clock = new ManualClock('2026-03-02T08:00:00.000Z');
   const { store, tableName, client: dynamoDb } = await createTestTable('engine');
-  const sandbox = await startSandbox({ now: () => clock.now() });
+  // Distinctive secrets, so tests can prove they never appear in logs, errors or events.
+  const sandbox = await startSandbox({ now: () => clock.now(), token: HARNESS_TOKEN, pin: HARNESS_PIN });
   const client = new ProviderClient({
     baseUrl: sandbox.url,
     credentials: new StaticCredentialsSource({ token: sandbox.token, pin: sandbox.pin }),

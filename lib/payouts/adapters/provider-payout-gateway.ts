@@ -70,7 +70,8 @@ export class ProviderPayoutGateway implements PayoutGateway {
 
   async find(payout: Payout, window: SearchWindow): Promise<FindOutcome> {
     const marker = payoutMarker(payout.id);
-    const matches: WalletTransaction[] = [];
+    // Keyed by record id: pages shift while new records arrive, so one record can show on two pages.
+    const matches = new Map<string, WalletTransaction>();
     let pages = 0;
     let complete = false;
     try {
@@ -82,7 +83,7 @@ export class ProviderPayoutGateway implements PayoutGateway {
         );
         pages++;
         for (const record of result.items) {
-          if (record.narration?.includes(marker)) matches.push(record);
+          if (record.narration?.includes(marker)) matches.set(record.id, record);
         }
         if (page >= result.pagination.totalPages || result.items.length === 0) {
           complete = true;
@@ -99,10 +100,10 @@ export class ProviderPayoutGateway implements PayoutGateway {
         message: error instanceof Error ? error.message : 'look-up failed',
       };
     }
-    if (matches.length > 1) {
-      return { kind: 'ambiguous', detail: `${matches.length} debit records carry ${marker}` };
+    if (matches.size > 1) {
+      return { kind: 'ambiguous', detail: `${matches.size} debit records carry ${marker}` };
     }
-    const [match] = matches;
+    const [match] = matches.values();
     if (match) {
       if (match.status !== 'SUCCESS')
         return { kind: 'ambiguous', detail: `record ${match.id} has status ${match.status}` };

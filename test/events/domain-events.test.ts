@@ -1,0 +1,83 @@
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import type { DomainEvent } from '../../lib/events/domain-events.js';
+import { type EventPublisher, InProcessEventBus } from '../../lib/events/event-publisher.js';
+import { localAwsConfig } from '../../lib/local/dynamodb-local.js';
+import { StreamRelay } from '../../lib/local/stream-relay.js';
+import { bankTransfer, command, type EngineHarness, startEngineHarness } from '../support/engine-harness.js';
+
+let h: EngineHarness;
+let dynamoDb: DynamoDBClient;
+
+beforeAll(async () => {
+  h = await startEngineHarness();
+  dynamoDb = new DynamoDBClient({ endpoint: inject('dynamoDbEndpoint'), ...localAwsConfig });
+});
+afterAll(async () => {
+  dynamoDb.destroy();
+  await h.close();
+});
+
+/** Refuses the first `failures` publish calls, as an EventBridge outage would. */
+function flaky(inner: EventPublisher, failures: number): EventPublisher {
+  let left = failures;
+  return {
+    async publish(events) {
+      if (left-- > 0) throw new Error('EventBridge unavailable');
+      await inner.publish(events);
+    },
+  };
+}
+
+describe('domain events from the table stream', () => {
+  it('publishes one event per outcome, in order, and none for intermediate states; an outage delays but loses none', async () => {
+    const bus = new InProcessEventBus();
+    const received: DomainEvent[] = [];
+    bus.subscribe((event) => received.push(event));
+    const relay = await StreamRelay.forTable(
+      dynamoDb,
+      inject('dynamoDbEndpoint'),
+      h.tableName,
+      flaky(bus, 2),
+      h.logger,
+    );
+
+    const { payout: paid } = await h.engine.create(command(bankTransfer(10_000), 'events-paid'));
+    await h.engine.submit(paid.id);
+    const { payout: refused } = await h.engine.create(
+      command(
+        {
+          type: 'child_debit',
+          amount: 5_000_000,
+          currency: 'NGN',
+          narration: 'too much',
+          childAccountId: h.fixtures.childAccounts[2]?.id ?? '',
+        },
+        'events-refused',
+      ),
+    );
+    await h.engine.submit(refused.id);
+    const { payout: cancelled } = await h.engine.create(command(bankTransfer(10_000), 'events-cancelled'));
+    await h.engine.cancel(cancelled.id, { id: 'bob', kind: 'user' });
+
+    // The first two polls hit the outage; the relay resumes from the first unpublished record.
+    for (let poll = 0; poll < 5; poll++) await relay.pollOnce().catch(() => 0);
+    await relay.stop();
+
+    const ids = received.map((event) => event.detail.eventId);
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(received.map((event) => [event.detail.payoutId, event.detailType])).toEqual([
+      [paid.id, 'Payout Succeeded'],
+      [refused.id, 'Payout Failed'],
+    ]);
+    expect(received[0]?.detail).toMatchObject({
+      amountKobo: 10_000,
+      idempotencyKey: 'events-paid',
+      version: '1',
+    });
+    expect(received[0]?.detail.receipt?.transactionId).toBeTruthy();
+    expect(received[1]?.detail.failure?.code).toBe('PROVIDER_422');
+    expect(JSON.stringify(received)).not.toContain(h.sandbox.pin);
+    expect(JSON.stringify(received)).not.toContain(h.sandbox.token);
+  });
+});
