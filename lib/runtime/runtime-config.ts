@@ -19,6 +19,8 @@ export const RuntimeEnvSchema = z
     PROVIDER_TIMEOUT_MS: milliseconds,
     DYNAMODB_ENDPOINT: z.optional(z.url()),
     AWS_REGION: z.optional(z.string()),
+    /** Set by Lambda: its presence is what makes the runtime run in AWS mode. */
+    AWS_LAMBDA_FUNCTION_NAME: z.optional(z.string()),
     MAX_PAYOUT_KOBO: kobo,
     DAILY_CAP_KOBO: kobo,
     APPROVAL_THRESHOLD_KOBO: kobo,
@@ -32,6 +34,16 @@ export const RuntimeEnvSchema = z
       message: 'set PROVIDER_SECRET_ID (AWS) or both PROVIDER_TOKEN and PROVIDER_PIN (local mode)',
       path: ['PROVIDER_SECRET_ID'],
     }),
+    // In Lambda the token and PIN come from Secrets Manager only, never from the environment.
+    z.refine(
+      (env) =>
+        !env.AWS_LAMBDA_FUNCTION_NAME ||
+        (Boolean(env.PROVIDER_SECRET_ID) && !env.PROVIDER_TOKEN && !env.PROVIDER_PIN),
+      {
+        message: 'in Lambda, set PROVIDER_SECRET_ID and do not set PROVIDER_TOKEN or PROVIDER_PIN',
+        path: ['PROVIDER_SECRET_ID'],
+      },
+    ),
   );
 export type RuntimeEnv = z.infer<typeof RuntimeEnvSchema>;
 

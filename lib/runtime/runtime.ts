@@ -12,8 +12,12 @@ import {
   SecretsManagerCredentialsSource,
   StaticCredentialsSource,
 } from '../provider/index.js';
+import { settlementPolicyFromEnv } from '../settlement/config.js';
+import { DynamoDbSettlementDecisionStore } from '../settlement/decision-store.js';
+import { SettlementService } from '../settlement/settlement-service.js';
 import type { Clock } from '../shared/clock.js';
 import { jsonConsoleLogger, type Logger } from '../shared/logger.js';
+import { PowertoolsMetricsSink, powertoolsLogger } from '../shared/powertools.js';
 import { parseRuntimeEnv, type RuntimeEnv } from './runtime-config.js';
 
 /** Everything a handler needs, built once per Lambda container (or once per `npm start`). */
@@ -25,7 +29,11 @@ export interface Runtime {
   readonly store: DynamoDbPayoutStore;
   readonly provider: ProviderClient;
   readonly engine: PayoutEngine;
+  /** Instant settlement; undefined unless the SETTLEMENT_DESTINATION_* variables are set. */
+  readonly settlements: SettlementService | undefined;
   readonly logger: Logger;
+  /** Writes the metrics gathered during one invocation (EMF in AWS; nothing locally). */
+  flushMetrics(): void;
   close(): Promise<void>;
 }
 
@@ -49,8 +57,11 @@ export function createRuntime(
   overrides: RuntimeOverrides = {},
 ): Runtime {
   const config = parseRuntimeEnv(env);
-  const mode = config.PROVIDER_SECRET_ID ? 'aws' : 'local';
-  const logger = overrides.logger ?? jsonConsoleLogger({ service: 'payouts' });
+  const mode = config.AWS_LAMBDA_FUNCTION_NAME ? 'aws' : 'local';
+  const logger =
+    overrides.logger ?? (mode === 'aws' ? powertoolsLogger() : jsonConsoleLogger({ service: 'payouts' }));
+  const emf = overrides.metrics ? undefined : mode === 'aws' ? new PowertoolsMetricsSink() : undefined;
+  const metrics = overrides.metrics ?? emf;
   const dynamoDb = new DynamoDBClient(
     config.DYNAMODB_ENDPOINT
       ? {
@@ -73,9 +84,21 @@ export function createRuntime(
     gateway: new ProviderPayoutGateway(provider),
     logger,
     config: engineConfigFrom(config),
-    ...(overrides.metrics && { metrics: overrides.metrics }),
+    ...(metrics && { metrics }),
     ...(overrides.clock && { clock: overrides.clock }),
   });
+  // Read from the same environment and validated at init like the rest, so a bad policy fails fast.
+  const settlementPolicy = settlementPolicyFromEnv(env);
+  const settlements =
+    settlementPolicy &&
+    new SettlementService({
+      engine,
+      provider,
+      store: new DynamoDbSettlementDecisionStore(dynamoDb, config.TABLE_NAME),
+      policy: settlementPolicy,
+      logger,
+      ...(overrides.clock && { clock: overrides.clock }),
+    });
   return {
     mode,
     env: config,
@@ -84,7 +107,9 @@ export function createRuntime(
     store,
     provider,
     engine,
+    settlements,
     logger,
+    flushMetrics: () => emf?.flush(),
     async close() {
       await provider.close();
       dynamoDb.destroy();

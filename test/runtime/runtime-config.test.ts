@@ -1,0 +1,52 @@
+import { describe, expect, it } from 'vitest';
+import { createRuntime } from '../../lib/runtime/runtime.js';
+import { ConfigurationError, parseRuntimeEnv } from '../../lib/runtime/runtime-config.js';
+
+const local = {
+  TABLE_NAME: 'payouts',
+  PROVIDER_BASE_URL: 'http://127.0.0.1:4010',
+  PROVIDER_TOKEN: 'tok-NEVER-LOG-1',
+  PROVIDER_PIN: 'pin-NEVER-LOG-2',
+};
+
+describe('runtime configuration', () => {
+  it('accepts local mode with the token and PIN in the environment', () => {
+    expect(parseRuntimeEnv(local).TABLE_NAME).toBe('payouts');
+  });
+
+  it('names the missing variable', () => {
+    const { TABLE_NAME: _, ...rest } = local;
+    expect(() => parseRuntimeEnv(rest)).toThrow(/TABLE_NAME/);
+  });
+
+  it('names a malformed limit', () => {
+    expect(() => parseRuntimeEnv({ ...local, DAILY_CAP_KOBO: '12.5' })).toThrow(/DAILY_CAP_KOBO/);
+  });
+
+  it('refuses credentials from the environment inside Lambda, without echoing them', () => {
+    const error = (() => {
+      try {
+        parseRuntimeEnv({ ...local, AWS_LAMBDA_FUNCTION_NAME: 'sweep' });
+      } catch (caught) {
+        return caught;
+      }
+    })();
+    expect(error).toBeInstanceOf(ConfigurationError);
+    expect(String(error)).toMatch(/PROVIDER_SECRET_ID/);
+    expect(String(error)).not.toContain('NEVER-LOG');
+  });
+
+  it('runs in AWS mode only inside Lambda, with the secret', () => {
+    const { PROVIDER_TOKEN: _t, PROVIDER_PIN: _p, ...withoutCredentials } = local;
+    const runtime = createRuntime({
+      ...withoutCredentials,
+      PROVIDER_SECRET_ID: 'arn:aws:secretsmanager:eu-west-1:1:secret:p',
+      AWS_LAMBDA_FUNCTION_NAME: 'api',
+      AWS_REGION: 'eu-west-1',
+    });
+    expect(runtime.mode).toBe('aws');
+    const localRuntime = createRuntime(local);
+    expect(localRuntime.mode).toBe('local');
+    return Promise.all([runtime.close(), localRuntime.close()]);
+  });
+});
