@@ -1,0 +1,76 @@
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { z } from '../shared/validation.js';
+import type { SettlementDecision } from './model.js';
+
+/** Keys of settlement decisions in the project's single table (see lib/payouts/store/table-design.ts). */
+export const settlementKeys = {
+  decision: (settlementId: string) => ({ pk: `SETTLEMENT#${settlementId}`, sk: 'DECISION' }),
+} as const;
+
+const principalSchema = z.object({ id: z.string(), kind: z.enum(['user', 'system']) });
+
+/** The stored item, checked on every read. */
+const decisionItemSchema = z.object({
+  settlementId: z.string(),
+  decision: z.enum(['paid', 'skipped']),
+  code: z.optional(z.string()),
+  reason: z.string(),
+  payoutId: z.optional(z.string()),
+  amountKobo: z.optional(z.int()),
+  settlement: z.object({
+    status: z.string(),
+    category: z.string(),
+    amountKobo: z.optional(z.int()),
+    date: z.string(),
+  }),
+  trigger: z.enum(['event', 'api', 'poll']),
+  decidedBy: principalSchema,
+  decidedAt: z.string(),
+});
+
+/** Settlement decisions: written once per settlement (first writer wins), never changed afterwards. */
+export class DynamoDbSettlementDecisionStore {
+  readonly #doc: DynamoDBDocumentClient;
+
+  constructor(
+    client: DynamoDBClient,
+    readonly tableName: string,
+  ) {
+    this.#doc = DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
+  }
+
+  async get(settlementId: string): Promise<SettlementDecision | undefined> {
+    const { Item } = await this.#doc.send(
+      new GetCommand({
+        TableName: this.tableName,
+        Key: settlementKeys.decision(settlementId),
+        ConsistentRead: true,
+      }),
+    );
+    return Item ? decisionItemSchema.parse(Item) : undefined;
+  }
+
+  /** Records the decision unless one exists; answers the decision that holds (ours or the earlier one). */
+  async record(decision: SettlementDecision): Promise<SettlementDecision> {
+    try {
+      await this.#doc.send(
+        new PutCommand({
+          TableName: this.tableName,
+          Item: {
+            ...settlementKeys.decision(decision.settlementId),
+            entity: 'settlement-decision',
+            ...decision,
+          },
+          ConditionExpression: 'attribute_not_exists(pk)',
+        }),
+      );
+      return decision;
+    } catch (error) {
+      if (!(error instanceof Error && error.name === 'ConditionalCheckFailedException')) throw error;
+      const existing = await this.get(decision.settlementId);
+      if (!existing) throw error;
+      return existing;
+    }
+  }
+}

@@ -1,0 +1,29 @@
+import type { Principal } from '../payouts/model.js';
+
+/** What started a settlement payout; every trigger goes through the same idempotent path. */
+export const SettlementTrigger = { Event: 'event', Api: 'api', Poll: 'poll' } as const;
+export type SettlementTrigger = (typeof SettlementTrigger)[keyof typeof SettlementTrigger];
+
+/**
+ * The recorded, final decision about one settlement: paid (with the payout that pays it) or skipped (with
+ * the reason). Deferrals (outside the allowed hours) are not recorded: a later trigger decides again.
+ */
+export interface SettlementDecision {
+  readonly settlementId: string;
+  readonly decision: 'paid' | 'skipped';
+  readonly code?: string;
+  readonly reason: string;
+  readonly payoutId?: string;
+  /** What the payout pays (after the keep-back), kobo. */
+  readonly amountKobo?: number;
+  /** The provider's record as read fresh when deciding. */
+  readonly settlement: {
+    readonly status: string;
+    readonly category: string;
+    readonly amountKobo?: number;
+    readonly date: string;
+  };
+  readonly trigger: SettlementTrigger;
+  readonly decidedBy: Principal;
+  readonly decidedAt: string;
+}

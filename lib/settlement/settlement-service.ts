@@ -1,0 +1,243 @@
+import { formatNaira, MoneyError, toKobo } from '../money.js';
+import { IdempotencyConflictError, PayoutValidationError } from '../payouts/errors.js';
+import { type Payout, PayoutStatus, type Principal, systemPrincipal } from '../payouts/model.js';
+import type { PayoutEngine } from '../payouts/payout-engine.js';
+import type { CreatePayoutRequest } from '../payouts/schemas.js';
+import type { ProviderClient, Settlement } from '../provider/index.js';
+import { type Clock, systemClock } from '../shared/clock.js';
+import { type Logger, silentLogger } from '../shared/logger.js';
+import type { DynamoDbSettlementDecisionStore } from './decision-store.js';
+import { SettlementNotFoundError } from './errors.js';
+import type { SettlementDecision, SettlementTrigger } from './model.js';
+import { decideSettlement, type SettlementPolicy, SkipCode } from './policy.js';
+
+/** Settlement payouts are created by the engine with this origin; the settlement id is the idempotency key. */
+export const SETTLEMENT_ORIGIN = 'settlement';
+const PAGE_SIZE = 100;
+const NARRATION_ID_LENGTH = 48;
+
+export interface SettlementServiceOptions {
+  readonly engine: PayoutEngine;
+  readonly provider: Pick<ProviderClient, 'settlements'>;
+  readonly store: DynamoDbSettlementDecisionStore;
+  readonly policy: SettlementPolicy;
+  readonly clock?: Clock;
+  readonly logger?: Logger;
+  /** How many pages of 100 settlements a look-up or a poll walks at most (default 10). */
+  readonly maxPages?: number;
+}
+
+/** What one trigger achieved. `deferred` means "not now": nothing was recorded, a later trigger decides. */
+export type PayOutResult =
+  | { readonly outcome: 'paid'; readonly decision: SettlementDecision; readonly payout?: Payout }
+  | { readonly outcome: 'skipped'; readonly decision: SettlementDecision }
+  | { readonly outcome: 'deferred'; readonly reason: string };
+
+export interface PollReport {
+  readonly examined: number;
+  readonly alreadyDecided: number;
+  readonly paid: number;
+  readonly skipped: number;
+  readonly deferred: number;
+  readonly failed: number;
+}
+
+/**
+ * Instant settlement: pays a settlement out to the merchant's bank account at most once, whichever trigger
+ * (event, ops API, poll) comes first or however often. Every trigger builds the same payout request from a
+ * fresh provider read and the policy, and the engine's idempotency on (`settlement`, settlement id) makes
+ * the racers share one payout.
+ *
+ * @example
+ * const service = new SettlementService({ engine, provider, store, policy });
+ * const result = await service.payOut('7f3c…', 'api', { id: 'alice', kind: 'user' });
+ */
+export class SettlementService {
+  readonly #engine: PayoutEngine;
+  readonly #provider: Pick<ProviderClient, 'settlements'>;
+  readonly #store: DynamoDbSettlementDecisionStore;
+  readonly #clock: Clock;
+  readonly #logger: Logger;
+  readonly #maxPages: number;
+  readonly policy: SettlementPolicy;
+
+  constructor(options: SettlementServiceOptions) {
+    this.#engine = options.engine;
+    this.#provider = options.provider;
+    this.#store = options.store;
+    this.policy = options.policy;
+    this.#clock = options.clock ?? systemClock;
+    this.#logger = options.logger ?? silentLogger;
+    this.#maxPages = options.maxPages ?? 10;
+  }
+
+  /** The recorded decision, if any. */
+  decision(settlementId: string): Promise<SettlementDecision | undefined> {
+    return this.#store.get(settlementId);
+  }
+
+  /**
+   * Decides and, when the policy says so, pays one settlement. `known` is a record the caller has just read
+   * from the provider (the poll); otherwise the provider is asked: an event's word is never trusted.
+   *
+   * @throws SettlementNotFoundError when the provider does not list the settlement within the look-up bound
+   */
+  async payOut(
+    settlementId: string,
+    trigger: SettlementTrigger,
+    actor: Principal,
+    known?: Settlement,
+  ): Promise<PayOutResult> {
+    const recorded = await this.#store.get(settlementId);
+    if (recorded) return this.#replay(recorded);
+    const settlement = known?.id === settlementId ? known : await this.#lookUp(settlementId);
+    const now = this.#clock.now();
+    const verdict = decideSettlement(settlement, this.policy, now);
+    const base = {
+      settlementId,
+      settlement: snapshotOf(settlement),
+      trigger,
+      decidedBy: actor,
+      decidedAt: now.toISOString(),
+    };
+    if (verdict.kind === 'defer') {
+      this.#logger.info('settlement payout deferred', { settlementId, trigger, reason: verdict.reason });
+      return { outcome: 'deferred', reason: verdict.reason };
+    }
+    if (verdict.kind === 'skip') return this.#skip({ ...base, code: verdict.code, reason: verdict.reason });
+
+    let payout: Payout;
+    try {
+      ({ payout } = await this.#engine.create({
+        request: this.#payoutRequest(settlementId, verdict.amountKobo),
+        idempotencyKey: settlementId,
+        origin: SETTLEMENT_ORIGIN,
+        actor,
+        sourceRef: settlementId,
+      }));
+    } catch (error) {
+      if (error instanceof PayoutValidationError) {
+        return this.#skip({ ...base, code: SkipCode.EngineRejected, reason: error.message });
+      }
+      if (error instanceof IdempotencyConflictError) {
+        // The policy changed between two triggers: the first payout stands, this request is not sent.
+        const existing = await this.#engine.get(error.existingPayoutId);
+        if (!existing) throw error;
+        payout = existing;
+      } else {
+        throw error;
+      }
+    }
+    const decision = await this.#store.record({
+      ...base,
+      decision: 'paid',
+      reason: `paying ${formatNaira(payout.amountKobo)} to ${this.policy.destination.accountNumber}`,
+      payoutId: payout.id,
+      amountKobo: payout.amountKobo,
+    });
+    return { outcome: 'paid', decision, payout: await this.#submit(payout) };
+  }
+
+  /**
+   * One poll: walks SUCCESSFUL settlements, newest first, up to the page bound, and pays every one of a
+   * paid-out category that has no decision yet. A failure on one settlement never stops the others.
+   */
+  async poll(actor: Principal = systemPrincipal('settlement-poll')): Promise<PollReport> {
+    const report = { examined: 0, alreadyDecided: 0, paid: 0, skipped: 0, deferred: 0, failed: 0 };
+    for await (const settlement of this.#provider.settlements.listAll(
+      { status: 'SUCCESSFUL', perPage: PAGE_SIZE },
+      { maxPages: this.#maxPages },
+    )) {
+      // Other categories (INSTANT_SETTLEMENT above all: our own payouts) are never ours to pay.
+      if (!this.policy.categories.includes(settlement.category)) continue;
+      report.examined++;
+      if (await this.#store.get(settlement.id)) {
+        report.alreadyDecided++;
+        continue;
+      }
+      try {
+        const result = await this.payOut(settlement.id, 'poll', actor, settlement);
+        report[result.outcome]++;
+      } catch (error) {
+        report.failed++;
+        this.#logger.error('settlement poll could not decide a settlement', {
+          settlementId: settlement.id,
+          error: error instanceof Error ? error.message : String(error),
+        });
+      }
+    }
+    return report;
+  }
+
+  async #replay(recorded: SettlementDecision): Promise<PayOutResult> {
+    if (recorded.decision === 'skipped') return { outcome: 'skipped', decision: recorded };
+    const payout = recorded.payoutId ? await this.#engine.get(recorded.payoutId) : undefined;
+    // A crash after recording may have left the payout pending: submitting again is a no-op otherwise.
+    return { outcome: 'paid', decision: recorded, ...(payout && { payout: await this.#submit(payout) }) };
+  }
+
+  async #skip(decision: Omit<SettlementDecision, 'decision'>): Promise<PayOutResult> {
+    const held = await this.#store.record({ ...decision, decision: 'skipped' });
+    this.#logger.info('settlement not paid out', {
+      settlementId: held.settlementId,
+      code: held.code,
+      reason: held.reason,
+    });
+    return held.decision === 'paid'
+      ? { outcome: 'paid', decision: held }
+      : { outcome: 'skipped', decision: held };
+  }
+
+  /** Submits a pending payout; a failure here is left to the sweeper, never to the caller. */
+  async #submit(payout: Payout): Promise<Payout> {
+    if (payout.status !== PayoutStatus.Pending) return payout;
+    try {
+      return (await this.#engine.submit(payout.id)).payout;
+    } catch (error) {
+      this.#logger.warn('settlement payout submission failed; the sweeper will retry', {
+        payoutId: payout.id,
+        error: error instanceof Error ? error.message : String(error),
+      });
+      return payout;
+    }
+  }
+
+  #payoutRequest(settlementId: string, amountKobo: number): CreatePayoutRequest {
+    return {
+      type: 'bank_transfer',
+      amount: amountKobo,
+      currency: 'NGN',
+      narration: `Settlement ${settlementId.slice(0, NARRATION_ID_LENGTH)}`,
+      beneficiary: this.policy.destination,
+      metadata: { isInstantSettlement: true, isMerchantSettlement: true, settlementId },
+    };
+  }
+
+  async #lookUp(settlementId: string): Promise<Settlement> {
+    for await (const settlement of this.#provider.settlements.listAll(
+      { perPage: PAGE_SIZE },
+      { maxPages: this.#maxPages },
+    )) {
+      if (settlement.id === settlementId) return settlement;
+    }
+    throw new SettlementNotFoundError(
+      settlementId,
+      `the provider lists no settlement ${settlementId} in its newest ${this.#maxPages * PAGE_SIZE} settlements`,
+    );
+  }
+}
+
+function snapshotOf(settlement: Settlement): SettlementDecision['settlement'] {
+  let amountKobo: number | undefined;
+  try {
+    amountKobo = toKobo(settlement.amount);
+  } catch (error) {
+    if (!(error instanceof MoneyError)) throw error;
+  }
+  return {
+    status: settlement.status,
+    category: settlement.category,
+    date: settlement.date,
+    ...(amountKobo !== undefined && { amountKobo }),
+  };
+}

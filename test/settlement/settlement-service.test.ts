@@ -1,0 +1,188 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SettlementNotFoundError } from '../../lib/settlement/errors.js';
+import { alice, type EngineHarness, startEngineHarness } from '../support/engine-harness.js';
+import {
+  destination,
+  idempotencyItems,
+  instantPayoutsFor,
+  seededSettlement,
+  settlementServiceFor,
+} from './support.js';
+
+const ops = alice;
+const system = { id: 'system:test', kind: 'system' } as const;
+
+describe('SettlementService', () => {
+  let h: EngineHarness;
+
+  beforeAll(async () => {
+    h = await startEngineHarness();
+  });
+  afterAll(async () => {
+    await h.close();
+  });
+  // Tests that need a clean provider and table start a harness of their own.
+
+  it('pays one SUCCESSFUL settlement once when event, ops call and poll race for it', async () => {
+    const wired = settlementServiceFor(h);
+    const settlement = await seededSettlement(h, 'MERCHANT_SETTLEMENT', 'SUCCESSFUL');
+
+    const [byEvent, byApi, byPoll] = await Promise.all([
+      wired.service.payOut(settlement.id, 'event', system),
+      wired.service.payOut(settlement.id, 'api', ops),
+      wired.service.poll(),
+    ]);
+
+    const payouts = instantPayoutsFor(h, settlement.id);
+    expect(payouts).toHaveLength(1);
+    expect(payouts[0]?.amount).toBe(settlement.amount);
+    expect(payouts[0]?.metadata).toMatchObject({
+      isInstantSettlement: true,
+      isMerchantSettlement: true,
+      settlementId: settlement.id,
+    });
+    expect(byEvent.outcome).toBe('paid');
+    expect(byApi.outcome).toBe('paid');
+    expect(byPoll.failed).toBe(0);
+    const decision = await wired.service.decision(settlement.id);
+    expect(decision).toMatchObject({ decision: 'paid', amountKobo: 12_000_000 });
+    const payout = await h.engine.get(decision?.payoutId ?? '');
+    expect(payout).toMatchObject({
+      status: 'succeeded',
+      origin: 'settlement',
+      idempotencyKey: settlement.id,
+      sourceRef: settlement.id,
+      instruction: { type: 'bank_transfer', beneficiary: destination },
+    });
+    expect(await idempotencyItems(wired.dynamoDb, h.tableName, settlement.id)).toHaveLength(1);
+    wired.dynamoDb.destroy();
+  });
+
+  it('pays nothing more however often a paid settlement is triggered again', async () => {
+    const wired = settlementServiceFor(h);
+    const settlement = await seededSettlement(h, 'MERCHANT_SETTLEMENT', 'SUCCESSFUL');
+    const before = h.sandbox.stats().requests['/settlement/instant/payout'] ?? 0;
+    const again = await Promise.all([1, 2, 3].map(() => wired.service.payOut(settlement.id, 'api', ops)));
+    const report = await wired.service.poll();
+    expect(again.map((r) => r.outcome)).toEqual(['paid', 'paid', 'paid']);
+    expect(report.paid).toBe(0);
+    expect(report.alreadyDecided).toBeGreaterThan(0);
+    expect(h.sandbox.stats().requests['/settlement/instant/payout'] ?? 0).toBe(before);
+    wired.dynamoDb.destroy();
+  });
+
+  it('records a FAILED settlement as skipped with the reason, and never pays it', async () => {
+    const wired = settlementServiceFor(h);
+    const failed = await seededSettlement(h, 'CARD_SETTLEMENT', 'FAILED');
+    const before = h.sandbox.stats().requests['/settlement/instant/payout'] ?? 0;
+    const result = await wired.service.payOut(failed.id, 'event', system);
+    expect(result).toMatchObject({
+      outcome: 'skipped',
+      decision: { decision: 'skipped', code: 'SETTLEMENT_NOT_SUCCESSFUL', trigger: 'event' },
+    });
+    expect(result.outcome === 'skipped' && result.decision.reason).toContain('FAILED');
+    expect(await wired.service.payOut(failed.id, 'api', ops)).toMatchObject({ outcome: 'skipped' });
+    expect(h.sandbox.stats().requests['/settlement/instant/payout'] ?? 0).toBe(before);
+    expect(await idempotencyItems(wired.dynamoDb, h.tableName, failed.id)).toHaveLength(0);
+    wired.dynamoDb.destroy();
+  });
+
+  it('records a FAILED settlement of amount 0 as skipped', async () => {
+    const wired = settlementServiceFor(h);
+    const zero = await seededSettlement(h, 'MERCHANT_SETTLEMENT', 'FAILED');
+    expect(zero.amount).toBe(0);
+    expect(await wired.service.payOut(zero.id, 'api', ops)).toMatchObject({ outcome: 'skipped' });
+    wired.dynamoDb.destroy();
+  });
+
+  it('records a settlement below the minimum as skipped, so the poll does not decide it again', async () => {
+    const fresh = await startEngineHarness();
+    try {
+      const wired = settlementServiceFor(fresh, { minimumKobo: 50_000_000 });
+      const first = await wired.service.poll();
+      expect(first).toMatchObject({ skipped: 2, paid: 0, failed: 0 });
+      const card = await seededSettlement(fresh, 'CARD_SETTLEMENT', 'SUCCESSFUL');
+      expect(await wired.service.decision(card.id)).toMatchObject({
+        decision: 'skipped',
+        code: 'BELOW_MINIMUM',
+      });
+      const second = await wired.service.poll();
+      expect(second).toMatchObject({ alreadyDecided: 2, skipped: 0, paid: 0 });
+      expect(fresh.sandbox.stats().requests['/settlement/instant/payout'] ?? 0).toBe(0);
+      wired.dynamoDb.destroy();
+    } finally {
+      await fresh.close();
+    }
+  });
+
+  it('defers outside the allowed hours without recording, and pays on a later trigger inside them', async () => {
+    const fresh = await startEngineHarness();
+    try {
+      // 08:00-09:00 Lagos is 07:00-08:00Z; the harness clock starts at 08:00Z (09:00 Lagos).
+      const wired = settlementServiceFor(fresh, { allowedMinutes: { from: 8 * 60, to: 9 * 60 } });
+      const card = await seededSettlement(fresh, 'CARD_SETTLEMENT', 'SUCCESSFUL');
+      const deferred = await wired.service.payOut(card.id, 'event', system);
+      expect(deferred).toMatchObject({ outcome: 'deferred' });
+      expect(deferred.outcome === 'deferred' && deferred.reason).toContain('09:00');
+      expect(await wired.service.decision(card.id)).toBeUndefined();
+      expect(fresh.sandbox.stats().requests['/settlement/instant/payout'] ?? 0).toBe(0);
+
+      fresh.clock.set('2026-03-03T07:30:00.000Z'); // 08:30 Lagos, next day
+      const report = await wired.service.poll();
+      expect(report).toMatchObject({ paid: 2, deferred: 0 });
+      expect(instantPayoutsFor(fresh, card.id)).toHaveLength(1);
+      wired.dynamoDb.destroy();
+    } finally {
+      await fresh.close();
+    }
+  });
+
+  it('keeps the keep-back in the wallet and pays the rest', async () => {
+    const fresh = await startEngineHarness();
+    try {
+      const wired = settlementServiceFor(fresh, { keepBackKobo: 200_000 });
+      const card = await seededSettlement(fresh, 'CARD_SETTLEMENT', 'SUCCESSFUL');
+      expect(card.amount).toBe(17_000);
+      await wired.service.payOut(card.id, 'api', ops);
+      expect(instantPayoutsFor(fresh, card.id).map((op) => op.amount)).toEqual([15_000]);
+      expect(await wired.service.decision(card.id)).toMatchObject({
+        amountKobo: 1_500_000,
+        settlement: { amountKobo: 1_700_000 },
+      });
+      wired.dynamoDb.destroy();
+    } finally {
+      await fresh.close();
+    }
+  });
+
+  it('never pays the INSTANT_SETTLEMENT records its own payouts create', async () => {
+    const fresh = await startEngineHarness();
+    try {
+      const wired = settlementServiceFor(fresh);
+      await wired.service.poll();
+      const paid = fresh.sandbox.stats().requests['/settlement/instant/payout'] ?? 0;
+      expect(paid).toBe(2);
+      // Each payout added an INSTANT_SETTLEMENT to GET /settlement; the next polls leave them alone.
+      await wired.service.poll();
+      await wired.service.poll();
+      expect(fresh.sandbox.stats().requests['/settlement/instant/payout'] ?? 0).toBe(paid);
+      const instant = await seededSettlement(fresh, 'INSTANT_SETTLEMENT', 'SUCCESSFUL');
+      expect(await wired.service.payOut(instant.id, 'api', ops)).toMatchObject({
+        outcome: 'skipped',
+        decision: { code: 'CATEGORY_EXCLUDED' },
+      });
+      wired.dynamoDb.destroy();
+    } finally {
+      await fresh.close();
+    }
+  });
+
+  it('throws SettlementNotFoundError for an id the provider does not list, and records nothing', async () => {
+    const wired = settlementServiceFor(h);
+    await expect(wired.service.payOut('no-such-settlement', 'api', ops)).rejects.toBeInstanceOf(
+      SettlementNotFoundError,
+    );
+    expect(await wired.service.decision('no-such-settlement')).toBeUndefined();
+    wired.dynamoDb.destroy();
+  });
+});

@@ -1,0 +1,66 @@
+import { DynamoDBClient, QueryCommand } from '@aws-sdk/client-dynamodb';
+import { inject } from 'vitest';
+import { localAwsConfig } from '../../lib/local/dynamodb-local.js';
+import type { Settlement } from '../../lib/provider/index.js';
+import { DynamoDbSettlementDecisionStore } from '../../lib/settlement/decision-store.js';
+import type { SettlementPolicy } from '../../lib/settlement/policy.js';
+import { SettlementService } from '../../lib/settlement/settlement-service.js';
+import type { EngineHarness } from '../support/engine-harness.js';
+
+export const destination = { bankCode: '058', accountNumber: '0987654321', accountName: 'Demo Merchant Ltd' };
+
+export const allDayPolicy: SettlementPolicy = {
+  destination,
+  minimumKobo: 100,
+  keepBackKobo: 0,
+  allowedMinutes: { from: 0, to: 24 * 60 },
+  categories: ['MERCHANT_SETTLEMENT', 'CARD_SETTLEMENT'],
+};
+
+/** A settlement service over the harness's engine, table and sandbox. */
+export function settlementServiceFor(h: EngineHarness, policy: Partial<SettlementPolicy> = {}) {
+  const dynamoDb = new DynamoDBClient({ endpoint: inject('dynamoDbEndpoint'), ...localAwsConfig });
+  const store = new DynamoDbSettlementDecisionStore(dynamoDb, h.tableName);
+  const service = new SettlementService({
+    engine: h.engine,
+    provider: h.client,
+    store,
+    policy: { ...allDayPolicy, ...policy },
+    clock: h.clock,
+    logger: h.logger,
+  });
+  return { service, store, dynamoDb };
+}
+
+/** The seeded settlement of a category and status, read the way the service reads it. */
+export async function seededSettlement(
+  h: EngineHarness,
+  category: string,
+  status: 'SUCCESSFUL' | 'FAILED',
+): Promise<Settlement> {
+  const { items } = await h.client.settlements.list({ perPage: 100 });
+  const found = items.find((s) => s.category === category && s.status === status);
+  if (!found) throw new Error(`no seeded ${status} ${category}`);
+  return found;
+}
+
+/** The instant payouts the sandbox committed for one settlement id. */
+export function instantPayoutsFor(h: EngineHarness, settlementId: string) {
+  return h.sandbox
+    .ledger()
+    .operations.filter(
+      (op) => op.path === '/settlement/instant/payout' && op.metadata.settlementId === settlementId,
+    );
+}
+
+/** Payout items of the table whose idempotency key is the settlement id, under the settlement origin. */
+export async function idempotencyItems(dynamoDb: DynamoDBClient, tableName: string, settlementId: string) {
+  const { Items } = await dynamoDb.send(
+    new QueryCommand({
+      TableName: tableName,
+      KeyConditionExpression: 'pk = :pk',
+      ExpressionAttributeValues: { ':pk': { S: `IDEMPOTENCY#settlement#${settlementId}` } },
+    }),
+  );
+  return Items ?? [];
+}
