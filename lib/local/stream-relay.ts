@@ -93,17 +93,24 @@ export class StreamRelay {
 
   /** Polls every `intervalMs` until stopped; a failed poll is logged and retried on the next tick. */
   start(intervalMs = 500): void {
-    const tick = async () => {
-      try {
-        await this.pollOnce();
-      } catch (error) {
-        this.logger.error('stream relay poll failed', {
-          error: error instanceof Error ? error.message : String(error),
+    const schedule = () => {
+      this.#timer = setTimeout(() => {
+        this.#running = this.#tick().then(() => {
+          if (this.#timer) schedule();
         });
-      }
-      if (this.#timer) this.#timer = setTimeout(() => void (this.#running = tick()), intervalMs);
+      }, intervalMs);
     };
-    this.#timer = setTimeout(() => void (this.#running = tick()), intervalMs);
+    schedule();
+  }
+
+  async #tick(): Promise<void> {
+    try {
+      await this.pollOnce();
+    } catch (error) {
+      this.logger.error('stream relay poll failed', {
+        error: error instanceof Error ? error.message : String(error),
+      });
+    }
   }
 
   async stop(): Promise<void> {
