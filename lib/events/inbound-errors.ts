@@ -1,0 +1,15 @@
+/** An inbound event does not match its schema; it is dead-lettered, never retried, and creates nothing. */
+export class InvalidEventError extends Error {
+  override readonly name = 'InvalidEventError';
+  readonly code = 'INVALID_EVENT';
+  constructor(
+    readonly eventId: string | undefined,
+    readonly issues: readonly { path: string; message: string }[],
+    options?: ErrorOptions,
+  ) {
+    super(
+      `invalid event${eventId ? ` ${eventId}` : ''}: ${issues.map((issue) => `${issue.path}: ${issue.message}`).join('; ')}`,
+      options,
+    );
+  }
+}

@@ -1,0 +1,95 @@
+import { IdempotencyConflictError, PayoutValidationError } from '../payouts/errors.js';
+import { type Payout, PayoutStatus, type Principal } from '../payouts/model.js';
+import type { PayoutEngine } from '../payouts/payout-engine.js';
+import { SettlementNotConfiguredError } from '../settlement/errors.js';
+import type { PayOutResult, SettlementService } from '../settlement/settlement-service.js';
+import { type Logger, silentLogger } from '../shared/logger.js';
+import { InvalidEventError } from './inbound-errors.js';
+import { parsePayoutRequested, parseSettlementAvailable } from './inbound-events.js';
+
+export interface PayoutRequestedOutcome {
+  readonly payoutId: string;
+  readonly status: Payout['status'];
+  /** True when the event (or another with the same key) had created the payout before. */
+  readonly replayed: boolean;
+}
+
+/**
+ * `Payout Requested`: validates the whole event first, then creates the payout through the engine with
+ * origin `event` and key `detail.idempotencyKey ?? event.id`, and submits it when it is pending. A
+ * redelivery, even a concurrent one, finds the same payout. A request the engine refuses (above the
+ * maximum, a key reused for a different payout) is as invalid as a malformed one: it can never succeed.
+ *
+ * @throws InvalidEventError before anything is written
+ */
+export async function handlePayoutRequested(
+  engine: PayoutEngine,
+  event: unknown,
+  logger: Logger = silentLogger,
+): Promise<PayoutRequestedOutcome> {
+  const parsed = parsePayoutRequested(event);
+  const actor: Principal = { id: `event:${parsed.requestedBy ?? parsed.source}`, kind: 'system' };
+  let created: { payout: Payout; replayed: boolean };
+  try {
+    created = await engine.create({
+      request: parsed.request,
+      idempotencyKey: parsed.idempotencyKey,
+      origin: 'event',
+      actor,
+    });
+  } catch (error) {
+    if (error instanceof PayoutValidationError) {
+      const issues = error.issues.map((issue) => ({ ...issue, path: `detail.payout.${issue.path}` }));
+      throw new InvalidEventError(
+        parsed.eventId,
+        issues.length > 0 ? issues : [{ path: 'detail.payout', message: error.message }],
+        {
+          cause: error,
+        },
+      );
+    }
+    if (error instanceof IdempotencyConflictError) {
+      throw new InvalidEventError(
+        parsed.eventId,
+        [{ path: 'detail.idempotencyKey', message: error.message }],
+        {
+          cause: error,
+        },
+      );
+    }
+    throw error;
+  }
+  let payout = created.payout;
+  if (payout.status === PayoutStatus.Pending) {
+    try {
+      payout = (await engine.submit(payout.id)).payout;
+    } catch (error) {
+      logger.warn('inline submission failed; the sweeper will pick the payout up', {
+        payoutId: payout.id,
+        error: error instanceof Error ? error.message : String(error),
+      });
+    }
+  }
+  logger.info('payout requested by event', {
+    eventId: parsed.eventId,
+    payoutId: payout.id,
+    replayed: created.replayed,
+  });
+  return { payoutId: payout.id, status: payout.status, replayed: created.replayed };
+}
+
+/**
+ * `Settlement Available`: pays the settlement out through the settlement service (which reads it fresh from
+ * the provider), idempotent on the settlement id like the poll and the ops call.
+ *
+ * @throws InvalidEventError before anything is read or written
+ * @throws SettlementNotConfiguredError when the deployment has no settlement policy
+ */
+export async function handleSettlementAvailable(
+  settlements: SettlementService | undefined,
+  event: unknown,
+): Promise<PayOutResult> {
+  const parsed = parseSettlementAvailable(event);
+  if (!settlements) throw new SettlementNotConfiguredError();
+  return settlements.payOut(parsed.settlementId, 'event', { id: 'system:settlement-event', kind: 'system' });
+}
