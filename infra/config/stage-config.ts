@@ -1,0 +1,118 @@
+import * as z from 'zod/mini';
+import { settlementPolicyFromEnv } from '../../lib/settlement/config.js';
+
+z.config(z.locales.en());
+
+const kobo = z.int().check(z.positive());
+
+/** Log retention values CloudWatch accepts (days). */
+const RETENTION_DAYS = [
+  1, 3, 5, 7, 14, 30, 60, 90, 120, 150, 180, 365, 400, 545, 731, 1096, 1827, 3653,
+] as const;
+
+/**
+ * Everything that differs between stages, validated once in `infra/app.ts`. Limits are in kobo, as the
+ * engine counts them; they reach the functions as the environment variables `lib/runtime/runtime-config.ts` reads.
+ */
+export const StageConfigSchema = z.strictObject({
+  /** Base URL of the payments provider's API for this stage (sandbox for dev). */
+  providerBaseUrl: z.url({ protocol: /^https$/ }),
+  maxPayoutKobo: kobo,
+  dailyCapKobo: kobo,
+  approvalThresholdKobo: kobo,
+  /**
+   * Instant settlement (`lib/settlement/config.ts`): where available settlements are paid out to, and the
+   * rules. Omit `destination` to leave instant settlement off. Checked with the code's own parser at synth.
+   */
+  settlement: z._default(
+    z.strictObject({
+      destination: z.optional(
+        z.strictObject({ bankCode: z.string(), accountNumber: z.string(), accountName: z.string() }),
+      ),
+      minKobo: z.optional(z.int().check(z.nonnegative())),
+      keepBackKobo: z.optional(z.int().check(z.nonnegative())),
+      /** `HH:MM-HH:MM` on the Lagos clock. */
+      allowedHours: z.optional(z.string()),
+      categories: z.optional(z.array(z.string()).check(z.minLength(1))),
+    }),
+    {},
+  ),
+  /** How often the provider's settlements are polled (minutes). */
+  settlementPollMinutes: z._default(z.int().check(z.positive(), z.lte(1440)), 15),
+  /** How often provider-side schedules are synchronised (minutes). */
+  scheduleSyncMinutes: z._default(z.int().check(z.positive(), z.lte(1440)), 60),
+  logRetentionDays: z._default(z.literal(RETENTION_DAYS), 90),
+  /** A payout `unknown` (not yet decided by reconciliation) for longer than this raises an alarm. */
+  unknownAlarmMinutes: z._default(z.int().check(z.positive(), z.lte(1440)), 30),
+  /** Where alarm notifications go; without one the SNS topic has no subscriber until one is added. */
+  alarmEmail: z.optional(z.email()),
+  /**
+   * Caps how many copies of a scheduled handler run at once. Unset by default: reserved concurrency fails
+   * to deploy on accounts whose concurrency quota is still the new-account minimum.
+   */
+  scheduledFunctionConcurrency: z.optional(z.int().check(z.positive(), z.lte(10))),
+  /** Refuses `cdk destroy` / replacement of the table in CloudFormation. The table is retained either way. */
+  deletionProtection: z._default(z.boolean(), true),
+});
+export type StageConfigInput = z.input<typeof StageConfigSchema>;
+export type StageConfig = Readonly<z.infer<typeof StageConfigSchema>>;
+
+export const StageNameSchema = z.string().check(z.regex(/^[a-z][a-z0-9-]{1,15}$/, 'lower-case stage name'));
+
+/** The stack's configuration problem, with every offending field named. */
+export class StageConfigError extends Error {
+  override readonly name = 'StageConfigError';
+  readonly code = 'STAGE_CONFIG_INVALID';
+}
+
+/**
+ * Validates the configuration of one stage.
+ *
+ * @example parseStageConfig('dev', app.node.tryGetContext('stages')?.dev)
+ */
+export function parseStageConfig(stage: string, input: unknown): StageConfig {
+  if (!StageNameSchema.safeParse(stage).success) {
+    throw new StageConfigError(`invalid stage name "${stage}": use lower-case letters, digits and dashes`);
+  }
+  if (input === undefined) {
+    throw new StageConfigError(
+      `no configuration for stage "${stage}": add it under context.stages in cdk.json`,
+    );
+  }
+  const result = StageConfigSchema.safeParse(input);
+  if (!result.success) {
+    const issues = result.error.issues.map(
+      (issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`,
+    );
+    throw new StageConfigError(`invalid configuration for stage "${stage}": ${issues.join('; ')}`);
+  }
+  if (result.data.approvalThresholdKobo > result.data.maxPayoutKobo) {
+    // A threshold above the maximum would mean no payout ever needs a second approver.
+    throw new StageConfigError(
+      `invalid configuration for stage "${stage}": approvalThresholdKobo exceeds maxPayoutKobo`,
+    );
+  }
+  try {
+    settlementPolicyFromEnv(settlementEnvironment(result.data));
+  } catch (error) {
+    throw new StageConfigError(
+      `invalid configuration for stage "${stage}": settlement: ${error instanceof Error ? error.message : String(error)}`,
+    );
+  }
+  return result.data;
+}
+
+/** The settlement block as the environment variables `settlementPolicyFromEnv` reads. */
+export function settlementEnvironment(config: Pick<StageConfig, 'settlement'>): Record<string, string> {
+  const { destination, minKobo, keepBackKobo, allowedHours, categories } = config.settlement;
+  const entries: [string, string | undefined][] = [
+    ['SETTLEMENT_DESTINATION_BANK_CODE', destination?.bankCode],
+    ['SETTLEMENT_DESTINATION_ACCOUNT_NUMBER', destination?.accountNumber],
+    ['SETTLEMENT_DESTINATION_ACCOUNT_NAME', destination?.accountName],
+    ['SETTLEMENT_MIN_KOBO', minKobo === undefined ? undefined : String(minKobo)],
+    ['SETTLEMENT_KEEP_BACK_KOBO', keepBackKobo === undefined ? undefined : String(keepBackKobo)],
+    ['SETTLEMENT_ALLOWED_HOURS', allowedHours],
+    ['SETTLEMENT_CATEGORIES', categories?.join(',')],
+  ];
+  return Object.fromEntries(entries.filter((entry): entry is [string, string] => entry[1] !== undefined));
+}

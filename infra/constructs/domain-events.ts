@@ -1,0 +1,58 @@
+import { Duration } from 'aws-cdk-lib';
+import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
+import type { IEventBus } from 'aws-cdk-lib/aws-events';
+import { FilterCriteria, FilterRule, StartingPosition } from 'aws-cdk-lib/aws-lambda';
+import { DynamoEventSource, SqsDlq } from 'aws-cdk-lib/aws-lambda-event-sources';
+import type { IQueue } from 'aws-cdk-lib/aws-sqs';
+import { Construct } from 'constructs';
+import type { PayoutFunction } from './payout-function.js';
+
+export interface DomainEventsProps {
+  readonly table: ITable;
+  readonly bus: IEventBus;
+  readonly publisher: PayoutFunction;
+  readonly deadLetterQueue: IQueue;
+  /** Statuses whose arrival is published (`PUBLISHED_OUTCOMES` of `lib/events/domain-events.ts`). */
+  readonly publishedStatuses: readonly string[];
+}
+
+/**
+ * The outbox: the table's stream feeds the publisher, which puts one domain event per payout outcome on
+ * the bus. The stream is read in order (one shard reader, no bisecting); the handler reports the first
+ * failed record so the batch resumes there, and a record that keeps failing lands in the DLQ (its stream
+ * coordinates, for a replay from the table).
+ */
+export class DomainEvents extends Construct {
+  constructor(scope: Construct, id: string, props: DomainEventsProps) {
+    super(scope, id);
+    const { publisher } = props;
+    publisher.addEnvironment({ EVENT_BUS_NAME: props.bus.eventBusName });
+    props.bus.grantPutEventsTo(publisher.function);
+    publisher.function.addEventSource(
+      new DynamoEventSource(props.table, {
+        startingPosition: StartingPosition.TRIM_HORIZON,
+        batchSize: 25,
+        maxBatchingWindow: Duration.seconds(1),
+        parallelizationFactor: 1,
+        bisectBatchOnError: false,
+        reportBatchItemFailures: true,
+        retryAttempts: 20,
+        maxRecordAge: Duration.hours(24),
+        onFailure: new SqsDlq(props.deadLetterQueue),
+        // Only payout items reaching a published status invoke the publisher; audit, cap and idempotency
+        // items never do. The handler still checks that the status changed.
+        filters: [
+          FilterCriteria.filter({
+            eventName: FilterRule.or('INSERT', 'MODIFY'),
+            dynamodb: {
+              NewImage: {
+                entity: { S: FilterRule.isEqual('payout') },
+                status: { S: FilterRule.or(...props.publishedStatuses) },
+              },
+            },
+          }),
+        ],
+      }),
+    );
+  }
+}

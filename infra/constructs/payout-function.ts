@@ -1,0 +1,137 @@
+import { join } from 'node:path';
+import { Duration, RemovalPolicy } from 'aws-cdk-lib';
+import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
+import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
+import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
+import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
+import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
+import { Construct } from 'constructs';
+
+/** The project root: `functions/`, `package-lock.json` and `tsconfig.json` live there. */
+export const PROJECT_ROOT = join(import.meta.dirname, '..', '..');
+
+/**
+ * ESM bundles need a real `require` for the CommonJS dependencies esbuild inlines; without it they fail at
+ * run time with "Dynamic require of node:... is not supported" (see TOOLCHAIN.md).
+ */
+export const ESM_REQUIRE_BANNER =
+  "import { createRequire } from 'module'; const require = createRequire(import.meta.url);";
+
+/** esbuild settings shared by the construct and the bundle test, so the test builds what ships. */
+export const BUNDLE_OPTIONS = {
+  format: 'esm',
+  target: 'node22',
+  platform: 'node',
+  banner: ESM_REQUIRE_BANNER,
+  mainFields: ['module', 'main'],
+  /** The nodejs22.x runtime ships AWS SDK v3: bundling it adds ~400 KB and nothing else. */
+  external: ['@aws-sdk/*'],
+} as const;
+
+/** Table actions per access level: exactly the calls the stores make (Get, Query, conditional transactions). */
+export const TABLE_ACTIONS = {
+  read: ['dynamodb:GetItem', 'dynamodb:Query'],
+  readWrite: [
+    'dynamodb:GetItem',
+    'dynamodb:Query',
+    'dynamodb:PutItem',
+    'dynamodb:UpdateItem',
+    'dynamodb:ConditionCheckItem',
+  ],
+} as const;
+export type TableAccess = keyof typeof TABLE_ACTIONS;
+
+export interface PayoutFunctionProps {
+  /** File name under `functions/`, without extension: `sweep-due-payouts`. */
+  readonly handlerFile: string;
+  readonly description: string;
+  readonly logRetention: RetentionDays;
+  readonly timeout?: Duration;
+  readonly memorySize?: number;
+  readonly reservedConcurrentExecutions?: number;
+  readonly environment?: Readonly<Record<string, string>>;
+}
+
+/**
+ * One Lambda handler from `functions/` with the project's defaults: nodejs22.x on arm64, ESM bundle built by
+ * the local esbuild (no Docker), source maps, X-Ray, its own log group with retention. Permissions come only
+ * through the `bind…` helpers, each of which sets the environment variable and the grant together.
+ *
+ * @example
+ * const fn = new PayoutFunction(this, 'Sweep', { handlerFile: 'sweep-due-payouts', ... });
+ * fn.bindTable(table, 'readWrite', ['gsi3']);
+ * fn.bindSecret(providerSecret);
+ */
+export class PayoutFunction extends Construct {
+  readonly function: NodejsFunction;
+  readonly logGroup: LogGroup;
+
+  constructor(scope: Construct, id: string, props: PayoutFunctionProps) {
+    super(scope, id);
+    this.logGroup = new LogGroup(this, 'Logs', {
+      retention: props.logRetention,
+      // Logs are operational, not the system of record: the table and its audit events are.
+      removalPolicy: RemovalPolicy.DESTROY,
+    });
+    this.function = new NodejsFunction(this, 'Function', {
+      entry: join(PROJECT_ROOT, 'functions', `${props.handlerFile}.ts`),
+      handler: 'handler',
+      projectRoot: PROJECT_ROOT,
+      depsLockFilePath: join(PROJECT_ROOT, 'package-lock.json'),
+      description: props.description,
+      runtime: Runtime.NODEJS_22_X,
+      architecture: Architecture.ARM_64,
+      memorySize: props.memorySize ?? 512,
+      timeout: props.timeout ?? Duration.seconds(30),
+      tracing: Tracing.ACTIVE,
+      logGroup: this.logGroup,
+      ...(props.reservedConcurrentExecutions !== undefined && {
+        reservedConcurrentExecutions: props.reservedConcurrentExecutions,
+      }),
+      environment: {
+        NODE_OPTIONS: '--enable-source-maps',
+        POWERTOOLS_SERVICE_NAME: 'payouts',
+        POWERTOOLS_METRICS_NAMESPACE: 'Payouts',
+        ...props.environment,
+      },
+      bundling: {
+        format: OutputFormat.ESM,
+        target: BUNDLE_OPTIONS.target,
+        banner: BUNDLE_OPTIONS.banner,
+        mainFields: [...BUNDLE_OPTIONS.mainFields],
+        externalModules: [...BUNDLE_OPTIONS.external],
+        minify: true,
+        sourceMap: true,
+        forceDockerBundling: false,
+      },
+    });
+  }
+
+  /**
+   * Sets TABLE_NAME and grants exactly the table actions of `access`, on the table and on the named
+   * indexes only (Query on an index is authorised against the index ARN).
+   */
+  bindTable(table: ITable, access: TableAccess, indexes: readonly string[] = []): this {
+    this.function.addEnvironment('TABLE_NAME', table.tableName);
+    this.function.addToRolePolicy(
+      new PolicyStatement({
+        actions: [...TABLE_ACTIONS[access]],
+        resources: [table.tableArn, ...indexes.map((index) => `${table.tableArn}/index/${index}`)],
+      }),
+    );
+    return this;
+  }
+
+  /** Sets PROVIDER_SECRET_ID to the secret's ARN and grants reading that secret only. */
+  bindSecret(secret: ISecret): this {
+    this.function.addEnvironment('PROVIDER_SECRET_ID', secret.secretArn);
+    secret.grantRead(this.function);
+    return this;
+  }
+
+  addEnvironment(values: Readonly<Record<string, string>>): this {
+    for (const [key, value] of Object.entries(values)) this.function.addEnvironment(key, value);
+    return this;
+  }
+}

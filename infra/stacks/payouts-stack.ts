@@ -1,0 +1,165 @@
+import { CfnOutput, Duration, Stack, type StackProps, Validations } from 'aws-cdk-lib';
+import { SqsDestination } from 'aws-cdk-lib/aws-lambda-destinations';
+import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
+import type { IQueue } from 'aws-cdk-lib/aws-sqs';
+import type { Construct } from 'constructs';
+import { apiRoutes } from '../../lib/api/index.js';
+import { PUBLISHED_OUTCOMES } from '../../lib/events/domain-events.js';
+import { type StageConfig, settlementEnvironment } from '../config/stage-config.js';
+import { Data } from '../constructs/data.js';
+import { deadLetterQueue } from '../constructs/dead-letter-queue.js';
+import { DomainEvents } from '../constructs/domain-events.js';
+import { Events } from '../constructs/events.js';
+import { Monitoring } from '../constructs/monitoring.js';
+import { OpsApi } from '../constructs/ops-api.js';
+import { PayoutFunction } from '../constructs/payout-function.js';
+import { Scheduling } from '../constructs/scheduling.js';
+import { HANDLERS, type HandlerName, presentHandlers } from '../handlers.js';
+
+export interface PayoutsStackProps extends StackProps {
+  readonly stage: string;
+  readonly config: StageConfig;
+  /** Handlers to deploy; defaults to every registered handler whose file exists in `functions/`. */
+  readonly handlers?: readonly HandlerName[];
+}
+
+/** Wires the constructs together from the handler registry; no business logic lives here. */
+export class PayoutsStack extends Stack {
+  readonly data: Data;
+  readonly events: Events;
+  readonly functions = new Map<HandlerName, PayoutFunction>();
+  readonly deadLetterQueues = new Map<string, IQueue>();
+  readonly api?: OpsApi;
+  readonly monitoring: Monitoring;
+
+  constructor(scope: Construct, id: string, props: PayoutsStackProps) {
+    super(scope, id, props);
+    const { stage, config } = props;
+    const logRetention = config.logRetentionDays as RetentionDays;
+    this.data = new Data(this, 'Data', { stage, deletionProtection: config.deletionProtection });
+    this.events = new Events(this, 'Events', { stage });
+    const scheduling = new Scheduling(this, 'Schedules');
+
+    for (const name of props.handlers ?? presentHandlers()) {
+      const spec = HANDLERS[name];
+      const isScheduled = spec.trigger.kind === 'schedule';
+      const fn = new PayoutFunction(this, name, {
+        handlerFile: name,
+        description: spec.description,
+        logRetention,
+        timeout: spec.timeout,
+        ...(isScheduled &&
+          config.scheduledFunctionConcurrency !== undefined && {
+            reservedConcurrentExecutions: config.scheduledFunctionConcurrency,
+          }),
+        environment: {
+          PROVIDER_BASE_URL: config.providerBaseUrl,
+          MAX_PAYOUT_KOBO: String(config.maxPayoutKobo),
+          DAILY_CAP_KOBO: String(config.dailyCapKobo),
+          APPROVAL_THRESHOLD_KOBO: String(config.approvalThresholdKobo),
+          ...settlementEnvironment(config),
+          STAGE: stage,
+        },
+      });
+      if ('table' in spec) fn.bindTable(this.data.table, spec.table.access, spec.table.indexes);
+      if (spec.provider) fn.bindSecret(this.data.providerSecret);
+      this.functions.set(name, fn);
+      this.#acknowledgeFunctionFindings(fn);
+
+      switch (spec.trigger.kind) {
+        case 'api':
+          this.api = new OpsApi(this, 'OpsApi', {
+            stage,
+            handler: fn.function,
+            routes: apiRoutes.map(({ method, path }) => ({ method, path })),
+            logRetention,
+          });
+          break;
+        case 'schedule': {
+          const dlq = this.#asyncDeadLetterQueue(name, fn);
+          scheduling.add({
+            name,
+            every: spec.trigger.every(config),
+            handler: fn.function,
+            deadLetterQueue: dlq,
+            description: spec.description,
+          });
+          break;
+        }
+        case 'event': {
+          const dlq = this.#asyncDeadLetterQueue(name, fn);
+          this.events.route({
+            detailType: spec.trigger.detailType,
+            handler: fn.function,
+            deadLetterQueue: dlq,
+          });
+          break;
+        }
+        case 'stream': {
+          const dlq = deadLetterQueue(this, `${name}-dlq`);
+          this.deadLetterQueues.set(name, dlq);
+          new DomainEvents(this, 'DomainEvents', {
+            table: this.data.table,
+            bus: this.events.bus,
+            publisher: fn,
+            deadLetterQueue: dlq,
+            publishedStatuses: Object.keys(PUBLISHED_OUTCOMES),
+          });
+          break;
+        }
+      }
+    }
+
+    this.monitoring = new Monitoring(this, 'Monitoring', {
+      stage,
+      functions: this.functions,
+      deadLetterQueues: this.deadLetterQueues,
+      reconcileLogs: this.functions.get('reconcile-payouts')?.logGroup,
+      sweepLogs: this.functions.get('sweep-due-payouts')?.logGroup,
+      api: this.api?.api,
+      unknownAlarmMinutes: config.unknownAlarmMinutes,
+      alarmEmail: config.alarmEmail,
+    });
+
+    new CfnOutput(this, 'TableName', { value: this.data.table.tableName });
+    new CfnOutput(this, 'ProviderSecretArn', { value: this.data.providerSecret.secretArn });
+    new CfnOutput(this, 'EventBusName', { value: this.events.bus.eventBusName });
+    new CfnOutput(this, 'AlarmTopicArn', { value: this.monitoring.topic.topicArn });
+    if (this.api) new CfnOutput(this, 'OpsApiUrl', { value: this.api.api.apiEndpoint });
+  }
+
+  /**
+   * One DLQ per asynchronously invoked handler, for both halves of delivery: the trigger (Scheduler or an
+   * EventBridge rule) sends what it cannot deliver, Lambda sends invocations that failed after its retries.
+   */
+  #asyncDeadLetterQueue(name: string, fn: PayoutFunction): IQueue {
+    const dlq = deadLetterQueue(this, `${name}-dlq`);
+    this.deadLetterQueues.set(name, dlq);
+    fn.function.configureAsyncInvoke({
+      retryAttempts: 2,
+      maxEventAge: Duration.hours(1),
+      onFailure: new SqsDestination(dlq),
+    });
+    return dlq;
+  }
+
+  #acknowledgeFunctionFindings(fn: PayoutFunction): void {
+    Validations.of(fn).acknowledge(
+      {
+        id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole]',
+        reason:
+          'AWSLambdaBasicExecutionRole only allows creating log streams and putting log events; the function writes only to its own log group.',
+      },
+      {
+        id: 'AwsSolutions-IAM5[Resource::*]',
+        reason:
+          'Only actions without resource-level permissions use "*": xray:PutTraceSegments/PutTelemetryRecords (tracing) and, for the stream reader, dynamodb:ListStreams. Table, index and secret grants name their ARNs.',
+      },
+      {
+        id: 'AwsSolutions-L1',
+        reason:
+          'nodejs22.x is the runtime the project targets and tests against (TOOLCHAIN.md); moving to a newer runtime is a deliberate change with its own test run.',
+      },
+    );
+  }
+}

@@ -1,0 +1,418 @@
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { type CfnElement, Stack } from 'aws-cdk-lib';
+import { Match, type Template } from 'aws-cdk-lib/assertions';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { PROJECT_ROOT, TABLE_ACTIONS } from '../../infra/constructs/payout-function.js';
+import { HANDLERS, type HandlerName, presentHandlers } from '../../infra/handlers.js';
+import type { PayoutsStack } from '../../infra/stacks/payouts-stack.js';
+import { apiRoutes } from '../../lib/api/index.js';
+import { INBOUND_EVENT_SOURCE } from '../../lib/events/schemas.js';
+import { TableIndexes } from '../../lib/payouts/store/table-design.js';
+import { stageConfigFromCdkJson, synthStack } from './support/synth.js';
+
+interface Statement {
+  Action: string | string[];
+  Resource: unknown;
+  Effect: string;
+}
+
+let stack: PayoutsStack;
+let template: Template;
+const present = presentHandlers();
+
+beforeAll(() => {
+  ({ stack, template } = synthStack('dev'));
+});
+
+const id = (element: unknown) => Stack.of(stack).getLogicalId(element as CfnElement);
+const tableArn = () => ({ 'Fn::GetAtt': [id(stack.data.table.node.defaultChild), 'Arn'] });
+const indexArn = (index: string) => ({ 'Fn::Join': ['', [tableArn(), `/index/${index}`]] });
+const fnLogicalId = (name: HandlerName) => id(stack.functions.get(name)?.function.node.defaultChild);
+const dlqArn = (name: string) => ({
+  'Fn::GetAtt': [id(stack.deadLetterQueues.get(name)?.node.defaultChild), 'Arn'],
+});
+
+/** Every IAM statement attached to the handler's execution role. */
+function statementsOf(name: HandlerName): Statement[] {
+  const roleId = id(stack.functions.get(name)?.function.role?.node.defaultChild);
+  const policies = template.findResources('AWS::IAM::Policy', {
+    Properties: { Roles: Match.arrayWith([{ Ref: roleId }]) },
+  });
+  return Object.values(policies).flatMap(
+    (policy) => policy.Properties.PolicyDocument.Statement as Statement[],
+  );
+}
+const actionsOf = (statement: Statement) => [statement.Action].flat();
+const statementWith = (name: HandlerName, prefix: string) =>
+  statementsOf(name).filter((statement) => actionsOf(statement).some((action) => action.startsWith(prefix)));
+
+describe('handler registry', () => {
+  it('has an entry for every handler in functions/, so none ships unwired', () => {
+    const files = readdirSync(join(PROJECT_ROOT, 'functions'))
+      .filter((file) => file.endsWith('.ts'))
+      .map((file) => file.replace(/\.ts$/, ''));
+    expect(files.filter((file) => !(file in HANDLERS))).toEqual([]);
+  });
+
+  it('deploys one function per handler present', () => {
+    expect([...stack.functions.keys()].sort()).toEqual([...present].sort());
+  });
+});
+
+describe('table', () => {
+  it('has the keys and indexes of lib/payouts/store/table-design.ts, on demand, encrypted, streaming', () => {
+    template.hasResourceProperties('AWS::DynamoDB::Table', {
+      KeySchema: [
+        { AttributeName: 'pk', KeyType: 'HASH' },
+        { AttributeName: 'sk', KeyType: 'RANGE' },
+      ],
+      BillingMode: 'PAY_PER_REQUEST',
+      SSESpecification: { SSEEnabled: true },
+      StreamSpecification: { StreamViewType: 'NEW_AND_OLD_IMAGES' },
+      GlobalSecondaryIndexes: Object.values(TableIndexes).map((index) => ({
+        IndexName: index.indexName,
+        KeySchema: [
+          { AttributeName: index.partitionKey, KeyType: 'HASH' },
+          { AttributeName: index.sortKey, KeyType: 'RANGE' },
+        ],
+        Projection: { ProjectionType: 'ALL' },
+      })),
+    });
+  });
+
+  it('keeps point-in-time recovery on and expires items only by expiresAt', () => {
+    template.hasResourceProperties('AWS::DynamoDB::Table', {
+      PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
+      TimeToLiveSpecification: { AttributeName: 'expiresAt', Enabled: true },
+    });
+  });
+
+  it('is retained when the stack is deleted or the resource replaced', () => {
+    template.hasResource('AWS::DynamoDB::Table', { DeletionPolicy: 'Retain', UpdateReplacePolicy: 'Retain' });
+  });
+});
+
+describe('provider secret', () => {
+  it('holds no value in the template and is retained', () => {
+    template.hasResource('AWS::SecretsManager::Secret', {
+      DeletionPolicy: 'Retain',
+      Properties: { SecretString: Match.absent() },
+    });
+  });
+
+  it('reaches functions as an ARN only, never as token or PIN variables', () => {
+    const secretRef = { Ref: id(stack.data.providerSecret.node.defaultChild) };
+    for (const name of present.filter((handler) => HANDLERS[handler].provider)) {
+      template.hasResourceProperties('AWS::Lambda::Function', {
+        FunctionName: Match.absent(),
+        Description: HANDLERS[name].description,
+        Environment: {
+          Variables: Match.objectLike({
+            PROVIDER_SECRET_ID: secretRef,
+            PROVIDER_TOKEN: Match.absent(),
+            PROVIDER_PIN: Match.absent(),
+          }),
+        },
+      });
+    }
+  });
+});
+
+describe('functions', () => {
+  it('run nodejs22.x on arm64 with tracing and the stage configuration', () => {
+    for (const name of present) {
+      template.hasResourceProperties('AWS::Lambda::Function', {
+        Description: HANDLERS[name].description,
+        Runtime: 'nodejs22.x',
+        Architectures: ['arm64'],
+        Handler: 'index.handler',
+        TracingConfig: { Mode: 'Active' },
+      });
+    }
+    template.hasResourceProperties('AWS::Lambda::Function', {
+      Environment: {
+        Variables: Match.objectLike({
+          TABLE_NAME: { Ref: id(stack.data.table.node.defaultChild) },
+          PROVIDER_BASE_URL: 'https://sandbox.provider.example',
+          MAX_PAYOUT_KOBO: '50000000',
+          DAILY_CAP_KOBO: '500000000',
+          APPROVAL_THRESHOLD_KOBO: '10000000',
+          SETTLEMENT_DESTINATION_ACCOUNT_NUMBER: '0123456789',
+          SETTLEMENT_ALLOWED_HOURS: '08:00-18:00',
+        }),
+      },
+    });
+  });
+
+  it('write to log groups with the stage retention', () => {
+    const groups = Object.values(template.findResources('AWS::Logs::LogGroup'));
+    expect(groups.length).toBeGreaterThanOrEqual(present.length);
+    for (const group of groups) expect(group.Properties.RetentionInDays).toBe(14);
+  });
+});
+
+describe('least privilege', () => {
+  it.each(present.filter((name) => 'table' in HANDLERS[name]))(
+    '%s gets exactly its table actions on the table and its indexes',
+    (name) => {
+      const spec = HANDLERS[name];
+      if (!('table' in spec)) return;
+      const statements = statementWith(name, 'dynamodb:').map((statement) => ({
+        ...statement,
+        Resource: [statement.Resource].flat(),
+      }));
+      expect(statements).toEqual([
+        {
+          Effect: 'Allow',
+          Action: [...TABLE_ACTIONS[spec.table.access]],
+          Resource: [tableArn(), ...spec.table.indexes.map(indexArn)],
+        },
+      ]);
+    },
+  );
+
+  it.each(present.filter((name) => HANDLERS[name].provider))(
+    '%s reads the provider secret and nothing else',
+    (name) => {
+      expect(statementWith(name, 'secretsmanager:')).toEqual([
+        {
+          Effect: 'Allow',
+          Action: ['secretsmanager:GetSecretValue', 'secretsmanager:DescribeSecret'],
+          Resource: { Ref: id(stack.data.providerSecret.node.defaultChild) },
+        },
+      ]);
+    },
+  );
+
+  it('never grants scans, deletes or batch writes', () => {
+    const all = present.flatMap((name) => statementsOf(name).flatMap(actionsOf));
+    expect(all.filter((action) => /dynamodb:(Scan|DeleteItem|BatchWriteItem|\*)/.test(action))).toEqual([]);
+  });
+
+  it.skipIf(!present.includes('publish-domain-events'))(
+    'lets the domain-events publisher read the stream and put events on the bus only',
+    () => {
+      const name = 'publish-domain-events';
+      expect(statementWith(name, 'secretsmanager:')).toEqual([]);
+      expect(statementWith(name, 'events:')).toEqual([
+        {
+          Effect: 'Allow',
+          Action: 'events:PutEvents',
+          Resource: { 'Fn::GetAtt': [id(stack.events.bus.node.defaultChild), 'Arn'] },
+        },
+      ]);
+      const tableData = statementWith(name, 'dynamodb:').flatMap(actionsOf);
+      expect(tableData.sort()).toEqual(
+        [
+          'dynamodb:DescribeStream',
+          'dynamodb:GetRecords',
+          'dynamodb:GetShardIterator',
+          'dynamodb:ListStreams',
+        ].sort(),
+      );
+    },
+  );
+});
+
+describe('ops API', () => {
+  it('declares every route of lib/api, each requiring IAM (SigV4) authorisation', () => {
+    const routes = Object.values(template.findResources('AWS::ApiGatewayV2::Route'));
+    expect(routes.map((route) => route.Properties.RouteKey).sort()).toEqual(
+      apiRoutes.map((route) => `${route.method} ${route.path}`).sort(),
+    );
+    for (const route of routes) expect(route.Properties.AuthorizationType).toBe('AWS_IAM');
+  });
+
+  it('writes JSON access logs', () => {
+    template.hasResourceProperties('AWS::ApiGatewayV2::Stage', {
+      StageName: '$default',
+      AutoDeploy: true,
+      AccessLogSettings: {
+        DestinationArn: Match.anyValue(),
+        Format: Match.stringLikeRegexp('"requestId":"\\$context.requestId"'),
+      },
+    });
+  });
+});
+
+describe('schedules', () => {
+  const scheduled = present.filter((name) => HANDLERS[name].trigger.kind === 'schedule');
+
+  it.each(scheduled)('%s runs on its rate with a retry policy and a DLQ', (name) => {
+    const trigger = HANDLERS[name].trigger;
+    if (trigger.kind !== 'schedule') return;
+    const minutes = trigger.every(stageConfigFromCdkJson('dev')).toMinutes();
+    template.hasResourceProperties('AWS::Scheduler::Schedule', {
+      ScheduleExpression: minutes === 1 ? 'rate(1 minute)' : `rate(${minutes} minutes)`,
+      State: 'ENABLED',
+      Target: {
+        Arn: { 'Fn::GetAtt': [fnLogicalId(name), 'Arn'] },
+        DeadLetterConfig: { Arn: dlqArn(name) },
+        RetryPolicy: { MaximumRetryAttempts: 2, MaximumEventAgeInSeconds: Math.max(60, minutes * 60) },
+      },
+    });
+  });
+
+  it('drives the due-payout sweeper and reconciliation every minute', () => {
+    expect(scheduled).toEqual(expect.arrayContaining(['sweep-due-payouts', 'reconcile-payouts']));
+  });
+});
+
+describe('asynchronous invocations', () => {
+  it.each(present.filter((name) => ['schedule', 'event'].includes(HANDLERS[name].trigger.kind)))(
+    '%s sends invocations that failed after retries to its DLQ',
+    (name) => {
+      template.hasResourceProperties('AWS::Lambda::EventInvokeConfig', {
+        FunctionName: { Ref: fnLogicalId(name) },
+        MaximumRetryAttempts: 2,
+        DestinationConfig: { OnFailure: { Destination: dlqArn(name) } },
+      });
+    },
+  );
+
+  it('keeps dead letters 14 days, encrypted, TLS only', () => {
+    const queues = Object.values(template.findResources('AWS::SQS::Queue'));
+    expect(queues).toHaveLength(stack.deadLetterQueues.size);
+    for (const queue of queues) {
+      expect(queue.Properties).toMatchObject({
+        MessageRetentionPeriod: 1_209_600,
+        SqsManagedSseEnabled: true,
+      });
+    }
+    expect(Object.keys(template.findResources('AWS::SQS::QueuePolicy'))).toHaveLength(
+      stack.deadLetterQueues.size,
+    );
+  });
+});
+
+describe('event rules', () => {
+  const routed = present.filter((name) => HANDLERS[name].trigger.kind === 'event');
+
+  it.each(routed)('%s receives its detail type from the payouts bus, with retries and a DLQ', (name) => {
+    const trigger = HANDLERS[name].trigger;
+    if (trigger.kind !== 'event') return;
+    template.hasResourceProperties('AWS::Events::Rule', {
+      EventBusName: { Ref: id(stack.events.bus.node.defaultChild) },
+      EventPattern: { source: [INBOUND_EVENT_SOURCE], 'detail-type': [trigger.detailType] },
+      State: 'ENABLED',
+      Targets: [
+        Match.objectLike({
+          Arn: { 'Fn::GetAtt': [fnLogicalId(name), 'Arn'] },
+          DeadLetterConfig: { Arn: dlqArn(name) },
+          RetryPolicy: { MaximumRetryAttempts: 8, MaximumEventAgeInSeconds: 21_600 },
+        }),
+      ],
+    });
+  });
+
+  it('has a named custom bus', () => {
+    template.hasResourceProperties('AWS::Events::EventBus', { Name: 'payouts-dev' });
+  });
+});
+
+describe.skipIf(!present.includes('publish-domain-events'))('domain events outbox', () => {
+  it('feeds payout outcome changes from the stream to the publisher, in order, with partial batch failures and a DLQ', () => {
+    template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      FunctionName: { Ref: fnLogicalId('publish-domain-events') },
+      EventSourceArn: { 'Fn::GetAtt': [id(stack.data.table.node.defaultChild), 'StreamArn'] },
+      StartingPosition: 'TRIM_HORIZON',
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+      BisectBatchOnFunctionError: false,
+      ParallelizationFactor: 1,
+      DestinationConfig: { OnFailure: { Destination: dlqArn('publish-domain-events') } },
+      FilterCriteria: {
+        Filters: [
+          {
+            Pattern: JSON.stringify({
+              eventName: ['INSERT', 'MODIFY'],
+              dynamodb: {
+                NewImage: {
+                  entity: { S: ['payout'] },
+                  status: { S: ['succeeded', 'failed', 'needs_review', 'missed'] },
+                },
+              },
+            }),
+          },
+        ],
+      },
+    });
+  });
+
+  it('tells the publisher which bus to use', () => {
+    template.hasResourceProperties('AWS::Lambda::Function', {
+      Description: HANDLERS['publish-domain-events'].description,
+      Environment: {
+        Variables: Match.objectLike({ EVENT_BUS_NAME: { Ref: id(stack.events.bus.node.defaultChild) } }),
+      },
+    });
+  });
+});
+
+describe('alarms', () => {
+  const topicRef = () => ({ Ref: id(stack.monitoring.topic.node.defaultChild) });
+
+  it('alarm on errors and throttles of every handler', () => {
+    for (const name of present) {
+      for (const metric of ['Errors', 'Throttles']) {
+        template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+          Namespace: 'AWS/Lambda',
+          MetricName: metric,
+          Dimensions: [{ Name: 'FunctionName', Value: { Ref: fnLogicalId(name) } }],
+          Threshold: 1,
+          ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+          AlarmActions: [topicRef()],
+        });
+      }
+    }
+  });
+
+  it('alarm as soon as any dead-letter queue holds a message', () => {
+    for (const name of stack.deadLetterQueues.keys()) {
+      template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+        Namespace: 'AWS/SQS',
+        MetricName: 'ApproximateNumberOfMessagesVisible',
+        Dimensions: [
+          { Name: 'QueueName', Value: { 'Fn::GetAtt': [dlqArn(name)['Fn::GetAtt'][0], 'QueueName'] } },
+        ],
+        Threshold: 1,
+        AlarmActions: [topicRef()],
+      });
+    }
+  });
+
+  it('alarm when a payout needs review, stays unknown too long, or is missed', () => {
+    template.hasResourceProperties('AWS::Logs::MetricFilter', {
+      FilterPattern: '{ $.message = "reconciliation finished" }',
+      MetricTransformations: [
+        Match.objectLike({ MetricName: 'ReconcileNeedsReview', MetricValue: '$.needsReview' }),
+      ],
+    });
+    template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      AlarmDescription: Match.stringLikeRegexp('needs_review'),
+      Metrics: Match.arrayWith([Match.objectLike({ Expression: 'FILL(logs, 0) + FILL(emf, 0)' })]),
+      Threshold: 1,
+      AlarmActions: [topicRef()],
+    });
+    template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      MetricName: 'ReconcileStillUnknown',
+      Namespace: 'Payouts',
+      Statistic: 'Minimum',
+      EvaluationPeriods: 6,
+      Threshold: 1,
+    });
+    template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      MetricName: 'SweepMissed',
+      Namespace: 'Payouts',
+    });
+  });
+
+  it('has a dashboard of outcomes, latency and amounts', () => {
+    const dashboards = Object.values(template.findResources('AWS::CloudWatch::Dashboard'));
+    expect(dashboards).toHaveLength(1);
+    const body = JSON.stringify(dashboards[0]?.Properties.DashboardBody);
+    for (const text of ['PayoutSubmission_succeeded', 'ProviderCallLatency', 'PayoutAmountKobo']) {
+      expect(body).toContain(text);
+    }
+  });
+});
