@@ -1,0 +1,301 @@
+import type { Payout, PayoutStatus, Principal } from '../payouts/model.js';
+import { CreatePayoutRequestSchema } from '../payouts/schemas.js';
+import type { Clock } from '../shared/clock.js';
+import { fingerprint, ulid } from '../shared/ids.js';
+import { type Logger, silentLogger } from '../shared/logger.js';
+import {
+  defaultRecurrenceConfig,
+  type PayoutPort,
+  type RecurrenceConfig,
+  type RecurrenceContext,
+} from './context.js';
+import {
+  RecurrenceConflictError,
+  RecurrenceIdempotencyConflictError,
+  RecurrenceNotFoundError,
+  RecurrenceStateError,
+  RecurrenceValidationError,
+} from './errors.js';
+import {
+  cancelQuietly,
+  type RecurrenceSweepOptions,
+  type RecurrenceSweepReport,
+  skipOccurrence,
+  sweepRecurrences,
+} from './materialise.js';
+import { type OccurrenceRecord, OccurrenceState, type Recurrence, RecurrenceStatus } from './model.js';
+import { type Occurrence, occurrenceOn, occurrences, type RecurrenceRule } from './rules.js';
+import { type CreateRecurrenceRequest, DEFAULT_TIME_ZONE, RECURRENCE_FIELD_NAMES } from './schemas.js';
+import type { RecurrencePage, RecurrenceStore } from './store/recurrence-store.js';
+
+export interface RecurrenceServiceOptions {
+  readonly store: RecurrenceStore;
+  readonly payouts: PayoutPort;
+  readonly clock: Clock;
+  readonly logger?: Logger;
+  readonly config?: Partial<RecurrenceConfig>;
+}
+
+/** A recurrence as ops see it: the rule, what comes next, and what became of each past occurrence. */
+export interface RecurrenceView {
+  readonly recurrence: Recurrence;
+  readonly upcoming: readonly (Occurrence & { readonly skipped: boolean })[];
+  readonly history: readonly (OccurrenceRecord & { readonly payoutStatus?: PayoutStatus })[];
+}
+
+/** How many retries a command makes when the sweeper advanced the recurrence meanwhile. */
+const COMMAND_RETRIES = 3;
+
+/**
+ * Recurring payouts: a payout template plus a rule. Occurrences become ordinary scheduled payouts, each with
+ * the key `<recurrenceId>:<localDate>`, so nothing a tick does twice can pay twice.
+ *
+ * @example
+ * const service = new RecurrenceService({ store, payouts: engine, clock });
+ * const { recurrence } = await service.create({ request, idempotencyKey: 'rent-2026', actor });
+ * await service.sweep(); // from the every-minute schedule, before engine.sweep()
+ */
+export class RecurrenceService {
+  readonly ctx: RecurrenceContext;
+
+  constructor(options: RecurrenceServiceOptions) {
+    this.ctx = {
+      store: options.store,
+      payouts: options.payouts,
+      clock: options.clock,
+      logger: options.logger ?? silentLogger,
+      config: { ...defaultRecurrenceConfig, ...options.config },
+    };
+  }
+
+  async create(command: {
+    request: CreateRecurrenceRequest;
+    idempotencyKey: string;
+    actor: Principal;
+  }): Promise<{ recurrence: Recurrence; replayed: boolean }> {
+    const now = this.ctx.clock.now();
+    const { request } = command;
+    const rule: RecurrenceRule = {
+      interval: request.interval,
+      every: request.every ?? 1,
+      startDate: request.startDate,
+      ...(request.endDate !== undefined && { endDate: request.endDate }),
+      ...(request.maxOccurrences !== undefined && { maxOccurrences: request.maxOccurrences }),
+      timeOfDay: request.timeOfDay,
+      timeZone: request.timeZone ?? DEFAULT_TIME_ZONE,
+    };
+    if (rule.endDate !== undefined && rule.endDate < rule.startDate) {
+      throw new RecurrenceValidationError([{ path: 'endDate', message: 'must not be before startDate' }]);
+    }
+    // Occurrences before the rule existed are not owed: the first is the first at or after now.
+    const first = occurrences(rule, { from: now, limit: 1 })[0];
+    if (!first) {
+      throw new RecurrenceValidationError([
+        {
+          path: 'startDate',
+          message: 'the rule has no occurrence from now on (check endDate and maxOccurrences)',
+        },
+      ]);
+    }
+    const template = CreatePayoutRequestSchema.parse(
+      Object.fromEntries(Object.entries(request).filter(([name]) => !RECURRENCE_FIELD_NAMES.includes(name))),
+    );
+    const at = now.toISOString();
+    const recurrence: Recurrence = {
+      id: ulid(now),
+      status: RecurrenceStatus.Active,
+      rule,
+      template,
+      idempotencyKey: command.idempotencyKey,
+      requestFingerprint: fingerprint(request),
+      nextIndex: first.index,
+      nextOccurrenceAt: first.at,
+      nextLocalDate: first.localDate,
+      skippedDates: [],
+      version: 1,
+      createdBy: command.actor,
+      createdAt: at,
+      updatedAt: at,
+    };
+    const outcome = await this.ctx.store.create(recurrence);
+    if (outcome.created) {
+      this.ctx.logger.info('recurring payout created', { recurrenceId: recurrence.id, first: first.at });
+      return { recurrence, replayed: false };
+    }
+    if (outcome.existing.requestFingerprint !== recurrence.requestFingerprint) {
+      throw new RecurrenceIdempotencyConflictError(command.idempotencyKey, outcome.existing.id);
+    }
+    return { recurrence: outcome.existing, replayed: true };
+  }
+
+  async get(id: string): Promise<Recurrence> {
+    const recurrence = await this.ctx.store.get(id);
+    if (!recurrence) throw new RecurrenceNotFoundError(id);
+    return recurrence;
+  }
+
+  async view(id: string): Promise<RecurrenceView> {
+    const recurrence = await this.get(id);
+    const upcoming =
+      recurrence.status === RecurrenceStatus.Active
+        ? occurrences(recurrence.rule, {
+            fromIndex: recurrence.nextIndex,
+            limit: this.ctx.config.upcomingShown,
+          })
+        : [];
+    const records = await this.ctx.store.occurrences(id, this.ctx.config.historyShown);
+    const history = await Promise.all(
+      records.map(async (record) => {
+        const payout: Payout | undefined = record.payoutId
+          ? await this.ctx.payouts.get(record.payoutId)
+          : undefined;
+        return { ...record, ...(payout && { payoutStatus: payout.status }) };
+      }),
+    );
+    return {
+      recurrence,
+      upcoming: upcoming.map((o) => ({ ...o, skipped: recurrence.skippedDates.includes(o.localDate) })),
+      history,
+    };
+  }
+
+  list(query: { status?: RecurrenceStatus; limit: number; cursor?: string }): Promise<RecurrencePage> {
+    return this.ctx.store.list(query);
+  }
+
+  /** Stops materialising occurrences; payouts already created for future occurrences are cancelled. */
+  pause(id: string, actor: Principal, reason?: string): Promise<Recurrence> {
+    return this.#command(id, async (recurrence, now) => {
+      if (recurrence.status !== RecurrenceStatus.Active) {
+        throw new RecurrenceStateError(`recurring payout ${id} is ${recurrence.status}, not active`);
+      }
+      await this.#cancelFuturePayouts(recurrence, now, `recurring payout paused by ${actor.id}`);
+      return { status: RecurrenceStatus.Paused, statusReason: reason ?? `paused by ${actor.id}` };
+    });
+  }
+
+  /**
+   * Resumes from the first occurrence at or after now. Occurrences that fell in the pause are recorded as
+   * skipped (a pause means "do not pay these"), so the history shows them.
+   */
+  resume(id: string, actor: Principal): Promise<Recurrence> {
+    return this.#command(id, async (recurrence, now) => {
+      if (recurrence.status !== RecurrenceStatus.Paused) {
+        throw new RecurrenceStateError(`recurring payout ${id} is ${recurrence.status}, not paused`);
+      }
+      const passed = occurrences(recurrence.rule, {
+        fromIndex: recurrence.nextIndex,
+        to: new Date(now.getTime() - 1),
+        limit: 366,
+      });
+      for (const occurrence of passed) {
+        await skipOccurrence(
+          this.ctx,
+          recurrence,
+          occurrence,
+          now,
+          `fell while paused; resumed by ${actor.id}`,
+        );
+      }
+      const next = occurrences(recurrence.rule, { fromIndex: recurrence.nextIndex, from: now, limit: 1 })[0];
+      if (!next)
+        return { status: RecurrenceStatus.Completed, statusReason: 'no occurrence left after the pause' };
+      return {
+        status: RecurrenceStatus.Active,
+        statusReason: `resumed by ${actor.id}`,
+        nextIndex: next.index,
+        nextOccurrenceAt: next.at,
+        nextLocalDate: next.localDate,
+      };
+    });
+  }
+
+  /** Ends the recurrence for good; payouts already created for future occurrences are cancelled. */
+  cancel(id: string, actor: Principal, reason?: string): Promise<Recurrence> {
+    return this.#command(id, async (recurrence, now) => {
+      if (
+        recurrence.status === RecurrenceStatus.Cancelled ||
+        recurrence.status === RecurrenceStatus.Completed
+      ) {
+        throw new RecurrenceStateError(`recurring payout ${id} is already ${recurrence.status}`);
+      }
+      await this.#cancelFuturePayouts(recurrence, now, `recurring payout cancelled by ${actor.id}`);
+      return { status: RecurrenceStatus.Cancelled, statusReason: reason ?? `cancelled by ${actor.id}` };
+    });
+  }
+
+  /**
+   * Skips one named occurrence (its local date). Not yet materialised: it never will be. Materialised and
+   * still scheduled: its payout is cancelled. Already released or paid: refused.
+   */
+  skip(id: string, localDate: string, actor: Principal, reason?: string): Promise<Recurrence> {
+    return this.#command(id, async (recurrence, now) => {
+      if (
+        recurrence.status === RecurrenceStatus.Cancelled ||
+        recurrence.status === RecurrenceStatus.Completed
+      ) {
+        throw new RecurrenceStateError(`recurring payout ${id} is ${recurrence.status}`);
+      }
+      const occurrence = occurrenceOn(recurrence.rule, localDate);
+      if (!occurrence) {
+        throw new RecurrenceValidationError([
+          { path: 'localDate', message: `${localDate} is not an occurrence of recurring payout ${id}` },
+        ]);
+      }
+      const why = reason ? `skipped by ${actor.id}: ${reason}` : `skipped by ${actor.id}`;
+      if (occurrence.index < recurrence.nextIndex) {
+        const record = await this.ctx.store.getOccurrence(id, localDate);
+        if (record?.state === OccurrenceState.Skipped) return {};
+        if (record?.payoutId && !(await cancelQuietly(this.ctx, record.payoutId, why))) {
+          throw new RecurrenceStateError(
+            `the occurrence of ${localDate} is already past its scheduled state (payout ${record.payoutId}); it cannot be skipped`,
+          );
+        }
+        if (!record?.payoutId && occurrence.at < now.toISOString()) {
+          throw new RecurrenceStateError(`the occurrence of ${localDate} is in the past`);
+        }
+        await skipOccurrence(this.ctx, recurrence, occurrence, now, why);
+        return {};
+      }
+      await skipOccurrence(this.ctx, recurrence, occurrence, now, why);
+      if (recurrence.skippedDates.includes(localDate)) return {};
+      return { skippedDates: [...recurrence.skippedDates, localDate].sort() };
+    });
+  }
+
+  /** One tick of the recurrence sweep; run it before the engine's sweep. */
+  sweep(options?: RecurrenceSweepOptions): Promise<RecurrenceSweepReport> {
+    return sweepRecurrences(this.ctx, options);
+  }
+
+  /** Reads, applies a change, writes conditionally; retries when the sweeper advanced the recurrence meanwhile. */
+  async #command(
+    id: string,
+    change: (recurrence: Recurrence, now: Date) => Promise<Partial<Recurrence>>,
+  ): Promise<Recurrence> {
+    for (let attempt = 0; ; attempt++) {
+      const recurrence = await this.get(id);
+      const now = this.ctx.clock.now();
+      const changes = await change(recurrence, now);
+      if (Object.keys(changes).length === 0) return recurrence;
+      try {
+        return await this.ctx.store.replace(recurrence, {
+          ...recurrence,
+          ...changes,
+          version: recurrence.version + 1,
+          updatedAt: now.toISOString(),
+        });
+      } catch (error) {
+        if (!(error instanceof RecurrenceConflictError) || attempt >= COMMAND_RETRIES) throw error;
+      }
+    }
+  }
+
+  async #cancelFuturePayouts(recurrence: Recurrence, now: Date, reason: string): Promise<void> {
+    const records = await this.ctx.store.occurrences(recurrence.id, this.ctx.config.maxOccurrencesPerTick);
+    for (const record of records) {
+      if (record.payoutId && record.at > now.toISOString())
+        await cancelQuietly(this.ctx, record.payoutId, reason);
+    }
+  }
+}

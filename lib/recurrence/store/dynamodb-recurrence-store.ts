@@ -1,0 +1,232 @@
+import {
+  ConditionalCheckFailedException,
+  type DynamoDBClient,
+  TransactionCanceledException,
+} from '@aws-sdk/client-dynamodb';
+import {
+  DynamoDBDocumentClient,
+  GetCommand,
+  PutCommand,
+  QueryCommand,
+  TransactWriteCommand,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
+import { TableIndexes } from '../../payouts/store/table-design.js';
+import { z } from '../../shared/validation.js';
+import { RecurrenceConflictError, RecurrenceValidationError } from '../errors.js';
+import type { OccurrenceRecord, Recurrence, RecurrenceStatus } from '../model.js';
+import { fromOccurrenceItem, fromRecurrenceItem, toRecurrenceItem } from './item-codec.js';
+import type { CreateRecurrenceOutcome, RecurrencePage, RecurrenceStore } from './recurrence-store.js';
+import { recurrenceKeys } from './table-keys.js';
+
+const CursorSchema = z.record(z.string(), z.string());
+
+/**
+ * RecurrenceStore on the project's single table. Reads of the work queue are one Query over a time range
+ * of the sparse gsi3 index: only active recurrences whose next occurrence is due are read.
+ */
+export class DynamoDbRecurrenceStore implements RecurrenceStore {
+  readonly #doc: DynamoDBDocumentClient;
+
+  constructor(
+    client: DynamoDBClient,
+    readonly tableName: string,
+  ) {
+    this.#doc = DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
+  }
+
+  async create(recurrence: Recurrence): Promise<CreateRecurrenceOutcome> {
+    const key = recurrenceKeys.idempotency(recurrence.idempotencyKey);
+    try {
+      await this.#doc.send(
+        new TransactWriteCommand({
+          TransactItems: [
+            {
+              Put: {
+                TableName: this.tableName,
+                Item: {
+                  ...key,
+                  entity: 'idempotency',
+                  recurrenceId: recurrence.id,
+                  createdAt: recurrence.createdAt,
+                },
+                ConditionExpression: 'attribute_not_exists(pk)',
+              },
+            },
+            {
+              Put: {
+                TableName: this.tableName,
+                Item: toRecurrenceItem(recurrence),
+                ConditionExpression: 'attribute_not_exists(pk)',
+              },
+            },
+          ],
+        }),
+      );
+      return { created: true, recurrence };
+    } catch (error) {
+      if (!(error instanceof TransactionCanceledException)) throw error;
+      const holder = await this.#doc.send(
+        new GetCommand({ TableName: this.tableName, Key: key, ConsistentRead: true }),
+      );
+      const id = z.optional(z.object({ recurrenceId: z.string() })).parse(holder.Item)?.recurrenceId;
+      const existing = id ? await this.get(id) : undefined;
+      if (!existing) throw new RecurrenceConflictError(recurrence.id, { cause: error });
+      return { created: false, existing };
+    }
+  }
+
+  async get(id: string): Promise<Recurrence | undefined> {
+    const { Item } = await this.#doc.send(
+      new GetCommand({ TableName: this.tableName, Key: recurrenceKeys.recurrence(id), ConsistentRead: true }),
+    );
+    return Item ? fromRecurrenceItem(Item) : undefined;
+  }
+
+  async replace(before: Recurrence, after: Recurrence): Promise<Recurrence> {
+    try {
+      await this.#doc.send(
+        new PutCommand({
+          TableName: this.tableName,
+          Item: toRecurrenceItem(after),
+          ConditionExpression: '#version = :version',
+          ExpressionAttributeNames: { '#version': 'version' },
+          ExpressionAttributeValues: { ':version': before.version },
+        }),
+      );
+      return after;
+    } catch (error) {
+      if (error instanceof ConditionalCheckFailedException)
+        throw new RecurrenceConflictError(before.id, { cause: error });
+      throw error;
+    }
+  }
+
+  async list(query: { status?: RecurrenceStatus; limit: number; cursor?: string }): Promise<RecurrencePage> {
+    const index = query.status ? TableIndexes.byStatus : TableIndexes.byMonth;
+    const partition = query.status
+      ? recurrenceKeys.statusPartition(query.status)
+      : recurrenceKeys.allPartition;
+    const page = await this.#doc.send(
+      new QueryCommand({
+        TableName: this.tableName,
+        IndexName: index.indexName,
+        KeyConditionExpression: '#pk = :pk',
+        ExpressionAttributeNames: { '#pk': index.partitionKey },
+        ExpressionAttributeValues: { ':pk': partition },
+        ScanIndexForward: false,
+        Limit: query.limit,
+        ExclusiveStartKey: decodeCursor(query.cursor),
+      }),
+    );
+    const items = (page.Items ?? []).map(fromRecurrenceItem);
+    return page.LastEvaluatedKey ? { items, nextCursor: encodeCursor(page.LastEvaluatedKey) } : { items };
+  }
+
+  async due(dueBy: string, limit: number): Promise<{ items: Recurrence[]; read: number }> {
+    const index = TableIndexes.workQueue;
+    const page = await this.#doc.send(
+      new QueryCommand({
+        TableName: this.tableName,
+        IndexName: index.indexName,
+        KeyConditionExpression: '#pk = :pk AND #sk <= :dueBy',
+        ExpressionAttributeNames: { '#pk': index.partitionKey, '#sk': index.sortKey },
+        ExpressionAttributeValues: { ':pk': recurrenceKeys.workPartition, ':dueBy': `${dueBy}#\uffff` },
+        Limit: limit,
+      }),
+    );
+    return { items: (page.Items ?? []).map(fromRecurrenceItem), read: page.ScannedCount ?? 0 };
+  }
+
+  async recordMaterialised(record: OccurrenceRecord): Promise<OccurrenceRecord> {
+    const { Attributes } = await this.#doc.send(
+      new UpdateCommand({
+        TableName: this.tableName,
+        Key: recurrenceKeys.occurrence(record.recurrenceId, record.localDate),
+        UpdateExpression:
+          'SET entity = :entity, recurrenceId = :rid, localDate = :date, #index = :index, #at = :at, ' +
+          'payoutId = :payoutId, #state = if_not_exists(#state, :state), recordedAt = if_not_exists(recordedAt, :now)',
+        ExpressionAttributeNames: { '#index': 'index', '#at': 'at', '#state': 'state' },
+        ExpressionAttributeValues: {
+          ':entity': 'occurrence',
+          ':rid': record.recurrenceId,
+          ':date': record.localDate,
+          ':index': record.index,
+          ':at': record.at,
+          ':payoutId': record.payoutId,
+          ':state': record.state,
+          ':now': record.recordedAt,
+        },
+        ReturnValues: 'ALL_NEW',
+      }),
+    );
+    return fromOccurrenceItem(Attributes ?? {});
+  }
+
+  async recordSkipped(record: OccurrenceRecord): Promise<void> {
+    await this.#doc.send(
+      new UpdateCommand({
+        TableName: this.tableName,
+        Key: recurrenceKeys.occurrence(record.recurrenceId, record.localDate),
+        UpdateExpression:
+          'SET entity = :entity, recurrenceId = :rid, localDate = :date, #index = :index, #at = :at, ' +
+          `#state = :state, reason = :reason, recordedAt = :now${record.payoutId ? ', payoutId = :payoutId' : ''}`,
+        ExpressionAttributeNames: { '#index': 'index', '#at': 'at', '#state': 'state' },
+        ExpressionAttributeValues: {
+          ':entity': 'occurrence',
+          ':rid': record.recurrenceId,
+          ':date': record.localDate,
+          ':index': record.index,
+          ':at': record.at,
+          ':state': record.state,
+          ':reason': record.reason ?? 'skipped',
+          ':now': record.recordedAt,
+          ...(record.payoutId && { ':payoutId': record.payoutId }),
+        },
+      }),
+    );
+  }
+
+  async getOccurrence(recurrenceId: string, localDate: string): Promise<OccurrenceRecord | undefined> {
+    const { Item } = await this.#doc.send(
+      new GetCommand({
+        TableName: this.tableName,
+        Key: recurrenceKeys.occurrence(recurrenceId, localDate),
+        ConsistentRead: true,
+      }),
+    );
+    return Item ? fromOccurrenceItem(Item) : undefined;
+  }
+
+  async occurrences(recurrenceId: string, limit: number): Promise<OccurrenceRecord[]> {
+    const { Items } = await this.#doc.send(
+      new QueryCommand({
+        TableName: this.tableName,
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+        ExpressionAttributeValues: {
+          ':pk': recurrenceKeys.recurrence(recurrenceId).pk,
+          ':prefix': 'OCCURRENCE#',
+        },
+        ScanIndexForward: false,
+        Limit: limit,
+        ConsistentRead: true,
+      }),
+    );
+    return (Items ?? []).map(fromOccurrenceItem);
+  }
+}
+
+function encodeCursor(key: Record<string, unknown>): string {
+  return Buffer.from(JSON.stringify(key)).toString('base64url');
+}
+
+function decodeCursor(cursor: string | undefined): Record<string, string> | undefined {
+  if (cursor === undefined) return undefined;
+  try {
+    return CursorSchema.parse(JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')));
+  } catch (error) {
+    throw new RecurrenceValidationError([{ path: 'cursor', message: 'is not a cursor this API issued' }], {
+      cause: error,
+    });
+  }
+}

@@ -1,0 +1,95 @@
+import { CreatePayoutRequestSchema } from '../../payouts/schemas.js';
+import { TableIndexes } from '../../payouts/store/table-design.js';
+import { z } from '../../shared/validation.js';
+import {
+  type OccurrenceRecord,
+  OccurrenceState,
+  RECURRENCE_STATUSES,
+  type Recurrence,
+  RecurrenceStatus,
+} from '../model.js';
+import { recurrenceKeys } from './table-keys.js';
+
+/** Items read back are a boundary too: parsed, so a hand-edited item fails loudly, naming the attribute. */
+
+const ruleSchema = z.object({
+  interval: z.enum(['daily', 'weekly', 'monthly']),
+  every: z.int(),
+  startDate: z.string(),
+  endDate: z.optional(z.string()),
+  maxOccurrences: z.optional(z.int()),
+  timeOfDay: z.string(),
+  timeZone: z.string(),
+});
+
+const RecurrenceItemSchema = z.object({
+  id: z.string(),
+  status: z.enum(RECURRENCE_STATUSES as [RecurrenceStatus, ...RecurrenceStatus[]]),
+  rule: ruleSchema,
+  template: CreatePayoutRequestSchema,
+  idempotencyKey: z.string(),
+  requestFingerprint: z.string(),
+  nextIndex: z.int(),
+  nextOccurrenceAt: z.optional(z.string()),
+  nextLocalDate: z.optional(z.string()),
+  skippedDates: z.array(z.string()),
+  version: z.int(),
+  createdBy: z.object({ id: z.string(), kind: z.enum(['user', 'system']) }),
+  statusReason: z.optional(z.string()),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+});
+
+const OccurrenceItemSchema = z.object({
+  recurrenceId: z.string(),
+  localDate: z.string(),
+  index: z.int(),
+  at: z.string(),
+  state: z.enum([OccurrenceState.Materialised, OccurrenceState.Skipped]),
+  payoutId: z.optional(z.string()),
+  reason: z.optional(z.string()),
+  recordedAt: z.string(),
+});
+
+const { byStatus, byMonth: all, workQueue } = TableIndexes;
+
+export function toRecurrenceItem(recurrence: Recurrence): Record<string, unknown> {
+  const listKey = `${recurrence.createdAt}#${recurrence.id}`;
+  const queued = recurrence.status === RecurrenceStatus.Active && recurrence.nextOccurrenceAt !== undefined;
+  return {
+    ...recurrenceKeys.recurrence(recurrence.id),
+    entity: 'recurrence',
+    ...recurrence,
+    skippedDates: [...recurrence.skippedDates],
+    [byStatus.partitionKey]: recurrenceKeys.statusPartition(recurrence.status),
+    [byStatus.sortKey]: listKey,
+    [all.partitionKey]: recurrenceKeys.allPartition,
+    [all.sortKey]: listKey,
+    ...(queued && {
+      [workQueue.partitionKey]: recurrenceKeys.workPartition,
+      [workQueue.sortKey]: `${recurrence.nextOccurrenceAt}#${recurrence.id}`,
+    }),
+  };
+}
+
+export function fromRecurrenceItem(item: Record<string, unknown>): Recurrence {
+  const parsed = RecurrenceItemSchema.parse(item);
+  const { endDate, maxOccurrences, ...rule } = parsed.rule;
+  const { nextOccurrenceAt, nextLocalDate, statusReason, ...rest } = parsed;
+  return {
+    ...rest,
+    rule: {
+      ...rule,
+      ...(endDate !== undefined && { endDate }),
+      ...(maxOccurrences !== undefined && { maxOccurrences }),
+    },
+    ...(nextOccurrenceAt !== undefined && { nextOccurrenceAt }),
+    ...(nextLocalDate !== undefined && { nextLocalDate }),
+    ...(statusReason !== undefined && { statusReason }),
+  };
+}
+
+export function fromOccurrenceItem(item: Record<string, unknown>): OccurrenceRecord {
+  const { payoutId, reason, ...rest } = OccurrenceItemSchema.parse(item);
+  return { ...rest, ...(payoutId !== undefined && { payoutId }), ...(reason !== undefined && { reason }) };
+}

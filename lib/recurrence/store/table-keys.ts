@@ -1,0 +1,19 @@
+/**
+ * Items of the recurrence module in the project's single table (see lib/payouts/store/table-design.ts and
+ * docs/data-model.md).
+ *
+ * | item           | pk                               | sk                       | gsi1 (by status)                                | gsi2 (all)                        | gsi3 (work queue, sparse)                        |
+ * |----------------|----------------------------------|--------------------------|-------------------------------------------------|-----------------------------------|--------------------------------------------------|
+ * | recurrence     | RECURRENCE#<id>                  | RECURRENCE               | RECURRENCE#STATUS#<status> / <createdAt>#<id>   | RECURRENCE#ALL / <createdAt>#<id> | WORK#recurrence / <nextOccurrenceAt>#<id> (active only) |
+ * | occurrence     | RECURRENCE#<id>                  | OCCURRENCE#<localDate>   |                                                 |                                   |                                                  |
+ * | idempotency    | IDEMPOTENCY#recurrence#<key>     | IDEMPOTENCY              |                                                 |                                   |                                                  |
+ */
+export const recurrenceKeys = {
+  recurrence: (id: string) => ({ pk: `RECURRENCE#${id}`, sk: 'RECURRENCE' }),
+  occurrence: (id: string, localDate: string) => ({ pk: `RECURRENCE#${id}`, sk: `OCCURRENCE#${localDate}` }),
+  idempotency: (key: string) => ({ pk: `IDEMPOTENCY#recurrence#${key}`, sk: 'IDEMPOTENCY' }),
+  statusPartition: (status: string) => `RECURRENCE#STATUS#${status}`,
+  allPartition: 'RECURRENCE#ALL',
+  /** The work-queue partition the sweeper reads, like the engine's `WORK#due`. */
+  workPartition: 'WORK#recurrence',
+} as const;
