@@ -33,6 +33,11 @@ export type ProviderClientOptions = {
   credentials: CredentialsSource;
   timeouts?: Partial<ClientTimeouts>;
   retry?: ClientRetryOptions;
+  /**
+   * Most keep-alive connections to the provider at once (default 16). Requests beyond it wait in the pool,
+   * so a sweep with a higher concurrency needs at least as many.
+   */
+  connections?: number;
   /** Replaces the undici transport (tests, benchmarks). `timeouts` other than `requestMs` then do not apply. */
   transport?: Transport;
   logger?: Logger;
@@ -65,7 +70,11 @@ export class ProviderClient {
 
   constructor(options: ProviderClientOptions) {
     const timeouts = { ...DEFAULT_TIMEOUTS, requestMs: DEFAULT_REQUEST_TIMEOUT_MS, ...options.timeouts };
-    this.#transport = options.transport ?? new HttpTransport(options.baseUrl, timeouts);
+    this.#transport =
+      options.transport ??
+      new HttpTransport(options.baseUrl, timeouts, {
+        ...(options.connections !== undefined && { connections: options.connections }),
+      });
     const { sleep, random, ...policy } = options.retry ?? {};
     const requester = new Requester({
       transport: this.#transport,

@@ -19,6 +19,9 @@ export type TransportTimeouts = {
 
 export const DEFAULT_TIMEOUTS: TransportTimeouts = { connectMs: 5_000, headersMs: 15_000, bodyMs: 15_000 };
 
+/** Keep-alive connections per origin unless told otherwise; requests beyond it queue in the pool. */
+export const DEFAULT_CONNECTIONS = 16;
+
 /** Connection errors that happen before any byte of the request is written. */
 const BEFORE_SEND_CODES: Record<string, NetworkErrorKind> = {
   ECONNREFUSED: NetworkErrorKind.ConnectRefused,
@@ -47,7 +50,11 @@ export class HttpTransport implements Transport {
   readonly #pool: Pool;
   readonly #basePath: string;
 
-  constructor(baseUrl: string, timeouts: TransportTimeouts = DEFAULT_TIMEOUTS) {
+  constructor(
+    baseUrl: string,
+    timeouts: TransportTimeouts = DEFAULT_TIMEOUTS,
+    options: { connections?: number } = {},
+  ) {
     const url = new URL(baseUrl);
     this.#basePath = url.pathname.replace(/\/+$/, '');
     this.#pool = new Pool(url.origin, {
@@ -55,7 +62,7 @@ export class HttpTransport implements Transport {
       headersTimeout: timeouts.headersMs,
       bodyTimeout: timeouts.bodyMs,
       keepAliveTimeout: 4_000,
-      connections: 16,
+      connections: options.connections ?? DEFAULT_CONNECTIONS,
     });
   }
 

@@ -1,0 +1,168 @@
+import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { ensureTable } from '../lib/local/create-table.js';
+import { type DynamoDbLocal, dynamoDbLocalDir, localAwsConfig, startDynamoDbLocal } from '../lib/local/dynamodb-local.js';
+import { ProviderPayoutGateway } from '../lib/payouts/adapters/provider-payout-gateway.js';
+import type { EngineConfig } from '../lib/payouts/config.js';
+import type { CreatePayoutCommand } from '../lib/payouts/engine/create-payout.js';
+import { PayoutEngine } from '../lib/payouts/payout-engine.js';
+import type { CreatePayoutRequest } from '../lib/payouts/schemas.js';
+import { DynamoDbPayoutStore } from '../lib/payouts/store/dynamodb-payout-store.js';
+import { ProviderClient, StaticCredentialsSource } from '../lib/provider/index.js';
+import { type Sandbox, startSandbox } from '../lib/sandbox/index.js';
+import { type Clock, systemClock } from '../lib/shared/clock.js';
+import { CapacityMeter } from './capacity-meter.js';
+
+export const projectRoot = resolve(import.meta.dirname, '..');
+
+/** `BENCH_QUICK=1` shrinks every benchmark for a smoke run; the default run is the documented one. */
+export const quick = process.env.BENCH_QUICK === '1';
+
+/** Starts DynamoDB Local, installing it first into `.cache/` when missing. */
+export async function startBenchDynamoDb(): Promise<DynamoDbLocal> {
+  if (!existsSync(join(dynamoDbLocalDir, 'DynamoDBLocal.jar'))) {
+    execFileSync(process.execPath, [join(projectRoot, 'scripts', 'install-dynamodb-local.mjs')], {
+      stdio: 'inherit',
+    });
+  }
+  return startDynamoDbLocal();
+}
+
+let tableCounter = 0;
+
+/** A DynamoDB client whose round trips and reported capacity units are counted, and a fresh table. */
+export async function meteredTable(
+  endpoint: string,
+  prefix: string,
+): Promise<{ client: DynamoDBClient; meter: CapacityMeter; tableName: string; store: DynamoDbPayoutStore }> {
+  const client = new DynamoDBClient({ endpoint, ...localAwsConfig });
+  const meter = new CapacityMeter(client);
+  const tableName = `bench-${prefix}-${process.pid}-${++tableCounter}`;
+  await ensureTable(client, tableName);
+  return { client, meter, tableName, store: new DynamoDbPayoutStore(client, tableName) };
+}
+
+/** The real engine over DynamoDB Local and the sandbox over loopback HTTP, as the Lambdas wire it. */
+export interface EngineRig {
+  readonly engine: PayoutEngine;
+  readonly store: DynamoDbPayoutStore;
+  readonly meter: CapacityMeter;
+  readonly sandbox: Sandbox;
+  readonly provider: ProviderClient;
+  readonly tableName: string;
+  /** Provider requests the sandbox has received, all paths together. */
+  providerCalls(): number;
+  close(): Promise<void>;
+}
+
+export async function startEngineRig(
+  endpoint: string,
+  options: {
+    prefix: string;
+    latencyMs?: number;
+    connections?: number;
+    clock?: Clock;
+    config?: Partial<EngineConfig>;
+  },
+): Promise<EngineRig> {
+  const clock = options.clock ?? systemClock;
+  const { client, meter, tableName, store } = await meteredTable(endpoint, options.prefix);
+  const sandbox = await startSandbox({ latencyMs: options.latencyMs ?? 0, now: () => clock.now() });
+  const provider = new ProviderClient({
+    baseUrl: sandbox.url,
+    credentials: new StaticCredentialsSource({ token: sandbox.token, pin: sandbox.pin }),
+    timeouts: { requestMs: 10_000 },
+    ...(options.connections !== undefined && { connections: options.connections }),
+  });
+  const engine = new PayoutEngine({
+    store,
+    gateway: new ProviderPayoutGateway(provider),
+    clock,
+    config: options.config ?? {},
+  });
+  return {
+    engine,
+    store,
+    meter,
+    sandbox,
+    provider,
+    tableName,
+    providerCalls: () => Object.values(sandbox.stats().requests).reduce((sum, count) => sum + count, 0),
+    async close() {
+      await provider.close();
+      await sandbox.close();
+      client.destroy();
+    },
+  };
+}
+
+/** A small bank transfer (the instant-payout endpoint), well under every cap and threshold. */
+export function bankTransfer(overrides: Partial<CreatePayoutRequest> = {}): CreatePayoutRequest {
+  return {
+    type: 'bank_transfer',
+    amount: 150,
+    currency: 'NGN',
+    narration: 'bench payout',
+    beneficiary: { bankCode: '058', accountNumber: '0123456789', accountName: 'Ada Supplies' },
+    ...overrides,
+  } as CreatePayoutRequest;
+}
+
+export function createCommand(request: CreatePayoutRequest, idempotencyKey: string): CreatePayoutCommand {
+  return { request, idempotencyKey, origin: 'api', actor: { id: 'bench', kind: 'user' } };
+}
+
+/** Runs `task(i)` for i in [0, count) with at most `concurrency` in flight. */
+export async function forEachConcurrently(
+  count: number,
+  concurrency: number,
+  task: (index: number) => Promise<unknown>,
+): Promise<void> {
+  let next = 0;
+  const worker = async () => {
+    while (next < count) await task(next++);
+  };
+  await Promise.all(Array.from({ length: Math.min(concurrency, count) }, worker));
+}
+
+export function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  if (sorted.length === 0) return Number.NaN;
+  return sorted.length % 2 === 1
+    ? (sorted[middle] ?? Number.NaN)
+    : ((sorted[middle - 1] ?? 0) + (sorted[middle] ?? 0)) / 2;
+}
+
+/** Rounds to `digits` decimals for tables and JSON. */
+export function fixed(value: number, digits = 2): number {
+  const scale = 10 ** digits;
+  return Math.round(value * scale) / scale;
+}
+
+export type Row = Record<string, string | number | boolean>;
+
+/** One benchmark's printed table and its JSON record. */
+export interface BenchResult {
+  readonly name: string;
+  readonly title: string;
+  readonly rows: readonly Row[];
+  readonly notes: readonly string[];
+}
+
+/** A Markdown table, so the printed output can be pasted into the README as is. */
+export function formatTable(result: BenchResult): string {
+  const columns = [...new Set(result.rows.flatMap((row) => Object.keys(row)))];
+  const cell = (value: string | number | boolean | undefined) => (value === undefined ? '' : String(value));
+  const lines = [
+    `### ${result.title}`,
+    '',
+    `| ${columns.join(' | ')} |`,
+    `| ${columns.map((column) => (typeof result.rows[0]?.[column] === 'number' ? '---:' : '---')).join(' | ')} |`,
+    ...result.rows.map((row) => `| ${columns.map((column) => cell(row[column])).join(' | ')} |`),
+  ];
+  if (result.notes.length > 0) lines.push('', ...result.notes.map((note) => `- ${note}`));
+  return lines.join('\n');
+}
