@@ -3,7 +3,12 @@ import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { ensureTable } from '../lib/local/create-table.js';
-import { type DynamoDbLocal, dynamoDbLocalDir, localAwsConfig, startDynamoDbLocal } from '../lib/local/dynamodb-local.js';
+import {
+  type DynamoDbLocal,
+  dynamoDbLocalDir,
+  localAwsConfig,
+  startDynamoDbLocal,
+} from '../lib/local/dynamodb-local.js';
 import { ProviderPayoutGateway } from '../lib/payouts/adapters/provider-payout-gateway.js';
 import type { EngineConfig } from '../lib/payouts/config.js';
 import type { CreatePayoutCommand } from '../lib/payouts/engine/create-payout.js';

@@ -1,0 +1,152 @@
+import { ManualClock } from '../lib/shared/clock.js';
+import { CapacityMeter, type CapacitySnapshot } from './capacity-meter.js';
+import {
+  type BenchResult,
+  bankTransfer,
+  createCommand,
+  type EngineRig,
+  fixed,
+  quick,
+  type Row,
+  startEngineRig,
+} from './support.js';
+
+const PAYOUTS = quick ? 5 : 25;
+const START = '2026-03-02T08:00:00.000Z';
+
+/**
+ * DynamoDB round trips and capacity units, and provider calls, per payout: on the happy path (create, then
+ * submit inline as the API does, or submit by a sweep) and on the path where the provider's answer is lost
+ * (timeout after commit) so the payout becomes `unknown` and a reconciliation pass finds it.
+ */
+export async function benchCostPerPayout(endpoint: string): Promise<BenchResult> {
+  const rows: Row[] = [];
+  const clock = new ManualClock(START);
+  const happy = await startEngineRig(endpoint, { prefix: 'cost-happy', clock });
+  try {
+    const ids: string[] = [];
+    rows.push(
+      await measure(happy, 'create (API, idempotent)', async () => {
+        for (let i = 0; i < PAYOUTS; i++) {
+          const { payout } = await happy.engine.create(createCommand(bankTransfer(), `cost-a-${i}`));
+          ids.push(payout.id);
+        }
+      }),
+    );
+    rows.push(
+      await measure(happy, 'submit inline (happy)', async () => {
+        for (const id of ids) await expectOutcome(happy.engine.submit(id), 'succeeded');
+      }),
+    );
+    for (let i = 0; i < PAYOUTS; i++) await happy.engine.create(createCommand(bankTransfer(), `cost-b-${i}`));
+    rows.push(
+      await measure(happy, 'submit by sweep (happy)', async () => {
+        const report = await happy.engine.sweep({ limit: PAYOUTS, concurrency: 4 });
+        if (report.outcomes.succeeded !== PAYOUTS) throw new Error(`sweep: ${JSON.stringify(report)}`);
+      }),
+    );
+    rows.push(
+      await measure(happy, 'replay of create (same key)', async () => {
+        for (let i = 0; i < PAYOUTS; i++)
+          await happy.engine.create(createCommand(bankTransfer(), `cost-a-${i}`));
+      }),
+    );
+  } finally {
+    await happy.close();
+  }
+
+  const lost = await startEngineRig(endpoint, { prefix: 'cost-unknown', clock });
+  try {
+    const ids: string[] = [];
+    for (let i = 0; i < PAYOUTS; i++) {
+      const { payout } = await lost.engine.create(createCommand(bankTransfer(), `cost-u-${i}`));
+      ids.push(payout.id);
+    }
+    rows.push(
+      await measure(lost, 'submit, answer lost (unknown)', async () => {
+        for (const id of ids) {
+          lost.sandbox.injectFault({ path: '/settlement/instant/payout', fault: 'timeout-after-commit' });
+          await expectOutcome(lost.engine.submit(id), 'unknown');
+        }
+      }),
+    );
+    clock.advance(61_000);
+    rows.push(
+      await measure(lost, 'reconcile (found, succeeded)', async () => {
+        const report = await lost.engine.reconcile({ limit: PAYOUTS });
+        if (report.succeeded !== PAYOUTS) throw new Error(`reconcile: ${JSON.stringify(report)}`);
+      }),
+    );
+  } finally {
+    await lost.close();
+  }
+  return {
+    name: 'cost-per-payout',
+    title: `Cost per payout (mean over ${PAYOUTS} payouts per step)`,
+    rows: [
+      ...rows,
+      totalOf(rows, 'TOTAL happy path (create + inline submit)', [
+        'create (API, idempotent)',
+        'submit inline (happy)',
+      ]),
+      totalOf(rows, 'TOTAL unknown-then-reconciled', [
+        'create (API, idempotent)',
+        'submit, answer lost (unknown)',
+        'reconcile (found, succeeded)',
+      ]),
+    ],
+    notes: [
+      'RCU/WCU are what DynamoDB Local reports with ReturnConsumedCapacity TOTAL (table + GSIs), summed by SDK middleware on the client.',
+      'DynamoDB Local bills TransactWriteItems at 4 WCU per KB per item (a probe of a one-item transaction: 4); AWS documents 2 per KB, so "txn WCU" is about twice what AWS would charge; on AWS the total WCU is roughly WCU - txn WCU / 2.',
+      'provider calls: requests the sandbox received (stats().requests); the happy path must be exactly 1 per payout.',
+      'The unknown path: the sandbox commits the payout and drops the connection (timeout-after-commit); the payout becomes unknown and is never resent; the reconciler lists the wallet DEBIT records in the window and finds its marker.',
+    ],
+  };
+}
+
+async function measure(rig: EngineRig, step: string, work: () => Promise<void>): Promise<Row> {
+  const before = rig.meter.snapshot();
+  const callsBefore = rig.providerCalls();
+  await work();
+  return costRow(step, CapacityMeter.diff(before, rig.meter.snapshot()), rig.providerCalls() - callsBefore);
+}
+
+function costRow(step: string, used: CapacitySnapshot, providerCalls: number): Row {
+  const per = (value: number) => fixed(value / PAYOUTS, 2);
+  return {
+    step,
+    'ddb round trips': per(used.roundTrips),
+    RCU: per(used.readUnits),
+    WCU: per(used.writeUnits),
+    'txn WCU': per(used.transactWriteUnits),
+    'provider calls': per(providerCalls),
+    operations: Object.entries(used.byCommand)
+      .map(([name, count]) => `${name.replace(/Command$/, '')} ${fixed(count / PAYOUTS, 2)}`)
+      .join(', '),
+  };
+}
+
+type NumericColumn = 'ddb round trips' | 'RCU' | 'WCU' | 'txn WCU' | 'provider calls';
+const NUMERIC: readonly NumericColumn[] = ['ddb round trips', 'RCU', 'WCU', 'txn WCU', 'provider calls'];
+
+function sumRows(rows: readonly Row[]): Row {
+  const sum: Row = {};
+  for (const column of NUMERIC) {
+    sum[column] = fixed(
+      rows.reduce((total, row) => total + Number(row[column] ?? 0), 0),
+      2,
+    );
+  }
+  return sum;
+}
+
+function totalOf(rows: readonly Row[], step: string, steps: readonly string[]): Row {
+  return { step, ...sumRows(rows.filter((row) => steps.includes(String(row.step)))) };
+}
+
+async function expectOutcome(result: Promise<{ kind: string; outcome?: string }>, outcome: string) {
+  const settled = await result;
+  if (settled.kind !== 'sent' || settled.outcome !== outcome) {
+    throw new Error(`expected ${outcome}, got ${JSON.stringify(settled)}`);
+  }
+}
