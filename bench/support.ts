@@ -53,6 +53,7 @@ export async function meteredTable(
 export interface EngineRig {
   readonly engine: PayoutEngine;
   readonly store: DynamoDbPayoutStore;
+  readonly dynamoDb: DynamoDBClient;
   readonly meter: CapacityMeter;
   readonly sandbox: Sandbox;
   readonly provider: ProviderClient;
@@ -90,6 +91,7 @@ export async function startEngineRig(
   return {
     engine,
     store,
+    dynamoDb: client,
     meter,
     sandbox,
     provider,
