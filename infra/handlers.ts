@@ -21,7 +21,6 @@ export interface HandlerSpec {
   /** Calls the payments provider, so it reads the token and PIN secret. */
   readonly provider: boolean;
   readonly timeout?: Duration;
-  readonly memorySize?: number;
 }
 
 const { byStatus, byMonth, workQueue } = TableIndexes;

@@ -39,6 +39,14 @@ export class PayoutsStack extends Stack {
     this.data = new Data(this, 'Data', { stage, deletionProtection: config.deletionProtection });
     this.events = new Events(this, 'Events', { stage });
     const scheduling = new Scheduling(this, 'Schedules');
+    const runtimeEnvironment = {
+      PROVIDER_BASE_URL: config.providerBaseUrl,
+      MAX_PAYOUT_KOBO: String(config.maxPayoutKobo),
+      DAILY_CAP_KOBO: String(config.dailyCapKobo),
+      APPROVAL_THRESHOLD_KOBO: String(config.approvalThresholdKobo),
+      ...settlementEnvironment(config),
+      STAGE: stage,
+    };
 
     for (const name of props.handlers ?? presentHandlers()) {
       const spec = HANDLERS[name];
@@ -52,14 +60,8 @@ export class PayoutsStack extends Stack {
           config.scheduledFunctionConcurrency !== undefined && {
             reservedConcurrentExecutions: config.scheduledFunctionConcurrency,
           }),
-        environment: {
-          PROVIDER_BASE_URL: config.providerBaseUrl,
-          MAX_PAYOUT_KOBO: String(config.maxPayoutKobo),
-          DAILY_CAP_KOBO: String(config.dailyCapKobo),
-          APPROVAL_THRESHOLD_KOBO: String(config.approvalThresholdKobo),
-          ...settlementEnvironment(config),
-          STAGE: stage,
-        },
+        // The publisher reads only EVENT_BUS_NAME; every other handler builds the runtime from these.
+        ...('table' in spec && { environment: runtimeEnvironment }),
       });
       if ('table' in spec) fn.bindTable(this.data.table, spec.table.access, spec.table.indexes);
       if (spec.provider) fn.bindSecret(this.data.providerSecret);

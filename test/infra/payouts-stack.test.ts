@@ -339,11 +339,15 @@ describe.skipIf(!present.includes('publish-domain-events'))('domain events outbo
     });
   });
 
-  it('tells the publisher which bus to use', () => {
+  it('tells the publisher which bus to use and nothing about the table or the provider', () => {
     template.hasResourceProperties('AWS::Lambda::Function', {
       Description: HANDLERS['publish-domain-events'].description,
       Environment: {
-        Variables: Match.objectLike({ EVENT_BUS_NAME: { Ref: id(stack.events.bus.node.defaultChild) } }),
+        Variables: Match.objectLike({
+          EVENT_BUS_NAME: { Ref: id(stack.events.bus.node.defaultChild) },
+          TABLE_NAME: Match.absent(),
+          PROVIDER_SECRET_ID: Match.absent(),
+        }),
       },
     });
   });
