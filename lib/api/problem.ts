@@ -1,4 +1,5 @@
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import { BulkItemConcurrentModificationError, BulkItemNotFoundError } from '../bulk-corrections/errors.js';
 import {
   ApprovalForbiddenError,
   ConcurrentModificationError,
@@ -10,6 +11,7 @@ import {
 import { InvalidCursorError } from '../payouts/store/dynamodb-payout-store.js';
 import { ProviderError, ProviderRejectedError, ProviderUnavailableError } from '../provider/errors.js';
 import { RefundIdempotencyConflictError, RefundNotFoundError } from '../refunds/errors.js';
+import { SettlementNotConfiguredError, SettlementNotFoundError } from '../settlement/errors.js';
 import type { Logger } from '../shared/logger.js';
 import { ApiError } from './errors.js';
 
@@ -74,7 +76,18 @@ export function problemFor(error: unknown, logger: Logger): Problem {
       error.message,
     );
   }
-  if (error instanceof PayoutNotFoundError || error instanceof RefundNotFoundError) {
+  if (error instanceof SettlementNotConfiguredError) {
+    return problem(503, 'not-configured', 'Instant settlement is not configured', error.message);
+  }
+  if (error instanceof BulkItemConcurrentModificationError) {
+    return problem(409, 'concurrent-modification', 'The item changed meanwhile; try again', error.message);
+  }
+  if (
+    error instanceof PayoutNotFoundError ||
+    error instanceof RefundNotFoundError ||
+    error instanceof SettlementNotFoundError ||
+    error instanceof BulkItemNotFoundError
+  ) {
     return problem(404, 'not-found', 'Not found', error.message);
   }
   if (error instanceof InvalidTransitionError) {

@@ -5,7 +5,7 @@ import { ApiError } from './errors.js';
 import { principalOf } from './principal.js';
 import { problemFor, problemResponse } from './problem.js';
 
-export type HttpMethod = 'GET' | 'POST';
+export type HttpMethod = 'GET' | 'POST' | 'PATCH';
 
 /** What a route handler receives. */
 export interface RouteRequest {

@@ -1,0 +1,127 @@
+import type { BatchResult } from '../../bulk-corrections/correction-service.js';
+import { CsvFormatError, parseCorrectionsCsv } from '../../bulk-corrections/csv.js';
+import type { BulkItemState, CorrectionAudit, CorrectionResult } from '../../bulk-corrections/model.js';
+import {
+  BatchEnvelopeSchema,
+  BulkPayoutItemIdSchema,
+  MAX_BATCH_CORRECTIONS,
+} from '../../bulk-corrections/schemas.js';
+import { z } from '../../shared/validation.js';
+import { ApiError, validationError } from '../errors.js';
+import { MAX_BODY_BYTES, parseBody } from '../request.js';
+import type { Route, RouteRequest, RouteResult } from '../router.js';
+
+function itemId(request: RouteRequest): string {
+  const parsed = BulkPayoutItemIdSchema.safeParse(request.params.id);
+  if (!parsed.success) throw new ApiError(404, 'not-found', 'Not found', 'no bulk payout item has this id');
+  return parsed.data;
+}
+
+const presentItem = (item: BulkItemState) => ({
+  bulkPayoutItemId: item.bulkPayoutItemId,
+  isValid: item.record.isValid,
+  reason: item.record.reason,
+  record: item.record,
+  values: item.values,
+  updatedAt: item.updatedAt,
+});
+
+const presentAudit = (audit: CorrectionAudit) => audit;
+
+function presentResult(result: CorrectionResult | BatchResult) {
+  switch (result.outcome) {
+    case 'corrected':
+    case 'still_invalid': {
+      const { item, audit, ...rest } = result;
+      return {
+        ...rest,
+        isValid: item.record.isValid,
+        reason: item.record.reason,
+        item: presentItem(item),
+        changes: audit.changes,
+      };
+    }
+    default:
+      return result;
+  }
+}
+
+/**
+ * PATCH /bulk-payout-items/{id}: one correction. Field errors are a 400 before any provider call; a provider
+ * refusal is a problem with the provider's message; `still_invalid` answers 200 with `isValid: false` and the
+ * provider's reason: the change was saved there, the item is not fixed.
+ */
+async function correctOne(request: RouteRequest): Promise<RouteResult> {
+  const id = itemId(request);
+  const body = parseBody(request.event, z.unknown());
+  const result = await request.ctx.bulkCorrections.correct(id, body, request.principal());
+  switch (result.outcome) {
+    case 'invalid':
+      throw validationError(result.issues);
+    case 'provider_rejected':
+      throw new ApiError(
+        result.failure.status === 404 ? 404 : 422,
+        'provider-rejected',
+        'The provider refused the correction',
+        result.failure.message,
+      );
+    case 'not_sent':
+      throw new ApiError(
+        503,
+        'provider-unavailable',
+        'The provider is unavailable',
+        'nothing was sent; try again later',
+      );
+    case 'unknown':
+      throw new ApiError(
+        502,
+        'outcome-unknown',
+        'The provider did not confirm the correction',
+        `${result.failure.message}; it may have been applied: check the item before correcting again`,
+      );
+    default:
+      return { status: 200, body: presentResult(result) };
+  }
+}
+
+/** POST /bulk-payout-items/corrections: JSON `{ corrections: [...] }` or a `text/csv` upload; per-item results. */
+async function correctMany(request: RouteRequest): Promise<RouteResult> {
+  const contentType = (request.event.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase();
+  let entries: readonly unknown[];
+  if (contentType === 'text/csv') {
+    const raw = request.event.body ?? '';
+    const text = request.event.isBase64Encoded ? Buffer.from(raw, 'base64').toString('utf8') : raw;
+    if (Buffer.byteLength(text) > MAX_BODY_BYTES) {
+      throw validationError([{ path: '(body)', message: `must be at most ${MAX_BODY_BYTES} bytes` }]);
+    }
+    try {
+      entries = parseCorrectionsCsv(text);
+    } catch (error) {
+      if (error instanceof CsvFormatError)
+        throw validationError([{ path: '(body)', message: error.message }]);
+      throw error;
+    }
+    if (entries.length === 0 || entries.length > MAX_BATCH_CORRECTIONS) {
+      throw validationError([
+        { path: '(body)', message: `must hold 1 to ${MAX_BATCH_CORRECTIONS} corrections` },
+      ]);
+    }
+  } else {
+    entries = parseBody(request.event, BatchEnvelopeSchema).corrections;
+  }
+  const results = await request.ctx.bulkCorrections.correctMany(entries, request.principal());
+  const summary: Record<string, number> = {};
+  for (const result of results) summary[result.outcome] = (summary[result.outcome] ?? 0) + 1;
+  return { status: 200, body: { summary, results: results.map(presentResult) } };
+}
+
+async function getItem(request: RouteRequest): Promise<RouteResult> {
+  const { item, audit } = await request.ctx.bulkCorrections.get(itemId(request));
+  return { status: 200, body: { ...presentItem(item), audit: audit.map(presentAudit) } };
+}
+
+export const bulkPayoutItemRoutes: readonly Route[] = [
+  { method: 'POST', path: '/bulk-payout-items/corrections', handler: correctMany },
+  { method: 'PATCH', path: '/bulk-payout-items/{id}', handler: correctOne },
+  { method: 'GET', path: '/bulk-payout-items/{id}', handler: getItem },
+];

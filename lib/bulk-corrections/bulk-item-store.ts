@@ -1,0 +1,121 @@
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { ulid } from '../shared/ids.js';
+import { z } from '../shared/validation.js';
+import { BulkItemConcurrentModificationError } from './errors.js';
+import type { BulkItemState, CorrectionAudit } from './model.js';
+
+/** Keys of bulk-item items in the project's single table: the latest state and one audit item per correction. */
+export const bulkItemKeys = {
+  latest: (id: string) => ({ pk: `BULK_ITEM#${id}`, sk: 'LATEST' }),
+  audit: (id: string, at: string) => ({ pk: `BULK_ITEM#${id}`, sk: `AUDIT#${at}#${ulid(new Date(at))}` }),
+} as const;
+
+const value = z.union([z.string(), z.number()]);
+const valuesSchema = z.object({
+  accountNumber: z.optional(value),
+  bankCode: z.optional(value),
+  amountKobo: z.optional(value),
+  phoneNumber: z.optional(value),
+  narration: z.optional(value),
+});
+const stateSchema = z.object({
+  bulkPayoutItemId: z.string(),
+  record: z.object({
+    accountName: z.string(),
+    accountNumber: z.string(),
+    bankCode: z.string(),
+    bankName: z.string(),
+    isValid: z.boolean(),
+    reason: z.nullable(z.string()),
+    createdAt: z.string(),
+  }),
+  values: valuesSchema,
+  version: z.int(),
+  updatedAt: z.string(),
+});
+const auditSchema = z.object({
+  bulkPayoutItemId: z.string(),
+  at: z.string(),
+  actor: z.object({ id: z.string(), kind: z.enum(['user', 'system']) }),
+  changes: z.array(
+    z.object({
+      field: z.enum(['accountNumber', 'bankCode', 'amountKobo', 'phoneNumber', 'narration']),
+      from: z.nullable(value),
+      fromKnown: z.boolean(),
+      to: value,
+    }),
+  ),
+  outcome: z.enum(['corrected', 'still_invalid', 'invalid', 'provider_rejected', 'not_sent', 'unknown']),
+  provider: z.optional(z.object({ isValid: z.boolean(), reason: z.nullable(z.string()) })),
+  failure: z.optional(z.object({ code: z.string(), message: z.string() })),
+});
+
+/** Latest state and audit of bulk payout items; the state is replaced only at the version it was read. */
+export class DynamoDbBulkItemStore {
+  readonly #doc: DynamoDBDocumentClient;
+
+  constructor(
+    client: DynamoDBClient,
+    readonly tableName: string,
+  ) {
+    this.#doc = DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
+  }
+
+  async get(id: string): Promise<BulkItemState | undefined> {
+    const { Item } = await this.#doc.send(
+      new GetCommand({ TableName: this.tableName, Key: bulkItemKeys.latest(id), ConsistentRead: true }),
+    );
+    return Item ? stateSchema.parse(Item) : undefined;
+  }
+
+  /** The item's corrections, oldest first. */
+  async audit(id: string): Promise<CorrectionAudit[]> {
+    const { Items } = await this.#doc.send(
+      new QueryCommand({
+        TableName: this.tableName,
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :audit)',
+        ExpressionAttributeValues: { ':pk': `BULK_ITEM#${id}`, ':audit': 'AUDIT#' },
+        ConsistentRead: true,
+      }),
+    );
+    return (Items ?? []).map((item) => auditSchema.parse(item));
+  }
+
+  /** Appends one audit entry; written whatever else fails, since the provider may have acted. */
+  async appendAudit(audit: CorrectionAudit): Promise<void> {
+    await this.#doc.send(
+      new PutCommand({
+        TableName: this.tableName,
+        Item: {
+          ...bulkItemKeys.audit(audit.bulkPayoutItemId, audit.at),
+          entity: 'bulk-item-audit',
+          ...audit,
+        },
+      }),
+    );
+  }
+
+  /** Replaces the state only if it is still at `expectedVersion` (0: none yet). */
+  async putState(state: BulkItemState, expectedVersion: number): Promise<void> {
+    try {
+      await this.#doc.send(
+        new PutCommand({
+          TableName: this.tableName,
+          Item: { ...bulkItemKeys.latest(state.bulkPayoutItemId), entity: 'bulk-item', ...state },
+          ...(expectedVersion === 0
+            ? { ConditionExpression: 'attribute_not_exists(pk)' }
+            : {
+                ConditionExpression: 'version = :version',
+                ExpressionAttributeValues: { ':version': expectedVersion },
+              }),
+        }),
+      );
+    } catch (error) {
+      if (error instanceof Error && error.name === 'ConditionalCheckFailedException') {
+        throw new BulkItemConcurrentModificationError(state.bulkPayoutItemId, { cause: error });
+      }
+      throw error;
+    }
+  }
+}

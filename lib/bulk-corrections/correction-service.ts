@@ -1,0 +1,248 @@
+import { toWholeNaira } from '../money.js';
+import type { Principal } from '../payouts/model.js';
+import {
+  type BulkPayoutItemRecord,
+  type ProviderClient,
+  ProviderInvalidRequestError,
+  ProviderRejectedError,
+  ProviderUnavailableError,
+} from '../provider/index.js';
+import { type Clock, systemClock } from '../shared/clock.js';
+import { type Logger, silentLogger } from '../shared/logger.js';
+import { fieldIssues } from '../shared/validation.js';
+import type { DynamoDbBulkItemStore } from './bulk-item-store.js';
+import { BulkItemConcurrentModificationError, BulkItemNotFoundError } from './errors.js';
+import {
+  type BulkItemState,
+  CORRECTABLE_FIELDS,
+  type CorrectionAudit,
+  CorrectionOutcome,
+  type CorrectionResult,
+  type FieldChange,
+  type FieldValues,
+  type ValidationRecord,
+} from './model.js';
+import { BatchCorrectionSchema, type CorrectionFields, CorrectionFieldsSchema } from './schemas.js';
+
+const BATCH_CONCURRENCY = 8;
+const STATE_WRITE_ATTEMPTS = 3;
+
+export interface BulkCorrectionServiceOptions {
+  readonly store: DynamoDbBulkItemStore;
+  readonly provider: Pick<ProviderClient, 'bulkPayouts'>;
+  readonly clock?: Clock;
+  readonly logger?: Logger;
+}
+
+export type BatchResult = CorrectionResult & { readonly index: number; readonly bulkPayoutItemId?: string };
+
+/**
+ * Corrections of invalid bulk payout items: validated here field by field first (a bad field makes no
+ * provider call), then sent with `PATCH /payout/bulk/item`; the provider's validation record is stored and
+ * every sent correction is audited with who changed which field from what to what. Only the provider's
+ * record decides whether an item is valid.
+ *
+ * @example
+ * const result = await service.correct('item-1', { accountNumber: '0123456789' }, { id: 'alice', kind: 'user' });
+ * if (result.outcome === 'still_invalid') console.log(result.item.record.reason);
+ */
+export class BulkCorrectionService {
+  readonly #store: DynamoDbBulkItemStore;
+  readonly #provider: Pick<ProviderClient, 'bulkPayouts'>;
+  readonly #clock: Clock;
+  readonly #logger: Logger;
+
+  constructor(options: BulkCorrectionServiceOptions) {
+    this.#store = options.store;
+    this.#provider = options.provider;
+    this.#clock = options.clock ?? systemClock;
+    this.#logger = options.logger ?? silentLogger;
+  }
+
+  /** The item's latest state and its audit, oldest first. */
+  async get(id: string): Promise<{ item: BulkItemState; audit: CorrectionAudit[] }> {
+    const [item, audit] = await Promise.all([this.#store.get(id), this.#store.audit(id)]);
+    if (!item) throw new BulkItemNotFoundError(id);
+    return { item, audit };
+  }
+
+  /** Validates and sends one correction; `input` is the unparsed body. */
+  async correct(id: string, input: unknown, actor: Principal): Promise<CorrectionResult> {
+    const parsed = CorrectionFieldsSchema.safeParse(input);
+    if (!parsed.success) return { outcome: CorrectionOutcome.Invalid, issues: fieldIssues(parsed.error) };
+    return this.#send(id, parsed.data, actor);
+  }
+
+  /**
+   * Many corrections (a CSV upload): each validated alone and reported alone. Corrections of the same item
+   * run in their given order; different items run a few at a time.
+   */
+  async correctMany(entries: readonly unknown[], actor: Principal): Promise<BatchResult[]> {
+    const results: BatchResult[] = new Array(entries.length);
+    const chains = new Map<string, number[]>();
+    entries.forEach((entry, index) => {
+      const parsed = BatchCorrectionSchema.safeParse(entry);
+      if (!parsed.success) {
+        results[index] = { index, outcome: CorrectionOutcome.Invalid, issues: fieldIssues(parsed.error) };
+        return;
+      }
+      const id = parsed.data.bulkPayoutItemId;
+      chains.set(id, [...(chains.get(id) ?? []), index]);
+    });
+    const queue = [...chains.entries()];
+    const worker = async () => {
+      for (let next = queue.shift(); next; next = queue.shift()) {
+        const [id, indexes] = next;
+        for (const index of indexes) {
+          const { bulkPayoutItemId: _id, ...fields } = BatchCorrectionSchema.parse(entries[index]);
+          results[index] = { index, bulkPayoutItemId: id, ...(await this.#send(id, fields, actor)) };
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(BATCH_CONCURRENCY, queue.length) }, worker));
+    return results;
+  }
+
+  async #send(id: string, fields: CorrectionFields, actor: Principal): Promise<CorrectionResult> {
+    const before = await this.#store.get(id);
+    const to = valuesOf(fields);
+    const changes = changesOf(before, to);
+    let records: BulkPayoutItemRecord[];
+    try {
+      const page = await this.#provider.bulkPayouts.updateItem({
+        bulkPayoutItemId: id,
+        ...(fields.accountNumber !== undefined && { accountNumber: fields.accountNumber }),
+        ...(fields.bankCode !== undefined && { bankCode: fields.bankCode }),
+        ...(fields.amount !== undefined && { amount: toWholeNaira(fields.amount) }),
+        ...(fields.phoneNumber !== undefined && { phoneNumber: fields.phoneNumber }),
+        ...(fields.narration !== undefined && { narration: fields.narration }),
+      });
+      records = page.items;
+    } catch (error) {
+      return this.#failed(id, actor, changes, error);
+    }
+    const record = records.find((candidate) => candidate.id === id);
+    const at = this.#clock.now().toISOString();
+    if (!record) {
+      const failure = {
+        code: 'ITEM_NOT_IN_ANSWER',
+        message: "the provider answered without the item's record",
+      };
+      const audit = { bulkPayoutItemId: id, at, actor, changes, outcome: CorrectionOutcome.Unknown, failure };
+      await this.#store.appendAudit(audit);
+      return { outcome: CorrectionOutcome.Unknown, failure, audit };
+    }
+    const validation: ValidationRecord = {
+      accountName: record.accountName,
+      accountNumber: record.accountNumber,
+      bankCode: record.bankCode,
+      bankName: record.bankName,
+      isValid: record.isValid,
+      reason: record.reason,
+      createdAt: record.createdAt,
+    };
+    const outcome = record.isValid ? CorrectionOutcome.Corrected : CorrectionOutcome.StillInvalid;
+    const audit: CorrectionAudit = {
+      bulkPayoutItemId: id,
+      at,
+      actor,
+      changes,
+      outcome,
+      provider: { isValid: record.isValid, reason: record.reason },
+    };
+    await this.#store.appendAudit(audit);
+    const item = await this.#writeState(id, before, to, validation, at);
+    return { outcome, item, audit };
+  }
+
+  /** Stores the provider's record; a concurrent correction of the same item is re-read and merged over. */
+  async #writeState(
+    id: string,
+    read: BulkItemState | undefined,
+    to: FieldValues,
+    record: ValidationRecord,
+    at: string,
+  ): Promise<BulkItemState> {
+    let before = read;
+    for (let attempt = 1; ; attempt++) {
+      const state: BulkItemState = {
+        bulkPayoutItemId: id,
+        record,
+        values: { ...before?.values, ...to, accountNumber: record.accountNumber, bankCode: record.bankCode },
+        version: (before?.version ?? 0) + 1,
+        updatedAt: at,
+      };
+      try {
+        await this.#store.putState(state, before?.version ?? 0);
+        return state;
+      } catch (error) {
+        if (!(error instanceof BulkItemConcurrentModificationError) || attempt >= STATE_WRITE_ATTEMPTS)
+          throw error;
+        before = await this.#store.get(id);
+      }
+    }
+  }
+
+  async #failed(
+    id: string,
+    actor: Principal,
+    changes: readonly FieldChange[],
+    error: unknown,
+  ): Promise<CorrectionResult> {
+    const at = this.#clock.now().toISOString();
+    if (error instanceof ProviderRejectedError || error instanceof ProviderInvalidRequestError) {
+      const failure = {
+        code: error.code,
+        message:
+          error instanceof ProviderRejectedError ? (error.providerMessage ?? error.message) : error.message,
+        ...(error instanceof ProviderRejectedError && { status: error.status }),
+      };
+      const audit = {
+        bulkPayoutItemId: id,
+        at,
+        actor,
+        changes,
+        outcome: CorrectionOutcome.ProviderRejected,
+        failure: { code: failure.code, message: failure.message },
+      };
+      await this.#store.appendAudit(audit);
+      return { outcome: CorrectionOutcome.ProviderRejected, failure, audit };
+    }
+    if (error instanceof ProviderUnavailableError) {
+      return { outcome: CorrectionOutcome.NotSent, failure: { code: error.code, message: error.message } };
+    }
+    const failure = {
+      code:
+        error instanceof Error && 'code' in error && typeof error.code === 'string'
+          ? error.code
+          : 'UNEXPECTED',
+      message: error instanceof Error ? error.message : String(error),
+    };
+    this.#logger.warn('bulk item correction outcome unknown', { bulkPayoutItemId: id, code: failure.code });
+    const audit = { bulkPayoutItemId: id, at, actor, changes, outcome: CorrectionOutcome.Unknown, failure };
+    await this.#store.appendAudit(audit);
+    return { outcome: CorrectionOutcome.Unknown, failure, audit };
+  }
+}
+
+function valuesOf(fields: CorrectionFields): FieldValues {
+  return {
+    ...(fields.accountNumber !== undefined && { accountNumber: fields.accountNumber }),
+    ...(fields.bankCode !== undefined && { bankCode: fields.bankCode }),
+    ...(fields.amount !== undefined && { amountKobo: fields.amount }),
+    ...(fields.phoneNumber !== undefined && { phoneNumber: fields.phoneNumber }),
+    ...(fields.narration !== undefined && { narration: fields.narration }),
+  };
+}
+
+/** Before -> after per field; before comes from the last stored state, unknown on the item's first correction. */
+function changesOf(before: BulkItemState | undefined, to: FieldValues): FieldChange[] {
+  const changes: FieldChange[] = [];
+  for (const field of CORRECTABLE_FIELDS) {
+    const value = to[field];
+    if (value === undefined) continue;
+    const from = before?.values[field];
+    changes.push({ field, from: from ?? null, fromKnown: from !== undefined, to: value });
+  }
+  return changes;
+}

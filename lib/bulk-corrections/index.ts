@@ -1,0 +1,14 @@
+/**
+ * Corrections of invalid bulk payout items: local validation, `PATCH /payout/bulk/item`, the provider's
+ * validation record and an audit of every change.
+ *
+ * @example
+ * const service = new BulkCorrectionService({ store: new DynamoDbBulkItemStore(client, table), provider });
+ * await service.correct('item-1', { accountNumber: '0123456789' }, actor);
+ */
+export * from './bulk-item-store.js';
+export * from './correction-service.js';
+export * from './csv.js';
+export * from './errors.js';
+export * from './model.js';
+export * from './schemas.js';

@@ -1,0 +1,80 @@
+import type { Principal } from '../payouts/model.js';
+
+/** The fields a correction may change; `amountKobo` is the item's amount in kobo. */
+export const CORRECTABLE_FIELDS = [
+  'accountNumber',
+  'bankCode',
+  'amountKobo',
+  'phoneNumber',
+  'narration',
+] as const;
+export type CorrectableField = (typeof CORRECTABLE_FIELDS)[number];
+export type FieldValues = Partial<Record<CorrectableField, string | number>>;
+
+/** The provider's validation record of an item, as returned by `PATCH /payout/bulk/item`. */
+export interface ValidationRecord {
+  readonly accountName: string;
+  readonly accountNumber: string;
+  readonly bankCode: string;
+  readonly bankName: string;
+  readonly isValid: boolean;
+  readonly reason: string | null;
+  readonly createdAt: string;
+}
+
+/** What we know of an item: the provider's latest record and the values our corrections set. */
+export interface BulkItemState {
+  readonly bulkPayoutItemId: string;
+  readonly record: ValidationRecord;
+  readonly values: FieldValues;
+  readonly version: number;
+  readonly updatedAt: string;
+}
+
+/** One field change; `from` is null when no earlier value was known (the item's first correction here). */
+export interface FieldChange {
+  readonly field: CorrectableField;
+  readonly from: string | number | null;
+  readonly fromKnown: boolean;
+  readonly to: string | number;
+}
+
+export const CorrectionOutcome = {
+  /** The provider saved the change and reports the item valid. */
+  Corrected: 'corrected',
+  /** The provider saved the change and still reports the item invalid, with its reason. */
+  StillInvalid: 'still_invalid',
+  /** Refused here before any provider call; `issues` name the fields. */
+  Invalid: 'invalid',
+  /** The provider refused the request (4xx); nothing changed there. */
+  ProviderRejected: 'provider_rejected',
+  /** The provider could not be reached; nothing was sent. */
+  NotSent: 'not_sent',
+  /** Sent, but no answer: the provider may have applied it. Check the item before correcting again. */
+  Unknown: 'unknown',
+} as const;
+export type CorrectionOutcome = (typeof CorrectionOutcome)[keyof typeof CorrectionOutcome];
+
+/** One audit entry per correction sent to the provider, whatever came of it. */
+export interface CorrectionAudit {
+  readonly bulkPayoutItemId: string;
+  readonly at: string;
+  readonly actor: Principal;
+  readonly changes: readonly FieldChange[];
+  readonly outcome: CorrectionOutcome;
+  readonly provider?: { readonly isValid: boolean; readonly reason: string | null };
+  readonly failure?: { readonly code: string; readonly message: string };
+}
+
+export type CorrectionResult =
+  | {
+      readonly outcome: 'corrected' | 'still_invalid';
+      readonly item: BulkItemState;
+      readonly audit: CorrectionAudit;
+    }
+  | { readonly outcome: 'invalid'; readonly issues: readonly { path: string; message: string }[] }
+  | {
+      readonly outcome: 'provider_rejected' | 'not_sent' | 'unknown';
+      readonly failure: { readonly code: string; readonly message: string; readonly status?: number };
+      readonly audit?: CorrectionAudit;
+    };

@@ -1,0 +1,186 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type ApiHarness, call, startApiHarness } from '../api/support/harness.js';
+
+const PATCH_PATH = '/payout/bulk/item';
+
+describe('bulk payout item corrections (ops API)', () => {
+  let h: ApiHarness;
+  let invalidIds: string[];
+  let validIds: string[];
+
+  beforeAll(async () => {
+    h = await startApiHarness();
+    const items = h.sandbox.fixtures().bulkPayoutItems;
+    invalidIds = items.filter((item) => !item.isValid).map((item) => item.id);
+    validIds = items.filter((item) => item.isValid).map((item) => item.id);
+  });
+  afterAll(async () => {
+    await h.close();
+  });
+
+  const patchCount = () => h.sandbox.stats().requests[PATCH_PATH] ?? 0;
+
+  it('refuses bad fields with field-level errors and makes no provider call', async () => {
+    const before = patchCount();
+    const reply = await call(h.api, {
+      method: 'PATCH',
+      path: `/bulk-payout-items/${invalidIds[0]}`,
+      principal: 'alice',
+      body: { accountNumber: '12345', bankCode: 'GTB', amount: 150_050, phoneNumber: '12345', narration: '' },
+    });
+    expect(reply.status).toBe(400);
+    expect(reply.body.errors.map((issue: { path: string }) => issue.path).sort()).toEqual(
+      ['accountNumber', 'amount', 'bankCode', 'narration', 'phoneNumber'].sort(),
+    );
+    expect(reply.body.errors.find((issue: { path: string }) => issue.path === 'amount').message).toContain(
+      'whole',
+    );
+    expect(patchCount()).toBe(before);
+  });
+
+  it('refuses an empty correction and unknown fields without a provider call', async () => {
+    const before = patchCount();
+    const empty = await call(h.api, {
+      method: 'PATCH',
+      path: `/bulk-payout-items/${invalidIds[0]}`,
+      principal: 'alice',
+      body: {},
+    });
+    const unknown = await call(h.api, {
+      method: 'PATCH',
+      path: `/bulk-payout-items/${invalidIds[0]}`,
+      principal: 'alice',
+      body: { iban: 'x' },
+    });
+    expect(empty.status).toBe(400);
+    expect(unknown.status).toBe(400);
+    expect(patchCount()).toBe(before);
+  });
+
+  it("shows an item the provider still reports invalid with the provider's reason, never as fixed", async () => {
+    const reply = await call(h.api, {
+      method: 'PATCH',
+      path: `/bulk-payout-items/${invalidIds[1]}`,
+      principal: 'alice',
+      body: { bankCode: '999' },
+    });
+    expect(reply.status).toBe(200);
+    expect(reply.body.outcome).toBe('still_invalid');
+    expect(reply.body.isValid).toBe(false);
+    expect(reply.body.reason).toContain('999');
+    const shown = await call(h.api, { method: 'GET', path: `/bulk-payout-items/${invalidIds[1]}` });
+    expect(shown.body).toMatchObject({ isValid: false });
+    expect(shown.body.reason).toContain('999');
+  });
+
+  it('fixes an item, stores the validation record, and audits who changed what from which value to which', async () => {
+    const id = invalidIds[0] ?? '';
+    const first = await call(h.api, {
+      method: 'PATCH',
+      path: `/bulk-payout-items/${id}`,
+      principal: 'alice',
+      body: { accountNumber: '0123456789', bankCode: '058', amount: 150_000 },
+    });
+    expect(first.status).toBe(200);
+    expect(first.body).toMatchObject({ outcome: 'corrected', isValid: true, reason: null });
+
+    const second = await call(h.api, {
+      method: 'PATCH',
+      path: `/bulk-payout-items/${id}`,
+      principal: 'bob',
+      body: { accountNumber: '0987654321', phoneNumber: '08031234567' },
+    });
+    expect(second.body.outcome).toBe('corrected');
+
+    const shown = await call(h.api, { method: 'GET', path: `/bulk-payout-items/${id}` });
+    expect(shown.status).toBe(200);
+    expect(shown.body.record).toMatchObject({ accountNumber: '0987654321', bankCode: '058', isValid: true });
+    const [audit1, audit2] = shown.body.audit;
+    expect(audit1).toMatchObject({
+      actor: { id: 'alice' },
+      outcome: 'corrected',
+      provider: { isValid: true },
+    });
+    // The first correction here: earlier values were not known to us.
+    expect(audit1.changes).toContainEqual({
+      field: 'accountNumber',
+      from: null,
+      fromKnown: false,
+      to: '0123456789',
+    });
+    expect(audit2).toMatchObject({ actor: { id: 'bob' } });
+    expect(audit2.changes).toEqual([
+      { field: 'accountNumber', from: '0123456789', fromKnown: true, to: '0987654321' },
+      { field: 'phoneNumber', from: null, fromKnown: false, to: '08031234567' },
+    ]);
+  });
+
+  it('reports a provider refusal with its message and claims nothing', async () => {
+    const reply = await call(h.api, {
+      method: 'PATCH',
+      path: '/bulk-payout-items/no-such-item',
+      principal: 'alice',
+      body: { accountNumber: '0123456789' },
+    });
+    expect(reply.status).toBe(404);
+    expect(reply.body.type).toContain('provider-rejected');
+  });
+
+  it('answers a batch per item: corrected, still invalid, invalid fields (not sent), provider-rejected', async () => {
+    const before = patchCount();
+    const reply = await call(h.api, {
+      method: 'POST',
+      path: '/bulk-payout-items/corrections',
+      principal: 'alice',
+      body: {
+        corrections: [
+          { bulkPayoutItemId: validIds[0], narration: 'June salaries' },
+          { bulkPayoutItemId: validIds[1], bankCode: '12345' },
+          { bulkPayoutItemId: validIds[2], accountNumber: 'abc' },
+          { bulkPayoutItemId: 'unknown-item', amount: 10_000 },
+        ],
+      },
+    });
+    expect(reply.status).toBe(200);
+    expect(reply.body.results.map((r: { outcome: string }) => r.outcome)).toEqual([
+      'corrected',
+      'still_invalid',
+      'invalid',
+      'provider_rejected',
+    ]);
+    expect(reply.body.results[2].issues[0].path).toBe('accountNumber');
+    expect(reply.body.results[1].reason).toContain('12345');
+    expect(reply.body.summary).toEqual({ corrected: 1, still_invalid: 1, invalid: 1, provider_rejected: 1 });
+    expect(patchCount()).toBe(before + 3);
+  });
+
+  it('takes a CSV upload and reports per row', async () => {
+    const csv = `bulkPayoutItemId,accountNumber,amount\n${validIds[0]},0123456789,\n${validIds[1]},,12345\n`;
+    const reply = await call(h.api, {
+      method: 'POST',
+      path: '/bulk-payout-items/corrections',
+      principal: 'alice',
+      headers: { 'content-type': 'text/csv' },
+      body: csv,
+    });
+    expect(reply.status).toBe(200);
+    expect(reply.body.results.map((r: { outcome: string }) => r.outcome)).toEqual(['corrected', 'invalid']);
+    expect(reply.body.results[1].issues[0].path).toBe('amount');
+  });
+
+  it('refuses a batch above the maximum size as a whole', async () => {
+    const corrections = Array.from({ length: 501 }, () => ({
+      bulkPayoutItemId: validIds[0],
+      narration: 'x',
+    }));
+    const before = patchCount();
+    const reply = await call(h.api, {
+      method: 'POST',
+      path: '/bulk-payout-items/corrections',
+      principal: 'alice',
+      body: { corrections },
+    });
+    expect(reply.status).toBe(400);
+    expect(patchCount()).toBe(before);
+  });
+});
