@@ -1,0 +1,27 @@
+import { DynamoDbBulkItemStore } from '../bulk-corrections/bulk-item-store.js';
+import { BulkCorrectionService } from '../bulk-corrections/correction-service.js';
+import { RefundService } from '../refunds/refund-service.js';
+import { DynamoDbRefundStore } from '../refunds/refund-store.js';
+import type { Runtime } from '../runtime/runtime.js';
+import type { ApiContext } from './context.js';
+
+/** Wires the ops API onto the runtime (the composition root): the refund service shares its table and client. */
+export function apiContextFrom(runtime: Runtime): ApiContext {
+  return {
+    engine: runtime.engine,
+    provider: runtime.provider,
+    refunds: new RefundService({
+      store: new DynamoDbRefundStore(runtime.dynamoDb, runtime.tableName),
+      provider: runtime.provider,
+      logger: runtime.logger,
+    }),
+    settlements: runtime.settlements,
+    bulkCorrections: new BulkCorrectionService({
+      store: new DynamoDbBulkItemStore(runtime.dynamoDb, runtime.tableName),
+      provider: runtime.provider,
+      logger: runtime.logger,
+    }),
+    logger: runtime.logger,
+    mode: runtime.mode,
+  };
+}

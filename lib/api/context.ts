@@ -1,0 +1,20 @@
+import type { BulkCorrectionService } from '../bulk-corrections/correction-service.js';
+import type { PayoutEngine } from '../payouts/payout-engine.js';
+import type { ProviderClient } from '../provider/client.js';
+import type { RefundService } from '../refunds/refund-service.js';
+import type { SettlementService } from '../settlement/settlement-service.js';
+import type { Logger } from '../shared/logger.js';
+
+/** What the route handlers may use; built once per process from the runtime. */
+export interface ApiContext {
+  readonly engine: PayoutEngine;
+  readonly refunds: RefundService;
+  /** Undefined when the deployment has no settlement policy: the routes answer 503. */
+  readonly settlements: SettlementService | undefined;
+  readonly bulkCorrections: BulkCorrectionService;
+  /** Only the read-through views use the provider directly. */
+  readonly provider: Pick<ProviderClient, 'settlements' | 'transactions' | 'stores'>;
+  readonly logger: Logger;
+  /** `local` trusts the `X-Ops-Principal` header; `aws` only the IAM principal of the signed request. */
+  readonly mode: 'aws' | 'local';
+}

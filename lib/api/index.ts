@@ -1,0 +1,33 @@
+import type { ApiContext } from './context.js';
+import { type ApiHandler, createRouter, type Route } from './router.js';
+import { bulkPayoutItemRoutes } from './routes/bulk-payout-items.js';
+import { controlRoutes } from './routes/controls.js';
+import { instantSettlementRoutes } from './routes/instant-settlements.js';
+import { metaRoutes } from './routes/meta.js';
+import { payoutRoutes } from './routes/payouts.js';
+import { providerViewRoutes } from './routes/provider-views.js';
+import { refundRoutes } from './routes/refunds.js';
+
+export type { ApiContext } from './context.js';
+export type { ApiHandler } from './router.js';
+
+export const apiRoutes: readonly Route[] = [
+  ...payoutRoutes,
+  ...controlRoutes,
+  ...refundRoutes,
+  ...instantSettlementRoutes,
+  ...bulkPayoutItemRoutes,
+  ...providerViewRoutes,
+  ...metaRoutes,
+];
+
+/**
+ * The ops API as one function of an API Gateway HTTP API v2 event: the Lambda and `npm start` both call it.
+ *
+ * @example
+ * const handle = createApiHandler({ engine, refunds, provider, logger, mode: 'local' });
+ * const result = await handle(event);
+ */
+export function createApiHandler(ctx: ApiContext): ApiHandler {
+  return createRouter(apiRoutes, ctx);
+}
