@@ -1,0 +1,108 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { resolve } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { freePort } from '../../lib/local/free-port.js';
+import { eventually } from './support/harness.js';
+
+/** Starts `npm start` exactly as a user would, in its own process group (as a terminal does). */
+function startNpm(env: Record<string, string>): { child: ChildProcess; output: () => string } {
+  const { PROVIDER_BASE_URL: _url, PROVIDER_TOKEN: _token, PROVIDER_PIN: _pin, ...inherited } = process.env;
+  const child = spawn('npm', ['start', '--silent'], {
+    cwd: resolve(import.meta.dirname, '..', '..'),
+    env: { ...inherited, ...env },
+    detached: true,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout?.on('data', (chunk: Buffer) => {
+    output += chunk.toString();
+  });
+  child.stderr?.on('data', (chunk: Buffer) => {
+    output += chunk.toString();
+  });
+  return { child, output: () => output };
+}
+
+let running: ChildProcess | undefined;
+afterAll(() => {
+  // Only if the test failed before stopping it: end the group it started, by its id.
+  if (running?.pid && running.exitCode === null && running.signalCode === null)
+    process.kill(-running.pid, 'SIGKILL');
+});
+
+describe('npm start', () => {
+  it('serves the ops API, pays a payout created over HTTP, runs the scheduler, and stops cleanly on Ctrl-C', async () => {
+    const opsPort = await freePort();
+    const dynamoDbPort = await freePort();
+    const { child, output } = startNpm({
+      OPS_PORT: String(opsPort),
+      DYNAMODB_PORT: String(dynamoDbPort),
+      SANDBOX_PORT: String(await freePort()),
+      SCHEDULER_INTERVAL_MS: '300',
+      AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+    });
+    running = child;
+    const base = `http://127.0.0.1:${opsPort}`;
+    await eventually(async () => {
+      if (child.exitCode !== null) throw new Error(`npm start exited early:\n${output()}`);
+      return output().includes(`ops API ready on ${base}`) ? true : undefined;
+    }, 60_000);
+    expect(output()).toContain('curl -s -X POST');
+    expect(output()).toMatch(/merchant wallet\s+\S+/);
+
+    const health = await fetch(`${base}/health`);
+    expect(health.status).toBe(200);
+
+    const created = await fetch(`${base}/payouts`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'idempotency-key': 'e2e-1', 'x-ops-principal': 'e2e' },
+      body: JSON.stringify({
+        type: 'bank_transfer',
+        amount: 250_000,
+        currency: 'NGN',
+        narration: 'e2e payout',
+        beneficiary: { bankCode: '058', accountNumber: '0123456789', accountName: 'Ada Obi' },
+      }),
+    });
+    expect(created.status).toBe(201);
+    const { id } = (await created.json()) as { id: string };
+    const paid = await eventually(async () => {
+      const body = (await (await fetch(`${base}/payouts/${id}`)).json()) as { status: string };
+      return body.status === 'succeeded' ? body : undefined;
+    }, 15_000);
+    expect(paid).toMatchObject({ status: 'succeeded', receipt: { status: 'SUCCESS' } });
+
+    // A scheduled payout is released and paid by the local scheduler, not by the request.
+    const scheduleAt = new Date(Date.now() + 1500).toISOString();
+    const scheduled = await fetch(`${base}/payouts`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'idempotency-key': 'e2e-2' },
+      body: JSON.stringify({
+        type: 'bank_transfer',
+        amount: 100_000,
+        currency: 'NGN',
+        narration: 'e2e scheduled',
+        scheduleAt,
+        beneficiary: { bankCode: '058', accountNumber: '0123456789', accountName: 'Ada Obi' },
+      }),
+    });
+    const scheduledBody = (await scheduled.json()) as { id: string; status: string };
+    expect(scheduledBody.status).toBe('scheduled');
+    await eventually(async () => {
+      const body = (await (await fetch(`${base}/payouts/${scheduledBody.id}`)).json()) as { status: string };
+      return body.status === 'succeeded' ? true : undefined;
+    }, 20_000);
+
+    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolveExit) =>
+      child.once('exit', (code, signal) => resolveExit({ code, signal })),
+    );
+    process.kill(-(child.pid as number), 'SIGINT');
+    const { code, signal } = await exited;
+    // npm re-raises the interrupt it received, as it does for any script; the app itself exits 0.
+    expect(code === 0 || signal === 'SIGINT').toBe(true);
+    await eventually(async () => (output().includes('stopped DynamoDB Local') ? true : undefined), 15_000);
+    expect(output()).not.toContain('could not stop');
+    await expect(fetch(`${base}/health`)).rejects.toThrow();
+    await expect(fetch(`http://127.0.0.1:${dynamoDbPort}`)).rejects.toThrow();
+  }, 120_000);
+});
