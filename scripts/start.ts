@@ -9,11 +9,13 @@ import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { apiContextFrom } from '../lib/api/api-context.js';
 import { createApiHandler } from '../lib/api/index.js';
-import { runReconcile, runSweep } from '../lib/api/scheduled.js';
+import { runDueSweep, runProviderScheduleSync, runReconcile } from '../lib/api/scheduled.js';
 import { ensureTable } from '../lib/local/create-table.js';
 import { type DynamoDbLocal, dynamoDbLocalDir, startDynamoDbLocal } from '../lib/local/dynamodb-local.js';
 import { type LocalApiServer, serveApiGatewayHandler } from '../lib/local/http-to-apigw.js';
 import { type LocalScheduler, startLocalScheduler } from '../lib/local/scheduler.js';
+import { providerScheduleServiceFrom } from '../lib/provider-schedules/wiring.js';
+import { recurrenceServiceFrom } from '../lib/recurrence/wiring.js';
 import { createRuntime, type Runtime } from '../lib/runtime/runtime.js';
 import { type Sandbox, startSandbox } from '../lib/sandbox/index.js';
 import { z } from '../lib/shared/validation.js';
@@ -114,9 +116,18 @@ async function main(): Promise<void> {
   });
   stack.push({ name: 'ops API', stop: () => api.close() });
 
+  const recurrences = recurrenceServiceFrom(runtime);
+  const providerSchedules = providerScheduleServiceFrom(runtime, recurrences);
   const scheduler: LocalScheduler = startLocalScheduler(
     [
-      { name: 'sweep-due-payouts', run: () => runSweep(runtime.engine, SWEEP_BUDGET_MS) },
+      {
+        name: 'sweep-due-payouts',
+        run: () => runDueSweep({ engine: runtime.engine, recurrences }, SWEEP_BUDGET_MS),
+      },
+      {
+        name: 'sync-provider-schedules',
+        run: () => runProviderScheduleSync(providerSchedules, runtime.provider.payouts),
+      },
       { name: 'reconcile-payouts', run: () => runReconcile(runtime.engine) },
       // Instant settlement, when SETTLEMENT_DESTINATION_* are set: pays settlements no trigger decided yet.
       ...(runtime.settlements

@@ -1,5 +1,7 @@
 import { DynamoDbBulkItemStore } from '../bulk-corrections/bulk-item-store.js';
 import { BulkCorrectionService } from '../bulk-corrections/correction-service.js';
+import { providerScheduleServiceFrom } from '../provider-schedules/wiring.js';
+import { recurrenceServiceFrom } from '../recurrence/wiring.js';
 import { RefundService } from '../refunds/refund-service.js';
 import { DynamoDbRefundStore } from '../refunds/refund-store.js';
 import type { Runtime } from '../runtime/runtime.js';
@@ -7,8 +9,11 @@ import type { ApiContext } from './context.js';
 
 /** Wires the ops API onto the runtime (the composition root): the refund service shares its table and client. */
 export function apiContextFrom(runtime: Runtime): ApiContext {
+  const recurrences = recurrenceServiceFrom(runtime);
   return {
     engine: runtime.engine,
+    recurrences,
+    providerSchedules: providerScheduleServiceFrom(runtime, recurrences),
     provider: runtime.provider,
     refunds: new RefundService({
       store: new DynamoDbRefundStore(runtime.dynamoDb, runtime.tableName),

@@ -1,6 +1,8 @@
 import type { BulkCorrectionService } from '../bulk-corrections/correction-service.js';
 import type { PayoutEngine } from '../payouts/payout-engine.js';
 import type { ProviderClient } from '../provider/client.js';
+import type { ProviderScheduleService } from '../provider-schedules/provider-schedule-service.js';
+import type { RecurrenceService } from '../recurrence/recurrence-service.js';
 import type { RefundService } from '../refunds/refund-service.js';
 import type { SettlementService } from '../settlement/settlement-service.js';
 import type { Logger } from '../shared/logger.js';
@@ -9,6 +11,9 @@ import type { Logger } from '../shared/logger.js';
 export interface ApiContext {
   readonly engine: PayoutEngine;
   readonly refunds: RefundService;
+  readonly recurrences: RecurrenceService;
+  /** The read view of the provider's own scheduled and recurrent payouts. */
+  readonly providerSchedules: ProviderScheduleService;
   /** Undefined when the deployment has no settlement policy: the routes answer 503. */
   readonly settlements: SettlementService | undefined;
   readonly bulkCorrections: BulkCorrectionService;

@@ -5,7 +5,9 @@ import { controlRoutes } from './routes/controls.js';
 import { instantSettlementRoutes } from './routes/instant-settlements.js';
 import { metaRoutes } from './routes/meta.js';
 import { payoutRoutes } from './routes/payouts.js';
+import { providerScheduleRoutes } from './routes/provider-schedules.js';
 import { providerViewRoutes } from './routes/provider-views.js';
+import { recurringPayoutRoutes } from './routes/recurring-payouts.js';
 import { refundRoutes } from './routes/refunds.js';
 
 export type { ApiContext } from './context.js';
@@ -15,6 +17,8 @@ export const apiRoutes: readonly Route[] = [
   ...payoutRoutes,
   ...controlRoutes,
   ...refundRoutes,
+  ...recurringPayoutRoutes,
+  ...providerScheduleRoutes,
   ...instantSettlementRoutes,
   ...bulkPayoutItemRoutes,
   ...providerViewRoutes,

@@ -1,6 +1,13 @@
 import type { ReconcileReport } from '../payouts/engine/reconcile-payouts.js';
 import type { SweepReport } from '../payouts/engine/sweep.js';
 import type { PayoutEngine } from '../payouts/payout-engine.js';
+import type { SyncStatus } from '../provider-schedules/model.js';
+import type {
+  ProviderScheduleService,
+  ProviderScheduleSource,
+} from '../provider-schedules/provider-schedule-service.js';
+import type { RecurrenceSweepReport } from '../recurrence/materialise.js';
+import type { RecurrenceService } from '../recurrence/recurrence-service.js';
 
 /** Start no new payout this long before the invocation's deadline, so none is cut off mid-call. */
 export const STOP_STARTING_BEFORE_DEADLINE_MS = 20_000;
@@ -16,4 +23,28 @@ export function runSweep(engine: PayoutEngine, remainingMs: number, now = Date.n
 /** One reconciliation pass, as the EventBridge schedule and the local scheduler run it. */
 export function runReconcile(engine: PayoutEngine): Promise<ReconcileReport> {
   return engine.reconcile();
+}
+
+/**
+ * One tick of the every-minute schedule: recurring payouts materialise their due occurrences first (as
+ * `scheduled` payouts), then the engine releases and submits what is due. Both stop starting new work
+ * `STOP_STARTING_BEFORE_DEADLINE_MS` before the deadline and leave the rest to the next tick.
+ */
+export async function runDueSweep(
+  parts: { engine: PayoutEngine; recurrences: RecurrenceService },
+  remainingMs: number,
+  now = Date.now(),
+): Promise<{ recurrences: RecurrenceSweepReport; payouts: SweepReport }> {
+  const stopStartingAt = now + remainingMs - STOP_STARTING_BEFORE_DEADLINE_MS;
+  const recurrences = await parts.recurrences.sweep({ stopStartingAt });
+  const payouts = await parts.engine.sweep({ stopStartingAt });
+  return { recurrences, payouts };
+}
+
+/** One sync of the provider's own scheduled and recurrent payouts into the ops read view. */
+export function runProviderScheduleSync(
+  service: ProviderScheduleService,
+  source: ProviderScheduleSource,
+): Promise<SyncStatus> {
+  return service.sync(source);
 }

@@ -1,0 +1,44 @@
+import { ProviderScheduleKind } from '../../provider-schedules/model.js';
+import { z } from '../../shared/validation.js';
+import { parseQuery } from '../request.js';
+import type { Route, RouteRequest } from '../router.js';
+
+export const ProviderScheduleQuerySchema = z.strictObject({
+  /** `true`: only entries that still move money (not cancelled, date ahead). */
+  upcoming: z.optional(z.enum(['true', 'false'])),
+  /** 1 to 500, default 100. */
+  limit: z.optional(
+    z.pipe(
+      z.string().check(z.regex(/^\d{1,3}$/, 'must be an integer')),
+      z.pipe(
+        z.transform((text: string) => Number(text)),
+        z.int().check(z.gte(1, 'must be at least 1'), z.lte(500, 'must be at most 500')),
+      ),
+    ),
+  ),
+});
+
+/**
+ * The provider's own scheduled and recurrent payouts, from the read view the sync keeps (not a live call),
+ * each flagged `alsoScheduledHere` when the same bank account also has a schedule on our side.
+ */
+function viewOf(kind: ProviderScheduleKind) {
+  return async (request: RouteRequest) => {
+    const query = parseQuery(request.event, ProviderScheduleQuerySchema);
+    const { items, sync } = await request.ctx.providerSchedules.view(kind, query.limit ?? 100);
+    const shown = query.upcoming === 'true' ? items.filter((item) => item.upcoming) : items;
+    return {
+      status: 200,
+      body: {
+        items: shown,
+        bothSides: shown.filter((item) => item.alsoScheduledHere).length,
+        ...(sync && { sync }),
+      },
+    };
+  };
+}
+
+export const providerScheduleRoutes: readonly Route[] = [
+  { method: 'GET', path: '/provider/scheduled-payouts', handler: viewOf(ProviderScheduleKind.Scheduled) },
+  { method: 'GET', path: '/provider/recurrent-payouts', handler: viewOf(ProviderScheduleKind.Recurrent) },
+];

@@ -1,0 +1,209 @@
+import {
+  RecurrenceConflictError,
+  RecurrenceIdempotencyConflictError,
+  RecurrenceNotFoundError,
+  RecurrenceStateError,
+  RecurrenceValidationError,
+} from '../../recurrence/errors.js';
+import { RECURRENCE_STATUSES, type Recurrence, type RecurrenceStatus } from '../../recurrence/model.js';
+import type { RecurrenceView } from '../../recurrence/recurrence-service.js';
+import { isCalendarDate } from '../../recurrence/rules.js';
+import { CreateRecurrenceRequestSchema } from '../../recurrence/schemas.js';
+import { z } from '../../shared/validation.js';
+import { ApiError } from '../errors.js';
+import { idempotencyKeyOf, parseBody, parseQuery } from '../request.js';
+import type { Route, RouteRequest, RouteResult } from '../router.js';
+import { CancelRequestSchema, PauseRequestSchema, ResumeRequestSchema } from '../schemas.js';
+import { idParam } from './payouts.js';
+
+export const ListRecurrencesQuerySchema = z.strictObject({
+  status: z.optional(z.enum(RECURRENCE_STATUSES as [RecurrenceStatus, ...RecurrenceStatus[]])),
+  /** 1 to 100, default 20. */
+  limit: z.optional(
+    z.pipe(
+      z.string().check(z.regex(/^\d{1,3}$/, 'must be an integer')),
+      z.pipe(
+        z.transform((text: string) => Number(text)),
+        z.int().check(z.gte(1, 'must be at least 1'), z.lte(100, 'must be at most 100')),
+      ),
+    ),
+  ),
+  cursor: z.optional(z.string().check(z.minLength(1), z.maxLength(2048))),
+});
+
+export const SkipOccurrenceRequestSchema = z.strictObject({
+  reason: z.optional(z.string().check(z.trim(), z.minLength(1), z.maxLength(200))),
+});
+
+/** The recurrence module's errors as API problems (the module knows nothing of HTTP). */
+function toApiError(error: unknown): unknown {
+  if (error instanceof RecurrenceValidationError) {
+    return new ApiError(400, 'validation', 'The request is invalid', error.message, error.issues, {
+      cause: error,
+    });
+  }
+  if (error instanceof RecurrenceNotFoundError) {
+    return new ApiError(404, 'not-found', 'Not found', error.message, [], { cause: error });
+  }
+  if (error instanceof RecurrenceIdempotencyConflictError) {
+    return new ApiError(
+      409,
+      'idempotency-conflict',
+      'Idempotency key reused with a different request',
+      error.message,
+    );
+  }
+  if (error instanceof RecurrenceStateError) {
+    return new ApiError(
+      409,
+      'invalid-transition',
+      'The recurring payout is not in a state that allows this',
+      error.message,
+    );
+  }
+  if (error instanceof RecurrenceConflictError) {
+    return new ApiError(
+      409,
+      'concurrent-modification',
+      'The recurring payout changed meanwhile; try again',
+      error.message,
+    );
+  }
+  return error;
+}
+
+const mapped =
+  (handler: (request: RouteRequest) => Promise<RouteResult>) =>
+  async (request: RouteRequest): Promise<RouteResult> => {
+    try {
+      return await handler(request);
+    } catch (error) {
+      throw toApiError(error);
+    }
+  };
+
+/** A recurring payout as the API shows it: the payout fields at the top level, the rule under `schedule`. */
+export function presentRecurrence(recurrence: Recurrence) {
+  const { type, amount, currency, narration, metadata, ...instruction } = recurrence.template;
+  return {
+    id: recurrence.id,
+    status: recurrence.status,
+    ...(recurrence.statusReason && { statusReason: recurrence.statusReason }),
+    type,
+    amount,
+    currency,
+    narration,
+    ...instruction,
+    ...(metadata && { metadata }),
+    schedule: recurrence.rule,
+    ...(recurrence.nextOccurrenceAt && {
+      nextOccurrence: { localDate: recurrence.nextLocalDate, at: recurrence.nextOccurrenceAt },
+    }),
+    skippedDates: recurrence.skippedDates,
+    idempotencyKey: recurrence.idempotencyKey,
+    createdBy: { id: recurrence.createdBy.id, kind: recurrence.createdBy.kind },
+    createdAt: recurrence.createdAt,
+    updatedAt: recurrence.updatedAt,
+  };
+}
+
+function presentView(view: RecurrenceView) {
+  return {
+    ...presentRecurrence(view.recurrence),
+    upcoming: view.upcoming.map((o) => ({ localDate: o.localDate, at: o.at, skipped: o.skipped })),
+    history: view.history.map((entry) => ({
+      localDate: entry.localDate,
+      at: entry.at,
+      state: entry.state,
+      ...(entry.payoutId && { payoutId: entry.payoutId }),
+      ...(entry.payoutStatus && { payoutStatus: entry.payoutStatus }),
+      ...(entry.reason && { reason: entry.reason }),
+      recordedAt: entry.recordedAt,
+    })),
+  };
+}
+
+/** POST /recurring-payouts: recorded once per `Idempotency-Key`; occurrences are paid by the sweeper. */
+async function createRecurrence(request: RouteRequest): Promise<RouteResult> {
+  const idempotencyKey = idempotencyKeyOf(request.event);
+  const body = parseBody(request.event, CreateRecurrenceRequestSchema);
+  const { recurrence, replayed } = await request.ctx.recurrences.create({
+    request: body,
+    idempotencyKey,
+    actor: request.principal(),
+  });
+  const view = presentView(await request.ctx.recurrences.view(recurrence.id));
+  if (replayed) return { status: 200, body: view, headers: { 'idempotent-replayed': 'true' } };
+  return { status: 201, body: view, headers: { location: `/recurring-payouts/${recurrence.id}` } };
+}
+
+async function getRecurrence(request: RouteRequest) {
+  return { status: 200, body: presentView(await request.ctx.recurrences.view(idParam(request))) };
+}
+
+async function listRecurrences(request: RouteRequest) {
+  const query = parseQuery(request.event, ListRecurrencesQuerySchema);
+  const page = await request.ctx.recurrences.list({
+    limit: query.limit ?? 20,
+    ...(query.status && { status: query.status }),
+    ...(query.cursor && { cursor: query.cursor }),
+  });
+  return {
+    status: 200,
+    body: {
+      items: page.items.map(presentRecurrence),
+      ...(page.nextCursor && { nextCursor: page.nextCursor }),
+    },
+  };
+}
+
+async function pause(request: RouteRequest) {
+  const id = idParam(request);
+  const body = parseBody(request.event, PauseRequestSchema, {});
+  return {
+    status: 200,
+    body: presentRecurrence(await request.ctx.recurrences.pause(id, request.principal(), body.reason)),
+  };
+}
+
+async function resume(request: RouteRequest) {
+  const id = idParam(request);
+  parseBody(request.event, ResumeRequestSchema, {});
+  return {
+    status: 200,
+    body: presentRecurrence(await request.ctx.recurrences.resume(id, request.principal())),
+  };
+}
+
+async function cancel(request: RouteRequest) {
+  const id = idParam(request);
+  const body = parseBody(request.event, CancelRequestSchema, {});
+  return {
+    status: 200,
+    body: presentRecurrence(await request.ctx.recurrences.cancel(id, request.principal(), body.reason)),
+  };
+}
+
+/** POST /recurring-payouts/{id}/occurrences/{localDate}/skip */
+async function skip(request: RouteRequest) {
+  const id = idParam(request);
+  const localDate = request.params.localDate ?? '';
+  if (!isCalendarDate(localDate)) {
+    throw new ApiError(400, 'validation', 'The request is invalid', 'localDate: must be a date YYYY-MM-DD', [
+      { path: 'localDate', message: 'must be a date YYYY-MM-DD' },
+    ]);
+  }
+  const body = parseBody(request.event, SkipOccurrenceRequestSchema, {});
+  await request.ctx.recurrences.skip(id, localDate, request.principal(), body.reason);
+  return { status: 200, body: presentView(await request.ctx.recurrences.view(id)) };
+}
+
+export const recurringPayoutRoutes: readonly Route[] = [
+  { method: 'POST', path: '/recurring-payouts', handler: mapped(createRecurrence) },
+  { method: 'GET', path: '/recurring-payouts', handler: mapped(listRecurrences) },
+  { method: 'GET', path: '/recurring-payouts/{id}', handler: mapped(getRecurrence) },
+  { method: 'POST', path: '/recurring-payouts/{id}/pause', handler: mapped(pause) },
+  { method: 'POST', path: '/recurring-payouts/{id}/resume', handler: mapped(resume) },
+  { method: 'POST', path: '/recurring-payouts/{id}/cancel', handler: mapped(cancel) },
+  { method: 'POST', path: '/recurring-payouts/{id}/occurrences/{localDate}/skip', handler: mapped(skip) },
+];

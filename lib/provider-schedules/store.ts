@@ -1,0 +1,129 @@
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import {
+  BatchWriteCommand,
+  DynamoDBDocumentClient,
+  GetCommand,
+  PutCommand,
+  QueryCommand,
+} from '@aws-sdk/lib-dynamodb';
+import { TableIndexes, TTL_ATTRIBUTE } from '../payouts/store/table-design.js';
+import { z } from '../shared/validation.js';
+import type { ProviderScheduleEntry, ProviderScheduleKind, SyncStatus } from './model.js';
+
+/**
+ * The read view of the provider's schedules in the single table:
+ *
+ * | item          | pk                                  | sk                | gsi2                                               |
+ * |---------------|-------------------------------------|-------------------|----------------------------------------------------|
+ * | entry         | PROVIDER_SCHEDULE#<kind>#<id>       | PROVIDER_SCHEDULE | PROVIDER_SCHEDULE#<kind> / <startsAt>#<id>         |
+ * | sync status   | PROVIDER_SCHEDULE#SYNC              | STATUS            |                                                    |
+ *
+ * Entries carry a TTL a few syncs long, so one the provider no longer lists disappears by itself.
+ */
+const keys = {
+  entry: (kind: string, id: string) => ({ pk: `PROVIDER_SCHEDULE#${kind}#${id}`, sk: 'PROVIDER_SCHEDULE' }),
+  listPartition: (kind: string) => `PROVIDER_SCHEDULE#${kind}`,
+  sync: { pk: 'PROVIDER_SCHEDULE#SYNC', sk: 'STATUS' },
+} as const;
+
+/** An entry not seen again for this long expires. */
+const ENTRY_TTL_SECONDS = 2 * 24 * 3600;
+
+const EntrySchema = z.object({
+  kind: z.enum(['scheduled', 'recurrent']),
+  id: z.string(),
+  status: z.string(),
+  amount: z.int(),
+  charges: z.int(),
+  bankCode: z.string(),
+  bankName: z.string(),
+  accountNumber: z.string(),
+  accountName: z.nullable(z.string()),
+  narration: z.nullable(z.string()),
+  startsAt: z.string(),
+  endsAt: z.optional(z.string()),
+  interval: z.optional(z.string()),
+  transactionId: z.optional(z.nullable(z.string())),
+  createdAt: z.string(),
+  syncedAt: z.string(),
+});
+
+const SyncStatusSchema = z.object({
+  lastSyncAt: z.string(),
+  scheduled: z.int(),
+  recurrent: z.int(),
+  truncated: z.boolean(),
+});
+
+export class DynamoDbProviderScheduleStore {
+  readonly #doc: DynamoDBDocumentClient;
+
+  constructor(
+    client: DynamoDBClient,
+    readonly tableName: string,
+  ) {
+    this.#doc = DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
+  }
+
+  /** Upserts entries, 25 per BatchWriteItem, retrying what DynamoDB hands back unprocessed. */
+  async putAll(entries: readonly ProviderScheduleEntry[]): Promise<void> {
+    const index = TableIndexes.byMonth;
+    for (let i = 0; i < entries.length; i += 25) {
+      let requests: NonNullable<ConstructorParameters<typeof BatchWriteCommand>[0]['RequestItems']>[string] =
+        entries.slice(i, i + 25).map((entry) => ({
+          PutRequest: {
+            Item: {
+              ...keys.entry(entry.kind, entry.id),
+              entity: 'provider-schedule',
+              ...entry,
+              [index.partitionKey]: keys.listPartition(entry.kind),
+              [index.sortKey]: `${entry.startsAt}#${entry.id}`,
+              [TTL_ATTRIBUTE]: Math.floor(Date.parse(entry.syncedAt) / 1000) + ENTRY_TTL_SECONDS,
+            },
+          },
+        }));
+      for (let attempt = 0; requests.length > 0 && attempt < 5; attempt++) {
+        const result = await this.#doc.send(
+          new BatchWriteCommand({ RequestItems: { [this.tableName]: requests } }),
+        );
+        requests = result.UnprocessedItems?.[this.tableName] ?? [];
+      }
+      if (requests.length > 0)
+        throw new Error(`${requests.length} provider schedule entries were not written`);
+    }
+  }
+
+  /** Entries of one kind, latest date first. */
+  async list(kind: ProviderScheduleKind, limit: number): Promise<ProviderScheduleEntry[]> {
+    const index = TableIndexes.byMonth;
+    const { Items } = await this.#doc.send(
+      new QueryCommand({
+        TableName: this.tableName,
+        IndexName: index.indexName,
+        KeyConditionExpression: '#pk = :pk',
+        ExpressionAttributeNames: { '#pk': index.partitionKey },
+        ExpressionAttributeValues: { ':pk': keys.listPartition(kind) },
+        ScanIndexForward: false,
+        Limit: limit,
+      }),
+    );
+    return (Items ?? []).map((item) => {
+      const { endsAt, interval, transactionId, ...rest } = EntrySchema.parse(item);
+      return {
+        ...rest,
+        ...(endsAt !== undefined && { endsAt }),
+        ...(interval !== undefined && { interval }),
+        ...(transactionId !== undefined && { transactionId }),
+      };
+    });
+  }
+
+  async setSyncStatus(status: SyncStatus): Promise<void> {
+    await this.#doc.send(new PutCommand({ TableName: this.tableName, Item: { ...keys.sync, ...status } }));
+  }
+
+  async getSyncStatus(): Promise<SyncStatus | undefined> {
+    const { Item } = await this.#doc.send(new GetCommand({ TableName: this.tableName, Key: keys.sync }));
+    return Item ? SyncStatusSchema.parse(Item) : undefined;
+  }
+}
