@@ -104,6 +104,19 @@ export class Monitoring extends Construct {
         evaluationPeriods: periods,
         description: `Every reconciliation run for ${periods * 5} minutes left payouts in unknown: the provider lookup keeps failing or is ambiguous.`,
       });
+      const openNeedsReview = this.#reportMetric(
+        props.reconcileLogs,
+        'ReconcileOpenNeedsReview',
+        'reconciliation finished',
+        'openNeedsReview',
+      );
+      payoutWidgets.push(openNeedsReview);
+      this.#alarm('PayoutNeedsReviewTooLong', {
+        metric: openNeedsReview.with({ statistic: Stats.MINIMUM }),
+        threshold: 1,
+        evaluationPeriods: periods,
+        description: `Payouts have waited in needs_review for ${periods * 5} minutes: nobody has resolved them yet.`,
+      });
     }
     if (props.sweepLogs) {
       const missed = this.#reportMetric(props.sweepLogs, 'SweepMissed', 'sweep finished', 'missed');

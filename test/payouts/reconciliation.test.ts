@@ -109,8 +109,9 @@ describe('reconciling payouts whose outcome is unknown', () => {
     expect((await h.engine.get(id))?.status).toBe(PayoutStatus.Unknown);
 
     h.clock.advance(h.engine.ctx.config.reconcileGiveUpMs);
-    await h.engine.reconcile();
+    const report = await h.engine.reconcile();
     expect((await h.engine.get(id))?.status).toBe(PayoutStatus.NeedsReview);
+    expect(report.openNeedsReview).toBeGreaterThanOrEqual(1);
     expect(
       h.logger.entries.some((entry) => entry.level === 'error' && entry.message === 'payout needs review'),
     ).toBe(true);

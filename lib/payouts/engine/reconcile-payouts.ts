@@ -15,7 +15,13 @@ export interface ReconcileReport {
   readonly failed: number;
   readonly needsReview: number;
   readonly stillUnknown: number;
+  /** Payouts waiting in needs_review after this pass (a gauge: alarms fire while it stays above 0). */
+  readonly openNeedsReview: number;
+  /** Payouts still unknown after this pass. */
+  readonly openUnknown: number;
 }
+
+const OPEN_COUNT_LIMIT = 1000;
 
 /**
  * Decides payouts whose outcome is unknown, without ever resending them.
@@ -44,7 +50,13 @@ export async function reconcilePayouts(
     else if (status === PayoutStatus.NeedsReview) tally.needsReview++;
     else tally.stillUnknown++;
   }
-  const report = { leasesExpired, ...tally };
+  const [openNeedsReview, openUnknown] = await Promise.all([
+    ctx.store.countByStatus(PayoutStatus.NeedsReview, OPEN_COUNT_LIMIT),
+    ctx.store.countByStatus(PayoutStatus.Unknown, OPEN_COUNT_LIMIT),
+  ]);
+  ctx.metrics.count('PayoutsOpenNeedsReview', openNeedsReview);
+  ctx.metrics.count('PayoutsOpenUnknown', openUnknown);
+  const report = { leasesExpired, ...tally, openNeedsReview, openUnknown };
   if (Object.values(report).some((count) => count > 0)) ctx.logger.info('reconciliation pass', { ...report });
   return report;
 }
@@ -117,6 +129,8 @@ export async function reconcileOne(ctx: EngineContext, payout: Payout): Promise<
       break;
   }
   const after = await tryTransition(ctx, payout, spec);
+  if (after?.status === PayoutStatus.Succeeded)
+    ctx.metrics.count('PayoutAmountKobo', payout.amountKobo, { type: payout.instruction.type });
   if (after?.status === PayoutStatus.NeedsReview) {
     ctx.metrics.count('PayoutNeedsReview');
     ctx.logger.error('payout needs review', {

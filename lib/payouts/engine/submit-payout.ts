@@ -43,6 +43,9 @@ export async function submitPayout(ctx: EngineContext, payout: Payout): Promise<
     ...(outcome.kind !== 'succeeded' && { code: outcome.code }),
   });
   const recorded = await recordOutcome(ctx, claimed.payout, outcome);
+  if (recorded.status === PayoutStatus.Succeeded) {
+    ctx.metrics.count('PayoutAmountKobo', recorded.amountKobo, { type: recorded.instruction.type });
+  }
   return { kind: 'sent', payout: recorded, outcome: outcome.kind };
 }
 
