@@ -167,7 +167,7 @@ export function formatTable(result: BenchResult): string {
     `### ${result.title}`,
     '',
     `| ${columns.join(' | ')} |`,
-    `| ${columns.map((column) => (typeof result.rows[0]?.[column] === 'number' ? '---:' : '---')).join(' | ')} |`,
+    `| ${columns.map((column) => (result.rows.some((row) => typeof row[column] === 'number') ? '---:' : '---')).join(' | ')} |`,
     ...result.rows.map((row) => `| ${columns.map((column) => cell(row[column])).join(' | ')} |`),
   ];
   if (result.notes.length > 0) lines.push('', ...result.notes.map((note) => `- ${note}`));

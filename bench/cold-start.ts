@@ -1,0 +1,233 @@
+import { spawn } from 'node:child_process';
+import { mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { basename, join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { CreateTableCommand } from '@aws-sdk/client-dynamodb';
+import { build } from 'esbuild';
+import {
+  type BenchResult,
+  bankTransfer,
+  createCommand,
+  type EngineRig,
+  fixed,
+  median,
+  projectRoot,
+  quick,
+  type Row,
+  startEngineRig,
+} from './support.js';
+
+const RUNS = quick ? 3 : 7;
+/** Git-ignored: bundles must sit inside the project so the external `@aws-sdk/*` resolve from node_modules. */
+const outDir = join(projectRoot, '.cache', 'bench-bundles');
+const BANNER = "import { createRequire } from 'module'; const require = createRequire(import.meta.url);";
+const RESULT_PREFIX = 'BENCH_RESULT ';
+const CHILD_TIMEOUT_MS = 60_000;
+
+/** Imports a bundle, hands it one event, prints timings; what a Lambda init + first invoke does. */
+const INVOKER = `
+const started = performance.now();
+const mod = await import(process.argv[2]);
+const imported = performance.now();
+const context = {
+  functionName: 'bench', functionVersion: '$LATEST', awsRequestId: 'bench-' + process.pid,
+  invokedFunctionArn: 'arn:aws:lambda:us-east-1:000000000000:function:bench', memoryLimitInMB: '1024',
+  logGroupName: 'bench', logStreamName: 'bench', callbackWaitsForEmptyEventLoop: true,
+  getRemainingTimeInMillis: () => 60000,
+};
+const result = await mod.handler(JSON.parse(process.argv[3]), context);
+const handled = performance.now();
+process.stdout.write('\\n${RESULT_PREFIX}' + JSON.stringify({ importMs: imported - started, handleMs: handled - imported, result }) + '\\n');
+process.exit(0);
+`;
+
+interface Timing {
+  wallMs: number;
+  importMs: number;
+  handleMs: number;
+  result: unknown;
+}
+
+/**
+ * Bundle size of every Lambda, and cold start (fresh `node`, import the bundle, handle one event) of the
+ * sweeper paying one payout next to the Powertools-idempotency peer paying one, and a bare `node -e 0`.
+ */
+export async function benchColdStart(endpoint: string): Promise<BenchResult> {
+  mkdirSync(outDir, { recursive: true });
+  const invoker = join(outDir, 'invoke.mjs');
+  writeFileSync(invoker, INVOKER);
+  const entries = [
+    ...readdirSync(join(projectRoot, 'functions'))
+      .filter((name) => name.endsWith('.ts'))
+      .map((name) => join(projectRoot, 'functions', name)),
+    join(projectRoot, 'bench', 'peer', 'powertools-handler.ts'),
+  ];
+  const sizes = new Map<string, number>();
+  for (const entry of entries) sizes.set(basename(entry, '.ts'), await bundle(entry));
+
+  const rig = await startEngineRig(endpoint, { prefix: 'cold' });
+  const idempotencyTable = `${rig.tableName}-idempotency`;
+  await rig.dynamoDb.send(
+    new CreateTableCommand({
+      TableName: idempotencyTable,
+      BillingMode: 'PAY_PER_REQUEST',
+      AttributeDefinitions: [{ AttributeName: 'id', AttributeType: 'S' }],
+      KeySchema: [{ AttributeName: 'id', KeyType: 'HASH' }],
+    }),
+  );
+  try {
+    const env = childEnv(rig, endpoint, idempotencyTable);
+    const bare: number[] = [];
+    const sweep: Timing[] = [];
+    const peer: Timing[] = [];
+    // Interleaved, so background load on the shared cores hits all three alike.
+    for (let run = 0; run < RUNS; run++) {
+      bare.push((await spawnTimed(['-e', '0'], env)).wallMs);
+      await rig.engine.create(createCommand(bankTransfer(), `cold-${process.pid}-${run}`));
+      sweep.push(
+        await paysOne(rig, 'sweep', () =>
+          invoke(invoker, 'sweep-due-payouts', { 'detail-type': 'Scheduled Event' }, env),
+        ),
+      );
+      peer.push(await paysOne(rig, 'peer', () => invoke(invoker, 'powertools-handler', peerEvent(run), env)));
+    }
+    const bareMs = median(bare);
+    const row = (handler: string, what: string, timings: Timing[]): Row => ({
+      handler,
+      'handles one event by': what,
+      'bundle KB': fixed((sizes.get(handler) ?? 0) / 1024, 0),
+      'wall ms (median)': fixed(median(timings.map((t) => t.wallMs)), 0),
+      'over bare node ms': fixed(median(timings.map((t) => t.wallMs)) - bareMs, 0),
+      'import ms': fixed(median(timings.map((t) => t.importMs)), 0),
+      'first event ms': fixed(median(timings.map((t) => t.handleMs)), 0),
+    });
+    const rows: Row[] = [
+      {
+        handler: 'node -e 0',
+        'handles one event by': 'nothing (bare start)',
+        'bundle KB': '',
+        'wall ms (median)': fixed(bareMs, 0),
+        'over bare node ms': 0,
+        'import ms': '',
+        'first event ms': '',
+      },
+      row('sweep-due-payouts', 'sweeping and paying 1 due payout', sweep),
+      row('powertools-handler', 'paying 1 payout (peer)', peer),
+      ...[...sizes.entries()]
+        .filter(([name]) => name !== 'sweep-due-payouts' && name !== 'powertools-handler')
+        .map(([name, bytes]) => ({
+          handler: name,
+          'handles one event by': '(size only)',
+          'bundle KB': fixed(bytes / 1024, 0),
+          'wall ms (median)': '',
+          'over bare node ms': '',
+          'import ms': '',
+          'first event ms': '',
+        })),
+    ];
+    return {
+      name: 'cold-start',
+      title: `Cold start: bundle size and fresh-process time (median of ${RUNS})`,
+      rows,
+      notes: [
+        'Bundles: esbuild ESM, platform node, target node22, minified, @aws-sdk/* external (the Lambda runtime ships SDK v3), with the createRequire banner.',
+        'wall ms: from spawning a fresh `node` to its exit after importing the bundle from an .mjs and handling one event against DynamoDB Local and the sandbox (latency 0) on loopback; runs interleaved with `node -e 0`.',
+        'The peer: Powertools idempotency (makeIdempotent + DynamoDBPersistenceLayer, own table with pk `id`) around one fetch to POST /settlement/instant/payout: the common way, and not safe for payouts (it releases the lock when the call fails, so a timeout resends).',
+        'The sweep does more per event than the peer: a pause/cap-checked claim transaction and an audited outcome transaction, plus the work-queue Queries.',
+      ],
+    };
+  } finally {
+    await rig.close();
+  }
+}
+
+async function bundle(entry: string): Promise<number> {
+  const outfile = join(outDir, `${basename(entry, '.ts')}.mjs`);
+  await build({
+    entryPoints: [entry],
+    outfile,
+    bundle: true,
+    platform: 'node',
+    target: 'node22',
+    format: 'esm',
+    minify: true,
+    external: ['@aws-sdk/*'],
+    banner: { js: BANNER },
+    logLevel: 'error',
+  });
+  return statSync(outfile).size;
+}
+
+function childEnv(rig: EngineRig, endpoint: string, idempotencyTable: string): NodeJS.ProcessEnv {
+  return {
+    PATH: process.env.PATH,
+    HOME: process.env.HOME,
+    TABLE_NAME: rig.tableName,
+    IDEMPOTENCY_TABLE_NAME: idempotencyTable,
+    DYNAMODB_ENDPOINT: endpoint,
+    PROVIDER_BASE_URL: rig.sandbox.url,
+    PROVIDER_TOKEN: rig.sandbox.token,
+    PROVIDER_PIN: rig.sandbox.pin,
+    AWS_REGION: 'us-east-1',
+    AWS_ACCESS_KEY_ID: 'local',
+    AWS_SECRET_ACCESS_KEY: 'local',
+    AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+    POWERTOOLS_LOG_LEVEL: 'ERROR',
+  };
+}
+
+function peerEvent(run: number) {
+  return {
+    idempotencyKey: `peer-${process.pid}-${run}`,
+    amount: 150,
+    bankCode: '058',
+    accountNumber: '0123456789',
+    accountName: 'Ada Supplies',
+    narration: `bench peer payout ${run}`,
+  };
+}
+
+async function invoke(
+  invoker: string,
+  name: string,
+  event: unknown,
+  env: NodeJS.ProcessEnv,
+): Promise<Timing> {
+  return spawnTimed([invoker, join(outDir, `${name}.mjs`), JSON.stringify(event)], env);
+}
+
+function spawnTimed(args: string[], env: NodeJS.ProcessEnv): Promise<Timing> {
+  return new Promise((resolve, reject) => {
+    const started = performance.now();
+    const child = spawn(process.execPath, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      stdout += chunk.toString();
+    });
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr = (stderr + chunk.toString()).slice(-4000);
+    });
+    const timer = setTimeout(() => child.kill('SIGKILL'), CHILD_TIMEOUT_MS);
+    child.on('error', reject);
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      const wallMs = performance.now() - started;
+      if (code !== 0) return reject(new Error(`node ${args[1] ?? args[0]} exited with ${code}: ${stderr}`));
+      const line = stdout.split('\n').find((text) => text.startsWith(RESULT_PREFIX));
+      if (!line) return resolve({ wallMs, importMs: 0, handleMs: 0, result: undefined });
+      const parsed = JSON.parse(line.slice(RESULT_PREFIX.length)) as Omit<Timing, 'wallMs'>;
+      resolve({ wallMs, ...parsed });
+    });
+  });
+}
+
+/** Runs one cold invocation and checks, by the sandbox's request count, that it made exactly one provider call. */
+async function paysOne(rig: EngineRig, what: string, run: () => Promise<Timing>): Promise<Timing> {
+  const before = rig.providerCalls();
+  const timing = await run();
+  const calls = rig.providerCalls() - before;
+  if (calls !== 1)
+    throw new Error(`${what} made ${calls} provider calls instead of 1: ${JSON.stringify(timing.result)}`);
+  return timing;
+}
