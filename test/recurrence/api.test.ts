@@ -1,0 +1,200 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runDueSweep } from '../../lib/api/scheduled.js';
+import { recurrenceServiceFrom } from '../../lib/recurrence/wiring.js';
+import { type ApiHarness, bankTransfer, call, startApiHarness } from '../api/support/harness.js';
+
+let h: ApiHarness;
+beforeAll(async () => {
+  h = await startApiHarness();
+});
+afterAll(async () => h.close());
+
+/** Today and tomorrow in Lagos, so a rule starting today is valid whatever time the test runs. */
+const lagosDay = (offsetDays: number) =>
+  new Intl.DateTimeFormat('en-CA', { timeZone: 'Africa/Lagos' }).format(
+    new Date(Date.now() + offsetDays * 86_400_000),
+  );
+
+const rule = (overrides: Record<string, unknown> = {}) => ({
+  ...bankTransfer({ narration: 'weekly wages' }),
+  interval: 'weekly',
+  startDate: lagosDay(2),
+  timeOfDay: '09:00',
+  ...overrides,
+});
+
+describe('POST /payouts with scheduleAt (one-off scheduled payouts)', () => {
+  it('creates a scheduled payout that can be cancelled until its time', async () => {
+    const scheduleAt = new Date(Date.now() + 3_600_000).toISOString();
+    const created = await call(h.api, {
+      method: 'POST',
+      path: '/payouts',
+      headers: { 'Idempotency-Key': 'one-off-1' },
+      body: bankTransfer({ scheduleAt }),
+    });
+    expect(created.status).toBe(201);
+    expect(created.body).toMatchObject({ status: 'scheduled', scheduleAt });
+    const cancelled = await call(h.api, {
+      method: 'POST',
+      path: `/payouts/${created.body.id}/cancel`,
+      body: {},
+    });
+    expect(cancelled.body.status).toBe('cancelled');
+  });
+});
+
+describe('recurring payouts API', () => {
+  it('creates a recurring payout in Lagos time by default and shows its next occurrences', async () => {
+    const created = await call(h.api, {
+      method: 'POST',
+      path: '/recurring-payouts',
+      headers: { 'Idempotency-Key': 'wages-1' },
+      body: rule(),
+    });
+    expect(created.status).toBe(201);
+    expect(created.headers.location).toBe(`/recurring-payouts/${created.body.id}`);
+    expect(created.body).toMatchObject({
+      status: 'active',
+      type: 'bank_transfer',
+      amount: 250_000,
+      schedule: { interval: 'weekly', every: 1, timeOfDay: '09:00', timeZone: 'Africa/Lagos' },
+      nextOccurrence: { localDate: lagosDay(2), at: `${lagosDay(2)}T08:00:00.000Z` },
+      history: [],
+    });
+    expect(created.body.upcoming).toHaveLength(5);
+    expect(created.body.upcoming[1]).toMatchObject({ localDate: lagosDay(9), skipped: false });
+
+    const replay = await call(h.api, {
+      method: 'POST',
+      path: '/recurring-payouts',
+      headers: { 'Idempotency-Key': 'wages-1' },
+      body: rule(),
+    });
+    expect(replay.status).toBe(200);
+    expect(replay.headers['idempotent-replayed']).toBe('true');
+    expect(replay.body.id).toBe(created.body.id);
+
+    const conflict = await call(h.api, {
+      method: 'POST',
+      path: '/recurring-payouts',
+      headers: { 'Idempotency-Key': 'wages-1' },
+      body: rule({ amount: 1 }),
+    });
+    expect(conflict.status).toBe(409);
+
+    const listed = await call(h.api, { method: 'GET', path: '/recurring-payouts', query: 'status=active' });
+    expect(listed.body.items.map((r: { id: string }) => r.id)).toContain(created.body.id);
+  });
+
+  it('skips a named occurrence, pauses, resumes and cancels', async () => {
+    const { body } = await call(h.api, {
+      method: 'POST',
+      path: '/recurring-payouts',
+      headers: { 'Idempotency-Key': 'wages-2' },
+      body: rule({ interval: 'daily', timeZone: 'America/New_York' }),
+    });
+    const id = body.id;
+    const skipped = await call(h.api, {
+      method: 'POST',
+      path: `/recurring-payouts/${id}/occurrences/${lagosDay(3)}/skip`,
+      body: { reason: 'public holiday' },
+    });
+    expect(skipped.status).toBe(200);
+    expect(skipped.body.upcoming[1]).toMatchObject({ localDate: lagosDay(3), skipped: true });
+    expect(skipped.body.history[0]).toMatchObject({ localDate: lagosDay(3), state: 'skipped' });
+
+    const notAnOccurrence = await call(h.api, {
+      method: 'POST',
+      path: `/recurring-payouts/${id}/occurrences/${lagosDay(-30)}/skip`,
+    });
+    expect(notAnOccurrence.status).toBe(400);
+
+    expect(
+      (
+        await call(h.api, {
+          method: 'POST',
+          path: `/recurring-payouts/${id}/pause`,
+          body: { reason: 'dispute' },
+        })
+      ).body.status,
+    ).toBe('paused');
+    expect(
+      (
+        await call(h.api, {
+          method: 'POST',
+          path: `/recurring-payouts/${id}/pause`,
+          body: { reason: 'again' },
+        })
+      ).status,
+    ).toBe(409);
+    expect((await call(h.api, { method: 'POST', path: `/recurring-payouts/${id}/resume` })).body.status).toBe(
+      'active',
+    );
+    expect((await call(h.api, { method: 'POST', path: `/recurring-payouts/${id}/cancel` })).body.status).toBe(
+      'cancelled',
+    );
+    expect((await call(h.api, { method: 'GET', path: `/recurring-payouts/${id}` })).body.upcoming).toEqual(
+      [],
+    );
+  });
+
+  it('refuses invalid rules with one problem entry per field', async () => {
+    const invalid = await call(h.api, {
+      method: 'POST',
+      path: '/recurring-payouts',
+      headers: { 'Idempotency-Key': 'bad-1' },
+      body: rule({
+        interval: 'yearly',
+        startDate: '2026-02-30',
+        timeOfDay: '24:00',
+        timeZone: 'Mars/Olympus',
+      }),
+    });
+    expect(invalid.status).toBe(400);
+    expect(invalid.headers['content-type']).toBe('application/problem+json');
+    const paths = invalid.body.errors.map((e: { path: string }) => e.path).sort();
+    expect(paths).toEqual(['interval', 'startDate', 'timeOfDay', 'timeZone']);
+
+    const ended = await call(h.api, {
+      method: 'POST',
+      path: '/recurring-payouts',
+      headers: { 'Idempotency-Key': 'bad-2' },
+      body: rule({ startDate: '2020-01-01', endDate: '2020-02-01' }),
+    });
+    expect(ended.status).toBe(400);
+    expect(ended.body.errors[0].path).toBe('startDate');
+    expect((await call(h.api, { method: 'GET', path: '/recurring-payouts/01NOPE' })).status).toBe(404);
+  });
+
+  it('pays a due occurrence through the sweep handler path, once', async () => {
+    // A rule whose first occurrence is the next whole minute in Lagos, within the sweep horizon.
+    const soon = new Date(Date.now() + 60_000);
+    const local = new Intl.DateTimeFormat('en-GB', {
+      timeZone: 'Africa/Lagos',
+      hour: '2-digit',
+      minute: '2-digit',
+      hourCycle: 'h23',
+    }).format(soon);
+    const { body } = await call(h.api, {
+      method: 'POST',
+      path: '/recurring-payouts',
+      headers: { 'Idempotency-Key': 'soon-1' },
+      body: rule({
+        interval: 'daily',
+        startDate: new Intl.DateTimeFormat('en-CA', { timeZone: 'Africa/Lagos' }).format(soon),
+        timeOfDay: local,
+        maxOccurrences: 1,
+      }),
+    });
+    const recurrences = recurrenceServiceFrom(h.runtime);
+    const [first, second] = await Promise.all([
+      runDueSweep({ engine: h.runtime.engine, recurrences }, 60_000),
+      runDueSweep({ engine: h.runtime.engine, recurrences }, 60_000),
+    ]);
+    expect(first.recurrences.materialised + second.recurrences.materialised).toBeGreaterThanOrEqual(1);
+    const view = await call(h.api, { method: 'GET', path: `/recurring-payouts/${body.id}` });
+    expect(view.body.status).toBe('completed');
+    expect(view.body.history).toHaveLength(1);
+    expect(view.body.history[0]).toMatchObject({ state: 'materialised', payoutStatus: 'scheduled' });
+  });
+});
