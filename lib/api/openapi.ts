@@ -1,7 +1,12 @@
+import { BatchEnvelopeSchema, CorrectionFieldsSchema } from '../bulk-corrections/schemas.js';
 import { CreatePayoutRequestSchema, IdempotencyKeySchema } from '../payouts/schemas.js';
+import { CreateRecurrenceRequestSchema } from '../recurrence/schemas.js';
 import { CreateRefundRequestSchema } from '../refunds/model.js';
 import { z } from '../shared/validation.js';
 import { LOCAL_PRINCIPAL_HEADER } from './principal.js';
+import { InstantSettlementRequestSchema } from './routes/instant-settlements.js';
+import { ProviderScheduleQuerySchema } from './routes/provider-schedules.js';
+import { ListRecurrencesQuerySchema, SkipOccurrenceRequestSchema } from './routes/recurring-payouts.js';
 import {
   ApproveRequestSchema,
   CancelRequestSchema,
@@ -232,6 +237,120 @@ export function buildOpenApiDocument() {
           },
         ]),
       ),
+      '/recurring-payouts': {
+        post: {
+          operationId: 'createRecurringPayout',
+          summary: 'Create a recurring payout; its occurrences become scheduled payouts',
+          parameters: [idempotencyHeader],
+          requestBody: body(CreateRecurrenceRequestSchema),
+          responses: {
+            ...ok('created', { type: 'object' }, '201'),
+            ...ok('replay; header Idempotent-Replayed: true', { type: 'object' }),
+            ...problems(400, 409),
+          },
+        },
+        get: {
+          operationId: 'listRecurringPayouts',
+          parameters: queryParameters(ListRecurrencesQuerySchema),
+          responses: { ...ok('a page', { type: 'object' }), ...problems(400) },
+        },
+      },
+      '/recurring-payouts/{id}': {
+        get: {
+          operationId: 'getRecurringPayout',
+          parameters: [idPath],
+          responses: { ...ok('the recurring payout', { type: 'object' }), ...problems(404) },
+        },
+      },
+      ...Object.fromEntries(
+        (
+          [
+            ['pause', PauseRequestSchema],
+            ['resume', ResumeRequestSchema],
+            ['cancel', CancelRequestSchema],
+          ] as const
+        ).map(([action, schema]) => [
+          `/recurring-payouts/{id}/${action}`,
+          {
+            post: {
+              operationId: `${action}RecurringPayout`,
+              parameters: [idPath],
+              requestBody: body(schema, false),
+              responses: { ...ok(action, { type: 'object' }), ...problems(400, 404, 409) },
+            },
+          },
+        ]),
+      ),
+      '/recurring-payouts/{id}/occurrences/{localDate}/skip': {
+        post: {
+          operationId: 'skipOccurrence',
+          summary: 'Skip one occurrence (its Lagos calendar date)',
+          parameters: [
+            idPath,
+            { name: 'localDate', in: 'path', required: true, schema: { type: 'string', format: 'date' } },
+          ],
+          requestBody: body(SkipOccurrenceRequestSchema, false),
+          responses: { ...ok('skipped', { type: 'object' }), ...problems(400, 404, 409) },
+        },
+      },
+      ...Object.fromEntries(
+        ['scheduled-payouts', 'recurrent-payouts'].map((view) => [
+          `/provider/${view}`,
+          {
+            get: {
+              operationId: `provider-${view}`,
+              summary: `The provider's own ${view.replace('-', ' ')}, as last synchronised`,
+              parameters: queryParameters(ProviderScheduleQuerySchema),
+              responses: { ...ok('the view', { type: 'object' }), ...problems(400) },
+            },
+          },
+        ]),
+      ),
+      '/instant-settlements': {
+        post: {
+          operationId: 'payOutSettlement',
+          summary: 'Pay a settlement out now under the instant-settlement policy',
+          requestBody: body(InstantSettlementRequestSchema),
+          responses: { ...ok('the decision', { type: 'object' }), ...problems(400, 404, 409, 503) },
+        },
+      },
+      '/instant-settlements/{settlementId}': {
+        get: {
+          operationId: 'getSettlementDecision',
+          parameters: [{ name: 'settlementId', in: 'path', required: true, schema: { type: 'string' } }],
+          responses: { ...ok('the decision', { type: 'object' }), ...problems(404, 503) },
+        },
+      },
+      '/bulk-payout-items/corrections': {
+        post: {
+          operationId: 'correctBulkPayoutItems',
+          summary: 'Correct many bulk payout items: JSON `{ corrections }` or a text/csv upload',
+          requestBody: {
+            required: true,
+            content: {
+              ...json(jsonSchema(BatchEnvelopeSchema)),
+              'text/csv': { schema: { type: 'string' } },
+            },
+          },
+          responses: { ...ok('one result per item', { type: 'object' }), ...problems(400) },
+        },
+      },
+      '/bulk-payout-items/{id}': {
+        get: {
+          operationId: 'getBulkPayoutItem',
+          parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }],
+          responses: { ...ok('the item with its corrections', { type: 'object' }), ...problems(404) },
+        },
+        patch: {
+          operationId: 'correctBulkPayoutItem',
+          parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }],
+          requestBody: body(CorrectionFieldsSchema),
+          responses: {
+            ...ok('corrected, or still invalid', { type: 'object' }),
+            ...problems(400, 404, 422, 502, 503),
+          },
+        },
+      },
       '/health': { get: { operationId: 'health', responses: ok('healthy', { type: 'object' }) } },
       '/openapi.json': {
         get: { operationId: 'openapi', responses: ok('this document', { type: 'object' }) },

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiContextFrom } from '../../lib/api/api-context.js';
-import { createApiHandler } from '../../lib/api/index.js';
+import { apiRoutes, createApiHandler } from '../../lib/api/index.js';
 import { buildOpenApiDocument } from '../../lib/api/openapi.js';
 import { freePort } from '../../lib/local/free-port.js';
 import { createRuntime } from '../../lib/runtime/runtime.js';
@@ -178,6 +178,14 @@ describe('meta and unknown routes', () => {
     const committed = JSON.parse(readFileSync(new URL('../../docs/openapi.json', import.meta.url), 'utf8'));
     expect(reply.body).toEqual(committed);
     expect(committed).toEqual(JSON.parse(JSON.stringify(buildOpenApiDocument())));
+  });
+
+  it('documents every route the router serves in the OpenAPI document', () => {
+    const paths: Record<string, Record<string, unknown>> = buildOpenApiDocument().paths;
+    const missing = apiRoutes
+      .filter((route) => !paths[route.path]?.[route.method.toLowerCase()])
+      .map((route) => `${route.method} ${route.path}`);
+    expect(missing).toEqual([]);
   });
 
   it('answers 404 problem for an unknown path and 405 with Allow for a wrong method', async () => {
