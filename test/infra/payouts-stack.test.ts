@@ -239,12 +239,23 @@ describe('ops API', () => {
 describe('schedules', () => {
   const scheduled = present.filter((name) => HANDLERS[name].trigger.kind === 'schedule');
 
+  /** How EventBridge Scheduler spells a rate: in the largest whole unit. */
+  const rateExpression = (minutes: number) => {
+    const [amount, unit] =
+      minutes % 1440 === 0
+        ? [minutes / 1440, 'day']
+        : minutes % 60 === 0
+          ? [minutes / 60, 'hour']
+          : [minutes, 'minute'];
+    return `rate(${amount} ${unit}${amount === 1 ? '' : 's'})`;
+  };
+
   it.each(scheduled)('%s runs on its rate with a retry policy and a DLQ', (name) => {
     const trigger = HANDLERS[name].trigger;
     if (trigger.kind !== 'schedule') return;
     const minutes = trigger.every(stageConfigFromCdkJson('dev')).toMinutes();
     template.hasResourceProperties('AWS::Scheduler::Schedule', {
-      ScheduleExpression: minutes === 1 ? 'rate(1 minute)' : `rate(${minutes} minutes)`,
+      ScheduleExpression: rateExpression(minutes),
       State: 'ENABLED',
       Target: {
         Arn: { 'Fn::GetAtt': [fnLogicalId(name), 'Arn'] },
