@@ -118,28 +118,36 @@ async function main(): Promise<void> {
 
   const recurrences = recurrenceServiceFrom(runtime);
   const providerSchedules = providerScheduleServiceFrom(runtime, recurrences);
-  const scheduler: LocalScheduler = startLocalScheduler(
-    [
-      {
-        name: 'sweep-due-payouts',
-        run: () => runDueSweep({ engine: runtime.engine, recurrences }, SWEEP_BUDGET_MS),
-      },
-      {
-        name: 'sync-provider-schedules',
-        run: () => runProviderScheduleSync(providerSchedules, runtime.provider.payouts),
-      },
-      { name: 'reconcile-payouts', run: () => runReconcile(runtime.engine) },
-      // Instant settlement, when SETTLEMENT_DESTINATION_* are set: pays settlements no trigger decided yet.
-      ...(runtime.settlements
-        ? [{ name: 'poll-settlements', run: () => runtime.settlements?.poll() ?? Promise.resolve() }]
-        : []),
-    ],
-    { intervalMs: env.SCHEDULER_INTERVAL_MS, logger: runtime.logger },
-  );
+  const jobs = [
+    {
+      name: 'sweep-due-payouts',
+      run: () => runDueSweep({ engine: runtime.engine, recurrences }, SWEEP_BUDGET_MS),
+    },
+    {
+      name: 'sync-provider-schedules',
+      run: () => runProviderScheduleSync(providerSchedules, runtime.provider.payouts),
+    },
+    { name: 'reconcile-payouts', run: () => runReconcile(runtime.engine) },
+    // Instant settlement, when SETTLEMENT_DESTINATION_* are set: pays settlements no trigger decided yet.
+    ...(runtime.settlements
+      ? [{ name: 'poll-settlements', run: () => runtime.settlements?.poll() ?? Promise.resolve() }]
+      : []),
+  ];
+  const scheduler: LocalScheduler = startLocalScheduler(jobs, {
+    intervalMs: env.SCHEDULER_INTERVAL_MS,
+    logger: runtime.logger,
+  });
   stack.push({ name: 'scheduler', stop: () => scheduler.stop() });
 
   console.log(
-    banner({ api, dynamoDb, env, sandbox, fixtures: sandbox ? await fixturesOf(sandbox) : undefined }),
+    banner({
+      api,
+      dynamoDb,
+      env,
+      sandbox,
+      jobs: jobs.map((job) => job.name),
+      fixtures: sandbox ? await fixturesOf(sandbox) : undefined,
+    }),
   );
   console.log(`ops API ready on ${api.url}`);
 }
@@ -164,9 +172,10 @@ function banner(parts: {
   dynamoDb: DynamoDbLocal;
   env: z.infer<typeof StartEnvSchema>;
   sandbox: Sandbox | undefined;
+  jobs: readonly string[];
   fixtures: Fixtures | undefined;
 }): string {
-  const { api, dynamoDb, env, sandbox, fixtures } = parts;
+  const { api, dynamoDb, env, sandbox, jobs, fixtures } = parts;
   const lines = [
     '',
     'payout-automation is running locally',
@@ -175,10 +184,10 @@ function banner(parts: {
     sandbox
       ? `  provider         sandbox at ${sandbox.url} (token ${sandbox.token})`
       : `  provider         ${env.PROVIDER_BASE_URL} (external; no sandbox started)`,
-    `  scheduler        sweep-due-payouts and reconcile-payouts every ${env.SCHEDULER_INTERVAL_MS} ms`,
+    `  scheduler        ${jobs.join(', ')} every ${env.SCHEDULER_INTERVAL_MS} ms (no overlapping ticks)`,
   ];
   if (fixtures) {
-    const bankCode = fixtures.bankCodes[0] ?? '058';
+    const bankCode = fixtures.bankCodes.includes('058') ? '058' : (fixtures.bankCodes[0] ?? '058');
     lines.push(
       '',
       'Sandbox fixtures',

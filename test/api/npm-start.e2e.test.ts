@@ -50,6 +50,17 @@ describe('npm start', () => {
     expect(output()).toContain('curl -s -X POST');
     expect(output()).toMatch(/merchant wallet\s+\S+/);
 
+    // The sample curl it prints works as printed.
+    const sample = /-d '(\{.*\})'/.exec(output())?.[1];
+    expect(sample).toBeDefined();
+    const sampled = await fetch(`${base}/payouts`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'idempotency-key': 'demo-1' },
+      body: sample,
+    });
+    expect(sampled.status).toBe(201);
+    expect(await sampled.json()).toMatchObject({ status: 'succeeded' });
+
     const health = await fetch(`${base}/health`);
     expect(health.status).toBe(200);
 
