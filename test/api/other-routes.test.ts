@@ -188,6 +188,24 @@ describe('meta and unknown routes', () => {
     expect(missing).toEqual([]);
   });
 
+  it('answers an unexpected failure with a 500 problem that reveals nothing of it, and logs it', async () => {
+    const logger = new CapturingLogger();
+    const broken: any = {
+      ...apiContextFrom(h.runtime),
+      logger,
+      engine: {
+        controls: async () => {
+          throw new Error('table arn:aws:dynamodb:secret-table is gone');
+        },
+      },
+    };
+    const reply = await call(createApiHandler(broken), { method: 'GET', path: '/controls' });
+    expect(reply.status).toBe(500);
+    expect(reply.headers['content-type']).toBe('application/problem+json');
+    expect(JSON.stringify(reply.body)).not.toContain('secret-table');
+    expect(logger.entries.some((entry) => entry.level === 'error')).toBe(true);
+  });
+
   it('answers 404 problem for an unknown path and 405 with Allow for a wrong method', async () => {
     const unknown = await call(h.api, { method: 'GET', path: '/nowhere' });
     expect(unknown.status).toBe(404);
