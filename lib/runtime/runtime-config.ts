@@ -28,6 +28,7 @@ export const RuntimeEnvSchema = z
     RECONCILE_GRACE_MS: milliseconds,
     RECONCILE_INTERVAL_MS: milliseconds,
     RETRY_BASE_MS: milliseconds,
+    MAX_LATENESS_MS: milliseconds,
   })
   .check(
     z.refine((env) => Boolean(env.PROVIDER_SECRET_ID) || Boolean(env.PROVIDER_TOKEN && env.PROVIDER_PIN), {

@@ -137,6 +137,7 @@ function engineConfigFrom(config: RuntimeEnv): Partial<EngineConfig> {
     ['reconcileGraceMs', config.RECONCILE_GRACE_MS],
     ['reconcileIntervalMs', config.RECONCILE_INTERVAL_MS],
     ['retryBaseMs', config.RETRY_BASE_MS],
+    ['maxLatenessMs', config.MAX_LATENESS_MS],
   ];
   return Object.fromEntries(entries.filter(([, value]) => value !== undefined));
 }
