@@ -1,12 +1,13 @@
 import type { ScheduledEvent } from 'aws-lambda';
-import { runtimeFromProcessEnv } from '../lib/runtime/runtime.js';
+import { withRuntime } from '../lib/runtime/lambda-handler.js';
 import type { PollReport } from '../lib/settlement/settlement-service.js';
 
 /** EventBridge schedule: pays SUCCESSFUL settlements no trigger has decided yet (a no-op when not configured). */
-export async function handler(_event: ScheduledEvent): Promise<PollReport | { configured: false }> {
-  const runtime = runtimeFromProcessEnv();
-  if (!runtime.settlements) return { configured: false };
-  const report = await runtime.settlements.poll();
-  runtime.logger.info('settlement poll finished', { ...report });
-  return report;
-}
+export const handler = withRuntime(
+  async (_event: ScheduledEvent, runtime): Promise<PollReport | { configured: false }> => {
+    if (!runtime.settlements) return { configured: false };
+    const report = await runtime.settlements.poll();
+    runtime.logger.info('settlement poll finished', { ...report });
+    return report;
+  },
+);

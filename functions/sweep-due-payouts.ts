@@ -4,7 +4,7 @@ import type { SweepReport } from '../lib/payouts/engine/sweep.js';
 import type { RecurrenceSweepReport } from '../lib/recurrence/materialise.js';
 import type { RecurrenceService } from '../lib/recurrence/recurrence-service.js';
 import { recurrenceServiceFrom } from '../lib/recurrence/wiring.js';
-import { runtimeFromProcessEnv } from '../lib/runtime/runtime.js';
+import { withRuntime } from '../lib/runtime/lambda-handler.js';
 
 let recurrences: RecurrenceService | undefined;
 
@@ -12,16 +12,18 @@ let recurrences: RecurrenceService | undefined;
  * EventBridge schedule (every minute): materialise due occurrences of recurring payouts, then release due
  * scheduled payouts and submit pending ones, stopping in time to leave the rest to the next tick.
  */
-export async function handler(
-  _event: ScheduledEvent,
-  context: Context,
-): Promise<{ recurrences: RecurrenceSweepReport; payouts: SweepReport }> {
-  const runtime = runtimeFromProcessEnv();
-  recurrences ??= recurrenceServiceFrom(runtime);
-  const report = await runDueSweep(
-    { engine: runtime.engine, recurrences },
-    context.getRemainingTimeInMillis(),
-  );
-  runtime.logger.info('sweep finished', { recurrences: report.recurrences, payouts: report.payouts });
-  return report;
-}
+export const handler = withRuntime(
+  async (
+    _event: ScheduledEvent,
+    runtime,
+    context: Context,
+  ): Promise<{ recurrences: RecurrenceSweepReport; payouts: SweepReport }> => {
+    recurrences ??= recurrenceServiceFrom(runtime);
+    const report = await runDueSweep(
+      { engine: runtime.engine, recurrences },
+      context.getRemainingTimeInMillis(),
+    );
+    runtime.logger.info('sweep finished', { recurrences: report.recurrences, payouts: report.payouts });
+    return report;
+  },
+);

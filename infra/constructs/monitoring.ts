@@ -119,7 +119,7 @@ export class Monitoring extends Construct {
       });
     }
     if (props.sweepLogs) {
-      const missed = this.#reportMetric(props.sweepLogs, 'SweepMissed', 'sweep finished', 'missed');
+      const missed = this.#reportMetric(props.sweepLogs, 'SweepMissed', 'sweep finished', 'payouts.missed');
       payoutWidgets.push(missed);
       this.#alarm('PayoutMissed', {
         metric: missed,

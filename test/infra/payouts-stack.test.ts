@@ -420,6 +420,18 @@ describe('alarms', () => {
       MetricName: 'SweepMissed',
       Namespace: 'Payouts',
     });
+    // The sweep handler logs `{ recurrences, payouts: SweepReport }`.
+    template.hasResourceProperties('AWS::Logs::MetricFilter', {
+      FilterPattern: '{ $.message = "sweep finished" }',
+      MetricTransformations: [
+        Match.objectLike({ MetricName: 'SweepMissed', MetricValue: '$.payouts.missed' }),
+      ],
+    });
+    template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      MetricName: 'ReconcileOpenNeedsReview',
+      Statistic: 'Minimum',
+      AlarmDescription: Match.stringLikeRegexp('waited in needs_review'),
+    });
   });
 
   it('has a dashboard of outcomes, latency and amounts', () => {
