@@ -24,9 +24,9 @@ export const defaultThroughputCases: readonly ThroughputCase[] = quick
   ? [{ concurrency: 32, latencyMs: 200, payouts: 400 }]
   : [
       { concurrency: 8, latencyMs: 200, payouts: 1_000 },
-      { concurrency: 32, latencyMs: 200, payouts: 2_000 },
+      { concurrency: 32, latencyMs: 200, payouts: 1_000 },
       // The ceiling of engine + DynamoDB Local on this machine: no provider latency at all.
-      { concurrency: 32, latencyMs: 0, payouts: 1_000 },
+      { concurrency: 32, latencyMs: 0, payouts: 500 },
     ];
 
 /** Bounds the sweeps per case: a sweep takes at most one Query page of due work. */
@@ -41,7 +41,12 @@ export async function benchThroughput(
   cases: readonly ThroughputCase[] = defaultThroughputCases,
 ): Promise<BenchResult> {
   const rows: Row[] = [];
-  for (const testCase of cases) rows.push(await runCase(endpoint, testCase));
+  for (const testCase of cases) {
+    process.stderr.write(
+      `  throughput C=${testCase.concurrency} L=${testCase.latencyMs} N=${testCase.payouts}\n`,
+    );
+    rows.push(await runCase(endpoint, testCase));
+  }
   return {
     name: 'throughput',
     title: 'Throughput of the due-payout sweeper vs the limit C/L',
