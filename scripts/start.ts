@@ -10,10 +10,12 @@ import { join, resolve } from 'node:path';
 import { apiContextFrom } from '../lib/api/api-context.js';
 import { createApiHandler } from '../lib/api/index.js';
 import { runDueSweep, runProviderScheduleSync, runReconcile } from '../lib/api/scheduled.js';
+import { InProcessEventBus } from '../lib/events/event-publisher.js';
 import { ensureTable } from '../lib/local/create-table.js';
 import { type DynamoDbLocal, dynamoDbLocalDir, startDynamoDbLocal } from '../lib/local/dynamodb-local.js';
 import { type LocalApiServer, serveApiGatewayHandler } from '../lib/local/http-to-apigw.js';
 import { type LocalScheduler, startLocalScheduler } from '../lib/local/scheduler.js';
+import { StreamRelay } from '../lib/local/stream-relay.js';
 import { providerScheduleServiceFrom } from '../lib/provider-schedules/wiring.js';
 import { recurrenceServiceFrom } from '../lib/recurrence/wiring.js';
 import { createRuntime, type Runtime } from '../lib/runtime/runtime.js';
@@ -43,6 +45,8 @@ const StartEnvSchema = z.object({
 
 /** What one sweep invocation may take, as if it were a Lambda with this much time. */
 const SWEEP_BUDGET_MS = 60_000;
+/** The provider's own schedules change rarely; in AWS this job runs on its own slower schedule. */
+const PROVIDER_SYNC_EVERY_MS = 5 * 60_000;
 
 const root = resolve(import.meta.dirname, '..');
 
@@ -126,6 +130,7 @@ async function main(): Promise<void> {
     {
       name: 'sync-provider-schedules',
       run: () => runProviderScheduleSync(providerSchedules, runtime.provider.payouts),
+      everyMs: PROVIDER_SYNC_EVERY_MS,
     },
     { name: 'reconcile-payouts', run: () => runReconcile(runtime.engine) },
     // Instant settlement, when SETTLEMENT_DESTINATION_* are set: pays settlements no trigger decided yet.
@@ -138,6 +143,17 @@ async function main(): Promise<void> {
     logger: runtime.logger,
   });
   stack.push({ name: 'scheduler', stop: () => scheduler.stop() });
+
+  // Domain events: the table's stream, read as the AWS event source mapping would, logged in-process.
+  const relay = await StreamRelay.forTable(
+    runtime.dynamoDb,
+    dynamoDb.endpoint,
+    env.TABLE_NAME,
+    new InProcessEventBus(runtime.logger),
+    runtime.logger,
+  );
+  relay.start(1000);
+  stack.push({ name: 'domain-event relay', stop: () => relay.stop() });
 
   console.log(
     banner({

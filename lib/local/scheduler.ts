@@ -13,10 +13,19 @@ export interface LocalScheduler {
  * const scheduler = startLocalScheduler([{ name: 'sweep', run: () => runSweep(engine, 60_000) }], { intervalMs: 2000, logger });
  * await scheduler.stop();
  */
+export interface LocalJob {
+  readonly name: string;
+  readonly run: () => Promise<unknown>;
+  /** Run at most this often (like a slower EventBridge schedule); every tick when absent. */
+  readonly everyMs?: number;
+}
+
 export function startLocalScheduler(
-  jobs: readonly { name: string; run: () => Promise<unknown> }[],
-  options: { intervalMs: number; logger: Logger },
+  jobs: readonly LocalJob[],
+  options: { intervalMs: number; logger: Logger; now?: () => number },
 ): LocalScheduler {
+  const now = options.now ?? Date.now;
+  const lastRun = new Map<string, number>();
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<void> | undefined;
@@ -24,6 +33,9 @@ export function startLocalScheduler(
   const tick = async () => {
     for (const job of jobs) {
       if (stopped) return;
+      const previous = lastRun.get(job.name);
+      if (job.everyMs !== undefined && previous !== undefined && now() - previous < job.everyMs) continue;
+      lastRun.set(job.name, now());
       try {
         const report = await job.run();
         options.logger.debug(`${job.name} tick`, { report });
