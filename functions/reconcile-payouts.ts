@@ -1,11 +1,13 @@
-import type { ScheduledEvent } from 'aws-lambda';
+import type { Context, ScheduledEvent } from 'aws-lambda';
 import { runReconcile } from '../lib/api/scheduled.js';
 import type { ReconcileReport } from '../lib/payouts/engine/reconcile-payouts.js';
 import { withRuntime } from '../lib/runtime/lambda-handler.js';
 
 /** EventBridge schedule: decide payouts whose outcome is unknown, never by resending them. */
-export const handler = withRuntime(async (_event: ScheduledEvent, runtime): Promise<ReconcileReport> => {
-  const report = await runReconcile(runtime.engine);
-  runtime.logger.info('reconciliation finished', { ...report });
-  return report;
-});
+export const handler = withRuntime(
+  async (_event: ScheduledEvent, runtime, context: Context): Promise<ReconcileReport> => {
+    const report = await runReconcile(runtime.engine, context.getRemainingTimeInMillis());
+    runtime.logger.info('reconciliation finished', { ...report });
+    return report;
+  },
+);

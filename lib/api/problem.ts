@@ -4,11 +4,11 @@ import {
   ApprovalForbiddenError,
   ConcurrentModificationError,
   IdempotencyConflictError,
+  InvalidCursorError,
   InvalidTransitionError,
   PayoutNotFoundError,
   PayoutValidationError,
 } from '../payouts/errors.js';
-import { InvalidCursorError } from '../payouts/store/dynamodb-payout-store.js';
 import { ProviderError, ProviderRejectedError, ProviderUnavailableError } from '../provider/errors.js';
 import { RefundIdempotencyConflictError, RefundNotFoundError } from '../refunds/errors.js';
 import { SettlementNotConfiguredError, SettlementNotFoundError } from '../settlement/errors.js';

@@ -21,8 +21,14 @@ export function runSweep(engine: PayoutEngine, remainingMs: number, now = Date.n
 }
 
 /** One reconciliation pass, as the EventBridge schedule and the local scheduler run it. */
-export function runReconcile(engine: PayoutEngine): Promise<ReconcileReport> {
-  return engine.reconcile();
+export function runReconcile(
+  engine: PayoutEngine,
+  remainingMs?: number,
+  now = Date.now(),
+): Promise<ReconcileReport> {
+  return engine.reconcile(
+    remainingMs === undefined ? {} : { stopStartingAt: now + remainingMs - STOP_STARTING_BEFORE_DEADLINE_MS },
+  );
 }
 
 /**

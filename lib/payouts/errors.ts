@@ -84,3 +84,9 @@ export class DailyCapExceededError extends PayoutError {
   override readonly name = 'DailyCapExceededError';
   override readonly code = 'DAILY_CAP_EXCEEDED';
 }
+
+/** A list cursor that this API did not produce. */
+export class InvalidCursorError extends PayoutError {
+  override readonly name = 'InvalidCursorError';
+  override readonly code = 'INVALID_CURSOR';
+}

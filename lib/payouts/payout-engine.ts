@@ -7,7 +7,7 @@ import { type EngineContext, type MetricsSink, noMetrics } from './engine/contex
 import { pausePayouts, resumePayouts } from './engine/controls.js';
 import { type CreatePayoutCommand, type CreatePayoutResult, createPayout } from './engine/create-payout.js';
 import { approvePayout, cancelPayout, resolveReview } from './engine/payout-commands.js';
-import { type ReconcileReport, reconcilePayouts } from './engine/reconcile-payouts.js';
+import { type ReconcileOptions, type ReconcileReport, reconcilePayouts } from './engine/reconcile-payouts.js';
 import { type SubmitResult, submitPayout } from './engine/submit-payout.js';
 import { type SweepOptions, type SweepReport, sweepDuePayouts } from './engine/sweep.js';
 import { PayoutNotFoundError } from './errors.js';
@@ -104,7 +104,7 @@ export class PayoutEngine {
   }
 
   /** One reconciliation pass over expired leases and unknown payouts. */
-  reconcile(options?: { limit?: number }): Promise<ReconcileReport> {
+  reconcile(options?: ReconcileOptions): Promise<ReconcileReport> {
     return reconcilePayouts(this.ctx, options);
   }
 

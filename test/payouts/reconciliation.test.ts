@@ -137,3 +137,15 @@ describe('reconciling payouts whose outcome is unknown', () => {
     expect(audit.at(-1)?.reason).toMatch(/not on the bank statement/);
   });
 });
+
+describe('reconciliation under a deadline', () => {
+  it('starts no look-up once its time is up, leaving the payout for the next pass', async () => {
+    const id = await submitWithFault('timeout-after-commit');
+    h.clock.advance(h.engine.ctx.config.reconcileIntervalMs);
+    const report = await h.engine.reconcile({ stopStartingAt: Date.now() - 1 });
+    expect(report.succeeded).toBe(0);
+    expect((await h.engine.get(id))?.status).toBe(PayoutStatus.Unknown);
+    await h.engine.reconcile();
+    expect((await h.engine.get(id))?.status).toBe(PayoutStatus.Succeeded);
+  });
+});

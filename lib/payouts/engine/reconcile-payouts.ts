@@ -32,18 +32,27 @@ const OPEN_COUNT_LIMIT = 1000;
  *    found -> `succeeded` with the provider's ids; absent once the grace period is over -> `failed`;
  *    several records, or no answer for too long -> `needs_review`, which alerts a person.
  */
+export interface ReconcileOptions {
+  readonly limit?: number;
+  /** Start no new look-up after this instant (epoch ms on the real clock), so the Lambda is not cut off mid-write. */
+  readonly stopStartingAt?: number;
+}
+
 export async function reconcilePayouts(
   ctx: EngineContext,
-  options: { limit?: number } = {},
+  options: ReconcileOptions = {},
 ): Promise<ReconcileReport> {
   const limit = options.limit ?? 100;
   const now = ctx.clock.now();
+  const outOfTime = () => options.stopStartingAt !== undefined && Date.now() >= options.stopStartingAt;
   let leasesExpired = 0;
   for (const payout of await ctx.store.due(WorkQueue.LeaseExpiry, now.toISOString(), limit)) {
+    if (outOfTime()) break;
     if (await expireLease(ctx, payout)) leasesExpired++;
   }
   const tally = { succeeded: 0, failed: 0, needsReview: 0, stillUnknown: 0 };
   for (const payout of await ctx.store.due(WorkQueue.Reconcile, ctx.clock.now().toISOString(), limit)) {
+    if (outOfTime()) break;
     const status = await reconcileOne(ctx, payout);
     if (status === PayoutStatus.Succeeded) tally.succeeded++;
     else if (status === PayoutStatus.Failed) tally.failed++;

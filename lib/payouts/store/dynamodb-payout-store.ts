@@ -8,7 +8,12 @@ import {
   TransactWriteCommand,
   type TransactWriteCommandInput,
 } from '@aws-sdk/lib-dynamodb';
-import { ConcurrentModificationError, DailyCapExceededError, PayoutsPausedError } from '../errors.js';
+import {
+  ConcurrentModificationError,
+  DailyCapExceededError,
+  InvalidCursorError,
+  PayoutsPausedError,
+} from '../errors.js';
 import type { AuditEvent, Controls, Payout, PayoutStatus } from '../model.js';
 import { fromAuditItem, fromControlsItem, fromPayoutItem, toAuditItem, toPayoutItem } from './item-codec.js';
 import type { CreateOutcome, ListPage, ListQuery, PayoutStore, TransitionWrite } from './payout-store.js';
@@ -329,10 +334,4 @@ function decodeCursor(cursor: string | undefined): Cursor | undefined {
   } catch (error) {
     throw new InvalidCursorError('cursor is not one this API returned', { cause: error });
   }
-}
-
-/** The list cursor was not produced by this API. */
-export class InvalidCursorError extends Error {
-  override readonly name = 'InvalidCursorError';
-  readonly code = 'INVALID_CURSOR';
 }
