@@ -1,5 +1,6 @@
-import { type DynamoDBClient, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, GetCommand, PutCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { createWithIdempotencyKey } from '../shared/idempotent-create.js';
 import { z } from '../shared/validation.js';
 import { RefundConcurrentModificationError } from './errors.js';
 import type { Refund } from './model.js';
@@ -31,8 +32,6 @@ const refundItemSchema = z.object({
   updatedAt: z.string(),
 });
 
-const idempotencyItemSchema = z.object({ refundId: z.string() });
-
 export type CreateRefundOutcome =
   | { readonly created: true; readonly refund: Refund }
   | { readonly created: false; readonly existing: Refund };
@@ -50,41 +49,18 @@ export class DynamoDbRefundStore {
 
   /** Writes refund and idempotency key in one transaction, or returns the refund that holds the key. */
   async create(refund: Refund): Promise<CreateRefundOutcome> {
-    const idempotency = refundKeys.idempotency(refund.idempotencyKey);
-    try {
-      await this.#doc.send(
-        new TransactWriteCommand({
-          TransactItems: [
-            {
-              Put: {
-                TableName: this.tableName,
-                Item: {
-                  ...idempotency,
-                  entity: 'idempotency',
-                  refundId: refund.id,
-                  createdAt: refund.createdAt,
-                },
-                ConditionExpression: 'attribute_not_exists(pk)',
-              },
-            },
-            {
-              Put: {
-                TableName: this.tableName,
-                Item: { ...refundKeys.refund(refund.id), entity: 'refund', ...refund },
-                ConditionExpression: 'attribute_not_exists(pk)',
-              },
-            },
-          ],
-        }),
-      );
-      return { created: true, refund };
-    } catch (error) {
-      if (!(error instanceof TransactionCanceledException)) throw error;
-      const existing = await this.#holderOf(idempotency);
-      if (existing) return { created: false, existing };
-      // A concurrent request with the same key is mid-commit; the caller may retry.
-      throw new RefundConcurrentModificationError(refund.id, { cause: error });
-    }
+    const outcome = await createWithIdempotencyKey(this.#doc, {
+      tableName: this.tableName,
+      key: refundKeys.idempotency(refund.idempotencyKey),
+      ownerAttribute: 'refundId',
+      ownerId: refund.id,
+      createdAt: refund.createdAt,
+      items: [{ ...refundKeys.refund(refund.id), entity: 'refund', ...refund }],
+    });
+    if (outcome.created) return { created: true, refund };
+    const existing = await this.get(outcome.ownerId);
+    if (!existing) throw new RefundConcurrentModificationError(refund.id);
+    return { created: false, existing };
   }
 
   async get(id: string): Promise<Refund | undefined> {
@@ -112,13 +88,5 @@ export class DynamoDbRefundStore {
       }
       throw error;
     }
-  }
-
-  async #holderOf(key: { pk: string; sk: string }): Promise<Refund | undefined> {
-    const { Item } = await this.#doc.send(
-      new GetCommand({ TableName: this.tableName, Key: key, ConsistentRead: true }),
-    );
-    if (!Item) return undefined;
-    return this.get(idempotencyItemSchema.parse(Item).refundId);
   }
 }

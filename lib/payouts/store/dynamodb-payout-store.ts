@@ -8,6 +8,7 @@ import {
   TransactWriteCommand,
   type TransactWriteCommandInput,
 } from '@aws-sdk/lib-dynamodb';
+import { createWithIdempotencyKey } from '../../shared/idempotent-create.js';
 import {
   ConcurrentModificationError,
   DailyCapExceededError,
@@ -20,8 +21,6 @@ import type { CreateOutcome, ListPage, ListQuery, PayoutStore, TransitionWrite }
 import { keys, TableIndexes, type WorkQueue } from './table-design.js';
 
 type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
-
-const MAX_CONFLICT_RETRIES = 5;
 
 /**
  * PayoutStore on one DynamoDB table. Creation and every transition are a single TransactWriteItems, so the
@@ -38,62 +37,18 @@ export class DynamoDbPayoutStore implements PayoutStore {
   }
 
   async create(payout: Payout, audit: AuditEvent): Promise<CreateOutcome> {
-    const idempotencyKey = keys.idempotency(payout.origin, payout.idempotencyKey);
-    const input: TransactWriteCommandInput = {
-      TransactItems: [
-        {
-          Put: {
-            TableName: this.tableName,
-            Item: {
-              ...idempotencyKey,
-              entity: 'idempotency',
-              payoutId: payout.id,
-              createdAt: payout.createdAt,
-            },
-            ConditionExpression: 'attribute_not_exists(pk)',
-          },
-        },
-        {
-          Put: {
-            TableName: this.tableName,
-            Item: toPayoutItem(payout),
-            ConditionExpression: 'attribute_not_exists(pk)',
-          },
-        },
-        {
-          Put: {
-            TableName: this.tableName,
-            Item: toAuditItem(audit),
-            ConditionExpression: 'attribute_not_exists(pk)',
-          },
-        },
-      ],
-    };
-    for (let attempt = 0; ; attempt++) {
-      try {
-        await this.#doc.send(new TransactWriteCommand(input));
-        return { created: true, payout };
-      } catch (error) {
-        const reasons = cancellationReasons(error);
-        if (!reasons) throw error;
-        if (reasons[0] === 'ConditionalCheckFailed') {
-          const existing = await this.#payoutHoldingKey(idempotencyKey);
-          if (existing) return { created: false, existing };
-        }
-        // TransactionConflict: a concurrent request with the same key is mid-commit; look again shortly.
-        if (attempt >= MAX_CONFLICT_RETRIES)
-          throw new ConcurrentModificationError(payout.id, { cause: error });
-        await backoff(attempt);
-      }
-    }
-  }
-
-  async #payoutHoldingKey(key: { pk: string; sk: string }): Promise<Payout | undefined> {
-    const { Item } = await this.#doc.send(
-      new GetCommand({ TableName: this.tableName, Key: key, ConsistentRead: true }),
-    );
-    if (!Item) return undefined;
-    return this.get(String(Item.payoutId));
+    const outcome = await createWithIdempotencyKey(this.#doc, {
+      tableName: this.tableName,
+      key: keys.idempotency(payout.origin, payout.idempotencyKey),
+      ownerAttribute: 'payoutId',
+      ownerId: payout.id,
+      createdAt: payout.createdAt,
+      items: [toPayoutItem(payout), toAuditItem(audit)],
+    });
+    if (outcome.created) return { created: true, payout };
+    const existing = await this.get(outcome.ownerId);
+    if (!existing) throw new ConcurrentModificationError(payout.id);
+    return { created: false, existing };
   }
 
   async get(id: string): Promise<Payout | undefined> {
@@ -295,11 +250,6 @@ export class DynamoDbPayoutStore implements PayoutStore {
 function cancellationReasons(error: unknown): (string | undefined)[] | undefined {
   if (!(error instanceof TransactionCanceledException)) return undefined;
   return (error.CancellationReasons ?? []).map((reason) => reason.Code);
-}
-
-async function backoff(attempt: number): Promise<void> {
-  const delay = Math.random() * Math.min(200, 10 * 2 ** attempt);
-  await new Promise((resolve) => setTimeout(resolve, delay));
 }
 
 function monthOf(iso: string): string {

@@ -1,17 +1,13 @@
-import {
-  ConditionalCheckFailedException,
-  type DynamoDBClient,
-  TransactionCanceledException,
-} from '@aws-sdk/client-dynamodb';
+import { ConditionalCheckFailedException, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import {
   DynamoDBDocumentClient,
   GetCommand,
   PutCommand,
   QueryCommand,
-  TransactWriteCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import { TableIndexes } from '../../payouts/store/table-design.js';
+import { createWithIdempotencyKey } from '../../shared/idempotent-create.js';
 import { z } from '../../shared/validation.js';
 import { RecurrenceConflictError, RecurrenceValidationError } from '../errors.js';
 import type { OccurrenceRecord, Recurrence, RecurrenceStatus } from '../model.js';
@@ -36,44 +32,18 @@ export class DynamoDbRecurrenceStore implements RecurrenceStore {
   }
 
   async create(recurrence: Recurrence): Promise<CreateRecurrenceOutcome> {
-    const key = recurrenceKeys.idempotency(recurrence.idempotencyKey);
-    try {
-      await this.#doc.send(
-        new TransactWriteCommand({
-          TransactItems: [
-            {
-              Put: {
-                TableName: this.tableName,
-                Item: {
-                  ...key,
-                  entity: 'idempotency',
-                  recurrenceId: recurrence.id,
-                  createdAt: recurrence.createdAt,
-                },
-                ConditionExpression: 'attribute_not_exists(pk)',
-              },
-            },
-            {
-              Put: {
-                TableName: this.tableName,
-                Item: toRecurrenceItem(recurrence),
-                ConditionExpression: 'attribute_not_exists(pk)',
-              },
-            },
-          ],
-        }),
-      );
-      return { created: true, recurrence };
-    } catch (error) {
-      if (!(error instanceof TransactionCanceledException)) throw error;
-      const holder = await this.#doc.send(
-        new GetCommand({ TableName: this.tableName, Key: key, ConsistentRead: true }),
-      );
-      const id = z.optional(z.object({ recurrenceId: z.string() })).parse(holder.Item)?.recurrenceId;
-      const existing = id ? await this.get(id) : undefined;
-      if (!existing) throw new RecurrenceConflictError(recurrence.id, { cause: error });
-      return { created: false, existing };
-    }
+    const outcome = await createWithIdempotencyKey(this.#doc, {
+      tableName: this.tableName,
+      key: recurrenceKeys.idempotency(recurrence.idempotencyKey),
+      ownerAttribute: 'recurrenceId',
+      ownerId: recurrence.id,
+      createdAt: recurrence.createdAt,
+      items: [toRecurrenceItem(recurrence)],
+    });
+    if (outcome.created) return { created: true, recurrence };
+    const existing = await this.get(outcome.ownerId);
+    if (!existing) throw new RecurrenceConflictError(recurrence.id);
+    return { created: false, existing };
   }
 
   async get(id: string): Promise<Recurrence | undefined> {

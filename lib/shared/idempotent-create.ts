@@ -1,0 +1,71 @@
+import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import { type DynamoDBDocumentClient, GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+
+const MAX_CONFLICT_RETRIES = 5;
+
+export interface IdempotentCreate {
+  readonly tableName: string;
+  /** Key of the idempotency item, e.g. `IDEMPOTENCY#refund#<key>` / `IDEMPOTENCY`. */
+  readonly key: { readonly pk: string; readonly sk: string };
+  /** Attribute of the idempotency item that names the record holding the key, e.g. `refundId`. */
+  readonly ownerAttribute: string;
+  readonly ownerId: string;
+  readonly createdAt: string;
+  /** The records created with the key (each written only if its `pk` does not exist yet). */
+  readonly items: readonly Record<string, unknown>[];
+}
+
+/** The key was free and everything was written, or the key already belonged to `ownerId`. */
+export type IdempotentCreateOutcome =
+  | { readonly created: true }
+  | { readonly created: false; readonly ownerId: string };
+
+/** The key stayed contested after retries (concurrent writers kept colliding). */
+export class IdempotencyKeyContestedError extends Error {
+  override readonly name = 'IdempotencyKeyContestedError';
+  readonly code = 'IDEMPOTENCY_KEY_CONTESTED';
+}
+
+/**
+ * Writes an idempotency key and the records it guards in one transaction, each conditional on not
+ * existing. When the key is taken it answers with the owner instead; when a concurrent request with the
+ * same key is mid-commit (a transaction conflict, or a condition failure before its item is readable),
+ * it looks again shortly, so concurrent duplicates all end with the same owner.
+ *
+ * @example
+ * const outcome = await createWithIdempotencyKey(doc, { tableName, key, ownerAttribute: 'refundId', ownerId: refund.id, createdAt, items: [refundItem] });
+ */
+export async function createWithIdempotencyKey(
+  doc: DynamoDBDocumentClient,
+  request: IdempotentCreate,
+): Promise<IdempotentCreateOutcome> {
+  const put = (item: Record<string, unknown>) => ({
+    Put: { TableName: request.tableName, Item: item, ConditionExpression: 'attribute_not_exists(pk)' },
+  });
+  const keyItem = {
+    ...request.key,
+    entity: 'idempotency',
+    [request.ownerAttribute]: request.ownerId,
+    createdAt: request.createdAt,
+  };
+  const transaction = new TransactWriteCommand({ TransactItems: [put(keyItem), ...request.items.map(put)] });
+  for (let attempt = 0; ; attempt++) {
+    try {
+      await doc.send(transaction);
+      return { created: true };
+    } catch (error) {
+      if (!(error instanceof TransactionCanceledException)) throw error;
+      const { Item } = await doc.send(
+        new GetCommand({ TableName: request.tableName, Key: request.key, ConsistentRead: true }),
+      );
+      const owner = Item?.[request.ownerAttribute];
+      if (typeof owner === 'string') return { created: false, ownerId: owner };
+      if (attempt >= MAX_CONFLICT_RETRIES) {
+        throw new IdempotencyKeyContestedError(`idempotency key ${request.key.pk} stayed contested`, {
+          cause: error,
+        });
+      }
+      await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(200, 10 * 2 ** attempt)));
+    }
+  }
+}
