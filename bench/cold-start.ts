@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { CreateTableCommand } from '@aws-sdk/client-dynamodb';
+import { CreateTableCommand, DeleteTableCommand } from '@aws-sdk/client-dynamodb';
 import { build } from 'esbuild';
 import {
   type BenchResult,
@@ -137,6 +137,7 @@ export async function benchColdStart(endpoint: string): Promise<BenchResult> {
       ],
     };
   } finally {
+    await rig.dynamoDb.send(new DeleteTableCommand({ TableName: idempotencyTable })).catch(() => undefined);
     await rig.close();
   }
 }

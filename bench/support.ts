@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DeleteTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { ensureTable } from '../lib/local/create-table.js';
 import {
   type DynamoDbLocal,
@@ -100,6 +100,8 @@ export async function startEngineRig(
     async close() {
       await provider.close();
       await sandbox.close();
+      // DynamoDB Local slows down as in-memory tables pile up; later benchmarks should not pay for earlier ones.
+      await client.send(new DeleteTableCommand({ TableName: tableName })).catch(() => undefined);
       client.destroy();
     },
   };
