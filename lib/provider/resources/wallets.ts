@@ -43,21 +43,9 @@ export class Wallets {
     params: WalletTransferParams,
     options?: RequestOptions,
   ): Promise<ProviderResult<WalletTransferResult>> {
-    assertAmount(params.amount, 'whole-naira');
+    const body = operationBody(params, { fromWalletId: params.fromWalletId, toWalletId: params.toWalletId });
     const { message, data } = await this.#requester.call(
-      {
-        method: 'POST',
-        path: PROVIDER_PATHS.walletTransfer,
-        body: {
-          fromWalletId: params.fromWalletId,
-          toWalletId: params.toWalletId,
-          amount: params.amount,
-          narration: params.narration,
-          metadata: params.metadata ?? {},
-        },
-        withPin: true,
-        schema: transferResponse,
-      },
+      { method: 'POST', path: PROVIDER_PATHS.walletTransfer, body, withPin: true, schema: transferResponse },
       options,
     );
     return { message, data };
@@ -72,20 +60,9 @@ export class Wallets {
     params: WalletCreditParams,
     options?: RequestOptions,
   ): Promise<ProviderResult<WalletCreditResult>> {
-    assertAmount(params.amount, 'whole-naira');
+    const body = operationBody(params, { walletId: params.walletId });
     const { message, data } = await this.#requester.call(
-      {
-        method: 'POST',
-        path: PROVIDER_PATHS.walletCredit,
-        body: {
-          walletId: params.walletId,
-          amount: params.amount,
-          narration: params.narration,
-          metadata: params.metadata ?? {},
-        },
-        withPin: true,
-        schema: creditResponse,
-      },
+      { method: 'POST', path: PROVIDER_PATHS.walletCredit, body, withPin: true, schema: creditResponse },
       options,
     );
     return { message, data };
@@ -100,22 +77,20 @@ export class Wallets {
     params: WalletDebitParams,
     options?: RequestOptions,
   ): Promise<ProviderResult<WalletDebitResult>> {
-    assertAmount(params.amount, 'whole-naira');
+    const body = operationBody(params, { walletId: params.walletId });
     const { message, data } = await this.#requester.call(
-      {
-        method: 'POST',
-        path: PROVIDER_PATHS.walletDebit,
-        body: {
-          walletId: params.walletId,
-          amount: params.amount,
-          narration: params.narration,
-          metadata: params.metadata ?? {},
-        },
-        withPin: true,
-        schema: debitResponse,
-      },
+      { method: 'POST', path: PROVIDER_PATHS.walletDebit, body, withPin: true, schema: debitResponse },
       options,
     );
     return { message, data };
   }
+}
+
+/** The documented body of a wallet operation: its wallet fields, then amount, narration and metadata, nothing else. */
+function operationBody(
+  params: WalletOperationParams,
+  wallets: Record<string, string>,
+): Record<string, unknown> {
+  assertAmount(params.amount, 'whole-naira');
+  return { ...wallets, amount: params.amount, narration: params.narration, metadata: params.metadata ?? {} };
 }
