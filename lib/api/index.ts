@@ -2,6 +2,7 @@ import type { ApiContext } from './context.js';
 import { type ApiHandler, createRouter, type Route } from './router.js';
 import { bulkPayoutItemRoutes } from './routes/bulk-payout-items.js';
 import { controlRoutes } from './routes/controls.js';
+import { futurePayoutRoutes } from './routes/future-payouts.js';
 import { instantSettlementRoutes } from './routes/instant-settlements.js';
 import { metaRoutes } from './routes/meta.js';
 import { payoutRoutes } from './routes/payouts.js';
@@ -22,6 +23,7 @@ export const apiRoutes: readonly Route[] = [
   ...instantSettlementRoutes,
   ...bulkPayoutItemRoutes,
   ...providerViewRoutes,
+  ...futurePayoutRoutes,
   ...metaRoutes,
 ];
 

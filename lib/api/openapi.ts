@@ -4,6 +4,7 @@ import { CreateRecurrenceRequestSchema } from '../recurrence/schemas.js';
 import { CreateRefundRequestSchema } from '../refunds/model.js';
 import { z } from '../shared/validation.js';
 import { LOCAL_PRINCIPAL_HEADER } from './principal.js';
+import { FuturePayoutsQuerySchema } from './routes/future-payouts.js';
 import { InstantSettlementRequestSchema } from './routes/instant-settlements.js';
 import { ProviderScheduleQuerySchema } from './routes/provider-schedules.js';
 import { ListRecurrencesQuerySchema, SkipOccurrenceRequestSchema } from './routes/recurring-payouts.js';
@@ -306,6 +307,15 @@ export function buildOpenApiDocument() {
           },
         ]),
       ),
+      '/future-payouts': {
+        get: {
+          operationId: 'listFuturePayouts',
+          summary:
+            'All planned money movement, earliest first: our scheduled payouts and recurring occurrences, and the provider’s own schedules; `bothSides` flags a bank account paid on both',
+          parameters: queryParameters(FuturePayoutsQuerySchema),
+          responses: { ...ok('the movements in the window', { type: 'object' }), ...problems(400) },
+        },
+      },
       '/instant-settlements': {
         post: {
           operationId: 'payOutSettlement',

@@ -1,0 +1,32 @@
+import { futureMoneyMovement } from '../../future-payouts/future-payouts.js';
+import { z } from '../../shared/validation.js';
+import { parseQuery } from '../request.js';
+import type { Route, RouteRequest } from '../router.js';
+
+export const FuturePayoutsQuerySchema = z.strictObject({
+  /** How many days ahead, 1 to 366 (default 30). */
+  days: z.optional(
+    z.pipe(
+      z.string().check(z.regex(/^\d{1,3}$/, 'must be an integer')),
+      z.pipe(
+        z.transform((text: string) => Number(text)),
+        z.int().check(z.gte(1, 'must be at least 1'), z.lte(366, 'must be at most 366')),
+      ),
+    ),
+  ),
+});
+
+/** GET /future-payouts: every planned money movement on both sides, earliest first, double-planned accounts flagged. */
+async function listFuturePayouts(request: RouteRequest) {
+  const query = parseQuery(request.event, FuturePayoutsQuerySchema);
+  const { engine, recurrences, providerSchedules } = request.ctx;
+  const view = await futureMoneyMovement(
+    { engine, recurrences, providerSchedules },
+    { days: query.days ?? 30 },
+  );
+  return { status: 200, body: view };
+}
+
+export const futurePayoutRoutes: readonly Route[] = [
+  { method: 'GET', path: '/future-payouts', handler: listFuturePayouts },
+];

@@ -1,0 +1,183 @@
+import type { Beneficiary, Payout } from '../payouts/model.js';
+import type { PayoutEngine } from '../payouts/payout-engine.js';
+import type { CreatePayoutRequest } from '../payouts/schemas.js';
+import { beneficiaryKey, type ProviderScheduleView, type SyncStatus } from '../provider-schedules/model.js';
+import type { ProviderScheduleService } from '../provider-schedules/provider-schedule-service.js';
+import type { Recurrence } from '../recurrence/model.js';
+import type { RecurrenceService } from '../recurrence/recurrence-service.js';
+import { occurrences } from '../recurrence/rules.js';
+
+/** Where a future money movement is planned. */
+export const FutureSource = {
+  ScheduledPayout: 'scheduled_payout',
+  RecurringPayout: 'recurring_payout',
+  ProviderScheduled: 'provider_scheduled',
+  ProviderRecurrent: 'provider_recurrent',
+} as const;
+export type FutureSource = (typeof FutureSource)[keyof typeof FutureSource];
+
+export interface FutureMovement {
+  readonly source: FutureSource;
+  /** Our payout or recurrence id, or the provider's record id. */
+  readonly id: string;
+  /** When the money moves; for a provider recurrent payout, the next instant it is active from. */
+  readonly at: string;
+  readonly amountKobo: number;
+  readonly type?: string;
+  readonly narration: string | null;
+  readonly beneficiary: Beneficiary | null;
+  /** The recurrence's local date (the occurrence's idempotency key), or the provider's interval. */
+  readonly detail?: string;
+  /** The same bank account has money planned on both our side and the provider's. */
+  readonly bothSides: boolean;
+}
+
+export interface FutureMovementView {
+  readonly from: string;
+  readonly to: string;
+  readonly items: FutureMovement[];
+  readonly bothSides: number;
+  /** How fresh the provider side is (the read view is synchronised on a schedule). */
+  readonly providerSync?: SyncStatus;
+  /** True when a bound stopped a walk, so the list may be incomplete. */
+  readonly truncated: boolean;
+}
+
+export interface FutureMovementSources {
+  readonly engine: Pick<PayoutEngine, 'list' | 'ctx'>;
+  readonly recurrences: Pick<RecurrenceService, 'list'>;
+  readonly providerSchedules: Pick<ProviderScheduleService, 'view'>;
+}
+
+const PAGE = 100;
+const MAX_PAGES = 10;
+const PROVIDER_LIMIT = 500;
+
+type Draft = Omit<FutureMovement, 'bothSides'> & { readonly side: 'ours' | 'provider' };
+
+/**
+ * All future money movement in one place, earliest first: our scheduled payouts, the coming occurrences of our
+ * recurring payouts, and the provider's own scheduled and recurrent payouts, with a flag where one bank account
+ * is paid on both sides (a likely double payment to look at).
+ *
+ * @example const view = await futureMoneyMovement(sources, { days: 30 });
+ */
+export async function futureMoneyMovement(
+  sources: FutureMovementSources,
+  options: { days: number },
+): Promise<FutureMovementView> {
+  const now = sources.engine.ctx.clock.now();
+  const to = new Date(now.getTime() + options.days * 86_400_000);
+  const [payouts, recurrences, providerScheduled, providerRecurrent] = await Promise.all([
+    scheduledPayouts(sources.engine),
+    activeRecurrences(sources.recurrences),
+    sources.providerSchedules.view('scheduled', PROVIDER_LIMIT),
+    sources.providerSchedules.view('recurrent', PROVIDER_LIMIT),
+  ]);
+  const inWindow = (at: string) => at >= now.toISOString() && at <= to.toISOString();
+
+  const drafts: Draft[] = [
+    ...payouts.items.filter((p) => p.scheduleAt && inWindow(p.scheduleAt)).map(fromPayout),
+    ...recurrences.items.flatMap((r) => fromRecurrence(r, now, to)),
+    ...providerScheduled.items.filter((e) => e.upcoming && inWindow(e.startsAt)).map(fromProvider),
+    ...providerRecurrent.items
+      .filter((e) => e.upcoming && e.startsAt <= to.toISOString())
+      .map((e) =>
+        fromProvider({ ...e, startsAt: e.startsAt > now.toISOString() ? e.startsAt : now.toISOString() }),
+      ),
+  ];
+  const keysBySide = { ours: new Set<string>(), provider: new Set<string>() };
+  for (const draft of drafts) {
+    if (draft.beneficiary)
+      keysBySide[draft.side].add(beneficiaryKey(draft.beneficiary.bankCode, draft.beneficiary.accountNumber));
+  }
+  const items = drafts
+    .map(({ side, ...movement }) => {
+      const key =
+        movement.beneficiary &&
+        beneficiaryKey(movement.beneficiary.bankCode, movement.beneficiary.accountNumber);
+      const other = side === 'ours' ? keysBySide.provider : keysBySide.ours;
+      return { ...movement, bothSides: key !== null && other.has(key) };
+    })
+    .sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : 0));
+  return {
+    from: now.toISOString(),
+    to: to.toISOString(),
+    items,
+    bothSides: items.filter((item) => item.bothSides).length,
+    ...(providerScheduled.sync && { providerSync: providerScheduled.sync }),
+    truncated: payouts.truncated || recurrences.truncated,
+  };
+}
+
+async function walk<T>(page: (cursor?: string) => Promise<{ items: T[]; nextCursor?: string }>) {
+  const items: T[] = [];
+  let cursor: string | undefined;
+  for (let n = 0; n < MAX_PAGES; n++) {
+    const result = await page(cursor);
+    items.push(...result.items);
+    cursor = result.nextCursor;
+    if (!cursor) return { items, truncated: false };
+  }
+  return { items, truncated: true };
+}
+
+function scheduledPayouts(engine: FutureMovementSources['engine']) {
+  return walk((cursor) => engine.list({ status: 'scheduled', limit: PAGE, ...(cursor && { cursor }) }));
+}
+
+function activeRecurrences(recurrences: FutureMovementSources['recurrences']) {
+  return walk((cursor) => recurrences.list({ status: 'active', limit: PAGE, ...(cursor && { cursor }) }));
+}
+
+function beneficiaryOf(request: CreatePayoutRequest | Payout['instruction']): Beneficiary | null {
+  return 'beneficiary' in request ? request.beneficiary : null;
+}
+
+function fromPayout(payout: Payout): Draft {
+  return {
+    side: 'ours',
+    source: FutureSource.ScheduledPayout,
+    id: payout.id,
+    at: payout.scheduleAt ?? payout.createdAt,
+    amountKobo: payout.amountKobo,
+    type: payout.instruction.type,
+    narration: payout.narration,
+    beneficiary: beneficiaryOf(payout.instruction),
+  };
+}
+
+/** The recurrence's coming occurrences in the window, minus skipped dates; materialised ones are listed as payouts. */
+function fromRecurrence(recurrence: Recurrence, from: Date, to: Date): Draft[] {
+  return occurrences(recurrence.rule, { fromIndex: recurrence.nextIndex, from, to, limit: 400 })
+    .filter((occurrence) => !recurrence.skippedDates.includes(occurrence.localDate))
+    .map((occurrence) => ({
+      side: 'ours' as const,
+      source: FutureSource.RecurringPayout,
+      id: recurrence.id,
+      at: occurrence.at,
+      amountKobo: recurrence.template.amount,
+      type: recurrence.template.type,
+      narration: recurrence.template.narration,
+      beneficiary: beneficiaryOf(recurrence.template),
+      detail: occurrence.localDate,
+    }));
+}
+
+function fromProvider(entry: ProviderScheduleView): Draft {
+  return {
+    side: 'provider',
+    source: entry.kind === 'scheduled' ? FutureSource.ProviderScheduled : FutureSource.ProviderRecurrent,
+    id: entry.id,
+    at: entry.startsAt,
+    amountKobo: entry.amount,
+    type: 'bank_transfer',
+    narration: entry.narration,
+    beneficiary: {
+      bankCode: entry.bankCode,
+      accountNumber: entry.accountNumber,
+      accountName: entry.accountName ?? '',
+    },
+    ...(entry.interval && { detail: entry.interval }),
+  };
+}
