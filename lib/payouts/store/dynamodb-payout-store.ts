@@ -111,24 +111,29 @@ export class DynamoDbPayoutStore implements PayoutStore {
     const capIndex = write.cap ? items.length : -1;
     if (write.cap) items.push(this.#capUpdate(write.cap));
 
-    try {
-      await this.#doc.send(new TransactWriteCommand({ TransactItems: items }));
-      return after;
-    } catch (error) {
-      const reasons = cancellationReasons(error);
-      if (!reasons) throw error;
-      if (pauseIndex >= 0 && reasons[pauseIndex] === 'ConditionalCheckFailed') {
-        throw new PayoutsPausedError('payouts are paused', { cause: error });
+    for (let attempt = 0; ; attempt++) {
+      try {
+        await this.#doc.send(new TransactWriteCommand({ TransactItems: items }));
+        return after;
+      } catch (error) {
+        const reasons = cancellationReasons(error);
+        if (!reasons) throw error;
+        if (pauseIndex >= 0 && reasons[pauseIndex] === 'ConditionalCheckFailed') {
+          throw new PayoutsPausedError('payouts are paused', { cause: error });
+        }
+        if (capIndex >= 0 && reasons[capIndex] === 'ConditionalCheckFailed') {
+          const message = `daily cap of ${write.cap?.capKey} on ${write.cap?.day} would be exceeded`;
+          throw new DailyCapExceededError(message, { cause: error });
+        }
+        // Only a collision with another transaction (typically on the shared daily-cap counter) is worth
+        // repeating: every condition held, and the write is still exactly the one decided on.
+        const collidedOnly =
+          !reasons.includes('ConditionalCheckFailed') && reasons.includes('TransactionConflict');
+        if (!collidedOnly || attempt >= MAX_CONFLICT_RETRIES) {
+          throw new ConcurrentModificationError(before.id, { cause: error });
+        }
+        await jitteredPause(attempt);
       }
-      if (capIndex >= 0 && reasons[capIndex] === 'ConditionalCheckFailed') {
-        throw new DailyCapExceededError(
-          `daily cap of ${write.cap?.capKey} on ${write.cap?.day} would be exceeded`,
-          {
-            cause: error,
-          },
-        );
-      }
-      throw new ConcurrentModificationError(before.id, { cause: error });
     }
   }
 
@@ -245,6 +250,12 @@ export class DynamoDbPayoutStore implements PayoutStore {
     );
     return typeof Item?.totalKobo === 'number' ? Item.totalKobo : 0;
   }
+}
+
+const MAX_CONFLICT_RETRIES = 4;
+
+async function jitteredPause(attempt: number): Promise<void> {
+  await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(100, 10 * 2 ** attempt)));
 }
 
 function cancellationReasons(error: unknown): (string | undefined)[] | undefined {
