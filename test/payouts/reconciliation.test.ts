@@ -149,3 +149,20 @@ describe('reconciliation under a deadline', () => {
     expect((await h.engine.get(id))?.status).toBe(PayoutStatus.Succeeded);
   });
 });
+
+describe('a sweep whose outcome writes fail', () => {
+  it('reports the failure after every send, and the reconciler later settles each payout from the provider', async () => {
+    const ids: string[] = [];
+    for (let i = 0; i < 3; i++)
+      ids.push((await h.engine.create(command(bankTransfer(20_000 + i), key('sweep-crash')))).payout.id);
+    const crashing = h.engineWith({ store: crashingAfterProviderCall(h.store) });
+    await expect(crashing.sweep({ concurrency: 2 })).rejects.toThrow(/simulated crash/);
+    for (const id of ids) {
+      expect((await h.engine.get(id))?.status).toBe(PayoutStatus.Submitting);
+      expect(ledgerEntriesOf(h.sandbox, id)).toHaveLength(1);
+    }
+    h.clock.advance(h.engine.ctx.config.submitLeaseMs + 1);
+    await h.engine.reconcile();
+    for (const id of ids) expect((await h.engine.get(id))?.status).toBe(PayoutStatus.Succeeded);
+  });
+});

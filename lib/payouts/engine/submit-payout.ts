@@ -22,6 +22,19 @@ export type SubmitResult =
  * reconciler decides it. Nothing here ever sends a payout that was claimed before.
  */
 export async function submitPayout(ctx: EngineContext, payout: Payout): Promise<SubmitResult> {
+  const sent = await claimAndSend(ctx, payout);
+  return sent.kind === 'skipped' ? sent : sent.recording;
+}
+
+/**
+ * The first half of a submission, for the sweeper's workers: claim and send, and hand back the recording of
+ * the outcome as a promise, so a worker can claim its next payout while the write completes. The caller must
+ * await every `recording` before it returns; until then the payout is safe in `submitting` under its lease.
+ */
+export async function claimAndSend(
+  ctx: EngineContext,
+  payout: Payout,
+): Promise<Extract<SubmitResult, { kind: 'skipped' }> | { kind: 'sent'; recording: Promise<SubmitResult> }> {
   if (payout.status !== PayoutStatus.Pending)
     return { kind: 'skipped', payout, why: `status is ${payout.status}` };
   const now = ctx.clock.now();
@@ -42,11 +55,13 @@ export async function submitPayout(ctx: EngineContext, payout: Payout): Promise<
     outcome: outcome.kind,
     ...(outcome.kind !== 'succeeded' && { code: outcome.code }),
   });
-  const recorded = await recordOutcome(ctx, claimed.payout, outcome);
-  if (recorded.status === PayoutStatus.Succeeded) {
-    ctx.metrics.count('PayoutAmountKobo', recorded.amountKobo, { type: recorded.instruction.type });
-  }
-  return { kind: 'sent', payout: recorded, outcome: outcome.kind };
+  const recording = recordOutcome(ctx, claimed.payout, outcome).then((recorded): SubmitResult => {
+    if (recorded.status === PayoutStatus.Succeeded) {
+      ctx.metrics.count('PayoutAmountKobo', recorded.amountKobo, { type: recorded.instruction.type });
+    }
+    return { kind: 'sent', payout: recorded, outcome: outcome.kind };
+  });
+  return { kind: 'sent', recording };
 }
 
 async function claim(

@@ -2,7 +2,7 @@ import { ConcurrentModificationError } from '../errors.js';
 import { type Payout, PayoutStatus, systemPrincipal } from '../model.js';
 import { WorkQueue } from '../store/table-design.js';
 import { buildTransition, type EngineContext, type TransitionSpec } from './context.js';
-import { submitPayout } from './submit-payout.js';
+import { claimAndSend, type SubmitResult } from './submit-payout.js';
 
 export interface SweepOptions {
   /** Most payouts taken in one sweep. */
@@ -40,6 +40,14 @@ export async function sweepDuePayouts(ctx: EngineContext, options: SweepOptions 
   let skipped = 0;
   let next = 0;
   let stoppedEarly = false;
+  const recordings: Promise<void>[] = [];
+  const recordFailures: unknown[] = [];
+  const tally = (result: SubmitResult) => {
+    if (result.kind === 'sent') {
+      submitted++;
+      outcomes[result.outcome] = (outcomes[result.outcome] ?? 0) + 1;
+    } else skipped++;
+  };
   const worker = async () => {
     while (next < due.length) {
       if (options.stopStartingAt !== undefined && Date.now() >= options.stopStartingAt) {
@@ -47,14 +55,21 @@ export async function sweepDuePayouts(ctx: EngineContext, options: SweepOptions 
         return;
       }
       const payout = due[next++] as Payout;
-      const result = await submitPayout(ctx, payout);
-      if (result.kind === 'sent') {
-        submitted++;
-        outcomes[result.outcome] = (outcomes[result.outcome] ?? 0) + 1;
-      } else skipped++;
+      const sent = await claimAndSend(ctx, payout);
+      // The outcome is written while this worker claims its next payout; all writes are awaited below.
+      // A handler is attached at once, so a failed write is never an unhandled rejection meanwhile.
+      if (sent.kind === 'sent')
+        recordings.push(sent.recording.then(tally, (error) => void recordFailures.push(error)));
+      else tally(sent);
     }
   };
   await Promise.all(Array.from({ length: Math.min(concurrency, due.length) }, worker));
+  await Promise.all(recordings);
+  if (recordFailures.length > 0) {
+    // The store stayed unreachable: those payouts wait in `submitting` until their lease ends and the
+    // reconciler looks them up. Report the failure so the invocation is retried and alarmed on.
+    throw recordFailures[0];
+  }
   return { released, missed, submitted, skipped, outcomes, leftOver: stoppedEarly || due.length >= limit };
 }
 
