@@ -14,6 +14,7 @@ import {
   ListPayoutsQuerySchema,
   PauseRequestSchema,
   ProviderPageQuerySchema,
+  ResolveReviewRequestSchema,
   ResourceIdSchema,
   ResumeRequestSchema,
 } from './schemas.js';
@@ -185,6 +186,16 @@ export function buildOpenApiDocument() {
           parameters: [idPath],
           requestBody: body(ApproveRequestSchema, false),
           responses: { ...ok('approved', ref('Payout')), ...problems(400, 403, 404, 409) },
+        },
+      },
+      '/payouts/{id}/resolve': {
+        post: {
+          operationId: 'resolvePayout',
+          summary:
+            'Decide a payout in needs_review after checking the provider by hand: succeeded (with the provider transaction id) or failed; the note is audited',
+          parameters: [idPath],
+          requestBody: body(ResolveReviewRequestSchema),
+          responses: { ...ok('resolved', ref('Payout')), ...problems(400, 404, 409) },
         },
       },
       '/controls': {

@@ -55,3 +55,17 @@ export const PauseRequestSchema = z.strictObject({ reason });
 export const ResumeRequestSchema = z.strictObject({ reason: z.optional(reason) });
 export const CancelRequestSchema = z.strictObject({ reason: z.optional(reason) });
 export const ApproveRequestSchema = z.strictObject({});
+
+/** A person's decision on a payout in `needs_review`, after checking the provider's records by hand. */
+export const ResolveReviewRequestSchema = z.discriminatedUnion('outcome', [
+  z.strictObject({
+    outcome: z.literal('succeeded'),
+    /** The provider's transaction id that proves the money moved. */
+    transactionId: z.string().check(z.trim(), z.minLength(1), z.maxLength(100)),
+    note: z.string().check(z.trim(), z.minLength(1), z.maxLength(500)),
+  }),
+  z.strictObject({
+    outcome: z.literal('failed'),
+    note: z.string().check(z.trim(), z.minLength(1), z.maxLength(500)),
+  }),
+]);

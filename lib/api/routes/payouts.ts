@@ -8,6 +8,7 @@ import {
   ApproveRequestSchema,
   CancelRequestSchema,
   ListPayoutsQuerySchema,
+  ResolveReviewRequestSchema,
   ResourceIdSchema,
 } from '../schemas.js';
 
@@ -75,10 +76,19 @@ async function approvePayout(request: RouteRequest) {
   return { status: 200, body: presentPayout(payout) };
 }
 
+/** POST /payouts/{id}/resolve: a person decides a payout the reconciler could not (needs_review only). */
+async function resolvePayout(request: RouteRequest) {
+  const id = idParam(request);
+  const decision = parseBody(request.event, ResolveReviewRequestSchema);
+  const payout = await request.ctx.engine.resolveReview(id, request.principal(), decision);
+  return { status: 200, body: presentPayout(payout) };
+}
+
 export const payoutRoutes: readonly Route[] = [
   { method: 'POST', path: '/payouts', handler: createPayout },
   { method: 'GET', path: '/payouts', handler: listPayouts },
   { method: 'GET', path: '/payouts/{id}', handler: getPayout },
   { method: 'POST', path: '/payouts/{id}/cancel', handler: cancelPayout },
   { method: 'POST', path: '/payouts/{id}/approve', handler: approvePayout },
+  { method: 'POST', path: '/payouts/{id}/resolve', handler: resolvePayout },
 ];
