@@ -41,7 +41,7 @@ export async function sweepDuePayouts(ctx: EngineContext, options: SweepOptions 
   let next = 0;
   let stoppedEarly = false;
   const recordings: Promise<void>[] = [];
-  const recordFailures: unknown[] = [];
+  const failures: unknown[] = [];
   const tally = (result: SubmitResult) => {
     if (result.kind === 'sent') {
       submitted++;
@@ -55,20 +55,27 @@ export async function sweepDuePayouts(ctx: EngineContext, options: SweepOptions 
         return;
       }
       const payout = due[next++] as Payout;
-      const sent = await claimAndSend(ctx, payout);
-      // The outcome is written while this worker claims its next payout; all writes are awaited below.
-      // A handler is attached at once, so a failed write is never an unhandled rejection meanwhile.
-      if (sent.kind === 'sent')
-        recordings.push(sent.recording.then(tally, (error) => void recordFailures.push(error)));
-      else tally(sent);
+      try {
+        const sent = await claimAndSend(ctx, payout);
+        // The outcome is written while this worker claims its next payout; all writes are awaited below.
+        // A handler is attached at once, so a failed write is never an unhandled rejection meanwhile.
+        if (sent.kind === 'sent')
+          recordings.push(sent.recording.then(tally, (error) => void failures.push(error)));
+        else tally(sent);
+      } catch (error) {
+        // One payout's failure (e.g. the store unreachable on its claim) must not abandon the calls the other
+        // workers have in flight; it is reported once everything has finished.
+        failures.push(error);
+      }
     }
   };
   await Promise.all(Array.from({ length: Math.min(concurrency, due.length) }, worker));
   await Promise.all(recordings);
-  if (recordFailures.length > 0) {
-    // The store stayed unreachable: those payouts wait in `submitting` until their lease ends and the
-    // reconciler looks them up. Report the failure so the invocation is retried and alarmed on.
-    throw recordFailures[0];
+  if (failures.length > 0) {
+    // Payouts whose claim failed are still `pending`; those whose outcome could not be written wait in
+    // `submitting` until their lease ends and the reconciler looks them up. Fail the invocation so it alarms.
+    ctx.logger.error('sweep finished with failures', { failures: failures.length, submitted, skipped });
+    throw failures[0];
   }
   return { released, missed, submitted, skipped, outcomes, leftOver: stoppedEarly || due.length >= limit };
 }
