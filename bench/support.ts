@@ -35,6 +35,31 @@ export async function startBenchDynamoDb(): Promise<DynamoDbLocal> {
   return startDynamoDbLocal();
 }
 
+const running = new Set<DynamoDbLocal>();
+
+/**
+ * Runs `work` against its own fresh DynamoDB Local (loopback, in memory) and stops that process afterwards,
+ * whatever happens. DynamoDB Local gets slower as a process accumulates tables and stream records, so no
+ * benchmark (and no throughput case) inherits another's slowdown.
+ */
+export async function withFreshDynamoDb<T>(work: (endpoint: string) => Promise<T>): Promise<T> {
+  const ddb = await startBenchDynamoDb();
+  running.add(ddb);
+  try {
+    return await work(ddb.endpoint);
+  } finally {
+    running.delete(ddb);
+    await ddb.stop();
+  }
+}
+
+/** Stops every DynamoDB Local that `withFreshDynamoDb` started and has not stopped yet (on SIGINT). */
+export async function stopAllBenchDynamoDb(): Promise<void> {
+  const all = [...running];
+  running.clear();
+  await Promise.allSettled(all.map((ddb) => ddb.stop()));
+}
+
 let tableCounter = 0;
 
 /** A DynamoDB client whose round trips and reported capacity units are counted, and a fresh table. */
