@@ -1,4 +1,3 @@
-import { assertAmount } from '../amounts.js';
 import { PROVIDER_PATHS } from '../contract.js';
 import type { Requester } from '../requester.js';
 import { envelope } from '../schemas/envelope.js';
@@ -9,6 +8,7 @@ import {
   childDebitResultSchema,
 } from '../schemas/wallet-operation.js';
 import type { ProviderResult, RequestOptions } from '../types.js';
+import { bankAccountOf, moneyBody } from './money-body.js';
 
 const debitResponse = envelope(childDebitResultSchema, 'required');
 const bankResponse = envelope(childBankTransferResultSchema, 'required');
@@ -42,19 +42,9 @@ export class ChildAccounts {
    * @example await client.childAccounts.debit({ childAccountId, amount: 150.5, narration: 'fees' });
    */
   async debit(params: ChildDebitParams, options?: RequestOptions): Promise<ProviderResult<ChildDebitResult>> {
-    assertAmount(params.amount, 'kobo');
+    const body = moneyBody(params, 'kobo', { childAccountId: params.childAccountId });
     const { message, data } = await this.#requester.call(
-      {
-        method: 'POST',
-        path: PROVIDER_PATHS.childDebit,
-        body: {
-          childAccountId: params.childAccountId,
-          amount: params.amount,
-          narration: params.narration,
-          metadata: params.metadata ?? {},
-        },
-        schema: debitResponse,
-      },
+      { method: 'POST', path: PROVIDER_PATHS.childDebit, body, schema: debitResponse },
       options,
     );
     return { message, data };
@@ -69,22 +59,12 @@ export class ChildAccounts {
     params: ChildBankTransferParams,
     options?: RequestOptions,
   ): Promise<ProviderResult<ChildBankTransferResult>> {
-    assertAmount(params.amount, 'kobo');
+    const body = moneyBody(params, 'kobo', {
+      childAccountId: params.childAccountId,
+      ...bankAccountOf(params),
+    });
     const { message, data } = await this.#requester.call(
-      {
-        method: 'POST',
-        path: PROVIDER_PATHS.childBank,
-        body: {
-          childAccountId: params.childAccountId,
-          amount: params.amount,
-          bankCode: params.bankCode,
-          accountNumber: params.accountNumber,
-          accountName: params.accountName,
-          narration: params.narration,
-          metadata: params.metadata ?? {},
-        },
-        schema: bankResponse,
-      },
+      { method: 'POST', path: PROVIDER_PATHS.childBank, body, schema: bankResponse },
       options,
     );
     return { message, data };

@@ -1,5 +1,4 @@
 import type * as z from 'zod/mini';
-import { assertAmount } from '../amounts.js';
 import { PROVIDER_PATHS } from '../contract.js';
 import { listAllOf, toPage } from '../pagination.js';
 import type { Requester } from '../requester.js';
@@ -7,6 +6,7 @@ import { envelope } from '../schemas/envelope.js';
 import { type Settlement, settlementListData } from '../schemas/settlement.js';
 import { type InstantPayoutResult, instantPayoutResultSchema } from '../schemas/wallet-operation.js';
 import type { ListAllOptions, Page, PageParams, ProviderResult, RequestOptions } from '../types.js';
+import { bankAccountOf, moneyBody } from './money-body.js';
 
 const listResponse = envelope(settlementListData, 'required');
 const payoutResponse = envelope(instantPayoutResultSchema, 'required');
@@ -80,21 +80,9 @@ export class Settlements {
     params: InstantPayoutParams,
     options?: RequestOptions,
   ): Promise<ProviderResult<InstantPayoutResult>> {
-    assertAmount(params.amount, 'kobo');
+    const body = moneyBody(params, 'kobo', bankAccountOf(params));
     const { message, data } = await this.#requester.call(
-      {
-        method: 'POST',
-        path: PROVIDER_PATHS.instantPayout,
-        body: {
-          amount: params.amount,
-          bankCode: params.bankCode,
-          accountNumber: params.accountNumber,
-          accountName: params.accountName,
-          narration: params.narration,
-          metadata: params.metadata ?? {},
-        },
-        schema: payoutResponse,
-      },
+      { method: 'POST', path: PROVIDER_PATHS.instantPayout, body, schema: payoutResponse },
       options,
     );
     return { message, data };

@@ -1,4 +1,3 @@
-import { assertAmount } from '../amounts.js';
 import { PROVIDER_PATHS } from '../contract.js';
 import type { Requester } from '../requester.js';
 import { envelope } from '../schemas/envelope.js';
@@ -11,6 +10,7 @@ import {
   walletTransferResultSchema,
 } from '../schemas/wallet-operation.js';
 import type { ProviderResult, RequestOptions } from '../types.js';
+import { moneyBody } from './money-body.js';
 
 const transferResponse = envelope(walletTransferResultSchema, 'required');
 const creditResponse = envelope(walletCreditResultSchema, 'required');
@@ -43,7 +43,10 @@ export class Wallets {
     params: WalletTransferParams,
     options?: RequestOptions,
   ): Promise<ProviderResult<WalletTransferResult>> {
-    const body = operationBody(params, { fromWalletId: params.fromWalletId, toWalletId: params.toWalletId });
+    const body = moneyBody(params, 'whole-naira', {
+      fromWalletId: params.fromWalletId,
+      toWalletId: params.toWalletId,
+    });
     const { message, data } = await this.#requester.call(
       { method: 'POST', path: PROVIDER_PATHS.walletTransfer, body, withPin: true, schema: transferResponse },
       options,
@@ -60,7 +63,7 @@ export class Wallets {
     params: WalletCreditParams,
     options?: RequestOptions,
   ): Promise<ProviderResult<WalletCreditResult>> {
-    const body = operationBody(params, { walletId: params.walletId });
+    const body = moneyBody(params, 'whole-naira', { walletId: params.walletId });
     const { message, data } = await this.#requester.call(
       { method: 'POST', path: PROVIDER_PATHS.walletCredit, body, withPin: true, schema: creditResponse },
       options,
@@ -77,20 +80,11 @@ export class Wallets {
     params: WalletDebitParams,
     options?: RequestOptions,
   ): Promise<ProviderResult<WalletDebitResult>> {
-    const body = operationBody(params, { walletId: params.walletId });
+    const body = moneyBody(params, 'whole-naira', { walletId: params.walletId });
     const { message, data } = await this.#requester.call(
       { method: 'POST', path: PROVIDER_PATHS.walletDebit, body, withPin: true, schema: debitResponse },
       options,
     );
     return { message, data };
   }
-}
-
-/** The documented body of a wallet operation: its wallet fields, then amount, narration and metadata, nothing else. */
-function operationBody(
-  params: WalletOperationParams,
-  wallets: Record<string, string>,
-): Record<string, unknown> {
-  assertAmount(params.amount, 'whole-naira');
-  return { ...wallets, amount: params.amount, narration: params.narration, metadata: params.metadata ?? {} };
 }
