@@ -7,6 +7,8 @@ import { z } from '../shared/validation.js';
  */
 export const RefundStatus = {
   Requested: 'requested',
+  /** Claimed by one request, which is calling the provider now (or crashed doing so: see `unknown`). */
+  Sending: 'sending',
   /** The provider accepted the request; its own refund is `pending`. */
   Pending: 'pending',
   /** The provider refused (unknown transaction, above the amount paid, …); nothing happened. */

@@ -9,7 +9,11 @@ import {
 import { type Clock, systemClock } from '../shared/clock.js';
 import { fingerprint, ulid } from '../shared/ids.js';
 import { type Logger, silentLogger } from '../shared/logger.js';
-import { RefundIdempotencyConflictError, RefundNotFoundError } from './errors.js';
+import {
+  RefundConcurrentModificationError,
+  RefundIdempotencyConflictError,
+  RefundNotFoundError,
+} from './errors.js';
 import { type CreateRefundRequest, type Refund, RefundStatus } from './model.js';
 import type { DynamoDbRefundStore } from './refund-store.js';
 
@@ -26,9 +30,14 @@ export interface RequestRefundResult {
   readonly replayed: boolean;
 }
 
+/** A claim older than this is presumed crashed mid-call: its refund becomes `unknown`, never resent. */
+const SENDING_LEASE_MS = 120_000;
+
 /**
- * Refund requests: recorded once per idempotency key, then sent to the provider once. A replay returns the
- * recorded refund and never sends again, whatever its state; an `unknown` refund is left to a person.
+ * Refund requests: recorded once per idempotency key, then sent to the provider at most once. Sending starts
+ * with a conditional claim (`requested`/`not_sent` -> `sending`), so a replay of a refund that was recorded but
+ * never sent (a crash, or the provider unreachable) sends it, and concurrent replays send it once. A refund
+ * that may have reached the provider (`unknown`, or a claim past its lease) is never resent: a person checks.
  *
  * @example
  * const service = new RefundService({ store, provider });
@@ -74,15 +83,58 @@ export class RefundService {
       if (outcome.existing.requestFingerprint !== requestFingerprint) {
         throw new RefundIdempotencyConflictError(command.idempotencyKey, outcome.existing.id);
       }
-      return { refund: outcome.existing, replayed: true };
+      return { refund: await this.#resume(outcome.existing), replayed: true };
     }
-    return { refund: await this.#send(refund), replayed: false };
+    return { refund: await this.#claimAndSend(refund), replayed: false };
   }
 
   async get(id: string): Promise<Refund> {
     const refund = await this.#store.get(id);
     if (!refund) throw new RefundNotFoundError(id);
     return refund;
+  }
+
+  /** A replayed request: send what was never sent; a claim that outlived its lease may have reached the provider. */
+  async #resume(refund: Refund): Promise<Refund> {
+    if (refund.status === RefundStatus.Requested || refund.status === RefundStatus.NotSent) {
+      return this.#claimAndSend(refund);
+    }
+    const now = this.#clock.now();
+    if (
+      refund.status === RefundStatus.Sending &&
+      now.getTime() - Date.parse(refund.updatedAt) > SENDING_LEASE_MS
+    ) {
+      const message =
+        'the request that was sending it stopped without recording an answer; check the provider';
+      const { refund: current } = await this.#change(refund, {
+        status: RefundStatus.Unknown,
+        failure: { code: 'SENDING_LEASE_EXPIRED', message },
+      });
+      return current;
+    }
+    return refund;
+  }
+
+  /** Only the request whose claim commits calls the provider; the others return the refund as it stands. */
+  async #claimAndSend(refund: Refund): Promise<Refund> {
+    const claim = await this.#change(refund, { status: RefundStatus.Sending });
+    return claim.changed ? this.#send(claim.refund) : claim.refund;
+  }
+
+  /** A conditional change; when another request changed the refund first, the refund as it now stands. */
+  async #change(refund: Refund, changes: Partial<Refund>): Promise<{ changed: boolean; refund: Refund }> {
+    const after: Refund = {
+      ...refund,
+      ...changes,
+      version: refund.version + 1,
+      updatedAt: this.#clock.now().toISOString(),
+    };
+    try {
+      return { changed: true, refund: await this.#store.update(refund, after) };
+    } catch (error) {
+      if (!(error instanceof RefundConcurrentModificationError)) throw error;
+      return { changed: false, refund: (await this.#store.get(refund.id)) ?? refund };
+    }
   }
 
   async #send(refund: Refund): Promise<Refund> {
@@ -103,13 +155,7 @@ export class RefundService {
         code: changes.failure?.code,
       });
     }
-    const after: Refund = {
-      ...refund,
-      ...changes,
-      version: refund.version + 1,
-      updatedAt: this.#clock.now().toISOString(),
-    };
-    return this.#store.update(refund, after);
+    return (await this.#change(refund, changes)).refund;
   }
 }
 

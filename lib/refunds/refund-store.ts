@@ -22,7 +22,7 @@ const refundItemSchema = z.object({
   amountKobo: z.int(),
   customerNote: z.string(),
   merchantNote: z.string(),
-  status: z.enum(['requested', 'pending', 'rejected', 'not_sent', 'unknown']),
+  status: z.enum(['requested', 'sending', 'pending', 'rejected', 'not_sent', 'unknown']),
   version: z.int(),
   requestedBy: principalSchema,
   providerRefundId: z.optional(z.string()),

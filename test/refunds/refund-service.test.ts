@@ -1,0 +1,114 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ProviderClient, StaticCredentialsSource } from '../../lib/provider/index.js';
+import { RefundStatus } from '../../lib/refunds/model.js';
+import { RefundService } from '../../lib/refunds/refund-service.js';
+import { DynamoDbRefundStore } from '../../lib/refunds/refund-store.js';
+import { type Sandbox, startSandbox } from '../../lib/sandbox/index.js';
+import { ManualClock } from '../../lib/shared/clock.js';
+import { fingerprint } from '../../lib/shared/ids.js';
+import { createTestTable } from '../support/dynamodb.js';
+
+let sandbox: Sandbox;
+let client: ProviderClient;
+let store: DynamoDbRefundStore;
+let service: RefundService;
+let destroy: () => void;
+const clock = new ManualClock('2026-03-02T08:00:00.000Z');
+const actor = { id: 'alice', kind: 'user' } as const;
+
+beforeAll(async () => {
+  const table = await createTestTable('refunds');
+  destroy = () => table.client.destroy();
+  sandbox = await startSandbox();
+  client = new ProviderClient({
+    baseUrl: sandbox.url,
+    credentials: new StaticCredentialsSource({ token: sandbox.token, pin: sandbox.pin }),
+    retry: { baseDelayMs: 0, maxDelayMs: 0 },
+  });
+  store = new DynamoDbRefundStore(table.client, table.tableName);
+  service = new RefundService({ store, provider: client, clock });
+});
+afterAll(async () => {
+  await client.close();
+  await sandbox.close();
+  destroy();
+});
+
+const refundCalls = () => sandbox.stats().requests['/refund'] ?? 0;
+const request = () => {
+  const transaction = sandbox.fixtures().paymentLinkTransactions[0];
+  return {
+    transactionId: transaction?.id ?? '',
+    amount: 1_000,
+    customerNote: 'sorry',
+    merchantNote: 'double charge',
+  };
+};
+
+describe('refund requests', () => {
+  it('sends a refund that was recorded but never sent when the request is replayed, once for concurrent replays', async () => {
+    // A crash right after recording: the refund exists as `requested` and the provider never heard of it.
+    const stranded = {
+      id: 'REFUNDSTRANDED1',
+      idempotencyKey: 'rf-stranded',
+      requestFingerprint: '',
+      transactionId: request().transactionId,
+      amountKobo: 1_000,
+      customerNote: 'sorry',
+      merchantNote: 'double charge',
+      status: RefundStatus.Requested,
+      version: 1,
+      requestedBy: actor,
+      createdAt: clock.now().toISOString(),
+      updatedAt: clock.now().toISOString(),
+    };
+    await store.create({ ...stranded, requestFingerprint: fingerprint(request()) });
+    const before = refundCalls();
+
+    const replays = await Promise.all(
+      Array.from({ length: 5 }, () =>
+        service.request({ request: request(), idempotencyKey: 'rf-stranded', actor }),
+      ),
+    );
+    expect(refundCalls() - before).toBe(1);
+    expect(replays.every((replay) => replay.replayed)).toBe(true);
+    expect((await service.get(stranded.id)).status).toBe(RefundStatus.Pending);
+  });
+
+  it('sends a refund again only when nothing was sent before (rate limited), never one that may have arrived', async () => {
+    sandbox.injectFault({ path: '/refund', fault: 'error-429', times: 1 });
+    const first = await service.request({ request: request(), idempotencyKey: 'rf-limited', actor });
+    expect(first.refund.status).toBe(RefundStatus.NotSent);
+    const second = await service.request({ request: request(), idempotencyKey: 'rf-limited', actor });
+    expect(second.refund.status).toBe(RefundStatus.Pending);
+
+    sandbox.injectFault({ path: '/refund', fault: 'timeout-after-commit', times: 1 });
+    const lost = await service.request({ request: request(), idempotencyKey: 'rf-lost', actor });
+    expect(lost.refund.status).toBe(RefundStatus.Unknown);
+    const before = refundCalls();
+    const replay = await service.request({ request: request(), idempotencyKey: 'rf-lost', actor });
+    expect(replay.refund.status).toBe(RefundStatus.Unknown);
+    expect(refundCalls()).toBe(before);
+  });
+
+  it('marks a refund whose sender vanished mid-call as unknown once its claim is old, without resending', async () => {
+    const { refund } = await service.request({ request: request(), idempotencyKey: 'rf-vanished', actor });
+    // Rewind it to a claim that never recorded an answer.
+    const sending = {
+      ...refund,
+      status: RefundStatus.Sending,
+      version: refund.version + 1,
+      updatedAt: clock.now().toISOString(),
+    };
+    await store.update(refund, sending);
+    const before = refundCalls();
+    expect(
+      (await service.request({ request: request(), idempotencyKey: 'rf-vanished', actor })).refund.status,
+    ).toBe(RefundStatus.Sending);
+    clock.advance(121_000);
+    const after = await service.request({ request: request(), idempotencyKey: 'rf-vanished', actor });
+    expect(after.refund.status).toBe(RefundStatus.Unknown);
+    expect(after.refund.failure?.code).toBe('SENDING_LEASE_EXPIRED');
+    expect(refundCalls()).toBe(before);
+  });
+});
