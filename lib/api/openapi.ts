@@ -1,7 +1,7 @@
 import { BatchEnvelopeSchema, CorrectionFieldsSchema } from '../bulk-corrections/schemas.js';
 import { CreatePayoutRequestSchema, IdempotencyKeySchema } from '../payouts/schemas.js';
 import { CreateRecurrenceRequestSchema } from '../recurrence/schemas.js';
-import { CreateRefundRequestSchema } from '../refunds/model.js';
+import { CreateRefundRequestSchema, RefundStatus } from '../refunds/model.js';
 import { z } from '../shared/validation.js';
 import { LOCAL_PRINCIPAL_HEADER } from './principal.js';
 import { FuturePayoutsQuerySchema } from './routes/future-payouts.js';
@@ -396,7 +396,7 @@ export function buildOpenApiDocument() {
           required: ['id', 'status', 'transactionId', 'amount', 'currency'],
           properties: {
             id: { type: 'string' },
-            status: { enum: ['requested', 'pending', 'rejected', 'not_sent', 'unknown'] },
+            status: { enum: Object.values(RefundStatus) },
             transactionId: { type: 'string' },
             amount: { type: 'integer', description: 'kobo' },
             currency: { const: 'NGN' },
