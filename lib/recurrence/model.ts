@@ -58,3 +58,14 @@ export interface OccurrenceRecord {
   readonly reason?: string;
   readonly recordedAt: string;
 }
+
+/** An immutable record of one command on a recurring payout, written in the same transaction as the change. */
+export interface RecurrenceAuditEvent {
+  readonly recurrenceId: string;
+  /** The recurrence version the command produced. */
+  readonly sequence: number;
+  readonly at: string;
+  readonly actor: Principal;
+  readonly action: 'created' | 'paused' | 'resumed' | 'cancelled' | 'skipped';
+  readonly reason: string;
+}

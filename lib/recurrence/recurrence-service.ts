@@ -23,7 +23,13 @@ import {
   skipOccurrence,
   sweepRecurrences,
 } from './materialise.js';
-import { type OccurrenceRecord, OccurrenceState, type Recurrence, RecurrenceStatus } from './model.js';
+import {
+  type OccurrenceRecord,
+  OccurrenceState,
+  type Recurrence,
+  type RecurrenceAuditEvent,
+  RecurrenceStatus,
+} from './model.js';
 import { type Occurrence, occurrenceOn, occurrences, type RecurrenceRule } from './rules.js';
 import { type CreateRecurrenceRequest, DEFAULT_TIME_ZONE, RECURRENCE_FIELD_NAMES } from './schemas.js';
 import type { RecurrencePage, RecurrenceStore } from './store/recurrence-store.js';
@@ -41,6 +47,8 @@ export interface RecurrenceView {
   readonly recurrence: Recurrence;
   readonly upcoming: readonly (Occurrence & { readonly skipped: boolean })[];
   readonly history: readonly (OccurrenceRecord & { readonly payoutStatus?: PayoutStatus })[];
+  /** Who created, paused, resumed, cancelled or skipped it, and why; oldest first. */
+  readonly audit: readonly RecurrenceAuditEvent[];
 }
 
 /** How many retries a command makes when the sweeper advanced the recurrence meanwhile. */
@@ -117,7 +125,14 @@ export class RecurrenceService {
       createdAt: at,
       updatedAt: at,
     };
-    const outcome = await this.ctx.store.create(recurrence);
+    const outcome = await this.ctx.store.create(recurrence, {
+      recurrenceId: recurrence.id,
+      sequence: 1,
+      at,
+      actor: command.actor,
+      action: 'created',
+      reason: `created by ${command.actor.id}`,
+    });
     if (outcome.created) {
       this.ctx.logger.info('recurring payout created', { recurrenceId: recurrence.id, first: first.at });
       return { recurrence, replayed: false };
@@ -143,7 +158,10 @@ export class RecurrenceService {
             limit: this.ctx.config.upcomingShown,
           })
         : [];
-    const records = await this.ctx.store.occurrences(id, this.ctx.config.historyShown);
+    const [records, audit] = await Promise.all([
+      this.ctx.store.occurrences(id, this.ctx.config.historyShown),
+      this.ctx.store.audit(id),
+    ]);
     const history = await Promise.all(
       records.map(async (record) => {
         const payout: Payout | undefined = record.payoutId
@@ -156,6 +174,7 @@ export class RecurrenceService {
       recurrence,
       upcoming: upcoming.map((o) => ({ ...o, skipped: recurrence.skippedDates.includes(o.localDate) })),
       history,
+      audit,
     };
   }
 
@@ -165,7 +184,7 @@ export class RecurrenceService {
 
   /** Stops materialising occurrences; payouts already created for future occurrences are cancelled. */
   pause(id: string, actor: Principal, reason?: string): Promise<Recurrence> {
-    return this.#command(id, async (recurrence, now) => {
+    return this.#command(id, actor, 'paused', async (recurrence, now) => {
       if (recurrence.status !== RecurrenceStatus.Active) {
         throw new RecurrenceStateError(`recurring payout ${id} is ${recurrence.status}, not active`);
       }
@@ -179,7 +198,7 @@ export class RecurrenceService {
    * skipped (a pause means "do not pay these"), so the history shows them.
    */
   resume(id: string, actor: Principal): Promise<Recurrence> {
-    return this.#command(id, async (recurrence, now) => {
+    return this.#command(id, actor, 'resumed', async (recurrence, now) => {
       if (recurrence.status !== RecurrenceStatus.Paused) {
         throw new RecurrenceStateError(`recurring payout ${id} is ${recurrence.status}, not paused`);
       }
@@ -212,7 +231,7 @@ export class RecurrenceService {
 
   /** Ends the recurrence for good; payouts already created for future occurrences are cancelled. */
   cancel(id: string, actor: Principal, reason?: string): Promise<Recurrence> {
-    return this.#command(id, async (recurrence, now) => {
+    return this.#command(id, actor, 'cancelled', async (recurrence, now) => {
       if (
         recurrence.status === RecurrenceStatus.Cancelled ||
         recurrence.status === RecurrenceStatus.Completed
@@ -229,38 +248,45 @@ export class RecurrenceService {
    * still scheduled: its payout is cancelled. Already released or paid: refused.
    */
   skip(id: string, localDate: string, actor: Principal, reason?: string): Promise<Recurrence> {
-    return this.#command(id, async (recurrence, now) => {
-      if (
-        recurrence.status === RecurrenceStatus.Cancelled ||
-        recurrence.status === RecurrenceStatus.Completed
-      ) {
-        throw new RecurrenceStateError(`recurring payout ${id} is ${recurrence.status}`);
-      }
-      const occurrence = occurrenceOn(recurrence.rule, localDate);
-      if (!occurrence) {
-        throw new RecurrenceValidationError([
-          { path: 'localDate', message: `${localDate} is not an occurrence of recurring payout ${id}` },
-        ]);
-      }
-      const why = reason ? `skipped by ${actor.id}: ${reason}` : `skipped by ${actor.id}`;
-      if (occurrence.index < recurrence.nextIndex) {
-        const record = await this.ctx.store.getOccurrence(id, localDate);
-        if (record?.state === OccurrenceState.Skipped) return {};
-        if (record?.payoutId && !(await cancelQuietly(this.ctx, record.payoutId, why))) {
-          throw new RecurrenceStateError(
-            `the occurrence of ${localDate} is already past its scheduled state (payout ${record.payoutId}); it cannot be skipped`,
-          );
+    const note = `occurrence of ${localDate} skipped by ${actor.id}${reason ? `: ${reason}` : ''}`;
+    return this.#command(
+      id,
+      actor,
+      'skipped',
+      async (recurrence, now) => {
+        if (
+          recurrence.status === RecurrenceStatus.Cancelled ||
+          recurrence.status === RecurrenceStatus.Completed
+        ) {
+          throw new RecurrenceStateError(`recurring payout ${id} is ${recurrence.status}`);
         }
-        if (!record?.payoutId && occurrence.at < now.toISOString()) {
-          throw new RecurrenceStateError(`the occurrence of ${localDate} is in the past`);
+        const occurrence = occurrenceOn(recurrence.rule, localDate);
+        if (!occurrence) {
+          throw new RecurrenceValidationError([
+            { path: 'localDate', message: `${localDate} is not an occurrence of recurring payout ${id}` },
+          ]);
+        }
+        const why = reason ? `skipped by ${actor.id}: ${reason}` : `skipped by ${actor.id}`;
+        if (occurrence.index < recurrence.nextIndex) {
+          const record = await this.ctx.store.getOccurrence(id, localDate);
+          if (record?.state === OccurrenceState.Skipped) return {};
+          if (record?.payoutId && !(await cancelQuietly(this.ctx, record.payoutId, why))) {
+            throw new RecurrenceStateError(
+              `the occurrence of ${localDate} is already past its scheduled state (payout ${record.payoutId}); it cannot be skipped`,
+            );
+          }
+          if (!record?.payoutId && occurrence.at < now.toISOString()) {
+            throw new RecurrenceStateError(`the occurrence of ${localDate} is in the past`);
+          }
+          await skipOccurrence(this.ctx, recurrence, occurrence, now, why);
+          return {};
         }
         await skipOccurrence(this.ctx, recurrence, occurrence, now, why);
-        return {};
-      }
-      await skipOccurrence(this.ctx, recurrence, occurrence, now, why);
-      if (recurrence.skippedDates.includes(localDate)) return {};
-      return { skippedDates: [...recurrence.skippedDates, localDate].sort() };
-    });
+        if (recurrence.skippedDates.includes(localDate)) return {};
+        return { skippedDates: [...recurrence.skippedDates, localDate].sort() };
+      },
+      note,
+    );
   }
 
   /** One tick of the recurrence sweep; run it before the engine's sweep. */
@@ -271,7 +297,10 @@ export class RecurrenceService {
   /** Reads, applies a change, writes conditionally; retries when the sweeper advanced the recurrence meanwhile. */
   async #command(
     id: string,
+    actor: Principal,
+    action: RecurrenceAuditEvent['action'],
     change: (recurrence: Recurrence, now: Date) => Promise<Partial<Recurrence>>,
+    note?: string,
   ): Promise<Recurrence> {
     for (let attempt = 0; ; attempt++) {
       const recurrence = await this.get(id);
@@ -279,12 +308,19 @@ export class RecurrenceService {
       const changes = await change(recurrence, now);
       if (Object.keys(changes).length === 0) return recurrence;
       try {
-        return await this.ctx.store.replace(recurrence, {
-          ...recurrence,
-          ...changes,
-          version: recurrence.version + 1,
-          updatedAt: now.toISOString(),
-        });
+        const version = recurrence.version + 1;
+        return await this.ctx.store.replace(
+          recurrence,
+          { ...recurrence, ...changes, version, updatedAt: now.toISOString() },
+          {
+            recurrenceId: id,
+            sequence: version,
+            at: now.toISOString(),
+            actor,
+            action,
+            reason: note ?? changes.statusReason ?? `${action} by ${actor.id}`,
+          },
+        );
       } catch (error) {
         if (!(error instanceof RecurrenceConflictError) || attempt >= COMMAND_RETRIES) throw error;
       }

@@ -133,8 +133,19 @@ describe('recurring payouts API', () => {
     expect((await call(h.api, { method: 'POST', path: `/recurring-payouts/${id}/cancel` })).body.status).toBe(
       'cancelled',
     );
-    expect((await call(h.api, { method: 'GET', path: `/recurring-payouts/${id}` })).body.upcoming).toEqual(
-      [],
+    const final = (await call(h.api, { method: 'GET', path: `/recurring-payouts/${id}` })).body;
+    expect(final.upcoming).toEqual([]);
+    expect(final.audit.map((event: { action: string }) => event.action)).toEqual([
+      'created',
+      'skipped',
+      'paused',
+      'resumed',
+      'cancelled',
+    ]);
+    expect(final.audit[1].reason).toMatch(/public holiday/);
+    expect(final.audit[2].reason).toBe('dispute');
+    expect(final.audit.every((event: { actor: { id: string } }) => event.actor.id === 'local-operator')).toBe(
+      true,
     );
   });
 

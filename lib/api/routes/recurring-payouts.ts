@@ -120,6 +120,7 @@ function presentView(view: RecurrenceView) {
       ...(entry.reason && { reason: entry.reason }),
       recordedAt: entry.recordedAt,
     })),
+    audit: view.audit.map(({ recurrenceId: _id, ...event }) => event),
   };
 }
 

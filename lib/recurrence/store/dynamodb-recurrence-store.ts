@@ -1,17 +1,28 @@
-import { ConditionalCheckFailedException, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import {
+  ConditionalCheckFailedException,
+  type DynamoDBClient,
+  TransactionCanceledException,
+} from '@aws-sdk/client-dynamodb';
 import {
   DynamoDBDocumentClient,
   GetCommand,
   PutCommand,
   QueryCommand,
+  TransactWriteCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import { TableIndexes } from '../../payouts/store/table-design.js';
 import { createWithIdempotencyKey } from '../../shared/idempotent-create.js';
 import { z } from '../../shared/validation.js';
 import { RecurrenceConflictError, RecurrenceValidationError } from '../errors.js';
-import type { OccurrenceRecord, Recurrence, RecurrenceStatus } from '../model.js';
-import { fromOccurrenceItem, fromRecurrenceItem, toRecurrenceItem } from './item-codec.js';
+import type { OccurrenceRecord, Recurrence, RecurrenceAuditEvent, RecurrenceStatus } from '../model.js';
+import {
+  fromAuditItem,
+  fromOccurrenceItem,
+  fromRecurrenceItem,
+  toAuditItem,
+  toRecurrenceItem,
+} from './item-codec.js';
 import type { CreateRecurrenceOutcome, RecurrencePage, RecurrenceStore } from './recurrence-store.js';
 import { recurrenceKeys } from './table-keys.js';
 
@@ -31,14 +42,14 @@ export class DynamoDbRecurrenceStore implements RecurrenceStore {
     this.#doc = DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
   }
 
-  async create(recurrence: Recurrence): Promise<CreateRecurrenceOutcome> {
+  async create(recurrence: Recurrence, audit: RecurrenceAuditEvent): Promise<CreateRecurrenceOutcome> {
     const outcome = await createWithIdempotencyKey(this.#doc, {
       tableName: this.tableName,
       key: recurrenceKeys.idempotency(recurrence.idempotencyKey),
       ownerAttribute: 'recurrenceId',
       ownerId: recurrence.id,
       createdAt: recurrence.createdAt,
-      items: [toRecurrenceItem(recurrence)],
+      items: [toRecurrenceItem(recurrence), toAuditItem(audit)],
     });
     if (outcome.created) return { created: true, recurrence };
     const existing = await this.get(outcome.ownerId);
@@ -53,23 +64,52 @@ export class DynamoDbRecurrenceStore implements RecurrenceStore {
     return Item ? fromRecurrenceItem(Item) : undefined;
   }
 
-  async replace(before: Recurrence, after: Recurrence): Promise<Recurrence> {
+  async replace(before: Recurrence, after: Recurrence, audit?: RecurrenceAuditEvent): Promise<Recurrence> {
+    const put = {
+      TableName: this.tableName,
+      Item: toRecurrenceItem(after),
+      ConditionExpression: '#version = :version',
+      ExpressionAttributeNames: { '#version': 'version' },
+      ExpressionAttributeValues: { ':version': before.version },
+    };
     try {
-      await this.#doc.send(
-        new PutCommand({
-          TableName: this.tableName,
-          Item: toRecurrenceItem(after),
-          ConditionExpression: '#version = :version',
-          ExpressionAttributeNames: { '#version': 'version' },
-          ExpressionAttributeValues: { ':version': before.version },
-        }),
-      );
+      if (audit) {
+        await this.#doc.send(
+          new TransactWriteCommand({
+            TransactItems: [
+              { Put: put },
+              {
+                Put: {
+                  TableName: this.tableName,
+                  Item: toAuditItem(audit),
+                  ConditionExpression: 'attribute_not_exists(pk)',
+                },
+              },
+            ],
+          }),
+        );
+      } else {
+        await this.#doc.send(new PutCommand(put));
+      }
       return after;
     } catch (error) {
-      if (error instanceof ConditionalCheckFailedException)
+      if (error instanceof ConditionalCheckFailedException || error instanceof TransactionCanceledException) {
         throw new RecurrenceConflictError(before.id, { cause: error });
+      }
       throw error;
     }
+  }
+
+  async audit(id: string): Promise<RecurrenceAuditEvent[]> {
+    const { Items } = await this.#doc.send(
+      new QueryCommand({
+        TableName: this.tableName,
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :audit)',
+        ExpressionAttributeValues: { ':pk': recurrenceKeys.recurrence(id).pk, ':audit': 'AUDIT#' },
+        ConsistentRead: true,
+      }),
+    );
+    return (Items ?? []).map(fromAuditItem);
   }
 
   async list(query: { status?: RecurrenceStatus; limit: number; cursor?: string }): Promise<RecurrencePage> {

@@ -6,6 +6,7 @@ import {
   OccurrenceState,
   RECURRENCE_STATUSES,
   type Recurrence,
+  type RecurrenceAuditEvent,
   RecurrenceStatus,
 } from '../model.js';
 import { recurrenceKeys } from './table-keys.js';
@@ -92,4 +93,21 @@ export function fromRecurrenceItem(item: Record<string, unknown>): Recurrence {
 export function fromOccurrenceItem(item: Record<string, unknown>): OccurrenceRecord {
   const { payoutId, reason, ...rest } = OccurrenceItemSchema.parse(item);
   return { ...rest, ...(payoutId !== undefined && { payoutId }), ...(reason !== undefined && { reason }) };
+}
+
+const AuditItemSchema = z.object({
+  recurrenceId: z.string(),
+  sequence: z.int(),
+  at: z.string(),
+  actor: z.object({ id: z.string(), kind: z.enum(['user', 'system']) }),
+  action: z.enum(['created', 'paused', 'resumed', 'cancelled', 'skipped']),
+  reason: z.string(),
+});
+
+export function toAuditItem(event: RecurrenceAuditEvent): Record<string, unknown> {
+  return { ...recurrenceKeys.audit(event.recurrenceId, event.sequence), entity: 'recurrenceAudit', ...event };
+}
+
+export function fromAuditItem(item: Record<string, unknown>): RecurrenceAuditEvent {
+  return AuditItemSchema.parse(item);
 }

@@ -1,4 +1,4 @@
-import type { OccurrenceRecord, Recurrence, RecurrenceStatus } from '../model.js';
+import type { OccurrenceRecord, Recurrence, RecurrenceAuditEvent, RecurrenceStatus } from '../model.js';
 
 export type CreateRecurrenceOutcome =
   | { readonly created: true; readonly recurrence: Recurrence }
@@ -15,10 +15,12 @@ export interface RecurrencePage {
  */
 export interface RecurrenceStore {
   /** Creates the recurrence and its idempotency key together, or returns the one that holds the key. */
-  create(recurrence: Recurrence): Promise<CreateRecurrenceOutcome>;
+  create(recurrence: Recurrence, audit: RecurrenceAuditEvent): Promise<CreateRecurrenceOutcome>;
   get(id: string): Promise<Recurrence | undefined>;
-  /** Writes `after` only if the stored item is still at `before.version`. */
-  replace(before: Recurrence, after: Recurrence): Promise<Recurrence>;
+  /** Writes `after` only if the stored item is still at `before.version`, with its audit event when given. */
+  replace(before: Recurrence, after: Recurrence, audit?: RecurrenceAuditEvent): Promise<Recurrence>;
+  /** The audit trail of one recurrence, oldest first. */
+  audit(id: string): Promise<RecurrenceAuditEvent[]>;
   list(query: { status?: RecurrenceStatus; limit: number; cursor?: string }): Promise<RecurrencePage>;
   /**
    * Active recurrences whose next occurrence is at or before `dueBy`, earliest first. Reads only those

@@ -5,11 +5,16 @@
  * | item           | pk                               | sk                       | gsi1 (by status)                                | gsi2 (all)                        | gsi3 (work queue, sparse)                        |
  * |----------------|----------------------------------|--------------------------|-------------------------------------------------|-----------------------------------|--------------------------------------------------|
  * | recurrence     | RECURRENCE#<id>                  | RECURRENCE               | RECURRENCE#STATUS#<status> / <createdAt>#<id>   | RECURRENCE#ALL / <createdAt>#<id> | WORK#recurrence / <nextOccurrenceAt>#<id> (active only) |
+ * | audit event    | RECURRENCE#<id>                  | AUDIT#<sequence>         |                                                 |                                   |                                                  |
  * | occurrence     | RECURRENCE#<id>                  | OCCURRENCE#<localDate>   |                                                 |                                   |                                                  |
  * | idempotency    | IDEMPOTENCY#recurrence#<key>     | IDEMPOTENCY              |                                                 |                                   |                                                  |
  */
 export const recurrenceKeys = {
   recurrence: (id: string) => ({ pk: `RECURRENCE#${id}`, sk: 'RECURRENCE' }),
+  audit: (id: string, sequence: number) => ({
+    pk: `RECURRENCE#${id}`,
+    sk: `AUDIT#${String(sequence).padStart(6, '0')}`,
+  }),
   occurrence: (id: string, localDate: string) => ({ pk: `RECURRENCE#${id}`, sk: `OCCURRENCE#${localDate}` }),
   idempotency: (key: string) => ({ pk: `IDEMPOTENCY#recurrence#${key}`, sk: 'IDEMPOTENCY' }),
   statusPartition: (status: string) => `RECURRENCE#STATUS#${status}`,
