@@ -162,11 +162,14 @@ export class DynamoDbPayoutStore implements PayoutStore {
     const index = query.status ? TableIndexes.byStatus : TableIndexes.byMonth;
     const from = query.from ?? '0000';
     const to = `${query.to ?? '9999'}\uffff`;
-    // Without a status the listing walks month partitions backwards from `to` (or now) to `from`.
+    // Without a status the listing walks month partitions backwards from `to` (or now) to `from`; without
+    // `from` it stops after a year of empty months, so a young table is not read back to 2020 month by month.
     let month = cursor?.month ?? (query.status ? undefined : monthOf(query.to ?? new Date().toISOString()));
     const lastMonth = monthOf(query.from ?? '2020-01-01T00:00:00.000Z');
     let startKey = cursor?.key;
     const items: Payout[] = [];
+    let scannedThisMonth = 0;
+    let emptyMonths = 0;
     for (;;) {
       const partition = query.status ? keys.statusPartition(query.status) : keys.monthPartition(month ?? '');
       const input: QueryCommandInput = {
@@ -186,12 +189,16 @@ export class DynamoDbPayoutStore implements PayoutStore {
       }
       const page = await this.#doc.send(new QueryCommand(input));
       for (const item of page.Items ?? []) items.push(fromPayoutItem(item));
+      scannedThisMonth += page.ScannedCount ?? 0;
       startKey = page.LastEvaluatedKey;
       if (startKey) {
         if (items.length >= query.limit) return { items, nextCursor: encodeCursor({ month, key: startKey }) };
         continue;
       }
       if (query.status || !month || month <= lastMonth) return { items };
+      emptyMonths = scannedThisMonth === 0 ? emptyMonths + 1 : 0;
+      scannedThisMonth = 0;
+      if (!query.from && emptyMonths >= EMPTY_MONTHS_BEFORE_STOPPING) return { items };
       month = previousMonth(month);
       if (items.length >= query.limit) return { items, nextCursor: encodeCursor({ month }) };
     }
@@ -253,6 +260,8 @@ export class DynamoDbPayoutStore implements PayoutStore {
 }
 
 const MAX_CONFLICT_RETRIES = 4;
+/** Without `from`, a listing stops walking back after this many consecutive months with no payout. */
+const EMPTY_MONTHS_BEFORE_STOPPING = 12;
 
 async function jitteredPause(attempt: number): Promise<void> {
   await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(100, 10 * 2 ** attempt)));
