@@ -20,7 +20,7 @@ import { providerScheduleServiceFrom } from '../lib/provider-schedules/wiring.js
 import { recurrenceServiceFrom } from '../lib/recurrence/wiring.js';
 import { createRuntime, type Runtime } from '../lib/runtime/runtime.js';
 import { type Sandbox, startSandbox } from '../lib/sandbox/index.js';
-import { z } from '../lib/shared/validation.js';
+import * as z from '../lib/shared/zod.js';
 
 const port = (fallback: number | undefined) =>
   z.pipe(

@@ -2,7 +2,7 @@ import { BatchEnvelopeSchema, CorrectionFieldsSchema } from '../bulk-corrections
 import { CreatePayoutRequestSchema, IdempotencyKeySchema } from '../payouts/schemas.js';
 import { CreateRecurrenceRequestSchema } from '../recurrence/schemas.js';
 import { CreateRefundRequestSchema, RefundStatus } from '../refunds/model.js';
-import { z } from '../shared/validation.js';
+import * as z from '../shared/zod.js';
 import { LOCAL_PRINCIPAL_HEADER } from './principal.js';
 import { FuturePayoutsQuerySchema } from './routes/future-payouts.js';
 import { InstantSettlementRequestSchema } from './routes/instant-settlements.js';

@@ -1,6 +1,6 @@
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import type { Principal } from '../payouts/model.js';
-import { z } from '../shared/validation.js';
+import * as z from '../shared/zod.js';
 import { unauthenticated, validationError } from './errors.js';
 
 /** Header that names the caller in local mode only (`npm start`, tests). */

@@ -1,6 +1,7 @@
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { IdempotencyKeySchema } from '../payouts/schemas.js';
-import { fieldIssues, type z } from '../shared/validation.js';
+import { fieldIssues } from '../shared/validation.js';
+import type * as z from '../shared/zod.js';
 import { validationError } from './errors.js';
 
 /** The largest JSON body accepted. */

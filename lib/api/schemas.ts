@@ -1,5 +1,5 @@
 import { PAYOUT_STATUSES, PAYOUT_TYPES, type PayoutStatus, type PayoutType } from '../payouts/model.js';
-import { z } from '../shared/validation.js';
+import * as z from '../shared/zod.js';
 
 /**
  * Schemas of the ops API's own inputs (query strings and small command bodies). The payout and refund bodies

@@ -1,7 +1,7 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { ulid } from '../shared/ids.js';
-import { z } from '../shared/validation.js';
+import * as z from '../shared/zod.js';
 import { BulkItemConcurrentModificationError } from './errors.js';
 import type { BulkItemState, CorrectionAudit } from './model.js';
 

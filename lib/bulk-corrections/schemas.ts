@@ -1,4 +1,4 @@
-import { z } from '../shared/validation.js';
+import * as z from '../shared/zod.js';
 
 /** The largest batch of corrections one request may carry. */
 export const MAX_BATCH_CORRECTIONS = 500;

@@ -1,7 +1,7 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { type Clock, systemClock } from '../shared/clock.js';
-import { z } from '../shared/validation.js';
+import * as z from '../shared/zod.js';
 import { InvalidEventError } from './inbound-errors.js';
 
 /** An event no handler can ever accept, with the error that says why. */

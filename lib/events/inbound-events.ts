@@ -1,5 +1,6 @@
 import type { CreatePayoutRequest } from '../payouts/schemas.js';
-import { fieldIssues, z } from '../shared/validation.js';
+import { fieldIssues } from '../shared/validation.js';
+import * as z from '../shared/zod.js';
 import { InvalidEventError } from './inbound-errors.js';
 import {
   InboundEnvelopeSchema,

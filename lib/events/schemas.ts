@@ -1,5 +1,5 @@
 import { CreatePayoutRequestSchema, IdempotencyKeySchema } from '../payouts/schemas.js';
-import { z } from '../shared/validation.js';
+import * as z from '../shared/zod.js';
 
 /**
  * The events other systems send to this service on the EventBridge bus (inbound). The events this service

@@ -1,4 +1,4 @@
-import { z } from '../shared/validation.js';
+import * as z from '../shared/zod.js';
 
 /**
  * The request that creates a payout, shared by the ops API (`POST /payouts`) and the `Payout Requested` event.

@@ -7,7 +7,7 @@ import {
   QueryCommand,
 } from '@aws-sdk/lib-dynamodb';
 import { TableIndexes, TTL_ATTRIBUTE } from '../payouts/store/table-design.js';
-import { z } from '../shared/validation.js';
+import * as z from '../shared/zod.js';
 import type { ProviderScheduleEntry, ProviderScheduleKind, SyncStatus } from './model.js';
 
 /**

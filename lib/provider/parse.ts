@@ -1,8 +1,9 @@
 import * as z from 'zod/mini';
+import en from 'zod/v4/locales/en.js';
 import type { ResponseIssue } from './errors.js';
 
 // zod/mini ships without messages; the English locale makes issues readable. Configured once, here.
-z.config(z.locales.en());
+z.config(en());
 
 export type ParseOutcome<T> = { ok: true; value: T } | { ok: false; issues: ResponseIssue[] };
 

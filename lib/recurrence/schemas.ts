@@ -1,5 +1,5 @@
 import { CreatePayoutRequestSchema } from '../payouts/schemas.js';
-import { z } from '../shared/validation.js';
+import * as z from '../shared/zod.js';
 import { isCalendarDate, isTimeZone } from './rules.js';
 
 /** The zone used when a recurring payout names none: the merchants' own. */

@@ -1,5 +1,5 @@
 import type { Principal } from '../payouts/model.js';
-import { z } from '../shared/validation.js';
+import * as z from '../shared/zod.js';
 
 /**
  * Refund states. `requested` is written before the provider is called; the provider's answer moves it on.

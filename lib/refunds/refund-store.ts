@@ -1,7 +1,7 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { createWithIdempotencyKey } from '../shared/idempotent-create.js';
-import { z } from '../shared/validation.js';
+import * as z from '../shared/zod.js';
 import { RefundConcurrentModificationError } from './errors.js';
 import type { Refund } from './model.js';
 

@@ -1,4 +1,5 @@
-import { describeIssues, fieldIssues, z } from '../shared/validation.js';
+import { describeIssues, fieldIssues } from '../shared/validation.js';
+import * as z from '../shared/zod.js';
 
 const kobo = z.optional(z.coerce.number().check(z.int(), z.positive()));
 const milliseconds = z.optional(z.coerce.number().check(z.int(), z.positive()));

@@ -1,6 +1,7 @@
 import { BeneficiarySchema } from '../payouts/schemas.js';
 import { SettlementCategory } from '../provider/index.js';
-import { describeIssues, fieldIssues, z } from '../shared/validation.js';
+import { describeIssues, fieldIssues } from '../shared/validation.js';
+import * as z from '../shared/zod.js';
 import { SettlementConfigurationError } from './errors.js';
 import type { SettlementPolicy } from './policy.js';
 

@@ -1,6 +1,6 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
-import { z } from '../shared/validation.js';
+import * as z from '../shared/zod.js';
 import type { SettlementDecision } from './model.js';
 
 /** Keys of settlement decisions in the project's single table (see lib/payouts/store/table-design.ts). */

@@ -1,7 +1,4 @@
-import * as z from 'zod/mini';
-
-// zod/mini ships without messages; the English locale makes every issue say what is wrong.
-z.config(z.locales.en());
+import type * as z from './zod.js';
 
 export interface FieldIssue {
   readonly path: string;
@@ -35,5 +32,3 @@ export function fieldIssues(error: z.core.$ZodError): FieldIssue[] {
 export function describeIssues(issues: readonly FieldIssue[]): string {
   return issues.map((issue) => `${issue.path}: ${issue.message}`).join('; ');
 }
-
-export { z };

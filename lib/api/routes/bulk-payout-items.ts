@@ -6,7 +6,7 @@ import {
   BulkPayoutItemIdSchema,
   MAX_BATCH_CORRECTIONS,
 } from '../../bulk-corrections/schemas.js';
-import { z } from '../../shared/validation.js';
+import * as z from '../../shared/zod.js';
 import { ApiError, validationError } from '../errors.js';
 import { MAX_BODY_BYTES, parseBody } from '../request.js';
 import type { Route, RouteRequest, RouteResult } from '../router.js';

@@ -2,7 +2,7 @@ import { SettlementIdSchema } from '../../events/schemas.js';
 import { SettlementNotConfiguredError } from '../../settlement/errors.js';
 import type { SettlementDecision } from '../../settlement/model.js';
 import type { PayOutResult, SettlementService } from '../../settlement/settlement-service.js';
-import { z } from '../../shared/validation.js';
+import * as z from '../../shared/zod.js';
 import { ApiError } from '../errors.js';
 import { presentPayout } from '../presenters.js';
 import { parseBody } from '../request.js';

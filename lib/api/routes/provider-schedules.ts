@@ -1,5 +1,5 @@
 import { ProviderScheduleKind } from '../../provider-schedules/model.js';
-import { z } from '../../shared/validation.js';
+import * as z from '../../shared/zod.js';
 import { parseQuery } from '../request.js';
 import type { Route, RouteRequest } from '../router.js';
 

@@ -9,7 +9,7 @@ import { RECURRENCE_STATUSES, type Recurrence, type RecurrenceStatus } from '../
 import type { RecurrenceView } from '../../recurrence/recurrence-service.js';
 import { isCalendarDate } from '../../recurrence/rules.js';
 import { CreateRecurrenceRequestSchema } from '../../recurrence/schemas.js';
-import { z } from '../../shared/validation.js';
+import * as z from '../../shared/zod.js';
 import { ApiError } from '../errors.js';
 import { idempotencyKeyOf, parseBody, parseQuery } from '../request.js';
 import type { Route, RouteRequest, RouteResult } from '../router.js';

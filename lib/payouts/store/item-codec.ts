@@ -1,4 +1,4 @@
-import { z } from '../../shared/validation.js';
+import * as z from '../../shared/zod.js';
 import { type AuditEvent, type Controls, PAYOUT_STATUSES, type Payout, PayoutStatus } from '../model.js';
 import { keys, TableIndexes, WorkQueue } from './table-design.js';
 

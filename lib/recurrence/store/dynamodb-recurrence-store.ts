@@ -13,7 +13,7 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import { TableIndexes } from '../../payouts/store/table-design.js';
 import { createWithIdempotencyKey } from '../../shared/idempotent-create.js';
-import { z } from '../../shared/validation.js';
+import * as z from '../../shared/zod.js';
 import { RecurrenceConflictError, RecurrenceValidationError } from '../errors.js';
 import type { OccurrenceRecord, Recurrence, RecurrenceAuditEvent, RecurrenceStatus } from '../model.js';
 import {

@@ -1,6 +1,6 @@
 import { CreatePayoutRequestSchema } from '../../payouts/schemas.js';
 import { TableIndexes } from '../../payouts/store/table-design.js';
-import { z } from '../../shared/validation.js';
+import * as z from '../../shared/zod.js';
 import {
   type OccurrenceRecord,
   OccurrenceState,
