@@ -18,6 +18,7 @@ import { type LocalScheduler, startLocalScheduler } from '../lib/local/scheduler
 import { StreamRelay } from '../lib/local/stream-relay.js';
 import { providerScheduleServiceFrom } from '../lib/provider-schedules/wiring.js';
 import { recurrenceServiceFrom } from '../lib/recurrence/wiring.js';
+import { refundServiceFrom } from '../lib/refunds/wiring.js';
 import { createRuntime, type Runtime } from '../lib/runtime/runtime.js';
 import { type Sandbox, startSandbox } from '../lib/sandbox/index.js';
 import * as z from '../lib/shared/zod.js';
@@ -121,11 +122,12 @@ async function main(): Promise<void> {
   stack.push({ name: 'ops API', stop: () => api.close() });
 
   const recurrences = recurrenceServiceFrom(runtime);
+  const refunds = refundServiceFrom(runtime);
   const providerSchedules = providerScheduleServiceFrom(runtime, recurrences);
   const jobs = [
     {
       name: 'sweep-due-payouts',
-      run: () => runDueSweep({ engine: runtime.engine, recurrences }, SWEEP_BUDGET_MS),
+      run: () => runDueSweep({ engine: runtime.engine, recurrences, refunds }, SWEEP_BUDGET_MS),
     },
     {
       name: 'sync-provider-schedules',

@@ -2,8 +2,7 @@ import { DynamoDbBulkItemStore } from '../bulk-corrections/bulk-item-store.js';
 import { BulkCorrectionService } from '../bulk-corrections/correction-service.js';
 import { providerScheduleServiceFrom } from '../provider-schedules/wiring.js';
 import { recurrenceServiceFrom } from '../recurrence/wiring.js';
-import { RefundService } from '../refunds/refund-service.js';
-import { DynamoDbRefundStore } from '../refunds/refund-store.js';
+import { refundServiceFrom } from '../refunds/wiring.js';
 import type { Runtime } from '../runtime/runtime.js';
 import type { ApiContext } from './context.js';
 
@@ -15,11 +14,7 @@ export function apiContextFrom(runtime: Runtime): ApiContext {
     recurrences,
     providerSchedules: providerScheduleServiceFrom(runtime, recurrences),
     provider: runtime.provider,
-    refunds: new RefundService({
-      store: new DynamoDbRefundStore(runtime.dynamoDb, runtime.tableName),
-      provider: runtime.provider,
-      logger: runtime.logger,
-    }),
+    refunds: refundServiceFrom(runtime),
     settlements: runtime.settlements,
     bulkCorrections: new BulkCorrectionService({
       store: new DynamoDbBulkItemStore(runtime.dynamoDb, runtime.tableName),

@@ -8,6 +8,7 @@ import type {
 } from '../provider-schedules/provider-schedule-service.js';
 import type { RecurrenceSweepReport } from '../recurrence/materialise.js';
 import type { RecurrenceService } from '../recurrence/recurrence-service.js';
+import type { RefundService } from '../refunds/refund-service.js';
 
 /** Start no new payout this long before the invocation's deadline, so none is cut off mid-call. */
 export const STOP_STARTING_BEFORE_DEADLINE_MS = 20_000;
@@ -37,14 +38,20 @@ export function runReconcile(
  * `STOP_STARTING_BEFORE_DEADLINE_MS` before the deadline and leave the rest to the next tick.
  */
 export async function runDueSweep(
-  parts: { engine: PayoutEngine; recurrences: RecurrenceService },
+  parts: { engine: PayoutEngine; recurrences: RecurrenceService; refunds: RefundService },
   remainingMs: number,
   now = Date.now(),
-): Promise<{ recurrences: RecurrenceSweepReport; payouts: SweepReport }> {
+): Promise<{
+  recurrences: RecurrenceSweepReport;
+  payouts: SweepReport;
+  refunds: Awaited<ReturnType<RefundService['sweep']>>;
+}> {
   const stopStartingAt = now + remainingMs - STOP_STARTING_BEFORE_DEADLINE_MS;
   const recurrences = await parts.recurrences.sweep({ stopStartingAt });
   const payouts = await parts.engine.sweep({ stopStartingAt });
-  return { recurrences, payouts };
+  // Refunds recorded but never sent (a crash, the provider unreachable) go out here, after a conditional claim.
+  const refunds = await parts.refunds.sweep({ stopStartingAt });
+  return { recurrences, payouts, refunds };
 }
 
 /** One sync of the provider's own scheduled and recurrent payouts into the ops read view. */

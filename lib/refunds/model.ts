@@ -50,3 +50,22 @@ export interface Refund {
   readonly createdAt: string;
   readonly updatedAt: string;
 }
+
+/** How long a `requested` or `not_sent` refund waits before the sweeper sends it (its own request may still be). */
+export const REFUND_RETRY_DELAY_MS = 60_000;
+/** A `sending` claim older than this is presumed crashed mid-call: its refund becomes `unknown`, never resent. */
+export const REFUND_SENDING_LEASE_MS = 120_000;
+
+/** When the sweeper should next look at a refund, or undefined once it is settled (pending, rejected, unknown). */
+export function refundWorkDueAt(refund: Refund): string | undefined {
+  const updated = Date.parse(refund.updatedAt);
+  switch (refund.status) {
+    case RefundStatus.Requested:
+    case RefundStatus.NotSent:
+      return new Date(updated + REFUND_RETRY_DELAY_MS).toISOString();
+    case RefundStatus.Sending:
+      return new Date(updated + REFUND_SENDING_LEASE_MS).toISOString();
+    default:
+      return undefined;
+  }
+}

@@ -14,7 +14,7 @@ import {
   RefundIdempotencyConflictError,
   RefundNotFoundError,
 } from './errors.js';
-import { type CreateRefundRequest, type Refund, RefundStatus } from './model.js';
+import { type CreateRefundRequest, REFUND_SENDING_LEASE_MS, type Refund, RefundStatus } from './model.js';
 import type { DynamoDbRefundStore } from './refund-store.js';
 
 export interface RefundServiceOptions {
@@ -29,9 +29,6 @@ export interface RequestRefundResult {
   /** True when the key had been used before with the same request: nothing new was sent. */
   readonly replayed: boolean;
 }
-
-/** A claim older than this is presumed crashed mid-call: its refund becomes `unknown`, never resent. */
-const SENDING_LEASE_MS = 120_000;
 
 /**
  * Refund requests: recorded once per idempotency key, then sent to the provider at most once. Sending starts
@@ -88,6 +85,24 @@ export class RefundService {
     return { refund: await this.#claimAndSend(refund), replayed: false };
   }
 
+  /**
+   * One pass of the sweeper over refunds not yet settled: sends those recorded but never sent (a crash, or the
+   * provider unreachable), after the same conditional claim, and hands stale claims to a person as `unknown`.
+   */
+  async sweep(
+    options: { limit?: number; stopStartingAt?: number } = {},
+  ): Promise<{ looked: number; answered: number }> {
+    const due = await this.#store.due(this.#clock.now().toISOString(), options.limit ?? 50);
+    let answered = 0;
+    for (const refund of due) {
+      if (options.stopStartingAt !== undefined && Date.now() >= options.stopStartingAt) break;
+      const after = await this.#resume(refund);
+      if (after.status === RefundStatus.Pending || after.status === RefundStatus.Rejected) answered++;
+    }
+    if (due.length > 0) this.#logger.info('refund sweep', { looked: due.length, answered });
+    return { looked: due.length, answered };
+  }
+
   async get(id: string): Promise<Refund> {
     const refund = await this.#store.get(id);
     if (!refund) throw new RefundNotFoundError(id);
@@ -102,7 +117,7 @@ export class RefundService {
     const now = this.#clock.now();
     if (
       refund.status === RefundStatus.Sending &&
-      now.getTime() - Date.parse(refund.updatedAt) > SENDING_LEASE_MS
+      now.getTime() - Date.parse(refund.updatedAt) > REFUND_SENDING_LEASE_MS
     ) {
       const message =
         'the request that was sending it stopped without recording an answer; check the provider';

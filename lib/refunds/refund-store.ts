@@ -1,15 +1,30 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { TableIndexes } from '../payouts/store/table-design.js';
 import { createWithIdempotencyKey } from '../shared/idempotent-create.js';
 import * as z from '../shared/zod.js';
 import { RefundConcurrentModificationError } from './errors.js';
-import type { Refund } from './model.js';
+import { type Refund, refundWorkDueAt } from './model.js';
 
 /** Keys of refund items in the project's single table (see lib/payouts/store/table-design.ts). */
 export const refundKeys = {
   refund: (id: string) => ({ pk: `REFUND#${id}`, sk: 'REFUND' }),
   idempotency: (key: string) => ({ pk: `IDEMPOTENCY#refund#${key}`, sk: 'IDEMPOTENCY' }),
+  /** The work queue (gsi3) of refunds the sweeper must still send or settle. */
+  workPartition: 'WORK#refund',
 } as const;
+
+/** The stored item; refunds not yet settled also sit in the work queue, due when the sweeper should look. */
+function toRefundItem(refund: Refund): Record<string, unknown> {
+  const dueAt = refundWorkDueAt(refund);
+  const { partitionKey, sortKey } = TableIndexes.workQueue;
+  return {
+    ...refundKeys.refund(refund.id),
+    entity: 'refund',
+    ...refund,
+    ...(dueAt && { [partitionKey]: refundKeys.workPartition, [sortKey]: `${dueAt}#${refund.id}` }),
+  };
+}
 
 const principalSchema = z.object({ id: z.string(), kind: z.enum(['user', 'system']) });
 
@@ -55,7 +70,7 @@ export class DynamoDbRefundStore {
       ownerAttribute: 'refundId',
       ownerId: refund.id,
       createdAt: refund.createdAt,
-      items: [{ ...refundKeys.refund(refund.id), entity: 'refund', ...refund }],
+      items: [toRefundItem(refund)],
     });
     if (outcome.created) return { created: true, refund };
     const existing = await this.get(outcome.ownerId);
@@ -76,7 +91,7 @@ export class DynamoDbRefundStore {
       await this.#doc.send(
         new PutCommand({
           TableName: this.tableName,
-          Item: { ...refundKeys.refund(after.id), entity: 'refund', ...after },
+          Item: toRefundItem(after),
           ConditionExpression: 'version = :version',
           ExpressionAttributeValues: { ':version': before.version },
         }),
@@ -88,5 +103,21 @@ export class DynamoDbRefundStore {
       }
       throw error;
     }
+  }
+
+  /** Refunds the sweeper should look at by `dueBy`, earliest first; reads only those. */
+  async due(dueBy: string, limit: number): Promise<Refund[]> {
+    const { indexName, partitionKey, sortKey } = TableIndexes.workQueue;
+    const { Items } = await this.#doc.send(
+      new QueryCommand({
+        TableName: this.tableName,
+        IndexName: indexName,
+        KeyConditionExpression: '#pk = :pk AND #sk <= :dueBy',
+        ExpressionAttributeNames: { '#pk': partitionKey, '#sk': sortKey },
+        ExpressionAttributeValues: { ':pk': refundKeys.workPartition, ':dueBy': `${dueBy}#\uffff` },
+        Limit: limit,
+      }),
+    );
+    return (Items ?? []).map((item) => refundItemSchema.parse(item));
   }
 }

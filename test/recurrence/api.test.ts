@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runDueSweep } from '../../lib/api/scheduled.js';
 import { recurrenceServiceFrom } from '../../lib/recurrence/wiring.js';
+import { refundServiceFrom } from '../../lib/refunds/wiring.js';
 import { type ApiHarness, bankTransfer, call, startApiHarness } from '../api/support/harness.js';
 
 let h: ApiHarness;
@@ -197,11 +198,12 @@ describe('recurring payouts API', () => {
         maxOccurrences: 1,
       }),
     });
-    const recurrences = recurrenceServiceFrom(h.runtime);
-    const [first, second] = await Promise.all([
-      runDueSweep({ engine: h.runtime.engine, recurrences }, 60_000),
-      runDueSweep({ engine: h.runtime.engine, recurrences }, 60_000),
-    ]);
+    const parts = {
+      engine: h.runtime.engine,
+      recurrences: recurrenceServiceFrom(h.runtime),
+      refunds: refundServiceFrom(h.runtime),
+    };
+    const [first, second] = await Promise.all([runDueSweep(parts, 60_000), runDueSweep(parts, 60_000)]);
     expect(first.recurrences.materialised + second.recurrences.materialised).toBeGreaterThanOrEqual(1);
     const view = await call(h.api, { method: 'GET', path: `/recurring-payouts/${body.id}` });
     expect(view.body.status).toBe('completed');

@@ -112,3 +112,59 @@ describe('refund requests', () => {
     expect(refundCalls()).toBe(before);
   });
 });
+
+describe('the refund sweep', () => {
+  const stranded = (id: string, key: string) => ({
+    id,
+    idempotencyKey: key,
+    requestFingerprint: fingerprint(request()),
+    transactionId: request().transactionId,
+    amountKobo: 1_000,
+    customerNote: 'sorry',
+    merchantNote: 'double charge',
+    status: RefundStatus.Requested,
+    version: 1,
+    requestedBy: actor,
+    createdAt: clock.now().toISOString(),
+    updatedAt: clock.now().toISOString(),
+  });
+
+  it('sends a refund stranded after a crash once it is due, once even when sweeps run at once', async () => {
+    await store.create(stranded('REFUNDSWEPT1', 'rf-swept'));
+    const before = refundCalls();
+    expect((await service.sweep()).looked).toBe(0);
+    clock.advance(61_000);
+    await Promise.all([service.sweep(), service.sweep(), service.sweep()]);
+    expect(refundCalls() - before).toBe(1);
+    expect((await service.get('REFUNDSWEPT1')).status).toBe(RefundStatus.Pending);
+    // Settled refunds leave the work queue.
+    clock.advance(10 * 60_000);
+    expect((await service.sweep()).looked).toBe(0);
+  });
+
+  it('retries a refund the provider could not take, and hands a stale claim to a person without resending', async () => {
+    sandbox.injectFault({ path: '/refund', fault: 'error-429', times: 1 });
+    const { refund } = await service.request({ request: request(), idempotencyKey: 'rf-swept-429', actor });
+    expect(refund.status).toBe(RefundStatus.NotSent);
+    clock.advance(61_000);
+    await service.sweep();
+    expect((await service.get(refund.id)).status).toBe(RefundStatus.Pending);
+
+    const { refund: claimed } = await service.request({
+      request: request(),
+      idempotencyKey: 'rf-swept-claim',
+      actor,
+    });
+    await store.update(claimed, {
+      ...claimed,
+      status: RefundStatus.Sending,
+      version: claimed.version + 1,
+      updatedAt: clock.now().toISOString(),
+    });
+    const before = refundCalls();
+    clock.advance(121_000);
+    await service.sweep();
+    expect((await service.get(claimed.id)).status).toBe(RefundStatus.Unknown);
+    expect(refundCalls()).toBe(before);
+  });
+});
