@@ -6,6 +6,7 @@ import type { ProviderScheduleService } from '../provider-schedules/provider-sch
 import type { Recurrence } from '../recurrence/model.js';
 import type { RecurrenceService } from '../recurrence/recurrence-service.js';
 import { occurrences } from '../recurrence/rules.js';
+import { collectPages } from '../shared/paging.js';
 
 /** Where a future money movement is planned. */
 export const FutureSource = {
@@ -110,24 +111,18 @@ export async function futureMoneyMovement(
   };
 }
 
-async function walk<T>(page: (cursor?: string) => Promise<{ items: T[]; nextCursor?: string }>) {
-  const items: T[] = [];
-  let cursor: string | undefined;
-  for (let n = 0; n < MAX_PAGES; n++) {
-    const result = await page(cursor);
-    items.push(...result.items);
-    cursor = result.nextCursor;
-    if (!cursor) return { items, truncated: false };
-  }
-  return { items, truncated: true };
-}
-
 function scheduledPayouts(engine: FutureMovementSources['engine']) {
-  return walk((cursor) => engine.list({ status: 'scheduled', limit: PAGE, ...(cursor && { cursor }) }));
+  return collectPages(
+    (cursor) => engine.list({ status: 'scheduled', limit: PAGE, ...(cursor && { cursor }) }),
+    MAX_PAGES,
+  );
 }
 
 function activeRecurrences(recurrences: FutureMovementSources['recurrences']) {
-  return walk((cursor) => recurrences.list({ status: 'active', limit: PAGE, ...(cursor && { cursor }) }));
+  return collectPages(
+    (cursor) => recurrences.list({ status: 'active', limit: PAGE, ...(cursor && { cursor }) }),
+    MAX_PAGES,
+  );
 }
 
 function beneficiaryOf(request: CreatePayoutRequest | Payout['instruction']): Beneficiary | null {

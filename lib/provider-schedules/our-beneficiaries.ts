@@ -2,6 +2,7 @@ import type { PayoutInstruction } from '../payouts/model.js';
 import type { PayoutEngine } from '../payouts/payout-engine.js';
 import type { CreatePayoutRequest } from '../payouts/schemas.js';
 import type { RecurrenceService } from '../recurrence/recurrence-service.js';
+import { collectPages } from '../shared/paging.js';
 import { beneficiaryKey } from './model.js';
 
 /** Pages read on each side at most (100 per page). */
@@ -22,26 +23,22 @@ export function ourScheduledBeneficiaries(
   recurrences: Pick<RecurrenceService, 'list'>,
 ): () => Promise<ReadonlySet<string>> {
   return async () => {
+    const [active, scheduled] = await Promise.all([
+      collectPages(
+        (cursor) => recurrences.list({ status: 'active', limit: 100, ...(cursor && { cursor }) }),
+        MAX_PAGES,
+      ),
+      collectPages(
+        (cursor) => engine.list({ status: 'scheduled', limit: 100, ...(cursor && { cursor }) }),
+        MAX_PAGES,
+      ),
+    ]);
     const keys = new Set<string>();
-    let cursor: string | undefined;
-    for (let page = 0; page < MAX_PAGES; page++) {
-      const result = await recurrences.list({ status: 'active', limit: 100, ...(cursor && { cursor }) });
-      for (const recurrence of result.items) {
-        const key = keyOf(recurrence.template);
-        if (key) keys.add(key);
-      }
-      cursor = result.nextCursor;
-      if (!cursor) break;
-    }
-    cursor = undefined;
-    for (let page = 0; page < MAX_PAGES; page++) {
-      const result = await engine.list({ status: 'scheduled', limit: 100, ...(cursor && { cursor }) });
-      for (const payout of result.items) {
-        const key = keyOf(payout.instruction);
-        if (key) keys.add(key);
-      }
-      cursor = result.nextCursor;
-      if (!cursor) break;
+    for (const key of [
+      ...active.items.map((r) => keyOf(r.template)),
+      ...scheduled.items.map((p) => keyOf(p.instruction)),
+    ]) {
+      if (key) keys.add(key);
     }
     return keys;
   };

@@ -1,5 +1,6 @@
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { type DynamoDBDocumentClient, GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { jitteredPause } from './jitter.js';
 
 const MAX_CONFLICT_RETRIES = 5;
 
@@ -65,7 +66,7 @@ export async function createWithIdempotencyKey(
           cause: error,
         });
       }
-      await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(200, 10 * 2 ** attempt)));
+      await jitteredPause(attempt, 200);
     }
   }
 }

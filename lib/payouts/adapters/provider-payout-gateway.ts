@@ -72,6 +72,8 @@ export class ProviderPayoutGateway implements PayoutGateway {
     const marker = payoutMarker(payout.id);
     // Keyed by record id: pages shift while new records arrive, so one record can show on two pages.
     const matches = new Map<string, WalletTransaction>();
+    // Pages are walked here rather than with `listAllWallet`: absence proves failure only if the walk reached
+    // the last page, and the auto-pager does not say whether its page bound stopped it.
     let pages = 0;
     let complete = false;
     try {

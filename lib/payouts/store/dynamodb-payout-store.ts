@@ -9,6 +9,7 @@ import {
   type TransactWriteCommandInput,
 } from '@aws-sdk/lib-dynamodb';
 import { createWithIdempotencyKey } from '../../shared/idempotent-create.js';
+import { jitteredPause } from '../../shared/jitter.js';
 import {
   ConcurrentModificationError,
   DailyCapExceededError,
@@ -132,7 +133,7 @@ export class DynamoDbPayoutStore implements PayoutStore {
         if (!collidedOnly || attempt >= MAX_CONFLICT_RETRIES) {
           throw new ConcurrentModificationError(before.id, { cause: error });
         }
-        await jitteredPause(attempt);
+        await jitteredPause(attempt, 100);
       }
     }
   }
@@ -262,10 +263,6 @@ export class DynamoDbPayoutStore implements PayoutStore {
 const MAX_CONFLICT_RETRIES = 4;
 /** Without `from`, a listing stops walking back after this many consecutive months with no payout. */
 const EMPTY_MONTHS_BEFORE_STOPPING = 12;
-
-async function jitteredPause(attempt: number): Promise<void> {
-  await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(100, 10 * 2 ** attempt)));
-}
 
 function cancellationReasons(error: unknown): (string | undefined)[] | undefined {
   if (!(error instanceof TransactionCanceledException)) return undefined;

@@ -1,0 +1,25 @@
+/** One page of a cursor-paginated listing (the stores' `list` methods). */
+export interface CursorPage<T> {
+  readonly items: T[];
+  readonly nextCursor?: string;
+}
+
+/**
+ * Reads a cursor-paginated listing to its end, or to `maxPages`; `truncated` says the bound stopped it.
+ *
+ * @example const { items } = await collectPages((cursor) => engine.list({ status: 'scheduled', limit: 100, ...(cursor && { cursor }) }), 10);
+ */
+export async function collectPages<T>(
+  page: (cursor?: string) => Promise<CursorPage<T>>,
+  maxPages: number,
+): Promise<{ items: T[]; truncated: boolean }> {
+  const items: T[] = [];
+  let cursor: string | undefined;
+  for (let n = 0; n < maxPages; n++) {
+    const result = await page(cursor);
+    items.push(...result.items);
+    cursor = result.nextCursor;
+    if (!cursor) return { items, truncated: false };
+  }
+  return { items, truncated: true };
+}
