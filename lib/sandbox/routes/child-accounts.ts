@@ -7,17 +7,8 @@ import { childById, payoutBeneficiary } from '../lookups.js';
 import { commitMove, partyFields } from '../operations.js';
 import type { Route, RouteContext } from '../route.js';
 import { isoLagos } from '../time.js';
-import {
-  accountName,
-  accountNumber,
-  bankCode,
-  decimalAmount,
-  metadata,
-  narration,
-  objectBody,
-  requiredString,
-} from '../validate.js';
-import { transferMessage } from './instant-payout.js';
+import { decimalAmount, metadata, narration, objectBody, requiredString } from '../validate.js';
+import { bankTransferReply, parseBankTransferBody } from './bank-transfer.js';
 
 function childDebit(req: SandboxRequest, ctx: RouteContext): Reply {
   const body = objectBody(req.body);
@@ -68,14 +59,10 @@ function childDebit(req: SandboxRequest, ctx: RouteContext): Reply {
 function childBank(req: SandboxRequest, ctx: RouteContext): Reply {
   const body = objectBody(req.body);
   const childAccountId = requiredString(body, 'childAccountId');
-  const amountKobo = decimalAmount(body.amount);
-  const code = bankCode(body);
-  const number = accountNumber(body);
-  const name = accountName(body);
-  const text = narration(body);
-  const meta = metadata(body);
+  const transfer = parseBankTransferBody(body);
+  const { amountKobo } = transfer;
   const { child, wallet } = childById(ctx, childAccountId);
-  const beneficiary = payoutBeneficiary(code, number, name);
+  const beneficiary = payoutBeneficiary(transfer.bankCode, transfer.accountNumber, transfer.accountName);
   const { feeKobo, vatKobo } = bankTransferCharges(amountKobo, ctx.fees);
   const bankTransferKobo = feeKobo + vatKobo;
   const debitKobo = ctx.fees.childBankDebitKobo;
@@ -88,31 +75,19 @@ function childBank(req: SandboxRequest, ctx: RouteContext): Reply {
     chargesKobo,
     vatKobo,
     debitCategory: WALLET_CATEGORY.bankTransfer,
-    narration: text,
-    metadata: meta,
-    description: `Transfer of ${formatNaira(amountKobo)} from child account ${child.name} to ${name} ${number}`,
+    narration: transfer.narration,
+    metadata: transfer.metadata,
+    description: `Transfer of ${formatNaira(amountKobo)} from child account ${child.name} to ${transfer.accountName} ${transfer.accountNumber}`,
     withSession: true,
   });
-  const sessionId = move.sessionId ?? '';
-  return ok(
+  return bankTransferReply(
+    move,
+    { ...transfer, chargesKobo, from: wallet, beneficiary },
     {
-      paidAt: isoLagos(move.createdAt),
-      reference: move.reference,
-      transactionId: move.debit.id,
-      status: SUCCESS,
-      amount: toNaira(amountKobo),
-      charges: toNaira(chargesKobo),
-      totalAmount: toNaira(amountKobo + chargesKobo),
-      description: move.debit.description,
-      narration: text,
-      originatorWalletId: wallet.id,
-      sessionId,
       debitCharges: toNaira(debitKobo),
       bankTransferCharges: toNaira(bankTransferKobo),
       totalCharges: toNaira(chargesKobo),
-      ...partyFields(wallet, beneficiary, { originatorBank: false }),
     },
-    transferMessage(amountKobo, name, number, beneficiary.bankName, sessionId),
   );
 }
 

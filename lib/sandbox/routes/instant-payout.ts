@@ -1,50 +1,19 @@
 /** POST /settlement/instant/payout: pays out of the main merchant wallet to a bank account, plus fee and VAT. */
-import { formatNaira, toNaira } from '../../money.js';
-import {
-  PROVIDER_PATHS,
-  SETTLEMENT_CATEGORY,
-  SETTLEMENT_STATUS,
-  SUCCESS,
-  WALLET_CATEGORY,
-} from '../contract.js';
+import { formatNaira } from '../../money.js';
+import { PROVIDER_PATHS, SETTLEMENT_CATEGORY, SETTLEMENT_STATUS, WALLET_CATEGORY } from '../contract.js';
 import { bankTransferCharges } from '../fees.js';
-import type { SandboxRequest } from '../http.js';
-import { ok, type Reply } from '../http.js';
+import type { Reply, SandboxRequest } from '../http.js';
 import { ID_GROUP } from '../ids.js';
 import { payoutBeneficiary } from '../lookups.js';
-import { commitMove, partyFields } from '../operations.js';
+import { commitMove } from '../operations.js';
 import type { Route, RouteContext } from '../route.js';
-import { isoLagos } from '../time.js';
-import {
-  accountName,
-  accountNumber,
-  bankCode,
-  decimalAmount,
-  metadata,
-  narration,
-  objectBody,
-} from '../validate.js';
-
-/** The message the interface describes: amount, beneficiary name, account number, bank name, session id. */
-export function transferMessage(
-  amountKobo: number,
-  name: string,
-  number: string,
-  bank: string,
-  session: string,
-) {
-  return `Transfer of ${formatNaira(amountKobo)} to ${name} (${number}, ${bank}) was successful. Session ID: ${session}`;
-}
+import { objectBody } from '../validate.js';
+import { bankTransferReply, parseBankTransferBody } from './bank-transfer.js';
 
 function instantPayout(req: SandboxRequest, ctx: RouteContext): Reply {
-  const body = objectBody(req.body);
-  const amountKobo = decimalAmount(body.amount);
-  const code = bankCode(body);
-  const number = accountNumber(body);
-  const name = accountName(body);
-  const text = narration(body);
-  const meta = metadata(body);
-  const beneficiary = payoutBeneficiary(code, number, name);
+  const transfer = parseBankTransferBody(objectBody(req.body));
+  const { amountKobo } = transfer;
+  const beneficiary = payoutBeneficiary(transfer.bankCode, transfer.accountNumber, transfer.accountName);
   const { feeKobo, vatKobo } = bankTransferCharges(amountKobo, ctx.fees);
   const chargesKobo = feeKobo + vatKobo;
   const main = ctx.state.mainWallet();
@@ -56,9 +25,9 @@ function instantPayout(req: SandboxRequest, ctx: RouteContext): Reply {
     chargesKobo,
     vatKobo,
     debitCategory: WALLET_CATEGORY.bankTransfer,
-    narration: text,
-    metadata: meta,
-    description: `Instant settlement of ${formatNaira(amountKobo)} to ${name} ${number} ${beneficiary.bankName}`,
+    narration: transfer.narration,
+    metadata: transfer.metadata,
+    description: `Instant settlement of ${formatNaira(amountKobo)} to ${transfer.accountName} ${transfer.accountNumber} ${beneficiary.bankName}`,
     withSession: true,
   });
   const settlementId = ctx.state.nextId(ID_GROUP.settlement);
@@ -71,24 +40,17 @@ function instantPayout(req: SandboxRequest, ctx: RouteContext): Reply {
     category: SETTLEMENT_CATEGORY.instant,
     createdAt: move.createdAt,
   });
-  const sessionId = move.sessionId ?? '';
-  return ok(
+  return bankTransferReply(
+    move,
+    { ...transfer, chargesKobo, from: main, beneficiary },
     {
-      paidAt: isoLagos(move.createdAt),
-      reference: move.reference,
-      transactionId: move.debit.id,
-      status: SUCCESS,
-      amount: toNaira(amountKobo),
-      charges: toNaira(chargesKobo),
-      totalAmount: toNaira(amountKobo + chargesKobo),
-      description: move.debit.description,
-      narration: text,
-      customerMetadata: { ...meta, isInstantSettlement: true, isMerchantSettlement: true, settlementId },
-      originatorWalletId: main.id,
-      sessionId,
-      ...partyFields(main, beneficiary, { originatorBank: false }),
+      customerMetadata: {
+        ...transfer.metadata,
+        isInstantSettlement: true,
+        isMerchantSettlement: true,
+        settlementId,
+      },
     },
-    transferMessage(amountKobo, name, number, beneficiary.bankName, sessionId),
   );
 }
 
