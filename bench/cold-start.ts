@@ -4,6 +4,7 @@ import { basename, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { CreateTableCommand, DeleteTableCommand } from '@aws-sdk/client-dynamodb';
 import { build } from 'esbuild';
+import { BUNDLE_OPTIONS } from '../infra/constructs/payout-function.js';
 import {
   type BenchResult,
   bankTransfer,
@@ -20,8 +21,11 @@ import {
 const RUNS = quick ? 3 : 7;
 /** Git-ignored: bundles must sit inside the project so the external `@aws-sdk/*` resolve from node_modules. */
 const outDir = join(projectRoot, '.cache', 'bench-bundles');
-const BANNER = "import { createRequire } from 'module'; const require = createRequire(import.meta.url);";
+/** The peer bundled the common way, with the AWS SDK external. */
+const PEER_COMMON = 'powertools-handler-sdk-external';
 const RESULT_PREFIX = 'BENCH_RESULT ';
+/** Extra `node` flags for every child, e.g. `BENCH_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof"` to profile. */
+const NODE_ARGS = process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
 const CHILD_TIMEOUT_MS = 60_000;
 
 /** Imports a bundle, hands it one event, prints timings; what a Lambda init + first invoke does. */
@@ -63,7 +67,11 @@ export async function benchColdStart(endpoint: string): Promise<BenchResult> {
     join(projectRoot, 'bench', 'peer', 'powertools-handler.ts'),
   ];
   const sizes = new Map<string, number>();
-  for (const entry of entries) sizes.set(basename(entry, '.ts'), await bundle(entry));
+  for (const entry of entries)
+    sizes.set(basename(entry, '.ts'), await bundle(entry, BUNDLE_OPTIONS.external));
+  const peerEntry = join(projectRoot, 'bench', 'peer', 'powertools-handler.ts');
+  // The common way: the AWS SDK left to the Lambda runtime (the CDK default for Node 18 and later).
+  sizes.set(PEER_COMMON, await bundle(peerEntry, ['@aws-sdk/*'], PEER_COMMON));
 
   const rig = await startEngineRig(endpoint, { prefix: 'cold' });
   const idempotencyTable = `${rig.tableName}-idempotency`;
@@ -80,6 +88,7 @@ export async function benchColdStart(endpoint: string): Promise<BenchResult> {
     const bare: number[] = [];
     const sweep: Timing[] = [];
     const peer: Timing[] = [];
+    const peerBundled: Timing[] = [];
     // Interleaved, so background load on the shared cores hits all three alike.
     for (let run = 0; run < RUNS; run++) {
       bare.push((await spawnTimed(['-e', '0'], env)).wallMs);
@@ -89,7 +98,10 @@ export async function benchColdStart(endpoint: string): Promise<BenchResult> {
           invoke(invoker, 'sweep-due-payouts', { 'detail-type': 'Scheduled Event' }, env),
         ),
       );
-      peer.push(await paysOne(rig, 'peer', () => invoke(invoker, 'powertools-handler', peerEvent(run), env)));
+      peer.push(await paysOne(rig, 'peer', () => invoke(invoker, PEER_COMMON, peerEvent(run, 'c'), env)));
+      peerBundled.push(
+        await paysOne(rig, 'peer', () => invoke(invoker, 'powertools-handler', peerEvent(run, 'b'), env)),
+      );
     }
     const bareMs = median(bare);
     const row = (handler: string, what: string, timings: Timing[]): Row => ({
@@ -112,9 +124,10 @@ export async function benchColdStart(endpoint: string): Promise<BenchResult> {
         'first event ms': '',
       },
       row('sweep-due-payouts', 'sweeping and paying 1 due payout', sweep),
-      row('powertools-handler', 'paying 1 payout (peer)', peer),
+      row(PEER_COMMON, 'paying 1 payout (the peer, SDK from the runtime)', peer),
+      row('powertools-handler', 'paying 1 payout (the peer, bundled like ours)', peerBundled),
       ...[...sizes.entries()]
-        .filter(([name]) => name !== 'sweep-due-payouts' && name !== 'powertools-handler')
+        .filter(([name]) => !['sweep-due-payouts', 'powertools-handler', PEER_COMMON].includes(name))
         .map(([name, bytes]) => ({
           handler: name,
           'handles one event by': '(size only)',
@@ -130,9 +143,9 @@ export async function benchColdStart(endpoint: string): Promise<BenchResult> {
       title: `Cold start: bundle size and fresh-process time (median of ${RUNS})`,
       rows,
       notes: [
-        'Bundles: esbuild ESM, platform node, target node22, minified, @aws-sdk/* external (the Lambda runtime ships SDK v3), with the createRequire banner.',
+        "Bundles: built with the CDK construct's own options (infra/constructs/payout-function.ts): esbuild ESM, platform node, target node22, minified, the AWS SDK bundled from its ESM build, with the createRequire banner.",
         'wall ms: from spawning a fresh `node` to its exit after importing the bundle from an .mjs and handling one event against DynamoDB Local and the sandbox (latency 0) on loopback; runs interleaved with `node -e 0`.',
-        'The peer: Powertools idempotency (makeIdempotent + DynamoDBPersistenceLayer, own table with pk `id`) around one fetch to POST /settlement/instant/payout: the common way, and not safe for payouts (it releases the lock when the call fails, so a timeout resends).',
+        "The peer: Powertools idempotency (makeIdempotent + DynamoDBPersistenceLayer, own table with pk `id`) around one fetch to POST /settlement/instant/payout: the common way, and not safe for payouts (it releases the lock when the call fails, so a timeout resends). Built twice: the common way, with @aws-sdk/* external so the runtime's SDK is used (the CDK default), which is the peer to beat; and bundled like ours, to show what the bundling alone is worth.",
         'The sweep does more per event than the peer: a pause/cap-checked claim transaction and an audited outcome transaction, plus the work-queue Queries.',
       ],
     };
@@ -142,18 +155,24 @@ export async function benchColdStart(endpoint: string): Promise<BenchResult> {
   }
 }
 
-async function bundle(entry: string): Promise<number> {
-  const outfile = join(outDir, `${basename(entry, '.ts')}.mjs`);
+/** Builds what ships: the options the CDK construct uses (`external` aside, for the peer's common way). */
+async function bundle(
+  entry: string,
+  external: readonly string[],
+  name = basename(entry, '.ts'),
+): Promise<number> {
+  const outfile = join(outDir, `${name}.mjs`);
   await build({
     entryPoints: [entry],
     outfile,
     bundle: true,
-    platform: 'node',
-    target: 'node22',
-    format: 'esm',
+    platform: BUNDLE_OPTIONS.platform,
+    target: BUNDLE_OPTIONS.target,
+    format: BUNDLE_OPTIONS.format,
+    mainFields: [...BUNDLE_OPTIONS.mainFields],
     minify: true,
-    external: ['@aws-sdk/*'],
-    banner: { js: BANNER },
+    external: [...external],
+    banner: { js: BUNDLE_OPTIONS.banner },
     logLevel: 'error',
   });
   return statSync(outfile).size;
@@ -177,9 +196,9 @@ function childEnv(rig: EngineRig, endpoint: string, idempotencyTable: string): N
   };
 }
 
-function peerEvent(run: number) {
+function peerEvent(run: number, variant: string) {
   return {
-    idempotencyKey: `peer-${process.pid}-${run}`,
+    idempotencyKey: `peer-${variant}-${process.pid}-${run}`,
     amount: 150,
     bankCode: '058',
     accountNumber: '0123456789',
@@ -200,7 +219,10 @@ async function invoke(
 function spawnTimed(args: string[], env: NodeJS.ProcessEnv): Promise<Timing> {
   return new Promise((resolve, reject) => {
     const started = performance.now();
-    const child = spawn(process.execPath, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [...NODE_ARGS, ...args], {
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => {

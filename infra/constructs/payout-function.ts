@@ -25,8 +25,13 @@ export const BUNDLE_OPTIONS = {
   platform: 'node',
   banner: ESM_REQUIRE_BANNER,
   mainFields: ['module', 'main'],
-  /** The nodejs22.x runtime ships AWS SDK v3: bundling it adds ~400 KB and nothing else. */
-  external: ['@aws-sdk/*'],
+  /**
+   * The AWS SDK is bundled, not taken from the runtime. The runtime's copy is CommonJS, which Node has to load
+   * file by file and lex for named exports on every cold start; bundled from its ESM build, only the commands
+   * used are kept and it loads in one parse: the sweep's import went from ~125 ms to ~80 ms (`npm run bench`).
+   * It also runs the SDK version the tests ran, not whichever the runtime ships that week.
+   */
+  external: [] as string[],
 } as const;
 
 /** Table actions per access level: exactly the calls the stores make (Get, Query, conditional transactions). */

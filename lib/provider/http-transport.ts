@@ -1,4 +1,3 @@
-import { Pool } from 'undici';
 import { NetworkErrorKind, Phase } from './failure.js';
 import {
   type Transport,
@@ -6,6 +5,7 @@ import {
   type TransportRequest,
   type TransportResponse,
 } from './transport.js';
+import { createPool, type Pool, poolRequest } from './undici-pool.js';
 
 /** Timeouts of the HTTP transport, in milliseconds. */
 export type TransportTimeouts = {
@@ -57,7 +57,7 @@ export class HttpTransport implements Transport {
   ) {
     const url = new URL(baseUrl);
     this.#basePath = url.pathname.replace(/\/+$/, '');
-    this.#pool = new Pool(url.origin, {
+    this.#pool = createPool(url.origin, {
       connect: { timeout: timeouts.connectMs },
       headersTimeout: timeouts.headersMs,
       bodyTimeout: timeouts.bodyMs,
@@ -71,7 +71,7 @@ export class HttpTransport implements Transport {
     const signals = [deadline, request.signal].filter((signal) => signal !== undefined);
     const signal = signals.length === 0 ? undefined : AbortSignal.any(signals);
     try {
-      const response = await this.#pool.request({
+      const response = await poolRequest(this.#pool, {
         path: `${this.#basePath}${request.path}`,
         method: request.method,
         headers: request.headers,

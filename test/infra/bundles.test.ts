@@ -1,4 +1,6 @@
-import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
@@ -8,13 +10,13 @@ import { BUNDLE_OPTIONS, PROJECT_ROOT } from '../../infra/constructs/payout-func
 /**
  * Builds every handler the way the NodejsFunction construct does and imports each bundle from a `.mjs`
  * file, so a bundle that cannot load (a missing createRequire banner, a dependency esbuild cannot inline,
- * work at import that needs AWS) fails here instead of in Lambda. The bundles live under `.cache/` so the
- * external `@aws-sdk/*` imports resolve from the project's node_modules, as they do from the Lambda runtime.
+ * work at import that needs AWS) fails here instead of in Lambda. The bundles live outside the project, where
+ * no node_modules can be found: like Lambda, they must carry everything, the AWS SDK included.
  */
 const handlers = readdirSync(join(PROJECT_ROOT, 'functions'))
   .filter((file) => file.endsWith('.ts'))
   .map((file) => file.replace(/\.ts$/, ''));
-const outRoot = join(PROJECT_ROOT, '.cache', `infra-bundles-${process.pid}`);
+const outRoot = mkdtempSync(join(tmpdir(), 'payout-bundles-'));
 
 /** What Lambda and the stack provide; handlers may read it at import. No real AWS is reached. */
 const lambdaEnvironment = {
@@ -28,13 +30,7 @@ const lambdaEnvironment = {
   EVENT_BUS_NAME: 'payouts-bundle-test',
   POWERTOOLS_DEV: 'false',
 };
-const saved: Record<string, string | undefined> = {};
-
 beforeAll(async () => {
-  for (const [key, value] of Object.entries(lambdaEnvironment)) {
-    saved[key] = process.env[key];
-    process.env[key] = value;
-  }
   await build({
     entryPoints: Object.fromEntries(
       handlers.map((name) => [`${name}/index`, join(PROJECT_ROOT, 'functions', `${name}.ts`)]),
@@ -59,15 +55,24 @@ beforeAll(async () => {
 
 afterAll(() => {
   rmSync(outRoot, { recursive: true, force: true });
-  for (const [key, value] of Object.entries(saved)) {
-    if (value === undefined) delete process.env[key];
-    else process.env[key] = value;
-  }
 });
 
+/** A plain `node` (not the test runner, whose resolver would find the project's packages) imports the bundle. */
+const LOAD = `const m = await import(process.argv[1]); if (typeof m.handler !== 'function') { console.error('no handler export'); process.exit(3); }`;
+
 describe('handler bundles', () => {
-  it.each(handlers)('%s bundles and loads as ESM with a handler function', async (name) => {
-    const module: { handler?: unknown } = await import(pathToFileURL(join(outRoot, name, 'index.mjs')).href);
-    expect(typeof module.handler).toBe('function');
+  it.each(handlers)('%s bundles and loads as ESM in a bare node, with a handler function', (name) => {
+    const loaded = spawnSync(
+      process.execPath,
+      ['--input-type=module', '-e', LOAD, pathToFileURL(join(outRoot, name, 'index.mjs')).href],
+      {
+        cwd: outRoot,
+        env: { PATH: process.env.PATH, ...lambdaEnvironment },
+        encoding: 'utf8',
+        timeout: 30_000,
+      },
+    );
+    expect(loaded.stderr).not.toMatch(/Cannot find (package|module)|ERR_MODULE_NOT_FOUND/);
+    expect(loaded.status, loaded.stderr).toBe(0);
   });
 });
