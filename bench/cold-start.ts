@@ -41,12 +41,18 @@ const context = {
 };
 const result = await mod.handler(JSON.parse(process.argv[3]), context);
 const handled = performance.now();
-process.stdout.write('\\n${RESULT_PREFIX}' + JSON.stringify({ importMs: imported - started, handleMs: handled - imported, result }) + '\\n');
+process.stdout.write('\\n${RESULT_PREFIX}' + JSON.stringify({ answeredMs: handled, importMs: imported - started, handleMs: handled - imported, result }) + '\\n');
 process.exit(0);
 `;
 
+/** A bare start: how long node takes to reach the first line of user code. */
+const BARE = `process.stdout.write('\\n${RESULT_PREFIX}' + JSON.stringify({ answeredMs: performance.now(), importMs: 0, handleMs: 0 }) + '\\n');`;
+
 interface Timing {
+  /** From spawn to the process's exit. */
   wallMs: number;
+  /** From the process's own start (performance.timeOrigin) to the handler's answer: what Lambda waits for. */
+  answeredMs: number;
   importMs: number;
   handleMs: number;
   result: unknown;
@@ -85,13 +91,13 @@ export async function benchColdStart(endpoint: string): Promise<BenchResult> {
   );
   try {
     const env = childEnv(rig, endpoint, idempotencyTable);
-    const bare: number[] = [];
+    const bare: Timing[] = [];
     const sweep: Timing[] = [];
     const peer: Timing[] = [];
     const peerBundled: Timing[] = [];
     // Interleaved, so background load on the shared cores hits all three alike.
     for (let run = 0; run < RUNS; run++) {
-      bare.push((await spawnTimed(['-e', '0'], env)).wallMs);
+      bare.push(await spawnTimed(['-e', BARE], env));
       await rig.engine.create(createCommand(bankTransfer(), `cold-${process.pid}-${run}`));
       sweep.push(
         await paysOne(rig, 'sweep', () =>
@@ -103,25 +109,27 @@ export async function benchColdStart(endpoint: string): Promise<BenchResult> {
         await paysOne(rig, 'peer', () => invoke(invoker, 'powertools-handler', peerEvent(run, 'b'), env)),
       );
     }
-    const bareMs = median(bare);
+    const bareMs = median(bare.map((t) => t.answeredMs));
     const row = (handler: string, what: string, timings: Timing[]): Row => ({
       handler,
       'handles one event by': what,
       'bundle KB': fixed((sizes.get(handler) ?? 0) / 1024, 0),
-      'wall ms (median)': fixed(median(timings.map((t) => t.wallMs)), 0),
-      'over bare node ms': fixed(median(timings.map((t) => t.wallMs)) - bareMs, 0),
+      'answered ms (median)': fixed(median(timings.map((t) => t.answeredMs)), 0),
+      'over bare node ms': fixed(median(timings.map((t) => t.answeredMs)) - bareMs, 0),
       'import ms': fixed(median(timings.map((t) => t.importMs)), 0),
       'first event ms': fixed(median(timings.map((t) => t.handleMs)), 0),
+      'wall to exit ms': fixed(median(timings.map((t) => t.wallMs)), 0),
     });
     const rows: Row[] = [
       {
-        handler: 'node -e 0',
-        'handles one event by': 'nothing (bare start)',
+        handler: 'node -e (bare)',
+        'handles one event by': 'nothing: reaches its first line of code',
         'bundle KB': '',
-        'wall ms (median)': fixed(bareMs, 0),
+        'answered ms (median)': fixed(bareMs, 0),
         'over bare node ms': 0,
         'import ms': '',
         'first event ms': '',
+        'wall to exit ms': fixed(median(bare.map((t) => t.wallMs)), 0),
       },
       row('sweep-due-payouts', 'sweeping and paying 1 due payout', sweep),
       row(PEER_COMMON, 'paying 1 payout (the peer, SDK from the runtime)', peer),
@@ -132,10 +140,11 @@ export async function benchColdStart(endpoint: string): Promise<BenchResult> {
           handler: name,
           'handles one event by': '(size only)',
           'bundle KB': fixed(bytes / 1024, 0),
-          'wall ms (median)': '',
+          'answered ms (median)': '',
           'over bare node ms': '',
           'import ms': '',
           'first event ms': '',
+          'wall to exit ms': '',
         })),
     ];
     return {
@@ -144,7 +153,8 @@ export async function benchColdStart(endpoint: string): Promise<BenchResult> {
       rows,
       notes: [
         "Bundles: built with the CDK construct's own options (infra/constructs/payout-function.ts): esbuild ESM, platform node, target node22, minified, the AWS SDK bundled from its ESM build, with the createRequire banner.",
-        'wall ms: from spawning a fresh `node` to its exit after importing the bundle from an .mjs and handling one event against DynamoDB Local and the sandbox (latency 0) on loopback; runs interleaved with `node -e 0`.',
+        "answered ms: in a fresh `node`, from the process's own start (performance.timeOrigin) to the handler's answer, after importing the bundle from an .mjs and handling one event against DynamoDB Local and the sandbox (latency 0) on loopback. That is a Lambda cold start: init plus the first invoke; Lambda does not end the process after it. The bare row is node reaching its first line of code; runs are interleaved.",
+        "wall to exit ms: from spawn to the exit the parent sees, for reference. The tail after the answer (~70-110 ms here, process teardown and the parent's event loop, which also runs the sandbox) is not part of a cold start.",
         "The peer: Powertools idempotency (makeIdempotent + DynamoDBPersistenceLayer, own table with pk `id`) around one fetch to POST /settlement/instant/payout: the common way, and not safe for payouts (it releases the lock when the call fails, so a timeout resends). Built twice: the common way, with @aws-sdk/* external so the runtime's SDK is used (the CDK default), which is the peer to beat; and bundled like ours, to show what the bundling alone is worth.",
         'The sweep does more per event than the peer: a pause/cap-checked claim transaction and an audited outcome transaction, plus the work-queue Queries.',
       ],
@@ -238,7 +248,7 @@ function spawnTimed(args: string[], env: NodeJS.ProcessEnv): Promise<Timing> {
       const wallMs = performance.now() - started;
       if (code !== 0) return reject(new Error(`node ${args[1] ?? args[0]} exited with ${code}: ${stderr}`));
       const line = stdout.split('\n').find((text) => text.startsWith(RESULT_PREFIX));
-      if (!line) return resolve({ wallMs, importMs: 0, handleMs: 0, result: undefined });
+      if (!line) return reject(new Error(`node ${args[1] ?? args[0]} printed no result: ${stderr}`));
       const parsed = JSON.parse(line.slice(RESULT_PREFIX.length)) as Omit<Timing, 'wallMs'>;
       resolve({ wallMs, ...parsed });
     });

@@ -33,12 +33,19 @@ export function runReconcile(
 }
 
 /**
- * One tick of the every-minute schedule: recurring payouts materialise their due occurrences first (as
- * `scheduled` payouts), then the engine releases and submits what is due. Both stop starting new work
- * `STOP_STARTING_BEFORE_DEADLINE_MS` before the deadline and leave the rest to the next tick.
+ * One tick of the every-minute schedule: recurring payouts materialise their due occurrences (as `scheduled`
+ * payouts), the engine releases and submits what is due, and refunds recorded but never sent go out after a
+ * conditional claim. The three read different work queues, so they run at once: a tick costs one round trip of
+ * queries, not four in a row. Occurrences are normally materialised a horizon ahead of their time; when this
+ * tick materialised any, the engine looks once more, so one already due (after an outage) is still paid now.
+ * All stop starting new work `STOP_STARTING_BEFORE_DEADLINE_MS` before the deadline and leave the rest.
  */
 export async function runDueSweep(
-  parts: { engine: PayoutEngine; recurrences: RecurrenceService; refunds: RefundService },
+  parts: {
+    engine: Pick<PayoutEngine, 'sweep'>;
+    recurrences: Pick<RecurrenceService, 'sweep'>;
+    refunds: Pick<RefundService, 'sweep'>;
+  },
   remainingMs: number,
   now = Date.now(),
 ): Promise<{
@@ -47,11 +54,41 @@ export async function runDueSweep(
   refunds: Awaited<ReturnType<RefundService['sweep']>>;
 }> {
   const stopStartingAt = now + remainingMs - STOP_STARTING_BEFORE_DEADLINE_MS;
-  const recurrences = await parts.recurrences.sweep({ stopStartingAt });
-  const payouts = await parts.engine.sweep({ stopStartingAt });
-  // Refunds recorded but never sent (a crash, the provider unreachable) go out here, after a conditional claim.
-  const refunds = await parts.refunds.sweep({ stopStartingAt });
+  // allSettled, not all: when one sweep fails, the others' provider calls and writes still finish before the
+  // invocation ends (and Lambda freezes whatever is left in flight).
+  const [recurrences, first, refunds] = valuesOrFirstError(
+    await Promise.allSettled([
+      parts.recurrences.sweep({ stopStartingAt }),
+      parts.engine.sweep({ stopStartingAt }),
+      parts.refunds.sweep({ stopStartingAt }),
+    ]),
+  );
+  const payouts =
+    recurrences.materialised > 0
+      ? addSweepReports(first, await parts.engine.sweep({ stopStartingAt }))
+      : first;
   return { recurrences, payouts, refunds };
+}
+
+function valuesOrFirstError<T extends readonly unknown[]>(
+  results: { -readonly [K in keyof T]: PromiseSettledResult<T[K]> },
+): T {
+  const failed = results.find((result) => result.status === 'rejected');
+  if (failed) throw failed.reason;
+  return results.map((result) => (result as PromiseFulfilledResult<unknown>).value) as unknown as T;
+}
+
+function addSweepReports(a: SweepReport, b: SweepReport): SweepReport {
+  const outcomes: Record<string, number> = { ...a.outcomes };
+  for (const [kind, count] of Object.entries(b.outcomes)) outcomes[kind] = (outcomes[kind] ?? 0) + count;
+  return {
+    released: a.released + b.released,
+    missed: a.missed + b.missed,
+    submitted: a.submitted + b.submitted,
+    skipped: a.skipped + b.skipped,
+    outcomes,
+    leftOver: b.leftOver,
+  };
 }
 
 /** One sync of the provider's own scheduled and recurrent payouts into the ops read view. */

@@ -1,17 +1,21 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { inject } from 'vitest';
+import { runDueSweep } from '../../lib/api/scheduled.js';
 import { localAwsConfig } from '../../lib/local/dynamodb-local.js';
 import type { EngineConfig } from '../../lib/payouts/config.js';
 import type { RecurrenceConfig } from '../../lib/recurrence/context.js';
 import { RecurrenceService } from '../../lib/recurrence/recurrence-service.js';
 import type { CreateRecurrenceRequest } from '../../lib/recurrence/schemas.js';
 import { DynamoDbRecurrenceStore } from '../../lib/recurrence/store/dynamodb-recurrence-store.js';
+import { RefundService } from '../../lib/refunds/refund-service.js';
+import { DynamoDbRefundStore } from '../../lib/refunds/refund-store.js';
 import { type EngineHarness, startEngineHarness } from '../support/engine-harness.js';
 
 export interface RecurrenceHarness extends EngineHarness {
   readonly recurrences: RecurrenceService;
   readonly recurrenceStore: DynamoDbRecurrenceStore;
-  /** One tick as the every-minute schedule runs it: recurrences first, then the engine. */
+  readonly refunds: RefundService;
+  /** One tick exactly as the every-minute schedule runs it (`runDueSweep`), with a refund service on the same table. */
   tick(): Promise<{
     recurrences: Awaited<ReturnType<RecurrenceService['sweep']>>;
     engine: Awaited<ReturnType<EngineHarness['engine']['sweep']>>;
@@ -33,13 +37,20 @@ export async function startRecurrenceHarness(
     logger: h.logger,
     config,
   });
+  const refunds = new RefundService({
+    store: new DynamoDbRefundStore(dynamoDb, h.tableName),
+    provider: h.client,
+    clock: h.clock,
+    logger: h.logger,
+  });
   return {
     ...h,
     recurrences,
     recurrenceStore,
+    refunds,
     async tick() {
-      const recurrenceReport = await recurrences.sweep();
-      return { recurrences: recurrenceReport, engine: await h.engine.sweep() };
+      const report = await runDueSweep({ engine: h.engine, recurrences, refunds }, 60_000);
+      return { recurrences: report.recurrences, engine: report.payouts };
     },
     async close() {
       dynamoDb.destroy();

@@ -1,4 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { runDueSweep } from '../../lib/api/scheduled.js';
 import { PayoutStatus } from '../../lib/payouts/model.js';
 import { RecurrenceStatus } from '../../lib/recurrence/model.js';
 import { alice, bob, ledgerEntriesOf } from '../support/engine-harness.js';
@@ -104,6 +105,41 @@ describe('recurrence sweep', () => {
       h.logger.entries.filter((e) => e.message === 'scheduled payout missed').length,
     ).toBeGreaterThanOrEqual(3);
     expect((await h.recurrences.get(recurrence.id)).nextLocalDate).toBe('2026-03-09');
+  });
+
+  it('pays a due occurrence in the same tick even when the engine looked before it was materialised', async () => {
+    at('2026-03-12T08:00:00.000Z');
+    const { recurrence } = await h.recurrences.create({
+      request: dailyRule({ startDate: '2026-03-12', narration: 'same tick', maxOccurrences: 1 }),
+      idempotencyKey: 'daily-same-tick',
+      actor: alice,
+    });
+    // The sweeps of one tick run at once; here the recurrences are held until the engine's first look is over.
+    at('2026-03-12T09:30:00.000Z');
+    let engineLooked!: () => void;
+    const firstLook = new Promise<void>((resolve) => {
+      engineLooked = resolve;
+    });
+    const engine = {
+      sweep: async (options?: Parameters<typeof h.engine.sweep>[0]) => {
+        const report = await h.engine.sweep(options);
+        engineLooked();
+        return report;
+      },
+    };
+    const recurrences = {
+      sweep: async (options?: Parameters<typeof h.recurrences.sweep>[0]) => {
+        await firstLook;
+        return h.recurrences.sweep(options);
+      },
+    };
+    const report = await runDueSweep({ engine, recurrences, refunds: h.refunds }, 60_000);
+
+    expect(report.recurrences.late).toBe(1);
+    expect(report.payouts.submitted).toBe(1);
+    expect(await historyOf(recurrence.id)).toMatchObject([
+      { localDate: '2026-03-12', payoutStatus: PayoutStatus.Succeeded },
+    ]);
   });
 
   it('never materialises a skipped occurrence and cancels one already materialised', async () => {

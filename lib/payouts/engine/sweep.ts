@@ -33,8 +33,15 @@ const scheduler = systemPrincipal('scheduler');
 export async function sweepDuePayouts(ctx: EngineContext, options: SweepOptions = {}): Promise<SweepReport> {
   const limit = options.limit ?? 200;
   const concurrency = Math.max(1, options.concurrency ?? 8);
-  const { released, missed } = await releaseScheduled(ctx, limit);
-  const due = await ctx.store.due(WorkQueue.Submit, ctx.clock.now().toISOString(), limit);
+  // Both queues are read at once (one round trip, not two); payouts released now join the pending ones.
+  const [scheduled, pending] = await Promise.all([
+    releaseScheduled(ctx, limit),
+    ctx.store.due(WorkQueue.Submit, ctx.clock.now().toISOString(), limit),
+  ]);
+  const { released, missed } = scheduled;
+  const found = [...pending];
+  for (const payout of scheduled.nowPending) if (!found.some((p) => p.id === payout.id)) found.push(payout);
+  const due = found.slice(0, limit);
   const outcomes: Record<string, number> = {};
   let submitted = 0;
   let skipped = 0;
@@ -77,14 +84,15 @@ export async function sweepDuePayouts(ctx: EngineContext, options: SweepOptions 
     ctx.logger.error('sweep finished with failures', { failures: failures.length, submitted, skipped });
     throw failures[0];
   }
-  return { released, missed, submitted, skipped, outcomes, leftOver: stoppedEarly || due.length >= limit };
+  return { released, missed, submitted, skipped, outcomes, leftOver: stoppedEarly || found.length >= limit };
 }
 
 async function releaseScheduled(
   ctx: EngineContext,
   limit: number,
-): Promise<{ released: number; missed: number }> {
+): Promise<{ released: number; missed: number; nowPending: Payout[] }> {
   const now = ctx.clock.now();
+  const nowPending: Payout[] = [];
   let released = 0;
   let missed = 0;
   for (const payout of await ctx.store.due(WorkQueue.Due, now.toISOString(), limit)) {
@@ -110,7 +118,8 @@ async function releaseScheduled(
             reason: needsApproval ? 'scheduled time reached; waits for approval' : 'scheduled time reached',
           };
     try {
-      await ctx.store.transition(buildTransition(payout, spec, now));
+      const after = await ctx.store.transition(buildTransition(payout, spec, now));
+      if (after.status === PayoutStatus.Pending) nowPending.push(after);
       if (spec.to === PayoutStatus.Missed) {
         missed++;
         ctx.metrics.count('PayoutMissed');
@@ -124,5 +133,5 @@ async function releaseScheduled(
       if (!(error instanceof ConcurrentModificationError)) throw error;
     }
   }
-  return { released, missed };
+  return { released, missed, nowPending };
 }
