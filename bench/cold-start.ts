@@ -257,9 +257,9 @@ function spawnTimed(args: string[], env: NodeJS.ProcessEnv): Promise<Timing> {
 
 /** Runs one cold invocation and checks, by the sandbox's request count, that it made exactly one provider call. */
 async function paysOne(rig: EngineRig, what: string, run: () => Promise<Timing>): Promise<Timing> {
-  const before = rig.providerCalls();
+  const before = await rig.providerCalls();
   const timing = await run();
-  const calls = rig.providerCalls() - before;
+  const calls = (await rig.providerCalls()) - before;
   if (calls !== 1)
     throw new Error(`${what} made ${calls} provider calls instead of 1: ${JSON.stringify(timing.result)}`);
   return timing;

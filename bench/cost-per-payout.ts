@@ -65,7 +65,10 @@ export async function benchCostPerPayout(endpoint: string): Promise<BenchResult>
     rows.push(
       await measure(lost, 'submit, answer lost (unknown)', async () => {
         for (const id of ids) {
-          lost.sandbox.injectFault({ path: '/settlement/instant/payout', fault: 'timeout-after-commit' });
+          await lost.sandbox.injectFault({
+            path: '/settlement/instant/payout',
+            fault: 'timeout-after-commit',
+          });
           await expectOutcome(lost.engine.submit(id), 'unknown');
         }
       }),
@@ -106,9 +109,13 @@ export async function benchCostPerPayout(endpoint: string): Promise<BenchResult>
 
 async function measure(rig: EngineRig, step: string, work: () => Promise<void>): Promise<Row> {
   const before = rig.meter.snapshot();
-  const callsBefore = rig.providerCalls();
+  const callsBefore = await rig.providerCalls();
   await work();
-  return costRow(step, CapacityMeter.diff(before, rig.meter.snapshot()), rig.providerCalls() - callsBefore);
+  return costRow(
+    step,
+    CapacityMeter.diff(before, rig.meter.snapshot()),
+    (await rig.providerCalls()) - callsBefore,
+  );
 }
 
 function costRow(step: string, used: CapacitySnapshot, providerCalls: number): Row {

@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { DeleteTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DeleteTableCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { ensureTable } from '../lib/local/create-table.js';
 import {
   type DynamoDbLocal,
@@ -16,9 +16,11 @@ import { PayoutEngine } from '../lib/payouts/payout-engine.js';
 import type { CreatePayoutRequest } from '../lib/payouts/schemas.js';
 import { DynamoDbPayoutStore } from '../lib/payouts/store/dynamodb-payout-store.js';
 import { ProviderClient, StaticCredentialsSource } from '../lib/provider/index.js';
-import { type Sandbox, startSandbox } from '../lib/sandbox/index.js';
+import { startSandbox } from '../lib/sandbox/index.js';
 import { type Clock, systemClock } from '../lib/shared/clock.js';
+import { createDynamoDbClient } from '../lib/shared/dynamodb-client.js';
 import { CapacityMeter } from './capacity-meter.js';
+import { type BenchProvider, inProcess, startSandboxProcess } from './sandbox-process.js';
 
 export const projectRoot = resolve(import.meta.dirname, '..');
 
@@ -67,7 +69,7 @@ export async function meteredTable(
   endpoint: string,
   prefix: string,
 ): Promise<{ client: DynamoDBClient; meter: CapacityMeter; tableName: string; store: DynamoDbPayoutStore }> {
-  const client = new DynamoDBClient({ endpoint, ...localAwsConfig });
+  const client = createDynamoDbClient({ endpoint, ...localAwsConfig });
   const meter = new CapacityMeter(client);
   const tableName = `bench-${prefix}-${process.pid}-${++tableCounter}`;
   await ensureTable(client, tableName);
@@ -80,11 +82,11 @@ export interface EngineRig {
   readonly store: DynamoDbPayoutStore;
   readonly dynamoDb: DynamoDBClient;
   readonly meter: CapacityMeter;
-  readonly sandbox: Sandbox;
+  readonly sandbox: BenchProvider;
   readonly provider: ProviderClient;
   readonly tableName: string;
   /** Provider requests the sandbox has received, all paths together. */
-  providerCalls(): number;
+  providerCalls(): Promise<number>;
   close(): Promise<void>;
 }
 
@@ -96,11 +98,16 @@ export async function startEngineRig(
     connections?: number;
     clock?: Clock;
     config?: Partial<EngineConfig>;
+    /** Runs the sandbox in a process of its own (system clock only); see `startSandboxProcess`. */
+    sandboxProcess?: boolean;
   },
 ): Promise<EngineRig> {
   const clock = options.clock ?? systemClock;
   const { client, meter, tableName, store } = await meteredTable(endpoint, options.prefix);
-  const sandbox = await startSandbox({ latencyMs: options.latencyMs ?? 0, now: () => clock.now() });
+  const latencyMs = options.latencyMs ?? 0;
+  const sandbox = options.sandboxProcess
+    ? await startSandboxProcess({ latencyMs, projectRoot })
+    : inProcess(await startSandbox({ latencyMs, now: () => clock.now() }));
   const provider = new ProviderClient({
     baseUrl: sandbox.url,
     credentials: new StaticCredentialsSource({ token: sandbox.token, pin: sandbox.pin }),
@@ -121,7 +128,7 @@ export async function startEngineRig(
     sandbox,
     provider,
     tableName,
-    providerCalls: () => Object.values(sandbox.stats().requests).reduce((sum, count) => sum + count, 0),
+    providerCalls: () => sandbox.requestCount(),
     async close() {
       await provider.close();
       await sandbox.close();

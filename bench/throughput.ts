@@ -88,6 +88,7 @@ async function runCase(endpoint: string, { concurrency, latencyMs, payouts }: Th
     prefix: `tput-c${concurrency}`,
     latencyMs,
     connections: concurrency,
+    sandboxProcess: true,
   });
   try {
     const runId = `${process.pid}-${concurrency}-${Date.now()}`;
@@ -96,7 +97,7 @@ async function runCase(endpoint: string, { concurrency, latencyMs, payouts }: Th
     );
     const probe = await probeTransactionLatency(rig, concurrency);
     const writeLatency = trackTransactLatency(rig.meter);
-    const callsBefore = rig.providerCalls();
+    const callsBefore = await rig.providerCalls();
     const cpuBefore = process.cpuUsage();
     const started = performance.now();
     let submitted = 0;
@@ -123,7 +124,7 @@ async function runCase(endpoint: string, { concurrency, latencyMs, payouts }: Th
       'L ms': latencyMs,
       N: payouts,
       paid: outcomes.succeeded ?? 0,
-      'provider calls': rig.providerCalls() - callsBefore,
+      'provider calls': (await rig.providerCalls()) - callsBefore,
       seconds: fixed(seconds, 1),
       'achieved/s': fixed(achieved, 1),
       ...(sweeps > 1 || skipped > 0 ? { 'sweeps / skipped': `${sweeps} / ${skipped}` } : {}),

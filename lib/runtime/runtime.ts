@@ -1,4 +1,4 @@
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { localAwsConfig } from '../local/dynamodb-local.js';
 import { ProviderPayoutGateway } from '../payouts/adapters/provider-payout-gateway.js';
@@ -16,6 +16,7 @@ import { settlementPolicyFromEnv } from '../settlement/config.js';
 import { DynamoDbSettlementDecisionStore } from '../settlement/decision-store.js';
 import { SettlementService } from '../settlement/settlement-service.js';
 import type { Clock } from '../shared/clock.js';
+import { createDynamoDbClient } from '../shared/dynamodb-client.js';
 import { jsonConsoleLogger, type Logger } from '../shared/logger.js';
 import { PowertoolsMetricsSink, powertoolsLogger } from '../shared/powertools.js';
 import { parseRuntimeEnv, type RuntimeEnv } from './runtime-config.js';
@@ -62,7 +63,7 @@ export function createRuntime(
     overrides.logger ?? (mode === 'aws' ? powertoolsLogger() : jsonConsoleLogger({ service: 'payouts' }));
   const emf = overrides.metrics ? undefined : mode === 'aws' ? new PowertoolsMetricsSink() : undefined;
   const metrics = overrides.metrics ?? emf;
-  const dynamoDb = new DynamoDBClient(
+  const dynamoDb = createDynamoDbClient(
     config.DYNAMODB_ENDPOINT
       ? {
           endpoint: config.DYNAMODB_ENDPOINT,

@@ -26,6 +26,9 @@ export async function submitPayout(ctx: EngineContext, payout: Payout): Promise<
   return sent.kind === 'skipped' ? sent : sent.recording;
 }
 
+/** What a claim made for the sweeper's workers gives back: a payout in `submitting`, ready to send. */
+export type Claimed = { readonly kind: 'claimed'; readonly payout: Payout };
+
 /**
  * The first half of a submission, for the sweeper's workers: claim and send, and hand back the recording of
  * the outcome as a promise, so a worker can claim its next payout while the write completes. The caller must
@@ -35,18 +38,32 @@ export async function claimAndSend(
   ctx: EngineContext,
   payout: Payout,
 ): Promise<Extract<SubmitResult, { kind: 'skipped' }> | { kind: 'sent'; recording: Promise<SubmitResult> }> {
+  const claimed = await claimForSubmission(ctx, payout);
+  return claimed.kind === 'skipped' ? claimed : sendClaimed(ctx, claimed);
+}
+
+/** Claims a pending, due payout (pending -> submitting, with the pause check and the daily cap), sending nothing. */
+export async function claimForSubmission(
+  ctx: EngineContext,
+  payout: Payout,
+): Promise<Claimed | Extract<SubmitResult, { kind: 'skipped' }>> {
   if (payout.status !== PayoutStatus.Pending)
     return { kind: 'skipped', payout, why: `status is ${payout.status}` };
   const now = ctx.clock.now();
   if (payout.nextActionAt && payout.nextActionAt > now.toISOString()) {
     return { kind: 'skipped', payout, why: `next attempt not before ${payout.nextActionAt}` };
   }
+  return claim(ctx, payout, now);
+}
 
-  const claimed = await claim(ctx, payout, now);
-  if (claimed.kind === 'skipped') return claimed;
-
+/** Sends a claimed payout once and starts recording the answer; see `claimAndSend` for the caller's duty. */
+export async function sendClaimed(
+  ctx: EngineContext,
+  claimed: Claimed,
+): Promise<{ kind: 'sent'; recording: Promise<SubmitResult> }> {
+  const payout = claimed.payout;
   const started = Date.now();
-  const outcome = await sendSafely(ctx, claimed.payout);
+  const outcome = await sendSafely(ctx, payout);
   ctx.metrics.timing('ProviderCallLatency', Date.now() - started, { outcome: outcome.kind });
   ctx.metrics.count(`PayoutSubmission_${outcome.kind}`, 1, { type: payout.instruction.type });
   ctx.logger.info('provider answered', {
@@ -55,20 +72,48 @@ export async function claimAndSend(
     outcome: outcome.kind,
     ...(outcome.kind !== 'succeeded' && { code: outcome.code }),
   });
-  const recording = recordOutcome(ctx, claimed.payout, outcome).then((recorded): SubmitResult => {
-    if (recorded.status === PayoutStatus.Succeeded) {
-      ctx.metrics.count('PayoutAmountKobo', recorded.amountKobo, { type: recorded.instruction.type });
-    }
-    return { kind: 'sent', payout: recorded, outcome: outcome.kind };
-  });
+  // Started after this turn's I/O callbacks, so a sweep worker's next provider request goes out first: the
+  // provider call is what a worker waits on, the write is not.
+  const recording = afterPendingIo(() => recordOutcome(ctx, payout, outcome)).then(
+    (recorded): SubmitResult => {
+      if (recorded.status === PayoutStatus.Succeeded) {
+        ctx.metrics.count('PayoutAmountKobo', recorded.amountKobo, { type: recorded.instruction.type });
+      }
+      return { kind: 'sent', payout: recorded, outcome: outcome.kind };
+    },
+  );
   return { kind: 'sent', recording };
+}
+
+/** Runs `work` once the I/O callbacks and promise jobs already queued have run (the event loop's check phase). */
+export function afterPendingIo<T>(work: () => Promise<T>): Promise<T> {
+  return new Promise<void>((resolve) => setImmediate(resolve)).then(work);
+}
+
+/**
+ * Gives back a claim whose payout was never sent (the sweep claimed it ahead and then ran out of time): back to
+ * `pending`, its daily-cap amount released and the attempt not counted, so the next tick sends it as usual.
+ */
+export async function releaseUnsentClaim(ctx: EngineContext, claimed: Claimed, why: string): Promise<Payout> {
+  const payout = claimed.payout;
+  const now = ctx.clock.now();
+  const spec: TransitionSpec = {
+    to: PayoutStatus.Pending,
+    actor: submitter,
+    reason: `claim released, nothing was sent: ${why}`,
+    changes: { attempt: undefined, submissionCount: payout.submissionCount - 1, capDay: undefined },
+    ...(payout.capDay && {
+      cap: { capKey: payout.capKey, day: payout.capDay, deltaKobo: -payout.amountKobo },
+    }),
+  };
+  return ctx.store.transition(buildTransition(payout, spec, now));
 }
 
 async function claim(
   ctx: EngineContext,
   payout: Payout,
   now: Date,
-): Promise<{ kind: 'claimed'; payout: Payout } | Extract<SubmitResult, { kind: 'skipped' }>> {
+): Promise<Claimed | Extract<SubmitResult, { kind: 'skipped' }>> {
   const capDay = dayIn(ctx.config.capTimeZone, now);
   const spec: TransitionSpec = {
     to: PayoutStatus.Submitting,

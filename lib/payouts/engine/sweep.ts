@@ -2,7 +2,14 @@ import { ConcurrentModificationError } from '../errors.js';
 import { type Payout, PayoutStatus, systemPrincipal } from '../model.js';
 import { WorkQueue } from '../store/table-design.js';
 import { buildTransition, type EngineContext, type TransitionSpec } from './context.js';
-import { claimAndSend, type SubmitResult } from './submit-payout.js';
+import {
+  afterPendingIo,
+  type Claimed,
+  claimForSubmission,
+  releaseUnsentClaim,
+  type SubmitResult,
+  sendClaimed,
+} from './submit-payout.js';
 
 export interface SweepOptions {
   /** Most payouts taken in one sweep. */
@@ -55,24 +62,49 @@ export async function sweepDuePayouts(ctx: EngineContext, options: SweepOptions 
       outcomes[result.outcome] = (outcomes[result.outcome] ?? 0) + 1;
     } else skipped++;
   };
-  const worker = async () => {
+  const outOfTime = () => options.stopStartingAt !== undefined && Date.now() >= options.stopStartingAt;
+  /** Claims the next payout of the list that can be claimed; undefined when none is left or time is up. */
+  const claimNext = async (): Promise<Claimed | undefined> => {
     while (next < due.length) {
-      if (options.stopStartingAt !== undefined && Date.now() >= options.stopStartingAt) {
+      if (outOfTime()) {
         stoppedEarly = true;
-        return;
+        return undefined;
       }
       const payout = due[next++] as Payout;
       try {
-        const sent = await claimAndSend(ctx, payout);
-        // The outcome is written while this worker claims its next payout; all writes are awaited below.
-        // A handler is attached at once, so a failed write is never an unhandled rejection meanwhile.
-        if (sent.kind === 'sent')
-          recordings.push(sent.recording.then(tally, (error) => void failures.push(error)));
-        else tally(sent);
+        const claimed = await claimForSubmission(ctx, payout);
+        if (claimed.kind === 'claimed') return claimed;
+        tally(claimed);
       } catch (error) {
         // One payout's failure (e.g. the store unreachable on its claim) must not abandon the calls the other
         // workers have in flight; it is reported once everything has finished.
         failures.push(error);
+      }
+    }
+    return undefined;
+  };
+  // Each worker claims its next payout while the provider answers the current one, so a worker's pace is the
+  // provider's latency, not latency plus a claim. A claim taken ahead waits at most one provider call (well
+  // within the lease); if time runs out meanwhile it is given back unsent.
+  const worker = async () => {
+    let current = await claimNext();
+    while (current) {
+      const upcoming = afterPendingIo(claimNext);
+      // The outcome is written while this worker goes on; all writes are awaited below. A handler is attached
+      // at once, so a failed write is never an unhandled rejection meanwhile.
+      try {
+        const sent = await sendClaimed(ctx, current);
+        recordings.push(sent.recording.then(tally, (error) => void failures.push(error)));
+      } catch (error) {
+        failures.push(error);
+      }
+      current = await upcoming;
+      if (current && outOfTime()) {
+        stoppedEarly = true;
+        await releaseUnsentClaim(ctx, current, 'the sweep ran out of time before its turn').catch(
+          (error) => void failures.push(error),
+        );
+        return;
       }
     }
   };

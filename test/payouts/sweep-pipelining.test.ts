@@ -1,0 +1,154 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { ProviderPayoutGateway } from '../../lib/payouts/adapters/provider-payout-gateway.js';
+import { dayIn } from '../../lib/payouts/engine/context.js';
+import type { PayoutGateway } from '../../lib/payouts/gateway.js';
+import { type Payout, PayoutStatus } from '../../lib/payouts/model.js';
+import type { PayoutStore } from '../../lib/payouts/store/payout-store.js';
+import {
+  bankTransfer,
+  command,
+  type EngineHarness,
+  ledgerEntriesOf,
+  startEngineHarness,
+} from '../support/engine-harness.js';
+
+let h: EngineHarness;
+let keyCounter = 0;
+const key = (label: string) => `${label}-${++keyCounter}`;
+
+beforeAll(async () => {
+  h = await startEngineHarness();
+});
+afterAll(async () => h.close());
+beforeEach(() => h.sandbox.reset());
+
+/** A promise with its resolve function, for holding one step until another has happened. */
+function signal() {
+  let resolve!: () => void;
+  const promise = new Promise<void>((done) => {
+    resolve = done;
+  });
+  return { promise, resolve };
+}
+
+function otherThan(payouts: readonly Payout[], payout: Payout): Payout {
+  const other = payouts.find((candidate) => candidate.id !== payout.id);
+  if (!other) throw new Error('no other payout');
+  return other;
+}
+
+/** The real store, telling the test when a payout has been claimed (moved to `submitting`). */
+function claimTracker() {
+  const claimed = new Map<string, ReturnType<typeof signal>>();
+  const of = (payout: Payout) => {
+    let entry = claimed.get(payout.id);
+    if (!entry) {
+      entry = signal();
+      claimed.set(payout.id, entry);
+    }
+    return entry;
+  };
+  const store = storeReportingClaims((payout) => of(payout).resolve());
+  return { store, of: (payout: Payout) => of(payout).promise };
+}
+
+function storeReportingClaims(onClaimed: (payout: Payout) => void): PayoutStore {
+  return new Proxy(h.store, {
+    get(target, property) {
+      if (property !== 'transition') {
+        // Bound to the real store: its methods use private fields, which a proxy receiver does not have.
+        const value: unknown = Reflect.get(target, property, target);
+        return typeof value === 'function' ? value.bind(target) : value;
+      }
+      return async (write: Parameters<PayoutStore['transition']>[0]) => {
+        const after = await target.transition(write);
+        if (after.status === PayoutStatus.Submitting) onClaimed(after);
+        return after;
+      };
+    },
+  });
+}
+
+describe('the sweep claims ahead', () => {
+  it('claims the next payout while the provider answers the current one', async () => {
+    const payouts = [
+      (await h.engine.create(command(bankTransfer(110_000), key('ahead-1')))).payout,
+      (await h.engine.create(command(bankTransfer(120_000), key('ahead-2')))).payout,
+    ];
+    const claims = claimTracker();
+    const real = new ProviderPayoutGateway(h.client);
+    let claimedDuringFirstCall: boolean | undefined;
+    // The first call does not answer until the other payout is claimed: that only happens if the worker
+    // claims ahead. Without claiming ahead this would wait forever, so the wait is bounded to fail clearly.
+    const gateway: PayoutGateway = {
+      find: (payout, window) => real.find(payout, window),
+      async send(payout) {
+        if (claimedDuringFirstCall === undefined) {
+          claimedDuringFirstCall = await Promise.race([
+            claims.of(otherThan(payouts, payout)).then(() => true),
+            new Promise<boolean>((resolve) => setTimeout(resolve, 5_000, false)),
+          ]);
+        }
+        return real.send(payout);
+      },
+    };
+
+    const report = await h.engineWith({ store: claims.store, gateway }).sweep({ concurrency: 1 });
+
+    expect(claimedDuringFirstCall).toBe(true);
+    expect(report.submitted).toBe(2);
+    for (const payout of payouts) expect(ledgerEntriesOf(h.sandbox, payout.id)).toHaveLength(1);
+  });
+
+  it('gives a claim back unsent when time runs out before its turn, and the next tick pays it once', async () => {
+    const payouts = [
+      (await h.engine.create(command(bankTransfer(130_000), key('late-1')))).payout,
+      (await h.engine.create(command(bankTransfer(140_000), key('late-2')))).payout,
+    ];
+    const claims = claimTracker();
+    const real = new ProviderPayoutGateway(h.client);
+    const options = { concurrency: 1, stopStartingAt: Date.now() + 3_600_000 };
+    let sentFirst: Payout | undefined;
+    const gateway: PayoutGateway = {
+      find: (payout, window) => real.find(payout, window),
+      async send(payout) {
+        if (!sentFirst) {
+          sentFirst = payout;
+          // The other payout is claimed ahead while this call is in flight; then the invocation's time runs out.
+          await claims.of(otherThan(payouts, payout));
+          options.stopStartingAt = Date.now() - 1;
+        }
+        return real.send(payout);
+      },
+    };
+
+    const capDay = dayIn(h.engine.ctx.config.capTimeZone, h.clock.now());
+    const capBefore = await h.store.getCapUsage(payouts[0]?.capKey ?? '', capDay);
+
+    const report = await h.engineWith({ store: claims.store, gateway }).sweep(options);
+    const first = { payout: sentFirst as Payout };
+    const second = { payout: otherThan(payouts, first.payout) };
+
+    expect(report).toMatchObject({ submitted: 1, leftOver: true });
+    const released = await h.engine.getWithAudit(second.payout.id);
+    expect(released.payout.status).toBe(PayoutStatus.Pending);
+    expect(released.payout.submissionCount).toBe(0);
+    expect(released.payout.attempt).toBeUndefined();
+    expect(released.audit.map((event) => [event.from, event.to])).toEqual([
+      [null, 'pending'],
+      ['pending', 'submitting'],
+      ['submitting', 'pending'],
+    ]);
+    expect(released.audit[2]?.reason).toMatch(/claim released, nothing was sent/);
+    expect(ledgerEntriesOf(h.sandbox, second.payout.id)).toHaveLength(0);
+    const paidFirst = await h.engine.get(first.payout.id);
+    expect(paidFirst?.status).toBe(PayoutStatus.Succeeded);
+    // Only the payout that was sent still counts against the daily cap.
+    expect(paidFirst?.capDay).toBe(capDay);
+    expect(await h.store.getCapUsage(first.payout.capKey, capDay)).toBe(capBefore + first.payout.amountKobo);
+
+    await h.engine.sweep();
+    expect((await h.engine.get(second.payout.id))?.status).toBe(PayoutStatus.Succeeded);
+    expect(ledgerEntriesOf(h.sandbox, second.payout.id)).toHaveLength(1);
+  });
+});
