@@ -20,6 +20,7 @@ import type { AuditEvent, Controls, Payout, PayoutStatus } from '../model.js';
 import { fromAuditItem, fromControlsItem, fromPayoutItem, toAuditItem, toPayoutItem } from './item-codec.js';
 import type { CreateOutcome, ListPage, ListQuery, PayoutStore, TransitionWrite } from './payout-store.js';
 import { keys, TableIndexes, type WorkQueue } from './table-design.js';
+import { type Settled, WriteCoalescer } from './write-coalescer.js';
 
 type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 
@@ -29,12 +30,23 @@ type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[numb
  */
 export class DynamoDbPayoutStore implements PayoutStore {
   readonly #doc: DynamoDBDocumentClient;
+  readonly #coalescer: WriteCoalescer<TransitionWrite, Payout> | undefined;
 
+  /** `coalesceWrites: false` commits every transition alone (one TransactWriteItems each). */
   constructor(
     client: DynamoDBClient,
     readonly tableName: string,
+    options: { coalesceWrites?: boolean } = {},
   ) {
     this.#doc = DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
+    this.#coalescer =
+      options.coalesceWrites === false
+        ? undefined
+        : new WriteCoalescer((writes) => this.#commitMany(writes), {
+            maxBatch: MAX_COALESCED_TRANSITIONS,
+            keyOf: (write) => write.after.id,
+            groupOf: (write) => coalescingGroup(write) ?? '',
+          });
   }
 
   async create(payout: Payout, audit: AuditEvent): Promise<CreateOutcome> {
@@ -79,8 +91,12 @@ export class DynamoDbPayoutStore implements PayoutStore {
   }
 
   async transition(write: TransitionWrite): Promise<Payout> {
-    const { before, after } = write;
-    const items: TransactItem[] = [
+    return this.#coalescer && coalescingGroup(write) ? this.#coalescer.add(write) : this.#commitOne(write);
+  }
+
+  /** Both items of a transition: the payout, conditional on the version read, and its audit event. */
+  #transitionItems({ before, after, audit }: TransitionWrite): TransactItem[] {
+    return [
       {
         Put: {
           TableName: this.tableName,
@@ -93,25 +109,97 @@ export class DynamoDbPayoutStore implements PayoutStore {
       {
         Put: {
           TableName: this.tableName,
-          Item: toAuditItem(write.audit),
+          Item: toAuditItem(audit),
           ConditionExpression: 'attribute_not_exists(pk)',
         },
       },
     ];
-    const pauseIndex = write.requireNotPaused ? items.length : -1;
-    if (write.requireNotPaused) {
-      items.push({
-        ConditionCheck: {
-          TableName: this.tableName,
-          Key: keys.controls(),
-          ConditionExpression: 'attribute_not_exists(pk) OR paused = :false',
-          ExpressionAttributeValues: { ':false': false },
-        },
-      });
+  }
+
+  /**
+   * Several transitions of one coalescing group in one TransactWriteItems: outcome records side by side, or
+   * claims on one wallet's day with a single pause check and a single cap update for their sum (the cap item
+   * is hot: one update for many claims instead of many colliding ones). When it is cancelled, a write whose own
+   * condition failed gets ConcurrentModificationError, as alone it would, and the others are committed again;
+   * when the pause check failed every claim is refused; when the summed cap did not fit, each claim is decided
+   * alone, so the cap takes exactly the claims that fit.
+   */
+  async #commitMany(writes: readonly TransitionWrite[], attempt = 0): Promise<Settled<Payout>[]> {
+    if (writes.length === 1) return [await settled(this.#commitOne(writes[0] as TransitionWrite))];
+    const items = writes.flatMap((write) => this.#transitionItems(write));
+    const shared = writes[0] as TransitionWrite;
+    const pauseIndex = shared.requireNotPaused ? items.length : -1;
+    if (shared.requireNotPaused) items.push(this.#pauseCheck());
+    const capIndex = shared.cap ? items.length : -1;
+    if (shared.cap) {
+      const deltaKobo = writes.reduce((sum, write) => sum + (write.cap?.deltaKobo ?? 0), 0);
+      items.push(this.#capUpdate({ ...shared.cap, deltaKobo }, writes.length));
     }
+    try {
+      await this.#doc.send(new TransactWriteCommand({ TransactItems: items }));
+      return writes.map((write) => ({ ok: true, value: write.after }));
+    } catch (error) {
+      const reasons = cancellationReasons(error);
+      // Not a cancellation (the network, a throttle): whether it committed is unknown, as for a single write.
+      if (!reasons) return writes.map(() => ({ ok: false, error }));
+      if (pauseIndex >= 0 && reasons[pauseIndex] === 'ConditionalCheckFailed') {
+        return writes.map(() => ({
+          ok: false,
+          error: new PayoutsPausedError('payouts are paused', { cause: error }),
+        }));
+      }
+      const results: Settled<Payout>[] = [];
+      const again: number[] = [];
+      writes.forEach((write, index) => {
+        const own = reasons.slice(ITEMS_PER_TRANSITION * index, ITEMS_PER_TRANSITION * (index + 1));
+        if (own.includes('ConditionalCheckFailed')) {
+          results[index] = {
+            ok: false,
+            error: new ConcurrentModificationError(write.before.id, { cause: error }),
+          };
+        } else again.push(index);
+      });
+      const rest = again.map((index) => writes[index] as TransitionWrite);
+      let retried: Settled<Payout>[] = [];
+      if (capIndex >= 0 && reasons[capIndex] === 'ConditionalCheckFailed') {
+        for (const write of rest) retried.push(await settled(this.#commitOne(write)));
+      } else if (rest.length > 0) {
+        const progressed = rest.length < writes.length;
+        if (!progressed && attempt >= MAX_CONFLICT_RETRIES) {
+          retried = rest.map((write) => ({
+            ok: false,
+            error: new ConcurrentModificationError(write.before.id, { cause: error }),
+          }));
+        } else {
+          if (!progressed) await jitteredPause(attempt, 100);
+          retried = await this.#commitMany(rest, progressed ? attempt : attempt + 1);
+        }
+      }
+      again.forEach((index, position) => {
+        results[index] = retried[position] as Settled<Payout>;
+      });
+      return results;
+    }
+  }
+
+  #pauseCheck(): TransactItem {
+    return {
+      ConditionCheck: {
+        TableName: this.tableName,
+        Key: keys.controls(),
+        ConditionExpression: 'attribute_not_exists(pk) OR paused = :false',
+        ExpressionAttributeValues: { ':false': false },
+      },
+    };
+  }
+
+  async #commitOne(write: TransitionWrite): Promise<Payout> {
+    const { before, after } = write;
+    const items = this.#transitionItems(write);
+    const pauseIndex = write.requireNotPaused ? items.length : -1;
+    if (write.requireNotPaused) items.push(this.#pauseCheck());
     const capIndex = write.cap ? items.length : -1;
     if (write.cap) items.push(this.#capUpdate(write.cap));
-
     for (let attempt = 0; ; attempt++) {
       try {
         await this.#doc.send(new TransactWriteCommand({ TransactItems: items }));
@@ -138,7 +226,8 @@ export class DynamoDbPayoutStore implements PayoutStore {
     }
   }
 
-  #capUpdate(cap: NonNullable<TransitionWrite['cap']>): TransactItem {
+  /** The cap counter's update for `reservations` claims together (a release counts none). */
+  #capUpdate(cap: NonNullable<TransitionWrite['cap']>, reservations = 1): TransactItem {
     const reserving = cap.limitKobo !== undefined;
     return {
       Update: {
@@ -150,7 +239,7 @@ export class DynamoDbPayoutStore implements PayoutStore {
         }),
         ExpressionAttributeValues: {
           ':delta': cap.deltaKobo,
-          ':one': reserving ? 1 : 0,
+          ':one': reserving ? reservations : 0,
           ':entity': 'dailyCap',
           ...(reserving && { ':headroom': (cap.limitKobo ?? 0) - cap.deltaKobo }),
         },
@@ -261,6 +350,30 @@ export class DynamoDbPayoutStore implements PayoutStore {
 }
 
 const MAX_CONFLICT_RETRIES = 4;
+const ITEMS_PER_TRANSITION = 2;
+/** TransactWriteItems takes at most 100 items; 25 transitions keep a batch well inside that and 4 MB. */
+const MAX_COALESCED_TRANSITIONS = 25;
+
+/**
+ * Which writes may share a transaction. Plain transitions (recording an outcome, reconciling) touch only their
+ * own items. Claims share the pause item and their wallet's cap counter, which a transaction can hold once, so
+ * only claims on the same counter go together, with one check and one update. Anything else (a cap release,
+ * say) goes alone.
+ */
+function coalescingGroup(write: TransitionWrite): string | undefined {
+  if (!write.cap && !write.requireNotPaused) return 'plain';
+  if (write.cap && write.requireNotPaused && write.cap.limitKobo !== undefined && write.cap.deltaKobo > 0) {
+    return `claim:${write.cap.capKey}:${write.cap.day}:${write.cap.limitKobo}`;
+  }
+  return undefined;
+}
+
+function settled<T>(promise: Promise<T>): Promise<Settled<T>> {
+  return promise.then(
+    (value) => ({ ok: true, value }),
+    (error: unknown) => ({ ok: false, error }),
+  );
+}
 /** Without `from`, a listing stops walking back after this many consecutive months with no payout. */
 const EMPTY_MONTHS_BEFORE_STOPPING = 12;
 
