@@ -16,8 +16,14 @@ export interface CapacitySnapshot {
   readonly unreported: number;
   readonly readUnits: number;
   readonly writeUnits: number;
-  /** The part of `writeUnits` reported for TransactWriteItems (DynamoDB Local bills these at 4 per KB). */
+  /** The part of `writeUnits` reported for TransactWriteItems (DynamoDB Local reports one item per transaction). */
   readonly transactWriteUnits: number;
+  /**
+   * Write units by AWS's published rules, computed from the requests: transactional writes 2 per KB per item
+   * (Put from the item's size; Update, Delete, ConditionCheck taken as one KB: they touch small items), other
+   * writes DynamoDB Local's figure. Base table only: each GSI the item is written to adds about 1 per KB.
+   */
+  readonly awsWriteUnits: number;
   /** Wall time spent in TransactWriteItems round trips, summed (concurrent calls overlap). */
   readonly transactCallMs: number;
   /** Round trips per operation name, e.g. `TransactWriteItemsCommand`. */
@@ -30,6 +36,7 @@ const empty: CapacitySnapshot = {
   readUnits: 0,
   writeUnits: 0,
   transactWriteUnits: 0,
+  awsWriteUnits: 0,
   transactCallMs: 0,
   byCommand: {},
 };
@@ -52,6 +59,7 @@ export class CapacityMeter {
     readUnits: 0,
     writeUnits: 0,
     transactWriteUnits: 0,
+    awsWriteUnits: 0,
     transactCallMs: 0,
   };
   #byCommand: Record<string, number> = {};
@@ -85,8 +93,11 @@ export class CapacityMeter {
             if (counted && commandName === 'TransactWriteItemsCommand')
               this.#totals.transactCallMs += performance.now() - started;
           });
-        if (counted)
+        if (counted) {
           this.#add(commandName, (result.output as { ConsumedCapacity?: unknown }).ConsumedCapacity);
+          if (commandName === 'TransactWriteItemsCommand')
+            this.#totals.awsWriteUnits += transactionalWriteUnits(args.input as TransactInput);
+        }
         return result;
       },
       { step: 'deserialize', name: 'benchCountCapacity', priority: 'high' },
@@ -112,6 +123,7 @@ export class CapacityMeter {
       readUnits: round(after.readUnits - before.readUnits),
       writeUnits: round(after.writeUnits - before.writeUnits),
       transactWriteUnits: round(after.transactWriteUnits - before.transactWriteUnits),
+      awsWriteUnits: round(after.awsWriteUnits - before.awsWriteUnits),
       transactCallMs: round(after.transactCallMs - before.transactCallMs),
       byCommand,
     };
@@ -130,7 +142,62 @@ export class CapacityMeter {
     if (READ_COMMANDS.has(commandName)) this.#totals.readUnits += units;
     else this.#totals.writeUnits += units;
     if (commandName === 'TransactWriteItemsCommand') this.#totals.transactWriteUnits += units;
+    else if (!READ_COMMANDS.has(commandName)) this.#totals.awsWriteUnits += units;
   }
+}
+
+/** A TransactWriteItems input as it reaches the wire (items marshalled to AttributeValues). */
+interface TransactInput {
+  readonly TransactItems?: readonly {
+    readonly Put?: { readonly Item?: Record<string, AttributeValue> };
+    readonly Update?: unknown;
+    readonly Delete?: unknown;
+    readonly ConditionCheck?: unknown;
+  }[];
+}
+
+type AttributeValue = {
+  readonly S?: string;
+  readonly N?: string;
+  readonly B?: Uint8Array;
+  readonly BOOL?: boolean;
+  readonly NULL?: boolean;
+  readonly M?: Record<string, AttributeValue>;
+  readonly L?: readonly AttributeValue[];
+  readonly SS?: readonly string[];
+  readonly NS?: readonly string[];
+};
+
+const KB = 1024;
+
+/** 2 WCU per KB (rounded up) per item, as AWS bills transactional writes. */
+export function transactionalWriteUnits(input: TransactInput): number {
+  let units = 0;
+  for (const item of input.TransactItems ?? []) {
+    const bytes = item.Put?.Item ? itemBytes(item.Put.Item) : KB;
+    units += 2 * Math.max(1, Math.ceil(bytes / KB));
+  }
+  return units;
+}
+
+/** An item's size by DynamoDB's rules: attribute names plus values (numbers ~1 byte per 2 digits + 1). */
+export function itemBytes(item: Record<string, AttributeValue>): number {
+  let bytes = 0;
+  for (const [name, value] of Object.entries(item)) bytes += Buffer.byteLength(name) + valueBytes(value);
+  return bytes;
+}
+
+function valueBytes(value: AttributeValue): number {
+  if (value.S !== undefined) return Buffer.byteLength(value.S);
+  if (value.N !== undefined) return Math.ceil(value.N.replace(/^-|\.|e.*$/gi, '').length / 2) + 1;
+  if (value.B !== undefined) return value.B.byteLength;
+  if (value.BOOL !== undefined || value.NULL !== undefined) return 1;
+  if (value.M !== undefined) return 3 + itemBytes(value.M);
+  if (value.L !== undefined) return 3 + value.L.reduce((sum, element) => sum + 1 + valueBytes(element), 0);
+  if (value.SS !== undefined) return value.SS.reduce((sum, element) => sum + Buffer.byteLength(element), 0);
+  if (value.NS !== undefined)
+    return value.NS.reduce((sum, element) => sum + Math.ceil(element.length / 2) + 1, 0);
+  return 0;
 }
 
 const READ_COMMANDS = new Set([

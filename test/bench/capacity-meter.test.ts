@@ -7,7 +7,7 @@ import {
   TransactWriteItemsCommand,
 } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CapacityMeter } from '../../bench/capacity-meter.js';
+import { CapacityMeter, itemBytes, transactionalWriteUnits } from '../../bench/capacity-meter.js';
 import { createTestTable } from '../support/dynamodb.js';
 
 /** The units a response itself carried (it carries them because the meter asked for TOTAL). */
@@ -17,6 +17,27 @@ function unitsOf(consumed: ConsumedCapacity | ConsumedCapacity[] | undefined): n
     0,
   );
 }
+
+describe('transactional write units by AWS rules', () => {
+  it('charges 2 per started KB per item: Puts by their size, the rest as one KB', () => {
+    const name = 'x'.repeat(1500);
+    expect(itemBytes({ pk: { S: 'P#1' }, n: { N: '12345' }, ok: { BOOL: true } })).toBe(
+      2 + 3 + 1 + 4 + 2 + 1,
+    );
+    expect(itemBytes({ m: { M: { a: { S: 'bc' } } }, l: { L: [{ S: 'd' }, { NULL: true }] } })).toBe(
+      1 + 3 + (1 + 2) + 1 + 3 + (1 + 1) + (1 + 1),
+    );
+    const units = transactionalWriteUnits({
+      TransactItems: [
+        { Put: { Item: { pk: { S: 'P#1' }, blob: { S: name } } } },
+        { Put: { Item: { pk: { S: 'P#2' } } } },
+        { Update: {} },
+        { ConditionCheck: {} },
+      ],
+    });
+    expect(units).toBe(2 * 2 + 2 + 2 + 2);
+  });
+});
 
 describe('bench CapacityMeter (SDK middleware) against DynamoDB Local', () => {
   let client: DynamoDBClient;
@@ -66,6 +87,8 @@ describe('bench CapacityMeter (SDK middleware) against DynamoDB Local', () => {
     expect(used.writeUnits).toBeCloseTo(writeUnits, 6);
     expect(used.transactWriteUnits).toBeCloseTo(writeUnits, 6);
     expect(used.readUnits).toBeCloseTo(readUnits, 6);
+    // By AWS's rules: one item under 1 KB in a transaction is 2 units.
+    expect(used.awsWriteUnits).toBe(2);
   });
 
   it('counts a cancelled transaction as a round trip that reported no capacity', async () => {
