@@ -43,7 +43,7 @@ export type ProviderClientOptions = {
   logger?: Logger;
 };
 
-const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
+export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
 
 /**
  * Typed client of the provider: one property per resource, every method `(params, options?)`.

@@ -1,3 +1,5 @@
+import { defaultEngineConfig } from '../payouts/config.js';
+import { DEFAULT_REQUEST_TIMEOUT_MS } from '../provider/client.js';
 import { describeIssues, fieldIssues } from '../shared/validation.js';
 import * as z from '../shared/zod.js';
 
@@ -44,6 +46,18 @@ export const RuntimeEnvSchema = z
       {
         message: 'in Lambda, set PROVIDER_SECRET_ID and do not set PROVIDER_TOKEN or PROVIDER_PIN',
         path: ['PROVIDER_SECRET_ID'],
+      },
+    ),
+    // The sweeper claims a payout while the previous provider call is still running, so a claim may wait one
+    // call before its own: a lease shorter than two calls could expire on a payout that is about to be sent.
+    z.refine(
+      (env) =>
+        (env.SUBMIT_LEASE_MS ?? defaultEngineConfig.submitLeaseMs) >
+        2 * (env.PROVIDER_TIMEOUT_MS ?? DEFAULT_REQUEST_TIMEOUT_MS),
+      {
+        message:
+          'must be more than twice PROVIDER_TIMEOUT_MS (a claim may wait one provider call before its own)',
+        path: ['SUBMIT_LEASE_MS'],
       },
     ),
   );

@@ -19,6 +19,14 @@ describe('runtime configuration', () => {
     expect(() => parseRuntimeEnv(rest)).toThrow(/TABLE_NAME/);
   });
 
+  it('refuses a submission lease shorter than two provider calls, naming it', () => {
+    expect(() => parseRuntimeEnv({ ...local, SUBMIT_LEASE_MS: '60000' })).toThrow(/SUBMIT_LEASE_MS/);
+    expect(() =>
+      parseRuntimeEnv({ ...local, SUBMIT_LEASE_MS: '60000', PROVIDER_TIMEOUT_MS: '20000' }),
+    ).not.toThrow();
+    expect(() => parseRuntimeEnv({ ...local, PROVIDER_TIMEOUT_MS: '90000' })).toThrow(/SUBMIT_LEASE_MS/);
+  });
+
   it('names a malformed limit', () => {
     expect(() => parseRuntimeEnv({ ...local, DAILY_CAP_KOBO: '12.5' })).toThrow(/DAILY_CAP_KOBO/);
   });
