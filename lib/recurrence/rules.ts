@@ -2,6 +2,7 @@
  * Recurrence rules as pure functions: which local calendar dates a rule pays on, and the UTC instant of
  * each. No AWS, no HTTP, no date library: calendar arithmetic on civil dates, `Intl` for time zones.
  */
+import { zonedFormat } from '../shared/date-format.js';
 
 export const RecurrenceInterval = { Daily: 'daily', Weekly: 'weekly', Monthly: 'monthly' } as const;
 export type RecurrenceInterval = (typeof RecurrenceInterval)[keyof typeof RecurrenceInterval];
@@ -158,25 +159,15 @@ export function occurrenceOn(rule: RecurrenceRule, localDate: string): Occurrenc
   }
 }
 
-const formatters = new Map<string, Intl.DateTimeFormat>();
-
-function formatterFor(timeZone: string): Intl.DateTimeFormat {
-  let formatter = formatters.get(timeZone);
-  if (!formatter) {
-    formatter = new Intl.DateTimeFormat('en-US', {
-      timeZone,
-      hourCycle: 'h23',
-      year: 'numeric',
-      month: 'numeric',
-      day: 'numeric',
-      hour: 'numeric',
-      minute: 'numeric',
-      second: 'numeric',
-    });
-    formatters.set(timeZone, formatter);
-  }
-  return formatter;
-}
+const formatterFor = zonedFormat('en-US', {
+  hourCycle: 'h23',
+  year: 'numeric',
+  month: 'numeric',
+  day: 'numeric',
+  hour: 'numeric',
+  minute: 'numeric',
+  second: 'numeric',
+});
 
 /** The zone's offset from UTC at an instant, in ms (local minus UTC). */
 export function offsetAt(timeZone: string, utcMs: number): number {

@@ -1,4 +1,5 @@
 import type { Clock } from '../../shared/clock.js';
+import { zonedFormat } from '../../shared/date-format.js';
 import type { Logger } from '../../shared/logger.js';
 import type { EngineConfig } from '../config.js';
 import type { PayoutGateway } from '../gateway.js';
@@ -62,22 +63,11 @@ export function buildTransition(payout: Payout, spec: TransitionSpec, now: Date)
   };
 }
 
-const dayFormatters = new Map<string, Intl.DateTimeFormat>();
+const dayFormat = zonedFormat('en-CA', { year: 'numeric', month: '2-digit', day: '2-digit' });
 
 /** The calendar day (YYYY-MM-DD) of an instant in a time zone. */
 export function dayIn(timeZone: string, at: Date): string {
-  // Building a DateTimeFormat costs far more than using one, and every claim asks for the cap's day.
-  let formatter = dayFormatters.get(timeZone);
-  if (!formatter) {
-    formatter = new Intl.DateTimeFormat('en-CA', {
-      timeZone,
-      year: 'numeric',
-      month: '2-digit',
-      day: '2-digit',
-    });
-    dayFormatters.set(timeZone, formatter);
-  }
-  return formatter.format(at);
+  return dayFormat(timeZone).format(at);
 }
 
 export function addMs(at: Date, milliseconds: number): string {
