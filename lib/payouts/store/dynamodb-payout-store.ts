@@ -133,6 +133,10 @@ export class DynamoDbPayoutStore implements PayoutStore {
     const capIndex = shared.cap ? items.length : -1;
     if (shared.cap) {
       const deltaKobo = writes.reduce((sum, write) => sum + (write.cap?.deltaKobo ?? 0), 0);
+      // The counter's condition passes when the counter does not exist yet (the day's first claim), so a sum
+      // above the cap must never reach it: such a batch is decided claim by claim.
+      if (shared.cap.limitKobo !== undefined && deltaKobo > shared.cap.limitKobo)
+        return this.#commitEach(writes);
       items.push(this.#capUpdate({ ...shared.cap, deltaKobo }, writes.length));
     }
     try {
@@ -162,7 +166,7 @@ export class DynamoDbPayoutStore implements PayoutStore {
       const rest = again.map((index) => writes[index] as TransitionWrite);
       let retried: Settled<Payout>[] = [];
       if (capIndex >= 0 && reasons[capIndex] === 'ConditionalCheckFailed') {
-        for (const write of rest) retried.push(await settled(this.#commitOne(write)));
+        retried = await this.#commitEach(rest);
       } else if (rest.length > 0) {
         const progressed = rest.length < writes.length;
         if (!progressed && attempt >= MAX_CONFLICT_RETRIES) {
@@ -180,6 +184,13 @@ export class DynamoDbPayoutStore implements PayoutStore {
       });
       return results;
     }
+  }
+
+  /** One by one, in order: claims on one counter must not race each other for the last of the cap. */
+  async #commitEach(writes: readonly TransitionWrite[]): Promise<Settled<Payout>[]> {
+    const results: Settled<Payout>[] = [];
+    for (const write of writes) results.push(await settled(this.#commitOne(write)));
+    return results;
   }
 
   #pauseCheck(): TransactItem {

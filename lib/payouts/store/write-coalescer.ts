@@ -12,13 +12,21 @@ export interface CoalescerOptions<W> {
   readonly groupOf: (write: W) => string;
 }
 
+interface Entry<W, R> {
+  readonly write: W;
+  readonly settle: (result: Settled<R>) => void;
+}
+
 /**
- * Group commit: writes asked for in the same turn of the event loop are handed to `commit` together, in
- * batches of at most `maxBatch` writes of one group with distinct keys; each caller gets its own result. Batches are
- * cut when the event loop reaches its check phase, so a lone write waits for nothing but that.
+ * Group commit: each group has at most one commit in flight. A write that arrives while its group is idle is
+ * committed once the event loop reaches its check phase, with whatever else arrived in the same turn; writes
+ * that arrive while a commit is in flight wait for it and then go together, up to `maxBatch` with distinct
+ * keys. So an idle store adds no wait, and a busy one makes fewer, larger transactions instead of many that
+ * collide on a shared item (the daily-cap counter). Each caller gets its own write's result.
  */
 export class WriteCoalescer<W, R> {
-  #pending: { write: W; settle: (result: Settled<R>) => void }[] = [];
+  readonly #waiting = new Map<string, Entry<W, R>[]>();
+  readonly #busy = new Set<string>();
   #scheduled = false;
 
   constructor(
@@ -28,23 +36,40 @@ export class WriteCoalescer<W, R> {
 
   add(write: W): Promise<R> {
     return new Promise<R>((resolve, reject) => {
-      this.#pending.push({
-        write,
-        settle: (result) => (result.ok ? resolve(result.value) : reject(result.error)),
-      });
-      if (!this.#scheduled) {
+      const group = this.options.groupOf(write);
+      const queue = this.#waiting.get(group) ?? [];
+      queue.push({ write, settle: (result) => (result.ok ? resolve(result.value) : reject(result.error)) });
+      this.#waiting.set(group, queue);
+      if (!this.#busy.has(group) && !this.#scheduled) {
         this.#scheduled = true;
-        setImmediate(() => this.#flush());
+        setImmediate(() => this.#dispatchIdle());
       }
     });
   }
 
-  #flush(): void {
+  #dispatchIdle(): void {
     this.#scheduled = false;
-    const pending = this.#pending;
-    this.#pending = [];
-    for (const batch of this.#batches(pending)) {
-      this.commit(batch.map((entry) => entry.write)).then(
+    for (const group of [...this.#waiting.keys()]) if (!this.#busy.has(group)) this.#dispatch(group);
+  }
+
+  #dispatch(group: string): void {
+    const queue = this.#waiting.get(group) ?? [];
+    const batch: Entry<W, R>[] = [];
+    const rest: Entry<W, R>[] = [];
+    const keys = new Set<string>();
+    for (const entry of queue) {
+      const key = this.options.keyOf(entry.write);
+      if (batch.length < this.options.maxBatch && !keys.has(key)) {
+        batch.push(entry);
+        keys.add(key);
+      } else rest.push(entry);
+    }
+    if (rest.length > 0) this.#waiting.set(group, rest);
+    else this.#waiting.delete(group);
+    if (batch.length === 0) return;
+    this.#busy.add(group);
+    this.commit(batch.map((entry) => entry.write))
+      .then(
         (results) => {
           for (const [index, entry] of batch.entries()) {
             entry.settle(
@@ -55,30 +80,10 @@ export class WriteCoalescer<W, R> {
         (error: unknown) => {
           for (const entry of batch) entry.settle({ ok: false, error });
         },
-      );
-    }
-  }
-
-  *#batches<E extends { write: W }>(entries: readonly E[]): Generator<E[]> {
-    let rest = entries;
-    while (rest.length > 0) {
-      const batch: E[] = [];
-      const keys = new Set<string>();
-      const later: E[] = [];
-      const group = this.options.groupOf((rest[0] as E).write);
-      for (const entry of rest) {
-        const key = this.options.keyOf(entry.write);
-        if (
-          batch.length < this.options.maxBatch &&
-          !keys.has(key) &&
-          this.options.groupOf(entry.write) === group
-        ) {
-          batch.push(entry);
-          keys.add(key);
-        } else later.push(entry);
-      }
-      yield batch;
-      rest = later;
-    }
+      )
+      .finally(() => {
+        this.#busy.delete(group);
+        if (this.#waiting.has(group)) this.#dispatch(group);
+      });
   }
 }
