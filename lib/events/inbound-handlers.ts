@@ -36,6 +36,7 @@ export async function handlePayoutRequested(
       idempotencyKey: parsed.idempotencyKey,
       origin: 'event',
       actor,
+      submitsInline: true,
     });
   } catch (error) {
     if (error instanceof PayoutValidationError) {

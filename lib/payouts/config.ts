@@ -10,6 +10,8 @@ export const EngineConfigSchema = z.object({
   approvalThresholdKobo: z.int().check(z.positive()),
   /** How long a submission may stay in `submitting` before it is presumed crashed. */
   submitLeaseMs: z.int().check(z.positive()),
+  /** How long the sweeper leaves alone a new payout that its creator submits itself (API, event, settlement). */
+  inlineSubmitHoldMs: z.int().check(z.positive()),
   /** How long after an attempt an absent provider record proves the payout failed. */
   reconcileGraceMs: z.int().check(z.positive()),
   /** How long the reconciler keeps trying before it hands the payout to a person. */
@@ -32,6 +34,7 @@ export const defaultEngineConfig: EngineConfig = {
   dailyCapKobo: 5_000_000_000, // 50,000,000.00 naira
   approvalThresholdKobo: 100_000_000, // 1,000,000.00 naira
   submitLeaseMs: 120_000,
+  inlineSubmitHoldMs: 60_000,
   reconcileGraceMs: 10 * 60_000,
   reconcileGiveUpMs: 24 * 60 * 60_000,
   reconcileIntervalMs: 60_000,

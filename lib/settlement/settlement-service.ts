@@ -114,6 +114,7 @@ export class SettlementService {
         origin: SETTLEMENT_ORIGIN,
         actor,
         sourceRef: settlementId,
+        submitsInline: true,
       }));
     } catch (error) {
       if (error instanceof PayoutValidationError) {

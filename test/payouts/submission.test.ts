@@ -165,6 +165,32 @@ describe('submitting a payout', () => {
     expect(ledgerEntriesOf(h.sandbox, payout.id)).toHaveLength(0);
   });
 
+  it('keeps the sweeper off a payout its creator submits inline, and pays it after the hold if the creator never did', async () => {
+    const held = await h.engine.create({
+      ...command(bankTransfer(105_000), key('inline-held')),
+      submitsInline: true,
+    });
+    expect(held.payout.nextActionAt).toBe(
+      new Date(h.clock.now().getTime() + h.engine.ctx.config.inlineSubmitHoldMs).toISOString(),
+    );
+    // The creator's own submission is not held back.
+    const mine = await h.engine.create({
+      ...command(bankTransfer(106_000), key('inline-mine')),
+      submitsInline: true,
+    });
+    expect((await h.engine.submit(mine.payout.id)).payout.status).toBe(PayoutStatus.Succeeded);
+
+    // The creator "crashed" before submitting `held`: the sweeper leaves it alone during the hold...
+    await h.engine.sweep();
+    expect((await h.engine.get(held.payout.id))?.status).toBe(PayoutStatus.Pending);
+    expect(ledgerEntriesOf(h.sandbox, held.payout.id)).toHaveLength(0);
+    // ...and sends it once the hold is over.
+    h.clock.advance(h.engine.ctx.config.inlineSubmitHoldMs);
+    await h.engine.sweep();
+    expect((await h.engine.get(held.payout.id))?.status).toBe(PayoutStatus.Succeeded);
+    expect(ledgerEntriesOf(h.sandbox, held.payout.id)).toHaveLength(1);
+  });
+
   it('puts a rate-limited payout back to pending and pays it on a later sweep', async () => {
     const { payout } = await h.engine.create(command(bankTransfer(100_000), key('429')));
     h.sandbox.injectFault({ path: '/settlement/instant/payout', fault: 'error-429', times: 1 });

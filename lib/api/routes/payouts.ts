@@ -33,6 +33,7 @@ async function createPayout(request: RouteRequest): Promise<RouteResult> {
     idempotencyKey,
     origin: 'api',
     actor,
+    submitsInline: true,
   });
   if (replayed) {
     return { status: 200, body: presentPayout(payout), headers: { 'idempotent-replayed': 'true' } };

@@ -10,7 +10,7 @@ import {
   type Principal,
 } from '../model.js';
 import type { CreatePayoutRequest } from '../schemas.js';
-import type { EngineContext } from './context.js';
+import { addMs, type EngineContext } from './context.js';
 
 export interface CreatePayoutCommand {
   readonly request: CreatePayoutRequest;
@@ -19,6 +19,12 @@ export interface CreatePayoutCommand {
   readonly actor: Principal;
   /** The recurrence occurrence or settlement this payout derives from. */
   readonly sourceRef?: string;
+  /**
+   * The caller submits the payout itself right after creating it (the API, an event, a settlement): the sweeper
+   * then leaves it alone for `inlineSubmitHoldMs`, so the two do not race for it, and sends it after that if
+   * the caller never did (it crashed).
+   */
+  readonly submitsInline?: boolean;
 }
 
 export interface CreatePayoutResult {
@@ -63,6 +69,8 @@ export async function createPayout(
     ...(command.sourceRef && { sourceRef: command.sourceRef }),
     capKey: capKeyOf(instruction),
     submissionCount: 0,
+    ...(command.submitsInline &&
+      status === PayoutStatus.Pending && { nextActionAt: addMs(now, ctx.config.inlineSubmitHoldMs) }),
     createdAt: at,
     updatedAt: at,
   };

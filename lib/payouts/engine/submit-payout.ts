@@ -22,41 +22,80 @@ export type SubmitResult =
  * reconciler decides it. Nothing here ever sends a payout that was claimed before.
  */
 export async function submitPayout(ctx: EngineContext, payout: Payout): Promise<SubmitResult> {
-  const sent = await claimAndSend(ctx, payout);
-  return sent.kind === 'skipped' ? sent : sent.recording;
+  const claimed = await claimForSubmission(ctx, payout, { byCreator: true });
+  if (claimed.kind === 'claimed') return (await sendClaimed(ctx, claimed)).recording;
+  if (claimed.why === PAUSED && heldForCreator(ctx, payout)) return releaseHold(ctx, claimed);
+  return claimed;
+}
+
+const PAUSED = 'payouts are paused';
+
+/** Still inside the hold set at creation for the creator's own submission (see `submitsInline`). */
+function heldForCreator(ctx: EngineContext, payout: Payout): boolean {
+  return (
+    payout.status === PayoutStatus.Pending &&
+    payout.submissionCount === 0 &&
+    payout.nextActionAt !== undefined &&
+    payout.nextActionAt > ctx.clock.now().toISOString()
+  );
+}
+
+/**
+ * The creator could not send its payout because payouts are paused: lift the hold, so the sweeper sends it as
+ * soon as they resume instead of after the hold.
+ */
+async function releaseHold(
+  ctx: EngineContext,
+  skipped: Extract<SubmitResult, { kind: 'skipped' }>,
+): Promise<Extract<SubmitResult, { kind: 'skipped' }>> {
+  try {
+    const released = await ctx.store.transition(
+      buildTransition(
+        skipped.payout,
+        {
+          to: PayoutStatus.Pending,
+          actor: submitter,
+          reason: 'payouts are paused: nothing was sent; the sweeper sends it when they resume',
+          changes: { nextActionAt: undefined },
+        },
+        ctx.clock.now(),
+      ),
+    );
+    return { ...skipped, payout: released };
+  } catch (error) {
+    if (!(error instanceof ConcurrentModificationError)) throw error;
+    return skipped;
+  }
 }
 
 /** What a claim made for the sweeper's workers gives back: a payout in `submitting`, ready to send. */
 export type Claimed = { readonly kind: 'claimed'; readonly payout: Payout };
 
 /**
- * The first half of a submission, for the sweeper's workers: claim and send, and hand back the recording of
- * the outcome as a promise, so a worker can claim its next payout while the write completes. The caller must
- * await every `recording` before it returns; until then the payout is safe in `submitting` under its lease.
+ * Claims a pending, due payout (pending -> submitting, with the pause check and the daily cap), sending nothing.
+ * `byCreator`: the explicit submission right after creation, which the hold for inline submission is for; a
+ * payout never attempted has no other reason to wait.
  */
-export async function claimAndSend(
-  ctx: EngineContext,
-  payout: Payout,
-): Promise<Extract<SubmitResult, { kind: 'skipped' }> | { kind: 'sent'; recording: Promise<SubmitResult> }> {
-  const claimed = await claimForSubmission(ctx, payout);
-  return claimed.kind === 'skipped' ? claimed : sendClaimed(ctx, claimed);
-}
-
-/** Claims a pending, due payout (pending -> submitting, with the pause check and the daily cap), sending nothing. */
 export async function claimForSubmission(
   ctx: EngineContext,
   payout: Payout,
+  options: { byCreator?: boolean } = {},
 ): Promise<Claimed | Extract<SubmitResult, { kind: 'skipped' }>> {
   if (payout.status !== PayoutStatus.Pending)
     return { kind: 'skipped', payout, why: `status is ${payout.status}` };
   const now = ctx.clock.now();
-  if (payout.nextActionAt && payout.nextActionAt > now.toISOString()) {
+  const heldForCreator = options.byCreator === true && payout.submissionCount === 0;
+  if (!heldForCreator && payout.nextActionAt && payout.nextActionAt > now.toISOString()) {
     return { kind: 'skipped', payout, why: `next attempt not before ${payout.nextActionAt}` };
   }
   return claim(ctx, payout, now);
 }
 
-/** Sends a claimed payout once and starts recording the answer; see `claimAndSend` for the caller's duty. */
+/**
+ * Sends a claimed payout once and hands back the recording of the outcome as a promise, so a sweep worker can
+ * go on while the write completes. The caller must await every `recording` before it returns; until then the
+ * payout is safe in `submitting` under its lease.
+ */
 export async function sendClaimed(
   ctx: EngineContext,
   claimed: Claimed,
@@ -142,7 +181,7 @@ async function claim(
   try {
     return { kind: 'claimed', payout: await ctx.store.transition(buildTransition(payout, spec, now)) };
   } catch (error) {
-    if (error instanceof PayoutsPausedError) return { kind: 'skipped', payout, why: 'payouts are paused' };
+    if (error instanceof PayoutsPausedError) return { kind: 'skipped', payout, why: PAUSED };
     if (error instanceof DailyCapExceededError) return failForCap(ctx, payout, now);
     if (error instanceof ConcurrentModificationError) {
       const current = (await ctx.store.get(payout.id)) ?? payout;
