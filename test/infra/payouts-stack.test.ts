@@ -145,6 +145,18 @@ describe('functions', () => {
     });
   });
 
+  it('do not turn on source maps at run time, which would parse every map on each cold start', () => {
+    const functions = Object.values(template.findResources('AWS::Lambda::Function')) as {
+      Properties: { Environment?: { Variables?: Record<string, unknown> } };
+    }[];
+    expect(functions.length).toBeGreaterThanOrEqual(present.length);
+    for (const fn of functions) {
+      expect(String(fn.Properties.Environment?.Variables?.NODE_OPTIONS ?? '')).not.toContain(
+        '--enable-source-maps',
+      );
+    }
+  });
+
   it('write to log groups with the stage retention', () => {
     const groups = Object.values(template.findResources('AWS::Logs::LogGroup'));
     expect(groups.length).toBeGreaterThanOrEqual(present.length);
