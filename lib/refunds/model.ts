@@ -47,6 +47,8 @@ export interface Refund {
   readonly providerRefundId?: string;
   readonly providerStatus?: string;
   readonly failure?: { readonly code: string; readonly message: string };
+  /** Claims made to send it (absent on refunds stored before attempts were counted: none counted). */
+  readonly sendAttempts?: number;
   readonly createdAt: string;
   readonly updatedAt: string;
 }
@@ -56,13 +58,29 @@ export const REFUND_RETRY_DELAY_MS = 60_000;
 /** A `sending` claim older than this is presumed crashed mid-call: its refund becomes `unknown`, never resent. */
 export const REFUND_SENDING_LEASE_MS = 120_000;
 
-/** When the sweeper should next look at a refund, or undefined once it is settled (pending, rejected, unknown). */
+/** The sweeper stops retrying a refund the provider could not take after this many attempts. */
+export const MAX_REFUND_SEND_ATTEMPTS = 10;
+/** The longest wait between two attempts; waits double from `REFUND_RETRY_DELAY_MS` up to it. */
+export const MAX_REFUND_RETRY_DELAY_MS = 60 * 60_000;
+
+/**
+ * When the sweeper should next look at a refund, or undefined once it is settled (pending, rejected, unknown)
+ * or the sweeper has given up on it (`not_sent` after `MAX_REFUND_SEND_ATTEMPTS`; a replay still tries).
+ */
 export function refundWorkDueAt(refund: Refund): string | undefined {
   const updated = Date.parse(refund.updatedAt);
+  const attempts = refund.sendAttempts ?? 0;
   switch (refund.status) {
     case RefundStatus.Requested:
-    case RefundStatus.NotSent:
       return new Date(updated + REFUND_RETRY_DELAY_MS).toISOString();
+    case RefundStatus.NotSent: {
+      if (attempts >= MAX_REFUND_SEND_ATTEMPTS) return undefined;
+      const wait = Math.min(
+        REFUND_RETRY_DELAY_MS * 2 ** Math.max(0, attempts - 1),
+        MAX_REFUND_RETRY_DELAY_MS,
+      );
+      return new Date(updated + wait).toISOString();
+    }
     case RefundStatus.Sending:
       return new Date(updated + REFUND_SENDING_LEASE_MS).toISOString();
     default:

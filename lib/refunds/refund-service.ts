@@ -14,7 +14,13 @@ import {
   RefundIdempotencyConflictError,
   RefundNotFoundError,
 } from './errors.js';
-import { type CreateRefundRequest, REFUND_SENDING_LEASE_MS, type Refund, RefundStatus } from './model.js';
+import {
+  type CreateRefundRequest,
+  MAX_REFUND_SEND_ATTEMPTS,
+  REFUND_SENDING_LEASE_MS,
+  type Refund,
+  RefundStatus,
+} from './model.js';
 import type { DynamoDbRefundStore } from './refund-store.js';
 
 export interface RefundServiceOptions {
@@ -132,7 +138,10 @@ export class RefundService {
 
   /** Only the request whose claim commits calls the provider; the others return the refund as it stands. */
   async #claimAndSend(refund: Refund): Promise<Refund> {
-    const claim = await this.#change(refund, { status: RefundStatus.Sending });
+    const claim = await this.#change(refund, {
+      status: RefundStatus.Sending,
+      sendAttempts: (refund.sendAttempts ?? 0) + 1,
+    });
     return claim.changed ? this.#send(claim.refund) : claim.refund;
   }
 
@@ -164,6 +173,17 @@ export class RefundService {
       changes = { status: RefundStatus.Pending, providerRefundId: data.id, providerStatus: data.status };
     } catch (error) {
       changes = { ...classify(error), failure: failureOf(error) };
+      const attempts = refund.sendAttempts ?? 0;
+      if (changes.status === RefundStatus.NotSent && attempts >= MAX_REFUND_SEND_ATTEMPTS) {
+        changes = {
+          ...changes,
+          failure: {
+            code: 'SEND_ATTEMPTS_EXHAUSTED',
+            message: `the provider could not take the refund in ${attempts} attempts (last: ${changes.failure?.message ?? 'unavailable'}); nothing was sent and the sweeper stopped retrying; replaying the request tries once more`,
+          },
+        };
+        this.#logger.error('refund retries exhausted', { refundId: refund.id, attempts });
+      }
       this.#logger.warn('refund not accepted by the provider', {
         refundId: refund.id,
         status: changes.status,

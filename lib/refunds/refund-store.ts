@@ -43,6 +43,7 @@ const refundItemSchema = z.object({
   providerRefundId: z.optional(z.string()),
   providerStatus: z.optional(z.string()),
   failure: z.optional(z.object({ code: z.string(), message: z.string() })),
+  sendAttempts: z.optional(z.int().check(z.nonnegative())),
   createdAt: z.string(),
   updatedAt: z.string(),
 });

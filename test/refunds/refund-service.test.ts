@@ -1,6 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ProviderClient, StaticCredentialsSource } from '../../lib/provider/index.js';
-import { RefundStatus } from '../../lib/refunds/model.js';
+import {
+  MAX_REFUND_RETRY_DELAY_MS,
+  MAX_REFUND_SEND_ATTEMPTS,
+  REFUND_RETRY_DELAY_MS,
+  RefundStatus,
+} from '../../lib/refunds/model.js';
 import { RefundService } from '../../lib/refunds/refund-service.js';
 import { DynamoDbRefundStore } from '../../lib/refunds/refund-store.js';
 import { type Sandbox, startSandbox } from '../../lib/sandbox/index.js';
@@ -166,5 +171,37 @@ describe('the refund sweep', () => {
     await service.sweep();
     expect((await service.get(claimed.id)).status).toBe(RefundStatus.Unknown);
     expect(refundCalls()).toBe(before);
+  });
+  it('retries a refund the provider cannot take with doubling waits, gives up after the last attempt, and a replay still tries', async () => {
+    sandbox.injectFault({ path: '/refund', fault: 'error-429', times: 0 });
+    try {
+      const { refund } = await service.request({ request: request(), idempotencyKey: 'rf-backoff', actor });
+      expect(refund).toMatchObject({ status: RefundStatus.NotSent, sendAttempts: 1 });
+      for (let attempt = 1; attempt < MAX_REFUND_SEND_ATTEMPTS; attempt++) {
+        const wait = Math.min(REFUND_RETRY_DELAY_MS * 2 ** (attempt - 1), MAX_REFUND_RETRY_DELAY_MS);
+        const before = refundCalls();
+        clock.advance(wait - 1_000);
+        await service.sweep();
+        expect(refundCalls()).toBe(before); // not yet due
+        clock.advance(1_000);
+        await service.sweep();
+        expect(refundCalls()).toBe(before + 1);
+        expect((await service.get(refund.id)).sendAttempts).toBe(attempt + 1);
+      }
+      const exhausted = await service.get(refund.id);
+      expect(exhausted.status).toBe(RefundStatus.NotSent);
+      expect(exhausted.failure?.code).toBe('SEND_ATTEMPTS_EXHAUSTED');
+      const before = refundCalls();
+      clock.advance(7 * 24 * 60 * 60_000);
+      await service.sweep();
+      expect(refundCalls()).toBe(before);
+
+      sandbox.clearFaults();
+      const replay = await service.request({ request: request(), idempotencyKey: 'rf-backoff', actor });
+      expect(replay.refund.status).toBe(RefundStatus.Pending);
+      expect(refundCalls()).toBe(before + 1);
+    } finally {
+      sandbox.clearFaults();
+    }
   });
 });
