@@ -10,9 +10,13 @@ import { join, resolve } from 'node:path';
 import { apiContextFrom } from '../lib/api/api-context.js';
 import { createApiHandler } from '../lib/api/index.js';
 import { runDueSweep, runProviderScheduleSync, runReconcile } from '../lib/api/scheduled.js';
+import { DynamoDbDeadLetterSink, withDeadLetter } from '../lib/events/dead-letter.js';
 import { InProcessEventBus } from '../lib/events/event-publisher.js';
+import { handlePayoutRequested, handleSettlementAvailable } from '../lib/events/inbound-handlers.js';
+import { INBOUND_EVENT_SOURCE, InboundEventType } from '../lib/events/schemas.js';
 import { ensureTable } from '../lib/local/create-table.js';
 import { type DynamoDbLocal, dynamoDbLocalDir, startDynamoDbLocal } from '../lib/local/dynamodb-local.js';
+import { type LocalEventBus, serveLocalEventBus } from '../lib/local/event-bus.js';
 import { type LocalApiServer, serveApiGatewayHandler } from '../lib/local/http-to-apigw.js';
 import { type LocalScheduler, startLocalScheduler } from '../lib/local/scheduler.js';
 import { StreamRelay } from '../lib/local/stream-relay.js';
@@ -31,6 +35,8 @@ const port = (fallback: number | undefined) =>
 
 const StartEnvSchema = z.object({
   OPS_PORT: port(3000),
+  /** The local event bus (PutEvents); 0 picks a free port. */
+  EVENTS_PORT: port(3001),
   /** 0 or unset: a free port. */
   DYNAMODB_PORT: port(undefined),
   SANDBOX_PORT: port(undefined),
@@ -146,6 +152,34 @@ async function main(): Promise<void> {
   });
   stack.push({ name: 'scheduler', stop: () => scheduler.stop() });
 
+  // Inbound events, as the service's EventBridge bus and its two rules deliver them in AWS; invalid ones go to
+  // the dead-letter items in the table, as they go to the rule targets' DLQ there.
+  const deadLetters = new DynamoDbDeadLetterSink(runtime.dynamoDb, env.TABLE_NAME);
+  const bus: LocalEventBus = await serveLocalEventBus(
+    [
+      {
+        name: 'payout-requested',
+        source: INBOUND_EVENT_SOURCE,
+        detailType: InboundEventType.PayoutRequested,
+        deliver: withDeadLetter(
+          (event) => handlePayoutRequested(runtime.engine, event, runtime.logger),
+          deadLetters,
+        ),
+      },
+      {
+        name: 'settlement-available',
+        source: INBOUND_EVENT_SOURCE,
+        detailType: InboundEventType.SettlementAvailable,
+        deliver: withDeadLetter(
+          (event) => handleSettlementAvailable(runtime.settlements, event),
+          deadLetters,
+        ),
+      },
+    ],
+    { port: env.EVENTS_PORT ?? 3001, logger: runtime.logger },
+  );
+  stack.push({ name: 'event bus', stop: () => bus.close() });
+
   // Domain events: the table's stream, read as the AWS event source mapping would, logged in-process.
   const relay = await StreamRelay.forTable(
     runtime.dynamoDb,
@@ -160,6 +194,7 @@ async function main(): Promise<void> {
   console.log(
     banner({
       api,
+      bus,
       dynamoDb,
       env,
       sandbox,
@@ -187,13 +222,14 @@ async function fixturesOf(sandbox: Sandbox): Promise<Fixtures> {
 
 function banner(parts: {
   api: LocalApiServer;
+  bus: LocalEventBus;
   dynamoDb: DynamoDbLocal;
   env: z.infer<typeof StartEnvSchema>;
   sandbox: Sandbox | undefined;
   jobs: readonly string[];
   fixtures: Fixtures | undefined;
 }): string {
-  const { api, dynamoDb, env, sandbox, jobs, fixtures } = parts;
+  const { api, bus, dynamoDb, env, sandbox, jobs, fixtures } = parts;
   const lines = [
     '',
     'payout-automation is running locally',
@@ -203,6 +239,7 @@ function banner(parts: {
       ? `  provider         sandbox at ${sandbox.url} (token ${sandbox.token})`
       : `  provider         ${env.PROVIDER_BASE_URL} (external; no sandbox started)`,
     `  scheduler        ${jobs.join(', ')} every ${env.SCHEDULER_INTERVAL_MS} ms (no overlapping ticks)`,
+    `  event bus        ${bus.url}   (PutEvents: aws events put-events --endpoint-url ${bus.url} ...)`,
   ];
   if (fixtures) {
     const bankCode = fixtures.bankCodes.includes('058') ? '058' : (fixtures.bankCodes[0] ?? '058');
@@ -220,6 +257,10 @@ function banner(parts: {
       `    -d '{"type":"bank_transfer","amount":250000,"currency":"NGN","narration":"demo payout",` +
         `"beneficiary":{"bankCode":"${bankCode}","accountNumber":"0123456789","accountName":"Ada Obi"}}'`,
       `  curl -s ${api.url}/payouts`,
+      `  curl -s -X POST ${bus.url} -d '{"Entries":[{"Source":"${INBOUND_EVENT_SOURCE}","DetailType":"${InboundEventType.PayoutRequested}",` +
+        `"Detail":"{\\"version\\":\\"1\\",\\"idempotencyKey\\":\\"evt-1\\",\\"payout\\":{\\"type\\":\\"bank_transfer\\",\\"amount\\":120000,` +
+        `\\"currency\\":\\"NGN\\",\\"narration\\":\\"event payout\\",\\"beneficiary\\":{\\"bankCode\\":\\"${bankCode}\\",` +
+        `\\"accountNumber\\":\\"0123456789\\",\\"accountName\\":\\"Ada Obi\\"}}}"}]}'`,
     );
   }
   lines.push('', 'Ctrl-C stops everything.', '');

@@ -38,6 +38,7 @@ describe('npm start', () => {
       OPS_PORT: String(opsPort),
       DYNAMODB_PORT: String(dynamoDbPort),
       SANDBOX_PORT: String(await freePort()),
+      EVENTS_PORT: String(await freePort()),
       SCHEDULER_INTERVAL_MS: '300',
       AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
     });
@@ -60,6 +61,23 @@ describe('npm start', () => {
     });
     expect(sampled.status).toBe(201);
     expect(await sampled.json()).toMatchObject({ status: 'succeeded' });
+
+    // So does the event it prints: a `Payout Requested` put on the local bus, paid by that rule's handler.
+    const busUrl = /event bus\s+(http:\/\/127\.0\.0\.1:\d+)/.exec(output())?.[1];
+    const eventSample = /-X POST http:\/\/127\.0\.0\.1:\d+ -d '(\{"Entries".*\})'/.exec(output())?.[1];
+    expect(busUrl).toBeDefined();
+    expect(eventSample).toBeDefined();
+    const put = await fetch(busUrl as string, { method: 'POST', body: eventSample });
+    expect(await put.json()).toMatchObject({ FailedEntryCount: 0 });
+    const byEvent = await eventually(async () => {
+      const list = (await (await fetch(`${base}/payouts`)).json()) as {
+        items: { narration: string; status: string; origin?: string }[];
+      };
+      return list.items.find(
+        (payout) => payout.narration === 'event payout' && payout.status === 'succeeded',
+      );
+    }, 15_000);
+    expect(byEvent).toBeDefined();
 
     const health = await fetch(`${base}/health`);
     expect(health.status).toBe(200);
