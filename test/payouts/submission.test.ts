@@ -1,8 +1,13 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { toKobo } from '../../lib/money.js';
-import { IdempotencyConflictError, PayoutValidationError } from '../../lib/payouts/errors.js';
+import {
+  ConcurrentModificationError,
+  IdempotencyConflictError,
+  PayoutValidationError,
+} from '../../lib/payouts/errors.js';
 import { PayoutStatus } from '../../lib/payouts/model.js';
 import type { CreatePayoutRequest } from '../../lib/payouts/schemas.js';
+import type { PayoutStore } from '../../lib/payouts/store/payout-store.js';
 import {
   bankTransfer,
   command,
@@ -136,6 +141,33 @@ describe('submitting a payout', () => {
     await h.engine.submit(payout.id);
     const paid = await h.engine.get(payout.id);
     expect(paid?.status, JSON.stringify(paid?.failure)).toBe(PayoutStatus.Succeeded);
+    expect(ledgerEntriesOf(h.sandbox, payout.id)).toHaveLength(1);
+  });
+
+  it('sends, once, a payout whose claim committed but whose answer was lost', async () => {
+    const { payout } = await h.engine.create(command(bankTransfer(107_000), key('claim-lost')));
+    // DynamoDB Local cannot commit and then lose the answer, so the store port is wrapped: the first claim
+    // commits, then reports the conflict the SDK's retry of it would have met.
+    let lost = false;
+    const store = new Proxy(h.store, {
+      get(target, property) {
+        if (property === 'transition') {
+          return async (write: Parameters<PayoutStore['transition']>[0]) => {
+            const after = await target.transition(write);
+            if (!lost && after.status === PayoutStatus.Submitting) {
+              lost = true;
+              throw new ConcurrentModificationError(after.id);
+            }
+            return after;
+          };
+        }
+        const value: unknown = Reflect.get(target, property, target);
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
+    const result = await h.engineWith({ store }).submit(payout.id);
+    expect(lost).toBe(true);
+    expect(result.payout.status).toBe(PayoutStatus.Succeeded);
     expect(ledgerEntriesOf(h.sandbox, payout.id)).toHaveLength(1);
   });
 

@@ -185,6 +185,12 @@ async function claim(
     if (error instanceof DailyCapExceededError) return failForCap(ctx, payout, now);
     if (error instanceof ConcurrentModificationError) {
       const current = (await ctx.store.get(payout.id)) ?? payout;
+      // Our own claim, committed by a request whose answer was lost and then refused on the SDK's retry: the
+      // payout is ours to send. Treating it as someone else's would leave it unsent until its lease ran out.
+      const ours = spec.changes?.attempt?.attemptId;
+      if (current.status === PayoutStatus.Submitting && ours && current.attempt?.attemptId === ours) {
+        return { kind: 'claimed', payout: current };
+      }
       return { kind: 'skipped', payout: current, why: 'claimed or changed concurrently' };
     }
     throw error;
