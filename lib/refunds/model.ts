@@ -49,6 +49,8 @@ export interface Refund {
   readonly failure?: { readonly code: string; readonly message: string };
   /** Claims made to send it (absent on refunds stored before attempts were counted: none counted). */
   readonly sendAttempts?: number;
+  /** Id of the latest claim, so a claimer whose committed claim's answer was lost knows the claim is its own. */
+  readonly claimId?: string;
   readonly createdAt: string;
   readonly updatedAt: string;
 }

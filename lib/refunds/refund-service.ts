@@ -138,11 +138,15 @@ export class RefundService {
 
   /** Only the request whose claim commits calls the provider; the others return the refund as it stands. */
   async #claimAndSend(refund: Refund): Promise<Refund> {
+    const claimId = ulid(this.#clock.now());
     const claim = await this.#change(refund, {
       status: RefundStatus.Sending,
       sendAttempts: (refund.sendAttempts ?? 0) + 1,
+      claimId,
     });
-    return claim.changed ? this.#send(claim.refund) : claim.refund;
+    // Our own claim, committed by a request whose answer was lost and refused on the SDK's retry, is ours to send.
+    const ours = claim.refund.status === RefundStatus.Sending && claim.refund.claimId === claimId;
+    return claim.changed || ours ? this.#send(claim.refund) : claim.refund;
   }
 
   /** A conditional change; when another request changed the refund first, the refund as it now stands. */

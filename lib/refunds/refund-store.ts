@@ -44,6 +44,7 @@ const refundItemSchema = z.object({
   providerStatus: z.optional(z.string()),
   failure: z.optional(z.object({ code: z.string(), message: z.string() })),
   sendAttempts: z.optional(z.int().check(z.nonnegative())),
+  claimId: z.optional(z.string()),
   createdAt: z.string(),
   updatedAt: z.string(),
 });

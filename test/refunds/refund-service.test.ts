@@ -1,9 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ProviderClient, StaticCredentialsSource } from '../../lib/provider/index.js';
+import { RefundConcurrentModificationError } from '../../lib/refunds/errors.js';
 import {
   MAX_REFUND_RETRY_DELAY_MS,
   MAX_REFUND_SEND_ATTEMPTS,
   REFUND_RETRY_DELAY_MS,
+  type Refund,
   RefundStatus,
 } from '../../lib/refunds/model.js';
 import { RefundService } from '../../lib/refunds/refund-service.js';
@@ -94,6 +96,37 @@ describe('refund requests', () => {
     const replay = await service.request({ request: request(), idempotencyKey: 'rf-lost', actor });
     expect(replay.refund.status).toBe(RefundStatus.Unknown);
     expect(refundCalls()).toBe(before);
+  });
+
+  it('sends, once, a refund whose claim committed but whose answer was lost', async () => {
+    // DynamoDB Local cannot commit and then lose the answer, so the store is wrapped: the first claim commits,
+    // then reports the conflict the SDK's retry of it would have met.
+    let lost = false;
+    const lossy = new Proxy(store, {
+      get(target, property) {
+        if (property === 'update') {
+          return async (before: Refund, after: Refund) => {
+            const written = await target.update(before, after);
+            if (!lost && after.status === RefundStatus.Sending) {
+              lost = true;
+              throw new RefundConcurrentModificationError(after.id);
+            }
+            return written;
+          };
+        }
+        const value: unknown = Reflect.get(target, property, target);
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
+    const before = refundCalls();
+    const { refund } = await new RefundService({ store: lossy, provider: client, clock }).request({
+      request: request(),
+      idempotencyKey: 'rf-claim-lost',
+      actor,
+    });
+    expect(lost).toBe(true);
+    expect(refund.status).toBe(RefundStatus.Pending);
+    expect(refundCalls() - before).toBe(1);
   });
 
   it('marks a refund whose sender vanished mid-call as unknown once its claim is old, without resending', async () => {
