@@ -15,6 +15,7 @@ import {
   HARNESS_TOKEN,
   startEngineHarness,
 } from '../support/engine-harness.js';
+import { replaceMethod } from '../support/replace-method.js';
 
 /**
  * Hundreds of payouts through the real engine, DynamoDB Local and the sandbox, while the sandbox injects
@@ -58,17 +59,9 @@ afterAll(async () => {
 
 /** Dies like a crashed Lambda after the provider call: see reconciliation.test.ts for why the port is wrapped. */
 function crashing(store: PayoutStore): PayoutStore {
-  return new Proxy(store, {
-    get(target, property) {
-      if (property === 'transition') {
-        return async (write: Parameters<PayoutStore['transition']>[0]) => {
-          if (write.before.status === PayoutStatus.Submitting) throw new Error('simulated crash');
-          return target.transition(write);
-        };
-      }
-      const value: unknown = Reflect.get(target, property);
-      return typeof value === 'function' ? value.bind(target) : value;
-    },
+  return replaceMethod(store, 'transition', async (write) => {
+    if (write.before.status === PayoutStatus.Submitting) throw new Error('simulated crash');
+    return store.transition(write);
   });
 }
 

@@ -8,6 +8,7 @@ import {
   ledgerEntriesOf,
   startEngineHarness,
 } from '../support/engine-harness.js';
+import { replaceMethod } from '../support/replace-method.js';
 
 let h: EngineHarness;
 let keyCounter = 0;
@@ -25,18 +26,9 @@ beforeEach(() => h.sandbox.reset());
  * is wrapped; every other write goes to DynamoDB Local.
  */
 function crashingAfterProviderCall(store: PayoutStore): PayoutStore {
-  return new Proxy(store, {
-    get(target, property) {
-      if (property === 'transition') {
-        return async (write: Parameters<PayoutStore['transition']>[0]) => {
-          if (write.before.status === PayoutStatus.Submitting)
-            throw new Error('simulated crash: process died');
-          return target.transition(write);
-        };
-      }
-      const value: unknown = Reflect.get(target, property);
-      return typeof value === 'function' ? value.bind(target) : value;
-    },
+  return replaceMethod(store, 'transition', async (write) => {
+    if (write.before.status === PayoutStatus.Submitting) throw new Error('simulated crash: process died');
+    return store.transition(write);
   });
 }
 

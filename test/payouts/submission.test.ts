@@ -7,7 +7,6 @@ import {
 } from '../../lib/payouts/errors.js';
 import { PayoutStatus } from '../../lib/payouts/model.js';
 import type { CreatePayoutRequest } from '../../lib/payouts/schemas.js';
-import type { PayoutStore } from '../../lib/payouts/store/payout-store.js';
 import {
   bankTransfer,
   command,
@@ -15,6 +14,7 @@ import {
   ledgerEntriesOf,
   startEngineHarness,
 } from '../support/engine-harness.js';
+import { replaceMethod } from '../support/replace-method.js';
 
 let h: EngineHarness;
 let keyCounter = 0;
@@ -149,21 +149,13 @@ describe('submitting a payout', () => {
     // DynamoDB Local cannot commit and then lose the answer, so the store port is wrapped: the first claim
     // commits, then reports the conflict the SDK's retry of it would have met.
     let lost = false;
-    const store = new Proxy(h.store, {
-      get(target, property) {
-        if (property === 'transition') {
-          return async (write: Parameters<PayoutStore['transition']>[0]) => {
-            const after = await target.transition(write);
-            if (!lost && after.status === PayoutStatus.Submitting) {
-              lost = true;
-              throw new ConcurrentModificationError(after.id);
-            }
-            return after;
-          };
-        }
-        const value: unknown = Reflect.get(target, property, target);
-        return typeof value === 'function' ? value.bind(target) : value;
-      },
+    const store = replaceMethod(h.store, 'transition', async (write) => {
+      const after = await h.store.transition(write);
+      if (!lost && after.status === PayoutStatus.Submitting) {
+        lost = true;
+        throw new ConcurrentModificationError(after.id);
+      }
+      return after;
     });
     const result = await h.engineWith({ store }).submit(payout.id);
     expect(lost).toBe(true);

@@ -11,6 +11,7 @@ import {
   ledgerEntriesOf,
   startEngineHarness,
 } from '../support/engine-harness.js';
+import { replaceMethod } from '../support/replace-method.js';
 
 let h: EngineHarness;
 let keyCounter = 0;
@@ -53,19 +54,10 @@ function claimTracker() {
 }
 
 function storeReportingClaims(onClaimed: (payout: Payout) => void): PayoutStore {
-  return new Proxy(h.store, {
-    get(target, property) {
-      if (property !== 'transition') {
-        // Bound to the real store: its methods use private fields, which a proxy receiver does not have.
-        const value: unknown = Reflect.get(target, property, target);
-        return typeof value === 'function' ? value.bind(target) : value;
-      }
-      return async (write: Parameters<PayoutStore['transition']>[0]) => {
-        const after = await target.transition(write);
-        if (after.status === PayoutStatus.Submitting) onClaimed(after);
-        return after;
-      };
-    },
+  return replaceMethod(h.store, 'transition', async (write) => {
+    const after = await h.store.transition(write);
+    if (after.status === PayoutStatus.Submitting) onClaimed(after);
+    return after;
   });
 }
 

@@ -5,7 +5,6 @@ import {
   MAX_REFUND_RETRY_DELAY_MS,
   MAX_REFUND_SEND_ATTEMPTS,
   REFUND_RETRY_DELAY_MS,
-  type Refund,
   RefundStatus,
 } from '../../lib/refunds/model.js';
 import { RefundService } from '../../lib/refunds/refund-service.js';
@@ -14,6 +13,7 @@ import { type Sandbox, startSandbox } from '../../lib/sandbox/index.js';
 import { ManualClock } from '../../lib/shared/clock.js';
 import { fingerprint } from '../../lib/shared/ids.js';
 import { createTestTable } from '../support/dynamodb.js';
+import { replaceMethod } from '../support/replace-method.js';
 
 let sandbox: Sandbox;
 let client: ProviderClient;
@@ -102,21 +102,13 @@ describe('refund requests', () => {
     // DynamoDB Local cannot commit and then lose the answer, so the store is wrapped: the first claim commits,
     // then reports the conflict the SDK's retry of it would have met.
     let lost = false;
-    const lossy = new Proxy(store, {
-      get(target, property) {
-        if (property === 'update') {
-          return async (before: Refund, after: Refund) => {
-            const written = await target.update(before, after);
-            if (!lost && after.status === RefundStatus.Sending) {
-              lost = true;
-              throw new RefundConcurrentModificationError(after.id);
-            }
-            return written;
-          };
-        }
-        const value: unknown = Reflect.get(target, property, target);
-        return typeof value === 'function' ? value.bind(target) : value;
-      },
+    const lossy = replaceMethod(store, 'update', async (before, after) => {
+      const written = await store.update(before, after);
+      if (!lost && after.status === RefundStatus.Sending) {
+        lost = true;
+        throw new RefundConcurrentModificationError(after.id);
+      }
+      return written;
     });
     const before = refundCalls();
     const { refund } = await new RefundService({ store: lossy, provider: client, clock }).request({
