@@ -84,8 +84,8 @@ export async function claimForSubmission(
   if (payout.status !== PayoutStatus.Pending)
     return { kind: 'skipped', payout, why: `status is ${payout.status}` };
   const now = ctx.clock.now();
-  const heldForCreator = options.byCreator === true && payout.submissionCount === 0;
-  if (!heldForCreator && payout.nextActionAt && payout.nextActionAt > now.toISOString()) {
+  const ignoresCreatorHold = options.byCreator === true && payout.submissionCount === 0;
+  if (!ignoresCreatorHold && payout.nextActionAt && payout.nextActionAt > now.toISOString()) {
     return { kind: 'skipped', payout, why: `next attempt not before ${payout.nextActionAt}` };
   }
   return claim(ctx, payout, now);

@@ -46,8 +46,8 @@ export async function sweepDuePayouts(ctx: EngineContext, options: SweepOptions 
     ctx.store.due(WorkQueue.Submit, ctx.clock.now().toISOString(), limit),
   ]);
   const { released, missed } = scheduled;
-  const found = [...pending];
-  for (const payout of scheduled.nowPending) if (!found.some((p) => p.id === payout.id)) found.push(payout);
+  const pendingIds = new Set(pending.map((payout) => payout.id));
+  const found = [...pending, ...scheduled.nowPending.filter((payout) => !pendingIds.has(payout.id))];
   const due = found.slice(0, limit);
   const outcomes: Record<string, number> = {};
   let submitted = 0;
