@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import type { Logger } from '../shared/logger.js';
 import { describeIssues, fieldIssues } from '../shared/validation.js';
 import * as z from '../shared/zod.js';
+import { readBoundedBody } from './request-body.js';
 
 /** The EventBridge event a rule target receives. */
 export interface LocalBusEvent {
@@ -106,9 +107,16 @@ export async function serveLocalEventBus(
         message: `only PutEvents is served, not ${target}`,
       });
     }
+    const raw = await readBoundedBody(req, MAX_BODY_BYTES);
+    if (raw === undefined) {
+      return reply(res, 400, {
+        __type: 'SerializationException',
+        message: `the body is over ${MAX_BODY_BYTES} bytes`,
+      });
+    }
     let body: unknown;
     try {
-      body = JSON.parse((await readBody(req)).toString('utf8'));
+      body = JSON.parse(raw.toString('utf8'));
     } catch (error) {
       return reply(res, 400, {
         __type: 'SerializationException',
@@ -182,22 +190,4 @@ export async function serveLocalEventBus(
 function reply(res: ServerResponse, status: number, body: unknown): void {
   res.writeHead(status, { 'content-type': 'application/x-amz-json-1.1' });
   res.end(JSON.stringify(body));
-}
-
-function readBody(req: IncomingMessage): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > MAX_BODY_BYTES) {
-        reject(new Error(`the body is over ${MAX_BODY_BYTES} bytes`));
-        req.destroy();
-        return;
-      }
-      chunks.push(chunk);
-    });
-    req.on('end', () => resolve(Buffer.concat(chunks)));
-    req.on('error', reject);
-  });
 }

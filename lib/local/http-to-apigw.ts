@@ -8,6 +8,7 @@ import {
 } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import { readBoundedBody } from './request-body.js';
 
 /** Bodies above this are refused with 413 before they reach the handler (API Gateway's own limit is 10 MB). */
 const MAX_BODY_BYTES = 1024 * 1024;
@@ -69,18 +70,6 @@ export function writeResult(res: ServerResponse, result: APIGatewayProxyStructur
   res.end(result.isBase64Encoded ? Buffer.from(body, 'base64') : body);
 }
 
-async function readBody(req: IncomingMessage): Promise<Buffer | undefined> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    const buffer = Buffer.isBuffer(chunk) ? chunk : Buffer.from(String(chunk));
-    size += buffer.length;
-    if (size > MAX_BODY_BYTES) return undefined;
-    chunks.push(buffer);
-  }
-  return Buffer.concat(chunks);
-}
-
 const problem = (status: number, title: string, detail: string): APIGatewayProxyStructuredResultV2 => ({
   statusCode: status,
   headers: { 'content-type': 'application/problem+json' },
@@ -107,7 +96,7 @@ export async function serveApiGatewayHandler(
 ): Promise<LocalApiServer> {
   const listener: RequestListener = (req, res) => {
     void (async () => {
-      const body = await readBody(req);
+      const body = await readBoundedBody(req, MAX_BODY_BYTES);
       if (body === undefined) {
         writeResult(
           res,

@@ -123,6 +123,10 @@ describe('local event bus (PutEvents on 127.0.0.1)', () => {
       message: expect.stringContaining('Entries[0].DetailType'),
     });
 
+    const oversized = await fetch(bus.url, { method: 'POST', body: 'x'.repeat(300 * 1024) });
+    expect(oversized.status).toBe(400);
+    expect(await oversized.json()).toMatchObject({ message: expect.stringContaining('over 262144 bytes') });
+
     const plain = await fetch(bus.url, {
       method: 'POST',
       body: JSON.stringify({
