@@ -87,9 +87,9 @@ export class ProviderScheduleService {
   }
 }
 
-function fromScheduled(record: ScheduledPayout, syncedAt: string): ProviderScheduleEntry {
+/** What both kinds of provider schedule carry, in the entry's terms (kobo, ISO instants). */
+function commonFields(record: ScheduledPayout | RecurrentPayout, syncedAt: string) {
   return {
-    kind: 'scheduled',
     id: record.id,
     status: record.status,
     amount: toKobo(record.amount),
@@ -99,29 +99,26 @@ function fromScheduled(record: ScheduledPayout, syncedAt: string): ProviderSched
     accountNumber: record.accountNumber,
     accountName: record.accountName,
     narration: record.narration,
-    startsAt: new Date(record.scheduleDate).toISOString(),
-    transactionId: record.transactionId,
     createdAt: record.createdAt,
     syncedAt,
+  };
+}
+
+function fromScheduled(record: ScheduledPayout, syncedAt: string): ProviderScheduleEntry {
+  return {
+    kind: 'scheduled',
+    ...commonFields(record, syncedAt),
+    startsAt: new Date(record.scheduleDate).toISOString(),
+    transactionId: record.transactionId,
   };
 }
 
 function fromRecurrent(record: RecurrentPayout, syncedAt: string): ProviderScheduleEntry {
   return {
     kind: 'recurrent',
-    id: record.id,
-    status: record.status,
-    amount: toKobo(record.amount),
-    charges: toKobo(record.charges),
-    bankCode: record.bankCode,
-    bankName: record.bankName,
-    accountNumber: record.accountNumber,
-    accountName: record.accountName,
-    narration: record.narration,
+    ...commonFields(record, syncedAt),
     startsAt: new Date(record.startDate).toISOString(),
     endsAt: new Date(record.endDate).toISOString(),
     interval: record.interval,
-    createdAt: record.createdAt,
-    syncedAt,
   };
 }
