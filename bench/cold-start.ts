@@ -2,6 +2,8 @@ import { spawn } from 'node:child_process';
 import { mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { IdempotencyConfig, makeIdempotent } from '@aws-lambda-powertools/idempotency';
+import { DynamoDBPersistenceLayer } from '@aws-lambda-powertools/idempotency/dynamodb';
 import { CreateTableCommand, DeleteTableCommand } from '@aws-sdk/client-dynamodb';
 import { build } from 'esbuild';
 import { BUNDLE_OPTIONS } from '../infra/constructs/payout-function.js';
@@ -19,6 +21,15 @@ import {
 } from './support.js';
 
 const RUNS = quick ? 3 : 7;
+/** Cold runs of every handler made and thrown away first: the OS file cache, the sandbox and the sockets settle. */
+const DISCARDED_RUNS = 2;
+/**
+ * Requests each side's code makes against DynamoDB Local before anything is timed. DynamoDB Local is a JVM:
+ * until its JIT has compiled a request path, that path runs several times slower (a transaction took ~25 ms
+ * in the first cold runs and ~4 ms once warm), and transactions, which the sweep uses and the peer does not,
+ * warm up last. DynamoDB in AWS is never cold, so neither is the database here; only the function is.
+ */
+const DATABASE_WARM_UP = quick ? 40 : 150;
 /** Git-ignored: bundles must sit inside the project so the external `@aws-sdk/*` resolve from node_modules. */
 const outDir = join(projectRoot, '.cache', 'bench-bundles');
 /** The peer bundled the common way, with the AWS SDK external. */
@@ -28,11 +39,35 @@ const RESULT_PREFIX = 'BENCH_RESULT ';
 const NODE_ARGS = process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
 const CHILD_TIMEOUT_MS = 60_000;
 
+/**
+ * `BENCH_TRACE_DIR=dir`: each child also writes `dir/<pid>-<bundle>.txt`, the timeline of its requests (DynamoDB
+ * over node:http, the provider over undici) in ms from the process's start; `BENCH_NODE_ARGS` can add a CPU
+ * profile to line it up with. Off by default: subscribing to the channels costs time of its own.
+ */
+const TRACE_DIR = process.env.BENCH_TRACE_DIR;
+const TRACER = `
+const dc = await import('node:diagnostics_channel');
+const lines = [];
+const mark = (what) => lines.push(performance.now().toFixed(1) + ' ' + what);
+dc.subscribe('http.client.request.start', ({ request }) => {
+  const what = request.getHeader('x-amz-target') ?? request.path;
+  mark('start ' + what);
+  request.once('response', (response) => response.once('end', () => mark('end ' + what)));
+});
+dc.subscribe('undici:request:create', ({ request }) => mark('start ' + request.path));
+dc.subscribe('undici:client:connected', () => mark('connected (undici)'));
+dc.subscribe('undici:request:trailers', ({ request }) => mark('end ' + request.path));
+const { writeFileSync } = await import('node:fs');
+process.on('exit', () => writeFileSync(process.env.BENCH_TRACE_DIR + '/' + process.pid + '-' + process.argv[2].split('/').pop() + '.txt', lines.join('\\n') + '\\n'));
+globalThis.benchTraceMark = mark;
+`;
+
 /** Imports a bundle, hands it one event, prints timings; what a Lambda init + first invoke does. */
-const INVOKER = `
+const INVOKER = `${TRACE_DIR ? TRACER : ''}
 const started = performance.now();
 const mod = await import(process.argv[2]);
 const imported = performance.now();
+globalThis.benchTraceMark?.('imported');
 const context = {
   functionName: 'bench', functionVersion: '$LATEST', awsRequestId: 'bench-' + process.pid,
   invokedFunctionArn: 'arn:aws:lambda:us-east-1:000000000000:function:bench', memoryLimitInMB: '1024',
@@ -90,13 +125,15 @@ export async function benchColdStart(endpoint: string): Promise<BenchResult> {
     }),
   );
   try {
+    await warmUpDatabase(rig, idempotencyTable);
     const env = childEnv(rig, endpoint, idempotencyTable);
     const bare: Timing[] = [];
     const sweep: Timing[] = [];
     const peer: Timing[] = [];
     const peerBundled: Timing[] = [];
     // Interleaved, so background load on the shared cores hits all three alike.
-    for (let run = 0; run < RUNS; run++) {
+    for (let run = -DISCARDED_RUNS; run < RUNS; run++) {
+      if (run === 0) for (const timings of [bare, sweep, peer, peerBundled]) timings.length = 0;
       bare.push(await spawnTimed(['-e', BARE], env));
       await rig.engine.create(createCommand(bankTransfer(), `cold-${process.pid}-${run}`));
       sweep.push(
@@ -153,6 +190,7 @@ export async function benchColdStart(endpoint: string): Promise<BenchResult> {
       rows,
       notes: [
         "Bundles: built with the CDK construct's own options (infra/constructs/payout-function.ts): esbuild ESM, platform node, target node22, minified, the AWS SDK bundled from its ESM build, with the createRequire banner.",
+        `Before timing, DynamoDB Local is warmed with ${DATABASE_WARM_UP} rounds of each side's own requests (the engine creating and sweeping a payout; Powertools idempotency on its table), and ${DISCARDED_RUNS} cold runs of each handler are thrown away: the database in AWS is never cold, only the function is measured cold.`,
         "answered ms: in a fresh `node`, from the process's own start (performance.timeOrigin) to the handler's answer, after importing the bundle from an .mjs and handling one event against DynamoDB Local and the sandbox (latency 0) on loopback. That is a Lambda cold start: init plus the first invoke; Lambda does not end the process after it. The bare row is node reaching its first line of code; runs are interleaved.",
         "wall to exit ms: from spawn to the exit the parent sees, for reference. The tail after the answer (~70-110 ms here, process teardown and the parent's event loop, which also runs the sandbox) is not part of a cold start.",
         "The peer: Powertools idempotency (makeIdempotent + DynamoDBPersistenceLayer, own table with pk `id`) around one fetch to POST /settlement/instant/payout: the common way, and not safe for payouts (it releases the lock when the call fails, so a timeout resends). Built twice: the common way, with @aws-sdk/* external so the runtime's SDK is used (the CDK default), which is the peer to beat; and bundled like ours, to show what the bundling alone is worth.",
@@ -162,6 +200,19 @@ export async function benchColdStart(endpoint: string): Promise<BenchResult> {
   } finally {
     await rig.dynamoDb.send(new DeleteTableCommand({ TableName: idempotencyTable })).catch(() => undefined);
     await rig.close();
+  }
+}
+
+/** Runs each side's DynamoDB requests until DynamoDB Local's JVM has compiled them (see DATABASE_WARM_UP). */
+async function warmUpDatabase(rig: EngineRig, idempotencyTable: string): Promise<void> {
+  const peerOperations = makeIdempotent(async (_event: { idempotencyKey: string }) => ({ paid: true }), {
+    persistenceStore: new DynamoDBPersistenceLayer({ tableName: idempotencyTable, awsSdkV3Client: rig.dynamoDb }),
+    config: new IdempotencyConfig({ eventKeyJmesPath: 'idempotencyKey' }),
+  });
+  for (let round = 0; round < DATABASE_WARM_UP; round++) {
+    await rig.engine.create(createCommand(bankTransfer(), `warm-${process.pid}-${round}`));
+    await rig.engine.sweep({ stopStartingAt: Date.now() + 30_000 });
+    await peerOperations({ idempotencyKey: `warm-${process.pid}-${round}` });
   }
 }
 
@@ -203,6 +254,7 @@ function childEnv(rig: EngineRig, endpoint: string, idempotencyTable: string): N
     AWS_SECRET_ACCESS_KEY: 'local',
     AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
     POWERTOOLS_LOG_LEVEL: 'ERROR',
+    ...(TRACE_DIR && { BENCH_TRACE_DIR: TRACE_DIR }),
   };
 }
 
