@@ -206,7 +206,10 @@ export async function benchColdStart(endpoint: string): Promise<BenchResult> {
 /** Runs each side's DynamoDB requests until DynamoDB Local's JVM has compiled them (see DATABASE_WARM_UP). */
 async function warmUpDatabase(rig: EngineRig, idempotencyTable: string): Promise<void> {
   const peerOperations = makeIdempotent(async (_event: { idempotencyKey: string }) => ({ paid: true }), {
-    persistenceStore: new DynamoDBPersistenceLayer({ tableName: idempotencyTable, awsSdkV3Client: rig.dynamoDb }),
+    persistenceStore: new DynamoDBPersistenceLayer({
+      tableName: idempotencyTable,
+      awsSdkV3Client: rig.dynamoDb,
+    }),
     config: new IdempotencyConfig({ eventKeyJmesPath: 'idempotencyKey' }),
   });
   for (let round = 0; round < DATABASE_WARM_UP; round++) {
