@@ -2,7 +2,7 @@
  * Recurrence rules as pure functions: which local calendar dates a rule pays on, and the UTC instant of
  * each. No AWS, no HTTP, no date library: calendar arithmetic on civil dates, `Intl` for time zones.
  */
-import { zonedFormat } from '../shared/date-format.js';
+import { wallClockIn } from '../shared/wall-clock.js';
 
 export const RecurrenceInterval = { Daily: 'daily', Weekly: 'weekly', Monthly: 'monthly' } as const;
 export type RecurrenceInterval = (typeof RecurrenceInterval)[keyof typeof RecurrenceInterval];
@@ -75,7 +75,7 @@ export function daysInMonth(year: number, month: number): number {
 /** True when `timeZone` is an IANA zone this runtime knows. */
 export function isTimeZone(timeZone: string): boolean {
   try {
-    formatterFor(timeZone);
+    wallClockIn(timeZone, 0);
     return true;
   } catch {
     return false;
@@ -159,30 +159,10 @@ export function occurrenceOn(rule: RecurrenceRule, localDate: string): Occurrenc
   }
 }
 
-const formatterFor = zonedFormat('en-US', {
-  hourCycle: 'h23',
-  year: 'numeric',
-  month: 'numeric',
-  day: 'numeric',
-  hour: 'numeric',
-  minute: 'numeric',
-  second: 'numeric',
-});
-
 /** The zone's offset from UTC at an instant, in ms (local minus UTC). */
 export function offsetAt(timeZone: string, utcMs: number): number {
-  const parts: Record<string, number> = {};
-  for (const part of formatterFor(timeZone).formatToParts(new Date(utcMs))) {
-    if (part.type !== 'literal') parts[part.type] = Number(part.value);
-  }
-  const wall = Date.UTC(
-    parts.year ?? 1970,
-    (parts.month ?? 1) - 1,
-    parts.day ?? 1,
-    parts.hour ?? 0,
-    parts.minute ?? 0,
-    parts.second ?? 0,
-  );
+  const clock = wallClockIn(timeZone, utcMs);
+  const wall = Date.UTC(clock.year, clock.month - 1, clock.day, clock.hour, clock.minute, clock.second);
   return wall - Math.floor(utcMs / 1000) * 1000;
 }
 

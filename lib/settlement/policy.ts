@@ -1,6 +1,7 @@
 import { MoneyError, toKobo } from '../money.js';
 import type { Beneficiary } from '../payouts/model.js';
 import type { Settlement } from '../provider/index.js';
+import { minuteOfDayIn } from '../shared/wall-clock.js';
 
 /** The time zone whose clock the allowed hours are read in. */
 export const SETTLEMENT_TIME_ZONE = 'Africa/Lagos';
@@ -88,7 +89,7 @@ export function decideSettlement(
       `${amountKobo} kobo to pay is below the minimum of ${policy.minimumKobo} kobo`,
     );
   }
-  const minute = lagosMinuteOfDay(now);
+  const minute = minuteOfDayIn(SETTLEMENT_TIME_ZONE, now);
   if (!withinWindow(minute, policy.allowedMinutes)) {
     return {
       kind: 'defer',
@@ -101,21 +102,6 @@ export function decideSettlement(
 
 function skip(code: SkipCode, reason: string): PolicyDecision {
   return { kind: 'skip', code, reason };
-}
-
-const lagosClock = new Intl.DateTimeFormat('en-GB', {
-  timeZone: SETTLEMENT_TIME_ZONE,
-  hour: '2-digit',
-  minute: '2-digit',
-  hourCycle: 'h23',
-});
-
-/** Minutes since midnight on the Lagos wall clock. */
-export function lagosMinuteOfDay(at: Date): number {
-  const parts = lagosClock.formatToParts(at);
-  const hour = Number(parts.find((part) => part.type === 'hour')?.value);
-  const minute = Number(parts.find((part) => part.type === 'minute')?.value);
-  return hour * 60 + minute;
 }
 
 function withinWindow(minute: number, window: { from: number; to: number }): boolean {

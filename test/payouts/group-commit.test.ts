@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { localAwsConfig } from '../../lib/local/dynamodb-local.js';
-import { buildTransition, dayIn } from '../../lib/payouts/engine/context.js';
+import { buildTransition } from '../../lib/payouts/engine/context.js';
 import {
   ConcurrentModificationError,
   DailyCapExceededError,
@@ -9,6 +9,7 @@ import {
 import { type Payout, PayoutStatus, systemPrincipal } from '../../lib/payouts/model.js';
 import { DynamoDbPayoutStore } from '../../lib/payouts/store/dynamodb-payout-store.js';
 import { createDynamoDbClient } from '../../lib/shared/dynamodb-client.js';
+import { calendarDayIn } from '../../lib/shared/wall-clock.js';
 import {
   alice,
   bankTransfer,
@@ -45,7 +46,7 @@ const cancel = (payout: Payout) =>
 
 const claim = (payout: Payout) => {
   const now = h.clock.now();
-  const day = dayIn(h.engine.ctx.config.capTimeZone, now);
+  const day = calendarDayIn(h.engine.ctx.config.capTimeZone, now);
   return buildTransition(
     payout,
     {
@@ -81,7 +82,7 @@ describe('group commit in the payout store', () => {
   it('admits exactly the claims that fit under the daily cap when their sum does not', async () => {
     const payouts = await pendingPayouts(3, 400_000);
     const capKey = payouts[0]?.capKey ?? '';
-    const day = dayIn(h.engine.ctx.config.capTimeZone, h.clock.now());
+    const day = calendarDayIn(h.engine.ctx.config.capTimeZone, h.clock.now());
     // The first claims on today's counter: none of it is used yet.
     expect(await h.store.getCapUsage(capKey, day)).toBe(0);
     const results = await Promise.allSettled(payouts.map((payout) => h.store.transition(claim(payout))));
@@ -94,7 +95,7 @@ describe('group commit in the payout store', () => {
   it('claims together under one cap update for their sum', async () => {
     const payouts = await pendingPayouts(4, 50_000);
     const capKey = payouts[0]?.capKey ?? '';
-    const day = dayIn(h.engine.ctx.config.capTimeZone, h.clock.now());
+    const day = calendarDayIn(h.engine.ctx.config.capTimeZone, h.clock.now());
     const before = await h.store.getCapUsage(capKey, day);
     // A store of its own over the same table, on a client that counts its transactions.
     const client = createDynamoDbClient({ endpoint: inject('dynamoDbEndpoint'), ...localAwsConfig });

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ProviderPayoutGateway } from '../../lib/payouts/adapters/provider-payout-gateway.js';
-import { dayIn } from '../../lib/payouts/engine/context.js';
 import type { PayoutGateway } from '../../lib/payouts/gateway.js';
 import { type Payout, PayoutStatus } from '../../lib/payouts/model.js';
 import type { PayoutStore } from '../../lib/payouts/store/payout-store.js';
+import { calendarDayIn } from '../../lib/shared/wall-clock.js';
 import {
   bankTransfer,
   command,
@@ -114,7 +114,7 @@ describe('the sweep claims ahead', () => {
       },
     };
 
-    const capDay = dayIn(h.engine.ctx.config.capTimeZone, h.clock.now());
+    const capDay = calendarDayIn(h.engine.ctx.config.capTimeZone, h.clock.now());
     const capBefore = await h.store.getCapUsage(payouts[0]?.capKey ?? '', capDay);
 
     const report = await h.engineWith({ store: claims.store, gateway }).sweep(options);

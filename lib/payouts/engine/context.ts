@@ -1,5 +1,4 @@
 import type { Clock } from '../../shared/clock.js';
-import { zonedFormat } from '../../shared/date-format.js';
 import type { Logger } from '../../shared/logger.js';
 import type { EngineConfig } from '../config.js';
 import type { PayoutGateway } from '../gateway.js';
@@ -61,13 +60,6 @@ export function buildTransition(payout: Payout, spec: TransitionSpec, now: Date)
     ...(spec.requireNotPaused && { requireNotPaused: true }),
     ...(spec.cap && { cap: spec.cap }),
   };
-}
-
-const dayFormat = zonedFormat('en-CA', { year: 'numeric', month: '2-digit', day: '2-digit' });
-
-/** The calendar day (YYYY-MM-DD) of an instant in a time zone. */
-export function dayIn(timeZone: string, at: Date): string {
-  return dayFormat(timeZone).format(at);
 }
 
 export function addMs(at: Date, milliseconds: number): string {

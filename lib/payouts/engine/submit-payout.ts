@@ -1,8 +1,9 @@
 import { ulid } from '../../shared/ids.js';
+import { calendarDayIn } from '../../shared/wall-clock.js';
 import { ConcurrentModificationError, DailyCapExceededError, PayoutsPausedError } from '../errors.js';
 import type { SendOutcome } from '../gateway.js';
 import { type Payout, PayoutStatus, systemPrincipal } from '../model.js';
-import { addMs, buildTransition, dayIn, type EngineContext, type TransitionSpec } from './context.js';
+import { addMs, buildTransition, type EngineContext, type TransitionSpec } from './context.js';
 
 const submitter = systemPrincipal('submitter');
 const RECORD_ATTEMPTS = 3;
@@ -153,7 +154,7 @@ async function claim(
   payout: Payout,
   now: Date,
 ): Promise<Claimed | Extract<SubmitResult, { kind: 'skipped' }>> {
-  const capDay = dayIn(ctx.config.capTimeZone, now);
+  const capDay = calendarDayIn(ctx.config.capTimeZone, now);
   const spec: TransitionSpec = {
     to: PayoutStatus.Submitting,
     actor: submitter,

@@ -1,0 +1,121 @@
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import {
+  calendarDayIn,
+  FIXED_OFFSET_ZONES,
+  minuteOfDayIn,
+  wallClockIn,
+} from '../../lib/shared/wall-clock.js';
+
+const referenceFormatters = new Map<string, Intl.DateTimeFormat>();
+
+/** What the machine's time-zone database says, read through Intl whatever the zone. */
+function intlWallClock(timeZone: string, utcMs: number) {
+  let formatter = referenceFormatters.get(timeZone);
+  if (!formatter) {
+    formatter = new Intl.DateTimeFormat('en-US', {
+      timeZone,
+      hourCycle: 'h23',
+      year: 'numeric',
+      month: 'numeric',
+      day: 'numeric',
+      hour: 'numeric',
+      minute: 'numeric',
+      second: 'numeric',
+    });
+    referenceFormatters.set(timeZone, formatter);
+  }
+  const parts = Object.fromEntries(
+    formatter
+      .formatToParts(new Date(utcMs))
+      .filter((part) => part.type !== 'literal')
+      .map((part) => [part.type, Number(part.value)]),
+  );
+  return {
+    year: parts.year,
+    month: parts.month,
+    day: parts.day,
+    hour: parts.hour,
+    minute: parts.minute,
+    second: parts.second,
+  };
+}
+
+const FROM = Date.UTC(1970, 0, 1);
+const TO = Date.UTC(2100, 0, 1);
+/** An odd step, so the samples fall on every hour, minute and day of the month over the years. */
+const STEP_MS = (97 * 60 + 13) * 60_000 + 7_000;
+
+describe('wallClockIn', () => {
+  afterEach(() => {
+    vi.restoreAllMocks();
+  });
+
+  it.each(Object.keys(FIXED_OFFSET_ZONES))(
+    'agrees with the time-zone database for the fixed-offset zone %s from 1970 to 2100',
+    (timeZone) => {
+      const disagreements: string[] = [];
+      for (let at = FROM; at < TO && disagreements.length < 3; at += STEP_MS) {
+        const expected = intlWallClock(timeZone, at);
+        const actual = wallClockIn(timeZone, at);
+        if (JSON.stringify(actual) !== JSON.stringify(expected)) {
+          disagreements.push(
+            `${new Date(at).toISOString()}: ${JSON.stringify(actual)} != ${JSON.stringify(expected)}`,
+          );
+        }
+      }
+      expect(disagreements).toEqual([]);
+    },
+  );
+
+  it('reads a zone with daylight saving from the time-zone database, on both sides of the change', () => {
+    // New York sprang forward at 2026-03-08 07:00 UTC (02:00 EST became 03:00 EDT).
+    expect(wallClockIn('America/New_York', Date.UTC(2026, 2, 8, 6, 59, 59))).toEqual({
+      year: 2026,
+      month: 3,
+      day: 8,
+      hour: 1,
+      minute: 59,
+      second: 59,
+    });
+    expect(wallClockIn('America/New_York', Date.UTC(2026, 2, 8, 7, 0, 0))).toMatchObject({
+      hour: 3,
+      minute: 0,
+    });
+  });
+
+  it('reads midnight as hour 0, not 24', () => {
+    expect(wallClockIn('America/New_York', Date.UTC(2026, 0, 15, 5, 0, 0))).toMatchObject({
+      day: 15,
+      hour: 0,
+    });
+  });
+
+  it('throws a RangeError for a zone the runtime does not know', () => {
+    expect(() => wallClockIn('Mars/Olympus_Mons', 0)).toThrow(RangeError);
+  });
+
+  it('builds no Intl formatter for Lagos, so the claim path never pays for initialising ICU', () => {
+    const constructed = vi.spyOn(Intl, 'DateTimeFormat');
+    calendarDayIn('Africa/Lagos', new Date());
+    minuteOfDayIn('Africa/Lagos', new Date());
+    expect(constructed).not.toHaveBeenCalled();
+  });
+});
+
+describe('calendarDayIn', () => {
+  it('gives the Lagos day, which starts an hour before the UTC day', () => {
+    expect(calendarDayIn('Africa/Lagos', new Date('2026-11-22T22:59:59Z'))).toBe('2026-11-22');
+    expect(calendarDayIn('Africa/Lagos', new Date('2026-11-22T23:00:00Z'))).toBe('2026-11-23');
+  });
+
+  it('pads months and days to two digits', () => {
+    expect(calendarDayIn('UTC', new Date('2027-01-05T12:00:00Z'))).toBe('2027-01-05');
+  });
+});
+
+describe('minuteOfDayIn', () => {
+  it('counts minutes since local midnight', () => {
+    expect(minuteOfDayIn('Africa/Lagos', new Date('2026-11-22T08:15:00Z'))).toBe(9 * 60 + 15);
+    expect(minuteOfDayIn('Africa/Lagos', new Date('2026-11-22T23:05:00Z'))).toBe(5);
+  });
+});
