@@ -20,7 +20,8 @@ import {
   startEngineRig,
 } from './support.js';
 
-const RUNS = quick ? 3 : 7;
+/** Timed cold runs of each handler; `BENCH_COLD_RUNS` overrides, for a steadier median while comparing changes. */
+const RUNS = Number(process.env.BENCH_COLD_RUNS ?? (quick ? 3 : 9));
 /** Cold runs of every handler made and thrown away first: the OS file cache, the sandbox and the sockets settle. */
 const DISCARDED_RUNS = 2;
 /**

@@ -37,6 +37,11 @@ export interface SearchWindow {
 /** The engine's port to the provider; the adapter maps each payout type to its endpoint. */
 export interface PayoutGateway {
   send(payout: Payout): Promise<SendOutcome>;
+  /**
+   * A send is likely soon: start loading and fetching what it needs, without waiting and without calling the
+   * provider. Optional; never throws.
+   */
+  prepare?(): void;
   find(payout: Payout, window: SearchWindow): Promise<FindOutcome>;
 }
 

@@ -67,6 +67,7 @@ export class ProviderClient {
   readonly refunds: Refunds;
   readonly virtualAccounts: VirtualAccounts;
   readonly #transport: Transport;
+  readonly #credentials: CredentialsSource;
 
   constructor(options: ProviderClientOptions) {
     const timeouts = { ...DEFAULT_TIMEOUTS, requestMs: DEFAULT_REQUEST_TIMEOUT_MS, ...options.timeouts };
@@ -75,6 +76,7 @@ export class ProviderClient {
       new HttpTransport(options.baseUrl, timeouts, {
         ...(options.connections !== undefined && { connections: options.connections }),
       });
+    this.#credentials = options.credentials;
     const { sleep, random, ...policy } = options.retry ?? {};
     const requester = new Requester({
       transport: this.#transport,
@@ -96,6 +98,19 @@ export class ProviderClient {
     this.stores = new Stores(requester);
     this.refunds = new Refunds(requester);
     this.virtualAccounts = new VirtualAccounts(requester);
+  }
+
+  /**
+   * Starts what the next call needs, the transport's code and the credentials (from Secrets Manager in AWS,
+   * cached afterwards), without waiting for either and without calling the provider. For a caller that is about
+   * to call and has a round trip of its own to wait on first: on a cold start both then overlap that round trip.
+   * Failures are dropped here; the call meets and reports them.
+   *
+   * @example client.prepare(); const claimed = await claim(payout); await client.wallets.transfer(...);
+   */
+  prepare(): void {
+    void this.#transport.prepare?.();
+    this.#credentials.get().catch(() => undefined);
   }
 
   /** Closes the keep-alive connections. */

@@ -5,7 +5,7 @@ import {
   type TransportRequest,
   type TransportResponse,
 } from './transport.js';
-import { createPool, type Pool, poolRequest } from './undici-pool.js';
+import type { OriginPool, PoolOptions } from './undici-pool.js';
 
 /** Timeouts of the HTTP transport, in milliseconds. */
 export type TransportTimeouts = {
@@ -44,11 +44,19 @@ const AFTER_SEND_CODES: Record<string, NetworkErrorKind> = {
 /**
  * undici transport: one keep-alive connection pool per client and origin.
  *
+ * undici is loaded on first use (or on `prepare`), not when this module is: evaluating it is ~10 ms of a cold
+ * start, and the engine calls `prepare` while its claim is on the way to DynamoDB, so that time overlaps a
+ * round trip it would otherwise follow. Bundled, the dynamic import stays in the one file and only its
+ * evaluation is deferred.
+ *
  * @example const transport = new HttpTransport('http://127.0.0.1:4010', { connectMs: 1000, headersMs: 5000, bodyMs: 5000 });
  */
 export class HttpTransport implements Transport {
-  readonly #pool: Pool;
+  readonly #origin: string;
   readonly #basePath: string;
+  readonly #poolOptions: PoolOptions;
+  #pool: Promise<OriginPool> | undefined;
+  #closed = false;
 
   constructor(
     baseUrl: string,
@@ -56,22 +64,47 @@ export class HttpTransport implements Transport {
     options: { connections?: number } = {},
   ) {
     const url = new URL(baseUrl);
+    this.#origin = url.origin;
     this.#basePath = url.pathname.replace(/\/+$/, '');
-    this.#pool = createPool(url.origin, {
+    this.#poolOptions = {
       connect: { timeout: timeouts.connectMs },
       headersTimeout: timeouts.headersMs,
       bodyTimeout: timeouts.bodyMs,
       keepAliveTimeout: 4_000,
       connections: options.connections ?? DEFAULT_CONNECTIONS,
-    });
+    };
+  }
+
+  async prepare(): Promise<void> {
+    await this.#connectionPool().catch(() => undefined);
+  }
+
+  /** The pool, created on first use; a failed load is not cached, so the next request tries again. */
+  #connectionPool(): Promise<OriginPool> {
+    if (this.#closed) return Promise.reject(new Error('transport is closed'));
+    this.#pool ??= import('./undici-pool.js')
+      .then(({ openPool }) => openPool(this.#origin, this.#poolOptions))
+      .catch((error: unknown) => {
+        this.#pool = undefined;
+        throw error;
+      });
+    return this.#pool;
   }
 
   async request(request: TransportRequest): Promise<TransportResponse> {
+    let pool: OriginPool;
+    try {
+      pool = await this.#connectionPool();
+    } catch (error) {
+      throw new TransportError(NetworkErrorKind.Other, Phase.BeforeSend, 'HTTP client unavailable', {
+        cause: error,
+      });
+    }
     const deadline = request.timeoutMs === undefined ? undefined : AbortSignal.timeout(request.timeoutMs);
     const signals = [deadline, request.signal].filter((signal) => signal !== undefined);
     const signal = signals.length === 0 ? undefined : AbortSignal.any(signals);
     try {
-      const response = await poolRequest(this.#pool, {
+      const response = await pool.request({
         path: `${this.#basePath}${request.path}`,
         method: request.method,
         headers: request.headers,
@@ -92,7 +125,9 @@ export class HttpTransport implements Transport {
   }
 
   async close(): Promise<void> {
-    await this.#pool.close();
+    this.#closed = true;
+    const pool = await this.#pool?.catch(() => undefined);
+    await pool?.close();
   }
 }
 

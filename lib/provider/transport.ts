@@ -25,6 +25,11 @@ export type TransportResponse = {
  */
 export interface Transport {
   request(request: TransportRequest): Promise<TransportResponse>;
+  /**
+   * Gets ready for a request that is likely soon (e.g. loads the HTTP client's code), sending nothing. It never
+   * rejects: whatever failed here fails again, and is reported, on the request itself.
+   */
+  prepare?(): Promise<void>;
   close(): Promise<void>;
 }
 

@@ -144,3 +144,35 @@ describe('the sweep claims ahead', () => {
     expect(ledgerEntriesOf(h.sandbox, second.payout.id)).toHaveLength(1);
   });
 });
+
+describe('the claim gets the provider side ready', () => {
+  it('asks the gateway to get ready while the claim is on its way, and still sends when that fails', async () => {
+    const payout = (await h.engine.create(command(bankTransfer(150_000), key('ready-1')))).payout;
+    const real = new ProviderPayoutGateway(h.client);
+    const steps: string[] = [];
+    const store = replaceMethod(h.store, 'transition', async (write) => {
+      const claiming = write.after.status === PayoutStatus.Submitting;
+      if (claiming) steps.push('claim sent');
+      const after = await h.store.transition(write);
+      if (claiming) steps.push('claim committed');
+      return after;
+    });
+    const gateway: PayoutGateway = {
+      find: (candidate, window) => real.find(candidate, window),
+      prepare() {
+        steps.push('gateway prepared');
+        throw new Error('a head start that failed');
+      },
+      async send(candidate) {
+        steps.push('sent');
+        return real.send(candidate);
+      },
+    };
+
+    const result = await h.engineWith({ store, gateway }).submit(payout.id);
+
+    expect(steps).toEqual(['claim sent', 'gateway prepared', 'claim committed', 'sent']);
+    expect(result).toMatchObject({ kind: 'sent', outcome: 'succeeded' });
+    expect(ledgerEntriesOf(h.sandbox, payout.id)).toHaveLength(1);
+  });
+});

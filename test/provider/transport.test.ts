@@ -8,6 +8,12 @@ import {
   ProviderRejectedError,
   ProviderUnavailableError,
 } from '../../lib/provider/errors.js';
+import { Phase } from '../../lib/provider/failure.js';
+import { HttpTransport } from '../../lib/provider/http-transport.js';
+import {
+  SecretsManagerCredentialsSource,
+  type SecretsManagerLike,
+} from '../../lib/provider/secrets-manager-credentials.js';
 import { closedPort, type Handler, json, startServer } from './support/http-server.js';
 import { bodies } from './support/payloads.js';
 
@@ -259,6 +265,86 @@ describe('HTTP transport and request layer', () => {
     const error = await pending;
     expect(error).toBeInstanceOf(ProviderUnavailableError);
     expect(error).toMatchObject({ reason: 'aborted' });
+    expect(server.received).toHaveLength(1);
+  });
+});
+
+describe('getting ready ahead of a call', () => {
+  const list = {
+    method: 'GET',
+    path: '/branch/store',
+    headers: {},
+    body: undefined,
+    timeoutMs: 2_000,
+    signal: undefined,
+  } as const;
+
+  it('prepares the transport without sending anything, and the request after it is sent once', async () => {
+    const server = await startServer((_req, res) => json(res, 200, bodies.stores));
+    const transport = new HttpTransport(server.url);
+    cleanups.push(() => transport.close(), server.close);
+
+    await transport.prepare();
+    expect(server.received).toHaveLength(0);
+    await expect(transport.request(list)).resolves.toMatchObject({ status: 200 });
+    expect(server.received).toHaveLength(1);
+  });
+
+  it('refuses a request after close as not sent', async () => {
+    const server = await startServer((_req, res) => json(res, 200, bodies.stores));
+    cleanups.push(server.close);
+    const transport = new HttpTransport(server.url);
+    await transport.close();
+
+    await expect(transport.request(list)).rejects.toMatchObject({
+      name: 'TransportError',
+      phase: Phase.BeforeSend,
+    });
+    expect(server.received).toHaveLength(0);
+  });
+
+  // No Secrets Manager engine runs here, so its client is replaced by one answering from a list.
+  function secretsManager(answers: (string | Error)[]) {
+    const requests: unknown[] = [];
+    const client: SecretsManagerLike = {
+      send: (async (command: { input: unknown }) => {
+        requests.push(command.input);
+        const answer = answers.shift();
+        if (answer === undefined || answer instanceof Error) throw answer ?? new Error('no answer left');
+        return { SecretString: answer };
+      }) as SecretsManagerLike['send'],
+    };
+    return { client, requests };
+  }
+
+  it('fetches the credentials ahead, and the call after it uses them without fetching again', async () => {
+    const { client: secrets, requests } = secretsManager(['{"token":"test-token-1","pin":"test-pin-1"}']);
+    const { server, client } = await setup((_req, res) => json(res, 200, bodies.stores), {
+      credentials: new SecretsManagerCredentialsSource({ secretId: 'provider', client: secrets }),
+    });
+
+    client.prepare();
+    expect(requests).toHaveLength(1);
+    expect(server.received).toHaveLength(0);
+    await client.stores.list({});
+    expect(requests).toHaveLength(1);
+    expect(server.received[0]?.headers.authorization).toBe('Bearer test-token-1');
+  });
+
+  it('does not keep a fetch ahead that failed: the call fetches again', async () => {
+    const { client: secrets, requests } = secretsManager([
+      new Error('throttled'),
+      '{"token":"test-token-1","pin":"test-pin-1"}',
+    ]);
+    const { server, client } = await setup((_req, res) => json(res, 200, bodies.stores), {
+      credentials: new SecretsManagerCredentialsSource({ secretId: 'provider', client: secrets }),
+    });
+
+    client.prepare();
+    // The failed fetch settles first (a call made while it is in flight shares it, and its failure).
+    await new Promise((resolve) => setImmediate(resolve));
+    await client.stores.list({});
+    expect(requests).toHaveLength(2);
     expect(server.received).toHaveLength(1);
   });
 });

@@ -44,10 +44,14 @@ export class ProviderPayoutGateway implements PayoutGateway {
     private readonly options: { requestTimeoutMs?: number } = {},
   ) {}
 
+  prepare(): void {
+    this.client.prepare();
+  }
+
   async send(payout: Payout): Promise<SendOutcome> {
     let call: () => Promise<OperationResult>;
     try {
-      call = this.#prepare(payout);
+      call = this.#callFor(payout);
     } catch (error) {
       if (error instanceof MoneyError)
         return { kind: 'rejected', code: 'INVALID_AMOUNT', message: error.message };
@@ -136,7 +140,7 @@ export class ProviderPayoutGateway implements PayoutGateway {
   }
 
   /** Converts amounts before anything is sent, so a conversion error can never follow a sent request. */
-  #prepare(payout: Payout): () => Promise<OperationResult> {
+  #callFor(payout: Payout): () => Promise<OperationResult> {
     const narration = `${payout.narration} ${payoutMarker(payout.id)}`;
     const metadata = { ...payout.metadata, payoutId: payout.id, idempotencyKey: payout.idempotencyKey };
     const options = this.#options();
