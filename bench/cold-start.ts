@@ -237,6 +237,7 @@ async function bundle(
     mainFields: [...BUNDLE_OPTIONS.mainFields],
     minify: true,
     external: [...external],
+    alias: { ...BUNDLE_OPTIONS.alias },
     banner: { js: BUNDLE_OPTIONS.banner },
     logLevel: 'error',
   });

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { BUNDLE_OPTIONS, PROJECT_ROOT } from '../../infra/constructs/payout-function.js';
 
 /**
@@ -45,6 +45,7 @@ beforeAll(async () => {
     platform: BUNDLE_OPTIONS.platform,
     mainFields: [...BUNDLE_OPTIONS.mainFields],
     external: [...BUNDLE_OPTIONS.external],
+    alias: { ...BUNDLE_OPTIONS.alias },
     banner: { js: BUNDLE_OPTIONS.banner },
     logLevel: 'silent',
   });
@@ -74,5 +75,64 @@ describe('handler bundles', () => {
     );
     expect(loaded.stderr).not.toMatch(/Cannot find (package|module)|ERR_MODULE_NOT_FOUND/);
     expect(loaded.status, loaded.stderr).toBe(0);
+  });
+});
+
+describe('AWS credentials in the bundles', () => {
+  /** An AWS client given no credentials, bundled like the handlers: it gets the SDK's default provider. */
+  const PROBE = `
+import { DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
+const client = new DynamoDBClient({ region: 'us-east-1', endpoint: process.env.DYNAMODB_ENDPOINT, maxAttempts: 1 });
+try {
+  const output = await client.send(new ListTablesCommand({}));
+  console.log(JSON.stringify({ listed: Array.isArray(output.TableNames) }));
+} catch (error) {
+  console.log(JSON.stringify({ listed: false, error: error.message }));
+}`;
+  const probe = join(outRoot, 'credentials-probe.mjs');
+
+  beforeAll(async () => {
+    await build({
+      stdin: { contents: PROBE, resolveDir: PROJECT_ROOT, loader: 'ts' },
+      outfile: probe,
+      bundle: true,
+      format: BUNDLE_OPTIONS.format,
+      target: BUNDLE_OPTIONS.target,
+      platform: BUNDLE_OPTIONS.platform,
+      mainFields: [...BUNDLE_OPTIONS.mainFields],
+      alias: { ...BUNDLE_OPTIONS.alias },
+      banner: { js: BUNDLE_OPTIONS.banner },
+      logLevel: 'silent',
+    });
+  }, 60_000);
+
+  function runProbe(credentials: Record<string, string>): { listed: boolean; error?: string } {
+    const run = spawnSync(process.execPath, [probe], {
+      cwd: outRoot,
+      env: {
+        PATH: process.env.PATH,
+        DYNAMODB_ENDPOINT: inject('dynamoDbEndpoint'),
+        // Should the substitution ever be lost, the SDK's own chain must still not reach for the metadata
+        // endpoint, which is not on this machine; it then fails with another message, which the test tells apart.
+        AWS_EC2_METADATA_DISABLED: 'true',
+        ...credentials,
+      },
+      encoding: 'utf8',
+      timeout: 30_000,
+    });
+    expect(run.status, run.stderr).toBe(0);
+    return JSON.parse(run.stdout);
+  }
+
+  it('takes the role credentials Lambda puts in the environment', () => {
+    expect(runProbe({ AWS_ACCESS_KEY_ID: 'bundletest', AWS_SECRET_ACCESS_KEY: 'bundletest' })).toEqual({
+      listed: true,
+    });
+  });
+
+  it('fails at once without them, looking in no file and at no metadata endpoint', () => {
+    const result = runProbe({ HOME: outRoot });
+    expect(result.listed).toBe(false);
+    expect(result.error).toMatch(/Unable to find environment variable credentials/);
   });
 });
