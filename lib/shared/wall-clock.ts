@@ -36,7 +36,7 @@ export function wallClockIn(timeZone: string, at: Date | number): WallClock {
   const utcMs = typeof at === 'number' ? at : at.getTime();
   const fixedOffset = FIXED_OFFSET_ZONES[timeZone];
   if (fixedOffset !== undefined) return utcFields(new Date(utcMs + fixedOffset * MINUTE_MS));
-  return intlWallClock(timeZone, utcMs);
+  return timeZoneDatabaseWallClock(timeZone, utcMs);
 }
 
 /**
@@ -69,7 +69,11 @@ function utcFields(shifted: Date): WallClock {
 /** One formatter per zone, built on first use: building one costs far more than using it. */
 const formatters = new Map<string, Intl.DateTimeFormat>();
 
-function intlWallClock(timeZone: string, utcMs: number): WallClock {
+/**
+ * The wall clock as the runtime's time-zone database (through Intl) has it, for any zone, listed or not: what
+ * `wallClockIn` does for zones with daylight saving, and the reference its fixed offsets are checked against.
+ */
+export function timeZoneDatabaseWallClock(timeZone: string, utcMs: number): WallClock {
   let formatter = formatters.get(timeZone);
   if (!formatter) {
     formatter = new Intl.DateTimeFormat('en-US', {

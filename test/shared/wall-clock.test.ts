@@ -3,42 +3,9 @@ import {
   calendarDayIn,
   FIXED_OFFSET_ZONES,
   minuteOfDayIn,
+  timeZoneDatabaseWallClock,
   wallClockIn,
 } from '../../lib/shared/wall-clock.js';
-
-const referenceFormatters = new Map<string, Intl.DateTimeFormat>();
-
-/** What the machine's time-zone database says, read through Intl whatever the zone. */
-function intlWallClock(timeZone: string, utcMs: number) {
-  let formatter = referenceFormatters.get(timeZone);
-  if (!formatter) {
-    formatter = new Intl.DateTimeFormat('en-US', {
-      timeZone,
-      hourCycle: 'h23',
-      year: 'numeric',
-      month: 'numeric',
-      day: 'numeric',
-      hour: 'numeric',
-      minute: 'numeric',
-      second: 'numeric',
-    });
-    referenceFormatters.set(timeZone, formatter);
-  }
-  const parts = Object.fromEntries(
-    formatter
-      .formatToParts(new Date(utcMs))
-      .filter((part) => part.type !== 'literal')
-      .map((part) => [part.type, Number(part.value)]),
-  );
-  return {
-    year: parts.year,
-    month: parts.month,
-    day: parts.day,
-    hour: parts.hour,
-    minute: parts.minute,
-    second: parts.second,
-  };
-}
 
 const FROM = Date.UTC(1970, 0, 1);
 const TO = Date.UTC(2100, 0, 1);
@@ -55,7 +22,7 @@ describe('wallClockIn', () => {
     (timeZone) => {
       const disagreements: string[] = [];
       for (let at = FROM; at < TO && disagreements.length < 3; at += STEP_MS) {
-        const expected = intlWallClock(timeZone, at);
+        const expected = timeZoneDatabaseWallClock(timeZone, at);
         const actual = wallClockIn(timeZone, at);
         if (JSON.stringify(actual) !== JSON.stringify(expected)) {
           disagreements.push(
