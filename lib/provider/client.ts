@@ -109,7 +109,7 @@ export class ProviderClient {
    * @example client.prepare(); const claimed = await claim(payout); await client.wallets.transfer(...);
    */
   prepare(): void {
-    void this.#transport.prepare?.();
+    this.#transport.prepare?.().catch(() => undefined);
     this.#credentials.get().catch(() => undefined);
   }
 

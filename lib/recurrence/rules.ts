@@ -1,6 +1,7 @@
 /**
  * Recurrence rules as pure functions: which local calendar dates a rule pays on, and the UTC instant of
- * each. No AWS, no HTTP, no date library: calendar arithmetic on civil dates, `Intl` for time zones.
+ * each. No AWS, no HTTP, no date library: calendar arithmetic on civil dates, `wallClockIn` for time zones
+ * (the time-zone database through Intl, or plain arithmetic for the fixed-offset zones it lists).
  */
 import { wallClockIn } from '../shared/wall-clock.js';
 

@@ -182,7 +182,8 @@ async function claim(
   const claiming = ctx.store.transition(buildTransition(payout, spec, now));
   // Once the claim is on its way (the store queued it first, so its request goes out before this runs), the
   // gateway gets ready for the send that follows. On a cold start that is loading the HTTP client and fetching
-  // the provider's credentials, which then overlap this round trip. Only a head start: whatever it would have failed on, the send meets and records.
+  // the provider's credentials, which then overlap this round trip. Only a head start: whatever it would have
+  // failed on, the send meets and records.
   afterPendingIo(async () => ctx.gateway.prepare?.()).catch(() => undefined);
   try {
     return { kind: 'claimed', payout: await claiming };
