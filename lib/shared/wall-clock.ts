@@ -19,11 +19,11 @@ export interface WallClock {
  * `test/shared/wall-clock.test.ts` checks each entry against this machine's time-zone database, so an entry
  * the database contradicts fails there; any zone not listed goes through Intl.
  */
-export const FIXED_OFFSET_ZONES: Readonly<Record<string, number>> = {
-  'Africa/Lagos': 60,
-  UTC: 0,
-  'Etc/UTC': 0,
-};
+export const FIXED_OFFSET_ZONES: ReadonlyMap<string, number> = new Map([
+  ['Africa/Lagos', 60],
+  ['UTC', 0],
+  ['Etc/UTC', 0],
+]);
 
 const MINUTE_MS = 60_000;
 
@@ -34,7 +34,8 @@ const MINUTE_MS = 60_000;
  */
 export function wallClockIn(timeZone: string, at: Date | number): WallClock {
   const utcMs = typeof at === 'number' ? at : at.getTime();
-  const fixedOffset = FIXED_OFFSET_ZONES[timeZone];
+  // A Map, not an object: a zone named like an Object.prototype member ("toString") must reach Intl and fail.
+  const fixedOffset = FIXED_OFFSET_ZONES.get(timeZone);
   if (fixedOffset !== undefined) return utcFields(new Date(utcMs + fixedOffset * MINUTE_MS));
   return timeZoneDatabaseWallClock(timeZone, utcMs);
 }

@@ -17,7 +17,7 @@ describe('wallClockIn', () => {
     vi.restoreAllMocks();
   });
 
-  it.each(Object.keys(FIXED_OFFSET_ZONES))(
+  it.each([...FIXED_OFFSET_ZONES.keys()])(
     'agrees with the time-zone database for the fixed-offset zone %s from 1970 to 2100',
     (timeZone) => {
       const disagreements: string[] = [];
@@ -60,6 +60,13 @@ describe('wallClockIn', () => {
   it('throws a RangeError for a zone the runtime does not know', () => {
     expect(() => wallClockIn('Mars/Olympus_Mons', 0)).toThrow(RangeError);
   });
+
+  it.each(['toString', 'constructor', '__proto__'])(
+    'throws a RangeError for %s, which is a name on every object but no zone',
+    (name) => {
+      expect(() => wallClockIn(name, 0)).toThrow(RangeError);
+    },
+  );
 
   it('builds no Intl formatter for Lagos, so the claim path never pays for initialising ICU', () => {
     const constructed = vi.spyOn(Intl, 'DateTimeFormat');
