@@ -64,6 +64,19 @@ process.on('exit', () => writeFileSync(process.env.BENCH_TRACE_DIR + '/' + proce
 globalThis.benchTraceMark = mark;
 `;
 
+/** The Lambda context's plain fields, the same for the cold children and for Powertools during the warm-up. */
+const CONTEXT_FIELDS = {
+  functionName: 'bench',
+  functionVersion: '$LATEST',
+  invokedFunctionArn: 'arn:aws:lambda:us-east-1:000000000000:function:bench',
+  memoryLimitInMB: '1024',
+  logGroupName: 'bench',
+  logStreamName: 'bench',
+  callbackWaitsForEmptyEventLoop: true,
+};
+/** The time left that every context reports: an invocation just begun. */
+const REMAINING_MS = 60_000;
+
 /** Imports a bundle, hands it one event, prints timings; what a Lambda init + first invoke does. */
 const INVOKER = `${TRACE_DIR ? TRACER : ''}
 const started = performance.now();
@@ -71,10 +84,9 @@ const mod = await import(process.argv[2]);
 const imported = performance.now();
 globalThis.benchTraceMark?.('imported');
 const context = {
-  functionName: 'bench', functionVersion: '$LATEST', awsRequestId: 'bench-' + process.pid,
-  invokedFunctionArn: 'arn:aws:lambda:us-east-1:000000000000:function:bench', memoryLimitInMB: '1024',
-  logGroupName: 'bench', logStreamName: 'bench', callbackWaitsForEmptyEventLoop: true,
-  getRemainingTimeInMillis: () => 60000,
+  ...${JSON.stringify(CONTEXT_FIELDS)},
+  awsRequestId: 'bench-' + process.pid,
+  getRemainingTimeInMillis: () => ${REMAINING_MS},
 };
 const result = await mod.handler(JSON.parse(process.argv[3]), context);
 const handled = performance.now();
@@ -224,18 +236,12 @@ async function warmUpDatabase(rig: EngineRig, idempotencyTable: string): Promise
   }
 }
 
-/** A Lambda context with a minute left, for Powertools outside a handler. */
+/** A Lambda context like the cold children's, for Powertools outside a handler. */
 function benchContext(requestId: string): Context {
   return {
-    functionName: 'bench',
-    functionVersion: '$LATEST',
+    ...CONTEXT_FIELDS,
     awsRequestId: requestId,
-    invokedFunctionArn: 'arn:aws:lambda:us-east-1:000000000000:function:bench',
-    memoryLimitInMB: '1024',
-    logGroupName: 'bench',
-    logStreamName: 'bench',
-    callbackWaitsForEmptyEventLoop: true,
-    getRemainingTimeInMillis: () => 60_000,
+    getRemainingTimeInMillis: () => REMAINING_MS,
     done: () => undefined,
     fail: () => undefined,
     succeed: () => undefined,
