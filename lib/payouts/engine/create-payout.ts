@@ -1,6 +1,7 @@
 import { toWholeNaira } from '../../money.js';
 import { fingerprint, ulid } from '../../shared/ids.js';
 import { IdempotencyConflictError, PayoutValidationError } from '../errors.js';
+import { admit, assertMayApprove, type GateDecision, MoneyEntryPoint } from '../gate.js';
 import {
   type AuditEvent,
   type Payout,
@@ -25,7 +26,20 @@ export interface CreatePayoutCommand {
    * the caller never did (it crashed).
    */
   readonly submitsInline?: boolean;
+  /**
+   * The person who already approved this instruction before it became a payout: a recurring rule's approver,
+   * carried onto each occurrence. Must differ from `actor` by identity; the payout then needs no new approval.
+   */
+  readonly approvedBy?: Principal;
 }
+
+/** The gate's entry point for a payout created with this origin. */
+const ENTRY_POINT_OF: Readonly<Record<PayoutOrigin, MoneyEntryPoint>> = {
+  api: MoneyEntryPoint.ApiPayout,
+  event: MoneyEntryPoint.EventPayout,
+  schedule: MoneyEntryPoint.RecurringOccurrence,
+  settlement: MoneyEntryPoint.Settlement,
+};
 
 export interface CreatePayoutResult {
   readonly payout: Payout;
@@ -47,11 +61,12 @@ export async function createPayout(
   command: CreatePayoutCommand,
 ): Promise<CreatePayoutResult> {
   const now = ctx.clock.now();
-  validate(ctx, command.request, now, command.origin);
+  const gate = validate(ctx, command.request, now, command.origin);
+  if (command.approvedBy) assertMayApprove(command.actor, command.approvedBy, 'this payout');
   const requestFingerprint = fingerprint(command.request);
   const instruction = toInstruction(command.request);
   const at = now.toISOString();
-  const status = initialStatus(ctx, command.request);
+  const status = initialStatus(command.request, gate, command.approvedBy);
   const payout: Payout = {
     id: ulid(now),
     idempotencyKey: command.idempotencyKey,
@@ -65,6 +80,7 @@ export async function createPayout(
     status,
     version: 1,
     requestedBy: command.actor,
+    ...(command.approvedBy && { approvedBy: command.approvedBy }),
     ...(command.request.scheduleAt && { scheduleAt: new Date(command.request.scheduleAt).toISOString() }),
     ...(command.sourceRef && { sourceRef: command.sourceRef }),
     capKey: capKeyOf(instruction),
@@ -86,6 +102,7 @@ export async function createPayout(
       idempotencyKey: command.idempotencyKey,
       origin: command.origin,
       amountKobo: payout.amountKobo,
+      ...(command.approvedBy && { approvedBy: command.approvedBy.id }),
     },
   };
 
@@ -105,13 +122,19 @@ export async function createPayout(
   return { payout: outcome.existing, replayed: true };
 }
 
-function validate(ctx: EngineContext, request: CreatePayoutRequest, now: Date, origin: PayoutOrigin): void {
+function validate(
+  ctx: EngineContext,
+  request: CreatePayoutRequest,
+  now: Date,
+  origin: PayoutOrigin,
+): GateDecision {
   const issues: { path: string; message: string }[] = [];
-  if (request.amount > ctx.config.maxPayoutKobo) {
-    issues.push({
-      path: 'amount',
-      message: `must be at most ${ctx.config.maxPayoutKobo} kobo (the per-payout maximum)`,
-    });
+  let gate: GateDecision = {};
+  try {
+    gate = admit(ctx.config, { entryPoint: ENTRY_POINT_OF[origin], amountKobo: request.amount });
+  } catch (error) {
+    if (!(error instanceof PayoutValidationError)) throw error;
+    issues.push(...error.issues);
   }
   if (WHOLE_NAIRA_TYPES.has(request.type)) {
     try {
@@ -141,11 +164,16 @@ function validate(ctx: EngineContext, request: CreatePayoutRequest, now: Date, o
       issues,
     );
   }
+  return gate;
 }
 
-function initialStatus(ctx: EngineContext, request: CreatePayoutRequest): PayoutStatus {
+function initialStatus(
+  request: CreatePayoutRequest,
+  gate: GateDecision,
+  approvedBy: Principal | undefined,
+): PayoutStatus {
   if (request.scheduleAt) return PayoutStatus.Scheduled;
-  if (request.amount >= ctx.config.approvalThresholdKobo) return PayoutStatus.PendingApproval;
+  if (gate.approvalRequired && !approvedBy) return PayoutStatus.PendingApproval;
   return PayoutStatus.Pending;
 }
 

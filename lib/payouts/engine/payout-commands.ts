@@ -1,10 +1,10 @@
 import {
-  ApprovalForbiddenError,
   ConcurrentModificationError,
   InvalidTransitionError,
   PayoutNotFoundError,
   PayoutValidationError,
 } from '../errors.js';
+import { assertMayApprove } from '../gate.js';
 import { type Payout, PayoutStatus, type Principal } from '../model.js';
 import { canTransition } from '../transitions.js';
 import { buildTransition, type EngineContext, type TransitionSpec } from './context.js';
@@ -45,11 +45,7 @@ export async function approvePayout(ctx: EngineContext, id: string, approver: Pr
       `payout ${id} is ${payout.status}, not pending_approval`,
     );
   }
-  if (approver.id === payout.requestedBy.id) {
-    throw new ApprovalForbiddenError(
-      `payout ${id} was requested by ${approver.id}, who therefore cannot approve it`,
-    );
-  }
+  assertMayApprove(payout.requestedBy, approver, `payout ${id}`);
   return apply(ctx, payout, {
     to: PayoutStatus.Pending,
     actor: approver,

@@ -1,0 +1,76 @@
+import { ApprovalForbiddenError, PayoutValidationError } from './errors.js';
+import { sameIdentity } from './identity.js';
+import type { Principal } from './model.js';
+
+/**
+ * Every way money can be instructed or a money record changed. docs/controls.md has one row per entry point
+ * with the controls it passes, and test/controls/every-entry-point.test.ts fails when a path that reaches
+ * the provider's money calls is not one of these.
+ */
+export const MoneyEntryPoint = {
+  ApiPayout: 'api-payout',
+  RecurringRule: 'recurring-rule',
+  RecurringOccurrence: 'recurring-occurrence',
+  EventPayout: 'event-payout',
+  Settlement: 'settlement',
+  BulkCorrection: 'bulk-correction',
+  Refund: 'refund',
+  Resolution: 'resolution',
+} as const;
+export type MoneyEntryPoint = (typeof MoneyEntryPoint)[keyof typeof MoneyEntryPoint];
+
+/** The amount limits of the gate; pause and the daily cap are checked where the money is committed. */
+export interface GateLimits {
+  /** The largest single instruction accepted, in kobo. */
+  readonly maxPayoutKobo: number;
+  /** Instructions of at least this amount wait for a second person's approval. */
+  readonly approvalThresholdKobo: number;
+}
+
+export interface GateRequest {
+  readonly entryPoint: MoneyEntryPoint;
+  readonly amountKobo: number;
+  /** The request field that carries the amount, named in a refusal (`amount`, `detail.payout.amount`). */
+  readonly amountPath?: string;
+  /** Something other than the amount demands a second person (a bulk item's destination changed). */
+  readonly approvalReason?: string;
+}
+
+export interface GateDecision {
+  /** Why a second person must approve before any money moves; undefined when nobody else needs to. */
+  readonly approvalRequired?: string;
+}
+
+/**
+ * The one control gate: the per-payout maximum and the approval threshold, the same for every entry point.
+ *
+ * @throws PayoutValidationError naming the amount's field when the amount is above the maximum
+ */
+export function admit(limits: GateLimits, request: GateRequest): GateDecision {
+  const path = request.amountPath ?? 'amount';
+  if (request.amountKobo > limits.maxPayoutKobo) {
+    const message = `must be at most ${limits.maxPayoutKobo} kobo (the per-payout maximum)`;
+    throw new PayoutValidationError(`${path}: ${message}`, [{ path, message }]);
+  }
+  if (request.amountKobo >= limits.approvalThresholdKobo) {
+    return { approvalRequired: `at or above the approval threshold of ${limits.approvalThresholdKobo} kobo` };
+  }
+  return request.approvalReason ? { approvalRequired: request.approvalReason } : {};
+}
+
+/**
+ * Four eyes: an approver is a person, and not the person (by stable identity) who asked for the money.
+ * A system principal (the recurrence, an event producer, the settlement poll) can never approve.
+ *
+ * @throws ApprovalForbiddenError
+ */
+export function assertMayApprove(requester: Principal, approver: Principal, what: string): void {
+  if (approver.kind !== 'user') {
+    throw new ApprovalForbiddenError(`${what} can only be approved by a person, not by ${approver.id}`);
+  }
+  if (sameIdentity(requester, approver)) {
+    throw new ApprovalForbiddenError(
+      `${what} was requested by ${requester.id}, who therefore cannot approve it`,
+    );
+  }
+}
