@@ -1,5 +1,5 @@
 import { IdempotencyConflictError, PayoutValidationError } from '../payouts/errors.js';
-import { type Payout, PayoutStatus, type Principal } from '../payouts/model.js';
+import { type Payout, PayoutStatus, type Principal, systemPrincipal } from '../payouts/model.js';
 import type { PayoutEngine } from '../payouts/payout-engine.js';
 import { SettlementNotConfiguredError } from '../settlement/errors.js';
 import type { PayOutResult, SettlementService } from '../settlement/settlement-service.js';
@@ -28,7 +28,10 @@ export async function handlePayoutRequested(
   logger: Logger = silentLogger,
 ): Promise<PayoutRequestedOutcome> {
   const parsed = parsePayoutRequested(event);
-  const actor: Principal = { id: `event:${parsed.requestedBy ?? parsed.source}`, kind: 'system' };
+  // The requester is the producer, which EventBridge vouches for (the bus policy admits only the stage's
+  // producer roles), never the free text `detail.requestedBy`: a system principal can never approve, so
+  // an event above the threshold always waits for a person. The stated name is kept in the audit only.
+  const actor: Principal = eventProducer(parsed.source);
   let created: { payout: Payout; replayed: boolean };
   try {
     created = await engine.create({
@@ -37,6 +40,7 @@ export async function handlePayoutRequested(
       origin: 'event',
       actor,
       submitsInline: true,
+      ...(parsed.requestedBy !== undefined && { auditDetails: { statedRequester: parsed.requestedBy } }),
     });
   } catch (error) {
     if (error instanceof PayoutValidationError) {
@@ -77,6 +81,11 @@ export async function handlePayoutRequested(
     replayed: created.replayed,
   });
   return { payoutId: payout.id, status: payout.status, replayed: created.replayed };
+}
+
+/** The principal of an inbound event's producer: the event source, a system that can never approve. */
+export function eventProducer(source: string): Principal {
+  return systemPrincipal(`event:${source}`);
 }
 
 /**

@@ -35,7 +35,10 @@ export const PayoutRequestedDetailSchema = z.strictObject({
   version: z.literal('1'),
   idempotencyKey: z.optional(IdempotencyKeySchema),
   payout: CreatePayoutRequestSchema,
-  /** Who asked, as the sending system knows them; recorded as the payout's requester. */
+  /**
+   * Who asked, as the sending system knows them: kept in the payout's audit as `statedRequester`, never taken
+   * as its requester (the producer is), so nobody can name themselves into approving their own payout.
+   */
   requestedBy: z.optional(z.string().check(z.minLength(1), z.maxLength(128))),
 });
 export type PayoutRequestedDetail = z.infer<typeof PayoutRequestedDetailSchema>;

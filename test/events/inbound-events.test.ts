@@ -90,8 +90,26 @@ describe('Payout Requested events', () => {
     expect(b.payoutId).toBe(a.payoutId);
     expect(await h.engine.get(a.payoutId)).toMatchObject({
       idempotencyKey: 'billing-inv-77',
-      requestedBy: { id: 'event:billing-service', kind: 'system' },
+      requestedBy: { id: 'system:event:merchant.payouts', kind: 'system' },
     });
+    const { audit } = await h.engine.getWithAudit(a.payoutId);
+    expect(audit[0]?.details).toMatchObject({ statedRequester: 'billing-service' });
+  });
+
+  it('an event "from alice" above the threshold is not approved by alice naming herself as requester: it waits for a person, and the producer cannot approve', async () => {
+    const amount = h.engine.ctx.config.approvalThresholdKobo;
+    const detail = validDetail({ requestedBy: 'alice', payout: bankTransfer(amount, { narration: 'big one' }) });
+    const outcome = await handlePayoutRequested(h.engine, payoutRequested('evt-from-alice', detail));
+    expect(outcome.status).toBe('pending_approval');
+    expect(ledgerEntriesOf(h.sandbox, outcome.payoutId)).toHaveLength(0);
+    await expect(
+      h.engine.approve(outcome.payoutId, { id: 'system:event:merchant.payouts', kind: 'system' }),
+    ).rejects.toMatchObject({ code: 'APPROVAL_FORBIDDEN' });
+    await expect(
+      h.engine.approve(outcome.payoutId, { id: 'SYSTEM:EVENT:merchant.payouts', kind: 'user' }),
+    ).rejects.toMatchObject({ code: 'APPROVAL_FORBIDDEN' });
+    const approved = await h.engine.approve(outcome.payoutId, { id: 'alice', kind: 'user' });
+    expect(approved).toMatchObject({ status: 'pending', approvedBy: { id: 'alice', kind: 'user' } });
   });
 
   describe('malformed events', () => {

@@ -31,6 +31,8 @@ export interface CreatePayoutCommand {
    * carried onto each occurrence. Must differ from `actor` by identity; the payout then needs no new approval.
    */
   readonly approvedBy?: Principal;
+  /** Facts about the request kept in the creation's audit event only (an event's stated requester). */
+  readonly auditDetails?: Readonly<Record<string, string>>;
 }
 
 /** The gate's entry point for a payout created with this origin. */
@@ -103,6 +105,7 @@ export async function createPayout(
       origin: command.origin,
       amountKobo: payout.amountKobo,
       ...(command.approvedBy && { approvedBy: command.approvedBy.id }),
+      ...command.auditDetails,
     },
   };
 
