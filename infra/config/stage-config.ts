@@ -34,6 +34,8 @@ export const StageConfigSchema = z.strictObject({
       /** `HH:MM-HH:MM` on the Lagos clock. */
       allowedHours: z.optional(z.string()),
       categories: z.optional(z.array(z.string()).check(z.minLength(1))),
+      /** ISO 8601 instant; settlements created before it are not paid automatically (default: first turned on). */
+      since: z.optional(z.string()),
     }),
     {},
   ),
@@ -104,7 +106,7 @@ export function parseStageConfig(stage: string, input: unknown): StageConfig {
 
 /** The settlement block as the environment variables `settlementPolicyFromEnv` reads. */
 export function settlementEnvironment(config: Pick<StageConfig, 'settlement'>): Record<string, string> {
-  const { destination, minKobo, keepBackKobo, allowedHours, categories } = config.settlement;
+  const { destination, minKobo, keepBackKobo, allowedHours, categories, since } = config.settlement;
   const entries: [string, string | undefined][] = [
     ['SETTLEMENT_DESTINATION_BANK_CODE', destination?.bankCode],
     ['SETTLEMENT_DESTINATION_ACCOUNT_NUMBER', destination?.accountNumber],
@@ -113,6 +115,7 @@ export function settlementEnvironment(config: Pick<StageConfig, 'settlement'>): 
     ['SETTLEMENT_KEEP_BACK_KOBO', keepBackKobo === undefined ? undefined : String(keepBackKobo)],
     ['SETTLEMENT_ALLOWED_HOURS', allowedHours],
     ['SETTLEMENT_CATEGORIES', categories?.join(',')],
+    ['SETTLEMENT_SINCE', since],
   ];
   return Object.fromEntries(entries.filter((entry): entry is [string, string] => entry[1] !== undefined));
 }

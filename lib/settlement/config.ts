@@ -31,6 +31,20 @@ export const SettlementEnvSchema = z
       z.string().check(z.regex(HOURS_PATTERN, 'must be HH:MM-HH:MM (Lagos time), e.g. 08:00-18:00')),
       '00:00-24:00',
     ),
+    /**
+     * ISO 8601 instant: settlements created before it are never paid automatically (`BEFORE_CUTOFF`). Default:
+     * the moment instant settlement was first turned on, recorded in the table by the first trigger.
+     */
+    SETTLEMENT_SINCE: z.optional(
+      z
+        .string()
+        .check(
+          z.refine(
+            (value) => /^\d{4}-\d{2}-\d{2}T/.test(value) && !Number.isNaN(Date.parse(value)),
+            'must be an ISO 8601 instant, e.g. 2026-11-23T00:00:00Z',
+          ),
+        ),
+    ),
     /** Comma-separated settlement categories to pay out. */
     SETTLEMENT_CATEGORIES: z._default(
       z.string(),
@@ -113,6 +127,9 @@ export function settlementPolicyFromEnv(
     keepBackKobo: config.SETTLEMENT_KEEP_BACK_KOBO,
     allowedMinutes,
     categories: [...new Set(categories.data)],
+    ...(config.SETTLEMENT_SINCE !== undefined && {
+      since: new Date(config.SETTLEMENT_SINCE).toISOString(),
+    }),
   };
 }
 

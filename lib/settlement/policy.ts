@@ -20,6 +20,11 @@ export interface SettlementPolicy {
   readonly allowedMinutes: { readonly from: number; readonly to: number };
   /** Settlement categories that are the merchant's to pay out. INSTANT_SETTLEMENT never is: it is a payout. */
   readonly categories: readonly string[];
+  /**
+   * Settlements created before this instant (ISO 8601) are never paid automatically: turning instant settlement
+   * on must not pay out history. Unset: the moment settlement was first turned on, recorded in the table.
+   */
+  readonly since?: string;
 }
 
 /** Why a settlement is never paid out; recorded with the decision. */
@@ -31,6 +36,7 @@ export const SkipCode = {
   NothingAfterKeepBack: 'NOTHING_AFTER_KEEP_BACK',
   BelowMinimum: 'BELOW_MINIMUM',
   EngineRejected: 'ENGINE_REJECTED',
+  BeforeCutoff: 'BEFORE_CUTOFF',
 } as const;
 export type SkipCode = (typeof SkipCode)[keyof typeof SkipCode];
 
@@ -50,16 +56,26 @@ export type PolicyDecision =
  * @example
  * decideSettlement({ id: 's-1', amount: 1200, status: 'SUCCESSFUL', category: 'MERCHANT_SETTLEMENT', ... }, policy, now)
  * // { kind: 'pay', amountKobo: 120000, settlementKobo: 120000 } with no keep-back
+ *
+ * @param cutoff settlements created before this instant are skipped (`BEFORE_CUTOFF`); the service passes the
+ *   policy's `since` or the recorded moment settlement was turned on
  */
 export function decideSettlement(
   settlement: Settlement,
   policy: SettlementPolicy,
   now: Date,
+  cutoff?: string,
 ): PolicyDecision {
   if (settlement.status !== 'SUCCESSFUL') {
     return skip(
       SkipCode.NotSuccessful,
       `settlement status is ${settlement.status}; only SUCCESSFUL is paid out`,
+    );
+  }
+  if (cutoff !== undefined && Date.parse(settlement.createdAt) < Date.parse(cutoff)) {
+    return skip(
+      SkipCode.BeforeCutoff,
+      `created ${settlement.createdAt}, before the cutoff ${cutoff}: settlements from before instant settlement was turned on are not paid automatically`,
     );
   }
   if (!policy.categories.includes(settlement.category)) {

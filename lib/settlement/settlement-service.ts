@@ -59,6 +59,7 @@ export class SettlementService {
   readonly #clock: Clock;
   readonly #logger: Logger;
   readonly #maxPages: number;
+  #enabledSince: Promise<string> | undefined;
   readonly policy: SettlementPolicy;
 
   constructor(options: SettlementServiceOptions) {
@@ -69,6 +70,16 @@ export class SettlementService {
     this.#clock = options.clock ?? systemClock;
     this.#logger = options.logger ?? silentLogger;
     this.#maxPages = options.maxPages ?? 10;
+  }
+
+  /** Settlements created before this instant are never paid automatically (`BEFORE_CUTOFF`). */
+  async cutoff(): Promise<string> {
+    if (this.policy.since) return this.policy.since;
+    this.#enabledSince ??= this.#store.enabledSince(this.#clock.now()).catch((error: unknown) => {
+      this.#enabledSince = undefined;
+      throw error;
+    });
+    return this.#enabledSince;
   }
 
   /** The recorded decision, if any. */
@@ -92,7 +103,7 @@ export class SettlementService {
     if (recorded) return this.#replay(recorded);
     const settlement = known?.id === settlementId ? known : await this.#lookUp(settlementId);
     const now = this.#clock.now();
-    const verdict = decideSettlement(settlement, this.policy, now);
+    const verdict = decideSettlement(settlement, this.policy, now, await this.cutoff());
     const base = {
       settlementId,
       settlement: snapshotOf(settlement),

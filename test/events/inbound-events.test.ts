@@ -98,7 +98,10 @@ describe('Payout Requested events', () => {
 
   it('an event "from alice" above the threshold is not approved by alice naming herself as requester: it waits for a person, and the producer cannot approve', async () => {
     const amount = h.engine.ctx.config.approvalThresholdKobo;
-    const detail = validDetail({ requestedBy: 'alice', payout: bankTransfer(amount, { narration: 'big one' }) });
+    const detail = validDetail({
+      requestedBy: 'alice',
+      payout: bankTransfer(amount, { narration: 'big one' }),
+    });
     const outcome = await handlePayoutRequested(h.engine, payoutRequested('evt-from-alice', detail));
     expect(outcome.status).toBe('pending_approval');
     expect(ledgerEntriesOf(h.sandbox, outcome.payoutId)).toHaveLength(0);

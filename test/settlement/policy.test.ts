@@ -156,6 +156,31 @@ describe('settlementPolicyFromEnv', () => {
     });
   });
 
+  it('reads the settlement cutoff as a UTC instant', () => {
+    expect(
+      settlementPolicyFromEnv({ ...destinationEnv, SETTLEMENT_SINCE: '2026-11-23T10:00:00+01:00' }),
+    ).toMatchObject({ since: '2026-11-23T09:00:00.000Z' });
+  });
+
+  it('skips a settlement created before the cutoff, before any other rule', () => {
+    expect(
+      decideSettlement(
+        settlement({ createdAt: '2026-03-01T08:59:59.999Z' }),
+        policy(),
+        nineInLagos,
+        '2026-03-01T09:00:00Z',
+      ),
+    ).toMatchObject({ kind: 'skip', code: 'BEFORE_CUTOFF' });
+    expect(
+      decideSettlement(
+        settlement({ createdAt: '2026-03-01T09:00:00.000Z' }),
+        policy(),
+        nineInLagos,
+        '2026-03-01T09:00:00Z',
+      ),
+    ).toMatchObject({ kind: 'pay' });
+  });
+
   it('throws naming the variable when the configuration is wrong', () => {
     const cases: [Record<string, string>, string][] = [
       [{ SETTLEMENT_DESTINATION_ACCOUNT_NUMBER: '0123456789' }, 'SETTLEMENT_DESTINATION_BANK_CODE'],
@@ -167,6 +192,8 @@ describe('settlementPolicyFromEnv', () => {
       [{ ...destinationEnv, SETTLEMENT_ALLOWED_HOURS: '08:00-08:00' }, 'SETTLEMENT_ALLOWED_HOURS'],
       [{ ...destinationEnv, SETTLEMENT_MIN_KOBO: '1.5' }, 'SETTLEMENT_MIN_KOBO'],
       [{ ...destinationEnv, SETTLEMENT_CATEGORIES: 'INSTANT_SETTLEMENT' }, 'SETTLEMENT_CATEGORIES'],
+      [{ ...destinationEnv, SETTLEMENT_SINCE: '2026-13-01' }, 'SETTLEMENT_SINCE'],
+      [{ ...destinationEnv, SETTLEMENT_SINCE: 'yesterday' }, 'SETTLEMENT_SINCE'],
     ];
     for (const [env, variable] of cases) {
       expect(() => settlementPolicyFromEnv(env)).toThrow(SettlementConfigurationError);

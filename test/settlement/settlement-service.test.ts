@@ -23,6 +23,47 @@ describe('SettlementService', () => {
   });
   // Tests that need a clean provider and table start a harness of their own.
 
+  describe('turning instant settlement on pays out history (cutoff)', () => {
+    it('pays none of the settlements created before it was first turned on, records each as BEFORE_CUTOFF, and keeps that cutoff across containers', async () => {
+      const own = await startEngineHarness();
+      const first = settlementServiceFor(own, { since: undefined });
+      const enabledAt = own.clock.now().toISOString();
+      const report = await first.service.poll();
+      expect(report).toMatchObject({ paid: 0, failed: 0 });
+      expect(report.skipped).toBe(report.examined);
+      expect(report.examined).toBeGreaterThan(0);
+      const old = await seededSettlement(own, 'MERCHANT_SETTLEMENT', 'SUCCESSFUL');
+      expect(await first.service.decision(old.id)).toMatchObject({
+        decision: 'skipped',
+        code: 'BEFORE_CUTOFF',
+      });
+      expect(instantPayoutsFor(own, old.id)).toHaveLength(0);
+      // A later container (new service, later clock) finds the recorded cutoff rather than its own "now".
+      own.clock.advance(24 * 60 * 60_000);
+      const later = settlementServiceFor(own, { since: undefined });
+      expect(await later.service.cutoff()).toBe(enabledAt);
+      first.dynamoDb.destroy();
+      later.dynamoDb.destroy();
+      await own.close();
+    });
+
+    it('pays a settlement created at or after an explicit settlement.since, and skips one created before it', async () => {
+      const own = await startEngineHarness();
+      const merchant = await seededSettlement(own, 'MERCHANT_SETTLEMENT', 'SUCCESSFUL');
+      const card = await seededSettlement(own, 'CARD_SETTLEMENT', 'SUCCESSFUL');
+      expect(Date.parse(merchant.createdAt)).toBeLessThan(Date.parse(card.createdAt));
+      const wired = settlementServiceFor(own, { since: card.createdAt });
+      const beforeCutoff = await wired.service.payOut(merchant.id, 'api', ops);
+      const atCutoff = await wired.service.payOut(card.id, 'api', ops);
+      expect(beforeCutoff).toMatchObject({ outcome: 'skipped', decision: { code: 'BEFORE_CUTOFF' } });
+      expect(atCutoff.outcome).toBe('paid');
+      expect(instantPayoutsFor(own, merchant.id)).toHaveLength(0);
+      expect(instantPayoutsFor(own, card.id)).toHaveLength(1);
+      wired.dynamoDb.destroy();
+      await own.close();
+    });
+  });
+
   it('pays one SUCCESSFUL settlement once when event, ops call and poll race for it', async () => {
     const wired = settlementServiceFor(h);
     const settlement = await seededSettlement(h, 'MERCHANT_SETTLEMENT', 'SUCCESSFUL');

@@ -15,6 +15,9 @@ export const allDayPolicy: SettlementPolicy = {
   keepBackKobo: 0,
   allowedMinutes: { from: 0, to: 24 * 60 },
   categories: ['MERCHANT_SETTLEMENT', 'CARD_SETTLEMENT'],
+  // The sandbox seeds settlements dated February 2025: an explicit cutoff before them, as an operator who
+  // chose to pay that history would set, so these tests exercise the other rules. The cutoff has its own tests.
+  since: '2025-01-01T00:00:00.000Z',
 };
 
 /** A settlement service over the harness's engine, table and sandbox. */
