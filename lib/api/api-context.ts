@@ -19,6 +19,8 @@ export function apiContextFrom(runtime: Runtime): ApiContext {
     bulkCorrections: new BulkCorrectionService({
       store: new DynamoDbBulkItemStore(runtime.dynamoDb, runtime.tableName),
       provider: runtime.provider,
+      limits: runtime.engine.ctx.config,
+      controls: () => runtime.engine.controls(),
       logger: runtime.logger,
     }),
     logger: runtime.logger,

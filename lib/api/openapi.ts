@@ -366,9 +366,31 @@ export function buildOpenApiDocument() {
           operationId: 'correctBulkPayoutItem',
           parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }],
           requestBody: body(CorrectionFieldsSchema),
+          summary:
+            'Correct one item. Changing the account or bank of an item that may be valid, or an amount at or above the approval threshold, is held (202) for a second person; above the per-payout maximum is a 400',
           responses: {
             ...ok('corrected, or still invalid', { type: 'object' }),
-            ...problems(400, 404, 422, 502, 503),
+            '202': {
+              description:
+                'held for approval: `{ outcome: "pending_approval", correction: { correctionId, reason, requestedBy, ... } }`; nothing sent',
+              content: { 'application/json': { schema: { type: 'object' } } },
+            },
+            ...problems(400, 404, 409, 422, 502, 503),
+          },
+        },
+      },
+      '/bulk-payout-items/{id}/corrections/{correctionId}/approve': {
+        post: {
+          operationId: 'approveBulkPayoutItemCorrection',
+          summary:
+            'A second person (never the requester) approves a held correction; it is then sent once and answered like a PATCH',
+          parameters: [
+            { name: 'id', in: 'path', required: true, schema: { type: 'string' } },
+            { name: 'correctionId', in: 'path', required: true, schema: { type: 'string' } },
+          ],
+          responses: {
+            ...ok('corrected, or still invalid', { type: 'object' }),
+            ...problems(403, 404, 409, 422, 502, 503),
           },
         },
       },

@@ -1,5 +1,10 @@
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
-import { BulkItemConcurrentModificationError, BulkItemNotFoundError } from '../bulk-corrections/errors.js';
+import {
+  BulkItemConcurrentModificationError,
+  BulkItemNotFoundError,
+  CorrectionAlreadyDecidedError,
+  PendingCorrectionNotFoundError,
+} from '../bulk-corrections/errors.js';
 import {
   ApprovalForbiddenError,
   ConcurrentModificationError,
@@ -7,6 +12,7 @@ import {
   InvalidCursorError,
   InvalidTransitionError,
   PayoutNotFoundError,
+  PayoutsPausedError,
   PayoutValidationError,
 } from '../payouts/errors.js';
 import { ProviderError, ProviderRejectedError, ProviderUnavailableError } from '../provider/errors.js';
@@ -86,7 +92,8 @@ export function problemFor(error: unknown, logger: Logger): Problem {
     error instanceof PayoutNotFoundError ||
     error instanceof RefundNotFoundError ||
     error instanceof SettlementNotFoundError ||
-    error instanceof BulkItemNotFoundError
+    error instanceof BulkItemNotFoundError ||
+    error instanceof PendingCorrectionNotFoundError
   ) {
     return problem(404, 'not-found', 'Not found', error.message);
   }
@@ -95,6 +102,17 @@ export function problemFor(error: unknown, logger: Logger): Problem {
   }
   if (error instanceof ConcurrentModificationError) {
     return problem(409, 'concurrent-modification', 'The payout changed meanwhile; try again', error.message);
+  }
+  if (error instanceof CorrectionAlreadyDecidedError) {
+    return problem(
+      409,
+      'invalid-transition',
+      'The correction is no longer waiting for approval',
+      error.message,
+    );
+  }
+  if (error instanceof PayoutsPausedError) {
+    return problem(409, 'payouts-paused', 'Payouts are paused', error.message);
   }
   if (error instanceof ApprovalForbiddenError) {
     return problem(403, 'approval-forbidden', 'Approval is not allowed for this principal', error.message);

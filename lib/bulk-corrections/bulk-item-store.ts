@@ -1,14 +1,24 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import {
+  DynamoDBDocumentClient,
+  GetCommand,
+  PutCommand,
+  QueryCommand,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
 import { ulid } from '../shared/ids.js';
 import * as z from '../shared/zod.js';
-import { BulkItemConcurrentModificationError } from './errors.js';
-import type { BulkItemState, CorrectionAudit } from './model.js';
+import { BulkItemConcurrentModificationError, CorrectionAlreadyDecidedError } from './errors.js';
+import type { BulkItemState, CorrectionAudit, PendingCorrection } from './model.js';
 
 /** Keys of bulk-item items in the project's single table: the latest state and one audit item per correction. */
 export const bulkItemKeys = {
   latest: (id: string) => ({ pk: `BULK_ITEM#${id}`, sk: 'LATEST' }),
   audit: (id: string, at: string) => ({ pk: `BULK_ITEM#${id}`, sk: `AUDIT#${at}#${ulid(new Date(at))}` }),
+  correction: (id: string, correctionId: string) => ({
+    pk: `BULK_ITEM#${id}`,
+    sk: `CORRECTION#${correctionId}`,
+  }),
 } as const;
 
 const value = z.union([z.string(), z.number()]);
@@ -34,19 +44,45 @@ const stateSchema = z.object({
   version: z.int(),
   updatedAt: z.string(),
 });
+const principalSchema = z.object({ id: z.string(), kind: z.enum(['user', 'system']) });
+const outcomeSchema = z.enum([
+  'corrected',
+  'still_invalid',
+  'invalid',
+  'provider_rejected',
+  'not_sent',
+  'unknown',
+  'pending_approval',
+  'paused',
+]);
+const changesSchema = z.array(
+  z.object({
+    field: z.enum(['accountNumber', 'bankCode', 'amountKobo', 'phoneNumber', 'narration']),
+    from: z.nullable(value),
+    fromKnown: z.boolean(),
+    to: value,
+  }),
+);
+const pendingSchema = z.object({
+  correctionId: z.string(),
+  bulkPayoutItemId: z.string(),
+  fields: z.record(z.string(), value),
+  changes: changesSchema,
+  reason: z.string(),
+  status: z.enum(['pending_approval', 'approved']),
+  requestedBy: principalSchema,
+  requestedAt: z.string(),
+  approvedBy: z.optional(principalSchema),
+  approvedAt: z.optional(z.string()),
+  outcome: z.optional(outcomeSchema),
+});
 const auditSchema = z.object({
   bulkPayoutItemId: z.string(),
   at: z.string(),
-  actor: z.object({ id: z.string(), kind: z.enum(['user', 'system']) }),
-  changes: z.array(
-    z.object({
-      field: z.enum(['accountNumber', 'bankCode', 'amountKobo', 'phoneNumber', 'narration']),
-      from: z.nullable(value),
-      fromKnown: z.boolean(),
-      to: value,
-    }),
-  ),
-  outcome: z.enum(['corrected', 'still_invalid', 'invalid', 'provider_rejected', 'not_sent', 'unknown']),
+  actor: principalSchema,
+  approvedBy: z.optional(principalSchema),
+  changes: changesSchema,
+  outcome: outcomeSchema,
   provider: z.optional(z.object({ isValid: z.boolean(), reason: z.nullable(z.string()) })),
   failure: z.optional(z.object({ code: z.string(), message: z.string() })),
 });
@@ -80,6 +116,92 @@ export class DynamoDbBulkItemStore {
       }),
     );
     return (Items ?? []).map((item) => auditSchema.parse(item));
+  }
+
+  /** Records a correction that waits for a second person; its id is new, so it never overwrites. */
+  async putPending(correction: PendingCorrection): Promise<void> {
+    await this.#doc.send(
+      new PutCommand({
+        TableName: this.tableName,
+        Item: {
+          ...bulkItemKeys.correction(correction.bulkPayoutItemId, correction.correctionId),
+          entity: 'bulk-item-correction',
+          ...correction,
+        },
+        ConditionExpression: 'attribute_not_exists(pk)',
+      }),
+    );
+  }
+
+  async getPending(id: string, correctionId: string): Promise<PendingCorrection | undefined> {
+    const { Item } = await this.#doc.send(
+      new GetCommand({
+        TableName: this.tableName,
+        Key: bulkItemKeys.correction(id, correctionId),
+        ConsistentRead: true,
+      }),
+    );
+    return Item ? pendingSchema.parse(Item) : undefined;
+  }
+
+  /** The item's corrections that were held for approval, oldest first (decided ones too, with their outcome). */
+  async pending(id: string): Promise<PendingCorrection[]> {
+    const { Items } = await this.#doc.send(
+      new QueryCommand({
+        TableName: this.tableName,
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :correction)',
+        ExpressionAttributeValues: { ':pk': `BULK_ITEM#${id}`, ':correction': 'CORRECTION#' },
+        ConsistentRead: true,
+      }),
+    );
+    return (Items ?? []).map((item) => pendingSchema.parse(item));
+  }
+
+  /**
+   * Moves a held correction from `pending_approval` to `approved`: only the request whose write commits sends
+   * it, so two approvers racing send it once.
+   *
+   * @throws CorrectionAlreadyDecidedError when it is no longer waiting
+   */
+  async claimApproval(
+    correction: PendingCorrection,
+    approvedBy: PendingCorrection['requestedBy'],
+    at: string,
+  ) {
+    try {
+      await this.#doc.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: bulkItemKeys.correction(correction.bulkPayoutItemId, correction.correctionId),
+          UpdateExpression: 'SET #status = :approved, approvedBy = :by, approvedAt = :at',
+          ConditionExpression: '#status = :waiting',
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: {
+            ':approved': 'approved',
+            ':waiting': 'pending_approval',
+            ':by': approvedBy,
+            ':at': at,
+          },
+        }),
+      );
+    } catch (error) {
+      if (error instanceof Error && error.name === 'ConditionalCheckFailedException') {
+        throw new CorrectionAlreadyDecidedError(correction.bulkPayoutItemId, correction.correctionId);
+      }
+      throw error;
+    }
+  }
+
+  /** Records what came of an approved correction. */
+  async recordOutcome(id: string, correctionId: string, outcome: string): Promise<void> {
+    await this.#doc.send(
+      new UpdateCommand({
+        TableName: this.tableName,
+        Key: bulkItemKeys.correction(id, correctionId),
+        UpdateExpression: 'SET outcome = :outcome',
+        ExpressionAttributeValues: { ':outcome': outcome },
+      }),
+    );
   }
 
   /** Appends one audit entry; written whatever else fails, since the provider may have acted. */

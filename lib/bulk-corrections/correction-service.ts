@@ -1,5 +1,7 @@
 import { toWholeNaira } from '../money.js';
-import type { Principal } from '../payouts/model.js';
+import { PayoutValidationError } from '../payouts/errors.js';
+import { admit, assertMayApprove, type GateLimits, MoneyEntryPoint } from '../payouts/gate.js';
+import type { Controls, Principal } from '../payouts/model.js';
 import {
   type BulkPayoutItemRecord,
   type ProviderClient,
@@ -8,10 +10,15 @@ import {
   ProviderUnavailableError,
 } from '../provider/index.js';
 import { type Clock, systemClock } from '../shared/clock.js';
+import { ulid } from '../shared/ids.js';
 import { type Logger, silentLogger } from '../shared/logger.js';
 import { fieldIssues } from '../shared/validation.js';
 import type { DynamoDbBulkItemStore } from './bulk-item-store.js';
-import { BulkItemConcurrentModificationError, BulkItemNotFoundError } from './errors.js';
+import {
+  BulkItemConcurrentModificationError,
+  BulkItemNotFoundError,
+  PendingCorrectionNotFoundError,
+} from './errors.js';
 import {
   type BulkItemState,
   CORRECTABLE_FIELDS,
@@ -20,6 +27,8 @@ import {
   type CorrectionResult,
   type FieldChange,
   type FieldValues,
+  type PendingCorrection,
+  PendingCorrectionStatus,
   type ValidationRecord,
 } from './model.js';
 import { BatchCorrectionSchema, type CorrectionFields, CorrectionFieldsSchema } from './schemas.js';
@@ -30,6 +39,10 @@ const STATE_WRITE_ATTEMPTS = 3;
 export interface BulkCorrectionServiceOptions {
   readonly store: DynamoDbBulkItemStore;
   readonly provider: Pick<ProviderClient, 'bulkPayouts'>;
+  /** The engine's limits: a correction of an item's amount or destination is a money instruction. */
+  readonly limits: GateLimits;
+  /** The ops switches; nothing is sent while payouts are paused. */
+  readonly controls: () => Promise<Controls>;
   readonly clock?: Clock;
   readonly logger?: Logger;
 }
@@ -49,28 +62,56 @@ export type BatchResult = CorrectionResult & { readonly index: number; readonly 
 export class BulkCorrectionService {
   readonly #store: DynamoDbBulkItemStore;
   readonly #provider: Pick<ProviderClient, 'bulkPayouts'>;
+  readonly #limits: GateLimits;
+  readonly #controls: () => Promise<Controls>;
   readonly #clock: Clock;
   readonly #logger: Logger;
 
   constructor(options: BulkCorrectionServiceOptions) {
     this.#store = options.store;
     this.#provider = options.provider;
+    this.#limits = options.limits;
+    this.#controls = options.controls;
     this.#clock = options.clock ?? systemClock;
     this.#logger = options.logger ?? silentLogger;
   }
 
-  /** The item's latest state and its audit, oldest first. */
-  async get(id: string): Promise<{ item: BulkItemState; audit: CorrectionAudit[] }> {
-    const [item, audit] = await Promise.all([this.#store.get(id), this.#store.audit(id)]);
+  /** The item's latest state, its audit (oldest first) and the corrections held for approval. */
+  async get(
+    id: string,
+  ): Promise<{ item: BulkItemState; audit: CorrectionAudit[]; corrections: PendingCorrection[] }> {
+    const [item, audit, corrections] = await Promise.all([
+      this.#store.get(id),
+      this.#store.audit(id),
+      this.#store.pending(id),
+    ]);
     if (!item) throw new BulkItemNotFoundError(id);
-    return { item, audit };
+    return { item, audit, corrections };
   }
 
-  /** Validates and sends one correction; `input` is the unparsed body. */
+  /** Validates one correction and sends it, or holds it for a second person; `input` is the unparsed body. */
   async correct(id: string, input: unknown, actor: Principal): Promise<CorrectionResult> {
     const parsed = CorrectionFieldsSchema.safeParse(input);
     if (!parsed.success) return { outcome: CorrectionOutcome.Invalid, issues: fieldIssues(parsed.error) };
-    return this.#send(id, parsed.data, actor);
+    return this.#request(id, parsed.data, actor);
+  }
+
+  /**
+   * A second person approves a held correction, which is then sent once (concurrent approvals send it once).
+   *
+   * @throws PendingCorrectionNotFoundError, CorrectionAlreadyDecidedError, ApprovalForbiddenError
+   */
+  async approve(id: string, correctionId: string, approver: Principal): Promise<CorrectionResult> {
+    const held = await this.#store.getPending(id, correctionId);
+    if (!held) throw new PendingCorrectionNotFoundError(id, correctionId);
+    assertMayApprove(held.requestedBy, approver, `correction ${correctionId} of bulk payout item ${id}`);
+    const paused = await this.#pausedResult();
+    if (paused) return paused;
+    await this.#store.claimApproval(held, approver, this.#clock.now().toISOString());
+    const fields = CorrectionFieldsSchema.parse(held.fields);
+    const result = await this.#send(id, fields, held.requestedBy, approver);
+    await this.#store.recordOutcome(id, correctionId, result.outcome);
+    return result;
   }
 
   /**
@@ -95,7 +136,7 @@ export class BulkCorrectionService {
         const [id, indexes] = next;
         for (const index of indexes) {
           const { bulkPayoutItemId: _id, ...fields } = BatchCorrectionSchema.parse(entries[index]);
-          results[index] = { index, bulkPayoutItemId: id, ...(await this.#send(id, fields, actor)) };
+          results[index] = { index, bulkPayoutItemId: id, ...(await this.#request(id, fields, actor)) };
         }
       }
     };
@@ -103,10 +144,79 @@ export class BulkCorrectionService {
     return results;
   }
 
-  async #send(id: string, fields: CorrectionFields, actor: Principal): Promise<CorrectionResult> {
+  /**
+   * The gate: an amount above the maximum is refused; an amount at or above the approval threshold, or a new
+   * destination for an item the provider may hold as valid, waits for a second person; nothing is sent while
+   * payouts are paused. The provider offers no read of an item, so an item is taken as possibly valid unless
+   * its latest record here (from an earlier correction) says it is invalid.
+   */
+  async #request(id: string, fields: CorrectionFields, actor: Principal): Promise<CorrectionResult> {
     const before = await this.#store.get(id);
+    const changesDestination = fields.accountNumber !== undefined || fields.bankCode !== undefined;
+    const knownInvalid = before !== undefined && !before.record.isValid;
+    let approvalRequired: string | undefined;
+    try {
+      ({ approvalRequired } = admit(this.#limits, {
+        entryPoint: MoneyEntryPoint.BulkCorrection,
+        amountKobo: fields.amount ?? 0,
+        ...(changesDestination &&
+          !knownInvalid && {
+            approvalReason:
+              before === undefined
+                ? 'changes the destination of an item whose validity is not known here (the provider may hold it as valid)'
+                : 'changes the destination of an item the provider holds as valid',
+          }),
+      }));
+    } catch (error) {
+      if (error instanceof PayoutValidationError)
+        return { outcome: CorrectionOutcome.Invalid, issues: error.issues };
+      throw error;
+    }
+    const paused = await this.#pausedResult();
+    if (paused) return paused;
+    if (!approvalRequired) return this.#send(id, fields, actor, undefined, before);
+    const now = this.#clock.now();
+    const correction: PendingCorrection = {
+      correctionId: ulid(now),
+      bulkPayoutItemId: id,
+      fields: { ...fields },
+      changes: changesOf(before, valuesOf(fields)),
+      reason: approvalRequired,
+      status: PendingCorrectionStatus.PendingApproval,
+      requestedBy: actor,
+      requestedAt: now.toISOString(),
+    };
+    await this.#store.putPending(correction);
+    this.#logger.info('bulk item correction waits for approval', {
+      bulkPayoutItemId: id,
+      correctionId: correction.correctionId,
+    });
+    return { outcome: CorrectionOutcome.PendingApproval, correction };
+  }
+
+  async #pausedResult(): Promise<CorrectionResult | undefined> {
+    const controls = await this.#controls();
+    if (!controls.paused) return undefined;
+    return {
+      outcome: CorrectionOutcome.Paused,
+      failure: {
+        code: 'PAYOUTS_PAUSED',
+        message: `payouts are paused${controls.reason ? ` (${controls.reason})` : ''}; nothing was sent`,
+      },
+    };
+  }
+
+  async #send(
+    id: string,
+    fields: CorrectionFields,
+    actor: Principal,
+    approvedBy?: Principal,
+    read?: BulkItemState,
+  ): Promise<CorrectionResult> {
+    const before = read ?? (await this.#store.get(id));
     const to = valuesOf(fields);
     const changes = changesOf(before, to);
+    const by = { actor, ...(approvedBy && { approvedBy }) };
     let records: BulkPayoutItemRecord[];
     try {
       const page = await this.#provider.bulkPayouts.updateItem({
@@ -119,7 +229,7 @@ export class BulkCorrectionService {
       });
       records = page.items;
     } catch (error) {
-      return this.#failed(id, actor, changes, error);
+      return this.#failed(id, by, changes, error);
     }
     const record = records.find((candidate) => candidate.id === id);
     const at = this.#clock.now().toISOString();
@@ -128,7 +238,7 @@ export class BulkCorrectionService {
         code: 'ITEM_NOT_IN_ANSWER',
         message: "the provider answered without the item's record",
       };
-      const audit = { bulkPayoutItemId: id, at, actor, changes, outcome: CorrectionOutcome.Unknown, failure };
+      const audit = { bulkPayoutItemId: id, at, ...by, changes, outcome: CorrectionOutcome.Unknown, failure };
       await this.#store.appendAudit(audit);
       return { outcome: CorrectionOutcome.Unknown, failure, audit };
     }
@@ -145,7 +255,7 @@ export class BulkCorrectionService {
     const audit: CorrectionAudit = {
       bulkPayoutItemId: id,
       at,
-      actor,
+      ...by,
       changes,
       outcome,
       provider: { isValid: record.isValid, reason: record.reason },
@@ -185,7 +295,7 @@ export class BulkCorrectionService {
 
   async #failed(
     id: string,
-    actor: Principal,
+    by: { actor: Principal; approvedBy?: Principal },
     changes: readonly FieldChange[],
     error: unknown,
   ): Promise<CorrectionResult> {
@@ -200,7 +310,7 @@ export class BulkCorrectionService {
       const audit = {
         bulkPayoutItemId: id,
         at,
-        actor,
+        ...by,
         changes,
         outcome: CorrectionOutcome.ProviderRejected,
         failure: { code: failure.code, message: failure.message },
@@ -219,7 +329,7 @@ export class BulkCorrectionService {
       message: error instanceof Error ? error.message : String(error),
     };
     this.#logger.warn('bulk item correction outcome unknown', { bulkPayoutItemId: id, code: failure.code });
-    const audit = { bulkPayoutItemId: id, at, actor, changes, outcome: CorrectionOutcome.Unknown, failure };
+    const audit = { bulkPayoutItemId: id, at, ...by, changes, outcome: CorrectionOutcome.Unknown, failure };
     await this.#store.appendAudit(audit);
     return { outcome: CorrectionOutcome.Unknown, failure, audit };
   }

@@ -24,3 +24,29 @@ export class BulkItemNotFoundError extends BulkCorrectionError {
     super(`no correction of bulk payout item ${bulkPayoutItemId} has been recorded`);
   }
 }
+
+/** No correction waiting for approval has this id on this item. */
+export class PendingCorrectionNotFoundError extends BulkCorrectionError {
+  override readonly name = 'PendingCorrectionNotFoundError';
+  override readonly code = 'CORRECTION_NOT_FOUND';
+  constructor(
+    readonly bulkPayoutItemId: string,
+    readonly correctionId: string,
+  ) {
+    super(`bulk payout item ${bulkPayoutItemId} has no correction ${correctionId}`);
+  }
+}
+
+/** The correction was already approved (by someone else, or by a concurrent request). */
+export class CorrectionAlreadyDecidedError extends BulkCorrectionError {
+  override readonly name = 'CorrectionAlreadyDecidedError';
+  override readonly code = 'CORRECTION_ALREADY_DECIDED';
+  constructor(
+    readonly bulkPayoutItemId: string,
+    readonly correctionId: string,
+  ) {
+    super(
+      `correction ${correctionId} of bulk payout item ${bulkPayoutItemId} is no longer waiting for approval`,
+    );
+  }
+}

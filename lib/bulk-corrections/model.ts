@@ -52,6 +52,13 @@ export const CorrectionOutcome = {
   NotSent: 'not_sent',
   /** Sent, but no answer: the provider may have applied it. Check the item before correcting again. */
   Unknown: 'unknown',
+  /**
+   * A money change (destination of an item that may be valid, or an amount at or above the approval threshold):
+   * recorded, nothing sent; a second person approves it (`POST /bulk-payout-items/{id}/corrections/{cid}/approve`).
+   */
+  PendingApproval: 'pending_approval',
+  /** Payouts are paused: nothing was sent or recorded. */
+  Paused: 'paused',
 } as const;
 export type CorrectionOutcome = (typeof CorrectionOutcome)[keyof typeof CorrectionOutcome];
 
@@ -60,13 +67,42 @@ export interface CorrectionAudit {
   readonly bulkPayoutItemId: string;
   readonly at: string;
   readonly actor: Principal;
+  /** The second person who approved a money change before it was sent. */
+  readonly approvedBy?: Principal;
   readonly changes: readonly FieldChange[];
   readonly outcome: CorrectionOutcome;
   readonly provider?: { readonly isValid: boolean; readonly reason: string | null };
   readonly failure?: { readonly code: string; readonly message: string };
 }
 
+/** Status of a correction that waits for a second person. */
+export const PendingCorrectionStatus = {
+  PendingApproval: 'pending_approval',
+  /** Approved and handed to the provider; `outcome` says what came of it. */
+  Approved: 'approved',
+} as const;
+export type PendingCorrectionStatus = (typeof PendingCorrectionStatus)[keyof typeof PendingCorrectionStatus];
+
+/** A correction that changes money (destination or a large amount), held until a second person approves it. */
+export interface PendingCorrection {
+  readonly correctionId: string;
+  readonly bulkPayoutItemId: string;
+  /** The fields as requested (amount in kobo), sent unchanged on approval. */
+  readonly fields: Readonly<Record<string, string | number>>;
+  readonly changes: readonly FieldChange[];
+  /** Why a second person must approve it. */
+  readonly reason: string;
+  readonly status: PendingCorrectionStatus;
+  readonly requestedBy: Principal;
+  readonly requestedAt: string;
+  readonly approvedBy?: Principal;
+  readonly approvedAt?: string;
+  readonly outcome?: CorrectionOutcome;
+}
+
 export type CorrectionResult =
+  | { readonly outcome: 'pending_approval'; readonly correction: PendingCorrection }
+  | { readonly outcome: 'paused'; readonly failure: { readonly code: string; readonly message: string } }
   | {
       readonly outcome: 'corrected' | 'still_invalid';
       readonly item: BulkItemState;

@@ -57,13 +57,35 @@ describe('bulk payout item corrections (ops API)', () => {
     expect(patchCount()).toBe(before);
   });
 
-  it("shows an item the provider still reports invalid with the provider's reason, never as fixed", async () => {
-    const reply = await call(h.api, {
+  /** Requests a correction that the gate holds, then has `approver` approve it; the approval's reply. */
+  async function heldThenApproved(
+    id: string,
+    body: Record<string, unknown>,
+    requester: string,
+    approver: string,
+  ) {
+    const held = await call(h.api, {
       method: 'PATCH',
-      path: `/bulk-payout-items/${invalidIds[1]}`,
-      principal: 'alice',
-      body: { bankCode: '999' },
+      path: `/bulk-payout-items/${id}`,
+      principal: requester,
+      body,
     });
+    expect(held.status).toBe(202);
+    expect(held.body).toMatchObject({
+      outcome: 'pending_approval',
+      correction: { status: 'pending_approval' },
+    });
+    return call(h.api, {
+      method: 'POST',
+      path: `/bulk-payout-items/${id}/corrections/${held.body.correction.correctionId}/approve`,
+      principal: approver,
+    });
+  }
+
+  it("shows an item the provider still reports invalid with the provider's reason, never as fixed", async () => {
+    const before = patchCount();
+    const reply = await heldThenApproved(invalidIds[1] ?? '', { bankCode: '999' }, 'alice', 'bob');
+    expect(patchCount()).toBe(before + 1);
     expect(reply.status).toBe(200);
     expect(reply.body.outcome).toBe('still_invalid');
     expect(reply.body.isValid).toBe(false);
@@ -71,25 +93,43 @@ describe('bulk payout item corrections (ops API)', () => {
     const shown = await call(h.api, { method: 'GET', path: `/bulk-payout-items/${invalidIds[1]}` });
     expect(shown.body).toMatchObject({ isValid: false });
     expect(shown.body.reason).toContain('999');
+    expect(shown.body.corrections).toMatchObject([
+      {
+        status: 'approved',
+        requestedBy: { id: 'alice' },
+        approvedBy: { id: 'bob' },
+        outcome: 'still_invalid',
+      },
+    ]);
+    // The provider now holds it as invalid: fixing its destination is one person's job again.
+    const fixed = await call(h.api, {
+      method: 'PATCH',
+      path: `/bulk-payout-items/${invalidIds[1]}`,
+      principal: 'alice',
+      body: { bankCode: '058' },
+    });
+    expect(fixed.status).toBe(200);
+    expect(fixed.body.outcome).toBe('corrected');
   });
 
   it('fixes an item, stores the validation record, and audits who changed what from which value to which', async () => {
     const id = invalidIds[0] ?? '';
-    const first = await call(h.api, {
-      method: 'PATCH',
-      path: `/bulk-payout-items/${id}`,
-      principal: 'alice',
-      body: { accountNumber: '0123456789', bankCode: '058', amount: 150_000 },
-    });
+    const first = await heldThenApproved(
+      id,
+      { accountNumber: '0123456789', bankCode: '058', amount: 150_000 },
+      'alice',
+      'carol',
+    );
     expect(first.status).toBe(200);
     expect(first.body).toMatchObject({ outcome: 'corrected', isValid: true, reason: null });
 
-    const second = await call(h.api, {
-      method: 'PATCH',
-      path: `/bulk-payout-items/${id}`,
-      principal: 'bob',
-      body: { accountNumber: '0987654321', phoneNumber: '08031234567' },
-    });
+    // Valid now: a new destination waits for a second person again.
+    const second = await heldThenApproved(
+      id,
+      { accountNumber: '0987654321', phoneNumber: '08031234567' },
+      'bob',
+      'alice',
+    );
     expect(second.body.outcome).toBe('corrected');
 
     const shown = await call(h.api, { method: 'GET', path: `/bulk-payout-items/${id}` });
@@ -98,6 +138,7 @@ describe('bulk payout item corrections (ops API)', () => {
     const [audit1, audit2] = shown.body.audit;
     expect(audit1).toMatchObject({
       actor: { id: 'alice' },
+      approvedBy: { id: 'carol' },
       outcome: 'corrected',
       provider: { isValid: true },
     });
@@ -108,11 +149,85 @@ describe('bulk payout item corrections (ops API)', () => {
       fromKnown: false,
       to: '0123456789',
     });
-    expect(audit2).toMatchObject({ actor: { id: 'bob' } });
+    expect(audit2).toMatchObject({ actor: { id: 'bob' }, approvedBy: { id: 'alice' } });
     expect(audit2.changes).toEqual([
       { field: 'accountNumber', from: '0123456789', fromKnown: true, to: '0987654321' },
       { field: 'phoneNumber', from: null, fromKnown: false, to: '08031234567' },
     ]);
+  });
+
+  describe('bulk-item corrections move money unchecked (issue 13, finding 3)', () => {
+    it('refuses moving a valid item to account 9999999999 for twice the per-payout maximum: 400 naming amount, nothing sent', async () => {
+      const before = patchCount();
+      const twiceTheMaximum = 2 * h.runtime.engine.ctx.config.maxPayoutKobo;
+      const reply = await call(h.api, {
+        method: 'PATCH',
+        path: `/bulk-payout-items/${validIds[3]}`,
+        principal: 'alice',
+        body: { accountNumber: '9999999999', amount: twiceTheMaximum },
+      });
+      expect(reply.status).toBe(400);
+      expect(reply.body.errors.map((issue: { path: string }) => issue.path)).toEqual(['amount']);
+      expect(patchCount()).toBe(before);
+    });
+
+    it('holds a new destination for a valid item until a second person approves; the requester cannot; two approvers send it once', async () => {
+      const id = validIds[3] ?? '';
+      const before = patchCount();
+      const held = await call(h.api, {
+        method: 'PATCH',
+        path: `/bulk-payout-items/${id}`,
+        principal: 'mallory',
+        body: { accountNumber: '9999999999' },
+      });
+      expect(held.status).toBe(202);
+      expect(held.body.correction.reason).toContain('destination');
+      expect(patchCount()).toBe(before);
+      const approvePath = `/bulk-payout-items/${id}/corrections/${held.body.correction.correctionId}/approve`;
+      const bySelf = await call(h.api, { method: 'POST', path: approvePath, principal: 'MALLORY' });
+      expect(bySelf.status).toBe(403);
+      expect(patchCount()).toBe(before);
+      const [a, b] = await Promise.all([
+        call(h.api, { method: 'POST', path: approvePath, principal: 'alice' }),
+        call(h.api, { method: 'POST', path: approvePath, principal: 'bob' }),
+      ]);
+      expect([a.status, b.status].sort()).toEqual([200, 409]);
+      expect(patchCount()).toBe(before + 1);
+    });
+
+    it('holds an amount at or above the approval threshold, and sends nothing while payouts are paused', async () => {
+      const id = validIds[2] ?? '';
+      const threshold = h.runtime.engine.ctx.config.approvalThresholdKobo;
+      const held = await call(h.api, {
+        method: 'PATCH',
+        path: `/bulk-payout-items/${id}`,
+        principal: 'alice',
+        body: { amount: threshold },
+      });
+      expect(held.status).toBe(202);
+      expect(held.body.correction.reason).toContain('threshold');
+      const before = patchCount();
+      await h.runtime.engine.pause({ id: 'ops', kind: 'user' }, 'incident');
+      try {
+        const narration = await call(h.api, {
+          method: 'PATCH',
+          path: `/bulk-payout-items/${id}`,
+          principal: 'alice',
+          body: { narration: 'June salaries' },
+        });
+        expect(narration.status).toBe(409);
+        expect(narration.body.type).toContain('payouts-paused');
+        const approval = await call(h.api, {
+          method: 'POST',
+          path: `/bulk-payout-items/${id}/corrections/${held.body.correction.correctionId}/approve`,
+          principal: 'bob',
+        });
+        expect(approval.status).toBe(409);
+        expect(patchCount()).toBe(before);
+      } finally {
+        await h.runtime.engine.resume({ id: 'ops', kind: 'user' });
+      }
+    });
   });
 
   it('reports a provider refusal with its message and claims nothing', async () => {
@@ -120,13 +235,13 @@ describe('bulk payout item corrections (ops API)', () => {
       method: 'PATCH',
       path: '/bulk-payout-items/no-such-item',
       principal: 'alice',
-      body: { accountNumber: '0123456789' },
+      body: { narration: 'June salaries' },
     });
     expect(reply.status).toBe(404);
     expect(reply.body.type).toContain('provider-rejected');
   });
 
-  it('answers a batch per item: corrected, still invalid, invalid fields (not sent), provider-rejected', async () => {
+  it('answers a batch per item: corrected, held for approval, invalid fields (not sent), provider-rejected', async () => {
     const before = patchCount();
     const reply = await call(h.api, {
       method: 'POST',
@@ -144,14 +259,19 @@ describe('bulk payout item corrections (ops API)', () => {
     expect(reply.status).toBe(200);
     expect(reply.body.results.map((r: { outcome: string }) => r.outcome)).toEqual([
       'corrected',
-      'still_invalid',
+      'pending_approval',
       'invalid',
       'provider_rejected',
     ]);
     expect(reply.body.results[2].issues[0].path).toBe('accountNumber');
-    expect(reply.body.results[1].reason).toContain('12345');
-    expect(reply.body.summary).toEqual({ corrected: 1, still_invalid: 1, invalid: 1, provider_rejected: 1 });
-    expect(patchCount()).toBe(before + 3);
+    expect(reply.body.results[1].correction.reason).toContain('destination');
+    expect(reply.body.summary).toEqual({
+      corrected: 1,
+      pending_approval: 1,
+      invalid: 1,
+      provider_rejected: 1,
+    });
+    expect(patchCount()).toBe(before + 2);
   });
 
   it('takes a CSV upload and reports per row', async () => {
@@ -164,7 +284,10 @@ describe('bulk payout item corrections (ops API)', () => {
       body: csv,
     });
     expect(reply.status).toBe(200);
-    expect(reply.body.results.map((r: { outcome: string }) => r.outcome)).toEqual(['corrected', 'invalid']);
+    expect(reply.body.results.map((r: { outcome: string }) => r.outcome)).toEqual([
+      'pending_approval',
+      'invalid',
+    ]);
     expect(reply.body.results[1].issues[0].path).toBe('amount');
   });
 

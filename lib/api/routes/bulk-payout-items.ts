@@ -54,7 +54,10 @@ function presentResult(result: CorrectionResult | BatchResult) {
 async function correctOne(request: RouteRequest): Promise<RouteResult> {
   const id = itemId(request);
   const body = parseBody(request.event, z.unknown());
-  const result = await request.ctx.bulkCorrections.correct(id, body, request.principal());
+  return answerCorrection(await request.ctx.bulkCorrections.correct(id, body, request.principal()));
+}
+
+function answerCorrection(result: CorrectionResult): RouteResult {
   switch (result.outcome) {
     case 'invalid':
       throw validationError(result.issues);
@@ -79,9 +82,30 @@ async function correctOne(request: RouteRequest): Promise<RouteResult> {
         'The provider did not confirm the correction',
         `${result.failure.message}; it may have been applied: check the item before correcting again`,
       );
+    case 'paused':
+      throw new ApiError(409, 'payouts-paused', 'Payouts are paused', result.failure.message);
+    case 'pending_approval':
+      return { status: 202, body: result };
     default:
       return { status: 200, body: presentResult(result) };
   }
+}
+
+const CorrectionIdSchema = z.string().check(z.regex(/^[0-9A-HJKMNP-TV-Z]{26}$/, 'must be a correction id'));
+
+/**
+ * POST /bulk-payout-items/{id}/corrections/{correctionId}/approve: a second person approves a held money
+ * change, which is then sent; answered like a PATCH.
+ */
+async function approveCorrection(request: RouteRequest): Promise<RouteResult> {
+  const id = itemId(request);
+  const correctionId = CorrectionIdSchema.safeParse(request.params.correctionId);
+  if (!correctionId.success) {
+    throw new ApiError(404, 'not-found', 'Not found', 'no correction of this item has this id');
+  }
+  return answerCorrection(
+    await request.ctx.bulkCorrections.approve(id, correctionId.data, request.principal()),
+  );
 }
 
 /** POST /bulk-payout-items/corrections: JSON `{ corrections: [...] }` or a `text/csv` upload; per-item results. */
@@ -116,12 +140,17 @@ async function correctMany(request: RouteRequest): Promise<RouteResult> {
 }
 
 async function getItem(request: RouteRequest): Promise<RouteResult> {
-  const { item, audit } = await request.ctx.bulkCorrections.get(itemId(request));
-  return { status: 200, body: { ...presentItem(item), audit: audit.map(presentAudit) } };
+  const { item, audit, corrections } = await request.ctx.bulkCorrections.get(itemId(request));
+  return { status: 200, body: { ...presentItem(item), audit: audit.map(presentAudit), corrections } };
 }
 
 export const bulkPayoutItemRoutes: readonly Route[] = [
   { method: 'POST', path: '/bulk-payout-items/corrections', handler: correctMany },
   { method: 'PATCH', path: '/bulk-payout-items/{id}', handler: correctOne },
   { method: 'GET', path: '/bulk-payout-items/{id}', handler: getItem },
+  {
+    method: 'POST',
+    path: '/bulk-payout-items/{id}/corrections/{correctionId}/approve',
+    handler: approveCorrection,
+  },
 ];
