@@ -96,7 +96,7 @@ describe('Payout Requested events', () => {
     expect(audit[0]?.details).toMatchObject({ statedRequester: 'billing-service' });
   });
 
-  it('an event "from alice" above the threshold is not approved by alice naming herself as requester: it waits for a person, and the producer cannot approve', async () => {
+  it('an event naming alice as its requester above the threshold waits for a person; the producer can never approve', async () => {
     const amount = h.engine.ctx.config.approvalThresholdKobo;
     const detail = validDetail({
       requestedBy: 'alice',
