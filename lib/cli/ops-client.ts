@@ -1,0 +1,149 @@
+import { createHash, createHmac, type Hash, type Hmac } from 'node:crypto';
+import { SignatureV4 } from '@smithy/signature-v4';
+import type { AwsCredentialIdentity, AwsCredentialIdentityProvider, SourceData } from '@smithy/types';
+
+/** How the CLI reaches the ops API: signed with SigV4 in AWS, or naming a principal on a local stack. */
+export type OpsTarget =
+  | {
+      readonly kind: 'aws';
+      readonly baseUrl: string;
+      readonly region: string;
+      readonly credentials: AwsCredentialIdentity | AwsCredentialIdentityProvider;
+    }
+  | { readonly kind: 'local'; readonly baseUrl: string; readonly principal?: string };
+
+export interface OpsRequest {
+  readonly method: string;
+  /** The route path, e.g. `/payouts/01J…/approve`. */
+  readonly path: string;
+  readonly query?: Readonly<Record<string, string>>;
+  readonly body?: unknown;
+  readonly idempotencyKey?: string;
+}
+
+export interface OpsResponse {
+  readonly status: number;
+  readonly headers: Readonly<Record<string, string>>;
+  /** The parsed JSON body, or the text when the answer is not JSON. */
+  readonly body: unknown;
+}
+
+/** SHA-256 and HMAC-SHA-256 from node:crypto in the shape the SigV4 signer takes (as @smithy/hash-node does). */
+export class NodeSha256 {
+  readonly #hash: Hash | Hmac;
+  constructor(secret?: SourceData) {
+    this.#hash = secret === undefined ? createHash('sha256') : createHmac('sha256', bytesOf(secret));
+  }
+  update(data: SourceData): void {
+    this.#hash.update(bytesOf(data));
+  }
+  async digest(): Promise<Uint8Array> {
+    return new Uint8Array(this.#hash.digest());
+  }
+}
+
+function bytesOf(data: SourceData): string | Uint8Array {
+  if (typeof data === 'string') return data;
+  if (ArrayBuffer.isView(data)) return new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
+  return new Uint8Array(data);
+}
+
+/** The header that names the caller on a local stack (`npm start`); AWS ignores it and takes the signer. */
+const LOCAL_PRINCIPAL_HEADER = 'x-ops-principal';
+
+/**
+ * A client of the ops API. In AWS each request is signed with SigV4 for `execute-api`, as the API's IAM
+ * authorizer requires, with the credentials of whoever runs it (the SDK's default chain: environment, SSO,
+ * profile, …), so the approver recorded is the caller's own principal.
+ *
+ * @example
+ * const client = new OpsClient({ kind: 'local', baseUrl: 'http://127.0.0.1:3000', principal: 'alice' });
+ * const { body } = await client.send({ method: 'GET', path: '/payouts', query: { status: 'needs_review' } });
+ */
+export class OpsClient {
+  readonly #target: OpsTarget;
+  readonly #signer: SignatureV4 | undefined;
+
+  constructor(target: OpsTarget) {
+    this.#target = target;
+    this.#signer =
+      target.kind === 'aws'
+        ? new SignatureV4({
+            service: 'execute-api',
+            region: target.region,
+            credentials: target.credentials,
+            sha256: NodeSha256,
+          })
+        : undefined;
+  }
+
+  async send(request: OpsRequest): Promise<OpsResponse> {
+    const url = new URL(this.#target.baseUrl.replace(/\/+$/, '') + request.path);
+    for (const [name, value] of Object.entries(request.query ?? {})) url.searchParams.set(name, value);
+    const body = request.body === undefined ? undefined : JSON.stringify(request.body);
+    const headers: Record<string, string> = {
+      host: url.host,
+      accept: 'application/json',
+      ...(body !== undefined && { 'content-type': 'application/json' }),
+      ...(request.idempotencyKey !== undefined && { 'idempotency-key': request.idempotencyKey }),
+      ...(this.#target.kind === 'local' &&
+        this.#target.principal !== undefined && { [LOCAL_PRINCIPAL_HEADER]: this.#target.principal }),
+    };
+    const signed = this.#signer
+      ? (
+          await this.#signer.sign({
+            method: request.method,
+            protocol: url.protocol,
+            hostname: url.hostname,
+            ...(url.port && { port: Number(url.port) }),
+            path: url.pathname,
+            query: Object.fromEntries(url.searchParams),
+            headers,
+            ...(body !== undefined && { body }),
+          })
+        ).headers
+      : headers;
+    // fetch sets Host itself from the URL, the same value that was signed.
+    const { host: _host, ...sent } = signed;
+    const response = await fetch(url, {
+      method: request.method,
+      headers: sent,
+      ...(body !== undefined && { body }),
+    });
+    const text = await response.text();
+    let parsed: unknown = text;
+    if ((response.headers.get('content-type') ?? '').includes('json') && text !== '')
+      parsed = JSON.parse(text);
+    return { status: response.status, headers: Object.fromEntries(response.headers), body: parsed };
+  }
+
+  /**
+   * Every item of a cursor-paginated list route, page after page (`items` and `nextCursor`, as
+   * `GET /payouts` answers), stopping at the first answer that is not a 200.
+   */
+  async *paginate(request: OpsRequest): AsyncGenerator<unknown, OpsResponse | undefined> {
+    let cursor: string | undefined;
+    do {
+      const response = await this.send({
+        ...request,
+        query: { ...request.query, ...(cursor !== undefined && { cursor }) },
+      });
+      if (response.status !== 200) return response;
+      const page = response.body as { items?: unknown[]; nextCursor?: string };
+      for (const item of page.items ?? []) yield item;
+      cursor = page.nextCursor;
+    } while (cursor !== undefined);
+    return undefined;
+  }
+}
+
+/** The region of an `execute-api` URL (`https://abc.execute-api.eu-west-1.amazonaws.com`), if it names one. */
+export function regionOfApiUrl(baseUrl: string): string | undefined {
+  return /\.execute-api\.([a-z0-9-]+)\.amazonaws\.com$/.exec(new URL(baseUrl).hostname)?.[1];
+}
+
+/** True for a URL on this machine: the local stack, where requests name a principal instead of signing. */
+export function isLoopbackUrl(baseUrl: string): boolean {
+  const host = new URL(baseUrl).hostname;
+  return host === 'localhost' || host === '[::1]' || /^127\.\d+\.\d+\.\d+$/.test(host);
+}

@@ -1,0 +1,182 @@
+import { createServer, type IncomingMessage } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { SignatureV4 } from '@smithy/signature-v4';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type CliIo, runCli } from '../../lib/cli/commands.js';
+import { NodeSha256, OpsClient, regionOfApiUrl } from '../../lib/cli/ops-client.js';
+import { type LocalApiServer, serveApiGatewayHandler } from '../../lib/local/http-to-apigw.js';
+import { type ApiHarness, startApiHarness } from '../api/support/harness.js';
+import { bankTransfer } from '../support/engine-harness.js';
+
+/** Runs the CLI in this process, capturing what it prints. */
+async function cli(argv: string[], env: Record<string, string> = {}) {
+  let out = '';
+  let err = '';
+  const io: CliIo = {
+    out: (text) => {
+      out += text;
+    },
+    err: (text) => {
+      err += text;
+    },
+    env,
+    readStdin: () => '',
+    credentials: () => async () => ({ accessKeyId: 'AKIDEXAMPLE', secretAccessKey: 'test-secret' }),
+  };
+  const status = await runCli(argv, io);
+  return { status, out, err, json: () => JSON.parse(out) };
+}
+
+describe('the ops CLI against the local stack', () => {
+  let h: ApiHarness;
+  let server: LocalApiServer;
+  let bodyFile: string;
+
+  beforeAll(async () => {
+    h = await startApiHarness();
+    server = await serveApiGatewayHandler(h.api, { port: 0 });
+    const { writeFileSync, mkdtempSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const { join } = await import('node:path');
+    bodyFile = join(mkdtempSync(join(tmpdir(), 'ops-cli-')), 'payout.json');
+    const amount = h.runtime.engine.ctx.config.approvalThresholdKobo;
+    writeFileSync(bodyFile, JSON.stringify(bankTransfer(amount, { narration: 'supplier 17' })));
+  });
+  afterAll(async () => {
+    await server.close();
+    await h.close();
+  });
+
+  it('creates a payout once per key, lets a second person approve it, and lists it across pages', async () => {
+    const as = (principal: string) => ['--api', server.url, '--principal', principal];
+    const created = await cli([...as('alice'), 'payouts', 'create', '--key', 'cli-1', '--body', bodyFile]);
+    expect(created.status).toBe(0);
+    const payout = created.json();
+    expect(payout).toMatchObject({ status: 'pending_approval', requestedBy: { id: 'alice' } });
+
+    const again = await cli([...as('alice'), 'payouts', 'create', '--key', 'cli-1', '--body', bodyFile]);
+    expect(again.json().id).toBe(payout.id);
+
+    const bySelf = await cli([...as('alice'), 'payouts', 'approve', payout.id]);
+    expect(bySelf.status).toBe(1);
+    expect(bySelf.err).toContain('HTTP 403');
+
+    const approved = await cli([...as('bob'), 'payouts', 'approve', payout.id]);
+    expect(approved.status).toBe(0);
+    expect(approved.json()).toMatchObject({ approvedBy: { id: 'bob' } });
+
+    const second = await cli([...as('alice'), 'payouts', 'create', '--key', 'cli-2', '--body', bodyFile]);
+    expect(second.status).toBe(0);
+    const everyPage = await cli([...as('carol'), 'payouts', 'list', '--limit', '1', '--all']);
+    expect(
+      everyPage
+        .json()
+        .items.map((item: { id: string }) => item.id)
+        .sort(),
+    ).toEqual([payout.id, second.json().id].sort());
+    const onePage = await cli([...as('carol'), 'payouts', 'list', '--limit', '1']);
+    expect(onePage.json().items).toHaveLength(1);
+    expect(onePage.json().nextCursor).toEqual(expect.any(String));
+  });
+
+  it('pauses and resumes with a reason, and reaches any route with `request`', async () => {
+    const base = ['--api', server.url, '--principal', 'ops-lead'];
+    expect((await cli([...base, 'controls', 'pause', '--reason', 'month-end check'])).status).toBe(0);
+    const shown = await cli([...base, 'request', 'GET', '/controls']);
+    expect(shown.json()).toMatchObject({
+      paused: true,
+      reason: 'month-end check',
+      updatedBy: { id: 'ops-lead' },
+    });
+    expect((await cli([...base, 'controls', 'resume'])).status).toBe(0);
+    expect((await cli([...base, 'controls', 'show'])).json()).toMatchObject({ paused: false });
+  });
+
+  it('refuses a create without --key (a retried create must never pay twice) and an unknown command, sending nothing', async () => {
+    const before = (await h.items()).length;
+    const noKey = await cli(['--api', server.url, 'payouts', 'create', '--body', bodyFile]);
+    expect(noKey.status).toBe(2);
+    expect(noKey.err).toContain('--key');
+    expect((await cli(['--api', server.url, 'payouts', 'delete', 'x'])).status).toBe(2);
+    expect((await h.items()).length).toBe(before);
+  });
+});
+
+describe('the ops CLI in AWS', () => {
+  it('refuses --principal and plain http for an API in AWS: there you are who your credentials say', async () => {
+    const aws = 'https://abc123.execute-api.eu-west-1.amazonaws.com';
+    expect((await cli(['--api', aws, '--principal', 'alice', 'controls', 'show'])).status).toBe(2);
+    expect((await cli(['--api', 'http://abc.example', 'controls', 'show'])).status).toBe(2);
+    expect(regionOfApiUrl(aws)).toBe('eu-west-1');
+  });
+
+  it('signs each request with SigV4 for execute-api so that the signature verifies over what arrived', async () => {
+    const credentials = {
+      accessKeyId: 'AKIDEXAMPLE',
+      secretAccessKey: 'wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY',
+    };
+    const received: { req: IncomingMessage; body: string }[] = [];
+    const server = createServer((req, res) => {
+      let body = '';
+      req.on('data', (chunk) => {
+        body += chunk;
+      });
+      req.on('end', () => {
+        received.push({ req, body });
+        res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}');
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    try {
+      const client = new OpsClient({ kind: 'aws', baseUrl, region: 'eu-west-1', credentials });
+      const answer = await client.send({
+        method: 'POST',
+        path: '/payouts',
+        query: { dryRun: 'no' },
+        body: { amount: 250_000 },
+        idempotencyKey: 'inv-1',
+      });
+      expect(answer.status).toBe(200);
+      const [{ req, body }] = received as [{ req: IncomingMessage; body: string }];
+      expect(req.headers['x-ops-principal']).toBeUndefined();
+      const authorization = String(req.headers.authorization);
+      expect(authorization).toMatch(
+        /^AWS4-HMAC-SHA256 Credential=AKIDEXAMPLE\/\d{8}\/eu-west-1\/execute-api\/aws4_request/,
+      );
+      const signedHeaders = /SignedHeaders=([^,]+)/.exec(authorization)?.[1]?.split(';') ?? [];
+      expect(signedHeaders).toEqual(expect.arrayContaining(['host', 'idempotency-key', 'x-amz-date']));
+      // Re-sign what the server received, with the same date, and compare: the verifier API Gateway runs.
+      const url = new URL(req.url ?? '/', baseUrl);
+      const verifier = new SignatureV4({
+        service: 'execute-api',
+        region: 'eu-west-1',
+        credentials,
+        sha256: NodeSha256,
+      });
+      const headers = Object.fromEntries(signedHeaders.map((name) => [name, String(req.headers[name])]));
+      const amzDate = String(req.headers['x-amz-date']);
+      const resigned = await verifier.sign(
+        {
+          method: req.method ?? 'GET',
+          protocol: 'http:',
+          hostname: '127.0.0.1',
+          port: Number(url.port),
+          path: url.pathname,
+          query: Object.fromEntries(url.searchParams),
+          headers,
+          body,
+        },
+        {
+          signingDate: new Date(
+            `${amzDate.slice(0, 4)}-${amzDate.slice(4, 6)}-${amzDate.slice(6, 8)}T${amzDate.slice(9, 11)}:${amzDate.slice(11, 13)}:${amzDate.slice(13, 15)}Z`,
+          ),
+        },
+      );
+      expect(resigned.headers.authorization).toBe(authorization);
+      expect(JSON.parse(body)).toEqual({ amount: 250_000 });
+    } finally {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
+  });
+});
