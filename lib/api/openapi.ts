@@ -394,7 +394,22 @@ export function buildOpenApiDocument() {
           },
         },
       },
-      '/health': { get: { operationId: 'health', responses: ok('healthy', { type: 'object' }) } },
+      '/health': {
+        get: {
+          operationId: 'health',
+          summary:
+            'Cheap liveness; with deep=true, one table read and one provider read call, 503 naming what failed',
+          parameters: [{ name: 'deep', in: 'query', schema: { enum: ['true', 'false'] } }],
+          responses: {
+            ...ok('healthy', { type: 'object' }),
+            '503': {
+              description:
+                'deep check failed: `{ status: "failed", checks: { table, provider } }`, each `{ status, detail? }`',
+              content: { 'application/json': { schema: { type: 'object' } } },
+            },
+          },
+        },
+      },
       '/openapi.json': {
         get: { operationId: 'openapi', responses: ok('this document', { type: 'object' }) },
       },

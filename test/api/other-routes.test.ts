@@ -172,6 +172,41 @@ describe('meta and unknown routes', () => {
     });
   });
 
+  it('GET /health?deep=true reads the table and the provider once each and answers ok', async () => {
+    const reply = await call(h.api, { method: 'GET', path: '/health', query: 'deep=true' });
+    expect(reply).toMatchObject({
+      status: 200,
+      body: { status: 'ok', checks: { table: { status: 'ok' }, provider: { status: 'ok' } } },
+    });
+  });
+
+  it('/health stays green with a wrong provider token: the deep check answers 503 naming the token, without revealing it', async () => {
+    const wrong = await startApiHarness({ env: { PROVIDER_TOKEN: 'not-the-token' } });
+    try {
+      expect(await call(wrong.api, { method: 'GET', path: '/health' })).toMatchObject({ status: 200 });
+      const deep = await call(wrong.api, { method: 'GET', path: '/health', query: 'deep=true' });
+      expect(deep.status).toBe(503);
+      expect(deep.body.checks.table).toEqual({ status: 'ok' });
+      expect(deep.body.checks.provider.status).toBe('failed');
+      expect(deep.body.checks.provider.detail).toContain('refuses the token');
+      expect(JSON.stringify(deep.body)).not.toContain('not-the-token');
+    } finally {
+      await wrong.close();
+    }
+  });
+
+  it('the deep health check names the table when the table cannot be read', async () => {
+    const missing = await startApiHarness({ env: { TABLE_NAME: 'no-such-table' } });
+    try {
+      const deep = await call(missing.api, { method: 'GET', path: '/health', query: 'deep=true' });
+      expect(deep.status).toBe(503);
+      expect(deep.body.checks.table.detail).toContain('ResourceNotFoundException');
+      expect(deep.body.checks.provider).toEqual({ status: 'ok' });
+    } finally {
+      await missing.close();
+    }
+  });
+
   it('GET /openapi.json serves the same document as the committed docs/openapi.json', async () => {
     const reply = await call(h.api, { method: 'GET', path: '/openapi.json' });
     expect(reply.status).toBe(200);

@@ -1,0 +1,63 @@
+import { CredentialsError } from '../provider/credentials.js';
+import { ProviderError, ProviderRejectedError } from '../provider/errors.js';
+import type { ApiContext } from './context.js';
+
+/** One dependency's state: `ok`, or `failed` with what an operator should look at (never a secret). */
+export type CheckResult = { readonly status: 'ok' } | { readonly status: 'failed'; readonly detail: string };
+
+export interface DeepHealth {
+  readonly status: 'ok' | 'failed';
+  readonly checks: {
+    /** The table answers a consistent read (reachable, and this function may read it). */
+    readonly table: CheckResult;
+    /** The provider's credentials can be read, and the provider accepts the token on one read call. */
+    readonly provider: CheckResult;
+  };
+}
+
+/**
+ * The deep health check (`GET /health?deep=true`): a read of the controls item and one provider read call
+ * (the newest settlement), run at once. It answers what failed, so a wrong token shows here instead of as
+ * payouts quietly waiting in `pending`.
+ */
+export async function deepHealth(ctx: Pick<ApiContext, 'engine' | 'provider'>): Promise<DeepHealth> {
+  const [table, provider] = await Promise.all([
+    check(
+      () => ctx.engine.controls(),
+      (error) => `the table could not be read: ${nameOf(error)}`,
+    ),
+    check(
+      () => ctx.provider.settlements.list({ perPage: 1 }),
+      (error) => {
+        if (error instanceof CredentialsError)
+          return `the provider credentials could not be read: ${error.message}`;
+        if (error instanceof ProviderRejectedError && (error.status === 401 || error.status === 403)) {
+          return `the provider refuses the token (HTTP ${error.status}): check the token in the secret`;
+        }
+        if (error instanceof ProviderError) return `the provider could not be asked: ${error.code}`;
+        return `the provider check failed: ${nameOf(error)}`;
+      },
+    ),
+  ]);
+  const status = table.status === 'ok' && provider.status === 'ok' ? 'ok' : 'failed';
+  return { status, checks: { table, provider } };
+}
+
+async function check(
+  run: () => Promise<unknown>,
+  describe: (error: unknown) => string,
+): Promise<CheckResult> {
+  try {
+    await run();
+    return { status: 'ok' };
+  } catch (error) {
+    return { status: 'failed', detail: describe(error) };
+  }
+}
+
+/** The error's name and code only: its message may quote a request (and so a secret) or an internal address. */
+function nameOf(error: unknown): string {
+  if (!(error instanceof Error)) return 'unknown error';
+  const code = 'code' in error && typeof error.code === 'string' ? ` (${error.code})` : '';
+  return `${error.name}${code}`;
+}
