@@ -1,97 +1,35 @@
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import type { AwsCredentialIdentityProvider } from '@smithy/types';
-import { isLoopbackUrl, OpsClient, type OpsRequest, type OpsTarget, regionOfApiUrl } from './ops-client.js';
+import { COMMANDS, type CommandSpec, placeholders } from './command-table.js';
+import { describeForConfirmation, formatForPeople } from './format.js';
+import {
+  isLoopbackUrl,
+  OpsClient,
+  type OpsRequest,
+  type OpsResponse,
+  type OpsTarget,
+  regionOfApiUrl,
+} from './ops-client.js';
 
-/** One command of the CLI: the words that name it, its route, and the positional arguments the path takes. */
-interface CommandSpec {
-  readonly words: readonly [string, string];
-  readonly method: 'GET' | 'POST' | 'PATCH';
-  readonly path: string;
-  readonly summary: string;
-  /** `--body FILE` (or `-` for standard input) is required. */
-  readonly body?: 'required' | 'optional';
-  /** Needs `--key`: a create is idempotent per key, so a retried command never pays twice. */
-  readonly idempotent?: boolean;
-  /** A list route: `--all` walks every page. */
-  readonly list?: boolean;
-  /** Query flags passed through (`--status needs_review`). */
-  readonly query?: readonly string[];
-  /** Flags that become body fields when no `--body` is given (`--reason "…"`). */
-  readonly bodyFlags?: readonly string[];
-}
+const USAGE = `usage: payouts [--api URL | --stack NAME] [--region R] [--principal P] [--json] <command> [args] [flags]
 
-const COMMANDS: readonly CommandSpec[] = [
-  {
-    words: ['payouts', 'list'],
-    method: 'GET',
-    path: '/payouts',
-    summary: 'list payouts, newest first',
-    list: true,
-    query: ['status', 'type', 'from', 'to', 'limit'],
-  },
-  { words: ['payouts', 'get'], method: 'GET', path: '/payouts/{id}', summary: 'a payout with its audit' },
-  {
-    words: ['payouts', 'create'],
-    method: 'POST',
-    path: '/payouts',
-    summary: 'create a payout from a JSON body',
-    body: 'required',
-    idempotent: true,
-  },
-  {
-    words: ['payouts', 'approve'],
-    method: 'POST',
-    path: '/payouts/{id}/approve',
-    summary: 'approve a payout as the second person',
-  },
-  {
-    words: ['payouts', 'cancel'],
-    method: 'POST',
-    path: '/payouts/{id}/cancel',
-    summary: 'cancel a payout not yet submitted',
-    bodyFlags: ['reason'],
-  },
-  {
-    words: ['payouts', 'resolve'],
-    method: 'POST',
-    path: '/payouts/{id}/resolve',
-    summary: 'decide a payout in needs_review',
-    body: 'required',
-  },
-  { words: ['controls', 'show'], method: 'GET', path: '/controls', summary: 'whether payouts are paused' },
-  {
-    words: ['controls', 'pause'],
-    method: 'POST',
-    path: '/controls/pause',
-    summary: 'pause every submission',
-    bodyFlags: ['reason'],
-  },
-  {
-    words: ['controls', 'resume'],
-    method: 'POST',
-    path: '/controls/resume',
-    summary: 'resume submissions',
-    bodyFlags: ['reason'],
-  },
-];
-
-const USAGE = `usage: npm run ops -- [--api URL] [--region R] [--principal P] <command> [args] [flags]
-
-Targets: --api (or PAYOUTS_API_URL). An https execute-api URL is signed with SigV4 using your AWS credentials
-(the SDK's default chain); a loopback URL (npm start) is not signed and --principal names you instead.
+The API: --api URL, or PAYOUTS_API_URL, or --stack NAME (the stack's OpsApiUrl output, read with your AWS
+credentials). An https execute-api URL is signed with SigV4 using your AWS credentials (the SDK's default
+chain: environment, SSO, profile), so you are who your credentials say. A loopback URL (npm start) is not
+signed; --principal (or PAYOUTS_PRINCIPAL) names you there.
 
 Commands:
-${COMMANDS.map((c) => `  ${[...c.words, ...placeholders(c.path)].join(' ').padEnd(28)} ${c.summary}`).join('\n')}
-  request METHOD PATH          any route (--body FILE, --key K, --all, --query name=value)
+${COMMANDS.map((c) => `  ${[...c.words, ...placeholders(c.path)].join(' ').padEnd(44)} ${c.summary}`).join('\n')}
+  ${'request METHOD PATH'.padEnd(44)} any route (--body FILE, --key K, --all, --query name=value)
 
 Flags: --body FILE|- (JSON), --key KEY (Idempotency-Key), --all (every page of a list), --reason TEXT,
-       --status, --type, --from, --to, --limit for lists.
-Exit status: 0 on a 2xx answer, 1 on any other answer (the problem is printed on stderr), 2 on a usage error.`;
+       --status, --type, --from, --to, --limit (lists), --deep (health), --yes (no confirmation),
+       --json (the answer as JSON, for scripts; default: tables for people).
+Exit status: 0 on a 2xx answer, 1 on any other answer (the problem is printed on stderr),
+             2 on a usage error, 3 when a confirmation was declined (nothing was sent).`;
 
-function placeholders(path: string): string[] {
-  return [...path.matchAll(/\{(\w+)\}/g)].map((match) => `<${match[1]}>`);
-}
+export const ExitCode = { Ok: 0, Refused: 1, Usage: 2, Declined: 3 } as const;
 
 export interface CliIo {
   readonly out: (text: string) => void;
@@ -100,92 +38,128 @@ export interface CliIo {
   readonly readStdin: () => string;
   /** The AWS credentials for signing; the SDK's default chain unless a test gives its own. */
   readonly credentials: () => AwsCredentialIdentityProvider;
+  /** Asks a yes/no question on the terminal; false when nobody can answer (no TTY). */
+  readonly confirm: (question: string) => Promise<boolean>;
+  /** The `OpsApiUrl` output of a CloudFormation stack. */
+  readonly stackApiUrl: (stack: string, region: string | undefined) => Promise<string>;
 }
 
 class UsageError extends Error {}
 
+const OPTIONS = {
+  api: { type: 'string' },
+  stack: { type: 'string' },
+  region: { type: 'string' },
+  principal: { type: 'string' },
+  body: { type: 'string' },
+  key: { type: 'string' },
+  all: { type: 'boolean' },
+  json: { type: 'boolean' },
+  yes: { type: 'boolean', short: 'y' },
+  deep: { type: 'boolean' },
+  reason: { type: 'string' },
+  status: { type: 'string' },
+  type: { type: 'string' },
+  from: { type: 'string' },
+  to: { type: 'string' },
+  limit: { type: 'string' },
+  query: { type: 'string', multiple: true },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+type Parsed = ReturnType<typeof parse>;
+type Planned = OpsRequest & {
+  readonly list: boolean;
+  readonly spec?: CommandSpec;
+  readonly args: readonly string[];
+};
+
+function parse(argv: readonly string[]) {
+  return parseArgs({ args: [...argv], allowPositionals: true, options: OPTIONS });
+}
+
 /**
  * Runs one CLI invocation and answers its exit status.
  *
- * @example await runCli(['--api', 'http://127.0.0.1:3000', '--principal', 'bob', 'payouts', 'approve', id], io)
+ * @example await runCli(['--api', 'http://127.0.0.1:3000', '--principal', 'bob', 'payouts', 'approve', id, '--yes'], io)
  */
 export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
-  let parsed: ReturnType<typeof parse>;
-  try {
-    parsed = parse(argv);
-  } catch (error) {
-    io.err(`${error instanceof Error ? error.message : String(error)}\n\n${USAGE}\n`);
-    return 2;
-  }
-  if (parsed.values.help || parsed.positionals.length === 0) {
-    io.out(`${USAGE}\n`);
-    return 0;
-  }
-  let request: OpsRequest & { list: boolean };
+  let parsed: Parsed;
+  let planned: Planned;
   let client: OpsClient;
   try {
-    request = requestOf(parsed, io);
-    client = new OpsClient(targetOf(parsed.values, io));
+    parsed = parse(argv);
+    if (parsed.values.help || parsed.positionals.length === 0) {
+      io.out(`${USAGE}\n`);
+      return ExitCode.Ok;
+    }
+    planned = plan(parsed, io);
+    client = new OpsClient(await targetOf(parsed.values, io));
   } catch (error) {
-    if (!(error instanceof UsageError)) throw error;
+    if (!(error instanceof UsageError || (error instanceof TypeError && 'code' in error))) throw error;
     io.err(`${error.message}\n\n${USAGE}\n`);
-    return 2;
+    return ExitCode.Usage;
   }
-  if (request.list && parsed.values.all) {
+  const show = (response: OpsResponse) => answer(response, io, parsed.values.json === true);
+
+  if (planned.spec?.confirmFrom && !parsed.values.yes) {
+    const subject = await client.send({ method: 'GET', path: fill(planned.spec.confirmFrom, planned.args) });
+    if (subject.status !== 200) return show(subject);
+    io.err(`${planned.spec.words.join(' ')}:\n${describeForConfirmation(subject.body)}\n`);
+    if (!(await io.confirm('Proceed? [y/N] '))) {
+      io.err('declined: nothing was sent (use --yes to skip this question)\n');
+      return ExitCode.Declined;
+    }
+  }
+  if (planned.list && parsed.values.all) {
     const items: unknown[] = [];
-    const pages = client.paginate(request);
+    const pages = client.paginate(planned);
     for (let next = await pages.next(); ; next = await pages.next()) {
       if (next.done) {
-        if (next.value) return answer(next.value, io);
+        if (next.value) return show(next.value);
         break;
       }
       items.push(next.value);
     }
-    io.out(`${JSON.stringify({ items }, null, 2)}\n`);
-    return 0;
+    return show({ status: 200, headers: {}, body: { items } });
   }
-  return answer(await client.send(request), io);
+  return show(await client.send(planned));
 }
 
-function answer(response: { status: number; body: unknown }, io: CliIo): number {
-  const text = typeof response.body === 'string' ? response.body : JSON.stringify(response.body, null, 2);
+function answer(response: Pick<OpsResponse, 'status' | 'body'>, io: CliIo, json: boolean): number {
+  const text =
+    json || typeof response.body === 'string'
+      ? typeof response.body === 'string'
+        ? response.body
+        : JSON.stringify(response.body, null, 2)
+      : formatForPeople(response.body);
   if (response.status >= 200 && response.status < 300) {
     io.out(`${text}\n`);
-    return 0;
+    return ExitCode.Ok;
   }
   io.err(`HTTP ${response.status}\n${text}\n`);
-  return 1;
+  return ExitCode.Refused;
 }
 
-function parse(argv: readonly string[]) {
-  return parseArgs({
-    args: [...argv],
-    allowPositionals: true,
-    options: {
-      api: { type: 'string' },
-      region: { type: 'string' },
-      principal: { type: 'string' },
-      body: { type: 'string' },
-      key: { type: 'string' },
-      all: { type: 'boolean' },
-      reason: { type: 'string' },
-      status: { type: 'string' },
-      type: { type: 'string' },
-      from: { type: 'string' },
-      to: { type: 'string' },
-      limit: { type: 'string' },
-      query: { type: 'string', multiple: true },
-      help: { type: 'boolean', short: 'h' },
-    },
-  });
+function fill(path: string, args: readonly string[]): string {
+  let index = 0;
+  return path.replace(/\{\w+\}/g, () => encodeURIComponent(args[index++] ?? ''));
 }
 
-type Parsed = ReturnType<typeof parse>;
+function flagValues(values: Parsed['values'], names: readonly string[] = []): Record<string, string> {
+  return Object.fromEntries(
+    names.flatMap((name) => {
+      const value = values[name as keyof typeof values];
+      return typeof value === 'string' ? [[name, value]] : [];
+    }),
+  );
+}
 
-function requestOf(parsed: Parsed, io: CliIo): OpsRequest & { list: boolean } {
+function plan(parsed: Parsed, io: CliIo): Planned {
   const [first = '', second = '', ...rest] = parsed.positionals;
   const { values } = parsed;
   const body = values.body === undefined ? undefined : readJson(values.body, io);
+  const keyed = values.key === undefined ? {} : { idempotencyKey: values.key };
   if (first === 'request') {
     const [path] = rest;
     if (!path?.startsWith('/')) throw new UsageError('request needs METHOD and a PATH starting with /');
@@ -196,13 +170,15 @@ function requestOf(parsed: Parsed, io: CliIo): OpsRequest & { list: boolean } {
         return [pair.slice(0, at), pair.slice(at + 1)];
       }),
     );
+    const method = second.toUpperCase();
     return {
-      method: second.toUpperCase(),
+      method,
       path,
       query,
-      list: second.toUpperCase() === 'GET',
+      list: method === 'GET',
+      args: [],
       ...(body !== undefined && { body }),
-      ...(values.key !== undefined && { idempotencyKey: values.key }),
+      ...keyed,
     };
   }
   const spec = COMMANDS.find((c) => c.words[0] === first && c.words[1] === second);
@@ -211,40 +187,32 @@ function requestOf(parsed: Parsed, io: CliIo): OpsRequest & { list: boolean } {
   if (rest.length !== names.length) {
     throw new UsageError(`${spec.words.join(' ')} takes ${names.join(' ') || 'no arguments'}`);
   }
-  let index = 0;
-  const path = spec.path.replace(/\{\w+\}/g, () => encodeURIComponent(rest[index++] ?? ''));
   if (spec.body === 'required' && body === undefined)
     throw new UsageError(`${spec.words.join(' ')} needs --body`);
   if (spec.idempotent && values.key === undefined) {
     throw new UsageError(`${spec.words.join(' ')} needs --key: the same key on a retry never pays twice`);
   }
-  const flagBody = Object.fromEntries(
-    (spec.bodyFlags ?? []).flatMap((flag) => {
-      const value = values[flag as keyof typeof values];
-      return typeof value === 'string' ? [[flag, value]] : [];
-    }),
-  );
-  const query = Object.fromEntries(
-    (spec.query ?? []).flatMap((flag) => {
-      const value = values[flag as keyof typeof values];
-      return typeof value === 'string' ? [[flag, value]] : [];
-    }),
-  );
+  const flagBody = flagValues(values, spec.bodyFlags);
   const sentBody =
     body ?? (Object.keys(flagBody).length > 0 || spec.method === 'POST' ? flagBody : undefined);
+  const query = { ...flagValues(values, spec.query), ...(values.deep && { deep: 'true' }) };
   return {
     method: spec.method,
-    path,
+    path: fill(spec.path, rest),
     query,
     list: spec.list === true,
+    spec,
+    args: rest,
     ...(sentBody !== undefined && { body: sentBody }),
-    ...(values.key !== undefined && { idempotencyKey: values.key }),
+    ...keyed,
   };
 }
 
-function targetOf(values: Parsed['values'], io: CliIo): OpsTarget {
-  const baseUrl = values.api ?? io.env.PAYOUTS_API_URL;
-  if (!baseUrl) throw new UsageError('name the API with --api URL or PAYOUTS_API_URL');
+async function targetOf(values: Parsed['values'], io: CliIo): Promise<OpsTarget> {
+  let baseUrl = values.api ?? io.env.PAYOUTS_API_URL;
+  if (!baseUrl && values.stack)
+    baseUrl = await io.stackApiUrl(values.stack, values.region ?? io.env.AWS_REGION);
+  if (!baseUrl) throw new UsageError('name the API with --api URL, PAYOUTS_API_URL or --stack NAME');
   let loopback: boolean;
   try {
     loopback = isLoopbackUrl(baseUrl);

@@ -8,10 +8,11 @@ import { type LocalApiServer, serveApiGatewayHandler } from '../../lib/local/htt
 import { type ApiHarness, startApiHarness } from '../api/support/harness.js';
 import { bankTransfer } from '../support/engine-harness.js';
 
-/** Runs the CLI in this process, capturing what it prints. */
-async function cli(argv: string[], env: Record<string, string> = {}) {
+/** Runs the CLI in this process, capturing what it prints; `answers` are the person's replies to questions. */
+async function cli(argv: string[], env: Record<string, string> = {}, answers: boolean[] = []) {
   let out = '';
   let err = '';
+  const questions: string[] = [];
   const io: CliIo = {
     out: (text) => {
       out += text;
@@ -22,9 +23,16 @@ async function cli(argv: string[], env: Record<string, string> = {}) {
     env,
     readStdin: () => '',
     credentials: () => async () => ({ accessKeyId: 'AKIDEXAMPLE', secretAccessKey: 'test-secret' }),
+    confirm: async (question) => {
+      questions.push(question);
+      return answers.shift() ?? false;
+    },
+    stackApiUrl: async (stack) => {
+      throw new Error(`no stack ${stack} here`);
+    },
   };
   const status = await runCli(argv, io);
-  return { status, out, err, json: () => JSON.parse(out) };
+  return { status, out, err, questions, json: () => JSON.parse(out) };
 }
 
 describe('the ops CLI against the local stack', () => {
@@ -48,7 +56,7 @@ describe('the ops CLI against the local stack', () => {
   });
 
   it('creates a payout once per key, lets a second person approve it, and lists it across pages', async () => {
-    const as = (principal: string) => ['--api', server.url, '--principal', principal];
+    const as = (principal: string) => ['--api', server.url, '--principal', principal, '--json'];
     const created = await cli([...as('alice'), 'payouts', 'create', '--key', 'cli-1', '--body', bodyFile]);
     expect(created.status).toBe(0);
     const payout = created.json();
@@ -57,11 +65,19 @@ describe('the ops CLI against the local stack', () => {
     const again = await cli([...as('alice'), 'payouts', 'create', '--key', 'cli-1', '--body', bodyFile]);
     expect(again.json().id).toBe(payout.id);
 
-    const bySelf = await cli([...as('alice'), 'payouts', 'approve', payout.id]);
+    const bySelf = await cli([...as('alice'), 'payouts', 'approve', payout.id, '--yes']);
     expect(bySelf.status).toBe(1);
     expect(bySelf.err).toContain('HTTP 403');
 
-    const approved = await cli([...as('bob'), 'payouts', 'approve', payout.id]);
+    const declined = await cli([...as('bob'), 'payouts', 'approve', payout.id], {}, [false]);
+    expect(declined.status).toBe(3);
+    expect(declined.err).toContain('NGN 1,000,000.00');
+    expect(declined.err).toContain('requested  alice');
+    expect(declined.err).toContain('0123456789');
+    expect(declined.questions).toHaveLength(1);
+    expect((await h.runtime.engine.get(payout.id))?.status).toBe('pending_approval');
+
+    const approved = await cli([...as('bob'), 'payouts', 'approve', payout.id], {}, [true]);
     expect(approved.status).toBe(0);
     expect(approved.json()).toMatchObject({ approvedBy: { id: 'bob' } });
 
@@ -80,7 +96,7 @@ describe('the ops CLI against the local stack', () => {
   });
 
   it('pauses and resumes with a reason, and reaches any route with `request`', async () => {
-    const base = ['--api', server.url, '--principal', 'ops-lead'];
+    const base = ['--api', server.url, '--principal', 'ops-lead', '--json'];
     expect((await cli([...base, 'controls', 'pause', '--reason', 'month-end check'])).status).toBe(0);
     const shown = await cli([...base, 'request', 'GET', '/controls']);
     expect(shown.json()).toMatchObject({
@@ -92,6 +108,17 @@ describe('the ops CLI against the local stack', () => {
     expect((await cli([...base, 'controls', 'show'])).json()).toMatchObject({ paused: false });
   });
 
+  it('prints tables for people by default: one row per payout, amounts in naira', async () => {
+    const listed = await cli(['--api', server.url, 'payouts', 'list']);
+    expect(listed.status).toBe(0);
+    const [header, ...rows] = listed.out.trim().split('\n');
+    expect(header).toMatch(/^ID\s+STATUS\s+TYPE\s+AMOUNT/);
+    expect(rows.length).toBeGreaterThan(0);
+    expect(rows[0]).toContain('NGN 1,000,000.00');
+    const health = await cli(['--api', server.url, 'health', 'check', '--deep']);
+    expect(health.out).toContain('  table:\n    status: ok');
+  });
+
   it('refuses a create without --key (a retried create must never pay twice) and an unknown command, sending nothing', async () => {
     const before = (await h.items()).length;
     const noKey = await cli(['--api', server.url, 'payouts', 'create', '--body', bodyFile]);
@@ -99,6 +126,16 @@ describe('the ops CLI against the local stack', () => {
     expect(noKey.err).toContain('--key');
     expect((await cli(['--api', server.url, 'payouts', 'delete', 'x'])).status).toBe(2);
     expect((await h.items()).length).toBe(before);
+  });
+});
+
+describe('the ops CLI covers the API', () => {
+  it('has a command for every route of the ops API', async () => {
+    const { apiRoutes } = await import('../../lib/api/index.js');
+    const { COMMANDS } = await import('../../lib/cli/command-table.js');
+    const commands = new Set(COMMANDS.map((c) => `${c.method} ${c.path}`));
+    const missing = apiRoutes.map((r) => `${r.method} ${r.path}`).filter((route) => !commands.has(route));
+    expect(missing).toEqual([]);
   });
 });
 

@@ -1,0 +1,233 @@
+/** One command of the CLI: the words that name it, its route, and what it takes. */
+export interface CommandSpec {
+  readonly words: readonly [string, string];
+  readonly method: 'GET' | 'POST' | 'PATCH';
+  /** The route; `{name}` segments are filled from the positional arguments, in order. */
+  readonly path: string;
+  readonly summary: string;
+  /** `--body FILE` (or `-` for standard input) is required. */
+  readonly body?: 'required' | 'optional';
+  /** Needs `--key`: a create is idempotent per key, so a retried command never pays twice. */
+  readonly idempotent?: boolean;
+  /** A list route: `--all` walks every page. */
+  readonly list?: boolean;
+  /** Query flags passed through (`--status needs_review`). */
+  readonly query?: readonly string[];
+  /** Flags that become body fields when no `--body` is given (`--reason "…"`). */
+  readonly bodyFlags?: readonly string[];
+  /**
+   * A decision on money that someone else asked for: the CLI first shows what is being decided (amount,
+   * beneficiary, requester) from this route, and asks for confirmation unless `--yes`.
+   */
+  readonly confirmFrom?: string;
+}
+
+const LIST_QUERY = ['status', 'type', 'from', 'to', 'limit'] as const;
+
+/**
+ * Every route of the ops API as a command (`docs/openapi.json` is the contract; `request METHOD PATH` reaches
+ * any route by hand). test/cli/ops-cli.test.ts fails when a route of the API has no command here.
+ */
+export const COMMANDS: readonly CommandSpec[] = [
+  {
+    words: ['payouts', 'list'],
+    method: 'GET',
+    path: '/payouts',
+    summary: 'list payouts, newest first',
+    list: true,
+    query: LIST_QUERY,
+  },
+  { words: ['payouts', 'get'], method: 'GET', path: '/payouts/{id}', summary: 'a payout with its audit' },
+  {
+    words: ['payouts', 'create'],
+    method: 'POST',
+    path: '/payouts',
+    summary: 'create a payout from a JSON body',
+    body: 'required',
+    idempotent: true,
+  },
+  {
+    words: ['payouts', 'approve'],
+    method: 'POST',
+    path: '/payouts/{id}/approve',
+    summary: 'approve a payout as the second person',
+    confirmFrom: '/payouts/{id}',
+  },
+  {
+    words: ['payouts', 'cancel'],
+    method: 'POST',
+    path: '/payouts/{id}/cancel',
+    summary: 'cancel a payout not yet submitted',
+    bodyFlags: ['reason'],
+  },
+  {
+    words: ['payouts', 'resolve'],
+    method: 'POST',
+    path: '/payouts/{id}/resolve',
+    summary: 'decide a payout in needs_review',
+    body: 'required',
+    confirmFrom: '/payouts/{id}',
+  },
+  { words: ['controls', 'show'], method: 'GET', path: '/controls', summary: 'whether payouts are paused' },
+  {
+    words: ['controls', 'pause'],
+    method: 'POST',
+    path: '/controls/pause',
+    summary: 'pause every submission',
+    bodyFlags: ['reason'],
+  },
+  {
+    words: ['controls', 'resume'],
+    method: 'POST',
+    path: '/controls/resume',
+    summary: 'resume submissions',
+    bodyFlags: ['reason'],
+  },
+  {
+    words: ['recurring', 'list'],
+    method: 'GET',
+    path: '/recurring-payouts',
+    summary: 'list recurring payouts',
+    list: true,
+    query: ['status', 'limit'],
+  },
+  {
+    words: ['recurring', 'get'],
+    method: 'GET',
+    path: '/recurring-payouts/{id}',
+    summary: 'a rule, its next occurrences and history',
+  },
+  {
+    words: ['recurring', 'create'],
+    method: 'POST',
+    path: '/recurring-payouts',
+    summary: 'create a recurring payout from a JSON body',
+    body: 'required',
+    idempotent: true,
+  },
+  {
+    words: ['recurring', 'pause'],
+    method: 'POST',
+    path: '/recurring-payouts/{id}/pause',
+    summary: 'pause a rule',
+    bodyFlags: ['reason'],
+  },
+  {
+    words: ['recurring', 'resume'],
+    method: 'POST',
+    path: '/recurring-payouts/{id}/resume',
+    summary: 'resume a rule',
+  },
+  {
+    words: ['recurring', 'cancel'],
+    method: 'POST',
+    path: '/recurring-payouts/{id}/cancel',
+    summary: 'end a rule for good',
+    bodyFlags: ['reason'],
+  },
+  {
+    words: ['recurring', 'skip'],
+    method: 'POST',
+    path: '/recurring-payouts/{id}/occurrences/{localDate}/skip',
+    summary: 'skip one occurrence',
+    bodyFlags: ['reason'],
+  },
+  {
+    words: ['future', 'list'],
+    method: 'GET',
+    path: '/future-payouts',
+    summary: 'money due in a window, ours and the provider\u2019s',
+    query: ['from', 'to'],
+  },
+  {
+    words: ['refunds', 'create'],
+    method: 'POST',
+    path: '/refunds',
+    summary: 'refund a provider transaction from a JSON body',
+    body: 'required',
+    idempotent: true,
+  },
+  { words: ['refunds', 'get'], method: 'GET', path: '/refunds/{id}', summary: 'a refund' },
+  {
+    words: ['settlements', 'pay'],
+    method: 'POST',
+    path: '/instant-settlements',
+    summary: 'pay one settlement out now (body: { settlementId })',
+    body: 'required',
+  },
+  {
+    words: ['settlements', 'get'],
+    method: 'GET',
+    path: '/instant-settlements/{settlementId}',
+    summary: 'the decision on a settlement',
+  },
+  {
+    words: ['bulk', 'correct'],
+    method: 'PATCH',
+    path: '/bulk-payout-items/{id}',
+    summary: 'correct one bulk payout item from a JSON body',
+    body: 'required',
+  },
+  {
+    words: ['bulk', 'corrections'],
+    method: 'POST',
+    path: '/bulk-payout-items/corrections',
+    summary: 'correct many items: JSON { corrections }',
+    body: 'required',
+  },
+  {
+    words: ['bulk', 'get'],
+    method: 'GET',
+    path: '/bulk-payout-items/{id}',
+    summary: 'an item, its audit and held corrections',
+  },
+  {
+    words: ['bulk', 'approve'],
+    method: 'POST',
+    path: '/bulk-payout-items/{id}/corrections/{correctionId}/approve',
+    summary: 'approve a held correction as the second person',
+    confirmFrom: '/bulk-payout-items/{id}',
+  },
+  {
+    words: ['provider', 'scheduled'],
+    method: 'GET',
+    path: '/provider/scheduled-payouts',
+    summary: 'the provider\u2019s scheduled payouts (synced view)',
+  },
+  {
+    words: ['provider', 'recurrent'],
+    method: 'GET',
+    path: '/provider/recurrent-payouts',
+    summary: 'the provider\u2019s recurrent payouts (synced view)',
+  },
+  {
+    words: ['provider', 'settlements'],
+    method: 'GET',
+    path: '/provider/settlements',
+    summary: 'settlements as the provider lists them',
+  },
+  {
+    words: ['provider', 'transactions'],
+    method: 'GET',
+    path: '/provider/wallet-transactions',
+    summary: 'wallet transactions as the provider lists them',
+  },
+  {
+    words: ['provider', 'stores'],
+    method: 'GET',
+    path: '/provider/stores',
+    summary: 'stores as the provider lists them',
+  },
+  {
+    words: ['health', 'check'],
+    method: 'GET',
+    path: '/health',
+    summary: 'liveness; --deep reads the table and calls the provider once',
+  },
+  { words: ['api', 'contract'], method: 'GET', path: '/openapi.json', summary: 'the OpenAPI document' },
+];
+
+/** `{id}` segments of a route, as `<id>` for the usage text. */
+export function placeholders(path: string): string[] {
+  return [...path.matchAll(/\{(\w+)\}/g)].map((match) => `<${match[1]}>`);
+}

@@ -1,0 +1,103 @@
+import { formatNaira } from '../money.js';
+
+type Json = Record<string, unknown>;
+
+const isRecord = (value: unknown): value is Json =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** Columns shown for list items, most telling first; the first few present in the items are used. */
+const PREFERRED_COLUMNS = [
+  'id',
+  'settlementId',
+  'bulkPayoutItemId',
+  'status',
+  'decision',
+  'outcome',
+  'type',
+  'amount',
+  'requestedBy',
+  'at',
+  'createdAt',
+  'decidedAt',
+  'updatedAt',
+] as const;
+const MAX_COLUMNS = 6;
+
+/** One value as a person reads it: amounts in naira (fields named `amount` are kobo), principals by id. */
+function cell(name: string, value: unknown): string {
+  if (value === undefined || value === null) return '';
+  if (name === 'amount' && typeof value === 'number' && Number.isSafeInteger(value))
+    return formatNaira(value);
+  if (isRecord(value) && typeof value.id === 'string') return value.id;
+  if (typeof value === 'object') return JSON.stringify(value);
+  return String(value);
+}
+
+function table(items: readonly Json[]): string {
+  const present = PREFERRED_COLUMNS.filter((name) => items.some((item) => item[name] !== undefined));
+  const columns = (present.length > 0 ? [...present] : Object.keys(items[0] ?? {})).slice(0, MAX_COLUMNS);
+  const rows = items.map((item) => columns.map((name) => cell(name, item[name])));
+  const widths = columns.map((name, index) =>
+    Math.max(name.length, ...rows.map((row) => row[index]?.length ?? 0)),
+  );
+  const line = (values: readonly string[]) =>
+    values
+      .map((value, index) => value.padEnd(widths[index] ?? 0))
+      .join('  ')
+      .trimEnd();
+  return [line(columns.map((name) => name.toUpperCase())), ...rows.map(line)].join('\n');
+}
+
+function fields(body: Json, indent = ''): string {
+  return Object.entries(body)
+    .map(([name, value]) => {
+      if (Array.isArray(value) && value.every(isRecord) && value.length > 0) {
+        return `${indent}${name}:\n${table(value as Json[])
+          .split('\n')
+          .map((row) => `${indent}  ${row}`)
+          .join('\n')}`;
+      }
+      if (isRecord(value) && typeof value.id !== 'string')
+        return `${indent}${name}:\n${fields(value, `${indent}  `)}`;
+      return `${indent}${name}: ${cell(name, value)}`;
+    })
+    .join('\n');
+}
+
+/**
+ * An answer for a person: a list (`items`) as a table with the cursor of the next page, an object as its
+ * fields. `--json` prints the answer itself instead, for scripts.
+ */
+export function formatForPeople(body: unknown): string {
+  if (typeof body === 'string') return body;
+  if (isRecord(body) && Array.isArray(body.items)) {
+    const items = body.items.filter(isRecord);
+    const rest = Object.fromEntries(Object.entries(body).filter(([name]) => name !== 'items'));
+    const shown = items.length === 0 ? '(none)' : table(items);
+    return Object.keys(rest).length === 0 ? shown : `${shown}\n\n${fields(rest)}`;
+  }
+  if (isRecord(body)) return fields(body);
+  return JSON.stringify(body, null, 2);
+}
+
+/** What a second person is about to decide: the amount, where it goes, and who asked. */
+export function describeForConfirmation(subject: unknown): string {
+  if (!isRecord(subject)) return JSON.stringify(subject);
+  const payout = isRecord(subject.payout) ? subject.payout : subject;
+  const lines = [
+    payout.id !== undefined && `payout     ${String(payout.id)}`,
+    subject.bulkPayoutItemId !== undefined && `item       ${String(subject.bulkPayoutItemId)}`,
+    typeof payout.amount === 'number' && `amount     ${formatNaira(payout.amount)}`,
+    isRecord(payout.beneficiary) &&
+      `to         ${[payout.beneficiary.accountName, payout.beneficiary.accountNumber, payout.beneficiary.bankCode].filter(Boolean).join(' / ')}`,
+    !isRecord(payout.beneficiary) &&
+      ['destinationWalletId', 'walletId', 'childAccountId'].some((name) => payout[name] !== undefined) &&
+      `to         ${['destinationWalletId', 'walletId', 'childAccountId']
+        .flatMap((name) => (payout[name] === undefined ? [] : [`${name} ${String(payout[name])}`]))
+        .join(', ')}`,
+    isRecord(payout.requestedBy) && `requested  ${String(payout.requestedBy.id)}`,
+    payout.status !== undefined && `status     ${String(payout.status)}`,
+    payout.narration !== undefined && `narration  ${String(payout.narration)}`,
+  ];
+  return lines.filter((line): line is string => typeof line === 'string').join('\n');
+}

@@ -1,0 +1,36 @@
+import { readFileSync } from 'node:fs';
+import { createInterface } from 'node:readline/promises';
+import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
+import { defaultProvider } from '@aws-sdk/credential-provider-node';
+import { runCli } from './commands.js';
+
+/** The CLI with the real terminal, AWS credential chain and CloudFormation behind it. */
+export async function main(argv: readonly string[]): Promise<number> {
+  return runCli(argv, {
+    out: (text) => process.stdout.write(text),
+    err: (text) => process.stderr.write(text),
+    env: process.env,
+    readStdin: () => readFileSync(0, 'utf8'),
+    credentials: () => defaultProvider(),
+    confirm: async (question) => {
+      if (!process.stdin.isTTY) return false;
+      const terminal = createInterface({ input: process.stdin, output: process.stderr });
+      try {
+        return /^y(es)?$/i.test((await terminal.question(question)).trim());
+      } finally {
+        terminal.close();
+      }
+    },
+    stackApiUrl: async (stack, region) => {
+      const client = new CloudFormationClient(region ? { region } : {});
+      try {
+        const { Stacks } = await client.send(new DescribeStacksCommand({ StackName: stack }));
+        const url = Stacks?.[0]?.Outputs?.find((output) => output.OutputKey === 'OpsApiUrl')?.OutputValue;
+        if (!url) throw new Error(`stack ${stack} has no OpsApiUrl output`);
+        return url;
+      } finally {
+        client.destroy();
+      }
+    },
+  });
+}
