@@ -12,6 +12,7 @@ import {
   ApproveRequestSchema,
   CancelRequestSchema,
   ListPayoutsQuerySchema,
+  ListSettlementsQuerySchema,
   PauseRequestSchema,
   ProviderPageQuerySchema,
   ResolveReviewRequestSchema,
@@ -328,6 +329,22 @@ export function buildOpenApiDocument() {
         },
       },
       '/instant-settlements': {
+        get: {
+          operationId: 'listSettlementDecisions',
+          summary: 'Decisions on settlements and deferrals still waiting for one, newest first',
+          parameters: queryParameters(ListSettlementsQuerySchema),
+          responses: {
+            ...ok('a page', {
+              type: 'object',
+              required: ['items'],
+              properties: {
+                items: { type: 'array', items: ref('SettlementDecision') },
+                nextCursor: { type: 'string' },
+              },
+            }),
+            ...problems(400, 503),
+          },
+        },
         post: {
           operationId: 'payOutSettlement',
           summary: 'Pay a settlement out now under the instant-settlement policy',
@@ -338,8 +355,9 @@ export function buildOpenApiDocument() {
       '/instant-settlements/{settlementId}': {
         get: {
           operationId: 'getSettlementDecision',
+          summary: 'The decision on a settlement, or its open deferral while it has none',
           parameters: [{ name: 'settlementId', in: 'path', required: true, schema: { type: 'string' } }],
-          responses: { ...ok('the decision', { type: 'object' }), ...problems(404, 503) },
+          responses: { ...ok('the decision or deferral', ref('SettlementDecision')), ...problems(404, 503) },
         },
       },
       '/bulk-payout-items/corrections': {
@@ -426,6 +444,38 @@ export function buildOpenApiDocument() {
             reason: { type: 'string' },
             updatedBy: principalSchema,
             updatedAt: { type: 'string', format: 'date-time' },
+          },
+        },
+        SettlementDecision: {
+          type: 'object',
+          required: ['settlementId', 'decision', 'reason', 'settlement', 'trigger'],
+          properties: {
+            settlementId: { type: 'string' },
+            decision: { enum: ['paid', 'skipped', 'deferred'] },
+            code: {
+              type: 'string',
+              description:
+                'why it was skipped (e.g. BEFORE_CUTOFF, BELOW_MINIMUM, SETTLEMENT_NOT_SUCCESSFUL) or deferred (OUTSIDE_ALLOWED_HOURS)',
+            },
+            reason: { type: 'string' },
+            payoutId: { type: 'string' },
+            amount: { type: 'integer', description: 'kobo paid out' },
+            currency: { const: 'NGN' },
+            settlement: {
+              type: 'object',
+              required: ['status', 'category', 'date'],
+              properties: {
+                status: { type: 'string' },
+                category: { type: 'string' },
+                amountKobo: { type: 'integer' },
+                date: { type: 'string' },
+              },
+            },
+            trigger: { enum: ['event', 'api', 'poll'] },
+            decidedBy: principalSchema,
+            decidedAt: { type: 'string', format: 'date-time' },
+            deferredBy: principalSchema,
+            deferredAt: { type: 'string', format: 'date-time' },
           },
         },
         Refund: {

@@ -39,6 +39,14 @@ export const ListPayoutsQuerySchema = z.strictObject({
 });
 export type ListPayoutsQuery = z.infer<typeof ListPayoutsQuerySchema>;
 
+/** `GET /instant-settlements`: decisions and open deferrals, newest first. */
+export const ListSettlementsQuerySchema = z.strictObject({
+  /** Only decisions of this kind, or only settlements deferred and not yet decided. */
+  state: z.optional(z.enum(['paid', 'skipped', 'deferred'])),
+  limit: ListPayoutsQuerySchema.shape.limit,
+  cursor: ListPayoutsQuerySchema.shape.cursor,
+});
+
 export const ProviderPageQuerySchema = z.strictObject({
   page: z.optional(queryInt(1, 100_000, '1-based page, default 1')),
   perPage: z.optional(queryInt(1, 100, 'records per page, 1 to 100, default 20')),

@@ -156,6 +156,14 @@ export const COMMANDS: readonly CommandSpec[] = [
     body: 'required',
   },
   {
+    words: ['settlements', 'list'],
+    method: 'GET',
+    path: '/instant-settlements',
+    summary: 'decisions on settlements and deferrals waiting for one, newest first',
+    list: true,
+    query: ['state', 'limit'],
+  },
+  {
     words: ['settlements', 'get'],
     method: 'GET',
     path: '/instant-settlements/{settlementId}',

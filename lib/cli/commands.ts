@@ -24,7 +24,7 @@ ${COMMANDS.map((c) => `  ${[...c.words, ...placeholders(c.path)].join(' ').padEn
   ${'request METHOD PATH'.padEnd(44)} any route (--body FILE, --key K, --all, --query name=value)
 
 Flags: --body FILE|- (JSON), --key KEY (Idempotency-Key), --all (every page of a list), --reason TEXT,
-       --status, --type, --from, --to, --limit (lists), --deep (health), --yes (no confirmation),
+       --status, --state, --type, --from, --to, --limit (lists), --deep (health), --yes (no confirmation),
        --json (the answer as JSON, for scripts; default: tables for people).
 Exit status: 0 on a 2xx answer, 1 on any other answer (the problem is printed on stderr),
              2 on a usage error, 3 when a confirmation was declined (nothing was sent).`;
@@ -59,6 +59,7 @@ const OPTIONS = {
   deep: { type: 'boolean' },
   reason: { type: 'string' },
   status: { type: 'string' },
+  state: { type: 'string' },
   type: { type: 'string' },
   from: { type: 'string' },
   to: { type: 'string' },

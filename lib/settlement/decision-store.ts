@@ -1,11 +1,31 @@
-import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBClient, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import {
+  DynamoDBDocumentClient,
+  GetCommand,
+  PutCommand,
+  QueryCommand,
+  TransactWriteCommand,
+} from '@aws-sdk/lib-dynamodb';
+import { InvalidCursorError } from '../payouts/errors.js';
+import { TableIndexes } from '../payouts/store/table-design.js';
+import { decodeCursor, encodeCursor } from '../shared/cursor.js';
+import type { CursorPage } from '../shared/paging.js';
 import * as z from '../shared/zod.js';
-import type { SettlementDecision } from './model.js';
+import type {
+  SettlementDecision,
+  SettlementDeferral,
+  SettlementListing,
+  SettlementListingState,
+} from './model.js';
 
 /** Keys of settlement decisions in the project's single table (see lib/payouts/store/table-design.ts). */
 export const settlementKeys = {
   decision: (settlementId: string) => ({ pk: `SETTLEMENT#${settlementId}`, sk: 'DECISION' }),
+  deferral: (settlementId: string) => ({ pk: `SETTLEMENT#${settlementId}`, sk: 'DEFERRAL' }),
+  /** gsi1: decisions and deferrals by state, newest first. */
+  statePartition: (state: SettlementListingState) => `SETTLEMENT#STATE#${state}`,
+  /** gsi2: every decision and deferral, newest first. */
+  allPartition: 'SETTLEMENT#ALL',
   /** When instant settlement was first turned on: the default cutoff. */
   enabledSince: { pk: 'SETTLEMENT_CONFIG', sk: 'ENABLED_SINCE' },
 } as const;
@@ -13,6 +33,45 @@ export const settlementKeys = {
 const enabledSinceSchema = z.object({ since: z.string() });
 
 const principalSchema = z.object({ id: z.string(), kind: z.enum(['user', 'system']) });
+const snapshotSchema = z.object({
+  status: z.string(),
+  category: z.string(),
+  amountKobo: z.optional(z.int()),
+  date: z.string(),
+});
+const triggerSchema = z.enum(['event', 'api', 'poll']);
+
+const deferralItemSchema = z.object({
+  settlementId: z.string(),
+  code: z.string(),
+  reason: z.string(),
+  settlement: snapshotSchema,
+  trigger: triggerSchema,
+  deferredBy: principalSchema,
+  deferredAt: z.string(),
+});
+
+/** A listing cursor: the last item's keys in the index that was read. */
+const ListingCursorSchema = z.strictObject({
+  pk: z.string(),
+  sk: z.string(),
+  index: z.enum(['gsi1', 'gsi2']),
+  ipk: z.string(),
+  isk: z.string(),
+});
+
+const { byStatus, byMonth: all } = TableIndexes;
+
+/** The index attributes that list an item under its state and under all. */
+function listingKeys(state: SettlementListingState, at: string, settlementId: string) {
+  const sortKey = `${at}#${settlementId}`;
+  return {
+    [byStatus.partitionKey]: settlementKeys.statePartition(state),
+    [byStatus.sortKey]: sortKey,
+    [all.partitionKey]: settlementKeys.allPartition,
+    [all.sortKey]: sortKey,
+  };
+}
 
 /** The stored item, checked on every read. */
 const decisionItemSchema = z.object({
@@ -22,13 +81,8 @@ const decisionItemSchema = z.object({
   reason: z.string(),
   payoutId: z.optional(z.string()),
   amountKobo: z.optional(z.int()),
-  settlement: z.object({
-    status: z.string(),
-    category: z.string(),
-    amountKobo: z.optional(z.int()),
-    date: z.string(),
-  }),
-  trigger: z.enum(['event', 'api', 'poll']),
+  settlement: snapshotSchema,
+  trigger: triggerSchema,
   decidedBy: principalSchema,
   decidedAt: z.string(),
 });
@@ -86,26 +140,139 @@ export class DynamoDbSettlementDecisionStore {
     }
   }
 
-  /** Records the decision unless one exists; answers the decision that holds (ours or the earlier one). */
+  /**
+   * Records the decision unless one exists, removing the settlement's deferral in the same write; answers the
+   * decision that holds (ours or the earlier one).
+   */
   async record(decision: SettlementDecision): Promise<SettlementDecision> {
     try {
       await this.#doc.send(
-        new PutCommand({
-          TableName: this.tableName,
-          Item: {
-            ...settlementKeys.decision(decision.settlementId),
-            entity: 'settlement-decision',
-            ...decision,
-          },
-          ConditionExpression: 'attribute_not_exists(pk)',
+        new TransactWriteCommand({
+          TransactItems: [
+            {
+              Put: {
+                TableName: this.tableName,
+                Item: {
+                  ...settlementKeys.decision(decision.settlementId),
+                  entity: 'settlement-decision',
+                  ...decision,
+                  ...listingKeys(decision.decision, decision.decidedAt, decision.settlementId),
+                },
+                ConditionExpression: 'attribute_not_exists(pk)',
+              },
+            },
+            { Delete: { TableName: this.tableName, Key: settlementKeys.deferral(decision.settlementId) } },
+          ],
         }),
       );
       return decision;
     } catch (error) {
-      if (!(error instanceof Error && error.name === 'ConditionalCheckFailedException')) throw error;
+      if (!(error instanceof TransactionCanceledException)) throw error;
       const existing = await this.get(decision.settlementId);
       if (!existing) throw error;
       return existing;
     }
+  }
+
+  /** Records (or replaces) the settlement's latest deferral, unless it has been decided meanwhile. */
+  async recordDeferral(deferral: SettlementDeferral): Promise<void> {
+    try {
+      await this.#doc.send(
+        new TransactWriteCommand({
+          TransactItems: [
+            {
+              ConditionCheck: {
+                TableName: this.tableName,
+                Key: settlementKeys.decision(deferral.settlementId),
+                ConditionExpression: 'attribute_not_exists(pk)',
+              },
+            },
+            {
+              Put: {
+                TableName: this.tableName,
+                Item: {
+                  ...settlementKeys.deferral(deferral.settlementId),
+                  entity: 'settlement-deferral',
+                  ...deferral,
+                  ...listingKeys('deferred', deferral.deferredAt, deferral.settlementId),
+                },
+              },
+            },
+          ],
+        }),
+      );
+    } catch (error) {
+      // Decided meanwhile: the decision stands and no deferral is shown.
+      if (!(error instanceof TransactionCanceledException)) throw error;
+    }
+  }
+
+  /** The settlement's open deferral, if it has no decision yet. */
+  async deferral(settlementId: string): Promise<SettlementDeferral | undefined> {
+    const { Item } = await this.#doc.send(
+      new GetCommand({
+        TableName: this.tableName,
+        Key: settlementKeys.deferral(settlementId),
+        ConsistentRead: true,
+      }),
+    );
+    return Item ? deferralItemSchema.parse(Item) : undefined;
+  }
+
+  /**
+   * Decisions and open deferrals, newest first, optionally of one state.
+   *
+   * @throws InvalidCursorError when the cursor is not one this listing issued
+   */
+  async list(query: {
+    state?: SettlementListingState;
+    limit: number;
+    cursor?: string;
+  }): Promise<CursorPage<SettlementListing>> {
+    const index = query.state ? byStatus : all;
+    const partition = query.state ? settlementKeys.statePartition(query.state) : settlementKeys.allPartition;
+    let startKey: Record<string, string> | undefined;
+    if (query.cursor !== undefined) {
+      const position = decodeCursor(query.cursor, ListingCursorSchema);
+      if (!position || position.index !== index.indexName || position.ipk !== partition) {
+        throw new InvalidCursorError('not a cursor of this listing');
+      }
+      startKey = {
+        pk: position.pk,
+        sk: position.sk,
+        [index.partitionKey]: position.ipk,
+        [index.sortKey]: position.isk,
+      };
+    }
+    const page = await this.#doc.send(
+      new QueryCommand({
+        TableName: this.tableName,
+        IndexName: index.indexName,
+        KeyConditionExpression: '#pk = :pk',
+        ExpressionAttributeNames: { '#pk': index.partitionKey },
+        ExpressionAttributeValues: { ':pk': partition },
+        ScanIndexForward: false,
+        Limit: query.limit,
+        ...(startKey && { ExclusiveStartKey: startKey }),
+      }),
+    );
+    const items = (page.Items ?? []).map(
+      (item): SettlementListing =>
+        item.entity === 'settlement-deferral'
+          ? { kind: 'deferral', ...deferralItemSchema.parse(item) }
+          : { kind: 'decision', ...decisionItemSchema.parse(item) },
+    );
+    const last = page.LastEvaluatedKey;
+    if (!last) return { items };
+    return {
+      items,
+      nextCursor: encodeCursor({
+        pk: String(last.pk),
+        sk: String(last.sk),
+        index: index.indexName,
+        ipk: String(last[index.partitionKey]),
+        isk: String(last[index.sortKey]),
+      }),
+    };
   }
 }

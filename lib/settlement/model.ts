@@ -27,3 +27,26 @@ export interface SettlementDecision {
   readonly decidedBy: Principal;
   readonly decidedAt: string;
 }
+
+/**
+ * The latest deferral of a settlement not yet decided (outside the allowed hours): shown to ops with its reason,
+ * replaced by each later deferral and removed in the same write that records the decision.
+ */
+export interface SettlementDeferral {
+  readonly settlementId: string;
+  readonly code: string;
+  readonly reason: string;
+  readonly settlement: SettlementDecision['settlement'];
+  readonly trigger: SettlementTrigger;
+  readonly deferredBy: Principal;
+  readonly deferredAt: string;
+}
+
+/** What `GET /instant-settlements` lists: decisions, and deferrals still waiting for one. */
+export type SettlementListing =
+  | ({ readonly kind: 'decision' } & SettlementDecision)
+  | ({ readonly kind: 'deferral' } & SettlementDeferral);
+
+/** The filter of `GET /instant-settlements`. */
+export const SETTLEMENT_LISTING_STATES = ['paid', 'skipped', 'deferred'] as const;
+export type SettlementListingState = (typeof SETTLEMENT_LISTING_STATES)[number];

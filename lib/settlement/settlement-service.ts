@@ -8,7 +8,12 @@ import { type Clock, systemClock } from '../shared/clock.js';
 import { type Logger, silentLogger } from '../shared/logger.js';
 import type { DynamoDbSettlementDecisionStore } from './decision-store.js';
 import { SettlementNotFoundError } from './errors.js';
-import type { SettlementDecision, SettlementTrigger } from './model.js';
+import type {
+  SettlementDecision,
+  SettlementDeferral,
+  SettlementListingState,
+  SettlementTrigger,
+} from './model.js';
 import { decideSettlement, type SettlementPolicy, SkipCode } from './policy.js';
 
 /** Settlement payouts are created by the engine with this origin; the settlement id is the idempotency key. */
@@ -27,7 +32,10 @@ export interface SettlementServiceOptions {
   readonly maxPages?: number;
 }
 
-/** What one trigger achieved. `deferred` means "not now": nothing was recorded, a later trigger decides. */
+/**
+ * What one trigger achieved. `deferred` means "not now": no decision is recorded (the deferral is, with its reason,
+ * for ops to see), and a later trigger decides.
+ */
 export type PayOutResult =
   | { readonly outcome: 'paid'; readonly decision: SettlementDecision; readonly payout?: Payout }
   | { readonly outcome: 'skipped'; readonly decision: SettlementDecision }
@@ -87,6 +95,16 @@ export class SettlementService {
     return this.#store.get(settlementId);
   }
 
+  /** The settlement's open deferral (outside the allowed hours, no decision yet), if any. */
+  deferral(settlementId: string): Promise<SettlementDeferral | undefined> {
+    return this.#store.deferral(settlementId);
+  }
+
+  /** Decisions and open deferrals, newest first. */
+  list(query: { state?: SettlementListingState; limit: number; cursor?: string }) {
+    return this.#store.list(query);
+  }
+
   /**
    * Decides and, when the policy says so, pays one settlement. `known` is a record the caller has just read
    * from the provider (the poll); otherwise the provider is asked: an event's word is never trusted.
@@ -112,6 +130,15 @@ export class SettlementService {
       decidedAt: now.toISOString(),
     };
     if (verdict.kind === 'defer') {
+      await this.#store.recordDeferral({
+        settlementId,
+        code: verdict.code,
+        reason: verdict.reason,
+        settlement: base.settlement,
+        trigger,
+        deferredBy: actor,
+        deferredAt: base.decidedAt,
+      });
       this.#logger.info('settlement payout deferred', { settlementId, trigger, reason: verdict.reason });
       return { outcome: 'deferred', reason: verdict.reason };
     }

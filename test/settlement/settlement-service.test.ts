@@ -156,6 +156,63 @@ describe('SettlementService', () => {
     }
   });
 
+  it('a deferred settlement is invisible: it is listed as deferred with its reason until a later trigger decides it, then only the decision shows', async () => {
+    const fresh = await startEngineHarness();
+    try {
+      const wired = settlementServiceFor(fresh, { allowedMinutes: { from: 8 * 60, to: 9 * 60 } });
+      const card = await seededSettlement(fresh, 'CARD_SETTLEMENT', 'SUCCESSFUL');
+      await wired.service.payOut(card.id, 'event', system);
+      await wired.service.payOut(card.id, 'poll', system);
+      expect(await wired.service.deferral(card.id)).toMatchObject({
+        code: 'OUTSIDE_ALLOWED_HOURS',
+        trigger: 'poll',
+        deferredBy: system,
+      });
+      const deferred = await wired.service.list({ state: 'deferred', limit: 10 });
+      expect(deferred.items).toEqual([expect.objectContaining({ kind: 'deferral', settlementId: card.id })]);
+      expect((deferred.items[0] as { reason: string }).reason).toContain('outside the allowed hours');
+
+      fresh.clock.set('2026-03-03T07:30:00.000Z'); // 08:30 Lagos, next day
+      expect((await wired.service.payOut(card.id, 'api', ops)).outcome).toBe('paid');
+      expect(await wired.service.deferral(card.id)).toBeUndefined();
+      expect((await wired.service.list({ state: 'deferred', limit: 10 })).items).toEqual([]);
+      const paid = await wired.service.list({ state: 'paid', limit: 10 });
+      expect(paid.items).toEqual([expect.objectContaining({ kind: 'decision', settlementId: card.id })]);
+      wired.dynamoDb.destroy();
+    } finally {
+      await fresh.close();
+    }
+  });
+
+  it('lists every decision newest first, page by page, and refuses a cursor it did not issue', async () => {
+    const fresh = await startEngineHarness();
+    try {
+      const wired = settlementServiceFor(fresh);
+      await wired.service.poll();
+      const seen: string[] = [];
+      let cursor: string | undefined;
+      do {
+        const page = await wired.service.list({ limit: 1, ...(cursor && { cursor }) });
+        seen.push(...page.items.map((item) => item.settlementId));
+        cursor = page.nextCursor;
+      } while (cursor);
+      const all = await wired.service.list({ limit: 100 });
+      expect(seen).toEqual(all.items.map((item) => item.settlementId));
+      expect(new Set(seen).size).toBe(seen.length);
+      expect(seen.length).toBeGreaterThan(1);
+      const byPaid = await wired.service.list({ state: 'paid', limit: 1 });
+      await expect(
+        wired.service.list({ state: 'skipped', limit: 1, cursor: byPaid.nextCursor }),
+      ).rejects.toMatchObject({ code: 'INVALID_CURSOR' });
+      await expect(wired.service.list({ limit: 1, cursor: 'eyJwayI6MX0' })).rejects.toMatchObject({
+        code: 'INVALID_CURSOR',
+      });
+      wired.dynamoDb.destroy();
+    } finally {
+      await fresh.close();
+    }
+  });
+
   it('defers outside the allowed hours without recording, and pays on a later trigger inside them', async () => {
     const fresh = await startEngineHarness();
     try {

@@ -1,12 +1,13 @@
 import { SettlementIdSchema } from '../../events/schemas.js';
 import { SettlementNotConfiguredError } from '../../settlement/errors.js';
-import type { SettlementDecision } from '../../settlement/model.js';
+import type { SettlementDecision, SettlementDeferral, SettlementListing } from '../../settlement/model.js';
 import type { PayOutResult, SettlementService } from '../../settlement/settlement-service.js';
 import * as z from '../../shared/zod.js';
 import { ApiError } from '../errors.js';
 import { presentPayout } from '../presenters.js';
-import { parseBody } from '../request.js';
+import { parseBody, parseQuery } from '../request.js';
 import type { Route, RouteRequest, RouteResult } from '../router.js';
+import { ListSettlementsQuerySchema } from '../schemas.js';
 
 /** Body of `POST /instant-settlements`. */
 export const InstantSettlementRequestSchema = z.strictObject({ settlementId: SettlementIdSchema });
@@ -29,6 +30,26 @@ export function presentDecision(decision: SettlementDecision) {
     decidedBy: decision.decidedBy,
     decidedAt: decision.decidedAt,
   };
+}
+
+export function presentDeferral(deferral: SettlementDeferral) {
+  return {
+    settlementId: deferral.settlementId,
+    decision: 'deferred' as const,
+    code: deferral.code,
+    reason: deferral.reason,
+    settlement: deferral.settlement,
+    trigger: deferral.trigger,
+    deferredBy: deferral.deferredBy,
+    deferredAt: deferral.deferredAt,
+  };
+}
+
+function presentListing(listing: SettlementListing) {
+  const { kind, ...rest } = listing;
+  return kind === 'deferral'
+    ? presentDeferral(rest as SettlementDeferral)
+    : presentDecision(rest as SettlementDecision);
 }
 
 function present(result: PayOutResult) {
@@ -54,16 +75,34 @@ async function payOut(request: RouteRequest): Promise<RouteResult> {
   };
 }
 
+/** GET /instant-settlements/{id}: the decision, or the open deferral with its reason while there is none. */
 async function getDecision(request: RouteRequest): Promise<RouteResult> {
   const parsed = SettlementIdSchema.safeParse(request.params.settlementId);
-  const decision = parsed.success ? await serviceOf(request).decision(parsed.data) : undefined;
-  if (!decision) {
-    throw new ApiError(404, 'not-found', 'Not found', 'no decision has been recorded for this settlement');
-  }
-  return { status: 200, body: presentDecision(decision) };
+  const service = serviceOf(request);
+  const decision = parsed.success ? await service.decision(parsed.data) : undefined;
+  if (decision) return { status: 200, body: presentDecision(decision) };
+  const deferral = parsed.success ? await service.deferral(parsed.data) : undefined;
+  if (deferral) return { status: 200, body: presentDeferral(deferral) };
+  throw new ApiError(
+    404,
+    'not-found',
+    'Not found',
+    'no decision or deferral has been recorded for this settlement',
+  );
+}
+
+/** GET /instant-settlements: decisions and open deferrals, newest first, by `state`, cursor-paginated. */
+async function listSettlements(request: RouteRequest): Promise<RouteResult> {
+  const query = parseQuery(request.event, ListSettlementsQuerySchema);
+  const page = await serviceOf(request).list({ ...query, limit: query.limit ?? 20 });
+  return {
+    status: 200,
+    body: { items: page.items.map(presentListing), ...(page.nextCursor && { nextCursor: page.nextCursor }) },
+  };
 }
 
 export const instantSettlementRoutes: readonly Route[] = [
   { method: 'POST', path: '/instant-settlements', handler: payOut },
+  { method: 'GET', path: '/instant-settlements', handler: listSettlements },
   { method: 'GET', path: '/instant-settlements/{settlementId}', handler: getDecision },
 ];
