@@ -10,9 +10,9 @@ import { join, resolve } from 'node:path';
 import { apiContextFrom } from '../lib/api/api-context.js';
 import { createApiHandler } from '../lib/api/index.js';
 import { runDueSweep, runProviderScheduleSync, runReconcile } from '../lib/api/scheduled.js';
-import { DynamoDbDeadLetterSink, withDeadLetter } from '../lib/events/dead-letter.js';
+import { DynamoDbDeadLetterStore, withDeadLetter } from '../lib/events/dead-letter.js';
 import { InProcessEventBus } from '../lib/events/event-publisher.js';
-import { handlePayoutRequested, handleSettlementAvailable } from '../lib/events/inbound-handlers.js';
+import { inboundEventHandlers } from '../lib/events/inbound-handlers.js';
 import { INBOUND_EVENT_SOURCE, InboundEventType } from '../lib/events/schemas.js';
 import { ensureTable } from '../lib/local/create-table.js';
 import { type DynamoDbLocal, dynamoDbLocalDir, startDynamoDbLocal } from '../lib/local/dynamodb-local.js';
@@ -154,26 +154,21 @@ async function main(): Promise<void> {
 
   // Inbound events, as the service's EventBridge bus and its two rules deliver them in AWS; invalid ones go to
   // the dead-letter items in the table, as they go to the rule targets' DLQ there.
-  const deadLetters = new DynamoDbDeadLetterSink(runtime.dynamoDb, env.TABLE_NAME);
+  const deadLetters = new DynamoDbDeadLetterStore(runtime.dynamoDb, env.TABLE_NAME);
+  const handlers = inboundEventHandlers(runtime);
   const bus: LocalEventBus = await serveLocalEventBus(
     [
       {
         name: 'payout-requested',
         source: INBOUND_EVENT_SOURCE,
         detailType: InboundEventType.PayoutRequested,
-        deliver: withDeadLetter(
-          (event) => handlePayoutRequested(runtime.engine, event, runtime.logger),
-          deadLetters,
-        ),
+        deliver: withDeadLetter(handlers[InboundEventType.PayoutRequested], deadLetters),
       },
       {
         name: 'settlement-available',
         source: INBOUND_EVENT_SOURCE,
         detailType: InboundEventType.SettlementAvailable,
-        deliver: withDeadLetter(
-          (event) => handleSettlementAvailable(runtime.settlements, event),
-          deadLetters,
-        ),
+        deliver: withDeadLetter(handlers[InboundEventType.SettlementAvailable], deadLetters),
       },
     ],
     { port: env.EVENTS_PORT ?? 3001, logger: runtime.logger },

@@ -1,5 +1,8 @@
 import { DynamoDbBulkItemStore } from '../bulk-corrections/bulk-item-store.js';
 import { BulkCorrectionService } from '../bulk-corrections/correction-service.js';
+import { DynamoDbDeadLetterStore } from '../events/dead-letter.js';
+import { DeadLetterService } from '../events/dead-letter-service.js';
+import { inboundEventHandlers } from '../events/inbound-handlers.js';
 import { providerScheduleServiceFrom } from '../provider-schedules/wiring.js';
 import { recurrenceServiceFrom } from '../recurrence/wiring.js';
 import { refundServiceFrom } from '../refunds/wiring.js';
@@ -23,6 +26,11 @@ export function apiContextFrom(runtime: Runtime): ApiContext {
       controls: () => runtime.engine.controls(),
       logger: runtime.logger,
     }),
+    deadLetters: new DeadLetterService(
+      new DynamoDbDeadLetterStore(runtime.dynamoDb, runtime.tableName),
+      inboundEventHandlers(runtime),
+      runtime.engine.ctx.clock,
+    ),
     logger: runtime.logger,
     mode: runtime.mode,
   };

@@ -1,4 +1,5 @@
 import type { BulkCorrectionService } from '../bulk-corrections/correction-service.js';
+import type { DeadLetterService } from '../events/dead-letter-service.js';
 import type { PayoutEngine } from '../payouts/payout-engine.js';
 import type { ProviderClient } from '../provider/client.js';
 import type { ProviderScheduleService } from '../provider-schedules/provider-schedule-service.js';
@@ -17,6 +18,8 @@ export interface ApiContext {
   /** Undefined when the deployment has no settlement policy: the routes answer 503. */
   readonly settlements: SettlementService | undefined;
   readonly bulkCorrections: BulkCorrectionService;
+  /** Inbound events no handler could accept: listed, replayed or discarded by a person. */
+  readonly deadLetters: DeadLetterService;
   /** Only the read-through views use the provider directly. */
   readonly provider: Pick<ProviderClient, 'settlements' | 'transactions' | 'stores'>;
   readonly logger: Logger;

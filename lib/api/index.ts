@@ -2,6 +2,7 @@ import type { ApiContext } from './context.js';
 import { type ApiHandler, createRouter, type Route } from './router.js';
 import { bulkPayoutItemRoutes } from './routes/bulk-payout-items.js';
 import { controlRoutes } from './routes/controls.js';
+import { deadLetterRoutes } from './routes/dead-letters.js';
 import { futurePayoutRoutes } from './routes/future-payouts.js';
 import { instantSettlementRoutes } from './routes/instant-settlements.js';
 import { metaRoutes } from './routes/meta.js';
@@ -22,6 +23,7 @@ export const apiRoutes: readonly Route[] = [
   ...providerScheduleRoutes,
   ...instantSettlementRoutes,
   ...bulkPayoutItemRoutes,
+  ...deadLetterRoutes,
   ...providerViewRoutes,
   ...futurePayoutRoutes,
   ...metaRoutes,

@@ -4,6 +4,7 @@ import { CreateRecurrenceRequestSchema } from '../recurrence/schemas.js';
 import { CreateRefundRequestSchema, RefundStatus } from '../refunds/model.js';
 import * as z from '../shared/zod.js';
 import { LOCAL_PRINCIPAL_HEADER } from './principal.js';
+import { DiscardDeadLetterRequestSchema, ListDeadLettersQuerySchema } from './routes/dead-letters.js';
 import { FuturePayoutsQuerySchema } from './routes/future-payouts.js';
 import { InstantSettlementRequestSchema } from './routes/instant-settlements.js';
 import { ProviderScheduleQuerySchema } from './routes/provider-schedules.js';
@@ -412,6 +413,61 @@ export function buildOpenApiDocument() {
           },
         },
       },
+      '/dead-letters': {
+        get: {
+          operationId: 'listDeadLetters',
+          summary: 'Inbound events no handler could accept, newest first, by status',
+          parameters: queryParameters(ListDeadLettersQuerySchema),
+          responses: {
+            ...ok('a page', {
+              type: 'object',
+              required: ['items'],
+              properties: {
+                items: { type: 'array', items: ref('DeadLetter') },
+                nextCursor: { type: 'string' },
+              },
+            }),
+            ...problems(400),
+          },
+        },
+      },
+      '/dead-letters/{id}': {
+        get: {
+          operationId: 'getDeadLetter',
+          parameters: [idPath],
+          responses: { ...ok('the dead letter', ref('DeadLetter')), ...problems(404) },
+        },
+      },
+      '/dead-letters/{id}/replay': {
+        post: {
+          operationId: 'replayDeadLetter',
+          summary:
+            'Deliver the event to its handler again (the same gate and idempotency as the rule). 200 when taken; 422 when refused again (the letter stays open, the replay recorded)',
+          parameters: [idPath],
+          responses: {
+            ...ok('delivered', {
+              type: 'object',
+              properties: { delivered: { type: 'boolean' }, letter: ref('DeadLetter') },
+            }),
+            '422': {
+              description: 'refused again: `{ delivered: false, letter }`',
+              content: json({
+                type: 'object',
+                properties: { delivered: { const: false }, letter: ref('DeadLetter') },
+              }),
+            },
+            ...problems(404, 409),
+          },
+        },
+      },
+      '/dead-letters/{id}/discard': {
+        post: {
+          operationId: 'discardDeadLetter',
+          parameters: [idPath],
+          requestBody: body(DiscardDeadLetterRequestSchema),
+          responses: { ...ok('discarded', ref('DeadLetter')), ...problems(400, 404, 409) },
+        },
+      },
       '/health': {
         get: {
           operationId: 'health',
@@ -444,6 +500,44 @@ export function buildOpenApiDocument() {
             reason: { type: 'string' },
             updatedBy: principalSchema,
             updatedAt: { type: 'string', format: 'date-time' },
+          },
+        },
+        DeadLetter: {
+          type: 'object',
+          required: ['id', 'event', 'error', 'at', 'status', 'actions'],
+          properties: {
+            id: { type: 'string' },
+            event: { description: 'the event as it was delivered' },
+            detailType: { type: 'string' },
+            error: {
+              type: 'object',
+              properties: {
+                name: { type: 'string' },
+                code: { type: 'string' },
+                message: { type: 'string' },
+                issues: {
+                  type: 'array',
+                  items: {
+                    type: 'object',
+                    properties: { path: { type: 'string' }, message: { type: 'string' } },
+                  },
+                },
+              },
+            },
+            at: { type: 'string', format: 'date-time' },
+            status: { enum: ['open', 'replayed', 'discarded'] },
+            actions: {
+              type: 'array',
+              items: {
+                type: 'object',
+                properties: {
+                  action: { enum: ['replay', 'discard'] },
+                  by: principalSchema,
+                  at: { type: 'string', format: 'date-time' },
+                  note: { type: 'string' },
+                },
+              },
+            },
           },
         },
         SettlementDecision: {

@@ -5,6 +5,8 @@ import {
   CorrectionAlreadyDecidedError,
   PendingCorrectionNotFoundError,
 } from '../bulk-corrections/errors.js';
+import { DeadLetterChangedError } from '../events/dead-letter.js';
+import { DeadLetterNotFoundError, DeadLetterNotReplayableError } from '../events/dead-letter-service.js';
 import {
   ApprovalForbiddenError,
   ConcurrentModificationError,
@@ -93,7 +95,8 @@ export function problemFor(error: unknown, logger: Logger): Problem {
     error instanceof RefundNotFoundError ||
     error instanceof SettlementNotFoundError ||
     error instanceof BulkItemNotFoundError ||
-    error instanceof PendingCorrectionNotFoundError
+    error instanceof PendingCorrectionNotFoundError ||
+    error instanceof DeadLetterNotFoundError
   ) {
     return problem(404, 'not-found', 'Not found', error.message);
   }
@@ -102,6 +105,9 @@ export function problemFor(error: unknown, logger: Logger): Problem {
   }
   if (error instanceof ConcurrentModificationError) {
     return problem(409, 'concurrent-modification', 'The payout changed meanwhile; try again', error.message);
+  }
+  if (error instanceof DeadLetterNotReplayableError || error instanceof DeadLetterChangedError) {
+    return problem(409, 'invalid-transition', 'The dead letter is not open', error.message);
   }
   if (error instanceof CorrectionAlreadyDecidedError) {
     return problem(

@@ -197,6 +197,33 @@ export const COMMANDS: readonly CommandSpec[] = [
     confirmFrom: '/bulk-payout-items/{id}',
   },
   {
+    words: ['dead-letters', 'list'],
+    method: 'GET',
+    path: '/dead-letters',
+    summary: 'inbound events no handler could accept, newest first',
+    list: true,
+    query: ['status', 'limit'],
+  },
+  {
+    words: ['dead-letters', 'get'],
+    method: 'GET',
+    path: '/dead-letters/{id}',
+    summary: 'one dead letter and what was done with it',
+  },
+  {
+    words: ['dead-letters', 'replay'],
+    method: 'POST',
+    path: '/dead-letters/{id}/replay',
+    summary: 'deliver the event to its handler again',
+  },
+  {
+    words: ['dead-letters', 'discard'],
+    method: 'POST',
+    path: '/dead-letters/{id}/discard',
+    summary: 'put a dead letter aside for good (--reason)',
+    bodyFlags: ['reason'],
+  },
+  {
     words: ['provider', 'scheduled'],
     method: 'GET',
     path: '/provider/scheduled-payouts',

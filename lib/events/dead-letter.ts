@@ -1,12 +1,44 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import {
+  DynamoDBDocumentClient,
+  GetCommand,
+  PutCommand,
+  QueryCommand,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
+import { InvalidCursorError } from '../payouts/errors.js';
+import type { Principal } from '../payouts/model.js';
+import { TableIndexes } from '../payouts/store/table-design.js';
 import { type Clock, systemClock } from '../shared/clock.js';
+import { decodeCursor, encodeCursor } from '../shared/cursor.js';
+import { ulid } from '../shared/ids.js';
+import type { CursorPage } from '../shared/paging.js';
 import * as z from '../shared/zod.js';
 import { InvalidEventError } from './inbound-errors.js';
 
-/** An event no handler can ever accept, with the error that says why. */
+/** What became of a dead letter: it waits for a person, was delivered again successfully, or was put aside. */
+export const DeadLetterStatus = { Open: 'open', Replayed: 'replayed', Discarded: 'discarded' } as const;
+export type DeadLetterStatus = (typeof DeadLetterStatus)[keyof typeof DeadLetterStatus];
+export const DEAD_LETTER_STATUSES = Object.values(DeadLetterStatus) as [
+  DeadLetterStatus,
+  ...DeadLetterStatus[],
+];
+
+/** One person's action on a dead letter, kept on it: the audit. */
+export interface DeadLetterAction {
+  readonly action: 'replay' | 'discard';
+  readonly by: Principal;
+  readonly at: string;
+  /** Why it was discarded, or what the replay came to (`delivered`, or the error that refused it again). */
+  readonly note: string;
+}
+
+/** An event no handler could accept, with the error that says why. */
 export interface DeadLetter {
+  readonly id: string;
   readonly event: unknown;
+  /** The event's `detail-type`, when it had one: which handler a replay goes to. */
+  readonly detailType?: string;
   readonly error: {
     readonly name: string;
     readonly code: string;
@@ -14,13 +46,11 @@ export interface DeadLetter {
     readonly issues: readonly { path: string; message: string }[];
   };
   readonly at: string;
+  readonly status: DeadLetterStatus;
+  readonly actions: readonly DeadLetterAction[];
 }
 
-/**
- * Where invalid events go. In AWS the handler throws instead and Lambda's on-failure destination (an SQS
- * queue configured in infra/) receives the event with the error message; this interface is the local and
- * test stand-in for that queue.
- */
+/** Where invalid events go: the table in AWS and in `npm start` alike, so ops list, replay and discard them. */
 export interface DeadLetterSink {
   send(letter: DeadLetter): Promise<void>;
 }
@@ -33,9 +63,17 @@ export class InMemoryDeadLetterSink implements DeadLetterSink {
   }
 }
 
-const DEAD_LETTER_PK = 'DEAD_LETTER#event';
+const keys = {
+  letter: (id: string) => ({ pk: `DEAD_LETTER#${id}`, sk: 'LETTER' }),
+  statusPartition: (status: DeadLetterStatus) => `DEAD_LETTER#STATUS#${status}`,
+  allPartition: 'DEAD_LETTER#ALL',
+} as const;
+
+const principalSchema = z.object({ id: z.string(), kind: z.enum(['user', 'system']) });
 const letterSchema = z.object({
+  id: z.string(),
   event: z.unknown(),
+  detailType: z.optional(z.string()),
   error: z.object({
     name: z.string(),
     code: z.string(),
@@ -43,10 +81,48 @@ const letterSchema = z.object({
     issues: z.array(z.object({ path: z.string(), message: z.string() })),
   }),
   at: z.string(),
+  status: z.enum(DEAD_LETTER_STATUSES),
+  actions: z.array(
+    z.object({
+      action: z.enum(['replay', 'discard']),
+      by: principalSchema,
+      at: z.string(),
+      note: z.string(),
+    }),
+  ),
 });
 
-/** Keeps dead letters in the project's table (local mode), newest last, under `pk = DEAD_LETTER#event`. */
-export class DynamoDbDeadLetterSink implements DeadLetterSink {
+const ListingCursorSchema = z.strictObject({
+  id: z.string(),
+  index: z.enum(['gsi1', 'gsi2']),
+  ipk: z.string(),
+  isk: z.string(),
+});
+
+const { byStatus, byMonth: all } = TableIndexes;
+
+function indexKeys(letter: Pick<DeadLetter, 'id' | 'at' | 'status'>) {
+  const sortKey = `${letter.at}#${letter.id}`;
+  return {
+    [byStatus.partitionKey]: keys.statusPartition(letter.status),
+    [byStatus.sortKey]: sortKey,
+    [all.partitionKey]: keys.allPartition,
+    [all.sortKey]: sortKey,
+  };
+}
+
+/** The letter changed (another person acted first) between our read and our write. */
+export class DeadLetterChangedError extends Error {
+  override readonly name = 'DeadLetterChangedError';
+  readonly code = 'CONCURRENT_MODIFICATION';
+}
+
+/**
+ * Dead letters in the project's table: one item each (`DEAD_LETTER#<id>`), listed by status (gsi1) and all
+ * together (gsi2), newest first. A person's replay or discard is a conditional write on the status, with the
+ * action appended, so two people cannot both act on one letter.
+ */
+export class DynamoDbDeadLetterStore implements DeadLetterSink {
   readonly #doc: DynamoDBDocumentClient;
 
   constructor(
@@ -57,37 +133,138 @@ export class DynamoDbDeadLetterSink implements DeadLetterSink {
   }
 
   async send(letter: DeadLetter): Promise<void> {
-    const suffix = Math.random().toString(36).slice(2, 10);
     await this.#doc.send(
       new PutCommand({
         TableName: this.tableName,
-        Item: { pk: DEAD_LETTER_PK, sk: `${letter.at}#${suffix}`, entity: 'dead-letter', ...letter },
+        Item: { ...keys.letter(letter.id), entity: 'dead-letter', ...letter, ...indexKeys(letter) },
+        ConditionExpression: 'attribute_not_exists(pk)',
       }),
     );
   }
 
-  async list(limit = 50): Promise<DeadLetter[]> {
-    const { Items } = await this.#doc.send(
+  async get(id: string): Promise<DeadLetter | undefined> {
+    const { Item } = await this.#doc.send(
+      new GetCommand({ TableName: this.tableName, Key: keys.letter(id), ConsistentRead: true }),
+    );
+    return Item ? letterSchema.parse(Item) : undefined;
+  }
+
+  /**
+   * Dead letters newest first, optionally of one status.
+   *
+   * @throws InvalidCursorError when the cursor is not one this listing issued
+   */
+  async list(query: {
+    status?: DeadLetterStatus;
+    limit: number;
+    cursor?: string;
+  }): Promise<CursorPage<DeadLetter>> {
+    const index = query.status ? byStatus : all;
+    const partition = query.status ? keys.statusPartition(query.status) : keys.allPartition;
+    let startKey: Record<string, string> | undefined;
+    if (query.cursor !== undefined) {
+      const position = decodeCursor(query.cursor, ListingCursorSchema);
+      if (!position || position.index !== index.indexName || position.ipk !== partition) {
+        throw new InvalidCursorError('not a cursor of this listing');
+      }
+      startKey = {
+        ...keys.letter(position.id),
+        [index.partitionKey]: position.ipk,
+        [index.sortKey]: position.isk,
+      };
+    }
+    const page = await this.#doc.send(
       new QueryCommand({
         TableName: this.tableName,
-        KeyConditionExpression: 'pk = :pk',
-        ExpressionAttributeValues: { ':pk': DEAD_LETTER_PK },
-        Limit: limit,
+        IndexName: index.indexName,
+        KeyConditionExpression: '#pk = :pk',
+        ExpressionAttributeNames: { '#pk': index.partitionKey },
+        ExpressionAttributeValues: { ':pk': partition },
+        ScanIndexForward: false,
+        Limit: query.limit,
+        ...(startKey && { ExclusiveStartKey: startKey }),
       }),
     );
-    return (Items ?? []).map((item) => letterSchema.parse(item));
+    const items = (page.Items ?? []).map((item) => letterSchema.parse(item));
+    const last = items.at(-1);
+    if (!page.LastEvaluatedKey || !last) return { items };
+    const ipk = partition;
+    return {
+      items,
+      nextCursor: encodeCursor({ id: last.id, index: index.indexName, ipk, isk: `${last.at}#${last.id}` }),
+    };
+  }
+
+  /**
+   * Records a person's action and the letter's new status, only if it is still open.
+   *
+   * @throws DeadLetterChangedError when someone acted on it first
+   */
+  async act(letter: DeadLetter, status: DeadLetterStatus, action: DeadLetterAction): Promise<DeadLetter> {
+    const after: DeadLetter = { ...letter, status, actions: [...letter.actions, action] };
+    try {
+      await this.#doc.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: keys.letter(letter.id),
+          UpdateExpression: `SET #status = :status, actions = :actions, ${Object.keys(indexKeys(after))
+            .map((name) => `#${name} = :${name}`)
+            .join(', ')}`,
+          ConditionExpression: '#status = :open',
+          ExpressionAttributeNames: {
+            '#status': 'status',
+            ...Object.fromEntries(Object.keys(indexKeys(after)).map((name) => [`#${name}`, name])),
+          },
+          ExpressionAttributeValues: {
+            ':status': status,
+            ':actions': after.actions,
+            ':open': DeadLetterStatus.Open,
+            ...Object.fromEntries(
+              Object.entries(indexKeys(after)).map(([name, value]) => [`:${name}`, value]),
+            ),
+          },
+        }),
+      );
+      return after;
+    } catch (error) {
+      if (error instanceof Error && error.name === 'ConditionalCheckFailedException') {
+        throw new DeadLetterChangedError(`dead letter ${letter.id} is no longer open`, { cause: error });
+      }
+      throw error;
+    }
   }
 }
 
-export type DeadLettered = { readonly deadLettered: true; readonly error: DeadLetter['error'] };
+export type DeadLettered = {
+  readonly deadLettered: true;
+  readonly id: string;
+  readonly error: DeadLetter['error'];
+};
+
+const DetailTypeOnly = z.object({ 'detail-type': z.string() });
+
+/** The dead letter of an invalid event: what a handler could not accept, and why. */
+export function deadLetterOf(event: unknown, error: InvalidEventError, at: Date): DeadLetter {
+  const detailType = DetailTypeOnly.safeParse(event);
+  return {
+    id: ulid(at),
+    event,
+    ...(detailType.success && { detailType: detailType.data['detail-type'] }),
+    error: { name: error.name, code: error.code, message: error.message, issues: error.issues },
+    at: at.toISOString(),
+    status: DeadLetterStatus.Open,
+    actions: [],
+  };
+}
 
 /**
  * Wraps an event handler so that an `InvalidEventError` sends the event with its error to the sink instead
- * of failing; every other error (DynamoDB, provider) is rethrown, so the event is delivered again.
+ * of failing (it can never succeed, so a retry would only delay it); every other error (DynamoDB, provider) is
+ * rethrown, so the event is delivered again and, after the retries, lands on the function's failure queue.
  *
  * @example
- * const handle = withDeadLetter((event) => handlePayoutRequested(engine, event), sink);
- * const outcome = await handle(event); // { deadLettered: true, error } for a malformed event
+ * const handle = withDeadLetter((event) => handlePayoutRequested(engine, event), store);
+ * const outcome = await handle(event); // { deadLettered: true, id, error } for a malformed event
  */
 export function withDeadLetter<E, R>(
   handler: (event: E) => Promise<R>,
@@ -99,13 +276,9 @@ export function withDeadLetter<E, R>(
       return await handler(event);
     } catch (error) {
       if (!(error instanceof InvalidEventError)) throw error;
-      const letter: DeadLetter = {
-        event,
-        error: { name: error.name, code: error.code, message: error.message, issues: error.issues },
-        at: clock.now().toISOString(),
-      };
+      const letter = deadLetterOf(event, error, clock.now());
       await sink.send(letter);
-      return { deadLettered: true, error: letter.error };
+      return { deadLettered: true, id: letter.id, error: letter.error };
     }
   };
 }

@@ -6,6 +6,7 @@ import type { PayOutResult, SettlementService } from '../settlement/settlement-s
 import { type Logger, silentLogger } from '../shared/logger.js';
 import { InvalidEventError } from './inbound-errors.js';
 import { parsePayoutRequested, parseSettlementAvailable } from './inbound-events.js';
+import { InboundEventType } from './schemas.js';
 
 export interface PayoutRequestedOutcome {
   readonly payoutId: string;
@@ -102,4 +103,24 @@ export async function handleSettlementAvailable(
   const parsed = parseSettlementAvailable(event);
   if (!settlements) throw new SettlementNotConfiguredError();
   return settlements.payOut(parsed.settlementId, 'event', { id: 'system:settlement-event', kind: 'system' });
+}
+
+/** What the inbound handlers need: the engine, instant settlement when configured, and a logger. */
+export interface InboundDependencies {
+  readonly engine: PayoutEngine;
+  readonly settlements: SettlementService | undefined;
+  readonly logger: Logger;
+}
+
+/**
+ * The handler of each inbound event type: what the EventBridge rules invoke in AWS, the local bus delivers in
+ * `npm start`, and a person's replay of a dead letter calls again.
+ */
+export function inboundEventHandlers(
+  deps: InboundDependencies,
+): Readonly<Record<InboundEventType, (event: unknown) => Promise<unknown>>> {
+  return {
+    [InboundEventType.PayoutRequested]: (event) => handlePayoutRequested(deps.engine, event, deps.logger),
+    [InboundEventType.SettlementAvailable]: (event) => handleSettlementAvailable(deps.settlements, event),
+  };
 }

@@ -2,7 +2,7 @@ import { DynamoDBClient, ScanCommand } from '@aws-sdk/client-dynamodb';
 import type { EventBridgeEvent } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import {
-  DynamoDbDeadLetterSink,
+  DynamoDbDeadLetterStore,
   InMemoryDeadLetterSink,
   withDeadLetter,
 } from '../../lib/events/dead-letter.js';
@@ -191,12 +191,14 @@ describe('Payout Requested events', () => {
     expect(ledgerEntriesOf(h.sandbox, first.payoutId)).toHaveLength(1);
   });
 
-  it('keeps dead letters in the table in local mode', async () => {
-    const sink = new DynamoDbDeadLetterSink(dynamoDb, h.tableName);
-    const handle = withDeadLetter((e: unknown) => handlePayoutRequested(h.engine, e), sink, h.clock);
-    await handle(payoutRequested('bad-local', validDetail({ version: '9' })));
-    const letters = await sink.list();
-    expect(letters.map((letter) => letter.error.issues[0]?.path)).toContain('detail.version');
+  it('keeps dead letters in the table, open, with the event type a replay goes to', async () => {
+    const store = new DynamoDbDeadLetterStore(dynamoDb, h.tableName);
+    const handle = withDeadLetter((e: unknown) => handlePayoutRequested(h.engine, e), store, h.clock);
+    const outcome = await handle(payoutRequested('bad-local', validDetail({ version: '9' })));
+    const { items } = await store.list({ status: 'open', limit: 50 });
+    const letter = items.find((item) => 'id' in outcome && item.id === outcome.id);
+    expect(letter).toMatchObject({ status: 'open', detailType: 'Payout Requested', actions: [] });
+    expect(letter?.error.issues[0]?.path).toBe('detail.version');
   });
 });
 

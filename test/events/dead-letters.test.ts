@@ -1,0 +1,135 @@
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { type DeadLettered, DynamoDbDeadLetterStore, withDeadLetter } from '../../lib/events/dead-letter.js';
+import { inboundEventHandlers } from '../../lib/events/inbound-handlers.js';
+import { createRuntime, type Runtime } from '../../lib/runtime/runtime.js';
+import { type ApiHarness, call, startApiHarness } from '../api/support/harness.js';
+import { bankTransfer } from '../support/engine-harness.js';
+
+const payoutRequested = (id: string, detail: Record<string, unknown>) => ({
+  version: '0',
+  id,
+  'detail-type': 'Payout Requested',
+  source: 'merchant.payouts',
+  account: '123456789012',
+  time: '2026-03-02T08:00:00Z',
+  region: 'eu-west-1',
+  resources: [],
+  detail,
+});
+
+describe('dead-lettered events (ops API)', () => {
+  let h: ApiHarness;
+  /** The same table and provider under a stricter maximum: what refused the event before the limit was raised. */
+  let strict: Runtime;
+
+  beforeAll(async () => {
+    h = await startApiHarness();
+    strict = createRuntime({
+      TABLE_NAME: h.tableName,
+      DYNAMODB_ENDPOINT: inject('dynamoDbEndpoint'),
+      PROVIDER_BASE_URL: h.sandbox.url,
+      PROVIDER_TOKEN: h.sandbox.token,
+      PROVIDER_PIN: h.sandbox.pin,
+      MAX_PAYOUT_KOBO: '100000',
+    });
+  });
+  afterAll(async () => {
+    await strict.close();
+    await h.close();
+  });
+
+  /** Delivers an event as the rule would, with the strict runtime; answers the dead letter's id. */
+  async function deadLetter(id: string, detail: Record<string, unknown>): Promise<string> {
+    const store = new DynamoDbDeadLetterStore(strict.dynamoDb, strict.tableName);
+    const deliver = withDeadLetter(inboundEventHandlers(strict)['Payout Requested'], store);
+    const outcome = (await deliver(payoutRequested(id, detail))) as Partial<DeadLettered>;
+    if (!outcome.deadLettered || !outcome.id) throw new Error('expected a dead letter');
+    return outcome.id;
+  }
+
+  it('an invalid event is listed as open with the field that is wrong, not only logged', async () => {
+    const id = await deadLetter('evt-invalid-1', {
+      version: '1',
+      payout: bankTransfer(250_000),
+      priority: 'high',
+    });
+    const open = await call(h.api, { method: 'GET', path: '/dead-letters', query: 'status=open' });
+    expect(open.status).toBe(200);
+    const letter = open.body.items.find((item: { id: string }) => item.id === id);
+    expect(letter).toMatchObject({ status: 'open', detailType: 'Payout Requested' });
+    expect(letter.error.issues.map((issue: { path: string }) => issue.path)).toContain('detail.priority');
+  });
+
+  it('replays an event refused under an old limit: delivered once, paid once, recorded with who replayed it', async () => {
+    const id = await deadLetter('evt-over-max', {
+      version: '1',
+      idempotencyKey: 'inv-over-old-max',
+      payout: bankTransfer(250_000, { narration: 'refused yesterday' }),
+    });
+    const [first, second] = await Promise.all([
+      call(h.api, { method: 'POST', path: `/dead-letters/${id}/replay`, principal: 'alice' }),
+      call(h.api, { method: 'POST', path: `/dead-letters/${id}/replay`, principal: 'bob' }),
+    ]);
+    const statuses = [first.status, second.status].sort();
+    expect(statuses[1]).toBe(409);
+    const delivered = first.status === 200 ? first : second;
+    expect(delivered.body).toMatchObject({ delivered: true, letter: { status: 'replayed' } });
+    expect(delivered.body.letter.actions).toHaveLength(1);
+    const listed = await call(h.api, { method: 'GET', path: '/payouts', query: 'limit=100' });
+    const paid = listed.body.items.filter((p: { narration: string }) => p.narration === 'refused yesterday');
+    expect(paid).toHaveLength(1);
+    expect(paid[0].status).toBe('succeeded');
+  });
+
+  it('keeps a letter open when the replay is refused again, and discards it with a reason, once', async () => {
+    const id = await deadLetter('evt-bad-version', { version: '9', payout: bankTransfer(250_000) });
+    const again = await call(h.api, {
+      method: 'POST',
+      path: `/dead-letters/${id}/replay`,
+      principal: 'alice',
+    });
+    expect(again.status).toBe(422);
+    expect(again.body.letter).toMatchObject({ status: 'open' });
+    expect(again.body.letter.actions[0]).toMatchObject({ action: 'replay', by: { id: 'alice' } });
+    expect(again.body.letter.actions[0].note).toContain('detail.version');
+
+    const noReason = await call(h.api, {
+      method: 'POST',
+      path: `/dead-letters/${id}/discard`,
+      principal: 'bob',
+      body: {},
+    });
+    expect(noReason.status).toBe(400);
+    const discarded = await call(h.api, {
+      method: 'POST',
+      path: `/dead-letters/${id}/discard`,
+      principal: 'bob',
+      body: { reason: 'billing sent a v9 event by mistake' },
+    });
+    expect(discarded.status).toBe(200);
+    expect(discarded.body).toMatchObject({ status: 'discarded' });
+    expect(discarded.body.actions[1]).toMatchObject({
+      action: 'discard',
+      by: { id: 'bob' },
+      note: 'billing sent a v9 event by mistake',
+    });
+    const replayDiscarded = await call(h.api, {
+      method: 'POST',
+      path: `/dead-letters/${id}/replay`,
+      principal: 'alice',
+    });
+    expect(replayDiscarded.status).toBe(409);
+    const byStatus = await call(h.api, { method: 'GET', path: '/dead-letters', query: 'status=discarded' });
+    expect(byStatus.body.items.map((item: { id: string }) => item.id)).toContain(id);
+  });
+
+  it('answers 404 for an unknown letter and 400 for a tampered cursor', async () => {
+    expect(
+      (await call(h.api, { method: 'GET', path: '/dead-letters/01JAAAAAAAAAAAAAAAAAAAAAAA' })).status,
+    ).toBe(404);
+    expect((await call(h.api, { method: 'GET', path: '/dead-letters/not-an-id' })).status).toBe(404);
+    const tampered = await call(h.api, { method: 'GET', path: '/dead-letters', query: 'cursor=eyJpZCI6MX0' });
+    expect(tampered.status).toBe(400);
+    expect(tampered.body.errors[0].path).toBe('cursor');
+  });
+});
