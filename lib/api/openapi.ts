@@ -4,6 +4,7 @@ import { CreateRecurrenceRequestSchema } from '../recurrence/schemas.js';
 import { CreateRefundRequestSchema, RefundStatus } from '../refunds/model.js';
 import * as z from '../shared/zod.js';
 import { LOCAL_PRINCIPAL_HEADER } from './principal.js';
+import { ListBulkItemsQuerySchema } from './routes/bulk-payout-items.js';
 import { DiscardDeadLetterRequestSchema, ListDeadLettersQuerySchema } from './routes/dead-letters.js';
 import { FuturePayoutsQuerySchema } from './routes/future-payouts.js';
 import { InstantSettlementRequestSchema } from './routes/instant-settlements.js';
@@ -373,6 +374,21 @@ export function buildOpenApiDocument() {
             },
           },
           responses: { ...ok('one result per item', { type: 'object' }), ...problems(400) },
+        },
+      },
+      '/bulk-payout-items': {
+        get: {
+          operationId: 'listBulkPayoutItems',
+          summary:
+            'Items corrected here, newest change first (the provider offers no listing of bulk items: an item appears after its first correction)',
+          parameters: queryParameters(ListBulkItemsQuerySchema),
+          responses: {
+            ...ok('a page', {
+              type: 'object',
+              properties: { items: { type: 'array' }, nextCursor: { type: 'string' } },
+            }),
+            ...problems(400),
+          },
         },
       },
       '/bulk-payout-items/{id}': {

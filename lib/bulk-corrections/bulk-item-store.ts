@@ -6,7 +6,11 @@ import {
   QueryCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
+import { InvalidCursorError } from '../payouts/errors.js';
+import { TableIndexes } from '../payouts/store/table-design.js';
+import { decodeCursor, encodeCursor } from '../shared/cursor.js';
 import { ulid } from '../shared/ids.js';
+import type { CursorPage } from '../shared/paging.js';
 import * as z from '../shared/zod.js';
 import { BulkItemConcurrentModificationError, CorrectionAlreadyDecidedError } from './errors.js';
 import type { BulkItemState, CorrectionAudit, PendingCorrection } from './model.js';
@@ -19,7 +23,29 @@ export const bulkItemKeys = {
     pk: `BULK_ITEM#${id}`,
     sk: `CORRECTION#${correctionId}`,
   }),
+  /** gsi1: items by the provider's latest verdict; gsi2: every item; both by last change, newest first. */
+  validityPartition: (isValid: boolean) => `BULK_ITEM#VALID#${isValid}`,
+  allPartition: 'BULK_ITEM#ALL',
 } as const;
+
+const { byStatus, byMonth: all } = TableIndexes;
+
+const ListingCursorSchema = z.strictObject({
+  id: z.string(),
+  index: z.enum(['gsi1', 'gsi2']),
+  ipk: z.string(),
+  isk: z.string(),
+});
+
+function listingKeys(state: BulkItemState) {
+  const sortKey = `${state.updatedAt}#${state.bulkPayoutItemId}`;
+  return {
+    [byStatus.partitionKey]: bulkItemKeys.validityPartition(state.record.isValid),
+    [byStatus.sortKey]: sortKey,
+    [all.partitionKey]: bulkItemKeys.allPartition,
+    [all.sortKey]: sortKey,
+  };
+}
 
 const value = z.union([z.string(), z.number()]);
 const valuesSchema = z.object({
@@ -103,6 +129,57 @@ export class DynamoDbBulkItemStore {
       new GetCommand({ TableName: this.tableName, Key: bulkItemKeys.latest(id), ConsistentRead: true }),
     );
     return Item ? stateSchema.parse(Item) : undefined;
+  }
+
+  /**
+   * The items corrected here, newest change first, optionally only those the provider holds as (in)valid.
+   *
+   * @throws InvalidCursorError when the cursor is not one this listing issued
+   */
+  async list(query: {
+    isValid?: boolean;
+    limit: number;
+    cursor?: string;
+  }): Promise<CursorPage<BulkItemState>> {
+    const index = query.isValid === undefined ? all : byStatus;
+    const partition =
+      query.isValid === undefined ? bulkItemKeys.allPartition : bulkItemKeys.validityPartition(query.isValid);
+    let startKey: Record<string, string> | undefined;
+    if (query.cursor !== undefined) {
+      const position = decodeCursor(query.cursor, ListingCursorSchema);
+      if (!position || position.index !== index.indexName || position.ipk !== partition) {
+        throw new InvalidCursorError('not a cursor of this listing');
+      }
+      startKey = {
+        ...bulkItemKeys.latest(position.id),
+        [index.partitionKey]: position.ipk,
+        [index.sortKey]: position.isk,
+      };
+    }
+    const page = await this.#doc.send(
+      new QueryCommand({
+        TableName: this.tableName,
+        IndexName: index.indexName,
+        KeyConditionExpression: '#pk = :pk',
+        ExpressionAttributeNames: { '#pk': index.partitionKey },
+        ExpressionAttributeValues: { ':pk': partition },
+        ScanIndexForward: false,
+        Limit: query.limit,
+        ...(startKey && { ExclusiveStartKey: startKey }),
+      }),
+    );
+    const items = (page.Items ?? []).map((item) => stateSchema.parse(item));
+    const last = items.at(-1);
+    if (!page.LastEvaluatedKey || !last) return { items };
+    return {
+      items,
+      nextCursor: encodeCursor({
+        id: last.bulkPayoutItemId,
+        index: index.indexName,
+        ipk: partition,
+        isk: `${last.updatedAt}#${last.bulkPayoutItemId}`,
+      }),
+    };
   }
 
   /** The item's corrections, oldest first. */
@@ -224,7 +301,12 @@ export class DynamoDbBulkItemStore {
       await this.#doc.send(
         new PutCommand({
           TableName: this.tableName,
-          Item: { ...bulkItemKeys.latest(state.bulkPayoutItemId), entity: 'bulk-item', ...state },
+          Item: {
+            ...bulkItemKeys.latest(state.bulkPayoutItemId),
+            entity: 'bulk-item',
+            ...state,
+            ...listingKeys(state),
+          },
           ...(expectedVersion === 0
             ? { ConditionExpression: 'attribute_not_exists(pk)' }
             : {

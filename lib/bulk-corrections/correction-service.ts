@@ -89,6 +89,11 @@ export class BulkCorrectionService {
     return { item, audit, corrections };
   }
 
+  /** The items corrected here, newest change first (the provider offers no listing of bulk items). */
+  list(query: { isValid?: boolean; limit: number; cursor?: string }) {
+    return this.#store.list(query);
+  }
+
   /** Validates one correction and sends it, or holds it for a second person; `input` is the unparsed body. */
   async correct(id: string, input: unknown, actor: Principal): Promise<CorrectionResult> {
     const parsed = CorrectionFieldsSchema.safeParse(input);

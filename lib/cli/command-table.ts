@@ -170,6 +170,14 @@ export const COMMANDS: readonly CommandSpec[] = [
     summary: 'the decision on a settlement',
   },
   {
+    words: ['bulk', 'list'],
+    method: 'GET',
+    path: '/bulk-payout-items',
+    summary: 'items corrected here, newest change first (--query isValid=false)',
+    list: true,
+    query: ['limit'],
+  },
+  {
     words: ['bulk', 'correct'],
     method: 'PATCH',
     path: '/bulk-payout-items/{id}',

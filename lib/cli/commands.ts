@@ -21,10 +21,11 @@ signed; --principal (or PAYOUTS_PRINCIPAL) names you there.
 
 Commands:
 ${COMMANDS.map((c) => `  ${[...c.words, ...placeholders(c.path)].join(' ').padEnd(44)} ${c.summary}`).join('\n')}
-  ${'request METHOD PATH'.padEnd(44)} any route (--body FILE, --key K, --all, --query name=value)
+  ${'request METHOD PATH'.padEnd(44)} any route (--body FILE, --key K, --all)
 
 Flags: --body FILE|- (JSON), --key KEY (Idempotency-Key), --all (every page of a list), --reason TEXT,
        --status, --state, --type, --from, --to, --limit (lists), --deep (health), --yes (no confirmation),
+       --query name=value (any query parameter, repeatable),
        --json (the answer as JSON, for scripts; default: tables for people).
 Exit status: 0 on a 2xx answer, 1 on any other answer (the problem is printed on stderr),
              2 on a usage error, 3 when a confirmation was declined (nothing was sent).`;
@@ -161,16 +162,17 @@ function plan(parsed: Parsed, io: CliIo): Planned {
   const { values } = parsed;
   const body = values.body === undefined ? undefined : readJson(values.body, io);
   const keyed = values.key === undefined ? {} : { idempotencyKey: values.key };
+  const extraQuery = Object.fromEntries(
+    (values.query ?? []).map((pair) => {
+      const at = pair.indexOf('=');
+      if (at < 1) throw new UsageError(`--query ${pair}: expected name=value`);
+      return [pair.slice(0, at), pair.slice(at + 1)];
+    }),
+  );
   if (first === 'request') {
     const [path] = rest;
     if (!path?.startsWith('/')) throw new UsageError('request needs METHOD and a PATH starting with /');
-    const query = Object.fromEntries(
-      (values.query ?? []).map((pair) => {
-        const at = pair.indexOf('=');
-        if (at < 1) throw new UsageError(`--query ${pair}: expected name=value`);
-        return [pair.slice(0, at), pair.slice(at + 1)];
-      }),
-    );
+    const query = extraQuery;
     const method = second.toUpperCase();
     return {
       method,
@@ -196,7 +198,7 @@ function plan(parsed: Parsed, io: CliIo): Planned {
   const flagBody = flagValues(values, spec.bodyFlags);
   const sentBody =
     body ?? (Object.keys(flagBody).length > 0 || spec.method === 'POST' ? flagBody : undefined);
-  const query = { ...flagValues(values, spec.query), ...(values.deep && { deep: 'true' }) };
+  const query = { ...extraQuery, ...flagValues(values, spec.query), ...(values.deep && { deep: 'true' }) };
   return {
     method: spec.method,
     path: fill(spec.path, rest),

@@ -306,4 +306,24 @@ describe('bulk payout item corrections (ops API)', () => {
     expect(reply.status).toBe(400);
     expect(patchCount()).toBe(before);
   });
+
+  it("lists the items corrected here, newest change first, by the provider's verdict, page by page", async () => {
+    const all = await call(h.api, { method: 'GET', path: '/bulk-payout-items', query: 'limit=100' });
+    expect(all.status).toBe(200);
+    const ids = all.body.items.map((item: { bulkPayoutItemId: string }) => item.bulkPayoutItemId);
+    expect(ids).toEqual(expect.arrayContaining([invalidIds[0], invalidIds[1]]));
+    const times = all.body.items.map((item: { updatedAt: string }) => item.updatedAt);
+    expect([...times].sort().reverse()).toEqual(times);
+    const valid = await call(h.api, { method: 'GET', path: '/bulk-payout-items', query: 'isValid=true' });
+    expect(valid.body.items.every((item: { isValid: boolean }) => item.isValid)).toBe(true);
+    const first = await call(h.api, { method: 'GET', path: '/bulk-payout-items', query: 'limit=1' });
+    const second = await call(h.api, {
+      method: 'GET',
+      path: '/bulk-payout-items',
+      query: `limit=1&cursor=${first.body.nextCursor}`,
+    });
+    expect(second.body.items[0].bulkPayoutItemId).toBe(ids[1]);
+    const tampered = await call(h.api, { method: 'GET', path: '/bulk-payout-items', query: 'cursor=abc' });
+    expect(tampered.status).toBe(400);
+  });
 });

@@ -8,8 +8,9 @@ import {
 } from '../../bulk-corrections/schemas.js';
 import * as z from '../../shared/zod.js';
 import { ApiError, validationError } from '../errors.js';
-import { MAX_BODY_BYTES, parseBody } from '../request.js';
+import { MAX_BODY_BYTES, parseBody, parseQuery } from '../request.js';
 import type { Route, RouteRequest, RouteResult } from '../router.js';
+import { ListPayoutsQuerySchema } from '../schemas.js';
 
 function itemId(request: RouteRequest): string {
   const parsed = BulkPayoutItemIdSchema.safeParse(request.params.id);
@@ -139,6 +140,26 @@ async function correctMany(request: RouteRequest): Promise<RouteResult> {
   return { status: 200, body: { summary, results: results.map(presentResult) } };
 }
 
+/** `GET /bulk-payout-items`: items corrected here, newest change first. */
+export const ListBulkItemsQuerySchema = z.strictObject({
+  isValid: z.optional(z.enum(['true', 'false'])),
+  limit: ListPayoutsQuerySchema.shape.limit,
+  cursor: ListPayoutsQuerySchema.shape.cursor,
+});
+
+async function listItems(request: RouteRequest): Promise<RouteResult> {
+  const query = parseQuery(request.event, ListBulkItemsQuerySchema);
+  const page = await request.ctx.bulkCorrections.list({
+    limit: query.limit ?? 20,
+    ...(query.isValid !== undefined && { isValid: query.isValid === 'true' }),
+    ...(query.cursor !== undefined && { cursor: query.cursor }),
+  });
+  return {
+    status: 200,
+    body: { items: page.items.map(presentItem), ...(page.nextCursor && { nextCursor: page.nextCursor }) },
+  };
+}
+
 async function getItem(request: RouteRequest): Promise<RouteResult> {
   const { item, audit, corrections } = await request.ctx.bulkCorrections.get(itemId(request));
   return { status: 200, body: { ...presentItem(item), audit: audit.map(presentAudit), corrections } };
@@ -147,6 +168,7 @@ async function getItem(request: RouteRequest): Promise<RouteResult> {
 export const bulkPayoutItemRoutes: readonly Route[] = [
   { method: 'POST', path: '/bulk-payout-items/corrections', handler: correctMany },
   { method: 'PATCH', path: '/bulk-payout-items/{id}', handler: correctOne },
+  { method: 'GET', path: '/bulk-payout-items', handler: listItems },
   { method: 'GET', path: '/bulk-payout-items/{id}', handler: getItem },
   {
     method: 'POST',
