@@ -153,6 +153,8 @@ export interface Payout {
   readonly nextActionAt?: string;
   readonly receipt?: ProviderReceipt;
   readonly failure?: { readonly code: string; readonly message: string };
+  /** The attempt whose provider record paid the payout, when it is not `attempt` (found after a re-attempt). */
+  readonly paidByAttempt?: number;
   /** Earlier attempts proved absent and still watched for a late record (see WatchedAttempt). */
   readonly watchedAttempts?: readonly WatchedAttempt[];
   /** When the reconciler stopped watching the earlier attempts (every watch window over). */

@@ -183,7 +183,12 @@ export class ProviderPayoutGateway implements PayoutGateway {
     const unconfirmed = results.filter(({ mismatch }) => mismatch === '');
     if (!confirmation || unconfirmed.length === 0) return { kind: 'checked', results };
     const onWallet = await this.#listCarrying(
-      { type: confirmation.type, walletId: confirmation.walletId, startDate: window.from, endDate: window.to },
+      {
+        type: confirmation.type,
+        walletId: confirmation.walletId,
+        startDate: window.from,
+        endDate: window.to,
+      },
       (record) => unconfirmed.some(({ record: debit }) => confirmsWallet(debit, record, confirmation)),
     );
     if (onWallet.kind === 'lookup_failed') return onWallet;

@@ -71,6 +71,7 @@ const PayoutItemSchema = z.object({
     ),
   ),
   watchEndedAt: z.optional(z.string()),
+  paidByAttempt: z.optional(z.int()),
   paidTwice: z.optional(z.object({ attempts: z.array(z.int()), transactionIds: z.array(z.string()) })),
   resolutionProposal: z.optional(
     z.object({
