@@ -62,8 +62,13 @@ export type RecordCheck =
       readonly attemptNumber: number;
       readonly record: ProviderRecordSummary;
     }
-  /** The record exists but is not this payout's payment, for the reason given. */
-  | { readonly kind: 'mismatch'; readonly reason: string; readonly record: ProviderRecordSummary }
+  /** The record exists but is not this payout's payment, for the reason given; `receipt` is what it says. */
+  | {
+      readonly kind: 'mismatch';
+      readonly reason: string;
+      readonly record: ProviderRecordSummary;
+      readonly receipt: ProviderReceipt;
+    }
   | { readonly kind: 'not_found'; readonly reason: string }
   | { readonly kind: 'lookup_failed'; readonly code: string; readonly message: string };
 

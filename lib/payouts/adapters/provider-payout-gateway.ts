@@ -141,7 +141,8 @@ export class ProviderPayoutGateway implements PayoutGateway {
     try {
       record = (await this.client.transactions.info({ transactionId }, this.#options())).data.transaction;
     } catch (error) {
-      if (error instanceof ProviderRejectedError && error.status === 404) {
+      // 400: the provider refuses the id's shape, so no such transaction exists either.
+      if (error instanceof ProviderRejectedError && (error.status === 404 || error.status === 400)) {
         return { kind: 'not_found', reason: `the provider has no transaction ${transactionId}` };
       }
       return lookupFailed(error);
@@ -152,10 +153,16 @@ export class ProviderPayoutGateway implements PayoutGateway {
         kind: 'mismatch',
         reason: `its narration does not end with a marker of this payout's attempts (po_${payout.id}[_n])`,
         record: summarise(record),
+        receipt: receiptOfRecord(record),
       };
     }
     if (record.status !== 'SUCCESS') {
-      return { kind: 'mismatch', reason: `status ${record.status}, not SUCCESS`, record: summarise(record) };
+      return {
+        kind: 'mismatch',
+        reason: `status ${record.status}, not SUCCESS`,
+        record: summarise(record),
+        receipt: receiptOfRecord(record),
+      };
     }
     const around = new Date(record.createdAt).getTime();
     const window = {
@@ -165,7 +172,14 @@ export class ProviderPayoutGateway implements PayoutGateway {
     const checked = await this.#checkAll(payout, [record], window);
     if (checked.kind === 'lookup_failed') return checked;
     const mismatch = checked.results[0]?.mismatch ?? '';
-    if (mismatch !== '') return { kind: 'mismatch', reason: mismatch, record: summarise(record) };
+    if (mismatch !== '') {
+      return {
+        kind: 'mismatch',
+        reason: mismatch,
+        record: summarise(record),
+        receipt: receiptOfRecord(record),
+      };
+    }
     return { kind: 'matches', receipt: receiptOfRecord(record), attemptNumber, record: summarise(record) };
   }
 
