@@ -74,7 +74,7 @@ export type RecordCheck =
 
 /** The engine's port to the provider; the adapter maps each payout type to its endpoint. */
 export interface PayoutGateway {
-  /** Sends the payout's current attempt, marked with `payoutMarker(payout.id, payout.attempt.number)`. */
+  /** Sends the payout's current attempt, marked with `payoutMarker(payout.id, providerAttemptOf(payout))`. */
   send(payout: Payout): Promise<SendOutcome>;
   /**
    * A send is likely soon: start loading and fetching what it needs, without waiting and without calling the
@@ -87,6 +87,11 @@ export interface PayoutGateway {
    * Optional: without it a resolution as `succeeded` cannot be verified and needs a second person.
    */
   check?(payout: Payout, transactionId: string): Promise<RecordCheck>;
+}
+
+/** The provider attempt a payout's current (or last) submission is: the number in its marker. */
+export function providerAttemptOf(payout: Payout): number {
+  return payout.attempt?.providerAttempt ?? 1;
 }
 
 /**

@@ -98,6 +98,11 @@ export interface SubmissionAttempt {
   readonly startedAt: string;
   /** Past this instant a payout still in `submitting` is presumed crashed and goes to reconciliation. */
   readonly leaseUntil: string;
+  /**
+   * Which attempt at the provider this is, the number in its marker: 1 plus the attempts proved absent before it
+   * (claims answered "not sent" do not count). Absent on attempts made before re-attempts existed: 1.
+   */
+  readonly providerAttempt?: number;
 }
 
 /**

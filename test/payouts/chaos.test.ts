@@ -274,6 +274,6 @@ describe('chaos: faults, duplicates and crashes', () => {
     const reattempted = payouts.filter((p) => (p.watchedAttempts?.length ?? 0) > 0);
     expect(reattempted.length).toBeGreaterThan(0);
     for (const p of reattempted) expect(p.watchEndedAt, `watch of ${p.id}`).toBeDefined();
-    expect(payouts.some((p) => p.receipt && (p.attempt?.number ?? 1) > 1)).toBe(true);
+    expect(payouts.some((p) => p.receipt && (p.attempt?.providerAttempt ?? 1) > 1)).toBe(true);
   }, 180_000);
 });

@@ -163,6 +163,23 @@ describe('exact matching of provider records', () => {
   });
 });
 
+describe('markers of attempts', () => {
+  it('sends a payout the provider could not take (429) again under the same marker: nothing reached it', async () => {
+    const { payout } = await engine.create(command(bankTransfer(202_000), key('not-sent')));
+    h.sandbox.injectFault({ path: '/settlement/instant/payout', fault: 'error-429', times: 1 });
+    await engine.submit(payout.id);
+    expect((await engine.get(payout.id))?.status).toBe(PayoutStatus.Pending);
+    h.clock.advance(engine.ctx.config.retryBaseMs * 4);
+    await engine.sweep();
+    const paid = await engine.get(payout.id);
+    expect(paid?.status).toBe(PayoutStatus.Succeeded);
+    expect(paid?.attempt?.number).toBe(2);
+    expect(ledgerEntriesOf(h.sandbox, payout.id).map((e) => e.narration)).toEqual([
+      `supplier invoice po_${payout.id}`,
+    ]);
+  });
+});
+
 describe('an earlier attempt that shows up late', () => {
   it('is detected as paid twice after the re-attempt succeeded: needs_review, metric, error log and a Payout Paid Twice event', async () => {
     const bus = new InProcessEventBus();

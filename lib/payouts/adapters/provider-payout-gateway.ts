@@ -15,6 +15,7 @@ import {
   type FindOutcome,
   type PayoutGateway,
   payoutMarker,
+  providerAttemptOf,
   type RecordCheck,
   type SearchWindow,
   type SendOutcome,
@@ -148,7 +149,7 @@ export class ProviderPayoutGateway implements PayoutGateway {
       return lookupFailed(error);
     }
     const attemptNumber = attemptOfMarker(payout, record.narration);
-    if (attemptNumber === undefined || attemptNumber > Math.max(1, payout.submissionCount)) {
+    if (attemptNumber === undefined || attemptNumber > providerAttemptOf(payout)) {
       return {
         kind: 'mismatch',
         reason: `its narration does not end with a marker of this payout's attempts (po_${payout.id}[_n])`,
@@ -258,7 +259,7 @@ export class ProviderPayoutGateway implements PayoutGateway {
 
   /** Converts amounts before anything is sent, so a conversion error can never follow a sent request. */
   #callFor(payout: Payout): () => Promise<OperationResult> {
-    const narration = `${payout.narration} ${payoutMarker(payout.id, payout.attempt?.number)}`;
+    const narration = `${payout.narration} ${payoutMarker(payout.id, providerAttemptOf(payout))}`;
     const metadata = { ...payout.metadata, payoutId: payout.id, idempotencyKey: payout.idempotencyKey };
     const options = this.#options();
     const { instruction } = payout;

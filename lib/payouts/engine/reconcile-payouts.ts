@@ -1,4 +1,4 @@
-import type { FindOutcome } from '../gateway.js';
+import { type FindOutcome, providerAttemptOf } from '../gateway.js';
 import { type Payout, PayoutStatus, systemPrincipal, type WatchedAttempt } from '../model.js';
 import { WorkQueue } from '../store/table-design.js';
 import { addMs, type EngineContext, type TransitionSpec } from './context.js';
@@ -106,7 +106,7 @@ async function expireLease(ctx: EngineContext, payout: Payout): Promise<boolean>
   return tryTransition(ctx, payout, {
     to: PayoutStatus.Unknown,
     actor: reconciler,
-    reason: `lease of attempt ${payout.attempt.number} expired at ${payout.attempt.leaseUntil} with no recorded outcome`,
+    reason: `lease of claim ${payout.attempt.number} (provider attempt ${providerAttemptOf(payout)}) expired at ${payout.attempt.leaseUntil} with no recorded outcome`,
     changes: { nextActionAt: now.toISOString() },
   }).then((after) => after !== undefined);
 }
@@ -119,7 +119,7 @@ export async function reconcileOne(ctx: EngineContext, payout: Payout): Promise<
   if (payout.status !== PayoutStatus.Unknown) return payout;
   const now = ctx.clock.now();
   const current = {
-    number: payout.attempt?.number ?? 1,
+    number: providerAttemptOf(payout),
     startedAt: payout.attempt?.startedAt ?? payout.createdAt,
   };
   const elapsed = now.getTime() - new Date(current.startedAt).getTime();
@@ -187,7 +187,7 @@ function succeeded(
   watchedAttempts?: readonly WatchedAttempt[],
 ): TransitionSpec {
   if (outcome.kind !== 'found') throw new Error('succeeded needs a found record');
-  const byEarlier = paying.attempt.number !== (payout.attempt?.number ?? 1);
+  const byEarlier = paying.attempt.number !== providerAttemptOf(payout);
   return {
     to: PayoutStatus.Succeeded,
     actor: reconciler,
@@ -212,7 +212,7 @@ function succeeded(
 /** The current attempt, proved absent now: watched for a late record until the watch window ends. */
 function provedAbsent(ctx: EngineContext, payout: Payout, now: Date): WatchedAttempt {
   return {
-    number: payout.attempt?.number ?? 1,
+    number: providerAttemptOf(payout),
     startedAt: payout.attempt?.startedAt ?? payout.createdAt,
     ...(payout.capDay && { capDay: payout.capDay }),
     provedAbsentAt: now.toISOString(),

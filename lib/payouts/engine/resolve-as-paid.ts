@@ -1,6 +1,6 @@
 import { ProviderLookupFailedError, ResolutionMismatchError } from '../errors.js';
 import { assertMayApprove } from '../gate.js';
-import type { RecordCheck } from '../gateway.js';
+import { providerAttemptOf, type RecordCheck } from '../gateway.js';
 import { type Payout, PayoutStatus, type Principal, type ProviderReceipt } from '../model.js';
 import { buildTransition, type EngineContext } from './context.js';
 
@@ -111,7 +111,7 @@ function markPaid(
   attemptNumber: number | undefined,
   text: { reason: string },
 ): Promise<Payout> {
-  const byEarlier = attemptNumber !== undefined && attemptNumber !== (payout.attempt?.number ?? 1);
+  const byEarlier = attemptNumber !== undefined && attemptNumber !== providerAttemptOf(payout);
   return write(ctx, payout, {
     to: PayoutStatus.Succeeded,
     actor,

@@ -1,5 +1,5 @@
 import { ConcurrentModificationError } from '../errors.js';
-import type { FindOutcome } from '../gateway.js';
+import { type FindOutcome, providerAttemptOf } from '../gateway.js';
 import { type Payout, PayoutStatus, systemPrincipal, type WatchedAttempt } from '../model.js';
 import { addMs, buildTransition, type EngineContext, type TransitionSpec } from './context.js';
 
@@ -52,7 +52,7 @@ export function recheckWait(ctx: EngineContext, elapsed: number): number {
 
 /** The attempt that paid a decided payout: the current one, unless an earlier one's record was found later. */
 function payingAttempt(payout: Payout): number {
-  return payout.paidByAttempt ?? payout.attempt?.number ?? 1;
+  return payout.paidByAttempt ?? providerAttemptOf(payout);
 }
 
 /**
@@ -87,7 +87,7 @@ export function paidTwiceSpec(
     .map((look) => (payout.watchedAttempts ?? []).find((a) => a.number === look.attempt.number)?.capDay)
     .find((day): day is string => day !== undefined);
   const recountKobo =
-    payout.amountKobo * records.filter((l) => l.attempt.number !== payout.attempt?.number).length;
+    payout.amountKobo * records.filter((l) => l.attempt.number !== providerAttemptOf(payout)).length;
   return {
     to: PayoutStatus.NeedsReview,
     actor: reconciler,

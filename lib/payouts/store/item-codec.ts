@@ -44,7 +44,13 @@ const PayoutItemSchema = z.object({
   capKey: z.string(),
   capDay: z.optional(z.string()),
   attempt: z.optional(
-    z.object({ attemptId: z.string(), number: z.int(), startedAt: z.string(), leaseUntil: z.string() }),
+    z.object({
+      attemptId: z.string(),
+      number: z.int(),
+      startedAt: z.string(),
+      leaseUntil: z.string(),
+      providerAttempt: z.optional(z.int()),
+    }),
   ),
   submissionCount: z.int(),
   nextActionAt: z.optional(z.string()),
