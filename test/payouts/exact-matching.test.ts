@@ -234,6 +234,28 @@ describe('an earlier attempt that shows up late', () => {
     expect(events[1]?.detail.paidTwice?.attempts).toEqual([1, 2]);
   });
 
+  it('hands a succeeded payout to a person when its earlier attempt could never be checked before the watch ended', async () => {
+    const { payout } = await engine.create(command(bankTransfer(606_000), key('unwatchable')));
+    h.sandbox.injectFault({ path: '/settlement/instant/payout', fault: 'reset-before-commit', times: 1 });
+    await engine.submit(payout.id);
+    h.clock.advance(engine.ctx.config.reconcileGraceMs + 1);
+    await engine.reconcile();
+    h.clock.advance(engine.ctx.config.retryBaseMs);
+    await engine.sweep();
+    expect((await engine.get(payout.id))?.status).toBe(PayoutStatus.Succeeded);
+
+    h.sandbox.injectFault({ path: '/transaction/wallet', fault: 'error-503', times: 0 });
+    h.clock.advance(engine.ctx.config.watchWindowMs + 1);
+    await engine.reconcile();
+    expect((await engine.get(payout.id))?.status).toBe(PayoutStatus.Succeeded);
+    h.clock.advance(engine.ctx.config.reconcileGiveUpMs);
+    await engine.reconcile();
+    h.sandbox.clearFaults();
+    const { payout: reviewed, audit } = await engine.getWithAudit(payout.id);
+    expect(reviewed.status).toBe(PayoutStatus.NeedsReview);
+    expect(audit.at(-1)?.reason).toMatch(/whether attempts 1 ever paid could not be checked/);
+  });
+
   it('reopens a payout that failed after its attempts were proved absent when one of them is paid after all', async () => {
     const strict = new PayoutEngine({
       store: h.store,

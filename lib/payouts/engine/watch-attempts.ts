@@ -169,6 +169,19 @@ function decideWatch(
       changes: { nextActionAt: undefined, watchEndedAt: now.toISOString() },
     };
   }
+  if (
+    failed?.outcome.kind === 'lookup_failed' &&
+    now.getTime() >= Date.parse(lastWatchEnds) + ctx.config.reconcileGiveUpMs
+  ) {
+    // Nobody could confirm the earlier attempts never paid: a person must look, rather than the watch ending as
+    // if nothing had shown up.
+    return {
+      to: PayoutStatus.NeedsReview,
+      actor: reconciler,
+      reason: `recorded as ${payout.status}, but whether attempts ${watched.map((a) => a.number).join(', ')} ever paid could not be checked: the provider look-up kept failing (${failed.outcome.message}) until ${addMs(new Date(lastWatchEnds), ctx.config.reconcileGiveUpMs)}`,
+      changes: { nextActionAt: undefined, watchEndedAt: now.toISOString() },
+    };
+  }
   const since = Math.min(...watched.map((a) => now.getTime() - new Date(a.provedAbsentAt).getTime()));
   return {
     to: payout.status,
