@@ -1,9 +1,13 @@
-import { type FindOutcome, providerAttemptOf } from '../gateway.js';
+import { providerAttemptOf } from '../gateway.js';
 import { type Payout, PayoutStatus, systemPrincipal, type WatchedAttempt } from '../model.js';
 import { WorkQueue } from '../store/table-design.js';
 import { addMs, type EngineContext, type TransitionSpec } from './context.js';
 import {
   type AttemptLook,
+  type FoundLook,
+  isAmbiguous,
+  isFailedLookup,
+  isFound,
   lookFor,
   paidTwiceSpec,
   recheckWait,
@@ -145,26 +149,24 @@ function decideUnknown(
   earlier: readonly AttemptLook[],
 ): TransitionSpec {
   const all = [current, ...earlier];
-  const ambiguous = all.filter((look) => look.outcome.kind === 'ambiguous');
+  const ambiguous = all.filter(isAmbiguous);
   if (ambiguous.length > 0) {
-    const details = ambiguous.map(
-      (look) => `attempt ${look.attempt.number}: ${(look.outcome as { detail: string }).detail}`,
-    );
+    const details = ambiguous.map((look) => `attempt ${look.attempt.number}: ${look.outcome.detail}`);
     return needsReview(`the provider's records cannot be read as one payout: ${details.join(' | ')}`);
   }
-  const found = all.filter((look) => look.outcome.kind === 'found');
-  if (found.length >= 2) return paidTwiceSpec(payout, found, { nextActionAt: undefined });
-  const failedLookup = all.find((look) => look.outcome.kind === 'lookup_failed');
+  const found = all.filter(isFound);
+  if (found.length >= 2) return paidTwiceSpec(payout, found);
   const [paying] = found;
-  if (paying === current) return succeeded(payout, current, current.outcome);
+  if (paying && paying.attempt.number === current.attempt.number) return succeeded(payout, paying);
   const currentAbsentForGood = current.outcome.kind === 'absent' && elapsed >= ctx.config.reconcileGraceMs;
   if (paying && currentAbsentForGood) {
     // The money moved by an earlier attempt whose record showed up late, and the current one is proved absent:
     // paid once. The current attempt is watched from now on, in case its record shows up late too.
     const stillWatched = (payout.watchedAttempts ?? []).filter((a) => a.number !== paying.attempt.number);
-    return succeeded(payout, paying, paying.outcome, [...stillWatched, provedAbsent(ctx, payout, now)]);
+    return succeeded(payout, paying, [...stillWatched, provedAbsent(ctx, payout, now)]);
   }
-  if (failedLookup && failedLookup.outcome.kind === 'lookup_failed') {
+  const failedLookup = all.find(isFailedLookup);
+  if (failedLookup) {
     return elapsed >= ctx.config.reconcileGiveUpMs
       ? needsReview(
           `the provider could not be asked for ${Math.round(elapsed / 60_000)} min: ${failedLookup.outcome.message}`,
@@ -182,11 +184,10 @@ function decideUnknown(
 
 function succeeded(
   payout: Payout,
-  paying: AttemptLook,
-  outcome: FindOutcome,
+  paying: FoundLook,
   watchedAttempts?: readonly WatchedAttempt[],
 ): TransitionSpec {
-  if (outcome.kind !== 'found') throw new Error('succeeded needs a found record');
+  const { outcome } = paying;
   const byEarlier = paying.attempt.number !== providerAttemptOf(payout);
   return {
     to: PayoutStatus.Succeeded,

@@ -14,6 +14,22 @@ export interface AttemptLook {
   readonly outcome: FindOutcome;
 }
 
+type LookOf<K extends FindOutcome['kind']> = AttemptLook & {
+  readonly outcome: Extract<FindOutcome, { kind: K }>;
+};
+export type FoundLook = LookOf<'found'>;
+export const isFound = (look: AttemptLook): look is FoundLook => look.outcome.kind === 'found';
+export const isAmbiguous = (look: AttemptLook): look is LookOf<'ambiguous'> =>
+  look.outcome.kind === 'ambiguous';
+export const isFailedLookup = (look: AttemptLook): look is LookOf<'lookup_failed'> =>
+  look.outcome.kind === 'lookup_failed';
+
+/** One found record as a review reason names it. */
+function describeFound(look: FoundLook): string {
+  const { record } = look.outcome;
+  return `${record.transactionId} (amount ${record.amountKobo ?? '?'} kobo, to ${record.destination}, at ${record.createdAt})`;
+}
+
 /**
  * Looks for one attempt's marker in the provider's DEBIT records created from just before the attempt to now (a
  * watched attempt: to the end of its watch window). A gateway that throws is a failed look-up, never an absence.
@@ -62,44 +78,40 @@ function payingAttempt(payout: Payout): number {
  */
 export function paidTwiceSpec(
   payout: Payout,
-  found: readonly AttemptLook[],
-  changes: TransitionSpec['changes'] = {},
+  records: readonly FoundLook[],
   alreadyPaid?: { attempt: number; transactionId: string },
 ): TransitionSpec {
-  const records = found.flatMap((look) => (look.outcome.kind === 'found' ? [look] : []));
   const attempts = [...(alreadyPaid ? [alreadyPaid.attempt] : []), ...records.map((l) => l.attempt.number)];
   const transactionIds = [
     ...(alreadyPaid ? [alreadyPaid.transactionId] : []),
-    ...records.map((l) => (l.outcome.kind === 'found' ? l.outcome.receipt.transactionId : '')),
+    ...records.map((l) => l.outcome.receipt.transactionId),
   ];
   const sorted = [...attempts].sort((a, b) => a - b);
-  const lastTwo = `${sorted.slice(0, -1).join(', ')} and ${sorted.at(-1)}`;
+  const numbers = `${sorted.slice(0, -1).join(', ')} and ${sorted.at(-1)}`;
   const described = records
-    .map((look) =>
-      look.outcome.kind === 'found'
-        ? `attempt ${look.attempt.number}: ${look.outcome.record.transactionId} (amount ${look.outcome.record.amountKobo ?? '?'} kobo, to ${look.outcome.record.destination}, at ${look.outcome.record.createdAt})`
-        : '',
-    )
+    .map((look) => `attempt ${look.attempt.number}: ${describeFound(look)}`)
     .join('; ');
-  const knownNumbers = new Set(records.map((l) => l.attempt.number));
-  const stillWatched = (payout.watchedAttempts ?? []).filter((a) => !knownNumbers.has(a.number));
-  const recounted = records
-    .map((look) => (payout.watchedAttempts ?? []).find((a) => a.number === look.attempt.number)?.capDay)
+  const watched = payout.watchedAttempts ?? [];
+  const known = new Set(records.map((l) => l.attempt.number));
+  // Money moved by an earlier attempt left the wallet although its reservation was released: count it again.
+  const late = records.filter((l) => l.attempt.number !== providerAttemptOf(payout));
+  const recountDay = late
+    .map((look) => watched.find((a) => a.number === look.attempt.number)?.capDay)
     .find((day): day is string => day !== undefined);
-  const recountKobo =
-    payout.amountKobo * records.filter((l) => l.attempt.number !== providerAttemptOf(payout)).length;
   return {
     to: PayoutStatus.NeedsReview,
     actor: reconciler,
-    reason: `paid twice: attempts ${lastTwo}${alreadyPaid ? ` (attempt ${alreadyPaid.attempt}: ${alreadyPaid.transactionId})` : ''}; ${described}`,
+    reason: `paid twice: attempts ${numbers}${alreadyPaid ? ` (attempt ${alreadyPaid.attempt}: ${alreadyPaid.transactionId})` : ''}; ${described}`,
     changes: {
-      ...changes,
+      nextActionAt: undefined,
       paidTwice: { attempts: sorted, transactionIds },
-      watchedAttempts: stillWatched,
+      // The found attempts are known now (a person decides on them); any others stay watched.
+      watchedAttempts: watched.filter((a) => !known.has(a.number)),
     },
     details: { paidTwice: sorted.join(',') },
-    ...(recounted &&
-      recountKobo > 0 && { cap: { capKey: payout.capKey, day: recounted, deltaKobo: recountKobo } }),
+    ...(recountDay && {
+      cap: { capKey: payout.capKey, day: recountDay, deltaKobo: payout.amountKobo * late.length },
+    }),
   };
 }
 
@@ -126,27 +138,21 @@ function decideWatch(
   watched: readonly WatchedAttempt[],
   looks: readonly AttemptLook[],
 ): TransitionSpec {
-  const found = looks.filter((look) => look.outcome.kind === 'found');
+  const found = looks.filter(isFound);
   if (found.length > 0 && payout.status === PayoutStatus.Succeeded) {
-    return paidTwiceSpec(
-      payout,
-      found,
-      { nextActionAt: undefined },
-      {
-        attempt: payingAttempt(payout),
-        transactionId: payout.receipt?.transactionId ?? '?',
-      },
-    );
+    return paidTwiceSpec(payout, found, {
+      attempt: payingAttempt(payout),
+      transactionId: payout.receipt?.transactionId ?? '?',
+    });
   }
-  if (found.length > 1) return paidTwiceSpec(payout, found, { nextActionAt: undefined });
-  const ambiguous = looks.filter((look) => look.outcome.kind === 'ambiguous');
+  if (found.length > 1) return paidTwiceSpec(payout, found);
+  const ambiguous = looks.filter(isAmbiguous);
   const [late] = found;
   if (late || ambiguous.length > 0) {
-    const details = [...found, ...ambiguous].map((look) =>
-      look.outcome.kind === 'found'
-        ? `attempt ${look.attempt.number} was paid after all: ${look.outcome.record.transactionId} (amount ${look.outcome.record.amountKobo ?? '?'} kobo, to ${look.outcome.record.destination}, at ${look.outcome.record.createdAt})`
-        : `attempt ${look.attempt.number}: ${look.outcome.kind === 'ambiguous' ? look.outcome.detail : ''}`,
-    );
+    const details = [
+      ...found.map((look) => `attempt ${look.attempt.number} was paid after all: ${describeFound(look)}`),
+      ...ambiguous.map((look) => `attempt ${look.attempt.number}: ${look.outcome.detail}`),
+    ];
     const cap = late ? watched.find((a) => a.number === late.attempt.number)?.capDay : undefined;
     return {
       to: PayoutStatus.NeedsReview,
@@ -160,7 +166,7 @@ function decideWatch(
     };
   }
   const lastWatchEnds = watched.reduce((latest, a) => (a.watchUntil > latest ? a.watchUntil : latest), '');
-  const failed = looks.find((look) => look.outcome.kind === 'lookup_failed');
+  const failed = looks.find(isFailedLookup);
   if (!failed && now.toISOString() >= lastWatchEnds) {
     return {
       to: payout.status,
@@ -187,7 +193,7 @@ function decideWatch(
     to: payout.status,
     actor: reconciler,
     reason: failed
-      ? `watching earlier attempts: look-up failed (${failed.outcome.kind === 'lookup_failed' ? failed.outcome.code : ''}); will look again`
+      ? `watching earlier attempts: look-up failed (${failed.outcome.code}); will look again`
       : `watching earlier attempts ${watched.map((a) => a.number).join(', ')}: no record yet`,
     changes: { nextActionAt: addMs(now, recheckWait(ctx, since)) },
   };
