@@ -1,4 +1,5 @@
 import * as z from 'zod/mini';
+import { defaultEngineConfig } from '../../lib/payouts/config.js';
 import { settlementPolicyFromEnv } from '../../lib/settlement/config.js';
 
 z.config(z.locales.en());
@@ -36,6 +37,21 @@ export const StageConfigSchema = z.strictObject({
       categories: z.optional(z.array(z.string()).check(z.minLength(1))),
       /** ISO 8601 instant; settlements created before it are not paid automatically (default: first turned on). */
       since: z.optional(z.string()),
+    }),
+    {},
+  ),
+  /**
+   * Reconciliation of unknown outcomes (`docs/payout-engine.md`, "Grace period and listing lag"); each unset
+   * field keeps the engine's default (`lib/payouts/config.ts`): 10 min, 5 attempts, 48 h.
+   */
+  reconciliation: z._default(
+    z.strictObject({
+      /** Absence this long after an attempt proves it absent. Must exceed the provider's listing lag. */
+      graceMs: z.optional(z.int().check(z.positive())),
+      /** Attempts that may be proved absent before the payout fails. */
+      maxAbsentAttempts: z.optional(z.int().check(z.positive(), z.lte(20))),
+      /** How long an attempt proved absent is still looked for (a late record is a double payment). */
+      watchWindowMs: z.optional(z.int().check(z.positive())),
     }),
     {},
   ),
@@ -94,6 +110,15 @@ export function parseStageConfig(stage: string, input: unknown): StageConfig {
       `invalid configuration for stage "${stage}": approvalThresholdKobo exceeds maxPayoutKobo`,
     );
   }
+  const {
+    graceMs = defaultEngineConfig.reconcileGraceMs,
+    watchWindowMs = defaultEngineConfig.watchWindowMs,
+  } = result.data.reconciliation;
+  if (watchWindowMs <= graceMs) {
+    throw new StageConfigError(
+      `invalid configuration for stage "${stage}": reconciliation.watchWindowMs must be longer than reconciliation.graceMs`,
+    );
+  }
   try {
     settlementPolicyFromEnv(settlementEnvironment(result.data));
   } catch (error) {
@@ -102,6 +127,21 @@ export function parseStageConfig(stage: string, input: unknown): StageConfig {
     );
   }
   return result.data;
+}
+
+/** The reconciliation block as the environment variables `lib/runtime/runtime-config.ts` reads. */
+export function reconciliationEnvironment(
+  config: Pick<StageConfig, 'reconciliation'>,
+): Record<string, string> {
+  const { graceMs, maxAbsentAttempts, watchWindowMs } = config.reconciliation;
+  const entries: [string, number | undefined][] = [
+    ['RECONCILE_GRACE_MS', graceMs],
+    ['MAX_ABSENT_ATTEMPTS', maxAbsentAttempts],
+    ['WATCH_WINDOW_MS', watchWindowMs],
+  ];
+  return Object.fromEntries(
+    entries.flatMap(([name, value]) => (value === undefined ? [] : [[name, String(value)]])),
+  );
 }
 
 /** The settlement block as the environment variables `settlementPolicyFromEnv` reads. */

@@ -97,6 +97,25 @@ export class Monitoring extends Construct {
         description:
           'A payout reached needs_review: its outcome at the provider could not be decided. A person must check the provider record and resolve it; it stays in needs_review until then.',
       });
+      const paidTwice = this.#reportMetric(
+        props.reconcileLogs,
+        'ReconcilePaidTwice',
+        'reconciliation finished',
+        'paidTwice',
+      );
+      payoutWidgets.push(paidTwice);
+      this.#alarm('PayoutPaidTwice', {
+        metric: new MathExpression({
+          expression: 'FILL(logs, 0) + FILL(emf, 0)',
+          usingMetrics: { logs: paidTwice, emf: this.#emf('PayoutPaidTwice') },
+          period: PERIOD,
+          label: 'Payouts found paid twice',
+        }),
+        threshold: 1,
+        evaluationPeriods: 1,
+        description:
+          'A payout was paid twice: a record of an earlier attempt showed up at the provider after a new attempt (or after the payout was recorded as not paid). The payout is in needs_review with both transaction ids; recover the extra payment and resolve it.',
+      });
       const periods = Math.max(1, Math.ceil(props.unknownAlarmMinutes / 5));
       this.#alarm('PayoutUnknownTooLong', {
         metric: stillUnknown.with({ statistic: Stats.MINIMUM }),

@@ -5,7 +5,11 @@ import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import { apiRoutes } from '../../lib/api/index.js';
 import { PUBLISHED_OUTCOMES } from '../../lib/events/domain-events.js';
-import { type StageConfig, settlementEnvironment } from '../config/stage-config.js';
+import {
+  reconciliationEnvironment,
+  type StageConfig,
+  settlementEnvironment,
+} from '../config/stage-config.js';
 import { Data } from '../constructs/data.js';
 import { deadLetterQueue } from '../constructs/dead-letter-queue.js';
 import { DomainEvents } from '../constructs/domain-events.js';
@@ -45,6 +49,7 @@ export class PayoutsStack extends Stack {
       DAILY_CAP_KOBO: String(config.dailyCapKobo),
       APPROVAL_THRESHOLD_KOBO: String(config.approvalThresholdKobo),
       ...settlementEnvironment(config),
+      ...reconciliationEnvironment(config),
       STAGE: stage,
     };
 

@@ -94,6 +94,39 @@ const payoutSchema: JsonSchema = {
       type: 'object',
       properties: { code: { type: 'string' }, message: { type: 'string' } },
     },
+    paidTwice: {
+      type: 'object',
+      description: 'present when more than one attempt moved the money (status needs_review)',
+      properties: {
+        attempts: { type: 'array', items: { type: 'integer' } },
+        transactionIds: { type: 'array', items: { type: 'string' } },
+      },
+    },
+    watchedAttempts: {
+      type: 'array',
+      description: 'earlier attempts proved absent, still looked for at the provider until `watchUntil`',
+      items: {
+        type: 'object',
+        properties: {
+          attempt: { type: 'integer' },
+          startedAt: { type: 'string', format: 'date-time' },
+          watchUntil: { type: 'string', format: 'date-time' },
+        },
+      },
+    },
+    watchEndedAt: { type: 'string', format: 'date-time' },
+    resolutionProposal: {
+      type: 'object',
+      description: 'a forced resolution as paid, waiting for a second person to confirm it',
+      properties: {
+        outcome: { const: 'succeeded' },
+        transactionId: { type: 'string' },
+        note: { type: 'string' },
+        proposedBy: principalSchema,
+        proposedAt: { type: 'string', format: 'date-time' },
+        mismatch: { type: 'string' },
+      },
+    },
     createdAt: { type: 'string', format: 'date-time' },
     updatedAt: { type: 'string', format: 'date-time' },
     audit: { type: 'array', description: 'GET /payouts/{id} only, oldest first', items: { type: 'object' } },
@@ -196,9 +229,19 @@ export function buildOpenApiDocument() {
           operationId: 'resolvePayout',
           summary:
             'Decide a payout in needs_review after checking the provider by hand: succeeded (with the provider transaction id) or failed; the note is audited',
+          description:
+            'Resolving as `succeeded` reads the named provider record: it must exist and be a SUCCESS debit whose narration ends with one of ' +
+            "the payout's attempt markers (`po_<id>` or `po_<id>_<n>`), with the payout's amount and destination; the payout then takes the " +
+            "record's receipt, charges included. Otherwise the answer is 409 naming the mismatch. With `force: true` the first call records a " +
+            'proposal (202, the payout stays in needs_review with `resolutionProposal`); the same forced call by a different person applies it ' +
+            '(200); by the proposer it is 403. 503 when the provider cannot be asked (nothing changed).',
           parameters: [idPath],
           requestBody: body(ResolveReviewRequestSchema),
-          responses: { ...ok('resolved', ref('Payout')), ...problems(400, 404, 409) },
+          responses: {
+            ...ok('resolved', ref('Payout')),
+            ...ok('forced resolution proposed; a second person must confirm it', ref('Payout'), '202'),
+            ...problems(400, 403, 404, 409, 503),
+          },
         },
       },
       '/controls': {

@@ -37,6 +37,30 @@ export function presentPayout(payout: Payout, audit?: readonly AuditEvent[]) {
       },
     }),
     ...(payout.failure && { failure: { code: payout.failure.code, message: payout.failure.message } }),
+    ...(payout.paidTwice && {
+      paidTwice: {
+        attempts: [...payout.paidTwice.attempts],
+        transactionIds: [...payout.paidTwice.transactionIds],
+      },
+    }),
+    ...(payout.watchedAttempts?.length && {
+      watchedAttempts: payout.watchedAttempts.map((a) => ({
+        attempt: a.number,
+        startedAt: a.startedAt,
+        watchUntil: a.watchUntil,
+      })),
+      ...(payout.watchEndedAt && { watchEndedAt: payout.watchEndedAt }),
+    }),
+    ...(payout.resolutionProposal && {
+      resolutionProposal: {
+        outcome: 'succeeded' as const,
+        transactionId: payout.resolutionProposal.transactionId,
+        note: payout.resolutionProposal.note,
+        proposedBy: principal(payout.resolutionProposal.proposedBy),
+        proposedAt: payout.resolutionProposal.proposedAt,
+        mismatch: payout.resolutionProposal.mismatch,
+      },
+    }),
     createdAt: payout.createdAt,
     updatedAt: payout.updatedAt,
     ...(audit && { audit: audit.map(presentAuditEvent) }),

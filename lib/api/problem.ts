@@ -16,6 +16,8 @@ import {
   PayoutNotFoundError,
   PayoutsPausedError,
   PayoutValidationError,
+  ProviderLookupFailedError,
+  ResolutionMismatchError,
 } from '../payouts/errors.js';
 import { ProviderError, ProviderRejectedError, ProviderUnavailableError } from '../provider/errors.js';
 import { RefundIdempotencyConflictError, RefundNotFoundError } from '../refunds/errors.js';
@@ -119,6 +121,18 @@ export function problemFor(error: unknown, logger: Logger): Problem {
   }
   if (error instanceof PayoutsPausedError) {
     return problem(409, 'payouts-paused', 'Payouts are paused', error.message);
+  }
+  if (error instanceof ResolutionMismatchError) {
+    return problem(
+      409,
+      'resolution-mismatch',
+      'The provider record does not prove this payout was paid',
+      error.message,
+    );
+  }
+  if (error instanceof ProviderLookupFailedError) {
+    logger.warn('provider look-up failed', { code: error.code });
+    return problem(503, 'provider-unavailable', 'The provider is unavailable', 'try again later');
   }
   if (error instanceof ApprovalForbiddenError) {
     return problem(403, 'approval-forbidden', 'Approval is not allowed for this principal', error.message);

@@ -71,6 +71,11 @@ export const ResolveReviewRequestSchema = z.discriminatedUnion('outcome', [
     /** The provider's transaction id that proves the money moved. */
     transactionId: z.string().check(z.trim(), z.minLength(1), z.maxLength(100)),
     note: z.string().check(z.trim(), z.minLength(1), z.maxLength(500)),
+    /**
+     * Resolve as paid although the record does not prove it: the first such call records a proposal, a second
+     * person's identical call applies it (docs/payout-engine.md, "Resolving a payout in needs_review").
+     */
+    force: z.optional(z.boolean()),
   }),
   z.strictObject({
     outcome: z.literal('failed'),

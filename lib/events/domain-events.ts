@@ -14,7 +14,15 @@ export const PUBLISHED_OUTCOMES = {
   [PayoutStatus.NeedsReview]: 'Payout Needs Review',
   [PayoutStatus.Missed]: 'Payout Missed',
 } as const satisfies Partial<Record<PayoutStatus, string>>;
-export type DomainEventType = (typeof PUBLISHED_OUTCOMES)[keyof typeof PUBLISHED_OUTCOMES];
+
+/**
+ * Published instead of `Payout Needs Review` when the reconciler found more than one attempt of a payout paid
+ * (status `needs_review`, `detail.paidTwice` naming the attempts and provider transactions).
+ */
+export const PAID_TWICE_EVENT = 'Payout Paid Twice';
+export type DomainEventType =
+  | (typeof PUBLISHED_OUTCOMES)[keyof typeof PUBLISHED_OUTCOMES]
+  | typeof PAID_TWICE_EVENT;
 
 /**
  * A domain event, version 1. `eventId` is `<payoutId>:<version>`: one per state change, so a consumer
@@ -35,6 +43,7 @@ export interface DomainEvent {
     readonly sourceRef?: string;
     readonly receipt?: Payout['receipt'];
     readonly failure?: Payout['failure'];
+    readonly paidTwice?: Payout['paidTwice'];
     readonly occurredAt: string;
   };
 }
@@ -69,7 +78,10 @@ export function domainEventOf(record: PayoutStreamRecord): DomainEvent | undefin
   const oldStatus = record.dynamodb?.OldImage ? decode(record.dynamodb.OldImage).status : undefined;
   const payout = fromPayoutItem(item);
   if (oldStatus === payout.status) return undefined;
-  const detailType = (PUBLISHED_OUTCOMES as Partial<Record<PayoutStatus, DomainEventType>>)[payout.status];
+  const detailType =
+    payout.status === PayoutStatus.NeedsReview && payout.paidTwice
+      ? PAID_TWICE_EVENT
+      : (PUBLISHED_OUTCOMES as Partial<Record<PayoutStatus, DomainEventType>>)[payout.status];
   if (!detailType) return undefined;
   return {
     detailType,
@@ -86,6 +98,7 @@ export function domainEventOf(record: PayoutStreamRecord): DomainEvent | undefin
       ...(payout.sourceRef && { sourceRef: payout.sourceRef }),
       ...(payout.receipt && { receipt: payout.receipt }),
       ...(payout.failure && { failure: payout.failure }),
+      ...(payout.paidTwice && { paidTwice: payout.paidTwice }),
       occurredAt: payout.updatedAt,
     },
   };

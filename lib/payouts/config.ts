@@ -14,6 +14,13 @@ export const EngineConfigSchema = z.object({
   inlineSubmitHoldMs: z.int().check(z.positive()),
   /** How long after an attempt an absent provider record proves the payout failed. */
   reconcileGraceMs: z.int().check(z.positive()),
+  /**
+   * How many attempts of one payout may be proved absent at the provider: below it a proved-absent attempt is
+   * followed by a new one (new marker, growing wait); at it the payout fails (`ABSENT_AT_PROVIDER`).
+   */
+  maxAbsentAttempts: z.int().check(z.positive()),
+  /** How long after it was proved absent an attempt's marker is still looked for (a late record is a double). */
+  watchWindowMs: z.int().check(z.positive()),
   /** How long the reconciler keeps trying before it hands the payout to a person. */
   reconcileGiveUpMs: z.int().check(z.positive()),
   /** Wait between reconciliation tries of one payout. */
@@ -36,6 +43,8 @@ export const defaultEngineConfig: EngineConfig = {
   submitLeaseMs: 120_000,
   inlineSubmitHoldMs: 60_000,
   reconcileGraceMs: 10 * 60_000,
+  maxAbsentAttempts: 5,
+  watchWindowMs: 48 * 60 * 60_000,
   reconcileGiveUpMs: 24 * 60 * 60_000,
   reconcileIntervalMs: 60_000,
   retryBaseMs: 30_000,

@@ -90,3 +90,15 @@ export class InvalidCursorError extends PayoutError {
   override readonly name = 'InvalidCursorError';
   override readonly code = 'INVALID_CURSOR';
 }
+
+/** The provider record named to resolve a payout as paid is not the payout's payment (or does not exist). */
+export class ResolutionMismatchError extends PayoutError {
+  override readonly name = 'ResolutionMismatchError';
+  override readonly code = 'RESOLUTION_MISMATCH';
+}
+
+/** The provider could not be asked to verify a record now; nothing was changed. */
+export class ProviderLookupFailedError extends PayoutError {
+  override readonly name = 'ProviderLookupFailedError';
+  override readonly code = 'PROVIDER_LOOKUP_FAILED';
+}

@@ -19,23 +19,62 @@ export type SendOutcome =
   /** The request may have been acted on (timeout, reset, 5xx, unreadable answer): reconcile, never resend. */
   | { readonly kind: 'unknown'; readonly code: string; readonly message: string };
 
-/** What a look-up on the provider's side found for a payout whose outcome is unknown. */
+/** One provider record that carries an attempt's marker, as a person needs to see it in a review reason. */
+export interface ProviderRecordSummary {
+  readonly transactionId: string;
+  /** The record's amount in kobo; undefined when it cannot be read as an amount. */
+  readonly amountKobo?: number;
+  /** Where the money went, as the record says: `<bank code>/<account number>`. */
+  readonly destination: string;
+  readonly createdAt: string;
+  readonly status: string;
+  /** Why the record is not this attempt's payment; absent when it matches in every respect. */
+  readonly mismatch?: string;
+}
+
+/** What a look-up on the provider's side found for one submission attempt. */
 export type FindOutcome =
-  | { readonly kind: 'found'; readonly receipt: ProviderReceipt }
+  | { readonly kind: 'found'; readonly receipt: ProviderReceipt; readonly record: ProviderRecordSummary }
   | { readonly kind: 'absent' }
-  /** More than one record, or a record in a state we cannot read as paid: a person must look. */
-  | { readonly kind: 'ambiguous'; readonly detail: string }
+  /** More than one record, a record that disagrees, or one not final: a person must look. */
+  | {
+      readonly kind: 'ambiguous';
+      readonly detail: string;
+      readonly candidates: readonly ProviderRecordSummary[];
+    }
   /** The provider could not be asked now. */
   | { readonly kind: 'lookup_failed'; readonly code: string; readonly message: string };
 
-/** The window of provider records that can belong to one submission attempt. */
+/** The records to search for one submission attempt: its marker, within a window of record creation times. */
 export interface SearchWindow {
   readonly from: string;
   readonly to: string;
+  /** The attempt whose marker is looked for (`payoutMarker(payout.id, attemptNumber)`); default 1. */
+  readonly attemptNumber?: number;
 }
+
+/** What reading one provider record by its transaction id proved about a payout (a person's resolution). */
+export type RecordCheck =
+  /** The record is this payout's: a SUCCESS debit with one of its attempt markers, amount and destination. */
+  | {
+      readonly kind: 'matches';
+      readonly receipt: ProviderReceipt;
+      readonly attemptNumber: number;
+      readonly record: ProviderRecordSummary;
+    }
+  /** The record exists but is not this payout's payment, for the reason given; `receipt` is what it says. */
+  | {
+      readonly kind: 'mismatch';
+      readonly reason: string;
+      readonly record: ProviderRecordSummary;
+      readonly receipt: ProviderReceipt;
+    }
+  | { readonly kind: 'not_found'; readonly reason: string }
+  | { readonly kind: 'lookup_failed'; readonly code: string; readonly message: string };
 
 /** The engine's port to the provider; the adapter maps each payout type to its endpoint. */
 export interface PayoutGateway {
+  /** Sends the payout's current attempt, marked with `payoutMarker(payout.id, providerAttemptOf(payout))`. */
   send(payout: Payout): Promise<SendOutcome>;
   /**
    * A send is likely soon: start loading and fetching what it needs, without waiting and without calling the
@@ -43,9 +82,36 @@ export interface PayoutGateway {
    */
   prepare?(): void;
   find(payout: Payout, window: SearchWindow): Promise<FindOutcome>;
+  /**
+   * Reads the record a person names when resolving a payout, and checks it is one of the payout's attempts.
+   * Optional: without it a resolution as `succeeded` cannot be verified and needs a second person.
+   */
+  check?(payout: Payout, transactionId: string): Promise<RecordCheck>;
 }
 
-/** The short marker carried in every narration, by which a payout is found again on the provider's side. */
-export function payoutMarker(payoutId: string): string {
-  return `po_${payoutId}`;
+/** The provider attempt a payout's current (or last) submission is: the number in its marker. */
+export function providerAttemptOf(payout: Payout): number {
+  return payout.attempt?.providerAttempt ?? 1;
+}
+
+/**
+ * The marker carried as the last word of every narration, by which an attempt is found again on the provider's
+ * side: `po_<payoutId>` for the first attempt, `po_<payoutId>_<n>` for attempt n > 1, so a re-attempt after an
+ * attempt was proved absent can never be mistaken for the earlier one (nor the earlier one for it).
+ *
+ * @example payoutMarker('01KJQ3Z8V6W9X2Y4A7B1C3D5E7', 2) // 'po_01KJQ3Z8V6W9X2Y4A7B1C3D5E7_2'
+ */
+export function payoutMarker(payoutId: string, attemptNumber = 1): string {
+  return attemptNumber <= 1 ? `po_${payoutId}` : `po_${payoutId}_${attemptNumber}`;
+}
+
+/**
+ * True when `marker` is the narration's last whitespace-separated word. Matching a substring instead would let
+ * any narration that merely contains the marker (a client's own text, or another attempt's `po_<id>_<n>`)
+ * pass for the payout.
+ */
+export function endsWithMarker(narration: string | undefined, marker: string): boolean {
+  if (narration === undefined) return false;
+  const words = narration.trim().split(/\s+/);
+  return words.at(-1) === marker;
 }

@@ -98,6 +98,35 @@ export interface SubmissionAttempt {
   readonly startedAt: string;
   /** Past this instant a payout still in `submitting` is presumed crashed and goes to reconciliation. */
   readonly leaseUntil: string;
+  /**
+   * Which attempt at the provider this is, the number in its marker: 1 plus the attempts proved absent before it
+   * (claims answered "not sent" do not count). Absent on attempts made before re-attempts existed: 1.
+   */
+  readonly providerAttempt?: number;
+}
+
+/**
+ * An earlier attempt the reconciler proved absent at the provider, after which the payout was sent again (or
+ * failed). Its marker is still looked for until `watchUntil`: a record that shows up late is a double payment
+ * (or a payment of a payout recorded as not paid), which is reported, never silent.
+ */
+export interface WatchedAttempt {
+  readonly number: number;
+  readonly startedAt: string;
+  /** The Lagos day whose daily cap the attempt had reserved (released when it was proved absent). */
+  readonly capDay?: string;
+  readonly provedAbsentAt: string;
+  readonly watchUntil: string;
+}
+
+/** A forced resolution as `succeeded` proposed by one person, waiting for a second person to confirm it. */
+export interface ResolutionProposal {
+  readonly transactionId: string;
+  readonly note: string;
+  readonly proposedBy: Principal;
+  readonly proposedAt: string;
+  /** What the provider record check found wrong, which the proposer chose to override. */
+  readonly mismatch: string;
 }
 
 export interface Payout {
@@ -129,6 +158,15 @@ export interface Payout {
   readonly nextActionAt?: string;
   readonly receipt?: ProviderReceipt;
   readonly failure?: { readonly code: string; readonly message: string };
+  /** The attempt whose provider record paid the payout, when it is not `attempt` (found after a re-attempt). */
+  readonly paidByAttempt?: number;
+  /** Earlier attempts proved absent and still watched for a late record (see WatchedAttempt). */
+  readonly watchedAttempts?: readonly WatchedAttempt[];
+  /** When the reconciler stopped watching the earlier attempts (every watch window over). */
+  readonly watchEndedAt?: string;
+  /** Set when a late record proved the payout paid twice: the attempt numbers and provider transaction ids. */
+  readonly paidTwice?: { readonly attempts: readonly number[]; readonly transactionIds: readonly string[] };
+  readonly resolutionProposal?: ResolutionProposal;
   readonly createdAt: string;
   readonly updatedAt: string;
 }

@@ -10,6 +10,8 @@ import { PayoutStatus } from './model.js';
  *     └───────────────┴──> cancelled <──┘  └──────────┘ (provider unavailable: nothing was sent)
  * unknown ──> succeeded | failed | needs_review        needs_review ──> succeeded | failed (by a person)
  * scheduled ──> missed (too late to pay)               pending ──> failed (daily cap exceeded, nothing sent)
+ * unknown ──> pending (attempt proved absent: a new attempt with a new marker)
+ * succeeded | failed | cancelled ──> needs_review (only the reconciler: an earlier, watched attempt showed up late)
  * ```
  */
 export const ALLOWED_TRANSITIONS: Readonly<Record<PayoutStatus, readonly PayoutStatus[]>> = {
@@ -27,11 +29,18 @@ export const ALLOWED_TRANSITIONS: Readonly<Record<PayoutStatus, readonly PayoutS
     PayoutStatus.Unknown,
     PayoutStatus.Pending,
   ],
-  [PayoutStatus.Unknown]: [PayoutStatus.Succeeded, PayoutStatus.Failed, PayoutStatus.NeedsReview],
+  [PayoutStatus.Unknown]: [
+    PayoutStatus.Succeeded,
+    PayoutStatus.Failed,
+    PayoutStatus.NeedsReview,
+    PayoutStatus.Pending,
+  ],
   [PayoutStatus.NeedsReview]: [PayoutStatus.Succeeded, PayoutStatus.Failed],
-  [PayoutStatus.Succeeded]: [],
-  [PayoutStatus.Failed]: [],
-  [PayoutStatus.Cancelled]: [],
+  // Final for people and for the submitter; only the reconciler's watch of earlier attempts can reopen them,
+  // because money that moved late must never be left recorded as "paid once" or "not paid".
+  [PayoutStatus.Succeeded]: [PayoutStatus.NeedsReview],
+  [PayoutStatus.Failed]: [PayoutStatus.NeedsReview],
+  [PayoutStatus.Cancelled]: [PayoutStatus.NeedsReview],
   [PayoutStatus.Missed]: [],
 };
 

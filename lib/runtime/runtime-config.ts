@@ -5,6 +5,7 @@ import * as z from '../shared/zod.js';
 
 const kobo = z.optional(z.coerce.number().check(z.int(), z.positive()));
 const milliseconds = z.optional(z.coerce.number().check(z.int(), z.positive()));
+const count = z.optional(z.coerce.number().check(z.int(), z.positive()));
 
 /**
  * Configuration read from the environment, validated once at start-up so a handler fails fast at init
@@ -30,6 +31,10 @@ export const RuntimeEnvSchema = z
     SUBMIT_LEASE_MS: milliseconds,
     RECONCILE_GRACE_MS: milliseconds,
     RECONCILE_INTERVAL_MS: milliseconds,
+    /** Attempts that may be proved absent before a payout fails (each is followed by a new one until then). */
+    MAX_ABSENT_ATTEMPTS: count,
+    /** How long an attempt proved absent is still watched for a late provider record. */
+    WATCH_WINDOW_MS: milliseconds,
     RETRY_BASE_MS: milliseconds,
     MAX_LATENESS_MS: milliseconds,
   })
@@ -59,6 +64,14 @@ export const RuntimeEnvSchema = z
           'must be more than twice PROVIDER_TIMEOUT_MS (a claim may wait one provider call before its own)',
         path: ['SUBMIT_LEASE_MS'],
       },
+    ),
+    // An attempt is proved absent only after the grace period; watching it for less would stop looking before
+    // a record the grace period allowed for could show up.
+    z.refine(
+      (env) =>
+        (env.WATCH_WINDOW_MS ?? defaultEngineConfig.watchWindowMs) >
+        (env.RECONCILE_GRACE_MS ?? defaultEngineConfig.reconcileGraceMs),
+      { message: 'must be longer than RECONCILE_GRACE_MS', path: ['WATCH_WINDOW_MS'] },
     ),
   );
 export type RuntimeEnv = z.infer<typeof RuntimeEnvSchema>;

@@ -137,6 +137,8 @@ function engineConfigFrom(config: RuntimeEnv): Partial<EngineConfig> {
     ['submitLeaseMs', config.SUBMIT_LEASE_MS],
     ['reconcileGraceMs', config.RECONCILE_GRACE_MS],
     ['reconcileIntervalMs', config.RECONCILE_INTERVAL_MS],
+    ['maxAbsentAttempts', config.MAX_ABSENT_ATTEMPTS],
+    ['watchWindowMs', config.WATCH_WINDOW_MS],
     ['retryBaseMs', config.RETRY_BASE_MS],
     ['maxLatenessMs', config.MAX_LATENESS_MS],
   ];

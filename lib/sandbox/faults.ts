@@ -11,6 +11,7 @@ export const FAULT_KINDS = [
   'error-429',
   'reset-before-commit',
   'timeout-after-commit',
+  'error-500-after-commit',
   'latency',
 ] as const;
 export type FaultKind = (typeof FAULT_KINDS)[number];

@@ -58,6 +58,8 @@ export interface Sandbox {
   /** Queues a fault, as `POST /__sandbox/faults` does. */
   injectFault(fault: FaultSpec): void;
   clearFaults(): void;
+  /** Lists wallet transactions only once they are this old on the sandbox's clock (0 by default and on reset). */
+  setListingLag(milliseconds: number): void;
 }
 
 /** Starts a sandbox on 127.0.0.1 and resolves once it listens. */
@@ -85,5 +87,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     stats: () => server.stats(),
     injectFault: (fault) => server.faults.add(fault),
     clearFaults: () => server.faults.clear(),
+    setListingLag: (milliseconds) => {
+      server.listingLagMs = milliseconds;
+    },
   };
 }

@@ -8,6 +8,8 @@ export interface RouteContext {
   readonly fees: FeeTable;
   readonly now: () => Date;
   readonly pin: string;
+  /** Wallet transactions younger than this are not listed yet (see SandboxServer.listingLagMs). */
+  readonly listingLagMs?: number;
 }
 
 /** Handlers are synchronous: a whole operation validates and commits in one turn of the event loop. */

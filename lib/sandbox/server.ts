@@ -63,7 +63,14 @@ export class SandboxServer {
     this.current = seedState();
     this.faults.clear();
     this.requests = {};
+    this.listingLagMs = 0;
   }
+
+  /**
+   * How long after its creation a wallet transaction first shows in `GET /transaction/wallet` (0: at once), on
+   * the sandbox's clock. Real providers list with a lag; tests use it to make a record show up late.
+   */
+  listingLagMs = 0;
 
   async listen(port: number, host: string): Promise<number> {
     await new Promise<void>((resolve, reject) => {
@@ -109,6 +116,11 @@ export class SandboxServer {
     if (fault?.fault === 'timeout-after-commit') {
       // The operation is committed; the client never hears about it.
       req.socket.destroy();
+      return;
+    }
+    if (fault?.fault === 'error-500-after-commit') {
+      // The operation is committed (when it was valid), and the answer is a 500 anyway.
+      writeReply(res, errorReply(500, 'Internal server error (sandbox fault)'));
       return;
     }
     writeReply(res, reply);
@@ -157,6 +169,7 @@ export class SandboxServer {
       fees: this.options.fees,
       now: this.options.now,
       pin: this.options.pin,
+      listingLagMs: this.listingLagMs,
     };
     return route.handler(request, ctx);
   }

@@ -446,6 +446,29 @@ describe('alarms', () => {
     });
   });
 
+  it('alarm as soon as a payout is found paid twice', () => {
+    template.hasResourceProperties('AWS::Logs::MetricFilter', {
+      FilterPattern: '{ $.message = "reconciliation finished" }',
+      MetricTransformations: [
+        Match.objectLike({ MetricName: 'ReconcilePaidTwice', MetricValue: '$.paidTwice' }),
+      ],
+    });
+    template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      AlarmDescription: Match.stringLikeRegexp('paid twice'),
+      Metrics: Match.arrayWith([
+        Match.objectLike({
+          Expression: 'FILL(logs, 0) + FILL(emf, 0)',
+        }),
+        Match.objectLike({
+          MetricStat: Match.objectLike({ Metric: Match.objectLike({ MetricName: 'PayoutPaidTwice' }) }),
+        }),
+      ]),
+      Threshold: 1,
+      EvaluationPeriods: 1,
+      AlarmActions: [topicRef()],
+    });
+  });
+
   it('has a dashboard of outcomes, latency and amounts', () => {
     const dashboards = Object.values(template.findResources('AWS::CloudWatch::Dashboard'));
     expect(dashboards).toHaveLength(1);

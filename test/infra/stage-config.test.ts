@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { parseStageConfig, settlementEnvironment } from '../../infra/config/stage-config.js';
+import {
+  parseStageConfig,
+  reconciliationEnvironment,
+  settlementEnvironment,
+} from '../../infra/config/stage-config.js';
+import { parseRuntimeEnv } from '../../lib/runtime/runtime-config.js';
 import { stageConfigFromCdkJson } from './support/synth.js';
 
 const valid = {
@@ -46,6 +51,38 @@ describe('stage configuration', () => {
 
   it('throws when a stage has no configuration', () => {
     expect(() => parseStageConfig('staging', undefined)).toThrow(/no configuration for stage "staging"/);
+  });
+
+  it('turns the reconciliation block into the environment the handlers read, and leaves unset ones to the engine', () => {
+    const config = parseStageConfig('qa', {
+      ...valid,
+      reconciliation: { graceMs: 900_000, maxAbsentAttempts: 3 },
+    });
+    expect(reconciliationEnvironment(config)).toEqual({
+      RECONCILE_GRACE_MS: '900000',
+      MAX_ABSENT_ATTEMPTS: '3',
+    });
+    expect(reconciliationEnvironment(parseStageConfig('qa', valid))).toEqual({});
+    const env = parseRuntimeEnv({
+      TABLE_NAME: 't',
+      PROVIDER_BASE_URL: 'https://api.provider.example',
+      PROVIDER_SECRET_ID: 's',
+      ...reconciliationEnvironment(config),
+    });
+    expect([env.RECONCILE_GRACE_MS, env.MAX_ABSENT_ATTEMPTS, env.WATCH_WINDOW_MS]).toEqual([
+      900_000,
+      3,
+      undefined,
+    ]);
+  });
+
+  it('throws when the watch window is not longer than the grace period', () => {
+    expect(() =>
+      parseStageConfig('qa', { ...valid, reconciliation: { graceMs: 3_600_000, watchWindowMs: 600_000 } }),
+    ).toThrow(/reconciliation.watchWindowMs/);
+    expect(() => parseStageConfig('qa', { ...valid, reconciliation: { maxAbsentAttempts: 0 } })).toThrow(
+      /maxAbsentAttempts/,
+    );
   });
 
   it('checks the settlement policy with the parser the handlers use', () => {

@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { ProviderPayoutGateway } from '../../lib/payouts/adapters/provider-payout-gateway.js';
 import { PayoutStatus } from '../../lib/payouts/model.js';
+import { PayoutEngine } from '../../lib/payouts/payout-engine.js';
 import type { PayoutStore } from '../../lib/payouts/store/payout-store.js';
 import {
   bankTransfer,
@@ -56,7 +58,7 @@ describe('reconciling payouts whose outcome is unknown', () => {
   });
 
   it.each(['reset-before-commit', 'error-500'] as const)(
-    'keeps a %s payout unknown during the grace period, then fails it without ever resending',
+    'keeps a %s payout unknown during the grace period, then pays it once by a new attempt with a new marker',
     async (fault) => {
       const id = await submitWithFault(fault);
       expect((await h.engine.get(id))?.status).toBe(PayoutStatus.Unknown);
@@ -66,14 +68,86 @@ describe('reconciling payouts whose outcome is unknown', () => {
       expect((await h.engine.get(id))?.status).toBe(PayoutStatus.Unknown);
 
       h.clock.advance(h.engine.ctx.config.reconcileGraceMs);
-      await h.engine.reconcile();
-      const failed = await h.engine.get(id);
-      expect(failed?.status).toBe(PayoutStatus.Failed);
-      expect(failed?.failure?.code).toBe('ABSENT_AT_PROVIDER');
+      const report = await h.engine.reconcile();
+      expect(report.reattempted).toBe(1);
+      const pending = await h.engine.get(id);
+      expect(pending?.status).toBe(PayoutStatus.Pending);
+      expect(pending?.watchedAttempts?.map((a) => a.number)).toEqual([1]);
+      // The proved-absent attempt's cap reservation is released; the new claim reserves again.
+      expect(pending?.capDay).toBeUndefined();
       expect(h.sandbox.stats().requests['/settlement/instant/payout']).toBe(1);
-      expect(ledgerEntriesOf(h.sandbox, id)).toHaveLength(0);
+
+      // Not before the wait is over, then exactly once, marked as attempt 2.
+      await h.engine.sweep();
+      expect(h.sandbox.stats().requests['/settlement/instant/payout']).toBe(1);
+      h.clock.advance(h.engine.ctx.config.retryBaseMs);
+      await h.engine.sweep();
+      const paid = await h.engine.get(id);
+      expect(paid?.status).toBe(PayoutStatus.Succeeded);
+      const entries = ledgerEntriesOf(h.sandbox, id);
+      expect(entries).toHaveLength(1);
+      expect(entries[0]?.narration).toMatch(new RegExp(` po_${id}_2$`));
+      expect(paid?.receipt?.transactionId).toBe(entries[0]?.transactionId);
+      expect(await h.store.getCapUsage(paid?.capKey ?? '', paid?.capDay ?? '')).toBeGreaterThanOrEqual(
+        paid?.amountKobo ?? 0,
+      );
+
+      // Attempt 1 stays watched after success, and the watch ends quietly when its window is over.
+      h.clock.advance(h.engine.ctx.config.watchWindowMs + 1);
+      const watch = await h.engine.reconcile();
+      expect(watch.watched).toBe(1);
+      const settled = await h.engine.get(id);
+      expect(settled?.status).toBe(PayoutStatus.Succeeded);
+      expect(settled?.watchEndedAt).toBeDefined();
     },
   );
+
+  it('fails a payout once its configured number of attempts were all proved absent, and never resends after', async () => {
+    const engine = new PayoutEngine({
+      store: h.store,
+      gateway: new ProviderPayoutGateway(h.client),
+      clock: h.clock,
+      config: { maxAbsentAttempts: 2 },
+    });
+    const { payout } = await engine.create(command(bankTransfer(424_200), key('limit')));
+    const paths = '/settlement/instant/payout';
+    for (let attempt = 1; attempt <= 2; attempt++) {
+      h.sandbox.injectFault({ path: paths, fault: 'reset-before-commit', times: 1 });
+      h.clock.advance(engine.ctx.config.retryBaseMs * 2);
+      await engine.sweep();
+      expect((await engine.get(payout.id))?.status).toBe(PayoutStatus.Unknown);
+      h.clock.advance(engine.ctx.config.reconcileGraceMs + 1);
+      await engine.reconcile();
+    }
+    const failed = await engine.get(payout.id);
+    expect(failed?.status).toBe(PayoutStatus.Failed);
+    expect(failed?.failure?.code).toBe('ABSENT_AT_PROVIDER');
+    expect(failed?.watchedAttempts?.map((a) => a.number)).toEqual([1, 2]);
+    h.clock.advance(engine.ctx.config.retryBaseMs * 100);
+    await engine.sweep();
+    expect(h.sandbox.stats().requests[paths]).toBe(2);
+    expect(ledgerEntriesOf(h.sandbox, payout.id)).toHaveLength(0);
+  });
+
+  it('fails a definitive refusal at once, without a new attempt', async () => {
+    const { payout } = await h.engine.create(
+      command(
+        bankTransfer(525_200, {
+          beneficiary: { bankCode: '999', accountNumber: '0123456789', accountName: 'Nobody' },
+        }),
+        key('refused'),
+      ),
+    );
+    await h.engine.submit(payout.id);
+    const failed = await h.engine.get(payout.id);
+    expect(failed?.status).toBe(PayoutStatus.Failed);
+    expect(failed?.failure?.code).toBe('PROVIDER_422');
+    h.clock.advance(h.engine.ctx.config.reconcileGraceMs * 10);
+    await h.engine.reconcile();
+    await h.engine.sweep();
+    expect((await h.engine.get(payout.id))?.status).toBe(PayoutStatus.Failed);
+    expect(h.sandbox.stats().requests['/settlement/instant/payout']).toBe(1);
+  });
 
   it('recovers a payout whose process died between the provider call and the state write', async () => {
     const { payout } = await h.engine.create(command(bankTransfer(313_300), key('crash')));

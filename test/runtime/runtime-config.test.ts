@@ -27,6 +27,20 @@ describe('runtime configuration', () => {
     expect(() => parseRuntimeEnv({ ...local, PROVIDER_TIMEOUT_MS: '90000' })).toThrow(/SUBMIT_LEASE_MS/);
   });
 
+  it('reads the reconciliation settings, and refuses a watch window not longer than the grace period', async () => {
+    const runtime = createRuntime({ ...local, MAX_ABSENT_ATTEMPTS: '3', WATCH_WINDOW_MS: '86400000' });
+    expect(runtime.engine.ctx.config).toMatchObject({
+      maxAbsentAttempts: 3,
+      watchWindowMs: 86_400_000,
+      reconcileGraceMs: 600_000,
+    });
+    await runtime.close();
+    expect(() => parseRuntimeEnv({ ...local, MAX_ABSENT_ATTEMPTS: '0' })).toThrow(/MAX_ABSENT_ATTEMPTS/);
+    expect(() =>
+      parseRuntimeEnv({ ...local, RECONCILE_GRACE_MS: '86400000', WATCH_WINDOW_MS: '3600000' }),
+    ).toThrow(/WATCH_WINDOW_MS/);
+  });
+
   it('names a malformed limit', () => {
     expect(() => parseRuntimeEnv({ ...local, DAILY_CAP_KOBO: '12.5' })).toThrow(/DAILY_CAP_KOBO/);
   });

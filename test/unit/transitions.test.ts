@@ -3,17 +3,20 @@ import { PAYOUT_STATUSES, PayoutStatus, TERMINAL_STATUSES } from '../../lib/payo
 import { ALLOWED_TRANSITIONS, canTransition } from '../../lib/payouts/transitions.js';
 
 describe('the payout lifecycle', () => {
-  it('lets no final status go anywhere', () => {
+  it('lets a final status go nowhere but to needs_review (an earlier attempt showed up late)', () => {
     for (const status of TERMINAL_STATUSES) {
-      for (const to of PAYOUT_STATUSES) expect(canTransition(status, to), `${status} -> ${to}`).toBe(false);
+      for (const to of PAYOUT_STATUSES) {
+        const reopenedByWatch = to === PayoutStatus.NeedsReview && status !== PayoutStatus.Missed;
+        expect(canTransition(status, to), `${status} -> ${to}`).toBe(reopenedByWatch);
+      }
     }
   });
 
-  it('never moves a payout whose outcome is unknown back to a status that could resend it', () => {
-    for (const from of [PayoutStatus.Unknown, PayoutStatus.NeedsReview]) {
-      expect(canTransition(from, PayoutStatus.Pending)).toBe(false);
-      expect(canTransition(from, PayoutStatus.Submitting)).toBe(false);
-    }
+  it('never sends an unknown payout again directly; only a new attempt through pending, after proved absence', () => {
+    expect(canTransition(PayoutStatus.Unknown, PayoutStatus.Submitting)).toBe(false);
+    expect(canTransition(PayoutStatus.Unknown, PayoutStatus.Pending)).toBe(true);
+    expect(canTransition(PayoutStatus.NeedsReview, PayoutStatus.Pending)).toBe(false);
+    expect(canTransition(PayoutStatus.NeedsReview, PayoutStatus.Submitting)).toBe(false);
   });
 
   it('cancels only before submission', () => {

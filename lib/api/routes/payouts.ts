@@ -82,7 +82,9 @@ async function resolvePayout(request: RouteRequest) {
   const id = idParam(request);
   const decision = parseBody(request.event, ResolveReviewRequestSchema);
   const payout = await request.ctx.engine.resolveReview(id, request.principal(), decision);
-  return { status: 200, body: presentPayout(payout) };
+  // A forced resolution's first call only records the proposal: accepted, waiting for a second person.
+  const proposed = payout.status === PayoutStatus.NeedsReview;
+  return { status: proposed ? 202 : 200, body: presentPayout(payout) };
 }
 
 export const payoutRoutes: readonly Route[] = [

@@ -1,26 +1,23 @@
 import { MoneyError, toKobo, toNaira, toWholeNaira } from '../../money.js';
 import {
   type ProviderClient,
-  ProviderError,
   ProviderInvalidRequestError,
   ProviderMalformedResponseError,
   ProviderOutcomeUnknownError,
   ProviderRejectedError,
   ProviderUnavailableError,
-  type WalletTransaction,
 } from '../../provider/index.js';
 import {
   type FindOutcome,
   type PayoutGateway,
   payoutMarker,
+  providerAttemptOf,
+  type RecordCheck,
   type SearchWindow,
   type SendOutcome,
 } from '../gateway.js';
 import type { Payout, ProviderReceipt } from '../model.js';
-
-/** Bounds a reconciliation look-up: past this many records the window is too busy to prove absence. */
-const MAX_LOOKUP_PAGES = 50;
-const LOOKUP_PAGE_SIZE = 100;
+import { ProviderRecordSearch } from './provider-record-search.js';
 
 /** The fields every money-moving provider answer has, from which a receipt is built. */
 interface OperationResult {
@@ -39,10 +36,14 @@ interface OperationResult {
  * answer was lost can be found again: the provider has no idempotency key.
  */
 export class ProviderPayoutGateway implements PayoutGateway {
+  readonly #search: ProviderRecordSearch;
+
   constructor(
     private readonly client: ProviderClient,
     private readonly options: { requestTimeoutMs?: number } = {},
-  ) {}
+  ) {
+    this.#search = new ProviderRecordSearch(client, options);
+  }
 
   prepare(): void {
     this.client.prepare();
@@ -72,67 +73,12 @@ export class ProviderPayoutGateway implements PayoutGateway {
     }
   }
 
-  async find(payout: Payout, window: SearchWindow): Promise<FindOutcome> {
-    const marker = payoutMarker(payout.id);
-    // Keyed by record id: pages shift while new records arrive, so one record can show on two pages.
-    const matches = new Map<string, WalletTransaction>();
-    // Pages are walked here rather than with `listAllWallet`: absence proves failure only if the walk reached
-    // the last page, and the auto-pager does not say whether its page bound stopped it.
-    let pages = 0;
-    let complete = false;
-    try {
-      let page = 1;
-      for (;;) {
-        const result = await this.client.transactions.listWallet(
-          { type: 'DEBIT', startDate: window.from, endDate: window.to, page, perPage: LOOKUP_PAGE_SIZE },
-          this.#options(),
-        );
-        pages++;
-        for (const record of result.items) {
-          if (record.narration?.includes(marker)) matches.set(record.id, record);
-        }
-        if (page >= result.pagination.totalPages || result.items.length === 0) {
-          complete = true;
-          break;
-        }
-        if (pages >= MAX_LOOKUP_PAGES) break;
-        page++;
-      }
-    } catch (error) {
-      const code = error instanceof ProviderError ? error.code : 'LOOKUP_ERROR';
-      return {
-        kind: 'lookup_failed',
-        code,
-        message: error instanceof Error ? error.message : 'look-up failed',
-      };
-    }
-    if (matches.size > 1) {
-      return { kind: 'ambiguous', detail: `${matches.size} debit records carry ${marker}` };
-    }
-    const [match] = matches.values();
-    if (match) {
-      if (match.status !== 'SUCCESS')
-        return { kind: 'ambiguous', detail: `record ${match.id} has status ${match.status}` };
-      return {
-        kind: 'found',
-        receipt: receiptOf({
-          transactionId: match.id,
-          status: match.status,
-          charges: match.charges,
-          paidAt: match.createdAt,
-          reference: match.reference,
-          ...(match.sessionId && { sessionId: match.sessionId }),
-        }),
-      };
-    }
-    if (!complete) {
-      return {
-        kind: 'lookup_failed',
-        code: 'LOOKUP_WINDOW_TOO_LARGE',
-        message: `more than ${MAX_LOOKUP_PAGES * LOOKUP_PAGE_SIZE} debits in the window; absence not proven`,
-      };
-    }
-    return { kind: 'absent' };
+  find(payout: Payout, window: SearchWindow): Promise<FindOutcome> {
+    return this.#search.find(payout, window);
+  }
+
+  check(payout: Payout, transactionId: string): Promise<RecordCheck> {
+    return this.#search.check(payout, transactionId);
   }
 
   #options() {
@@ -141,7 +87,7 @@ export class ProviderPayoutGateway implements PayoutGateway {
 
   /** Converts amounts before anything is sent, so a conversion error can never follow a sent request. */
   #callFor(payout: Payout): () => Promise<OperationResult> {
-    const narration = `${payout.narration} ${payoutMarker(payout.id)}`;
+    const narration = `${payout.narration} ${payoutMarker(payout.id, providerAttemptOf(payout))}`;
     const metadata = { ...payout.metadata, payoutId: payout.id, idempotencyKey: payout.idempotencyKey };
     const options = this.#options();
     const { instruction } = payout;

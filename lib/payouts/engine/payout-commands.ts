@@ -8,6 +8,7 @@ import { assertMayApprove } from '../gate.js';
 import { type Payout, PayoutStatus, type Principal } from '../model.js';
 import { canTransition } from '../transitions.js';
 import { buildTransition, type EngineContext, type TransitionSpec } from './context.js';
+import { resolveAsPaid } from './resolve-as-paid.js';
 
 async function load(ctx: EngineContext, id: string): Promise<Payout> {
   const payout = await ctx.store.get(id);
@@ -71,14 +72,15 @@ export async function cancelPayout(
 
 /**
  * A person's decision on a payout in `needs_review`, after checking the provider's records by hand.
- * `succeeded` requires the provider transaction id that proves it.
+ * `succeeded` requires the provider transaction id that proves it, and is verified against the provider's
+ * record (see `resolveAsPaid`); `force` with a second person's confirmation overrides a failed verification.
  */
 export async function resolveReview(
   ctx: EngineContext,
   id: string,
   actor: Principal,
   decision:
-    | { outcome: 'succeeded'; transactionId: string; note: string }
+    | { outcome: 'succeeded'; transactionId: string; note: string; force?: boolean }
     | { outcome: 'failed'; note: string },
 ): Promise<Payout> {
   const payout = await load(ctx, id);
@@ -93,20 +95,15 @@ export async function resolveReview(
     throw new PayoutValidationError('note: must explain the decision', [
       { path: 'note', message: 'must explain the decision' },
     ]);
-  if (decision.outcome === 'succeeded') {
-    return apply(ctx, payout, {
-      to: PayoutStatus.Succeeded,
-      actor,
-      reason: `resolved as paid by ${actor.id}: ${decision.note}`,
-      changes: { receipt: { transactionId: decision.transactionId, status: 'SUCCESS', chargesKobo: 0 } },
-      details: { transactionId: decision.transactionId },
-    });
-  }
+  if (decision.outcome === 'succeeded') return resolveAsPaid(ctx, payout, actor, decision);
   return apply(ctx, payout, {
     to: PayoutStatus.Failed,
     actor,
     reason: `resolved as not paid by ${actor.id}: ${decision.note}`,
-    changes: { failure: { code: 'RESOLVED_NOT_PAID', message: decision.note } },
+    changes: {
+      failure: { code: 'RESOLVED_NOT_PAID', message: decision.note },
+      resolutionProposal: undefined,
+    },
     ...(payout.capDay && {
       cap: { capKey: payout.capKey, day: payout.capDay, deltaKobo: -payout.amountKobo },
     }),

@@ -1,20 +1,35 @@
-import { ConcurrentModificationError } from '../errors.js';
-import type { FindOutcome } from '../gateway.js';
-import { type Payout, PayoutStatus, systemPrincipal } from '../model.js';
+import { providerAttemptOf } from '../gateway.js';
+import { type Payout, PayoutStatus, systemPrincipal, type WatchedAttempt } from '../model.js';
 import { WorkQueue } from '../store/table-design.js';
-import { addMs, buildTransition, type EngineContext, type TransitionSpec } from './context.js';
+import { addMs, type EngineContext, type TransitionSpec } from './context.js';
+import {
+  type AttemptLook,
+  type FoundLook,
+  isAmbiguous,
+  isFailedLookup,
+  isFound,
+  lookFor,
+  paidTwiceSpec,
+  recheckWait,
+  reportNeedsReview,
+  tryTransition,
+  watchPayout,
+} from './watch-attempts.js';
 
 const reconciler = systemPrincipal('reconciler');
-const MAX_RECHECK_INTERVAL_MS = 60 * 60_000;
-/** Provider records may carry a clock a little behind ours. */
-const CLOCK_SKEW_MS = 5 * 60_000;
 
 export interface ReconcileReport {
   readonly leasesExpired: number;
   readonly succeeded: number;
   readonly failed: number;
+  /** Unknown payouts whose attempt was proved absent and which went back to pending for a new attempt. */
+  readonly reattempted: number;
   readonly needsReview: number;
   readonly stillUnknown: number;
+  /** Decided payouts whose earlier attempts were looked for again (see watch-attempts.ts). */
+  readonly watched: number;
+  /** Payouts found paid twice in this pass (an alarm fires on any). */
+  readonly paidTwice: number;
   /** Payouts waiting in needs_review after this pass (a gauge: alarms fire while it stays above 0). */
   readonly openNeedsReview: number;
   /** Payouts still unknown after this pass. */
@@ -24,13 +39,15 @@ export interface ReconcileReport {
 const OPEN_COUNT_LIMIT = 1000;
 
 /**
- * Decides payouts whose outcome is unknown, without ever resending them.
+ * Decides payouts whose outcome is unknown, without ever resending an attempt.
  *
  * 1. A payout left in `submitting` past its lease (a crash between the provider call and the state write)
  *    becomes `unknown`.
- * 2. Each `unknown` payout due for a look is searched on the provider by the marker in its narration:
- *    found -> `succeeded` with the provider's ids; absent once the grace period is over -> `failed`;
- *    several records, or no answer for too long -> `needs_review`, which alerts a person.
+ * 2. Each `unknown` payout due for a look is searched on the provider by its current attempt's marker, and by
+ *    the markers of its earlier attempts: found -> `succeeded` with the provider's ids; absent once the grace
+ *    period is over -> `pending` for a new attempt with a new marker (or `failed` after `maxAbsentAttempts`);
+ *    several or disagreeing records, or no answer for too long -> `needs_review`, which alerts a person.
+ * 3. Decided payouts with earlier attempts are watched for a late record for `watchWindowMs` (paid twice).
  */
 export interface ReconcileOptions {
   readonly limit?: number;
@@ -50,14 +67,25 @@ export async function reconcilePayouts(
     if (outOfTime()) break;
     if (await expireLease(ctx, payout)) leasesExpired++;
   }
-  const tally = { succeeded: 0, failed: 0, needsReview: 0, stillUnknown: 0 };
+  const tally = { succeeded: 0, failed: 0, reattempted: 0, needsReview: 0, stillUnknown: 0 };
+  let paidTwice = 0;
   for (const payout of await ctx.store.due(WorkQueue.Reconcile, ctx.clock.now().toISOString(), limit)) {
     if (outOfTime()) break;
-    const status = await reconcileOne(ctx, payout);
-    if (status === PayoutStatus.Succeeded) tally.succeeded++;
-    else if (status === PayoutStatus.Failed) tally.failed++;
-    else if (status === PayoutStatus.NeedsReview) tally.needsReview++;
+    const after = await reconcileOne(ctx, payout);
+    if (after.status === PayoutStatus.Succeeded) tally.succeeded++;
+    else if (after.status === PayoutStatus.Failed) tally.failed++;
+    else if (after.status === PayoutStatus.Pending) tally.reattempted++;
+    else if (after.status === PayoutStatus.NeedsReview) tally.needsReview++;
     else tally.stillUnknown++;
+    if (after.paidTwice && !payout.paidTwice) paidTwice++;
+  }
+  let watched = 0;
+  for (const payout of await ctx.store.due(WorkQueue.Watch, ctx.clock.now().toISOString(), limit)) {
+    if (outOfTime()) break;
+    const after = await watchPayout(ctx, payout);
+    watched++;
+    if (after.status === PayoutStatus.NeedsReview) tally.needsReview++;
+    if (after.paidTwice && !payout.paidTwice) paidTwice++;
   }
   const [openNeedsReview, openUnknown] = await Promise.all([
     ctx.store.countByStatus(PayoutStatus.NeedsReview, OPEN_COUNT_LIMIT),
@@ -65,7 +93,7 @@ export async function reconcilePayouts(
   ]);
   ctx.metrics.count('PayoutsOpenNeedsReview', openNeedsReview);
   ctx.metrics.count('PayoutsOpenUnknown', openUnknown);
-  const report = { leasesExpired, ...tally, openNeedsReview, openUnknown };
+  const report = { leasesExpired, ...tally, watched, paidTwice, openNeedsReview, openUnknown };
   if (Object.values(report).some((count) => count > 0)) ctx.logger.info('reconciliation pass', { ...report });
   return report;
 }
@@ -82,73 +110,154 @@ async function expireLease(ctx: EngineContext, payout: Payout): Promise<boolean>
   return tryTransition(ctx, payout, {
     to: PayoutStatus.Unknown,
     actor: reconciler,
-    reason: `lease of attempt ${payout.attempt.number} expired at ${payout.attempt.leaseUntil} with no recorded outcome`,
+    reason: `lease of claim ${payout.attempt.number} (provider attempt ${providerAttemptOf(payout)}) expired at ${payout.attempt.leaseUntil} with no recorded outcome`,
     changes: { nextActionAt: now.toISOString() },
   }).then((after) => after !== undefined);
 }
 
-/** Looks one unknown payout up on the provider and records what that proves. Returns the resulting status. */
-export async function reconcileOne(ctx: EngineContext, payout: Payout): Promise<PayoutStatus> {
-  if (payout.status !== PayoutStatus.Unknown) return payout.status;
+/**
+ * Looks one unknown payout up on the provider (its current attempt and every earlier one) and records what that
+ * proves. Returns the payout as it is afterwards (unchanged when another writer got there first).
+ */
+export async function reconcileOne(ctx: EngineContext, payout: Payout): Promise<Payout> {
+  if (payout.status !== PayoutStatus.Unknown) return payout;
   const now = ctx.clock.now();
-  const startedAt = new Date(payout.attempt?.startedAt ?? payout.createdAt);
-  const elapsed = now.getTime() - startedAt.getTime();
-  const found = await findSafely(ctx, payout, {
-    from: addMs(startedAt, -CLOCK_SKEW_MS),
-    to: addMs(now, CLOCK_SKEW_MS),
-  });
-
-  let spec: TransitionSpec;
-  switch (found.kind) {
-    case 'found':
-      spec = {
-        to: PayoutStatus.Succeeded,
-        actor: reconciler,
-        reason: 'found on the provider: the money moved',
-        changes: { receipt: found.receipt, nextActionAt: undefined },
-        details: { transactionId: found.receipt.transactionId, providerStatus: found.receipt.status },
-      };
-      break;
-    case 'ambiguous':
-      spec = needsReview(`the provider's records cannot be read as one payout: ${found.detail}`);
-      break;
-    case 'absent':
-      if (elapsed >= ctx.config.reconcileGraceMs) {
-        const message = `no provider record ${Math.round(elapsed / 1000)} s after the attempt; the money did not move`;
-        spec = {
-          to: PayoutStatus.Failed,
-          actor: reconciler,
-          reason: message,
-          changes: { failure: { code: 'ABSENT_AT_PROVIDER', message }, nextActionAt: undefined },
-          ...(payout.capDay && {
-            cap: { capKey: payout.capKey, day: payout.capDay, deltaKobo: -payout.amountKobo },
-          }),
-        };
-      } else {
-        spec = recheck(ctx, payout, now, elapsed, 'not found yet; within the grace period');
-      }
-      break;
-    case 'lookup_failed':
-      spec =
-        elapsed >= ctx.config.reconcileGiveUpMs
-          ? needsReview(
-              `the provider could not be asked for ${Math.round(elapsed / 60_000)} min: ${found.message}`,
-            )
-          : recheck(ctx, payout, now, elapsed, `look-up failed (${found.code}); will look again`);
-      break;
-  }
+  const current = {
+    number: providerAttemptOf(payout),
+    startedAt: payout.attempt?.startedAt ?? payout.createdAt,
+  };
+  const elapsed = now.getTime() - new Date(current.startedAt).getTime();
+  const watched = payout.watchedAttempts ?? [];
+  const [currentLook, ...earlierLooks] = await Promise.all([
+    lookFor(ctx, payout, current, now),
+    ...watched.map((attempt) => lookFor(ctx, payout, attempt, now)),
+  ]);
+  const spec = decideUnknown(ctx, payout, now, elapsed, currentLook as AttemptLook, earlierLooks);
   const after = await tryTransition(ctx, payout, spec);
   if (after?.status === PayoutStatus.Succeeded)
     ctx.metrics.count('PayoutAmountKobo', payout.amountKobo, { type: payout.instruction.type });
-  if (after?.status === PayoutStatus.NeedsReview) {
-    ctx.metrics.count('PayoutNeedsReview');
-    ctx.logger.error('payout needs review', {
-      payoutId: payout.id,
-      idempotencyKey: payout.idempotencyKey,
-      reason: spec.reason,
-    });
+  if (after?.status === PayoutStatus.NeedsReview) reportNeedsReview(ctx, after, spec.reason);
+  return after ?? payout;
+}
+
+function decideUnknown(
+  ctx: EngineContext,
+  payout: Payout,
+  now: Date,
+  elapsed: number,
+  current: AttemptLook,
+  earlier: readonly AttemptLook[],
+): TransitionSpec {
+  const all = [current, ...earlier];
+  const ambiguous = all.filter(isAmbiguous);
+  if (ambiguous.length > 0) {
+    const details = ambiguous.map((look) => `attempt ${look.attempt.number}: ${look.outcome.detail}`);
+    return needsReview(`the provider's records cannot be read as one payout: ${details.join(' | ')}`);
   }
-  return after?.status ?? PayoutStatus.Unknown;
+  const found = all.filter(isFound);
+  if (found.length >= 2) return paidTwiceSpec(payout, found);
+  const [paying] = found;
+  if (paying && paying.attempt.number === current.attempt.number) return succeeded(payout, paying);
+  const currentAbsentForGood = current.outcome.kind === 'absent' && elapsed >= ctx.config.reconcileGraceMs;
+  if (paying && currentAbsentForGood) {
+    // The money moved by an earlier attempt whose record showed up late, and the current one is proved absent:
+    // paid once. The current attempt is watched from now on, in case its record shows up late too.
+    const stillWatched = (payout.watchedAttempts ?? []).filter((a) => a.number !== paying.attempt.number);
+    return succeeded(payout, paying, [...stillWatched, provedAbsent(ctx, payout, now)]);
+  }
+  const failedLookup = all.find(isFailedLookup);
+  if (failedLookup) {
+    return elapsed >= ctx.config.reconcileGiveUpMs
+      ? needsReview(
+          `the provider could not be asked for ${Math.round(elapsed / 60_000)} min: ${failedLookup.outcome.message}`,
+        )
+      : recheck(ctx, payout, now, elapsed, `look-up failed (${failedLookup.outcome.code}); will look again`);
+  }
+  if (!currentAbsentForGood) {
+    const why = paying
+      ? `attempt ${paying.attempt.number} found; waiting for attempt ${current.attempt.number} to be proved absent`
+      : 'not found yet; within the grace period';
+    return recheck(ctx, payout, now, elapsed, why);
+  }
+  return afterProvedAbsence(ctx, payout, now, elapsed);
+}
+
+function succeeded(
+  payout: Payout,
+  paying: FoundLook,
+  watchedAttempts?: readonly WatchedAttempt[],
+): TransitionSpec {
+  const { outcome } = paying;
+  const byEarlier = paying.attempt.number !== providerAttemptOf(payout);
+  return {
+    to: PayoutStatus.Succeeded,
+    actor: reconciler,
+    reason: byEarlier
+      ? `found on the provider: attempt ${paying.attempt.number}'s record showed up late and the later attempt is proved absent; paid once`
+      : `found on the provider: attempt ${paying.attempt.number} moved the money`,
+    changes: {
+      receipt: outcome.receipt,
+      // Watched attempts, if any, are looked for from the watch queue right away.
+      nextActionAt: undefined,
+      ...(byEarlier && { paidByAttempt: paying.attempt.number }),
+      ...(watchedAttempts && { watchedAttempts }),
+    },
+    details: {
+      transactionId: outcome.receipt.transactionId,
+      providerStatus: outcome.receipt.status,
+      attempt: paying.attempt.number,
+    },
+  };
+}
+
+/** The current attempt, proved absent now: watched for a late record until the watch window ends. */
+function provedAbsent(ctx: EngineContext, payout: Payout, now: Date): WatchedAttempt {
+  return {
+    number: providerAttemptOf(payout),
+    startedAt: payout.attempt?.startedAt ?? payout.createdAt,
+    ...(payout.capDay && { capDay: payout.capDay }),
+    provedAbsentAt: now.toISOString(),
+    watchUntil: addMs(now, ctx.config.watchWindowMs),
+  };
+}
+
+/**
+ * The attempt is proved absent (grace period over, the window listed to its end). Below the attempt limit the
+ * payout goes back to `pending` for a new attempt, whose marker carries its number, after a wait that doubles per
+ * absent attempt; at the limit it fails. Either way the cap reservation is released (a new claim reserves again)
+ * and the absent attempt is watched.
+ */
+function afterProvedAbsence(ctx: EngineContext, payout: Payout, now: Date, elapsed: number): TransitionSpec {
+  const absent = provedAbsent(ctx, payout, now);
+  const watchedAttempts = [...(payout.watchedAttempts ?? []), absent];
+  const release = payout.capDay
+    ? { capKey: payout.capKey, day: payout.capDay, deltaKobo: -payout.amountKobo }
+    : undefined;
+  const seconds = Math.round(elapsed / 1000);
+  if (watchedAttempts.length >= ctx.config.maxAbsentAttempts) {
+    const message = `no provider record of any of ${watchedAttempts.length} attempts (the last ${seconds} s after it); the money did not move`;
+    return {
+      to: PayoutStatus.Failed,
+      actor: reconciler,
+      reason: message,
+      changes: {
+        failure: { code: 'ABSENT_AT_PROVIDER', message },
+        watchedAttempts,
+        capDay: undefined,
+        nextActionAt: addMs(now, ctx.config.reconcileIntervalMs),
+      },
+      ...(release && { cap: release }),
+    };
+  }
+  const wait = ctx.config.retryBaseMs * 2 ** Math.min(watchedAttempts.length - 1, 10);
+  return {
+    to: PayoutStatus.Pending,
+    actor: reconciler,
+    reason: `attempt ${absent.number} proved absent (no provider record ${seconds} s after it); a new attempt with a new marker follows, its marker watched until ${absent.watchUntil}`,
+    changes: { watchedAttempts, capDay: undefined, nextActionAt: addMs(now, wait) },
+    details: { absentAttempt: absent.number, absentAttempts: watchedAttempts.length },
+    ...(release && { cap: release }),
+  };
 }
 
 function needsReview(reason: string): TransitionSpec {
@@ -162,40 +271,10 @@ function recheck(
   elapsed: number,
   reason: string,
 ): TransitionSpec {
-  const wait = Math.min(MAX_RECHECK_INTERVAL_MS, Math.max(ctx.config.reconcileIntervalMs, elapsed / 2));
   return {
     to: payout.status,
     actor: reconciler,
     reason,
-    changes: { nextActionAt: addMs(now, wait) },
+    changes: { nextActionAt: addMs(now, recheckWait(ctx, elapsed)) },
   };
-}
-
-async function findSafely(
-  ctx: EngineContext,
-  payout: Payout,
-  window: { from: string; to: string },
-): Promise<FindOutcome> {
-  try {
-    return await ctx.gateway.find(payout, window);
-  } catch (error) {
-    return {
-      kind: 'lookup_failed',
-      code: 'GATEWAY_ERROR',
-      message: error instanceof Error ? error.message : 'failed',
-    };
-  }
-}
-
-async function tryTransition(
-  ctx: EngineContext,
-  payout: Payout,
-  spec: TransitionSpec,
-): Promise<Payout | undefined> {
-  try {
-    return await ctx.store.transition(buildTransition(payout, spec, ctx.clock.now()));
-  } catch (error) {
-    if (error instanceof ConcurrentModificationError) return undefined;
-    throw error;
-  }
 }

@@ -165,6 +165,8 @@ async function claim(
         number: payout.submissionCount + 1,
         startedAt: now.toISOString(),
         leaseUntil: addMs(now, ctx.config.submitLeaseMs),
+        // A new marker only after an attempt was proved absent: a claim answered "not sent" reached nobody.
+        providerAttempt: (payout.watchedAttempts?.length ?? 0) + 1,
       },
       submissionCount: payout.submissionCount + 1,
       capDay,

@@ -44,7 +44,13 @@ const PayoutItemSchema = z.object({
   capKey: z.string(),
   capDay: z.optional(z.string()),
   attempt: z.optional(
-    z.object({ attemptId: z.string(), number: z.int(), startedAt: z.string(), leaseUntil: z.string() }),
+    z.object({
+      attemptId: z.string(),
+      number: z.int(),
+      startedAt: z.string(),
+      leaseUntil: z.string(),
+      providerAttempt: z.optional(z.int()),
+    }),
   ),
   submissionCount: z.int(),
   nextActionAt: z.optional(z.string()),
@@ -59,6 +65,29 @@ const PayoutItemSchema = z.object({
     }),
   ),
   failure: z.optional(z.object({ code: z.string(), message: z.string() })),
+  watchedAttempts: z.optional(
+    z.array(
+      z.object({
+        number: z.int(),
+        startedAt: z.string(),
+        capDay: z.optional(z.string()),
+        provedAbsentAt: z.string(),
+        watchUntil: z.string(),
+      }),
+    ),
+  ),
+  watchEndedAt: z.optional(z.string()),
+  paidByAttempt: z.optional(z.int()),
+  paidTwice: z.optional(z.object({ attempts: z.array(z.int()), transactionIds: z.array(z.string()) })),
+  resolutionProposal: z.optional(
+    z.object({
+      transactionId: z.string(),
+      note: z.string(),
+      proposedBy: principal,
+      proposedAt: z.string(),
+      mismatch: z.string(),
+    }),
+  ),
   createdAt: z.string(),
   updatedAt: z.string(),
 });
@@ -109,6 +138,13 @@ export function workQueueOf(payout: Payout): { queue: string; dueAt: string } | 
       return { queue: WorkQueue.Reconcile, dueAt: payout.nextActionAt ?? payout.updatedAt };
     case PayoutStatus.Scheduled:
       return payout.scheduleAt ? { queue: WorkQueue.Due, dueAt: payout.scheduleAt } : undefined;
+    case PayoutStatus.Succeeded:
+    case PayoutStatus.Failed:
+    case PayoutStatus.Cancelled:
+      // Decided, but an earlier attempt may still show up at the provider: the reconciler keeps looking.
+      return payout.watchedAttempts?.length && !payout.watchEndedAt
+        ? { queue: WorkQueue.Watch, dueAt: payout.nextActionAt ?? payout.updatedAt }
+        : undefined;
     default:
       return undefined;
   }

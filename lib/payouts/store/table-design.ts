@@ -31,6 +31,8 @@ export const WorkQueue = {
   Reconcile: 'reconcile',
   /** `scheduled` payouts, by their scheduled time. */
   Due: 'due',
+  /** Decided payouts whose earlier attempts are still watched for a late provider record. */
+  Watch: 'watch',
 } as const;
 export type WorkQueue = (typeof WorkQueue)[keyof typeof WorkQueue];
 

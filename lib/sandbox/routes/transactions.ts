@@ -64,8 +64,12 @@ function listWalletTransactions(req: SandboxRequest, ctx: RouteContext): Reply {
   const type = oneOfQuery(req.query, 'type', [TRANSACTION_TYPE.debit, TRANSACTION_TYPE.credit]);
   const start = isoQuery(req.query, 'startDate');
   const end = isoQuery(req.query, 'endDate');
+  // Only with a lag set: seeded records carry fixed dates, which a test's clock may be before.
+  const lag = ctx.listingLagMs ?? 0;
+  const listedBy = lag > 0 ? ctx.now().getTime() - lag : Number.POSITIVE_INFINITY;
   const matching = ctx.state.walletTransactions.filter(
     (t) =>
+      t.createdAt.getTime() <= listedBy &&
       (walletId === null || t.walletId === walletId) &&
       (type === undefined || t.type === type) &&
       (start === undefined || t.createdAt.getTime() >= start.getTime()) &&
