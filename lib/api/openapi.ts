@@ -250,6 +250,16 @@ export function buildOpenApiDocument() {
           responses: { ...ok('approved (and sent)', ref('Refund')), ...problems(400, 403, 404, 409) },
         },
       },
+      '/refunds/{id}/cancel': {
+        post: {
+          operationId: 'cancelRefund',
+          summary:
+            'Withdraw a refund never sent (pending_approval, requested, not_sent); its share of the transaction total is given back',
+          parameters: [idPath],
+          requestBody: body(CancelRequestSchema, false),
+          responses: { ...ok('cancelled', ref('Refund')), ...problems(400, 404, 409) },
+        },
+      },
       ...Object.fromEntries(
         ['settlements', 'wallet-transactions', 'stores'].map((view) => [
           `/provider/${view}`,

@@ -20,6 +20,8 @@ export const RefundStatus = {
   NotSent: 'not_sent',
   /** The request may have reached the provider; check by hand. */
   Unknown: 'unknown',
+  /** Withdrawn by a person before anything was sent (waiting for approval, for a resume, or for a retry). */
+  Cancelled: 'cancelled',
 } as const;
 export type RefundStatus = (typeof RefundStatus)[keyof typeof RefundStatus];
 

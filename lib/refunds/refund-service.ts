@@ -174,6 +174,39 @@ export class RefundService {
   }
 
   /**
+   * Withdraws a refund that was never sent (`pending_approval`, `requested`, `not_sent`), giving back its share of
+   * the transaction's total. Anyone may withdraw: it moves no money.
+   *
+   * @throws RefundInvalidTransitionError when it may have been sent; RefundConcurrentModificationError when a
+   *   claim (or another command) changed it meanwhile
+   */
+  async cancel(id: string, actor: Principal, reason?: string): Promise<Refund> {
+    const refund = await this.get(id);
+    const unsent: readonly RefundStatus[] = [
+      RefundStatus.PendingApproval,
+      RefundStatus.Requested,
+      RefundStatus.NotSent,
+    ];
+    if (!unsent.includes(refund.status)) {
+      throw new RefundInvalidTransitionError(
+        `refund ${id} is ${refund.status}; only a refund never sent (${unsent.join(', ')}) can be cancelled`,
+      );
+    }
+    const release = releases(refund, { total: true });
+    const cancellation = await this.#change(
+      refund,
+      { status: RefundStatus.Cancelled, ...release.changes },
+      {
+        actor,
+        reason: reason ? `cancelled by ${actor.id}: ${reason}` : `cancelled by ${actor.id}`,
+        ...release.change,
+      },
+    );
+    if (!cancellation.changed) throw new RefundConcurrentModificationError(id);
+    return cancellation.refund;
+  }
+
+  /**
    * One pass of the sweeper over refunds not yet settled: sends those recorded but never sent (a crash, the
    * provider unreachable, payouts paused), after the same conditional claim, and hands stale claims to a person
    * as `unknown`.

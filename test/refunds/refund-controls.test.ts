@@ -277,6 +277,40 @@ describe('refunds at or above the approval threshold need a second person', () =
   });
 });
 
+describe('withdrawing a refund', () => {
+  it('gives back the share of a refund cancelled while it waits for approval, and never sends it', async () => {
+    const setup = await fresh({ approvalThresholdKobo: 500_000 });
+    const tx = paidTransaction(15_000);
+    const before = refundCalls();
+    const { refund } = await ask(setup, refundOf(tx, 1_500_000));
+    expect(await setup.store.refundedTotal(tx)).toBe(1_500_000);
+    const cancelled = await setup.service.cancel(refund.id, bob, 'customer kept the goods');
+    expect(cancelled).toMatchObject({ status: RefundStatus.Cancelled, countsInTotal: false });
+    expect(await setup.store.refundedTotal(tx)).toBe(0);
+    await expect(setup.service.approve(refund.id, carol)).rejects.toBeInstanceOf(
+      RefundInvalidTransitionError,
+    );
+    expect((await ask(setup, refundOf(tx, 400_000))).refund.status).toBe(RefundStatus.Pending);
+    await expect(setup.service.cancel(refund.id, bob)).rejects.toBeInstanceOf(RefundInvalidTransitionError);
+    expect(refundCalls()).toBe(before + 1);
+    const { audit } = await setup.service.getWithAudit(refund.id);
+    expect(audit.at(-1)).toMatchObject({
+      from: 'pending_approval',
+      to: 'cancelled',
+      actor: bob,
+      reason: 'cancelled by bob: customer kept the goods',
+    });
+  });
+
+  it('refuses to cancel a refund that was sent', async () => {
+    const setup = await fresh();
+    const { refund } = await ask(setup, refundOf(paidTransaction(2_000), 10_000));
+    expect(refund.status).toBe(RefundStatus.Pending);
+    await expect(setup.service.cancel(refund.id, bob)).rejects.toBeInstanceOf(RefundInvalidTransitionError);
+    expect(await setup.store.refundedTotal(refund.transactionId)).toBe(10_000);
+  });
+});
+
 /** The request fields of a stored refund, to replay it. */
 function pick(refund: {
   transactionId: string;

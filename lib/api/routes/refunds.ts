@@ -2,7 +2,7 @@ import { CreateRefundRequestSchema } from '../../refunds/model.js';
 import { presentRefund } from '../presenters.js';
 import { idempotencyKeyOf, parseBody } from '../request.js';
 import type { Route, RouteRequest, RouteResult } from '../router.js';
-import { ApproveRequestSchema } from '../schemas.js';
+import { ApproveRequestSchema, CancelRequestSchema } from '../schemas.js';
 import { idParam } from './payouts.js';
 
 /**
@@ -35,8 +35,17 @@ async function approveRefund(request: RouteRequest) {
   return { status: 200, body: presentRefund(await request.ctx.refunds.approve(id, request.principal())) };
 }
 
+/** POST /refunds/{id}/cancel: withdraws a refund never sent, giving back its share of the transaction's total. */
+async function cancelRefund(request: RouteRequest) {
+  const id = idParam(request);
+  const body = parseBody(request.event, CancelRequestSchema, {});
+  const refund = await request.ctx.refunds.cancel(id, request.principal(), body.reason);
+  return { status: 200, body: presentRefund(refund) };
+}
+
 export const refundRoutes: readonly Route[] = [
   { method: 'POST', path: '/refunds', handler: createRefund },
   { method: 'GET', path: '/refunds/{id}', handler: getRefund },
   { method: 'POST', path: '/refunds/{id}/approve', handler: approveRefund },
+  { method: 'POST', path: '/refunds/{id}/cancel', handler: cancelRefund },
 ];
