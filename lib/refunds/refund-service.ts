@@ -265,7 +265,9 @@ export class RefundService {
       }
       return paidKobo;
     } catch (error) {
-      if (error instanceof ProviderRejectedError && error.status === 404) {
+      // The id is the client's: the provider not knowing it (404), or refusing it as malformed (400), is the
+      // client's 422, never a 5xx.
+      if (error instanceof ProviderRejectedError && (error.status === 404 || error.status === 400)) {
         throw new RefundTransactionNotRefundableError(
           'transactionId',
           `the provider has no transaction ${transactionId}`,
