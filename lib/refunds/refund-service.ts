@@ -1,25 +1,20 @@
-import { toKobo, toNaira } from '../money.js';
+import { toNaira } from '../money.js';
 import { defaultEngineConfig, type EngineConfig } from '../payouts/config.js';
 import { DailyCapExceededError, PayoutsPausedError } from '../payouts/errors.js';
 import { admit, assertMayApprove, type GateLimits, MoneyEntryPoint } from '../payouts/gate.js';
 import { type Principal, systemPrincipal } from '../payouts/model.js';
 import type { ProviderClient } from '../provider/client.js';
-import {
-  ProviderInvalidRequestError,
-  ProviderRejectedError,
-  ProviderUnavailableError,
-} from '../provider/errors.js';
 import { type Clock, systemClock } from '../shared/clock.js';
 import { fingerprint, ulid } from '../shared/ids.js';
 import { type Logger, silentLogger } from '../shared/logger.js';
 import { calendarDayIn } from '../shared/wall-clock.js';
+import { amountPaidOn } from './amount-paid.js';
 import {
   RefundConcurrentModificationError,
   RefundExceedsAmountPaidError,
   RefundIdempotencyConflictError,
   RefundInvalidTransitionError,
   RefundNotFoundError,
-  RefundTransactionNotRefundableError,
 } from './errors.js';
 import {
   type CreateRefundRequest,
@@ -31,6 +26,7 @@ import {
   RefundStatus,
 } from './model.js';
 import type { DynamoDbRefundStore, RefundChange } from './refund-store.js';
+import { classify, failureOf, releases } from './send-outcome.js';
 
 /** The engine's limits refunds obey: the gate's maximum and threshold, and the merchant's daily cap. */
 export type RefundLimits = GateLimits & Pick<EngineConfig, 'dailyCapKobo' | 'capTimeZone'>;
@@ -106,7 +102,7 @@ export class RefundService {
     const recorded = await this.#store.findByIdempotencyKey(idempotencyKey);
     if (recorded) return this.#replay(recorded, requestFingerprint, idempotencyKey);
 
-    const amountPaidKobo = await this.#amountPaid(request.transactionId);
+    const amountPaidKobo = await amountPaidOn(this.#provider, request.transactionId);
     if (request.amount > amountPaidKobo) {
       const already = await this.#store.refundedTotal(request.transactionId);
       throw new RefundExceedsAmountPaidError(request.amount, amountPaidKobo, already);
@@ -248,36 +244,6 @@ export class RefundService {
     return this.#resume(existing).then((refund) => ({ refund, replayed: true }));
   }
 
-  /**
-   * What the provider says was paid on the transaction, in kobo: the most our refunds of it may return in total.
-   * A transaction it does not know, or one with nothing paid, is refused naming `transactionId`.
-   */
-  async #amountPaid(transactionId: string): Promise<number> {
-    try {
-      const { data } = await this.#provider.transactions.info({ transactionId });
-      const { amountPaid, status } = data.transaction;
-      const paidKobo = amountPaid === undefined || status !== 'SUCCESS' ? 0 : toKobo(amountPaid);
-      if (paidKobo <= 0) {
-        throw new RefundTransactionNotRefundableError(
-          'transactionId',
-          `transaction ${transactionId} has no payment that could be refunded`,
-        );
-      }
-      return paidKobo;
-    } catch (error) {
-      // The id is the client's: the provider not knowing it (404), or refusing it as malformed (400), is the
-      // client's 422, never a 5xx.
-      if (error instanceof ProviderRejectedError && (error.status === 404 || error.status === 400)) {
-        throw new RefundTransactionNotRefundableError(
-          'transactionId',
-          `the provider has no transaction ${transactionId}`,
-          { cause: error },
-        );
-      }
-      throw error;
-    }
-  }
-
   /** A replayed request: send what was never sent; a claim that outlived its lease may have reached the provider. */
   async #resume(refund: Refund): Promise<Refund> {
     if (refund.status === RefundStatus.Requested || refund.status === RefundStatus.NotSent) {
@@ -361,10 +327,11 @@ export class RefundService {
 
   /** Ends a refund that was never sent as `rejected`, returning its share of the transaction's total. */
   async #refuse(refund: Refund, failure: { code: string; message: string }): Promise<Refund> {
+    const release = releases(refund, { total: true });
     const { refund: current } = await this.#change(
       refund,
-      { status: RefundStatus.Rejected, failure, ...releases(refund, { total: true }).changes },
-      { actor: sender, reason: failure.message, ...releases(refund, { total: true }).change },
+      { status: RefundStatus.Rejected, failure, ...release.changes },
+      { actor: sender, reason: failure.message, ...release.change },
     );
     return current;
   }
@@ -441,39 +408,4 @@ export class RefundService {
     );
     return recorded.refund;
   }
-}
-
-/** What a refund that moved no money gives back: its day's cap reservation, and (`total`) its share of the total. */
-function releases(
-  refund: Refund,
-  options: { total: boolean },
-): { changes: Partial<Refund>; change: Pick<RefundChange, 'cap' | 'totalDeltaKobo'> } {
-  const releaseTotal = options.total && refund.countsInTotal === true;
-  return {
-    changes: { capDay: undefined, ...(releaseTotal && { countsInTotal: false }) },
-    change: {
-      ...(refund.capDay && {
-        cap: { capKey: REFUND_CAP_KEY, day: refund.capDay, deltaKobo: -refund.amountKobo },
-      }),
-      ...(releaseTotal && { totalDeltaKobo: -refund.amountKobo }),
-    },
-  };
-}
-
-function classify(error: unknown): { status: RefundStatus } {
-  if (error instanceof ProviderRejectedError || error instanceof ProviderInvalidRequestError) {
-    return { status: RefundStatus.Rejected };
-  }
-  if (error instanceof ProviderUnavailableError) return { status: RefundStatus.NotSent };
-  return { status: RefundStatus.Unknown };
-}
-
-function failureOf(error: unknown): { code: string; message: string } {
-  if (error instanceof ProviderRejectedError) {
-    return { code: error.code, message: error.providerMessage ?? `provider answered ${error.status}` };
-  }
-  if (error instanceof Error && 'code' in error && typeof error.code === 'string') {
-    return { code: error.code, message: error.message };
-  }
-  return { code: 'UNEXPECTED', message: error instanceof Error ? error.message : String(error) };
 }
