@@ -265,21 +265,43 @@ export function buildOpenApiDocument() {
       '/refunds': {
         post: {
           operationId: 'createRefund',
-          summary: 'Request a refund of a provider transaction (amount in integer kobo)',
+          summary:
+            'Request a refund of a payment-link transaction (amount in integer kobo). Above the per-payout maximum: 400 naming amount. Unknown or unpaid transaction, or refunds of the transaction would exceed what was paid: 422 naming transactionId or amount, nothing stored or sent. At or above the approval threshold it waits in pending_approval; while payouts are paused it waits in requested; beyond the merchant daily cap it is rejected (DAILY_CAP_EXCEEDED)',
           parameters: [idempotencyHeader],
           requestBody: body(CreateRefundRequestSchema),
           responses: {
-            ...ok('recorded and sent', ref('Refund'), '201'),
+            ...ok('recorded (and sent, unless it waits for approval or a resume)', ref('Refund'), '201'),
             ...ok('replay; header Idempotent-Replayed: true', ref('Refund')),
-            ...problems(400, 409),
+            ...problems(400, 409, 422, 503),
           },
         },
       },
       '/refunds/{id}': {
         get: {
           operationId: 'getRefund',
+          summary: 'A refund with its audit trail',
           parameters: [idPath],
           responses: { ...ok('the refund', ref('Refund')), ...problems(404) },
+        },
+      },
+      '/refunds/{id}/approve': {
+        post: {
+          operationId: 'approveRefund',
+          summary:
+            'Approve a refund in pending_approval (never by its requester, compared by stable identity); it is then sent',
+          parameters: [idPath],
+          requestBody: body(ApproveRequestSchema, false),
+          responses: { ...ok('approved (and sent)', ref('Refund')), ...problems(400, 403, 404, 409) },
+        },
+      },
+      '/refunds/{id}/cancel': {
+        post: {
+          operationId: 'cancelRefund',
+          summary:
+            'Withdraw a refund never sent (pending_approval, requested, not_sent); its share of the transaction total is given back',
+          parameters: [idPath],
+          requestBody: body(CancelRequestSchema, false),
+          responses: { ...ok('cancelled', ref('Refund')), ...problems(400, 404, 409) },
         },
       },
       ...Object.fromEntries(
@@ -640,8 +662,15 @@ export function buildOpenApiDocument() {
             transactionId: { type: 'string' },
             amount: { type: 'integer', description: 'kobo' },
             currency: { const: 'NGN' },
+            requestedBy: principalSchema,
+            approvedBy: principalSchema,
             providerRefundId: { type: 'string' },
             failure: { type: 'object' },
+            audit: {
+              type: 'array',
+              description: 'GET /refunds/{id} only, oldest first: who requested, who approved, each change',
+              items: { type: 'object' },
+            },
           },
         },
       },

@@ -1,5 +1,5 @@
 import type { AuditEvent, Controls, Payout, Principal } from '../payouts/model.js';
-import type { Refund } from '../refunds/model.js';
+import type { Refund, RefundAuditEvent } from '../refunds/model.js';
 
 /**
  * The JSON shapes the ops API answers with, all in one place. Amounts are integer kobo named `amount`
@@ -92,7 +92,7 @@ export function presentControls(controls: Controls) {
   };
 }
 
-export function presentRefund(refund: Refund) {
+export function presentRefund(refund: Refund, audit?: readonly RefundAuditEvent[]) {
   return {
     id: refund.id,
     status: refund.status,
@@ -103,11 +103,22 @@ export function presentRefund(refund: Refund) {
     merchantNote: refund.merchantNote,
     idempotencyKey: refund.idempotencyKey,
     requestedBy: principal(refund.requestedBy),
+    ...(refund.approvedBy && { approvedBy: principal(refund.approvedBy) }),
     ...(refund.providerRefundId && { providerRefundId: refund.providerRefundId }),
     ...(refund.providerStatus && { providerStatus: refund.providerStatus }),
     ...(refund.failure && { failure: refund.failure }),
     createdAt: refund.createdAt,
     updatedAt: refund.updatedAt,
+    ...(audit && {
+      audit: audit.map((event) => ({
+        sequence: event.sequence,
+        at: event.at,
+        actor: principal(event.actor),
+        ...(event.from && { from: event.from }),
+        to: event.to,
+        reason: event.reason,
+      })),
+    }),
   };
 }
 

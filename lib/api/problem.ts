@@ -20,7 +20,13 @@ import {
   ResolutionMismatchError,
 } from '../payouts/errors.js';
 import { ProviderError, ProviderRejectedError, ProviderUnavailableError } from '../provider/errors.js';
-import { RefundIdempotencyConflictError, RefundNotFoundError } from '../refunds/errors.js';
+import {
+  RefundConcurrentModificationError,
+  RefundIdempotencyConflictError,
+  RefundInvalidTransitionError,
+  RefundNotFoundError,
+  RefundRefusedError,
+} from '../refunds/errors.js';
 import { SettlementNotConfiguredError, SettlementNotFoundError } from '../settlement/errors.js';
 import type { Logger } from '../shared/logger.js';
 import { ApiError } from './errors.js';
@@ -85,6 +91,17 @@ export function problemFor(error: unknown, logger: Logger): Problem {
       'Idempotency key reused with a different request',
       error.message,
     );
+  }
+  if (error instanceof RefundRefusedError) {
+    return problem(422, 'refund-refused', 'The refund is not allowed', error.message, [
+      { path: error.path, message: error.reason },
+    ]);
+  }
+  if (error instanceof RefundInvalidTransitionError) {
+    return problem(409, 'invalid-transition', 'The refund is not in a state that allows this', error.message);
+  }
+  if (error instanceof RefundConcurrentModificationError) {
+    return problem(409, 'concurrent-modification', 'The refund changed meanwhile; try again', error.message);
   }
   if (error instanceof SettlementNotConfiguredError) {
     return problem(503, 'not-configured', 'Instant settlement is not configured', error.message);

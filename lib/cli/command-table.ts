@@ -147,7 +147,21 @@ export const COMMANDS: readonly CommandSpec[] = [
     body: 'required',
     idempotent: true,
   },
-  { words: ['refunds', 'get'], method: 'GET', path: '/refunds/{id}', summary: 'a refund' },
+  { words: ['refunds', 'get'], method: 'GET', path: '/refunds/{id}', summary: 'a refund with its audit' },
+  {
+    words: ['refunds', 'approve'],
+    method: 'POST',
+    path: '/refunds/{id}/approve',
+    summary: 'approve a refund as the second person; it is then sent',
+    confirmFrom: '/refunds/{id}',
+  },
+  {
+    words: ['refunds', 'cancel'],
+    method: 'POST',
+    path: '/refunds/{id}/cancel',
+    summary: 'withdraw a refund never sent',
+    bodyFlags: ['reason'],
+  },
   {
     words: ['settlements', 'pay'],
     method: 'POST',

@@ -6,17 +6,22 @@ import * as z from '../shared/zod.js';
  * `unknown` (timeout or 5xx after sending) is never resent: a person checks the provider's records.
  */
 export const RefundStatus = {
+  /** At or above the approval threshold: nothing is sent until a second person approves it. */
+  PendingApproval: 'pending_approval',
+  /** Recorded (and approved where needed), waiting to be sent; also while payouts are paused. */
   Requested: 'requested',
   /** Claimed by one request, which is calling the provider now (or crashed doing so: see `unknown`). */
   Sending: 'sending',
   /** The provider accepted the request; its own refund is `pending`. */
   Pending: 'pending',
-  /** The provider refused (unknown transaction, above the amount paid, …); nothing happened. */
+  /** Refused, nothing happened: by the provider (`failure.code` from it) or by the daily cap (`DAILY_CAP_EXCEEDED`). */
   Rejected: 'rejected',
   /** The provider could not be reached; nothing was sent. */
   NotSent: 'not_sent',
   /** The request may have reached the provider; check by hand. */
   Unknown: 'unknown',
+  /** Withdrawn by a person before anything was sent (waiting for approval, for a resume, or for a retry). */
+  Cancelled: 'cancelled',
 } as const;
 export type RefundStatus = (typeof RefundStatus)[keyof typeof RefundStatus];
 
@@ -44,6 +49,17 @@ export interface Refund {
   /** Incremented by every change; changes are conditional on it. */
   readonly version: number;
   readonly requestedBy: Principal;
+  /** The second person who approved it (refunds at or above the approval threshold). */
+  readonly approvedBy?: Principal;
+  /** What the provider said was paid on the transaction when the refund was accepted, in kobo. */
+  readonly amountPaidKobo?: number;
+  /**
+   * True while the amount counts in the transaction's refunded total (from acceptance; released when the refund
+   * ends refused or the sweeper gives up on it; absent on refunds stored before the total was kept).
+   */
+  readonly countsInTotal?: boolean;
+  /** The day (cap time zone) whose `merchant` daily cap holds the amount, from the claim until released. */
+  readonly capDay?: string;
   readonly providerRefundId?: string;
   readonly providerStatus?: string;
   readonly failure?: { readonly code: string; readonly message: string };
@@ -54,6 +70,21 @@ export interface Refund {
   readonly createdAt: string;
   readonly updatedAt: string;
 }
+
+/** One change of a refund, written in the same transaction as the change (`from` absent at creation). */
+export interface RefundAuditEvent {
+  readonly refundId: string;
+  /** The refund's version after the change. */
+  readonly sequence: number;
+  readonly at: string;
+  readonly actor: Principal;
+  readonly from?: RefundStatus;
+  readonly to: RefundStatus;
+  readonly reason: string;
+}
+
+/** The wallet a refund's money leaves from, for the daily cap: the merchant's main wallet, as bank payouts. */
+export const REFUND_CAP_KEY = 'merchant';
 
 /** How long a `requested` or `not_sent` refund waits before the sweeper sends it (its own request may still be). */
 export const REFUND_RETRY_DELAY_MS = 60_000;

@@ -1,15 +1,30 @@
-import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBClient, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import {
+  DynamoDBDocumentClient,
+  GetCommand,
+  QueryCommand,
+  TransactWriteCommand,
+} from '@aws-sdk/lib-dynamodb';
+import { DailyCapExceededError, PayoutsPausedError } from '../payouts/errors.js';
+import { capUpdateItem, pauseCheckItem, type TransactItem } from '../payouts/store/control-items.js';
+import type { CapChange } from '../payouts/store/payout-store.js';
 import { TableIndexes } from '../payouts/store/table-design.js';
-import { createWithIdempotencyKey } from '../shared/idempotent-create.js';
+import { createWithIdempotencyKey, IdempotentCreateGuardError } from '../shared/idempotent-create.js';
+import { jitteredPause } from '../shared/jitter.js';
 import * as z from '../shared/zod.js';
-import { RefundConcurrentModificationError } from './errors.js';
-import { type Refund, refundWorkDueAt } from './model.js';
+import { RefundConcurrentModificationError, RefundExceedsAmountPaidError } from './errors.js';
+import { type Refund, type RefundAuditEvent, RefundStatus, refundWorkDueAt } from './model.js';
 
 /** Keys of refund items in the project's single table (see lib/payouts/store/table-design.ts). */
 export const refundKeys = {
   refund: (id: string) => ({ pk: `REFUND#${id}`, sk: 'REFUND' }),
+  audit: (id: string, sequence: number) => ({
+    pk: `REFUND#${id}`,
+    sk: `AUDIT#${String(sequence).padStart(6, '0')}`,
+  }),
   idempotency: (key: string) => ({ pk: `IDEMPOTENCY#refund#${key}`, sk: 'IDEMPOTENCY' }),
+  /** The running total of our refunds of one provider transaction, never above what was paid on it. */
+  refundedTotal: (transactionId: string) => ({ pk: `REFUNDED#${transactionId}`, sk: 'REFUNDED' }),
   /** The work queue (gsi3) of refunds the sweeper must still send or settle. */
   workPartition: 'WORK#refund',
 } as const;
@@ -26,7 +41,12 @@ function toRefundItem(refund: Refund): Record<string, unknown> {
   };
 }
 
+function toAuditItem(event: RefundAuditEvent): Record<string, unknown> {
+  return { ...refundKeys.audit(event.refundId, event.sequence), entity: 'refundAudit', ...event };
+}
+
 const principalSchema = z.object({ id: z.string(), kind: z.enum(['user', 'system']) });
+const statusSchema = z.enum(Object.values(RefundStatus));
 
 /** The stored item, checked on every read: a corrupt item fails loudly rather than flowing on. */
 const refundItemSchema = z.object({
@@ -37,9 +57,13 @@ const refundItemSchema = z.object({
   amountKobo: z.int(),
   customerNote: z.string(),
   merchantNote: z.string(),
-  status: z.enum(['requested', 'sending', 'pending', 'rejected', 'not_sent', 'unknown']),
+  status: statusSchema,
   version: z.int(),
   requestedBy: principalSchema,
+  approvedBy: z.optional(principalSchema),
+  amountPaidKobo: z.optional(z.int()),
+  countsInTotal: z.optional(z.boolean()),
+  capDay: z.optional(z.string()),
   providerRefundId: z.optional(z.string()),
   providerStatus: z.optional(z.string()),
   failure: z.optional(z.object({ code: z.string(), message: z.string() })),
@@ -49,11 +73,42 @@ const refundItemSchema = z.object({
   updatedAt: z.string(),
 });
 
+const auditItemSchema = z.object({
+  refundId: z.string(),
+  sequence: z.int(),
+  at: z.string(),
+  actor: principalSchema,
+  from: z.optional(statusSchema),
+  to: statusSchema,
+  reason: z.string(),
+});
+
 export type CreateRefundOutcome =
   | { readonly created: true; readonly refund: Refund }
   | { readonly created: false; readonly existing: Refund };
 
-/** Refund persistence: a conditional create with its idempotency key, and version-guarded updates. */
+/** What commits together with a refund's change, all or nothing. */
+export interface RefundChange {
+  /** The audit event of the change (every change the service makes has one). */
+  readonly audit?: RefundAuditEvent;
+  /** Fail with PayoutsPausedError when payouts are paused at commit time (the claim before sending). */
+  readonly requireNotPaused?: boolean;
+  /** The `merchant` daily-cap counter: reserve (with `limitKobo`) or release. */
+  readonly cap?: CapChange;
+  /**
+   * Change of the transaction's refunded total: positive reserves (fails with RefundExceedsAmountPaidError
+   * above `after.amountPaidKobo`), negative releases.
+   */
+  readonly totalDeltaKobo?: number;
+}
+
+const MAX_CONFLICT_RETRIES = 4;
+
+/**
+ * Refund persistence: a conditional create with its idempotency key, its first audit event and its share of the
+ * transaction's refunded total; then version-guarded changes, each with its audit event and the control items
+ * (pause, daily cap, refunded total) it needs, in one TransactWriteItems.
+ */
 export class DynamoDbRefundStore {
   readonly #doc: DynamoDBDocumentClient;
 
@@ -64,20 +119,32 @@ export class DynamoDbRefundStore {
     this.#doc = DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
   }
 
-  /** Writes refund and idempotency key in one transaction, or returns the refund that holds the key. */
-  async create(refund: Refund): Promise<CreateRefundOutcome> {
-    const outcome = await createWithIdempotencyKey(this.#doc, {
-      tableName: this.tableName,
-      key: refundKeys.idempotency(refund.idempotencyKey),
-      ownerAttribute: 'refundId',
-      ownerId: refund.id,
-      createdAt: refund.createdAt,
-      items: [toRefundItem(refund)],
-    });
-    if (outcome.created) return { created: true, refund };
-    const existing = await this.get(outcome.ownerId);
-    if (!existing) throw new RefundConcurrentModificationError(refund.id);
-    return { created: false, existing };
+  /**
+   * Writes refund, idempotency key and audit event in one transaction, with the refund's amount added to the
+   * transaction's refunded total when it counts (`countsInTotal`), or returns the refund that holds the key.
+   *
+   * @throws RefundExceedsAmountPaidError when the total would pass `refund.amountPaidKobo`
+   */
+  async create(refund: Refund, audit?: RefundAuditEvent): Promise<CreateRefundOutcome> {
+    const reserve = refund.countsInTotal ? this.#totalUpdate(refund, refund.amountKobo) : undefined;
+    try {
+      const outcome = await createWithIdempotencyKey(this.#doc, {
+        tableName: this.tableName,
+        key: refundKeys.idempotency(refund.idempotencyKey),
+        ownerAttribute: 'refundId',
+        ownerId: refund.id,
+        createdAt: refund.createdAt,
+        items: [toRefundItem(refund), ...(audit ? [toAuditItem(audit)] : [])],
+        ...(reserve && { guards: [reserve] }),
+      });
+      if (outcome.created) return { created: true, refund };
+      const existing = await this.get(outcome.ownerId);
+      if (!existing) throw new RefundConcurrentModificationError(refund.id);
+      return { created: false, existing };
+    } catch (error) {
+      if (!(error instanceof IdempotentCreateGuardError)) throw error;
+      throw await this.#exceeded(refund, error);
+    }
   }
 
   async get(id: string): Promise<Refund | undefined> {
@@ -87,23 +154,103 @@ export class DynamoDbRefundStore {
     return Item ? refundItemSchema.parse(Item) : undefined;
   }
 
-  /** Replaces the refund only if it is still at `before.version`. */
-  async update(before: Refund, after: Refund): Promise<Refund> {
-    try {
-      await this.#doc.send(
-        new PutCommand({
+  /** The refund that holds an idempotency key, if any. */
+  async findByIdempotencyKey(key: string): Promise<Refund | undefined> {
+    const { Item } = await this.#doc.send(
+      new GetCommand({ TableName: this.tableName, Key: refundKeys.idempotency(key), ConsistentRead: true }),
+    );
+    const owner = Item?.refundId;
+    return typeof owner === 'string' ? this.get(owner) : undefined;
+  }
+
+  /** The refund's audit trail, oldest first. */
+  async getAudit(id: string): Promise<RefundAuditEvent[]> {
+    const events: RefundAuditEvent[] = [];
+    let startKey: Record<string, unknown> | undefined;
+    do {
+      const page = await this.#doc.send(
+        new QueryCommand({
+          TableName: this.tableName,
+          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :audit)',
+          ExpressionAttributeValues: { ':pk': refundKeys.refund(id).pk, ':audit': 'AUDIT#' },
+          ConsistentRead: true,
+          ExclusiveStartKey: startKey,
+        }),
+      );
+      for (const item of page.Items ?? []) events.push(auditItemSchema.parse(item));
+      startKey = page.LastEvaluatedKey;
+    } while (startKey);
+    return events;
+  }
+
+  /** The sum of our refunds of a transaction that count (accepted, not refused), in kobo. */
+  async refundedTotal(transactionId: string): Promise<number> {
+    const { Item } = await this.#doc.send(
+      new GetCommand({
+        TableName: this.tableName,
+        Key: refundKeys.refundedTotal(transactionId),
+        ConsistentRead: true,
+      }),
+    );
+    return typeof Item?.totalKobo === 'number' ? Item.totalKobo : 0;
+  }
+
+  /**
+   * Replaces the refund only if it is still at `before.version`, together with everything in `change`.
+   *
+   * @throws RefundConcurrentModificationError, PayoutsPausedError, DailyCapExceededError, RefundExceedsAmountPaidError
+   */
+  async update(before: Refund, after: Refund, change: RefundChange = {}): Promise<Refund> {
+    const items: TransactItem[] = [
+      {
+        Put: {
           TableName: this.tableName,
           Item: toRefundItem(after),
           ConditionExpression: 'version = :version',
           ExpressionAttributeValues: { ':version': before.version },
-        }),
-      );
-      return after;
-    } catch (error) {
-      if (error instanceof Error && error.name === 'ConditionalCheckFailedException') {
-        throw new RefundConcurrentModificationError(before.id, { cause: error });
+        },
+      },
+    ];
+    const auditIndex = change.audit ? items.length : -1;
+    if (change.audit) {
+      items.push({
+        Put: {
+          TableName: this.tableName,
+          Item: toAuditItem(change.audit),
+          ConditionExpression: 'attribute_not_exists(pk)',
+        },
+      });
+    }
+    const pauseIndex = change.requireNotPaused ? items.push(pauseCheckItem(this.tableName)) - 1 : -1;
+    const capIndex = change.cap ? items.push(capUpdateItem(this.tableName, change.cap)) - 1 : -1;
+    const totalIndex = change.totalDeltaKobo
+      ? items.push(this.#totalUpdate(after, change.totalDeltaKobo)) - 1
+      : -1;
+    for (let attempt = 0; ; attempt++) {
+      try {
+        await this.#doc.send(new TransactWriteCommand({ TransactItems: items }));
+        return after;
+      } catch (error) {
+        if (!(error instanceof TransactionCanceledException)) throw error;
+        const reasons = (error.CancellationReasons ?? []).map((reason) => reason.Code);
+        const failed = (index: number) => index >= 0 && reasons[index] === 'ConditionalCheckFailed';
+        if (failed(0) || failed(auditIndex))
+          throw new RefundConcurrentModificationError(before.id, { cause: error });
+        if (failed(pauseIndex)) throw new PayoutsPausedError('payouts are paused', { cause: error });
+        if (failed(capIndex)) {
+          const message = `the daily cap of ${change.cap?.capKey} on ${change.cap?.day} would be exceeded`;
+          throw new DailyCapExceededError(message, { cause: error });
+        }
+        if (failed(totalIndex)) throw await this.#exceeded(after, error);
+        // Only a collision with another transaction (on the shared cap counter, or the transaction's total) is
+        // worth repeating: every condition held, and the write is still exactly the one decided on.
+        const collidedOnly =
+          !reasons.includes('ConditionalCheckFailed') && reasons.includes('TransactionConflict');
+        if (!collidedOnly || attempt >= MAX_CONFLICT_RETRIES) {
+          throw new RefundConcurrentModificationError(before.id, { cause: error });
+        }
+        await jitteredPause(attempt, 100);
       }
-      throw error;
     }
   }
 
@@ -121,5 +268,37 @@ export class DynamoDbRefundStore {
       }),
     );
     return (Items ?? []).map((item) => refundItemSchema.parse(item));
+  }
+
+  /**
+   * The refunded total's update: a reservation may not take it above the amount paid (the first reservation of
+   * a transaction always fits: the service refuses an amount above the amount paid before writing); a release
+   * (negative) always applies.
+   */
+  #totalUpdate(refund: Refund, deltaKobo: number): TransactItem {
+    const reserving = deltaKobo > 0;
+    return {
+      Update: {
+        TableName: this.tableName,
+        Key: refundKeys.refundedTotal(refund.transactionId),
+        UpdateExpression: 'ADD totalKobo :delta SET entity = :entity, transactionId = :transactionId',
+        ...(reserving && {
+          ConditionExpression: 'attribute_not_exists(totalKobo) OR totalKobo <= :headroom',
+        }),
+        ExpressionAttributeValues: {
+          ':delta': deltaKobo,
+          ':entity': 'refundedTotal',
+          ':transactionId': refund.transactionId,
+          ...(reserving && { ':headroom': (refund.amountPaidKobo ?? 0) - deltaKobo }),
+        },
+      },
+    };
+  }
+
+  async #exceeded(refund: Refund, cause: unknown): Promise<RefundExceedsAmountPaidError> {
+    const already = await this.refundedTotal(refund.transactionId);
+    return new RefundExceedsAmountPaidError(refund.amountKobo, refund.amountPaidKobo ?? 0, already, {
+      cause,
+    });
   }
 }

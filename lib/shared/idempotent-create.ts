@@ -1,5 +1,10 @@
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { type DynamoDBDocumentClient, GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import {
+  type DynamoDBDocumentClient,
+  GetCommand,
+  TransactWriteCommand,
+  type TransactWriteCommandInput,
+} from '@aws-sdk/lib-dynamodb';
 import { jitteredPause } from './jitter.js';
 
 const MAX_CONFLICT_RETRIES = 5;
@@ -14,6 +19,11 @@ export interface IdempotentCreate {
   readonly createdAt: string;
   /** The records created with the key (each written only if its `pk` does not exist yet). */
   readonly items: readonly Record<string, unknown>[];
+  /**
+   * Conditional writes that must hold for the records to be created (a counter that may not pass a limit). When
+   * one fails and the key is still free, the create throws IdempotentCreateGuardError naming it.
+   */
+  readonly guards?: readonly NonNullable<TransactWriteCommandInput['TransactItems']>[number][];
 }
 
 /** The key was free and everything was written, or the key already belonged to `ownerId`. */
@@ -25,6 +35,19 @@ export type IdempotentCreateOutcome =
 export class IdempotencyKeyContestedError extends Error {
   override readonly name = 'IdempotencyKeyContestedError';
   readonly code = 'IDEMPOTENCY_KEY_CONTESTED';
+}
+
+/** A guard of the create failed its condition, so nothing was written (the key was free). */
+export class IdempotentCreateGuardError extends Error {
+  override readonly name = 'IdempotentCreateGuardError';
+  readonly code = 'IDEMPOTENT_CREATE_GUARD_FAILED';
+  constructor(
+    /** Index of the failed guard in `guards`. */
+    readonly guardIndex: number,
+    options?: ErrorOptions,
+  ) {
+    super(`guard ${guardIndex} of the create failed its condition`, options);
+  }
 }
 
 /**
@@ -49,7 +72,11 @@ export async function createWithIdempotencyKey(
     [request.ownerAttribute]: request.ownerId,
     createdAt: request.createdAt,
   };
-  const transaction = new TransactWriteCommand({ TransactItems: [put(keyItem), ...request.items.map(put)] });
+  const guards = request.guards ?? [];
+  const firstGuard = 1 + request.items.length;
+  const transaction = new TransactWriteCommand({
+    TransactItems: [put(keyItem), ...request.items.map(put), ...guards],
+  });
   for (let attempt = 0; ; attempt++) {
     try {
       await doc.send(transaction);
@@ -61,6 +88,9 @@ export async function createWithIdempotencyKey(
       );
       const owner = Item?.[request.ownerAttribute];
       if (typeof owner === 'string') return { created: false, ownerId: owner };
+      const reasons = (error.CancellationReasons ?? []).map((reason) => reason.Code);
+      const failedGuard = reasons.slice(firstGuard).indexOf('ConditionalCheckFailed');
+      if (failedGuard >= 0) throw new IdempotentCreateGuardError(failedGuard, { cause: error });
       if (attempt >= MAX_CONFLICT_RETRIES) {
         throw new IdempotencyKeyContestedError(`idempotency key ${request.key.pk} stayed contested`, {
           cause: error,

@@ -51,7 +51,10 @@ describe('POST /refunds', () => {
     });
     const fetched = await call(h.api, { method: 'GET', path: `/refunds/${reply.body.id}` });
     expect(fetched.status).toBe(200);
-    expect(fetched.body).toEqual(reply.body);
+    const { audit, ...refund } = fetched.body;
+    expect(refund).toEqual(reply.body);
+    expect(audit.map((event: { to: string }) => event.to)).toEqual(['requested', 'sending', 'pending']);
+    expect(audit[0]).toMatchObject({ sequence: 1, actor: { id: 'dave' } });
   });
 
   it('answers a replay with 200 and the same refund, without a second provider call', async () => {
@@ -73,10 +76,14 @@ describe('POST /refunds', () => {
     expect(reply.headers['content-type']).toBe('application/problem+json');
   });
 
-  it('records a refund the provider refuses as rejected, with the reason', async () => {
+  it('refuses a refund of a transaction the provider does not know with a 422 naming transactionId, storing and sending nothing', async () => {
+    const calls = h.sandbox.stats().requests['/refund'];
+    const before = (await h.items()).length;
     const reply = await requestRefund(refundBody({ transactionId: 'no-such-transaction' }));
-    expect(reply.status).toBe(201);
-    expect(reply.body).toMatchObject({ status: 'rejected', failure: { code: 'PROVIDER_REJECTED' } });
+    expect(reply.status).toBe(422);
+    expect(reply.body.errors).toEqual([{ path: 'transactionId', message: expect.any(String) }]);
+    expect(h.sandbox.stats().requests['/refund']).toBe(calls);
+    expect((await h.items()).length).toBe(before);
   });
 
   it.each([

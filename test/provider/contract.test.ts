@@ -163,6 +163,18 @@ describe('contract: every endpoint against the sandbox', () => {
     const { message, data } = await client.transactions.info({ transactionId: op.transactionId });
     expect(message).toBeUndefined();
     expect(data.transaction.id).toBe(op.transactionId);
+    expect(data.transaction.amountPaid).toBeUndefined();
+  });
+
+  it('GET /transaction/info of a payment-link transaction carries its amountPaid (what refunds may return)', async () => {
+    for (const tx of fx().paymentLinkTransactions) {
+      const { data } = await client.transactions.info({ transactionId: tx.id });
+      expect(data.transaction).toMatchObject({
+        id: tx.id,
+        category: 'paymentLink',
+        amountPaid: tx.amountPaid,
+      });
+    }
   });
 
   it('GET /payout/details', async () => {

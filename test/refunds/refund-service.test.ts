@@ -202,6 +202,8 @@ describe('the refund sweep', () => {
     try {
       const { refund } = await service.request({ request: request(), idempotencyKey: 'rf-backoff', actor });
       expect(refund).toMatchObject({ status: RefundStatus.NotSent, sendAttempts: 1 });
+      // While the sweeper retries, the refund holds its share of the transaction's refunded total.
+      const counted = await store.refundedTotal(refund.transactionId);
       for (let attempt = 1; attempt < MAX_REFUND_SEND_ATTEMPTS; attempt++) {
         const wait = Math.min(REFUND_RETRY_DELAY_MS * 2 ** (attempt - 1), MAX_REFUND_RETRY_DELAY_MS);
         const before = refundCalls();
@@ -216,6 +218,8 @@ describe('the refund sweep', () => {
       const exhausted = await service.get(refund.id);
       expect(exhausted.status).toBe(RefundStatus.NotSent);
       expect(exhausted.failure?.code).toBe('SEND_ATTEMPTS_EXHAUSTED');
+      // Given up on, nothing sent: its share is given back, and taken again by the replay that sends it.
+      expect(await store.refundedTotal(refund.transactionId)).toBe(counted - refund.amountKobo);
       const before = refundCalls();
       clock.advance(7 * 24 * 60 * 60_000);
       await service.sweep();
@@ -225,6 +229,7 @@ describe('the refund sweep', () => {
       const replay = await service.request({ request: request(), idempotencyKey: 'rf-backoff', actor });
       expect(replay.refund.status).toBe(RefundStatus.Pending);
       expect(refundCalls()).toBe(before + 1);
+      expect(await store.refundedTotal(refund.transactionId)).toBe(counted);
     } finally {
       sandbox.clearFaults();
     }

@@ -6,7 +6,6 @@ import {
   QueryCommand,
   type QueryCommandInput,
   TransactWriteCommand,
-  type TransactWriteCommandInput,
 } from '@aws-sdk/lib-dynamodb';
 import { createWithIdempotencyKey } from '../../shared/idempotent-create.js';
 import { jitteredPause } from '../../shared/jitter.js';
@@ -17,12 +16,11 @@ import {
   PayoutsPausedError,
 } from '../errors.js';
 import type { AuditEvent, Controls, Payout, PayoutStatus } from '../model.js';
+import { capUpdateItem, pauseCheckItem, type TransactItem } from './control-items.js';
 import { fromAuditItem, fromControlsItem, fromPayoutItem, toAuditItem, toPayoutItem } from './item-codec.js';
 import type { CreateOutcome, ListPage, ListQuery, PayoutStore, TransitionWrite } from './payout-store.js';
 import { keys, TableIndexes, type WorkQueue } from './table-design.js';
 import { type Settled, WriteCoalescer } from './write-coalescer.js';
-
-type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 
 /**
  * PayoutStore on one DynamoDB table. Creation and every transition are a single TransactWriteItems, so the
@@ -194,14 +192,7 @@ export class DynamoDbPayoutStore implements PayoutStore {
   }
 
   #pauseCheck(): TransactItem {
-    return {
-      ConditionCheck: {
-        TableName: this.tableName,
-        Key: keys.controls(),
-        ConditionExpression: 'attribute_not_exists(pk) OR paused = :false',
-        ExpressionAttributeValues: { ':false': false },
-      },
-    };
+    return pauseCheckItem(this.tableName);
   }
 
   async #commitOne(write: TransitionWrite): Promise<Payout> {
@@ -239,23 +230,7 @@ export class DynamoDbPayoutStore implements PayoutStore {
 
   /** The cap counter's update for `reservations` claims together (a release counts none). */
   #capUpdate(cap: NonNullable<TransitionWrite['cap']>, reservations = 1): TransactItem {
-    const reserving = cap.limitKobo !== undefined;
-    return {
-      Update: {
-        TableName: this.tableName,
-        Key: keys.dailyCap(cap.capKey, cap.day),
-        UpdateExpression: 'ADD totalKobo :delta, reservations :one SET entity = :entity',
-        ...(reserving && {
-          ConditionExpression: 'attribute_not_exists(totalKobo) OR totalKobo <= :headroom',
-        }),
-        ExpressionAttributeValues: {
-          ':delta': cap.deltaKobo,
-          ':one': reserving ? reservations : 0,
-          ':entity': 'dailyCap',
-          ...(reserving && { ':headroom': (cap.limitKobo ?? 0) - cap.deltaKobo }),
-        },
-      },
-    };
+    return capUpdateItem(this.tableName, cap, reservations);
   }
 
   async list(query: ListQuery): Promise<ListPage> {

@@ -51,6 +51,8 @@ export const transactionDetailSchema = z.looseObject({
   createdAt: timestamp,
   narration: z.string(),
   ...bankParties,
+  /** On payment-link transactions only (CONTRACT.md): what was paid, the most that may be refunded in total. */
+  amountPaid: z.optional(amount),
 });
 export type TransactionDetail = z.infer<typeof transactionDetailSchema>;
 export const transactionInfoData = z.looseObject({ transaction: transactionDetailSchema });

@@ -1,12 +1,12 @@
-/** GET /transaction/wallet, GET /transaction/info and GET /payout/details. */
-import { toNaira } from '../../money.js';
+/** GET /transaction/wallet, GET /transaction/info (wallet and payment-link transactions) and GET /payout/details. */
+import { toKobo, toNaira } from '../../money.js';
 import { PROVIDER_PATHS, TRANSACTION_TYPE } from '../contract.js';
 import { notFound } from '../errors.js';
 import { ok, type Reply, type SandboxRequest } from '../http.js';
 import { walletById } from '../lookups.js';
 import { block, newestFirst, paginate } from '../paging.js';
 import type { Route, RouteContext } from '../route.js';
-import type { WalletTransaction } from '../state.js';
+import type { WalletTransaction, WireRecord } from '../state.js';
 import { isoUtc } from '../time.js';
 import { isoQuery, oneOfQuery, pagination, requiredQuery } from '../validate.js';
 
@@ -100,8 +100,45 @@ function transactionById(ctx: RouteContext, id: string): WalletTransaction {
   return found;
 }
 
+const BANK_FIELDS = [
+  'originatorBankCode',
+  'originatorBankName',
+  'originatorAccountName',
+  'originatorAccountNumber',
+  'beneficiaryBankCode',
+  'beneficiaryBankName',
+  'beneficiaryAccountName',
+  'beneficiaryAccountNumber',
+] as const;
+
+/** A payment-link transaction as GET /transaction/info answers it (CONTRACT.md: with its `amountPaid`). */
+function paymentLinkTransactionDetail(t: WireRecord) {
+  const text = (value: unknown) => (typeof value === 'string' ? value : '');
+  const number = (value: unknown) => (typeof value === 'number' ? value : 0);
+  const amountKobo = toKobo(number(t.amount));
+  const chargesKobo = toKobo(number(t.charges));
+  return {
+    id: text(t.id),
+    type: TRANSACTION_TYPE.credit,
+    status: typeof t.status === 'string' ? t.status : 'PENDING',
+    charges: toNaira(chargesKobo),
+    category: text(t.category),
+    amount: toNaira(amountKobo),
+    amountProcessed: toNaira(amountKobo - chargesKobo),
+    sessionId: typeof t.sessionId === 'string' ? t.sessionId : null,
+    description: 'Payment link payment',
+    createdAt: t.createdAt,
+    narration: text(t.narration),
+    ...Object.fromEntries(BANK_FIELDS.map((field) => [field, text(t[field])])),
+    amountPaid: number(t.amountPaid),
+  };
+}
+
 function transactionInfo(req: SandboxRequest, ctx: RouteContext): Reply {
-  const t = transactionById(ctx, requiredQuery(req.query, 'transactionId'));
+  const id = requiredQuery(req.query, 'transactionId');
+  const linkTransaction = ctx.state.paymentLinkTransactions.find((t) => t.id === id);
+  if (linkTransaction) return ok({ transaction: paymentLinkTransactionDetail(linkTransaction) });
+  const t = transactionById(ctx, id);
   return ok({
     transaction: {
       id: t.id,
