@@ -6,10 +6,8 @@ import {
   QueryCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
-import { InvalidCursorError } from '../payouts/errors.js';
-import { TableIndexes } from '../payouts/store/table-design.js';
-import { decodeCursor, encodeCursor } from '../shared/cursor.js';
 import { ulid } from '../shared/ids.js';
+import { type Listing, listingAttributes, queryListing } from '../shared/index-listing.js';
 import type { CursorPage } from '../shared/paging.js';
 import * as z from '../shared/zod.js';
 import { BulkItemConcurrentModificationError, CorrectionAlreadyDecidedError } from './errors.js';
@@ -23,29 +21,16 @@ export const bulkItemKeys = {
     pk: `BULK_ITEM#${id}`,
     sk: `CORRECTION#${correctionId}`,
   }),
-  /** gsi1: items by the provider's latest verdict; gsi2: every item; both by last change, newest first. */
-  validityPartition: (isValid: boolean) => `BULK_ITEM#VALID#${isValid}`,
-  allPartition: 'BULK_ITEM#ALL',
 } as const;
 
-const { byStatus, byMonth: all } = TableIndexes;
+/** Items by the provider's latest verdict (`true`/`false`) and all, by last change, newest first. */
+const bulkItemListing: Listing = {
+  statePartition: (isValid) => `BULK_ITEM#VALID#${isValid}`,
+  allPartition: 'BULK_ITEM#ALL',
+};
 
-const ListingCursorSchema = z.strictObject({
-  id: z.string(),
-  index: z.enum(['gsi1', 'gsi2']),
-  ipk: z.string(),
-  isk: z.string(),
-});
-
-function listingKeys(state: BulkItemState) {
-  const sortKey = `${state.updatedAt}#${state.bulkPayoutItemId}`;
-  return {
-    [byStatus.partitionKey]: bulkItemKeys.validityPartition(state.record.isValid),
-    [byStatus.sortKey]: sortKey,
-    [all.partitionKey]: bulkItemKeys.allPartition,
-    [all.sortKey]: sortKey,
-  };
-}
+const listingKeys = (state: BulkItemState) =>
+  listingAttributes(bulkItemListing, String(state.record.isValid), state.updatedAt, state.bulkPayoutItemId);
 
 const value = z.union([z.string(), z.number()]);
 const valuesSchema = z.object({
@@ -141,45 +126,14 @@ export class DynamoDbBulkItemStore {
     limit: number;
     cursor?: string;
   }): Promise<CursorPage<BulkItemState>> {
-    const index = query.isValid === undefined ? all : byStatus;
-    const partition =
-      query.isValid === undefined ? bulkItemKeys.allPartition : bulkItemKeys.validityPartition(query.isValid);
-    let startKey: Record<string, string> | undefined;
-    if (query.cursor !== undefined) {
-      const position = decodeCursor(query.cursor, ListingCursorSchema);
-      if (!position || position.index !== index.indexName || position.ipk !== partition) {
-        throw new InvalidCursorError('not a cursor of this listing');
-      }
-      startKey = {
-        ...bulkItemKeys.latest(position.id),
-        [index.partitionKey]: position.ipk,
-        [index.sortKey]: position.isk,
-      };
-    }
-    const page = await this.#doc.send(
-      new QueryCommand({
-        TableName: this.tableName,
-        IndexName: index.indexName,
-        KeyConditionExpression: '#pk = :pk',
-        ExpressionAttributeNames: { '#pk': index.partitionKey },
-        ExpressionAttributeValues: { ':pk': partition },
-        ScanIndexForward: false,
-        Limit: query.limit,
-        ...(startKey && { ExclusiveStartKey: startKey }),
-      }),
+    const { isValid, ...rest } = query;
+    return queryListing(
+      this.#doc,
+      this.tableName,
+      bulkItemListing,
+      { ...rest, ...(isValid !== undefined && { state: String(isValid) }) },
+      (item) => stateSchema.parse(item),
     );
-    const items = (page.Items ?? []).map((item) => stateSchema.parse(item));
-    const last = items.at(-1);
-    if (!page.LastEvaluatedKey || !last) return { items };
-    return {
-      items,
-      nextCursor: encodeCursor({
-        id: last.bulkPayoutItemId,
-        index: index.indexName,
-        ipk: partition,
-        isk: `${last.updatedAt}#${last.bulkPayoutItemId}`,
-      }),
-    };
   }
 
   /** The item's corrections, oldest first. */

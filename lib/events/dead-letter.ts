@@ -1,17 +1,9 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import {
-  DynamoDBDocumentClient,
-  GetCommand,
-  PutCommand,
-  QueryCommand,
-  UpdateCommand,
-} from '@aws-sdk/lib-dynamodb';
-import { InvalidCursorError } from '../payouts/errors.js';
+import { DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Principal } from '../payouts/model.js';
-import { TableIndexes } from '../payouts/store/table-design.js';
 import { type Clock, systemClock } from '../shared/clock.js';
-import { decodeCursor, encodeCursor } from '../shared/cursor.js';
 import { ulid } from '../shared/ids.js';
+import { type Listing, listingAttributes, queryListing } from '../shared/index-listing.js';
 import type { CursorPage } from '../shared/paging.js';
 import * as z from '../shared/zod.js';
 import { InvalidEventError } from './inbound-errors.js';
@@ -65,9 +57,16 @@ export class InMemoryDeadLetterSink implements DeadLetterSink {
 
 const keys = {
   letter: (id: string) => ({ pk: `DEAD_LETTER#${id}`, sk: 'LETTER' }),
-  statusPartition: (status: DeadLetterStatus) => `DEAD_LETTER#STATUS#${status}`,
-  allPartition: 'DEAD_LETTER#ALL',
 } as const;
+
+/** Dead letters by status and all, newest first. */
+const deadLetterListing: Listing = {
+  statePartition: (status) => `DEAD_LETTER#STATUS#${status}`,
+  allPartition: 'DEAD_LETTER#ALL',
+};
+
+const indexKeys = (letter: Pick<DeadLetter, 'id' | 'at' | 'status'>) =>
+  listingAttributes(deadLetterListing, letter.status, letter.at, letter.id);
 
 const principalSchema = z.object({ id: z.string(), kind: z.enum(['user', 'system']) });
 const letterSchema = z.object({
@@ -91,25 +90,6 @@ const letterSchema = z.object({
     }),
   ),
 });
-
-const ListingCursorSchema = z.strictObject({
-  id: z.string(),
-  index: z.enum(['gsi1', 'gsi2']),
-  ipk: z.string(),
-  isk: z.string(),
-});
-
-const { byStatus, byMonth: all } = TableIndexes;
-
-function indexKeys(letter: Pick<DeadLetter, 'id' | 'at' | 'status'>) {
-  const sortKey = `${letter.at}#${letter.id}`;
-  return {
-    [byStatus.partitionKey]: keys.statusPartition(letter.status),
-    [byStatus.sortKey]: sortKey,
-    [all.partitionKey]: keys.allPartition,
-    [all.sortKey]: sortKey,
-  };
-}
 
 /** The letter changed (another person acted first) between our read and our write. */
 export class DeadLetterChangedError extends Error {
@@ -159,40 +139,14 @@ export class DynamoDbDeadLetterStore implements DeadLetterSink {
     limit: number;
     cursor?: string;
   }): Promise<CursorPage<DeadLetter>> {
-    const index = query.status ? byStatus : all;
-    const partition = query.status ? keys.statusPartition(query.status) : keys.allPartition;
-    let startKey: Record<string, string> | undefined;
-    if (query.cursor !== undefined) {
-      const position = decodeCursor(query.cursor, ListingCursorSchema);
-      if (!position || position.index !== index.indexName || position.ipk !== partition) {
-        throw new InvalidCursorError('not a cursor of this listing');
-      }
-      startKey = {
-        ...keys.letter(position.id),
-        [index.partitionKey]: position.ipk,
-        [index.sortKey]: position.isk,
-      };
-    }
-    const page = await this.#doc.send(
-      new QueryCommand({
-        TableName: this.tableName,
-        IndexName: index.indexName,
-        KeyConditionExpression: '#pk = :pk',
-        ExpressionAttributeNames: { '#pk': index.partitionKey },
-        ExpressionAttributeValues: { ':pk': partition },
-        ScanIndexForward: false,
-        Limit: query.limit,
-        ...(startKey && { ExclusiveStartKey: startKey }),
-      }),
+    const { status, ...rest } = query;
+    return queryListing(
+      this.#doc,
+      this.tableName,
+      deadLetterListing,
+      { ...rest, ...(status && { state: status }) },
+      (item) => letterSchema.parse(item),
     );
-    const items = (page.Items ?? []).map((item) => letterSchema.parse(item));
-    const last = items.at(-1);
-    if (!page.LastEvaluatedKey || !last) return { items };
-    const ipk = partition;
-    return {
-      items,
-      nextCursor: encodeCursor({ id: last.id, index: index.indexName, ipk, isk: `${last.at}#${last.id}` }),
-    };
   }
 
   /**

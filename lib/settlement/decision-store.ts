@@ -1,14 +1,6 @@
 import { type DynamoDBClient, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import {
-  DynamoDBDocumentClient,
-  GetCommand,
-  PutCommand,
-  QueryCommand,
-  TransactWriteCommand,
-} from '@aws-sdk/lib-dynamodb';
-import { InvalidCursorError } from '../payouts/errors.js';
-import { TableIndexes } from '../payouts/store/table-design.js';
-import { decodeCursor, encodeCursor } from '../shared/cursor.js';
+import { DynamoDBDocumentClient, GetCommand, PutCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { type Listing, listingAttributes, queryListing } from '../shared/index-listing.js';
 import type { CursorPage } from '../shared/paging.js';
 import * as z from '../shared/zod.js';
 import type {
@@ -22,10 +14,6 @@ import type {
 export const settlementKeys = {
   decision: (settlementId: string) => ({ pk: `SETTLEMENT#${settlementId}`, sk: 'DECISION' }),
   deferral: (settlementId: string) => ({ pk: `SETTLEMENT#${settlementId}`, sk: 'DEFERRAL' }),
-  /** gsi1: decisions and deferrals by state, newest first. */
-  statePartition: (state: SettlementListingState) => `SETTLEMENT#STATE#${state}`,
-  /** gsi2: every decision and deferral, newest first. */
-  allPartition: 'SETTLEMENT#ALL',
   /** When instant settlement was first turned on: the default cutoff. */
   enabledSince: { pk: 'SETTLEMENT_CONFIG', sk: 'ENABLED_SINCE' },
 } as const;
@@ -51,28 +39,6 @@ const deferralItemSchema = z.object({
   deferredAt: z.string(),
 });
 
-/** A listing cursor: the last item's keys in the index that was read. */
-const ListingCursorSchema = z.strictObject({
-  pk: z.string(),
-  sk: z.string(),
-  index: z.enum(['gsi1', 'gsi2']),
-  ipk: z.string(),
-  isk: z.string(),
-});
-
-const { byStatus, byMonth: all } = TableIndexes;
-
-/** The index attributes that list an item under its state and under all. */
-function listingKeys(state: SettlementListingState, at: string, settlementId: string) {
-  const sortKey = `${at}#${settlementId}`;
-  return {
-    [byStatus.partitionKey]: settlementKeys.statePartition(state),
-    [byStatus.sortKey]: sortKey,
-    [all.partitionKey]: settlementKeys.allPartition,
-    [all.sortKey]: sortKey,
-  };
-}
-
 /** The stored item, checked on every read. */
 const decisionItemSchema = z.object({
   settlementId: z.string(),
@@ -86,6 +52,12 @@ const decisionItemSchema = z.object({
   decidedBy: principalSchema,
   decidedAt: z.string(),
 });
+
+/** Decisions and open deferrals: by state (`paid`, `skipped`, `deferred`) and all, newest first. */
+const settlementListing: Listing = {
+  statePartition: (state) => `SETTLEMENT#STATE#${state}`,
+  allPartition: 'SETTLEMENT#ALL',
+};
 
 /** Settlement decisions: written once per settlement (first writer wins), never changed afterwards. */
 export class DynamoDbSettlementDecisionStore {
@@ -156,7 +128,12 @@ export class DynamoDbSettlementDecisionStore {
                   ...settlementKeys.decision(decision.settlementId),
                   entity: 'settlement-decision',
                   ...decision,
-                  ...listingKeys(decision.decision, decision.decidedAt, decision.settlementId),
+                  ...listingAttributes(
+                    settlementListing,
+                    decision.decision,
+                    decision.decidedAt,
+                    decision.settlementId,
+                  ),
                 },
                 ConditionExpression: 'attribute_not_exists(pk)',
               },
@@ -194,7 +171,12 @@ export class DynamoDbSettlementDecisionStore {
                   ...settlementKeys.deferral(deferral.settlementId),
                   entity: 'settlement-deferral',
                   ...deferral,
-                  ...listingKeys('deferred', deferral.deferredAt, deferral.settlementId),
+                  ...listingAttributes(
+                    settlementListing,
+                    'deferred',
+                    deferral.deferredAt,
+                    deferral.settlementId,
+                  ),
                 },
               },
             },
@@ -229,50 +211,15 @@ export class DynamoDbSettlementDecisionStore {
     limit: number;
     cursor?: string;
   }): Promise<CursorPage<SettlementListing>> {
-    const index = query.state ? byStatus : all;
-    const partition = query.state ? settlementKeys.statePartition(query.state) : settlementKeys.allPartition;
-    let startKey: Record<string, string> | undefined;
-    if (query.cursor !== undefined) {
-      const position = decodeCursor(query.cursor, ListingCursorSchema);
-      if (!position || position.index !== index.indexName || position.ipk !== partition) {
-        throw new InvalidCursorError('not a cursor of this listing');
-      }
-      startKey = {
-        pk: position.pk,
-        sk: position.sk,
-        [index.partitionKey]: position.ipk,
-        [index.sortKey]: position.isk,
-      };
-    }
-    const page = await this.#doc.send(
-      new QueryCommand({
-        TableName: this.tableName,
-        IndexName: index.indexName,
-        KeyConditionExpression: '#pk = :pk',
-        ExpressionAttributeNames: { '#pk': index.partitionKey },
-        ExpressionAttributeValues: { ':pk': partition },
-        ScanIndexForward: false,
-        Limit: query.limit,
-        ...(startKey && { ExclusiveStartKey: startKey }),
-      }),
-    );
-    const items = (page.Items ?? []).map(
+    return queryListing(
+      this.#doc,
+      this.tableName,
+      settlementListing,
+      query,
       (item): SettlementListing =>
         item.entity === 'settlement-deferral'
           ? { kind: 'deferral', ...deferralItemSchema.parse(item) }
           : { kind: 'decision', ...decisionItemSchema.parse(item) },
     );
-    const last = page.LastEvaluatedKey;
-    if (!last) return { items };
-    return {
-      items,
-      nextCursor: encodeCursor({
-        pk: String(last.pk),
-        sk: String(last.sk),
-        index: index.indexName,
-        ipk: String(last[index.partitionKey]),
-        isk: String(last[index.sortKey]),
-      }),
-    };
   }
 }
