@@ -10,6 +10,7 @@ import { FuturePayoutsQuerySchema } from './routes/future-payouts.js';
 import { InstantSettlementRequestSchema } from './routes/instant-settlements.js';
 import { ProviderScheduleQuerySchema } from './routes/provider-schedules.js';
 import { ListRecurrencesQuerySchema, SkipOccurrenceRequestSchema } from './routes/recurring-payouts.js';
+import { ListRefundsQuerySchema } from './routes/refunds.js';
 import {
   ApproveRequestSchema,
   CancelRequestSchema,
@@ -263,6 +264,19 @@ export function buildOpenApiDocument() {
         },
       },
       '/refunds': {
+        get: {
+          operationId: 'listRefunds',
+          summary: 'Refunds newest first, by status (pending_approval: those waiting for a second person)',
+          parameters: queryParameters(ListRefundsQuerySchema),
+          responses: {
+            ...ok('a page', {
+              type: 'object',
+              required: ['items'],
+              properties: { items: { type: 'array', items: ref('Refund') }, nextCursor: { type: 'string' } },
+            }),
+            ...problems(400),
+          },
+        },
         post: {
           operationId: 'createRefund',
           summary:

@@ -140,6 +140,14 @@ export const COMMANDS: readonly CommandSpec[] = [
     query: ['from', 'to'],
   },
   {
+    words: ['refunds', 'list'],
+    method: 'GET',
+    path: '/refunds',
+    summary: 'refunds newest first (--status pending_approval: waiting for a second person)',
+    list: true,
+    query: ['status', 'limit'],
+  },
+  {
     words: ['refunds', 'create'],
     method: 'POST',
     path: '/refunds',

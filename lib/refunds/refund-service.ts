@@ -221,6 +221,11 @@ export class RefundService {
     return { looked: due.length, answered };
   }
 
+  /** Refunds newest first, optionally of one status (`pending_approval`: those waiting for a second person). */
+  list(query: { status?: RefundStatus; limit: number; cursor?: string }) {
+    return this.#store.list(query);
+  }
+
   async get(id: string): Promise<Refund> {
     const refund = await this.#store.get(id);
     if (!refund) throw new RefundNotFoundError(id);

@@ -10,7 +10,9 @@ import { capUpdateItem, pauseCheckItem, type TransactItem } from '../payouts/sto
 import type { CapChange } from '../payouts/store/payout-store.js';
 import { TableIndexes } from '../payouts/store/table-design.js';
 import { createWithIdempotencyKey, IdempotentCreateGuardError } from '../shared/idempotent-create.js';
+import { type Listing, listingAttributes, queryListing } from '../shared/index-listing.js';
 import { jitteredPause } from '../shared/jitter.js';
+import type { CursorPage } from '../shared/paging.js';
 import * as z from '../shared/zod.js';
 import { RefundConcurrentModificationError, RefundExceedsAmountPaidError } from './errors.js';
 import { type Refund, type RefundAuditEvent, RefundStatus, refundWorkDueAt } from './model.js';
@@ -29,6 +31,12 @@ export const refundKeys = {
   workPartition: 'WORK#refund',
 } as const;
 
+/** Refunds by status and all, newest first (`GET /refunds`). */
+const refundListing: Listing = {
+  statePartition: (status) => `REFUND#STATUS#${status}`,
+  allPartition: 'REFUND#ALL',
+};
+
 /** The stored item; refunds not yet settled also sit in the work queue, due when the sweeper should look. */
 function toRefundItem(refund: Refund): Record<string, unknown> {
   const dueAt = refundWorkDueAt(refund);
@@ -37,6 +45,7 @@ function toRefundItem(refund: Refund): Record<string, unknown> {
     ...refundKeys.refund(refund.id),
     entity: 'refund',
     ...refund,
+    ...listingAttributes(refundListing, refund.status, refund.createdAt, refund.id),
     ...(dueAt && { [partitionKey]: refundKeys.workPartition, [sortKey]: `${dueAt}#${refund.id}` }),
   };
 }
@@ -161,6 +170,22 @@ export class DynamoDbRefundStore {
     );
     const owner = Item?.refundId;
     return typeof owner === 'string' ? this.get(owner) : undefined;
+  }
+
+  /**
+   * Refunds newest first, optionally of one status.
+   *
+   * @throws InvalidCursorError when the cursor is not one this listing issued
+   */
+  list(query: { status?: RefundStatus; limit: number; cursor?: string }): Promise<CursorPage<Refund>> {
+    const { status, ...rest } = query;
+    return queryListing(
+      this.#doc,
+      this.tableName,
+      refundListing,
+      { ...rest, ...(status && { state: status }) },
+      (item) => refundItemSchema.parse(item),
+    );
   }
 
   /** The refund's audit trail, oldest first. */

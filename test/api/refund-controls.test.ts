@@ -97,4 +97,25 @@ describe('refund controls through the API', () => {
       await call(h.api, { method: 'POST', path: '/controls/resume', principal: 'ops' });
     }
   });
+
+  it('lists refunds newest first, those waiting for a second person by status, page by page', async () => {
+    const held = await requestRefund(paid(50_000), 1_300_000, 'erin');
+    expect(held.body.status).toBe('pending_approval');
+    const waiting = await call(h.api, { method: 'GET', path: '/refunds', query: 'status=pending_approval' });
+    expect(waiting.status).toBe(200);
+    expect(waiting.body.items.map((r: { id: string }) => r.id)).toContain(held.body.id);
+    expect(waiting.body.items.every((r: { status: string }) => r.status === 'pending_approval')).toBe(true);
+    const all = await call(h.api, { method: 'GET', path: '/refunds', query: 'limit=100' });
+    const created = all.body.items.map((r: { createdAt: string }) => r.createdAt);
+    expect([...created].sort().reverse()).toEqual(created);
+    const first = await call(h.api, { method: 'GET', path: '/refunds', query: 'limit=1' });
+    const second = await call(h.api, {
+      method: 'GET',
+      path: '/refunds',
+      query: `limit=1&cursor=${first.body.nextCursor}`,
+    });
+    expect(second.body.items[0].id).toBe(all.body.items[1].id);
+    const bad = await call(h.api, { method: 'GET', path: '/refunds', query: 'status=refunded' });
+    expect(bad.status).toBe(400);
+  });
 });

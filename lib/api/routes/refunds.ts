@@ -1,8 +1,29 @@
-import { CreateRefundRequestSchema } from '../../refunds/model.js';
+import { CreateRefundRequestSchema, RefundStatus } from '../../refunds/model.js';
+import * as z from '../../shared/zod.js';
 import { presentRefund } from '../presenters.js';
-import { idempotencyKeyOf, parseBody } from '../request.js';
+import { idempotencyKeyOf, parseBody, parseQuery } from '../request.js';
 import type { Route, RouteRequest, RouteResult } from '../router.js';
-import { ApproveRequestSchema, CancelRequestSchema } from '../schemas.js';
+import { ApproveRequestSchema, CancelRequestSchema, ListPayoutsQuerySchema } from '../schemas.js';
+
+/** `GET /refunds`: newest first, by status, cursor-paginated. */
+export const ListRefundsQuerySchema = z.strictObject({
+  status: z.optional(z.enum(Object.values(RefundStatus) as [RefundStatus, ...RefundStatus[]])),
+  limit: ListPayoutsQuerySchema.shape.limit,
+  cursor: ListPayoutsQuerySchema.shape.cursor,
+});
+
+async function listRefunds(request: RouteRequest): Promise<RouteResult> {
+  const query = parseQuery(request.event, ListRefundsQuerySchema);
+  const page = await request.ctx.refunds.list({ ...query, limit: query.limit ?? 20 });
+  return {
+    status: 200,
+    body: {
+      items: page.items.map((refund) => presentRefund(refund)),
+      ...(page.nextCursor && { nextCursor: page.nextCursor }),
+    },
+  };
+}
+
 import { idParam } from './payouts.js';
 
 /**
@@ -45,6 +66,7 @@ async function cancelRefund(request: RouteRequest) {
 
 export const refundRoutes: readonly Route[] = [
   { method: 'POST', path: '/refunds', handler: createRefund },
+  { method: 'GET', path: '/refunds', handler: listRefunds },
   { method: 'GET', path: '/refunds/{id}', handler: getRefund },
   { method: 'POST', path: '/refunds/{id}/approve', handler: approveRefund },
   { method: 'POST', path: '/refunds/{id}/cancel', handler: cancelRefund },
