@@ -1,5 +1,6 @@
 import type { ApiContext } from './context.js';
 import { type ApiHandler, createRouter, type Route } from './router.js';
+import { approvalRoutes } from './routes/approvals.js';
 import { bulkPayoutItemRoutes } from './routes/bulk-payout-items.js';
 import { controlRoutes } from './routes/controls.js';
 import { deadLetterRoutes } from './routes/dead-letters.js';
@@ -24,6 +25,7 @@ export const apiRoutes: readonly Route[] = [
   ...instantSettlementRoutes,
   ...bulkPayoutItemRoutes,
   ...deadLetterRoutes,
+  ...approvalRoutes,
   ...providerViewRoutes,
   ...futurePayoutRoutes,
   ...metaRoutes,

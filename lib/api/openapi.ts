@@ -4,6 +4,7 @@ import { CreateRecurrenceRequestSchema } from '../recurrence/schemas.js';
 import { CreateRefundRequestSchema, RefundStatus } from '../refunds/model.js';
 import * as z from '../shared/zod.js';
 import { LOCAL_PRINCIPAL_HEADER } from './principal.js';
+import { ListApprovalsQuerySchema } from './routes/approvals.js';
 import { ListBulkItemsQuerySchema } from './routes/bulk-payout-items.js';
 import { DiscardDeadLetterRequestSchema, ListDeadLettersQuerySchema } from './routes/dead-letters.js';
 import { FuturePayoutsQuerySchema } from './routes/future-payouts.js';
@@ -505,6 +506,43 @@ export function buildOpenApiDocument() {
           responses: {
             ...ok('corrected, or still invalid', { type: 'object' }),
             ...problems(403, 404, 409, 422, 502, 503),
+          },
+        },
+      },
+      '/approvals': {
+        get: {
+          operationId: 'listApprovals',
+          summary:
+            'Money instructions waiting for a second person that the caller may approve (all but their own requests, by identity): payouts, refunds and held bulk-item corrections, newest first, each with the call that approves it',
+          parameters: queryParameters(ListApprovalsQuerySchema),
+          responses: {
+            ...ok('one page of each kind', {
+              type: 'object',
+              required: ['items', 'nextCursors'],
+              properties: {
+                items: {
+                  type: 'array',
+                  items: {
+                    type: 'object',
+                    required: ['kind', 'id', 'requestedBy', 'requestedAt', 'summary', 'approve'],
+                    properties: {
+                      kind: { enum: ['payout', 'refund', 'bulk-correction'] },
+                      id: { type: 'string' },
+                      amount: { type: 'integer', description: 'kobo' },
+                      requestedBy: principalSchema,
+                      requestedAt: { type: 'string', format: 'date-time' },
+                      summary: { type: 'string' },
+                      approve: {
+                        type: 'object',
+                        properties: { method: { const: 'POST' }, path: { type: 'string' } },
+                      },
+                    },
+                  },
+                },
+                nextCursors: { type: 'object', additionalProperties: { type: 'string' } },
+              },
+            }),
+            ...problems(400),
           },
         },
       },

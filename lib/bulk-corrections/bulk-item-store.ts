@@ -6,6 +6,7 @@ import {
   QueryCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
+import { TableIndexes } from '../payouts/store/table-design.js';
 import { ulid } from '../shared/ids.js';
 import { type Listing, listingAttributes, queryListing } from '../shared/index-listing.js';
 import type { CursorPage } from '../shared/paging.js';
@@ -27,6 +28,12 @@ export const bulkItemKeys = {
 const bulkItemListing: Listing = {
   statePartition: (isValid) => `BULK_ITEM#VALID#${isValid}`,
   allPartition: 'BULK_ITEM#ALL',
+};
+
+/** Corrections held for approval, by status (`pending_approval`, `approved`) and all, newest first. */
+const correctionListing: Listing = {
+  statePartition: (status) => `BULK_CORRECTION#STATUS#${status}`,
+  allPartition: 'BULK_CORRECTION#ALL',
 };
 
 const listingKeys = (state: BulkItemState) =>
@@ -158,6 +165,12 @@ export class DynamoDbBulkItemStore {
           ...bulkItemKeys.correction(correction.bulkPayoutItemId, correction.correctionId),
           entity: 'bulk-item-correction',
           ...correction,
+          ...listingAttributes(
+            correctionListing,
+            correction.status,
+            correction.requestedAt,
+            correction.correctionId,
+          ),
         },
         ConditionExpression: 'attribute_not_exists(pk)',
       }),
@@ -173,6 +186,22 @@ export class DynamoDbBulkItemStore {
       }),
     );
     return Item ? pendingSchema.parse(Item) : undefined;
+  }
+
+  /** Held corrections across items, newest first, optionally of one status (`pending_approval`: the queue). */
+  listCorrections(query: {
+    status?: PendingCorrection['status'];
+    limit: number;
+    cursor?: string;
+  }): Promise<CursorPage<PendingCorrection>> {
+    const { status, ...rest } = query;
+    return queryListing(
+      this.#doc,
+      this.tableName,
+      correctionListing,
+      { ...rest, ...(status && { state: status }) },
+      (item) => pendingSchema.parse(item),
+    );
   }
 
   /** The item's corrections that were held for approval, oldest first (decided ones too, with their outcome). */
@@ -204,11 +233,16 @@ export class DynamoDbBulkItemStore {
         new UpdateCommand({
           TableName: this.tableName,
           Key: bulkItemKeys.correction(correction.bulkPayoutItemId, correction.correctionId),
-          UpdateExpression: 'SET #status = :approved, approvedBy = :by, approvedAt = :at',
+          UpdateExpression:
+            'SET #status = :approved, approvedBy = :by, approvedAt = :at, #listedUnder = :listed',
           ConditionExpression: '#status = :waiting',
-          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeNames: {
+            '#status': 'status',
+            '#listedUnder': TableIndexes.byStatus.partitionKey,
+          },
           ExpressionAttributeValues: {
             ':approved': 'approved',
+            ':listed': correctionListing.statePartition('approved'),
             ':waiting': 'pending_approval',
             ':by': approvedBy,
             ':at': at,

@@ -94,6 +94,11 @@ export class BulkCorrectionService {
     return this.#store.list(query);
   }
 
+  /** Corrections held for a second person across items, newest first (`pending_approval`: the queue). */
+  listCorrections(query: { status?: PendingCorrection['status']; limit: number; cursor?: string }) {
+    return this.#store.listCorrections(query);
+  }
+
   /** Validates one correction and sends it, or holds it for a second person; `input` is the unparsed body. */
   async correct(id: string, input: unknown, actor: Principal): Promise<CorrectionResult> {
     const parsed = CorrectionFieldsSchema.safeParse(input);

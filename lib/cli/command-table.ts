@@ -227,6 +227,13 @@ export const COMMANDS: readonly CommandSpec[] = [
     confirmFrom: '/bulk-payout-items/{id}',
   },
   {
+    words: ['approvals', 'list'],
+    method: 'GET',
+    path: '/approvals',
+    summary: 'what waits for a second person that you may approve (not your own requests)',
+    query: ['limit'],
+  },
+  {
     words: ['dead-letters', 'list'],
     method: 'GET',
     path: '/dead-letters',

@@ -1,0 +1,112 @@
+import { sameIdentity } from '../payouts/identity.js';
+import type { Principal } from '../payouts/model.js';
+import type { CursorPage } from '../shared/paging.js';
+import type { ApiContext } from './context.js';
+
+/** The kinds of money instruction that wait for a second person. */
+export const APPROVAL_KINDS = ['payout', 'refund', 'bulk-correction'] as const;
+export type ApprovalKind = (typeof APPROVAL_KINDS)[number];
+
+/** One instruction waiting for a second person, and the call that approves it. */
+export interface WaitingApproval {
+  readonly kind: ApprovalKind;
+  readonly id: string;
+  /** Kobo, when the instruction has an amount. */
+  readonly amount?: number;
+  readonly requestedBy: Principal;
+  readonly requestedAt: string;
+  /** What the instruction does, for the approver to read. */
+  readonly summary: string;
+  readonly approve: { readonly method: 'POST'; readonly path: string };
+}
+
+export interface ApprovalsPage {
+  readonly items: WaitingApproval[];
+  /** Per kind, the cursor of its next page (`?kind=<kind>&cursor=…`). */
+  readonly nextCursors: Partial<Record<ApprovalKind, string>>;
+}
+
+type Source = (limit: number, cursor: string | undefined) => Promise<CursorPage<WaitingApproval>>;
+
+function sources(ctx: ApiContext): Record<ApprovalKind, Source> {
+  return {
+    payout: async (limit, cursor) => {
+      const page = await ctx.engine.list({ status: 'pending_approval', limit, ...(cursor && { cursor }) });
+      return {
+        items: page.items.map((payout) => ({
+          kind: 'payout',
+          id: payout.id,
+          amount: payout.amountKobo,
+          requestedBy: payout.requestedBy,
+          requestedAt: payout.createdAt,
+          summary: `${payout.instruction.type}: ${payout.narration}`,
+          approve: { method: 'POST', path: `/payouts/${payout.id}/approve` },
+        })),
+        ...(page.nextCursor && { nextCursor: page.nextCursor }),
+      };
+    },
+    refund: async (limit, cursor) => {
+      const page = await ctx.refunds.list({ status: 'pending_approval', limit, ...(cursor && { cursor }) });
+      return {
+        items: page.items.map((refund) => ({
+          kind: 'refund',
+          id: refund.id,
+          amount: refund.amountKobo,
+          requestedBy: refund.requestedBy,
+          requestedAt: refund.createdAt,
+          summary: `refund of transaction ${refund.transactionId}: ${refund.merchantNote}`,
+          approve: { method: 'POST', path: `/refunds/${refund.id}/approve` },
+        })),
+        ...(page.nextCursor && { nextCursor: page.nextCursor }),
+      };
+    },
+    'bulk-correction': async (limit, cursor) => {
+      const page = await ctx.bulkCorrections.listCorrections({
+        status: 'pending_approval',
+        limit,
+        ...(cursor && { cursor }),
+      });
+      return {
+        items: page.items.map((correction) => ({
+          kind: 'bulk-correction',
+          id: correction.correctionId,
+          ...(typeof correction.fields.amount === 'number' && { amount: correction.fields.amount }),
+          requestedBy: correction.requestedBy,
+          requestedAt: correction.requestedAt,
+          summary: `bulk item ${correction.bulkPayoutItemId}: ${correction.changes
+            .map((change) => `${change.field} ${change.from ?? '?'} -> ${change.to}`)
+            .join(', ')} (${correction.reason})`,
+          approve: {
+            method: 'POST',
+            path: `/bulk-payout-items/${correction.bulkPayoutItemId}/corrections/${correction.correctionId}/approve`,
+          },
+        })),
+        ...(page.nextCursor && { nextCursor: page.nextCursor }),
+      };
+    },
+  };
+}
+
+/**
+ * The approvals queue: money instructions waiting for a second person that `viewer` may approve, that is, all
+ * but those `viewer` asked for (by stable identity). One page of each kind (or of `kind` alone), newest first;
+ * a page may hold fewer than `limit` items when some were the viewer's own.
+ */
+export async function waitingApprovals(
+  ctx: ApiContext,
+  viewer: Principal,
+  query: { kind?: ApprovalKind; limit: number; cursor?: string },
+): Promise<ApprovalsPage> {
+  const all = sources(ctx);
+  const kinds = query.kind ? [query.kind] : APPROVAL_KINDS;
+  const pages = await Promise.all(
+    kinds.map(async (kind) => [kind, await all[kind](query.limit, query.cursor)] as const),
+  );
+  const items = pages
+    .flatMap(([, page]) => page.items)
+    .filter((item) => !sameIdentity(item.requestedBy, viewer))
+    .sort((a, b) => b.requestedAt.localeCompare(a.requestedAt));
+  const nextCursors: Partial<Record<ApprovalKind, string>> = {};
+  for (const [kind, page] of pages) if (page.nextCursor) nextCursors[kind] = page.nextCursor;
+  return { items, nextCursors };
+}
