@@ -7,7 +7,10 @@ export const handler = withRuntime(
   async (_event: ScheduledEvent, runtime): Promise<PollReport | { configured: false }> => {
     if (!runtime.settlements) return { configured: false };
     const report = await runtime.settlements.poll();
-    runtime.logger.info('settlement poll finished', { ...report });
+    const decided = report.paid + report.skipped + report.deferred + report.failed;
+    // An idle poll says nothing at INFO; each decision is logged by the settlement service.
+    if (decided > 0) runtime.logger.info('settlement poll finished', { ...report });
+    else runtime.logger.debug('settlement poll finished', { ...report });
     return report;
   },
 );

@@ -7,7 +7,8 @@ import { withRuntime } from '../lib/runtime/lambda-handler.js';
 export const handler = withRuntime(
   async (_event: ScheduledEvent, runtime, context: Context): Promise<ReconcileReport> => {
     const report = await runReconcile(runtime.engine, context.getRemainingTimeInMillis());
-    runtime.logger.info('reconciliation finished', { ...report });
+    // The engine logs each decision and an INFO summary of a pass that decided something; this is the tick.
+    runtime.logger.debug('reconciliation finished', { ...report });
     return report;
   },
 );

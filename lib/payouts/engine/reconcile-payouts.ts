@@ -94,7 +94,12 @@ export async function reconcilePayouts(
   ctx.metrics.count('PayoutsOpenNeedsReview', openNeedsReview);
   ctx.metrics.count('PayoutsOpenUnknown', openUnknown);
   const report = { leasesExpired, ...tally, watched, paidTwice, openNeedsReview, openUnknown };
-  if (Object.values(report).some((count) => count > 0)) ctx.logger.info('reconciliation pass', { ...report });
+  // INFO only for a pass that decided something: an idle pass (or one that only looked again) says nothing,
+  // and each decision has its own line with the payout id (tryTransition's callers log it).
+  const decided =
+    leasesExpired + tally.succeeded + tally.failed + tally.reattempted + tally.needsReview + paidTwice;
+  if (decided > 0) ctx.logger.info('reconciliation pass', { ...report });
+  else ctx.logger.debug('reconciliation pass', { ...report });
   return report;
 }
 
@@ -137,6 +142,14 @@ export async function reconcileOne(ctx: EngineContext, payout: Payout): Promise<
   if (after?.status === PayoutStatus.Succeeded)
     ctx.metrics.count('PayoutAmountKobo', payout.amountKobo, { type: payout.instruction.type });
   if (after?.status === PayoutStatus.NeedsReview) reportNeedsReview(ctx, after, spec.reason);
+  else if (after && after.status !== payout.status) {
+    ctx.logger.info('payout reconciled', {
+      payoutId: payout.id,
+      from: payout.status,
+      to: after.status,
+      reason: spec.reason,
+    });
+  }
   return after ?? payout;
 }
 

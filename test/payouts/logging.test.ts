@@ -1,0 +1,40 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bankTransfer, command, type EngineHarness, startEngineHarness } from '../support/engine-harness.js';
+
+/** Issue 17: "reconciliation pass" at INFO every 2 s was half of what `npm start` printed. */
+describe('logs say what was decided, not that a tick ran', () => {
+  let h: EngineHarness;
+
+  beforeAll(async () => {
+    h = await startEngineHarness();
+  });
+  afterAll(async () => h.close());
+
+  const infoLines = (from: number) => h.logger.entries.slice(from).filter((entry) => entry.level === 'info');
+
+  it('says nothing at INFO for an idle reconciliation pass, even with payouts left in needs_review or unknown', async () => {
+    const { payout } = await h.engine.create(command(bankTransfer(777_700), 'logging-unknown'));
+    h.sandbox.injectFault({ path: '/settlement/instant/payout', fault: 'error-500', times: 1 });
+    await h.engine.submit(payout.id);
+    expect((await h.engine.get(payout.id))?.status).toBe('unknown');
+    h.clock.advance(h.engine.ctx.config.reconcileIntervalMs);
+    await h.engine.reconcile(); // looks, finds nothing yet: within the grace period
+    const before = h.logger.entries.length;
+    await h.engine.reconcile();
+    await h.engine.reconcile();
+    expect(infoLines(before)).toEqual([]);
+  });
+
+  it('logs one INFO line per decision, naming the payout', async () => {
+    const { payout } = await h.engine.create(command(bankTransfer(777_800), 'logging-found'));
+    h.sandbox.injectFault({ path: '/settlement/instant/payout', fault: 'timeout-after-commit', times: 1 });
+    await h.engine.submit(payout.id);
+    h.clock.advance(h.engine.ctx.config.reconcileIntervalMs);
+    const before = h.logger.entries.length;
+    await h.engine.reconcile();
+    const decided = infoLines(before).filter((entry) => entry.message === 'payout reconciled');
+    expect(decided).toEqual([
+      expect.objectContaining({ fields: expect.objectContaining({ payoutId: payout.id, to: 'succeeded' }) }),
+    ]);
+  });
+});
