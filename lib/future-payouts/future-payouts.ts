@@ -3,7 +3,7 @@ import type { PayoutEngine } from '../payouts/payout-engine.js';
 import type { CreatePayoutRequest } from '../payouts/schemas.js';
 import { beneficiaryKey, type ProviderScheduleView, type SyncStatus } from '../provider-schedules/model.js';
 import type { ProviderScheduleService } from '../provider-schedules/provider-schedule-service.js';
-import type { Recurrence } from '../recurrence/model.js';
+import { type Recurrence, RecurrenceStatus } from '../recurrence/model.js';
 import type { RecurrenceService } from '../recurrence/recurrence-service.js';
 import { occurrences } from '../recurrence/rules.js';
 import { collectPages } from '../shared/paging.js';
@@ -31,6 +31,12 @@ export interface FutureMovement {
   readonly detail?: string;
   /** The same bank account has money planned on both our side and the provider's. */
   readonly bothSides: boolean;
+  /**
+   * No money moves until a second person approves: a recurring payout still in `pending_approval`, or one of
+   * ours at or above the approval threshold that nobody approved yet (it will wait in `pending_approval` at
+   * its time). Never true on the provider's side, which has no approval here.
+   */
+  readonly awaitsApproval: boolean;
 }
 
 export interface FutureMovementView {
@@ -56,6 +62,9 @@ const PROVIDER_LIMIT = 500;
 
 type Draft = Omit<FutureMovement, 'bothSides'> & { readonly side: 'ours' | 'provider' };
 
+/** The recurrences listed: active ones, and those waiting for approval (flagged `awaitsApproval`). */
+const LISTED_RECURRENCE_STATUSES = [RecurrenceStatus.Active, RecurrenceStatus.PendingApproval] as const;
+
 /**
  * All future money movement in one place, earliest first: our scheduled payouts, the coming occurrences of our
  * recurring payouts, and the provider's own scheduled and recurrent payouts, with a flag where one bank account
@@ -69,17 +78,20 @@ export async function futureMoneyMovement(
 ): Promise<FutureMovementView> {
   const now = sources.engine.ctx.clock.now();
   const to = new Date(now.getTime() + options.days * 86_400_000);
+  const threshold = sources.engine.ctx.config.approvalThresholdKobo;
   const [payouts, recurrences, providerScheduled, providerRecurrent] = await Promise.all([
     scheduledPayouts(sources.engine),
-    activeRecurrences(sources.recurrences),
+    listedRecurrences(sources.recurrences),
     sources.providerSchedules.view('scheduled', PROVIDER_LIMIT),
     sources.providerSchedules.view('recurrent', PROVIDER_LIMIT),
   ]);
   const inWindow = (at: string) => at >= now.toISOString() && at <= to.toISOString();
 
   const drafts: Draft[] = [
-    ...payouts.items.filter((p) => p.scheduleAt && inWindow(p.scheduleAt)).map(fromPayout),
-    ...recurrences.items.flatMap((r) => fromRecurrence(r, now, to)),
+    ...payouts.items
+      .filter((p) => p.scheduleAt && inWindow(p.scheduleAt))
+      .map((p) => fromPayout(p, threshold)),
+    ...recurrences.items.flatMap((r) => fromRecurrence(r, now, to, threshold)),
     ...providerScheduled.items.filter((e) => e.upcoming && inWindow(e.startsAt)).map(fromProvider),
     ...providerRecurrent.items
       .filter((e) => e.upcoming && e.startsAt <= to.toISOString())
@@ -118,19 +130,25 @@ function scheduledPayouts(engine: FutureMovementSources['engine']) {
   );
 }
 
-function activeRecurrences(recurrences: FutureMovementSources['recurrences']) {
-  return collectPages(
-    (cursor) => recurrences.list({ status: 'active', limit: PAGE, ...(cursor && { cursor }) }),
-    MAX_PAGES,
+async function listedRecurrences(recurrences: FutureMovementSources['recurrences']) {
+  const pages = await Promise.all(
+    LISTED_RECURRENCE_STATUSES.map((status) =>
+      collectPages(
+        (cursor) => recurrences.list({ status, limit: PAGE, ...(cursor && { cursor }) }),
+        MAX_PAGES,
+      ),
+    ),
   );
+  return { items: pages.flatMap((page) => page.items), truncated: pages.some((page) => page.truncated) };
 }
 
 function beneficiaryOf(request: CreatePayoutRequest | Payout['instruction']): Beneficiary | null {
   return 'beneficiary' in request ? request.beneficiary : null;
 }
 
-function fromPayout(payout: Payout): Draft {
+function fromPayout(payout: Payout, threshold: number): Draft {
   return {
+    awaitsApproval: payout.amountKobo >= threshold && !payout.approvedBy,
     side: 'ours',
     source: FutureSource.ScheduledPayout,
     id: payout.id,
@@ -143,12 +161,16 @@ function fromPayout(payout: Payout): Draft {
 }
 
 /** The recurrence's coming occurrences in the window, minus skipped dates; materialised ones are listed as payouts. */
-function fromRecurrence(recurrence: Recurrence, from: Date, to: Date): Draft[] {
+function fromRecurrence(recurrence: Recurrence, from: Date, to: Date, threshold: number): Draft[] {
+  const awaitsApproval =
+    recurrence.status === RecurrenceStatus.PendingApproval ||
+    (recurrence.template.amount >= threshold && !recurrence.approvedBy);
   return occurrences(recurrence.rule, { fromIndex: recurrence.nextIndex, from, to, limit: 400 })
     .filter((occurrence) => !recurrence.skippedDates.includes(occurrence.localDate))
     .map((occurrence) => ({
       side: 'ours' as const,
       source: FutureSource.RecurringPayout,
+      awaitsApproval,
       id: recurrence.id,
       at: occurrence.at,
       amountKobo: recurrence.template.amount,
@@ -163,6 +185,7 @@ function fromProvider(entry: ProviderScheduleView): Draft {
   return {
     side: 'provider',
     source: entry.kind === 'scheduled' ? FutureSource.ProviderScheduled : FutureSource.ProviderRecurrent,
+    awaitsApproval: false,
     id: entry.id,
     at: entry.startsAt,
     amountKobo: entry.amount,

@@ -1,4 +1,5 @@
 import type { CreatePayoutCommand, CreatePayoutResult } from '../payouts/engine/create-payout.js';
+import type { GateLimits } from '../payouts/gate.js';
 import type { Payout, Principal } from '../payouts/model.js';
 import type { Clock } from '../shared/clock.js';
 import type { Logger } from '../shared/logger.js';
@@ -32,6 +33,8 @@ export const defaultRecurrenceConfig: RecurrenceConfig = {
 export interface RecurrenceContext {
   readonly store: RecurrenceStore;
   readonly payouts: PayoutPort;
+  /** The engine's per-payout maximum and approval threshold, for the control gate. */
+  readonly limits: GateLimits;
   readonly clock: Clock;
   readonly logger: Logger;
   readonly config: RecurrenceConfig;

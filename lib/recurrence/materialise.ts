@@ -1,4 +1,5 @@
 import {
+  ApprovalForbiddenError,
   IdempotencyConflictError,
   InvalidTransitionError,
   PayoutValidationError,
@@ -32,11 +33,16 @@ export interface RecurrenceSweepReport {
   readonly leftOver: boolean;
 }
 
+/** The recurrence sweep acting on its own (cancelling the payout of a skipped occurrence); never a requester. */
 export const recurrenceActor = systemPrincipal('recurrence');
 
-/** The payout key of an occurrence: a repeated, concurrent or retried tick can never pay it twice. */
-export const occurrenceKey = (recurrenceId: string, localDate: string): string =>
-  `${recurrenceId}:${localDate}`;
+/**
+ * The payout key of an occurrence's `generation`-th payout: a repeated, concurrent or retried tick can never
+ * pay it twice. The first is `<recurrenceId>:<localDate>`; a pause that cancelled it and a resume before its
+ * time make the next `<recurrenceId>:<localDate>:<generation>`, since the cancelled payout holds the first key.
+ */
+export const occurrenceKey = (recurrenceId: string, localDate: string, generation = 1): string =>
+  generation === 1 ? `${recurrenceId}:${localDate}` : `${recurrenceId}:${localDate}:${generation}`;
 
 /** The occurrence at or after `index`, if the rule has one. */
 export function occurrenceFrom(recurrence: Recurrence, index: number): Occurrence | undefined {
@@ -92,16 +98,18 @@ async function materialiseRecurrence(ctx: RecurrenceContext, start: Recurrence, 
       return result;
     }
     const occurrence = occurrenceFrom(recurrence, recurrence.nextIndex);
+    let created: string | undefined;
     if (occurrence) {
       if (recurrence.skippedDates.includes(occurrence.localDate)) {
         await skipOccurrence(ctx, recurrence, occurrence, now, 'skipped on request');
         result.skipped++;
       } else {
-        const late = await materialiseOccurrence(ctx, recurrence, occurrence, now);
-        if (late === 'invalid') result.skipped++;
+        const outcome = await materialiseOccurrence(ctx, recurrence, occurrence, now);
+        if (outcome.kind === 'skipped') result.skipped++;
         else {
+          created = outcome.payoutId;
           result.materialised++;
-          if (late) result.late++;
+          if (outcome.late) result.late++;
         }
       }
     }
@@ -121,8 +129,10 @@ async function materialiseRecurrence(ctx: RecurrenceContext, start: Recurrence, 
       recurrence = await ctx.store.replace(recurrence, after);
     } catch (error) {
       if (!(error instanceof RecurrenceConflictError)) throw error;
-      // Another tick (or a command) moved it first; whatever it did, the next tick starts from there.
+      // Another tick or a command moved it first; the next tick starts from there. A pause or cancel that
+      // read the history before this occurrence was recorded could not stop its payout: do it here.
       result.conflict = true;
+      if (occurrence && created) await stopIfNoLongerActive(ctx, recurrence.id, occurrence, created, now);
       return result;
     }
     if (!following) {
@@ -132,28 +142,50 @@ async function materialiseRecurrence(ctx: RecurrenceContext, start: Recurrence, 
   }
 }
 
-/** Creates (or finds again) the occurrence's payout; true when it is materialised after its time. */
+type MaterialiseOutcome =
+  | { readonly kind: 'materialised'; readonly payoutId: string; readonly late: boolean }
+  | { readonly kind: 'skipped' };
+
+/**
+ * Creates (or finds again) the occurrence's payout, requested by the rule's creator and carrying the rule's
+ * approver, and records it. An occurrence already skipped gets no payout; one held by a pause gets its next
+ * generation (the cancelled payout keeps the older key).
+ */
 async function materialiseOccurrence(
   ctx: RecurrenceContext,
   recurrence: Recurrence,
   occurrence: Occurrence,
   now: Date,
-): Promise<boolean | 'invalid'> {
-  const idempotencyKey = occurrenceKey(recurrence.id, occurrence.localDate);
+): Promise<MaterialiseOutcome> {
+  const late = occurrence.at < now.toISOString();
+  const existing = await ctx.store.getOccurrence(recurrence.id, occurrence.localDate);
+  if (existing?.state === OccurrenceState.Skipped) return { kind: 'skipped' };
+  if (existing?.state === OccurrenceState.Materialised && existing.payoutId) {
+    // A tick that advanced no pointer after recording it (crash, lost race): the payout exists already.
+    return { kind: 'materialised', payoutId: existing.payoutId, late };
+  }
+  const generation = existing?.state === OccurrenceState.Held ? (existing.generation ?? 1) + 1 : 1;
   let payoutId: string;
-  let payoutStatus: string;
   try {
     const { payout } = await ctx.payouts.create({
       request: { ...recurrence.template, scheduleAt: occurrence.at },
-      idempotencyKey,
+      idempotencyKey: occurrenceKey(recurrence.id, occurrence.localDate, generation),
       origin: 'schedule',
       sourceRef: recurrence.id,
-      actor: recurrenceActor,
+      // Four eyes: the person who made the rule asks for every occurrence, so they can never approve one.
+      actor: recurrence.createdBy,
+      ...(recurrence.approvedBy && { approvedBy: recurrence.approvedBy }),
     });
     payoutId = payout.id;
-    payoutStatus = payout.status;
   } catch (error) {
-    if (!(error instanceof PayoutValidationError || error instanceof IdempotencyConflictError)) throw error;
+    if (
+      !(
+        error instanceof PayoutValidationError ||
+        error instanceof IdempotencyConflictError ||
+        error instanceof ApprovalForbiddenError
+      )
+    )
+      throw error;
     // Never silent: recorded in the history and logged as an error for ops.
     ctx.logger.error('recurring payout occurrence refused by the engine', {
       recurrenceId: recurrence.id,
@@ -169,22 +201,24 @@ async function materialiseOccurrence(
       reason: `refused: ${error.message}`,
       recordedAt: now.toISOString(),
     });
-    return 'invalid';
+    return { kind: 'skipped' };
   }
-  const record = await ctx.store.recordMaterialised({
+  const outcome = await ctx.store.recordMaterialised({
     recurrenceId: recurrence.id,
     localDate: occurrence.localDate,
     index: occurrence.index,
     at: occurrence.at,
     state: OccurrenceState.Materialised,
     payoutId,
+    generation,
     recordedAt: now.toISOString(),
   });
-  if (record.state === OccurrenceState.Skipped && payoutStatus === PayoutStatus.Scheduled) {
-    // A skip landed between reading the recurrence and creating the payout: the skip wins.
-    await cancelQuietly(ctx, payoutId, 'occurrence skipped');
+  if (!outcome.recorded) {
+    // A skip, or a pause and resume that moved to a newer generation, landed between reading the record and
+    // creating this payout: the record wins, so this payout must never be paid.
+    if (outcome.current.payoutId !== payoutId) await cancelQuietly(ctx, payoutId, 'occurrence skipped');
+    return { kind: 'skipped' };
   }
-  const late = occurrence.at < now.toISOString();
   if (late) {
     ctx.logger.warn('recurring payout occurrence materialised after its time', {
       recurrenceId: recurrence.id,
@@ -193,20 +227,54 @@ async function materialiseOccurrence(
       payoutId,
     });
   }
-  return late;
+  return { kind: 'materialised', payoutId, late };
 }
 
-/** Records a skip and cancels the occurrence's payout if one was already created and is still scheduled. */
+/**
+ * After losing the race for the pointer: if the recurrence was paused or cancelled meanwhile, the payout this
+ * tick just created for a future occurrence is cancelled and the occurrence held (paused) or skipped.
+ */
+async function stopIfNoLongerActive(
+  ctx: RecurrenceContext,
+  recurrenceId: string,
+  occurrence: Occurrence,
+  payoutId: string,
+  now: Date,
+): Promise<void> {
+  const current = await ctx.store.get(recurrenceId);
+  const stopped =
+    current?.status === RecurrenceStatus.Paused || current?.status === RecurrenceStatus.Cancelled;
+  if (!current || !stopped || occurrence.at <= now.toISOString()) return;
+  const reason = `recurring payout ${current.status} while this occurrence was materialised`;
+  if (!(await cancelQuietly(ctx, payoutId, reason))) return;
+  if (current.status === RecurrenceStatus.Paused) {
+    await ctx.store.holdOccurrence(recurrenceId, occurrence.localDate, payoutId, reason);
+  } else {
+    await skipOccurrence(ctx, current, occurrence, now, reason);
+  }
+}
+
+/**
+ * Records that an occurrence will not be paid, cancelling its payout if one is still scheduled. A payout
+ * already released (or cancelled by a person) is left as it is and the record too: its payout's status tells
+ * what happened, and the history never says "skipped" of money that moved. False when nothing was recorded.
+ */
 export async function skipOccurrence(
   ctx: RecurrenceContext,
   recurrence: Recurrence,
   occurrence: Occurrence,
   now: Date,
   reason: string,
-): Promise<void> {
+): Promise<boolean> {
   const existing = await ctx.store.getOccurrence(recurrence.id, occurrence.localDate);
-  if (existing?.payoutId) await cancelQuietly(ctx, existing.payoutId, reason);
-  if (existing?.state === OccurrenceState.Skipped) return;
+  if (existing?.state === OccurrenceState.Skipped) return false;
+  if (
+    existing?.state === OccurrenceState.Materialised &&
+    existing.payoutId &&
+    !(await cancelledOrCancel(ctx, existing.payoutId, reason))
+  ) {
+    return false;
+  }
   await ctx.store.recordSkipped({
     recurrenceId: recurrence.id,
     localDate: occurrence.localDate,
@@ -217,6 +285,13 @@ export async function skipOccurrence(
     ...(existing?.payoutId && { payoutId: existing.payoutId }),
     recordedAt: now.toISOString(),
   });
+  return true;
+}
+
+/** True when the payout is cancelled, by this call (it was still `scheduled`) or before. */
+async function cancelledOrCancel(ctx: RecurrenceContext, payoutId: string, reason: string): Promise<boolean> {
+  if (await cancelQuietly(ctx, payoutId, reason)) return true;
+  return (await ctx.payouts.get(payoutId))?.status === PayoutStatus.Cancelled;
 }
 
 /** Cancels a payout that is still `scheduled`; one already released or paid is left alone. */

@@ -4,6 +4,11 @@ import type { RecurrenceRule } from './rules.js';
 
 /** Lifecycle of a recurring payout. Only `active` ones sit in the sweeper's work queue. */
 export const RecurrenceStatus = {
+  /**
+   * At or above the approval threshold: nothing is materialised until a second person approves the rule
+   * (`POST /recurring-payouts/{id}/approve`).
+   */
+  PendingApproval: 'pending_approval',
   Active: 'active',
   Paused: 'paused',
   Cancelled: 'cancelled',
@@ -17,8 +22,13 @@ export const RECURRENCE_STATUSES = Object.values(RecurrenceStatus) as readonly R
 export const OccurrenceState = {
   /** A payout exists for it (its key is `<recurrenceId>:<localDate>`). */
   Materialised: 'materialised',
-  /** Skipped on purpose (named skip, or passed over while paused): never paid. */
+  /** Skipped on purpose (named skip, passed over while paused or before approval, cancelled): never paid. */
   Skipped: 'skipped',
+  /**
+   * Its payout was cancelled by a pause before its time. Decided at resume: materialised again (a new
+   * generation, so a new payout key) when its time is after the resume, recorded as skipped otherwise.
+   */
+  Held: 'held',
 } as const;
 export type OccurrenceState = (typeof OccurrenceState)[keyof typeof OccurrenceState];
 
@@ -41,7 +51,10 @@ export interface Recurrence {
   readonly skippedDates: readonly string[];
   /** Incremented on every write; writes are conditional on it. */
   readonly version: number;
+  /** The person who created the rule: every occurrence is requested by them. */
   readonly createdBy: Principal;
+  /** The second person who approved a rule at or above the approval threshold; carried onto each occurrence. */
+  readonly approvedBy?: Principal;
   readonly statusReason?: string;
   readonly createdAt: string;
   readonly updatedAt: string;
@@ -55,9 +68,24 @@ export interface OccurrenceRecord {
   readonly at: string;
   readonly state: OccurrenceState;
   readonly payoutId?: string;
+  /**
+   * Which payout of the occurrence `payoutId` is: 1 (absent) for the first, one more each time a pause
+   * cancelled it and a resume materialised it again. Part of the payout key from 2 on.
+   */
+  readonly generation?: number;
   readonly reason?: string;
   readonly recordedAt: string;
 }
+
+export const RECURRENCE_ACTIONS = [
+  'created',
+  'approved',
+  'paused',
+  'resumed',
+  'cancelled',
+  'skipped',
+] as const;
+export type RecurrenceAction = (typeof RECURRENCE_ACTIONS)[number];
 
 /** An immutable record of one command on a recurring payout, written in the same transaction as the change. */
 export interface RecurrenceAuditEvent {
@@ -66,6 +94,6 @@ export interface RecurrenceAuditEvent {
   readonly sequence: number;
   readonly at: string;
   readonly actor: Principal;
-  readonly action: 'created' | 'paused' | 'resumed' | 'cancelled' | 'skipped';
+  readonly action: RecurrenceAction;
   readonly reason: string;
 }

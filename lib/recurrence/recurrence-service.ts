@@ -1,3 +1,4 @@
+import { admit, assertMayApprove, type GateLimits, MoneyEntryPoint } from '../payouts/gate.js';
 import type { Payout, PayoutStatus, Principal } from '../payouts/model.js';
 import { CreatePayoutRequestSchema } from '../payouts/schemas.js';
 import type { Clock } from '../shared/clock.js';
@@ -18,6 +19,7 @@ import {
 } from './errors.js';
 import {
   cancelQuietly,
+  occurrenceFrom,
   type RecurrenceSweepOptions,
   type RecurrenceSweepReport,
   skipOccurrence,
@@ -37,6 +39,8 @@ import type { RecurrencePage, RecurrenceStore } from './store/recurrence-store.j
 export interface RecurrenceServiceOptions {
   readonly store: RecurrenceStore;
   readonly payouts: PayoutPort;
+  /** The engine's limits (its config): rules pass the same control gate as every other money instruction. */
+  readonly limits: GateLimits;
   readonly clock: Clock;
   readonly logger?: Logger;
   readonly config?: Partial<RecurrenceConfig>;
@@ -59,7 +63,7 @@ const COMMAND_RETRIES = 3;
  * the key `<recurrenceId>:<localDate>`, so nothing a tick does twice can pay twice.
  *
  * @example
- * const service = new RecurrenceService({ store, payouts: engine, clock });
+ * const service = new RecurrenceService({ store, payouts: engine, limits: engine.ctx.config, clock });
  * const { recurrence } = await service.create({ request, idempotencyKey: 'rent-2026', actor });
  * await service.sweep(); // from the every-minute schedule, before engine.sweep()
  */
@@ -70,6 +74,7 @@ export class RecurrenceService {
     this.ctx = {
       store: options.store,
       payouts: options.payouts,
+      limits: options.limits,
       clock: options.clock,
       logger: options.logger ?? silentLogger,
       config: { ...defaultRecurrenceConfig, ...options.config },
@@ -83,6 +88,12 @@ export class RecurrenceService {
   }): Promise<{ recurrence: Recurrence; replayed: boolean }> {
     const now = this.ctx.clock.now();
     const { request } = command;
+    // The control gate, as for every money instruction: above the maximum is refused here (400 naming
+    // `amount`), never accepted and then skipped at each occurrence.
+    const gate = admit(this.ctx.limits, {
+      entryPoint: MoneyEntryPoint.RecurringRule,
+      amountKobo: request.amount,
+    });
     const rule: RecurrenceRule = {
       interval: request.interval,
       every: request.every ?? 1,
@@ -109,9 +120,12 @@ export class RecurrenceService {
       Object.fromEntries(Object.entries(request).filter(([name]) => !RECURRENCE_FIELD_NAMES.includes(name))),
     );
     const at = now.toISOString();
+    const statusReason =
+      gate.approvalRequired && `waits for a second person's approval: ${gate.approvalRequired}`;
     const recurrence: Recurrence = {
       id: ulid(now),
-      status: RecurrenceStatus.Active,
+      status: statusReason ? RecurrenceStatus.PendingApproval : RecurrenceStatus.Active,
+      ...(statusReason && { statusReason }),
       rule,
       template,
       idempotencyKey: command.idempotencyKey,
@@ -131,10 +145,14 @@ export class RecurrenceService {
       at,
       actor: command.actor,
       action: 'created',
-      reason: `created by ${command.actor.id}`,
+      reason: `created by ${command.actor.id}${statusReason ? `; ${statusReason}` : ''}`,
     });
     if (outcome.created) {
-      this.ctx.logger.info('recurring payout created', { recurrenceId: recurrence.id, first: first.at });
+      this.ctx.logger.info('recurring payout created', {
+        recurrenceId: recurrence.id,
+        first: first.at,
+        status: recurrence.status,
+      });
       return { recurrence, replayed: false };
     }
     if (outcome.existing.requestFingerprint !== recurrence.requestFingerprint) {
@@ -152,7 +170,7 @@ export class RecurrenceService {
   async view(id: string): Promise<RecurrenceView> {
     const recurrence = await this.get(id);
     const upcoming =
-      recurrence.status === RecurrenceStatus.Active
+      recurrence.status === RecurrenceStatus.Active || recurrence.status === RecurrenceStatus.PendingApproval
         ? occurrences(recurrence.rule, {
             fromIndex: recurrence.nextIndex,
             limit: this.ctx.config.upcomingShown,
@@ -182,50 +200,79 @@ export class RecurrenceService {
     return this.ctx.store.list(query);
   }
 
-  /** Stops materialising occurrences; payouts already created for future occurrences are cancelled. */
+  /**
+   * Approves a rule waiting in `pending_approval` (four eyes: a person other than its creator, never a system
+   * principal). Its occurrences are then requested by the creator and carry this approver, so they need no
+   * approval of their own. Occurrences whose time passed while it waited are recorded as skipped.
+   *
+   * @throws ApprovalForbiddenError when the approver is the creator or not a person
+   */
+  approve(id: string, approver: Principal): Promise<Recurrence> {
+    return this.#command(id, approver, 'approved', async (recurrence, now) => {
+      if (recurrence.status !== RecurrenceStatus.PendingApproval) {
+        throw new RecurrenceStateError(
+          `recurring payout ${id} is ${recurrence.status}, not pending_approval`,
+        );
+      }
+      assertMayApprove(recurrence.createdBy, approver, `recurring payout ${id}`);
+      return {
+        approvedBy: approver,
+        ...(await this.#restartFrom(
+          recurrence,
+          now,
+          `fell before the rule was approved; approved by ${approver.id}`,
+          `approved by ${approver.id}`,
+        )),
+      };
+    });
+  }
+
+  /**
+   * Stops materialising occurrences. The scheduled payouts of occurrences after now are cancelled and those
+   * occurrences `held`: the resume decides on them (paid if their time is after the resume, skipped if not).
+   */
   pause(id: string, actor: Principal, reason?: string): Promise<Recurrence> {
     return this.#command(id, actor, 'paused', async (recurrence, now) => {
       if (recurrence.status !== RecurrenceStatus.Active) {
         throw new RecurrenceStateError(`recurring payout ${id} is ${recurrence.status}, not active`);
       }
-      await this.#cancelFuturePayouts(recurrence, now, `recurring payout paused by ${actor.id}`);
-      return { status: RecurrenceStatus.Paused, statusReason: reason ?? `paused by ${actor.id}` };
+      const why = `payout cancelled: paused by ${actor.id}`;
+      let rewindTo = recurrence.nextIndex;
+      for (const record of await this.#futureRecords(recurrence, now)) {
+        const held =
+          record.state === OccurrenceState.Held ||
+          (record.state === OccurrenceState.Materialised &&
+            record.payoutId !== undefined &&
+            (await cancelQuietly(this.ctx, record.payoutId, why)) &&
+            (await this.ctx.store.holdOccurrence(id, record.localDate, record.payoutId, why)));
+        if (held) rewindTo = Math.min(rewindTo, record.index);
+      }
+      // The pointer goes back to the first held occurrence, so that the resume looks at it again.
+      const first = occurrenceFrom(recurrence, rewindTo);
+      return {
+        status: RecurrenceStatus.Paused,
+        statusReason: reason ?? `paused by ${actor.id}`,
+        ...(first && { nextIndex: first.index, nextOccurrenceAt: first.at, nextLocalDate: first.localDate }),
+      };
     });
   }
 
   /**
-   * Resumes from the first occurrence at or after now. Occurrences that fell in the pause are recorded as
-   * skipped (a pause means "do not pay these"), so the history shows them.
+   * Resumes from the first occurrence at or after now, held ones included (their payout is created again under
+   * a new key). Occurrences that fell in the pause are recorded as skipped (a pause means "do not pay these"),
+   * so the history shows every one of them.
    */
   resume(id: string, actor: Principal): Promise<Recurrence> {
     return this.#command(id, actor, 'resumed', async (recurrence, now) => {
       if (recurrence.status !== RecurrenceStatus.Paused) {
         throw new RecurrenceStateError(`recurring payout ${id} is ${recurrence.status}, not paused`);
       }
-      const passed = occurrences(recurrence.rule, {
-        fromIndex: recurrence.nextIndex,
-        to: new Date(now.getTime() - 1),
-        limit: 366,
-      });
-      for (const occurrence of passed) {
-        await skipOccurrence(
-          this.ctx,
-          recurrence,
-          occurrence,
-          now,
-          `fell while paused; resumed by ${actor.id}`,
-        );
-      }
-      const next = occurrences(recurrence.rule, { fromIndex: recurrence.nextIndex, from: now, limit: 1 })[0];
-      if (!next)
-        return { status: RecurrenceStatus.Completed, statusReason: 'no occurrence left after the pause' };
-      return {
-        status: RecurrenceStatus.Active,
-        statusReason: `resumed by ${actor.id}`,
-        nextIndex: next.index,
-        nextOccurrenceAt: next.at,
-        nextLocalDate: next.localDate,
-      };
+      return this.#restartFrom(
+        recurrence,
+        now,
+        `fell while paused; resumed by ${actor.id}`,
+        `resumed by ${actor.id}`,
+      );
     });
   }
 
@@ -238,7 +285,12 @@ export class RecurrenceService {
       ) {
         throw new RecurrenceStateError(`recurring payout ${id} is already ${recurrence.status}`);
       }
-      await this.#cancelFuturePayouts(recurrence, now, `recurring payout cancelled by ${actor.id}`);
+      const why = `recurring payout cancelled by ${actor.id}`;
+      for (const record of await this.#futureRecords(recurrence, now)) {
+        if (record.state === OccurrenceState.Skipped) continue;
+        const occurrence = occurrenceOn(recurrence.rule, record.localDate);
+        if (occurrence) await skipOccurrence(this.ctx, recurrence, occurrence, now, why);
+      }
       return { status: RecurrenceStatus.Cancelled, statusReason: reason ?? `cancelled by ${actor.id}` };
     });
   }
@@ -270,7 +322,11 @@ export class RecurrenceService {
         if (occurrence.index < recurrence.nextIndex) {
           const record = await this.ctx.store.getOccurrence(id, localDate);
           if (record?.state === OccurrenceState.Skipped) return {};
-          if (record?.payoutId && !(await cancelQuietly(this.ctx, record.payoutId, why))) {
+          if (
+            record?.state === OccurrenceState.Materialised &&
+            record.payoutId &&
+            !(await cancelQuietly(this.ctx, record.payoutId, why))
+          ) {
             throw new RecurrenceStateError(
               `the occurrence of ${localDate} is already past its scheduled state (payout ${record.payoutId}); it cannot be skipped`,
             );
@@ -327,11 +383,37 @@ export class RecurrenceService {
     }
   }
 
-  async #cancelFuturePayouts(recurrence: Recurrence, now: Date, reason: string): Promise<void> {
+  /**
+   * Records every occurrence from the pointer up to now as skipped (with `why`), then points at the first
+   * occurrence at or after now; completed when there is none.
+   */
+  async #restartFrom(
+    recurrence: Recurrence,
+    now: Date,
+    why: string,
+    statusReason: string,
+  ): Promise<Partial<Recurrence>> {
+    const passed = occurrences(recurrence.rule, {
+      fromIndex: recurrence.nextIndex,
+      to: new Date(now.getTime() - 1),
+      limit: 366,
+    });
+    for (const occurrence of passed) await skipOccurrence(this.ctx, recurrence, occurrence, now, why);
+    const next = occurrences(recurrence.rule, { fromIndex: recurrence.nextIndex, from: now, limit: 1 })[0];
+    if (!next)
+      return { status: RecurrenceStatus.Completed, statusReason: `${statusReason}; no occurrence left` };
+    return {
+      status: RecurrenceStatus.Active,
+      statusReason,
+      nextIndex: next.index,
+      nextOccurrenceAt: next.at,
+      nextLocalDate: next.localDate,
+    };
+  }
+
+  /** History entries of occurrences after now (materialised ahead of their time, held or skipped). */
+  async #futureRecords(recurrence: Recurrence, now: Date): Promise<OccurrenceRecord[]> {
     const records = await this.ctx.store.occurrences(recurrence.id, this.ctx.config.maxOccurrencesPerTick);
-    for (const record of records) {
-      if (record.payoutId && record.at > now.toISOString())
-        await cancelQuietly(this.ctx, record.payoutId, reason);
-    }
+    return records.filter((record) => record.at > now.toISOString());
   }
 }

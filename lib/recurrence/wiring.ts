@@ -4,7 +4,7 @@ import { DynamoDbRecurrenceStore } from './store/dynamodb-recurrence-store.js';
 
 /**
  * The recurrence service on the runtime's table and engine, sharing the engine's clock so that an injected
- * clock moves both.
+ * clock moves both, and the engine's limits so that a rule passes the same gate as a payout.
  */
 export function recurrenceServiceFrom(
   runtime: Pick<Runtime, 'dynamoDb' | 'tableName' | 'engine' | 'logger'>,
@@ -12,6 +12,7 @@ export function recurrenceServiceFrom(
   return new RecurrenceService({
     store: new DynamoDbRecurrenceStore(runtime.dynamoDb, runtime.tableName),
     payouts: runtime.engine,
+    limits: runtime.engine.ctx.config,
     clock: runtime.engine.ctx.clock,
     logger: runtime.logger,
   });

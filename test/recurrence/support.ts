@@ -33,6 +33,7 @@ export async function startRecurrenceHarness(
   const recurrences = new RecurrenceService({
     store: recurrenceStore,
     payouts: h.engine,
+    limits: h.engine.ctx.config,
     clock: h.clock,
     logger: h.logger,
     config,

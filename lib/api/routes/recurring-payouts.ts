@@ -13,7 +13,12 @@ import * as z from '../../shared/zod.js';
 import { ApiError } from '../errors.js';
 import { idempotencyKeyOf, parseBody, parseQuery } from '../request.js';
 import type { Route, RouteRequest, RouteResult } from '../router.js';
-import { CancelRequestSchema, PauseRequestSchema, ResumeRequestSchema } from '../schemas.js';
+import {
+  ApproveRequestSchema,
+  CancelRequestSchema,
+  PauseRequestSchema,
+  ResumeRequestSchema,
+} from '../schemas.js';
 import { idParam } from './payouts.js';
 
 export const ListRecurrencesQuerySchema = z.strictObject({
@@ -102,6 +107,9 @@ export function presentRecurrence(recurrence: Recurrence) {
     skippedDates: recurrence.skippedDates,
     idempotencyKey: recurrence.idempotencyKey,
     createdBy: { id: recurrence.createdBy.id, kind: recurrence.createdBy.kind },
+    ...(recurrence.approvedBy && {
+      approvedBy: { id: recurrence.approvedBy.id, kind: recurrence.approvedBy.kind },
+    }),
     createdAt: recurrence.createdAt,
     updatedAt: recurrence.updatedAt,
   };
@@ -116,6 +124,7 @@ function presentView(view: RecurrenceView) {
       at: entry.at,
       state: entry.state,
       ...(entry.payoutId && { payoutId: entry.payoutId }),
+      ...(entry.generation && entry.generation > 1 && { generation: entry.generation }),
       ...(entry.payoutStatus && { payoutStatus: entry.payoutStatus }),
       ...(entry.reason && { reason: entry.reason }),
       recordedAt: entry.recordedAt,
@@ -156,6 +165,14 @@ async function listRecurrences(request: RouteRequest) {
       ...(page.nextCursor && { nextCursor: page.nextCursor }),
     },
   };
+}
+
+/** POST /recurring-payouts/{id}/approve: a second person (not the creator) approves a rule at or above the threshold. */
+async function approve(request: RouteRequest) {
+  const id = idParam(request);
+  parseBody(request.event, ApproveRequestSchema, {});
+  await request.ctx.recurrences.approve(id, request.principal());
+  return { status: 200, body: presentView(await request.ctx.recurrences.view(id)) };
 }
 
 async function pause(request: RouteRequest) {
@@ -203,6 +220,7 @@ export const recurringPayoutRoutes: readonly Route[] = [
   { method: 'POST', path: '/recurring-payouts', handler: mapped(createRecurrence) },
   { method: 'GET', path: '/recurring-payouts', handler: mapped(listRecurrences) },
   { method: 'GET', path: '/recurring-payouts/{id}', handler: mapped(getRecurrence) },
+  { method: 'POST', path: '/recurring-payouts/{id}/approve', handler: mapped(approve) },
   { method: 'POST', path: '/recurring-payouts/{id}/pause', handler: mapped(pause) },
   { method: 'POST', path: '/recurring-payouts/{id}/resume', handler: mapped(resume) },
   { method: 'POST', path: '/recurring-payouts/{id}/cancel', handler: mapped(cancel) },

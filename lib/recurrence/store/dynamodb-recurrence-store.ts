@@ -15,7 +15,13 @@ import { TableIndexes } from '../../payouts/store/table-design.js';
 import { createWithIdempotencyKey } from '../../shared/idempotent-create.js';
 import * as z from '../../shared/zod.js';
 import { RecurrenceConflictError, RecurrenceValidationError } from '../errors.js';
-import type { OccurrenceRecord, Recurrence, RecurrenceAuditEvent, RecurrenceStatus } from '../model.js';
+import {
+  type OccurrenceRecord,
+  OccurrenceState,
+  type Recurrence,
+  type RecurrenceAuditEvent,
+  type RecurrenceStatus,
+} from '../model.js';
 import {
   fromAuditItem,
   fromOccurrenceItem,
@@ -23,7 +29,12 @@ import {
   toAuditItem,
   toRecurrenceItem,
 } from './item-codec.js';
-import type { CreateRecurrenceOutcome, RecurrencePage, RecurrenceStore } from './recurrence-store.js';
+import type {
+  CreateRecurrenceOutcome,
+  RecordMaterialisedOutcome,
+  RecurrencePage,
+  RecurrenceStore,
+} from './recurrence-store.js';
 import { recurrenceKeys } from './table-keys.js';
 
 const CursorSchema = z.record(z.string(), z.string());
@@ -148,29 +159,75 @@ export class DynamoDbRecurrenceStore implements RecurrenceStore {
     return { items: (page.Items ?? []).map(fromRecurrenceItem), read: page.ScannedCount ?? 0 };
   }
 
-  async recordMaterialised(record: OccurrenceRecord): Promise<OccurrenceRecord> {
-    const { Attributes } = await this.#doc.send(
-      new UpdateCommand({
-        TableName: this.tableName,
-        Key: recurrenceKeys.occurrence(record.recurrenceId, record.localDate),
-        UpdateExpression:
-          'SET entity = :entity, recurrenceId = :rid, localDate = :date, #index = :index, #at = :at, ' +
-          'payoutId = :payoutId, #state = if_not_exists(#state, :state), recordedAt = if_not_exists(recordedAt, :now)',
-        ExpressionAttributeNames: { '#index': 'index', '#at': 'at', '#state': 'state' },
-        ExpressionAttributeValues: {
-          ':entity': 'occurrence',
-          ':rid': record.recurrenceId,
-          ':date': record.localDate,
-          ':index': record.index,
-          ':at': record.at,
-          ':payoutId': record.payoutId,
-          ':state': record.state,
-          ':now': record.recordedAt,
-        },
-        ReturnValues: 'ALL_NEW',
-      }),
-    );
-    return fromOccurrenceItem(Attributes ?? {});
+  async recordMaterialised(record: OccurrenceRecord): Promise<RecordMaterialisedOutcome> {
+    const key = recurrenceKeys.occurrence(record.recurrenceId, record.localDate);
+    try {
+      const { Attributes } = await this.#doc.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: key,
+          UpdateExpression:
+            'SET entity = :entity, recurrenceId = :rid, localDate = :date, #index = :index, #at = :at, ' +
+            'payoutId = :payoutId, generation = :generation, #state = :materialised, recordedAt = :now ' +
+            'REMOVE reason',
+          // Nothing recorded yet; or held at an older generation (a resume materialises it again); or the same
+          // payout again (a repeated tick). A skip, or a newer generation, is never overwritten.
+          ConditionExpression:
+            'attribute_not_exists(#state) OR ' +
+            '(#state = :held AND (attribute_not_exists(generation) OR generation < :generation)) OR ' +
+            '(#state = :materialised AND payoutId = :payoutId)',
+          ExpressionAttributeNames: { '#index': 'index', '#at': 'at', '#state': 'state' },
+          ExpressionAttributeValues: {
+            ':entity': 'occurrence',
+            ':rid': record.recurrenceId,
+            ':date': record.localDate,
+            ':index': record.index,
+            ':at': record.at,
+            ':payoutId': record.payoutId,
+            ':generation': record.generation ?? 1,
+            ':materialised': OccurrenceState.Materialised,
+            ':held': OccurrenceState.Held,
+            ':now': record.recordedAt,
+          },
+          ReturnValues: 'ALL_NEW',
+        }),
+      );
+      return { recorded: true, record: fromOccurrenceItem(Attributes ?? {}) };
+    } catch (error) {
+      if (!(error instanceof ConditionalCheckFailedException)) throw error;
+      const current = await this.getOccurrence(record.recurrenceId, record.localDate);
+      if (!current) throw new RecurrenceConflictError(record.recurrenceId, { cause: error });
+      return { recorded: false, current };
+    }
+  }
+
+  async holdOccurrence(
+    recurrenceId: string,
+    localDate: string,
+    payoutId: string,
+    reason: string,
+  ): Promise<boolean> {
+    try {
+      await this.#doc.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: recurrenceKeys.occurrence(recurrenceId, localDate),
+          UpdateExpression: 'SET #state = :held, reason = :reason',
+          ConditionExpression: '#state = :materialised AND payoutId = :payoutId',
+          ExpressionAttributeNames: { '#state': 'state' },
+          ExpressionAttributeValues: {
+            ':held': OccurrenceState.Held,
+            ':materialised': OccurrenceState.Materialised,
+            ':payoutId': payoutId,
+            ':reason': reason,
+          },
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (error instanceof ConditionalCheckFailedException) return false;
+      throw error;
+    }
   }
 
   async recordSkipped(record: OccurrenceRecord): Promise<void> {

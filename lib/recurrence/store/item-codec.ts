@@ -4,6 +4,7 @@ import * as z from '../../shared/zod.js';
 import {
   type OccurrenceRecord,
   OccurrenceState,
+  RECURRENCE_ACTIONS,
   RECURRENCE_STATUSES,
   type Recurrence,
   type RecurrenceAuditEvent,
@@ -23,6 +24,8 @@ const ruleSchema = z.object({
   timeZone: z.string(),
 });
 
+const principalSchema = z.object({ id: z.string(), kind: z.enum(['user', 'system']) });
+
 const RecurrenceItemSchema = z.object({
   id: z.string(),
   status: z.enum(RECURRENCE_STATUSES as [RecurrenceStatus, ...RecurrenceStatus[]]),
@@ -35,7 +38,8 @@ const RecurrenceItemSchema = z.object({
   nextLocalDate: z.optional(z.string()),
   skippedDates: z.array(z.string()),
   version: z.int(),
-  createdBy: z.object({ id: z.string(), kind: z.enum(['user', 'system']) }),
+  createdBy: principalSchema,
+  approvedBy: z.optional(principalSchema),
   statusReason: z.optional(z.string()),
   createdAt: z.string(),
   updatedAt: z.string(),
@@ -46,8 +50,9 @@ const OccurrenceItemSchema = z.object({
   localDate: z.string(),
   index: z.int(),
   at: z.string(),
-  state: z.enum([OccurrenceState.Materialised, OccurrenceState.Skipped]),
+  state: z.enum([OccurrenceState.Materialised, OccurrenceState.Skipped, OccurrenceState.Held]),
   payoutId: z.optional(z.string()),
+  generation: z.optional(z.int().check(z.gte(1))),
   reason: z.optional(z.string()),
   recordedAt: z.string(),
 });
@@ -76,7 +81,7 @@ export function toRecurrenceItem(recurrence: Recurrence): Record<string, unknown
 export function fromRecurrenceItem(item: Record<string, unknown>): Recurrence {
   const parsed = RecurrenceItemSchema.parse(item);
   const { endDate, maxOccurrences, ...rule } = parsed.rule;
-  const { nextOccurrenceAt, nextLocalDate, statusReason, ...rest } = parsed;
+  const { nextOccurrenceAt, nextLocalDate, statusReason, approvedBy, ...rest } = parsed;
   return {
     ...rest,
     rule: {
@@ -87,20 +92,26 @@ export function fromRecurrenceItem(item: Record<string, unknown>): Recurrence {
     ...(nextOccurrenceAt !== undefined && { nextOccurrenceAt }),
     ...(nextLocalDate !== undefined && { nextLocalDate }),
     ...(statusReason !== undefined && { statusReason }),
+    ...(approvedBy !== undefined && { approvedBy }),
   };
 }
 
 export function fromOccurrenceItem(item: Record<string, unknown>): OccurrenceRecord {
-  const { payoutId, reason, ...rest } = OccurrenceItemSchema.parse(item);
-  return { ...rest, ...(payoutId !== undefined && { payoutId }), ...(reason !== undefined && { reason }) };
+  const { payoutId, reason, generation, ...rest } = OccurrenceItemSchema.parse(item);
+  return {
+    ...rest,
+    ...(payoutId !== undefined && { payoutId }),
+    ...(reason !== undefined && { reason }),
+    ...(generation !== undefined && { generation }),
+  };
 }
 
 const AuditItemSchema = z.object({
   recurrenceId: z.string(),
   sequence: z.int(),
   at: z.string(),
-  actor: z.object({ id: z.string(), kind: z.enum(['user', 'system']) }),
-  action: z.enum(['created', 'paused', 'resumed', 'cancelled', 'skipped']),
+  actor: principalSchema,
+  action: z.enum(RECURRENCE_ACTIONS),
   reason: z.string(),
 });
 

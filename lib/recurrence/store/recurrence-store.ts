@@ -4,6 +4,10 @@ export type CreateRecurrenceOutcome =
   | { readonly created: true; readonly recurrence: Recurrence }
   | { readonly created: false; readonly existing: Recurrence };
 
+export type RecordMaterialisedOutcome =
+  | { readonly recorded: true; readonly record: OccurrenceRecord }
+  | { readonly recorded: false; readonly current: OccurrenceRecord };
+
 export interface RecurrencePage {
   readonly items: Recurrence[];
   readonly nextCursor?: string;
@@ -27,9 +31,18 @@ export interface RecurrenceStore {
    * (a range on the work-queue index), so its cost follows what is due, not what exists.
    */
   due(dueBy: string, limit: number): Promise<{ items: Recurrence[]; read: number }>;
-  /** Records an occurrence's payout; a skip recorded before wins (the state is set only when absent). */
-  recordMaterialised(record: OccurrenceRecord): Promise<OccurrenceRecord>;
-  /** Records a skip (named skip, or passed over while paused). */
+  /**
+   * Records an occurrence's payout (state `materialised`, its `payoutId` and `generation`), only when nothing
+   * was recorded yet, when the record is `held` at an older generation, or when it already names this payout.
+   * Anything else (a skip recorded first, a newer generation) wins: the current record is returned instead.
+   */
+  recordMaterialised(record: OccurrenceRecord): Promise<RecordMaterialisedOutcome>;
+  /**
+   * Marks a materialised occurrence `held` after a pause cancelled its payout; only while the record still
+   * names that payout and is `materialised`. False when it changed meanwhile.
+   */
+  holdOccurrence(recurrenceId: string, localDate: string, payoutId: string, reason: string): Promise<boolean>;
+  /** Records a skip (named skip, passed over while paused or before approval, cancelled). */
   recordSkipped(record: OccurrenceRecord): Promise<void>;
   getOccurrence(recurrenceId: string, localDate: string): Promise<OccurrenceRecord | undefined>;
   /** Occurrence history, newest first. */
