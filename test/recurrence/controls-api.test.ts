@@ -1,0 +1,119 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { FutureMovement } from '../../lib/future-payouts/future-payouts.js';
+import { defaultEngineConfig } from '../../lib/payouts/config.js';
+import { type ApiHarness, bankTransfer, call, startApiHarness } from '../api/support/harness.js';
+
+let h: ApiHarness;
+beforeAll(async () => {
+  h = await startApiHarness();
+});
+afterAll(async () => h.close());
+
+const lagosDay = (offsetDays: number) =>
+  new Intl.DateTimeFormat('en-CA', { timeZone: 'Africa/Lagos' }).format(
+    new Date(Date.now() + offsetDays * 86_400_000),
+  );
+
+const rule = (overrides: Record<string, unknown> = {}) => ({
+  ...bankTransfer(),
+  interval: 'daily',
+  startDate: lagosDay(2),
+  timeOfDay: '09:00',
+  ...overrides,
+});
+
+const create = (key: string, body: unknown, principal = 'alice') =>
+  call(h.api, {
+    method: 'POST',
+    path: '/recurring-payouts',
+    headers: { 'Idempotency-Key': key },
+    body,
+    principal,
+  });
+
+const approve = (id: string, principal: string) =>
+  call(h.api, { method: 'POST', path: `/recurring-payouts/${id}/approve`, body: {}, principal });
+
+async function futureItems(narration: string): Promise<FutureMovement[]> {
+  const { body } = await call(h.api, { method: 'GET', path: '/future-payouts', query: 'days=7' });
+  return (body.items as FutureMovement[]).filter((item) => item.narration === narration);
+}
+
+describe('recurring payouts pass the control gate (issue 13)', () => {
+  it('refuses a rule above the per-payout maximum with a 400 naming amount, and stores and lists nothing (finding 6)', async () => {
+    const tooMuch = defaultEngineConfig.maxPayoutKobo + 1;
+    const refused = await create('above-max', rule({ amount: tooMuch, narration: 'above the maximum' }));
+    expect(refused.status).toBe(400);
+    expect(refused.body.errors).toEqual([{ path: 'amount', message: expect.stringMatching(/at most/) }]);
+
+    const stored = (await h.items()).filter(
+      (item) => String(item.pk).startsWith('RECURRENCE#') || String(item.pk).includes('above-max'),
+    );
+    expect(stored).toEqual([]);
+    const listed = await call(h.api, { method: 'GET', path: '/recurring-payouts' });
+    expect(listed.body.items.some((r: { narration: string }) => r.narration === 'above the maximum')).toBe(
+      false,
+    );
+    expect(await futureItems('above the maximum')).toEqual([]);
+
+    // Nothing was stored, so the key is still free for a valid request.
+    const valid = await create(
+      'above-max',
+      rule({ narration: 'at the maximum', amount: tooMuch - 1 }),
+      'alice',
+    );
+    expect(valid.status).toBe(201);
+  });
+
+  it('keeps a rule at the approval threshold waiting until a second person approves it; its creator cannot (finding 1)', async () => {
+    const amount = defaultEngineConfig.approvalThresholdKobo;
+    const created = await create('needs-approval', rule({ amount, narration: 'needs four eyes' }), 'alice');
+    expect(created.status).toBe(201);
+    expect(created.body).toMatchObject({
+      status: 'pending_approval',
+      statusReason: expect.stringMatching(/approval threshold/),
+      createdBy: { id: 'alice', kind: 'user' },
+    });
+    expect(created.body.approvedBy).toBeUndefined();
+    const waiting = await futureItems('needs four eyes');
+    expect(waiting.length).toBeGreaterThan(0);
+    expect(waiting.every((item) => item.source === 'recurring_payout' && item.awaitsApproval)).toBe(true);
+
+    for (const creator of ['alice', 'ALICE']) {
+      const own = await approve(created.body.id, creator);
+      expect(own.status).toBe(403);
+      expect(own.body.detail).toMatch(/cannot approve/);
+    }
+    const stillWaiting = await call(h.api, { method: 'GET', path: `/recurring-payouts/${created.body.id}` });
+    expect(stillWaiting.body.status).toBe('pending_approval');
+
+    const approved = await approve(created.body.id, 'bob');
+    expect(approved.status).toBe(200);
+    expect(approved.body).toMatchObject({
+      status: 'active',
+      approvedBy: { id: 'bob', kind: 'user' },
+      nextOccurrence: { localDate: lagosDay(2) },
+    });
+    expect(
+      approved.body.audit.map((e: { action: string; actor: { id: string } }) => [e.action, e.actor.id]),
+    ).toEqual([
+      ['created', 'alice'],
+      ['approved', 'bob'],
+    ]);
+    const listedNow = await futureItems('needs four eyes');
+    expect(listedNow.length).toBe(waiting.length);
+    expect(listedNow.every((item) => !item.awaitsApproval)).toBe(true);
+
+    expect((await approve(created.body.id, 'carol')).status).toBe(409);
+    expect((await approve('01NOPE', 'carol')).status).toBe(404);
+  });
+
+  it('needs no approval below the threshold and lists the rule as money to be paid', async () => {
+    const created = await create('below-threshold', rule({ narration: 'small and regular' }));
+    expect(created.body.status).toBe('active');
+    const items = await futureItems('small and regular');
+    expect(items.length).toBeGreaterThan(0);
+    expect(items.every((item) => !item.awaitsApproval)).toBe(true);
+    expect((await approve(created.body.id, 'bob')).status).toBe(409);
+  });
+});
