@@ -286,6 +286,12 @@ export class RecurrenceService {
         throw new RecurrenceStateError(`recurring payout ${id} is already ${recurrence.status}`);
       }
       const why = `recurring payout cancelled by ${actor.id}`;
+      if (recurrence.status === RecurrenceStatus.Paused) {
+        // No resume will come to record the occurrences that fell in the pause: record them now.
+        for (const occurrence of this.#passed(recurrence, now)) {
+          await skipOccurrence(this.ctx, recurrence, occurrence, now, `fell while paused; ${why}`);
+        }
+      }
       for (const record of await this.#futureRecords(recurrence, now)) {
         if (record.state === OccurrenceState.Skipped) continue;
         const occurrence = occurrenceOn(recurrence.rule, record.localDate);
@@ -393,12 +399,9 @@ export class RecurrenceService {
     why: string,
     statusReason: string,
   ): Promise<Partial<Recurrence>> {
-    const passed = occurrences(recurrence.rule, {
-      fromIndex: recurrence.nextIndex,
-      to: new Date(now.getTime() - 1),
-      limit: 366,
-    });
-    for (const occurrence of passed) await skipOccurrence(this.ctx, recurrence, occurrence, now, why);
+    for (const occurrence of this.#passed(recurrence, now)) {
+      await skipOccurrence(this.ctx, recurrence, occurrence, now, why);
+    }
     const next = occurrences(recurrence.rule, { fromIndex: recurrence.nextIndex, from: now, limit: 1 })[0];
     if (!next)
       return { status: RecurrenceStatus.Completed, statusReason: `${statusReason}; no occurrence left` };
@@ -409,6 +412,15 @@ export class RecurrenceService {
       nextOccurrenceAt: next.at,
       nextLocalDate: next.localDate,
     };
+  }
+
+  /** The occurrences from the pointer whose time is before now (at most a year of them). */
+  #passed(recurrence: Recurrence, now: Date): Occurrence[] {
+    return occurrences(recurrence.rule, {
+      fromIndex: recurrence.nextIndex,
+      to: new Date(now.getTime() - 1),
+      limit: 366,
+    });
   }
 
   /** History entries of occurrences after now (materialised ahead of their time, held or skipped). */
