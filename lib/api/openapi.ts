@@ -1,5 +1,6 @@
 import { BatchEnvelopeSchema, CorrectionFieldsSchema } from '../bulk-corrections/schemas.js';
 import { CreatePayoutRequestSchema, IdempotencyKeySchema } from '../payouts/schemas.js';
+import { OccurrenceState, RECURRENCE_ACTIONS, RECURRENCE_STATUSES } from '../recurrence/model.js';
 import { CreateRecurrenceRequestSchema } from '../recurrence/schemas.js';
 import { CreateRefundRequestSchema, RefundStatus } from '../refunds/model.js';
 import * as z from '../shared/zod.js';
@@ -132,6 +133,71 @@ const payoutSchema: JsonSchema = {
     createdAt: { type: 'string', format: 'date-time' },
     updatedAt: { type: 'string', format: 'date-time' },
     audit: { type: 'array', description: 'GET /payouts/{id} only, oldest first', items: { type: 'object' } },
+  },
+};
+
+const recurringPayoutSchema: JsonSchema = {
+  type: 'object',
+  description:
+    'A recurring payout: the payout fields of its `type` at the top level, the rule under `schedule`. ' +
+    'At or above the approval threshold it is `pending_approval` until a person other than its creator approves ' +
+    'it; its occurrences are then requested by `createdBy` and carry `approvedBy`, so they need no approval of ' +
+    'their own. GET, create, approve and skip also return `upcoming`, `history` and `audit`.',
+  required: ['id', 'status', 'type', 'amount', 'schedule', 'createdBy', 'createdAt', 'updatedAt'],
+  properties: {
+    id: { type: 'string' },
+    status: { enum: [...RECURRENCE_STATUSES] },
+    statusReason: { type: 'string' },
+    type: { type: 'string' },
+    amount: { type: 'integer', description: 'kobo, per occurrence' },
+    schedule: { type: 'object' },
+    nextOccurrence: {
+      type: 'object',
+      properties: {
+        localDate: { type: 'string', format: 'date' },
+        at: { type: 'string', format: 'date-time' },
+      },
+    },
+    skippedDates: { type: 'array', items: { type: 'string', format: 'date' } },
+    createdBy: principalSchema,
+    approvedBy: principalSchema,
+    history: {
+      type: 'array',
+      description: 'newest first: what became of each occurrence',
+      items: {
+        type: 'object',
+        required: ['localDate', 'at', 'state'],
+        properties: {
+          localDate: { type: 'string', format: 'date' },
+          at: { type: 'string', format: 'date-time' },
+          state: {
+            enum: [...Object.values(OccurrenceState)],
+            description:
+              '`held`: a pause cancelled its payout; the resume pays it again (a new payout, `generation` + 1) ' +
+              'if its time is after the resume, or records it `skipped` with the reason',
+          },
+          payoutId: { type: 'string' },
+          payoutStatus: { type: 'string' },
+          generation: {
+            type: 'integer',
+            description: 'present from 2 on: the payout after a pause and resume',
+          },
+          reason: { type: 'string' },
+        },
+      },
+    },
+    audit: {
+      type: 'array',
+      description: 'every command, oldest first',
+      items: {
+        type: 'object',
+        properties: {
+          action: { enum: [...RECURRENCE_ACTIONS] },
+          actor: principalSchema,
+          reason: { type: 'string' },
+        },
+      },
+    },
   },
 };
 
@@ -335,26 +401,48 @@ export function buildOpenApiDocument() {
       '/recurring-payouts': {
         post: {
           operationId: 'createRecurringPayout',
-          summary: 'Create a recurring payout; its occurrences become scheduled payouts',
+          summary:
+            'Create a recurring payout; its occurrences become scheduled payouts. Above the per-payout maximum: ' +
+            '400 naming `amount`, nothing stored. At or above the approval threshold: `pending_approval`.',
           parameters: [idempotencyHeader],
           requestBody: body(CreateRecurrenceRequestSchema),
           responses: {
-            ...ok('created', { type: 'object' }, '201'),
-            ...ok('replay; header Idempotent-Replayed: true', { type: 'object' }),
+            ...ok('created', ref('RecurringPayout'), '201'),
+            ...ok('replay; header Idempotent-Replayed: true', ref('RecurringPayout')),
             ...problems(400, 409),
           },
         },
         get: {
           operationId: 'listRecurringPayouts',
           parameters: queryParameters(ListRecurrencesQuerySchema),
-          responses: { ...ok('a page', { type: 'object' }), ...problems(400) },
+          responses: {
+            ...ok('a page', {
+              type: 'object',
+              properties: {
+                items: { type: 'array', items: ref('RecurringPayout') },
+                nextCursor: { type: 'string' },
+              },
+            }),
+            ...problems(400),
+          },
         },
       },
       '/recurring-payouts/{id}': {
         get: {
           operationId: 'getRecurringPayout',
           parameters: [idPath],
-          responses: { ...ok('the recurring payout', { type: 'object' }), ...problems(404) },
+          responses: { ...ok('the recurring payout', ref('RecurringPayout')), ...problems(404) },
+        },
+      },
+      '/recurring-payouts/{id}/approve': {
+        post: {
+          operationId: 'approveRecurringPayout',
+          summary:
+            'Approve a recurring payout waiting in `pending_approval` (never by its creator, never by a system ' +
+            'principal); occurrences whose time passed while it waited are recorded as skipped',
+          parameters: [idPath],
+          requestBody: body(ApproveRequestSchema, false),
+          responses: { ...ok('approved', ref('RecurringPayout')), ...problems(400, 403, 404, 409) },
         },
       },
       ...Object.fromEntries(
@@ -371,7 +459,7 @@ export function buildOpenApiDocument() {
               operationId: `${action}RecurringPayout`,
               parameters: [idPath],
               requestBody: body(schema, false),
-              responses: { ...ok(action, { type: 'object' }), ...problems(400, 404, 409) },
+              responses: { ...ok(action, ref('RecurringPayout')), ...problems(400, 404, 409) },
             },
           },
         ]),
@@ -385,7 +473,7 @@ export function buildOpenApiDocument() {
             { name: 'localDate', in: 'path', required: true, schema: { type: 'string', format: 'date' } },
           ],
           requestBody: body(SkipOccurrenceRequestSchema, false),
-          responses: { ...ok('skipped', { type: 'object' }), ...problems(400, 404, 409) },
+          responses: { ...ok('skipped', ref('RecurringPayout')), ...problems(400, 404, 409) },
         },
       },
       ...Object.fromEntries(
@@ -405,7 +493,7 @@ export function buildOpenApiDocument() {
         get: {
           operationId: 'listFuturePayouts',
           summary:
-            'All planned money movement, earliest first: our scheduled payouts and recurring occurrences, and the provider’s own schedules; `bothSides` flags a bank account paid on both',
+            'All planned money movement, earliest first: our scheduled payouts and recurring occurrences, and the provider’s own schedules; `bothSides` flags a bank account paid on both; `awaitsApproval` flags money that moves only once a second person approves (a recurring payout in `pending_approval`, or one of ours at or above the approval threshold that nobody approved yet)',
           parameters: queryParameters(FuturePayoutsQuerySchema),
           responses: { ...ok('the movements in the window', { type: 'object' }), ...problems(400) },
         },
@@ -625,6 +713,7 @@ export function buildOpenApiDocument() {
       schemas: {
         Problem: problemSchema,
         Payout: payoutSchema,
+        RecurringPayout: recurringPayoutSchema,
         Controls: {
           type: 'object',
           required: ['paused'],
