@@ -106,6 +106,13 @@ export const COMMANDS: readonly CommandSpec[] = [
     idempotent: true,
   },
   {
+    words: ['recurring', 'approve'],
+    method: 'POST',
+    path: '/recurring-payouts/{id}/approve',
+    summary: 'approve a rule at or above the approval threshold as the second person',
+    confirmFrom: '/recurring-payouts/{id}',
+  },
+  {
     words: ['recurring', 'pause'],
     method: 'POST',
     path: '/recurring-payouts/{id}/pause',

@@ -96,6 +96,10 @@ export function describeForConfirmation(subject: unknown): string {
         .flatMap((name) => (payout[name] === undefined ? [] : [`${name} ${String(payout[name])}`]))
         .join(', ')}`,
     isRecord(payout.requestedBy) && `requested  ${String(payout.requestedBy.id)}`,
+    // A recurring payout: its creator requests every occurrence; the schedule says how often the amount goes.
+    isRecord(payout.createdBy) && `created by ${String(payout.createdBy.id)}`,
+    isRecord(payout.schedule) &&
+      `every      ${String(payout.schedule.every ?? 1)} ${String(payout.schedule.interval)} at ${String(payout.schedule.timeOfDay)} ${String(payout.schedule.timeZone)}`,
     payout.status !== undefined && `status     ${String(payout.status)}`,
     payout.narration !== undefined && `narration  ${String(payout.narration)}`,
   ];
