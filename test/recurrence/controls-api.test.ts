@@ -108,6 +108,21 @@ describe('recurring payouts pass the control gate (issue 13)', () => {
     expect((await approve('01NOPE', 'carol')).status).toBe(404);
   });
 
+  it('flags a scheduled payout at the approval threshold as awaiting approval in GET /future-payouts', async () => {
+    const scheduleAt = new Date(Date.now() + 3_600_000).toISOString();
+    const amount = defaultEngineConfig.approvalThresholdKobo;
+    const large = await call(h.api, {
+      method: 'POST',
+      path: '/payouts',
+      headers: { 'Idempotency-Key': 'scheduled-large' },
+      body: bankTransfer({ amount, scheduleAt, narration: 'large one-off' }),
+    });
+    expect(large.status).toBe(201);
+    expect(await futureItems('large one-off')).toMatchObject([
+      { source: 'scheduled_payout', id: large.body.id, awaitsApproval: true },
+    ]);
+  });
+
   it('needs no approval below the threshold and lists the rule as money to be paid', async () => {
     const created = await create('below-threshold', rule({ narration: 'small and regular' }));
     expect(created.body.status).toBe('active');
