@@ -47,25 +47,38 @@ const offsetArb: fc.Arbitrary<number> = fc.oneof(
   fc.integer({ min: -80, max: (DAYS - 1) * 24 * 60 + 150 }).map((minutes) => minutes * MINUTE + 30_000),
 );
 
-/** A short pause around one occurrence: the reported case and its neighbours (resumed before or after it). */
+/**
+ * A short pause around one occurrence. Mostly it starts after the occurrence's payout was materialised (5 min
+ * ahead) and ends before its time (the reported case: paused at 10:59, resumed at 11:01, due at 11:02) or after
+ * it; sometimes it starts before the materialisation.
+ */
 const blipArb: fc.Arbitrary<Command[]> = fc
   .tuple(
     fc.integer({ min: 0, max: DAYS - 1 }),
-    fc.integer({ min: -8, max: 1 }),
-    fc.integer({ min: 1, max: 4 }),
+    fc.oneof(
+      { weight: 3, arbitrary: fc.integer({ min: -4, max: -1 }) },
+      { weight: 1, arbitrary: fc.integer({ min: -9, max: -5 }) },
+    ),
+    fc.boolean(),
+    fc.nat(3),
   )
-  .map(([day, from, length]) => [
-    { offset: day * DAY + from * MINUTE + 30_000, action: { kind: 'pause' } },
-    { offset: day * DAY + (from + length) * MINUTE + 30_000, action: { kind: 'resume' } },
-  ]);
+  .map(([day, pausedAt, resumeBefore, spread]) => {
+    // Whole minutes between the pause and the occurrence in which a resume still comes before it.
+    const room = -pausedAt - 1;
+    const resumedAt = resumeBefore && room > 0 ? pausedAt + 1 + (spread % room) : spread;
+    return [
+      { offset: day * DAY + pausedAt * MINUTE + 30_000, action: { kind: 'pause' } },
+      { offset: day * DAY + resumedAt * MINUTE + 30_000, action: { kind: 'resume' } },
+    ];
+  });
 
 const commandsArb = fc
   .array(
     fc.oneof(
-      { weight: 3, arbitrary: fc.record({ offset: offsetArb, action: actionArb }).map((c) => [c]) },
+      { weight: 1, arbitrary: fc.record({ offset: offsetArb, action: actionArb }).map((c) => [c]) },
       { weight: 1, arbitrary: blipArb },
     ),
-    { maxLength: 5 },
+    { minLength: 1, maxLength: 5 },
   )
   .map((groups) => groups.flat().sort((a, b) => a.offset - b.offset));
 
@@ -130,16 +143,21 @@ describe('pause, resume, skip and cancel against a model (issue 14, finding 4)',
         );
         const model = expectedPaid(commands, occurrenceOffsets);
 
-        // Full ticks at each occurrence's materialisation (inside the horizon) and at its time, as the
-        // every-minute schedule would, and a recurrence sweep after every command.
-        const tickOffsets = occurrenceOffsets.flatMap((offset) => [offset - HORIZON / 2, offset]);
+        // The every-minute schedule where it matters: a recurrence sweep inside the horizon before each
+        // occurrence (materialisation), both sweeps at its time (release and payment), and a recurrence sweep
+        // after every command. Skipping the idle minutes in between keeps a run well under a second.
+        const ticks = occurrenceOffsets.flatMap((offset) => [
+          { offset: offset - HORIZON / 2, pays: false },
+          { offset, pays: true },
+        ]);
         let now = firstAt - 90 * MINUTE;
         const advanceTo = async (offset: number) => {
-          for (const tickOffset of tickOffsets) {
-            if (firstAt + tickOffset > now && tickOffset < offset) {
-              now = firstAt + tickOffset;
+          for (const tick of ticks) {
+            if (firstAt + tick.offset > now && tick.offset < offset) {
+              now = firstAt + tick.offset;
               h.clock.set(new Date(now).toISOString());
-              await h.tick();
+              await h.recurrences.sweep();
+              if (tick.pays) await h.engine.sweep();
             }
           }
           now = firstAt + offset;
@@ -174,7 +192,6 @@ describe('pause, resume, skip and cancel against a model (issue 14, finding 4)',
         }
         expect(accepted).toEqual(model.accepted);
         await advanceTo((DAYS - 1) * DAY + 3 * 60 * MINUTE);
-        await h.tick();
         if (model.cancelledAt === Number.POSITIVE_INFINITY)
           await h.recurrences.cancel(id, alice, 'end of run');
 
@@ -209,7 +226,8 @@ describe('pause, resume, skip and cancel against a model (issue 14, finding 4)',
           }
         });
       }),
-      { numRuns: 20 },
+      { numRuns: 15 },
     );
-  }, 60_000);
+    // 15 runs took 17-19 s alone here; the limit leaves room for a full parallel `npm test` on shared cores.
+  }, 120_000);
 });
