@@ -1,10 +1,12 @@
+import { InvalidCursorError } from '../payouts/errors.js';
 import { sameIdentity } from '../payouts/identity.js';
 import type { Principal } from '../payouts/model.js';
+import { RecurrenceValidationError } from '../recurrence/errors.js';
 import type { CursorPage } from '../shared/paging.js';
 import type { ApiContext } from './context.js';
 
 /** The kinds of money instruction that wait for a second person. */
-export const APPROVAL_KINDS = ['payout', 'refund', 'bulk-correction'] as const;
+export const APPROVAL_KINDS = ['payout', 'refund', 'bulk-correction', 'recurring-payout'] as const;
 export type ApprovalKind = (typeof APPROVAL_KINDS)[number];
 
 /** One instruction waiting for a second person, and the call that approves it. */
@@ -56,6 +58,28 @@ function sources(ctx: ApiContext): Record<ApprovalKind, Source> {
           requestedAt: refund.createdAt,
           summary: `refund of transaction ${refund.transactionId}: ${refund.merchantNote}`,
           approve: { method: 'POST', path: `/refunds/${refund.id}/approve` },
+        })),
+        ...(page.nextCursor && { nextCursor: page.nextCursor }),
+      };
+    },
+    'recurring-payout': async (limit, cursor) => {
+      const page = await ctx.recurrences
+        .list({ status: 'pending_approval', limit, ...(cursor && { cursor }) })
+        .catch((error: unknown) => {
+          // The recurrence module's own refusal of a cursor it did not issue: a 400 here as everywhere.
+          if (error instanceof RecurrenceValidationError)
+            throw new InvalidCursorError('is not a cursor this API issued', { cause: error });
+          throw error;
+        });
+      return {
+        items: page.items.map((recurrence) => ({
+          kind: 'recurring-payout',
+          id: recurrence.id,
+          amount: recurrence.template.amount,
+          requestedBy: recurrence.createdBy,
+          requestedAt: recurrence.createdAt,
+          summary: `${recurrence.rule.interval} ${recurrence.template.type} from ${recurrence.rule.startDate}: ${recurrence.template.narration}`,
+          approve: { method: 'POST', path: `/recurring-payouts/${recurrence.id}/approve` },
         })),
         ...(page.nextCursor && { nextCursor: page.nextCursor }),
       };

@@ -614,7 +614,7 @@ export function buildOpenApiDocument() {
                     type: 'object',
                     required: ['kind', 'id', 'requestedBy', 'requestedAt', 'summary', 'approve'],
                     properties: {
-                      kind: { enum: ['payout', 'refund', 'bulk-correction'] },
+                      kind: { enum: ['payout', 'refund', 'bulk-correction', 'recurring-payout'] },
                       id: { type: 'string' },
                       amount: { type: 'integer', description: 'kobo' },
                       requestedBy: principalSchema,

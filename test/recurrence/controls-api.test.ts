@@ -79,6 +79,27 @@ describe('recurring payouts pass the control gate (issue 13)', () => {
     expect(waiting.length).toBeGreaterThan(0);
     expect(waiting.every((item) => item.source === 'recurring_payout' && item.awaitsApproval)).toBe(true);
 
+    const queue = async (viewer: string) =>
+      (await call(h.api, { method: 'GET', path: '/approvals', principal: viewer })).body.items.filter(
+        (item: { id: string }) => item.id === created.body.id,
+      );
+    expect(await queue('bob')).toMatchObject([
+      {
+        id: created.body.id,
+        amount,
+        requestedBy: { id: 'alice' },
+        approve: { method: 'POST', path: `/recurring-payouts/${created.body.id}/approve` },
+      },
+    ]);
+    expect(await queue('alice')).toEqual([]);
+    const tampered = await call(h.api, {
+      method: 'GET',
+      path: '/approvals',
+      query: 'kind=recurring-payout&cursor=bm90LWEtY3Vyc29y',
+      principal: 'bob',
+    });
+    expect(tampered.status).toBe(400);
+
     for (const creator of ['alice', 'ALICE']) {
       const own = await approve(created.body.id, creator);
       expect(own.status).toBe(403);
@@ -104,6 +125,7 @@ describe('recurring payouts pass the control gate (issue 13)', () => {
     expect(listedNow.length).toBe(waiting.length);
     expect(listedNow.every((item) => !item.awaitsApproval)).toBe(true);
 
+    expect(await queue('bob')).toEqual([]);
     expect((await approve(created.body.id, 'carol')).status).toBe(409);
     expect((await approve('01NOPE', 'carol')).status).toBe(404);
   });
