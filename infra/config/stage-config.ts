@@ -22,6 +22,11 @@ export const StageConfigSchema = z.strictObject({
   dailyCapKobo: kobo,
   approvalThresholdKobo: kobo,
   /**
+   * IAM roles whose session name is bound to the person (trust policy or IAM Identity Center; a trailing `*`
+   * matches a prefix), so four eyes tells their sessions apart: docs/controls.md, "Identity". Default: none.
+   */
+  opsSessionNamedRoles: z._default(z.array(z.string().check(z.regex(/^[\w+=.@-]{1,64}\*?$/))), []),
+  /**
    * Instant settlement (`lib/settlement/config.ts`): where available settlements are paid out to, and the
    * rules. Omit `destination` to leave instant settlement off. Checked with the code's own parser at synth.
    */

@@ -48,6 +48,7 @@ export class PayoutsStack extends Stack {
       MAX_PAYOUT_KOBO: String(config.maxPayoutKobo),
       DAILY_CAP_KOBO: String(config.dailyCapKobo),
       APPROVAL_THRESHOLD_KOBO: String(config.approvalThresholdKobo),
+      OPS_SESSION_NAMED_ROLES: config.opsSessionNamedRoles.join(','),
       ...settlementEnvironment(config),
       ...reconciliationEnvironment(config),
       STAGE: stage,

@@ -33,5 +33,6 @@ export function apiContextFrom(runtime: Runtime): ApiContext {
     ),
     logger: runtime.logger,
     mode: runtime.mode,
+    sessionNamedRoles: runtime.env.OPS_SESSION_NAMED_ROLES,
   };
 }

@@ -25,4 +25,9 @@ export interface ApiContext {
   readonly logger: Logger;
   /** `local` trusts the `X-Ops-Principal` header; `aws` only the IAM principal of the signed request. */
   readonly mode: 'aws' | 'local';
+  /**
+   * AWS mode: roles whose session name is the person (trust policy or IAM Identity Center), from
+   * `OPS_SESSION_NAMED_ROLES`; every other role's sessions count as one identity for four eyes.
+   */
+  readonly sessionNamedRoles?: readonly string[];
 }

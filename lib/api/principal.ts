@@ -1,4 +1,5 @@
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
+import { assumedRoleOf, sessionNamedRole } from '../payouts/identity.js';
 import type { Principal } from '../payouts/model.js';
 import * as z from '../shared/zod.js';
 import { unauthenticated, validationError } from './errors.js';
@@ -24,12 +25,25 @@ const localPrincipal = z
  * The caller. In AWS the route is IAM-authorised (SigV4), so API Gateway puts the verified principal in
  * the request context; a header is never trusted there. Locally the `X-Ops-Principal` header stands in,
  * so the four-eyes rule can be exercised by two "people".
+ *
+ * The request context of an HTTP API carries the caller's ARN (`userArn`) and ids, never the session's
+ * `sts:SourceIdentity`. So the session name of an assumed role is vouched for (appended as `#<session>`,
+ * which `identityOf` keeps) only for the roles listed in `sessionNamedRoles`: roles whose trust policy binds
+ * the session name to the person, and IAM Identity Center roles, whose session name Identity Center sets to
+ * the user's name. Any other role's sessions are one identity (docs/controls.md, "Identity").
  */
-export function principalOf(event: APIGatewayProxyEventV2, mode: 'aws' | 'local'): Principal {
+export function principalOf(
+  event: APIGatewayProxyEventV2,
+  mode: 'aws' | 'local',
+  sessionNamedRoles: readonly string[] = [],
+): Principal {
   if (mode === 'aws') {
     const parsed = iamContext.safeParse(event.requestContext);
     if (!parsed.success) throw unauthenticated('the request carries no IAM principal');
-    return { id: parsed.data.authorizer.iam.userArn, kind: 'user' };
+    const arn = parsed.data.authorizer.iam.userArn;
+    const assumed = assumedRoleOf(arn);
+    const vouched = assumed !== undefined && sessionNamedRole(assumed.role, sessionNamedRoles);
+    return { id: vouched ? `${arn}#${assumed.session}` : arn, kind: 'user' };
   }
   const header = event.headers[LOCAL_PRINCIPAL_HEADER];
   if (header === undefined) return { id: LOCAL_DEFAULT_PRINCIPAL, kind: 'user' };

@@ -94,7 +94,7 @@ export function createRouter(routes: readonly Route[], ctx: ApiContext): ApiHand
         params,
         ctx,
         principal: () => {
-          principal ??= principalOf(event, ctx.mode);
+          principal ??= principalOf(event, ctx.mode, ctx.sessionNamedRoles);
           return principal;
         },
       });

@@ -37,6 +37,27 @@ export const RuntimeEnvSchema = z
     WATCH_WINDOW_MS: milliseconds,
     RETRY_BASE_MS: milliseconds,
     MAX_LATENESS_MS: milliseconds,
+    /**
+     * IAM role names, separated by commas or spaces (a trailing `*` matches a prefix), whose session name is
+     * bound to the person, so four eyes tells their sessions apart (docs/controls.md, "Identity"). Default:
+     * none, and every session of a role is one identity.
+     */
+    OPS_SESSION_NAMED_ROLES: z.pipe(
+      z.pipe(
+        z._default(z.string(), ''),
+        z.transform((text: string) => text.split(/[\s,]+/).filter((name) => name !== '')),
+      ),
+      z.array(
+        z
+          .string()
+          .check(
+            z.regex(
+              /^[\w+=.@-]{1,64}\*?$/,
+              'must be IAM role names separated by commas or spaces, each optionally ending in * (a prefix)',
+            ),
+          ),
+      ),
+    ),
   })
   .check(
     z.refine((env) => Boolean(env.PROVIDER_SECRET_ID) || Boolean(env.PROVIDER_TOKEN && env.PROVIDER_PIN), {

@@ -1,0 +1,122 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { apiContextFrom } from '../../lib/api/api-context.js';
+import { type ApiHandler, createApiHandler } from '../../lib/api/index.js';
+import { type ApiHarness, bankTransfer, call, startApiHarness } from './support/harness.js';
+
+/**
+ * Finding 9 of issue 13: maker and checker were compared as raw strings. Each test is one way a requester
+ * tried to approve their own payout; the payout must stay `pending_approval`.
+ */
+
+const ACCOUNT = '123456789012';
+const role = (name: string, session: string) => `arn:aws:sts::${ACCOUNT}:assumed-role/${name}/${session}`;
+const IDENTITY_CENTER_ROLE = 'AWSReservedSSO_PayoutOps_0123456789abcdef';
+
+let h: ApiHarness;
+let local: ApiHandler;
+let n = 0;
+
+beforeAll(async () => {
+  h = await startApiHarness({
+    mode: 'aws',
+    env: {
+      APPROVAL_THRESHOLD_KOBO: '10000000',
+      OPS_SESSION_NAMED_ROLES: 'AWSReservedSSO_PayoutOps_*, PayoutApprovers',
+    },
+  });
+  local = createApiHandler({ ...apiContextFrom(h.runtime), mode: 'local' });
+});
+afterAll(async () => h?.close());
+
+const large = () => bankTransfer({ amount: 20_000_000 });
+
+async function requestAs(api: ApiHandler, who: { principal?: string; iamUserArn?: string }) {
+  const created = await call(api, {
+    method: 'POST',
+    path: '/payouts',
+    headers: { 'Idempotency-Key': `four-eyes-${++n}` },
+    body: large(),
+    ...who,
+  });
+  expect(created.status).toBe(201);
+  expect(created.body.status).toBe('pending_approval');
+  return created.body.id as string;
+}
+
+async function approveAs(api: ApiHandler, id: string, who: { principal?: string; iamUserArn?: string }) {
+  return call(api, { method: 'POST', path: `/payouts/${id}/approve`, ...who });
+}
+
+async function expectStillWaiting(id: string) {
+  const after = await call(local, { method: 'GET', path: `/payouts/${id}` });
+  expect(after.body.status).toBe('pending_approval');
+  expect(after.body.approvedBy).toBeUndefined();
+}
+
+describe('four eyes by stable identity (local X-Ops-Principal)', () => {
+  it('refuses X-Ops-Principal: ALICE approving the payout alice requested', async () => {
+    const id = await requestAs(local, { principal: 'alice' });
+    const reply = await approveAs(local, id, { principal: 'ALICE' });
+    expect(reply.status).toBe(403);
+    expect(reply.body.type).toBe('urn:payout-automation:problem:approval-forbidden');
+    await expectStillWaiting(id);
+  });
+
+  it('still lets a different person approve', async () => {
+    const id = await requestAs(local, { principal: 'alice' });
+    const reply = await approveAs(local, id, { principal: 'bob' });
+    expect(reply.status).toBe(200);
+    expect(reply.body.approvedBy).toEqual({ id: 'bob', kind: 'user' });
+  });
+});
+
+describe('four eyes by stable identity (AWS, IAM principal of the signed request)', () => {
+  it('refuses a second session of the requester’s role approving under a session name it chose', async () => {
+    const id = await requestAs(h.api, { iamUserArn: role('PayoutOps', 'alice') });
+    const reply = await approveAs(h.api, id, { iamUserArn: role('PayoutOps', 'bob') });
+    expect(reply.status).toBe(403);
+    await expectStillWaiting(id);
+  });
+
+  it('refuses the same IAM user approving under another spelling of its name', async () => {
+    const id = await requestAs(h.api, { iamUserArn: `arn:aws:iam::${ACCOUNT}:user/Alice` });
+    const reply = await approveAs(h.api, id, { iamUserArn: `arn:aws:iam::${ACCOUNT}:user/alice` });
+    expect(reply.status).toBe(403);
+    await expectStillWaiting(id);
+  });
+
+  it('refuses the same Identity Center user approving in another case or through another session', async () => {
+    const id = await requestAs(h.api, { iamUserArn: role(IDENTITY_CENTER_ROLE, 'alice@example.com') });
+    const reply = await approveAs(h.api, id, { iamUserArn: role(IDENTITY_CENTER_ROLE, 'ALICE@example.com') });
+    expect(reply.status).toBe(403);
+    await expectStillWaiting(id);
+  });
+
+  it('refuses a federated user (GetFederationToken) approving another federated user of the account', async () => {
+    const federated = (name: string) => `arn:aws:sts::${ACCOUNT}:federated-user/${name}`;
+    const id = await requestAs(h.api, { iamUserArn: federated('alice') });
+    const reply = await approveAs(h.api, id, { iamUserArn: federated('bob') });
+    expect(reply.status).toBe(403);
+    await expectStillWaiting(id);
+  });
+
+  it('tells two people apart through a session-named role and records who approved', async () => {
+    const id = await requestAs(h.api, { iamUserArn: role(IDENTITY_CENTER_ROLE, 'alice@example.com') });
+    const reply = await approveAs(h.api, id, { iamUserArn: role(IDENTITY_CENTER_ROLE, 'bob@example.com') });
+    expect(reply.status).toBe(200);
+    expect(reply.body.approvedBy).toEqual({
+      id: `${role(IDENTITY_CENTER_ROLE, 'bob@example.com')}#bob@example.com`,
+      kind: 'user',
+    });
+  });
+
+  it('ignores X-Ops-Principal in AWS: the header cannot turn one caller into another', async () => {
+    const id = await requestAs(h.api, { iamUserArn: role('PayoutOps', 'alice') });
+    const reply = await approveAs(h.api, id, {
+      iamUserArn: role('PayoutOps', 'alice'),
+      principal: 'bob',
+    });
+    expect(reply.status).toBe(403);
+    await expectStillWaiting(id);
+  });
+});
