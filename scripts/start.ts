@@ -24,7 +24,9 @@ import { providerScheduleServiceFrom } from '../lib/provider-schedules/wiring.js
 import { recurrenceServiceFrom } from '../lib/recurrence/wiring.js';
 import { refundServiceFrom } from '../lib/refunds/wiring.js';
 import { createRuntime, type Runtime } from '../lib/runtime/runtime.js';
+import { isLoopbackUrl } from '../lib/runtime/runtime-config.js';
 import { type Sandbox, startSandbox } from '../lib/sandbox/index.js';
+import { describeIssues, fieldIssues } from '../lib/shared/validation.js';
 import * as z from '../lib/shared/zod.js';
 
 const port = (fallback: number | undefined) =>
@@ -45,7 +47,17 @@ const StartEnvSchema = z.object({
     z.optional(z.string().check(z.regex(/^\d+$/, 'must be milliseconds'))),
     z.transform((value: string | undefined) => (value === undefined ? 2000 : Math.max(200, Number(value)))),
   ),
-  PROVIDER_BASE_URL: z.optional(z.url()),
+  /** Another provider stand-in on this machine; local mode never calls a real provider (a laptop moving money). */
+  PROVIDER_BASE_URL: z.optional(
+    z
+      .url()
+      .check(
+        z.refine(
+          isLoopbackUrl,
+          'must be on this machine (127.0.0.1, localhost or [::1]): npm start never calls a real provider; deploy a stage to use one',
+        ),
+      ),
+  ),
   PROVIDER_TOKEN: z.optional(z.string()),
   PROVIDER_PIN: z.optional(z.string()),
 });
@@ -79,7 +91,9 @@ async function stopAll(why: string, exitCode: number): Promise<void> {
 async function main(): Promise<void> {
   process.once('SIGINT', () => void stopAll('SIGINT received', 0));
   process.once('SIGTERM', () => void stopAll('SIGTERM received', 0));
-  const env = StartEnvSchema.parse(process.env);
+  const parsedEnv = StartEnvSchema.safeParse(process.env);
+  if (!parsedEnv.success) throw new Error(describeIssues(fieldIssues(parsedEnv.error)));
+  const env = parsedEnv.data;
 
   if (!existsSync(join(dynamoDbLocalDir, 'DynamoDBLocal.jar'))) {
     console.log('Installing DynamoDB Local (once) ...');
@@ -252,7 +266,7 @@ function banner(parts: {
       `    -d '{"type":"bank_transfer","amount":250000,"currency":"NGN","narration":"demo payout",` +
         `"beneficiary":{"bankCode":"${bankCode}","accountNumber":"0123456789","accountName":"Ada Obi"}}'`,
       `  curl -s ${api.url}/payouts`,
-      `  curl -s -X POST ${bus.url} -d '{"Entries":[{"Source":"${INBOUND_EVENT_SOURCE}","DetailType":"${InboundEventType.PayoutRequested}",` +
+      `  curl -s -X POST ${bus.url} -H 'content-type: application/json' -d '{"Entries":[{"Source":"${INBOUND_EVENT_SOURCE}","DetailType":"${InboundEventType.PayoutRequested}",` +
         `"Detail":"{\\"version\\":\\"1\\",\\"idempotencyKey\\":\\"evt-1\\",\\"payout\\":{\\"type\\":\\"bank_transfer\\",\\"amount\\":120000,` +
         `\\"currency\\":\\"NGN\\",\\"narration\\":\\"event payout\\",\\"beneficiary\\":{\\"bankCode\\":\\"${bankCode}\\",` +
         `\\"accountNumber\\":\\"0123456789\\",\\"accountName\\":\\"Ada Obi\\"}}}"}]}'`,

@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import type { Logger } from '../shared/logger.js';
 import { describeIssues, fieldIssues } from '../shared/validation.js';
 import * as z from '../shared/zod.js';
+import { refusalOf } from './loopback-guard.js';
 import { readBoundedBody } from './request-body.js';
 
 /** The EventBridge event a rule target receives. */
@@ -52,12 +53,16 @@ const PutEventsSchema = z.object({
 
 const MAX_BODY_BYTES = 256 * 1024;
 
+/** What the AWS SDK and CLI send (the JSON 1.1 protocol of EventBridge), and plain JSON for `curl`. */
+export const BUS_CONTENT_TYPES = ['application/x-amz-json-1.1', 'application/json'] as const;
+
 /**
  * A local stand-in for the service's EventBridge bus, so `npm start` takes inbound events the way AWS does.
  * It speaks `PutEvents` on 127.0.0.1 (point the SDK's or the CLI's endpoint at it; a plain JSON POST of
  * `{ "Entries": [...] }` works too), answers at once with an id per entry, and then delivers each event to the
  * rule that matches its source and detail type, as the bus delivers to a rule's target: asynchronously, the
- * outcome logged. An entry whose `Detail` is not a JSON object is refused in the answer (`MalformedDetail`), as
+ * outcome logged. Only a local client is served: a loopback Host, no foreign Origin, and a JSON content type
+ * (`refusalOf`), so a web page cannot put events (a `text/plain` form post once created a payout). An entry whose `Detail` is not a JSON object is refused in the answer (`MalformedDetail`), as
  * EventBridge does; an event no rule matches is logged and dropped.
  *
  * @example
@@ -97,7 +102,10 @@ export async function serveLocalEventBus(
     void delivery.finally(() => deliveries.delete(delivery));
   };
 
+  let port = options.port;
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const refusal = refusalOf(req.method ?? 'GET', req.headers, port, BUS_CONTENT_TYPES);
+    if (refusal) return reply(res, refusal.status, { __type: refusal.code, message: refusal.message });
     if (req.method !== 'POST')
       return reply(res, 405, { __type: 'MethodNotAllowed', message: 'POST PutEvents here' });
     const target = req.headers['x-amz-target'];
@@ -173,7 +181,7 @@ export async function serveLocalEventBus(
     server.once('error', reject);
     server.listen(options.port, '127.0.0.1', () => resolve());
   });
-  const { port } = server.address() as AddressInfo;
+  port = (server.address() as AddressInfo).port;
   const settled = async () => {
     while (deliveries.size > 0) await Promise.allSettled([...deliveries]);
   };

@@ -8,7 +8,11 @@ import {
 } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import { refusalOf } from './loopback-guard.js';
 import { readBoundedBody } from './request-body.js';
+
+/** The only body the ops API reads; a command without it is refused locally (loopback-guard.ts). */
+const API_CONTENT_TYPES = ['application/json'] as const;
 
 /** Bodies above this are refused with 413 before they reach the handler (API Gateway's own limit is 10 MB). */
 const MAX_BODY_BYTES = 1024 * 1024;
@@ -70,11 +74,22 @@ export function writeResult(res: ServerResponse, result: APIGatewayProxyStructur
   res.end(result.isBase64Encoded ? Buffer.from(body, 'base64') : body);
 }
 
-const problem = (status: number, title: string, detail: string): APIGatewayProxyStructuredResultV2 => ({
+const problem = (
+  status: number,
+  title: string,
+  detail: string,
+  type = 'about:blank',
+): APIGatewayProxyStructuredResultV2 => ({
   statusCode: status,
-  headers: { 'content-type': 'application/problem+json' },
-  body: JSON.stringify({ type: 'about:blank', title, status, detail }),
+  headers: { 'content-type': 'application/problem+json', 'cache-control': 'no-store' },
+  body: JSON.stringify({ type, title, status, detail }),
 });
+
+const REFUSAL_TITLES = {
+  NON_LOOPBACK_HOST: 'Misdirected request',
+  CROSS_SITE_REQUEST: 'Cross-site request refused',
+  UNSUPPORTED_MEDIA_TYPE: 'Unsupported media type',
+} as const;
 
 export interface LocalApiServer {
   readonly url: string;
@@ -83,7 +98,9 @@ export interface LocalApiServer {
 }
 
 /**
- * Serves an API Gateway v2 handler over node:http on 127.0.0.1 (the local stand-in for API Gateway).
+ * Serves an API Gateway v2 handler over node:http on 127.0.0.1 (the local stand-in for API Gateway). Only
+ * requests a local client makes are served: a loopback Host, no foreign Origin, and JSON for every command
+ * (`refusalOf`), so a web page the operator has open cannot pause, resume or pay.
  *
  * @example
  * const server = await serveApiGatewayHandler(handler, { port: 3000 });
@@ -94,8 +111,15 @@ export async function serveApiGatewayHandler(
   handler: (event: APIGatewayProxyEventV2) => Promise<APIGatewayProxyStructuredResultV2>,
   options: { port: number; onError?: (error: unknown) => void },
 ): Promise<LocalApiServer> {
+  let port = options.port;
   const listener: RequestListener = (req, res) => {
     void (async () => {
+      const refusal = refusalOf(req.method ?? 'GET', req.headers, port, API_CONTENT_TYPES);
+      if (refusal) {
+        const type = `urn:payout-automation:problem:${refusal.code.toLowerCase().replaceAll('_', '-')}`;
+        writeResult(res, problem(refusal.status, REFUSAL_TITLES[refusal.code], refusal.message, type));
+        return;
+      }
       const body = await readBoundedBody(req, MAX_BODY_BYTES);
       if (body === undefined) {
         writeResult(
@@ -119,7 +143,7 @@ export async function serveApiGatewayHandler(
       resolve();
     });
   });
-  const { port } = server.address() as AddressInfo;
+  port = (server.address() as AddressInfo).port;
   return {
     url: `http://127.0.0.1:${port}`,
     port,

@@ -74,6 +74,22 @@ export const RuntimeEnvSchema = z
         path: ['PROVIDER_SECRET_ID'],
       },
     ),
+    // Local mode (`npm start`, tests, benches) talks only to this machine: a real provider's URL next to a real
+    // token and PIN would move real money from a laptop, and a missing DynamoDB endpoint would write to AWS.
+    z.refine((env) => Boolean(env.AWS_LAMBDA_FUNCTION_NAME) || isLoopbackUrl(env.PROVIDER_BASE_URL), {
+      message:
+        'in local mode must be a loopback URL (127.0.0.1, localhost or [::1]): local mode never calls a real provider',
+      path: ['PROVIDER_BASE_URL'],
+    }),
+    z.refine(
+      (env) =>
+        Boolean(env.AWS_LAMBDA_FUNCTION_NAME) ||
+        (env.DYNAMODB_ENDPOINT !== undefined && isLoopbackUrl(env.DYNAMODB_ENDPOINT)),
+      {
+        message: 'in local mode must be set to a loopback URL (DynamoDB Local), never AWS',
+        path: ['DYNAMODB_ENDPOINT'],
+      },
+    ),
     // The sweeper claims a payout while the previous provider call is still running, so a claim may wait one
     // call before its own: a lease shorter than two calls could expire on a payout that is about to be sent.
     z.refine(
@@ -96,6 +112,20 @@ export const RuntimeEnvSchema = z
     ),
   );
 export type RuntimeEnv = z.infer<typeof RuntimeEnvSchema>;
+
+/** True for an http(s) URL whose host is this machine (127.0.0.0/8, localhost, [::1]). */
+export function isLoopbackUrl(url: string): boolean {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return false;
+  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') return false;
+  if (parsed.username !== '' || parsed.password !== '') return false;
+  const host = parsed.hostname.toLowerCase();
+  return host === 'localhost' || host === '[::1]' || /^127(\.\d{1,3}){3}$/.test(host);
+}
 
 /** The environment is missing or has a wrong variable. */
 export class ConfigurationError extends Error {

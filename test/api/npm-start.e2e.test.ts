@@ -64,10 +64,17 @@ describe('npm start', () => {
 
     // So does the event it prints: a `Payout Requested` put on the local bus, paid by that rule's handler.
     const busUrl = /event bus\s+(http:\/\/127\.0\.0\.1:\d+)/.exec(output())?.[1];
-    const eventSample = /-X POST http:\/\/127\.0\.0\.1:\d+ -d '(\{"Entries".*\})'/.exec(output())?.[1];
+    const eventSample =
+      /-X POST http:\/\/127\.0\.0\.1:\d+ -H 'content-type: application\/json' -d '(\{"Entries".*\})'/.exec(
+        output(),
+      )?.[1];
     expect(busUrl).toBeDefined();
     expect(eventSample).toBeDefined();
-    const put = await fetch(busUrl as string, { method: 'POST', body: eventSample });
+    const put = await fetch(busUrl as string, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: eventSample,
+    });
     expect(await put.json()).toMatchObject({ FailedEntryCount: 0 });
     const byEvent = await eventually(async () => {
       const list = (await (await fetch(`${base}/payouts`)).json()) as {
@@ -134,4 +141,20 @@ describe('npm start', () => {
     await expect(fetch(`${base}/health`)).rejects.toThrow();
     await expect(fetch(`http://127.0.0.1:${dynamoDbPort}`)).rejects.toThrow();
   }, 120_000);
+
+  it('refuses a real provider: a non-loopback PROVIDER_BASE_URL with a token and PIN stops it before anything starts', async () => {
+    const { child, output } = startNpm({
+      PROVIDER_BASE_URL: 'https://api.provider.example',
+      PROVIDER_TOKEN: 'live-token-NEVER-PRINT',
+      PROVIDER_PIN: '4821',
+      OPS_PORT: String(await freePort()),
+      AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+    });
+    running = child;
+    const code = await new Promise<number | null>((resolveExit) => child.once('exit', resolveExit));
+    expect(code).not.toBe(0);
+    expect(output()).toContain('PROVIDER_BASE_URL: must be on this machine');
+    expect(output()).not.toContain('DynamoDB Local');
+    expect(output()).not.toContain('NEVER-PRINT');
+  }, 60_000);
 });

@@ -113,8 +113,10 @@ describe('local event bus (PutEvents on 127.0.0.1)', () => {
   });
 
   it('answers a malformed request with 400 naming the field, and a plain JSON POST works without the SDK', async () => {
+    const json = { 'content-type': 'application/json' };
     const bad = await fetch(bus.url, {
       method: 'POST',
+      headers: json,
       body: JSON.stringify({ Entries: [{ Source: 'x' }] }),
     });
     expect(bad.status).toBe(400);
@@ -123,12 +125,17 @@ describe('local event bus (PutEvents on 127.0.0.1)', () => {
       message: expect.stringContaining('Entries[0].DetailType'),
     });
 
-    const oversized = await fetch(bus.url, { method: 'POST', body: 'x'.repeat(300 * 1024) });
+    const oversized = await fetch(bus.url, {
+      method: 'POST',
+      headers: json,
+      body: 'x'.repeat(300 * 1024),
+    });
     expect(oversized.status).toBe(400);
     expect(await oversized.json()).toMatchObject({ message: expect.stringContaining('over 262144 bytes') });
 
     const plain = await fetch(bus.url, {
       method: 'POST',
+      headers: json,
       body: JSON.stringify({
         Entries: [{ Source: 'merchant.payouts', DetailType: 'Payout Requested', Detail: '{"n":2}' }],
       }),

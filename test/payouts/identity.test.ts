@@ -7,6 +7,7 @@ const user = (id: string): Principal => ({ id, kind: 'user' });
 const base = {
   TABLE_NAME: 't',
   PROVIDER_BASE_URL: 'http://127.0.0.1:1',
+  DYNAMODB_ENDPOINT: 'http://127.0.0.1:2',
   PROVIDER_TOKEN: 't',
   PROVIDER_PIN: 'p',
 };

@@ -5,6 +5,7 @@ import { ConfigurationError, parseRuntimeEnv } from '../../lib/runtime/runtime-c
 const local = {
   TABLE_NAME: 'payouts',
   PROVIDER_BASE_URL: 'http://127.0.0.1:4010',
+  DYNAMODB_ENDPOINT: 'http://127.0.0.1:8000',
   PROVIDER_TOKEN: 'tok-NEVER-LOG-1',
   PROVIDER_PIN: 'pin-NEVER-LOG-2',
 };
