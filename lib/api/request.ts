@@ -34,11 +34,19 @@ export function parseBody<T extends z.ZodMiniType>(
     }
     value = emptyAs;
   } else {
+    let prototypeKey = false;
     try {
-      value = JSON.parse(text);
+      value = JSON.parse(text, (key, parsed: unknown) => {
+        if (key === '__proto__') prototypeKey = true;
+        return parsed;
+      });
     } catch (error) {
       const reason = error instanceof Error ? error.message : 'unreadable';
       throw validationError([{ path: '(body)', message: `is not valid JSON: ${reason}` }]);
+    }
+    // JSON.parse keeps "__proto__" as a plain key, but code that copies the object may set a prototype with it.
+    if (prototypeKey) {
+      throw validationError([{ path: '(body)', message: 'must not contain a key named __proto__' }]);
     }
   }
   return parseWith(schema, value, (path) => path);

@@ -1,4 +1,5 @@
 import { PAYOUT_STATUSES, PAYOUT_TYPES, type PayoutStatus, type PayoutType } from '../payouts/model.js';
+import { clientText } from '../shared/text.js';
 import * as z from '../shared/zod.js';
 
 /**
@@ -57,7 +58,7 @@ export const ResourceIdSchema = z
   .string()
   .check(z.regex(/^[0-9A-Za-z]{1,64}$/, 'must be an id of letters and digits'));
 
-const reason = z.string().check(z.trim(), z.minLength(1), z.maxLength(200));
+const reason = clientText({ max: 200 });
 
 export const PauseRequestSchema = z.strictObject({ reason });
 export const ResumeRequestSchema = z.strictObject({ reason: z.optional(reason) });
@@ -70,7 +71,7 @@ export const ResolveReviewRequestSchema = z.discriminatedUnion('outcome', [
     outcome: z.literal('succeeded'),
     /** The provider's transaction id that proves the money moved. */
     transactionId: z.string().check(z.trim(), z.minLength(1), z.maxLength(100)),
-    note: z.string().check(z.trim(), z.minLength(1), z.maxLength(500)),
+    note: clientText({ max: 500 }),
     /**
      * Resolve as paid although the record does not prove it: the first such call records a proposal, a second
      * person's identical call applies it (docs/payout-engine.md, "Resolving a payout in needs_review").
@@ -79,6 +80,6 @@ export const ResolveReviewRequestSchema = z.discriminatedUnion('outcome', [
   }),
   z.strictObject({
     outcome: z.literal('failed'),
-    note: z.string().check(z.trim(), z.minLength(1), z.maxLength(500)),
+    note: clientText({ max: 500 }),
   }),
 ]);

@@ -1,3 +1,4 @@
+import { clientText } from '../shared/text.js';
 import * as z from '../shared/zod.js';
 
 /** The largest batch of corrections one request may carry. */
@@ -36,7 +37,7 @@ const correctionFields = {
         ),
       ),
   ),
-  narration: z.optional(z.string().check(z.trim(), z.minLength(1), z.maxLength(100))),
+  narration: z.optional(clientText({ max: 100 })),
 };
 
 const FIELD_NAMES = ['accountNumber', 'bankCode', 'amount', 'phoneNumber', 'narration'] as const;

@@ -1,4 +1,5 @@
 import { CreatePayoutRequestSchema, IdempotencyKeySchema } from '../payouts/schemas.js';
+import { clientText } from '../shared/text.js';
 import * as z from '../shared/zod.js';
 
 /**
@@ -39,7 +40,7 @@ export const PayoutRequestedDetailSchema = z.strictObject({
    * Who asked, as the sending system knows them: kept in the payout's audit as `statedRequester`, never taken
    * as its requester (the producer is), so nobody can name themselves into approving their own payout.
    */
-  requestedBy: z.optional(z.string().check(z.minLength(1), z.maxLength(128))),
+  requestedBy: z.optional(clientText({ max: 128 })),
 });
 export type PayoutRequestedDetail = z.infer<typeof PayoutRequestedDetailSchema>;
 

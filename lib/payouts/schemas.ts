@@ -1,3 +1,4 @@
+import { clientText, firstUnprintable } from '../shared/text.js';
 import * as z from '../shared/zod.js';
 
 /**
@@ -18,21 +19,65 @@ const walletId = z
 export const BeneficiarySchema = z.strictObject({
   bankCode: z.string().check(z.regex(/^\d{3,6}$/, 'must be a bank code of 3 to 6 digits')),
   accountNumber: z.string().check(z.regex(/^\d{10}$/, 'must be a 10-digit NUBAN account number')),
-  accountName: z.string().check(z.trim(), z.minLength(1), z.maxLength(100)),
+  accountName: clientText({ max: 100 }),
 });
 
-export const MetadataSchema = z
-  .record(
-    z.string().check(z.minLength(1), z.maxLength(40)),
-    z.union([z.string().check(z.maxLength(200)), z.number(), z.boolean(), z.null()]),
-  )
-  .check(z.refine((value) => Object.keys(value).length <= 10, 'must have at most 10 keys'));
+export const METADATA_MAX_KEYS = 10;
+/** The largest metadata object accepted, as JSON (UTF-8 bytes). */
+export const METADATA_MAX_BYTES = 2048;
+/** Keys the engine writes into the provider's metadata itself; a client's would be silently replaced. */
+const RESERVED_METADATA_KEYS = new Set(['payoutId', 'idempotencyKey']);
+/** `constructor`, `toString`, `__proto__`, …: a key that names a member of every object misleads code that reads it. */
+const PROTOTYPE_MEMBERS = new Set(Object.getOwnPropertyNames(Object.prototype));
+
+/** A metadata key: a plain name, never a member of Object.prototype nor one the engine reserves. */
+export const MetadataKeySchema = z.string().check(
+  z.regex(
+    /^[A-Za-z][A-Za-z0-9_.-]{0,39}$/,
+    'must be a plain name: a letter, then up to 39 letters, digits, _ . or -',
+  ),
+  z.refine((key) => !PROTOTYPE_MEMBERS.has(key), 'must not be the name of a built-in object member'),
+  z.refine((key) => !RESERVED_METADATA_KEYS.has(key), 'is reserved: the service sets it itself'),
+);
+
+/** A metadata value: printable text (the payout marker is allowed: a value may name another payout), or a scalar. */
+const MetadataValueSchema = z.union([
+  z.string().check(
+    z.maxLength(200, 'must be at most 200 characters'),
+    z.refine(
+      (text) => firstUnprintable(text) === undefined,
+      'must be printable text (no control, bidirectional, zero-width or non-standard space characters)',
+    ),
+  ),
+  z.number(),
+  z.boolean(),
+  z.null(),
+]);
+
+/** Free-form labels a client attaches to a payout, passed to the provider with it: at most 10 keys, 2 KB. */
+export const MetadataSchema = z.record(MetadataKeySchema, MetadataValueSchema).check(
+  z.describe(
+    `at most ${METADATA_MAX_KEYS} keys and ${METADATA_MAX_BYTES} bytes as JSON; keys are plain names (a letter, then ` +
+      'letters, digits, _ . or -), never an Object.prototype member such as constructor, nor payoutId or ' +
+      'idempotencyKey, which the service sets; values are printable strings of at most 200 characters, numbers, ' +
+      'booleans or null',
+  ),
+  z.refine(
+    (value) => Object.keys(value).length <= METADATA_MAX_KEYS,
+    `must have at most ${METADATA_MAX_KEYS} keys`,
+  ),
+  z.refine(
+    (value) => Buffer.byteLength(JSON.stringify(value)) <= METADATA_MAX_BYTES,
+    `must be at most ${METADATA_MAX_BYTES} bytes as JSON`,
+  ),
+);
 
 const common = {
   /** Integer kobo, at least 1. */
   amount: z.int().check(z.positive(), z.lte(Number.MAX_SAFE_INTEGER)),
   currency: z.literal('NGN'),
-  narration: z.string().check(z.trim(), z.minLength(1), z.maxLength(NARRATION_MAX_LENGTH)),
+  /** Printable text, NFC; never a payout marker `po_<id>` (the service appends the payout's own). */
+  narration: clientText({ max: NARRATION_MAX_LENGTH }),
   metadata: z.optional(MetadataSchema),
   /** ISO 8601 instant with a zone; must be in the future. */
   scheduleAt: z.optional(z.iso.datetime({ offset: true })),

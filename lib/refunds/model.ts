@@ -1,4 +1,5 @@
 import type { Principal } from '../payouts/model.js';
+import { clientText } from '../shared/text.js';
 import * as z from '../shared/zod.js';
 
 /**
@@ -31,8 +32,8 @@ export const CreateRefundRequestSchema = z.strictObject({
   transactionId: z.string().check(z.trim(), z.minLength(1), z.maxLength(100)),
   /** Integer kobo, at least 1. */
   amount: z.int().check(z.positive(), z.lte(Number.MAX_SAFE_INTEGER)),
-  customerNote: z.string().check(z.trim(), z.minLength(1), z.maxLength(500)),
-  merchantNote: z.string().check(z.trim(), z.minLength(1), z.maxLength(500)),
+  customerNote: clientText({ max: 500 }),
+  merchantNote: clientText({ max: 500 }),
 });
 export type CreateRefundRequest = z.infer<typeof CreateRefundRequestSchema>;
 

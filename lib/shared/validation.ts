@@ -24,6 +24,11 @@ export function fieldIssues(error: z.core.$ZodError): FieldIssue[] {
         message: `unknown field(s): ${issue.keys.join(', ')}`,
       };
     }
+    if (issue.code === 'invalid_key') {
+      // A record's key failed its own schema: say why (zod's own message is only "Invalid key in record").
+      const reason = issue.issues[0]?.message;
+      return { path: formatPath(issue.path), message: reason ? `key ${reason}` : issue.message };
+    }
     return { path: formatPath(issue.path), message: issue.message };
   });
 }

@@ -9,6 +9,7 @@ import { RECURRENCE_STATUSES, type Recurrence, type RecurrenceStatus } from '../
 import type { RecurrenceView } from '../../recurrence/recurrence-service.js';
 import { isCalendarDate } from '../../recurrence/rules.js';
 import { CreateRecurrenceRequestSchema } from '../../recurrence/schemas.js';
+import { clientText } from '../../shared/text.js';
 import * as z from '../../shared/zod.js';
 import { ApiError } from '../errors.js';
 import { idempotencyKeyOf, parseBody, parseQuery } from '../request.js';
@@ -37,7 +38,7 @@ export const ListRecurrencesQuerySchema = z.strictObject({
 });
 
 export const SkipOccurrenceRequestSchema = z.strictObject({
-  reason: z.optional(z.string().check(z.trim(), z.minLength(1), z.maxLength(200))),
+  reason: z.optional(clientText({ max: 200 })),
 });
 
 /** The recurrence module's errors as API problems (the module knows nothing of HTTP). */

@@ -7,6 +7,7 @@ import {
   type QueryCommandInput,
   TransactWriteCommand,
 } from '@aws-sdk/lib-dynamodb';
+import { encodeCursor, isStartKeyRejection } from '../../shared/cursor.js';
 import { createWithIdempotencyKey } from '../../shared/idempotent-create.js';
 import { jitteredPause } from '../../shared/jitter.js';
 import {
@@ -18,6 +19,7 @@ import {
 import type { AuditEvent, Controls, Payout, PayoutStatus } from '../model.js';
 import { capUpdateItem, pauseCheckItem, type TransactItem } from './control-items.js';
 import { fromAuditItem, fromControlsItem, fromPayoutItem, toAuditItem, toPayoutItem } from './item-codec.js';
+import { readPayoutCursor } from './list-cursor.js';
 import type { CreateOutcome, ListPage, ListQuery, PayoutStore, TransitionWrite } from './payout-store.js';
 import { keys, TableIndexes, type WorkQueue } from './table-design.js';
 import { type Settled, WriteCoalescer } from './write-coalescer.js';
@@ -234,15 +236,17 @@ export class DynamoDbPayoutStore implements PayoutStore {
   }
 
   async list(query: ListQuery): Promise<ListPage> {
-    const cursor = decodeCursor(query.cursor);
     const index = query.status ? TableIndexes.byStatus : TableIndexes.byMonth;
     const from = query.from ?? '0000';
     const to = `${query.to ?? '9999'}\uffff`;
     // Without a status the listing walks month partitions backwards from `to` (or now) to `from`; without
     // `from` it stops after a year of empty months, so a young table is not read back to 2020 month by month.
-    let month = cursor?.month ?? (query.status ? undefined : monthOf(query.to ?? new Date().toISOString()));
+    const firstMonth = monthOf(query.to ?? new Date().toISOString());
     const lastMonth = monthOf(query.from ?? '2020-01-01T00:00:00.000Z');
-    let startKey = cursor?.key;
+    const cursor = readPayoutCursor(query.cursor, query, { first: firstMonth, last: lastMonth });
+    const fromCursor = cursor?.key !== undefined;
+    let month = cursor?.month ?? (query.status ? undefined : firstMonth);
+    let startKey: Record<string, unknown> | undefined = cursor?.key;
     const items: Payout[] = [];
     let scannedThisMonth = 0;
     let emptyMonths = 0;
@@ -263,7 +267,13 @@ export class DynamoDbPayoutStore implements PayoutStore {
         input.ExpressionAttributeNames = { ...input.ExpressionAttributeNames, '#type': 'type' };
         input.ExpressionAttributeValues = { ...input.ExpressionAttributeValues, ':type': query.type };
       }
-      const page = await this.#doc.send(new QueryCommand(input));
+      const page = await this.#doc.send(new QueryCommand(input)).catch((error: unknown) => {
+        // The cursor's shape was checked; should DynamoDB still refuse its key, the cursor is what is wrong.
+        if (fromCursor && startKey === cursor?.key && isStartKeyRejection(error)) {
+          throw new InvalidCursorError('is not a cursor this listing returned', { cause: error });
+        }
+        throw error;
+      });
       for (const item of page.Items ?? []) items.push(fromPayoutItem(item));
       scannedThisMonth += page.ScannedCount ?? 0;
       startKey = page.LastEvaluatedKey;
@@ -376,28 +386,4 @@ function previousMonth(month: string): string {
   const [year, monthNumber] = month.split('-').map(Number);
   const date = new Date(Date.UTC(year ?? 1970, (monthNumber ?? 1) - 2, 1));
   return date.toISOString().slice(0, 7);
-}
-
-interface Cursor {
-  month?: string;
-  key?: Record<string, unknown>;
-}
-
-function encodeCursor(cursor: Cursor): string {
-  return Buffer.from(JSON.stringify(cursor)).toString('base64url');
-}
-
-function decodeCursor(cursor: string | undefined): Cursor | undefined {
-  if (!cursor) return undefined;
-  try {
-    const parsed: unknown = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
-    if (parsed === null || typeof parsed !== 'object') throw new Error('not an object');
-    const { month, key } = parsed as { month?: unknown; key?: unknown };
-    return {
-      month: typeof month === 'string' ? month : undefined,
-      key: key !== null && typeof key === 'object' ? (key as Record<string, unknown>) : undefined,
-    };
-  } catch (error) {
-    throw new InvalidCursorError('cursor is not one this API returned', { cause: error });
-  }
 }

@@ -12,6 +12,7 @@ import {
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import { TableIndexes } from '../../payouts/store/table-design.js';
+import { decodeCursor, encodeCursor } from '../../shared/cursor.js';
 import { createWithIdempotencyKey } from '../../shared/idempotent-create.js';
 import * as z from '../../shared/zod.js';
 import { RecurrenceConflictError, RecurrenceValidationError } from '../errors.js';
@@ -36,8 +37,6 @@ import type {
   RecurrenceStore,
 } from './recurrence-store.js';
 import { recurrenceKeys } from './table-keys.js';
-
-const CursorSchema = z.record(z.string(), z.string());
 
 /**
  * RecurrenceStore on the project's single table. Reads of the work queue are one Query over a time range
@@ -137,7 +136,7 @@ export class DynamoDbRecurrenceStore implements RecurrenceStore {
         ExpressionAttributeValues: { ':pk': partition },
         ScanIndexForward: false,
         Limit: query.limit,
-        ExclusiveStartKey: decodeCursor(query.cursor),
+        ExclusiveStartKey: readListCursor(query.cursor, query.status),
       }),
     );
     const items = (page.Items ?? []).map(fromRecurrenceItem);
@@ -283,17 +282,25 @@ export class DynamoDbRecurrenceStore implements RecurrenceStore {
   }
 }
 
-function encodeCursor(key: Record<string, unknown>): string {
-  return Buffer.from(JSON.stringify(key)).toString('base64url');
-}
-
-function decodeCursor(cursor: string | undefined): Record<string, string> | undefined {
+/**
+ * A listing cursor is exactly the `LastEvaluatedKey` `list` returns for the same query: the table key and the
+ * index key of a recurrence, in the query's partition. Anything else is a 400 naming `cursor`, never a key
+ * DynamoDB refuses (a 500).
+ */
+function readListCursor(cursor: string | undefined, status: RecurrenceStatus | undefined) {
   if (cursor === undefined) return undefined;
-  try {
-    return CursorSchema.parse(JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')));
-  } catch (error) {
-    throw new RecurrenceValidationError([{ path: 'cursor', message: 'is not a cursor this API issued' }], {
-      cause: error,
-    });
+  const index = status ? TableIndexes.byStatus : TableIndexes.byMonth;
+  const shape = z.strictObject({
+    pk: z.string().check(z.regex(/^RECURRENCE#[0-9A-Za-z]{1,64}$/)),
+    sk: z.literal('RECURRENCE'),
+    [index.partitionKey]: z.literal(
+      status ? recurrenceKeys.statusPartition(status) : recurrenceKeys.allPartition,
+    ),
+    [index.sortKey]: z.string().check(z.regex(/^\d{4}-\d{2}-\d{2}T[0-9:.]{5,18}Z#[0-9A-Za-z]{1,64}$/)),
+  });
+  const key = decodeCursor(cursor, shape);
+  if (key === undefined) {
+    throw new RecurrenceValidationError([{ path: 'cursor', message: 'is not a cursor this API issued' }]);
   }
+  return key;
 }
