@@ -53,10 +53,7 @@ export function clientText(options: ClientTextOptions) {
         'bidirectional-control, zero-width or non-standard space characters' +
         (refuseMarker ? ', and no payout marker (po_ followed by a 26-character payout id, any case)' : ''),
     ),
-    z.trim(),
-    z.normalize('NFC'),
-    z.minLength(1, 'must not be empty'),
-    z.maxLength(options.max, `must be at most ${options.max} characters`),
+    // Hidden characters are refused wherever they are, before trimming could quietly drop one at an end.
     z.superRefine((text, ctx) => {
       const bad = firstUnprintable(text);
       if (bad !== undefined) {
@@ -66,14 +63,14 @@ export function clientText(options: ClientTextOptions) {
           input: text,
         });
       }
-      if (refuseMarker && carriesPayoutMarker(text)) {
-        ctx.addIssue({
-          code: 'custom',
-          message:
-            'must not contain a payout marker (po_ followed by a payout id): the reconciler reserves it',
-          input: text,
-        });
-      }
     }),
+    z.trim(),
+    z.normalize('NFC'),
+    z.minLength(1, 'must not be empty'),
+    z.maxLength(options.max, `must be at most ${options.max} characters`),
+    z.refine(
+      (text) => !refuseMarker || !carriesPayoutMarker(text),
+      'must not contain a payout marker (po_ followed by a payout id): the reconciler reserves it',
+    ),
   );
 }

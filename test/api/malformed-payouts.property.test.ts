@@ -1,10 +1,12 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { encodeCursor } from '../../lib/shared/cursor.js';
 import { type ApiHarness, call, type Reply, startApiHarness } from './support/harness.js';
 
 /**
- * Property: whatever malformed body or header reaches POST /payouts, the answer is a 4xx problem, nothing is
- * written to the table and the provider is never called. The router is invoked in-process to keep it fast.
+ * Property: whatever malformed body or header reaches POST /payouts or POST /recurring-payouts, and whatever
+ * cursor reaches a list route, the answer is a 4xx problem (never a 5xx), nothing is written to the table and
+ * the provider is never called. The router is invoked in-process to keep it fast.
  */
 
 let h: ApiHarness;
@@ -29,7 +31,25 @@ const invalidValues: Record<string, unknown[]> = {
   type: ['cheque', '', 'BANK_TRANSFER', 1, null, ['bank_transfer']],
   amount: [-1, 0, -250_000, 1.5, 0.01, '500000', null, true, 1e300, 500_000_001, {}, []],
   currency: ['USD', 'ngn', '', 566, null],
-  narration: ['', '   ', 'x'.repeat(61), 7, null, ['a']],
+  narration: [
+    '',
+    '   ',
+    'x'.repeat(61),
+    7,
+    null,
+    ['a'],
+    'a\u0000b',
+    'line\r\nbreak',
+    'tab\there',
+    'rlo \u202E txt',
+    'zero\u200Bwidth',
+    'bom\uFEFF',
+    'nbsp\u00A0x',
+    'line\u2028sep',
+    'lone \uD800 surrogate',
+    'po_01JD5ZQ8W3K7M9N2P4R6S8T0VX',
+    'see PO_01jd5zq8w3k7m9n2p4r6s8t0vx',
+  ],
   scheduleAt: ['2020-01-01T00:00:00Z', 'tomorrow', '2026-13-01T00:00:00Z', '2099-01-01', 1767225600000, ''],
   metadata: [
     'tags',
@@ -37,6 +57,13 @@ const invalidValues: Record<string, unknown[]> = {
     { '': 'x' },
     { k: { nested: true } },
     Object.fromEntries(Array.from({ length: 11 }, (_, i) => [`k${i}`, i])),
+    ...Object.getOwnPropertyNames(Object.prototype).map((name) => ({ [name]: 'x' })),
+    { '9lives': 1 },
+    { 'has space': 1 },
+    { 'k\u0000': 1 },
+    { payoutId: 'x' },
+    { k: 'a\u202Eb' },
+    Object.fromEntries(Array.from({ length: 10 }, (_, i) => [`k${i}`, 'x'.repeat(200)])),
   ],
 };
 const invalidBeneficiaries: unknown[] = [
@@ -48,6 +75,11 @@ const invalidBeneficiaries: unknown[] = [
   { ...beneficiary, bankCode: '0580000' },
   { ...beneficiary, accountName: '' },
   { ...beneficiary, accountName: 'x'.repeat(101) },
+  { ...beneficiary, accountName: 'Ada\u0000Obi' },
+  { ...beneficiary, accountName: 'Ada\nObi' },
+  { ...beneficiary, accountName: 'Ada \u202EibO' },
+  { ...beneficiary, accountName: 'A\u200Cda' },
+  { ...beneficiary, accountName: 'Ada po_01JD5ZQ8W3K7M9N2P4R6S8T0VX' },
   { ...beneficiary, iban: 'GB00' },
   { bankCode: '058', accountNumber: '0123456789' },
   'Ada Obi',
@@ -100,6 +132,43 @@ const crossedBody = fc
       Object.keys(body).length !== Object.keys(validBodies.find((v) => v.type === body.type) ?? {}).length,
   );
 
+/** A valid body whose metadata has one key that is not a plain name, drawn at random. */
+const hostileMetadataKey = fc
+  .tuple(
+    fc.constantFrom(...validBodies),
+    fc.oneof(
+      fc.constantFrom(...Object.getOwnPropertyNames(Object.prototype)),
+      fc.string({ minLength: 1, maxLength: 50 }).filter((key) => !/^[A-Za-z][A-Za-z0-9_.-]{0,39}$/.test(key)),
+    ),
+  )
+  .filter(([, key]) => key !== '__proto__')
+  .map(([body, key]) => ({ ...body, metadata: { [key]: 'x' } }));
+
+/** A valid body whose narration holds one unprintable character or a marker at a random place. */
+const hostileNarration = fc
+  .tuple(
+    fc.constantFrom(...validBodies),
+    fc.string({ maxLength: 15, unit: 'grapheme-ascii' }),
+    fc.oneof(
+      fc.integer({ min: 0, max: 0x1f }).map((code) => String.fromCharCode(code)),
+      fc.constantFrom(
+        '\u007f',
+        '\u0085',
+        '\u200B',
+        '\u200D',
+        '\u202A',
+        '\u202E',
+        '\u2066',
+        '\u2069',
+        '\uFEFF',
+      ),
+      fc.stringMatching(/^[0-9A-HJKMNP-TV-Z]{26}$/).map((id) => `po_${id}`),
+    ),
+    fc.string({ maxLength: 10, unit: 'grapheme-ascii' }),
+  )
+  // At most 1 + 15 + 29 + 10 + 1 = 56 characters: the hostile part is always inside the 60 allowed.
+  .map(([body, before, bad, after]) => ({ ...body, narration: `x${before}${bad}${after}x` }));
+
 type Case = { body: string | undefined; key: string | undefined };
 
 const validKey = fc.stringMatching(/^[A-Za-z0-9_-]{1,40}$/);
@@ -130,6 +199,14 @@ const cases: fc.Arbitrary<Case> = fc.oneof(
   },
   { arbitrary: fc.record({ body: mutatedBody.map((b) => JSON.stringify(b)), key: validKey }), weight: 5 },
   { arbitrary: fc.record({ body: crossedBody.map((b) => JSON.stringify(b)), key: validKey }), weight: 1 },
+  {
+    arbitrary: fc.record({ body: hostileMetadataKey.map((b) => JSON.stringify(b)), key: validKey }),
+    weight: 2,
+  },
+  {
+    arbitrary: fc.record({ body: hostileNarration.map((b) => JSON.stringify(b)), key: validKey }),
+    weight: 2,
+  },
   // A perfectly valid body with a missing, empty, too long or non-printable key.
   {
     arbitrary: fc.record({
@@ -170,6 +247,116 @@ describe('POST /payouts under malformed input', () => {
       { numRuns: 3000 },
     );
     expect(runs).toBeGreaterThanOrEqual(3000);
+    expect(await h.items()).toEqual([]);
+    expect(h.sandbox.stats().requests).toEqual({});
+  }, 120_000);
+});
+
+const rule = { interval: 'weekly', startDate: '2099-01-05', timeOfDay: '09:00' };
+
+describe('POST /recurring-payouts under malformed input', () => {
+  it('answers only 4xx problems, writes nothing and calls no provider, for malformed payouts in a rule', async () => {
+    const bodies = fc.oneof(
+      // The per-payout maximum of a rule is the control gate's (issue 13, finding 6), proved with the recurrence
+      // tests; here only malformed input.
+      mutatedBody.filter((body) => !('scheduleAt' in body) && body.amount !== 500_000_001),
+      hostileMetadataKey,
+      hostileNarration,
+    );
+    await fc.assert(
+      fc.asyncProperty(bodies, validKey, async (body, key) => {
+        const reply = await call(h.api, {
+          method: 'POST',
+          path: '/recurring-payouts',
+          headers: { 'Idempotency-Key': key },
+          body: JSON.stringify({ ...body, ...rule }),
+        });
+        expectClientProblem(reply);
+      }),
+      { numRuns: 600 },
+    );
+    expect(await h.items()).toEqual([]);
+    expect(h.sandbox.stats().requests).toEqual({});
+  }, 120_000);
+});
+
+/** Cursors a client could send: anything, base64url of anything, and real-looking positions one field off. */
+const month = fc
+  .tuple(fc.integer({ min: 0, max: 9999 }), fc.integer({ min: 0, max: 13 }))
+  .map(([y, m]) => `${String(y).padStart(4, '0')}-${String(m).padStart(2, '0')}`);
+const payoutKeyLike = fc.record(
+  {
+    pk: fc.oneof(fc.constant('PAYOUT#01JD5ZQ8W3K7M9N2P4R6S8T0VX'), fc.string()),
+    sk: fc.oneof(fc.constant('PAYOUT'), fc.string()),
+    gsi1pk: fc.oneof(fc.constantFrom('PAYOUT#STATUS#succeeded', 'PAYOUT#STATUS#failed'), fc.string()),
+    gsi1sk: fc.oneof(fc.constant('2026-01-05T10:00:00.000Z#01JD5ZQ8W3K7M9N2P4R6S8T0VX'), fc.string()),
+    gsi2pk: fc.oneof(
+      month.map((m) => `PAYOUT#MONTH#${m}`),
+      fc.string(),
+    ),
+    gsi2sk: fc.oneof(fc.constant('2026-01-05T10:00:00.000Z#01JD5ZQ8W3K7M9N2P4R6S8T0VX'), fc.jsonValue()),
+    x: fc.jsonValue(),
+  },
+  { requiredKeys: [] },
+);
+const recurrenceKeyLike = fc.record(
+  {
+    pk: fc.oneof(fc.constant('RECURRENCE#01JD5ZQ8W3K7M9N2P4R6S8T0VX'), fc.string()),
+    sk: fc.oneof(fc.constant('RECURRENCE'), fc.string()),
+    gsi1pk: fc.constantFrom('RECURRENCE#STATUS#active', 'RECURRENCE#STATUS#paused', 'RECURRENCE#ALL'),
+    gsi1sk: fc.constant('2026-01-05T10:00:00.000Z#01JD5ZQ8W3K7M9N2P4R6S8T0VX'),
+    gsi2pk: fc.constantFrom('RECURRENCE#ALL', 'RECURRENCE#STATUS#active'),
+    gsi2sk: fc.oneof(fc.constant('2026-01-05T10:00:00.000Z#01JD5ZQ8W3K7M9N2P4R6S8T0VX'), fc.string()),
+  },
+  { requiredKeys: [] },
+);
+const cursor = fc.oneof(
+  fc.string({ minLength: 1, maxLength: 64 }),
+  fc.jsonValue().map(encodeCursor),
+  fc.record({ month, key: payoutKeyLike }, { requiredKeys: [] }).map(encodeCursor),
+  payoutKeyLike.map((key) => encodeCursor({ key })),
+  recurrenceKeyLike.map(encodeCursor),
+);
+const listRoutes = [
+  {
+    path: '/payouts',
+    filters: [
+      '',
+      '&status=succeeded',
+      '&status=failed',
+      '&from=2026-01-01T00:00:00Z&to=2026-02-01T00:00:00Z',
+    ],
+  },
+  { path: '/recurring-payouts', filters: ['', '&status=active', '&status=paused'] },
+];
+
+describe('list routes under tampered cursors', () => {
+  it('answer 400 naming cursor (or 200 for a position that happens to fit), never a 5xx, on every list route', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc
+          .constantFrom(...listRoutes)
+          .chain((route) =>
+            fc.record({ path: fc.constant(route.path), filter: fc.constantFrom(...route.filters) }),
+          ),
+        cursor,
+        async ({ path, filter }, value) => {
+          const reply = await call(h.api, {
+            method: 'GET',
+            path,
+            query: `cursor=${encodeURIComponent(value)}${filter}`,
+          });
+          expect(reply.status, `${path}?${filter} ${value}`).toBeLessThan(500);
+          if (reply.status !== 200) {
+            expectClientProblem(reply);
+            expect(reply.body.errors.map((e: { path: string }) => e.path)).toContain(
+              reply.body.errors[0].path.startsWith('query.') ? 'query.cursor' : 'cursor',
+            );
+          }
+        },
+      ),
+      { numRuns: 1500 },
+    );
     expect(await h.items()).toEqual([]);
     expect(h.sandbox.stats().requests).toEqual({});
   }, 120_000);
