@@ -35,7 +35,13 @@ export const ListPayoutsQuerySchema = z.strictObject({
   cursor: z.optional(
     z
       .string()
-      .check(z.minLength(1), z.maxLength(2048), z.describe('opaque: the nextCursor of the previous page')),
+      .check(
+        z.minLength(1),
+        z.maxLength(2048),
+        z.describe(
+          'opaque: the nextCursor of the previous page, with the same status, from and to; anything else is a 400 naming cursor',
+        ),
+      ),
   ),
 });
 export type ListPayoutsQuery = z.infer<typeof ListPayoutsQuerySchema>;

@@ -34,7 +34,17 @@ export const ListRecurrencesQuerySchema = z.strictObject({
       ),
     ),
   ),
-  cursor: z.optional(z.string().check(z.minLength(1), z.maxLength(2048))),
+  cursor: z.optional(
+    z
+      .string()
+      .check(
+        z.minLength(1),
+        z.maxLength(2048),
+        z.describe(
+          'opaque: the nextCursor of the previous page, with the same status; anything else is a 400 naming cursor',
+        ),
+      ),
+  ),
 });
 
 export const SkipOccurrenceRequestSchema = z.strictObject({
