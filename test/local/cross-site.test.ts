@@ -1,4 +1,5 @@
 import { request } from 'node:http';
+import { EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type LocalBusEvent, type LocalEventBus, serveLocalEventBus } from '../../lib/local/event-bus.js';
 import { type LocalApiServer, serveApiGatewayHandler } from '../../lib/local/http-to-apigw.js';
@@ -127,6 +128,32 @@ describe('local event bus refuses what a web page can send', () => {
       body: event,
     });
     expect(reply.status).toBe(403);
+  });
+
+  it('accepts what the AWS SDK sends: application/x-amz-json-1.1 to 127.0.0.1:<port>', async () => {
+    const sent: Record<string, string>[] = [];
+    const client = new EventBridgeClient({
+      endpoint: bus.url,
+      region: 'us-east-1',
+      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+    });
+    client.middlewareStack.add(
+      (next) => async (args) => {
+        const { headers } = args.request as { headers: Record<string, string> };
+        sent.push(headers);
+        return next(args);
+      },
+      { step: 'finalizeRequest', name: 'recordHeaders' },
+    );
+    const answer = await client.send(
+      new PutEventsCommand({
+        Entries: [{ Source: 'elsewhere', DetailType: 'Other', Detail: '{}' }],
+      }),
+    );
+    client.destroy();
+    expect(answer.FailedEntryCount).toBe(0);
+    expect(sent[0]?.['content-type']).toBe('application/x-amz-json-1.1');
+    expect(sent[0]?.host).toBe(host(bus));
   });
 
   it('accepts JSON from a local client under every loopback name, and its own loopback origin', async () => {
