@@ -39,7 +39,7 @@ export const ListPayoutsQuerySchema = z.strictObject({
         z.minLength(1),
         z.maxLength(2048),
         z.describe(
-          'opaque: the nextCursor of the previous page, with the same status, from and to; anything else is a 400 naming cursor',
+          'opaque: the nextCursor of the previous page of the same listing (same filters); anything else is a 400 naming cursor',
         ),
       ),
   ),
