@@ -127,7 +127,7 @@ describe('narrations, names and notes', () => {
       });
     });
 
-    it(`refuses ${attack} in an event narration, refund notes, a bulk correction and a resolution note`, async () => {
+    it(`refuses ${attack} in an event narration, refund notes, a bulk correction, a resolution note and a dead letter's discard reason`, async () => {
       const event = PayoutRequestedDetailSchema.safeParse({
         version: '1',
         payout: bankTransfer({ narration: text.slice(0, 60) }),
@@ -144,6 +144,10 @@ describe('narrations, names and notes', () => {
           'note',
         );
         expectRefusal(await post('/controls/pause', { reason: text }), 'reason');
+        expectRefusal(
+          await post('/dead-letters/01JD5ZQ8W3K7M9N2P4R6S8T0VX/discard', { reason: text }),
+          'reason',
+        );
       });
     });
   }

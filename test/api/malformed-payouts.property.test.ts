@@ -327,6 +327,14 @@ const settlementKeyLike = (index: string, partition: string) =>
     isk: mostly(fc.constant('2026-01-05T10:00:00.000Z#6c1f0e1a')),
   });
 
+const deadLetterKeyLike = (index: string, partition: string) =>
+  fc.record({
+    id: mostly(fc.constant('01JD5ZQ8W3K7M9N2P4R6S8T0VX')),
+    index: mostly(fc.constant(index)),
+    ipk: mostly(fc.constant(partition)),
+    isk: mostly(fc.constant('2026-01-05T10:00:00.000Z#01JD5ZQ8W3K7M9N2P4R6S8T0VX')),
+  });
+
 /** Every list route, each filter with the cursors that come closest to one its listing issues. */
 const listRequests: fc.Arbitrary<{ path: string; filter: string; cursor: string }>[] = [
   ...['', '&status=succeeded', '&status=failed', '&from=2026-01-01T00:00:00Z&to=2026-02-01T00:00:00Z'].map(
@@ -357,6 +365,16 @@ const listRequests: fc.Arbitrary<{ path: string; filter: string; cursor: string 
       path: fc.constant('/instant-settlements'),
       filter: fc.constant(filter),
       cursor: fc.oneof(anyCursor, settlementKeyLike(index, partition).map(encodeCursor)),
+    }),
+  ),
+  ...[
+    ['', 'gsi2', 'DEAD_LETTER#ALL'],
+    ['&status=open', 'gsi1', 'DEAD_LETTER#STATUS#open'],
+  ].map(([filter = '', index = '', partition = '']) =>
+    fc.record({
+      path: fc.constant('/dead-letters'),
+      filter: fc.constant(filter),
+      cursor: fc.oneof(anyCursor, deadLetterKeyLike(index, partition).map(encodeCursor)),
     }),
   ),
 ];

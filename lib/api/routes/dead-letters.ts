@@ -1,4 +1,5 @@
 import { DEAD_LETTER_STATUSES, type DeadLetter } from '../../events/dead-letter.js';
+import { clientText } from '../../shared/text.js';
 import * as z from '../../shared/zod.js';
 import { ApiError } from '../errors.js';
 import { parseBody, parseQuery } from '../request.js';
@@ -14,7 +15,7 @@ export const ListDeadLettersQuerySchema = z.strictObject({
 
 /** Body of `POST /dead-letters/{id}/discard`. */
 export const DiscardDeadLetterRequestSchema = z.strictObject({
-  reason: z.string().check(z.trim(), z.minLength(1), z.maxLength(500)),
+  reason: clientText({ max: 500 }),
 });
 
 const DeadLetterIdSchema = z.string().check(z.regex(/^[0-9A-HJKMNP-TV-Z]{26}$/));
