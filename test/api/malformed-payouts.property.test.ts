@@ -327,6 +327,7 @@ const settlementKeyLike = (index: string, partition: string) =>
     isk: mostly(fc.constant('2026-01-05T10:00:00.000Z#6c1f0e1a')),
   });
 
+/** Dead letters and corrected bulk items: `{ id, index, ipk, isk }`. */
 const deadLetterKeyLike = (index: string, partition: string) =>
   fc.record({
     id: mostly(fc.constant('01JD5ZQ8W3K7M9N2P4R6S8T0VX')),
@@ -365,6 +366,16 @@ const listRequests: fc.Arbitrary<{ path: string; filter: string; cursor: string 
       path: fc.constant('/instant-settlements'),
       filter: fc.constant(filter),
       cursor: fc.oneof(anyCursor, settlementKeyLike(index, partition).map(encodeCursor)),
+    }),
+  ),
+  ...[
+    ['', 'gsi2', 'BULK_ITEM#ALL'],
+    ['&isValid=true', 'gsi1', 'BULK_ITEM#VALID#true'],
+  ].map(([filter = '', index = '', partition = '']) =>
+    fc.record({
+      path: fc.constant('/bulk-payout-items'),
+      filter: fc.constant(filter),
+      cursor: fc.oneof(anyCursor, deadLetterKeyLike(index, partition).map(encodeCursor)),
     }),
   ),
   ...[
