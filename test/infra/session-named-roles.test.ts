@@ -35,5 +35,5 @@ describe('stage config opsSessionNamedRoles', () => {
         }),
       },
     });
-  });
+  }, 120_000);
 });

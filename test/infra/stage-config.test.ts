@@ -63,7 +63,9 @@ describe('stage configuration', () => {
       MAX_ABSENT_ATTEMPTS: '3',
     });
     expect(reconciliationEnvironment(parseStageConfig('qa', valid))).toEqual({});
+    // The stage's environment is a Lambda's: local mode would refuse a real provider URL.
     const env = parseRuntimeEnv({
+      AWS_LAMBDA_FUNCTION_NAME: 'reconcile',
       TABLE_NAME: 't',
       PROVIDER_BASE_URL: 'https://api.provider.example',
       PROVIDER_SECRET_ID: 's',
