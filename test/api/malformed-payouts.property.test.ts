@@ -327,10 +327,11 @@ const settlementKeyLike = (index: string, partition: string) =>
     isk: mostly(fc.constant('2026-01-05T10:00:00.000Z#6c1f0e1a')),
   });
 
-/** Dead letters and corrected bulk items: `{ id, index, ipk, isk }`. */
+/** Dead letters and corrected bulk items: the shared listing position `{ pk, sk, index, ipk, isk }`. */
 const deadLetterKeyLike = (index: string, partition: string) =>
   fc.record({
-    id: mostly(fc.constant('01JD5ZQ8W3K7M9N2P4R6S8T0VX')),
+    pk: mostly(fc.constantFrom('DEAD_LETTER#01JD5ZQ8W3K7M9N2P4R6S8T0VX', 'BULK_ITEM#item-1')),
+    sk: mostly(fc.constantFrom('LETTER', 'LATEST')),
     index: mostly(fc.constant(index)),
     ipk: mostly(fc.constant(partition)),
     isk: mostly(fc.constant('2026-01-05T10:00:00.000Z#01JD5ZQ8W3K7M9N2P4R6S8T0VX')),
