@@ -84,7 +84,8 @@ export class OpsClient {
     const headers: Record<string, string> = {
       host: url.host,
       accept: 'application/json',
-      ...(body !== undefined && { 'content-type': 'application/json' }),
+      // Every command is JSON, even without a body: the local stack refuses any other content type on a write.
+      ...((body !== undefined || request.method !== 'GET') && { 'content-type': 'application/json' }),
       ...(request.idempotencyKey !== undefined && { 'idempotency-key': request.idempotencyKey }),
       ...(this.#target.kind === 'local' &&
         this.#target.principal !== undefined && { [LOCAL_PRINCIPAL_HEADER]: this.#target.principal }),

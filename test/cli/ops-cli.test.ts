@@ -105,6 +105,11 @@ describe('the ops CLI against the local stack', () => {
       updatedBy: { id: 'ops-lead' },
     });
     expect((await cli([...base, 'controls', 'resume'])).status).toBe(0);
+    // A write without a body is still JSON, as the local stack requires of every write.
+    const bare = await cli([...base, 'request', 'POST', '/controls/pause']);
+    expect(bare.status).toBe(1);
+    expect(bare.err).toContain('HTTP 400');
+    expect(bare.err).toContain('a JSON body is required');
     expect((await cli([...base, 'controls', 'show'])).json()).toMatchObject({ paused: false });
   });
 
