@@ -11,7 +11,9 @@ export type HandlerTrigger =
   | { readonly kind: 'api' }
   | { readonly kind: 'schedule'; readonly every: (config: StageConfig) => Duration }
   | { readonly kind: 'event'; readonly detailType: InboundEventType }
-  | { readonly kind: 'stream' };
+  | { readonly kind: 'stream' }
+  /** The submission queue's SQS event source (`infra/constructs/submission-queue.ts`). */
+  | { readonly kind: 'queue'; readonly queue: 'submissions' };
 
 /** How one file of `functions/` is deployed: its trigger and exactly the data and secrets it touches. */
 export interface HandlerSpec {
@@ -21,6 +23,8 @@ export interface HandlerSpec {
   /** Calls the payments provider, so it reads the token and PIN secret. */
   readonly provider: boolean;
   readonly timeout?: Duration;
+  /** Queues it sends to: SUBMIT_QUEUE_URL and sqs:SendMessage on that queue only. */
+  readonly sendsTo?: readonly 'submissions'[];
 }
 
 const { byStatus, byMonth, workQueue } = TableIndexes;
@@ -41,12 +45,26 @@ export const HANDLERS = {
     timeout: Duration.seconds(29),
   },
   'sweep-due-payouts': {
-    description: 'Every minute: release due scheduled payouts and submit pending ones',
+    description: 'Every minute: release due scheduled payouts and hand pending ones to the submission queue',
     trigger: { kind: 'schedule', every: everyMinute },
     table: { access: 'readWrite', indexes: [workQueue.indexName] },
+    // Refunds are still sent by the sweep itself; payouts go to the workers through the queue.
     provider: true,
+    sendsTo: ['submissions'],
     // runSweep stops starting payouts 20 s before the deadline; 2 minutes leaves room for a backlog.
     timeout: Duration.minutes(2),
+  },
+  'submit-payouts': {
+    description:
+      'SQS (submission queue): submit the payouts the sweeper enqueued, a batch at once, each once',
+    trigger: { kind: 'queue', queue: 'submissions' },
+    // Reads and claims payouts by key; the work queue is the sweeper's.
+    table: { access: 'readWrite', indexes: [] },
+    provider: true,
+    // A batch runs at once: read, claim, the provider call (30 s timeout) and the recording of each payout, all
+    // started within the first seconds (see test/infra/handler-limits.test.ts); the queue's visibility timeout
+    // is six times this.
+    timeout: Duration.seconds(90),
   },
   'reconcile-payouts': {
     description: 'Every minute: decide payouts whose outcome is unknown, by looking them up, never resending',

@@ -37,6 +37,10 @@ export const RuntimeEnvSchema = z
     WATCH_WINDOW_MS: milliseconds,
     RETRY_BASE_MS: milliseconds,
     MAX_LATENESS_MS: milliseconds,
+    /** The submission queue (SQS, FIFO): set for the sweeper, which then enqueues instead of submitting. */
+    SUBMIT_QUEUE_URL: z.optional(z.url()),
+    /** Local mode only: where the queue's stand-in answers (`npm start`); AWS mode uses the queue URL's origin. */
+    SQS_ENDPOINT: z.optional(z.url()),
   })
   .check(
     z.refine((env) => Boolean(env.PROVIDER_SECRET_ID) || Boolean(env.PROVIDER_TOKEN && env.PROVIDER_PIN), {

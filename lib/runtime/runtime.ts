@@ -1,10 +1,13 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { defaultProvider } from '@aws-sdk/credential-provider-node';
 import { localAwsConfig } from '../local/dynamodb-local.js';
 import { ProviderPayoutGateway } from '../payouts/adapters/provider-payout-gateway.js';
+import { regionOfQueueUrl, SqsSubmissionQueue } from '../payouts/adapters/sqs-submission-queue.js';
 import type { EngineConfig } from '../payouts/config.js';
 import type { MetricsSink } from '../payouts/engine/context.js';
 import { PayoutEngine } from '../payouts/payout-engine.js';
+import type { SubmissionQueue } from '../payouts/queue/submission-queue.js';
 import { DynamoDbPayoutStore } from '../payouts/store/dynamodb-payout-store.js';
 import {
   type CredentialsSource,
@@ -30,6 +33,8 @@ export interface Runtime {
   readonly store: DynamoDbPayoutStore;
   readonly provider: ProviderClient;
   readonly engine: PayoutEngine;
+  /** Where the sweeper hands due payouts to the workers; undefined (it submits them itself) without SUBMIT_QUEUE_URL. */
+  readonly submissions: SubmissionQueue | undefined;
   /** Instant settlement; undefined unless the SETTLEMENT_DESTINATION_* variables are set. */
   readonly settlements: SettlementService | undefined;
   readonly logger: Logger;
@@ -108,6 +113,7 @@ export function createRuntime(
     store,
     provider,
     engine,
+    submissions: submissionQueueFor(config, mode),
     settlements,
     logger,
     flushMetrics: () => emf?.flush(),
@@ -116,6 +122,17 @@ export function createRuntime(
       dynamoDb.destroy();
     },
   };
+}
+
+function submissionQueueFor(config: RuntimeEnv, mode: Runtime['mode']): SubmissionQueue | undefined {
+  if (!config.SUBMIT_QUEUE_URL) return undefined;
+  return new SqsSubmissionQueue({
+    queueUrl: config.SUBMIT_QUEUE_URL,
+    region: config.AWS_REGION ?? regionOfQueueUrl(config.SUBMIT_QUEUE_URL) ?? localAwsConfig.region,
+    // In Lambda the function role's credentials (the environment); locally the stand-in checks none.
+    credentials: mode === 'aws' ? defaultProvider() : localAwsConfig.credentials,
+    ...(config.SQS_ENDPOINT && { endpoint: config.SQS_ENDPOINT }),
+  });
 }
 
 function credentialsFor(config: RuntimeEnv): CredentialsSource {
