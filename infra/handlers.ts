@@ -4,6 +4,7 @@ import { Duration } from 'aws-cdk-lib';
 import { InboundEventType } from '../lib/events/schemas.js';
 import { TableIndexes } from '../lib/payouts/store/table-design.js';
 import type { StageConfig } from './config/stage-config.js';
+import { SUBMIT_WORKER_TIMEOUT_SECONDS } from './config/submission.js';
 import { PROJECT_ROOT, type TableAccess } from './constructs/payout-function.js';
 
 /** What invokes a handler. */
@@ -61,10 +62,8 @@ export const HANDLERS = {
     // Reads and claims payouts by key; the work queue is the sweeper's.
     table: { access: 'readWrite', indexes: [] },
     provider: true,
-    // A batch runs at once: read, claim, the provider call (30 s timeout) and the recording of each payout, all
-    // started within the first seconds (see test/infra/handler-limits.test.ts); the queue's visibility timeout
-    // is six times this.
-    timeout: Duration.seconds(90),
+    // See SUBMIT_WORKER_TIMEOUT_SECONDS; the queue's visibility timeout is six times this.
+    timeout: Duration.seconds(SUBMIT_WORKER_TIMEOUT_SECONDS),
   },
   'reconcile-payouts': {
     description: 'Every minute: decide payouts whose outcome is unknown, by looking them up, never resending',

@@ -2,11 +2,11 @@ import { Duration } from 'aws-cdk-lib';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { DeduplicationScope, FifoThroughputLimit, Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import { VISIBILITY_TIMEOUT_FACTOR } from '../config/submission.js';
 import { deadLetterQueue } from './dead-letter-queue.js';
 import type { PayoutFunction } from './payout-function.js';
 
-/** AWS's guidance: a queue's visibility timeout at least six times its consumer's timeout. */
-export const VISIBILITY_TIMEOUT_FACTOR = 6;
+export { VISIBILITY_TIMEOUT_FACTOR };
 
 export interface SubmissionQueueProps {
   /** The consumer's (`submit-payouts`) timeout; the visibility timeout is six times it. */
