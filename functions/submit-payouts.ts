@@ -13,6 +13,7 @@ export const handler = withRuntime(
       event,
       context.getRemainingTimeInMillis(),
       runtime.logger,
+      runtime.rateLimiter ? { limiter: runtime.rateLimiter } : {},
     );
     runtime.logger.info('submission batch finished', { ...report });
     return response;

@@ -84,6 +84,11 @@ export const StageConfigSchema = z.strictObject({
     }),
     { maxConcurrency: 10, batchSize: 10, maxReceiveCount: 5 },
   ),
+  /**
+   * The provider's rate limit (requests/s) on payouts: the submission workers keep to it fleet-wide (a shared
+   * pacer item in the table) and a 429 holds them all back for its Retry-After. Unset: no pacing.
+   */
+  providerRateLimitPerSecond: z.optional(z.int().check(z.positive(), z.lte(10_000))),
   /** Refuses `cdk destroy` / replacement of the table in CloudFormation. The table is retained either way. */
   deletionProtection: z._default(z.boolean(), true),
 });

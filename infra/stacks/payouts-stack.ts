@@ -51,6 +51,9 @@ export class PayoutsStack extends Stack {
       MAX_PAYOUT_KOBO: String(config.maxPayoutKobo),
       DAILY_CAP_KOBO: String(config.dailyCapKobo),
       APPROVAL_THRESHOLD_KOBO: String(config.approvalThresholdKobo),
+      ...(config.providerRateLimitPerSecond !== undefined && {
+        PROVIDER_RATE_LIMIT_PER_SECOND: String(config.providerRateLimitPerSecond),
+      }),
       ...settlementEnvironment(config),
       ...reconciliationEnvironment(config),
       STAGE: stage,

@@ -33,7 +33,11 @@ export async function runSubmissionBatch(
   event: SQSEvent,
   remainingMs: number,
   logger: Logger,
-  options: Pick<SubmitRequestedOptions, 'beforeSend'> & { now?: number } = {},
+  options: Pick<SubmitRequestedOptions, 'limiter' | 'sleep'> & {
+    now?: number;
+    /** The send slots' clock (epoch ms); the limiter's own. */
+    clock?: () => number;
+  } = {},
 ): Promise<{ response: SQSBatchResponse; report: SubmissionBatchReport }> {
   const now = options.now ?? Date.now();
   const parsed = event.Records.map((record) => ({ record, request: requestOf(record, logger) }));
@@ -44,7 +48,9 @@ export async function runSubmissionBatch(
     readable.map((entry) => entry.request),
     {
       stopStartingAt: now + remainingMs - WORKER_STOP_STARTING_BEFORE_DEADLINE_MS,
-      ...(options.beforeSend && { beforeSend: options.beforeSend }),
+      ...(options.limiter && { limiter: options.limiter }),
+      ...(options.sleep && { sleep: options.sleep }),
+      ...(options.clock && { now: options.clock }),
     },
   );
   const resultOf = new Map<SQSRecord, PromiseSettledResult<RequestedSubmitResult>>(

@@ -7,8 +7,10 @@ import { regionOfQueueUrl, SqsSubmissionQueue } from '../payouts/adapters/sqs-su
 import type { EngineConfig } from '../payouts/config.js';
 import type { MetricsSink } from '../payouts/engine/context.js';
 import { PayoutEngine } from '../payouts/payout-engine.js';
+import type { ProviderRateLimiter } from '../payouts/queue/rate-limiter.js';
 import type { SubmissionQueue } from '../payouts/queue/submission-queue.js';
 import { DynamoDbPayoutStore } from '../payouts/store/dynamodb-payout-store.js';
+import { DynamoDbRateLimiter } from '../payouts/store/dynamodb-rate-limiter.js';
 import {
   type CredentialsSource,
   ProviderClient,
@@ -35,6 +37,8 @@ export interface Runtime {
   readonly engine: PayoutEngine;
   /** Where the sweeper hands due payouts to the workers; undefined (it submits them itself) without SUBMIT_QUEUE_URL. */
   readonly submissions: SubmissionQueue | undefined;
+  /** The provider's fleet-wide rate limit for the submission workers; undefined without PROVIDER_RATE_LIMIT_PER_SECOND. */
+  readonly rateLimiter: ProviderRateLimiter | undefined;
   /** Instant settlement; undefined unless the SETTLEMENT_DESTINATION_* variables are set. */
   readonly settlements: SettlementService | undefined;
   readonly logger: Logger;
@@ -114,6 +118,12 @@ export function createRuntime(
     provider,
     engine,
     submissions: submissionQueueFor(config, mode),
+    rateLimiter:
+      config.PROVIDER_RATE_LIMIT_PER_SECOND === undefined
+        ? undefined
+        : new DynamoDbRateLimiter(dynamoDb, config.TABLE_NAME, {
+            perSecond: config.PROVIDER_RATE_LIMIT_PER_SECOND,
+          }),
     settlements,
     logger,
     flushMetrics: () => emf?.flush(),

@@ -3,7 +3,9 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { runSubmissionBatch } from '../../lib/api/queued.js';
 import { PayoutStatus } from '../../lib/payouts/model.js';
 import type { SubmissionQueue, SubmissionRequest } from '../../lib/payouts/queue/submission-queue.js';
+import { DynamoDbRateLimiter } from '../../lib/payouts/store/dynamodb-rate-limiter.js';
 import { CapturingLogger } from '../../lib/shared/logger.js';
+import { createTestTable } from '../support/dynamodb.js';
 import {
   bankTransfer,
   command,
@@ -17,10 +19,15 @@ let h: EngineHarness;
 let keyCounter = 0;
 const key = (label: string) => `${label}-${++keyCounter}`;
 
+let pacerTable: Awaited<ReturnType<typeof createTestTable>>;
 beforeAll(async () => {
   h = await startEngineHarness({ maxLatenessMs: 60 * 60_000 });
+  pacerTable = await createTestTable('pacer');
 });
-afterAll(async () => h.close());
+afterAll(async () => {
+  pacerTable.client.destroy();
+  await h.close();
+});
 beforeEach(() => h.sandbox.reset());
 
 /** Records what the sweeper enqueued, as the FIFO queue would receive it. */
@@ -179,5 +186,52 @@ describe('the submission worker', () => {
     expect(response.batchItemFailures).toEqual([{ itemIdentifier: 'm0' }]);
     expect(providerCalls()).toBe(0);
     expect((await h.engine.get(payout.id))?.status).toBe(PayoutStatus.Pending);
+  });
+
+  it('sends each payout at its slot of the fleet-wide pace, and a 429 holds back every later slot', async () => {
+    const fixed = 5_000_000;
+    const limiter = new DynamoDbRateLimiter(pacerTable.client, pacerTable.tableName, {
+      perSecond: 10,
+      now: () => fixed,
+    });
+    const payouts = await pendingPayouts(3);
+    const slept: number[] = [];
+    h.sandbox.injectFault({ path: '/settlement/instant/payout', fault: 'error-429', times: 1 });
+    const requests = payouts.map((payout) => ({ payoutId: payout.id, version: payout.version }));
+    const { report } = await runSubmissionBatch(h.engine, sqsEvent(requests), 60_000, h.logger, {
+      limiter,
+      sleep: async (ms) => void slept.push(ms),
+      clock: () => fixed,
+    });
+    expect(slept).toEqual([100, 200]);
+    expect(report).toMatchObject({ sent: 3, outcomes: { succeeded: 2, not_sent: 1 } });
+    // The payout that met the 429 is pending, its attempt not counted; every worker's next slot is after it.
+    const limited = (await Promise.all(payouts.map((payout) => h.engine.get(payout.id)))).find(
+      (payout) => payout?.status === PayoutStatus.Pending,
+    );
+    expect(limited?.submissionCount).toBe(0);
+    expect(await limiter.reserve(1)).toEqual([fixed + 1_000]);
+  });
+
+  it('gives a claim back unsent when its slot is too far away, and does not hand the message back', async () => {
+    const fixed = 9_000_000;
+    const limiter = new DynamoDbRateLimiter(pacerTable.client, pacerTable.tableName, {
+      perSecond: 10,
+      now: () => fixed,
+    });
+    await limiter.coolDown(fixed + 60_000);
+    const [payout] = await pendingPayouts(1);
+    if (!payout) throw new Error('no payout');
+    const { response, report } = await runSubmissionBatch(
+      h.engine,
+      sqsEvent([{ payoutId: payout.id, version: payout.version }]),
+      60_000,
+      h.logger,
+      { limiter, sleep: async () => undefined, clock: () => fixed },
+    );
+    expect(response.batchItemFailures).toEqual([]);
+    expect(report).toMatchObject({ sent: 0, skipped: 1 });
+    expect(providerCalls()).toBe(0);
+    expect(await h.engine.get(payout.id)).toMatchObject({ status: PayoutStatus.Pending, submissionCount: 0 });
   });
 });
