@@ -5,10 +5,11 @@ import { type SubmissionRequest, SubmissionRequestSchema } from '../payouts/queu
 import type { Logger } from '../shared/logger.js';
 
 /**
- * A worker starts no payout this long before its invocation's deadline: one payout after its start takes a
- * read, a claim, the provider call (its timeout) and the recording; what is not started is handed back.
+ * A worker starts no payout with less than this left before its invocation's deadline: one payout after its
+ * start takes a read, a claim, a slot reservation, the wait for its slot, the provider call and the recording,
+ * each to its deadline at worst (test/infra/submission-limits.test.ts); what is not started is handed back.
  */
-export const WORKER_STOP_STARTING_BEFORE_DEADLINE_MS = 40_000;
+export const WORKER_STOP_STARTING_BEFORE_DEADLINE_MS = 120_000;
 
 export interface SubmissionBatchReport {
   readonly received: number;

@@ -16,6 +16,12 @@ import type { RefundService } from '../refunds/refund-service.js';
 export const STOP_STARTING_BEFORE_DEADLINE_MS = 20_000;
 
 /**
+ * The dispatch starts no page of the work queue with less than this left: a page is a query and up to 50
+ * SendMessageBatch calls, each to its deadline at worst (test/infra/submission-limits.test.ts).
+ */
+export const DISPATCH_STOP_STARTING_BEFORE_DEADLINE_MS = 65_000;
+
+/**
  * One tick of the due-payout sweeper, as the EventBridge schedule (AWS) and the local scheduler run it.
  * `remainingMs` is what the invocation has left (Lambda's `getRemainingTimeInMillis()`).
  */
@@ -92,7 +98,10 @@ export async function runDueDispatch(
   refunds: Awaited<ReturnType<RefundService['sweep']>>;
 }> {
   const stopStartingAt = now + remainingMs - STOP_STARTING_BEFORE_DEADLINE_MS;
-  const dispatch = () => parts.engine.dispatch(parts.submissions, { stopStartingAt });
+  const dispatch = () =>
+    parts.engine.dispatch(parts.submissions, {
+      stopStartingAt: now + remainingMs - DISPATCH_STOP_STARTING_BEFORE_DEADLINE_MS,
+    });
   const [recurrences, first, refunds] = valuesOrFirstError(
     await Promise.allSettled([
       parts.recurrences.sweep({ stopStartingAt }),

@@ -110,7 +110,7 @@ describe('the submission worker', () => {
   it('pays every payout of a batch once, all at once', async () => {
     const payouts = await pendingPayouts(5);
     const requests = payouts.map((payout) => ({ payoutId: payout.id, version: payout.version }));
-    const { response, report } = await runSubmissionBatch(h.engine, sqsEvent(requests), 60_000, h.logger);
+    const { response, report } = await runSubmissionBatch(h.engine, sqsEvent(requests), 150_000, h.logger);
     expect(response.batchItemFailures).toEqual([]);
     expect(report).toMatchObject({ received: 5, sent: 5, skipped: 0, outcomes: { succeeded: 5 } });
     for (const payout of payouts) {
@@ -123,9 +123,14 @@ describe('the submission worker', () => {
     const [payout] = await pendingPayouts(1);
     if (!payout) throw new Error('no payout');
     const request = { payoutId: payout.id, version: payout.version };
-    const first = await runSubmissionBatch(h.engine, sqsEvent([request, request, request]), 60_000, h.logger);
+    const first = await runSubmissionBatch(
+      h.engine,
+      sqsEvent([request, request, request]),
+      150_000,
+      h.logger,
+    );
     expect(first.report).toMatchObject({ sent: 1, skipped: 2 });
-    const redelivered = await runSubmissionBatch(h.engine, sqsEvent([request]), 60_000, h.logger);
+    const redelivered = await runSubmissionBatch(h.engine, sqsEvent([request]), 150_000, h.logger);
     expect(redelivered.report).toMatchObject({ sent: 0, skipped: 1 });
     expect(redelivered.response.batchItemFailures).toEqual([]);
     expect(providerCalls()).toBe(1);
@@ -143,7 +148,7 @@ describe('the submission worker', () => {
     const engine = h.engineWith({ store });
     const requests = payouts.map((payout) => ({ payoutId: payout.id, version: payout.version }));
     const logger = new CapturingLogger();
-    const { response, report } = await runSubmissionBatch(engine, sqsEvent(requests), 60_000, logger);
+    const { response, report } = await runSubmissionBatch(engine, sqsEvent(requests), 150_000, logger);
     expect(response.batchItemFailures).toEqual([{ itemIdentifier: 'm1' }]);
     expect(report).toMatchObject({ sent: 2, handedBack: 1 });
     expect((await h.engine.get(unreadable ?? ''))?.status).toBe(PayoutStatus.Pending);
@@ -167,7 +172,7 @@ describe('the submission worker', () => {
     const { response } = await runSubmissionBatch(
       h.engine,
       { Records: [poison, later, ...event.Records] },
-      60_000,
+      150_000,
       h.logger,
     );
     expect(response.batchItemFailures).toEqual([{ itemIdentifier: 'poison' }, { itemIdentifier: 'later' }]);
@@ -198,7 +203,7 @@ describe('the submission worker', () => {
     const slept: number[] = [];
     h.sandbox.injectFault({ path: '/settlement/instant/payout', fault: 'error-429', times: 1 });
     const requests = payouts.map((payout) => ({ payoutId: payout.id, version: payout.version }));
-    const { report } = await runSubmissionBatch(h.engine, sqsEvent(requests), 60_000, h.logger, {
+    const { report } = await runSubmissionBatch(h.engine, sqsEvent(requests), 150_000, h.logger, {
       limiter,
       sleep: async (ms) => void slept.push(ms),
       clock: () => fixed,
@@ -225,7 +230,7 @@ describe('the submission worker', () => {
     const { response, report } = await runSubmissionBatch(
       h.engine,
       sqsEvent([{ payoutId: payout.id, version: payout.version }]),
-      60_000,
+      150_000,
       h.logger,
       { limiter, sleep: async () => undefined, clock: () => fixed },
     );

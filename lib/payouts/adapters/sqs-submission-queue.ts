@@ -14,7 +14,7 @@ import {
 const ENTRIES_PER_BATCH = 10;
 /** SendMessageBatch calls in flight at once: a 10,000-payout backlog is 1,000 calls, sent ~16 at a time. */
 const BATCHES_IN_FLIGHT = 16;
-const REQUEST_TIMEOUT_MS = 5_000;
+export const SQS_REQUEST_TIMEOUT_MS = 5_000;
 
 const SendMessageBatchAnswerSchema = z.object({
   Successful: z.optional(z.array(z.object({ Id: z.string() }))),
@@ -112,7 +112,7 @@ export class SqsSubmissionQueue implements SubmissionQueue {
       method: 'POST',
       headers: signed.headers,
       body,
-      signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
+      signal: AbortSignal.timeout(SQS_REQUEST_TIMEOUT_MS),
     });
     const text = await response.text();
     if (!response.ok) {
