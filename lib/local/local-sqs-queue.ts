@@ -26,7 +26,7 @@ export interface LocalQueueOptions {
   /** SQS FIFO drops a deduplication id seen this recently (5 minutes). */
   readonly deduplicationWindowMs?: number;
   /** The consumer, called as Lambda calls a function with an SQS event source. */
-  readonly consumer: (event: SQSEvent, context: Context) => Promise<SQSBatchResponse | undefined | void>;
+  readonly consumer: (event: SQSEvent, context: Context) => Promise<SQSBatchResponse | undefined>;
   readonly logger: Logger;
   /** Clock for visibility, deduplication and the consumer's remaining time; `Date.now` by default. */
   readonly now?: () => number;
@@ -212,7 +212,7 @@ export class LocalSqsQueue {
     const event: SQSEvent = { Records: batch.map((message) => this.#record(message)) };
     const timeout = this.options.timeout ?? realTimeout;
     const timer = new AbortController();
-    let outcome: SQSBatchResponse | undefined | void | typeof TIMED_OUT;
+    let outcome: SQSBatchResponse | undefined | typeof TIMED_OUT;
     try {
       outcome = await Promise.race([
         this.options.consumer(event, lambdaContext(this.options.name, deadline, this.#now)),

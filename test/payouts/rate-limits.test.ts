@@ -79,7 +79,7 @@ describe("the provider's rate limit", () => {
       expect(reserved).toHaveLength(50);
       // 100/s: one slot every 10 ms, none shared, the first now.
       expect(reserved[0]).toBe(now);
-      reserved.forEach((slot, index) => expect(slot).toBeCloseTo(now + index * 10, 6));
+      for (const [index, slot] of reserved.entries()) expect(slot).toBeCloseTo(now + index * 10, 6);
     } finally {
       close();
     }
