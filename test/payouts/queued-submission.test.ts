@@ -214,7 +214,7 @@ describe('the submission worker', () => {
     const limited = (await Promise.all(payouts.map((payout) => h.engine.get(payout.id)))).find(
       (payout) => payout?.status === PayoutStatus.Pending,
     );
-    expect(limited?.submissionCount).toBe(0);
+    expect(limited?.rateLimitedCount).toBe(1);
     expect(await limiter.reserve(1)).toEqual([fixed + 1_000]);
   });
 

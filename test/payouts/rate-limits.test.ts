@@ -41,7 +41,7 @@ describe("the provider's rate limit", () => {
     for (let attempt = 1; attempt <= 5; attempt++) {
       const now = await h.engine.get(payout.id);
       expect(now?.status).toBe(PayoutStatus.Pending);
-      expect(now?.submissionCount).toBe(0);
+      expect(now?.rateLimitedCount).toBe(attempt);
       h.clock.advance(2_000);
       // The sweeper sends it again once its Retry-After (1 s) has passed.
       await h.engine.sweep();
@@ -65,8 +65,11 @@ describe("the provider's rate limit", () => {
     } as const;
     expect(outcomeTransition(h.engine.ctx, claimed, limited, now)).toMatchObject({
       to: PayoutStatus.Pending,
-      changes: { submissionCount: 1, nextActionAt: new Date(now.getTime() + 1_000).toISOString() },
+      changes: { rateLimitedCount: 1, nextActionAt: new Date(now.getTime() + 1_000).toISOString() },
     });
+    // Two attempts of which one met the rate limit count as one: not yet failed.
+    const onceLimited = { ...claimed, rateLimitedCount: 1 };
+    expect(outcomeTransition(h.engine.ctx, onceLimited, refused, now).to).toBe(PayoutStatus.Pending);
   });
 
   it('paces every worker of the fleet to the limit, each send its own slot', async () => {

@@ -292,13 +292,13 @@ export function outcomeTransition(
           reason: `nothing was sent (rate limited by the provider); will try again, attempt not counted`,
           changes: {
             nextActionAt: addMs(now, outcome.retryAfterMs ?? ctx.config.retryBaseMs),
-            submissionCount: claimed.submissionCount - 1,
+            rateLimitedCount: (claimed.rateLimitedCount ?? 0) + 1,
           },
           details: { code: outcome.code },
           ...(release && { cap: release }),
         };
       }
-      if (claimed.submissionCount >= ctx.config.maxSubmissionAttempts) {
+      if (claimed.submissionCount - (claimed.rateLimitedCount ?? 0) >= ctx.config.maxSubmissionAttempts) {
         const message = `the provider could not take the payout after ${claimed.submissionCount} attempts: ${outcome.message}`;
         return {
           to: PayoutStatus.Failed,
