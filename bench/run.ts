@@ -12,6 +12,7 @@ import { performance } from 'node:perf_hooks';
 import { benchColdStart } from './cold-start.js';
 import { benchCostPerPayout } from './cost-per-payout.js';
 import { benchEngineOverhead } from './engine-overhead.js';
+import { benchShippedPath, type ShippedPathReport } from './shipped-path.js';
 import {
   type BenchResult,
   fixed,
@@ -34,7 +35,14 @@ const benchmarks: Record<string, () => Promise<BenchResult>> = {
   'sweep-scaling': () => withFreshDynamoDb(benchSweepScaling),
   'cold-start': () => withFreshDynamoDb(benchColdStart),
   'engine-overhead': () => withFreshDynamoDb(benchEngineOverhead),
+  // Its own DynamoDB Local per run, and the handlers in a process of their own.
+  'shipped-path': async () => {
+    const { shippedPath: measured, ...result } = await benchShippedPath();
+    shippedPath = measured;
+    return result;
+  },
 };
+let shippedPath: ShippedPathReport | undefined;
 
 const only = process.env.BENCH_ONLY?.split(',').map((name) => name.trim());
 const selected = Object.keys(benchmarks).filter((name) => !only || only.includes(name));
@@ -72,6 +80,7 @@ const report = {
     loadAverageAtEnd: loadavg().map((value) => fixed(value, 2)),
   },
   totalSeconds: fixed((performance.now() - started) / 1000, 1),
+  ...(shippedPath && { shippedPath }),
   results,
 };
 mkdirSync(dirname(out), { recursive: true });

@@ -58,7 +58,7 @@ export async function benchThroughput(
   }
   return {
     name: 'throughput',
-    title: 'Throughput of the due-payout sweeper vs the limit C/L',
+    title: 'Throughput of the due-payout sweeper vs the limit C/L (engine only)',
     rows,
     notes: [
       'Each case runs against its own fresh DynamoDB Local; N pending payouts are created first (not timed), then one sweep with concurrency C pays them all (paid and provider calls must both equal N).',

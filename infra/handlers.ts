@@ -4,6 +4,7 @@ import { Duration } from 'aws-cdk-lib';
 import { InboundEventType } from '../lib/events/schemas.js';
 import { TableIndexes } from '../lib/payouts/store/table-design.js';
 import type { StageConfig } from './config/stage-config.js';
+import { SUBMIT_WORKER_TIMEOUT_SECONDS } from './config/submission.js';
 import { PROJECT_ROOT, type TableAccess } from './constructs/payout-function.js';
 
 /** What invokes a handler. */
@@ -11,7 +12,9 @@ export type HandlerTrigger =
   | { readonly kind: 'api' }
   | { readonly kind: 'schedule'; readonly every: (config: StageConfig) => Duration }
   | { readonly kind: 'event'; readonly detailType: InboundEventType }
-  | { readonly kind: 'stream' };
+  | { readonly kind: 'stream' }
+  /** The submission queue's SQS event source (`infra/constructs/submission-queue.ts`). */
+  | { readonly kind: 'queue'; readonly queue: 'submissions' };
 
 /** How one file of `functions/` is deployed: its trigger and exactly the data and secrets it touches. */
 export interface HandlerSpec {
@@ -21,6 +24,8 @@ export interface HandlerSpec {
   /** Calls the payments provider, so it reads the token and PIN secret. */
   readonly provider: boolean;
   readonly timeout?: Duration;
+  /** Queues it sends to: SUBMIT_QUEUE_URL and sqs:SendMessage on that queue only. */
+  readonly sendsTo?: readonly 'submissions'[];
 }
 
 const { byStatus, byMonth, workQueue } = TableIndexes;
@@ -41,12 +46,24 @@ export const HANDLERS = {
     timeout: Duration.seconds(29),
   },
   'sweep-due-payouts': {
-    description: 'Every minute: release due scheduled payouts and submit pending ones',
+    description: 'Every minute: release due scheduled payouts and hand pending ones to the submission queue',
     trigger: { kind: 'schedule', every: everyMinute },
     table: { access: 'readWrite', indexes: [workQueue.indexName] },
+    // Refunds are still sent by the sweep itself; payouts go to the workers through the queue.
     provider: true,
+    sendsTo: ['submissions'],
     // runSweep stops starting payouts 20 s before the deadline; 2 minutes leaves room for a backlog.
     timeout: Duration.minutes(2),
+  },
+  'submit-payouts': {
+    description:
+      'SQS (submission queue): submit the payouts the sweeper enqueued, a batch at once, each once',
+    trigger: { kind: 'queue', queue: 'submissions' },
+    // Reads and claims payouts by key; the work queue is the sweeper's.
+    table: { access: 'readWrite', indexes: [] },
+    provider: true,
+    // See SUBMIT_WORKER_TIMEOUT_SECONDS; the queue's visibility timeout is six times this.
+    timeout: Duration.seconds(SUBMIT_WORKER_TIMEOUT_SECONDS),
   },
   'reconcile-payouts': {
     description: 'Every minute: decide payouts whose outcome is unknown, by looking them up, never resending',

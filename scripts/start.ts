@@ -9,7 +9,7 @@ import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { apiContextFrom } from '../lib/api/api-context.js';
 import { createApiHandler } from '../lib/api/index.js';
-import { runDueSweep, runProviderScheduleSync, runReconcile } from '../lib/api/scheduled.js';
+import { runDueDispatch, runDueSweep, runProviderScheduleSync, runReconcile } from '../lib/api/scheduled.js';
 import { DynamoDbDeadLetterStore, withDeadLetter } from '../lib/events/dead-letter.js';
 import { InProcessEventBus } from '../lib/events/event-publisher.js';
 import { inboundEventHandlers } from '../lib/events/inbound-handlers.js';
@@ -20,12 +20,18 @@ import { type LocalEventBus, serveLocalEventBus } from '../lib/local/event-bus.j
 import { type LocalApiServer, serveApiGatewayHandler } from '../lib/local/http-to-apigw.js';
 import { type LocalScheduler, startLocalScheduler } from '../lib/local/scheduler.js';
 import { StreamRelay } from '../lib/local/stream-relay.js';
+import {
+  type LocalSubmissionWorkers,
+  stageConfigOf,
+  startLocalSubmissionWorkers,
+} from '../lib/local/submission-workers.js';
 import { providerScheduleServiceFrom } from '../lib/provider-schedules/wiring.js';
 import { recurrenceServiceFrom } from '../lib/recurrence/wiring.js';
 import { refundServiceFrom } from '../lib/refunds/wiring.js';
-import { createRuntime, type Runtime } from '../lib/runtime/runtime.js';
+import { type Runtime, runtimeFromProcessEnv } from '../lib/runtime/runtime.js';
 import { isLoopbackUrl } from '../lib/runtime/runtime-config.js';
 import { type Sandbox, startSandbox } from '../lib/sandbox/index.js';
+import { jsonConsoleLogger } from '../lib/shared/logger.js';
 import { describeIssues, fieldIssues } from '../lib/shared/validation.js';
 import * as z from '../lib/shared/zod.js';
 
@@ -42,6 +48,8 @@ const StartEnvSchema = z.object({
   /** 0 or unset: a free port. */
   DYNAMODB_PORT: port(undefined),
   SANDBOX_PORT: port(undefined),
+  /** The submission queue's SQS stand-in (SendMessageBatch); 0 or unset: a free port. */
+  SQS_PORT: port(undefined),
   TABLE_NAME: z._default(z.string().check(z.minLength(1)), 'payouts-local'),
   SCHEDULER_INTERVAL_MS: z.pipe(
     z.optional(z.string().check(z.regex(/^\d+$/, 'must be milliseconds'))),
@@ -124,15 +132,27 @@ async function main(): Promise<void> {
         PROVIDER_PIN: env.PROVIDER_PIN,
       };
 
-  // Local mode: never a Secrets Manager id, always the local table.
-  const { PROVIDER_SECRET_ID: _secret, ...inherited } = process.env;
-  const runtime: Runtime = createRuntime({
-    ...inherited,
+  // The submission queue: the SQS stand-in with the dev stage's settings, delivering to the deployed worker
+  // (functions/submit-payouts.ts), which builds its runtime from process.env as it does in Lambda.
+  const submissionWorkers: LocalSubmissionWorkers = await startLocalSubmissionWorkers({
+    config: stageConfigOf('dev'),
+    logger: jsonConsoleLogger({ service: 'payouts' }),
+    ...(env.SQS_PORT && { port: env.SQS_PORT }),
+  });
+
+  // Local mode: never a Secrets Manager id, always the local table. The environment is the process's, so the
+  // handler modules the stand-ins invoke share this runtime, as the functions of one container would.
+  delete process.env.PROVIDER_SECRET_ID;
+  Object.assign(process.env, {
     ...provider,
     TABLE_NAME: env.TABLE_NAME,
     DYNAMODB_ENDPOINT: dynamoDb.endpoint,
+    ...submissionWorkers.environment,
   });
+  const runtime: Runtime = runtimeFromProcessEnv();
   stack.push({ name: 'runtime', stop: () => runtime.close() });
+  // Stopped before the runtime: its invocations under way finish with the clients still open.
+  stack.push({ name: 'submission queue', stop: () => submissionWorkers.stop() });
   await ensureTable(runtime.dynamoDb, env.TABLE_NAME);
 
   const api: LocalApiServer = await serveApiGatewayHandler(createApiHandler(apiContextFrom(runtime)), {
@@ -147,7 +167,13 @@ async function main(): Promise<void> {
   const jobs = [
     {
       name: 'sweep-due-payouts',
-      run: () => runDueSweep({ engine: runtime.engine, recurrences, refunds }, SWEEP_BUDGET_MS),
+      run: () =>
+        runtime.submissions
+          ? runDueDispatch(
+              { engine: runtime.engine, recurrences, refunds, submissions: runtime.submissions },
+              SWEEP_BUDGET_MS,
+            )
+          : runDueSweep({ engine: runtime.engine, recurrences, refunds }, SWEEP_BUDGET_MS),
     },
     {
       name: 'sync-provider-schedules',
@@ -208,6 +234,7 @@ async function main(): Promise<void> {
       env,
       sandbox,
       jobs: jobs.map((job) => job.name),
+      submissionQueue: submissionWorkers.endpoint.queueUrl,
       fixtures: sandbox ? await fixturesOf(sandbox) : undefined,
     }),
   );
@@ -237,8 +264,9 @@ function banner(parts: {
   sandbox: Sandbox | undefined;
   jobs: readonly string[];
   fixtures: Fixtures | undefined;
+  submissionQueue: string;
 }): string {
-  const { api, bus, dynamoDb, env, sandbox, jobs, fixtures } = parts;
+  const { api, bus, dynamoDb, env, sandbox, jobs, fixtures, submissionQueue } = parts;
   const lines = [
     '',
     'payout-automation is running locally',
@@ -248,6 +276,7 @@ function banner(parts: {
       ? `  provider         sandbox at ${sandbox.url} (token ${sandbox.token})`
       : `  provider         ${env.PROVIDER_BASE_URL} (external; no sandbox started)`,
     `  scheduler        ${jobs.join(', ')} every ${env.SCHEDULER_INTERVAL_MS} ms (no overlapping ticks)`,
+    `  submission queue ${submissionQueue}   (SQS FIFO stand-in -> functions/submit-payouts.ts)`,
     `  event bus        ${bus.url}   (PutEvents: aws events put-events --endpoint-url ${bus.url} ...)`,
   ];
   if (fixtures) {

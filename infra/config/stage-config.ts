@@ -74,6 +74,26 @@ export const StageConfigSchema = z.strictObject({
    * to deploy on accounts whose concurrency quota is still the new-account minimum.
    */
   scheduledFunctionConcurrency: z.optional(z.int().check(z.positive(), z.lte(10))),
+  /**
+   * Submission fan-out (docs/submission.md): the `submit-payouts` workers take `batchSize` messages per
+   * invocation (SQS FIFO allows at most 10) and run at most `maxConcurrency` invocations at once (the event
+   * source's maximum concurrency; AWS allows 2 to 1000). Payouts in flight at once: their product. Size it to
+   * the provider's rate limit: throughput is min(maxConcurrency x batchSize / provider latency, that limit).
+   */
+  submission: z._default(
+    z.strictObject({
+      maxConcurrency: z._default(z.int().check(z.gte(2), z.lte(1000)), 10),
+      batchSize: z._default(z.int().check(z.gte(1), z.lte(10)), 10),
+      /** Deliveries of one message before it goes to the dead-letter queue (which alarms). */
+      maxReceiveCount: z._default(z.int().check(z.gte(1), z.lte(1000)), 5),
+    }),
+    { maxConcurrency: 10, batchSize: 10, maxReceiveCount: 5 },
+  ),
+  /**
+   * The provider's rate limit (requests/s) on payouts: the submission workers keep to it fleet-wide (a shared
+   * pacer item in the table) and a 429 holds them all back for its Retry-After. Unset: no pacing.
+   */
+  providerRateLimitPerSecond: z.optional(z.int().check(z.positive(), z.lte(10_000))),
   /** Refuses `cdk destroy` / replacement of the table in CloudFormation. The table is retained either way. */
   deletionProtection: z._default(z.boolean(), true),
 });

@@ -40,6 +40,8 @@ export interface MonitoringProps {
   /** Log group of the sweeper, whose report (`missed`) feeds the missed-payout alarm. */
   readonly sweepLogs?: ILogGroup;
   readonly api?: HttpApi;
+  /** The submission queue, whose oldest message's age alarms when the workers fall behind. */
+  readonly submissionQueue?: IQueue;
   readonly unknownAlarmMinutes: number;
   readonly alarmEmail?: string;
 }
@@ -178,6 +180,20 @@ export class Monitoring extends Construct {
         threshold: 1,
         evaluationPeriods: 1,
         description: `Messages in the ${name} dead-letter queue: deliveries that failed after all retries. Inspect, fix, redrive.`,
+      });
+    }
+    if (props.submissionQueue) {
+      // A month-end backlog drains in minutes at the configured concurrency; an hour-old request means the
+      // workers are not keeping up (throttled, failing, or held back by the provider's rate limit).
+      this.#alarm('SubmissionBacklogTooOld', {
+        metric: props.submissionQueue.metricApproximateAgeOfOldestMessage({
+          period: Duration.minutes(5),
+          statistic: Stats.MAXIMUM,
+        }),
+        threshold: 3600,
+        evaluationPeriods: 1,
+        description:
+          'The oldest submission request has waited an hour: the submit-payouts workers are not draining the queue.',
       });
     }
 

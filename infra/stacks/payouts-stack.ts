@@ -18,6 +18,7 @@ import { Monitoring } from '../constructs/monitoring.js';
 import { OpsApi } from '../constructs/ops-api.js';
 import { PayoutFunction } from '../constructs/payout-function.js';
 import { Scheduling } from '../constructs/scheduling.js';
+import { SubmissionQueue } from '../constructs/submission-queue.js';
 import { HANDLERS, type HandlerName, presentHandlers } from '../handlers.js';
 
 export interface PayoutsStackProps extends StackProps {
@@ -34,6 +35,8 @@ export class PayoutsStack extends Stack {
   readonly functions = new Map<HandlerName, PayoutFunction>();
   readonly deadLetterQueues = new Map<string, IQueue>();
   readonly api?: OpsApi;
+  /** The queue between the sweeper and the submission workers (with `submit-payouts` deployed). */
+  readonly submissionQueue?: IQueue;
   readonly monitoring: Monitoring;
 
   constructor(scope: Construct, id: string, props: PayoutsStackProps) {
@@ -49,12 +52,26 @@ export class PayoutsStack extends Stack {
       DAILY_CAP_KOBO: String(config.dailyCapKobo),
       APPROVAL_THRESHOLD_KOBO: String(config.approvalThresholdKobo),
       OPS_SESSION_NAMED_ROLES: config.opsSessionNamedRoles.join(','),
+      ...(config.providerRateLimitPerSecond !== undefined && {
+        PROVIDER_RATE_LIMIT_PER_SECOND: String(config.providerRateLimitPerSecond),
+      }),
       ...settlementEnvironment(config),
       ...reconciliationEnvironment(config),
       STAGE: stage,
     };
 
-    for (const name of props.handlers ?? presentHandlers()) {
+    const deployed = props.handlers ?? presentHandlers();
+    // The queue exists with its consumer: without the workers, the sweeper submits inline as before.
+    const submissions = deployed.includes('submit-payouts')
+      ? new SubmissionQueue(this, 'Submissions', {
+          workerTimeout: HANDLERS['submit-payouts'].timeout,
+          maxReceiveCount: config.submission.maxReceiveCount,
+        })
+      : undefined;
+    if (submissions) this.deadLetterQueues.set('submit-payouts', submissions.deadLetterQueue);
+    this.submissionQueue = submissions?.queue;
+
+    for (const name of deployed) {
       const spec = HANDLERS[name];
       const isScheduled = spec.trigger.kind === 'schedule';
       const fn = new PayoutFunction(this, name, {
@@ -71,6 +88,7 @@ export class PayoutsStack extends Stack {
       });
       if ('table' in spec) fn.bindTable(this.data.table, spec.table.access, spec.table.indexes);
       if (spec.provider) fn.bindSecret(this.data.providerSecret);
+      if ('sendsTo' in spec && submissions) submissions.bindSender(fn);
       this.functions.set(name, fn);
       this.#acknowledgeFunctionFindings(fn);
 
@@ -103,6 +121,12 @@ export class PayoutsStack extends Stack {
           });
           break;
         }
+        case 'queue':
+          submissions?.bindConsumer(fn, {
+            batchSize: config.submission.batchSize,
+            maxConcurrency: config.submission.maxConcurrency,
+          });
+          break;
         case 'stream': {
           const dlq = deadLetterQueue(this, `${name}-dlq`);
           this.deadLetterQueues.set(name, dlq);
@@ -125,6 +149,7 @@ export class PayoutsStack extends Stack {
       reconcileLogs: this.functions.get('reconcile-payouts')?.logGroup,
       sweepLogs: this.functions.get('sweep-due-payouts')?.logGroup,
       api: this.api?.api,
+      ...(this.submissionQueue && { submissionQueue: this.submissionQueue }),
       unknownAlarmMinutes: config.unknownAlarmMinutes,
       alarmEmail: config.alarmEmail,
     });

@@ -1,6 +1,8 @@
+import type { DispatchReport } from '../payouts/engine/dispatch.js';
 import type { ReconcileReport } from '../payouts/engine/reconcile-payouts.js';
 import type { SweepReport } from '../payouts/engine/sweep.js';
 import type { PayoutEngine } from '../payouts/payout-engine.js';
+import type { SubmissionQueue } from '../payouts/queue/submission-queue.js';
 import type { SyncStatus } from '../provider-schedules/model.js';
 import type {
   ProviderScheduleService,
@@ -12,6 +14,12 @@ import type { RefundService } from '../refunds/refund-service.js';
 
 /** Start no new payout this long before the invocation's deadline, so none is cut off mid-call. */
 export const STOP_STARTING_BEFORE_DEADLINE_MS = 20_000;
+
+/**
+ * The dispatch starts no page of the work queue with less than this left: a page is a query and up to 50
+ * SendMessageBatch calls, each to its deadline at worst (test/infra/submission-limits.test.ts).
+ */
+export const DISPATCH_STOP_STARTING_BEFORE_DEADLINE_MS = 65_000;
 
 /**
  * One tick of the due-payout sweeper, as the EventBridge schedule (AWS) and the local scheduler run it.
@@ -68,6 +76,50 @@ export async function runDueSweep(
       ? addSweepReports(first, await parts.engine.sweep({ stopStartingAt }))
       : first;
   return { recurrences, payouts, refunds };
+}
+
+/**
+ * The same tick when submission is fanned out (AWS: SQS, `npm start`: its stand-in): recurrences and refunds
+ * as in `runDueSweep`, but due scheduled payouts are released and every due pending payout is handed to the
+ * submission queue; the `submit-payouts` workers send them. See docs/submission.md.
+ */
+export async function runDueDispatch(
+  parts: {
+    engine: Pick<PayoutEngine, 'dispatch'>;
+    recurrences: Pick<RecurrenceService, 'sweep'>;
+    refunds: Pick<RefundService, 'sweep'>;
+    submissions: SubmissionQueue;
+  },
+  remainingMs: number,
+  now = Date.now(),
+): Promise<{
+  recurrences: RecurrenceSweepReport;
+  payouts: DispatchReport;
+  refunds: Awaited<ReturnType<RefundService['sweep']>>;
+}> {
+  const stopStartingAt = now + remainingMs - STOP_STARTING_BEFORE_DEADLINE_MS;
+  const dispatch = () =>
+    parts.engine.dispatch(parts.submissions, {
+      stopStartingAt: now + remainingMs - DISPATCH_STOP_STARTING_BEFORE_DEADLINE_MS,
+    });
+  const [recurrences, first, refunds] = valuesOrFirstError(
+    await Promise.allSettled([
+      parts.recurrences.sweep({ stopStartingAt }),
+      dispatch(),
+      parts.refunds.sweep({ stopStartingAt }),
+    ]),
+  );
+  const payouts = recurrences.materialised > 0 ? addDispatchReports(first, await dispatch()) : first;
+  return { recurrences, payouts, refunds };
+}
+
+function addDispatchReports(a: DispatchReport, b: DispatchReport): DispatchReport {
+  return {
+    released: a.released + b.released,
+    missed: a.missed + b.missed,
+    enqueued: a.enqueued + b.enqueued,
+    leftOver: b.leftOver,
+  };
 }
 
 function valuesOrFirstError<T extends readonly unknown[]>(

@@ -15,6 +15,8 @@ export type SendOutcome =
       readonly code: string;
       readonly message: string;
       readonly retryAfterMs?: number;
+      /** The provider answered 429: its rate limit, not this payout; never counted as a failed attempt. */
+      readonly rateLimited?: boolean;
     }
   /** The request may have been acted on (timeout, reset, 5xx, unreadable answer): reconcile, never resend. */
   | { readonly kind: 'unknown'; readonly code: string; readonly message: string };

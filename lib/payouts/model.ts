@@ -154,6 +154,8 @@ export interface Payout {
   readonly capDay?: string;
   readonly attempt?: SubmissionAttempt;
   readonly submissionCount: number;
+  /** Of `submissionCount`, the attempts the provider answered 429: its rate limit, never counted toward failing. */
+  readonly rateLimitedCount?: number;
   /** When the next submission (after an "unavailable" answer) or reconciliation is due. */
   readonly nextActionAt?: string;
   readonly receipt?: ProviderReceipt;

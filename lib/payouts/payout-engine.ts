@@ -6,13 +6,20 @@ import { defaultEngineConfig, type EngineConfig } from './config.js';
 import { type EngineContext, type MetricsSink, noMetrics } from './engine/context.js';
 import { pausePayouts, resumePayouts } from './engine/controls.js';
 import { type CreatePayoutCommand, type CreatePayoutResult, createPayout } from './engine/create-payout.js';
+import { type DispatchOptions, type DispatchReport, dispatchDuePayouts } from './engine/dispatch.js';
 import { approvePayout, cancelPayout, resolveReview } from './engine/payout-commands.js';
 import { type ReconcileOptions, type ReconcileReport, reconcilePayouts } from './engine/reconcile-payouts.js';
 import { type SubmitResult, submitPayout } from './engine/submit-payout.js';
+import {
+  type RequestedSubmitResult,
+  type SubmitRequestedOptions,
+  submitRequested,
+} from './engine/submit-requested.js';
 import { type SweepOptions, type SweepReport, sweepDuePayouts } from './engine/sweep.js';
 import { PayoutNotFoundError } from './errors.js';
 import type { PayoutGateway } from './gateway.js';
 import type { AuditEvent, Controls, Payout, Principal } from './model.js';
+import type { SubmissionQueue, SubmissionRequest } from './queue/submission-queue.js';
 import type { ListPage, ListQuery, PayoutStore } from './store/payout-store.js';
 
 export interface PayoutEngineOptions {
@@ -101,6 +108,19 @@ export class PayoutEngine {
   /** One tick of the due-payout sweeper (EventBridge schedule in AWS, the local scheduler in `npm start`). */
   sweep(options?: SweepOptions): Promise<SweepReport> {
     return sweepDuePayouts(this.ctx, options);
+  }
+
+  /** One tick of the sweeper that fans submission out: releases due scheduled payouts, enqueues the pending. */
+  dispatch(queue: SubmissionQueue, options?: DispatchOptions): Promise<DispatchReport> {
+    return dispatchDuePayouts(this.ctx, queue, options);
+  }
+
+  /** Submits the payouts a batch of queued requests names, at once; the claim keeps each exactly-once. */
+  submitRequested(
+    requests: readonly SubmissionRequest[],
+    options?: SubmitRequestedOptions,
+  ): Promise<PromiseSettledResult<RequestedSubmitResult>[]> {
+    return submitRequested(this.ctx, requests, options);
   }
 
   /** One reconciliation pass over expired leases and unknown payouts. */

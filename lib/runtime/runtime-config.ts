@@ -58,6 +58,12 @@ export const RuntimeEnvSchema = z
           ),
       ),
     ),
+    /** The submission queue (SQS, FIFO): set for the sweeper, which then enqueues instead of submitting. */
+    SUBMIT_QUEUE_URL: z.optional(z.url()),
+    /** The provider's rate limit (requests/s) the submission workers keep to, fleet-wide; none when unset. */
+    PROVIDER_RATE_LIMIT_PER_SECOND: z.optional(z.coerce.number().check(z.int(), z.positive())),
+    /** Local mode only: where the queue's stand-in answers (`npm start`); AWS mode uses the queue URL's origin. */
+    SQS_ENDPOINT: z.optional(z.url()),
   })
   .check(
     z.refine((env) => Boolean(env.PROVIDER_SECRET_ID) || Boolean(env.PROVIDER_TOKEN && env.PROVIDER_PIN), {

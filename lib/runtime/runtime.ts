@@ -1,11 +1,16 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { defaultProvider } from '@aws-sdk/credential-provider-node';
 import { localAwsConfig } from '../local/dynamodb-local.js';
 import { ProviderPayoutGateway } from '../payouts/adapters/provider-payout-gateway.js';
+import { regionOfQueueUrl, SqsSubmissionQueue } from '../payouts/adapters/sqs-submission-queue.js';
 import type { EngineConfig } from '../payouts/config.js';
 import type { MetricsSink } from '../payouts/engine/context.js';
 import { PayoutEngine } from '../payouts/payout-engine.js';
+import type { ProviderRateLimiter } from '../payouts/queue/rate-limiter.js';
+import type { SubmissionQueue } from '../payouts/queue/submission-queue.js';
 import { DynamoDbPayoutStore } from '../payouts/store/dynamodb-payout-store.js';
+import { DynamoDbRateLimiter } from '../payouts/store/dynamodb-rate-limiter.js';
 import {
   type CredentialsSource,
   ProviderClient,
@@ -30,6 +35,10 @@ export interface Runtime {
   readonly store: DynamoDbPayoutStore;
   readonly provider: ProviderClient;
   readonly engine: PayoutEngine;
+  /** Where the sweeper hands due payouts to the workers; undefined (it submits them itself) without SUBMIT_QUEUE_URL. */
+  readonly submissions: SubmissionQueue | undefined;
+  /** The provider's fleet-wide rate limit for the submission workers; undefined without PROVIDER_RATE_LIMIT_PER_SECOND. */
+  readonly rateLimiter: ProviderRateLimiter | undefined;
   /** Instant settlement; undefined unless the SETTLEMENT_DESTINATION_* variables are set. */
   readonly settlements: SettlementService | undefined;
   readonly logger: Logger;
@@ -108,6 +117,13 @@ export function createRuntime(
     store,
     provider,
     engine,
+    submissions: submissionQueueFor(config, mode),
+    rateLimiter:
+      config.PROVIDER_RATE_LIMIT_PER_SECOND === undefined
+        ? undefined
+        : new DynamoDbRateLimiter(dynamoDb, config.TABLE_NAME, {
+            perSecond: config.PROVIDER_RATE_LIMIT_PER_SECOND,
+          }),
     settlements,
     logger,
     flushMetrics: () => emf?.flush(),
@@ -116,6 +132,17 @@ export function createRuntime(
       dynamoDb.destroy();
     },
   };
+}
+
+function submissionQueueFor(config: RuntimeEnv, mode: Runtime['mode']): SubmissionQueue | undefined {
+  if (!config.SUBMIT_QUEUE_URL) return undefined;
+  return new SqsSubmissionQueue({
+    queueUrl: config.SUBMIT_QUEUE_URL,
+    region: config.AWS_REGION ?? regionOfQueueUrl(config.SUBMIT_QUEUE_URL) ?? localAwsConfig.region,
+    // In Lambda the function role's credentials (the environment); locally the stand-in checks none.
+    credentials: mode === 'aws' ? defaultProvider() : localAwsConfig.credentials,
+    ...(config.SQS_ENDPOINT && { endpoint: config.SQS_ENDPOINT }),
+  });
 }
 
 function credentialsFor(config: RuntimeEnv): CredentialsSource {

@@ -13,6 +13,8 @@ export const FAULT_KINDS = [
   'timeout-after-commit',
   'error-500-after-commit',
   'latency',
+  /** 429 (Retry-After: 1) for every request above `perSecond` in any one-second window; the rest pass. */
+  'rate-limit',
 ] as const;
 export type FaultKind = (typeof FAULT_KINDS)[number];
 
@@ -26,6 +28,8 @@ export interface FaultSpec {
   readonly times?: number;
   /** Delay of a `latency` fault. */
   readonly latencyMs?: number;
+  /** Requests a `rate-limit` fault lets through per second. */
+  readonly perSecond?: number;
 }
 
 interface QueuedFault {
@@ -68,7 +72,7 @@ export class FaultQueue {
 /** Validates the body of `POST /__sandbox/faults` (400 on anything off). */
 export function parseFaultSpec(body: unknown): FaultSpec {
   if (!isJsonObject(body)) throw badRequest('fault must be a JSON object');
-  const { path, method, fault, times, latencyMs } = body;
+  const { path, method, fault, times, latencyMs, perSecond } = body;
   if (typeof path !== 'string' || !(path === '*' || path.startsWith('/'))) {
     throw badRequest('path must be a provider path such as /wallet/transfer, or *');
   }
@@ -86,11 +90,35 @@ export function parseFaultSpec(body: unknown): FaultSpec {
   }
   if (kind === 'latency' && latencyMs === undefined)
     throw badRequest('latencyMs is required for a latency fault');
+  if (
+    perSecond !== undefined &&
+    !(typeof perSecond === 'number' && Number.isSafeInteger(perSecond) && perSecond >= 1)
+  ) {
+    throw badRequest('perSecond must be an integer >= 1');
+  }
+  if (kind === 'rate-limit' && perSecond === undefined)
+    throw badRequest('perSecond is required for a rate-limit fault');
   return {
     path,
     fault: kind,
     ...(method === undefined ? {} : { method: method.toUpperCase() }),
     ...(times === undefined ? {} : { times }),
     ...(latencyMs === undefined ? {} : { latencyMs }),
+    ...(perSecond === undefined ? {} : { perSecond }),
   };
+}
+
+/**
+ * The sliding one-second window of a `rate-limit` fault: admits a request when fewer than `perSecond` were
+ * admitted in the last second, as a provider's rate limiter does.
+ */
+export class RateWindow {
+  readonly #admitted: number[] = [];
+
+  admit(nowMs: number, perSecond: number): boolean {
+    while (this.#admitted.length > 0 && (this.#admitted[0] as number) <= nowMs - 1000) this.#admitted.shift();
+    if (this.#admitted.length >= perSecond) return false;
+    this.#admitted.push(nowMs);
+    return true;
+  }
 }

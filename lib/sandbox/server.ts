@@ -7,7 +7,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { handleAdmin } from './admin.js';
 import { ADMIN_PREFIX, RETRY_AFTER_SECONDS } from './contract.js';
 import { HttpError } from './errors.js';
-import { FaultQueue, type FaultSpec } from './faults.js';
+import { FaultQueue, type FaultSpec, RateWindow } from './faults.js';
 import type { FeeTable } from './fees.js';
 import {
   errorReply,
@@ -39,6 +39,9 @@ export class SandboxServer {
   readonly faults = new FaultQueue();
   private current: SandboxState = seedState();
   private requests: Record<string, number> = {};
+  private rateWindow = new RateWindow();
+  /** Requests a `rate-limit` fault answered with 429. */
+  private rateLimited = 0;
   private readonly server: Server;
 
   constructor(private readonly options: ServerOptions) {
@@ -54,8 +57,8 @@ export class SandboxServer {
     return this.current;
   }
 
-  stats(): { requests: Record<string, number> } {
-    return { requests: { ...this.requests } };
+  stats(): { requests: Record<string, number>; rateLimited: number } {
+    return { requests: { ...this.requests }, rateLimited: this.rateLimited };
   }
 
   /** Restores the seeded state, clears faults and request counts. */
@@ -64,6 +67,8 @@ export class SandboxServer {
     this.faults.clear();
     this.requests = {};
     this.listingLagMs = 0;
+    this.rateWindow = new RateWindow();
+    this.rateLimited = 0;
   }
 
   /**
@@ -109,7 +114,18 @@ export class SandboxServer {
     this.requests[path] = (this.requests[path] ?? 0) + 1;
     const method = (req.method ?? 'GET').toUpperCase();
     const fault = routesByPath.has(path) ? this.faults.take(method, path) : undefined;
-    if (fault && (await this.answerFault(fault, req, res))) return;
+    if (fault?.fault === 'rate-limit') {
+      if (!this.rateWindow.admit(this.options.now().getTime(), fault.perSecond ?? 1)) {
+        this.rateLimited++;
+        writeReply(
+          res,
+          errorReply(429, 'Too many requests (sandbox rate limit)', {
+            'retry-after': String(RETRY_AFTER_SECONDS),
+          }),
+        );
+        return;
+      }
+    } else if (fault && (await this.answerFault(fault, req, res))) return;
     const reply = this.run(() => this.dispatch(req, raw, path, method));
     const extraMs = this.options.latencyMs + (fault?.fault === 'latency' ? (fault.latencyMs ?? 0) : 0);
     if (extraMs > 0) await delay(extraMs);

@@ -44,6 +44,8 @@ export interface SandboxLedger {
 export interface SandboxStats {
   /** Provider requests received per path (faulted ones included), since start or the last reset. */
   readonly requests: Readonly<Record<string, number>>;
+  /** Requests a `rate-limit` fault answered with 429 (they are counted in `requests` too). */
+  readonly rateLimited: number;
 }
 
 export function fixturesOf(state: SandboxState): SandboxFixtures {

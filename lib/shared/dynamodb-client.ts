@@ -1,7 +1,11 @@
 import { DynamoDBClient, type DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
 
 /** Deadlines on every DynamoDB request; by default the SDK waits forever on a connection that went quiet. */
-const REQUEST_HANDLER = { connectionTimeout: 3_000, requestTimeout: 10_000, throwOnRequestTimeout: true };
+export const REQUEST_HANDLER = {
+  connectionTimeout: 3_000,
+  requestTimeout: 10_000,
+  throwOnRequestTimeout: true,
+};
 
 /**
  * The project's DynamoDB client.

@@ -128,6 +128,9 @@ describe('npm start', () => {
       const body = (await (await fetch(`${base}/payouts/${scheduledBody.id}`)).json()) as { status: string };
       return body.status === 'succeeded' ? true : undefined;
     }, 20_000);
+    // Paid by the deployed worker through the submission queue's stand-in, not by the sweep itself.
+    expect(output()).toContain('submission queue http://127.0.0.1:');
+    expect(output()).toMatch(/"message":"submission batch finished".*"sent":1/);
 
     const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolveExit) =>
       child.once('exit', (code, signal) => resolveExit({ code, signal })),

@@ -123,7 +123,10 @@ describe('request counting', () => {
     await payout();
     await get(sandbox, '/settlement');
     const stats = (await call(sandbox, 'GET', '/__sandbox/stats', { token: null })).body;
-    expect(stats).toEqual({ requests: { '/settlement/instant/payout': 2, '/settlement': 1 } });
+    expect(stats).toEqual({
+      requests: { '/settlement/instant/payout': 2, '/settlement': 1 },
+      rateLimited: 0,
+    });
     expect(sandbox.stats()).toEqual(stats);
   });
 });
@@ -141,7 +144,7 @@ describe('reset', () => {
     const res = await call(sandbox, 'POST', '/__sandbox/reset', { token: null });
     expect(res.status).toBe(200);
     expect(sandbox.ledger()).toEqual(seeded);
-    expect(sandbox.stats()).toEqual({ requests: {} });
+    expect(sandbox.stats()).toEqual({ requests: {}, rateLimited: 0 });
     expect((await get(sandbox, '/transaction/wallet')).body.data).toEqual(seededList);
     expect(sandbox.fixtures()).toEqual(fx);
   });

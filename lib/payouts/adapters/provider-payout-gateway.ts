@@ -6,6 +6,7 @@ import {
   ProviderOutcomeUnknownError,
   ProviderRejectedError,
   ProviderUnavailableError,
+  UnavailableReason,
 } from '../../provider/index.js';
 import {
   type FindOutcome,
@@ -203,6 +204,7 @@ export function outcomeOfError(error: unknown): SendOutcome {
       code: error.code,
       message: error.message,
       ...(error.retryAfterMs !== undefined && { retryAfterMs: error.retryAfterMs }),
+      ...(error.reason === UnavailableReason.RateLimited && { rateLimited: true }),
     };
   }
   if (error instanceof ProviderOutcomeUnknownError || error instanceof ProviderMalformedResponseError) {

@@ -100,7 +100,7 @@ export async function claimForSubmission(
 export async function sendClaimed(
   ctx: EngineContext,
   claimed: Claimed,
-): Promise<{ kind: 'sent'; recording: Promise<SubmitResult> }> {
+): Promise<{ kind: 'sent'; recording: Promise<SubmitResult>; outcome: SendOutcome }> {
   const payout = claimed.payout;
   const started = Date.now();
   const outcome = await sendSafely(ctx, payout);
@@ -122,7 +122,7 @@ export async function sendClaimed(
       return { kind: 'sent', payout: recorded, outcome: outcome.kind };
     },
   );
-  return { kind: 'sent', recording };
+  return { kind: 'sent', recording, outcome };
 }
 
 /** Runs `work` once the I/O callbacks and promise jobs already queued have run (the event loop's check phase). */
@@ -283,7 +283,22 @@ export function outcomeTransition(
         ...(release && { cap: release }),
       };
     case 'not_sent': {
-      if (claimed.submissionCount >= ctx.config.maxSubmissionAttempts) {
+      if (outcome.rateLimited) {
+        // The provider's rate limit, shared by the fleet, not a fault of this payout: the attempt is not
+        // counted, so a long 429 spell never fails a payout; it goes again once the Retry-After has passed.
+        return {
+          to: PayoutStatus.Pending,
+          actor: submitter,
+          reason: `nothing was sent (rate limited by the provider); will try again, attempt not counted`,
+          changes: {
+            nextActionAt: addMs(now, outcome.retryAfterMs ?? ctx.config.retryBaseMs),
+            rateLimitedCount: (claimed.rateLimitedCount ?? 0) + 1,
+          },
+          details: { code: outcome.code },
+          ...(release && { cap: release }),
+        };
+      }
+      if (claimed.submissionCount - (claimed.rateLimitedCount ?? 0) >= ctx.config.maxSubmissionAttempts) {
         const message = `the provider could not take the payout after ${claimed.submissionCount} attempts: ${outcome.message}`;
         return {
           to: PayoutStatus.Failed,

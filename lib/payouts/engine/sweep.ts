@@ -119,7 +119,7 @@ export async function sweepDuePayouts(ctx: EngineContext, options: SweepOptions 
   return { released, missed, submitted, skipped, outcomes, leftOver: stoppedEarly || found.length >= limit };
 }
 
-async function releaseScheduled(
+export async function releaseScheduled(
   ctx: EngineContext,
   limit: number,
 ): Promise<{ released: number; missed: number; nowPending: Payout[] }> {

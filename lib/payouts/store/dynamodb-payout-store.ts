@@ -18,7 +18,14 @@ import {
 } from '../errors.js';
 import type { AuditEvent, Controls, Payout, PayoutStatus } from '../model.js';
 import { capUpdateItem, pauseCheckItem, type TransactItem } from './control-items.js';
-import { fromAuditItem, fromControlsItem, fromPayoutItem, toAuditItem, toPayoutItem } from './item-codec.js';
+import {
+  fromAuditItem,
+  fromControlsItem,
+  fromPayoutItem,
+  toAuditItem,
+  toPayoutItem,
+  workQueueOf,
+} from './item-codec.js';
 import { readPayoutCursor } from './list-cursor.js';
 import type { CreateOutcome, ListPage, ListQuery, PayoutStore, TransitionWrite } from './payout-store.js';
 import { keys, TableIndexes, type WorkQueue } from './table-design.js';
@@ -290,8 +297,9 @@ export class DynamoDbPayoutStore implements PayoutStore {
     }
   }
 
-  async due(queue: WorkQueue, dueBy: string, limit: number): Promise<Payout[]> {
+  async due(queue: WorkQueue, dueBy: string, limit: number, after?: Payout): Promise<Payout[]> {
     const index = TableIndexes.workQueue;
+    const afterWork = after && workQueueOf(after);
     const page = await this.#doc.send(
       new QueryCommand({
         TableName: this.tableName,
@@ -300,6 +308,14 @@ export class DynamoDbPayoutStore implements PayoutStore {
         ExpressionAttributeNames: { '#pk': index.partitionKey, '#sk': index.sortKey },
         ExpressionAttributeValues: { ':pk': keys.workPartition(queue), ':dueBy': `${dueBy}#\uffff` },
         Limit: limit,
+        ...(after &&
+          afterWork && {
+            ExclusiveStartKey: {
+              ...keys.payout(after.id),
+              [index.partitionKey]: keys.workPartition(afterWork.queue),
+              [index.sortKey]: `${afterWork.dueAt}#${after.id}`,
+            },
+          }),
       }),
     );
     return (page.Items ?? []).map(fromPayoutItem);

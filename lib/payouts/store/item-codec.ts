@@ -53,6 +53,7 @@ const PayoutItemSchema = z.object({
     }),
   ),
   submissionCount: z.int(),
+  rateLimitedCount: z.optional(z.int()),
   nextActionAt: z.optional(z.string()),
   receipt: z.optional(
     z.object({

@@ -52,8 +52,11 @@ export interface PayoutStore {
   /** Applies a transition; throws ConcurrentModificationError, PayoutsPausedError or DailyCapExceededError. */
   transition(write: TransitionWrite): Promise<Payout>;
   list(query: ListQuery): Promise<ListPage>;
-  /** Payouts in a work queue whose due time is at or before `dueBy`, earliest first. */
-  due(queue: WorkQueue, dueBy: string, limit: number): Promise<Payout[]>;
+  /**
+   * Payouts in a work queue whose due time is at or before `dueBy`, earliest first; with `after` (the last
+   * payout of the previous page, as that page returned it), the page that follows it.
+   */
+  due(queue: WorkQueue, dueBy: string, limit: number, after?: Payout): Promise<Payout[]>;
   countByStatus(status: PayoutStatus, limit: number): Promise<number>;
   getControls(): Promise<Controls>;
   setControls(controls: Controls): Promise<void>;

@@ -1,0 +1,19 @@
+/**
+ * Numbers of the submission fan-out shared by the stack and its local stand-in (`npm start`, the benchmark),
+ * kept free of CDK imports so local tooling can read them without loading aws-cdk-lib.
+ */
+
+/**
+ * The `submit-payouts` worker's timeout. A batch runs at once: each payout's read, claim, slot reservation,
+ * wait for its slot, provider call and recording, all started in the first moments of the invocation; its
+ * worst case (every DynamoDB call and the provider call to its deadline) must fit with margin, and the worker
+ * starts none with less than that left (`WORKER_STOP_STARTING_BEFORE_DEADLINE_MS`).
+ * test/infra/submission-limits.test.ts checks both.
+ */
+export const SUBMIT_WORKER_TIMEOUT_SECONDS = 150;
+
+/** AWS's guidance: a queue's visibility timeout at least six times its consumer's timeout. */
+export const VISIBILITY_TIMEOUT_FACTOR = 6;
+
+/** The queue's name locally (CloudFormation names the deployed one; a FIFO queue's name ends in `.fifo`). */
+export const SUBMISSION_QUEUE_NAME = 'payout-submissions.fifo';

@@ -1,0 +1,106 @@
+import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+import type { RequestedSubmitResult, SubmitRequestedOptions } from '../payouts/engine/submit-requested.js';
+import type { PayoutEngine } from '../payouts/payout-engine.js';
+import { type SubmissionRequest, SubmissionRequestSchema } from '../payouts/queue/submission-queue.js';
+import type { Logger } from '../shared/logger.js';
+
+/**
+ * A worker starts no payout with less than this left before its invocation's deadline: one payout after its
+ * start takes a read, a claim, a slot reservation, the wait for its slot, the provider call and the recording,
+ * each to its deadline at worst (test/infra/submission-limits.test.ts); what is not started is handed back.
+ */
+export const WORKER_STOP_STARTING_BEFORE_DEADLINE_MS = 120_000;
+
+export interface SubmissionBatchReport {
+  readonly received: number;
+  readonly sent: number;
+  readonly skipped: number;
+  /** Handed back to the queue (redelivered after the visibility timeout; dead-lettered after maxReceiveCount). */
+  readonly handedBack: number;
+  readonly outcomes: Readonly<Record<string, number>>;
+}
+
+/**
+ * One invocation of the submission worker, as the SQS event source (AWS) and the local queue stand-in
+ * (`npm start`) run it: every message names a payout to submit; all are submitted at once, and the answer lists
+ * the messages to deliver again (partial batch response), so one failure never re-runs the others.
+ *
+ * A message that cannot be read, a payout whose read, claim or recording failed, and one not started before the
+ * deadline are handed back. On a FIFO queue the later messages of a failed message's group are handed back too,
+ * as SQS expects, although each group is one payout and its claim, not the order, keeps it exactly-once.
+ */
+export async function runSubmissionBatch(
+  engine: Pick<PayoutEngine, 'submitRequested'>,
+  event: SQSEvent,
+  remainingMs: number,
+  logger: Logger,
+  options: Pick<SubmitRequestedOptions, 'limiter' | 'sleep'> & {
+    now?: number;
+    /** The send slots' clock (epoch ms); the limiter's own. */
+    clock?: () => number;
+  } = {},
+): Promise<{ response: SQSBatchResponse; report: SubmissionBatchReport }> {
+  const now = options.now ?? Date.now();
+  const parsed = event.Records.map((record) => ({ record, request: requestOf(record, logger) }));
+  const readable = parsed.filter(
+    (entry): entry is { record: SQSRecord; request: SubmissionRequest } => entry.request !== undefined,
+  );
+  const results = await engine.submitRequested(
+    readable.map((entry) => entry.request),
+    {
+      stopStartingAt: now + remainingMs - WORKER_STOP_STARTING_BEFORE_DEADLINE_MS,
+      ...(options.limiter && { limiter: options.limiter }),
+      ...(options.sleep && { sleep: options.sleep }),
+      ...(options.clock && { now: options.clock }),
+    },
+  );
+  const resultOf = new Map<SQSRecord, PromiseSettledResult<RequestedSubmitResult>>(
+    readable.map((entry, index) => [
+      entry.record,
+      results[index] as PromiseSettledResult<RequestedSubmitResult>,
+    ]),
+  );
+  const failedGroups = new Set<string>();
+  const handedBack: string[] = [];
+  const outcomes: Record<string, number> = {};
+  let sent = 0;
+  let skipped = 0;
+  for (const { record } of parsed) {
+    const group = record.attributes.MessageGroupId;
+    const result = resultOf.get(record);
+    const failed = result === undefined || result.status === 'rejected' || result.value.kind === 'deferred';
+    if (failed || (group !== undefined && failedGroups.has(group))) {
+      handedBack.push(record.messageId);
+      if (group !== undefined) failedGroups.add(group);
+      if (result?.status === 'rejected') {
+        logger.error('submission failed; the message goes back to the queue', {
+          messageId: record.messageId,
+          error: result.reason instanceof Error ? result.reason.name : 'unknown',
+        });
+      }
+      continue;
+    }
+    if (result.value.kind === 'sent') {
+      sent++;
+      outcomes[result.value.outcome] = (outcomes[result.value.outcome] ?? 0) + 1;
+    } else skipped++;
+  }
+  return {
+    response: { batchItemFailures: handedBack.map((itemIdentifier) => ({ itemIdentifier })) },
+    report: { received: event.Records.length, sent, skipped, handedBack: handedBack.length, outcomes },
+  };
+}
+
+function requestOf(record: SQSRecord, logger: Logger): SubmissionRequest | undefined {
+  let body: unknown;
+  try {
+    body = JSON.parse(record.body);
+  } catch {
+    body = undefined;
+  }
+  const result = SubmissionRequestSchema.safeParse(body);
+  if (result.success) return result.data;
+  // Only a bug writes such a message: it goes back until maxReceiveCount and then to the DLQ, which alarms.
+  logger.error('unreadable submission message', { messageId: record.messageId });
+  return undefined;
+}

@@ -1,0 +1,113 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Logger } from '../shared/logger.js';
+import { describeIssues, fieldIssues } from '../shared/validation.js';
+import * as z from '../shared/zod.js';
+import { LocalQueueError, type LocalSqsQueue } from './local-sqs-queue.js';
+import { readBoundedBody } from './request-body.js';
+
+const EntrySchema = z.object({
+  Id: z.string().check(z.minLength(1), z.maxLength(80)),
+  MessageBody: z.string().check(z.minLength(1), z.maxLength(256 * 1024)),
+  MessageGroupId: z.optional(z.string().check(z.minLength(1), z.maxLength(128))),
+  MessageDeduplicationId: z.optional(z.string().check(z.minLength(1), z.maxLength(128))),
+});
+const SendMessageBatchSchema = z.object({
+  QueueUrl: z.string(),
+  Entries: z.array(EntrySchema).check(z.minLength(1), z.maxLength(10)),
+});
+
+/** SQS's limit on one request (and on one message). */
+const MAX_BODY_BYTES = 1024 * 1024;
+
+export interface LocalSqsEndpoint {
+  /** Where the SQS client sends requests (`SQS_ENDPOINT`). */
+  readonly url: string;
+  /** The queue's URL, as `SUBMIT_QUEUE_URL` names it. */
+  readonly queueUrl: string;
+  close(): Promise<void>;
+}
+
+/**
+ * SQS's `SendMessageBatch` (JSON protocol, `AmazonSQS.SendMessageBatch`) on 127.0.0.1 for one local queue, so
+ * `npm start` enqueues through the same client code (`SqsSubmissionQueue`) as the deployed sweeper. Requests
+ * are not authenticated: nothing but this machine can reach it.
+ *
+ * @example
+ * const endpoint = await serveLocalSqs(queue, { port: 0, logger });
+ * // SUBMIT_QUEUE_URL=endpoint.queueUrl SQS_ENDPOINT=endpoint.url
+ */
+export async function serveLocalSqs(
+  queue: LocalSqsQueue,
+  options: { port: number; logger: Logger },
+): Promise<LocalSqsEndpoint> {
+  const path = `/000000000000/${queue.options.name}`;
+  let queueUrl = '';
+  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    if (req.method !== 'POST') return reply(res, 405, error('MethodNotAllowed', 'POST SQS actions here'));
+    const target = req.headers['x-amz-target'];
+    if (target !== 'AmazonSQS.SendMessageBatch') {
+      return reply(res, 400, error('UnsupportedOperation', `only SendMessageBatch is served, not ${target}`));
+    }
+    const raw = await readBoundedBody(req, MAX_BODY_BYTES);
+    if (raw === undefined) return reply(res, 400, error('BatchRequestTooLong', 'the request is over 1 MiB'));
+    let body: unknown;
+    try {
+      body = JSON.parse(raw.toString('utf8'));
+    } catch {
+      return reply(res, 400, error('SerializationException', 'the body is not JSON'));
+    }
+    const parsed = SendMessageBatchSchema.safeParse(body);
+    if (!parsed.success) {
+      return reply(res, 400, error('InvalidParameterValue', describeIssues(fieldIssues(parsed.error))));
+    }
+    if (parsed.data.QueueUrl !== queueUrl) {
+      return reply(res, 400, error('QueueDoesNotExist', 'the specified queue does not exist'));
+    }
+    try {
+      const ids = queue.send(
+        parsed.data.Entries.map((entry) => ({
+          body: entry.MessageBody,
+          ...(entry.MessageGroupId !== undefined && { groupId: entry.MessageGroupId }),
+          ...(entry.MessageDeduplicationId !== undefined && {
+            deduplicationId: entry.MessageDeduplicationId,
+          }),
+        })),
+      );
+      reply(res, 200, {
+        Successful: parsed.data.Entries.map((entry, index) => ({ Id: entry.Id, MessageId: ids[index] })),
+        Failed: [],
+      });
+    } catch (failure) {
+      if (!(failure instanceof LocalQueueError)) throw failure;
+      reply(res, 400, error('MissingParameter', failure.message));
+    }
+  };
+  const server: Server = createServer((req, res) => {
+    handle(req, res).catch((failure: unknown) => {
+      options.logger.error('local SQS: request failed', { error: String(failure) });
+      if (!res.headersSent) reply(res, 500, error('InternalError', 'local SQS failure'));
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port, '127.0.0.1', () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+  const url = `http://127.0.0.1:${port}`;
+  queueUrl = `${url}${path}`;
+  return {
+    url,
+    queueUrl,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+function error(type: string, message: string) {
+  return { __type: `com.amazonaws.sqs#${type}`, message };
+}
+
+function reply(res: ServerResponse, status: number, body: unknown): void {
+  res.writeHead(status, { 'content-type': 'application/x-amz-json-1.0' });
+  res.end(JSON.stringify(body));
+}

@@ -1,0 +1,143 @@
+import { SignatureV4 } from '@smithy/signature-v4';
+import type { AwsCredentialIdentity, AwsCredentialIdentityProvider } from '@smithy/types';
+import { NodeSha256 } from '../../shared/node-sha256.js';
+import * as z from '../../shared/zod.js';
+import {
+  deduplicationIdOf,
+  messageGroupOf,
+  type SubmissionQueue,
+  SubmissionQueueError,
+  type SubmissionRequest,
+} from '../queue/submission-queue.js';
+
+/** SQS takes at most 10 entries per SendMessageBatch. */
+const ENTRIES_PER_BATCH = 10;
+/** SendMessageBatch calls in flight at once: a 10,000-payout backlog is 1,000 calls, sent ~16 at a time. */
+const BATCHES_IN_FLIGHT = 16;
+export const SQS_REQUEST_TIMEOUT_MS = 5_000;
+
+const SendMessageBatchAnswerSchema = z.object({
+  Successful: z.optional(z.array(z.object({ Id: z.string() }))),
+  Failed: z.optional(
+    z.array(z.object({ Id: z.string(), Code: z.optional(z.string()), SenderFault: z.optional(z.boolean()) })),
+  ),
+});
+
+export interface SqsSubmissionQueueOptions {
+  readonly queueUrl: string;
+  readonly region: string;
+  readonly credentials: AwsCredentialIdentity | AwsCredentialIdentityProvider;
+  /** Where requests go; the queue URL's origin by default (`https://sqs.<region>.amazonaws.com`). */
+  readonly endpoint?: string;
+}
+
+/**
+ * The submission queue on Amazon SQS: `SendMessageBatch` over SQS's JSON protocol, signed with SigV4 by the
+ * SDK's own signer (the project ships no SQS client; this is the one call it makes). On a FIFO queue each
+ * payout is its own message group and `<payoutId>:<version>` its deduplication id, so the next tick enqueueing
+ * a payout still waiting in the queue is dropped by SQS (see docs/submission.md).
+ *
+ * @example
+ * const queue = new SqsSubmissionQueue({ queueUrl, region: 'eu-west-1', credentials: defaultProvider() });
+ * await queue.enqueue([{ payoutId, version }]);
+ */
+export class SqsSubmissionQueue implements SubmissionQueue {
+  readonly #options: SqsSubmissionQueueOptions;
+  readonly #signer: SignatureV4;
+  readonly #fifo: boolean;
+  readonly #endpoint: URL;
+
+  constructor(options: SqsSubmissionQueueOptions) {
+    this.#options = options;
+    this.#fifo = options.queueUrl.endsWith('.fifo');
+    this.#endpoint = new URL(options.endpoint ?? new URL(options.queueUrl).origin);
+    this.#signer = new SignatureV4({
+      service: 'sqs',
+      region: options.region,
+      credentials: options.credentials,
+      sha256: NodeSha256,
+    });
+  }
+
+  async enqueue(requests: readonly SubmissionRequest[]): Promise<void> {
+    const batches: SubmissionRequest[][] = [];
+    for (let start = 0; start < requests.length; start += ENTRIES_PER_BATCH) {
+      batches.push(requests.slice(start, start + ENTRIES_PER_BATCH));
+    }
+    let next = 0;
+    const refused: SubmissionRequest[] = [];
+    const sender = async () => {
+      while (next < batches.length) {
+        const batch = batches[next++] as SubmissionRequest[];
+        // Entries SQS refused (throttling, an internal error) are offered once more before the tick fails.
+        const first = await this.#sendBatch(batch);
+        if (first.length > 0) refused.push(...(await this.#sendBatch(first)));
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(BATCHES_IN_FLIGHT, batches.length) }, sender));
+    if (refused.length > 0) {
+      throw new SubmissionQueueError(
+        `the submission queue refused ${refused.length} of ${requests.length} requests`,
+      );
+    }
+  }
+
+  /** Sends one SendMessageBatch; resolves with the requests SQS did not accept. */
+  async #sendBatch(batch: readonly SubmissionRequest[]): Promise<SubmissionRequest[]> {
+    const body = JSON.stringify({
+      QueueUrl: this.#options.queueUrl,
+      Entries: batch.map((request, index) => ({
+        Id: String(index),
+        MessageBody: JSON.stringify(request),
+        ...(this.#fifo && {
+          MessageGroupId: messageGroupOf(request),
+          MessageDeduplicationId: deduplicationIdOf(request),
+        }),
+      })),
+    });
+    const signed = await this.#signer.sign({
+      method: 'POST',
+      protocol: this.#endpoint.protocol,
+      hostname: this.#endpoint.hostname,
+      ...(this.#endpoint.port && { port: Number(this.#endpoint.port) }),
+      path: '/',
+      headers: {
+        host: this.#endpoint.host,
+        'content-type': 'application/x-amz-json-1.0',
+        'x-amz-target': 'AmazonSQS.SendMessageBatch',
+      },
+      body,
+    });
+    const response = await fetch(new URL('/', this.#endpoint), {
+      method: 'POST',
+      headers: signed.headers,
+      body,
+      signal: AbortSignal.timeout(SQS_REQUEST_TIMEOUT_MS),
+    });
+    const text = await response.text();
+    if (!response.ok) {
+      throw new SubmissionQueueError(
+        `SendMessageBatch answered ${response.status} ${errorTypeOf(text)} for ${batch.length} requests`,
+      );
+    }
+    const answer = SendMessageBatchAnswerSchema.safeParse(JSON.parse(text));
+    if (!answer.success) throw new SubmissionQueueError('SendMessageBatch answered something unreadable');
+    const failedIds = new Set((answer.data.Failed ?? []).map((entry) => entry.Id));
+    return batch.filter((_, index) => failedIds.has(String(index)));
+  }
+}
+
+/** The error type SQS names (`__type`), never the message text. */
+function errorTypeOf(text: string): string {
+  try {
+    const parsed = z.object({ __type: z.optional(z.string()) }).safeParse(JSON.parse(text));
+    return parsed.success ? (parsed.data.__type?.split('#').pop() ?? '') : '';
+  } catch {
+    return '';
+  }
+}
+
+/** The region of a queue URL `https://sqs.<region>.amazonaws.com/<account>/<name>`, if it names one. */
+export function regionOfQueueUrl(queueUrl: string): string | undefined {
+  return /^sqs\.([a-z0-9-]+)\.amazonaws\.com/.exec(new URL(queueUrl).hostname)?.[1];
+}

@@ -1,0 +1,135 @@
+import type { ProviderRateLimiter } from '../queue/rate-limiter.js';
+import type { SubmissionRequest } from '../queue/submission-queue.js';
+import type { EngineContext } from './context.js';
+import {
+  type Claimed,
+  claimForSubmission,
+  releaseUnsentClaim,
+  type SubmitResult,
+  sendClaimed,
+} from './submit-payout.js';
+
+/** What a worker did with one request: sent, skipped (nothing sent), or deferred (not started: try again). */
+export type RequestedSubmitResult =
+  | SubmitResult
+  | { readonly kind: 'deferred'; readonly payoutId: string; readonly why: string };
+
+/**
+ * The longest a claimed payout waits for its send slot. Beyond it (a long Retry-After, a fleet far ahead of
+ * the limit) the claim is given back unsent and the next tick enqueues the payout again: the wait stays well
+ * inside the claim's lease and the worker's timeout (test/infra/handler-limits.test.ts).
+ */
+export const MAX_SLOT_WAIT_MS = 20_000;
+
+/** The fleet's pause after a 429 that named no Retry-After. */
+const DEFAULT_COOL_DOWN_MS = 1_000;
+
+export interface SubmitRequestedOptions {
+  /** Claim nothing after this instant (epoch ms on the real clock): the request is deferred, not dropped. */
+  readonly stopStartingAt?: number;
+  /** The provider's fleet-wide rate limit: every send waits for its slot; a 429 pushes all slots back. */
+  readonly limiter?: ProviderRateLimiter;
+  /** Waits `ms` (a real timer by default). */
+  readonly sleep?: (ms: number) => Promise<void>;
+  /** Epoch ms, for the slots (`Date.now` by default). */
+  readonly now?: () => number;
+}
+
+type Step = RequestedSubmitResult | Claimed;
+
+/**
+ * Submits the payouts named by a batch of queued requests, all at once: each is read and claimed (the
+ * exactly-once gate: a request for a payout already claimed, sent or no longer pending sends nothing), the
+ * batch reserves its send slots from the fleet's rate limiter in one go, and each payout is sent at its slot
+ * and its outcome recorded. Results are in the order of `requests`; a request whose read, claim or recording
+ * threw is a rejected entry, so the caller can hand exactly that message back to the queue.
+ */
+export async function submitRequested(
+  ctx: EngineContext,
+  requests: readonly SubmissionRequest[],
+  options: SubmitRequestedOptions = {},
+): Promise<PromiseSettledResult<RequestedSubmitResult>[]> {
+  const steps = await Promise.allSettled(requests.map((request) => claimOne(ctx, request, options)));
+  const claimed = steps.flatMap((step, index) =>
+    step.status === 'fulfilled' && step.value.kind === 'claimed' ? [{ index, claim: step.value }] : [],
+  );
+  const now = options.now ?? Date.now;
+  let slots: number[];
+  try {
+    slots = options.limiter ? await options.limiter.reserve(claimed.length) : claimed.map(() => now());
+  } catch (error) {
+    // No slot, no send: every claim is given back unsent and its message handed back to the queue.
+    await Promise.allSettled(
+      claimed.map(({ claim }) => releaseUnsentClaim(ctx, claim, 'no send slot from the rate limiter')),
+    );
+    return steps.map((step) =>
+      step.status === 'fulfilled' && step.value.kind === 'claimed'
+        ? { status: 'rejected', reason: error }
+        : (step as PromiseSettledResult<RequestedSubmitResult>),
+    );
+  }
+  const sends = new Map(
+    claimed.map(({ index, claim }, position) => [
+      index,
+      sendAtSlot(ctx, claim, slots[position] ?? now(), options, now),
+    ]),
+  );
+  const results = await Promise.allSettled(
+    steps.map(async (step, index): Promise<RequestedSubmitResult> => {
+      const send = sends.get(index);
+      if (send) return send;
+      if (step.status === 'rejected') throw step.reason;
+      return step.value as RequestedSubmitResult;
+    }),
+  );
+  return results;
+}
+
+async function claimOne(
+  ctx: EngineContext,
+  request: SubmissionRequest,
+  options: SubmitRequestedOptions,
+): Promise<Step> {
+  if (options.stopStartingAt !== undefined && Date.now() >= options.stopStartingAt) {
+    return { kind: 'deferred', payoutId: request.payoutId, why: 'the invocation ran out of time' };
+  }
+  const payout = await ctx.store.get(request.payoutId);
+  if (!payout) {
+    ctx.logger.warn('queued payout not found', { payoutId: request.payoutId });
+    return { kind: 'deferred', payoutId: request.payoutId, why: 'no such payout' };
+  }
+  return claimForSubmission(ctx, payout);
+}
+
+async function sendAtSlot(
+  ctx: EngineContext,
+  claim: Claimed,
+  slot: number,
+  options: SubmitRequestedOptions,
+  now: () => number,
+): Promise<RequestedSubmitResult> {
+  const waitMs = slot - now();
+  if (waitMs > MAX_SLOT_WAIT_MS) {
+    const why = `the provider's rate limit leaves no slot within ${MAX_SLOT_WAIT_MS} ms`;
+    const released = await releaseUnsentClaim(ctx, claim, why);
+    ctx.metrics.count('RateLimitDeferred');
+    return { kind: 'skipped', payout: released, why };
+  }
+  if (waitMs > 0) await (options.sleep ?? realSleep)(waitMs);
+  const sent = await sendClaimed(ctx, claim);
+  const { outcome } = sent;
+  if (outcome.kind === 'not_sent' && outcome.rateLimited && options.limiter) {
+    // A 429 holds back every worker until its Retry-After has passed, not only this one.
+    const until = now() + (outcome.retryAfterMs ?? DEFAULT_COOL_DOWN_MS);
+    await options.limiter.coolDown(until).catch((error: unknown) => {
+      ctx.logger.warn('could not write the fleet-wide cool-down', {
+        error: error instanceof Error ? error.name : 'unknown',
+      });
+    });
+  }
+  return sent.recording;
+}
+
+function realSleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}

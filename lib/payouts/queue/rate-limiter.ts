@@ -1,0 +1,20 @@
+/**
+ * The provider's rate limit, shared by every worker of the fleet (docs/submission.md). Workers reserve send
+ * slots for a batch before calling the provider; a 429 pushes every later slot past its Retry-After, so one
+ * worker's 429 slows the whole fleet, not only itself.
+ *
+ * @example
+ * const slots = await limiter.reserve(claimed.length); // epoch ms at which each send may start
+ */
+export interface ProviderRateLimiter {
+  /** Reserves `count` consecutive send slots; resolves with the instant (epoch ms) each may start. */
+  reserve(count: number): Promise<number[]>;
+  /** The provider answered 429: no slot starts before `untilMs` (epoch ms), fleet-wide. */
+  coolDown(untilMs: number): Promise<void>;
+}
+
+/** The limiter could not reserve (its shared item stayed contended or unreachable): nothing was sent. */
+export class RateLimiterUnavailableError extends Error {
+  override readonly name = 'RateLimiterUnavailableError';
+  readonly code = 'RATE_LIMITER_UNAVAILABLE';
+}

@@ -1,0 +1,113 @@
+import { type CfnElement, Stack } from 'aws-cdk-lib';
+import { Match, type Template } from 'aws-cdk-lib/assertions';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { StageConfig } from '../../infra/config/stage-config.js';
+import { VISIBILITY_TIMEOUT_FACTOR } from '../../infra/constructs/submission-queue.js';
+import { HANDLERS, type HandlerName } from '../../infra/handlers.js';
+import type { PayoutsStack } from '../../infra/stacks/payouts-stack.js';
+import { stageConfigFromCdkJson, synthStack } from './support/synth.js';
+
+let stack: PayoutsStack;
+let template: Template;
+let config: StageConfig;
+
+beforeAll(() => {
+  ({ stack, template } = synthStack('prod'));
+  config = stageConfigFromCdkJson('prod');
+});
+
+const id = (element: unknown) => Stack.of(stack).getLogicalId(element as CfnElement);
+const queueId = () => id(stack.submissionQueue?.node.defaultChild);
+const queueArn = () => ({ 'Fn::GetAtt': [queueId(), 'Arn'] });
+const fnId = (name: HandlerName) => id(stack.functions.get(name)?.function.node.defaultChild);
+
+/** Every IAM action the handler's role may perform on the submission queue. */
+function queueActionsOf(name: HandlerName): string[] {
+  const roleId = id(stack.functions.get(name)?.function.role?.node.defaultChild);
+  const policies = template.findResources('AWS::IAM::Policy', {
+    Properties: { Roles: Match.arrayWith([{ Ref: roleId }]) },
+  });
+  return Object.values(policies)
+    .flatMap(
+      (policy) =>
+        policy.Properties.PolicyDocument.Statement as { Action: string | string[]; Resource: unknown }[],
+    )
+    .filter((statement) => JSON.stringify(statement.Resource) === JSON.stringify(queueArn()))
+    .flatMap((statement) => [statement.Action].flat());
+}
+
+describe('submission queue', () => {
+  it('is FIFO in high-throughput mode, encrypted, with a visibility timeout six times the worker timeout', () => {
+    const workerSeconds = HANDLERS['submit-payouts'].timeout.toSeconds();
+    const queue = template.findResources('AWS::SQS::Queue')[queueId()];
+    expect(queue?.Properties).toMatchObject({
+      FifoQueue: true,
+      DeduplicationScope: 'messageGroup',
+      FifoThroughputLimit: 'perMessageGroupId',
+      SqsManagedSseEnabled: true,
+      VisibilityTimeout: workerSeconds * VISIBILITY_TIMEOUT_FACTOR,
+    });
+    expect(queue?.Properties.VisibilityTimeout).toBeGreaterThanOrEqual(6 * workerSeconds);
+    expect(queue?.Properties.ContentBasedDeduplication).toBeUndefined();
+  });
+
+  it('redrives to a FIFO dead-letter queue after the configured deliveries, and that queue alarms', () => {
+    const dlq = stack.deadLetterQueues.get('submit-payouts');
+    const dlqId = id(dlq?.node.defaultChild);
+    const queue = template.findResources('AWS::SQS::Queue')[queueId()];
+    expect(queue?.Properties.RedrivePolicy).toEqual({
+      deadLetterTargetArn: { 'Fn::GetAtt': [dlqId, 'Arn'] },
+      maxReceiveCount: config.submission.maxReceiveCount,
+    });
+    expect(template.findResources('AWS::SQS::Queue')[dlqId]?.Properties).toMatchObject({
+      FifoQueue: true,
+      MessageRetentionPeriod: 1_209_600,
+    });
+    template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      MetricName: 'ApproximateNumberOfMessagesVisible',
+      Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [dlqId, 'QueueName'] } }],
+      Threshold: 1,
+    });
+  });
+
+  it('alarms when its oldest request has waited an hour', () => {
+    template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      MetricName: 'ApproximateAgeOfOldestMessage',
+      Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [queueId(), 'QueueName'] } }],
+      Threshold: 3600,
+    });
+  });
+
+  it('feeds the workers with the stage batch size and maximum concurrency, with partial batch responses', () => {
+    template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      FunctionName: { Ref: fnId('submit-payouts') },
+      EventSourceArn: queueArn(),
+      BatchSize: config.submission.batchSize,
+      ScalingConfig: { MaximumConcurrency: config.submission.maxConcurrency },
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+    });
+  });
+
+  it('may be sent to by the sweeper only, and consumed by the workers only', () => {
+    expect(queueActionsOf('sweep-due-payouts')).toContain('sqs:SendMessage');
+    expect(queueActionsOf('sweep-due-payouts')).not.toContain('sqs:ReceiveMessage');
+    expect(queueActionsOf('submit-payouts')).toEqual(
+      expect.arrayContaining(['sqs:ReceiveMessage', 'sqs:DeleteMessage']),
+    );
+    expect(queueActionsOf('submit-payouts')).not.toContain('sqs:SendMessage');
+    for (const name of stack.functions.keys()) {
+      if (name === 'sweep-due-payouts' || name === 'submit-payouts') continue;
+      expect(queueActionsOf(name), name).toEqual([]);
+    }
+  });
+
+  it('tells the sweeper where the queue is, and no other handler', () => {
+    const urlOf = (name: HandlerName) =>
+      template.findResources('AWS::Lambda::Function')[fnId(name)]?.Properties.Environment.Variables
+        .SUBMIT_QUEUE_URL;
+    expect(urlOf('sweep-due-payouts')).toEqual({ Ref: queueId() });
+    for (const name of stack.functions.keys()) {
+      if (name !== 'sweep-due-payouts') expect(urlOf(name), name).toBeUndefined();
+    }
+  });
+});

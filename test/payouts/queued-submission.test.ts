@@ -1,0 +1,242 @@
+import type { SQSEvent } from 'aws-lambda';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { runSubmissionBatch } from '../../lib/api/queued.js';
+import { PayoutStatus } from '../../lib/payouts/model.js';
+import type { SubmissionQueue, SubmissionRequest } from '../../lib/payouts/queue/submission-queue.js';
+import { DynamoDbRateLimiter } from '../../lib/payouts/store/dynamodb-rate-limiter.js';
+import { CapturingLogger } from '../../lib/shared/logger.js';
+import { createTestTable } from '../support/dynamodb.js';
+import {
+  bankTransfer,
+  command,
+  type EngineHarness,
+  ledgerEntriesOf,
+  startEngineHarness,
+} from '../support/engine-harness.js';
+import { replaceMethod } from '../support/replace-method.js';
+
+let h: EngineHarness;
+let keyCounter = 0;
+const key = (label: string) => `${label}-${++keyCounter}`;
+
+let pacerTable: Awaited<ReturnType<typeof createTestTable>>;
+beforeAll(async () => {
+  h = await startEngineHarness({ maxLatenessMs: 60 * 60_000 });
+  pacerTable = await createTestTable('pacer');
+});
+afterAll(async () => {
+  pacerTable.client.destroy();
+  await h.close();
+});
+beforeEach(() => h.sandbox.reset());
+
+/** Records what the sweeper enqueued, as the FIFO queue would receive it. */
+class RecordingQueue implements SubmissionQueue {
+  readonly requests: SubmissionRequest[] = [];
+  async enqueue(requests: readonly SubmissionRequest[]): Promise<void> {
+    this.requests.push(...requests);
+  }
+}
+
+const providerCalls = () => h.sandbox.stats().requests['/settlement/instant/payout'] ?? 0;
+const inMinutes = (minutes: number) => new Date(h.clock.now().getTime() + minutes * 60_000).toISOString();
+
+/** The SQS event Lambda hands the worker: one record per request, the payout id as the message group. */
+function sqsEvent(requests: readonly SubmissionRequest[]): SQSEvent {
+  return {
+    Records: requests.map((request, index) => ({
+      messageId: `m${index}`,
+      receiptHandle: `r${index}`,
+      body: JSON.stringify(request),
+      attributes: {
+        ApproximateReceiveCount: '1',
+        SentTimestamp: '0',
+        SenderId: 'test',
+        ApproximateFirstReceiveTimestamp: '0',
+        MessageGroupId: request.payoutId,
+      },
+      messageAttributes: {},
+      md5OfBody: '',
+      eventSource: 'aws:sqs',
+      eventSourceARN: 'arn:aws:sqs:local:000000000000:submissions.fifo',
+      awsRegion: 'local',
+    })),
+  };
+}
+
+async function pendingPayouts(count: number) {
+  const payouts = [];
+  for (let index = 0; index < count; index++) {
+    payouts.push((await h.engine.create(command(bankTransfer(10_000 + index), key('queued')))).payout);
+  }
+  return payouts;
+}
+
+describe('the sweeper, fanning submission out', () => {
+  it('releases due scheduled payouts and enqueues every due pending payout, page by page, sending nothing', async () => {
+    const pending = await pendingPayouts(7);
+    const { payout: scheduled } = await h.engine.create(
+      command(bankTransfer(45_000, { scheduleAt: inMinutes(5) }), key('scheduled')),
+    );
+    h.clock.advance(5 * 60_000);
+    const queue = new RecordingQueue();
+
+    const report = await h.engine.dispatch(queue, { pageSize: 3 });
+
+    expect(report).toMatchObject({ released: 1, missed: 0, leftOver: false });
+    const ids = queue.requests.map((request) => request.payoutId);
+    expect(ids).toEqual(expect.arrayContaining([...pending.map((payout) => payout.id), scheduled.id]));
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(report.enqueued).toBe(ids.length);
+    const released = await h.engine.get(scheduled.id);
+    expect(queue.requests).toContainEqual({ payoutId: scheduled.id, version: released?.version });
+    expect(providerCalls()).toBe(0);
+    expect(released?.status).toBe(PayoutStatus.Pending);
+  });
+
+  it('does not enqueue a payout waiting for its next attempt', async () => {
+    const [payout] = await pendingPayouts(1);
+    if (!payout) throw new Error('no payout');
+    h.sandbox.injectFault({ path: '/settlement/instant/payout', fault: 'error-429', times: 1 });
+    await h.engine.submit(payout.id);
+    expect((await h.engine.get(payout.id))?.nextActionAt).toBeDefined();
+    const queue = new RecordingQueue();
+    await h.engine.dispatch(queue);
+    expect(queue.requests.map((request) => request.payoutId)).not.toContain(payout.id);
+  });
+});
+
+describe('the submission worker', () => {
+  it('pays every payout of a batch once, all at once', async () => {
+    const payouts = await pendingPayouts(5);
+    const requests = payouts.map((payout) => ({ payoutId: payout.id, version: payout.version }));
+    const { response, report } = await runSubmissionBatch(h.engine, sqsEvent(requests), 150_000, h.logger);
+    expect(response.batchItemFailures).toEqual([]);
+    expect(report).toMatchObject({ received: 5, sent: 5, skipped: 0, outcomes: { succeeded: 5 } });
+    for (const payout of payouts) {
+      expect((await h.engine.get(payout.id))?.status).toBe(PayoutStatus.Succeeded);
+      expect(ledgerEntriesOf(h.sandbox, payout.id)).toHaveLength(1);
+    }
+  });
+
+  it('sends nothing for a redelivered message or a duplicate in the same batch: the claim is taken', async () => {
+    const [payout] = await pendingPayouts(1);
+    if (!payout) throw new Error('no payout');
+    const request = { payoutId: payout.id, version: payout.version };
+    const first = await runSubmissionBatch(
+      h.engine,
+      sqsEvent([request, request, request]),
+      150_000,
+      h.logger,
+    );
+    expect(first.report).toMatchObject({ sent: 1, skipped: 2 });
+    const redelivered = await runSubmissionBatch(h.engine, sqsEvent([request]), 150_000, h.logger);
+    expect(redelivered.report).toMatchObject({ sent: 0, skipped: 1 });
+    expect(redelivered.response.batchItemFailures).toEqual([]);
+    expect(providerCalls()).toBe(1);
+    expect(ledgerEntriesOf(h.sandbox, payout.id)).toHaveLength(1);
+  });
+
+  it('hands back exactly the message whose payout could not be read, and pays the others', async () => {
+    const payouts = await pendingPayouts(3);
+    const unreadable = payouts[1]?.id;
+    // The store unreachable for one payout: no real DynamoDB Local fault fails a single GetItem.
+    const store = replaceMethod(h.store, 'get', async (id: string) => {
+      if (id === unreadable) throw new Error('simulated: store unreachable');
+      return h.store.get(id);
+    });
+    const engine = h.engineWith({ store });
+    const requests = payouts.map((payout) => ({ payoutId: payout.id, version: payout.version }));
+    const logger = new CapturingLogger();
+    const { response, report } = await runSubmissionBatch(engine, sqsEvent(requests), 150_000, logger);
+    expect(response.batchItemFailures).toEqual([{ itemIdentifier: 'm1' }]);
+    expect(report).toMatchObject({ sent: 2, handedBack: 1 });
+    expect((await h.engine.get(unreadable ?? ''))?.status).toBe(PayoutStatus.Pending);
+  });
+
+  it('hands back an unreadable message and the later messages of a failed message group', async () => {
+    const [payout] = await pendingPayouts(1);
+    if (!payout) throw new Error('no payout');
+    const event = sqsEvent([{ payoutId: payout.id, version: payout.version }]);
+    const poison = {
+      ...event.Records[0],
+      messageId: 'poison',
+      body: '{"payoutId":',
+      attributes: { ...event.Records[0]?.attributes, MessageGroupId: 'g' },
+    } as SQSEvent['Records'][number];
+    const later = {
+      ...poison,
+      messageId: 'later',
+      body: JSON.stringify({ payoutId: payout.id, version: payout.version }),
+    };
+    const { response } = await runSubmissionBatch(
+      h.engine,
+      { Records: [poison, later, ...event.Records] },
+      150_000,
+      h.logger,
+    );
+    expect(response.batchItemFailures).toEqual([{ itemIdentifier: 'poison' }, { itemIdentifier: 'later' }]);
+    expect(ledgerEntriesOf(h.sandbox, payout.id)).toHaveLength(1);
+  });
+
+  it('starts nothing it could not finish before the deadline, and hands it back', async () => {
+    const [payout] = await pendingPayouts(1);
+    if (!payout) throw new Error('no payout');
+    const { response } = await runSubmissionBatch(
+      h.engine,
+      sqsEvent([{ payoutId: payout.id, version: payout.version }]),
+      30_000,
+      h.logger,
+    );
+    expect(response.batchItemFailures).toEqual([{ itemIdentifier: 'm0' }]);
+    expect(providerCalls()).toBe(0);
+    expect((await h.engine.get(payout.id))?.status).toBe(PayoutStatus.Pending);
+  });
+
+  it('sends each payout at its slot of the fleet-wide pace, and a 429 holds back every later slot', async () => {
+    const fixed = 5_000_000;
+    const limiter = new DynamoDbRateLimiter(pacerTable.client, pacerTable.tableName, {
+      perSecond: 10,
+      now: () => fixed,
+    });
+    const payouts = await pendingPayouts(3);
+    const slept: number[] = [];
+    h.sandbox.injectFault({ path: '/settlement/instant/payout', fault: 'error-429', times: 1 });
+    const requests = payouts.map((payout) => ({ payoutId: payout.id, version: payout.version }));
+    const { report } = await runSubmissionBatch(h.engine, sqsEvent(requests), 150_000, h.logger, {
+      limiter,
+      sleep: async (ms) => void slept.push(ms),
+      clock: () => fixed,
+    });
+    expect(slept).toEqual([100, 200]);
+    expect(report).toMatchObject({ sent: 3, outcomes: { succeeded: 2, not_sent: 1 } });
+    // The payout that met the 429 is pending, its attempt not counted; every worker's next slot is after it.
+    const limited = (await Promise.all(payouts.map((payout) => h.engine.get(payout.id)))).find(
+      (payout) => payout?.status === PayoutStatus.Pending,
+    );
+    expect(limited?.rateLimitedCount).toBe(1);
+    expect(await limiter.reserve(1)).toEqual([fixed + 1_000]);
+  });
+
+  it('gives a claim back unsent when its slot is too far away, and does not hand the message back', async () => {
+    const fixed = 9_000_000;
+    const limiter = new DynamoDbRateLimiter(pacerTable.client, pacerTable.tableName, {
+      perSecond: 10,
+      now: () => fixed,
+    });
+    await limiter.coolDown(fixed + 60_000);
+    const [payout] = await pendingPayouts(1);
+    if (!payout) throw new Error('no payout');
+    const { response, report } = await runSubmissionBatch(
+      h.engine,
+      sqsEvent([{ payoutId: payout.id, version: payout.version }]),
+      150_000,
+      h.logger,
+      { limiter, sleep: async () => undefined, clock: () => fixed },
+    );
+    expect(response.batchItemFailures).toEqual([]);
+    expect(report).toMatchObject({ sent: 0, skipped: 1 });
+    expect(providerCalls()).toBe(0);
+    expect(await h.engine.get(payout.id)).toMatchObject({ status: PayoutStatus.Pending, submissionCount: 0 });
+  });
+});
