@@ -1,6 +1,6 @@
-import { createHash, createHmac, type Hash, type Hmac } from 'node:crypto';
 import { SignatureV4 } from '@smithy/signature-v4';
-import type { AwsCredentialIdentity, AwsCredentialIdentityProvider, SourceData } from '@smithy/types';
+import type { AwsCredentialIdentity, AwsCredentialIdentityProvider } from '@smithy/types';
+import { NodeSha256 } from '../shared/node-sha256.js';
 
 /** How the CLI reaches the ops API: signed with SigV4 in AWS, or naming a principal on a local stack. */
 export type OpsTarget =
@@ -26,26 +26,6 @@ export interface OpsResponse {
   readonly headers: Readonly<Record<string, string>>;
   /** The parsed JSON body, or the text when the answer is not JSON. */
   readonly body: unknown;
-}
-
-/** SHA-256 and HMAC-SHA-256 from node:crypto in the shape the SigV4 signer takes (as @smithy/hash-node does). */
-export class NodeSha256 {
-  readonly #hash: Hash | Hmac;
-  constructor(secret?: SourceData) {
-    this.#hash = secret === undefined ? createHash('sha256') : createHmac('sha256', bytesOf(secret));
-  }
-  update(data: SourceData): void {
-    this.#hash.update(bytesOf(data));
-  }
-  async digest(): Promise<Uint8Array> {
-    return new Uint8Array(this.#hash.digest());
-  }
-}
-
-function bytesOf(data: SourceData): string | Uint8Array {
-  if (typeof data === 'string') return data;
-  if (ArrayBuffer.isView(data)) return new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
-  return new Uint8Array(data);
 }
 
 /** The header that names the caller on a local stack (`npm start`); AWS ignores it and takes the signer. */

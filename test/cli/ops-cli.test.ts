@@ -3,8 +3,9 @@ import type { AddressInfo } from 'node:net';
 import { SignatureV4 } from '@smithy/signature-v4';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type CliIo, runCli } from '../../lib/cli/commands.js';
-import { NodeSha256, OpsClient, regionOfApiUrl } from '../../lib/cli/ops-client.js';
+import { OpsClient, regionOfApiUrl } from '../../lib/cli/ops-client.js';
 import { type LocalApiServer, serveApiGatewayHandler } from '../../lib/local/http-to-apigw.js';
+import { NodeSha256 } from '../../lib/shared/node-sha256.js';
 import { type ApiHarness, startApiHarness } from '../api/support/harness.js';
 import { bankTransfer } from '../support/engine-harness.js';
 
