@@ -5,6 +5,7 @@ import { recurrenceServiceFrom } from '../lib/recurrence/wiring.js';
 import type { RefundService } from '../lib/refunds/refund-service.js';
 import { refundServiceFrom } from '../lib/refunds/wiring.js';
 import { withRuntime } from '../lib/runtime/lambda-handler.js';
+import { logTick } from '../lib/shared/logger.js';
 
 let services: { recurrences: RecurrenceService; refunds: RefundService } | undefined;
 
@@ -21,6 +22,6 @@ export const handler = withRuntime(async (_event: ScheduledEvent, runtime, conte
   const report = runtime.submissions
     ? await runDueDispatch({ ...parts, submissions: runtime.submissions }, remainingMs)
     : await runDueSweep(parts, remainingMs);
-  runtime.logger.info('sweep finished', { ...report });
+  logTick(runtime.logger, 'sweep finished', { ...report });
   return report;
 });

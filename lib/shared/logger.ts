@@ -44,3 +44,23 @@ export class CapturingLogger implements Logger {
     this.entries.push({ level: 'error', message, fields });
   }
 }
+
+/** Counts that say a tick looked, not that it did anything. */
+const LOOK_COUNTS: ReadonlySet<string> = new Set(['read', 'looked', 'examined', 'alreadyDecided', 'watched']);
+
+/** True when a tick's report counts anything done: a positive number outside `LOOK_COUNTS`, at any depth. */
+export function reportsActivity(report: unknown): boolean {
+  if (typeof report !== 'object' || report === null) return false;
+  return Object.entries(report).some(([name, value]) =>
+    typeof value === 'number' ? value > 0 && !LOOK_COUNTS.has(name) : reportsActivity(value),
+  );
+}
+
+/**
+ * Logs the end of a scheduled tick: at INFO when it did something, at DEBUG when it only looked, so an idle
+ * minute adds nothing to the INFO log.
+ */
+export function logTick(logger: Logger, message: string, report: Record<string, unknown>): void {
+  if (reportsActivity(report)) logger.info(message, report);
+  else logger.debug(message, report);
+}

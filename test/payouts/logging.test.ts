@@ -38,3 +38,25 @@ describe('logs say what was decided, not that a tick ran', () => {
     ]);
   });
 });
+
+describe('a tick logs at INFO only when it did something', () => {
+  it('reads a report of looks only as idle, and any count of work done as activity', async () => {
+    const { reportsActivity } = await import('../../lib/shared/logger.js');
+    const idle = {
+      recurrences: {
+        read: 3,
+        materialised: 0,
+        late: 0,
+        skipped: 0,
+        completed: 0,
+        conflicts: 0,
+        leftOver: false,
+      },
+      payouts: { released: 0, missed: 0, submitted: 0, skipped: 0, outcomes: {}, leftOver: false },
+      refunds: { looked: 2, answered: 0 },
+    };
+    expect(reportsActivity(idle)).toBe(false);
+    expect(reportsActivity({ ...idle, payouts: { ...idle.payouts, outcomes: { succeeded: 1 } } })).toBe(true);
+    expect(reportsActivity({ ...idle, refunds: { looked: 2, answered: 1 } })).toBe(true);
+  });
+});
