@@ -11,7 +11,7 @@ import {
 } from './errors.js';
 import type { Failure } from './failure.js';
 import { parseWith } from './parse.js';
-import { scrubSecrets } from './redact.js';
+import { withoutSecrets } from './redact.js';
 import { decideRetry, parseRetryAfterMs, type RetryPolicy } from './retry.js';
 import { errorBody } from './schemas/envelope.js';
 import { type Transport, TransportError, type TransportResponse } from './transport.js';
@@ -46,7 +46,7 @@ type AttemptOutcome<T> = { ok: true; value: T } | { ok: false; failure: Failure;
 
 /**
  * The request layer under the resources: credentials, the 401 refresh, retries, parsing and error mapping.
- * Every error it throws is a `ProviderError` whose text has been scrubbed of the token and PIN.
+ * Every error it throws is a `ProviderError` whose text has lost the token and PIN (see withoutSecrets: never a substring, never a search for the PIN's value).
  */
 export class Requester {
   readonly #options: RequesterOptions;
@@ -141,7 +141,7 @@ export class Requester {
         attempt,
         kind: error.kind,
       });
-      const detail = scrubSecrets(error.message, seen);
+      const detail = withoutSecrets(error.message, seen);
       const cause = new TransportError(error.kind, error.phase, detail);
       return { ok: false, failure: { type: 'network', kind: error.kind, phase: error.phase, detail }, cause };
     }
@@ -171,7 +171,7 @@ export class Requester {
     try {
       const parsed = parseWith(errorBody, JSON.parse(response.body));
       if (parsed.ok && parsed.value.message !== undefined)
-        providerMessage = scrubSecrets(parsed.value.message, seen);
+        providerMessage = withoutSecrets(parsed.value.message, seen);
     } catch {
       providerMessage = undefined;
     }
