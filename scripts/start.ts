@@ -125,7 +125,7 @@ async function main(): Promise<void> {
       };
 
   // Local mode: never a Secrets Manager id, always the local table.
-  const { PROVIDER_SECRET_ID: _secret, ...inherited } = process.env;
+  const { PROVIDER_TOKEN_SECRET_ID: _token, PROVIDER_PIN_SECRET_ID: _pin, ...inherited } = process.env;
   const runtime: Runtime = createRuntime({
     ...inherited,
     ...provider,

@@ -91,6 +91,8 @@ export const UnavailableReason = {
   Timeout: 'timeout',
   Network: 'network',
   Aborted: 'aborted',
+  /** The token or PIN could not be read (Secrets Manager, or a function that holds no PIN). */
+  Credentials: 'credentials',
 } as const;
 export type UnavailableReason = (typeof UnavailableReason)[keyof typeof UnavailableReason];
 

@@ -1,5 +1,3 @@
-import type { Credentials } from './credentials.js';
-
 /** What replaces a removed credential. */
 export const REDACTED = '[REDACTED]';
 
@@ -27,14 +25,12 @@ const TOKEN_CHARACTER = /[\p{L}\p{N}_-]/u;
  * 4821, and substring removal corrupted wallet ids besides. The PIN travels only as the body's `pin` field,
  * so an echo of it is labelled and removed by the first rule.
  *
- * @example withoutSecrets('bad "pin":"0000" for wallet 5a4db0c0-0000-4000', [{ token, pin: '0000' }])
+ * @example withoutSecrets('bad "pin":"0000" for wallet 5a4db0c0-0000-4000', [token])
  * // 'bad "pin":"[REDACTED]" for wallet 5a4db0c0-0000-4000'
  */
-export function withoutSecrets(text: string, credentials: readonly (Credentials | undefined)[]): string {
+export function withoutSecrets(text: string, tokens: readonly string[]): string {
   let result = text.replace(LABELLED_VALUE, (_match, label: string) => `${label}${REDACTED}`);
-  for (const credential of credentials) {
-    if (credential) result = withoutWholeToken(result, credential.token);
-  }
+  for (const token of tokens) result = withoutWholeToken(result, token);
   return result;
 }
 

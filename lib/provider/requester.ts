@@ -1,9 +1,8 @@
 import type * as z from 'zod/mini';
 import { classifyFailure } from './classify.js';
-import type { Credentials, CredentialsSource } from './credentials.js';
+import type { CredentialsSource } from './credentials.js';
 import {
   type HttpMethod,
-  ProviderError,
   type ProviderErrorOptions,
   ProviderMalformedResponseError,
   ProviderUnavailableError,
@@ -25,7 +24,7 @@ export type CallSpec<S extends z.ZodMiniType> = {
   path: string;
   query?: Query;
   body?: Record<string, unknown>;
-  /** Adds `pin` from the credentials source to the body. */
+  /** Adds `pin` from the credentials source to the body; only such calls ever ask for the PIN. */
   withPin?: boolean;
   /** Schema of the whole success envelope. */
   schema: S;
@@ -41,6 +40,9 @@ export type RequesterOptions = {
   random: () => number;
   now: () => number;
 };
+
+/** What one call sends: the token always, the PIN only on a call that carries it. */
+type CallCredentials = { token: string; pin?: string };
 
 type AttemptOutcome<T> = { ok: true; value: T } | { ok: false; failure: Failure; cause?: TransportError };
 
@@ -59,9 +61,10 @@ export class Requester {
     const { retry, logger } = this.#options;
     const path = withQuery(spec.path, spec.query);
     const context: ProviderErrorOptions = { method: spec.method, path: spec.path };
-    const seen: Credentials[] = [];
-    let credentials = await this.#credentials(false, context);
-    seen.push(credentials);
+    // Every token used so far: a message may echo the one of an earlier attempt.
+    const seen: string[] = [];
+    let credentials = await this.#credentials(spec.withPin === true, false, context);
+    seen.push(credentials.token);
     let refreshed = false;
     let attempt = 0;
     for (;;) {
@@ -77,8 +80,8 @@ export class Requester {
           method: spec.method,
           path: spec.path,
         });
-        credentials = await this.#credentials(true, context);
-        seen.push(credentials);
+        credentials = await this.#credentials(spec.withPin === true, true, context);
+        seen.push(credentials.token);
         attempt -= 1;
         continue;
       }
@@ -111,12 +114,12 @@ export class Requester {
   async #attempt<S extends z.ZodMiniType>(
     spec: CallSpec<S>,
     path: string,
-    credentials: Credentials,
+    credentials: CallCredentials,
     options: RequestOptions,
-    seen: readonly Credentials[],
+    seen: readonly string[],
     attempt: number,
   ): Promise<AttemptOutcome<z.output<S>>> {
-    const body = spec.withPin ? { ...spec.body, pin: credentials.pin } : (spec.body ?? {});
+    const body = credentials.pin === undefined ? (spec.body ?? {}) : { ...spec.body, pin: credentials.pin };
     const started = this.#options.now();
     let response: TransportResponse;
     try {
@@ -166,7 +169,7 @@ export class Requester {
     return { ok: true, value: parsed.value };
   }
 
-  #httpFailure(response: TransportResponse, seen: readonly Credentials[]): Failure {
+  #httpFailure(response: TransportResponse, seen: readonly string[]): Failure {
     let providerMessage: string | undefined;
     try {
       const parsed = parseWith(errorBody, JSON.parse(response.body));
@@ -184,12 +187,26 @@ export class Requester {
     };
   }
 
-  async #credentials(forceRefresh: boolean, context: ProviderErrorOptions): Promise<Credentials> {
+  /**
+   * The token, and the PIN when the call carries one. A failure to read them means nothing was sent: the
+   * call is unavailable (retried later), never an unknown outcome.
+   */
+  async #credentials(
+    withPin: boolean,
+    forceRefresh: boolean,
+    context: ProviderErrorOptions,
+  ): Promise<CallCredentials> {
+    const source = this.#options.credentials;
+    const read = forceRefresh ? { forceRefresh: true } : undefined;
     try {
-      return await this.#options.credentials.get(forceRefresh ? { forceRefresh: true } : undefined);
+      const [token, pin] = await Promise.all([source.token(read), withPin ? source.pin(read) : undefined]);
+      return pin === undefined ? { token } : { token, pin };
     } catch (error) {
       const detail = error instanceof Error ? `${error.name}: ${error.message}` : 'unknown error';
-      throw new ProviderError(`cannot obtain provider credentials (${detail})`, context);
+      throw new ProviderUnavailableError(UnavailableReason.Credentials, {
+        ...context,
+        detail: `cannot obtain provider credentials (${detail})`,
+      });
     }
   }
 }

@@ -46,8 +46,9 @@ export interface RuntimeOverrides {
 }
 
 /**
- * Builds the runtime from environment variables. AWS mode reads the provider's token and PIN from Secrets
- * Manager (cached in memory, refreshed on a 401); local mode takes them from PROVIDER_TOKEN / PROVIDER_PIN.
+ * Builds the runtime from environment variables. AWS mode reads the provider's token from its secret and,
+ * in the functions that send money only, the PIN from its own secret (each cached in memory, refreshed on a
+ * 401); local mode takes them from PROVIDER_TOKEN / PROVIDER_PIN.
  *
  * @example
  * const runtime = createRuntime(process.env);
@@ -119,9 +120,11 @@ export function createRuntime(
 }
 
 function credentialsFor(config: RuntimeEnv): CredentialsSource {
-  if (config.PROVIDER_SECRET_ID) {
+  if (config.PROVIDER_TOKEN_SECRET_ID) {
+    // The PIN's secret is named only to the functions that send money; the others hold no PIN and never ask.
     return new SecretsManagerCredentialsSource({
-      secretId: config.PROVIDER_SECRET_ID,
+      tokenSecretId: config.PROVIDER_TOKEN_SECRET_ID,
+      ...(config.PROVIDER_PIN_SECRET_ID && { pinSecretId: config.PROVIDER_PIN_SECRET_ID }),
       client: new SecretsManagerClient({}),
     });
   }

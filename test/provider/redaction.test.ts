@@ -10,48 +10,39 @@ const TOKEN = 'tok_live_Zq8SECRETxY3';
 const pins = fc.stringMatching(/^\d{4,6}$/);
 
 describe('withoutSecrets', () => {
-  it('gives the same text whatever the PIN is, for any text, including texts holding either PIN', () => {
-    const texts = fc.tuple(pins, pins).chain(([pinA, pinB]) =>
-      fc.record({
-        pinA: fc.constant(pinA),
-        pinB: fc.constant(pinB),
-        text: fc
-          .array(
-            fc.oneof(
-              fc.constant(pinA),
-              fc.constant(pinB),
-              fc.constant(TOKEN),
-              fc.constantFrom(' ', '-', '.', '"pin":"', 'PIN ', 'Bearer ', 'amount ', '00'),
-              fc.string({ unit: 'grapheme-ascii', maxLength: 6 }),
-            ),
-            { maxLength: 12 },
-          )
-          .map((parts) => parts.join('')),
-      }),
-    );
+  it('alters no text that holds no labelled credential and not the token, whatever digits it holds', () => {
+    const texts = fc
+      .array(
+        fc.oneof(
+          pins,
+          fc.uuid(),
+          fc.constantFrom(' ', '-', '.', ',', ':', 'amount ', 'wallet ', 'is above the amount paid '),
+          fc.stringMatching(/^[a-z0-9 ]{0,8}$/),
+        ),
+        { maxLength: 12 },
+      )
+      .map((parts) => parts.join(''))
+      .filter((text) => !/pin|bearer|token|secret|pass|key|authorization/i.test(text));
     fc.assert(
-      fc.property(texts, ({ text, pinA, pinB }) => {
-        const a = withoutSecrets(text, [{ token: TOKEN, pin: pinA }]);
-        const b = withoutSecrets(text, [{ token: TOKEN, pin: pinB }]);
-        expect(a).toBe(b);
+      fc.property(texts, (text) => {
+        expect(withoutSecrets(text, [TOKEN])).toBe(text);
       }),
       { numRuns: 2_000 },
     );
   });
 
-  it('leaves a text with no credential in it unaltered, even when it contains the PIN as a substring', () => {
-    const pin = '0000';
+  it('leaves a text with no credential in it unaltered, even one holding 0000 (the sandbox PIN) inside an id', () => {
     for (const text of [
       'wallet 5a4db0c0-0000-4000-8000-000000000000 not found',
       'amount 4821 is above the amount paid 2000',
       'reference po_0000abc expired',
     ]) {
-      expect(withoutSecrets(text, [{ token: TOKEN, pin }])).toBe(text);
+      expect(withoutSecrets(text, [TOKEN])).toBe(text);
     }
   });
 
   it('removes a value labelled as a credential, whatever it is', () => {
-    const credentials = [{ token: TOKEN, pin: '1234' }];
+    const credentials = [TOKEN];
     expect(withoutSecrets('you sent {"amount":5,"pin":"9876"}', credentials)).toBe(
       `you sent {"amount":5,"pin":"${REDACTED}"}`,
     );
@@ -63,7 +54,7 @@ describe('withoutSecrets', () => {
   });
 
   it('removes the token only where a whole token equals it', () => {
-    const credentials = [{ token: 'abc123', pin: '1234' }];
+    const credentials = ['abc123'];
     expect(withoutSecrets('seen abc123, then abc1234 and xabc123', credentials)).toBe(
       `seen ${REDACTED}, then abc1234 and xabc123`,
     );
