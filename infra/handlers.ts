@@ -13,13 +13,27 @@ export type HandlerTrigger =
   | { readonly kind: 'event'; readonly detailType: InboundEventType }
   | { readonly kind: 'stream' };
 
+/**
+ * Which of the provider's two secrets a handler may read. The PIN rides only on wallet transfers, credits and
+ * debits (lib/provider/resources/wallets.ts), so only a handler that may send a payout from a wallet holds it;
+ * the others never name its secret, have no grant on it, and are refused by its resource policy.
+ */
+export const ProviderAccess = {
+  /** Never calls the provider. */
+  None: 'none',
+  /** Calls the provider (reads, lookups, bank transfers) but never sends from a wallet: the token only. */
+  Token: 'token',
+  /** Sends payouts, wallet ones included: the token and the PIN. */
+  TokenAndPin: 'token-and-pin',
+} as const;
+export type ProviderAccess = (typeof ProviderAccess)[keyof typeof ProviderAccess];
+
 /** How one file of `functions/` is deployed: its trigger and exactly the data and secrets it touches. */
 export interface HandlerSpec {
   readonly description: string;
   readonly trigger: HandlerTrigger;
   readonly table?: { readonly access: TableAccess; readonly indexes: readonly string[] };
-  /** Calls the payments provider, so it reads the token and PIN secret. */
-  readonly provider: boolean;
+  readonly provider: ProviderAccess;
   readonly timeout?: Duration;
 }
 
@@ -37,14 +51,16 @@ export const HANDLERS = {
     trigger: { kind: 'api' },
     // Lists payouts by status (gsi1) or by month (gsi2); submits at once, so it calls the provider.
     table: { access: 'readWrite', indexes: [byStatus.indexName, byMonth.indexName] },
-    provider: true,
+    // Submits payouts at once (POST /payouts, approvals), wallet payouts included.
+    provider: ProviderAccess.TokenAndPin,
     timeout: Duration.seconds(29),
   },
   'sweep-due-payouts': {
     description: 'Every minute: release due scheduled payouts and submit pending ones',
     trigger: { kind: 'schedule', every: everyMinute },
     table: { access: 'readWrite', indexes: [workQueue.indexName] },
-    provider: true,
+    // Submits every pending payout, wallet payouts included.
+    provider: ProviderAccess.TokenAndPin,
     // runSweep stops starting payouts 20 s before the deadline; 2 minutes leaves room for a backlog.
     timeout: Duration.minutes(2),
   },
@@ -52,7 +68,8 @@ export const HANDLERS = {
     description: 'Every minute: decide payouts whose outcome is unknown, by looking them up, never resending',
     trigger: { kind: 'schedule', every: everyMinute },
     table: { access: 'readWrite', indexes: [workQueue.indexName] },
-    provider: true,
+    // Looks payouts up at the provider; never sends one.
+    provider: ProviderAccess.Token,
     timeout: Duration.minutes(2),
   },
   'poll-settlements': {
@@ -60,34 +77,38 @@ export const HANDLERS = {
     trigger: { kind: 'schedule', every: (config) => Duration.minutes(config.settlementPollMinutes) },
     // Settlement decisions and payouts are read and written by key; the settlements come from the provider.
     table: { access: 'readWrite', indexes: [] },
-    provider: true,
+    // Lists settlements and pays them out by bank transfer, which carries no PIN.
+    provider: ProviderAccess.Token,
     timeout: Duration.minutes(2),
   },
   'sync-provider-schedules': {
     description: 'On a schedule: synchronise payout schedules kept at the provider',
     trigger: { kind: 'schedule', every: (config) => Duration.minutes(config.scheduleSyncMinutes) },
     table: { access: 'readWrite', indexes: [workQueue.indexName] },
-    provider: true,
+    // Reads the provider's own schedules; never sends money.
+    provider: ProviderAccess.Token,
     timeout: Duration.minutes(2),
   },
   'payout-requested': {
     description: 'EventBridge "Payout Requested": create the payout idempotently and submit it',
     trigger: { kind: 'event', detailType: InboundEventType.PayoutRequested },
     table: { access: 'readWrite', indexes: [] },
-    provider: true,
+    // Creates the requested payout and submits it at once, wallet payouts included.
+    provider: ProviderAccess.TokenAndPin,
     timeout: Duration.seconds(60),
   },
   'settlement-available': {
     description: 'EventBridge "Settlement Available": pay the settlement out per the settlement policy',
     trigger: { kind: 'event', detailType: InboundEventType.SettlementAvailable },
     table: { access: 'readWrite', indexes: [] },
-    provider: true,
+    // Pays a settlement out by bank transfer, which carries no PIN.
+    provider: ProviderAccess.Token,
     timeout: Duration.seconds(60),
   },
   'publish-domain-events': {
     description: 'DynamoDB Streams -> EventBridge: one domain event per payout outcome',
     trigger: { kind: 'stream' },
-    provider: false,
+    provider: ProviderAccess.None,
     timeout: Duration.seconds(60),
   },
 } as const satisfies Record<string, HandlerSpec>;

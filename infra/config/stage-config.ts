@@ -74,6 +74,14 @@ export const StageConfigSchema = z.strictObject({
    * to deploy on accounts whose concurrency quota is still the new-account minimum.
    */
   scheduledFunctionConcurrency: z.optional(z.int().check(z.positive(), z.lte(10))),
+  /**
+   * IAM roles allowed to put `merchant.payouts` events (payout and settlement requests) on the bus; the bus
+   * policy denies that source to everyone else. Empty: no inbound events are accepted.
+   */
+  eventProducerRoleArns: z._default(
+    z.array(z.string().check(z.regex(/^arn:aws[a-z-]*:iam::\d{12}:role\/[\w+=,.@/-]+$/, 'an IAM role ARN'))),
+    [],
+  ),
   /** Refuses `cdk destroy` / replacement of the table in CloudFormation. The table is retained either way. */
   deletionProtection: z._default(z.boolean(), true),
 });

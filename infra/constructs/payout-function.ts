@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { Duration, RemovalPolicy } from 'aws-cdk-lib';
+import { Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
@@ -74,7 +74,7 @@ export interface PayoutFunctionProps {
  * @example
  * const fn = new PayoutFunction(this, 'Sweep', { handlerFile: 'sweep-due-payouts', ... });
  * fn.bindTable(table, 'readWrite', ['gsi3']);
- * fn.bindSecret(providerSecret);
+ * fn.bindProviderSecrets({ token: data.providerTokenSecret, pin: data.providerPinSecret });
  */
 export class PayoutFunction extends Construct {
   readonly function: NodejsFunction;
@@ -141,11 +141,44 @@ export class PayoutFunction extends Construct {
     return this;
   }
 
-  /** Sets PROVIDER_SECRET_ID to the secret's ARN and grants reading that secret only. */
-  bindSecret(secret: ISecret): this {
-    this.function.addEnvironment('PROVIDER_SECRET_ID', secret.secretArn);
-    secret.grantRead(this.function);
+  /**
+   * Sets PROVIDER_TOKEN_SECRET_ID and grants reading that secret; with `pin`, also PROVIDER_PIN_SECRET_ID and
+   * reading the PIN's secret, which includes kms:Decrypt on its key through Secrets Manager only. A function
+   * bound without `pin` has neither the variable nor the grant, so it never tries to read the PIN.
+   */
+  bindProviderSecrets(secrets: { token: ISecret; pin?: ISecret }): this {
+    this.function.addEnvironment('PROVIDER_TOKEN_SECRET_ID', secrets.token.secretArn);
+    this.#grantSecretValue(secrets.token);
+    if (secrets.pin) {
+      this.function.addEnvironment('PROVIDER_PIN_SECRET_ID', secrets.pin.secretArn);
+      this.#grantSecretValue(secrets.pin);
+    }
     return this;
+  }
+
+  /**
+   * GetSecretValue on the secret, plus kms:Decrypt on its customer-managed key when it has one, limited to
+   * calls Secrets Manager makes for this secret. Not `grantRead`: it adds DescribeSecret, which no function calls.
+   */
+  #grantSecretValue(secret: ISecret): void {
+    this.function.addToRolePolicy(
+      new PolicyStatement({ actions: ['secretsmanager:GetSecretValue'], resources: [secret.secretArn] }),
+    );
+    if (secret.encryptionKey) {
+      const region = Stack.of(this).region;
+      this.function.addToRolePolicy(
+        new PolicyStatement({
+          actions: ['kms:Decrypt'],
+          resources: [secret.encryptionKey.keyArn],
+          conditions: {
+            StringEquals: {
+              'kms:ViaService': `secretsmanager.${region}.amazonaws.com`,
+              'kms:EncryptionContext:SecretARN': secret.secretArn,
+            },
+          },
+        }),
+      );
+    }
   }
 
   addEnvironment(values: Readonly<Record<string, string>>): this {
