@@ -32,7 +32,12 @@ export type ProviderAccess = (typeof ProviderAccess)[keyof typeof ProviderAccess
 export interface HandlerSpec {
   readonly description: string;
   readonly trigger: HandlerTrigger;
-  readonly table?: { readonly access: TableAccess; readonly indexes: readonly string[] };
+  readonly table?: {
+    readonly access: TableAccess;
+    readonly indexes: readonly string[];
+    /** Also dynamodb:BatchWriteItem on the table, for a store that writes with BatchWriteCommand. */
+    readonly batchWrites?: boolean;
+  };
   readonly provider: ProviderAccess;
   readonly timeout?: Duration;
 }
@@ -67,7 +72,9 @@ export const HANDLERS = {
   'reconcile-payouts': {
     description: 'Every minute: decide payouts whose outcome is unknown, by looking them up, never resending',
     trigger: { kind: 'schedule', every: everyMinute },
-    table: { access: 'readWrite', indexes: [workQueue.indexName] },
+    // Work queue (gsi3) for the payouts to decide; by status (gsi1) to count those still in needs_review for the
+    // alarm (the IAM proof found every run denied without it).
+    table: { access: 'readWrite', indexes: [workQueue.indexName, byStatus.indexName] },
     // Looks payouts up at the provider; never sends one.
     provider: ProviderAccess.Token,
     timeout: Duration.minutes(2),
@@ -84,7 +91,11 @@ export const HANDLERS = {
   'sync-provider-schedules': {
     description: 'On a schedule: synchronise payout schedules kept at the provider',
     trigger: { kind: 'schedule', every: (config) => Duration.minutes(config.scheduleSyncMinutes) },
-    table: { access: 'readWrite', indexes: [workQueue.indexName] },
+    // lib/provider-schedules/store.ts upserts the provider's entries 25 at a time with BatchWriteItem (the
+    // IAM proof, test/infra/iam-proof.test.ts, found the sync denied without it).
+    // It only copies: the provider's entries with BatchWriteItem, the sync status with PutItem. Reading the view
+    // (and our own schedules to flag) is the API's work.
+    table: { access: 'putOnly', indexes: [], batchWrites: true },
     // Reads the provider's own schedules; never sends money.
     provider: ProviderAccess.Token,
     timeout: Duration.minutes(2),

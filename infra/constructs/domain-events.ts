@@ -35,7 +35,12 @@ export class DomainEvents extends Construct {
       new PolicyStatement({
         actions: ['events:PutEvents'],
         resources: [props.bus.eventBusArn],
-        conditions: { StringEquals: { 'events:source': DOMAIN_EVENT_SOURCE } },
+        // AWS types `events:source` as ArrayOfString, and multivalued keys need a set operator (a plain
+        // StringEquals never matches one in IAM's evaluation); Null: false refuses a request without a source.
+        conditions: {
+          'ForAllValues:StringEquals': { 'events:source': [DOMAIN_EVENT_SOURCE] },
+          Null: { 'events:source': 'false' },
+        },
       }),
     );
     publisher.function.addEventSource(

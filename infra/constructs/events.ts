@@ -75,7 +75,8 @@ export class Events extends Construct {
         actions: ['events:PutEvents'],
         resources: [bus.eventBusArn],
         conditions: {
-          StringEquals: { 'events:source': source },
+          // `events:source` is multivalued (ArrayOfString): deny when ANY entry carries the source.
+          'ForAnyValue:StringEquals': { 'events:source': [source] },
           ...(principalArns.length > 0 && { ArnNotEquals: { 'aws:PrincipalArn': [...principalArns] } }),
         },
       });
@@ -97,7 +98,10 @@ export class Events extends Construct {
           principals: props.producerRoleArns.map((arn) => new ArnPrincipal(arn)),
           actions: ['events:PutEvents'],
           resources: [bus.eventBusArn],
-          conditions: { StringEquals: { 'events:source': INBOUND_EVENT_SOURCE } },
+          conditions: {
+            'ForAllValues:StringEquals': { 'events:source': [INBOUND_EVENT_SOURCE] },
+            Null: { 'events:source': 'false' },
+          },
         }),
       );
     }

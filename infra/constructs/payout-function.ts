@@ -45,6 +45,8 @@ export const BUNDLE_OPTIONS = {
 /** Table actions per access level: exactly the calls the stores make (Get, Query, conditional transactions). */
 export const TABLE_ACTIONS = {
   read: ['dynamodb:GetItem', 'dynamodb:Query'],
+  /** Writes whole items it never reads back (the provider-schedule copy). */
+  putOnly: ['dynamodb:PutItem'],
   readWrite: [
     'dynamodb:GetItem',
     'dynamodb:Query',
@@ -127,17 +129,34 @@ export class PayoutFunction extends Construct {
   }
 
   /**
-   * Sets TABLE_NAME and grants exactly the table actions of `access`, on the table and on the named
-   * indexes only (Query on an index is authorised against the index ARN).
+   * Sets TABLE_NAME and grants exactly the table actions of `access` on the table, and Query on the named
+   * indexes only (Query on an index is authorised against the index ARN; no other action applies to one).
    */
-  bindTable(table: ITable, access: TableAccess, indexes: readonly string[] = []): this {
+  bindTable(
+    table: ITable,
+    access: TableAccess,
+    indexes: readonly string[] = [],
+    options: { batchWrites?: boolean } = {},
+  ): this {
     this.function.addEnvironment('TABLE_NAME', table.tableName);
     this.function.addToRolePolicy(
-      new PolicyStatement({
-        actions: [...TABLE_ACTIONS[access]],
-        resources: [table.tableArn, ...indexes.map((index) => `${table.tableArn}/index/${index}`)],
-      }),
+      new PolicyStatement({ actions: [...TABLE_ACTIONS[access]], resources: [table.tableArn] }),
     );
+    // Item actions are authorised on the table only; the one action an index takes is Query (on its ARN).
+    if (indexes.length > 0) {
+      this.function.addToRolePolicy(
+        new PolicyStatement({
+          actions: ['dynamodb:Query'],
+          resources: indexes.map((index) => `${table.tableArn}/index/${index}`),
+        }),
+      );
+    }
+    if (options.batchWrites) {
+      // BatchWriteItem is authorised on the table; it writes no index directly.
+      this.function.addToRolePolicy(
+        new PolicyStatement({ actions: ['dynamodb:BatchWriteItem'], resources: [table.tableArn] }),
+      );
+    }
     return this;
   }
 
@@ -158,7 +177,7 @@ export class PayoutFunction extends Construct {
 
   /**
    * GetSecretValue on the secret, plus kms:Decrypt on its customer-managed key when it has one, limited to
-   * calls Secrets Manager makes for this secret. Not `grantRead`: it adds DescribeSecret, which no function calls.
+   * calls Secrets Manager makes. Not `grantRead`: it adds DescribeSecret, which no function calls.
    */
   #grantSecretValue(secret: ISecret): void {
     this.function.addToRolePolicy(
@@ -170,12 +189,10 @@ export class PayoutFunction extends Construct {
         new PolicyStatement({
           actions: ['kms:Decrypt'],
           resources: [secret.encryptionKey.keyArn],
-          conditions: {
-            StringEquals: {
-              'kms:ViaService': `secretsmanager.${region}.amazonaws.com`,
-              'kms:EncryptionContext:SecretARN': secret.secretArn,
-            },
-          },
+          // Only through Secrets Manager. The key encrypts nothing but this secret, so the key ARN already names
+          // it; an encryption-context condition on the secret's ARN would add nothing the IAM proof could check
+          // (its evaluator does not read kms:EncryptionContext:<key> keys).
+          conditions: { StringEquals: { 'kms:ViaService': `secretsmanager.${region}.amazonaws.com` } },
         }),
       );
     }

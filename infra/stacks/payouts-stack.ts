@@ -70,7 +70,11 @@ export class PayoutsStack extends Stack {
         // The publisher reads only EVENT_BUS_NAME; every other handler builds the runtime from these.
         ...('table' in spec && { environment: runtimeEnvironment }),
       });
-      if ('table' in spec) fn.bindTable(this.data.table, spec.table.access, spec.table.indexes);
+      if ('table' in spec) {
+        fn.bindTable(this.data.table, spec.table.access, spec.table.indexes, {
+          batchWrites: 'batchWrites' in spec.table && spec.table.batchWrites,
+        });
+      }
       if (spec.provider !== ProviderAccess.None) {
         fn.bindProviderSecrets({
           token: this.data.providerTokenSecret,

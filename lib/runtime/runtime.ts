@@ -12,6 +12,7 @@ import {
   SecretsManagerCredentialsSource,
   StaticCredentialsSource,
 } from '../provider/index.js';
+import type { SecretsManagerLike } from '../provider/secrets-manager-credentials.js';
 import { settlementPolicyFromEnv } from '../settlement/config.js';
 import { DynamoDbSettlementDecisionStore } from '../settlement/decision-store.js';
 import { SettlementService } from '../settlement/settlement-service.js';
@@ -19,6 +20,7 @@ import type { Clock } from '../shared/clock.js';
 import { createDynamoDbClient } from '../shared/dynamodb-client.js';
 import { jsonConsoleLogger, type Logger } from '../shared/logger.js';
 import { PowertoolsMetricsSink, powertoolsLogger } from '../shared/powertools.js';
+import { type AwsCallObserver, observeAwsCalls } from './aws-call-observer.js';
 import { parseRuntimeEnv, type RuntimeEnv } from './runtime-config.js';
 
 /** Everything a handler needs, built once per Lambda container (or once per `npm start`). */
@@ -43,6 +45,13 @@ export interface RuntimeOverrides {
   readonly metrics?: MetricsSink;
   readonly clock?: Clock;
   readonly credentials?: CredentialsSource;
+  /**
+   * Reports every AWS SDK call the runtime's clients make, tagged with the function it serves (the IAM proof,
+   * test/infra/iam-proof.test.ts). Never set in Lambda.
+   */
+  readonly awsCalls?: { readonly functionName: string; readonly observer: AwsCallObserver };
+  /** The Secrets Manager client of AWS mode; the IAM proof passes one that answers without AWS. */
+  readonly secretsManager?: SecretsManagerLike;
 }
 
 /**
@@ -73,7 +82,9 @@ export function createRuntime(
         }
       : {},
   );
-  const credentials = overrides.credentials ?? credentialsFor(config);
+  if (overrides.awsCalls)
+    observeAwsCalls(dynamoDb, overrides.awsCalls.functionName, overrides.awsCalls.observer);
+  const credentials = overrides.credentials ?? credentialsFor(config, overrides);
   const provider = new ProviderClient({
     baseUrl: config.PROVIDER_BASE_URL,
     credentials,
@@ -119,13 +130,16 @@ export function createRuntime(
   };
 }
 
-function credentialsFor(config: RuntimeEnv): CredentialsSource {
+function credentialsFor(config: RuntimeEnv, overrides: RuntimeOverrides): CredentialsSource {
   if (config.PROVIDER_TOKEN_SECRET_ID) {
+    const client = overrides.secretsManager ?? new SecretsManagerClient({});
+    if (overrides.awsCalls && client instanceof SecretsManagerClient)
+      observeAwsCalls(client, overrides.awsCalls.functionName, overrides.awsCalls.observer);
     // The PIN's secret is named only to the functions that send money; the others hold no PIN and never ask.
     return new SecretsManagerCredentialsSource({
       tokenSecretId: config.PROVIDER_TOKEN_SECRET_ID,
       ...(config.PROVIDER_PIN_SECRET_ID && { pinSecretId: config.PROVIDER_PIN_SECRET_ID }),
-      client: new SecretsManagerClient({}),
+      client,
     });
   }
   // parseRuntimeEnv guarantees both are present when there is no secret id.

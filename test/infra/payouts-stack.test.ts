@@ -4,7 +4,13 @@ import { type CfnElement, Stack } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { PROJECT_ROOT, TABLE_ACTIONS } from '../../infra/constructs/payout-function.js';
-import { HANDLERS, type HandlerName, ProviderAccess, presentHandlers } from '../../infra/handlers.js';
+import {
+  HANDLERS,
+  type HandlerName,
+  type HandlerSpec,
+  ProviderAccess,
+  presentHandlers,
+} from '../../infra/handlers.js';
 import { PayoutsStack } from '../../infra/stacks/payouts-stack.js';
 import { apiRoutes } from '../../lib/api/index.js';
 import { DOMAIN_EVENT_SOURCE } from '../../lib/events/domain-events.js';
@@ -214,20 +220,22 @@ describe('functions', () => {
 
 describe('least privilege', () => {
   it.each(present.filter((name) => 'table' in HANDLERS[name]))(
-    '%s gets exactly its table actions on the table and its indexes',
+    '%s gets exactly its table actions on the table, and Query on its indexes',
     (name) => {
-      const spec = HANDLERS[name];
-      if (!('table' in spec)) return;
+      const spec: HandlerSpec = HANDLERS[name];
+      if (!spec.table) return;
       const statements = statementWith(name, 'dynamodb:').map((statement) => ({
         ...statement,
         Resource: [statement.Resource].flat(),
       }));
       expect(statements).toEqual([
-        {
-          Effect: 'Allow',
-          Action: [...TABLE_ACTIONS[spec.table.access]],
-          Resource: [tableArn(), ...spec.table.indexes.map(indexArn)],
-        },
+        { Effect: 'Allow', Action: [...TABLE_ACTIONS[spec.table.access]], Resource: [tableArn()] },
+        ...(spec.table.indexes.length > 0
+          ? [{ Effect: 'Allow', Action: 'dynamodb:Query', Resource: spec.table.indexes.map(indexArn) }]
+          : []),
+        ...(spec.table.batchWrites
+          ? [{ Effect: 'Allow', Action: 'dynamodb:BatchWriteItem', Resource: [tableArn()] }]
+          : []),
       ]);
     },
   );
@@ -259,7 +267,6 @@ describe('least privilege', () => {
               'kms:ViaService': {
                 'Fn::Join': ['', ['secretsmanager.', { Ref: 'AWS::Region' }, '.amazonaws.com']],
               },
-              'kms:EncryptionContext:SecretARN': pinSecret,
             },
           },
         },
@@ -267,9 +274,18 @@ describe('least privilege', () => {
     },
   );
 
-  it('never grants scans, deletes or batch writes', () => {
+  it('never grants scans or deletes, and batch writes only to the handlers that batch-write', () => {
     const all = present.flatMap((name) => statementsOf(name).flatMap(actionsOf));
-    expect(all.filter((action) => /dynamodb:(Scan|DeleteItem|BatchWriteItem|\*)/.test(action))).toEqual([]);
+    expect(all.filter((action) => /dynamodb:(Scan|DeleteItem|\*)/.test(action))).toEqual([]);
+    const batchWriters = present.filter((name) =>
+      statementsOf(name).some((statement) => actionsOf(statement).includes('dynamodb:BatchWriteItem')),
+    );
+    expect(batchWriters).toEqual(
+      present.filter((name) => {
+        const spec: HandlerSpec = HANDLERS[name];
+        return spec.table?.batchWrites === true;
+      }),
+    );
   });
 
   it.skipIf(!present.includes('publish-domain-events'))(
@@ -282,7 +298,10 @@ describe('least privilege', () => {
           Effect: 'Allow',
           Action: 'events:PutEvents',
           Resource: { 'Fn::GetAtt': [id(stack.events.bus.node.defaultChild), 'Arn'] },
-          Condition: { StringEquals: { 'events:source': DOMAIN_EVENT_SOURCE } },
+          Condition: {
+            'ForAllValues:StringEquals': { 'events:source': [DOMAIN_EVENT_SOURCE] },
+            Null: { 'events:source': 'false' },
+          },
         },
       ]);
       const tableData = statementWith(name, 'dynamodb:').flatMap(actionsOf);
@@ -418,7 +437,7 @@ describe('event rules', () => {
       Principal: { AWS: '*' },
       Action: 'events:PutEvents',
       Resource: busArn(),
-      Condition: { StringEquals: { 'events:source': INBOUND_EVENT_SOURCE } },
+      Condition: { 'ForAnyValue:StringEquals': { 'events:source': [INBOUND_EVENT_SOURCE] } },
     });
   });
 
@@ -440,7 +459,7 @@ describe('event rules', () => {
         Effect: 'Deny',
         Principal: { AWS: '*' },
         Condition: {
-          StringEquals: { 'events:source': INBOUND_EVENT_SOURCE },
+          'ForAnyValue:StringEquals': { 'events:source': [INBOUND_EVENT_SOURCE] },
           ArnNotEquals: { 'aws:PrincipalArn': producers },
         },
       }),
@@ -450,7 +469,10 @@ describe('event rules', () => {
         Effect: 'Allow',
         Principal: { AWS: producers },
         Action: 'events:PutEvents',
-        Condition: { StringEquals: { 'events:source': INBOUND_EVENT_SOURCE } },
+        Condition: {
+          'ForAllValues:StringEquals': { 'events:source': [INBOUND_EVENT_SOURCE] },
+          Null: { 'events:source': 'false' },
+        },
       }),
     );
   });
@@ -465,7 +487,7 @@ describe('event rules', () => {
         Action: 'events:PutEvents',
         Resource: busArn(),
         Condition: {
-          StringEquals: { 'events:source': DOMAIN_EVENT_SOURCE },
+          'ForAnyValue:StringEquals': { 'events:source': [DOMAIN_EVENT_SOURCE] },
           ArnNotEquals: {
             'aws:PrincipalArn': [
               {
