@@ -37,13 +37,29 @@ export interface HandlerSpec {
     readonly indexes: readonly string[];
     /** Also dynamodb:BatchWriteItem on the table, for a store that writes with BatchWriteCommand. */
     readonly batchWrites?: boolean;
+    /** Also Query on the table itself: reads item collections (a payout's or a rule's history) by key. */
+    readonly queriesTable?: boolean;
   };
   readonly provider: ProviderAccess;
   readonly timeout?: Duration;
+  /**
+   * Granted actions the IAM proof (test/infra/iam-proof.test.ts) never sees this handler use, each with the
+   * reason it stays. The proof fails on an unexercised grant missing here and on a reason no longer needed.
+   */
+  readonly unexercisedGrants?: Readonly<Record<string, string>>;
 }
 
 const { byStatus, byMonth, workQueue } = TableIndexes;
 const everyMinute = () => Duration.minutes(1);
+
+/**
+ * What CDK grants with a Lambda on-failure destination or stream DLQ (`queue.grantSendMessages`) beyond the
+ * sqs:SendMessage Lambda uses (the IAM proof checks that one): kept rather than hand-writing CDK's grant.
+ */
+const DLQ_GRANT_EXTRAS = {
+  'sqs:GetQueueAttributes': "Part of CDK's SQS destination grant; Lambda only sends to the DLQ.",
+  'sqs:GetQueueUrl': "Part of CDK's SQS destination grant; Lambda only sends to the DLQ.",
+} as const;
 
 /**
  * Every handler in `functions/`, keyed by file name. Adding a handler is one entry here; the stack wires
@@ -55,7 +71,8 @@ export const HANDLERS = {
     description: 'Ops API (HTTP API, IAM auth): payouts, approvals, controls, refunds, provider views',
     trigger: { kind: 'api' },
     // Lists payouts by status (gsi1) or by month (gsi2); submits at once, so it calls the provider.
-    table: { access: 'readWrite', indexes: [byStatus.indexName, byMonth.indexName] },
+    // Reads payout, rule and bulk-item histories by key (Query on the table).
+    table: { access: 'readWrite', indexes: [byStatus.indexName, byMonth.indexName], queriesTable: true },
     // Submits payouts at once (POST /payouts, approvals), wallet payouts included.
     provider: ProviderAccess.TokenAndPin,
     timeout: Duration.seconds(29),
@@ -63,21 +80,30 @@ export const HANDLERS = {
   'sweep-due-payouts': {
     description: 'Every minute: release due scheduled payouts and submit pending ones',
     trigger: { kind: 'schedule', every: everyMinute },
-    table: { access: 'readWrite', indexes: [workQueue.indexName] },
+    // Materialising a recurring payout reads the rule's occurrences by key (Query on the table).
+    table: { access: 'readWrite', indexes: [workQueue.indexName], queriesTable: true },
     // Submits every pending payout, wallet payouts included.
     provider: ProviderAccess.TokenAndPin,
     // runSweep stops starting payouts 20 s before the deadline; 2 minutes leaves room for a backlog.
     timeout: Duration.minutes(2),
+    unexercisedGrants: {
+      ...DLQ_GRANT_EXTRAS,
+      'dynamodb:GetItem':
+        'A claim that lost a race re-reads the payout (lib/payouts/engine/submit-payout.ts); the proof sends without races.',
+      'dynamodb:Query':
+        "On the table: a due recurring rule's occurrences (lib/recurrence/recurrence-service.ts); the proof has no rule due.",
+    },
   },
   'reconcile-payouts': {
     description: 'Every minute: decide payouts whose outcome is unknown, by looking them up, never resending',
     trigger: { kind: 'schedule', every: everyMinute },
     // Work queue (gsi3) for the payouts to decide; by status (gsi1) to count those still in needs_review for the
     // alarm (the IAM proof found every run denied without it).
-    table: { access: 'readWrite', indexes: [workQueue.indexName, byStatus.indexName] },
+    table: { access: 'decide', indexes: [workQueue.indexName, byStatus.indexName] },
     // Looks payouts up at the provider; never sends one.
     provider: ProviderAccess.Token,
     timeout: Duration.minutes(2),
+    unexercisedGrants: DLQ_GRANT_EXTRAS,
   },
   'poll-settlements': {
     description: 'On a schedule: pay out settlements no event has decided yet, per the settlement policy',
@@ -87,6 +113,13 @@ export const HANDLERS = {
     // Lists settlements and pays them out by bank transfer, which carries no PIN.
     provider: ProviderAccess.Token,
     timeout: Duration.minutes(2),
+    unexercisedGrants: {
+      ...DLQ_GRANT_EXTRAS,
+      'dynamodb:UpdateItem':
+        'Paying a settlement claims its payout (lib/settlement/settlement-service.ts, as settlement-available does); in the proof the event pays the one open settlement first.',
+      'dynamodb:ConditionCheckItem':
+        "A claim checks the pause item in the same transaction; exercised by settlement-available's identical path.",
+    },
   },
   'sync-provider-schedules': {
     description: 'On a schedule: synchronise payout schedules kept at the provider',
@@ -99,6 +132,7 @@ export const HANDLERS = {
     // Reads the provider's own schedules; never sends money.
     provider: ProviderAccess.Token,
     timeout: Duration.minutes(2),
+    unexercisedGrants: DLQ_GRANT_EXTRAS,
   },
   'payout-requested': {
     description: 'EventBridge "Payout Requested": create the payout idempotently and submit it',
@@ -107,6 +141,7 @@ export const HANDLERS = {
     // Creates the requested payout and submits it at once, wallet payouts included.
     provider: ProviderAccess.TokenAndPin,
     timeout: Duration.seconds(60),
+    unexercisedGrants: DLQ_GRANT_EXTRAS,
   },
   'settlement-available': {
     description: 'EventBridge "Settlement Available": pay the settlement out per the settlement policy',
@@ -115,12 +150,14 @@ export const HANDLERS = {
     // Pays a settlement out by bank transfer, which carries no PIN.
     provider: ProviderAccess.Token,
     timeout: Duration.seconds(60),
+    unexercisedGrants: DLQ_GRANT_EXTRAS,
   },
   'publish-domain-events': {
     description: 'DynamoDB Streams -> EventBridge: one domain event per payout outcome',
     trigger: { kind: 'stream' },
     provider: ProviderAccess.None,
     timeout: Duration.seconds(60),
+    unexercisedGrants: DLQ_GRANT_EXTRAS,
   },
 } as const satisfies Record<string, HandlerSpec>;
 export type HandlerName = keyof typeof HANDLERS;

@@ -42,18 +42,18 @@ export const BUNDLE_OPTIONS = {
   },
 } as const;
 
-/** Table actions per access level: exactly the calls the stores make (Get, Query, conditional transactions). */
+/**
+ * Item actions on the table per access level: exactly the calls the stores make (Get, conditional
+ * transactions of Put/Update/ConditionCheck). Query is granted apart, on the indexes a handler names and on
+ * the table itself only for a handler that reads item collections (histories) by partition key.
+ */
 export const TABLE_ACTIONS = {
-  read: ['dynamodb:GetItem', 'dynamodb:Query'],
+  read: ['dynamodb:GetItem'],
+  readWrite: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:ConditionCheckItem'],
+  /** Transitions known payouts (update plus audit put) and never claims one, so never checks the pause item. */
+  decide: ['dynamodb:PutItem', 'dynamodb:UpdateItem'],
   /** Writes whole items it never reads back (the provider-schedule copy). */
   putOnly: ['dynamodb:PutItem'],
-  readWrite: [
-    'dynamodb:GetItem',
-    'dynamodb:Query',
-    'dynamodb:PutItem',
-    'dynamodb:UpdateItem',
-    'dynamodb:ConditionCheckItem',
-  ],
 } as const;
 export type TableAccess = keyof typeof TABLE_ACTIONS;
 
@@ -129,27 +129,26 @@ export class PayoutFunction extends Construct {
   }
 
   /**
-   * Sets TABLE_NAME and grants exactly the table actions of `access` on the table, and Query on the named
-   * indexes only (Query on an index is authorised against the index ARN; no other action applies to one).
+   * Sets TABLE_NAME and grants exactly the item actions of `access` on the table, and Query on the named
+   * indexes (and on the table with `queriesTable`); no other action applies to an index.
    */
   bindTable(
     table: ITable,
     access: TableAccess,
     indexes: readonly string[] = [],
-    options: { batchWrites?: boolean } = {},
+    options: { batchWrites?: boolean; queriesTable?: boolean } = {},
   ): this {
     this.function.addEnvironment('TABLE_NAME', table.tableName);
     this.function.addToRolePolicy(
       new PolicyStatement({ actions: [...TABLE_ACTIONS[access]], resources: [table.tableArn] }),
     );
-    // Item actions are authorised on the table only; the one action an index takes is Query (on its ARN).
-    if (indexes.length > 0) {
-      this.function.addToRolePolicy(
-        new PolicyStatement({
-          actions: ['dynamodb:Query'],
-          resources: indexes.map((index) => `${table.tableArn}/index/${index}`),
-        }),
-      );
+    // Query on an index is authorised on the index ARN, on the table's own keys on the table ARN.
+    const queried = [
+      ...(options.queriesTable ? [table.tableArn] : []),
+      ...indexes.map((index) => `${table.tableArn}/index/${index}`),
+    ];
+    if (queried.length > 0) {
+      this.function.addToRolePolicy(new PolicyStatement({ actions: ['dynamodb:Query'], resources: queried }));
     }
     if (options.batchWrites) {
       // BatchWriteItem is authorised on the table; it writes no index directly.

@@ -73,6 +73,7 @@ export class PayoutsStack extends Stack {
       if ('table' in spec) {
         fn.bindTable(this.data.table, spec.table.access, spec.table.indexes, {
           batchWrites: 'batchWrites' in spec.table && spec.table.batchWrites,
+          queriesTable: 'queriesTable' in spec.table && spec.table.queriesTable,
         });
       }
       if (spec.provider !== ProviderAccess.None) {

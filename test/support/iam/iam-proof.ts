@@ -1,5 +1,6 @@
 import type { AwsCall, AwsCallObserver } from '../../../lib/runtime/aws-call-observer.js';
 import { type IamRequest, iamRequestsFor, type ResourceNames } from './iam-requests.js';
+import { platformRequests } from './platform-requests.js';
 import { type FunctionIdentity, type StackPolicies, wildcardMatches } from './stack-policies.js';
 
 /** Raised where AWS would answer AccessDenied: names the function, the call, the action and the resource. */
@@ -53,6 +54,28 @@ export class IamProof {
         throw new IamDeniedError(message);
       }
     }
+  }
+
+  /**
+   * Decides every call AWS makes for the stack (platform-requests.ts): schedules, rules and API Gateway invoking
+   * functions, DLQs being filled, the stream mapping reading the stream, tracing. Calls made with a function's
+   * role count as exercised by that function. Returns the denials, each naming who, what and where.
+   */
+  async checkPlatform(): Promise<string[]> {
+    const denials: string[] = [];
+    const handlerOf = new Map([...this.functionIds].map(([name, id]) => [id, name]));
+    for (const platform of platformRequests(this.policies.resolver.template, this.policies.resolver)) {
+      const decision = await this.policies.evaluatePlatform(platform);
+      const functionName = platform.functionLogicalId ? handlerOf.get(platform.functionLogicalId) : undefined;
+      if (functionName) this.exercised.push({ ...platform.request, functionName, call: platform.what });
+      if (!decision.allowed) {
+        const who = functionName ?? platform.roleLogicalId ?? platform.servicePrincipal ?? '?';
+        denials.push(
+          `${who}: ${platform.what} needs ${platform.request.action} on ${platform.request.resource}: ${decision.result}`,
+        );
+      }
+    }
+    return denials;
   }
 
   /** For each function, the granted (action, resource) pairs no exercised request used. */

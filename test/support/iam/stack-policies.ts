@@ -1,5 +1,6 @@
 import { runSimulation } from '@cloud-copilot/iam-simulate';
 import type { IamRequest } from './iam-requests.js';
+import { lambdaResourcePolicies, type PlatformRequest } from './platform-requests.js';
 import { type CfnTemplate, TEST_ACCOUNT, TemplateResolver } from './template-resolver.js';
 
 type PolicyDocument = { Version: string; Statement: Statement[] };
@@ -71,31 +72,55 @@ export class StackPolicies {
           break;
       }
     }
+    for (const [functionArn, statements] of lambdaResourcePolicies(template, r)) {
+      this.#setResourcePolicy(functionArn, { Version: '2012-10-17', Statement: statements });
+    }
     for (const [id, resource] of resources) {
       if (resource.Type !== 'AWS::Lambda::Function') continue;
       const p = resource.Properties ?? {};
       const roleId = String(((p.Role as { 'Fn::GetAtt': string[] })['Fn::GetAtt'] ?? [])[0]);
-      const policies = resources
-        .filter(
-          ([, candidate]) =>
-            candidate.Type === 'AWS::IAM::Policy' &&
-            asList(candidate.Properties?.Roles).some((role) => (role as { Ref?: string }).Ref === roleId),
-        )
-        .map(([policyId, policy]) => ({
-          name: policyId,
-          policy: r.resolve(policy.Properties?.PolicyDocument) as PolicyDocument,
-        }));
       const variables =
         (p.Environment as { Variables?: Record<string, unknown> } | undefined)?.Variables ?? {};
       this.functions.set(id, {
         logicalId: id,
-        roleArn: r.getAtt(roleId, 'Arn'),
-        identityPolicies: policies,
+        ...this.roleIdentity(roleId),
         environment: Object.fromEntries(
           Object.entries(variables).map(([key, value]) => [key, r.string(value)]),
         ),
       });
     }
+  }
+
+  /** A role of the template: its ARN and the policies attached to it. */
+  roleIdentity(roleLogicalId: string): Pick<FunctionIdentity, 'roleArn' | 'identityPolicies'> {
+    const r = this.#resolver;
+    const identityPolicies = Object.entries(r.template.Resources)
+      .filter(
+        ([, candidate]) =>
+          candidate.Type === 'AWS::IAM::Policy' &&
+          asList(candidate.Properties?.Roles).some(
+            (role) => (role as { Ref?: string }).Ref === roleLogicalId,
+          ),
+      )
+      .map(([policyId, policy]) => ({
+        name: policyId,
+        policy: r.resolve(policy.Properties?.PolicyDocument) as PolicyDocument,
+      }));
+    return { roleArn: r.getAtt(roleLogicalId, 'Arn'), identityPolicies };
+  }
+
+  /** A call AWS makes for the stack (see platform-requests.ts), decided like any other. */
+  async evaluatePlatform(platform: PlatformRequest): Promise<Decision> {
+    if (platform.servicePrincipal) {
+      return this.evaluate({ roleArn: platform.servicePrincipal, identityPolicies: [] }, platform.request);
+    }
+    const identity = platform.functionLogicalId
+      ? this.functions.get(platform.functionLogicalId)
+      : platform.roleLogicalId
+        ? this.roleIdentity(platform.roleLogicalId)
+        : undefined;
+    if (!identity) throw new Error(`no principal for ${platform.what}`);
+    return this.evaluate(identity, platform.request);
   }
 
   get resolver(): TemplateResolver {
@@ -122,7 +147,10 @@ export class StackPolicies {
           action: request.action,
           resource: { resource: request.resource, accountId: TEST_ACCOUNT },
           principal: identity.roleArn,
-          contextVariables: { 'aws:PrincipalArn': identity.roleArn, ...request.context },
+          contextVariables: {
+            ...(identity.roleArn.startsWith('arn:') && { 'aws:PrincipalArn': identity.roleArn }),
+            ...request.context,
+          },
         },
       },
       {},

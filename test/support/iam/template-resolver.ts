@@ -121,6 +121,10 @@ export class TemplateResolver {
         return this.ref(id);
       case 'AWS::ApiGatewayV2::Api.ApiId':
         return id;
+      case 'AWS::Events::Rule.Arn': {
+        const bus = resource.Properties?.EventBusName;
+        return this.arn('events', `rule/${bus === undefined ? '' : `${this.string(bus)}/`}${id}`);
+      }
       default:
         return `${id}.${attribute}`;
     }
