@@ -39,6 +39,8 @@ export interface HandlerSpec {
     readonly batchWrites?: boolean;
     /** Also Query on the table itself: reads item collections (a payout's or a rule's history) by key. */
     readonly queriesTable?: boolean;
+    /** Also DeleteItem on the table: a settlement decision removes the settlement's deferral in its transaction. */
+    readonly deletesItems?: boolean;
   };
   readonly provider: ProviderAccess;
   readonly timeout?: Duration;
@@ -72,7 +74,12 @@ export const HANDLERS = {
     trigger: { kind: 'api' },
     // Lists payouts by status (gsi1) or by month (gsi2); submits at once, so it calls the provider.
     // Reads payout, rule and bulk-item histories by key (Query on the table).
-    table: { access: 'readWrite', indexes: [byStatus.indexName, byMonth.indexName], queriesTable: true },
+    table: {
+      access: 'readWrite',
+      indexes: [byStatus.indexName, byMonth.indexName],
+      queriesTable: true,
+      deletesItems: true,
+    },
     // Submits payouts at once (POST /payouts, approvals), wallet payouts included.
     provider: ProviderAccess.TokenAndPin,
     timeout: Duration.seconds(29),
@@ -109,16 +116,20 @@ export const HANDLERS = {
     description: 'On a schedule: pay out settlements no event has decided yet, per the settlement policy',
     trigger: { kind: 'schedule', every: (config) => Duration.minutes(config.settlementPollMinutes) },
     // Settlement decisions and payouts are read and written by key; the settlements come from the provider.
-    table: { access: 'readWrite', indexes: [] },
+    // Deciding a settlement deletes its deferral item (lib/settlement/decision-store.ts; found by the IAM proof).
+    table: { access: 'readWrite', indexes: [], deletesItems: true },
     // Lists settlements and pays them out by bank transfer, which carries no PIN.
     provider: ProviderAccess.Token,
     timeout: Duration.minutes(2),
+    // Paying a settlement is SettlementService.payOut, the code POST /instant-settlements (api) and
+    // settlement-available also run; in the IAM proof those two decide the sandbox's open settlements first.
     unexercisedGrants: {
       ...DLQ_GRANT_EXTRAS,
-      'dynamodb:UpdateItem':
-        'Paying a settlement claims its payout (lib/settlement/settlement-service.ts, as settlement-available does); in the proof the event pays the one open settlement first.',
-      'dynamodb:ConditionCheckItem':
-        "A claim checks the pause item in the same transaction; exercised by settlement-available's identical path.",
+      'dynamodb:PutItem':
+        'Records the decision and creates the payout when a settlement is paid (see above).',
+      'dynamodb:UpdateItem': "Claims the settlement's payout to submit it (see above).",
+      'dynamodb:ConditionCheckItem': 'A claim checks the pause item in the same transaction (see above).',
+      'dynamodb:DeleteItem': 'Deciding a settlement deletes its deferral item (see above).',
     },
   },
   'sync-provider-schedules': {
@@ -146,11 +157,17 @@ export const HANDLERS = {
   'settlement-available': {
     description: 'EventBridge "Settlement Available": pay the settlement out per the settlement policy',
     trigger: { kind: 'event', detailType: InboundEventType.SettlementAvailable },
-    table: { access: 'readWrite', indexes: [] },
+    // Deciding a settlement deletes its deferral item (lib/settlement/decision-store.ts; found by the IAM proof).
+    table: { access: 'readWrite', indexes: [], deletesItems: true },
     // Pays a settlement out by bank transfer, which carries no PIN.
     provider: ProviderAccess.Token,
     timeout: Duration.seconds(60),
-    unexercisedGrants: DLQ_GRANT_EXTRAS,
+    unexercisedGrants: {
+      ...DLQ_GRANT_EXTRAS,
+      'dynamodb:UpdateItem':
+        "Claims the settlement's payout to submit it inline; in the IAM proof the API's POST /instant-settlements runs that same SettlementService path.",
+      'dynamodb:ConditionCheckItem': 'The claim checks the pause item in the same transaction (as above).',
+    },
   },
   'publish-domain-events': {
     description: 'DynamoDB Streams -> EventBridge: one domain event per payout outcome',

@@ -136,12 +136,14 @@ export class PayoutFunction extends Construct {
     table: ITable,
     access: TableAccess,
     indexes: readonly string[] = [],
-    options: { batchWrites?: boolean; queriesTable?: boolean } = {},
+    options: { batchWrites?: boolean; queriesTable?: boolean; deletesItems?: boolean } = {},
   ): this {
     this.function.addEnvironment('TABLE_NAME', table.tableName);
-    this.function.addToRolePolicy(
-      new PolicyStatement({ actions: [...TABLE_ACTIONS[access]], resources: [table.tableArn] }),
-    );
+    const itemActions: string[] = [
+      ...TABLE_ACTIONS[access],
+      ...(options.deletesItems ? ['dynamodb:DeleteItem'] : []),
+    ];
+    this.function.addToRolePolicy(new PolicyStatement({ actions: itemActions, resources: [table.tableArn] }));
     // Query on an index is authorised on the index ARN, on the table's own keys on the table ARN.
     const queried = [
       ...(options.queriesTable ? [table.tableArn] : []),

@@ -74,6 +74,7 @@ export class PayoutsStack extends Stack {
         fn.bindTable(this.data.table, spec.table.access, spec.table.indexes, {
           batchWrites: 'batchWrites' in spec.table && spec.table.batchWrites,
           queriesTable: 'queriesTable' in spec.table && spec.table.queriesTable,
+          deletesItems: 'deletesItems' in spec.table && spec.table.deletesItems,
         });
       }
       if (spec.provider !== ProviderAccess.None) {

@@ -224,7 +224,10 @@ describe('least privilege', () => {
     (name) => {
       const spec: HandlerSpec = HANDLERS[name];
       if (!spec.table) return;
-      const itemActions: string[] = [...TABLE_ACTIONS[spec.table.access]];
+      const itemActions: string[] = [
+        ...TABLE_ACTIONS[spec.table.access],
+        ...(spec.table.deletesItems ? ['dynamodb:DeleteItem'] : []),
+      ];
       const statements = statementWith(name, 'dynamodb:').map((statement) => ({
         ...statement,
         Resource: [statement.Resource].flat(),
@@ -289,9 +292,18 @@ describe('least privilege', () => {
     },
   );
 
-  it('never grants scans or deletes, and batch writes only to the handlers that batch-write', () => {
+  it('never grants scans, deletes and batch writes only to the handlers that make them', () => {
     const all = present.flatMap((name) => statementsOf(name).flatMap(actionsOf));
-    expect(all.filter((action) => /dynamodb:(Scan|DeleteItem|\*)/.test(action))).toEqual([]);
+    expect(all.filter((action) => /dynamodb:(Scan|\*)/.test(action))).toEqual([]);
+    const deleters = present.filter((name) =>
+      statementsOf(name).some((statement) => actionsOf(statement).includes('dynamodb:DeleteItem')),
+    );
+    expect(deleters).toEqual(
+      present.filter((name) => {
+        const spec: HandlerSpec = HANDLERS[name];
+        return spec.table?.deletesItems === true;
+      }),
+    );
     const batchWriters = present.filter((name) =>
       statementsOf(name).some((statement) => actionsOf(statement).includes('dynamodb:BatchWriteItem')),
     );
