@@ -2,17 +2,26 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ApiHarness, call, startApiHarness } from './support/harness.js';
 
 /**
- * Issue 13, finding 8: secret redaction replaced substrings, so a refund of 482100 kobo (4821 naira) answered
- * "amount [REDACTED] is above the amount paid" when the PIN was 4821 (an oracle for the PIN), and with
- * PIN 0000 ids were stored as "5a4db0c0-[REDACTED]-4000-...". Stored and returned texts are now the
- * provider's own, whatever the PIN.
+ * Issue 13, finding 8: secret redaction replaced substrings, so a provider message holding the PIN's digits
+ * anywhere came back with "[REDACTED]" in their place: an oracle for the PIN (a refund of 482100 kobo answered
+ * "amount [REDACTED] is above the amount paid" when the PIN was 4821), and with PIN 0000 ids were stored as
+ * "5a4db0c0-[REDACTED]-4000-...". Stored and returned texts are now the provider's own, whatever the PIN.
+ * (Refunds above the amount paid are now refused before the provider is called, so the attack is replayed
+ * here with a wallet payout, which carries the PIN, to a wallet id holding the PIN's digits.)
  */
-const refund = (h: ApiHarness, body: Record<string, unknown>, key: string) =>
+const walletPayout = (h: ApiHarness, destinationWalletId: string, key: string) =>
   call(h.api, {
     method: 'POST',
-    path: '/refunds',
+    path: '/payouts',
     headers: { 'Idempotency-Key': key },
-    body: { customerNote: 'sorry', merchantNote: 'duplicate payment', ...body },
+    body: {
+      type: 'wallet_transfer',
+      amount: 482_100,
+      currency: 'NGN',
+      narration: 'pin oracle probe',
+      sourceWalletId: h.sandbox.fixtures().merchantWalletId,
+      destinationWalletId,
+    },
     principal: 'dave',
   });
 
@@ -29,32 +38,28 @@ describe('PIN oracle through provider error messages', () => {
     await withPin0000?.close();
   });
 
-  it('does not reveal the PIN 4821 when a refund of 482100 kobo is refused for its amount', async () => {
-    const paid = withPin4821.sandbox.fixtures().paymentLinkTransactions.find((t) => t.amountPaid < 4821);
-    if (!paid) throw new Error('the sandbox has no transaction paid below 4821 naira');
-    const reply = await refund(withPin4821, { transactionId: paid.id, amount: 482_100 }, 'rf-oracle-4821');
-    expect(reply.status).toBe(201);
-    expect(reply.body.status).toBe('rejected');
-    expect(reply.body.status).toBe('rejected');
-    const expected = `amount 4821 is above the amount paid ${paid.amountPaid}`;
-    expect(reply.body.failure).toEqual({ code: 'PROVIDER_REJECTED', message: expected });
-    // What is stored is the same text, unaltered.
-    const fetched = await call(withPin4821.api, { method: 'GET', path: `/refunds/${reply.body.id}` });
-    expect(fetched.body.failure.message).toBe(expected);
-    const stored = JSON.stringify(await withPin4821.items());
-    expect(stored).toContain(expected);
-    expect(stored).not.toContain('REDACTED');
-  });
-
-  it('stores an id holding the PIN as one of its groups unaltered (PIN 0000)', async () => {
-    const id = '5a4db0c0-0000-4000-8000-000000000000';
-    const reply = await refund(withPin0000, { transactionId: id, amount: 1_000 }, 'rf-oracle-0000');
-    expect(reply.body.failure).toEqual({
-      code: 'PROVIDER_REJECTED',
-      message: `transactionId: transaction ${id} not found`,
-    });
-    const fetched = await call(withPin0000.api, { method: 'GET', path: `/refunds/${reply.body.id}` });
-    expect(fetched.body.failure.message).toContain(id);
-    expect(JSON.stringify(await withPin0000.items())).not.toContain('REDACTED');
-  });
+  it.each([
+    ['4821', () => withPin4821, '5a4db0c0-4821-4000-8000-000000004821'],
+    ['0000', () => withPin0000, '5a4db0c0-0000-4000-8000-000000000000'],
+  ])(
+    'does not reveal the PIN %s through a refusal naming a wallet id that holds it',
+    async (pin, harness, id) => {
+      const h = harness();
+      const reply = await walletPayout(h, id, `oracle-${pin}`);
+      expect(reply.status).toBe(201);
+      expect(reply.body.status).toBe('failed');
+      const expected = `toWalletId: wallet ${id} not found`;
+      expect(reply.body.failure).toMatchObject({ message: expected });
+      // Stored the same, unaltered, and returned the same when read back.
+      const fetched = await call(h.api, {
+        method: 'GET',
+        path: `/payouts/${reply.body.id}`,
+        principal: 'dave',
+      });
+      expect(fetched.body.failure.message).toBe(expected);
+      const stored = JSON.stringify(await h.items());
+      expect(stored).toContain(expected);
+      expect(stored).not.toContain('REDACTED');
+    },
+  );
 });
