@@ -16,20 +16,57 @@ export type HandlerTrigger =
   /** The submission queue's SQS event source (`infra/constructs/submission-queue.ts`). */
   | { readonly kind: 'queue'; readonly queue: 'submissions' };
 
+/**
+ * Which of the provider's two secrets a handler may read. The PIN rides only on wallet transfers, credits and
+ * debits (lib/provider/resources/wallets.ts), so only a handler that may send a payout from a wallet holds it;
+ * the others never name its secret, have no grant on it, and are refused by its resource policy.
+ */
+export const ProviderAccess = {
+  /** Never calls the provider. */
+  None: 'none',
+  /** Calls the provider (reads, lookups, bank transfers) but never sends from a wallet: the token only. */
+  Token: 'token',
+  /** Sends payouts, wallet ones included: the token and the PIN. */
+  TokenAndPin: 'token-and-pin',
+} as const;
+export type ProviderAccess = (typeof ProviderAccess)[keyof typeof ProviderAccess];
+
 /** How one file of `functions/` is deployed: its trigger and exactly the data and secrets it touches. */
 export interface HandlerSpec {
   readonly description: string;
   readonly trigger: HandlerTrigger;
-  readonly table?: { readonly access: TableAccess; readonly indexes: readonly string[] };
-  /** Calls the payments provider, so it reads the token and PIN secret. */
-  readonly provider: boolean;
+  readonly table?: {
+    readonly access: TableAccess;
+    readonly indexes: readonly string[];
+    /** Also dynamodb:BatchWriteItem on the table, for a store that writes with BatchWriteCommand. */
+    readonly batchWrites?: boolean;
+    /** Also Query on the table itself: reads item collections (a payout's or a rule's history) by key. */
+    readonly queriesTable?: boolean;
+    /** Also DeleteItem on the table: a settlement decision removes the settlement's deferral in its transaction. */
+    readonly deletesItems?: boolean;
+  };
+  readonly provider: ProviderAccess;
   readonly timeout?: Duration;
   /** Queues it sends to: SUBMIT_QUEUE_URL and sqs:SendMessage on that queue only. */
   readonly sendsTo?: readonly 'submissions'[];
+  /**
+   * Granted actions the IAM proof (test/infra/iam-proof.test.ts) never sees this handler use, each with the
+   * reason it stays. The proof fails on an unexercised grant missing here and on a reason no longer needed.
+   */
+  readonly unexercisedGrants?: Readonly<Record<string, string>>;
 }
 
 const { byStatus, byMonth, workQueue } = TableIndexes;
 const everyMinute = () => Duration.minutes(1);
+
+/**
+ * What CDK grants with a Lambda on-failure destination or stream DLQ (`queue.grantSendMessages`) beyond the
+ * sqs:SendMessage Lambda uses (the IAM proof checks that one): kept rather than hand-writing CDK's grant.
+ */
+const DLQ_GRANT_EXTRAS = {
+  'sqs:GetQueueAttributes': "Part of CDK's SQS destination grant; Lambda only sends to the DLQ.",
+  'sqs:GetQueueUrl': "Part of CDK's SQS destination grant; Lambda only sends to the DLQ.",
+} as const;
 
 /**
  * Every handler in `functions/`, keyed by file name. Adding a handler is one entry here; the stack wires
@@ -41,19 +78,36 @@ export const HANDLERS = {
     description: 'Ops API (HTTP API, IAM auth): payouts, approvals, controls, refunds, provider views',
     trigger: { kind: 'api' },
     // Lists payouts by status (gsi1) or by month (gsi2); submits at once, so it calls the provider.
-    table: { access: 'readWrite', indexes: [byStatus.indexName, byMonth.indexName] },
-    provider: true,
+    // Reads payout, rule and bulk-item histories by key (Query on the table).
+    table: {
+      access: 'readWrite',
+      indexes: [byStatus.indexName, byMonth.indexName],
+      queriesTable: true,
+      deletesItems: true,
+    },
+    // Submits payouts at once (POST /payouts, approvals), wallet payouts included.
+    provider: ProviderAccess.TokenAndPin,
     timeout: Duration.seconds(29),
   },
   'sweep-due-payouts': {
     description: 'Every minute: release due scheduled payouts and hand pending ones to the submission queue',
     trigger: { kind: 'schedule', every: everyMinute },
-    table: { access: 'readWrite', indexes: [workQueue.indexName] },
-    // Refunds are still sent by the sweep itself; payouts go to the workers through the queue.
-    provider: true,
+    // Materialising a recurring payout reads the rule's occurrences by key (Query on the table).
+    table: { access: 'readWrite', indexes: [workQueue.indexName], queriesTable: true },
+    // Submits every pending payout, wallet payouts included.
+    provider: ProviderAccess.TokenAndPin,
     sendsTo: ['submissions'],
     // runSweep stops starting payouts 20 s before the deadline; 2 minutes leaves room for a backlog.
     timeout: Duration.minutes(2),
+    unexercisedGrants: {
+      ...DLQ_GRANT_EXTRAS,
+      'dynamodb:GetItem':
+        'A claim that lost a race re-reads the payout (lib/payouts/engine/submit-payout.ts); the proof sends without races.',
+      'dynamodb:Query':
+        "On the table: a due recurring rule's occurrences (lib/recurrence/recurrence-service.ts); the proof has no rule due.",
+      'sqs:SendMessage':
+        'SendMessageBatch to the submission queue (lib/payouts/adapters/sqs-submission-queue.ts) is a signed fetch, not an SDK client, so the proof does not observe it yet; test/infra/submission-queue.test.ts checks this grant is the only send.',
+    },
   },
   'submit-payouts': {
     description:
@@ -61,51 +115,90 @@ export const HANDLERS = {
     trigger: { kind: 'queue', queue: 'submissions' },
     // Reads and claims payouts by key; the work queue is the sweeper's.
     table: { access: 'readWrite', indexes: [] },
-    provider: true,
+    // Sends every kind of payout, wallet payouts (which carry the PIN) included.
+    provider: ProviderAccess.TokenAndPin,
     // See SUBMIT_WORKER_TIMEOUT_SECONDS; the queue's visibility timeout is six times this.
     timeout: Duration.seconds(SUBMIT_WORKER_TIMEOUT_SECONDS),
+    unexercisedGrants: {
+      'sqs:ChangeMessageVisibility':
+        "Part of CDK's grant to an SQS event source; Lambda's poller receives, deletes and reads attributes (the proof checks those as platform calls).",
+      'sqs:GetQueueUrl': "Part of CDK's grant to an SQS event source; the poller addresses the queue by ARN.",
+    },
   },
   'reconcile-payouts': {
     description: 'Every minute: decide payouts whose outcome is unknown, by looking them up, never resending',
     trigger: { kind: 'schedule', every: everyMinute },
-    table: { access: 'readWrite', indexes: [workQueue.indexName] },
-    provider: true,
+    // Work queue (gsi3) for the payouts to decide; by status (gsi1) to count those still in needs_review for the
+    // alarm (the IAM proof found every run denied without it).
+    table: { access: 'decide', indexes: [workQueue.indexName, byStatus.indexName] },
+    // Looks payouts up at the provider; never sends one.
+    provider: ProviderAccess.Token,
     timeout: Duration.minutes(2),
+    unexercisedGrants: DLQ_GRANT_EXTRAS,
   },
   'poll-settlements': {
     description: 'On a schedule: pay out settlements no event has decided yet, per the settlement policy',
     trigger: { kind: 'schedule', every: (config) => Duration.minutes(config.settlementPollMinutes) },
     // Settlement decisions and payouts are read and written by key; the settlements come from the provider.
-    table: { access: 'readWrite', indexes: [] },
-    provider: true,
+    // Deciding a settlement deletes its deferral item (lib/settlement/decision-store.ts; found by the IAM proof).
+    table: { access: 'readWrite', indexes: [], deletesItems: true },
+    // Lists settlements and pays them out by bank transfer, which carries no PIN.
+    provider: ProviderAccess.Token,
     timeout: Duration.minutes(2),
+    // Paying a settlement is SettlementService.payOut, the code POST /instant-settlements (api) and
+    // settlement-available also run; in the IAM proof those two decide the sandbox's open settlements first.
+    unexercisedGrants: {
+      ...DLQ_GRANT_EXTRAS,
+      'dynamodb:PutItem':
+        'Records the decision and creates the payout when a settlement is paid (see above).',
+      'dynamodb:UpdateItem': "Claims the settlement's payout to submit it (see above).",
+      'dynamodb:ConditionCheckItem': 'A claim checks the pause item in the same transaction (see above).',
+      'dynamodb:DeleteItem': 'Deciding a settlement deletes its deferral item (see above).',
+    },
   },
   'sync-provider-schedules': {
     description: 'On a schedule: synchronise payout schedules kept at the provider',
     trigger: { kind: 'schedule', every: (config) => Duration.minutes(config.scheduleSyncMinutes) },
-    table: { access: 'readWrite', indexes: [workQueue.indexName] },
-    provider: true,
+    // lib/provider-schedules/store.ts upserts the provider's entries 25 at a time with BatchWriteItem (the
+    // IAM proof, test/infra/iam-proof.test.ts, found the sync denied without it).
+    // It only copies: the provider's entries with BatchWriteItem, the sync status with PutItem. Reading the view
+    // (and our own schedules to flag) is the API's work.
+    table: { access: 'putOnly', indexes: [], batchWrites: true },
+    // Reads the provider's own schedules; never sends money.
+    provider: ProviderAccess.Token,
     timeout: Duration.minutes(2),
+    unexercisedGrants: DLQ_GRANT_EXTRAS,
   },
   'payout-requested': {
     description: 'EventBridge "Payout Requested": create the payout idempotently and submit it',
     trigger: { kind: 'event', detailType: InboundEventType.PayoutRequested },
     table: { access: 'readWrite', indexes: [] },
-    provider: true,
+    // Creates the requested payout and submits it at once, wallet payouts included.
+    provider: ProviderAccess.TokenAndPin,
     timeout: Duration.seconds(60),
+    unexercisedGrants: DLQ_GRANT_EXTRAS,
   },
   'settlement-available': {
     description: 'EventBridge "Settlement Available": pay the settlement out per the settlement policy',
     trigger: { kind: 'event', detailType: InboundEventType.SettlementAvailable },
-    table: { access: 'readWrite', indexes: [] },
-    provider: true,
+    // Deciding a settlement deletes its deferral item (lib/settlement/decision-store.ts; found by the IAM proof).
+    table: { access: 'readWrite', indexes: [], deletesItems: true },
+    // Pays a settlement out by bank transfer, which carries no PIN.
+    provider: ProviderAccess.Token,
     timeout: Duration.seconds(60),
+    unexercisedGrants: {
+      ...DLQ_GRANT_EXTRAS,
+      'dynamodb:UpdateItem':
+        "Claims the settlement's payout to submit it inline; in the IAM proof the API's POST /instant-settlements runs that same SettlementService path.",
+      'dynamodb:ConditionCheckItem': 'The claim checks the pause item in the same transaction (as above).',
+    },
   },
   'publish-domain-events': {
     description: 'DynamoDB Streams -> EventBridge: one domain event per payout outcome',
     trigger: { kind: 'stream' },
-    provider: false,
+    provider: ProviderAccess.None,
     timeout: Duration.seconds(60),
+    unexercisedGrants: DLQ_GRANT_EXTRAS,
   },
 } as const satisfies Record<string, HandlerSpec>;
 export type HandlerName = keyof typeof HANDLERS;

@@ -142,7 +142,8 @@ async function main(): Promise<void> {
 
   // Local mode: never a Secrets Manager id, always the local table. The environment is the process's, so the
   // handler modules the stand-ins invoke share this runtime, as the functions of one container would.
-  delete process.env.PROVIDER_SECRET_ID;
+  delete process.env.PROVIDER_TOKEN_SECRET_ID;
+  delete process.env.PROVIDER_PIN_SECRET_ID;
   Object.assign(process.env, {
     ...provider,
     TABLE_NAME: env.TABLE_NAME,

@@ -94,6 +94,14 @@ export const StageConfigSchema = z.strictObject({
    * pacer item in the table) and a 429 holds them all back for its Retry-After. Unset: no pacing.
    */
   providerRateLimitPerSecond: z.optional(z.int().check(z.positive(), z.lte(10_000))),
+  /**
+   * IAM roles allowed to put `merchant.payouts` events (payout and settlement requests) on the bus; the bus
+   * policy denies that source to everyone else. Empty: no inbound events are accepted.
+   */
+  eventProducerRoleArns: z._default(
+    z.array(z.string().check(z.regex(/^arn:aws[a-z-]*:iam::\d{12}:role\/[\w+=,.@/-]+$/, 'an IAM role ARN'))),
+    [],
+  ),
   /** Refuses `cdk destroy` / replacement of the table in CloudFormation. The table is retained either way. */
   deletionProtection: z._default(z.boolean(), true),
 });

@@ -1,4 +1,4 @@
-import { RemovalPolicy, Validations } from 'aws-cdk-lib';
+import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
 import {
   AttributeType,
   BillingMode,
@@ -7,6 +7,7 @@ import {
   Table,
   TableEncryption,
 } from 'aws-cdk-lib/aws-dynamodb';
+import { Key } from 'aws-cdk-lib/aws-kms';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
 import { TableIndexes, TableKeys, TTL_ATTRIBUTE } from '../../lib/payouts/store/table-design.js';
@@ -18,11 +19,17 @@ export interface DataProps {
 
 /**
  * The state that outlives any deployment: the single table (keys and indexes from
- * `lib/payouts/store/table-design.ts`, so code and infrastructure cannot drift) and the provider secret.
+ * `lib/payouts/store/table-design.ts`, so code and infrastructure cannot drift) and the provider's two
+ * secrets: the API token, which every function that calls the provider reads, and the wallet PIN, in its
+ * own secret under its own customer-managed KMS key, which only the functions that send money may read.
  */
 export class Data extends Construct {
   readonly table: Table;
-  readonly providerSecret: Secret;
+  /** JSON `{ "token": "..." }`. */
+  readonly providerTokenSecret: Secret;
+  /** JSON `{ "pin": "..." }`, encrypted with `providerPinKey`. */
+  readonly providerPinSecret: Secret;
+  readonly providerPinKey: Key;
 
   constructor(scope: Construct, id: string, props: DataProps) {
     super(scope, id);
@@ -48,16 +55,33 @@ export class Data extends Construct {
       });
     }
 
-    // The value is never in the template: CloudFormation creates the secret with a random placeholder,
-    // and an operator puts `{ "token", "pin" }` into it (README). Functions receive only the ARN.
-    this.providerSecret = new Secret(this, 'ProviderCredentials', {
-      description: `Payments provider API token and transaction PIN (${props.stage}), JSON { "token", "pin" }`,
+    // Values are never in the template: CloudFormation creates each secret with a random placeholder and an
+    // operator puts the real value in (README "Deploy"). Functions receive only the ARNs.
+    // The construct id is the one the combined `{ token, pin }` secret had, so an existing stack keeps its
+    // secret as the token's; the runtime refuses it until the PIN is moved out of it.
+    this.providerTokenSecret = new Secret(this, 'ProviderCredentials', {
+      description: `Payments provider API token (${props.stage}), JSON { "token" }`,
       removalPolicy: RemovalPolicy.RETAIN,
     });
-    Validations.of(this.providerSecret).acknowledge({
-      id: 'AwsSolutions-SMG4',
-      reason:
-        'The token and PIN are issued by the payments provider from its dashboard; no API exists to rotate them, so a rotation Lambda cannot. Operators replace the value by hand (README) and functions re-read it on a 401.',
+    // A key of its own: its use is logged in CloudTrail apart from everything else, and the key policy and
+    // grants say who may decrypt the PIN independently of who may read secrets in general.
+    this.providerPinKey = new Key(this, 'ProviderPinKey', {
+      description: `Encrypts the payments provider wallet PIN (${props.stage})`,
+      enableKeyRotation: true,
+      rotationPeriod: Duration.days(365),
+      removalPolicy: RemovalPolicy.RETAIN,
     });
+    this.providerPinSecret = new Secret(this, 'ProviderPin', {
+      description: `Payments provider wallet PIN (${props.stage}), JSON { "pin" }; readable by the functions that send money only`,
+      encryptionKey: this.providerPinKey,
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+    for (const secret of [this.providerTokenSecret, this.providerPinSecret]) {
+      Validations.of(secret).acknowledge({
+        id: 'AwsSolutions-SMG4',
+        reason:
+          'The token and PIN are issued by the payments provider from its dashboard; no API exists to rotate them, so a rotation Lambda cannot. Operators replace the value by hand (README) and functions re-read it on a 401.',
+      });
+    }
   }
 }

@@ -1,10 +1,12 @@
 import { Duration } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import type { IEventBus } from 'aws-cdk-lib/aws-events';
+import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { FilterCriteria, FilterRule, StartingPosition } from 'aws-cdk-lib/aws-lambda';
 import { DynamoEventSource, SqsDlq } from 'aws-cdk-lib/aws-lambda-event-sources';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import { DOMAIN_EVENT_SOURCE } from '../../lib/events/domain-events.js';
 import type { PayoutFunction } from './payout-function.js';
 
 export interface DomainEventsProps {
@@ -27,7 +29,20 @@ export class DomainEvents extends Construct {
     super(scope, id);
     const { publisher } = props;
     publisher.addEnvironment({ EVENT_BUS_NAME: props.bus.eventBusName });
-    props.bus.grantPutEventsTo(publisher.function);
+    // The publisher may put its own domain events and nothing else: never an inbound `merchant.payouts`
+    // request, which would be a payout instruction. EventBridge checks `events:source` per entry.
+    publisher.function.addToRolePolicy(
+      new PolicyStatement({
+        actions: ['events:PutEvents'],
+        resources: [props.bus.eventBusArn],
+        // AWS types `events:source` as ArrayOfString, and multivalued keys need a set operator (a plain
+        // StringEquals never matches one in IAM's evaluation); Null: false refuses a request without a source.
+        conditions: {
+          'ForAllValues:StringEquals': { 'events:source': [DOMAIN_EVENT_SOURCE] },
+          Null: { 'events:source': 'false' },
+        },
+      }),
+    );
     publisher.function.addEventSource(
       new DynamoEventSource(props.table, {
         startingPosition: StartingPosition.TRIM_HORIZON,

@@ -1,10 +1,12 @@
 import { Duration, Stack } from 'aws-cdk-lib';
 import { EventBus, Rule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
+import { AnyPrincipal, ArnPrincipal, Effect, type IRole, PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 
+import { DOMAIN_EVENT_SOURCE } from '../../lib/events/domain-events.js';
 import { INBOUND_EVENT_SOURCE } from '../../lib/events/schemas.js';
 
 export interface EventsProps {
@@ -53,5 +55,55 @@ export class Events extends Construct {
     );
     this.rules.push(rule);
     return rule;
+  }
+
+  /**
+   * The bus's resource policy: only the stage's producer roles may put `merchant.payouts` events (payout
+   * instructions), and only the domain-events publisher may put `merchant.payouts.engine` events (outcomes
+   * others act on). A Deny in a resource policy binds every principal, those of this account included, whatever
+   * their own IAM policies allow. EventBridge evaluates `events:source` for each entry of a PutEvents call and
+   * refuses an entry it denies with NotAuthorizedForSourceException. With no producer role configured, nobody
+   * can put inbound events.
+   */
+  restrictSources(props: { producerRoleArns: readonly string[]; publisher?: IRole }): void {
+    const { bus } = this;
+    const onlyFrom = (sid: string, source: string, principalArns: readonly string[]) =>
+      new PolicyStatement({
+        sid,
+        effect: Effect.DENY,
+        principals: [new AnyPrincipal()],
+        actions: ['events:PutEvents'],
+        resources: [bus.eventBusArn],
+        conditions: {
+          // `events:source` is multivalued (ArrayOfString): deny when ANY entry carries the source.
+          'ForAnyValue:StringEquals': { 'events:source': [source] },
+          ...(principalArns.length > 0 && { ArnNotEquals: { 'aws:PrincipalArn': [...principalArns] } }),
+        },
+      });
+    bus.addToResourcePolicy(
+      onlyFrom('InboundOnlyFromProducers', INBOUND_EVENT_SOURCE, props.producerRoleArns),
+    );
+    bus.addToResourcePolicy(
+      onlyFrom(
+        'EngineEventsOnlyFromPublisher',
+        DOMAIN_EVENT_SOURCE,
+        props.publisher ? [props.publisher.roleArn] : [],
+      ),
+    );
+    if (props.producerRoleArns.length > 0) {
+      // Lets a producer role of another account put requests too (same-account roles need no Allow here).
+      bus.addToResourcePolicy(
+        new PolicyStatement({
+          sid: 'ProducersMayPutInbound',
+          principals: props.producerRoleArns.map((arn) => new ArnPrincipal(arn)),
+          actions: ['events:PutEvents'],
+          resources: [bus.eventBusArn],
+          conditions: {
+            'ForAllValues:StringEquals': { 'events:source': [INBOUND_EVENT_SOURCE] },
+            Null: { 'events:source': 'false' },
+          },
+        }),
+      );
+    }
   }
 }

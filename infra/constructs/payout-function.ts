@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { Duration, RemovalPolicy } from 'aws-cdk-lib';
+import { Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
@@ -42,16 +42,18 @@ export const BUNDLE_OPTIONS = {
   },
 } as const;
 
-/** Table actions per access level: exactly the calls the stores make (Get, Query, conditional transactions). */
+/**
+ * Item actions on the table per access level: exactly the calls the stores make (Get, conditional
+ * transactions of Put/Update/ConditionCheck). Query is granted apart, on the indexes a handler names and on
+ * the table itself only for a handler that reads item collections (histories) by partition key.
+ */
 export const TABLE_ACTIONS = {
-  read: ['dynamodb:GetItem', 'dynamodb:Query'],
-  readWrite: [
-    'dynamodb:GetItem',
-    'dynamodb:Query',
-    'dynamodb:PutItem',
-    'dynamodb:UpdateItem',
-    'dynamodb:ConditionCheckItem',
-  ],
+  read: ['dynamodb:GetItem'],
+  readWrite: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:ConditionCheckItem'],
+  /** Transitions known payouts (update plus audit put) and never claims one, so never checks the pause item. */
+  decide: ['dynamodb:PutItem', 'dynamodb:UpdateItem'],
+  /** Writes whole items it never reads back (the provider-schedule copy). */
+  putOnly: ['dynamodb:PutItem'],
 } as const;
 export type TableAccess = keyof typeof TABLE_ACTIONS;
 
@@ -74,7 +76,7 @@ export interface PayoutFunctionProps {
  * @example
  * const fn = new PayoutFunction(this, 'Sweep', { handlerFile: 'sweep-due-payouts', ... });
  * fn.bindTable(table, 'readWrite', ['gsi3']);
- * fn.bindSecret(providerSecret);
+ * fn.bindProviderSecrets({ token: data.providerTokenSecret, pin: data.providerPinSecret });
  */
 export class PayoutFunction extends Construct {
   readonly function: NodejsFunction;
@@ -127,25 +129,74 @@ export class PayoutFunction extends Construct {
   }
 
   /**
-   * Sets TABLE_NAME and grants exactly the table actions of `access`, on the table and on the named
-   * indexes only (Query on an index is authorised against the index ARN).
+   * Sets TABLE_NAME and grants exactly the item actions of `access` on the table, and Query on the named
+   * indexes (and on the table with `queriesTable`); no other action applies to an index.
    */
-  bindTable(table: ITable, access: TableAccess, indexes: readonly string[] = []): this {
+  bindTable(
+    table: ITable,
+    access: TableAccess,
+    indexes: readonly string[] = [],
+    options: { batchWrites?: boolean; queriesTable?: boolean; deletesItems?: boolean } = {},
+  ): this {
     this.function.addEnvironment('TABLE_NAME', table.tableName);
-    this.function.addToRolePolicy(
-      new PolicyStatement({
-        actions: [...TABLE_ACTIONS[access]],
-        resources: [table.tableArn, ...indexes.map((index) => `${table.tableArn}/index/${index}`)],
-      }),
-    );
+    const itemActions: string[] = [
+      ...TABLE_ACTIONS[access],
+      ...(options.deletesItems ? ['dynamodb:DeleteItem'] : []),
+    ];
+    this.function.addToRolePolicy(new PolicyStatement({ actions: itemActions, resources: [table.tableArn] }));
+    // Query on an index is authorised on the index ARN, on the table's own keys on the table ARN.
+    const queried = [
+      ...(options.queriesTable ? [table.tableArn] : []),
+      ...indexes.map((index) => `${table.tableArn}/index/${index}`),
+    ];
+    if (queried.length > 0) {
+      this.function.addToRolePolicy(new PolicyStatement({ actions: ['dynamodb:Query'], resources: queried }));
+    }
+    if (options.batchWrites) {
+      // BatchWriteItem is authorised on the table; it writes no index directly.
+      this.function.addToRolePolicy(
+        new PolicyStatement({ actions: ['dynamodb:BatchWriteItem'], resources: [table.tableArn] }),
+      );
+    }
     return this;
   }
 
-  /** Sets PROVIDER_SECRET_ID to the secret's ARN and grants reading that secret only. */
-  bindSecret(secret: ISecret): this {
-    this.function.addEnvironment('PROVIDER_SECRET_ID', secret.secretArn);
-    secret.grantRead(this.function);
+  /**
+   * Sets PROVIDER_TOKEN_SECRET_ID and grants reading that secret; with `pin`, also PROVIDER_PIN_SECRET_ID and
+   * reading the PIN's secret, which includes kms:Decrypt on its key through Secrets Manager only. A function
+   * bound without `pin` has neither the variable nor the grant, so it never tries to read the PIN.
+   */
+  bindProviderSecrets(secrets: { token: ISecret; pin?: ISecret }): this {
+    this.function.addEnvironment('PROVIDER_TOKEN_SECRET_ID', secrets.token.secretArn);
+    this.#grantSecretValue(secrets.token);
+    if (secrets.pin) {
+      this.function.addEnvironment('PROVIDER_PIN_SECRET_ID', secrets.pin.secretArn);
+      this.#grantSecretValue(secrets.pin);
+    }
     return this;
+  }
+
+  /**
+   * GetSecretValue on the secret, plus kms:Decrypt on its customer-managed key when it has one, limited to
+   * calls Secrets Manager makes. Not `grantRead`: it adds DescribeSecret, which no function calls.
+   */
+  #grantSecretValue(secret: ISecret): void {
+    this.function.addToRolePolicy(
+      new PolicyStatement({ actions: ['secretsmanager:GetSecretValue'], resources: [secret.secretArn] }),
+    );
+    if (secret.encryptionKey) {
+      const region = Stack.of(this).region;
+      this.function.addToRolePolicy(
+        new PolicyStatement({
+          actions: ['kms:Decrypt'],
+          resources: [secret.encryptionKey.keyArn],
+          // Only through Secrets Manager. The key encrypts nothing but this secret, so the key ARN already names
+          // it; an encryption-context condition on the secret's ARN would add nothing the IAM proof could check
+          // (its evaluator does not read kms:EncryptionContext:<key> keys).
+          conditions: { StringEquals: { 'kms:ViaService': `secretsmanager.${region}.amazonaws.com` } },
+        }),
+      );
+    }
   }
 
   addEnvironment(values: Readonly<Record<string, string>>): this {

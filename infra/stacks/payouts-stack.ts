@@ -1,4 +1,5 @@
 import { CfnOutput, Duration, Stack, type StackProps, Validations } from 'aws-cdk-lib';
+import { AnyPrincipal, Effect, PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { SqsDestination } from 'aws-cdk-lib/aws-lambda-destinations';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
@@ -19,7 +20,7 @@ import { OpsApi } from '../constructs/ops-api.js';
 import { PayoutFunction } from '../constructs/payout-function.js';
 import { Scheduling } from '../constructs/scheduling.js';
 import { SubmissionQueue } from '../constructs/submission-queue.js';
-import { HANDLERS, type HandlerName, presentHandlers } from '../handlers.js';
+import { HANDLERS, type HandlerName, ProviderAccess, presentHandlers } from '../handlers.js';
 
 export interface PayoutsStackProps extends StackProps {
   readonly stage: string;
@@ -86,8 +87,19 @@ export class PayoutsStack extends Stack {
         // The publisher reads only EVENT_BUS_NAME; every other handler builds the runtime from these.
         ...('table' in spec && { environment: runtimeEnvironment }),
       });
-      if ('table' in spec) fn.bindTable(this.data.table, spec.table.access, spec.table.indexes);
-      if (spec.provider) fn.bindSecret(this.data.providerSecret);
+      if ('table' in spec) {
+        fn.bindTable(this.data.table, spec.table.access, spec.table.indexes, {
+          batchWrites: 'batchWrites' in spec.table && spec.table.batchWrites,
+          queriesTable: 'queriesTable' in spec.table && spec.table.queriesTable,
+          deletesItems: 'deletesItems' in spec.table && spec.table.deletesItems,
+        });
+      }
+      if (spec.provider !== ProviderAccess.None) {
+        fn.bindProviderSecrets({
+          token: this.data.providerTokenSecret,
+          ...(spec.provider === ProviderAccess.TokenAndPin && { pin: this.data.providerPinSecret }),
+        });
+      }
       if ('sendsTo' in spec && submissions) submissions.bindSender(fn);
       this.functions.set(name, fn);
       this.#acknowledgeFunctionFindings(fn);
@@ -142,6 +154,14 @@ export class PayoutsStack extends Stack {
       }
     }
 
+    this.events.restrictSources({
+      producerRoleArns: config.eventProducerRoleArns,
+      ...(this.functions.get('publish-domain-events')?.function.role && {
+        publisher: this.functions.get('publish-domain-events')?.function.role,
+      }),
+    });
+    this.#restrictPinSecret();
+
     this.monitoring = new Monitoring(this, 'Monitoring', {
       stage,
       functions: this.functions,
@@ -155,7 +175,8 @@ export class PayoutsStack extends Stack {
     });
 
     new CfnOutput(this, 'TableName', { value: this.data.table.tableName });
-    new CfnOutput(this, 'ProviderSecretArn', { value: this.data.providerSecret.secretArn });
+    new CfnOutput(this, 'ProviderTokenSecretArn', { value: this.data.providerTokenSecret.secretArn });
+    new CfnOutput(this, 'ProviderPinSecretArn', { value: this.data.providerPinSecret.secretArn });
     new CfnOutput(this, 'EventBusName', { value: this.events.bus.eventBusName });
     new CfnOutput(this, 'AlarmTopicArn', { value: this.monitoring.topic.topicArn });
     if (this.api) new CfnOutput(this, 'OpsApiUrl', { value: this.api.api.apiEndpoint });
@@ -174,6 +195,27 @@ export class PayoutsStack extends Stack {
       onFailure: new SqsDestination(dlq),
     });
     return dlq;
+  }
+
+  /**
+   * The PIN's secret refuses GetSecretValue to every principal but the roles of the functions that send money,
+   * whatever IAM policies elsewhere in the account allow (an explicit Deny in a resource policy wins). Putting
+   * a new value (PutSecretValue) stays with the account's administrators.
+   */
+  #restrictPinSecret(): void {
+    const senderRoles = [...this.functions.entries()]
+      .filter(([name]) => HANDLERS[name].provider === ProviderAccess.TokenAndPin)
+      .flatMap(([, fn]) => (fn.function.role ? [fn.function.role.roleArn] : []));
+    this.data.providerPinSecret.addToResourcePolicy(
+      new PolicyStatement({
+        sid: 'PinOnlyForFunctionsThatSendMoney',
+        effect: Effect.DENY,
+        principals: [new AnyPrincipal()],
+        actions: ['secretsmanager:GetSecretValue'],
+        resources: ['*'],
+        ...(senderRoles.length > 0 && { conditions: { ArnNotEquals: { 'aws:PrincipalArn': senderRoles } } }),
+      }),
+    );
   }
 
   #acknowledgeFunctionFindings(fn: PayoutFunction): void {

@@ -110,7 +110,9 @@ export class ProviderClient {
    */
   prepare(): void {
     this.#transport.prepare?.().catch(() => undefined);
-    this.#credentials.get().catch(() => undefined);
+    this.#credentials.token().catch(() => undefined);
+    // Only a source that holds a PIN (a function that sends money) reads it ahead; the others never ask.
+    if (this.#credentials.holdsPin) this.#credentials.pin().catch(() => undefined);
   }
 
   /** Closes the keep-alive connections. */

@@ -1,7 +1,7 @@
 /**
  * One error hierarchy for every failure of a provider call. Each class has a stable `code` (it survives
  * process boundaries where `instanceof` does not) and says what is known about the effect of the request.
- * No error ever carries the bearer token or the PIN: messages are scrubbed and `cause` is rebuilt.
+ * No error ever carries the bearer token or the PIN: messages lose credentials (whole tokens and labelled values only, lib/provider/redact.ts) and `cause` is rebuilt.
  */
 
 /** HTTP methods the provider uses. */
@@ -91,6 +91,8 @@ export const UnavailableReason = {
   Timeout: 'timeout',
   Network: 'network',
   Aborted: 'aborted',
+  /** The token or PIN could not be read (Secrets Manager, or a function that holds no PIN). */
+  Credentials: 'credentials',
 } as const;
 export type UnavailableReason = (typeof UnavailableReason)[keyof typeof UnavailableReason];
 

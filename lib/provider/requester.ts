@@ -1,9 +1,8 @@
 import type * as z from 'zod/mini';
 import { classifyFailure } from './classify.js';
-import type { Credentials, CredentialsSource } from './credentials.js';
+import type { CredentialsSource } from './credentials.js';
 import {
   type HttpMethod,
-  ProviderError,
   type ProviderErrorOptions,
   ProviderMalformedResponseError,
   ProviderUnavailableError,
@@ -11,7 +10,7 @@ import {
 } from './errors.js';
 import type { Failure } from './failure.js';
 import { parseWith } from './parse.js';
-import { scrubSecrets } from './redact.js';
+import { withoutSecrets } from './redact.js';
 import { decideRetry, parseRetryAfterMs, type RetryPolicy } from './retry.js';
 import { errorBody } from './schemas/envelope.js';
 import { type Transport, TransportError, type TransportResponse } from './transport.js';
@@ -25,7 +24,7 @@ export type CallSpec<S extends z.ZodMiniType> = {
   path: string;
   query?: Query;
   body?: Record<string, unknown>;
-  /** Adds `pin` from the credentials source to the body. */
+  /** Adds `pin` from the credentials source to the body; only such calls ever ask for the PIN. */
   withPin?: boolean;
   /** Schema of the whole success envelope. */
   schema: S;
@@ -42,11 +41,14 @@ export type RequesterOptions = {
   now: () => number;
 };
 
+/** What one call sends: the token always, the PIN only on a call that carries it. */
+type CallCredentials = { token: string; pin?: string };
+
 type AttemptOutcome<T> = { ok: true; value: T } | { ok: false; failure: Failure; cause?: TransportError };
 
 /**
  * The request layer under the resources: credentials, the 401 refresh, retries, parsing and error mapping.
- * Every error it throws is a `ProviderError` whose text has been scrubbed of the token and PIN.
+ * Every error it throws is a `ProviderError` whose text has lost the token and PIN (see withoutSecrets: never a substring, never a search for the PIN's value).
  */
 export class Requester {
   readonly #options: RequesterOptions;
@@ -59,9 +61,10 @@ export class Requester {
     const { retry, logger } = this.#options;
     const path = withQuery(spec.path, spec.query);
     const context: ProviderErrorOptions = { method: spec.method, path: spec.path };
-    const seen: Credentials[] = [];
-    let credentials = await this.#credentials(false, context);
-    seen.push(credentials);
+    // Every token used so far: a message may echo the one of an earlier attempt.
+    const seen: string[] = [];
+    let credentials = await this.#credentials(spec.withPin === true, false, context);
+    seen.push(credentials.token);
     let refreshed = false;
     let attempt = 0;
     for (;;) {
@@ -77,8 +80,8 @@ export class Requester {
           method: spec.method,
           path: spec.path,
         });
-        credentials = await this.#credentials(true, context);
-        seen.push(credentials);
+        credentials = await this.#credentials(spec.withPin === true, true, context);
+        seen.push(credentials.token);
         attempt -= 1;
         continue;
       }
@@ -111,12 +114,12 @@ export class Requester {
   async #attempt<S extends z.ZodMiniType>(
     spec: CallSpec<S>,
     path: string,
-    credentials: Credentials,
+    credentials: CallCredentials,
     options: RequestOptions,
-    seen: readonly Credentials[],
+    seen: readonly string[],
     attempt: number,
   ): Promise<AttemptOutcome<z.output<S>>> {
-    const body = spec.withPin ? { ...spec.body, pin: credentials.pin } : (spec.body ?? {});
+    const body = credentials.pin === undefined ? (spec.body ?? {}) : { ...spec.body, pin: credentials.pin };
     const started = this.#options.now();
     let response: TransportResponse;
     try {
@@ -141,7 +144,7 @@ export class Requester {
         attempt,
         kind: error.kind,
       });
-      const detail = scrubSecrets(error.message, seen);
+      const detail = withoutSecrets(error.message, seen);
       const cause = new TransportError(error.kind, error.phase, detail);
       return { ok: false, failure: { type: 'network', kind: error.kind, phase: error.phase, detail }, cause };
     }
@@ -166,12 +169,12 @@ export class Requester {
     return { ok: true, value: parsed.value };
   }
 
-  #httpFailure(response: TransportResponse, seen: readonly Credentials[]): Failure {
+  #httpFailure(response: TransportResponse, seen: readonly string[]): Failure {
     let providerMessage: string | undefined;
     try {
       const parsed = parseWith(errorBody, JSON.parse(response.body));
       if (parsed.ok && parsed.value.message !== undefined)
-        providerMessage = scrubSecrets(parsed.value.message, seen);
+        providerMessage = withoutSecrets(parsed.value.message, seen);
     } catch {
       providerMessage = undefined;
     }
@@ -184,12 +187,26 @@ export class Requester {
     };
   }
 
-  async #credentials(forceRefresh: boolean, context: ProviderErrorOptions): Promise<Credentials> {
+  /**
+   * The token, and the PIN when the call carries one. A failure to read them means nothing was sent: the
+   * call is unavailable (retried later), never an unknown outcome.
+   */
+  async #credentials(
+    withPin: boolean,
+    forceRefresh: boolean,
+    context: ProviderErrorOptions,
+  ): Promise<CallCredentials> {
+    const source = this.#options.credentials;
+    const read = forceRefresh ? { forceRefresh: true } : undefined;
     try {
-      return await this.#options.credentials.get(forceRefresh ? { forceRefresh: true } : undefined);
+      const [token, pin] = await Promise.all([source.token(read), withPin ? source.pin(read) : undefined]);
+      return pin === undefined ? { token } : { token, pin };
     } catch (error) {
       const detail = error instanceof Error ? `${error.name}: ${error.message}` : 'unknown error';
-      throw new ProviderError(`cannot obtain provider credentials (${detail})`, context);
+      throw new ProviderUnavailableError(UnavailableReason.Credentials, {
+        ...context,
+        detail: `cannot obtain provider credentials (${detail})`,
+      });
     }
   }
 }

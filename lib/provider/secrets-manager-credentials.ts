@@ -1,18 +1,28 @@
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import * as z from 'zod/mini';
-import { type Credentials, CredentialsError, type CredentialsSource } from './credentials.js';
-
-const secretSchema = z.object({
-  token: z.string().check(z.minLength(1)),
-  pin: z.string().check(z.minLength(1)),
-});
+import {
+  CredentialsError,
+  type CredentialsReadOptions,
+  type CredentialsSource,
+  noPinError,
+} from './credentials.js';
 
 /** The part of the Secrets Manager client this source uses; injectable for tests. */
 export type SecretsManagerLike = Pick<SecretsManagerClient, 'send'>;
 
+const value = z.string().check(z.minLength(1));
+/** The token's secret holds the token only: a PIN left in it would be readable by every provider caller. */
+const tokenSecret = z.strictObject({ token: value });
+const pinSecret = z.strictObject({ pin: value });
+
 export type SecretsManagerCredentialsOptions = {
-  /** ARN or name of a secret whose string is JSON `{ "token": "...", "pin": "..." }`. */
-  secretId: string;
+  /** ARN or name of the secret whose string is JSON `{ "token": "..." }`. */
+  tokenSecretId: string;
+  /**
+   * ARN or name of the secret whose string is JSON `{ "pin": "..." }`; only for the functions that send money.
+   * Without it the source holds no PIN and never asks Secrets Manager for one.
+   */
+  pinSecretId?: string;
   client?: SecretsManagerLike;
   /** How long a fetched secret is reused; default 5 minutes. */
   ttlMs?: number;
@@ -20,60 +30,109 @@ export type SecretsManagerCredentialsOptions = {
 };
 
 /**
- * Credentials from AWS Secrets Manager, cached in memory for `ttlMs`. `forceRefresh` (after a 401) bypasses
- * the cache. Concurrent callers share one fetch.
+ * Credentials from AWS Secrets Manager: the token and the PIN from two secrets (the PIN's encrypted with its
+ * own KMS key), each read on first use and cached in memory for `ttlMs`. `forceRefresh` (after a 401)
+ * bypasses the cache. Concurrent callers share one fetch.
  *
- * @example new SecretsManagerCredentialsSource({ secretId: process.env.PROVIDER_SECRET_ARN ?? '' })
+ * @example new SecretsManagerCredentialsSource({ tokenSecretId: process.env.PROVIDER_TOKEN_SECRET_ID ?? '' })
  */
 export class SecretsManagerCredentialsSource implements CredentialsSource {
-  readonly #secretId: string;
-  readonly #client: SecretsManagerLike;
-  readonly #ttlMs: number;
-  readonly #now: () => number;
-  #cached: { credentials: Credentials; expiresAt: number } | undefined;
-  #inFlight: Promise<Credentials> | undefined;
+  readonly #token: CachedSecretField;
+  readonly #pin: CachedSecretField | undefined;
 
   constructor(options: SecretsManagerCredentialsOptions) {
-    this.#secretId = options.secretId;
-    this.#client = options.client ?? new SecretsManagerClient({});
-    this.#ttlMs = options.ttlMs ?? 5 * 60_000;
-    this.#now = options.now ?? Date.now;
+    const client = options.client ?? new SecretsManagerClient({});
+    const cache = { client, ttlMs: options.ttlMs ?? 5 * 60_000, now: options.now ?? Date.now };
+    this.#token = new CachedSecretField({
+      ...cache,
+      secretId: options.tokenSecretId,
+      what: 'token',
+      read: (json) => tokenSecret.safeParse(json).data?.token,
+      shape: 'exactly { "token": "..." } (the PIN has its own secret)',
+    });
+    this.#pin =
+      options.pinSecretId === undefined
+        ? undefined
+        : new CachedSecretField({
+            ...cache,
+            secretId: options.pinSecretId,
+            what: 'PIN',
+            read: (json) => pinSecret.safeParse(json).data?.pin,
+            shape: 'exactly { "pin": "..." }',
+          });
   }
 
-  async get(options: { forceRefresh?: boolean } = {}): Promise<Credentials> {
+  get holdsPin(): boolean {
+    return this.#pin !== undefined;
+  }
+
+  token(options: CredentialsReadOptions = {}): Promise<string> {
+    return this.#token.get(options);
+  }
+
+  async pin(options: CredentialsReadOptions = {}): Promise<string> {
+    if (!this.#pin) throw noPinError();
+    return this.#pin.get(options);
+  }
+
+  /** Keeps the secrets out of logs and `util.inspect`. */
+  toJSON(): string {
+    return 'SecretsManagerCredentialsSource';
+  }
+}
+
+type CachedSecretFieldOptions = {
+  client: SecretsManagerLike;
+  ttlMs: number;
+  now: () => number;
+  secretId: string;
+  what: string;
+  read: (json: unknown) => string | undefined;
+  shape: string;
+};
+
+/** One field of one JSON secret, cached for the TTL, one fetch at a time. */
+class CachedSecretField {
+  readonly #options: CachedSecretFieldOptions;
+  #cached: { value: string; expiresAt: number } | undefined;
+  #inFlight: Promise<string> | undefined;
+
+  constructor(options: CachedSecretFieldOptions) {
+    this.#options = options;
+  }
+
+  async get(options: CredentialsReadOptions): Promise<string> {
     const cached = this.#cached;
-    if (!options.forceRefresh && cached && cached.expiresAt > this.#now()) return { ...cached.credentials };
-    if (!this.#inFlight) {
-      this.#inFlight = this.#fetch().finally(() => {
-        this.#inFlight = undefined;
-      });
-    }
-    return { ...(await this.#inFlight) };
+    if (!options.forceRefresh && cached && cached.expiresAt > this.#options.now()) return cached.value;
+    this.#inFlight ??= this.#fetch().finally(() => {
+      this.#inFlight = undefined;
+    });
+    return this.#inFlight;
   }
 
-  async #fetch(): Promise<Credentials> {
+  async #fetch(): Promise<string> {
+    const { client, secretId, what } = this.#options;
     let secretString: string | undefined;
     try {
-      const output = await this.#client.send(new GetSecretValueCommand({ SecretId: this.#secretId }));
+      const output = await client.send(new GetSecretValueCommand({ SecretId: secretId }));
       secretString = output.SecretString;
     } catch (error) {
       const name = error instanceof Error ? error.name : 'unknown error';
-      throw new CredentialsError(`cannot read provider credentials secret (${name})`);
+      throw new CredentialsError(`cannot read the provider ${what} secret (${name})`);
     }
     if (secretString === undefined)
-      throw new CredentialsError('provider credentials secret has no SecretString');
+      throw new CredentialsError(`the provider ${what} secret has no SecretString`);
     let json: unknown;
     try {
       json = JSON.parse(secretString);
     } catch {
       // Never echo the secret text or the parser message (it quotes the text).
-      throw new CredentialsError('provider credentials secret is not JSON');
+      throw new CredentialsError(`the provider ${what} secret is not JSON`);
     }
-    const parsed = secretSchema.safeParse(json);
-    if (!parsed.success)
-      throw new CredentialsError('provider credentials secret needs string "token" and "pin"');
-    const credentials = { token: parsed.data.token, pin: parsed.data.pin };
-    this.#cached = { credentials, expiresAt: this.#now() + this.#ttlMs };
-    return credentials;
+    const value = this.#options.read(json);
+    if (value === undefined)
+      throw new CredentialsError(`the provider ${what} secret must be ${this.#options.shape}`);
+    this.#cached = { value, expiresAt: this.#options.now() + this.#options.ttlMs };
+    return value;
   }
 }

@@ -15,8 +15,13 @@ export const RuntimeEnvSchema = z
   .object({
     TABLE_NAME: z.string().check(z.minLength(1)),
     PROVIDER_BASE_URL: z.url(),
-    /** AWS mode: Secrets Manager secret (ARN or name) holding `{ "token": "...", "pin": "..." }`. */
-    PROVIDER_SECRET_ID: z.optional(z.string().check(z.minLength(1))),
+    /** AWS mode: Secrets Manager secret (ARN or name) holding `{ "token": "..." }`; every provider caller. */
+    PROVIDER_TOKEN_SECRET_ID: z.optional(z.string().check(z.minLength(1))),
+    /**
+     * AWS mode: the secret holding `{ "pin": "..." }`, encrypted with its own KMS key. Set only on the functions
+     * that send money (infra/handlers.ts `sendsMoney`); without it the function never reads a PIN.
+     */
+    PROVIDER_PIN_SECRET_ID: z.optional(z.string().check(z.minLength(1))),
     /** Local mode only: the credentials themselves. */
     PROVIDER_TOKEN: z.optional(z.string().check(z.minLength(1))),
     PROVIDER_PIN: z.optional(z.string().check(z.minLength(1))),
@@ -66,18 +71,25 @@ export const RuntimeEnvSchema = z
     SQS_ENDPOINT: z.optional(z.url()),
   })
   .check(
-    z.refine((env) => Boolean(env.PROVIDER_SECRET_ID) || Boolean(env.PROVIDER_TOKEN && env.PROVIDER_PIN), {
-      message: 'set PROVIDER_SECRET_ID (AWS) or both PROVIDER_TOKEN and PROVIDER_PIN (local mode)',
-      path: ['PROVIDER_SECRET_ID'],
+    z.refine(
+      (env) => Boolean(env.PROVIDER_TOKEN_SECRET_ID) || Boolean(env.PROVIDER_TOKEN && env.PROVIDER_PIN),
+      {
+        message: 'set PROVIDER_TOKEN_SECRET_ID (AWS) or both PROVIDER_TOKEN and PROVIDER_PIN (local mode)',
+        path: ['PROVIDER_TOKEN_SECRET_ID'],
+      },
+    ),
+    z.refine((env) => !env.PROVIDER_PIN_SECRET_ID || Boolean(env.PROVIDER_TOKEN_SECRET_ID), {
+      message: 'PROVIDER_PIN_SECRET_ID needs PROVIDER_TOKEN_SECRET_ID (the two secrets are read together)',
+      path: ['PROVIDER_PIN_SECRET_ID'],
     }),
     // In Lambda the token and PIN come from Secrets Manager only, never from the environment.
     z.refine(
       (env) =>
         !env.AWS_LAMBDA_FUNCTION_NAME ||
-        (Boolean(env.PROVIDER_SECRET_ID) && !env.PROVIDER_TOKEN && !env.PROVIDER_PIN),
+        (Boolean(env.PROVIDER_TOKEN_SECRET_ID) && !env.PROVIDER_TOKEN && !env.PROVIDER_PIN),
       {
-        message: 'in Lambda, set PROVIDER_SECRET_ID and do not set PROVIDER_TOKEN or PROVIDER_PIN',
-        path: ['PROVIDER_SECRET_ID'],
+        message: 'in Lambda, set PROVIDER_TOKEN_SECRET_ID and do not set PROVIDER_TOKEN or PROVIDER_PIN',
+        path: ['PROVIDER_TOKEN_SECRET_ID'],
       },
     ),
     // Local mode (`npm start`, tests, benches) talks only to this machine: a real provider's URL next to a real

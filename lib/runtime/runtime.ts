@@ -17,6 +17,7 @@ import {
   SecretsManagerCredentialsSource,
   StaticCredentialsSource,
 } from '../provider/index.js';
+import type { SecretsManagerLike } from '../provider/secrets-manager-credentials.js';
 import { settlementPolicyFromEnv } from '../settlement/config.js';
 import { DynamoDbSettlementDecisionStore } from '../settlement/decision-store.js';
 import { SettlementService } from '../settlement/settlement-service.js';
@@ -24,6 +25,7 @@ import type { Clock } from '../shared/clock.js';
 import { createDynamoDbClient } from '../shared/dynamodb-client.js';
 import { jsonConsoleLogger, type Logger } from '../shared/logger.js';
 import { PowertoolsMetricsSink, powertoolsLogger } from '../shared/powertools.js';
+import { type AwsCallObserver, observeAwsCalls } from './aws-call-observer.js';
 import { parseRuntimeEnv, type RuntimeEnv } from './runtime-config.js';
 
 /** Everything a handler needs, built once per Lambda container (or once per `npm start`). */
@@ -52,11 +54,19 @@ export interface RuntimeOverrides {
   readonly metrics?: MetricsSink;
   readonly clock?: Clock;
   readonly credentials?: CredentialsSource;
+  /**
+   * Reports every AWS SDK call the runtime's clients make, tagged with the function it serves (the IAM proof,
+   * test/infra/iam-proof.test.ts). Never set in Lambda.
+   */
+  readonly awsCalls?: { readonly functionName: string; readonly observer: AwsCallObserver };
+  /** The Secrets Manager client of AWS mode; the IAM proof passes one that answers without AWS. */
+  readonly secretsManager?: SecretsManagerLike;
 }
 
 /**
- * Builds the runtime from environment variables. AWS mode reads the provider's token and PIN from Secrets
- * Manager (cached in memory, refreshed on a 401); local mode takes them from PROVIDER_TOKEN / PROVIDER_PIN.
+ * Builds the runtime from environment variables. AWS mode reads the provider's token from its secret and,
+ * in the functions that send money only, the PIN from its own secret (each cached in memory, refreshed on a
+ * 401); local mode takes them from PROVIDER_TOKEN / PROVIDER_PIN.
  *
  * @example
  * const runtime = createRuntime(process.env);
@@ -81,7 +91,9 @@ export function createRuntime(
         }
       : {},
   );
-  const credentials = overrides.credentials ?? credentialsFor(config);
+  if (overrides.awsCalls)
+    observeAwsCalls(dynamoDb, overrides.awsCalls.functionName, overrides.awsCalls.observer);
+  const credentials = overrides.credentials ?? credentialsFor(config, overrides);
   const provider = new ProviderClient({
     baseUrl: config.PROVIDER_BASE_URL,
     credentials,
@@ -145,11 +157,16 @@ function submissionQueueFor(config: RuntimeEnv, mode: Runtime['mode']): Submissi
   });
 }
 
-function credentialsFor(config: RuntimeEnv): CredentialsSource {
-  if (config.PROVIDER_SECRET_ID) {
+function credentialsFor(config: RuntimeEnv, overrides: RuntimeOverrides): CredentialsSource {
+  if (config.PROVIDER_TOKEN_SECRET_ID) {
+    const client = overrides.secretsManager ?? new SecretsManagerClient({});
+    if (overrides.awsCalls && client instanceof SecretsManagerClient)
+      observeAwsCalls(client, overrides.awsCalls.functionName, overrides.awsCalls.observer);
+    // The PIN's secret is named only to the functions that send money; the others hold no PIN and never ask.
     return new SecretsManagerCredentialsSource({
-      secretId: config.PROVIDER_SECRET_ID,
-      client: new SecretsManagerClient({}),
+      tokenSecretId: config.PROVIDER_TOKEN_SECRET_ID,
+      ...(config.PROVIDER_PIN_SECRET_ID && { pinSecretId: config.PROVIDER_PIN_SECRET_ID }),
+      client,
     });
   }
   // parseRuntimeEnv guarantees both are present when there is no secret id.

@@ -26,7 +26,7 @@ const lambdaEnvironment = {
   AWS_SECRET_ACCESS_KEY: 'bundle-test',
   TABLE_NAME: 'payouts-bundle-test',
   PROVIDER_BASE_URL: 'https://api.provider.example',
-  PROVIDER_SECRET_ID: 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:provider-AbCdEf',
+  PROVIDER_TOKEN_SECRET_ID: 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:provider-token-AbCdEf',
   EVENT_BUS_NAME: 'payouts-bundle-test',
   POWERTOOLS_DEV: 'false',
 };

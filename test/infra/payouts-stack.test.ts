@@ -1,15 +1,22 @@
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { type CfnElement, Stack } from 'aws-cdk-lib';
-import { Match, type Template } from 'aws-cdk-lib/assertions';
+import { Match, Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { PROJECT_ROOT, TABLE_ACTIONS } from '../../infra/constructs/payout-function.js';
-import { HANDLERS, type HandlerName, presentHandlers } from '../../infra/handlers.js';
-import type { PayoutsStack } from '../../infra/stacks/payouts-stack.js';
+import {
+  HANDLERS,
+  type HandlerName,
+  type HandlerSpec,
+  ProviderAccess,
+  presentHandlers,
+} from '../../infra/handlers.js';
+import { PayoutsStack } from '../../infra/stacks/payouts-stack.js';
 import { apiRoutes } from '../../lib/api/index.js';
+import { DOMAIN_EVENT_SOURCE } from '../../lib/events/domain-events.js';
 import { INBOUND_EVENT_SOURCE } from '../../lib/events/schemas.js';
 import { TableIndexes } from '../../lib/payouts/store/table-design.js';
-import { stageConfigFromCdkJson, synthStack } from './support/synth.js';
+import { stageConfigFromCdkJson, synthStack, testApp } from './support/synth.js';
 
 interface Statement {
   Action: string | string[];
@@ -93,29 +100,76 @@ describe('table', () => {
   });
 });
 
-describe('provider secret', () => {
-  it('holds no value in the template and is retained', () => {
-    template.hasResource('AWS::SecretsManager::Secret', {
+describe('provider secrets', () => {
+  const tokenSecretRef = () => ({ Ref: id(stack.data.providerTokenSecret.node.defaultChild) });
+  const pinSecretRef = () => ({ Ref: id(stack.data.providerPinSecret.node.defaultChild) });
+  const pinKeyArn = () => ({ 'Fn::GetAtt': [id(stack.data.providerPinKey.node.defaultChild), 'Arn'] });
+  const roleArnOf = (name: HandlerName) => ({
+    'Fn::GetAtt': [id(stack.functions.get(name)?.function.role?.node.defaultChild), 'Arn'],
+  });
+  const senders = present.filter((name) => HANDLERS[name].provider === ProviderAccess.TokenAndPin);
+
+  it('hold no value in the template and are retained', () => {
+    const secrets = template.findResources('AWS::SecretsManager::Secret');
+    expect(Object.keys(secrets)).toHaveLength(2);
+    for (const secret of Object.values(secrets)) {
+      expect(secret.DeletionPolicy).toBe('Retain');
+      expect(secret.Properties.SecretString).toBeUndefined();
+    }
+  });
+
+  it('keep the PIN in its own secret, under its own rotating customer-managed key', () => {
+    template.hasResourceProperties('AWS::SecretsManager::Secret', {
+      Description: Match.stringLikeRegexp('PIN'),
+      KmsKeyId: pinKeyArn(),
+    });
+    template.hasResource('AWS::KMS::Key', {
       DeletionPolicy: 'Retain',
-      Properties: { SecretString: Match.absent() },
+      Properties: { EnableKeyRotation: true, Description: Match.stringLikeRegexp('PIN') },
     });
   });
 
-  it('reaches functions as an ARN only, never as token or PIN variables', () => {
-    const secretRef = { Ref: id(stack.data.providerSecret.node.defaultChild) };
-    for (const name of present.filter((handler) => HANDLERS[handler].provider)) {
+  it('are sent money by exactly the API, the sweeper, the submission workers and the Payout Requested handler', () => {
+    expect([...senders].sort()).toEqual(
+      ['api', 'payout-requested', 'submit-payouts', 'sweep-due-payouts'].filter((name) =>
+        present.includes(name as HandlerName),
+      ),
+    );
+  });
+
+  it('reach functions as ARNs only: the token to every provider caller, the PIN to money senders only', () => {
+    for (const name of present) {
+      const access = HANDLERS[name].provider;
       template.hasResourceProperties('AWS::Lambda::Function', {
-        FunctionName: Match.absent(),
         Description: HANDLERS[name].description,
         Environment: {
           Variables: Match.objectLike({
-            PROVIDER_SECRET_ID: secretRef,
+            PROVIDER_TOKEN_SECRET_ID: access === ProviderAccess.None ? Match.absent() : tokenSecretRef(),
+            PROVIDER_PIN_SECRET_ID: access === ProviderAccess.TokenAndPin ? pinSecretRef() : Match.absent(),
             PROVIDER_TOKEN: Match.absent(),
             PROVIDER_PIN: Match.absent(),
           }),
         },
       });
     }
+  });
+
+  it('refuse the PIN to every principal but the roles of the functions that send money', () => {
+    template.hasResourceProperties('AWS::SecretsManager::ResourcePolicy', {
+      SecretId: pinSecretRef(),
+      ResourcePolicy: {
+        Statement: [
+          {
+            Sid: 'PinOnlyForFunctionsThatSendMoney',
+            Effect: 'Deny',
+            Principal: { AWS: '*' },
+            Action: 'secretsmanager:GetSecretValue',
+            Resource: '*',
+            Condition: { ArnNotEquals: { 'aws:PrincipalArn': senders.map(roleArnOf) } },
+          },
+        ],
+      },
+    });
   });
 });
 
@@ -166,10 +220,14 @@ describe('functions', () => {
 
 describe('least privilege', () => {
   it.each(present.filter((name) => 'table' in HANDLERS[name]))(
-    '%s gets exactly its table actions on the table and its indexes',
+    '%s gets exactly its table actions on the table, and Query on its indexes',
     (name) => {
-      const spec = HANDLERS[name];
-      if (!('table' in spec)) return;
+      const spec: HandlerSpec = HANDLERS[name];
+      if (!spec.table) return;
+      const itemActions: string[] = [
+        ...TABLE_ACTIONS[spec.table.access],
+        ...(spec.table.deletesItems ? ['dynamodb:DeleteItem'] : []),
+      ];
       const statements = statementWith(name, 'dynamodb:').map((statement) => ({
         ...statement,
         Resource: [statement.Resource].flat(),
@@ -177,29 +235,84 @@ describe('least privilege', () => {
       expect(statements).toEqual([
         {
           Effect: 'Allow',
-          Action: [...TABLE_ACTIONS[spec.table.access]],
-          Resource: [tableArn(), ...spec.table.indexes.map(indexArn)],
+          // CDK writes a single action as a string.
+          Action: itemActions.length === 1 ? itemActions[0] : itemActions,
+          Resource: [tableArn()],
         },
+        ...(spec.table.queriesTable || spec.table.indexes.length > 0
+          ? [
+              {
+                Effect: 'Allow',
+                Action: 'dynamodb:Query',
+                Resource: [
+                  ...(spec.table.queriesTable ? [tableArn()] : []),
+                  ...spec.table.indexes.map(indexArn),
+                ],
+              },
+            ]
+          : []),
+        ...(spec.table.batchWrites
+          ? [{ Effect: 'Allow', Action: 'dynamodb:BatchWriteItem', Resource: [tableArn()] }]
+          : []),
       ]);
     },
   );
 
-  it.each(present.filter((name) => HANDLERS[name].provider))(
-    '%s reads the provider secret and nothing else',
+  it.each(present.filter((name) => HANDLERS[name].provider !== ProviderAccess.None))(
+    '%s reads the secrets of its provider access and nothing else',
     (name) => {
+      const tokenSecret = { Ref: id(stack.data.providerTokenSecret.node.defaultChild) };
+      const pinSecret = { Ref: id(stack.data.providerPinSecret.node.defaultChild) };
+      const sendsMoney = HANDLERS[name].provider === ProviderAccess.TokenAndPin;
       expect(statementWith(name, 'secretsmanager:')).toEqual([
+        { Effect: 'Allow', Action: 'secretsmanager:GetSecretValue', Resource: tokenSecret },
+        ...(sendsMoney
+          ? [{ Effect: 'Allow', Action: 'secretsmanager:GetSecretValue', Resource: pinSecret }]
+          : []),
+      ]);
+      const decrypt = statementWith(name, 'kms:');
+      if (!sendsMoney) {
+        expect(decrypt).toEqual([]);
+        return;
+      }
+      expect(decrypt).toEqual([
         {
           Effect: 'Allow',
-          Action: ['secretsmanager:GetSecretValue', 'secretsmanager:DescribeSecret'],
-          Resource: { Ref: id(stack.data.providerSecret.node.defaultChild) },
+          Action: 'kms:Decrypt',
+          Resource: { 'Fn::GetAtt': [id(stack.data.providerPinKey.node.defaultChild), 'Arn'] },
+          Condition: {
+            StringEquals: {
+              'kms:ViaService': {
+                'Fn::Join': ['', ['secretsmanager.', { Ref: 'AWS::Region' }, '.amazonaws.com']],
+              },
+            },
+          },
         },
       ]);
     },
   );
 
-  it('never grants scans, deletes or batch writes', () => {
+  it('never grants scans, deletes and batch writes only to the handlers that make them', () => {
     const all = present.flatMap((name) => statementsOf(name).flatMap(actionsOf));
-    expect(all.filter((action) => /dynamodb:(Scan|DeleteItem|BatchWriteItem|\*)/.test(action))).toEqual([]);
+    expect(all.filter((action) => /dynamodb:(Scan|\*)/.test(action))).toEqual([]);
+    const deleters = present.filter((name) =>
+      statementsOf(name).some((statement) => actionsOf(statement).includes('dynamodb:DeleteItem')),
+    );
+    expect(deleters).toEqual(
+      present.filter((name) => {
+        const spec: HandlerSpec = HANDLERS[name];
+        return spec.table?.deletesItems === true;
+      }),
+    );
+    const batchWriters = present.filter((name) =>
+      statementsOf(name).some((statement) => actionsOf(statement).includes('dynamodb:BatchWriteItem')),
+    );
+    expect(batchWriters).toEqual(
+      present.filter((name) => {
+        const spec: HandlerSpec = HANDLERS[name];
+        return spec.table?.batchWrites === true;
+      }),
+    );
   });
 
   it.skipIf(!present.includes('publish-domain-events'))(
@@ -212,6 +325,10 @@ describe('least privilege', () => {
           Effect: 'Allow',
           Action: 'events:PutEvents',
           Resource: { 'Fn::GetAtt': [id(stack.events.bus.node.defaultChild), 'Arn'] },
+          Condition: {
+            'ForAllValues:StringEquals': { 'events:source': [DOMAIN_EVENT_SOURCE] },
+            Null: { 'events:source': 'false' },
+          },
         },
       ]);
       const tableData = statementWith(name, 'dynamodb:').flatMap(actionsOf);
@@ -337,6 +454,86 @@ describe('event rules', () => {
   it('has a named custom bus', () => {
     template.hasResourceProperties('AWS::Events::EventBus', { Name: 'payouts-dev' });
   });
+
+  const busArn = () => ({ 'Fn::GetAtt': [id(stack.events.bus.node.defaultChild), 'Arn'] });
+  const busPolicy = (sid: string) =>
+    Object.values(template.findResources('AWS::Events::EventBusPolicy')).find(
+      (policy) => policy.Properties.Statement.Sid === `cdk-${sid}`,
+    )?.Properties.Statement;
+
+  it('lets nobody put merchant.payouts events when the stage names no producer role', () => {
+    expect(stageConfigFromCdkJson('dev').eventProducerRoleArns).toEqual([]);
+    expect(busPolicy('InboundOnlyFromProducers')).toEqual({
+      Sid: 'cdk-InboundOnlyFromProducers',
+      Effect: 'Deny',
+      Principal: { AWS: '*' },
+      Action: 'events:PutEvents',
+      Resource: busArn(),
+      Condition: { 'ForAnyValue:StringEquals': { 'events:source': [INBOUND_EVENT_SOURCE] } },
+    });
+  });
+
+  it("lets only the stage's producer roles put merchant.payouts events", () => {
+    const producers = [
+      'arn:aws:iam::111122223333:role/orders-service',
+      'arn:aws:iam::444455556666:role/billing',
+    ];
+    const app = testApp();
+    const withProducers = new PayoutsStack(app, 'Payouts-producers', {
+      stage: 'dev',
+      config: { ...stageConfigFromCdkJson('dev'), eventProducerRoleArns: producers },
+    });
+    const policies = Object.values(
+      Template.fromStack(withProducers).findResources('AWS::Events::EventBusPolicy'),
+    ).map((policy) => policy.Properties.Statement);
+    expect(policies).toContainEqual(
+      expect.objectContaining({
+        Effect: 'Deny',
+        Principal: { AWS: '*' },
+        Condition: {
+          'ForAnyValue:StringEquals': { 'events:source': [INBOUND_EVENT_SOURCE] },
+          ArnNotEquals: { 'aws:PrincipalArn': producers },
+        },
+      }),
+    );
+    expect(policies).toContainEqual(
+      expect.objectContaining({
+        Effect: 'Allow',
+        Principal: { AWS: producers },
+        Action: 'events:PutEvents',
+        Condition: {
+          'ForAllValues:StringEquals': { 'events:source': [INBOUND_EVENT_SOURCE] },
+          Null: { 'events:source': 'false' },
+        },
+      }),
+    );
+  });
+
+  it.skipIf(!present.includes('publish-domain-events'))(
+    'lets only the domain-events publisher put merchant.payouts.engine events',
+    () => {
+      expect(busPolicy('EngineEventsOnlyFromPublisher')).toEqual({
+        Sid: 'cdk-EngineEventsOnlyFromPublisher',
+        Effect: 'Deny',
+        Principal: { AWS: '*' },
+        Action: 'events:PutEvents',
+        Resource: busArn(),
+        Condition: {
+          'ForAnyValue:StringEquals': { 'events:source': [DOMAIN_EVENT_SOURCE] },
+          ArnNotEquals: {
+            'aws:PrincipalArn': [
+              {
+                'Fn::GetAtt': [
+                  id(stack.functions.get('publish-domain-events')?.function.role?.node.defaultChild),
+                  'Arn',
+                ],
+              },
+            ],
+          },
+        },
+      });
+    },
+  );
 });
 
 describe.skipIf(!present.includes('publish-domain-events'))('domain events outbox', () => {
@@ -374,7 +571,8 @@ describe.skipIf(!present.includes('publish-domain-events'))('domain events outbo
         Variables: Match.objectLike({
           EVENT_BUS_NAME: { Ref: id(stack.events.bus.node.defaultChild) },
           TABLE_NAME: Match.absent(),
-          PROVIDER_SECRET_ID: Match.absent(),
+          PROVIDER_TOKEN_SECRET_ID: Match.absent(),
+          PROVIDER_PIN_SECRET_ID: Match.absent(),
         }),
       },
     });

@@ -68,7 +68,7 @@ describe('stage configuration', () => {
       AWS_LAMBDA_FUNCTION_NAME: 'reconcile',
       TABLE_NAME: 't',
       PROVIDER_BASE_URL: 'https://api.provider.example',
-      PROVIDER_SECRET_ID: 's',
+      PROVIDER_TOKEN_SECRET_ID: 's',
       ...reconciliationEnvironment(config),
     });
     expect([env.RECONCILE_GRACE_MS, env.MAX_ABSENT_ATTEMPTS, env.WATCH_WINDOW_MS]).toEqual([

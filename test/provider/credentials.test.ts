@@ -25,11 +25,13 @@ function fakeSecretsManager(answers: (string | Error | undefined)[]) {
 }
 
 describe('StaticCredentialsSource', () => {
-  it('returns its credentials', async () => {
-    await expect(new StaticCredentialsSource({ token: 't', pin: 'p' }).get()).resolves.toEqual({
-      token: 't',
-      pin: 'p',
-    });
+  it('returns its credentials, and holds no PIN when given none', async () => {
+    const source = new StaticCredentialsSource({ token: 't', pin: 'p' });
+    await expect(source.token()).resolves.toBe('t');
+    await expect(source.pin()).resolves.toBe('p');
+    const tokenOnly = new StaticCredentialsSource({ token: 't' });
+    expect(tokenOnly.holdsPin).toBe(false);
+    await expect(tokenOnly.pin()).rejects.toBeInstanceOf(CredentialsError);
   });
 });
 
@@ -37,63 +39,88 @@ describe('EnvCredentialsSource', () => {
   it('reads PROVIDER_TOKEN and PROVIDER_PIN on every call', async () => {
     const env: NodeJS.ProcessEnv = { PROVIDER_TOKEN: 'a', PROVIDER_PIN: '1' };
     const source = new EnvCredentialsSource(env);
-    await expect(source.get()).resolves.toEqual({ token: 'a', pin: '1' });
+    await expect(source.token()).resolves.toBe('a');
     env.PROVIDER_TOKEN = 'b';
-    await expect(source.get({ forceRefresh: true })).resolves.toEqual({ token: 'b', pin: '1' });
+    await expect(source.token({ forceRefresh: true })).resolves.toBe('b');
+    await expect(source.pin()).resolves.toBe('1');
   });
 
   it('throws when a variable is missing', async () => {
-    await expect(new EnvCredentialsSource({ PROVIDER_TOKEN: 'a' }).get()).rejects.toBeInstanceOf(
+    await expect(new EnvCredentialsSource({ PROVIDER_TOKEN: 'a' }).pin()).rejects.toBeInstanceOf(
       CredentialsError,
     );
+    await expect(new EnvCredentialsSource({}).token()).rejects.toBeInstanceOf(CredentialsError);
   });
 });
 
+// No Secrets Manager engine runs here, so its client is replaced by one answering from a list, in order.
 describe('SecretsManagerCredentialsSource', () => {
-  it('reads the JSON secret and caches it for the TTL', async () => {
+  it('reads the token secret and caches it for the TTL', async () => {
     let now = 0;
-    const { client, requests } = fakeSecretsManager([
-      '{"token":"t1","pin":"p1"}',
-      '{"token":"t2","pin":"p2"}',
-    ]);
+    const { client, requests } = fakeSecretsManager(['{"token":"t1"}', '{"token":"t2"}']);
     const source = new SecretsManagerCredentialsSource({
-      secretId: 'arn:secret',
+      tokenSecretId: 'arn:token',
       client,
       ttlMs: 1_000,
       now: () => now,
     });
-    await expect(source.get()).resolves.toEqual({ token: 't1', pin: 'p1' });
+    await expect(source.token()).resolves.toBe('t1');
     now = 999;
-    await expect(source.get()).resolves.toEqual({ token: 't1', pin: 'p1' });
-    expect(requests).toEqual([{ SecretId: 'arn:secret' }]);
+    await expect(source.token()).resolves.toBe('t1');
+    expect(requests).toEqual([{ SecretId: 'arn:token' }]);
     now = 1_000;
-    await expect(source.get()).resolves.toEqual({ token: 't2', pin: 'p2' });
+    await expect(source.token()).resolves.toBe('t2');
     expect(requests).toHaveLength(2);
   });
 
+  it('reads the PIN from its own secret, and only when asked', async () => {
+    const { client, requests } = fakeSecretsManager(['{"token":"t1"}', '{"pin":"p1"}']);
+    const source = new SecretsManagerCredentialsSource({ tokenSecretId: 'tok', pinSecretId: 'pin', client });
+    expect(source.holdsPin).toBe(true);
+    await source.token();
+    expect(requests).toEqual([{ SecretId: 'tok' }]);
+    await expect(source.pin()).resolves.toBe('p1');
+    expect(requests).toEqual([{ SecretId: 'tok' }, { SecretId: 'pin' }]);
+  });
+
+  it('without a PIN secret, refuses the PIN without calling Secrets Manager', async () => {
+    const { client, requests } = fakeSecretsManager(['{"token":"t1"}']);
+    const source = new SecretsManagerCredentialsSource({ tokenSecretId: 'tok', client });
+    expect(source.holdsPin).toBe(false);
+    await expect(source.pin()).rejects.toBeInstanceOf(CredentialsError);
+    expect(requests).toEqual([]);
+  });
+
+  it('refuses a token secret that still holds the PIN, without echoing either', async () => {
+    const { client } = fakeSecretsManager(['{"token":"SECRETVALUE","pin":"SECRETPIN"}']);
+    const error = await new SecretsManagerCredentialsSource({ tokenSecretId: 'tok', client })
+      .token()
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(CredentialsError);
+    expect(String(error)).toMatch(/PIN has its own secret/);
+    expect(String(error)).not.toMatch(/SECRETVALUE|SECRETPIN/);
+  });
+
   it('bypasses the cache on forceRefresh', async () => {
-    const { client, requests } = fakeSecretsManager([
-      '{"token":"t1","pin":"p1"}',
-      '{"token":"t2","pin":"p2"}',
-    ]);
-    const source = new SecretsManagerCredentialsSource({ secretId: 's', client });
-    await source.get();
-    await expect(source.get({ forceRefresh: true })).resolves.toEqual({ token: 't2', pin: 'p2' });
+    const { client, requests } = fakeSecretsManager(['{"token":"t1"}', '{"token":"t2"}']);
+    const source = new SecretsManagerCredentialsSource({ tokenSecretId: 's', client });
+    await source.token();
+    await expect(source.token({ forceRefresh: true })).resolves.toBe('t2');
     expect(requests).toHaveLength(2);
   });
 
   it('shares one fetch between concurrent callers', async () => {
-    const { client, requests } = fakeSecretsManager(['{"token":"t1","pin":"p1"}']);
-    const source = new SecretsManagerCredentialsSource({ secretId: 's', client });
-    await Promise.all([source.get(), source.get(), source.get()]);
+    const { client, requests } = fakeSecretsManager(['{"token":"t1"}']);
+    const source = new SecretsManagerCredentialsSource({ tokenSecretId: 's', client });
+    await Promise.all([source.token(), source.token(), source.token()]);
     expect(requests).toHaveLength(1);
   });
 
   it('rejects a secret that is not the expected JSON without echoing it', async () => {
-    for (const secret of ['not json SECRETVALUE', '{"token":"SECRETVALUE"}', undefined]) {
+    for (const secret of ['not json SECRETVALUE', '{"pin":"SECRETVALUE"}', '{"token":""}', undefined]) {
       const { client } = fakeSecretsManager([secret]);
-      const error = await new SecretsManagerCredentialsSource({ secretId: 's', client })
-        .get()
+      const error = await new SecretsManagerCredentialsSource({ tokenSecretId: 's', client })
+        .token()
         .catch((e: unknown) => e);
       expect(error).toBeInstanceOf(CredentialsError);
       expect(String(error)).not.toContain('SECRETVALUE');
@@ -104,10 +131,11 @@ describe('SecretsManagerCredentialsSource', () => {
     const { client } = fakeSecretsManager([
       Object.assign(new Error('denied'), { name: 'AccessDeniedException' }),
     ]);
-    const error = await new SecretsManagerCredentialsSource({ secretId: 's', client })
-      .get()
+    const error = await new SecretsManagerCredentialsSource({ tokenSecretId: 's', pinSecretId: 'p', client })
+      .pin()
       .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(CredentialsError);
     expect(String(error)).toContain('AccessDeniedException');
+    expect(String(error)).toContain('PIN secret');
   });
 });

@@ -189,9 +189,13 @@ describe('HTTP transport and request layer', () => {
   it('on a 401 asks for fresh credentials once and repeats once', async () => {
     const calls: (boolean | undefined)[] = [];
     const rotating: CredentialsSource = {
-      async get(options) {
+      holdsPin: true,
+      async token(options) {
         calls.push(options?.forceRefresh);
-        return { token: options?.forceRefresh ? 'fresh-token' : 'stale-token', pin: 'test-pin-1' };
+        return options?.forceRefresh ? 'fresh-token' : 'stale-token';
+      },
+      async pin() {
+        return 'test-pin-1';
       },
     };
     const { server, client } = await setup(
@@ -318,9 +322,9 @@ describe('getting ready ahead of a call', () => {
   }
 
   it('fetches the credentials ahead, and the call after it uses them without fetching again', async () => {
-    const { client: secrets, requests } = secretsManager(['{"token":"test-token-1","pin":"test-pin-1"}']);
+    const { client: secrets, requests } = secretsManager(['{"token":"test-token-1"}']);
     const { server, client } = await setup((_req, res) => json(res, 200, bodies.stores), {
-      credentials: new SecretsManagerCredentialsSource({ secretId: 'provider', client: secrets }),
+      credentials: new SecretsManagerCredentialsSource({ tokenSecretId: 'provider-token', client: secrets }),
     });
 
     client.prepare();
@@ -334,10 +338,10 @@ describe('getting ready ahead of a call', () => {
   it('does not keep a fetch ahead that failed: the call fetches again', async () => {
     const { client: secrets, requests } = secretsManager([
       new Error('throttled'),
-      '{"token":"test-token-1","pin":"test-pin-1"}',
+      '{"token":"test-token-1"}',
     ]);
     const { server, client } = await setup((_req, res) => json(res, 200, bodies.stores), {
-      credentials: new SecretsManagerCredentialsSource({ secretId: 'provider', client: secrets }),
+      credentials: new SecretsManagerCredentialsSource({ tokenSecretId: 'provider-token', client: secrets }),
     });
 
     client.prepare();
@@ -345,6 +349,39 @@ describe('getting ready ahead of a call', () => {
     await new Promise((resolve) => setImmediate(resolve));
     await client.stores.list({});
     expect(requests).toHaveLength(2);
+    expect(server.received).toHaveLength(1);
+  });
+
+  it('reads the PIN ahead only when it holds the PIN secret, and a wallet transfer carries it', async () => {
+    const { client: secrets, requests } = secretsManager([
+      '{"token":"test-token-1"}',
+      '{"pin":"test-pin-1"}',
+    ]);
+    const { server, client } = await setup((_req, res) => json(res, 200, bodies.walletTransfer), {
+      credentials: new SecretsManagerCredentialsSource({
+        tokenSecretId: 'provider-token',
+        pinSecretId: 'provider-pin',
+        client: secrets,
+      }),
+    });
+    client.prepare();
+    expect(requests).toEqual([{ SecretId: 'provider-token' }, { SecretId: 'provider-pin' }]);
+    await client.wallets.transfer(transfer);
+    expect(requests).toHaveLength(2);
+    expect(JSON.parse(server.received[0]?.body ?? '{}')).toMatchObject({ pin: 'test-pin-1' });
+  });
+
+  it('never asks for the PIN in a function without the PIN secret; a wallet transfer there is not sent', async () => {
+    const { client: secrets, requests } = secretsManager(['{"token":"test-token-1"}']);
+    const { server, client } = await setup((_req, res) => json(res, 200, bodies.stores), {
+      credentials: new SecretsManagerCredentialsSource({ tokenSecretId: 'provider-token', client: secrets }),
+    });
+    client.prepare();
+    await client.stores.list({});
+    const error = await client.wallets.transfer(transfer).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(ProviderUnavailableError);
+    expect(error).toMatchObject({ reason: 'credentials', attempts: 0 });
+    expect(requests).toEqual([{ SecretId: 'provider-token' }]);
     expect(server.received).toHaveLength(1);
   });
 });

@@ -33,7 +33,7 @@ describe('local mode talks only to this machine', () => {
       parseRuntimeEnv({
         ...rest,
         PROVIDER_BASE_URL: 'https://api.provider.example',
-        PROVIDER_SECRET_ID: 'arn:aws:secretsmanager:eu-west-1:1:secret:p',
+        PROVIDER_TOKEN_SECRET_ID: 'arn:aws:secretsmanager:eu-west-1:1:secret:p',
         AWS_LAMBDA_FUNCTION_NAME: 'api',
       }),
     ).not.toThrow();

@@ -55,7 +55,7 @@ describe('runtime configuration', () => {
       }
     })();
     expect(error).toBeInstanceOf(ConfigurationError);
-    expect(String(error)).toMatch(/PROVIDER_SECRET_ID/);
+    expect(String(error)).toMatch(/PROVIDER_TOKEN_SECRET_ID/);
     expect(String(error)).not.toContain('NEVER-LOG');
   });
 
@@ -63,7 +63,8 @@ describe('runtime configuration', () => {
     const { PROVIDER_TOKEN: _t, PROVIDER_PIN: _p, ...withoutCredentials } = local;
     const runtime = createRuntime({
       ...withoutCredentials,
-      PROVIDER_SECRET_ID: 'arn:aws:secretsmanager:eu-west-1:1:secret:p',
+      PROVIDER_TOKEN_SECRET_ID: 'arn:aws:secretsmanager:eu-west-1:1:secret:t',
+      PROVIDER_PIN_SECRET_ID: 'arn:aws:secretsmanager:eu-west-1:1:secret:p',
       AWS_LAMBDA_FUNCTION_NAME: 'api',
       AWS_REGION: 'eu-west-1',
     });

@@ -3,7 +3,7 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from '
 import { apiContextFrom } from '../../../lib/api/api-context.js';
 import { type ApiHandler, createApiHandler } from '../../../lib/api/index.js';
 import { createRuntime, type Runtime } from '../../../lib/runtime/runtime.js';
-import { type Sandbox, startSandbox } from '../../../lib/sandbox/index.js';
+import { type Sandbox, type SandboxOptions, startSandbox } from '../../../lib/sandbox/index.js';
 import { CapturingLogger } from '../../../lib/shared/logger.js';
 import { createTestTable } from '../../support/dynamodb.js';
 
@@ -20,10 +20,10 @@ export interface ApiHarness {
 
 /** The real router over the real runtime: a fresh DynamoDB Local table and a sandbox on a free port. */
 export async function startApiHarness(
-  options: { env?: Record<string, string>; mode?: 'local' | 'aws' } = {},
+  options: { env?: Record<string, string>; mode?: 'local' | 'aws'; sandbox?: SandboxOptions } = {},
 ): Promise<ApiHarness> {
   const table = await createTestTable('api');
-  const sandbox = await startSandbox();
+  const sandbox = await startSandbox(options.sandbox);
   const logger = new CapturingLogger();
   const runtime = createRuntime(
     {

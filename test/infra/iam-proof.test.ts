@@ -1,0 +1,482 @@
+import { ScanCommand } from '@aws-sdk/client-dynamodb';
+import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
+import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { type CfnElement, Stack } from 'aws-cdk-lib';
+import type { SQSEvent } from 'aws-lambda';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { HANDLERS, type HandlerName, type HandlerSpec, presentHandlers } from '../../infra/handlers.js';
+import type { PayoutsStack } from '../../infra/stacks/payouts-stack.js';
+import { apiContextFrom } from '../../lib/api/api-context.js';
+import { createApiHandler } from '../../lib/api/index.js';
+import { runSubmissionBatch } from '../../lib/api/queued.js';
+import { runDueSweep, runProviderScheduleSync, runReconcile } from '../../lib/api/scheduled.js';
+import { EventBridgePublisher } from '../../lib/events/event-publisher.js';
+import { handlePayoutRequested, handleSettlementAvailable } from '../../lib/events/inbound-handlers.js';
+import { publishStreamBatch } from '../../lib/events/publish-stream-batch.js';
+import { localAwsConfig } from '../../lib/local/dynamodb-local.js';
+import { providerScheduleServiceFrom } from '../../lib/provider-schedules/wiring.js';
+import { recurrenceServiceFrom } from '../../lib/recurrence/wiring.js';
+import { refundServiceFrom } from '../../lib/refunds/wiring.js';
+import { observeAwsCalls } from '../../lib/runtime/aws-call-observer.js';
+import { createRuntime, type Runtime } from '../../lib/runtime/runtime.js';
+import { type Sandbox, startSandbox } from '../../lib/sandbox/index.js';
+import { CapturingLogger } from '../../lib/shared/logger.js';
+import { bankTransfer, call } from '../api/support/harness.js';
+import { createTestTable } from '../support/dynamodb.js';
+import { IamDeniedError, IamProof } from '../support/iam/iam-proof.js';
+import { startSecretsManagerStub } from '../support/iam/secrets-manager-stub.js';
+import { StackPolicies } from '../support/iam/stack-policies.js';
+import { type CfnTemplate, TEST_REGION } from '../support/iam/template-resolver.js';
+import { synthStack } from './support/synth.js';
+
+/**
+ * Issue 16: every AWS SDK call each handler makes, checked against that handler's own role in the synthesized
+ * template (identity policies plus the resource's policy) with a real IAM evaluator, before it is sent. The
+ * handlers run end to end here against DynamoDB Local and the sandbox, each on a runtime built from its own
+ * environment in the template, AWS mode for the secrets (answered by a local Secrets Manager stand-in).
+ */
+const present = presentHandlers();
+let stack: PayoutsStack;
+let template: CfnTemplate;
+let policies: StackPolicies;
+let proof: IamProof;
+let sandbox: Sandbox;
+let table: Awaited<ReturnType<typeof createTestTable>>;
+let secrets: Awaited<ReturnType<typeof startSecretsManagerStub>>;
+const runtimes: Runtime[] = [];
+const clients: { destroy(): void }[] = [];
+const logger = new CapturingLogger();
+
+const logicalId = (element: unknown) => Stack.of(stack).getLogicalId(element as CfnElement);
+
+function proofFor(candidate: CfnTemplate): IamProof {
+  const stackPolicies = new StackPolicies(candidate);
+  const functionIds = new Map(
+    [...stack.functions].map(([name, fn]) => [name, logicalId(fn.function.node.defaultChild)]),
+  );
+  const tableName = stackPolicies.resolver.ref(logicalId(stack.data.table.node.defaultChild));
+  const busName = stackPolicies.resolver.ref(logicalId(stack.events.bus.node.defaultChild));
+  return new IamProof(stackPolicies, functionIds, {
+    tables: new Map([[table.tableName, tableName]]),
+    buses: new Map([[busName, busName]]),
+    secretKeys: stackPolicies.secretKeys,
+  });
+}
+
+/** A runtime as Lambda would build it for `name`: the template's environment, local endpoints swapped in. */
+function runtimeFor(name: HandlerName, checker = proof, overrides: Record<string, string> = {}): Runtime {
+  const environment = { ...checker.identityOf(name).environment, ...overrides };
+  const secretsManager = new SecretsManagerClient({ endpoint: secrets.endpoint, ...localAwsConfig });
+  clients.push(secretsManager);
+  const runtime = createRuntime(
+    {
+      ...environment,
+      TABLE_NAME: table.tableName,
+      DYNAMODB_ENDPOINT: table.endpoint,
+      PROVIDER_BASE_URL: sandbox.url,
+    },
+    { logger, awsCalls: { functionName: name, observer: checker.observer() }, secretsManager },
+  );
+  runtimes.push(runtime);
+  return runtime;
+}
+
+/** Runs one piece of a handler's work; only an IAM denial is a failure of this suite. */
+async function exercise(name: string, work: () => Promise<unknown>): Promise<void> {
+  try {
+    await work();
+  } catch (error) {
+    if (error instanceof IamDeniedError) throw error;
+    logger.warn('exercise ended with a non-IAM error', { name, error: String(error) });
+  }
+}
+
+beforeAll(async () => {
+  const synthesized = synthStack('dev');
+  stack = synthesized.stack;
+  template = synthesized.template.toJSON() as CfnTemplate;
+  table = await createTestTable('iam');
+  sandbox = await startSandbox();
+  policies = new StackPolicies(template);
+  const tokenSecret = policies.resolver.ref(logicalId(stack.data.providerTokenSecret.node.defaultChild));
+  const pinSecret = policies.resolver.ref(logicalId(stack.data.providerPinSecret.node.defaultChild));
+  secrets = await startSecretsManagerStub(
+    new Map([
+      [tokenSecret, JSON.stringify({ token: sandbox.token })],
+      [pinSecret, JSON.stringify({ pin: sandbox.pin })],
+    ]),
+  );
+  proof = proofFor(template);
+}, 180_000);
+
+afterAll(async () => {
+  await Promise.all(runtimes.map((runtime) => runtime.close()));
+  for (const client of clients) client.destroy();
+  await secrets?.close();
+  await sandbox?.close();
+  table?.client.destroy();
+});
+
+// Each scenario runs a handler end to end; under a full parallel test run that takes a while.
+describe('IAM proof: every call each handler makes is allowed by its own role', { timeout: 180_000 }, () => {
+  it.skipIf(!present.includes('api'))('api: payouts, approvals, refunds, listings, controls', async () => {
+    const runtime = runtimeFor('api');
+    const api = createApiHandler(apiContextFrom(runtime));
+    const fixtures = sandbox.fixtures();
+    const post = (path: string, body: unknown, key: string, principal = 'alice') =>
+      call(api, { method: 'POST', path, body, principal, headers: { 'Idempotency-Key': key } });
+    const paid = await post('/payouts', bankTransfer(), 'iam-bank');
+    expect(paid.status).toBe(201);
+    const wallet = await post(
+      '/payouts',
+      {
+        type: 'wallet_transfer',
+        amount: 10_000,
+        currency: 'NGN',
+        narration: 'float top-up',
+        sourceWalletId: fixtures.merchantWalletId,
+        destinationWalletId: fixtures.stores[0]?.walletId,
+      },
+      'iam-wallet',
+    );
+    expect(wallet.status).toBe(201);
+    const large = await post('/payouts', bankTransfer({ amount: 20_000_000 }), 'iam-large');
+    await exercise('approve', () => post(`/payouts/${large.body.id}/approve`, {}, 'iam-approve', 'bob'));
+    for (const query of ['status=succeeded', 'from=2026-01-01T00:00:00Z&to=2027-12-31T00:00:00Z', '']) {
+      await exercise(`list ${query}`, () =>
+        call(api, { method: 'GET', path: '/payouts', query, principal: 'alice' }),
+      );
+    }
+    await exercise('get', () =>
+      call(api, { method: 'GET', path: `/payouts/${paid.body.id}`, principal: 'alice' }),
+    );
+    const transaction = fixtures.paymentLinkTransactions.find((t) => t.amountPaid >= 10);
+    await exercise('refund', () =>
+      post(
+        '/refunds',
+        { transactionId: transaction?.id, amount: 500, customerNote: 'c', merchantNote: 'm' },
+        'iam-rf',
+      ),
+    );
+    await exercise('recurring', () =>
+      post(
+        '/recurring-payouts',
+        { ...bankTransfer(), schedule: { frequency: 'monthly', dayOfMonth: 1, startDate: '2027-01-01' } },
+        'iam-rec',
+      ),
+    );
+    for (const path of [
+      '/future-payouts',
+      '/controls',
+      '/recurring-payouts',
+      '/provider/scheduled-payouts',
+    ]) {
+      await exercise(path, () => call(api, { method: 'GET', path, principal: 'alice' }));
+    }
+    const settlements = await runtime.provider.settlements.list({ status: 'SUCCESSFUL' });
+    const merchantSettlement = settlements.items.find(
+      (settlement) => settlement.category !== 'INSTANT_SETTLEMENT',
+    );
+    await exercise('instant settlement', () =>
+      post('/instant-settlements', { settlementId: merchantSettlement?.id }, 'iam-instant'),
+    );
+    await exercise('pause', () => post('/controls/pause', { reason: 'iam proof' }, 'iam-pause'));
+    await exercise('resume', () => post('/controls/resume', {}, 'iam-resume', 'bob'));
+    const item = fixtures.bulkPayoutItems.find((candidate) => !candidate.isValid);
+    await exercise('bulk item', () =>
+      call(api, { method: 'GET', path: `/bulk-payout-items/${item?.id}`, principal: 'alice' }),
+    );
+  });
+
+  it.skipIf(!present.includes('sweep-due-payouts'))(
+    'sweep-due-payouts: recurrences, payouts, refunds',
+    async () => {
+      const runtime = runtimeFor('sweep-due-payouts');
+      await runtime.engine
+        .create({
+          request: bankTransfer({ scheduleAt: new Date(Date.now() - 1_000).toISOString() }),
+          idempotencyKey: 'iam-due',
+          origin: 'api',
+          actor: { id: 'alice', kind: 'user' },
+        } as Parameters<Runtime['engine']['create']>[0])
+        .catch(() => undefined);
+      await runDueSweep(
+        {
+          engine: runtime.engine,
+          recurrences: recurrenceServiceFrom(runtime),
+          refunds: refundServiceFrom(runtime),
+        },
+        60_000,
+      );
+    },
+  );
+
+  it.skipIf(!present.includes('submit-payouts'))(
+    'submit-payouts: a queued bank payout and a queued wallet payout (which carries the PIN)',
+    async () => {
+      const runtime = runtimeFor('submit-payouts');
+      const fixtures = sandbox.fixtures();
+      const created = await Promise.all([
+        runtime.engine.create({
+          request: bankTransfer({ narration: 'queued bank payout' }),
+          idempotencyKey: 'iam-queued-bank',
+          origin: 'api',
+          actor: { id: 'alice', kind: 'user' },
+        } as Parameters<Runtime['engine']['create']>[0]),
+        runtime.engine.create({
+          request: {
+            type: 'wallet_transfer',
+            amount: 10_000,
+            currency: 'NGN',
+            narration: 'queued wallet payout',
+            sourceWalletId: fixtures.merchantWalletId,
+            destinationWalletId: fixtures.stores[0]?.walletId,
+          },
+          idempotencyKey: 'iam-queued-wallet',
+          origin: 'api',
+          actor: { id: 'alice', kind: 'user' },
+        } as Parameters<Runtime['engine']['create']>[0]),
+      ]);
+      const event = {
+        Records: created.map(({ payout }, index) => ({
+          messageId: `m-${index}`,
+          receiptHandle: `r-${index}`,
+          body: JSON.stringify({ payoutId: payout.id, version: payout.version }),
+          attributes: { ApproximateReceiveCount: '1', MessageGroupId: payout.id },
+          messageAttributes: {},
+          md5OfBody: '',
+          eventSource: 'aws:sqs',
+          eventSourceARN: 'arn:aws:sqs:eu-west-1:123456789012:submissions.fifo',
+          awsRegion: 'eu-west-1',
+        })),
+      } as unknown as SQSEvent;
+      const { response } = await runSubmissionBatch(runtime.engine, event, 150_000, logger);
+      expect(response.batchItemFailures).toEqual([]);
+      expect(
+        proof.exercised.some(
+          (request) => request.functionName === 'submit-payouts' && request.action === 'kms:Decrypt',
+        ),
+      ).toBe(true);
+    },
+  );
+
+  it.skipIf(!present.includes('reconcile-payouts'))(
+    'reconcile-payouts: decides a payout left unknown',
+    async () => {
+      // A 500 after the request was sent leaves the payout unknown: the reconciler must look it up.
+      sandbox.injectFault({ path: '/settlement/instant/payout', fault: 'error-500', times: 1 });
+      const quick = { RECONCILE_INTERVAL_MS: '1', RECONCILE_GRACE_MS: '1' };
+      const api = createApiHandler(apiContextFrom(runtimeFor('api', proof, quick)));
+      const sent = await call(api, {
+        method: 'POST',
+        path: '/payouts',
+        body: bankTransfer({ amount: 333_300, narration: 'left unknown' }),
+        principal: 'alice',
+        headers: { 'Idempotency-Key': 'iam-unknown' },
+      });
+      expect(sent.body.status).toBe('unknown');
+      const runtime = runtimeFor('reconcile-payouts', proof, {
+        RECONCILE_INTERVAL_MS: '1',
+        RECONCILE_GRACE_MS: '1',
+      });
+      const report = await runReconcile(runtime.engine, 60_000);
+      expect(report).toBeDefined();
+      // It looked the payout up at the provider, which needs the token.
+      expect(
+        proof.exercised.some(
+          (request) =>
+            request.functionName === 'reconcile-payouts' &&
+            request.action === 'secretsmanager:GetSecretValue',
+        ),
+      ).toBe(true);
+    },
+  );
+
+  it.skipIf(!present.includes('settlement-available'))('settlement-available', async () => {
+    const runtime = runtimeFor('settlement-available');
+    const listed = await runtime.provider.settlements.list({ status: 'SUCCESSFUL' });
+    // A merchant settlement (our own instant payouts are settlements too, never paid out again).
+    const settlementId =
+      listed.items.findLast((settlement) => settlement.category !== 'INSTANT_SETTLEMENT')?.id ??
+      '6c1f0e1a-93b4-4c59-8a55-0f7b0c3f6d11';
+    await exercise('settlement', () =>
+      handleSettlementAvailable(runtime.settlements, {
+        version: '0',
+        id: 'evt-iam-settlement',
+        'detail-type': 'Settlement Available',
+        source: 'merchant.payouts',
+        account: '123456789012',
+        time: new Date().toISOString(),
+        region: TEST_REGION,
+        resources: [],
+        detail: { version: '1', settlementId },
+      }),
+    );
+  });
+
+  it.skipIf(!present.includes('poll-settlements'))('poll-settlements', async () => {
+    const runtime = runtimeFor('poll-settlements');
+    await exercise('poll', async () => runtime.settlements?.poll());
+  });
+
+  it.skipIf(!present.includes('payout-requested'))('payout-requested', async () => {
+    const runtime = runtimeFor('payout-requested');
+    const outcome = await handlePayoutRequested(runtime.engine, {
+      version: '0',
+      id: 'evt-iam-payout',
+      'detail-type': 'Payout Requested',
+      source: 'merchant.payouts',
+      account: '123456789012',
+      time: new Date().toISOString(),
+      region: TEST_REGION,
+      resources: [],
+      detail: {
+        version: '1',
+        idempotencyKey: 'iam-event',
+        payout: bankTransfer({ narration: 'event payout' }),
+      },
+    });
+    expect(outcome).toBeDefined();
+  });
+
+  it.skipIf(!present.includes('sync-provider-schedules'))('sync-provider-schedules', async () => {
+    const runtime = runtimeFor('sync-provider-schedules');
+    const service = providerScheduleServiceFrom(runtime, recurrenceServiceFrom(runtime));
+    await runProviderScheduleSync(service, runtime.provider.payouts);
+  });
+
+  it.skipIf(!present.includes('publish-domain-events'))('publish-domain-events', async () => {
+    const name = 'publish-domain-events';
+    const environment = proof.identityOf(name).environment;
+    const busName = environment.EVENT_BUS_NAME ?? '';
+    const client = new EventBridgeClient({
+      endpoint: 'http://127.0.0.1:9',
+      ...localAwsConfig,
+      maxAttempts: 1,
+    });
+    clients.push(client);
+    observeAwsCalls(client, name, proof.observer());
+    // A real payout item, as the stream would carry it when the API's payout succeeded.
+    const { Items = [] } = await table.client.send(new ScanCommand({ TableName: table.tableName }));
+    const succeeded = Items.find((item) => item.entity?.S === 'payout' && item.status?.S === 'succeeded');
+    expect(succeeded).toBeDefined();
+    await exercise('publish', () =>
+      publishStreamBatch(
+        [
+          {
+            eventName: 'MODIFY',
+            dynamodb: {
+              SequenceNumber: '1',
+              OldImage: { ...succeeded, status: { S: 'submitting' } },
+              NewImage: succeeded,
+            },
+          },
+        ] as Parameters<typeof publishStreamBatch>[0],
+        new EventBridgePublisher(client, busName),
+        logger,
+      ),
+    );
+  });
+
+  it('lets AWS make the calls it makes for the stack: schedules, rules, DLQs, the stream mapping, the API', async () => {
+    expect(await proof.checkPlatform()).toEqual([]);
+  });
+
+  it('found no call any role would refuse', () => {
+    expect(proof.denials).toEqual([]);
+  });
+
+  it('leaves no grant unexercised unless infra/handlers.ts says why, and no stale reason', () => {
+    const report = proof.unusedGrants(present);
+    console.log(`IAM proof: granted, never exercised:\n${JSON.stringify(report, null, 2)}`);
+    for (const name of present) {
+      const spec: HandlerSpec = HANDLERS[name];
+      const justified = spec.unexercisedGrants ?? {};
+      const unused = [...new Set((report[name] ?? []).map((grant) => grant.split(' on ')[0] ?? grant))];
+      expect({ name, unjustified: unused.filter((action) => !(action in justified)) }).toEqual({
+        name,
+        unjustified: [],
+      });
+      expect({ name, stale: Object.keys(justified).filter((action) => !unused.includes(action)) }).toEqual({
+        name,
+        stale: [],
+      });
+    }
+  });
+});
+
+describe('IAM proof: it can fail', { timeout: 120_000 }, () => {
+  it('names the function, call, action and resource when a grant is removed from the template', async () => {
+    // The grant issue 16 found missing: without BatchWriteItem the provider-schedule sync is refused.
+    const without = structuredClone(template);
+    for (const resource of Object.values(without.Resources)) {
+      if (resource.Type !== 'AWS::IAM::Policy') continue;
+      const document = resource.Properties?.PolicyDocument as { Statement: { Action: unknown }[] };
+      document.Statement = document.Statement.filter(
+        (statement) => statement.Action !== 'dynamodb:BatchWriteItem',
+      );
+    }
+    const strict = proofFor(without);
+    const runtime = runtimeFor('sync-provider-schedules', strict);
+    const service = providerScheduleServiceFrom(runtime, recurrenceServiceFrom(runtime));
+    const error = await runProviderScheduleSync(service, runtime.provider.payouts).catch(
+      (caught: unknown) => caught,
+    );
+    expect(error).toBeInstanceOf(IamDeniedError);
+    const tableArn = policies.resolver.getAtt(logicalId(stack.data.table.node.defaultChild), 'Arn');
+    expect(String(error)).toBe(
+      `AccessDeniedException: sync-provider-schedules: BatchWriteItemCommand needs dynamodb:BatchWriteItem on ${tableArn}: ImplicitlyDenied`,
+    );
+  });
+
+  it('refuses merchant.payouts events to the publisher, and the PIN to a function that sends no money', async () => {
+    const publisher = proof.identityOf('publish-domain-events');
+    const busArn = policies.resolver.getAtt(logicalId(stack.events.bus.node.defaultChild), 'Arn');
+    const put = (source: string) => ({
+      action: 'events:PutEvents',
+      resource: busArn,
+      context: { 'events:source': [source], 'events:detail-type': ['Payout Requested'] },
+    });
+    expect(await policies.evaluate(publisher, put('merchant.payouts.engine'))).toMatchObject({
+      allowed: true,
+    });
+    expect(await policies.evaluate(publisher, put('merchant.payouts'))).toMatchObject({ allowed: false });
+    // Even a role whose own policy allows every PutEvents is refused the inbound source by the bus policy.
+    const anyone = {
+      roleArn: 'arn:aws:iam::123456789012:role/admin',
+      identityPolicies: [
+        {
+          name: 'all',
+          policy: {
+            Version: '2012-10-17',
+            Statement: [{ Effect: 'Allow' as const, Action: '*', Resource: '*' }],
+          },
+        },
+      ],
+    };
+    expect(await policies.evaluate(anyone, put('merchant.payouts'))).toMatchObject({
+      result: 'ExplicitlyDenied',
+    });
+    expect(await policies.evaluate(anyone, put('merchant.payouts.engine'))).toMatchObject({
+      result: 'ExplicitlyDenied',
+    });
+
+    const pinSecret = policies.resolver.ref(logicalId(stack.data.providerPinSecret.node.defaultChild));
+    const read = { action: 'secretsmanager:GetSecretValue', resource: pinSecret, context: {} };
+    expect(await policies.evaluate(proof.identityOf('sweep-due-payouts'), read)).toMatchObject({
+      allowed: true,
+    });
+    for (const name of [
+      'reconcile-payouts',
+      'poll-settlements',
+      'settlement-available',
+      'sync-provider-schedules',
+    ] as const) {
+      expect({ name, ...(await policies.evaluate(proof.identityOf(name), read)) }).toMatchObject({
+        name,
+        allowed: false,
+      });
+    }
+    expect(await policies.evaluate(anyone, read)).toMatchObject({ result: 'ExplicitlyDenied' });
+  });
+});

@@ -1,0 +1,124 @@
+import type { AwsCall } from '../../../lib/runtime/aws-call-observer.js';
+import { TEST_ACCOUNT, TEST_REGION } from './template-resolver.js';
+
+/** One authorisation AWS makes for a call: an action on a resource, with the request's condition keys. */
+export interface IamRequest {
+  readonly action: string;
+  readonly resource: string;
+  readonly context: Record<string, string | string[]>;
+}
+
+/** The template's names for what the test ran locally under other names (a table per test file). */
+export interface ResourceNames {
+  /** Local table name -> the template's table name. */
+  readonly tables: ReadonlyMap<string, string>;
+  /** Local bus name -> the template's bus name. */
+  readonly buses: ReadonlyMap<string, string>;
+  /** Secret ARN -> the ARN of its customer-managed KMS key, for secrets that have one. */
+  readonly secretKeys: ReadonlyMap<string, string>;
+}
+
+const arn = (service: string, resource: string) =>
+  `arn:aws:${service}:${TEST_REGION}:${TEST_ACCOUNT}:${resource}`;
+
+/** DocumentClient command names are the DynamoDB ones without "Item(s)"; IAM knows the DynamoDB ones. */
+const DOCUMENT_TO_DYNAMODB: Record<string, string> = {
+  Get: 'GetItem',
+  Put: 'PutItem',
+  Update: 'UpdateItem',
+  Delete: 'DeleteItem',
+  BatchGet: 'BatchGetItem',
+  BatchWrite: 'BatchWriteItem',
+  TransactGet: 'TransactGetItems',
+  TransactWrite: 'TransactWriteItems',
+  Query: 'Query',
+  Scan: 'Scan',
+};
+
+const record = (value: unknown): Record<string, unknown> =>
+  value !== null && typeof value === 'object' ? (value as Record<string, unknown>) : {};
+const list = (value: unknown): unknown[] => (Array.isArray(value) ? value : []);
+
+/**
+ * What AWS authorises for one SDK call, per the service authorisation reference: a transaction is one
+ * Put/Update/Delete/ConditionCheckItem per item on that item's table (there is no TransactWriteItems action);
+ * a Query or Scan on an index is authorised on the index ARN; a BatchWriteItem on each table it writes;
+ * GetSecretValue on the secret, plus the kms:Decrypt Secrets Manager makes with the caller's identity when
+ * the secret has a customer-managed key; PutEvents once per entry, with that entry's `events:source`.
+ */
+export function iamRequestsFor(call: AwsCall, names: ResourceNames): IamRequest[] {
+  const operation = call.command.replace(/Command$/, '');
+  const input = record(call.input);
+  const table = (name: unknown) => arn('dynamodb', `table/${names.tables.get(String(name)) ?? String(name)}`);
+  switch (call.client) {
+    case 'DynamoDBClient':
+    case 'DynamoDBDocumentClient': {
+      const action = DOCUMENT_TO_DYNAMODB[operation] ?? operation;
+      switch (action) {
+        case 'TransactWriteItems':
+          return list(input.TransactItems).flatMap((item) =>
+            Object.entries(record(item)).map(([kind, body]) => ({
+              action: `dynamodb:${kind === 'ConditionCheck' ? 'ConditionCheckItem' : `${kind}Item`}`,
+              resource: table(record(body).TableName),
+              context: {},
+            })),
+          );
+        case 'TransactGetItems':
+          return list(input.TransactItems).map((item) => ({
+            action: 'dynamodb:GetItem',
+            resource: table(record(record(item).Get).TableName),
+            context: {},
+          }));
+        case 'BatchWriteItem':
+        case 'BatchGetItem':
+          return Object.keys(record(input.RequestItems)).map((name) => ({
+            action: `dynamodb:${action}`,
+            resource: table(name),
+            context: {},
+          }));
+        case 'Query':
+        case 'Scan': {
+          const base = table(input.TableName);
+          const resource = input.IndexName ? `${base}/index/${String(input.IndexName)}` : base;
+          return [{ action: `dynamodb:${action}`, resource, context: {} }];
+        }
+        default:
+          return [{ action: `dynamodb:${action}`, resource: table(input.TableName), context: {} }];
+      }
+    }
+    case 'SecretsManagerClient': {
+      const secret = String(input.SecretId);
+      const requests: IamRequest[] = [
+        { action: `secretsmanager:${operation}`, resource: secret, context: {} },
+      ];
+      const key = names.secretKeys.get(secret);
+      if (operation === 'GetSecretValue' && key) {
+        requests.push({
+          action: 'kms:Decrypt',
+          resource: key,
+          // Secrets Manager also passes the encryption context { SecretARN }; the evaluator cannot read
+          // kms:EncryptionContext:<key> keys, so the grants do not depend on it (infra/constructs/payout-function.ts).
+          context: { 'kms:ViaService': `secretsmanager.${TEST_REGION}.amazonaws.com` },
+        });
+      }
+      return requests;
+    }
+    case 'EventBridgeClient': {
+      if (operation !== 'PutEvents') return [{ action: `events:${operation}`, resource: '*', context: {} }];
+      return list(input.Entries).map((entry) => {
+        const { EventBusName, Source, DetailType } = record(entry);
+        const bus = String(EventBusName ?? 'default');
+        const busArn = bus.startsWith('arn:')
+          ? bus
+          : arn('events', `event-bus/${names.buses.get(bus) ?? bus}`);
+        return {
+          action: 'events:PutEvents',
+          resource: busArn,
+          context: { 'events:source': [String(Source)], 'events:detail-type': [String(DetailType)] },
+        };
+      });
+    }
+    default:
+      throw new Error(`the IAM proof does not know the client ${call.client} (${call.command})`);
+  }
+}
