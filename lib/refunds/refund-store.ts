@@ -11,6 +11,7 @@ import type { CapChange } from '../payouts/store/payout-store.js';
 import { TableIndexes } from '../payouts/store/table-design.js';
 import { createWithIdempotencyKey, IdempotentCreateGuardError } from '../shared/idempotent-create.js';
 import { type Listing, listingAttributes, queryListing } from '../shared/index-listing.js';
+import { readItemCollection } from '../shared/item-collection.js';
 import { jitteredPause } from '../shared/jitter.js';
 import type { CursorPage } from '../shared/paging.js';
 import * as z from '../shared/zod.js';
@@ -189,23 +190,10 @@ export class DynamoDbRefundStore {
   }
 
   /** The refund's audit trail, oldest first. */
-  async getAudit(id: string): Promise<RefundAuditEvent[]> {
-    const events: RefundAuditEvent[] = [];
-    let startKey: Record<string, unknown> | undefined;
-    do {
-      const page = await this.#doc.send(
-        new QueryCommand({
-          TableName: this.tableName,
-          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :audit)',
-          ExpressionAttributeValues: { ':pk': refundKeys.refund(id).pk, ':audit': 'AUDIT#' },
-          ConsistentRead: true,
-          ExclusiveStartKey: startKey,
-        }),
-      );
-      for (const item of page.Items ?? []) events.push(auditItemSchema.parse(item));
-      startKey = page.LastEvaluatedKey;
-    } while (startKey);
-    return events;
+  getAudit(id: string): Promise<RefundAuditEvent[]> {
+    return readItemCollection(this.#doc, this.tableName, refundKeys.refund(id).pk, 'AUDIT#', (item) =>
+      auditItemSchema.parse(item),
+    );
   }
 
   /** The sum of our refunds of a transaction that count (accepted, not refused), in kobo. */

@@ -9,6 +9,7 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import { encodeCursor, isStartKeyRejection } from '../../shared/cursor.js';
 import { createWithIdempotencyKey } from '../../shared/idempotent-create.js';
+import { readItemCollection } from '../../shared/item-collection.js';
 import { jitteredPause } from '../../shared/jitter.js';
 import {
   ConcurrentModificationError,
@@ -78,23 +79,8 @@ export class DynamoDbPayoutStore implements PayoutStore {
     return Item ? fromPayoutItem(Item) : undefined;
   }
 
-  async getAudit(id: string): Promise<AuditEvent[]> {
-    const events: AuditEvent[] = [];
-    let startKey: Record<string, unknown> | undefined;
-    do {
-      const page = await this.#doc.send(
-        new QueryCommand({
-          TableName: this.tableName,
-          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :audit)',
-          ExpressionAttributeValues: { ':pk': keys.payout(id).pk, ':audit': 'AUDIT#' },
-          ConsistentRead: true,
-          ExclusiveStartKey: startKey,
-        }),
-      );
-      for (const item of page.Items ?? []) events.push(fromAuditItem(item));
-      startKey = page.LastEvaluatedKey;
-    } while (startKey);
-    return events;
+  getAudit(id: string): Promise<AuditEvent[]> {
+    return readItemCollection(this.#doc, this.tableName, keys.payout(id).pk, 'AUDIT#', fromAuditItem);
   }
 
   async transition(write: TransitionWrite): Promise<Payout> {
