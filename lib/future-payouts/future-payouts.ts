@@ -1,3 +1,4 @@
+import { type GateLimits, reachesApprovalThreshold } from '../payouts/gate.js';
 import type { Beneficiary, Payout } from '../payouts/model.js';
 import type { PayoutEngine } from '../payouts/payout-engine.js';
 import type { CreatePayoutRequest } from '../payouts/schemas.js';
@@ -78,7 +79,7 @@ export async function futureMoneyMovement(
 ): Promise<FutureMovementView> {
   const now = sources.engine.ctx.clock.now();
   const to = new Date(now.getTime() + options.days * 86_400_000);
-  const threshold = sources.engine.ctx.config.approvalThresholdKobo;
+  const limits = sources.engine.ctx.config;
   const [payouts, recurrences, providerScheduled, providerRecurrent] = await Promise.all([
     scheduledPayouts(sources.engine),
     listedRecurrences(sources.recurrences),
@@ -88,10 +89,8 @@ export async function futureMoneyMovement(
   const inWindow = (at: string) => at >= now.toISOString() && at <= to.toISOString();
 
   const drafts: Draft[] = [
-    ...payouts.items
-      .filter((p) => p.scheduleAt && inWindow(p.scheduleAt))
-      .map((p) => fromPayout(p, threshold)),
-    ...recurrences.items.flatMap((r) => fromRecurrence(r, now, to, threshold)),
+    ...payouts.items.filter((p) => p.scheduleAt && inWindow(p.scheduleAt)).map((p) => fromPayout(p, limits)),
+    ...recurrences.items.flatMap((r) => fromRecurrence(r, now, to, limits)),
     ...providerScheduled.items.filter((e) => e.upcoming && inWindow(e.startsAt)).map(fromProvider),
     ...providerRecurrent.items
       .filter((e) => e.upcoming && e.startsAt <= to.toISOString())
@@ -146,9 +145,9 @@ function beneficiaryOf(request: CreatePayoutRequest | Payout['instruction']): Be
   return 'beneficiary' in request ? request.beneficiary : null;
 }
 
-function fromPayout(payout: Payout, threshold: number): Draft {
+function fromPayout(payout: Payout, limits: GateLimits): Draft {
   return {
-    awaitsApproval: payout.amountKobo >= threshold && !payout.approvedBy,
+    awaitsApproval: reachesApprovalThreshold(limits, payout.amountKobo) && !payout.approvedBy,
     side: 'ours',
     source: FutureSource.ScheduledPayout,
     id: payout.id,
@@ -161,10 +160,10 @@ function fromPayout(payout: Payout, threshold: number): Draft {
 }
 
 /** The recurrence's coming occurrences in the window, minus skipped dates; materialised ones are listed as payouts. */
-function fromRecurrence(recurrence: Recurrence, from: Date, to: Date, threshold: number): Draft[] {
+function fromRecurrence(recurrence: Recurrence, from: Date, to: Date, limits: GateLimits): Draft[] {
   const awaitsApproval =
     recurrence.status === RecurrenceStatus.PendingApproval ||
-    (recurrence.template.amount >= threshold && !recurrence.approvedBy);
+    (reachesApprovalThreshold(limits, recurrence.template.amount) && !recurrence.approvedBy);
   return occurrences(recurrence.rule, { fromIndex: recurrence.nextIndex, from, to, limit: 400 })
     .filter((occurrence) => !recurrence.skippedDates.includes(occurrence.localDate))
     .map((occurrence) => ({

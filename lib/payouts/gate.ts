@@ -52,10 +52,21 @@ export function admit(limits: GateLimits, request: GateRequest): GateDecision {
     const message = `must be at most ${limits.maxPayoutKobo} kobo (the per-payout maximum)`;
     throw new PayoutValidationError(`${path}: ${message}`, [{ path, message }]);
   }
-  if (request.amountKobo >= limits.approvalThresholdKobo) {
+  if (reachesApprovalThreshold(limits, request.amountKobo)) {
     return { approvalRequired: `at or above the approval threshold of ${limits.approvalThresholdKobo} kobo` };
   }
   return request.approvalReason ? { approvalRequired: request.approvalReason } : {};
+}
+
+/**
+ * True when an amount needs a second person's approval by itself. The gate's own rule, for the places that show
+ * or release what was admitted earlier (the sweep releasing a scheduled payout, the future-payouts view).
+ */
+export function reachesApprovalThreshold(
+  limits: Pick<GateLimits, 'approvalThresholdKobo'>,
+  amountKobo: number,
+): boolean {
+  return amountKobo >= limits.approvalThresholdKobo;
 }
 
 /**

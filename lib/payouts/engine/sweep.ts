@@ -1,4 +1,5 @@
 import { ConcurrentModificationError } from '../errors.js';
+import { reachesApprovalThreshold } from '../gate.js';
 import { type Payout, PayoutStatus, systemPrincipal } from '../model.js';
 import { WorkQueue } from '../store/table-design.js';
 import { buildTransition, type EngineContext, type TransitionSpec } from './context.js';
@@ -130,7 +131,7 @@ export async function releaseScheduled(
   for (const payout of await ctx.store.due(WorkQueue.Due, now.toISOString(), limit)) {
     if (payout.status !== PayoutStatus.Scheduled || !payout.scheduleAt) continue;
     const lateMs = now.getTime() - new Date(payout.scheduleAt).getTime();
-    const needsApproval = payout.amountKobo >= ctx.config.approvalThresholdKobo && !payout.approvedBy;
+    const needsApproval = reachesApprovalThreshold(ctx.config, payout.amountKobo) && !payout.approvedBy;
     const spec: TransitionSpec =
       lateMs > ctx.config.maxLatenessMs
         ? {
