@@ -4,18 +4,7 @@ import { inboundEventHandlers } from '../../lib/events/inbound-handlers.js';
 import { createRuntime, type Runtime } from '../../lib/runtime/runtime.js';
 import { type ApiHarness, call, startApiHarness } from '../api/support/harness.js';
 import { bankTransfer } from '../support/engine-harness.js';
-
-const payoutRequested = (id: string, detail: Record<string, unknown>) => ({
-  version: '0',
-  id,
-  'detail-type': 'Payout Requested',
-  source: 'merchant.payouts',
-  account: '123456789012',
-  time: '2026-03-02T08:00:00Z',
-  region: 'eu-west-1',
-  resources: [],
-  detail,
-});
+import { payoutRequested } from './support.js';
 
 describe('dead-lettered events (ops API)', () => {
   let h: ApiHarness;
