@@ -4,6 +4,7 @@ import type { Logger } from '../shared/logger.js';
 import { describeIssues, fieldIssues } from '../shared/validation.js';
 import * as z from '../shared/zod.js';
 import { LocalQueueError, type LocalSqsQueue } from './local-sqs-queue.js';
+import { refusalOf } from './loopback-guard.js';
 import { readBoundedBody } from './request-body.js';
 
 const EntrySchema = z.object({
@@ -31,7 +32,8 @@ export interface LocalSqsEndpoint {
 /**
  * SQS's `SendMessageBatch` (JSON protocol, `AmazonSQS.SendMessageBatch`) on 127.0.0.1 for one local queue, so
  * `npm start` enqueues through the same client code (`SqsSubmissionQueue`) as the deployed sweeper. Requests
- * are not authenticated: nothing but this machine can reach it.
+ * are not authenticated: only a local client is served, by the same loopback guard as the local API and bus
+ * (a loopback Host, no foreign Origin, the JSON protocol's content type).
  *
  * @example
  * const endpoint = await serveLocalSqs(queue, { port: 0, logger });
@@ -43,7 +45,12 @@ export async function serveLocalSqs(
 ): Promise<LocalSqsEndpoint> {
   const path = `/000000000000/${queue.options.name}`;
   let queueUrl = '';
+  let listeningPort = 0;
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const refusal = refusalOf(req.method ?? 'GET', req.headers, listeningPort, [
+      'application/x-amz-json-1.0',
+    ]);
+    if (refusal) return reply(res, refusal.status, error(refusal.code, refusal.message));
     if (req.method !== 'POST') return reply(res, 405, error('MethodNotAllowed', 'POST SQS actions here'));
     const target = req.headers['x-amz-target'];
     if (target !== 'AmazonSQS.SendMessageBatch') {
@@ -94,6 +101,7 @@ export async function serveLocalSqs(
     server.listen(options.port, '127.0.0.1', () => resolve());
   });
   const { port } = server.address() as AddressInfo;
+  listeningPort = port;
   const url = `http://127.0.0.1:${port}`;
   queueUrl = `${url}${path}`;
   return {

@@ -232,4 +232,50 @@ describe('local SQS queue', () => {
       await endpoint.close();
     }
   });
+
+  it('refuses a cross-site text/plain POST to the local queue, and a rebound Host, enqueuing nothing', async () => {
+    const { queue, batches } = queueWith({}, () => Promise.resolve(undefined));
+    const endpoint = await serveLocalSqs(queue, { port: 0, logger: silentLogger });
+    try {
+      const body = JSON.stringify({
+        QueueUrl: endpoint.queueUrl,
+        Entries: [{ Id: '0', MessageBody: '{"payoutId":"p1","version":1}', MessageGroupId: 'p1' }],
+      });
+      const crossSite = await fetch(endpoint.url, {
+        method: 'POST',
+        headers: {
+          'content-type': 'text/plain',
+          origin: 'http://evil.example',
+          'x-amz-target': 'AmazonSQS.SendMessageBatch',
+        },
+        body,
+      });
+      expect(crossSite.status).toBe(403);
+      const { request } = await import('node:http');
+      const rebound = await new Promise<number>((resolve, reject) => {
+        const call = request(
+          `${endpoint.url}/`,
+          {
+            method: 'POST',
+            headers: {
+              host: `evil.example:${new URL(endpoint.url).port}`,
+              'content-type': 'application/x-amz-json-1.0',
+              'x-amz-target': 'AmazonSQS.SendMessageBatch',
+            },
+          },
+          (res) => {
+            res.resume();
+            resolve(res.statusCode ?? 0);
+          },
+        );
+        call.on('error', reject);
+        call.end(body);
+      });
+      expect(rebound).toBe(421);
+      await queue.idle();
+      expect(delivered(batches)).toEqual([]);
+    } finally {
+      await endpoint.close();
+    }
+  });
 });
