@@ -2,7 +2,10 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
+import { localAwsConfig } from '../shared/local-aws-config.js';
 import { freePort } from './free-port.js';
+
+export { localAwsConfig };
 
 /** A running DynamoDB Local process (AWS's own engine, in memory). */
 export interface DynamoDbLocal {
@@ -12,12 +15,6 @@ export interface DynamoDbLocal {
 
 const projectRoot = resolve(import.meta.dirname, '..', '..');
 export const dynamoDbLocalDir = join(projectRoot, '.cache', 'dynamodb-local');
-
-/** Static credentials DynamoDB Local accepts; never used against AWS. */
-export const localAwsConfig = {
-  region: 'us-east-1',
-  credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-} as const;
 
 /**
  * Starts DynamoDB Local on a free loopback port and resolves once it answers ListTables.

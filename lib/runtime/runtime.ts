@@ -1,7 +1,6 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { defaultProvider } from '@aws-sdk/credential-provider-node';
-import { localAwsConfig } from '../local/dynamodb-local.js';
 import { ProviderPayoutGateway } from '../payouts/adapters/provider-payout-gateway.js';
 import { regionOfQueueUrl, SqsSubmissionQueue } from '../payouts/adapters/sqs-submission-queue.js';
 import type { EngineConfig } from '../payouts/config.js';
@@ -23,6 +22,7 @@ import { DynamoDbSettlementDecisionStore } from '../settlement/decision-store.js
 import { SettlementService } from '../settlement/settlement-service.js';
 import type { Clock } from '../shared/clock.js';
 import { createDynamoDbClient } from '../shared/dynamodb-client.js';
+import { localAwsConfig } from '../shared/local-aws-config.js';
 import { jsonConsoleLogger, type Logger } from '../shared/logger.js';
 import { PowertoolsMetricsSink, powertoolsLogger } from '../shared/powertools.js';
 import { type AwsCallObserver, observeAwsCalls } from './aws-call-observer.js';

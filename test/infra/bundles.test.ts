@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { build } from 'esbuild';
+import { build, type Metafile } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { BUNDLE_OPTIONS, PROJECT_ROOT } from '../../infra/constructs/payout-function.js';
 
@@ -17,6 +17,8 @@ const handlers = readdirSync(join(PROJECT_ROOT, 'functions'))
   .filter((file) => file.endsWith('.ts'))
   .map((file) => file.replace(/\.ts$/, ''));
 const outRoot = mkdtempSync(join(tmpdir(), 'payout-bundles-'));
+/** What esbuild put into each handler's bundle, by source path relative to the project. */
+let metafile: Metafile;
 
 /** What Lambda and the stack provide; handlers may read it at import. No real AWS is reached. */
 const lambdaEnvironment = {
@@ -31,7 +33,8 @@ const lambdaEnvironment = {
   POWERTOOLS_DEV: 'false',
 };
 beforeAll(async () => {
-  await build({
+  ({ metafile } = await build({
+    metafile: true,
     entryPoints: Object.fromEntries(
       handlers.map((name) => [`${name}/index`, join(PROJECT_ROOT, 'functions', `${name}.ts`)]),
     ),
@@ -48,7 +51,7 @@ beforeAll(async () => {
     alias: { ...BUNDLE_OPTIONS.alias },
     banner: { js: BUNDLE_OPTIONS.banner },
     logLevel: 'silent',
-  });
+  }));
   // The package.json Lambda sees next to index.mjs is none; mark the folder ESM explicitly all the same.
   mkdirSync(outRoot, { recursive: true });
   writeFileSync(join(outRoot, 'package.json'), '{"type":"module"}');
@@ -75,6 +78,30 @@ describe('handler bundles', () => {
     );
     expect(loaded.stderr).not.toMatch(/Cannot find (package|module)|ERR_MODULE_NOT_FOUND/);
     expect(loaded.status, loaded.stderr).toBe(0);
+  });
+});
+
+/** Local tooling, the provider sandbox, benchmarks, scripts and tests never ship to Lambda. */
+const NOT_FOR_LAMBDA = /^(lib\/local|lib\/sandbox|bench|scripts|test)\//;
+
+describe('what the bundles carry', () => {
+  it.each(handlers)('%s carries no local tooling, sandbox, benchmark, script or test code', (name) => {
+    const output =
+      metafile.outputs[
+        Object.keys(metafile.outputs).find((path) => path.endsWith(`${name}/index.mjs`)) ?? ''
+      ];
+    expect(output, `no bundle for ${name}`).toBeDefined();
+    const foreign = Object.keys(output?.inputs ?? {}).filter((input) => NOT_FOR_LAMBDA.test(input));
+    expect(foreign).toEqual([]);
+  });
+
+  it('the check sees through the bundles: each one carries its own handler from functions/', () => {
+    for (const name of handlers) {
+      const output = Object.entries(metafile.outputs).find(([path]) =>
+        path.endsWith(`${name}/index.mjs`),
+      )?.[1];
+      expect(Object.keys(output?.inputs ?? {})).toContain(`functions/${name}.ts`);
+    }
   });
 });
 
