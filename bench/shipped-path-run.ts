@@ -33,7 +33,12 @@ const tableName = `bench-shipped-${process.pid}`;
 const setup = createDynamoDbClient({ endpoint: env.BENCH_DDB_ENDPOINT, ...localAwsConfig });
 await ensureTable(setup, tableName);
 const config = stageConfigOf('dev');
-const workers = await startLocalSubmissionWorkers({ config, logger: silentLogger, pollIntervalMs: 200 });
+const workers = await startLocalSubmissionWorkers({
+  config,
+  loadWorker: async () => (await import('../functions/submit-payouts.js')).handler,
+  logger: silentLogger,
+  pollIntervalMs: 200,
+});
 Object.assign(process.env, {
   TABLE_NAME: tableName,
   DYNAMODB_ENDPOINT: env.BENCH_DDB_ENDPOINT,

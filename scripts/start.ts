@@ -7,13 +7,14 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { apiContextFrom } from '../lib/api/api-context.js';
-import { createApiHandler } from '../lib/api/index.js';
-import { runDueDispatch, runDueSweep, runProviderScheduleSync, runReconcile } from '../lib/api/scheduled.js';
-import { DynamoDbDeadLetterStore, withDeadLetter } from '../lib/events/dead-letter.js';
+import { apiHandlerOf } from '../lib/api/index.js';
 import { InProcessEventBus } from '../lib/events/event-publisher.js';
-import { inboundEventHandlers } from '../lib/events/inbound-handlers.js';
+import { payoutRequested, settlementAvailable } from '../lib/events/rule-targets.js';
 import { INBOUND_EVENT_SOURCE, InboundEventType } from '../lib/events/schemas.js';
+import { pollSettlements } from '../lib/jobs/poll-settlements.js';
+import { reconcilePayouts } from '../lib/jobs/reconcile-payouts.js';
+import { sweepDuePayouts } from '../lib/jobs/sweep-due-payouts.js';
+import { syncProviderSchedules } from '../lib/jobs/sync-provider-schedules.js';
 import { ensureTable } from '../lib/local/create-table.js';
 import { type DynamoDbLocal, dynamoDbLocalDir, startDynamoDbLocal } from '../lib/local/dynamodb-local.js';
 import { type LocalEventBus, serveLocalEventBus } from '../lib/local/event-bus.js';
@@ -25,9 +26,6 @@ import {
   stageConfigOf,
   startLocalSubmissionWorkers,
 } from '../lib/local/submission-workers.js';
-import { providerScheduleServiceFrom } from '../lib/provider-schedules/wiring.js';
-import { recurrenceServiceFrom } from '../lib/recurrence/wiring.js';
-import { refundServiceFrom } from '../lib/refunds/wiring.js';
 import { type Runtime, runtimeFromProcessEnv } from '../lib/runtime/runtime.js';
 import { isLoopbackUrl } from '../lib/runtime/runtime-config.js';
 import { type Sandbox, startSandbox } from '../lib/sandbox/index.js';
@@ -136,6 +134,7 @@ async function main(): Promise<void> {
   // (functions/submit-payouts.ts), which builds its runtime from process.env as it does in Lambda.
   const submissionWorkers: LocalSubmissionWorkers = await startLocalSubmissionWorkers({
     config: stageConfigOf('dev'),
+    loadWorker: async () => (await import('../functions/submit-payouts.js')).handler,
     logger: jsonConsoleLogger({ service: 'payouts' }),
     ...(env.SQS_PORT && { port: env.SQS_PORT }),
   });
@@ -156,36 +155,23 @@ async function main(): Promise<void> {
   stack.push({ name: 'submission queue', stop: () => submissionWorkers.stop() });
   await ensureTable(runtime.dynamoDb, env.TABLE_NAME);
 
-  const api: LocalApiServer = await serveApiGatewayHandler(createApiHandler(apiContextFrom(runtime)), {
+  const api: LocalApiServer = await serveApiGatewayHandler(apiHandlerOf(runtime), {
     port: env.OPS_PORT ?? 3000,
     onError: (error) => runtime.logger.error('local server failure', { error: String(error) }),
   });
   stack.push({ name: 'ops API', stop: () => api.close() });
 
-  const recurrences = recurrenceServiceFrom(runtime);
-  const refunds = refundServiceFrom(runtime);
-  const providerSchedules = providerScheduleServiceFrom(runtime, recurrences);
+  // The EventBridge schedules, as the same job entry points the scheduled functions run.
   const jobs = [
-    {
-      name: 'sweep-due-payouts',
-      run: () =>
-        runtime.submissions
-          ? runDueDispatch(
-              { engine: runtime.engine, recurrences, refunds, submissions: runtime.submissions },
-              SWEEP_BUDGET_MS,
-            )
-          : runDueSweep({ engine: runtime.engine, recurrences, refunds }, SWEEP_BUDGET_MS),
-    },
+    { name: 'sweep-due-payouts', run: () => sweepDuePayouts(runtime, SWEEP_BUDGET_MS) },
     {
       name: 'sync-provider-schedules',
-      run: () => runProviderScheduleSync(providerSchedules, runtime.provider.payouts),
+      run: () => syncProviderSchedules(runtime),
       everyMs: PROVIDER_SYNC_EVERY_MS,
     },
-    { name: 'reconcile-payouts', run: () => runReconcile(runtime.engine) },
+    { name: 'reconcile-payouts', run: () => reconcilePayouts(runtime) },
     // Instant settlement, when SETTLEMENT_DESTINATION_* are set: pays settlements no trigger decided yet.
-    ...(runtime.settlements
-      ? [{ name: 'poll-settlements', run: () => runtime.settlements?.poll() ?? Promise.resolve() }]
-      : []),
+    ...(runtime.settlements ? [{ name: 'poll-settlements', run: () => pollSettlements(runtime) }] : []),
   ];
   const scheduler: LocalScheduler = startLocalScheduler(jobs, {
     intervalMs: env.SCHEDULER_INTERVAL_MS,
@@ -193,23 +179,21 @@ async function main(): Promise<void> {
   });
   stack.push({ name: 'scheduler', stop: () => scheduler.stop() });
 
-  // Inbound events, as the service's EventBridge bus and its two rules deliver them in AWS; invalid ones go to
-  // the dead-letter items in the table, as they go to the rule targets' DLQ there.
-  const deadLetters = new DynamoDbDeadLetterStore(runtime.dynamoDb, env.TABLE_NAME);
-  const handlers = inboundEventHandlers(runtime);
+  // Inbound events, as the service's EventBridge bus and its two rules deliver them in AWS (the same rule
+  // targets the functions run); invalid ones go to the dead-letter items in the table.
   const bus: LocalEventBus = await serveLocalEventBus(
     [
       {
         name: 'payout-requested',
         source: INBOUND_EVENT_SOURCE,
         detailType: InboundEventType.PayoutRequested,
-        deliver: withDeadLetter(handlers[InboundEventType.PayoutRequested], deadLetters),
+        deliver: (event) => payoutRequested(runtime, event),
       },
       {
         name: 'settlement-available',
         source: INBOUND_EVENT_SOURCE,
         detailType: InboundEventType.SettlementAvailable,
-        deliver: withDeadLetter(handlers[InboundEventType.SettlementAvailable], deadLetters),
+        deliver: (event) => settlementAvailable(runtime, event),
       },
     ],
     { port: env.EVENTS_PORT ?? 3001, logger: runtime.logger },

@@ -1,3 +1,5 @@
+import type { Runtime } from '../runtime/runtime.js';
+import { apiContextFrom } from './api-context.js';
 import type { ApiContext } from './context.js';
 import { type ApiHandler, createRouter, type Route } from './router.js';
 import { approvalRoutes } from './routes/approvals.js';
@@ -40,4 +42,16 @@ export const apiRoutes: readonly Route[] = [
  */
 export function createApiHandler(ctx: ApiContext): ApiHandler {
   return createRouter(apiRoutes, ctx);
+}
+
+const handlers = new WeakMap<Runtime, ApiHandler>();
+
+/** The ops API on the composition root's runtime, built once per runtime (per Lambda container, per `npm start`). */
+export function apiHandlerOf(runtime: Runtime): ApiHandler {
+  let handler = handlers.get(runtime);
+  if (!handler) {
+    handler = createApiHandler(apiContextFrom(runtime));
+    handlers.set(runtime, handler);
+  }
+  return handler;
 }

@@ -45,13 +45,7 @@ export function submissionQueueSettings(
   };
 }
 
-type SqsHandler = (event: SQSEvent, context: Context) => Promise<SQSBatchResponse>;
-
-/** The deployed worker, `functions/submit-payouts.ts`, loaded on first delivery as Lambda loads it. */
-async function deployedWorker(): Promise<SqsHandler> {
-  const module: { handler: SqsHandler } = await import('../../functions/submit-payouts.js');
-  return module.handler;
-}
+export type SqsHandler = (event: SQSEvent, context: Context) => Promise<SQSBatchResponse>;
 
 export interface LocalSubmissionWorkers {
   readonly queue: LocalSqsQueue;
@@ -73,6 +67,11 @@ export interface LocalSubmissionWorkers {
  */
 export async function startLocalSubmissionWorkers(options: {
   config: StageConfig;
+  /**
+   * Loads the worker on first delivery, as Lambda loads it: the deployed `functions/submit-payouts.ts` handler,
+   * imported by the caller (scripts/, bench/, test/), since nothing in lib/ imports functions/.
+   */
+  loadWorker: () => Promise<SqsHandler>;
   logger: Logger;
   port?: number;
   pollIntervalMs?: number;
@@ -83,7 +82,7 @@ export async function startLocalSubmissionWorkers(options: {
     ...submissionQueueSettings(options.config),
     logger: options.logger,
     consumer: async (event, context) => {
-      worker ??= deployedWorker();
+      worker ??= options.loadWorker();
       return (await worker)(event, context);
     },
     ...options.overrides,

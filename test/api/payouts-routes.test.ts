@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { runSweep } from '../../lib/api/scheduled.js';
+import { runSweep } from '../../lib/jobs/scheduled.js';
 import { type ApiHarness, bankTransfer, call, startApiHarness } from './support/harness.js';
 
 const INSTANT_PAYOUT = '/settlement/instant/payout';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { runDueSweep } from '../../lib/api/scheduled.js';
+import { runDueSweep } from '../../lib/jobs/scheduled.js';
 import type { SweepReport } from '../../lib/payouts/engine/sweep.js';
 import type { RecurrenceSweepReport } from '../../lib/recurrence/materialise.js';
 

@@ -8,17 +8,15 @@ import { HANDLERS, type HandlerName, type HandlerSpec, presentHandlers } from '.
 import type { PayoutsStack } from '../../infra/stacks/payouts-stack.js';
 import { apiContextFrom } from '../../lib/api/api-context.js';
 import { createApiHandler } from '../../lib/api/index.js';
-import { runSubmissionBatch } from '../../lib/api/queued.js';
-import { runDueSweep, runProviderScheduleSync, runReconcile } from '../../lib/api/scheduled.js';
 import { EventBridgePublisher } from '../../lib/events/event-publisher.js';
 import { handlePayoutRequested, handleSettlementAvailable } from '../../lib/events/inbound-handlers.js';
 import { publishStreamBatch } from '../../lib/events/publish-stream-batch.js';
+import { runDueSweep, runProviderScheduleSync, runReconcile } from '../../lib/jobs/scheduled.js';
+import { runSubmissionBatch } from '../../lib/jobs/submission-batch.js';
 import { localAwsConfig } from '../../lib/local/dynamodb-local.js';
-import { providerScheduleServiceFrom } from '../../lib/provider-schedules/wiring.js';
-import { recurrenceServiceFrom } from '../../lib/recurrence/wiring.js';
-import { refundServiceFrom } from '../../lib/refunds/wiring.js';
 import { observeAwsCalls } from '../../lib/runtime/aws-call-observer.js';
 import { createRuntime, type Runtime } from '../../lib/runtime/runtime.js';
+import { providerSchedulesOf, recurrencesOf, refundsOf } from '../../lib/runtime/services.js';
 import { type Sandbox, startSandbox } from '../../lib/sandbox/index.js';
 import { CapturingLogger } from '../../lib/shared/logger.js';
 import { bankTransfer, call } from '../api/support/harness.js';
@@ -203,8 +201,8 @@ describe('IAM proof: every call each handler makes is allowed by its own role', 
       await runDueSweep(
         {
           engine: runtime.engine,
-          recurrences: recurrenceServiceFrom(runtime),
-          refunds: refundServiceFrom(runtime),
+          recurrences: recurrencesOf(runtime),
+          refunds: refundsOf(runtime),
         },
         60_000,
       );
@@ -341,7 +339,7 @@ describe('IAM proof: every call each handler makes is allowed by its own role', 
 
   it.skipIf(!present.includes('sync-provider-schedules'))('sync-provider-schedules', async () => {
     const runtime = runtimeFor('sync-provider-schedules');
-    const service = providerScheduleServiceFrom(runtime, recurrenceServiceFrom(runtime));
+    const service = providerSchedulesOf(runtime);
     await runProviderScheduleSync(service, runtime.provider.payouts);
   });
 
@@ -418,7 +416,7 @@ describe('IAM proof: it can fail', { timeout: 120_000 }, () => {
     }
     const strict = proofFor(without);
     const runtime = runtimeFor('sync-provider-schedules', strict);
-    const service = providerScheduleServiceFrom(runtime, recurrenceServiceFrom(runtime));
+    const service = providerSchedulesOf(runtime);
     const error = await runProviderScheduleSync(service, runtime.provider.payouts).catch(
       (caught: unknown) => caught,
     );

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { SUBMIT_WORKER_TIMEOUT_SECONDS, VISIBILITY_TIMEOUT_FACTOR } from '../../infra/config/submission.js';
 import { HANDLERS } from '../../infra/handlers.js';
-import { WORKER_STOP_STARTING_BEFORE_DEADLINE_MS } from '../../lib/api/queued.js';
 import {
   DISPATCH_STOP_STARTING_BEFORE_DEADLINE_MS,
   STOP_STARTING_BEFORE_DEADLINE_MS,
-} from '../../lib/api/scheduled.js';
+} from '../../lib/jobs/scheduled.js';
+import { WORKER_STOP_STARTING_BEFORE_DEADLINE_MS } from '../../lib/jobs/submission-batch.js';
 import { SQS_REQUEST_TIMEOUT_MS } from '../../lib/payouts/adapters/sqs-submission-queue.js';
 import { defaultEngineConfig } from '../../lib/payouts/config.js';
 import { DEFAULT_DISPATCH_PAGE_SIZE } from '../../lib/payouts/engine/dispatch.js';

@@ -1,11 +1,10 @@
 import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runDueDispatch } from '../../lib/api/scheduled.js';
+import { runDueDispatch } from '../../lib/jobs/scheduled.js';
 import { stageConfigOf, startLocalSubmissionWorkers } from '../../lib/local/submission-workers.js';
 import { PayoutStatus } from '../../lib/payouts/model.js';
-import { recurrenceServiceFrom } from '../../lib/recurrence/wiring.js';
-import { refundServiceFrom } from '../../lib/refunds/wiring.js';
 import { type Runtime, runtimeFromProcessEnv } from '../../lib/runtime/runtime.js';
+import { recurrencesOf, refundsOf } from '../../lib/runtime/services.js';
 import { type Sandbox, startSandbox } from '../../lib/sandbox/index.js';
 import { silentLogger } from '../../lib/shared/logger.js';
 import { createTestTable } from '../support/dynamodb.js';
@@ -31,6 +30,7 @@ beforeAll(async () => {
   const worker = (await import('../../functions/submit-payouts.js')).handler;
   workers = await startLocalSubmissionWorkers({
     config: stageConfigOf('dev'),
+    loadWorker: async () => worker,
     logger: silentLogger,
     pollIntervalMs: 60_000,
     overrides: {
@@ -71,8 +71,8 @@ async function tick() {
   return runDueDispatch(
     {
       engine: runtime.engine,
-      recurrences: recurrenceServiceFrom(runtime),
-      refunds: refundServiceFrom(runtime),
+      recurrences: recurrencesOf(runtime),
+      refunds: refundsOf(runtime),
       submissions,
     },
     120_000,

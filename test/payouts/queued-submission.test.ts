@@ -1,6 +1,6 @@
 import type { SQSEvent } from 'aws-lambda';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { runSubmissionBatch } from '../../lib/api/queued.js';
+import { runSubmissionBatch } from '../../lib/jobs/submission-batch.js';
 import { PayoutStatus } from '../../lib/payouts/model.js';
 import type { SubmissionQueue, SubmissionRequest } from '../../lib/payouts/queue/submission-queue.js';
 import { DynamoDbRateLimiter } from '../../lib/payouts/store/dynamodb-rate-limiter.js';

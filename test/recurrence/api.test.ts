@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runDueSweep } from '../../lib/api/scheduled.js';
-import { recurrenceServiceFrom } from '../../lib/recurrence/wiring.js';
-import { refundServiceFrom } from '../../lib/refunds/wiring.js';
+import { runDueSweep } from '../../lib/jobs/scheduled.js';
+import { recurrencesOf, refundsOf } from '../../lib/runtime/services.js';
 import { type ApiHarness, bankTransfer, call, startApiHarness } from '../api/support/harness.js';
 
 let h: ApiHarness;
@@ -200,8 +199,8 @@ describe('recurring payouts API', () => {
     });
     const parts = {
       engine: h.runtime.engine,
-      recurrences: recurrenceServiceFrom(h.runtime),
-      refunds: refundServiceFrom(h.runtime),
+      recurrences: recurrencesOf(h.runtime),
+      refunds: refundsOf(h.runtime),
     };
     const [first, second] = await Promise.all([runDueSweep(parts, 60_000), runDueSweep(parts, 60_000)]);
     expect(first.recurrences.materialised + second.recurrences.materialised).toBeGreaterThanOrEqual(1);

@@ -1,6 +1,6 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { inject } from 'vitest';
-import { runDueSweep } from '../../lib/api/scheduled.js';
+import { runDueSweep } from '../../lib/jobs/scheduled.js';
 import { localAwsConfig } from '../../lib/local/dynamodb-local.js';
 import type { EngineConfig } from '../../lib/payouts/config.js';
 import type { RecurrenceConfig } from '../../lib/recurrence/context.js';

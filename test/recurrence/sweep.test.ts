@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { runDueSweep } from '../../lib/api/scheduled.js';
+import { runDueSweep } from '../../lib/jobs/scheduled.js';
 import { PayoutStatus } from '../../lib/payouts/model.js';
 import { RecurrenceStatus } from '../../lib/recurrence/model.js';
 import { alice, bob, ledgerEntriesOf } from '../support/engine-harness.js';

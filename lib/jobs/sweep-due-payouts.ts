@@ -1,0 +1,18 @@
+import type { Runtime } from '../runtime/runtime.js';
+import { recurrencesOf, refundsOf } from '../runtime/services.js';
+import { logTick } from '../shared/logger.js';
+import { runDueDispatch, runDueSweep } from './scheduled.js';
+
+/**
+ * The every-minute tick: recurring payouts materialise their due occurrences, due scheduled payouts are
+ * released and pending ones handed to the submission queue (the `submit-payouts` workers send them), and
+ * refunds recorded but never sent go out. Without a queue (SUBMIT_QUEUE_URL unset) it submits them itself.
+ */
+export async function sweepDuePayouts(runtime: Runtime, remainingMs: number) {
+  const parts = { engine: runtime.engine, recurrences: recurrencesOf(runtime), refunds: refundsOf(runtime) };
+  const report = runtime.submissions
+    ? await runDueDispatch({ ...parts, submissions: runtime.submissions }, remainingMs)
+    : await runDueSweep(parts, remainingMs);
+  logTick(runtime.logger, 'sweep finished', { ...report });
+  return report;
+}

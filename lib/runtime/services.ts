@@ -1,0 +1,117 @@
+import { DynamoDbBulkItemStore } from '../bulk-corrections/bulk-item-store.js';
+import { BulkCorrectionService } from '../bulk-corrections/correction-service.js';
+import { DynamoDbDeadLetterStore } from '../events/dead-letter.js';
+import { DeadLetterService } from '../events/dead-letter-service.js';
+import { inboundEventHandlers } from '../events/inbound-handlers.js';
+import { ourScheduledBeneficiaries } from '../provider-schedules/our-beneficiaries.js';
+import { ProviderScheduleService } from '../provider-schedules/provider-schedule-service.js';
+import { DynamoDbProviderScheduleStore } from '../provider-schedules/store.js';
+import { RecurrenceService } from '../recurrence/recurrence-service.js';
+import { DynamoDbRecurrenceStore } from '../recurrence/store/dynamodb-recurrence-store.js';
+import { RefundService } from '../refunds/refund-service.js';
+import { DynamoDbRefundStore } from '../refunds/refund-store.js';
+import type { Runtime } from './runtime.js';
+
+/**
+ * The composition root's feature services, each built from the runtime (its table, provider client, engine,
+ * clock, limits and logger) on first use and then kept for the runtime's life: once per Lambda container, once
+ * per `npm start`. They are functions of their own, not fields of the runtime, so a function's bundle carries
+ * only the services its handler asks for (esbuild drops the others).
+ *
+ * Every service shares the engine's clock, so an injected clock moves them all, and the engine's limits, so a
+ * rule, a refund or a correction passes the same gate as a payout.
+ */
+const built = new WeakMap<Runtime, Map<string, unknown>>();
+
+function once<T>(runtime: Runtime, name: string, build: () => T): T {
+  let services = built.get(runtime);
+  if (!services) {
+    services = new Map();
+    built.set(runtime, services);
+  }
+  if (!services.has(name)) services.set(name, build());
+  return services.get(name) as T;
+}
+
+export function recurrencesOf(runtime: Runtime): RecurrenceService {
+  return once(
+    runtime,
+    'recurrences',
+    () =>
+      new RecurrenceService({
+        store: new DynamoDbRecurrenceStore(runtime.dynamoDb, runtime.tableName),
+        payouts: runtime.engine,
+        limits: runtime.engine.ctx.config,
+        clock: runtime.engine.ctx.clock,
+        logger: runtime.logger,
+      }),
+  );
+}
+
+export function refundsOf(runtime: Runtime): RefundService {
+  return once(
+    runtime,
+    'refunds',
+    () =>
+      new RefundService({
+        store: new DynamoDbRefundStore(runtime.dynamoDb, runtime.tableName),
+        provider: runtime.provider,
+        limits: runtime.engine.ctx.config,
+        clock: runtime.engine.ctx.clock,
+        logger: runtime.logger,
+      }),
+  );
+}
+
+/** The provider-schedule view; "ours" is read from the engine and the recurrences. */
+export function providerSchedulesOf(runtime: Runtime): ProviderScheduleService {
+  return once(
+    runtime,
+    'providerSchedules',
+    () =>
+      new ProviderScheduleService({
+        store: new DynamoDbProviderScheduleStore(runtime.dynamoDb, runtime.tableName),
+        clock: runtime.engine.ctx.clock,
+        ourBeneficiaries: ourScheduledBeneficiaries(runtime.engine, recurrencesOf(runtime)),
+        logger: runtime.logger,
+      }),
+  );
+}
+
+export function bulkCorrectionsOf(runtime: Runtime): BulkCorrectionService {
+  return once(
+    runtime,
+    'bulkCorrections',
+    () =>
+      new BulkCorrectionService({
+        store: new DynamoDbBulkItemStore(runtime.dynamoDb, runtime.tableName),
+        provider: runtime.provider,
+        limits: runtime.engine.ctx.config,
+        controls: () => runtime.engine.controls(),
+        logger: runtime.logger,
+      }),
+  );
+}
+
+/** Where inbound events no handler can accept are kept (the event handlers write, ops read and act). */
+export function deadLetterStoreOf(runtime: Runtime): DynamoDbDeadLetterStore {
+  return once(
+    runtime,
+    'deadLetterStore',
+    () => new DynamoDbDeadLetterStore(runtime.dynamoDb, runtime.tableName),
+  );
+}
+
+/** Ops on dead letters: a replay goes to the same handler, and so through the same gate, as the rule's delivery. */
+export function deadLettersOf(runtime: Runtime): DeadLetterService {
+  return once(
+    runtime,
+    'deadLetters',
+    () =>
+      new DeadLetterService(
+        deadLetterStoreOf(runtime),
+        inboundEventHandlers(runtime),
+        runtime.engine.ctx.clock,
+      ),
+  );
+}
