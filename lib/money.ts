@@ -1,3 +1,4 @@
+import { PayoutAutomationError } from './shared/errors.js';
 /**
  * Money inside the project is an integer number of kobo (1 naira = 100 kobo).
  * The provider speaks major-unit JSON numbers (294.9 naira); this module is the one place
@@ -5,9 +6,9 @@
  */
 
 /** Thrown when a value cannot be represented exactly as an amount. */
-export class MoneyError extends Error {
+export class MoneyError extends PayoutAutomationError {
   override readonly name = 'MoneyError';
-  readonly code = 'INVALID_AMOUNT';
+  override readonly code = 'INVALID_AMOUNT';
 }
 
 const KOBO_PER_NAIRA = 100;

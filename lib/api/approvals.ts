@@ -1,7 +1,5 @@
-import { InvalidCursorError } from '../payouts/errors.js';
 import { sameIdentity } from '../payouts/identity.js';
 import type { Principal } from '../payouts/model.js';
-import { RecurrenceValidationError } from '../recurrence/errors.js';
 import type { CursorPage } from '../shared/paging.js';
 import type { ApiContext } from './context.js';
 
@@ -63,14 +61,11 @@ function sources(ctx: ApiContext): Record<ApprovalKind, Source> {
       };
     },
     'recurring-payout': async (limit, cursor) => {
-      const page = await ctx.recurrences
-        .list({ status: 'pending_approval', limit, ...(cursor && { cursor }) })
-        .catch((error: unknown) => {
-          // The recurrence module's own refusal of a cursor it did not issue: a 400 here as everywhere.
-          if (error instanceof RecurrenceValidationError)
-            throw new InvalidCursorError('is not a cursor this API issued', { cause: error });
-          throw error;
-        });
+      const page = await ctx.recurrences.list({
+        status: 'pending_approval',
+        limit,
+        ...(cursor && { cursor }),
+      });
       return {
         items: page.items.map((recurrence) => ({
           kind: 'recurring-payout',

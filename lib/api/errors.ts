@@ -1,7 +1,8 @@
+import { PayoutAutomationError } from '../shared/errors.js';
 /** A request the API refuses before any engine call; rendered as an RFC 9457 problem by `problem.ts`. */
-export class ApiError extends Error {
+export class ApiError extends PayoutAutomationError {
   override readonly name = 'ApiError';
-  readonly code: string;
+  override readonly code: string;
 
   constructor(
     readonly status: number,

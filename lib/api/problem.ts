@@ -1,33 +1,21 @@
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import {
-  BulkItemConcurrentModificationError,
-  BulkItemNotFoundError,
-  CorrectionAlreadyDecidedError,
-  PendingCorrectionNotFoundError,
-} from '../bulk-corrections/errors.js';
-import { DeadLetterChangedError } from '../events/dead-letter.js';
-import { DeadLetterNotFoundError, DeadLetterNotReplayableError } from '../events/dead-letter-service.js';
-import {
   ApprovalForbiddenError,
-  ConcurrentModificationError,
-  IdempotencyConflictError,
-  InvalidCursorError,
-  InvalidTransitionError,
-  PayoutNotFoundError,
   PayoutsPausedError,
-  PayoutValidationError,
   ProviderLookupFailedError,
   ResolutionMismatchError,
 } from '../payouts/errors.js';
 import { ProviderError, ProviderRejectedError, ProviderUnavailableError } from '../provider/errors.js';
+import { RefundRefusedError } from '../refunds/errors.js';
+import { SettlementNotConfiguredError } from '../settlement/errors.js';
 import {
-  RefundConcurrentModificationError,
-  RefundIdempotencyConflictError,
-  RefundInvalidTransitionError,
-  RefundNotFoundError,
-  RefundRefusedError,
-} from '../refunds/errors.js';
-import { SettlementNotConfiguredError, SettlementNotFoundError } from '../settlement/errors.js';
+  ConcurrentModificationError,
+  IdempotencyConflictError,
+  InvalidCursorError,
+  InvalidTransitionError,
+  NotFoundError,
+  ValidationError,
+} from '../shared/errors.js';
 import type { Logger } from '../shared/logger.js';
 import { ApiError } from './errors.js';
 
@@ -76,7 +64,7 @@ export function problemFor(error: unknown, logger: Logger): Problem {
       error.issues.length > 0 ? error.issues : undefined,
     );
   }
-  if (error instanceof PayoutValidationError) {
+  if (error instanceof ValidationError) {
     return problem(400, 'validation', 'The request is invalid', error.message, error.issues);
   }
   if (error instanceof InvalidCursorError) {
@@ -84,7 +72,7 @@ export function problemFor(error: unknown, logger: Logger): Problem {
       { path: 'cursor', message: error.message },
     ]);
   }
-  if (error instanceof IdempotencyConflictError || error instanceof RefundIdempotencyConflictError) {
+  if (error instanceof IdempotencyConflictError) {
     return problem(
       409,
       'idempotency-conflict',
@@ -97,42 +85,25 @@ export function problemFor(error: unknown, logger: Logger): Problem {
       { path: error.path, message: error.reason },
     ]);
   }
-  if (error instanceof RefundInvalidTransitionError) {
-    return problem(409, 'invalid-transition', 'The refund is not in a state that allows this', error.message);
-  }
-  if (error instanceof RefundConcurrentModificationError) {
-    return problem(409, 'concurrent-modification', 'The refund changed meanwhile; try again', error.message);
-  }
   if (error instanceof SettlementNotConfiguredError) {
     return problem(503, 'not-configured', 'Instant settlement is not configured', error.message);
   }
-  if (error instanceof BulkItemConcurrentModificationError) {
-    return problem(409, 'concurrent-modification', 'The item changed meanwhile; try again', error.message);
-  }
-  if (
-    error instanceof PayoutNotFoundError ||
-    error instanceof RefundNotFoundError ||
-    error instanceof SettlementNotFoundError ||
-    error instanceof BulkItemNotFoundError ||
-    error instanceof PendingCorrectionNotFoundError ||
-    error instanceof DeadLetterNotFoundError
-  ) {
+  if (error instanceof NotFoundError) {
     return problem(404, 'not-found', 'Not found', error.message);
   }
   if (error instanceof InvalidTransitionError) {
-    return problem(409, 'invalid-transition', 'The payout is not in a state that allows this', error.message);
-  }
-  if (error instanceof ConcurrentModificationError) {
-    return problem(409, 'concurrent-modification', 'The payout changed meanwhile; try again', error.message);
-  }
-  if (error instanceof DeadLetterNotReplayableError || error instanceof DeadLetterChangedError) {
-    return problem(409, 'invalid-transition', 'The dead letter is not open', error.message);
-  }
-  if (error instanceof CorrectionAlreadyDecidedError) {
     return problem(
       409,
       'invalid-transition',
-      'The correction is no longer waiting for approval',
+      `The ${error.resource} is not in a state that allows this`,
+      error.message,
+    );
+  }
+  if (error instanceof ConcurrentModificationError) {
+    return problem(
+      409,
+      'concurrent-modification',
+      `The ${error.resource} changed meanwhile; try again`,
       error.message,
     );
   }

@@ -7,11 +7,11 @@ import {
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import { TableIndexes } from '../payouts/store/table-design.js';
+import { ConcurrentModificationError, InvalidTransitionError } from '../shared/errors.js';
 import { ulid } from '../shared/ids.js';
 import { type Listing, listingAttributes, queryListing } from '../shared/index-listing.js';
 import type { CursorPage } from '../shared/paging.js';
 import * as z from '../shared/zod.js';
-import { BulkItemConcurrentModificationError, CorrectionAlreadyDecidedError } from './errors.js';
 import type { BulkItemState, CorrectionAudit, PendingCorrection } from './model.js';
 
 /** Keys of bulk-item items in the project's single table: the latest state and one audit item per correction. */
@@ -251,7 +251,10 @@ export class DynamoDbBulkItemStore {
       );
     } catch (error) {
       if (error instanceof Error && error.name === 'ConditionalCheckFailedException') {
-        throw new CorrectionAlreadyDecidedError(correction.bulkPayoutItemId, correction.correctionId);
+        throw new InvalidTransitionError(
+          'correction',
+          `correction ${correction.correctionId} of bulk payout item ${correction.bulkPayoutItemId} is no longer waiting for approval`,
+        );
       }
       throw error;
     }
@@ -305,7 +308,7 @@ export class DynamoDbBulkItemStore {
       );
     } catch (error) {
       if (error instanceof Error && error.name === 'ConditionalCheckFailedException') {
-        throw new BulkItemConcurrentModificationError(state.bulkPayoutItemId, { cause: error });
+        throw new ConcurrentModificationError('bulk payout item', state.bulkPayoutItemId, { cause: error });
       }
       throw error;
     }

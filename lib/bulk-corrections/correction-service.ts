@@ -1,5 +1,4 @@
 import { toWholeNaira } from '../money.js';
-import { PayoutValidationError } from '../payouts/errors.js';
 import { admit, assertMayApprove, type GateLimits, MoneyEntryPoint } from '../payouts/gate.js';
 import type { Controls, Principal } from '../payouts/model.js';
 import {
@@ -10,15 +9,11 @@ import {
   ProviderUnavailableError,
 } from '../provider/index.js';
 import { type Clock, systemClock } from '../shared/clock.js';
+import { isConcurrentModificationOf, NotFoundError, ValidationError } from '../shared/errors.js';
 import { ulid } from '../shared/ids.js';
 import { type Logger, silentLogger } from '../shared/logger.js';
 import { fieldIssues } from '../shared/validation.js';
 import type { DynamoDbBulkItemStore } from './bulk-item-store.js';
-import {
-  BulkItemConcurrentModificationError,
-  BulkItemNotFoundError,
-  PendingCorrectionNotFoundError,
-} from './errors.js';
 import {
   type BulkItemState,
   CORRECTABLE_FIELDS,
@@ -85,7 +80,10 @@ export class BulkCorrectionService {
       this.#store.audit(id),
       this.#store.pending(id),
     ]);
-    if (!item) throw new BulkItemNotFoundError(id);
+    if (!item)
+      throw new NotFoundError('bulk payout item', id, {
+        detail: `no correction of bulk payout item ${id} has been recorded`,
+      });
     return { item, audit, corrections };
   }
 
@@ -113,7 +111,10 @@ export class BulkCorrectionService {
    */
   async approve(id: string, correctionId: string, approver: Principal): Promise<CorrectionResult> {
     const held = await this.#store.getPending(id, correctionId);
-    if (!held) throw new PendingCorrectionNotFoundError(id, correctionId);
+    if (!held)
+      throw new NotFoundError('correction', correctionId, {
+        detail: `bulk payout item ${id} has no correction ${correctionId}`,
+      });
     assertMayApprove(held.requestedBy, approver, `correction ${correctionId} of bulk payout item ${id}`);
     const paused = await this.#pausedResult();
     if (paused) return paused;
@@ -178,7 +179,7 @@ export class BulkCorrectionService {
           }),
       }));
     } catch (error) {
-      if (error instanceof PayoutValidationError)
+      if (error instanceof ValidationError)
         return { outcome: CorrectionOutcome.Invalid, issues: error.issues };
       throw error;
     }
@@ -296,7 +297,7 @@ export class BulkCorrectionService {
         await this.#store.putState(state, before?.version ?? 0);
         return state;
       } catch (error) {
-        if (!(error instanceof BulkItemConcurrentModificationError) || attempt >= STATE_WRITE_ATTEMPTS)
+        if (!isConcurrentModificationOf(error, 'bulk payout item') || attempt >= STATE_WRITE_ATTEMPTS)
           throw error;
         before = await this.#store.get(id);
       }

@@ -1,3 +1,5 @@
+import { PayoutAutomationError } from '../shared/errors.js';
+
 /** The columns a correction CSV may have; the first row names them, in any order. */
 const COLUMNS = [
   'bulkPayoutItemId',
@@ -8,9 +10,9 @@ const COLUMNS = [
   'narration',
 ] as const;
 
-export class CsvFormatError extends Error {
+export class CsvFormatError extends PayoutAutomationError {
   override readonly name = 'CsvFormatError';
-  readonly code = 'CSV_INVALID';
+  override readonly code = 'CSV_INVALID';
 }
 
 /**

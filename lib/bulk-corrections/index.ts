@@ -9,6 +9,5 @@
 export * from './bulk-item-store.js';
 export * from './correction-service.js';
 export * from './csv.js';
-export * from './errors.js';
 export * from './model.js';
 export * from './schemas.js';

@@ -1,23 +1,9 @@
 import type { Principal } from '../payouts/model.js';
 import { type Clock, systemClock } from '../shared/clock.js';
+import { InvalidTransitionError, NotFoundError } from '../shared/errors.js';
 import { type DeadLetter, DeadLetterStatus, type DynamoDbDeadLetterStore } from './dead-letter.js';
 import { InvalidEventError } from './inbound-errors.js';
 import type { InboundEventType } from './schemas.js';
-
-/** No dead letter has this id. */
-export class DeadLetterNotFoundError extends Error {
-  override readonly name = 'DeadLetterNotFoundError';
-  readonly code = 'DEAD_LETTER_NOT_FOUND';
-  constructor(readonly deadLetterId: string) {
-    super(`dead letter ${deadLetterId} does not exist`);
-  }
-}
-
-/** The letter is not open (replayed or discarded already), or names no event type a handler takes. */
-export class DeadLetterNotReplayableError extends Error {
-  override readonly name = 'DeadLetterNotReplayableError';
-  readonly code = 'DEAD_LETTER_NOT_REPLAYABLE';
-}
 
 export interface ReplayResult {
   readonly letter: DeadLetter;
@@ -46,7 +32,7 @@ export class DeadLetterService {
 
   async get(id: string): Promise<DeadLetter> {
     const letter = await this.store.get(id);
-    if (!letter) throw new DeadLetterNotFoundError(id);
+    if (!letter) throw new NotFoundError('dead letter', id);
     return letter;
   }
 
@@ -61,7 +47,8 @@ export class DeadLetterService {
     const letter = await this.#open(id);
     const handler = letter.detailType ? this.handlers[letter.detailType as InboundEventType] : undefined;
     if (!handler) {
-      throw new DeadLetterNotReplayableError(
+      throw new InvalidTransitionError(
+        'dead letter',
         `dead letter ${id} has detail-type ${letter.detailType ?? '(none)'}, which no handler takes; discard it`,
       );
     }
@@ -101,7 +88,7 @@ export class DeadLetterService {
   async #open(id: string): Promise<DeadLetter> {
     const letter = await this.get(id);
     if (letter.status !== DeadLetterStatus.Open) {
-      throw new DeadLetterNotReplayableError(`dead letter ${id} is ${letter.status}, not open`);
+      throw new InvalidTransitionError('dead letter', `dead letter ${id} is ${letter.status}, not open`);
     }
     return letter;
   }

@@ -2,6 +2,7 @@ import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Principal } from '../payouts/model.js';
 import { type Clock, systemClock } from '../shared/clock.js';
+import { InvalidTransitionError } from '../shared/errors.js';
 import { ulid } from '../shared/ids.js';
 import { type Listing, listingAttributes, queryListing } from '../shared/index-listing.js';
 import type { CursorPage } from '../shared/paging.js';
@@ -91,12 +92,6 @@ const letterSchema = z.object({
   ),
 });
 
-/** The letter changed (another person acted first) between our read and our write. */
-export class DeadLetterChangedError extends Error {
-  override readonly name = 'DeadLetterChangedError';
-  readonly code = 'CONCURRENT_MODIFICATION';
-}
-
 /**
  * Dead letters in the project's table: one item each (`DEAD_LETTER#<id>`), listed by status (gsi1) and all
  * together (gsi2), newest first. A person's replay or discard is a conditional write on the status, with the
@@ -182,7 +177,9 @@ export class DynamoDbDeadLetterStore implements DeadLetterSink {
       return after;
     } catch (error) {
       if (error instanceof Error && error.name === 'ConditionalCheckFailedException') {
-        throw new DeadLetterChangedError(`dead letter ${letter.id} is no longer open`, { cause: error });
+        throw new InvalidTransitionError('dead letter', `dead letter ${letter.id} is no longer open`, {
+          cause: error,
+        });
       }
       throw error;
     }

@@ -1,4 +1,5 @@
 import { EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
+import { PayoutAutomationError } from '../shared/errors.js';
 import type { Logger } from '../shared/logger.js';
 import { DOMAIN_EVENT_SOURCE, type DomainEvent } from './domain-events.js';
 
@@ -8,9 +9,9 @@ export interface EventPublisher {
 }
 
 /** One event of a batch that EventBridge refused. */
-export class PublishFailedError extends Error {
+export class PublishFailedError extends PayoutAutomationError {
   override readonly name = 'PublishFailedError';
-  readonly code = 'PUBLISH_FAILED';
+  override readonly code = 'PUBLISH_FAILED';
   constructor(
     readonly failedEventIds: readonly string[],
     options?: ErrorOptions,

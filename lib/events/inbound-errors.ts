@@ -1,7 +1,8 @@
+import { PayoutAutomationError } from '../shared/errors.js';
 /** An inbound event does not match its schema; it is dead-lettered, never retried, and creates nothing. */
-export class InvalidEventError extends Error {
+export class InvalidEventError extends PayoutAutomationError {
   override readonly name = 'InvalidEventError';
-  readonly code = 'INVALID_EVENT';
+  override readonly code = 'INVALID_EVENT';
   constructor(
     readonly eventId: string | undefined,
     readonly issues: readonly { path: string; message: string }[],

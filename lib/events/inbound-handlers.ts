@@ -1,8 +1,8 @@
-import { IdempotencyConflictError, PayoutValidationError } from '../payouts/errors.js';
 import { type Payout, PayoutStatus, type Principal, systemPrincipal } from '../payouts/model.js';
 import type { PayoutEngine } from '../payouts/payout-engine.js';
 import { SettlementNotConfiguredError } from '../settlement/errors.js';
 import type { PayOutResult, SettlementService } from '../settlement/settlement-service.js';
+import { IdempotencyConflictError, ValidationError } from '../shared/errors.js';
 import { type Logger, silentLogger } from '../shared/logger.js';
 import { InvalidEventError } from './inbound-errors.js';
 import { parsePayoutRequested, parseSettlementAvailable } from './inbound-events.js';
@@ -44,7 +44,7 @@ export async function handlePayoutRequested(
       ...(parsed.requestedBy !== undefined && { auditDetails: { statedRequester: parsed.requestedBy } }),
     });
   } catch (error) {
-    if (error instanceof PayoutValidationError) {
+    if (error instanceof ValidationError) {
       const issues = error.issues.map((issue) => ({ ...issue, path: `detail.payout.${issue.path}` }));
       throw new InvalidEventError(
         parsed.eventId,

@@ -1,4 +1,5 @@
-import { ApprovalForbiddenError, PayoutValidationError } from './errors.js';
+import { ValidationError } from '../shared/errors.js';
+import { ApprovalForbiddenError } from './errors.js';
 import { sameIdentity } from './identity.js';
 import type { Principal } from './model.js';
 
@@ -44,13 +45,13 @@ export interface GateDecision {
 /**
  * The one control gate: the per-payout maximum and the approval threshold, the same for every entry point.
  *
- * @throws PayoutValidationError naming the amount's field when the amount is above the maximum
+ * @throws ValidationError naming the amount's field when the amount is above the maximum
  */
 export function admit(limits: GateLimits, request: GateRequest): GateDecision {
   const path = request.amountPath ?? 'amount';
   if (request.amountKobo > limits.maxPayoutKobo) {
     const message = `must be at most ${limits.maxPayoutKobo} kobo (the per-payout maximum)`;
-    throw new PayoutValidationError(`${path}: ${message}`, [{ path, message }]);
+    throw new ValidationError(`${path}: ${message}`, [{ path, message }]);
   }
   if (reachesApprovalThreshold(limits, request.amountKobo)) {
     return { approvalRequired: `at or above the approval threshold of ${limits.approvalThresholdKobo} kobo` };

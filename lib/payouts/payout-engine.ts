@@ -1,5 +1,6 @@
 import type { Clock } from '../shared/clock.js';
 import { systemClock } from '../shared/clock.js';
+import { NotFoundError } from '../shared/errors.js';
 import type { Logger } from '../shared/logger.js';
 import { silentLogger } from '../shared/logger.js';
 import { defaultEngineConfig, type EngineConfig } from './config.js';
@@ -16,7 +17,7 @@ import {
   submitRequested,
 } from './engine/submit-requested.js';
 import { type SweepOptions, type SweepReport, sweepDuePayouts } from './engine/sweep.js';
-import { PayoutNotFoundError } from './errors.js';
+
 import type { PayoutGateway } from './gateway.js';
 import type { AuditEvent, Controls, Payout, Principal } from './model.js';
 import type { SubmissionQueue, SubmissionRequest } from './queue/submission-queue.js';
@@ -130,7 +131,7 @@ export class PayoutEngine {
 
   async #load(id: string): Promise<Payout> {
     const payout = await this.ctx.store.get(id);
-    if (!payout) throw new PayoutNotFoundError(id);
+    if (!payout) throw new NotFoundError('payout', id);
     return payout;
   }
 }

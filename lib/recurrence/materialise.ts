@@ -1,12 +1,12 @@
+import { ApprovalForbiddenError } from '../payouts/errors.js';
+import { PayoutStatus, systemPrincipal } from '../payouts/model.js';
 import {
-  ApprovalForbiddenError,
   IdempotencyConflictError,
   InvalidTransitionError,
-  PayoutValidationError,
-} from '../payouts/errors.js';
-import { PayoutStatus, systemPrincipal } from '../payouts/model.js';
+  isConcurrentModificationOf,
+  ValidationError,
+} from '../shared/errors.js';
 import type { RecurrenceContext } from './context.js';
-import { RecurrenceConflictError } from './errors.js';
 import { OccurrenceState, type Recurrence, RecurrenceStatus } from './model.js';
 import { type Occurrence, occurrences } from './rules.js';
 
@@ -128,7 +128,7 @@ async function materialiseRecurrence(ctx: RecurrenceContext, start: Recurrence, 
     try {
       recurrence = await ctx.store.replace(recurrence, after);
     } catch (error) {
-      if (!(error instanceof RecurrenceConflictError)) throw error;
+      if (!isConcurrentModificationOf(error, 'recurring payout')) throw error;
       // Another tick or a command moved it first; the next tick starts from there. A pause or cancel that
       // read the history before this occurrence was recorded could not stop its payout: do it here.
       result.conflict = true;
@@ -180,7 +180,7 @@ async function materialiseOccurrence(
   } catch (error) {
     if (
       !(
-        error instanceof PayoutValidationError ||
+        error instanceof ValidationError ||
         error instanceof IdempotencyConflictError ||
         error instanceof ApprovalForbiddenError
       )

@@ -2,6 +2,13 @@ import { admit, assertMayApprove, type GateLimits, MoneyEntryPoint } from '../pa
 import type { Payout, PayoutStatus, Principal } from '../payouts/model.js';
 import { CreatePayoutRequestSchema } from '../payouts/schemas.js';
 import type { Clock } from '../shared/clock.js';
+import {
+  IdempotencyConflictError,
+  InvalidTransitionError,
+  isConcurrentModificationOf,
+  NotFoundError,
+  ValidationError,
+} from '../shared/errors.js';
 import { fingerprint, ulid } from '../shared/ids.js';
 import { type Logger, silentLogger } from '../shared/logger.js';
 import {
@@ -10,13 +17,6 @@ import {
   type RecurrenceConfig,
   type RecurrenceContext,
 } from './context.js';
-import {
-  RecurrenceConflictError,
-  RecurrenceIdempotencyConflictError,
-  RecurrenceNotFoundError,
-  RecurrenceStateError,
-  RecurrenceValidationError,
-} from './errors.js';
 import {
   cancelQuietly,
   occurrenceFrom,
@@ -104,12 +104,12 @@ export class RecurrenceService {
       timeZone: request.timeZone ?? DEFAULT_TIME_ZONE,
     };
     if (rule.endDate !== undefined && rule.endDate < rule.startDate) {
-      throw new RecurrenceValidationError([{ path: 'endDate', message: 'must not be before startDate' }]);
+      throw ValidationError.of([{ path: 'endDate', message: 'must not be before startDate' }]);
     }
     // Occurrences before the rule existed are not owed: the first is the first at or after now.
     const first = occurrences(rule, { from: now, limit: 1 })[0];
     if (!first) {
-      throw new RecurrenceValidationError([
+      throw ValidationError.of([
         {
           path: 'startDate',
           message: 'the rule has no occurrence from now on (check endDate and maxOccurrences)',
@@ -156,14 +156,14 @@ export class RecurrenceService {
       return { recurrence, replayed: false };
     }
     if (outcome.existing.requestFingerprint !== recurrence.requestFingerprint) {
-      throw new RecurrenceIdempotencyConflictError(command.idempotencyKey, outcome.existing.id);
+      throw new IdempotencyConflictError('recurring payout', command.idempotencyKey, outcome.existing.id);
     }
     return { recurrence: outcome.existing, replayed: true };
   }
 
   async get(id: string): Promise<Recurrence> {
     const recurrence = await this.ctx.store.get(id);
-    if (!recurrence) throw new RecurrenceNotFoundError(id);
+    if (!recurrence) throw new NotFoundError('recurring payout', id);
     return recurrence;
   }
 
@@ -210,7 +210,8 @@ export class RecurrenceService {
   approve(id: string, approver: Principal): Promise<Recurrence> {
     return this.#command(id, approver, 'approved', async (recurrence, now) => {
       if (recurrence.status !== RecurrenceStatus.PendingApproval) {
-        throw new RecurrenceStateError(
+        throw new InvalidTransitionError(
+          'recurring payout',
           `recurring payout ${id} is ${recurrence.status}, not pending_approval`,
         );
       }
@@ -234,7 +235,10 @@ export class RecurrenceService {
   pause(id: string, actor: Principal, reason?: string): Promise<Recurrence> {
     return this.#command(id, actor, 'paused', async (recurrence, now) => {
       if (recurrence.status !== RecurrenceStatus.Active) {
-        throw new RecurrenceStateError(`recurring payout ${id} is ${recurrence.status}, not active`);
+        throw new InvalidTransitionError(
+          'recurring payout',
+          `recurring payout ${id} is ${recurrence.status}, not active`,
+        );
       }
       const why = `payout cancelled: paused by ${actor.id}`;
       let rewindTo = recurrence.nextIndex;
@@ -265,7 +269,10 @@ export class RecurrenceService {
   resume(id: string, actor: Principal): Promise<Recurrence> {
     return this.#command(id, actor, 'resumed', async (recurrence, now) => {
       if (recurrence.status !== RecurrenceStatus.Paused) {
-        throw new RecurrenceStateError(`recurring payout ${id} is ${recurrence.status}, not paused`);
+        throw new InvalidTransitionError(
+          'recurring payout',
+          `recurring payout ${id} is ${recurrence.status}, not paused`,
+        );
       }
       return this.#restartFrom(
         recurrence,
@@ -283,7 +290,10 @@ export class RecurrenceService {
         recurrence.status === RecurrenceStatus.Cancelled ||
         recurrence.status === RecurrenceStatus.Completed
       ) {
-        throw new RecurrenceStateError(`recurring payout ${id} is already ${recurrence.status}`);
+        throw new InvalidTransitionError(
+          'recurring payout',
+          `recurring payout ${id} is already ${recurrence.status}`,
+        );
       }
       const why = `recurring payout cancelled by ${actor.id}`;
       if (recurrence.status === RecurrenceStatus.Paused) {
@@ -316,11 +326,14 @@ export class RecurrenceService {
           recurrence.status === RecurrenceStatus.Cancelled ||
           recurrence.status === RecurrenceStatus.Completed
         ) {
-          throw new RecurrenceStateError(`recurring payout ${id} is ${recurrence.status}`);
+          throw new InvalidTransitionError(
+            'recurring payout',
+            `recurring payout ${id} is ${recurrence.status}`,
+          );
         }
         const occurrence = occurrenceOn(recurrence.rule, localDate);
         if (!occurrence) {
-          throw new RecurrenceValidationError([
+          throw ValidationError.of([
             { path: 'localDate', message: `${localDate} is not an occurrence of recurring payout ${id}` },
           ]);
         }
@@ -333,12 +346,16 @@ export class RecurrenceService {
             record.payoutId &&
             !(await cancelQuietly(this.ctx, record.payoutId, why))
           ) {
-            throw new RecurrenceStateError(
+            throw new InvalidTransitionError(
+              'recurring payout',
               `the occurrence of ${localDate} is already past its scheduled state (payout ${record.payoutId}); it cannot be skipped`,
             );
           }
           if (!record?.payoutId && occurrence.at < now.toISOString()) {
-            throw new RecurrenceStateError(`the occurrence of ${localDate} is in the past`);
+            throw new InvalidTransitionError(
+              'recurring payout',
+              `the occurrence of ${localDate} is in the past`,
+            );
           }
           await skipOccurrence(this.ctx, recurrence, occurrence, now, why);
           return {};
@@ -384,7 +401,7 @@ export class RecurrenceService {
           },
         );
       } catch (error) {
-        if (!(error instanceof RecurrenceConflictError) || attempt >= COMMAND_RETRIES) throw error;
+        if (!isConcurrentModificationOf(error, 'recurring payout') || attempt >= COMMAND_RETRIES) throw error;
       }
     }
   }

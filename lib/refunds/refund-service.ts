@@ -5,17 +5,18 @@ import { admit, assertMayApprove, type GateLimits, MoneyEntryPoint } from '../pa
 import { type Principal, systemPrincipal } from '../payouts/model.js';
 import type { ProviderClient } from '../provider/client.js';
 import { type Clock, systemClock } from '../shared/clock.js';
+import {
+  ConcurrentModificationError,
+  IdempotencyConflictError,
+  InvalidTransitionError,
+  isConcurrentModificationOf,
+  NotFoundError,
+} from '../shared/errors.js';
 import { fingerprint, ulid } from '../shared/ids.js';
 import { type Logger, silentLogger } from '../shared/logger.js';
 import { calendarDayIn } from '../shared/wall-clock.js';
 import { amountPaidOn } from './amount-paid.js';
-import {
-  RefundConcurrentModificationError,
-  RefundExceedsAmountPaidError,
-  RefundIdempotencyConflictError,
-  RefundInvalidTransitionError,
-  RefundNotFoundError,
-} from './errors.js';
+import { RefundExceedsAmountPaidError } from './errors.js';
 import {
   type CreateRefundRequest,
   MAX_REFUND_SEND_ATTEMPTS,
@@ -84,8 +85,8 @@ export class RefundService {
   }
 
   /**
-   * @throws PayoutValidationError (above the maximum), RefundTransactionNotRefundableError,
-   *   RefundExceedsAmountPaidError, RefundIdempotencyConflictError; nothing is stored or sent then
+   * @throws ValidationError (above the maximum), RefundTransactionNotRefundableError,
+   *   RefundExceedsAmountPaidError, IdempotencyConflictError; nothing is stored or sent then
    */
   async request(command: {
     request: CreateRefundRequest;
@@ -150,12 +151,13 @@ export class RefundService {
    * while payouts are paused).
    *
    * @throws ApprovalForbiddenError when the approver is the requester (by stable identity) or not a person
-   * @throws RefundInvalidTransitionError when the refund is not waiting for approval
+   * @throws InvalidTransitionError when the refund is not waiting for approval
    */
   async approve(id: string, approver: Principal): Promise<Refund> {
     const refund = await this.get(id);
     if (refund.status !== RefundStatus.PendingApproval) {
-      throw new RefundInvalidTransitionError(
+      throw new InvalidTransitionError(
+        'refund',
         `refund ${id} is ${refund.status}; only a refund in pending_approval can be approved`,
       );
     }
@@ -165,7 +167,7 @@ export class RefundService {
       { status: RefundStatus.Requested, approvedBy: approver },
       { actor: approver, reason: `approved by ${approver.id}` },
     );
-    if (!approval.changed) throw new RefundConcurrentModificationError(id);
+    if (!approval.changed) throw new ConcurrentModificationError('refund', id);
     return this.#claimAndSend(approval.refund);
   }
 
@@ -173,7 +175,7 @@ export class RefundService {
    * Withdraws a refund that was never sent (`pending_approval`, `requested`, `not_sent`), giving back its share of
    * the transaction's total. Anyone may withdraw: it moves no money.
    *
-   * @throws RefundInvalidTransitionError when it may have been sent; RefundConcurrentModificationError when a
+   * @throws InvalidTransitionError when it may have been sent; ConcurrentModificationError when a
    *   claim (or another command) changed it meanwhile
    */
   async cancel(id: string, actor: Principal, reason?: string): Promise<Refund> {
@@ -184,7 +186,8 @@ export class RefundService {
       RefundStatus.NotSent,
     ];
     if (!unsent.includes(refund.status)) {
-      throw new RefundInvalidTransitionError(
+      throw new InvalidTransitionError(
+        'refund',
         `refund ${id} is ${refund.status}; only a refund never sent (${unsent.join(', ')}) can be cancelled`,
       );
     }
@@ -198,7 +201,7 @@ export class RefundService {
         ...release.change,
       },
     );
-    if (!cancellation.changed) throw new RefundConcurrentModificationError(id);
+    if (!cancellation.changed) throw new ConcurrentModificationError('refund', id);
     return cancellation.refund;
   }
 
@@ -228,7 +231,7 @@ export class RefundService {
 
   async get(id: string): Promise<Refund> {
     const refund = await this.#store.get(id);
-    if (!refund) throw new RefundNotFoundError(id);
+    if (!refund) throw new NotFoundError('refund', id);
     return refund;
   }
 
@@ -244,7 +247,7 @@ export class RefundService {
     idempotencyKey: string,
   ): Promise<RequestRefundResult> {
     if (existing.requestFingerprint !== requestFingerprint) {
-      throw new RefundIdempotencyConflictError(idempotencyKey, existing.id);
+      throw new IdempotencyConflictError('refund', idempotencyKey, existing.id);
     }
     return this.#resume(existing).then((refund) => ({ refund, replayed: true }));
   }
@@ -362,7 +365,7 @@ export class RefundService {
     try {
       return { changed: true, refund: await this.#store.update(refund, after, { ...controls, audit }) };
     } catch (error) {
-      if (!(error instanceof RefundConcurrentModificationError)) throw error;
+      if (!isConcurrentModificationOf(error, 'refund')) throw error;
       return { changed: false, refund: (await this.#store.get(refund.id)) ?? refund };
     }
   }

@@ -9,13 +9,14 @@ import { DailyCapExceededError, PayoutsPausedError } from '../payouts/errors.js'
 import { capUpdateItem, pauseCheckItem, type TransactItem } from '../payouts/store/control-items.js';
 import type { CapChange } from '../payouts/store/payout-store.js';
 import { TableIndexes } from '../payouts/store/table-design.js';
+import { ConcurrentModificationError } from '../shared/errors.js';
 import { createWithIdempotencyKey, IdempotentCreateGuardError } from '../shared/idempotent-create.js';
 import { type Listing, listingAttributes, queryListing } from '../shared/index-listing.js';
 import { readItemCollection } from '../shared/item-collection.js';
 import { jitteredPause } from '../shared/jitter.js';
 import type { CursorPage } from '../shared/paging.js';
 import * as z from '../shared/zod.js';
-import { RefundConcurrentModificationError, RefundExceedsAmountPaidError } from './errors.js';
+import { RefundExceedsAmountPaidError } from './errors.js';
 import { type Refund, type RefundAuditEvent, RefundStatus, refundWorkDueAt } from './model.js';
 
 /** Keys of refund items in the project's single table (see lib/payouts/store/table-design.ts). */
@@ -149,7 +150,7 @@ export class DynamoDbRefundStore {
       });
       if (outcome.created) return { created: true, refund };
       const existing = await this.get(outcome.ownerId);
-      if (!existing) throw new RefundConcurrentModificationError(refund.id);
+      if (!existing) throw new ConcurrentModificationError('refund', refund.id);
       return { created: false, existing };
     } catch (error) {
       if (!(error instanceof IdempotentCreateGuardError)) throw error;
@@ -211,7 +212,7 @@ export class DynamoDbRefundStore {
   /**
    * Replaces the refund only if it is still at `before.version`, together with everything in `change`.
    *
-   * @throws RefundConcurrentModificationError, PayoutsPausedError, DailyCapExceededError, RefundExceedsAmountPaidError
+   * @throws ConcurrentModificationError, PayoutsPausedError, DailyCapExceededError, RefundExceedsAmountPaidError
    */
   async update(before: Refund, after: Refund, change: RefundChange = {}): Promise<Refund> {
     const items: TransactItem[] = [
@@ -248,7 +249,7 @@ export class DynamoDbRefundStore {
         const reasons = (error.CancellationReasons ?? []).map((reason) => reason.Code);
         const failed = (index: number) => index >= 0 && reasons[index] === 'ConditionalCheckFailed';
         if (failed(0) || failed(auditIndex))
-          throw new RefundConcurrentModificationError(before.id, { cause: error });
+          throw new ConcurrentModificationError('refund', before.id, { cause: error });
         if (failed(pauseIndex)) throw new PayoutsPausedError('payouts are paused', { cause: error });
         if (failed(capIndex)) {
           const message = `the daily cap of ${change.cap?.capKey} on ${change.cap?.day} would be exceeded`;
@@ -260,7 +261,7 @@ export class DynamoDbRefundStore {
         const collidedOnly =
           !reasons.includes('ConditionalCheckFailed') && reasons.includes('TransactionConflict');
         if (!collidedOnly || attempt >= MAX_CONFLICT_RETRIES) {
-          throw new RefundConcurrentModificationError(before.id, { cause: error });
+          throw new ConcurrentModificationError('refund', before.id, { cause: error });
         }
         await jitteredPause(attempt, 100);
       }

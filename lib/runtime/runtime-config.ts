@@ -1,5 +1,6 @@
 import { defaultEngineConfig } from '../payouts/config.js';
 import { DEFAULT_REQUEST_TIMEOUT_MS } from '../provider/client.js';
+import { PayoutAutomationError } from '../shared/errors.js';
 import { describeIssues, fieldIssues } from '../shared/validation.js';
 import * as z from '../shared/zod.js';
 
@@ -146,9 +147,9 @@ export function isLoopbackUrl(url: string): boolean {
 }
 
 /** The environment is missing or has a wrong variable. */
-export class ConfigurationError extends Error {
+export class ConfigurationError extends PayoutAutomationError {
   override readonly name = 'ConfigurationError';
-  readonly code = 'CONFIGURATION_INVALID';
+  override readonly code = 'CONFIGURATION_INVALID';
 }
 
 export function parseRuntimeEnv(env: Record<string, string | undefined>): RuntimeEnv {

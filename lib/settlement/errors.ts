@@ -1,30 +1,13 @@
-/** Base of every error the settlement module raises on purpose. */
-export class SettlementError extends Error {
-  override readonly name: string = 'SettlementError';
-  readonly code: string = 'SETTLEMENT_ERROR';
-}
+import { PayoutAutomationError } from '../shared/errors.js';
 
 /** The settlement environment variables are inconsistent or malformed. */
-export class SettlementConfigurationError extends SettlementError {
+export class SettlementConfigurationError extends PayoutAutomationError {
   override readonly name = 'SettlementConfigurationError';
   override readonly code = 'CONFIGURATION_INVALID';
 }
 
-/** The provider lists no settlement with this id within the look-up bound. */
-export class SettlementNotFoundError extends SettlementError {
-  override readonly name = 'SettlementNotFoundError';
-  override readonly code = 'SETTLEMENT_NOT_FOUND';
-  constructor(
-    readonly settlementId: string,
-    detail?: string,
-    options?: ErrorOptions,
-  ) {
-    super(detail ?? `the provider lists no settlement ${settlementId}`, options);
-  }
-}
-
 /** Instant settlement is not configured in this deployment (no destination account). */
-export class SettlementNotConfiguredError extends SettlementError {
+export class SettlementNotConfiguredError extends PayoutAutomationError {
   override readonly name = 'SettlementNotConfiguredError';
   override readonly code = 'SETTLEMENT_NOT_CONFIGURED';
   constructor() {

@@ -1,13 +1,12 @@
 import { formatNaira, MoneyError, toKobo } from '../money.js';
-import { IdempotencyConflictError, PayoutValidationError } from '../payouts/errors.js';
 import { type Payout, PayoutStatus, type Principal, systemPrincipal } from '../payouts/model.js';
 import type { PayoutEngine } from '../payouts/payout-engine.js';
 import type { CreatePayoutRequest } from '../payouts/schemas.js';
 import type { ProviderClient, Settlement } from '../provider/index.js';
 import { type Clock, systemClock } from '../shared/clock.js';
+import { IdempotencyConflictError, NotFoundError, ValidationError } from '../shared/errors.js';
 import { type Logger, silentLogger } from '../shared/logger.js';
 import type { DynamoDbSettlementDecisionStore } from './decision-store.js';
-import { SettlementNotFoundError } from './errors.js';
 import type {
   SettlementDecision,
   SettlementDeferral,
@@ -109,7 +108,7 @@ export class SettlementService {
    * Decides and, when the policy says so, pays one settlement. `known` is a record the caller has just read
    * from the provider (the poll); otherwise the provider is asked: an event's word is never trusted.
    *
-   * @throws SettlementNotFoundError when the provider does not list the settlement within the look-up bound
+   * @throws NotFoundError when the provider does not list the settlement within the look-up bound
    */
   async payOut(
     settlementId: string,
@@ -155,12 +154,12 @@ export class SettlementService {
         submitsInline: true,
       }));
     } catch (error) {
-      if (error instanceof PayoutValidationError) {
+      if (error instanceof ValidationError) {
         return this.#skip({ ...base, code: SkipCode.EngineRejected, reason: error.message });
       }
       if (error instanceof IdempotencyConflictError) {
         // The policy changed between two triggers: the first payout stands, this request is not sent.
-        const existing = await this.#engine.get(error.existingPayoutId);
+        const existing = await this.#engine.get(error.existingId);
         if (!existing) throw error;
         payout = existing;
       } else {
@@ -259,10 +258,9 @@ export class SettlementService {
     )) {
       if (settlement.id === settlementId) return settlement;
     }
-    throw new SettlementNotFoundError(
-      settlementId,
-      `the provider lists no settlement ${settlementId} in its newest ${this.#maxPages * PAGE_SIZE} settlements`,
-    );
+    throw new NotFoundError('settlement', settlementId, {
+      detail: `the provider lists no settlement ${settlementId} in its newest ${this.#maxPages * PAGE_SIZE} settlements`,
+    });
   }
 }
 

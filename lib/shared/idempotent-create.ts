@@ -5,6 +5,7 @@ import {
   TransactWriteCommand,
   type TransactWriteCommandInput,
 } from '@aws-sdk/lib-dynamodb';
+import { PayoutAutomationError } from './errors.js';
 import { jitteredPause } from './jitter.js';
 
 const MAX_CONFLICT_RETRIES = 5;
@@ -32,15 +33,15 @@ export type IdempotentCreateOutcome =
   | { readonly created: false; readonly ownerId: string };
 
 /** The key stayed contested after retries (concurrent writers kept colliding). */
-export class IdempotencyKeyContestedError extends Error {
+export class IdempotencyKeyContestedError extends PayoutAutomationError {
   override readonly name = 'IdempotencyKeyContestedError';
-  readonly code = 'IDEMPOTENCY_KEY_CONTESTED';
+  override readonly code = 'IDEMPOTENCY_KEY_CONTESTED';
 }
 
 /** A guard of the create failed its condition, so nothing was written (the key was free). */
-export class IdempotentCreateGuardError extends Error {
+export class IdempotentCreateGuardError extends PayoutAutomationError {
   override readonly name = 'IdempotentCreateGuardError';
-  readonly code = 'IDEMPOTENT_CREATE_GUARD_FAILED';
+  override readonly code = 'IDEMPOTENT_CREATE_GUARD_FAILED';
   constructor(
     /** Index of the failed guard in `guards`. */
     readonly guardIndex: number,

@@ -1,7 +1,7 @@
 import { type DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { InvalidCursorError } from '../payouts/errors.js';
 import { TableIndexes } from '../payouts/store/table-design.js';
 import { decodeCursor, encodeCursor } from './cursor.js';
+import { InvalidCursorError } from './errors.js';
 import type { CursorPage } from './paging.js';
 import * as z from './zod.js';
 

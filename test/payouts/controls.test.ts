@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { ApprovalForbiddenError, InvalidTransitionError } from '../../lib/payouts/errors.js';
+import { ApprovalForbiddenError } from '../../lib/payouts/errors.js';
 import { PayoutStatus } from '../../lib/payouts/model.js';
+import { InvalidTransitionError } from '../../lib/shared/errors.js';
 import {
   alice,
   bankTransfer,

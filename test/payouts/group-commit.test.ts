@@ -1,14 +1,11 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { localAwsConfig } from '../../lib/local/dynamodb-local.js';
 import { buildTransition } from '../../lib/payouts/engine/context.js';
-import {
-  ConcurrentModificationError,
-  DailyCapExceededError,
-  PayoutsPausedError,
-} from '../../lib/payouts/errors.js';
+import { DailyCapExceededError, PayoutsPausedError } from '../../lib/payouts/errors.js';
 import { type Payout, PayoutStatus, systemPrincipal } from '../../lib/payouts/model.js';
 import { DynamoDbPayoutStore } from '../../lib/payouts/store/dynamodb-payout-store.js';
 import { createDynamoDbClient } from '../../lib/shared/dynamodb-client.js';
+import { ConcurrentModificationError } from '../../lib/shared/errors.js';
 import { calendarDayIn } from '../../lib/shared/wall-clock.js';
 import {
   alice,

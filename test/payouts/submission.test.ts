@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { toKobo } from '../../lib/money.js';
+import { PayoutStatus } from '../../lib/payouts/model.js';
+import type { CreatePayoutRequest } from '../../lib/payouts/schemas.js';
 import {
   ConcurrentModificationError,
   IdempotencyConflictError,
-  PayoutValidationError,
-} from '../../lib/payouts/errors.js';
-import { PayoutStatus } from '../../lib/payouts/model.js';
-import type { CreatePayoutRequest } from '../../lib/payouts/schemas.js';
+  ValidationError,
+} from '../../lib/shared/errors.js';
 import {
   bankTransfer,
   command,
@@ -76,21 +76,21 @@ describe('creating a payout', () => {
       destinationWalletId: h.fixtures.stores[0]?.walletId ?? '',
     };
     const error = await h.engine.create(command(request, key('kobo'))).catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(PayoutValidationError);
-    expect((error as PayoutValidationError).issues[0]?.path).toBe('amount');
-    expect((error as PayoutValidationError).message).toMatch(/whole number of naira/);
+    expect(error).toBeInstanceOf(ValidationError);
+    expect((error as ValidationError).issues[0]?.path).toBe('amount');
+    expect((error as ValidationError).message).toMatch(/whole number of naira/);
   });
 
   it('refuses amounts above the per-payout maximum and a scheduleAt in the past', async () => {
     const big = await h.engine
       .create(command(bankTransfer(h.engine.ctx.config.maxPayoutKobo + 1), key('max')))
       .catch((e: unknown) => e);
-    expect((big as PayoutValidationError).issues.map((issue) => issue.path)).toEqual(['amount']);
+    expect((big as ValidationError).issues.map((issue) => issue.path)).toEqual(['amount']);
     const past = new Date(h.clock.now().getTime() - 1000).toISOString();
     const late = await h.engine
       .create(command(bankTransfer(1000, { scheduleAt: past }), key('past')))
       .catch((e: unknown) => e);
-    expect((late as PayoutValidationError).issues.map((issue) => issue.path)).toEqual(['scheduleAt']);
+    expect((late as ValidationError).issues.map((issue) => issue.path)).toEqual(['scheduleAt']);
   });
 });
 
@@ -153,7 +153,7 @@ describe('submitting a payout', () => {
       const after = await h.store.transition(write);
       if (!lost && after.status === PayoutStatus.Submitting) {
         lost = true;
-        throw new ConcurrentModificationError(after.id);
+        throw new ConcurrentModificationError('payout', after.id);
       }
       return after;
     });

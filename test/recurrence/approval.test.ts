@@ -1,9 +1,10 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { defaultEngineConfig } from '../../lib/payouts/config.js';
-import { ApprovalForbiddenError, PayoutValidationError } from '../../lib/payouts/errors.js';
+import { ApprovalForbiddenError } from '../../lib/payouts/errors.js';
 import { PayoutStatus, systemPrincipal } from '../../lib/payouts/model.js';
 import { RecurrenceStatus } from '../../lib/recurrence/model.js';
 import { RecurrenceService } from '../../lib/recurrence/recurrence-service.js';
+import { ValidationError } from '../../lib/shared/errors.js';
 import { alice, bob, ledgerEntriesOf } from '../support/engine-harness.js';
 import { dailyRule, type RecurrenceHarness, startRecurrenceHarness } from './support.js';
 
@@ -133,7 +134,7 @@ describe('recurring payouts under four eyes (issue 13, findings 1 and 6)', () =>
       idempotencyKey: 'too-much',
       actor: alice,
     });
-    await expect(refused).rejects.toBeInstanceOf(PayoutValidationError);
+    await expect(refused).rejects.toBeInstanceOf(ValidationError);
     await expect(refused).rejects.toMatchObject({ issues: [{ path: 'amount' }] });
     const all = await h.recurrences.list({ limit: 100 });
     expect(all.items.some((r) => r.idempotencyKey === 'too-much')).toBe(false);

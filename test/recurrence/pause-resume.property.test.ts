@@ -1,9 +1,9 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Payout, PayoutStatus } from '../../lib/payouts/model.js';
-import { RecurrenceStateError, RecurrenceValidationError } from '../../lib/recurrence/errors.js';
 import { occurrenceKey } from '../../lib/recurrence/materialise.js';
 import { OccurrenceState } from '../../lib/recurrence/model.js';
+import { InvalidTransitionError, ValidationError } from '../../lib/shared/errors.js';
 import { alice, bob, ledgerEntriesOf } from '../support/engine-harness.js';
 import { dailyRule, type RecurrenceHarness, startRecurrenceHarness } from './support.js';
 
@@ -183,8 +183,7 @@ describe('pause, resume, skip and cancel against a model (issue 14, finding 4)',
             else await h.recurrences.cancel(id, bob, 'model cancel');
             accepted.push(action.kind === 'skip' ? null : true);
           } catch (error) {
-            if (!(error instanceof RecurrenceStateError || error instanceof RecurrenceValidationError))
-              throw error;
+            if (!(error instanceof InvalidTransitionError || error instanceof ValidationError)) throw error;
             accepted.push(action.kind === 'skip' ? null : false);
           }
           // A tick's materialisation right after the command (the every-minute schedule may run at any time).

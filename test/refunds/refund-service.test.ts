@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ProviderClient, StaticCredentialsSource } from '../../lib/provider/index.js';
-import { RefundConcurrentModificationError } from '../../lib/refunds/errors.js';
 import {
   MAX_REFUND_RETRY_DELAY_MS,
   MAX_REFUND_SEND_ATTEMPTS,
@@ -11,6 +10,7 @@ import { RefundService } from '../../lib/refunds/refund-service.js';
 import { DynamoDbRefundStore } from '../../lib/refunds/refund-store.js';
 import { type Sandbox, startSandbox } from '../../lib/sandbox/index.js';
 import { ManualClock } from '../../lib/shared/clock.js';
+import { ConcurrentModificationError } from '../../lib/shared/errors.js';
 import { fingerprint } from '../../lib/shared/ids.js';
 import { createTestTable } from '../support/dynamodb.js';
 import { replaceMethod } from '../support/replace-method.js';
@@ -106,7 +106,7 @@ describe('refund requests', () => {
       const written = await store.update(before, after);
       if (!lost && after.status === RefundStatus.Sending) {
         lost = true;
-        throw new RefundConcurrentModificationError(after.id);
+        throw new ConcurrentModificationError('refund', after.id);
       }
       return written;
     });

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SettlementNotFoundError } from '../../lib/settlement/errors.js';
+import { NotFoundError } from '../../lib/shared/errors.js';
 import { alice, type EngineHarness, startEngineHarness } from '../support/engine-harness.js';
 import {
   destination,
@@ -275,10 +275,10 @@ describe('SettlementService', () => {
     }
   });
 
-  it('throws SettlementNotFoundError for an id the provider does not list, and records nothing', async () => {
+  it('throws NotFoundError for an id the provider does not list, and records nothing', async () => {
     const wired = settlementServiceFor(h);
     await expect(wired.service.payOut('no-such-settlement', 'api', ops)).rejects.toBeInstanceOf(
-      SettlementNotFoundError,
+      NotFoundError,
     );
     expect(await wired.service.decision('no-such-settlement')).toBeUndefined();
     wired.dynamoDb.destroy();

@@ -1,10 +1,3 @@
-import {
-  RecurrenceConflictError,
-  RecurrenceIdempotencyConflictError,
-  RecurrenceNotFoundError,
-  RecurrenceStateError,
-  RecurrenceValidationError,
-} from '../../recurrence/errors.js';
 import { RECURRENCE_STATUSES, type Recurrence, type RecurrenceStatus } from '../../recurrence/model.js';
 import type { RecurrenceView } from '../../recurrence/recurrence-service.js';
 import { isCalendarDate } from '../../recurrence/rules.js';
@@ -50,53 +43,6 @@ export const ListRecurrencesQuerySchema = z.strictObject({
 export const SkipOccurrenceRequestSchema = z.strictObject({
   reason: z.optional(clientText({ max: 200 })),
 });
-
-/** The recurrence module's errors as API problems (the module knows nothing of HTTP). */
-function toApiError(error: unknown): unknown {
-  if (error instanceof RecurrenceValidationError) {
-    return new ApiError(400, 'validation', 'The request is invalid', error.message, error.issues, {
-      cause: error,
-    });
-  }
-  if (error instanceof RecurrenceNotFoundError) {
-    return new ApiError(404, 'not-found', 'Not found', error.message, [], { cause: error });
-  }
-  if (error instanceof RecurrenceIdempotencyConflictError) {
-    return new ApiError(
-      409,
-      'idempotency-conflict',
-      'Idempotency key reused with a different request',
-      error.message,
-    );
-  }
-  if (error instanceof RecurrenceStateError) {
-    return new ApiError(
-      409,
-      'invalid-transition',
-      'The recurring payout is not in a state that allows this',
-      error.message,
-    );
-  }
-  if (error instanceof RecurrenceConflictError) {
-    return new ApiError(
-      409,
-      'concurrent-modification',
-      'The recurring payout changed meanwhile; try again',
-      error.message,
-    );
-  }
-  return error;
-}
-
-const mapped =
-  (handler: (request: RouteRequest) => Promise<RouteResult>) =>
-  async (request: RouteRequest): Promise<RouteResult> => {
-    try {
-      return await handler(request);
-    } catch (error) {
-      throw toApiError(error);
-    }
-  };
 
 /** A recurring payout as the API shows it: the payout fields at the top level, the rule under `schedule`. */
 export function presentRecurrence(recurrence: Recurrence) {
@@ -228,12 +174,12 @@ async function skip(request: RouteRequest) {
 }
 
 export const recurringPayoutRoutes: readonly Route[] = [
-  { method: 'POST', path: '/recurring-payouts', handler: mapped(createRecurrence) },
-  { method: 'GET', path: '/recurring-payouts', handler: mapped(listRecurrences) },
-  { method: 'GET', path: '/recurring-payouts/{id}', handler: mapped(getRecurrence) },
-  { method: 'POST', path: '/recurring-payouts/{id}/approve', handler: mapped(approve) },
-  { method: 'POST', path: '/recurring-payouts/{id}/pause', handler: mapped(pause) },
-  { method: 'POST', path: '/recurring-payouts/{id}/resume', handler: mapped(resume) },
-  { method: 'POST', path: '/recurring-payouts/{id}/cancel', handler: mapped(cancel) },
-  { method: 'POST', path: '/recurring-payouts/{id}/occurrences/{localDate}/skip', handler: mapped(skip) },
+  { method: 'POST', path: '/recurring-payouts', handler: createRecurrence },
+  { method: 'GET', path: '/recurring-payouts', handler: listRecurrences },
+  { method: 'GET', path: '/recurring-payouts/{id}', handler: getRecurrence },
+  { method: 'POST', path: '/recurring-payouts/{id}/approve', handler: approve },
+  { method: 'POST', path: '/recurring-payouts/{id}/pause', handler: pause },
+  { method: 'POST', path: '/recurring-payouts/{id}/resume', handler: resume },
+  { method: 'POST', path: '/recurring-payouts/{id}/cancel', handler: cancel },
+  { method: 'POST', path: '/recurring-payouts/{id}/occurrences/{localDate}/skip', handler: skip },
 ];

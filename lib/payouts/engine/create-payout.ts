@@ -1,6 +1,6 @@
 import { toWholeNaira } from '../../money.js';
+import { IdempotencyConflictError, ValidationError } from '../../shared/errors.js';
 import { fingerprint, ulid } from '../../shared/ids.js';
-import { IdempotencyConflictError, PayoutValidationError } from '../errors.js';
 import { admit, assertMayApprove, type GateDecision, MoneyEntryPoint } from '../gate.js';
 import {
   type AuditEvent,
@@ -116,7 +116,7 @@ export async function createPayout(
     return { payout, replayed: false };
   }
   if (outcome.existing.requestFingerprint !== requestFingerprint) {
-    throw new IdempotencyConflictError(command.idempotencyKey, outcome.existing.id);
+    throw new IdempotencyConflictError('payout', command.idempotencyKey, outcome.existing.id);
   }
   ctx.logger.info('payout request replayed', {
     payoutId: outcome.existing.id,
@@ -136,7 +136,7 @@ function validate(
   try {
     gate = admit(ctx.config, { entryPoint: ENTRY_POINT_OF[origin], amountKobo: request.amount });
   } catch (error) {
-    if (!(error instanceof PayoutValidationError)) throw error;
+    if (!(error instanceof ValidationError)) throw error;
     issues.push(...error.issues);
   }
   if (WHOLE_NAIRA_TYPES.has(request.type)) {
@@ -162,10 +162,7 @@ function validate(
     issues.push({ path: 'scheduleAt', message: 'must be in the future' });
   }
   if (issues.length > 0) {
-    throw new PayoutValidationError(
-      issues.map((issue) => `${issue.path}: ${issue.message}`).join('; '),
-      issues,
-    );
+    throw new ValidationError(issues.map((issue) => `${issue.path}: ${issue.message}`).join('; '), issues);
   }
   return gate;
 }

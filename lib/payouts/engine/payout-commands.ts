@@ -1,9 +1,5 @@
-import {
-  ConcurrentModificationError,
-  InvalidTransitionError,
-  PayoutNotFoundError,
-  PayoutValidationError,
-} from '../errors.js';
+import { ConcurrentModificationError, NotFoundError, ValidationError } from '../../shared/errors.js';
+import { invalidPayoutTransition } from '../errors.js';
 import { assertMayApprove } from '../gate.js';
 import { type Payout, PayoutStatus, type Principal } from '../model.js';
 import { canTransition } from '../transitions.js';
@@ -12,19 +8,19 @@ import { resolveAsPaid } from './resolve-as-paid.js';
 
 async function load(ctx: EngineContext, id: string): Promise<Payout> {
   const payout = await ctx.store.get(id);
-  if (!payout) throw new PayoutNotFoundError(id);
+  if (!payout) throw new NotFoundError('payout', id);
   return payout;
 }
 
 /** Applies a person's command; a concurrent change surfaces as the typed error, never as a silent overwrite. */
 async function apply(ctx: EngineContext, payout: Payout, spec: TransitionSpec): Promise<Payout> {
-  if (!canTransition(payout.status, spec.to)) throw new InvalidTransitionError(payout, spec.to);
+  if (!canTransition(payout.status, spec.to)) throw invalidPayoutTransition(payout, spec.to);
   try {
     return await ctx.store.transition(buildTransition(payout, spec, ctx.clock.now()));
   } catch (error) {
     if (!(error instanceof ConcurrentModificationError)) throw error;
     const current = await load(ctx, payout.id);
-    throw new InvalidTransitionError(
+    throw invalidPayoutTransition(
       current,
       spec.to,
       `payout ${payout.id} changed to ${current.status} meanwhile`,
@@ -40,7 +36,7 @@ async function apply(ctx: EngineContext, payout: Payout, spec: TransitionSpec): 
 export async function approvePayout(ctx: EngineContext, id: string, approver: Principal): Promise<Payout> {
   const payout = await load(ctx, id);
   if (payout.status !== PayoutStatus.PendingApproval) {
-    throw new InvalidTransitionError(
+    throw invalidPayoutTransition(
       payout,
       PayoutStatus.Pending,
       `payout ${id} is ${payout.status}, not pending_approval`,
@@ -85,14 +81,14 @@ export async function resolveReview(
 ): Promise<Payout> {
   const payout = await load(ctx, id);
   if (payout.status !== PayoutStatus.NeedsReview) {
-    throw new InvalidTransitionError(
+    throw invalidPayoutTransition(
       payout,
       decision.outcome === 'succeeded' ? PayoutStatus.Succeeded : PayoutStatus.Failed,
       `payout ${id} is ${payout.status}, not needs_review`,
     );
   }
   if (decision.note.trim() === '')
-    throw new PayoutValidationError('note: must explain the decision', [
+    throw new ValidationError('note: must explain the decision', [
       { path: 'note', message: 'must explain the decision' },
     ]);
   if (decision.outcome === 'succeeded') return resolveAsPaid(ctx, payout, actor, decision);

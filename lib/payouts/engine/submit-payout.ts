@@ -1,6 +1,7 @@
+import { ConcurrentModificationError } from '../../shared/errors.js';
 import { ulid } from '../../shared/ids.js';
 import { calendarDayIn } from '../../shared/wall-clock.js';
-import { ConcurrentModificationError, DailyCapExceededError, PayoutsPausedError } from '../errors.js';
+import { DailyCapExceededError, PayoutsPausedError } from '../errors.js';
 import type { SendOutcome } from '../gateway.js';
 import { type Payout, PayoutStatus, systemPrincipal } from '../model.js';
 import { addMs, buildTransition, type EngineContext, type TransitionSpec } from './context.js';
@@ -360,7 +361,7 @@ async function recordAfterConflict(
   outcome: SendOutcome,
 ): Promise<Payout> {
   const current = await ctx.store.get(claimed.id);
-  if (!current) throw new ConcurrentModificationError(claimed.id);
+  if (!current) throw new ConcurrentModificationError('payout', claimed.id);
   if (current.status !== PayoutStatus.Unknown || current.attempt?.attemptId !== claimed.attempt?.attemptId) {
     return current;
   }

@@ -1,4 +1,4 @@
-import { ConcurrentModificationError } from '../errors.js';
+import { ConcurrentModificationError } from '../../shared/errors.js';
 import { reachesApprovalThreshold } from '../gate.js';
 import { type Payout, PayoutStatus, systemPrincipal } from '../model.js';
 import { WorkQueue } from '../store/table-design.js';

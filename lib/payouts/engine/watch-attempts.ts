@@ -1,4 +1,4 @@
-import { ConcurrentModificationError } from '../errors.js';
+import { ConcurrentModificationError } from '../../shared/errors.js';
 import { type FindOutcome, providerAttemptOf } from '../gateway.js';
 import { type Payout, PayoutStatus, systemPrincipal, type WatchedAttempt } from '../model.js';
 import { addMs, buildTransition, type EngineContext, type TransitionSpec } from './context.js';

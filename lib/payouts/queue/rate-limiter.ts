@@ -1,3 +1,4 @@
+import { PayoutAutomationError } from '../../shared/errors.js';
 /**
  * The provider's rate limit, shared by every worker of the fleet (docs/submission.md). Workers reserve send
  * slots for a batch before calling the provider; a 429 pushes every later slot past its Retry-After, so one
@@ -14,7 +15,7 @@ export interface ProviderRateLimiter {
 }
 
 /** The limiter could not reserve (its shared item stayed contended or unreachable): nothing was sent. */
-export class RateLimiterUnavailableError extends Error {
+export class RateLimiterUnavailableError extends PayoutAutomationError {
   override readonly name = 'RateLimiterUnavailableError';
-  readonly code = 'RATE_LIMITER_UNAVAILABLE';
+  override readonly code = 'RATE_LIMITER_UNAVAILABLE';
 }

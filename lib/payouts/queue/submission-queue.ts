@@ -1,3 +1,4 @@
+import { PayoutAutomationError } from '../../shared/errors.js';
 import * as z from '../../shared/zod.js';
 
 /**
@@ -30,7 +31,7 @@ export const deduplicationIdOf = (request: SubmissionRequest): string =>
   `${request.payoutId}:${request.version}`;
 
 /** The queue refused some of the requests (the sweep fails so it alarms; the next tick enqueues them again). */
-export class SubmissionQueueError extends Error {
+export class SubmissionQueueError extends PayoutAutomationError {
   override readonly name = 'SubmissionQueueError';
-  readonly code = 'SUBMISSION_QUEUE_FAILED';
+  override readonly code = 'SUBMISSION_QUEUE_FAILED';
 }

@@ -8,15 +8,11 @@ import {
   TransactWriteCommand,
 } from '@aws-sdk/lib-dynamodb';
 import { encodeCursor, isStartKeyRejection } from '../../shared/cursor.js';
+import { ConcurrentModificationError, InvalidCursorError } from '../../shared/errors.js';
 import { createWithIdempotencyKey } from '../../shared/idempotent-create.js';
 import { readItemCollection } from '../../shared/item-collection.js';
 import { jitteredPause } from '../../shared/jitter.js';
-import {
-  ConcurrentModificationError,
-  DailyCapExceededError,
-  InvalidCursorError,
-  PayoutsPausedError,
-} from '../errors.js';
+import { DailyCapExceededError, PayoutsPausedError } from '../errors.js';
 import type { AuditEvent, Controls, Payout, PayoutStatus } from '../model.js';
 import { capUpdateItem, pauseCheckItem, type TransactItem } from './control-items.js';
 import {
@@ -68,7 +64,7 @@ export class DynamoDbPayoutStore implements PayoutStore {
     });
     if (outcome.created) return { created: true, payout };
     const existing = await this.get(outcome.ownerId);
-    if (!existing) throw new ConcurrentModificationError(payout.id);
+    if (!existing) throw new ConcurrentModificationError('payout', payout.id);
     return { created: false, existing };
   }
 
@@ -152,7 +148,7 @@ export class DynamoDbPayoutStore implements PayoutStore {
         if (own.includes('ConditionalCheckFailed')) {
           results[index] = {
             ok: false,
-            error: new ConcurrentModificationError(write.before.id, { cause: error }),
+            error: new ConcurrentModificationError('payout', write.before.id, { cause: error }),
           };
         } else again.push(index);
       });
@@ -165,7 +161,7 @@ export class DynamoDbPayoutStore implements PayoutStore {
         if (!progressed && attempt >= MAX_CONFLICT_RETRIES) {
           retried = rest.map((write) => ({
             ok: false,
-            error: new ConcurrentModificationError(write.before.id, { cause: error }),
+            error: new ConcurrentModificationError('payout', write.before.id, { cause: error }),
           }));
         } else {
           if (!progressed) await jitteredPause(attempt, 100);
@@ -216,7 +212,7 @@ export class DynamoDbPayoutStore implements PayoutStore {
         const collidedOnly =
           !reasons.includes('ConditionalCheckFailed') && reasons.includes('TransactionConflict');
         if (!collidedOnly || attempt >= MAX_CONFLICT_RETRIES) {
-          throw new ConcurrentModificationError(before.id, { cause: error });
+          throw new ConcurrentModificationError('payout', before.id, { cause: error });
         }
         await jitteredPause(attempt, 100);
       }

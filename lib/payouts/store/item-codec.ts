@@ -1,3 +1,4 @@
+import { PayoutAutomationError } from '../../shared/errors.js';
 import * as z from '../../shared/zod.js';
 import { type AuditEvent, type Controls, PAYOUT_STATUSES, type Payout, PayoutStatus } from '../model.js';
 import { keys, TableIndexes, WorkQueue } from './table-design.js';
@@ -112,9 +113,9 @@ const ControlsItemSchema = z.object({
 });
 
 /** Thrown when a stored item does not have the shape the code expects. */
-export class CorruptItemError extends Error {
+export class CorruptItemError extends PayoutAutomationError {
   override readonly name = 'CorruptItemError';
-  readonly code = 'CORRUPT_ITEM';
+  override readonly code = 'CORRUPT_ITEM';
 }
 
 function parse<T>(schema: z.ZodMiniType<T>, item: Record<string, unknown>, what: string): T {

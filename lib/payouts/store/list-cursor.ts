@@ -1,6 +1,6 @@
 import { decodeCursor } from '../../shared/cursor.js';
+import { InvalidCursorError } from '../../shared/errors.js';
 import * as z from '../../shared/zod.js';
-import { InvalidCursorError } from '../errors.js';
 import type { ListQuery } from './payout-store.js';
 import { keys, TableIndexes } from './table-design.js';
 

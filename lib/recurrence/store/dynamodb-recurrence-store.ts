@@ -13,9 +13,9 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import { TableIndexes } from '../../payouts/store/table-design.js';
 import { decodeCursor, encodeCursor } from '../../shared/cursor.js';
+import { ConcurrentModificationError, InvalidCursorError } from '../../shared/errors.js';
 import { createWithIdempotencyKey } from '../../shared/idempotent-create.js';
 import * as z from '../../shared/zod.js';
-import { RecurrenceConflictError, RecurrenceValidationError } from '../errors.js';
 import {
   type OccurrenceRecord,
   OccurrenceState,
@@ -63,7 +63,7 @@ export class DynamoDbRecurrenceStore implements RecurrenceStore {
     });
     if (outcome.created) return { created: true, recurrence };
     const existing = await this.get(outcome.ownerId);
-    if (!existing) throw new RecurrenceConflictError(recurrence.id);
+    if (!existing) throw new ConcurrentModificationError('recurring payout', recurrence.id);
     return { created: false, existing };
   }
 
@@ -104,7 +104,7 @@ export class DynamoDbRecurrenceStore implements RecurrenceStore {
       return after;
     } catch (error) {
       if (error instanceof ConditionalCheckFailedException || error instanceof TransactionCanceledException) {
-        throw new RecurrenceConflictError(before.id, { cause: error });
+        throw new ConcurrentModificationError('recurring payout', before.id, { cause: error });
       }
       throw error;
     }
@@ -195,7 +195,8 @@ export class DynamoDbRecurrenceStore implements RecurrenceStore {
     } catch (error) {
       if (!(error instanceof ConditionalCheckFailedException)) throw error;
       const current = await this.getOccurrence(record.recurrenceId, record.localDate);
-      if (!current) throw new RecurrenceConflictError(record.recurrenceId, { cause: error });
+      if (!current)
+        throw new ConcurrentModificationError('recurring payout', record.recurrenceId, { cause: error });
       return { recorded: false, current };
     }
   }
@@ -300,7 +301,7 @@ function readListCursor(cursor: string | undefined, status: RecurrenceStatus | u
   });
   const key = decodeCursor(cursor, shape);
   if (key === undefined) {
-    throw new RecurrenceValidationError([{ path: 'cursor', message: 'is not a cursor this API issued' }]);
+    throw new InvalidCursorError('is not a cursor this API issued');
   }
   return key;
 }
