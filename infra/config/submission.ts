@@ -17,3 +17,15 @@ export const VISIBILITY_TIMEOUT_FACTOR = 6;
 
 /** The queue's name locally (CloudFormation names the deployed one; a FIFO queue's name ends in `.fifo`). */
 export const SUBMISSION_QUEUE_NAME = 'payout-submissions.fifo';
+
+/** How often the sweeper runs (its EventBridge schedule in `infra/handlers.ts`). */
+export const SWEEP_TICK_SECONDS = 60;
+
+/**
+ * The provider latency a stage is sized for (the issue's L = 200 ms), used where a stage sets no provider rate
+ * limit: its workers then drain at most `maxConcurrency x batchSize / L`.
+ */
+export const SIZING_LATENCY_MS = 200;
+
+/** SQS FIFO drops a repeated deduplication id within this window (5 minutes). */
+export const FIFO_DEDUPLICATION_WINDOW_SECONDS = 300;
