@@ -86,6 +86,7 @@ export function startShippedPathTrace(): ShippedPathTrace {
   });
   let invocations = timings();
   let queueWait = timings();
+  let handedBack = 0;
   const loop = monitorEventLoopDelay({ resolution: 10 });
   loop.enable();
   let cpuAtStart = process.cpuUsage();
@@ -97,7 +98,12 @@ export function startShippedPathTrace(): ShippedPathTrace {
         const now = Date.now();
         for (const record of event.Records) add(queueWait, now - Number(record.attributes.SentTimestamp));
         try {
-          return await consumer(event, context);
+          const answer = await consumer(event, context);
+          handedBack += answer.batchItemFailures.length;
+          return answer;
+        } catch (error) {
+          handedBack += event.Records.length;
+          throw error;
         } finally {
           add(invocations, performance.now() - at);
         }
@@ -110,6 +116,7 @@ export function startShippedPathTrace(): ShippedPathTrace {
       byDestination.clear();
       invocations = timings();
       queueWait = timings();
+      handedBack = 0;
       loop.reset();
       cpuAtStart = process.cpuUsage();
       wallAtStart = performance.now();
@@ -133,6 +140,8 @@ export function startShippedPathTrace(): ShippedPathTrace {
         },
         invocations: summary(invocations),
         queueWaitPerMessage: summary(queueWait),
+        /** Messages an invocation handed back (partial batch response) or lost by failing. */
+        handedBackMessages: handedBack,
         requests,
       };
     },

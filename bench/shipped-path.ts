@@ -31,6 +31,7 @@ interface RunResult {
   providerPaid: number;
   rateLimited: number;
   ticks: number;
+  failedTicks: number;
   invocations: number;
   peakConcurrency: number;
   deadLetters: number;
@@ -159,7 +160,7 @@ export async function benchShippedPath(): Promise<BenchResult & { shippedPath: S
     succeeded: run.succeeded,
     failed: run.failed,
     '429s': run.rateLimited,
-    ticks: run.ticks,
+    'ticks (failed)': `${run.ticks} (${run.failedTicks})`,
     invocations: run.invocations,
     'peak concurrency': run.peakConcurrency,
     'dead letters': run.deadLetters,

@@ -8,9 +8,9 @@
  * wait for its slot, provider call and recording, all started in the first moments of the invocation; its
  * worst case (every DynamoDB call and the provider call to its deadline) must fit with margin, and the worker
  * starts none with less than that left (`WORKER_STOP_STARTING_BEFORE_DEADLINE_MS`).
- * test/infra/submission-limits.test.ts checks both.
+ * test/infra/handler-limits.test.ts checks both.
  */
-export const SUBMIT_WORKER_TIMEOUT_SECONDS = 150;
+export const SUBMIT_WORKER_TIMEOUT_SECONDS = 180;
 
 /** AWS's guidance: a queue's visibility timeout at least six times its consumer's timeout. */
 export const VISIBILITY_TIMEOUT_FACTOR = 6;

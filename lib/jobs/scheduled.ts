@@ -17,7 +17,7 @@ export const STOP_STARTING_BEFORE_DEADLINE_MS = 20_000;
 
 /**
  * The dispatch starts no page of the work queue with less than this left: a page is a query and up to 50
- * SendMessageBatch calls, each to its deadline at worst (test/infra/submission-limits.test.ts).
+ * SendMessageBatch calls, each to its deadline at worst (test/infra/handler-limits.test.ts).
  */
 export const DISPATCH_STOP_STARTING_BEFORE_DEADLINE_MS = 65_000;
 

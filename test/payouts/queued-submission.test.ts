@@ -1,5 +1,6 @@
 import type { SQSEvent } from 'aws-lambda';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { SUBMIT_WORKER_TIMEOUT_SECONDS } from '../../infra/config/submission.js';
 import {
   runSubmissionBatch,
   WORKER_STOP_STARTING_BEFORE_DEADLINE_MS,
@@ -41,6 +42,8 @@ class RecordingQueue implements SubmissionQueue {
   }
 }
 
+/** A fresh invocation of the worker: its whole timeout left. */
+const FRESH_INVOCATION_MS = SUBMIT_WORKER_TIMEOUT_SECONDS * 1000;
 const providerCalls = () => h.sandbox.stats().requests['/settlement/instant/payout'] ?? 0;
 const inMinutes = (minutes: number) => new Date(h.clock.now().getTime() + minutes * 60_000).toISOString();
 
@@ -127,7 +130,12 @@ describe('the submission worker', () => {
   it('pays every payout of a batch once, all at once', async () => {
     const payouts = await pendingPayouts(5);
     const requests = payouts.map((payout) => ({ payoutId: payout.id, version: payout.version }));
-    const { response, report } = await runSubmissionBatch(h.engine, sqsEvent(requests), 150_000, h.logger);
+    const { response, report } = await runSubmissionBatch(
+      h.engine,
+      sqsEvent(requests),
+      FRESH_INVOCATION_MS,
+      h.logger,
+    );
     expect(response.batchItemFailures).toEqual([]);
     expect(report).toMatchObject({ received: 5, sent: 5, skipped: 0, outcomes: { succeeded: 5 } });
     for (const payout of payouts) {
@@ -143,11 +151,16 @@ describe('the submission worker', () => {
     const first = await runSubmissionBatch(
       h.engine,
       sqsEvent([request, request, request]),
-      150_000,
+      FRESH_INVOCATION_MS,
       h.logger,
     );
     expect(first.report).toMatchObject({ sent: 1, skipped: 2 });
-    const redelivered = await runSubmissionBatch(h.engine, sqsEvent([request]), 150_000, h.logger);
+    const redelivered = await runSubmissionBatch(
+      h.engine,
+      sqsEvent([request]),
+      FRESH_INVOCATION_MS,
+      h.logger,
+    );
     expect(redelivered.report).toMatchObject({ sent: 0, skipped: 1 });
     expect(redelivered.response.batchItemFailures).toEqual([]);
     expect(providerCalls()).toBe(1);
@@ -165,7 +178,12 @@ describe('the submission worker', () => {
     const engine = h.engineWith({ store });
     const requests = payouts.map((payout) => ({ payoutId: payout.id, version: payout.version }));
     const logger = new CapturingLogger();
-    const { response, report } = await runSubmissionBatch(engine, sqsEvent(requests), 150_000, logger);
+    const { response, report } = await runSubmissionBatch(
+      engine,
+      sqsEvent(requests),
+      FRESH_INVOCATION_MS,
+      logger,
+    );
     expect(response.batchItemFailures).toEqual([{ itemIdentifier: 'm1' }]);
     expect(report).toMatchObject({ sent: 2, handedBack: 1 });
     expect((await h.engine.get(unreadable ?? ''))?.status).toBe(PayoutStatus.Pending);
@@ -189,7 +207,7 @@ describe('the submission worker', () => {
     const { response } = await runSubmissionBatch(
       h.engine,
       { Records: [poison, later, ...event.Records] },
-      150_000,
+      FRESH_INVOCATION_MS,
       h.logger,
     );
     expect(response.batchItemFailures).toEqual([{ itemIdentifier: 'poison' }, { itemIdentifier: 'later' }]);
@@ -220,7 +238,7 @@ describe('the submission worker', () => {
     const slept: number[] = [];
     h.sandbox.injectFault({ path: '/settlement/instant/payout', fault: 'error-429', times: 1 });
     const requests = payouts.map((payout) => ({ payoutId: payout.id, version: payout.version }));
-    const { report } = await runSubmissionBatch(h.engine, sqsEvent(requests), 150_000, h.logger, {
+    const { report } = await runSubmissionBatch(h.engine, sqsEvent(requests), FRESH_INVOCATION_MS, h.logger, {
       limiter,
       sleep: async (ms) => void slept.push(ms),
       clock: () => fixed,
@@ -250,7 +268,7 @@ describe('the submission worker', () => {
     const { response, report } = await runSubmissionBatch(
       h.engine,
       sqsEvent([{ payoutId: payout.id, version: payout.version }]),
-      150_000,
+      FRESH_INVOCATION_MS,
       h.logger,
       {
         limiter,
@@ -312,7 +330,7 @@ describe('the submission worker', () => {
     const { response, report } = await runSubmissionBatch(
       h.engine,
       sqsEvent([{ payoutId: payout.id, version: payout.version }]),
-      150_000,
+      FRESH_INVOCATION_MS,
       h.logger,
       { limiter, sleep: async () => undefined, clock: () => fixed },
     );

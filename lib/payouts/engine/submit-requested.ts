@@ -20,7 +20,7 @@ export type RequestedSubmitResult =
  * the limit) the claim is given back unsent and the next tick enqueues the payout again: the wait stays well
  * inside the claim's lease and the worker's timeout (test/infra/handler-limits.test.ts).
  */
-export const MAX_SLOT_WAIT_MS = 20_000;
+export const MAX_SLOT_WAIT_MS = 15_000;
 
 /**
  * 429s one invocation rides out for a payout (claiming it again once the Retry-After has passed) before it

@@ -5,12 +5,12 @@ import { type ProviderRateLimiter, RateLimiterUnavailableError } from '../queue/
 /** The one item every worker paces itself by. */
 const LIMITER_KEY = { pk: 'RATELIMIT#provider', sk: 'RATELIMIT' } as const;
 /**
- * A reservation starts no new write after this long. Its writes alternate between appending to a busy pacer and
- * starting an idle one; one fails only when the pacer changed state in between (another worker reserved, or
- * every reserved slot passed), so a reservation nearly always takes one or two writes. The worker's worst case
- * counts this and one more write to its deadline (test/infra/handler-limits.test.ts).
+ * Conditional writes a reservation makes at most, all against the same instant `now`: append to a busy pacer
+ * (`nextSlotAt >= now`); if it failed, start an idle one (`nextSlotAt < now`); if that failed too, another
+ * worker moved it to `now` or later, and as it only ever grows the third write, an append, succeeds. Under a
+ * backlog the first write succeeds. The worker's worst case counts all three (test/infra/handler-limits.test.ts).
  */
-export const RESERVE_GIVE_UP_AFTER_MS = 5_000;
+export const MAX_RESERVE_WRITES = 3;
 
 /**
  * A fleet-wide pacer for the provider's rate limit, kept in one DynamoDB item: `nextSlotAt`, the first instant
@@ -42,9 +42,10 @@ export class DynamoDbRateLimiter implements ProviderRateLimiter {
     const span = count * this.#intervalMs;
     const slotsFrom = (start: number) =>
       Array.from({ length: count }, (_, index) => start + index * this.#intervalMs);
-    const startedAt = Date.now();
-    for (let write = 0; write === 0 || Date.now() - startedAt < RESERVE_GIVE_UP_AFTER_MS; write++) {
-      const now = this.#now();
+    // One instant for every write of this reservation: `nextSlotAt` only grows, so once the idle write fails
+    // (it is at or past `now`), the append that follows cannot fail.
+    const now = this.#now();
+    for (let write = 0; write < MAX_RESERVE_WRITES; write++) {
       try {
         if (write % 2 === 0) {
           // A busy pacer (its next slot is ahead: the usual case while a backlog drains): take the next
@@ -79,7 +80,7 @@ export class DynamoDbRateLimiter implements ProviderRateLimiter {
         if (!(error instanceof ConditionalCheckFailedException)) throw error;
       }
     }
-    throw new RateLimiterUnavailableError(`no send slot within ${RESERVE_GIVE_UP_AFTER_MS} ms`);
+    throw new RateLimiterUnavailableError(`no send slot after ${MAX_RESERVE_WRITES} conditional writes`);
   }
 
   async coolDown(untilMs: number): Promise<void> {
