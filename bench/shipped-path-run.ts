@@ -15,6 +15,7 @@ import { runtimeFromProcessEnv } from '../lib/runtime/runtime.js';
 import { createDynamoDbClient } from '../lib/shared/dynamodb-client.js';
 import { silentLogger } from '../lib/shared/logger.js';
 import * as z from '../lib/shared/zod.js';
+import { startShippedPathTrace } from './shipped-path-trace.js';
 import { bankTransfer, createCommand, forEachConcurrently } from './support.js';
 
 const Env = z.object({
@@ -23,9 +24,10 @@ const Env = z.object({
   BENCH_PROVIDER_TOKEN: z.string(),
   BENCH_PROVIDER_PIN: z.string(),
   BENCH_BACKLOG: z.coerce.number().check(z.int(), z.positive()),
-  BENCH_RATE_LIMIT: z.optional(z.coerce.number().check(z.int(), z.positive())),
   BENCH_TICK_MS: z.coerce.number().check(z.int(), z.positive()),
+  BENCH_SWEEP_TIMEOUT_MS: z.coerce.number().check(z.int(), z.positive()),
   BENCH_RESULT_FILE: z.string(),
+  BENCH_TRACE: z.optional(z.string()),
 });
 const env = Env.parse(process.env);
 
@@ -33,20 +35,29 @@ const tableName = `bench-shipped-${process.pid}`;
 const setup = createDynamoDbClient({ endpoint: env.BENCH_DDB_ENDPOINT, ...localAwsConfig });
 await ensureTable(setup, tableName);
 const config = stageConfigOf('dev');
+const trace = env.BENCH_TRACE === '1' ? startShippedPathTrace() : undefined;
 const workers = await startLocalSubmissionWorkers({
   config,
-  loadWorker: async () => (await import('../functions/submit-payouts.js')).handler,
+  loadWorker: async () => {
+    const { handler } = await import('../functions/submit-payouts.js');
+    return trace ? trace.observe((event, context) => handler(event, context)) : handler;
+  },
   logger: silentLogger,
   pollIntervalMs: 200,
 });
+if (trace) {
+  trace.label(new URL(env.BENCH_DDB_ENDPOINT).host, 'dynamodb');
+  trace.label(new URL(env.BENCH_PROVIDER_URL).host, 'provider');
+  trace.label(new URL(workers.environment.SQS_ENDPOINT).host, 'sqs');
+}
 Object.assign(process.env, {
   TABLE_NAME: tableName,
   DYNAMODB_ENDPOINT: env.BENCH_DDB_ENDPOINT,
   PROVIDER_BASE_URL: env.BENCH_PROVIDER_URL,
   PROVIDER_TOKEN: env.BENCH_PROVIDER_TOKEN,
   PROVIDER_PIN: env.BENCH_PROVIDER_PIN,
+  // The queue, and the stage's per-tick maximum and provider rate limit, as the stack sets them.
   ...workers.environment,
-  ...(env.BENCH_RATE_LIMIT !== undefined && { PROVIDER_RATE_LIMIT_PER_SECOND: String(env.BENCH_RATE_LIMIT) }),
 });
 // The handlers log every payout as they do in Lambda; here that output goes nowhere.
 process.stdout.write = () => true;
@@ -59,10 +70,20 @@ await forEachConcurrently(env.BENCH_BACKLOG, 32, (index) =>
 
 const sweeper = (await import('../functions/sweep-due-payouts.js')).handler;
 const scheduledEvent = { 'detail-type': 'Scheduled Event', source: 'aws.scheduler' } as ScheduledEvent;
-const tick = () => {
-  const deadline = performance.now() + 120_000;
+const tickSeconds: number[] = [];
+let failedTicks = 0;
+// A tick that throws (an SQS call past its deadline on a loaded machine) fails as the Lambda invocation would;
+// what it did not enqueue stays in the work queue for the next tick.
+const tick = async () => {
+  const at = performance.now();
+  const deadline = at + env.BENCH_SWEEP_TIMEOUT_MS;
   const context = { getRemainingTimeInMillis: () => deadline - performance.now() } as Context;
-  return sweeper(scheduledEvent, context);
+  try {
+    await sweeper(scheduledEvent, context);
+  } catch {
+    failedTicks++;
+  }
+  tickSeconds.push(Math.round(performance.now() - at) / 1000);
 };
 
 const paidAtProvider = async (): Promise<{ paid: number; rateLimited: number }> => {
@@ -72,12 +93,12 @@ const paidAtProvider = async (): Promise<{ paid: number; rateLimited: number }> 
   return { paid: calls - stats.rateLimited, rateLimited: stats.rateLimited };
 };
 
+trace?.begin();
 const started = performance.now();
 let ticks = 0;
 let ticking: Promise<unknown> = Promise.resolve();
-// The every-minute schedule, compressed to BENCH_TICK_MS: the first tick enqueues the whole backlog; later ticks
-// only re-enqueue payouts a 429 sent back (FIFO drops the rest as duplicates), so compression does not change
-// the drain rate, only how soon a rate-limited payout is offered again.
+// The sweeper's schedule (BENCH_TICK_MS, the deployed rate): each tick enqueues up to the stage's per-tick
+// maximum from the head of the work queue; FIFO drops what is still queued from an earlier tick.
 const schedule = setInterval(() => {
   ticking = ticking.then(() => {
     ticks++;
@@ -86,12 +107,21 @@ const schedule = setInterval(() => {
 }, env.BENCH_TICK_MS);
 ticks++;
 ticking = tick();
+// A run that stops making progress is reported as it stands rather than waited on for ever: ten minutes
+// without a single payment ends it.
 let provider = await paidAtProvider();
-while (provider.paid < env.BENCH_BACKLOG) {
+let lastProgressAt = performance.now();
+let lastPaid = provider.paid;
+while (provider.paid < env.BENCH_BACKLOG && performance.now() - lastProgressAt < 600_000) {
+  if (provider.paid > lastPaid) {
+    lastPaid = provider.paid;
+    lastProgressAt = performance.now();
+  }
   await new Promise((resolve) => setTimeout(resolve, 100));
   provider = await paidAtProvider();
 }
 const seconds = (performance.now() - started) / 1000;
+const traced = trace?.report();
 clearInterval(schedule);
 await ticking;
 await workers.queue.idle();
@@ -107,11 +137,13 @@ writeFileSync(
     providerPaid: provider.paid,
     rateLimited: provider.rateLimited,
     ticks,
+    failedTicks,
     invocations: stats.invocations,
     peakConcurrency: stats.peakConcurrency,
     deadLetters: stats.deadLetters,
     batchSize: config.submission.batchSize,
     maxConcurrency: config.submission.maxConcurrency,
+    ...(traced && { trace: { tickSeconds, ...traced } }),
   }),
 );
 await workers.stop();

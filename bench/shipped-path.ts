@@ -1,19 +1,28 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { SWEEP_TICK_SECONDS } from '../infra/config/submission.js';
+import { drainRatePerSecond, enqueuePerTick } from '../infra/config/submission-sizing.js';
+import { HANDLERS } from '../infra/handlers.js';
+import { stageConfigOf } from '../lib/local/submission-workers.js';
 import { type BenchProvider, startSandboxProcess } from './sandbox-process.js';
 import { type BenchResult, fixed, projectRoot, quick, withFreshDynamoDb } from './support.js';
 
 /** The provider latency of the issue's scenario. */
 const LATENCY_MS = 200;
 const BACKLOG = quick ? 500 : 10_000;
-/** The rate-limited run: the provider answers 429 above R requests/s; the stage's limit is set to R. */
-const RATE_LIMIT = 50;
-const RATE_LIMITED_BACKLOG = quick ? 200 : 2_000;
-/** The every-minute sweeper schedule, compressed (see bench/shipped-path-run.ts). */
-const TICK_MS = 5_000;
+const RATE_LIMITED_BACKLOG = quick ? 500 : 5_000;
+/**
+ * The dev stage as deployed, read through the same parser as the stack: batch size, maximum concurrency,
+ * per-tick maximum and the provider's rate limit R the fleet is paced to.
+ */
+const STAGE = 'dev';
+const config = stageConfigOf(STAGE);
+/** The sweeper's schedule and timeout as deployed; neither is compressed. */
+const TICK_MS = SWEEP_TICK_SECONDS * 1000;
+const SWEEP_TIMEOUT_MS = HANDLERS['sweep-due-payouts'].timeout.toMilliseconds();
 
 interface RunResult {
   seconds: number;
@@ -22,11 +31,14 @@ interface RunResult {
   providerPaid: number;
   rateLimited: number;
   ticks: number;
+  failedTicks: number;
   invocations: number;
   peakConcurrency: number;
   deadLetters: number;
   batchSize: number;
   maxConcurrency: number;
+  /** With BENCH_TRACE=1: where the time went (bench/shipped-path-trace.ts). */
+  trace?: Record<string, unknown>;
 }
 
 /** What `bench/results/latest.json` reports as `shippedPath`. */
@@ -37,7 +49,10 @@ export interface ShippedPathReport {
   readonly limitPerSecond: number;
   readonly measuredPerSecond: number;
   readonly ratioOfLimit: number;
+  readonly secondsToDrain: number;
   readonly failedPayouts: number;
+  /** The 1-minute load average before and after the run. */
+  readonly loadAverage: readonly number[];
   readonly rateLimited: {
     readonly backlog: number;
     readonly limitPerSecond: number;
@@ -45,18 +60,19 @@ export interface ShippedPathReport {
     readonly ratioOfLimit: number;
     readonly answered429: number;
     readonly failedPayouts: number;
+    readonly loadAverage: readonly number[];
   };
 }
 
-async function runOnce(options: { backlog: number; rateLimit?: number }): Promise<RunResult> {
+async function runOnce(options: { backlog: number; providerLimit?: number }): Promise<RunResult> {
   return withFreshDynamoDb(async (endpoint) => {
     const provider: BenchProvider = await startSandboxProcess({ latencyMs: LATENCY_MS, projectRoot });
     try {
-      if (options.rateLimit !== undefined) {
+      if (options.providerLimit !== undefined) {
         await provider.injectFault({
           path: '/settlement/instant/payout',
           fault: 'rate-limit',
-          perSecond: options.rateLimit,
+          perSecond: options.providerLimit,
           times: 0,
         });
       }
@@ -76,15 +92,18 @@ async function runOnce(options: { backlog: number; rateLimit?: number }): Promis
             BENCH_PROVIDER_PIN: provider.pin,
             BENCH_BACKLOG: String(options.backlog),
             BENCH_TICK_MS: String(TICK_MS),
+            BENCH_SWEEP_TIMEOUT_MS: String(SWEEP_TIMEOUT_MS),
             BENCH_RESULT_FILE: resultFile,
-            ...(options.rateLimit !== undefined && { BENCH_RATE_LIMIT: String(options.rateLimit) }),
+            ...(process.env.BENCH_TRACE && { BENCH_TRACE: process.env.BENCH_TRACE }),
           },
           stdio: ['ignore', 'ignore', 'inherit'],
         },
       );
       const [code] = await once(child, 'exit');
       if (code !== 0) throw new Error(`shipped-path run exited with ${code}`);
-      return JSON.parse(readFileSync(resultFile, 'utf8')) as RunResult;
+      const result = JSON.parse(readFileSync(resultFile, 'utf8')) as RunResult;
+      if (result.trace) process.stderr.write(`trace: ${JSON.stringify(result.trace, null, 2)}\n`);
+      return result;
     } finally {
       await provider.close();
     }
@@ -92,18 +111,22 @@ async function runOnce(options: { backlog: number; rateLimit?: number }): Promis
 }
 
 /**
- * The shipped composition at scale: a backlog of due payouts drained by the real handlers (the sweeper's tick
- * enqueues, the workers pay) through the local SQS stand-in with the dev stage's batch size and maximum
- * concurrency, against the sandbox answering after L ms; then the same with the provider limited to R
- * requests/s (429 above it) and the stage's `providerRateLimitPerSecond` set to R.
+ * The shipped composition at scale: a backlog of due payouts drained by the real handlers (the sweeper's ticks
+ * enqueue, the workers pay) through the local SQS stand-in with the dev stage's settings (batch size, maximum
+ * concurrency, per-tick maximum, the provider rate limit R its fleet is paced to), against the sandbox
+ * answering after L ms; then the same with the sandbox also enforcing R (429 with Retry-After above it).
  */
 export async function benchShippedPath(): Promise<BenchResult & { shippedPath: ShippedPathReport }> {
+  const stageLimit = config.providerRateLimitPerSecond;
+  if (stageLimit === undefined) throw new Error(`the ${STAGE} stage sets no providerRateLimitPerSecond`);
+  const concurrency = config.submission.maxConcurrency * config.submission.batchSize;
+  const limit = Math.min((concurrency * 1000) / LATENCY_MS, stageLimit);
+  const loadBefore = loadavg()[0] ?? 0;
   const open = await runOnce({ backlog: BACKLOG });
-  const concurrency = open.maxConcurrency * open.batchSize;
-  const limit = concurrency / (LATENCY_MS / 1000);
+  const loadBetween = loadavg()[0] ?? 0;
+  const limited = await runOnce({ backlog: RATE_LIMITED_BACKLOG, providerLimit: stageLimit });
+  const loadAfter = loadavg()[0] ?? 0;
   const measured = open.succeeded / open.seconds;
-  const limited = await runOnce({ backlog: RATE_LIMITED_BACKLOG, rateLimit: RATE_LIMIT });
-  const limitedLimit = Math.min(concurrency / (LATENCY_MS / 1000), RATE_LIMIT);
   const limitedMeasured = limited.succeeded / limited.seconds;
   const shippedPath: ShippedPathReport = {
     backlog: BACKLOG,
@@ -112,43 +135,51 @@ export async function benchShippedPath(): Promise<BenchResult & { shippedPath: S
     limitPerSecond: fixed(limit, 1),
     measuredPerSecond: fixed(measured, 1),
     ratioOfLimit: fixed(measured / limit, 3),
+    secondsToDrain: fixed(open.seconds, 1),
     failedPayouts: open.failed,
+    loadAverage: [fixed(loadBefore, 2), fixed(loadBetween, 2)],
     rateLimited: {
       backlog: RATE_LIMITED_BACKLOG,
-      limitPerSecond: limitedLimit,
+      limitPerSecond: limit,
       measuredPerSecond: fixed(limitedMeasured, 1),
-      ratioOfLimit: fixed(limitedMeasured / limitedLimit, 3),
+      ratioOfLimit: fixed(limitedMeasured / limit, 3),
       answered429: limited.rateLimited,
       failedPayouts: limited.failed,
+      loadAverage: [fixed(loadBetween, 2), fixed(loadAfter, 2)],
     },
   };
-  const row = (label: string, run: RunResult, limitPerSecond: number, backlog: number) => ({
+  const row = (label: string, run: RunResult, backlog: number, load: [number, number]) => ({
     run: label,
     backlog,
     'workers x batch': `${run.maxConcurrency} x ${run.batchSize}`,
     'L ms': LATENCY_MS,
-    'limit /s': fixed(limitPerSecond, 1),
+    'limit /s': fixed(limit, 1),
     seconds: fixed(run.seconds, 1),
     'paid /s': fixed(run.succeeded / run.seconds, 1),
-    'ratio of limit': fixed(run.succeeded / run.seconds / limitPerSecond, 3),
+    'ratio of limit': fixed(run.succeeded / run.seconds / limit, 3),
     succeeded: run.succeeded,
     failed: run.failed,
     '429s': run.rateLimited,
+    'ticks (failed)': `${run.ticks} (${run.failedTicks})`,
     invocations: run.invocations,
     'peak concurrency': run.peakConcurrency,
     'dead letters': run.deadLetters,
+    'load avg (1 min)': `${fixed(load[0], 2)} -> ${fixed(load[1], 2)}`,
   });
   return {
     name: 'shipped-path',
     title: 'The shipped path: sweeper -> SQS FIFO (local stand-in) -> submit-payouts workers',
     rows: [
-      row('open', open, limit, BACKLOG),
-      row(`provider limited to ${RATE_LIMIT}/s`, limited, limitedLimit, RATE_LIMITED_BACKLOG),
+      row(`paced to R = ${stageLimit}/s`, open, BACKLOG, [loadBefore, loadBetween]),
+      row(`provider also enforcing R (429 above it)`, limited, RATE_LIMITED_BACKLOG, [
+        loadBetween,
+        loadAfter,
+      ]),
     ],
     notes: [
-      'The real functions/sweep-due-payouts.ts and functions/submit-payouts.ts handlers, in a process of their own, with the dev stage batch size and maximum concurrency; the queue is the local SQS stand-in (visibility, redelivery, FIFO dedup), the provider the sandbox in its own process answering after L ms.',
-      `limit = min(maxConcurrency x batchSize / L, provider rate limit); the schedule (every minute) is compressed to ${TICK_MS / 1000} s, which only changes how soon a payout sent back by a 429 is offered again.`,
-      'The backlog is created before the clock starts; the clock stops when the provider has paid every payout.',
+      `The real functions/sweep-due-payouts.ts and functions/submit-payouts.ts handlers in a process of their own, with the ${STAGE} stage's settings read through infra/config/stage-config.ts (batch ${config.submission.batchSize}, maximum concurrency ${config.submission.maxConcurrency}, at most ${enqueuePerTick(config)} enqueued per tick, providerRateLimitPerSecond R = ${stageLimit}, drain rate ${drainRatePerSecond(config)}/s); the queue is the local SQS stand-in (visibility, redelivery, FIFO dedup), the provider the sandbox in its own process answering after L ms.`,
+      `limit = min(maxConcurrency x batchSize / L, R). Nothing is compressed: the sweeper runs every ${TICK_MS / 1000} s with its ${SWEEP_TIMEOUT_MS / 1000} s timeout, the workers with theirs.`,
+      'The backlog is created before the clock starts; the clock starts with the first tick and stops when the provider has paid every payout. BENCH_TRACE=1 prints where the time went (bench/shipped-path-trace.ts).',
     ],
     shippedPath,
   };

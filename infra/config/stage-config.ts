@@ -86,6 +86,12 @@ export const StageConfigSchema = z.strictObject({
       batchSize: z._default(z.int().check(z.gte(1), z.lte(10)), 10),
       /** Deliveries of one message before it goes to the dead-letter queue (which alarms). */
       maxReceiveCount: z._default(z.int().check(z.gte(1), z.lte(1000)), 5),
+      /**
+       * Most payouts one sweeper tick hands to the queue (`infra/config/submission-sizing.ts`): at least a tick's
+       * worth of draining, at most what drains within SQS FIFO's five-minute deduplication window. Default:
+       * two ticks' worth at the stage's drain rate.
+       */
+      maxEnqueuePerTick: z.optional(z.int().check(z.gte(1), z.lte(1_000_000))),
     }),
     { maxConcurrency: 10, batchSize: 10, maxReceiveCount: 5 },
   ),

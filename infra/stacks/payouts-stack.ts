@@ -11,6 +11,7 @@ import {
   type StageConfig,
   settlementEnvironment,
 } from '../config/stage-config.js';
+import { submissionEnvironment } from '../config/submission-sizing.js';
 import { Data } from '../constructs/data.js';
 import { deadLetterQueue } from '../constructs/dead-letter-queue.js';
 import { DomainEvents } from '../constructs/domain-events.js';
@@ -53,9 +54,7 @@ export class PayoutsStack extends Stack {
       DAILY_CAP_KOBO: String(config.dailyCapKobo),
       APPROVAL_THRESHOLD_KOBO: String(config.approvalThresholdKobo),
       OPS_SESSION_NAMED_ROLES: config.opsSessionNamedRoles.join(','),
-      ...(config.providerRateLimitPerSecond !== undefined && {
-        PROVIDER_RATE_LIMIT_PER_SECOND: String(config.providerRateLimitPerSecond),
-      }),
+      ...submissionEnvironment(config),
       ...settlementEnvironment(config),
       ...reconciliationEnvironment(config),
       STAGE: stage,

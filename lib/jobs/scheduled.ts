@@ -17,7 +17,7 @@ export const STOP_STARTING_BEFORE_DEADLINE_MS = 20_000;
 
 /**
  * The dispatch starts no page of the work queue with less than this left: a page is a query and up to 50
- * SendMessageBatch calls, each to its deadline at worst (test/infra/submission-limits.test.ts).
+ * SendMessageBatch calls, each to its deadline at worst (test/infra/handler-limits.test.ts).
  */
 export const DISPATCH_STOP_STARTING_BEFORE_DEADLINE_MS = 65_000;
 
@@ -81,7 +81,8 @@ export async function runDueSweep(
 /**
  * The same tick when submission is fanned out (AWS: SQS, `npm start`: its stand-in): recurrences and refunds
  * as in `runDueSweep`, but due scheduled payouts are released and every due pending payout is handed to the
- * submission queue; the `submit-payouts` workers send them. See docs/submission.md.
+ * submission queue, at most `maxEnqueued` of them (the stage's per-tick maximum); the `submit-payouts` workers
+ * send them. See docs/submission.md.
  */
 export async function runDueDispatch(
   parts: {
@@ -91,16 +92,18 @@ export async function runDueDispatch(
     submissions: SubmissionQueue;
   },
   remainingMs: number,
-  now = Date.now(),
+  options: { now?: number; maxEnqueued?: number } = {},
 ): Promise<{
   recurrences: RecurrenceSweepReport;
   payouts: DispatchReport;
   refunds: Awaited<ReturnType<RefundService['sweep']>>;
 }> {
+  const now = options.now ?? Date.now();
   const stopStartingAt = now + remainingMs - STOP_STARTING_BEFORE_DEADLINE_MS;
-  const dispatch = () =>
+  const dispatch = (maxEnqueued = options.maxEnqueued) =>
     parts.engine.dispatch(parts.submissions, {
       stopStartingAt: now + remainingMs - DISPATCH_STOP_STARTING_BEFORE_DEADLINE_MS,
+      ...(maxEnqueued !== undefined && { maxEnqueued }),
     });
   const [recurrences, first, refunds] = valuesOrFirstError(
     await Promise.allSettled([
@@ -109,7 +112,12 @@ export async function runDueDispatch(
       parts.refunds.sweep({ stopStartingAt }),
     ]),
   );
-  const payouts = recurrences.materialised > 0 ? addDispatchReports(first, await dispatch()) : first;
+  // The tick's maximum covers both dispatches.
+  const rest = options.maxEnqueued === undefined ? undefined : options.maxEnqueued - first.enqueued;
+  const payouts =
+    recurrences.materialised > 0 && (rest === undefined || rest > 0)
+      ? addDispatchReports(first, await dispatch(rest))
+      : first;
   return { recurrences, payouts, refunds };
 }
 

@@ -7,9 +7,9 @@ import type { Logger } from '../shared/logger.js';
 /**
  * A worker starts no payout with less than this left before its invocation's deadline: one payout after its
  * start takes a read, a claim, a slot reservation, the wait for its slot, the provider call and the recording,
- * each to its deadline at worst (test/infra/submission-limits.test.ts); what is not started is handed back.
+ * each to its deadline at worst (test/infra/handler-limits.test.ts); what is not started is handed back.
  */
-export const WORKER_STOP_STARTING_BEFORE_DEADLINE_MS = 120_000;
+export const WORKER_STOP_STARTING_BEFORE_DEADLINE_MS = 150_000;
 
 export interface SubmissionBatchReport {
   readonly received: number;

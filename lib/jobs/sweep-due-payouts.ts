@@ -11,7 +11,12 @@ import { runDueDispatch, runDueSweep } from './scheduled.js';
 export async function sweepDuePayouts(runtime: Runtime, remainingMs: number) {
   const parts = { engine: runtime.engine, recurrences: recurrencesOf(runtime), refunds: refundsOf(runtime) };
   const report = runtime.submissions
-    ? await runDueDispatch({ ...parts, submissions: runtime.submissions }, remainingMs)
+    ? await runDueDispatch({ ...parts, submissions: runtime.submissions }, remainingMs, {
+        // The stage's per-tick maximum (infra/config/submission-sizing.ts); unbounded when unset.
+        ...(runtime.env.SUBMIT_MAX_ENQUEUE_PER_TICK && {
+          maxEnqueued: runtime.env.SUBMIT_MAX_ENQUEUE_PER_TICK,
+        }),
+      })
     : await runDueSweep(parts, remainingMs);
   logTick(runtime.logger, 'sweep finished', { ...report });
   return report;

@@ -7,6 +7,7 @@ import {
   SUBMIT_WORKER_TIMEOUT_SECONDS,
   VISIBILITY_TIMEOUT_FACTOR,
 } from '../../infra/config/submission.js';
+import { submissionEnvironment } from '../../infra/config/submission-sizing.js';
 import type { Logger } from '../shared/logger.js';
 import { type LocalQueueOptions, LocalSqsQueue } from './local-sqs-queue.js';
 import { type LocalSqsEndpoint, serveLocalSqs } from './sqs-endpoint.js';
@@ -50,8 +51,11 @@ export type SqsHandler = (event: SQSEvent, context: Context) => Promise<SQSBatch
 export interface LocalSubmissionWorkers {
   readonly queue: LocalSqsQueue;
   readonly endpoint: LocalSqsEndpoint;
-  /** The environment that points the runtime's `SqsSubmissionQueue` at the stand-in. */
-  readonly environment: { SUBMIT_QUEUE_URL: string; SQS_ENDPOINT: string };
+  /**
+   * The environment that points the runtime's `SqsSubmissionQueue` at the stand-in, with the stage's
+   * submission settings (per-tick maximum, provider rate limit) as the stack gives them to the functions.
+   */
+  readonly environment: { SUBMIT_QUEUE_URL: string; SQS_ENDPOINT: string } & Record<string, string>;
   stop(): Promise<void>;
 }
 
@@ -92,7 +96,11 @@ export async function startLocalSubmissionWorkers(options: {
   return {
     queue,
     endpoint,
-    environment: { SUBMIT_QUEUE_URL: endpoint.queueUrl, SQS_ENDPOINT: endpoint.url },
+    environment: {
+      ...submissionEnvironment(options.config),
+      SUBMIT_QUEUE_URL: endpoint.queueUrl,
+      SQS_ENDPOINT: endpoint.url,
+    },
     async stop() {
       await endpoint.close();
       await queue.stop();

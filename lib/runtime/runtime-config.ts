@@ -68,6 +68,8 @@ export const RuntimeEnvSchema = z
     SUBMIT_QUEUE_URL: z.optional(z.url()),
     /** The provider's rate limit (requests/s) the submission workers keep to, fleet-wide; none when unset. */
     PROVIDER_RATE_LIMIT_PER_SECOND: z.optional(z.coerce.number().check(z.int(), z.positive())),
+    /** Most payouts one sweeper tick hands to the submission queue (infra/config/submission-sizing.ts). */
+    SUBMIT_MAX_ENQUEUE_PER_TICK: z.optional(z.coerce.number().check(z.int(), z.positive())),
     /** Local mode only: where the queue's stand-in answers (`npm start`); AWS mode uses the queue URL's origin. */
     SQS_ENDPOINT: z.optional(z.url()),
   })

@@ -6,7 +6,7 @@ import { regionOfQueueUrl, SqsSubmissionQueue } from '../payouts/adapters/sqs-su
 import type { EngineConfig } from '../payouts/config.js';
 import type { MetricsSink } from '../payouts/engine/context.js';
 import { PayoutEngine } from '../payouts/payout-engine.js';
-import type { ProviderRateLimiter } from '../payouts/queue/rate-limiter.js';
+import { PACING_FRACTION, type ProviderRateLimiter } from '../payouts/queue/rate-limiter.js';
 import type { SubmissionQueue } from '../payouts/queue/submission-queue.js';
 import { DynamoDbPayoutStore } from '../payouts/store/dynamodb-payout-store.js';
 import { DynamoDbRateLimiter } from '../payouts/store/dynamodb-rate-limiter.js';
@@ -134,7 +134,7 @@ export function createRuntime(
       config.PROVIDER_RATE_LIMIT_PER_SECOND === undefined
         ? undefined
         : new DynamoDbRateLimiter(dynamoDb, config.TABLE_NAME, {
-            perSecond: config.PROVIDER_RATE_LIMIT_PER_SECOND,
+            perSecond: config.PROVIDER_RATE_LIMIT_PER_SECOND * PACING_FRACTION,
           }),
     settlements,
     logger,

@@ -248,7 +248,9 @@ describe('IAM proof: every call each handler makes is allowed by its own role', 
           awsRegion: 'eu-west-1',
         })),
       } as unknown as SQSEvent;
-      const { response } = await runSubmissionBatch(runtime.engine, event, 150_000, logger);
+      // A fresh invocation: the function's whole timeout left.
+      const remainingMs = HANDLERS['submit-payouts'].timeout.toMilliseconds();
+      const { response } = await runSubmissionBatch(runtime.engine, event, remainingMs, logger);
       expect(response.batchItemFailures).toEqual([]);
       expect(
         proof.exercised.some(

@@ -1,6 +1,10 @@
 import type { SQSEvent } from 'aws-lambda';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { runSubmissionBatch } from '../../lib/jobs/submission-batch.js';
+import { SUBMIT_WORKER_TIMEOUT_SECONDS } from '../../infra/config/submission.js';
+import {
+  runSubmissionBatch,
+  WORKER_STOP_STARTING_BEFORE_DEADLINE_MS,
+} from '../../lib/jobs/submission-batch.js';
 import { PayoutStatus } from '../../lib/payouts/model.js';
 import type { SubmissionQueue, SubmissionRequest } from '../../lib/payouts/queue/submission-queue.js';
 import { DynamoDbRateLimiter } from '../../lib/payouts/store/dynamodb-rate-limiter.js';
@@ -38,6 +42,8 @@ class RecordingQueue implements SubmissionQueue {
   }
 }
 
+/** A fresh invocation of the worker: its whole timeout left. */
+const FRESH_INVOCATION_MS = SUBMIT_WORKER_TIMEOUT_SECONDS * 1000;
 const providerCalls = () => h.sandbox.stats().requests['/settlement/instant/payout'] ?? 0;
 const inMinutes = (minutes: number) => new Date(h.clock.now().getTime() + minutes * 60_000).toISOString();
 
@@ -94,6 +100,20 @@ describe('the sweeper, fanning submission out', () => {
     expect(released?.status).toBe(PayoutStatus.Pending);
   });
 
+  it("enqueues at most the tick's maximum, oldest first, and leaves the rest to the next tick", async () => {
+    const pending = await pendingPayouts(5);
+    const queue = new RecordingQueue();
+
+    const report = await h.engine.dispatch(queue, { pageSize: 2, maxEnqueued: 3 });
+
+    expect(report).toMatchObject({ enqueued: 3, leftOver: true });
+    expect(queue.requests).toHaveLength(3);
+    // Earlier tests' payouts may still be due: what matters is that the newest ones wait for the next tick.
+    const ids = queue.requests.map((request) => request.payoutId);
+    expect(ids).not.toContain(pending.at(-1)?.id);
+    expect(providerCalls()).toBe(0);
+  });
+
   it('does not enqueue a payout waiting for its next attempt', async () => {
     const [payout] = await pendingPayouts(1);
     if (!payout) throw new Error('no payout');
@@ -110,7 +130,12 @@ describe('the submission worker', () => {
   it('pays every payout of a batch once, all at once', async () => {
     const payouts = await pendingPayouts(5);
     const requests = payouts.map((payout) => ({ payoutId: payout.id, version: payout.version }));
-    const { response, report } = await runSubmissionBatch(h.engine, sqsEvent(requests), 150_000, h.logger);
+    const { response, report } = await runSubmissionBatch(
+      h.engine,
+      sqsEvent(requests),
+      FRESH_INVOCATION_MS,
+      h.logger,
+    );
     expect(response.batchItemFailures).toEqual([]);
     expect(report).toMatchObject({ received: 5, sent: 5, skipped: 0, outcomes: { succeeded: 5 } });
     for (const payout of payouts) {
@@ -126,11 +151,16 @@ describe('the submission worker', () => {
     const first = await runSubmissionBatch(
       h.engine,
       sqsEvent([request, request, request]),
-      150_000,
+      FRESH_INVOCATION_MS,
       h.logger,
     );
     expect(first.report).toMatchObject({ sent: 1, skipped: 2 });
-    const redelivered = await runSubmissionBatch(h.engine, sqsEvent([request]), 150_000, h.logger);
+    const redelivered = await runSubmissionBatch(
+      h.engine,
+      sqsEvent([request]),
+      FRESH_INVOCATION_MS,
+      h.logger,
+    );
     expect(redelivered.report).toMatchObject({ sent: 0, skipped: 1 });
     expect(redelivered.response.batchItemFailures).toEqual([]);
     expect(providerCalls()).toBe(1);
@@ -148,7 +178,12 @@ describe('the submission worker', () => {
     const engine = h.engineWith({ store });
     const requests = payouts.map((payout) => ({ payoutId: payout.id, version: payout.version }));
     const logger = new CapturingLogger();
-    const { response, report } = await runSubmissionBatch(engine, sqsEvent(requests), 150_000, logger);
+    const { response, report } = await runSubmissionBatch(
+      engine,
+      sqsEvent(requests),
+      FRESH_INVOCATION_MS,
+      logger,
+    );
     expect(response.batchItemFailures).toEqual([{ itemIdentifier: 'm1' }]);
     expect(report).toMatchObject({ sent: 2, handedBack: 1 });
     expect((await h.engine.get(unreadable ?? ''))?.status).toBe(PayoutStatus.Pending);
@@ -172,7 +207,7 @@ describe('the submission worker', () => {
     const { response } = await runSubmissionBatch(
       h.engine,
       { Records: [poison, later, ...event.Records] },
-      150_000,
+      FRESH_INVOCATION_MS,
       h.logger,
     );
     expect(response.batchItemFailures).toEqual([{ itemIdentifier: 'poison' }, { itemIdentifier: 'later' }]);
@@ -203,12 +238,15 @@ describe('the submission worker', () => {
     const slept: number[] = [];
     h.sandbox.injectFault({ path: '/settlement/instant/payout', fault: 'error-429', times: 1 });
     const requests = payouts.map((payout) => ({ payoutId: payout.id, version: payout.version }));
-    const { report } = await runSubmissionBatch(h.engine, sqsEvent(requests), 150_000, h.logger, {
+    const { report } = await runSubmissionBatch(h.engine, sqsEvent(requests), FRESH_INVOCATION_MS, h.logger, {
       limiter,
       sleep: async (ms) => void slept.push(ms),
       clock: () => fixed,
     });
-    expect(slept).toEqual([100, 200]);
+    // Two payouts wait for their slots (10/s); the one that met the 429 then waits out its Retry-After (1 s)
+    // to be claimed again, but this test's clock does not move, so its claim finds it not yet due and leaves
+    // it to the next tick (the next test rides a 429 out).
+    expect(slept).toEqual([100, 200, 1_001]);
     expect(report).toMatchObject({ sent: 3, outcomes: { succeeded: 2, not_sent: 1 } });
     // The payout that met the 429 is pending, its attempt not counted; every worker's next slot is after it.
     const limited = (await Promise.all(payouts.map((payout) => h.engine.get(payout.id)))).find(
@@ -216,6 +254,68 @@ describe('the submission worker', () => {
     );
     expect(limited?.rateLimitedCount).toBe(1);
     expect(await limiter.reserve(1)).toEqual([fixed + 1_000]);
+  });
+
+  it('rides out a 429 in the same invocation: claims the payout again after its Retry-After and pays it once', async () => {
+    const limiter = new DynamoDbRateLimiter(pacerTable.client, pacerTable.tableName, {
+      perSecond: 10,
+      now: () => h.clock.now().getTime(),
+    });
+    const [payout] = await pendingPayouts(1);
+    if (!payout) throw new Error('no payout');
+    h.sandbox.injectFault({ path: '/settlement/instant/payout', fault: 'error-429', times: 1 });
+    const slept: number[] = [];
+    const { response, report } = await runSubmissionBatch(
+      h.engine,
+      sqsEvent([{ payoutId: payout.id, version: payout.version }]),
+      FRESH_INVOCATION_MS,
+      h.logger,
+      {
+        limiter,
+        sleep: async (ms) => {
+          slept.push(ms);
+          h.clock.advance(ms);
+        },
+        clock: () => h.clock.now().getTime(),
+      },
+    );
+    expect(response.batchItemFailures).toEqual([]);
+    expect(report).toMatchObject({ sent: 1, outcomes: { succeeded: 1 } });
+    // It waited for its Retry-After, then for its slot after the fleet's cool-down, and was sent twice: one 429,
+    // one payment.
+    expect(slept[0]).toBe(1_001);
+    expect(providerCalls()).toBe(2);
+    expect(ledgerEntriesOf(h.sandbox, payout.id)).toHaveLength(1);
+    expect(await h.engine.get(payout.id)).toMatchObject({
+      status: PayoutStatus.Succeeded,
+      rateLimitedCount: 1,
+    });
+  });
+
+  it('leaves a 429 to the next tick when the invocation may start nothing more', async () => {
+    const limiter = new DynamoDbRateLimiter(pacerTable.client, pacerTable.tableName, {
+      perSecond: 10,
+      now: () => h.clock.now().getTime(),
+    });
+    const [payout] = await pendingPayouts(1);
+    if (!payout) throw new Error('no payout');
+    h.sandbox.injectFault({ path: '/settlement/instant/payout', fault: 'error-429', times: 1 });
+    // A second more than the worker's stop-starting margin: the first claim may start, a retry a second later
+    // may not.
+    const { response, report } = await runSubmissionBatch(
+      h.engine,
+      sqsEvent([{ payoutId: payout.id, version: payout.version }]),
+      WORKER_STOP_STARTING_BEFORE_DEADLINE_MS + 1_000,
+      h.logger,
+      { limiter, sleep: async (ms) => void h.clock.advance(ms), clock: () => h.clock.now().getTime() },
+    );
+    expect(response.batchItemFailures).toEqual([]);
+    expect(report).toMatchObject({ sent: 1, outcomes: { not_sent: 1 } });
+    expect(providerCalls()).toBe(1);
+    expect(await h.engine.get(payout.id)).toMatchObject({
+      status: PayoutStatus.Pending,
+      rateLimitedCount: 1,
+    });
   });
 
   it('gives a claim back unsent when its slot is too far away, and does not hand the message back', async () => {
@@ -230,7 +330,7 @@ describe('the submission worker', () => {
     const { response, report } = await runSubmissionBatch(
       h.engine,
       sqsEvent([{ payoutId: payout.id, version: payout.version }]),
-      150_000,
+      FRESH_INVOCATION_MS,
       h.logger,
       { limiter, sleep: async () => undefined, clock: () => fixed },
     );

@@ -9,6 +9,11 @@ export interface DispatchOptions {
   readonly pageSize?: number;
   /** Start no new page after this instant (epoch ms on the real clock), so the tick ends before its deadline. */
   readonly stopStartingAt?: number;
+  /**
+   * Most requests to enqueue in this tick (the stage's `submission.maxEnqueuePerTick`): the rest stays in the
+   * work queue for the next tick. Unbounded when unset.
+   */
+  readonly maxEnqueued?: number;
 }
 
 export interface DispatchReport {
@@ -17,7 +22,7 @@ export interface DispatchReport {
   readonly missed: number;
   /** Submission requests handed to the workers' queue (a FIFO queue drops those it already holds). */
   readonly enqueued: number;
-  /** True when due work was left for the next tick (time ran out). */
+  /** True when due work was left for the next tick (time ran out, or the tick's maximum was enqueued). */
   readonly leftOver: boolean;
 }
 
@@ -38,6 +43,7 @@ export async function dispatchDuePayouts(
   options: DispatchOptions = {},
 ): Promise<DispatchReport> {
   const pageSize = Math.max(1, options.pageSize ?? DEFAULT_DISPATCH_PAGE_SIZE);
+  const maxEnqueued = Math.max(1, options.maxEnqueued ?? Number.POSITIVE_INFINITY);
   const outOfTime = () => options.stopStartingAt !== undefined && Date.now() >= options.stopStartingAt;
   let released = 0;
   let missed = 0;
@@ -57,15 +63,18 @@ export async function dispatchDuePayouts(
   const dueBy = ctx.clock.now().toISOString();
   let after: Parameters<EngineContext['store']['due']>[3];
   while (!leftOver) {
-    const page = await ctx.store.due(WorkQueue.Submit, dueBy, pageSize, after);
+    const limit = Math.min(pageSize, maxEnqueued - enqueued);
+    const page = await ctx.store.due(WorkQueue.Submit, dueBy, limit, after);
     const requests: SubmissionRequest[] = page
       .filter((payout) => payout.status === PayoutStatus.Pending)
       .map((payout) => ({ payoutId: payout.id, version: payout.version }));
     if (requests.length > 0) await queue.enqueue(requests);
     enqueued += requests.length;
     after = page.at(-1);
-    if (page.length < pageSize) break;
-    if (outOfTime()) leftOver = true;
+    if (page.length < limit) break;
+    // The work queue is read oldest first, so what a full tick leaves is the newest: the next tick reads the
+    // same head again (FIFO drops what is still queued) and goes on past what the workers have paid meanwhile.
+    if (enqueued >= maxEnqueued || outOfTime()) leftOver = true;
   }
   if (enqueued > 0) ctx.metrics.count('PayoutsEnqueued', enqueued);
   return { released, missed, enqueued, leftOver };

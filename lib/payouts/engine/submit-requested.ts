@@ -1,3 +1,4 @@
+import { PayoutStatus } from '../model.js';
 import type { ProviderRateLimiter } from '../queue/rate-limiter.js';
 import type { SubmissionRequest } from '../queue/submission-queue.js';
 import type { EngineContext } from './context.js';
@@ -19,7 +20,13 @@ export type RequestedSubmitResult =
  * the limit) the claim is given back unsent and the next tick enqueues the payout again: the wait stays well
  * inside the claim's lease and the worker's timeout (test/infra/handler-limits.test.ts).
  */
-export const MAX_SLOT_WAIT_MS = 20_000;
+export const MAX_SLOT_WAIT_MS = 15_000;
+
+/**
+ * 429s one invocation rides out for a payout (claiming it again once the Retry-After has passed) before it
+ * leaves the payout to the next tick: a 429 costs the payout a second, not a sweeper tick.
+ */
+export const MAX_RATE_LIMITED_RETRIES = 3;
 
 /** The fleet's pause after a 429 that named no Retry-After. */
 const DEFAULT_COOL_DOWN_MS = 1_000;
@@ -107,6 +114,7 @@ async function sendAtSlot(
   slot: number,
   options: SubmitRequestedOptions,
   now: () => number,
+  retriesLeft = MAX_RATE_LIMITED_RETRIES,
 ): Promise<RequestedSubmitResult> {
   const waitMs = slot - now();
   if (waitMs > MAX_SLOT_WAIT_MS) {
@@ -118,16 +126,54 @@ async function sendAtSlot(
   if (waitMs > 0) await (options.sleep ?? realSleep)(waitMs);
   const sent = await sendClaimed(ctx, claim);
   const { outcome } = sent;
-  if (outcome.kind === 'not_sent' && outcome.rateLimited && options.limiter) {
-    // A 429 holds back every worker until its Retry-After has passed, not only this one.
-    const until = now() + (outcome.retryAfterMs ?? DEFAULT_COOL_DOWN_MS);
-    await options.limiter.coolDown(until).catch((error: unknown) => {
-      ctx.logger.warn('could not write the fleet-wide cool-down', {
-        error: error instanceof Error ? error.name : 'unknown',
-      });
+  if (!(outcome.kind === 'not_sent' && outcome.rateLimited && options.limiter)) return sent.recording;
+  // A 429 holds back every worker until its Retry-After has passed, not only this one.
+  const until = now() + (outcome.retryAfterMs ?? DEFAULT_COOL_DOWN_MS);
+  await options.limiter.coolDown(until).catch((error: unknown) => {
+    ctx.logger.warn('could not write the fleet-wide cool-down', {
+      error: error instanceof Error ? error.name : 'unknown',
     });
+  });
+  const recorded = await sent.recording;
+  if (retriesLeft <= 0) return recorded;
+  return (
+    (await retryAfterRateLimit(ctx, recorded, options, options.limiter, now, retriesLeft - 1)) ?? recorded
+  );
+}
+
+/**
+ * The payout a 429 sent back to `pending` is claimed again once its Retry-After has passed, and sent at a new
+ * slot, when this invocation may still start a payout (the same `stopStartingAt` as a first claim, so the
+ * worker's worst case is unchanged). Undefined when it may not, or when the claim is not ours: the payout stays
+ * `pending` and the next tick enqueues it.
+ */
+async function retryAfterRateLimit(
+  ctx: EngineContext,
+  recorded: RequestedSubmitResult,
+  options: SubmitRequestedOptions,
+  limiter: ProviderRateLimiter,
+  now: () => number,
+  retriesLeft: number,
+): Promise<RequestedSubmitResult | undefined> {
+  if (recorded.kind === 'deferred' || recorded.payout.status !== PayoutStatus.Pending) return undefined;
+  const payout = recorded.payout;
+  // One millisecond past nextActionAt, which the claim compares at millisecond precision.
+  const waitMs = Date.parse(payout.nextActionAt ?? '') + 1 - ctx.clock.now().getTime();
+  if (!(waitMs <= MAX_SLOT_WAIT_MS)) return undefined;
+  if (options.stopStartingAt !== undefined && Date.now() + Math.max(0, waitMs) >= options.stopStartingAt) {
+    return undefined;
   }
-  return sent.recording;
+  if (waitMs > 0) await (options.sleep ?? realSleep)(waitMs);
+  const claimed = await claimForSubmission(ctx, payout);
+  if (claimed.kind !== 'claimed') return undefined;
+  let slot: number;
+  try {
+    [slot = now()] = await limiter.reserve(1);
+  } catch {
+    await releaseUnsentClaim(ctx, claimed, 'no send slot from the rate limiter');
+    return undefined;
+  }
+  return sendAtSlot(ctx, claimed, slot, options, now, retriesLeft);
 }
 
 function realSleep(ms: number): Promise<void> {

@@ -19,3 +19,11 @@ export class RateLimiterUnavailableError extends PayoutAutomationError {
   override readonly name = 'RateLimiterUnavailableError';
   override readonly code = 'RATE_LIMITER_UNAVAILABLE';
 }
+
+/**
+ * The share of the provider's rate limit the fleet paces itself to. A send leaves at its slot but reaches the
+ * provider a little early or late (event-loop and network jitter); a provider counting "at most R in any one
+ * second" answers 429 to the one over, and every 429 holds the whole fleet back for its Retry-After (a second
+ * of sending lost). Pacing 5% under R absorbs 50 ms of jitter in every second.
+ */
+export const PACING_FRACTION = 0.95;

@@ -1,18 +1,23 @@
 import { ConditionalCheckFailedException, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { type ProviderRateLimiter, RateLimiterUnavailableError } from '../queue/rate-limiter.js';
 
 /** The one item every worker paces itself by. */
 const LIMITER_KEY = { pk: 'RATELIMIT#provider', sk: 'RATELIMIT' } as const;
-/** Optimistic rounds before a reservation gives up (each loses only to another worker's reservation). */
-const RESERVE_ROUNDS = 20;
+/**
+ * Conditional writes a reservation makes at most, all against the same instant `now`: append to a busy pacer
+ * (`nextSlotAt >= now`); if it failed, start an idle one (`nextSlotAt < now`); if that failed too, another
+ * worker moved it to `now` or later, and as it only ever grows the third write, an append, succeeds. Under a
+ * backlog the first write succeeds. The worker's worst case counts all three (test/infra/handler-limits.test.ts).
+ */
+export const MAX_RESERVE_WRITES = 3;
 
 /**
  * A fleet-wide pacer for the provider's rate limit, kept in one DynamoDB item: `nextSlotAt`, the first instant
- * (epoch ms) not yet given to anyone. A reservation of n slots reads it and moves it n intervals on with a
- * conditional update (compare-and-set on the value read); a 429 moves it to the end of the Retry-After. Every
- * send of every worker thus starts at its own slot, at most `perSecond` a second across the fleet, and a batch
- * costs one read and one write, not one per payout.
+ * (epoch ms) not yet given to anyone. A reservation of n slots moves it n intervals on in one conditional
+ * update (from where it is when it is ahead, from now when it has passed); a 429 moves it to the end of the
+ * Retry-After. Every send of every worker thus starts at its own slot, at most `perSecond` a second across the
+ * fleet, and a batch costs one write, not one per payout, with no read-then-write round to lose under load.
  *
  * @example
  * const limiter = new DynamoDbRateLimiter(client, tableName, { perSecond: 50 });
@@ -34,28 +39,48 @@ export class DynamoDbRateLimiter implements ProviderRateLimiter {
 
   async reserve(count: number): Promise<number[]> {
     if (count <= 0) return [];
-    for (let round = 0; round < RESERVE_ROUNDS; round++) {
-      const seen = await this.#nextSlotAt();
-      const start = Math.max(seen ?? 0, this.#now());
+    const span = count * this.#intervalMs;
+    const slotsFrom = (start: number) =>
+      Array.from({ length: count }, (_, index) => start + index * this.#intervalMs);
+    // One instant for every write of this reservation: `nextSlotAt` only grows, so once the idle write fails
+    // (it is at or past `now`), the append that follows cannot fail.
+    const now = this.#now();
+    for (let write = 0; write < MAX_RESERVE_WRITES; write++) {
       try {
-        await this.#doc.send(
-          new UpdateCommand({
-            TableName: this.tableName,
-            Key: LIMITER_KEY,
-            UpdateExpression: 'SET nextSlotAt = :next',
-            ConditionExpression: seen === undefined ? 'attribute_not_exists(pk)' : 'nextSlotAt = :seen',
-            ExpressionAttributeValues: {
-              ':next': start + count * this.#intervalMs,
-              ...(seen !== undefined && { ':seen': seen }),
-            },
-          }),
-        );
-        return Array.from({ length: count }, (_, index) => start + index * this.#intervalMs);
+        if (write % 2 === 0) {
+          // A busy pacer (its next slot is ahead: the usual case while a backlog drains): take the next
+          // `count` slots in one write that no other worker's reservation can make fail.
+          const { Attributes } = await this.#doc.send(
+            new UpdateCommand({
+              TableName: this.tableName,
+              Key: LIMITER_KEY,
+              UpdateExpression: 'SET nextSlotAt = nextSlotAt + :span',
+              ConditionExpression: 'nextSlotAt >= :now',
+              ExpressionAttributeValues: { ':span': span, ':now': now },
+              ReturnValues: 'UPDATED_NEW',
+            }),
+          );
+          const next: unknown = Attributes?.nextSlotAt;
+          if (typeof next === 'number') return slotsFrom(next - span);
+        } else {
+          // An idle pacer (its next slot has passed, or it was never used): the slots start now.
+          await this.#doc.send(
+            new UpdateCommand({
+              TableName: this.tableName,
+              Key: LIMITER_KEY,
+              UpdateExpression: 'SET nextSlotAt = :next',
+              ConditionExpression: 'attribute_not_exists(pk) OR nextSlotAt < :now',
+              ExpressionAttributeValues: { ':next': now + span, ':now': now },
+            }),
+          );
+          return slotsFrom(now);
+        }
       } catch (error) {
+        // Busy turned idle, or idle turned busy (another worker reserved first): the other write applies.
         if (!(error instanceof ConditionalCheckFailedException)) throw error;
       }
     }
-    throw new RateLimiterUnavailableError(`no send slot after ${RESERVE_ROUNDS} contended rounds`);
+    throw new RateLimiterUnavailableError(`no send slot after ${MAX_RESERVE_WRITES} conditional writes`);
   }
 
   async coolDown(untilMs: number): Promise<void> {
@@ -73,13 +98,5 @@ export class DynamoDbRateLimiter implements ProviderRateLimiter {
       // Someone already pushed the slots further: nothing to do.
       if (!(error instanceof ConditionalCheckFailedException)) throw error;
     }
-  }
-
-  async #nextSlotAt(): Promise<number | undefined> {
-    const { Item } = await this.#doc.send(
-      new GetCommand({ TableName: this.tableName, Key: LIMITER_KEY, ConsistentRead: true }),
-    );
-    const value: unknown = Item?.nextSlotAt;
-    return typeof value === 'number' ? value : undefined;
   }
 }

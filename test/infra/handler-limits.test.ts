@@ -1,0 +1,188 @@
+import { describe, expect, it } from 'vitest';
+import {
+  FIFO_DEDUPLICATION_WINDOW_SECONDS,
+  SUBMIT_WORKER_TIMEOUT_SECONDS,
+  SWEEP_TICK_SECONDS,
+  VISIBILITY_TIMEOUT_FACTOR,
+} from '../../infra/config/submission.js';
+import { drainRatePerSecond, enqueuePerTick } from '../../infra/config/submission-sizing.js';
+import { HANDLERS, type HandlerName } from '../../infra/handlers.js';
+import {
+  DISPATCH_STOP_STARTING_BEFORE_DEADLINE_MS,
+  STOP_STARTING_BEFORE_DEADLINE_MS,
+} from '../../lib/jobs/scheduled.js';
+import { WORKER_STOP_STARTING_BEFORE_DEADLINE_MS } from '../../lib/jobs/submission-batch.js';
+import { SQS_REQUEST_TIMEOUT_MS } from '../../lib/payouts/adapters/sqs-submission-queue.js';
+import { defaultEngineConfig } from '../../lib/payouts/config.js';
+import { DEFAULT_DISPATCH_PAGE_SIZE } from '../../lib/payouts/engine/dispatch.js';
+import { MAX_SLOT_WAIT_MS } from '../../lib/payouts/engine/submit-requested.js';
+import { MAX_RESERVE_WRITES } from '../../lib/payouts/store/dynamodb-rate-limiter.js';
+import { DEFAULT_REQUEST_TIMEOUT_MS } from '../../lib/provider/client.js';
+import { REQUEST_HANDLER } from '../../lib/shared/dynamodb-client.js';
+import { stageConfigFromCdkJson } from './support/synth.js';
+
+/** One DynamoDB request to its deadline (the SDK gives up on a quiet connection after `requestTimeout`). */
+const dynamoDbCall = REQUEST_HANDLER.connectionTimeout + REQUEST_HANDLER.requestTimeout;
+/** One provider call to its deadline. */
+const providerCall = DEFAULT_REQUEST_TIMEOUT_MS;
+/** Headroom kept beyond every worst case. */
+const MARGIN = 1.2;
+const STAGES = ['dev', 'prod'];
+
+/**
+ * What a claimed payout may still do before its outcome is written: reserve its slot (the pacer's conditional
+ * writes), wait for the slot, the provider call, the recording (the fleet's cool-down after a 429 is written
+ * alongside it). A retry after a 429 claims anew and is bounded the same way.
+ */
+const afterClaimMs = MAX_RESERVE_WRITES * dynamoDbCall + MAX_SLOT_WAIT_MS + providerCall + dynamoDbCall;
+
+/**
+ * How each function's worst case is bounded. Every function in `infra/handlers.ts` needs an entry: a new
+ * function without one fails the first test.
+ * - `stopsStarting`: it loops over units of work and starts none with less than `marginMs` left; each unit's
+ *   worst case (every call to its deadline) must fit that margin, and the margin the timeout.
+ * - `cutOffGuardedByLease`: one unit per invocation that may outlast the timeout; a cut-off never pays twice
+ *   because the payout's claim (lease) outlives any invocation holding it; the reconciler decides it after.
+ * - `notYetBounded`: no bound is proved yet; the reason says what a cut-off costs. Listed, so a function
+ *   cannot silently join this list (the last test names them).
+ */
+type Limit =
+  | {
+      readonly kind: 'stopsStarting';
+      readonly parts: readonly { name: string; marginMs: number; unitMs: number }[];
+    }
+  | { readonly kind: 'cutOffGuardedByLease'; readonly why: string }
+  | { readonly kind: 'notYetBounded'; readonly why: string };
+
+const LIMITS: Record<HandlerName, Limit> = {
+  'submit-payouts': {
+    kind: 'stopsStarting',
+    parts: [
+      {
+        name: 'one payout of the batch (or its retry after a 429)',
+        marginMs: WORKER_STOP_STARTING_BEFORE_DEADLINE_MS,
+        unitMs: dynamoDbCall /* read */ + dynamoDbCall /* claim */ + afterClaimMs,
+      },
+    ],
+  },
+  'sweep-due-payouts': {
+    kind: 'stopsStarting',
+    parts: [
+      {
+        // A query, then its SendMessageBatch calls (each offered twice at most), 16 at a time.
+        name: 'one page of the dispatch',
+        marginMs: DISPATCH_STOP_STARTING_BEFORE_DEADLINE_MS,
+        unitMs: dynamoDbCall + 2 * Math.ceil(DEFAULT_DISPATCH_PAGE_SIZE / 10 / 16) * SQS_REQUEST_TIMEOUT_MS,
+      },
+    ],
+  },
+  'reconcile-payouts': {
+    kind: 'notYetBounded',
+    why: `stops starting ${STOP_STARTING_BEFORE_DEADLINE_MS} ms before its deadline, but one decision may list the provider's window page by page; a cut-off decision is redone by the next run (it never sends)`,
+  },
+  api: {
+    kind: 'cutOffGuardedByLease',
+    why: 'POST /payouts and approvals submit at once: a claim, the provider call and the recording may outlast 29 s; API Gateway then answers 504 and the payout stays claimed for the reconciler',
+  },
+  'payout-requested': {
+    kind: 'cutOffGuardedByLease',
+    why: 'creates and submits at once; EventBridge retries a cut-off invocation, whose idempotent create finds the payout and whose claim finds it taken',
+  },
+  'settlement-available': {
+    kind: 'cutOffGuardedByLease',
+    why: 'pays a settlement out at once; a retry finds the decision recorded and the payout claimed',
+  },
+  'poll-settlements': {
+    kind: 'notYetBounded',
+    why: 'lists the provider’s settlements page by page and pays each without a stop rule; each payment is claimed, so a cut-off pays nothing twice, and the next poll goes on',
+  },
+  'sync-provider-schedules': {
+    kind: 'notYetBounded',
+    why: 'copies up to two lists of 20 provider pages without a stop rule; a cut-off sync moves no money and the next run starts again',
+  },
+  'publish-domain-events': {
+    kind: 'notYetBounded',
+    why: 'publishes a stream batch of 25 records one PutEvents at a time; a cut-off batch is retried from its first unpublished record, and consumers drop repeats by eventId',
+  },
+};
+
+const timeoutOf = (name: HandlerName) => HANDLERS[name].timeout.toMilliseconds();
+
+describe("every function's worst case fits its limits", () => {
+  it('has a limits entry for every function in infra/handlers.ts', () => {
+    expect(Object.keys(LIMITS).sort()).toEqual(Object.keys(HANDLERS).sort());
+  });
+
+  const stopping = Object.entries(LIMITS).flatMap(([name, limit]) =>
+    limit.kind === 'stopsStarting'
+      ? limit.parts.map((part) => ({ handler: name as HandlerName, ...part }))
+      : [],
+  );
+  it.each(stopping)('$handler: finishes $name started before its stop margin, within its timeout', (part) => {
+    expect(part.unitMs * MARGIN).toBeLessThanOrEqual(part.marginMs);
+    // A fresh invocation has time to start work at all.
+    expect(timeoutOf(part.handler)).toBeGreaterThan(part.marginMs);
+  });
+
+  const guarded = Object.entries(LIMITS).flatMap(([name, limit]) =>
+    limit.kind === 'cutOffGuardedByLease' ? [name as HandlerName] : [],
+  );
+  it.each(guarded)('%s: a payout it claimed stays claimed longer than the invocation can run', (name) => {
+    expect(timeoutOf(name) * MARGIN).toBeLessThanOrEqual(defaultEngineConfig.submitLeaseMs);
+  });
+
+  it("keeps a worker's claimed payout inside the claim's lease: wait, send and recording", () => {
+    expect(afterClaimMs * MARGIN).toBeLessThanOrEqual(defaultEngineConfig.submitLeaseMs);
+    expect(timeoutOf('submit-payouts')).toBe(SUBMIT_WORKER_TIMEOUT_SECONDS * 1000);
+  });
+
+  it('names every function whose worst case is not proved yet', () => {
+    const unproved = Object.entries(LIMITS).flatMap(([name, limit]) =>
+      limit.kind === 'notYetBounded' ? [name] : [],
+    );
+    expect(unproved.sort()).toEqual([
+      'poll-settlements',
+      'publish-domain-events',
+      'reconcile-payouts',
+      'sync-provider-schedules',
+    ]);
+  });
+});
+
+describe('the submission queue fits its limits', () => {
+  it.each(STAGES)('%s: is never redelivered while an invocation may still run', (stage) => {
+    const config = stageConfigFromCdkJson(stage);
+    expect(VISIBILITY_TIMEOUT_FACTOR).toBeGreaterThanOrEqual(6);
+    expect(config.submission.batchSize).toBeLessThanOrEqual(10);
+    // A message is { payoutId, version }: far below SQS's 256 KB, a batch of them far below Lambda's 6 MB.
+    const message = JSON.stringify({ payoutId: 'x'.repeat(64), version: Number.MAX_SAFE_INTEGER });
+    expect(message.length + 2_000).toBeLessThan(256 * 1024);
+    expect(config.submission.batchSize * (message.length + 2_000)).toBeLessThan(6 * 1024 * 1024);
+  });
+
+  it.each(STAGES)(
+    "%s: a tick enqueues at least a tick's draining, and nothing waits past FIFO's deduplication window",
+    (stage) => {
+      const config = stageConfigFromCdkJson(stage);
+      const perTick = enqueuePerTick(config);
+      const drain = drainRatePerSecond(config);
+      // The queue never runs dry between two ticks while a backlog lasts.
+      expect(perTick).toBeGreaterThanOrEqual(drain * SWEEP_TICK_SECONDS);
+      // The last message of a tick is taken within five minutes, so the next tick's copy of a payout still
+      // queued is dropped by SQS rather than queued twice.
+      expect(perTick / drain).toBeLessThanOrEqual(FIFO_DEDUPLICATION_WINDOW_SECONDS);
+    },
+  );
+
+  it.each(STAGES)('%s: sizes concurrency to the provider’s rate limit', (stage) => {
+    const config = stageConfigFromCdkJson(stage);
+    const limit = config.providerRateLimitPerSecond;
+    if (limit === undefined) return;
+    const inFlight = config.submission.maxConcurrency * config.submission.batchSize;
+    // Enough payouts in flight to keep R a second going while each takes up to a second (L and the table's
+    // writes), and no more than the fleet can reserve slots for within the longest slot wait: beyond that,
+    // claims would be given back unsent.
+    expect(inFlight).toBeGreaterThanOrEqual(limit);
+    expect(inFlight).toBeLessThanOrEqual((limit * MAX_SLOT_WAIT_MS) / 1000);
+  });
+});
