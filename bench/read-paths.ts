@@ -1,5 +1,14 @@
+import {
+  type AttributeValue,
+  BatchGetItemCommand,
+  BatchWriteItemCommand,
+  CreateTableCommand,
+  DeleteTableCommand,
+  QueryCommand,
+  ScanCommand,
+} from '@aws-sdk/client-dynamodb';
 import { PayoutStatus } from '../lib/payouts/model.js';
-import { WorkQueue } from '../lib/payouts/store/table-design.js';
+import { createTableInput, keys, TableIndexes, WorkQueue } from '../lib/payouts/store/table-design.js';
 import { ManualClock } from '../lib/shared/clock.js';
 import { CapacityMeter } from './capacity-meter.js';
 import {
@@ -10,6 +19,7 @@ import {
   fixed,
   type Row,
   startEngineRig,
+  withProjection,
 } from './support.js';
 
 const START = '2026-03-02T08:00:00.000Z';
@@ -75,6 +85,7 @@ export async function benchReadPaths(endpoint: string): Promise<BenchResult> {
         ]),
       ),
     );
+    rows.push(...(await keysOnlyWhatIf(rig, now)));
   } finally {
     await rig.close();
   }
@@ -84,6 +95,7 @@ export async function benchReadPaths(endpoint: string): Promise<BenchResult> {
     rows,
     notes: [
       'Per call: DynamoDB round trips and the read units DynamoDB Local reports (ReturnConsumedCapacity TOTAL), items returned.',
+      'what-if KEYS_ONLY: the same items copied into a table whose three GSIs project KEYS_ONLY, read as such a design would have to: the Query, then a BatchGetItem (eventually consistent) of the items it found.',
       'Index queries read eventually consistent; a query reads 0.5 RCU per started 4 KB of the index entries it reads, so smaller projections cost fewer units and an item fetched after a keys-only query costs a read of its own.',
     ],
   };
@@ -112,4 +124,72 @@ function itemCount(result: unknown): number {
   if (result && typeof result === 'object' && 'items' in result && Array.isArray(result.items))
     return result.items.length;
   return typeof result === 'number' ? result : 0;
+}
+
+type Item = Record<string, AttributeValue>;
+
+/**
+ * The reads a KEYS_ONLY design would make, measured: every item of the rig's table is copied into a table whose
+ * GSIs project KEYS_ONLY, then each listing or queue read is its Query plus a BatchGetItem of what it found.
+ */
+async function keysOnlyWhatIf(rig: EngineRig, now: string): Promise<Row[]> {
+  const client = rig.dynamoDb;
+  const tableName = `${rig.tableName}-keys-only`;
+  await client.send(new CreateTableCommand(withProjection(createTableInput(tableName), 'KEYS_ONLY')));
+  try {
+    let startKey: Item | undefined;
+    do {
+      const page = await client.send(
+        new ScanCommand({ TableName: rig.tableName, ExclusiveStartKey: startKey }),
+      );
+      const items = page.Items ?? [];
+      for (let i = 0; i < items.length; i += 25) {
+        const chunk = items.slice(i, i + 25).map((Item) => ({ PutRequest: { Item } }));
+        await client.send(new BatchWriteItemCommand({ RequestItems: { [tableName]: chunk } }));
+      }
+      startKey = page.LastEvaluatedKey;
+    } while (startKey);
+
+    const queryThenFetch = async (
+      index: { indexName: string; partitionKey: string; sortKey: string },
+      partition: string,
+      limit: number,
+      upTo?: string,
+    ) => {
+      const page = await client.send(
+        new QueryCommand({
+          TableName: tableName,
+          IndexName: index.indexName,
+          KeyConditionExpression: upTo ? '#pk = :pk AND #sk <= :upTo' : '#pk = :pk',
+          ExpressionAttributeNames: { '#pk': index.partitionKey, ...(upTo && { '#sk': index.sortKey }) },
+          ExpressionAttributeValues: { ':pk': { S: partition }, ...(upTo && { ':upTo': { S: upTo } }) },
+          ScanIndexForward: upTo !== undefined,
+          Limit: limit,
+        }),
+      );
+      const found = (page.Items ?? []).map((item) => ({
+        pk: item.pk as AttributeValue,
+        sk: item.sk as AttributeValue,
+      }));
+      if (found.length === 0) return [];
+      const fetched = await client.send(
+        new BatchGetItemCommand({ RequestItems: { [tableName]: { Keys: found } } }),
+      );
+      return fetched.Responses?.[tableName] ?? [];
+    };
+    const { byStatus, byMonth, workQueue } = TableIndexes;
+    return [
+      await measure(rig, 'what-if KEYS_ONLY: list all, first page (20)', () =>
+        queryThenFetch(byMonth, keys.monthPartition(now.slice(0, 7)), 20),
+      ),
+      await measure(rig, 'what-if KEYS_ONLY: list by status succeeded (20)', () =>
+        queryThenFetch(byStatus, keys.statusPartition(PayoutStatus.Succeeded), 20),
+      ),
+      await measure(rig, 'what-if KEYS_ONLY: sweeper due submit queue (limit 50)', () =>
+        queryThenFetch(workQueue, keys.workPartition(WorkQueue.Submit), 50, `${now}#\uffff`),
+      ),
+    ];
+  } finally {
+    await client.send(new DeleteTableCommand({ TableName: tableName })).catch(() => undefined);
+  }
 }

@@ -69,7 +69,7 @@ let tableCounter = 0;
 export async function meteredTable(
   endpoint: string,
   prefix: string,
-  options: { meterIndexes?: boolean } = {},
+  options: { meterIndexes?: boolean; priceIndexesAs?: IndexProjection } = {},
 ): Promise<{
   client: DynamoDBClient;
   meter: CapacityMeter;
@@ -86,7 +86,9 @@ export async function meteredTable(
   const meter = new CapacityMeter(client, {
     ...(images && {
       indexes: {
-        table: createTableInput(tableName),
+        table: options.priceIndexesAs
+          ? withProjection(createTableInput(tableName), options.priceIndexesAs)
+          : createTableInput(tableName),
         images,
         ...(process.env.BENCH_TRACE_WRITES === '1' && { trace: traceWrite }),
       },
@@ -102,6 +104,22 @@ export async function meteredTable(
       client.destroy();
       images?.destroy();
     },
+  };
+}
+
+type IndexProjection = 'ALL' | 'KEYS_ONLY';
+
+/** The table's definition with every GSI projecting `projection` instead (a what-if for pricing and reads). */
+export function withProjection<T extends ReturnType<typeof createTableInput>>(
+  definition: T,
+  projection: IndexProjection,
+): T {
+  return {
+    ...definition,
+    GlobalSecondaryIndexes: definition.GlobalSecondaryIndexes.map((index) => ({
+      ...index,
+      Projection: { ProjectionType: projection },
+    })),
   };
 }
 
@@ -140,11 +158,17 @@ export async function startEngineRig(
     sandboxProcess?: boolean;
     /** Prices index writes too (see `meteredTable`); untimed benchmarks only. */
     meterIndexes?: boolean;
+    /**
+     * Prices the index writes as if every GSI projected this (the table itself keeps its design): a what-if
+     * that holds for paths that write without reading an index, such as create and inline submit.
+     */
+    priceIndexesAs?: IndexProjection;
   },
 ): Promise<EngineRig> {
   const clock = options.clock ?? systemClock;
   const { client, meter, tableName, store, destroy } = await meteredTable(endpoint, options.prefix, {
     meterIndexes: options.meterIndexes ?? false,
+    ...(options.priceIndexesAs && { priceIndexesAs: options.priceIndexesAs }),
   });
   const latencyMs = options.latencyMs ?? 0;
   const sandbox = options.sandboxProcess
