@@ -1,5 +1,9 @@
 import { performance } from 'node:perf_hooks';
-import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { type DynamoDBClient, GetItemCommand } from '@aws-sdk/client-dynamodb';
+import { type IndexWrite, type Item, indexWrites, type TableDefinition } from './index-write-units.js';
+import { type AttributeValue, itemBytes } from './item-size.js';
+
+export { itemBytes } from './item-size.js';
 
 /** What a DynamoDB response reports as consumed, in the shape all operations share. */
 interface ConsumedCapacityLike {
@@ -21,9 +25,16 @@ export interface CapacitySnapshot {
   /**
    * Write units by AWS's published rules, computed from the requests: transactional writes 2 per KB per item
    * (Put from the item's size; Update, Delete, ConditionCheck taken as one KB: they touch small items), other
-   * writes DynamoDB Local's figure. Base table only: each GSI the item is written to adds about 1 per KB.
+   * writes DynamoDB Local's figure. Base table only: see `indexWriteUnits`.
    */
   readonly awsWriteUnits: number;
+  /**
+   * Write units the global secondary indexes cost by AWS's rules (see `indexWrites`), computed from each written
+   * item's image before and after the write; 0 unless the meter was given the table definition.
+   */
+  readonly indexWriteUnits: number;
+  /** `indexWriteUnits` per index name. */
+  readonly indexWriteUnitsByIndex: Readonly<Record<string, number>>;
   /** Wall time spent in TransactWriteItems round trips, summed (concurrent calls overlap). */
   readonly transactCallMs: number;
   /** Round trips per operation name, e.g. `TransactWriteItemsCommand`. */
@@ -37,9 +48,32 @@ const empty: CapacitySnapshot = {
   writeUnits: 0,
   transactWriteUnits: 0,
   awsWriteUnits: 0,
+  indexWriteUnits: 0,
+  indexWriteUnitsByIndex: {},
   transactCallMs: 0,
   byCommand: {},
 };
+
+/** What the meter needs to price index writes: the table's definition and a client it reads item images with. */
+export interface IndexMetering {
+  /** The CreateTable input (its KeySchema and GlobalSecondaryIndexes), e.g. `createTableInput(name)`. */
+  readonly table: TableDefinition;
+  /**
+   * A client without this meter, for the consistent GetItem of each written item before the write (and after an
+   * Update, whose new image the request does not hold). These reads are the meter's own and are not counted.
+   */
+  readonly images: DynamoDBClient;
+  /** Called for every metered item write, e.g. to print item sizes while tuning the data model. */
+  readonly trace?: (write: MeteredItemWrite) => void;
+}
+
+/** One item written, as the meter priced it. */
+export interface MeteredItemWrite {
+  readonly command: string;
+  readonly key: string;
+  readonly bytesAfter: number | undefined;
+  readonly indexes: readonly IndexWrite[];
+}
 
 /**
  * Counts DynamoDB round trips and the capacity units DynamoDB reports, without touching the store: SDK
@@ -60,13 +94,17 @@ export class CapacityMeter {
     writeUnits: 0,
     transactWriteUnits: 0,
     awsWriteUnits: 0,
+    indexWriteUnits: 0,
     transactCallMs: 0,
   };
   #byCommand: Record<string, number> = {};
+  #byIndex: Record<string, number> = {};
+  readonly #indexes: IndexMetering | undefined;
   /** When set, only requests whose input this predicate accepts are counted. */
   filter: ((commandName: string, input: Record<string, unknown>) => boolean) | undefined;
 
-  constructor(client: DynamoDBClient) {
+  constructor(client: DynamoDBClient, options: { indexes?: IndexMetering } = {}) {
+    this.#indexes = options.indexes;
     client.middlewareStack.add(
       (next) => async (args) => {
         const input = args.input as Record<string, unknown>;
@@ -83,6 +121,7 @@ export class CapacityMeter {
           this.#totals.roundTrips++;
           this.#byCommand[commandName] = (this.#byCommand[commandName] ?? 0) + 1;
         }
+        const writes = counted && this.#indexes ? await this.#readBefore(commandName, args.input) : [];
         const started = performance.now();
         const result = await next(args)
           .catch((error: unknown) => {
@@ -97,6 +136,7 @@ export class CapacityMeter {
           this.#add(commandName, (result.output as { ConsumedCapacity?: unknown }).ConsumedCapacity);
           if (commandName === 'TransactWriteItemsCommand')
             this.#totals.awsWriteUnits += transactionalWriteUnits(args.input as TransactInput);
+          await this.#priceIndexWrites(commandName, writes);
         }
         return result;
       },
@@ -107,7 +147,53 @@ export class CapacityMeter {
   static readonly empty: CapacitySnapshot = empty;
 
   snapshot(): CapacitySnapshot {
-    return { ...this.#totals, byCommand: { ...this.#byCommand } };
+    return {
+      ...this.#totals,
+      byCommand: { ...this.#byCommand },
+      indexWriteUnitsByIndex: { ...this.#byIndex },
+    };
+  }
+
+  /** The items a write request touches, each with its image before the request. */
+  async #readBefore(commandName: string, input: unknown): Promise<PendingItemWrite[]> {
+    const targets = itemWritesOf(commandName, input as WriteInput);
+    for (const target of targets) target.before = await this.#readImage(target.tableName, target.key);
+    return targets;
+  }
+
+  async #priceIndexWrites(commandName: string, writes: readonly PendingItemWrite[]): Promise<void> {
+    const metering = this.#indexes;
+    if (!metering) return;
+    for (const write of writes) {
+      const after =
+        write.kind === 'put'
+          ? write.item
+          : write.kind === 'delete'
+            ? undefined
+            : await this.#readImage(write.tableName, write.key);
+      const priced = indexWrites(metering.table, write.before, after);
+      for (const { index, units } of priced) {
+        this.#totals.indexWriteUnits += units;
+        this.#byIndex[index] = (this.#byIndex[index] ?? 0) + units;
+      }
+      metering.trace?.({
+        command: commandName,
+        key: Object.values(write.key)
+          .map((value) => value.S ?? value.N ?? '')
+          .join('|'),
+        bytesAfter: after && itemBytes(after),
+        indexes: priced,
+      });
+    }
+  }
+
+  async #readImage(tableName: string, key: Item): Promise<Item | undefined> {
+    const images = this.#indexes?.images;
+    if (!images) return undefined;
+    const { Item } = await images.send(
+      new GetItemCommand({ TableName: tableName, Key: key as never, ConsistentRead: true }),
+    );
+    return Item as Item | undefined;
   }
 
   /** What happened between two snapshots. */
@@ -124,6 +210,13 @@ export class CapacityMeter {
       writeUnits: round(after.writeUnits - before.writeUnits),
       transactWriteUnits: round(after.transactWriteUnits - before.transactWriteUnits),
       awsWriteUnits: round(after.awsWriteUnits - before.awsWriteUnits),
+      indexWriteUnits: round(after.indexWriteUnits - before.indexWriteUnits),
+      indexWriteUnitsByIndex: Object.fromEntries(
+        Object.entries(after.indexWriteUnitsByIndex).map(([index, units]) => [
+          index,
+          round(units - (before.indexWriteUnitsByIndex[index] ?? 0)),
+        ]),
+      ),
       transactCallMs: round(after.transactCallMs - before.transactCallMs),
       byCommand,
     };
@@ -156,18 +249,6 @@ interface TransactInput {
   }[];
 }
 
-type AttributeValue = {
-  readonly S?: string;
-  readonly N?: string;
-  readonly B?: Uint8Array;
-  readonly BOOL?: boolean;
-  readonly NULL?: boolean;
-  readonly M?: Record<string, AttributeValue>;
-  readonly L?: readonly AttributeValue[];
-  readonly SS?: readonly string[];
-  readonly NS?: readonly string[];
-};
-
 const KB = 1024;
 
 /** 2 WCU per KB (rounded up) per item, as AWS bills transactional writes. */
@@ -180,24 +261,76 @@ export function transactionalWriteUnits(input: TransactInput): number {
   return units;
 }
 
-/** An item's size by DynamoDB's rules: attribute names plus values (numbers ~1 byte per 2 digits + 1). */
-export function itemBytes(item: Record<string, AttributeValue>): number {
-  let bytes = 0;
-  for (const [name, value] of Object.entries(item)) bytes += Buffer.byteLength(name) + valueBytes(value);
-  return bytes;
+/** Every write request shape the meter prices index writes for (marshalled, as on the wire). */
+interface WriteInput {
+  readonly TableName?: string;
+  readonly Item?: Item;
+  readonly Key?: Item;
+  readonly TransactItems?: readonly {
+    readonly Put?: { readonly TableName?: string; readonly Item?: Item };
+    readonly Update?: { readonly TableName?: string; readonly Key?: Item };
+    readonly Delete?: { readonly TableName?: string; readonly Key?: Item };
+  }[];
+  readonly RequestItems?: Record<
+    string,
+    readonly {
+      readonly PutRequest?: { readonly Item?: Item };
+      readonly DeleteRequest?: { readonly Key?: Item };
+    }[]
+  >;
 }
 
-function valueBytes(value: AttributeValue): number {
-  if (value.S !== undefined) return Buffer.byteLength(value.S);
-  if (value.N !== undefined) return Math.ceil(value.N.replace(/^-|\.|e.*$/gi, '').length / 2) + 1;
-  if (value.B !== undefined) return value.B.byteLength;
-  if (value.BOOL !== undefined || value.NULL !== undefined) return 1;
-  if (value.M !== undefined) return 3 + itemBytes(value.M);
-  if (value.L !== undefined) return 3 + value.L.reduce((sum, element) => sum + 1 + valueBytes(element), 0);
-  if (value.SS !== undefined) return value.SS.reduce((sum, element) => sum + Buffer.byteLength(element), 0);
-  if (value.NS !== undefined)
-    return value.NS.reduce((sum, element) => sum + Math.ceil(element.length / 2) + 1, 0);
-  return 0;
+interface PendingItemWrite {
+  readonly tableName: string;
+  readonly key: Item;
+  readonly kind: 'put' | 'update' | 'delete';
+  readonly item?: Item;
+  before?: Item;
+}
+
+/** The table's key attributes of an item: pk and sk in this project (the meter reads images by them). */
+function keyOf(item: Item): Item {
+  const key: Item = {};
+  for (const name of ['pk', 'sk']) if (item[name]) key[name] = item[name] as AttributeValue;
+  return key;
+}
+
+function itemWritesOf(commandName: string, input: WriteInput): PendingItemWrite[] {
+  const table = input.TableName ?? '';
+  switch (commandName) {
+    case 'PutItemCommand':
+      return input.Item ? [{ tableName: table, key: keyOf(input.Item), kind: 'put', item: input.Item }] : [];
+    case 'UpdateItemCommand':
+      return input.Key ? [{ tableName: table, key: input.Key, kind: 'update' }] : [];
+    case 'DeleteItemCommand':
+      return input.Key ? [{ tableName: table, key: input.Key, kind: 'delete' }] : [];
+    case 'TransactWriteItemsCommand':
+      return (input.TransactItems ?? []).flatMap((action): PendingItemWrite[] => {
+        if (action.Put?.Item) {
+          const { Item, TableName = '' } = action.Put;
+          return [{ tableName: TableName, key: keyOf(Item), kind: 'put', item: Item }];
+        }
+        if (action.Update?.Key)
+          return [{ tableName: action.Update.TableName ?? '', key: action.Update.Key, kind: 'update' }];
+        if (action.Delete?.Key)
+          return [{ tableName: action.Delete.TableName ?? '', key: action.Delete.Key, kind: 'delete' }];
+        return [];
+      });
+    case 'BatchWriteItemCommand':
+      return Object.entries(input.RequestItems ?? {}).flatMap(([tableName, requests]) =>
+        requests.flatMap((request): PendingItemWrite[] => {
+          if (request.PutRequest?.Item) {
+            const item = request.PutRequest.Item;
+            return [{ tableName, key: keyOf(item), kind: 'put', item }];
+          }
+          if (request.DeleteRequest?.Key)
+            return [{ tableName, key: request.DeleteRequest.Key, kind: 'delete' }];
+          return [];
+        }),
+      );
+    default:
+      return [];
+  }
 }
 
 const READ_COMMANDS = new Set([

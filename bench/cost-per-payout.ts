@@ -19,10 +19,16 @@ const START = '2026-03-02T08:00:00.000Z';
  * submit inline as the API does, or submit by a sweep) and on the path where the provider's answer is lost
  * (timeout after commit) so the payout becomes `unknown` and a reconciliation pass finds it.
  */
-export async function benchCostPerPayout(endpoint: string): Promise<BenchResult> {
+/** What `bench/results/latest.json` reports as `cost`: write units per happy-path payout by AWS's rules. */
+export interface CostReport {
+  /** Create plus inline submit, per payout: base table, global secondary indexes, and both. */
+  readonly happyPathWcu: { readonly base: number; readonly indexes: number; readonly total: number };
+}
+
+export async function benchCostPerPayout(endpoint: string): Promise<BenchResult & { cost: CostReport }> {
   const rows: Row[] = [];
   const clock = new ManualClock(START);
-  const happy = await startEngineRig(endpoint, { prefix: 'cost-happy', clock });
+  const happy = await startEngineRig(endpoint, { prefix: 'cost-happy', clock, meterIndexes: true });
   try {
     const ids: string[] = [];
     rows.push(
@@ -55,7 +61,27 @@ export async function benchCostPerPayout(endpoint: string): Promise<BenchResult>
     await happy.close();
   }
 
-  const lost = await startEngineRig(endpoint, { prefix: 'cost-unknown', clock });
+  // What-if: the same happy path priced as if every GSI were KEYS_ONLY. It reads no index, so its writes are the
+  // same on either table; the reads such a design would add are in the read-paths benchmark.
+  const keysOnly = await startEngineRig(endpoint, {
+    prefix: 'cost-keys-only',
+    clock,
+    meterIndexes: true,
+    priceIndexesAs: 'KEYS_ONLY',
+  });
+  let whatIf: Row;
+  try {
+    whatIf = await measure(keysOnly, 'what-if: happy path with every GSI KEYS_ONLY', async () => {
+      for (let i = 0; i < PAYOUTS; i++) {
+        const { payout } = await keysOnly.engine.create(createCommand(bankTransfer(), `cost-k-${i}`));
+        await expectOutcome(keysOnly.engine.submit(payout.id), 'succeeded');
+      }
+    });
+  } finally {
+    await keysOnly.close();
+  }
+
+  const lost = await startEngineRig(endpoint, { prefix: 'cost-unknown', clock, meterIndexes: true });
   try {
     const ids: string[] = [];
     for (let i = 0; i < PAYOUTS; i++) {
@@ -83,24 +109,37 @@ export async function benchCostPerPayout(endpoint: string): Promise<BenchResult>
   } finally {
     await lost.close();
   }
+  const happyPath = totalOf(rows, 'TOTAL happy path (create + inline submit)', [
+    'create (API, idempotent)',
+    'submit inline (happy)',
+  ]);
+  const cost: CostReport = {
+    happyPathWcu: {
+      base: Number(happyPath['WCU base']),
+      indexes: Number(happyPath['WCU indexes']),
+      total: Number(happyPath['WCU total']),
+    },
+  };
   return {
     name: 'cost-per-payout',
+    cost,
     title: `Cost per payout (mean over ${PAYOUTS} payouts per step)`,
     rows: [
       ...rows,
-      totalOf(rows, 'TOTAL happy path (create + inline submit)', [
-        'create (API, idempotent)',
-        'submit inline (happy)',
-      ]),
+      happyPath,
       totalOf(rows, 'TOTAL unknown-then-reconciled', [
         'create (API, idempotent)',
         'submit, answer lost (unknown)',
         'reconcile (found, succeeded)',
       ]),
+      whatIf,
     ],
     notes: [
       'RCU: what DynamoDB Local reports with ReturnConsumedCapacity TOTAL, summed by SDK middleware on the client.',
-      'WCU (AWS rules): computed from each TransactWriteItems request as AWS bills it, 2 per KB (rounded up) per item; Put sizes from the marshalled item, Update/ConditionCheck as 1 KB (the cap counter and the controls item are tiny). Base table only; each GSI the payout item is written to adds about 1 per KB more.',
+      'WCU base: computed from each TransactWriteItems request as AWS bills it, 2 per KB (rounded up) per item; Put sizes from the marshalled item, Update/ConditionCheck as 1 KB (the cap counter and the controls item are tiny).',
+      "WCU indexes: the global secondary index writes AWS bills for each written item, from the table's definition (createTableInput: keys and projections) and the item's image before and after the write (read by the meter on a client of its own): 1 per KB of the index entry to put an item into an index or take it out, 2 when its index key changes (delete + put), 1 when only projected attributes change, none when nothing projected changed or the item is in no index.",
+      'WCU total: base + indexes.',
+      'what-if: the happy path again on a table of its own, its index writes priced as if gsi1, gsi2 and gsi3 projected KEYS_ONLY (every reader would then fetch the items after its Query: see read-paths).',
       "WCU reported: what DynamoDB Local answers, for reference only: for a transaction it reports a single item's units however many items it wrote (a 1-item and a 10-item transaction both report 8), so it is not a cost.",
       "By the sweep, claims and records that coincide are group-committed (several payouts per transaction, one cap update per batch), so round trips and cap-counter writes per payout fall below the inline path's.",
       'provider calls: requests the sandbox received (stats().requests); the happy path must be exactly 1 per payout.',
@@ -126,7 +165,9 @@ function costRow(step: string, used: CapacitySnapshot, providerCalls: number): R
     step,
     'ddb round trips': per(used.roundTrips),
     RCU: per(used.readUnits),
-    'WCU (AWS rules)': per(used.awsWriteUnits),
+    'WCU base': per(used.awsWriteUnits),
+    'WCU indexes': per(used.indexWriteUnits),
+    'WCU total': per(used.awsWriteUnits + used.indexWriteUnits),
     'WCU reported': per(used.writeUnits),
     'provider calls': per(providerCalls),
     operations: Object.entries(used.byCommand)
@@ -135,11 +176,20 @@ function costRow(step: string, used: CapacitySnapshot, providerCalls: number): R
   };
 }
 
-type NumericColumn = 'ddb round trips' | 'RCU' | 'WCU (AWS rules)' | 'WCU reported' | 'provider calls';
+type NumericColumn =
+  | 'ddb round trips'
+  | 'RCU'
+  | 'WCU base'
+  | 'WCU indexes'
+  | 'WCU total'
+  | 'WCU reported'
+  | 'provider calls';
 const NUMERIC: readonly NumericColumn[] = [
   'ddb round trips',
   'RCU',
-  'WCU (AWS rules)',
+  'WCU base',
+  'WCU indexes',
+  'WCU total',
   'WCU reported',
   'provider calls',
 ];

@@ -10,8 +10,9 @@ import { cpus, loadavg } from 'node:os';
 import { dirname, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { benchColdStart } from './cold-start.js';
-import { benchCostPerPayout } from './cost-per-payout.js';
+import { benchCostPerPayout, type CostReport } from './cost-per-payout.js';
 import { benchEngineOverhead } from './engine-overhead.js';
+import { benchReadPaths } from './read-paths.js';
 import { benchShippedPath, type ShippedPathReport } from './shipped-path.js';
 import {
   type BenchResult,
@@ -31,7 +32,12 @@ process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
 const benchmarks: Record<string, () => Promise<BenchResult>> = {
   // One fresh DynamoDB Local per case (see benchThroughput).
   throughput: () => benchThroughput(),
-  'cost-per-payout': () => withFreshDynamoDb(benchCostPerPayout),
+  'cost-per-payout': async () => {
+    const { cost: measured, ...result } = await withFreshDynamoDb(benchCostPerPayout);
+    cost = measured;
+    return result;
+  },
+  'read-paths': () => withFreshDynamoDb(benchReadPaths),
   'sweep-scaling': () => withFreshDynamoDb(benchSweepScaling),
   'cold-start': () => withFreshDynamoDb(benchColdStart),
   'engine-overhead': () => withFreshDynamoDb(benchEngineOverhead),
@@ -43,6 +49,7 @@ const benchmarks: Record<string, () => Promise<BenchResult>> = {
   },
 };
 let shippedPath: ShippedPathReport | undefined;
+let cost: CostReport | undefined;
 
 const only = process.env.BENCH_ONLY?.split(',').map((name) => name.trim());
 const selected = Object.keys(benchmarks).filter((name) => !only || only.includes(name));
@@ -80,6 +87,7 @@ const report = {
     loadAverageAtEnd: loadavg().map((value) => fixed(value, 2)),
   },
   totalSeconds: fixed((performance.now() - started) / 1000, 1),
+  ...(cost && { cost }),
   ...(shippedPath && { shippedPath }),
   results,
 };

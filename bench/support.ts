@@ -15,11 +15,12 @@ import type { CreatePayoutCommand } from '../lib/payouts/engine/create-payout.js
 import { PayoutEngine } from '../lib/payouts/payout-engine.js';
 import type { CreatePayoutRequest } from '../lib/payouts/schemas.js';
 import { DynamoDbPayoutStore } from '../lib/payouts/store/dynamodb-payout-store.js';
+import { createTableInput } from '../lib/payouts/store/table-design.js';
 import { ProviderClient, StaticCredentialsSource } from '../lib/provider/index.js';
 import { startSandbox } from '../lib/sandbox/index.js';
 import { type Clock, systemClock } from '../lib/shared/clock.js';
 import { createDynamoDbClient } from '../lib/shared/dynamodb-client.js';
-import { CapacityMeter } from './capacity-meter.js';
+import { CapacityMeter, type MeteredItemWrite } from './capacity-meter.js';
 import { type BenchProvider, inProcess, startSandboxProcess } from './sandbox-process.js';
 
 export const projectRoot = resolve(import.meta.dirname, '..');
@@ -68,12 +69,67 @@ let tableCounter = 0;
 export async function meteredTable(
   endpoint: string,
   prefix: string,
-): Promise<{ client: DynamoDBClient; meter: CapacityMeter; tableName: string; store: DynamoDbPayoutStore }> {
+  options: { meterIndexes?: boolean; priceIndexesAs?: IndexProjection } = {},
+): Promise<{
+  client: DynamoDBClient;
+  meter: CapacityMeter;
+  tableName: string;
+  store: DynamoDbPayoutStore;
+  /** Destroys the clients (the table stays). */
+  destroy(): void;
+}> {
   const client = createDynamoDbClient({ endpoint, ...localAwsConfig });
-  const meter = new CapacityMeter(client);
   const tableName = `bench-${prefix}-${process.pid}-${++tableCounter}`;
+  // Pricing index writes reads every written item before (and after an update) on a client of its own: exact,
+  // but extra round trips, so only the cost benchmark asks for it, never a timed one.
+  const images = options.meterIndexes ? createDynamoDbClient({ endpoint, ...localAwsConfig }) : undefined;
+  const meter = new CapacityMeter(client, {
+    ...(images && {
+      indexes: {
+        table: options.priceIndexesAs
+          ? withProjection(createTableInput(tableName), options.priceIndexesAs)
+          : createTableInput(tableName),
+        images,
+        ...(process.env.BENCH_TRACE_WRITES === '1' && { trace: traceWrite }),
+      },
+    }),
+  });
   await ensureTable(client, tableName);
-  return { client, meter, tableName, store: new DynamoDbPayoutStore(client, tableName) };
+  return {
+    client,
+    meter,
+    tableName,
+    store: new DynamoDbPayoutStore(client, tableName),
+    destroy() {
+      client.destroy();
+      images?.destroy();
+    },
+  };
+}
+
+type IndexProjection = 'ALL' | 'KEYS_ONLY';
+
+/** The table's definition with every GSI projecting `projection` instead (a what-if for pricing and reads). */
+export function withProjection<T extends ReturnType<typeof createTableInput>>(
+  definition: T,
+  projection: IndexProjection,
+): T {
+  return {
+    ...definition,
+    GlobalSecondaryIndexes: definition.GlobalSecondaryIndexes.map((index) => ({
+      ...index,
+      Projection: { ProjectionType: projection },
+    })),
+  };
+}
+
+/** `BENCH_TRACE_WRITES=1`: every metered item write with its size and index writes, for tuning the data model. */
+function traceWrite(write: MeteredItemWrite): void {
+  const indexes = write.indexes
+    .filter((entry) => entry.kind !== 'none')
+    .map((entry) => `${entry.index} ${entry.kind} ${entry.units}`)
+    .join(', ');
+  process.stderr.write(`${write.command} ${write.key} ${write.bytesAfter ?? '-'} B ${indexes}\n`);
 }
 
 /** The real engine over DynamoDB Local and the sandbox over loopback HTTP, as the Lambdas wire it. */
@@ -100,10 +156,20 @@ export async function startEngineRig(
     config?: Partial<EngineConfig>;
     /** Runs the sandbox in a process of its own (system clock only); see `startSandboxProcess`. */
     sandboxProcess?: boolean;
+    /** Prices index writes too (see `meteredTable`); untimed benchmarks only. */
+    meterIndexes?: boolean;
+    /**
+     * Prices the index writes as if every GSI projected this (the table itself keeps its design): a what-if
+     * that holds for paths that write without reading an index, such as create and inline submit.
+     */
+    priceIndexesAs?: IndexProjection;
   },
 ): Promise<EngineRig> {
   const clock = options.clock ?? systemClock;
-  const { client, meter, tableName, store } = await meteredTable(endpoint, options.prefix);
+  const { client, meter, tableName, store, destroy } = await meteredTable(endpoint, options.prefix, {
+    meterIndexes: options.meterIndexes ?? false,
+    ...(options.priceIndexesAs && { priceIndexesAs: options.priceIndexesAs }),
+  });
   const latencyMs = options.latencyMs ?? 0;
   const sandbox = options.sandboxProcess
     ? await startSandboxProcess({ latencyMs, projectRoot })
@@ -134,7 +200,7 @@ export async function startEngineRig(
       await sandbox.close();
       // DynamoDB Local slows down as in-memory tables pile up; later benchmarks should not pay for earlier ones.
       await client.send(new DeleteTableCommand({ TableName: tableName })).catch(() => undefined);
-      client.destroy();
+      destroy();
     },
   };
 }

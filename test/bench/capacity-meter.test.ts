@@ -3,11 +3,17 @@ import {
   DeleteTableCommand,
   type DynamoDBClient,
   GetItemCommand,
+  PutItemCommand,
   TransactionCanceledException,
   TransactWriteItemsCommand,
+  UpdateItemCommand,
 } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CapacityMeter, itemBytes, transactionalWriteUnits } from '../../bench/capacity-meter.js';
+import { type Item, indexWrites, type TableDefinition } from '../../bench/index-write-units.js';
+import { localAwsConfig } from '../../lib/local/dynamodb-local.js';
+import { createTableInput } from '../../lib/payouts/store/table-design.js';
+import { createDynamoDbClient } from '../../lib/shared/dynamodb-client.js';
 import { createTestTable } from '../support/dynamodb.js';
 
 /** The units a response itself carried (it carries them because the meter asked for TOTAL). */
@@ -127,5 +133,177 @@ describe('bench CapacityMeter (SDK middleware) against DynamoDB Local', () => {
     expect(used.unreported).toBe(1);
     expect(used.writeUnits).toBe(0);
     expect(used.readUnits).toBe(0);
+  });
+});
+
+/** One index of each projection kind, keyed like the project's table (pk/sk, gsiNpk/gsiNsk). */
+const table: TableDefinition = {
+  KeySchema: [{ AttributeName: 'pk' }, { AttributeName: 'sk' }],
+  GlobalSecondaryIndexes: [
+    {
+      IndexName: 'all',
+      KeySchema: [{ AttributeName: 'apk' }, { AttributeName: 'ask' }],
+      Projection: { ProjectionType: 'ALL' },
+    },
+    {
+      IndexName: 'keys',
+      KeySchema: [{ AttributeName: 'kpk' }, { AttributeName: 'ksk' }],
+      Projection: { ProjectionType: 'KEYS_ONLY' },
+    },
+    {
+      IndexName: 'include',
+      KeySchema: [{ AttributeName: 'ipk' }, { AttributeName: 'isk' }],
+      Projection: { ProjectionType: 'INCLUDE', NonKeyAttributes: ['status'] },
+    },
+  ],
+};
+const s = (value: string) => ({ S: value });
+const base: Item = { pk: s('P#1'), sk: s('P'), status: s('pending'), blob: s('x'.repeat(1500)) };
+const inAll: Item = { apk: s('A#1'), ask: s('1') };
+const inKeys: Item = { kpk: s('K#1'), ksk: s('1') };
+const inInclude: Item = { ipk: s('I#1'), isk: s('1') };
+const unitsByIndex = (before: Item | undefined, after: Item | undefined) =>
+  Object.fromEntries(indexWrites(table, before, after).map((write) => [write.index, write.units]));
+const kindsByIndex = (before: Item | undefined, after: Item | undefined) =>
+  Object.fromEntries(indexWrites(table, before, after).map((write) => [write.index, write.kind]));
+
+describe('index write units by AWS rules', () => {
+  it('puts an item into every index whose key attributes it has, sized by what each index projects', () => {
+    const item = { ...base, ...inAll, ...inKeys, ...inInclude };
+    // ALL carries the 1.5 KB blob (2 units); KEYS_ONLY and INCLUDE (status only) stay under 1 KB (1 unit).
+    expect(unitsByIndex(undefined, item)).toEqual({ all: 2, keys: 1, include: 1 });
+    expect(kindsByIndex(undefined, item)).toEqual({ all: 'put', keys: 'put', include: 'put' });
+  });
+
+  it('costs nothing for an index whose key attributes the item has neither before nor after (sparse)', () => {
+    expect(unitsByIndex(base, { ...base, status: s('submitting') })).toEqual({ all: 0, keys: 0, include: 0 });
+  });
+
+  it('charges one delete when an item leaves a sparse index, and one put when it enters it', () => {
+    const queued = { ...base, ...inKeys };
+    expect(kindsByIndex(queued, base).keys).toBe('delete');
+    expect(unitsByIndex(queued, base).keys).toBe(1);
+    expect(kindsByIndex(base, queued).keys).toBe('put');
+    expect(unitsByIndex(base, queued).keys).toBe(1);
+    // A deleted item leaves every index it was in.
+    expect(unitsByIndex({ ...queued, ...inAll }, undefined)).toEqual({ all: 2, keys: 1, include: 0 });
+  });
+
+  it('charges a delete plus a put when the index key changes, whatever the projection', () => {
+    const before = { ...base, ...inAll, ...inKeys, ...inInclude };
+    const after = { ...before, ask: s('2'), ksk: s('2'), ipk: s('I#2') };
+    expect(kindsByIndex(before, after)).toEqual({
+      all: 'key-change',
+      keys: 'key-change',
+      include: 'key-change',
+    });
+    // ALL: a 2-unit entry deleted and a 2-unit entry put.
+    expect(unitsByIndex(before, after)).toEqual({ all: 4, keys: 2, include: 2 });
+  });
+
+  it('charges one write for a projected attribute that changed under the same key, none for one not projected', () => {
+    const before = { ...base, ...inAll, ...inKeys, ...inInclude };
+    const statusChanged = { ...before, status: s('submitting') };
+    expect(unitsByIndex(before, statusChanged)).toEqual({ all: 2, keys: 0, include: 1 });
+    expect(kindsByIndex(before, statusChanged)).toEqual({ all: 'update', keys: 'none', include: 'update' });
+    const blobChanged = { ...before, blob: s('y'.repeat(1500)) };
+    expect(unitsByIndex(before, blobChanged)).toEqual({ all: 2, keys: 0, include: 0 });
+  });
+
+  it('charges nothing when a write leaves every projected attribute as it was (a rewrite that changes nothing)', () => {
+    const item = { ...base, ...inAll, ...inKeys, ...inInclude, nested: { M: { a: s('1'), b: s('2') } } };
+    const sameInOtherOrder = { ...item, nested: { M: { b: s('2'), a: s('1') } } };
+    expect(unitsByIndex(item, sameInOtherOrder)).toEqual({ all: 0, keys: 0, include: 0 });
+  });
+});
+
+describe('bench CapacityMeter pricing index writes against DynamoDB Local', () => {
+  let client: DynamoDBClient;
+  let images: DynamoDBClient;
+  let tableName: string;
+  let meter: CapacityMeter;
+
+  beforeAll(async () => {
+    let endpoint: string;
+    ({ client, tableName, endpoint } = await createTestTable('capacity-meter-indexes'));
+    images = createDynamoDbClient({ endpoint, ...localAwsConfig });
+    meter = new CapacityMeter(client, { indexes: { table: createTableInput(tableName), images } });
+  });
+
+  afterAll(async () => {
+    await client.send(new DeleteTableCommand({ TableName: tableName })).catch(() => undefined);
+    client.destroy();
+    images.destroy();
+  });
+
+  const key = { pk: s('PAYOUT#m1'), sk: s('PAYOUT') };
+  const queued = (status: string, queue?: string) => ({
+    ...key,
+    status: s(status),
+    gsi1pk: s(`PAYOUT#STATUS#${status}`),
+    gsi1sk: s('2026-03-02T08:00:00.000Z#m1'),
+    gsi2pk: s('PAYOUT#MONTH#2026-03'),
+    gsi2sk: s('2026-03-02T08:00:00.000Z#m1'),
+    ...(queue && { gsi3pk: s(`WORK#${queue}`), gsi3sk: s('2026-03-02T08:00:00.000Z#m1') }),
+  });
+  const measure = async (work: () => Promise<unknown>) => {
+    const before = meter.snapshot();
+    await work();
+    return CapacityMeter.diff(before, meter.snapshot());
+  };
+
+  it("prices a transition from the table's own definition and the item it replaced", async () => {
+    const created = await measure(() =>
+      client.send(
+        new TransactWriteItemsCommand({
+          TransactItems: [{ Put: { TableName: tableName, Item: queued('pending', 'submit') } }],
+        }),
+      ),
+    );
+    expect(created.awsWriteUnits).toBe(2);
+    expect(created.indexWriteUnitsByIndex).toEqual({ gsi1: 1, gsi2: 1, gsi3: 1 });
+    expect(created.indexWriteUnits).toBe(3);
+
+    // Status key changes (2), the month entry is rewritten because ALL projects the status (1), and the item
+    // leaves the work queue (1).
+    const decided = await measure(() =>
+      client.send(new PutItemCommand({ TableName: tableName, Item: queued('succeeded') })),
+    );
+    expect(decided.indexWriteUnitsByIndex).toEqual({ gsi1: 2, gsi2: 1, gsi3: 1 });
+  });
+
+  it('reads the new image after an update, and prices nothing for a write that did not happen', async () => {
+    const updated = await measure(() =>
+      client.send(
+        new UpdateItemCommand({
+          TableName: tableName,
+          Key: key,
+          UpdateExpression: 'SET gsi3pk = :pk, gsi3sk = :sk',
+          ExpressionAttributeValues: { ':pk': s('WORK#watch'), ':sk': s('2026-03-03T08:00:00.000Z#m1') },
+        }),
+      ),
+    );
+    // Enters the sparse queue (1); the ALL-projected entries of gsi1 and gsi2 take the new attributes (1 each).
+    expect(updated.indexWriteUnitsByIndex).toEqual({ gsi1: 1, gsi2: 1, gsi3: 1 });
+
+    const refused = await measure(() =>
+      client
+        .send(
+          new TransactWriteItemsCommand({
+            TransactItems: [
+              {
+                Put: {
+                  TableName: tableName,
+                  Item: queued('failed'),
+                  ConditionExpression: 'attribute_not_exists(pk)',
+                },
+              },
+            ],
+          }),
+        )
+        .catch(() => undefined),
+    );
+    expect(refused.indexWriteUnits).toBe(0);
+    expect(refused.awsWriteUnits).toBe(0);
   });
 });

@@ -1,0 +1,57 @@
+import { describe, expect, it } from 'vitest';
+import type { Payout } from '../../../lib/payouts/model.js';
+import { fromPayoutItem, toPayoutItem } from '../../../lib/payouts/store/item-codec.js';
+
+const payout: Payout = {
+  id: '01KJPRZB00E240SR7N3NE22ESV',
+  idempotencyKey: 'k-1',
+  origin: 'api',
+  requestFingerprint: 'f'.repeat(64),
+  instruction: {
+    type: 'bank_transfer',
+    beneficiary: { bankCode: '058', accountNumber: '0123456789', accountName: 'Ada Supplies' },
+  },
+  amountKobo: 15_000,
+  currency: 'NGN',
+  narration: 'March invoice',
+  metadata: {},
+  status: 'pending',
+  version: 1,
+  requestedBy: { id: 'alice', kind: 'user' },
+  capKey: 'merchant',
+  submissionCount: 0,
+  createdAt: '2026-03-02T08:00:00.000Z',
+  updatedAt: '2026-03-02T08:00:00.000Z',
+};
+
+describe('payout item codec', () => {
+  it('does not store the id (the key holds it), the currency or an empty metadata map, and reads them back', () => {
+    const item = toPayoutItem(payout);
+
+    expect(item.pk).toBe(`PAYOUT#${payout.id}`);
+    expect(item).not.toHaveProperty('id');
+    expect(item).not.toHaveProperty('currency');
+    expect(item).not.toHaveProperty('metadata');
+    expect(fromPayoutItem(item)).toEqual(payout);
+  });
+
+  it('stores metadata that has entries', () => {
+    const tagged: Payout = { ...payout, metadata: { invoice: 'INV-7', batch: 3 } };
+    const item = toPayoutItem(tagged);
+
+    expect(item.metadata).toEqual({ invoice: 'INV-7', batch: 3 });
+    expect(fromPayoutItem(item)).toEqual(tagged);
+  });
+
+  it('reads an item written before, which holds the id, the currency and an empty metadata map', () => {
+    const older = { ...toPayoutItem(payout), id: payout.id, currency: 'NGN', metadata: {} };
+
+    expect(fromPayoutItem(older)).toEqual(payout);
+  });
+
+  it('still refuses an item whose stored currency is not NGN', () => {
+    const older = { ...toPayoutItem(payout), currency: 'USD' };
+
+    expect(() => fromPayoutItem(older)).toThrow(/currency/);
+  });
+});
