@@ -20,7 +20,13 @@ import { OpsApi } from '../constructs/ops-api.js';
 import { PayoutFunction } from '../constructs/payout-function.js';
 import { Scheduling } from '../constructs/scheduling.js';
 import { SubmissionQueue } from '../constructs/submission-queue.js';
-import { HANDLERS, type HandlerName, ProviderAccess, presentHandlers } from '../handlers.js';
+import {
+  HANDLERS,
+  type HandlerName,
+  ProviderAccess,
+  presentHandlers,
+  providerAccessOf,
+} from '../handlers.js';
 
 export interface PayoutsStackProps extends StackProps {
   readonly stage: string;
@@ -94,10 +100,11 @@ export class PayoutsStack extends Stack {
           deletesItems: 'deletesItems' in spec.table && spec.table.deletesItems,
         });
       }
-      if (spec.provider !== ProviderAccess.None) {
+      const provider = providerAccessOf(name, deployed);
+      if (provider !== ProviderAccess.None) {
         fn.bindProviderSecrets({
           token: this.data.providerTokenSecret,
-          ...(spec.provider === ProviderAccess.TokenAndPin && { pin: this.data.providerPinSecret }),
+          ...(provider === ProviderAccess.TokenAndPin && { pin: this.data.providerPinSecret }),
         });
       }
       if ('sendsTo' in spec && submissions) submissions.bindSender(fn);
@@ -160,7 +167,7 @@ export class PayoutsStack extends Stack {
         publisher: this.functions.get('publish-domain-events')?.function.role,
       }),
     });
-    this.#restrictPinSecret();
+    this.#restrictPinSecret(deployed);
 
     this.monitoring = new Monitoring(this, 'Monitoring', {
       stage,
@@ -202,9 +209,9 @@ export class PayoutsStack extends Stack {
    * whatever IAM policies elsewhere in the account allow (an explicit Deny in a resource policy wins). Putting
    * a new value (PutSecretValue) stays with the account's administrators.
    */
-  #restrictPinSecret(): void {
+  #restrictPinSecret(deployed: readonly HandlerName[]): void {
     const senderRoles = [...this.functions.entries()]
-      .filter(([name]) => HANDLERS[name].provider === ProviderAccess.TokenAndPin)
+      .filter(([name]) => providerAccessOf(name, deployed) === ProviderAccess.TokenAndPin)
       .flatMap(([, fn]) => (fn.function.role ? [fn.function.role.roleArn] : []));
     this.data.providerPinSecret.addToResourcePolicy(
       new PolicyStatement({

@@ -1,7 +1,12 @@
 import type { AwsCall, AwsCallObserver } from '../../../lib/runtime/aws-call-observer.js';
 import { type IamRequest, iamRequestsFor, type ResourceNames } from './iam-requests.js';
 import { platformRequests } from './platform-requests.js';
-import { type FunctionIdentity, type StackPolicies, wildcardMatches } from './stack-policies.js';
+import {
+  type Decision,
+  type FunctionIdentity,
+  type StackPolicies,
+  wildcardMatches,
+} from './stack-policies.js';
 
 /** Raised where AWS would answer AccessDenied: names the function, the call, the action and the resource. */
 export class IamDeniedError extends Error {
@@ -21,6 +26,8 @@ export interface ExercisedRequest extends IamRequest {
 export class IamProof {
   readonly exercised: ExercisedRequest[] = [];
   readonly denials: string[] = [];
+  /** The same request by the same function is decided once: the end-to-end suites repeat a few calls often. */
+  readonly #decisions = new Map<string, Promise<Decision>>();
 
   constructor(
     readonly policies: StackPolicies,
@@ -44,7 +51,13 @@ export class IamProof {
   async check(call: AwsCall): Promise<void> {
     const identity = this.identityOf(call.functionName);
     for (const request of iamRequestsFor(call, this.names)) {
-      const decision = await this.policies.evaluate(identity, request);
+      const key = JSON.stringify([identity.logicalId, request]);
+      let pending = this.#decisions.get(key);
+      if (!pending) {
+        pending = this.policies.evaluate(identity, request);
+        this.#decisions.set(key, pending);
+      }
+      const decision = await pending;
       this.exercised.push({ ...request, functionName: call.functionName, call: call.command });
       if (!decision.allowed) {
         const message = `${call.functionName}: ${call.command} needs ${request.action} on ${request.resource}${
