@@ -2,9 +2,10 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { inject } from 'vitest';
 import { SUBMISSION_QUEUE_NAME } from '../../../infra/config/submission.js';
+import type { RecordedAwsCall } from '../../../lib/local/aws-call-recorder.js';
 import { servingFunction } from '../../../lib/local/function-attribution.js';
 import type { AwsCallObserver } from '../../../lib/runtime/aws-call-observer.js';
-import { type ExercisedRequest, IamProof } from './iam-proof.js';
+import { type ExercisedRequest, IamDeniedError, IamProof } from './iam-proof.js';
 import { type ProofTemplate, proofTemplate } from './proof-template.js';
 import { StackPolicies } from './stack-policies.js';
 import type { CfnTemplate } from './template-resolver.js';
@@ -76,4 +77,40 @@ export function recordExercised(exercised: readonly ExercisedRequest[], file: st
   if (exercised.length === 0) return;
   const name = `${file.replace(/[^a-z0-9]+/gi, '-')}-${process.pid}-${Date.now()}.json`;
   writeFileSync(join(inject('iamProofRunDir'), name), JSON.stringify(exercised));
+}
+
+/** What the proof found in a file of calls recorded by `npm start` (RECORD_AWS_CALLS_TO). */
+export interface RecordedCallsVerdict {
+  /** Each refused call: function, call, action, resource, result. */
+  readonly denials: string[];
+  /** Calls per function that made them. */
+  readonly callsByFunction: Record<string, number>;
+  /** Commands made outside any function (local tooling: creating the table, the stream relay's look-up). */
+  readonly unattributed: string[];
+}
+
+/**
+ * Checks every call `npm start` recorded against the role of the function it ran as, as the in-process
+ * suites do before each call; the proof's requests join the run's unused-grant report.
+ */
+export async function checkRecordedCalls(lines: readonly string[]): Promise<RecordedCallsVerdict> {
+  const proof = await sharedProof();
+  const denials: string[] = [];
+  const callsByFunction: Record<string, number> = {};
+  const unattributed = new Set<string>();
+  for (const line of lines) {
+    const call = JSON.parse(line) as RecordedAwsCall;
+    if (call.functionName === null) {
+      unattributed.add(call.command);
+      continue;
+    }
+    callsByFunction[call.functionName] = (callsByFunction[call.functionName] ?? 0) + 1;
+    try {
+      await proof.check({ ...call, functionName: call.functionName });
+    } catch (error) {
+      if (!(error instanceof IamDeniedError)) throw error;
+      denials.push(error.message);
+    }
+  }
+  return { denials: [...new Set(denials)], callsByFunction, unattributed: [...unattributed].sort() };
 }
