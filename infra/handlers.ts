@@ -196,6 +196,17 @@ export const HANDLERS = {
       'dynamodb:ConditionCheckItem': 'The claim checks the pause item in the same transaction (as above).',
     },
   },
+  'health-canary': {
+    description:
+      'On a schedule: the deep health check (table, provider credentials and token) as a metric that alarms',
+    trigger: { kind: 'schedule', every: (config) => Duration.minutes(config.healthCanaryMinutes) },
+    // Reads the controls item (lib/api/health.ts); writes nothing.
+    table: { access: 'read', indexes: [] },
+    // One provider read call with the token; it never sends money.
+    provider: ProviderAccess.Token,
+    timeout: Duration.seconds(30),
+    unexercisedGrants: DLQ_GRANT_EXTRAS,
+  },
   'publish-domain-events': {
     description: 'DynamoDB Streams -> EventBridge: one domain event per payout outcome',
     trigger: { kind: 'stream' },

@@ -178,6 +178,7 @@ export class PayoutsStack extends Stack {
       api: this.api?.api,
       ...(this.submissionQueue && { submissionQueue: this.submissionQueue }),
       unknownAlarmMinutes: config.unknownAlarmMinutes,
+      healthCanaryEvery: Duration.minutes(config.healthCanaryMinutes),
       alarmEmail: config.alarmEmail,
     });
 

@@ -5,6 +5,7 @@ import type { SQSEvent } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HANDLERS, type HandlerName, type HandlerSpec, presentHandlers } from '../../infra/handlers.js';
 import { apiContextFrom } from '../../lib/api/api-context.js';
+import { runHealthCanary } from '../../lib/api/health-canary.js';
 import { createApiHandler } from '../../lib/api/index.js';
 import { EventBridgePublisher } from '../../lib/events/event-publisher.js';
 import { handlePayoutRequested, handleSettlementAvailable } from '../../lib/events/inbound-handlers.js';
@@ -399,6 +400,15 @@ describe('IAM proof: every call each handler makes is allowed by its own role', 
     });
     expect(outcome).toBeDefined();
   });
+
+  it.skipIf(!present.includes('health-canary'))(
+    'health-canary: the deep check reads the controls item and the token secret',
+    async () => {
+      const runtime = runtimeFor('health-canary');
+      const health = await runHealthCanary(runtime, runtime.engine.ctx.metrics, logger);
+      expect(health.status).toBe('ok');
+    },
+  );
 
   it.skipIf(!present.includes('sync-provider-schedules'))('sync-provider-schedules', async () => {
     const runtime = runtimeFor('sync-provider-schedules');

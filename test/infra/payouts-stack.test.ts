@@ -688,3 +688,56 @@ describe('alarms', () => {
     }
   });
 });
+
+describe.skipIf(!present.includes('health-canary'))('health canary (issue 17)', () => {
+  const minutes = stageConfigFromCdkJson('dev').healthCanaryMinutes;
+
+  it('runs the deep health check on the stage rate, with a retry policy and a DLQ', () => {
+    template.hasResourceProperties('AWS::Scheduler::Schedule', {
+      ScheduleExpression: `rate(${minutes} minute${minutes === 1 ? '' : 's'})`,
+      Target: { Arn: { 'Fn::GetAtt': [fnLogicalId('health-canary'), 'Arn'] } },
+    });
+  });
+
+  it('alarms to the topic when the check fails and when the canary wrote nothing (did not run)', () => {
+    template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      Namespace: 'Payouts',
+      MetricName: 'DeepHealthFailed',
+      Dimensions: [{ Name: 'service', Value: 'payouts' }],
+      Statistic: 'Maximum',
+      Period: Math.max(5, minutes) * 60,
+      Threshold: 1,
+      EvaluationPeriods: 1,
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+      TreatMissingData: 'breaching',
+      AlarmActions: [{ Ref: id(stack.monitoring.topic.node.defaultChild) }],
+    });
+  });
+
+  it('reads the controls item and the token, and nothing else: no writes, no index, no PIN, no queue', () => {
+    const statements = statementsOf('health-canary');
+    const actions = statements.flatMap(actionsOf).sort();
+    expect(actions).toEqual(
+      [
+        'dynamodb:GetItem',
+        'secretsmanager:GetSecretValue',
+        // Lambda's on-failure destination (its DLQ) and active tracing.
+        'sqs:GetQueueAttributes',
+        'sqs:GetQueueUrl',
+        'sqs:SendMessage',
+        'xray:PutTelemetryRecords',
+        'xray:PutTraceSegments',
+      ].sort(),
+    );
+    expect(statementWith('health-canary', 'dynamodb:')).toEqual([
+      { Effect: 'Allow', Action: 'dynamodb:GetItem', Resource: tableArn() },
+    ]);
+    expect(statementWith('health-canary', 'secretsmanager:')).toEqual([
+      {
+        Effect: 'Allow',
+        Action: 'secretsmanager:GetSecretValue',
+        Resource: { Ref: id(stack.data.providerTokenSecret.node.defaultChild) },
+      },
+    ]);
+  });
+});
