@@ -130,6 +130,39 @@ describe('provider secrets', () => {
     });
   });
 
+  it('limit the PIN key without kms:EncryptionContext conditions (which the IAM proof cannot evaluate): Secrets Manager only, for the PIN secret only', () => {
+    // @cloud-copilot/iam-simulate denies any statement conditioned on kms:EncryptionContext:<key>, whatever the
+    // context (docs/iam-proof.md), so the key's limits must rest on what it can check, asserted here.
+    const json = JSON.stringify(template.toJSON());
+    expect(json).not.toContain('kms:EncryptionContext');
+    const keyId = id(stack.data.providerPinKey.node.defaultChild);
+    const viaSecretsManager = {
+      StringEquals: {
+        'kms:ViaService': { 'Fn::Join': ['', ['secretsmanager.', { Ref: 'AWS::Region' }, '.amazonaws.com']] },
+      },
+    };
+    const accountRoot = {
+      AWS: {
+        'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, ':iam::', { Ref: 'AWS::AccountId' }, ':root']],
+      },
+    };
+    const keyPolicy = template.toJSON().Resources[keyId].Properties.KeyPolicy as {
+      Statement: { Action: string | string[]; Principal: unknown; Condition?: unknown }[];
+    };
+    for (const statement of keyPolicy.Statement) {
+      // Only the account (so IAM policies decide, and the proof evaluates them); every use but key
+      // administration (kms:*, CDK's default) only through Secrets Manager.
+      expect(statement.Principal).toEqual(accountRoot);
+      if (statement.Action !== 'kms:*') expect(statement.Condition).toEqual(viaSecretsManager);
+    }
+    // The key encrypts the PIN secret and nothing else, so "via Secrets Manager, on this key" is "the PIN".
+    const encrypted = Object.values(template.findResources('AWS::SecretsManager::Secret')).filter((secret) =>
+      JSON.stringify(secret.Properties.KmsKeyId ?? null).includes(keyId),
+    );
+    expect(encrypted).toHaveLength(1);
+    expect(encrypted[0]?.Properties.Description).toMatch(/PIN/);
+  });
+
   it('are sent money by exactly the API, the submission workers and the Payout Requested handler (the sweeper only without the queue)', () => {
     const withoutQueue = !present.includes('submit-payouts');
     expect([...senders].sort()).toEqual(

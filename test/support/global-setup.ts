@@ -65,6 +65,9 @@ async function reportUnusedGrants(dir: string): Promise<void> {
             .join('; ')
     }`;
   });
+  for (const [role, unused] of Object.entries(proof.unusedRoleGrants())) {
+    lines.push(`  ${role} (schedule role): ${unused.length === 0 ? 'every grant used' : unused.join('; ')}`);
+  }
   const callers = new Set(proof.exercised.map((request) => request.functionName)).size;
   console.log(
     `\nIAM proof, whole run: ${proof.exercised.length} requests by ${callers} functions from ${files.length} files; granted, never exercised:\n${lines.join('\n')}\n`,

@@ -28,6 +28,8 @@ export class IamProof {
   readonly denials: string[] = [];
   /** The same request by the same function is decided once: the end-to-end suites repeat a few calls often. */
   readonly #decisions = new Map<string, Promise<Decision>>();
+  /** Requests AWS makes with a role that is no function's (a schedule's), from `checkPlatform`. */
+  readonly #roleRequests: (IamRequest & { role: string })[] = [];
 
   constructor(
     readonly policies: StackPolicies,
@@ -81,6 +83,8 @@ export class IamProof {
       const decision = await this.policies.evaluatePlatform(platform);
       const functionName = platform.functionLogicalId ? handlerOf.get(platform.functionLogicalId) : undefined;
       if (functionName) this.exercised.push({ ...platform.request, functionName, call: platform.what });
+      if (platform.roleLogicalId)
+        this.#roleRequests.push({ role: platform.roleLogicalId, ...platform.request });
       if (!decision.allowed) {
         const who = functionName ?? platform.roleLogicalId ?? platform.servicePrincipal ?? '?';
         denials.push(
@@ -89,6 +93,30 @@ export class IamProof {
       }
     }
     return denials;
+  }
+
+  /**
+   * For each role that is no function's (the schedules' roles), the granted (action, resource) pairs no
+   * platform request used. Call after `checkPlatform`.
+   */
+  unusedRoleGrants(): Record<string, string[]> {
+    const report: Record<string, string[]> = {};
+    for (const role of new Set(this.#roleRequests.map((request) => request.role))) {
+      const identity = { logicalId: role, environment: {}, ...this.policies.roleIdentity(role) };
+      const used = this.#roleRequests.filter((request) => request.role === role);
+      report[role] = this.policies
+        .grantsOf(identity)
+        .filter(
+          (grant) =>
+            !used.some(
+              (request) =>
+                wildcardMatches(grant.action, request.action, true) &&
+                wildcardMatches(grant.resource, request.resource),
+            ),
+        )
+        .map((grant) => `${grant.action} on ${grant.resource}`);
+    }
+    return report;
   }
 
   /** For each function, the granted (action, resource) pairs no exercised request used. */
