@@ -1,5 +1,5 @@
 import type { ScheduledEvent } from 'aws-lambda';
-import { runHealthCanary } from '../lib/api/health-canary.js';
+import { healthCanary } from '../lib/jobs/health-canary.js';
 import { withRuntime } from '../lib/runtime/lambda-handler.js';
 
 /**
@@ -7,6 +7,4 @@ import { withRuntime } from '../lib/runtime/lambda-handler.js';
  * the `DeepHealthFailed` metric the canary alarm watches. It answers the result and never throws for a failed
  * check: the alarm is the signal, not a Lambda error.
  */
-export const handler = withRuntime(async (_event: ScheduledEvent, runtime) =>
-  runHealthCanary(runtime, runtime.engine.ctx.metrics, runtime.logger),
-);
+export const handler = withRuntime((_event: ScheduledEvent, runtime) => healthCanary(runtime));

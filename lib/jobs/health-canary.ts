@@ -1,7 +1,8 @@
+import type { ApiContext } from '../api/context.js';
+import { type DeepHealth, deepHealth } from '../api/health.js';
 import type { MetricsSink } from '../payouts/engine/context.js';
+import type { Runtime } from '../runtime/runtime.js';
 import type { Logger } from '../shared/logger.js';
-import type { ApiContext } from './context.js';
-import { type DeepHealth, deepHealth } from './health.js';
 
 /**
  * The canary's metric: 1 when the deep check failed, 0 when it passed, written on every run, so that no data
@@ -15,7 +16,7 @@ export const DEEP_HEALTH_FAILED_METRIC = 'DeepHealthFailed';
  * /health?deep=true` (lib/api/health.ts) run in-process, not over the network, as the metric the canary alarm
  * watches. A failure is logged at ERROR with what failed (never a secret: the check's details name none).
  *
- * @example const health = await runHealthCanary(runtime, runtime.engine.ctx.metrics, runtime.logger);
+ * @example const health = await runHealthCanary(runtime, metrics, logger);
  */
 export async function runHealthCanary(
   parts: Pick<ApiContext, 'engine' | 'provider'>,
@@ -32,4 +33,9 @@ export async function runHealthCanary(
   if (health.status === 'ok') logger.debug('deep health check passed');
   else logger.error('deep health check failed', { failed });
   return health;
+}
+
+/** The scheduled function's entry point: the canary on the runtime's engine, metrics and logger. */
+export function healthCanary(runtime: Runtime): Promise<DeepHealth> {
+  return runHealthCanary(runtime, runtime.engine.ctx.metrics, runtime.logger);
 }

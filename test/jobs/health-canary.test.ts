@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEEP_HEALTH_FAILED_METRIC, runHealthCanary } from '../../lib/api/health-canary.js';
+import { DEEP_HEALTH_FAILED_METRIC, runHealthCanary } from '../../lib/jobs/health-canary.js';
 import type { MetricsSink } from '../../lib/payouts/engine/context.js';
 import { createRuntime, type Runtime } from '../../lib/runtime/runtime.js';
 import { type Sandbox, startSandbox } from '../../lib/sandbox/index.js';
