@@ -7,6 +7,8 @@ export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
     globalSetup: ['test/support/global-setup.ts'],
+    // The IAM proof's check after each file whose runtimes it observed (test/support/iam/checked-calls.ts).
+    setupFiles: ['test/support/iam/proof-setup.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     // Two cores: files run in parallel against one shared DynamoDB Local; each file uses its own table.

@@ -46,6 +46,11 @@ export interface HandlerSpec {
     readonly deletesItems?: boolean;
   };
   readonly provider: ProviderAccess;
+  /**
+   * Its provider access in a stack without the submission queue (`submit-payouts` not deployed), where it
+   * submits payouts itself; see `providerAccessOf`.
+   */
+  readonly providerWithoutQueue?: ProviderAccess;
   readonly timeout?: Duration;
   /** Queues it sends to: SUBMIT_QUEUE_URL and sqs:SendMessage on that queue only. */
   readonly sendsTo?: readonly 'submissions'[];
@@ -92,21 +97,19 @@ export const HANDLERS = {
   'sweep-due-payouts': {
     description: 'Every minute: release due scheduled payouts and hand pending ones to the submission queue',
     trigger: { kind: 'schedule', every: everyMinute },
-    // Materialising a recurring payout reads the rule's occurrences by key (Query on the table).
-    table: { access: 'readWrite', indexes: [workQueue.indexName], queriesTable: true },
-    // Submits every pending payout, wallet payouts included.
-    provider: ProviderAccess.TokenAndPin,
+    // Everything it reads comes from the work queue (gsi3) or by key: materialising a recurring payout reads
+    // each occurrence with GetItem (the IAM proof found its Query on the table unused, and it was removed).
+    table: { access: 'readWrite', indexes: [workQueue.indexName] },
+    // Sends refunds recorded but not yet sent (the token). Payouts go to the submission queue, whose workers
+    // send them; the IAM proof found the sweeper never reading the PIN it was granted.
+    provider: ProviderAccess.Token,
+    // Without the queue it submits every pending payout itself, wallet payouts included.
+    providerWithoutQueue: ProviderAccess.TokenAndPin,
     sendsTo: ['submissions'],
     // runSweep stops starting payouts 20 s before the deadline; 2 minutes leaves room for a backlog.
     timeout: Duration.minutes(2),
     unexercisedGrants: {
       ...DLQ_GRANT_EXTRAS,
-      'dynamodb:GetItem':
-        'A claim that lost a race re-reads the payout (lib/payouts/engine/submit-payout.ts); the proof sends without races.',
-      'dynamodb:Query':
-        "On the table: a due recurring rule's occurrences (lib/recurrence/recurrence-service.ts); the proof has no rule due.",
-      'sqs:SendMessage':
-        'SendMessageBatch to the submission queue (lib/payouts/adapters/sqs-submission-queue.ts) is a signed fetch, not an SDK client, so the proof does not observe it yet; test/infra/submission-queue.test.ts checks this grant is the only send.',
     },
   },
   'submit-payouts': {
@@ -193,6 +196,17 @@ export const HANDLERS = {
       'dynamodb:ConditionCheckItem': 'The claim checks the pause item in the same transaction (as above).',
     },
   },
+  'health-canary': {
+    description:
+      'On a schedule: the deep health check (table, provider credentials and token) as a metric that alarms',
+    trigger: { kind: 'schedule', every: (config) => Duration.minutes(config.healthCanaryMinutes) },
+    // Reads the controls item (lib/api/health.ts); writes nothing.
+    table: { access: 'read', indexes: [] },
+    // One provider read call with the token; it never sends money.
+    provider: ProviderAccess.Token,
+    timeout: Duration.seconds(30),
+    unexercisedGrants: DLQ_GRANT_EXTRAS,
+  },
   'publish-domain-events': {
     description: 'DynamoDB Streams -> EventBridge: one domain event per payout outcome',
     trigger: { kind: 'stream' },
@@ -202,6 +216,17 @@ export const HANDLERS = {
   },
 } as const satisfies Record<string, HandlerSpec>;
 export type HandlerName = keyof typeof HANDLERS;
+
+/**
+ * The provider access `name` is deployed with, given the handlers deployed alongside it: the sweeper holds
+ * the PIN only in a stack without the submission queue, where it submits payouts itself.
+ */
+export function providerAccessOf(name: HandlerName, deployed: readonly HandlerName[]): ProviderAccess {
+  const spec: HandlerSpec = HANDLERS[name];
+  return spec.providerWithoutQueue !== undefined && !deployed.includes('submit-payouts')
+    ? spec.providerWithoutQueue
+    : spec.provider;
+}
 
 /** The registered handlers whose source exists: helpers add files to `functions/` while others are deployed. */
 export function presentHandlers(root = PROJECT_ROOT): HandlerName[] {

@@ -8,18 +8,21 @@ import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { apiHandlerOf } from '../lib/api/index.js';
-import { InProcessEventBus } from '../lib/events/event-publisher.js';
+import type { DomainEvent } from '../lib/events/domain-events.js';
+import { type EventPublisher, InProcessEventBus, putEventsInput } from '../lib/events/event-publisher.js';
 import { payoutRequested, settlementAvailable } from '../lib/events/rule-targets.js';
 import { INBOUND_EVENT_SOURCE, InboundEventType } from '../lib/events/schemas.js';
 import { pollSettlements } from '../lib/jobs/poll-settlements.js';
 import { reconcilePayouts } from '../lib/jobs/reconcile-payouts.js';
 import { sweepDuePayouts } from '../lib/jobs/sweep-due-payouts.js';
 import { syncProviderSchedules } from '../lib/jobs/sync-provider-schedules.js';
+import { awsCallRecorder } from '../lib/local/aws-call-recorder.js';
 import { ensureTable } from '../lib/local/create-table.js';
 import { type DynamoDbLocal, dynamoDbLocalDir, startDynamoDbLocal } from '../lib/local/dynamodb-local.js';
 import { type LocalEventBus, serveLocalEventBus } from '../lib/local/event-bus.js';
+import { servedBy } from '../lib/local/function-attribution.js';
 import { type LocalApiServer, serveApiGatewayHandler } from '../lib/local/http-to-apigw.js';
-import { type LocalScheduler, startLocalScheduler } from '../lib/local/scheduler.js';
+import { type LocalJob, type LocalScheduler, startLocalScheduler } from '../lib/local/scheduler.js';
 import { StreamRelay } from '../lib/local/stream-relay.js';
 import {
   type LocalSubmissionWorkers,
@@ -66,6 +69,8 @@ const StartEnvSchema = z.object({
   ),
   PROVIDER_TOKEN: z.optional(z.string()),
   PROVIDER_PIN: z.optional(z.string()),
+  /** Appends every AWS call, with the function that would make it in AWS, to this file (the IAM proof's e2e). */
+  RECORD_AWS_CALLS_TO: z.optional(z.string().check(z.minLength(1))),
 });
 
 /** What one sweep invocation may take, as if it were a Lambda with this much time. */
@@ -149,16 +154,22 @@ async function main(): Promise<void> {
     DYNAMODB_ENDPOINT: dynamoDb.endpoint,
     ...submissionWorkers.environment,
   });
-  const runtime: Runtime = runtimeFromProcessEnv();
+  const recorder = env.RECORD_AWS_CALLS_TO ? awsCallRecorder(env.RECORD_AWS_CALLS_TO) : undefined;
+  const runtime: Runtime = runtimeFromProcessEnv(recorder ? { awsCalls: recorder } : {});
   stack.push({ name: 'runtime', stop: () => runtime.close() });
   // Stopped before the runtime: its invocations under way finish with the clients still open.
   stack.push({ name: 'submission queue', stop: () => submissionWorkers.stop() });
   await ensureTable(runtime.dynamoDb, env.TABLE_NAME);
 
-  const api: LocalApiServer = await serveApiGatewayHandler(apiHandlerOf(runtime), {
-    port: env.OPS_PORT ?? 3000,
-    onError: (error) => runtime.logger.error('local server failure', { error: String(error) }),
-  });
+  // Each entry point runs as the function that serves it in AWS (servedBy), so recorded calls are told apart.
+  const apiHandler = apiHandlerOf(runtime);
+  const api: LocalApiServer = await serveApiGatewayHandler(
+    (event) => servedBy('api', () => apiHandler(event)),
+    {
+      port: env.OPS_PORT ?? 3000,
+      onError: (error) => runtime.logger.error('local server failure', { error: String(error) }),
+    },
+  );
   stack.push({ name: 'ops API', stop: () => api.close() });
 
   // The EventBridge schedules, as the same job entry points the scheduled functions run.
@@ -173,10 +184,13 @@ async function main(): Promise<void> {
     // Instant settlement, when SETTLEMENT_DESTINATION_* are set: pays settlements no trigger decided yet.
     ...(runtime.settlements ? [{ name: 'poll-settlements', run: () => pollSettlements(runtime) }] : []),
   ];
-  const scheduler: LocalScheduler = startLocalScheduler(jobs, {
-    intervalMs: env.SCHEDULER_INTERVAL_MS,
-    logger: runtime.logger,
-  });
+  const scheduler: LocalScheduler = startLocalScheduler(
+    jobs.map((job): LocalJob => ({ ...job, run: () => servedBy<Promise<unknown>>(job.name, job.run) })),
+    {
+      intervalMs: env.SCHEDULER_INTERVAL_MS,
+      logger: runtime.logger,
+    },
+  );
   stack.push({ name: 'scheduler', stop: () => scheduler.stop() });
 
   // Inbound events, as the service's EventBridge bus and its two rules deliver them in AWS (the same rule
@@ -187,13 +201,13 @@ async function main(): Promise<void> {
         name: 'payout-requested',
         source: INBOUND_EVENT_SOURCE,
         detailType: InboundEventType.PayoutRequested,
-        deliver: (event) => payoutRequested(runtime, event),
+        deliver: asFunction('payout-requested', (event) => payoutRequested(runtime, event)),
       },
       {
         name: 'settlement-available',
         source: INBOUND_EVENT_SOURCE,
         detailType: InboundEventType.SettlementAvailable,
-        deliver: (event) => settlementAvailable(runtime, event),
+        deliver: asFunction('settlement-available', (event) => settlementAvailable(runtime, event)),
       },
     ],
     { port: env.EVENTS_PORT ?? 3001, logger: runtime.logger },
@@ -205,7 +219,7 @@ async function main(): Promise<void> {
     runtime.dynamoDb,
     dynamoDb.endpoint,
     env.TABLE_NAME,
-    new InProcessEventBus(runtime.logger),
+    domainEventPublisher(new InProcessEventBus(runtime.logger), recorder),
     runtime.logger,
   );
   relay.start(1000);
@@ -224,6 +238,36 @@ async function main(): Promise<void> {
     }),
   );
   console.log(`ops API ready on ${api.url}`);
+}
+
+/** A bus rule's target, run as the function the rule invokes in AWS. */
+function asFunction<E>(
+  name: string,
+  deliver: (event: E) => Promise<unknown>,
+): (event: E) => Promise<unknown> {
+  return (event) => servedBy(name, () => deliver(event));
+}
+
+/**
+ * The stream relay's publisher, run as `publish-domain-events`; with a recorder, each batch is also recorded
+ * as the PutEvents that function sends in AWS (locally the events stay in the process).
+ */
+function domainEventPublisher(bus: EventPublisher, recorder: ReturnType<typeof awsCallRecorder> | undefined) {
+  const name = 'publish-domain-events';
+  return {
+    publish: (events: readonly DomainEvent[]) =>
+      servedBy(name, async () => {
+        if (recorder && events.length > 0) {
+          await recorder.observer({
+            functionName: name,
+            client: 'EventBridgeClient',
+            command: 'PutEventsCommand',
+            input: putEventsInput(events, 'payouts-local'),
+          });
+        }
+        await bus.publish(events);
+      }),
+  };
 }
 
 const FixturesSchema = z.object({

@@ -62,6 +62,8 @@ export const StageConfigSchema = z.strictObject({
   ),
   /** How often the provider's settlements are polled (minutes). */
   settlementPollMinutes: z._default(z.int().check(z.positive(), z.lte(1440)), 15),
+  /** How often the health canary runs the deep health check (minutes); its alarm watches every run. */
+  healthCanaryMinutes: z._default(z.int().check(z.positive(), z.lte(60)), 5),
   /** How often provider-side schedules are synchronised (minutes). */
   scheduleSyncMinutes: z._default(z.int().check(z.positive(), z.lte(1440)), 60),
   logRetentionDays: z._default(z.literal(RETENTION_DAYS), 90),

@@ -44,6 +44,8 @@ export interface MonitoringProps {
   readonly submissionQueue?: IQueue;
   readonly unknownAlarmMinutes: number;
   readonly alarmEmail?: string;
+  /** How often the health canary runs, with `health-canary` deployed: its alarm's period. */
+  readonly healthCanaryEvery?: Duration;
 }
 
 /**
@@ -182,6 +184,24 @@ export class Monitoring extends Construct {
         description: `Messages in the ${name} dead-letter queue: deliveries that failed after all retries. Inspect, fix, redrive.`,
       });
     }
+    if (props.functions.has('health-canary') && props.healthCanaryEvery) {
+      // The canary writes DeepHealthFailed (0 or 1) on every run: a 1 is a failed check, and no data is a
+      // canary that did not run, which is no health check at all.
+      this.#alarm('DeepHealthFailed', {
+        metric: new Metric({
+          namespace: METRICS_NAMESPACE,
+          metricName: 'DeepHealthFailed',
+          dimensionsMap: SERVICE_DIMENSION,
+          period: Duration.minutes(Math.max(5, props.healthCanaryEvery.toMinutes())),
+          statistic: Stats.MAXIMUM,
+        }),
+        threshold: 1,
+        evaluationPeriods: 1,
+        treatMissingData: TreatMissingData.BREACHING,
+        description:
+          'The health canary found the deep check failing (the table unreadable, the provider credentials unreadable, or the token refused: payouts would wait in pending), or did not run. Its ERROR log line names the check; GET /health?deep=true answers the same.',
+      });
+    }
     if (props.submissionQueue) {
       // A month-end backlog drains in minutes at the configured concurrency; an hour-old request means the
       // workers are not keeping up (throttled, failing, or held back by the provider's rate limit).
@@ -225,15 +245,21 @@ export class Monitoring extends Construct {
 
   #alarm(
     id: string,
-    options: { metric: IMetric; threshold: number; evaluationPeriods: number; description: string },
+    options: {
+      metric: IMetric;
+      threshold: number;
+      evaluationPeriods: number;
+      description: string;
+      treatMissingData?: TreatMissingData;
+    },
   ): Alarm {
     const alarm = new Alarm(this, id, {
       metric: options.metric,
       threshold: options.threshold,
       evaluationPeriods: options.evaluationPeriods,
       comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-      // No data means nothing happened (no errors, no payouts in trouble).
-      treatMissingData: TreatMissingData.NOT_BREACHING,
+      // No data means nothing happened (no errors, no payouts in trouble), unless the alarm says otherwise.
+      treatMissingData: options.treatMissingData ?? TreatMissingData.NOT_BREACHING,
       alarmDescription: options.description,
     });
     alarm.addAlarmAction(new SnsAction(this.topic));

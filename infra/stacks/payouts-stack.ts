@@ -21,7 +21,13 @@ import { OpsApi } from '../constructs/ops-api.js';
 import { PayoutFunction } from '../constructs/payout-function.js';
 import { Scheduling } from '../constructs/scheduling.js';
 import { SubmissionQueue } from '../constructs/submission-queue.js';
-import { HANDLERS, type HandlerName, ProviderAccess, presentHandlers } from '../handlers.js';
+import {
+  HANDLERS,
+  type HandlerName,
+  ProviderAccess,
+  presentHandlers,
+  providerAccessOf,
+} from '../handlers.js';
 
 export interface PayoutsStackProps extends StackProps {
   readonly stage: string;
@@ -93,10 +99,11 @@ export class PayoutsStack extends Stack {
           deletesItems: 'deletesItems' in spec.table && spec.table.deletesItems,
         });
       }
-      if (spec.provider !== ProviderAccess.None) {
+      const provider = providerAccessOf(name, deployed);
+      if (provider !== ProviderAccess.None) {
         fn.bindProviderSecrets({
           token: this.data.providerTokenSecret,
-          ...(spec.provider === ProviderAccess.TokenAndPin && { pin: this.data.providerPinSecret }),
+          ...(provider === ProviderAccess.TokenAndPin && { pin: this.data.providerPinSecret }),
         });
       }
       if ('sendsTo' in spec && submissions) submissions.bindSender(fn);
@@ -159,7 +166,7 @@ export class PayoutsStack extends Stack {
         publisher: this.functions.get('publish-domain-events')?.function.role,
       }),
     });
-    this.#restrictPinSecret();
+    this.#restrictPinSecret(deployed);
 
     this.monitoring = new Monitoring(this, 'Monitoring', {
       stage,
@@ -170,6 +177,7 @@ export class PayoutsStack extends Stack {
       api: this.api?.api,
       ...(this.submissionQueue && { submissionQueue: this.submissionQueue }),
       unknownAlarmMinutes: config.unknownAlarmMinutes,
+      healthCanaryEvery: Duration.minutes(config.healthCanaryMinutes),
       alarmEmail: config.alarmEmail,
     });
 
@@ -201,9 +209,9 @@ export class PayoutsStack extends Stack {
    * whatever IAM policies elsewhere in the account allow (an explicit Deny in a resource policy wins). Putting
    * a new value (PutSecretValue) stays with the account's administrators.
    */
-  #restrictPinSecret(): void {
+  #restrictPinSecret(deployed: readonly HandlerName[]): void {
     const senderRoles = [...this.functions.entries()]
-      .filter(([name]) => HANDLERS[name].provider === ProviderAccess.TokenAndPin)
+      .filter(([name]) => providerAccessOf(name, deployed) === ProviderAccess.TokenAndPin)
       .flatMap(([, fn]) => (fn.function.role ? [fn.function.role.roleArn] : []));
     this.data.providerPinSecret.addToResourcePolicy(
       new PolicyStatement({

@@ -37,17 +37,7 @@ export class EventBridgePublisher implements EventPublisher {
     const failed: string[] = [];
     for (let start = 0; start < events.length; start += PUT_EVENTS_BATCH) {
       const batch = events.slice(start, start + PUT_EVENTS_BATCH);
-      const result = await this.client.send(
-        new PutEventsCommand({
-          Entries: batch.map((event) => ({
-            EventBusName: this.busName,
-            Source: DOMAIN_EVENT_SOURCE,
-            DetailType: event.detailType,
-            Detail: JSON.stringify(event.detail),
-            Time: new Date(event.detail.occurredAt),
-          })),
-        }),
-      );
+      const result = await this.client.send(new PutEventsCommand(putEventsInput(batch, this.busName)));
       result.Entries?.forEach((entry, index) => {
         const event = batch[index];
         if (entry.ErrorCode && event) failed.push(event.detail.eventId);
@@ -55,6 +45,19 @@ export class EventBridgePublisher implements EventPublisher {
     }
     if (failed.length > 0) throw new PublishFailedError(failed);
   }
+}
+
+/** The PutEvents request for up to ten domain events: what the publisher sends (and `npm start` records). */
+export function putEventsInput(events: readonly DomainEvent[], busName: string) {
+  return {
+    Entries: events.map((event) => ({
+      EventBusName: busName,
+      Source: DOMAIN_EVENT_SOURCE,
+      DetailType: event.detailType,
+      Detail: JSON.stringify(event.detail),
+      Time: new Date(event.detail.occurredAt),
+    })),
+  };
 }
 
 /** Local mode: subscribers in the same process, and one structured log line per event. */

@@ -9,6 +9,7 @@ import {
 } from '../../infra/config/submission.js';
 import { submissionEnvironment } from '../../infra/config/submission-sizing.js';
 import type { Logger } from '../shared/logger.js';
+import { servedBy } from './function-attribution.js';
 import { type LocalQueueOptions, LocalSqsQueue } from './local-sqs-queue.js';
 import { type LocalSqsEndpoint, serveLocalSqs } from './sqs-endpoint.js';
 
@@ -82,14 +83,18 @@ export async function startLocalSubmissionWorkers(options: {
   overrides?: Partial<LocalQueueOptions>;
 }): Promise<LocalSubmissionWorkers> {
   let worker: Promise<SqsHandler> | undefined;
+  const consumer =
+    options.overrides?.consumer ??
+    (async (event: SQSEvent, context: Context) => {
+      worker ??= options.loadWorker();
+      return (await worker)(event, context);
+    });
   const queue = new LocalSqsQueue({
     ...submissionQueueSettings(options.config),
     logger: options.logger,
-    consumer: async (event, context) => {
-      worker ??= options.loadWorker();
-      return (await worker)(event, context);
-    },
     ...options.overrides,
+    // Each delivery runs as the function SQS invokes in AWS, so its AWS calls are told apart (the IAM proof).
+    consumer: (event, context) => servedBy('submit-payouts', () => consumer(event, context)),
   });
   const endpoint = await serveLocalSqs(queue, { port: options.port ?? 0, logger: options.logger });
   queue.start(options.pollIntervalMs ?? 1000);

@@ -129,7 +129,7 @@ export function createRuntime(
     store,
     provider,
     engine,
-    submissions: submissionQueueFor(config, mode),
+    submissions: submissionQueueFor(config, mode, overrides),
     rateLimiter:
       config.PROVIDER_RATE_LIMIT_PER_SECOND === undefined
         ? undefined
@@ -146,7 +146,11 @@ export function createRuntime(
   };
 }
 
-function submissionQueueFor(config: RuntimeEnv, mode: Runtime['mode']): SubmissionQueue | undefined {
+function submissionQueueFor(
+  config: RuntimeEnv,
+  mode: Runtime['mode'],
+  overrides: RuntimeOverrides,
+): SubmissionQueue | undefined {
   if (!config.SUBMIT_QUEUE_URL) return undefined;
   return new SqsSubmissionQueue({
     queueUrl: config.SUBMIT_QUEUE_URL,
@@ -154,6 +158,7 @@ function submissionQueueFor(config: RuntimeEnv, mode: Runtime['mode']): Submissi
     // In Lambda the function role's credentials (the environment); locally the stand-in checks none.
     credentials: mode === 'aws' ? defaultProvider() : localAwsConfig.credentials,
     ...(config.SQS_ENDPOINT && { endpoint: config.SQS_ENDPOINT }),
+    ...(overrides.awsCalls && { observe: overrides.awsCalls }),
   });
 }
 
@@ -191,8 +196,12 @@ function engineConfigFrom(config: RuntimeEnv): Partial<EngineConfig> {
 
 let cached: Runtime | undefined;
 
-/** The container's runtime, built on first use from process.env (module scope: reused across invocations). */
-export function runtimeFromProcessEnv(): Runtime {
-  cached ??= createRuntime(process.env);
+/**
+ * The container's runtime, built on first use from process.env (module scope: reused across invocations).
+ * `overrides` apply to that first build only: `npm start` and the local end-to-end tests pass an AWS call
+ * observer (the IAM proof); Lambda passes none.
+ */
+export function runtimeFromProcessEnv(overrides: RuntimeOverrides = {}): Runtime {
+  cached ??= createRuntime(process.env, overrides);
   return cached;
 }

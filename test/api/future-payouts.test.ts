@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FutureMovement } from '../../lib/future-payouts/future-payouts.js';
+import { servedBy } from '../../lib/local/function-attribution.js';
 import { DynamoDbProviderScheduleStore } from '../../lib/provider-schedules/store.js';
 import { type ApiHarness, bankTransfer, call, startApiHarness } from './support/harness.js';
 
@@ -40,40 +41,44 @@ describe('GET /future-payouts', () => {
     });
     expect(recurring.status).toBe(201);
     const syncedAt = new Date().toISOString();
-    await new DynamoDbProviderScheduleStore(h.runtime.dynamoDb, h.tableName).putAll([
-      {
-        kind: 'scheduled',
-        id: 'prov-upcoming',
-        status: 'PENDING',
-        amount: 1_000_000,
-        charges: 2688,
-        bankCode: shared.bankCode,
-        bankName: 'GTBank',
-        accountNumber: shared.accountNumber,
-        accountName: 'ADA OBI',
-        narration: 'their schedule',
-        startsAt: inDays(3),
-        transactionId: null,
-        createdAt: syncedAt,
-        syncedAt,
-      },
-      {
-        kind: 'scheduled',
-        id: 'prov-past',
-        status: 'DISPATCHED',
-        amount: 1_000_000,
-        charges: 2688,
-        bankCode: '057',
-        bankName: 'Zenith',
-        accountNumber: '1111111111',
-        accountName: 'PAST',
-        narration: null,
-        startsAt: inDays(-3),
-        transactionId: 'tx',
-        createdAt: syncedAt,
-        syncedAt,
-      },
-    ]);
+    // What the provider-schedule sync job writes.
+    const store = new DynamoDbProviderScheduleStore(h.runtime.dynamoDb, h.tableName);
+    await servedBy('sync-provider-schedules', () =>
+      store.putAll([
+        {
+          kind: 'scheduled',
+          id: 'prov-upcoming',
+          status: 'PENDING',
+          amount: 1_000_000,
+          charges: 2688,
+          bankCode: shared.bankCode,
+          bankName: 'GTBank',
+          accountNumber: shared.accountNumber,
+          accountName: 'ADA OBI',
+          narration: 'their schedule',
+          startsAt: inDays(3),
+          transactionId: null,
+          createdAt: syncedAt,
+          syncedAt,
+        },
+        {
+          kind: 'scheduled',
+          id: 'prov-past',
+          status: 'DISPATCHED',
+          amount: 1_000_000,
+          charges: 2688,
+          bankCode: '057',
+          bankName: 'Zenith',
+          accountNumber: '1111111111',
+          accountName: 'PAST',
+          narration: null,
+          startsAt: inDays(-3),
+          transactionId: 'tx',
+          createdAt: syncedAt,
+          syncedAt,
+        },
+      ]),
+    );
 
     const { status, body } = await call(h.api, { method: 'GET', path: '/future-payouts', query: 'days=30' });
     expect(status).toBe(200);

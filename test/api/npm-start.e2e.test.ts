@@ -1,7 +1,10 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { resolve } from 'node:path';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../lib/local/free-port.js';
+import { checkRecordedCalls } from '../support/iam/checked-calls.js';
 import { eventually } from './support/harness.js';
 
 /** Starts `npm start` exactly as a user would, in its own process group (as a terminal does). */
@@ -23,6 +26,9 @@ function startNpm(env: Record<string, string>): { child: ChildProcess; output: (
   return { child, output: () => output };
 }
 
+/** What `npm start` itself asks DynamoDB Local: create the table, find its stream for the relay. */
+const LOCAL_TOOLING_COMMANDS = ['CreateTableCommand', 'DescribeTableCommand', 'UpdateTimeToLiveCommand'];
+
 let running: ChildProcess | undefined;
 afterAll(() => {
   // Only if the test failed before stopping it: end the group it started, by its id.
@@ -33,6 +39,7 @@ afterAll(() => {
 describe('npm start', () => {
   it('serves the ops API, pays a payout created over HTTP, runs the scheduler, and stops cleanly on Ctrl-C', async () => {
     const opsPort = await freePort();
+    const recordedCalls = join(mkdtempSync(join(tmpdir(), 'npm-start-calls-')), 'aws-calls.jsonl');
     const dynamoDbPort = await freePort();
     const { child, output } = startNpm({
       OPS_PORT: String(opsPort),
@@ -41,6 +48,7 @@ describe('npm start', () => {
       EVENTS_PORT: String(await freePort()),
       SCHEDULER_INTERVAL_MS: '300',
       AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+      RECORD_AWS_CALLS_TO: recordedCalls,
     });
     running = child;
     const base = `http://127.0.0.1:${opsPort}`;
@@ -143,6 +151,22 @@ describe('npm start', () => {
     expect(output()).not.toContain('could not stop');
     await expect(fetch(`${base}/health`)).rejects.toThrow();
     await expect(fetch(`http://127.0.0.1:${dynamoDbPort}`)).rejects.toThrow();
+
+    // The IAM proof: every AWS call of the run, made by the function that serves it in AWS, is allowed by that
+    // function's role; the only calls outside a function are the local tooling's (the table, the stream relay).
+    const verdict = await checkRecordedCalls(readFileSync(recordedCalls, 'utf8').trim().split('\n'));
+    expect(verdict.denials).toEqual([]);
+    expect(Object.keys(verdict.callsByFunction)).toEqual(
+      expect.arrayContaining([
+        'api',
+        'sweep-due-payouts',
+        'submit-payouts',
+        'reconcile-payouts',
+        'payout-requested',
+        'publish-domain-events',
+      ]),
+    );
+    expect(verdict.unattributed.filter((command) => !LOCAL_TOOLING_COMMANDS.includes(command))).toEqual([]);
   }, 120_000);
 
   it('refuses a real provider: a non-loopback PROVIDER_BASE_URL with a token and PIN stops it before anything starts', async () => {

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { servedBy } from '../../lib/local/function-attribution.js';
 import { type ApiHarness, bankTransfer, call, startApiHarness } from './support/harness.js';
 
 let h: ApiHarness;
@@ -42,7 +43,7 @@ async function payoutInReview(): Promise<string> {
   });
   const id: string = created.body.id;
   await duplicateAtProvider(id);
-  await h.runtime.engine.reconcile();
+  await servedBy('reconcile-payouts', () => h.runtime.engine.reconcile());
   expect((await call(h.api, { method: 'GET', path: `/payouts/${id}` })).body.status).toBe('needs_review');
   return id;
 }
@@ -62,7 +63,7 @@ describe('POST /payouts/{id}/resolve', () => {
     expect(created.body.status).toBe('unknown');
     const id: string = created.body.id;
     await duplicateAtProvider(id);
-    await h.runtime.engine.reconcile();
+    await servedBy('reconcile-payouts', () => h.runtime.engine.reconcile());
     expect((await call(h.api, { method: 'GET', path: `/payouts/${id}` })).body.status).toBe('needs_review');
 
     const incomplete = await call(h.api, {

@@ -4,6 +4,7 @@ import { inboundEventHandlers } from '../../lib/events/inbound-handlers.js';
 import { createRuntime, type Runtime } from '../../lib/runtime/runtime.js';
 import { type ApiHarness, call, startApiHarness } from '../api/support/harness.js';
 import { bankTransfer } from '../support/engine-harness.js';
+import { iamChecked } from '../support/iam/checked-calls.js';
 import { payoutRequested } from './support.js';
 
 describe('dead-lettered events (ops API)', () => {
@@ -13,14 +14,18 @@ describe('dead-lettered events (ops API)', () => {
 
   beforeAll(async () => {
     h = await startApiHarness();
-    strict = createRuntime({
-      TABLE_NAME: h.tableName,
-      DYNAMODB_ENDPOINT: inject('dynamoDbEndpoint'),
-      PROVIDER_BASE_URL: h.sandbox.url,
-      PROVIDER_TOKEN: h.sandbox.token,
-      PROVIDER_PIN: h.sandbox.pin,
-      MAX_PAYOUT_KOBO: '100000',
-    });
+    strict = createRuntime(
+      {
+        TABLE_NAME: h.tableName,
+        DYNAMODB_ENDPOINT: inject('dynamoDbEndpoint'),
+        PROVIDER_BASE_URL: h.sandbox.url,
+        PROVIDER_TOKEN: h.sandbox.token,
+        PROVIDER_PIN: h.sandbox.pin,
+        MAX_PAYOUT_KOBO: '100000',
+      },
+      // It delivers events as the rule's target does: checked against that function's role.
+      { awsCalls: iamChecked('payout-requested') },
+    );
   });
   afterAll(async () => {
     await strict.close();

@@ -9,6 +9,7 @@ import {
 import { InvalidEventError } from '../../lib/events/inbound-errors.js';
 import { handlePayoutRequested, handleSettlementAvailable } from '../../lib/events/inbound-handlers.js';
 import { localAwsConfig } from '../../lib/local/dynamodb-local.js';
+import { servedBy } from '../../lib/local/function-attribution.js';
 import { instantPayoutsFor, seededSettlement, settlementServiceFor } from '../settlement/support.js';
 import {
   bankTransfer,
@@ -17,6 +18,12 @@ import {
   startEngineHarness,
 } from '../support/engine-harness.js';
 import { payoutRequested } from './support.js';
+
+/** The rule's target, with its AWS calls checked against the `settlement-available` function's role. */
+const settlementAvailableFunction = (
+  service: Parameters<typeof handleSettlementAvailable>[0],
+  event: unknown,
+) => servedBy('settlement-available', () => handleSettlementAvailable(service, event));
 
 const validDetail = (overrides: Record<string, unknown> = {}) => ({
   version: '1',
@@ -27,6 +34,9 @@ const validDetail = (overrides: Record<string, unknown> = {}) => ({
 describe('Payout Requested events', () => {
   let h: EngineHarness;
   let dynamoDb: DynamoDBClient;
+  /** The rule's target, with its AWS calls checked against the `payout-requested` function's role. */
+  const payoutRequestedFunction = (event: unknown) =>
+    servedBy('payout-requested', () => handlePayoutRequested(h.engine, event));
 
   beforeAll(async () => {
     h = await startEngineHarness();
@@ -44,7 +54,7 @@ describe('Payout Requested events', () => {
 
   it('pays once when the same event is delivered three times concurrently', async () => {
     const event = payoutRequested('evt-concurrent-1', validDetail());
-    const outcomes = await Promise.all([1, 2, 3].map(() => handlePayoutRequested(h.engine, event)));
+    const outcomes = await Promise.all([1, 2, 3].map(() => payoutRequestedFunction(event)));
     const ids = new Set(outcomes.map((outcome) => outcome.payoutId));
     expect(ids.size).toBe(1);
     expect(outcomes.filter((outcome) => !outcome.replayed)).toHaveLength(1);
@@ -59,16 +69,16 @@ describe('Payout Requested events', () => {
 
   it('pays once when the event is redelivered later', async () => {
     const event = payoutRequested('evt-redelivered-1', validDetail());
-    const first = await handlePayoutRequested(h.engine, event);
-    const again = await handlePayoutRequested(h.engine, event);
+    const first = await payoutRequestedFunction(event);
+    const again = await payoutRequestedFunction(event);
     expect(again).toEqual({ ...first, replayed: true });
     expect(ledgerEntriesOf(h.sandbox, first.payoutId)).toHaveLength(1);
   });
 
   it('keys the payout by detail.idempotencyKey when given, across different event ids', async () => {
     const detail = validDetail({ idempotencyKey: 'billing-inv-77', requestedBy: 'billing-service' });
-    const a = await handlePayoutRequested(h.engine, payoutRequested('evt-a', detail));
-    const b = await handlePayoutRequested(h.engine, payoutRequested('evt-b', detail));
+    const a = await payoutRequestedFunction(payoutRequested('evt-a', detail));
+    const b = await payoutRequestedFunction(payoutRequested('evt-b', detail));
     expect(b.payoutId).toBe(a.payoutId);
     expect(await h.engine.get(a.payoutId)).toMatchObject({
       idempotencyKey: 'billing-inv-77',
@@ -84,7 +94,7 @@ describe('Payout Requested events', () => {
       requestedBy: 'alice',
       payout: bankTransfer(amount, { narration: 'big one' }),
     });
-    const outcome = await handlePayoutRequested(h.engine, payoutRequested('evt-from-alice', detail));
+    const outcome = await payoutRequestedFunction(payoutRequested('evt-from-alice', detail));
     expect(outcome.status).toBe('pending_approval');
     expect(ledgerEntriesOf(h.sandbox, outcome.payoutId)).toHaveLength(0);
     await expect(
@@ -139,7 +149,7 @@ describe('Payout Requested events', () => {
         const before = await tableItems();
         const requestsBefore = h.sandbox.stats().requests['/settlement/instant/payout'] ?? 0;
         const sink = new InMemoryDeadLetterSink();
-        const handle = withDeadLetter((e: unknown) => handlePayoutRequested(h.engine, e), sink, h.clock);
+        const handle = withDeadLetter(payoutRequestedFunction, sink, h.clock);
 
         const outcome = await handle(event);
 
@@ -155,16 +165,16 @@ describe('Payout Requested events', () => {
   });
 
   it('throws InvalidEventError without a dead-letter wrapper (AWS: the Lambda on-failure destination)', async () => {
-    await expect(
-      handlePayoutRequested(h.engine, payoutRequested('bad-9', { version: '1' })),
-    ).rejects.toBeInstanceOf(InvalidEventError);
+    await expect(payoutRequestedFunction(payoutRequested('bad-9', { version: '1' }))).rejects.toBeInstanceOf(
+      InvalidEventError,
+    );
   });
 
   it('dead-letters a key reused for a different payout without touching the first', async () => {
     const detail = validDetail({ idempotencyKey: 'reused-key' });
-    const first = await handlePayoutRequested(h.engine, payoutRequested('evt-r1', detail));
+    const first = await payoutRequestedFunction(payoutRequested('evt-r1', detail));
     const sink = new InMemoryDeadLetterSink();
-    const handle = withDeadLetter((e: unknown) => handlePayoutRequested(h.engine, e), sink, h.clock);
+    const handle = withDeadLetter(payoutRequestedFunction, sink, h.clock);
     const outcome = await handle(
       payoutRequested('evt-r2', validDetail({ idempotencyKey: 'reused-key', payout: bankTransfer(300_000) })),
     );
@@ -175,7 +185,7 @@ describe('Payout Requested events', () => {
 
   it('keeps dead letters in the table, open, with the event type a replay goes to', async () => {
     const store = new DynamoDbDeadLetterStore(dynamoDb, h.tableName);
-    const handle = withDeadLetter((e: unknown) => handlePayoutRequested(h.engine, e), store, h.clock);
+    const handle = withDeadLetter(payoutRequestedFunction, store, h.clock);
     const outcome = await handle(payoutRequested('bad-local', validDetail({ version: '9' })));
     const { items } = await store.list({ status: 'open', limit: 50 });
     const letter = items.find((item) => 'id' in outcome && item.id === outcome.id);
@@ -211,10 +221,10 @@ describe('Settlement Available events', () => {
     const settlement = await seededSettlement(h, 'MERCHANT_SETTLEMENT', 'SUCCESSFUL');
     const event = settlementAvailable('evt-s1', { version: '1', settlementId: settlement.id });
     await Promise.all([
-      handleSettlementAvailable(wired.service, event),
-      handleSettlementAvailable(wired.service, event),
-      wired.service.payOut(settlement.id, 'api', { id: 'alice', kind: 'user' }),
-      wired.service.poll(),
+      settlementAvailableFunction(wired.service, event),
+      settlementAvailableFunction(wired.service, event),
+      servedBy('api', () => wired.service.payOut(settlement.id, 'api', { id: 'alice', kind: 'user' })),
+      servedBy('poll-settlements', () => wired.service.poll()),
     ]);
     expect(instantPayoutsFor(h, settlement.id)).toHaveLength(1);
     wired.dynamoDb.destroy();
@@ -224,7 +234,11 @@ describe('Settlement Available events', () => {
     const wired = settlementServiceFor(h);
     const before = h.sandbox.stats().requests['/settlement'] ?? 0;
     const sink = new InMemoryDeadLetterSink();
-    const handle = withDeadLetter((e: unknown) => handleSettlementAvailable(wired.service, e), sink, h.clock);
+    const handle = withDeadLetter(
+      (e: unknown) => settlementAvailableFunction(wired.service, e),
+      sink,
+      h.clock,
+    );
     const outcome = await handle(settlementAvailable('evt-s2', { version: '1', settlementId: '' }));
     expect(outcome).toMatchObject({ deadLettered: true });
     expect(sink.letters[0]?.error.message).toContain('detail.settlementId');

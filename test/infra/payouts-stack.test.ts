@@ -10,6 +10,7 @@ import {
   type HandlerSpec,
   ProviderAccess,
   presentHandlers,
+  providerAccessOf,
 } from '../../infra/handlers.js';
 import { PayoutsStack } from '../../infra/stacks/payouts-stack.js';
 import { apiRoutes } from '../../lib/api/index.js';
@@ -107,7 +108,7 @@ describe('provider secrets', () => {
   const roleArnOf = (name: HandlerName) => ({
     'Fn::GetAtt': [id(stack.functions.get(name)?.function.role?.node.defaultChild), 'Arn'],
   });
-  const senders = present.filter((name) => HANDLERS[name].provider === ProviderAccess.TokenAndPin);
+  const senders = present.filter((name) => providerAccessOf(name, present) === ProviderAccess.TokenAndPin);
 
   it('hold no value in the template and are retained', () => {
     const secrets = template.findResources('AWS::SecretsManager::Secret');
@@ -129,17 +130,56 @@ describe('provider secrets', () => {
     });
   });
 
-  it('are sent money by exactly the API, the sweeper, the submission workers and the Payout Requested handler', () => {
+  it('limit the PIN key without kms:EncryptionContext conditions (which the IAM proof cannot evaluate): Secrets Manager only, for the PIN secret only', () => {
+    // @cloud-copilot/iam-simulate denies any statement conditioned on kms:EncryptionContext:<key>, whatever the
+    // context (docs/iam-proof.md), so the key's limits must rest on what it can check, asserted here.
+    const json = JSON.stringify(template.toJSON());
+    expect(json).not.toContain('kms:EncryptionContext');
+    const keyId = id(stack.data.providerPinKey.node.defaultChild);
+    const viaSecretsManager = {
+      StringEquals: {
+        'kms:ViaService': { 'Fn::Join': ['', ['secretsmanager.', { Ref: 'AWS::Region' }, '.amazonaws.com']] },
+      },
+    };
+    const accountRoot = {
+      AWS: {
+        'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, ':iam::', { Ref: 'AWS::AccountId' }, ':root']],
+      },
+    };
+    const keyPolicy = template.toJSON().Resources[keyId].Properties.KeyPolicy as {
+      Statement: { Action: string | string[]; Principal: unknown; Condition?: unknown }[];
+    };
+    for (const statement of keyPolicy.Statement) {
+      // Only the account (so IAM policies decide, and the proof evaluates them); every use but key
+      // administration (kms:*, CDK's default) only through Secrets Manager.
+      expect(statement.Principal).toEqual(accountRoot);
+      if (statement.Action !== 'kms:*') expect(statement.Condition).toEqual(viaSecretsManager);
+    }
+    // The key encrypts the PIN secret and nothing else, so "via Secrets Manager, on this key" is "the PIN".
+    const encrypted = Object.values(template.findResources('AWS::SecretsManager::Secret')).filter((secret) =>
+      JSON.stringify(secret.Properties.KmsKeyId ?? null).includes(keyId),
+    );
+    expect(encrypted).toHaveLength(1);
+    expect(encrypted[0]?.Properties.Description).toMatch(/PIN/);
+  });
+
+  it('are sent money by exactly the API, the submission workers and the Payout Requested handler (the sweeper only without the queue)', () => {
+    const withoutQueue = !present.includes('submit-payouts');
     expect([...senders].sort()).toEqual(
-      ['api', 'payout-requested', 'submit-payouts', 'sweep-due-payouts'].filter((name) =>
-        present.includes(name as HandlerName),
-      ),
+      [
+        'api',
+        'payout-requested',
+        ...(withoutQueue ? [] : ['submit-payouts']),
+        ...(withoutQueue ? ['sweep-due-payouts'] : []),
+      ]
+        .filter((name) => present.includes(name as HandlerName))
+        .sort(),
     );
   });
 
   it('reach functions as ARNs only: the token to every provider caller, the PIN to money senders only', () => {
     for (const name of present) {
-      const access = HANDLERS[name].provider;
+      const access = providerAccessOf(name, present);
       template.hasResourceProperties('AWS::Lambda::Function', {
         Description: HANDLERS[name].description,
         Environment: {
@@ -263,7 +303,7 @@ describe('least privilege', () => {
     (name) => {
       const tokenSecret = { Ref: id(stack.data.providerTokenSecret.node.defaultChild) };
       const pinSecret = { Ref: id(stack.data.providerPinSecret.node.defaultChild) };
-      const sendsMoney = HANDLERS[name].provider === ProviderAccess.TokenAndPin;
+      const sendsMoney = providerAccessOf(name, present) === ProviderAccess.TokenAndPin;
       expect(statementWith(name, 'secretsmanager:')).toEqual([
         { Effect: 'Allow', Action: 'secretsmanager:GetSecretValue', Resource: tokenSecret },
         ...(sendsMoney
@@ -679,5 +719,58 @@ describe('alarms', () => {
     for (const text of ['PayoutSubmission_succeeded', 'ProviderCallLatency', 'PayoutAmountKobo']) {
       expect(body).toContain(text);
     }
+  });
+});
+
+describe.skipIf(!present.includes('health-canary'))('health canary (issue 17)', () => {
+  const minutes = stageConfigFromCdkJson('dev').healthCanaryMinutes;
+
+  it('runs the deep health check on the stage rate, with a retry policy and a DLQ', () => {
+    template.hasResourceProperties('AWS::Scheduler::Schedule', {
+      ScheduleExpression: `rate(${minutes} minute${minutes === 1 ? '' : 's'})`,
+      Target: { Arn: { 'Fn::GetAtt': [fnLogicalId('health-canary'), 'Arn'] } },
+    });
+  });
+
+  it('alarms to the topic when the check fails and when the canary wrote nothing (did not run)', () => {
+    template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      Namespace: 'Payouts',
+      MetricName: 'DeepHealthFailed',
+      Dimensions: [{ Name: 'service', Value: 'payouts' }],
+      Statistic: 'Maximum',
+      Period: Math.max(5, minutes) * 60,
+      Threshold: 1,
+      EvaluationPeriods: 1,
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+      TreatMissingData: 'breaching',
+      AlarmActions: [{ Ref: id(stack.monitoring.topic.node.defaultChild) }],
+    });
+  });
+
+  it('reads the controls item and the token, and nothing else: no writes, no index, no PIN, no queue', () => {
+    const statements = statementsOf('health-canary');
+    const actions = statements.flatMap(actionsOf).sort();
+    expect(actions).toEqual(
+      [
+        'dynamodb:GetItem',
+        'secretsmanager:GetSecretValue',
+        // Lambda's on-failure destination (its DLQ) and active tracing.
+        'sqs:GetQueueAttributes',
+        'sqs:GetQueueUrl',
+        'sqs:SendMessage',
+        'xray:PutTelemetryRecords',
+        'xray:PutTraceSegments',
+      ].sort(),
+    );
+    expect(statementWith('health-canary', 'dynamodb:')).toEqual([
+      { Effect: 'Allow', Action: 'dynamodb:GetItem', Resource: tableArn() },
+    ]);
+    expect(statementWith('health-canary', 'secretsmanager:')).toEqual([
+      {
+        Effect: 'Allow',
+        Action: 'secretsmanager:GetSecretValue',
+        Resource: { Ref: id(stack.data.providerTokenSecret.node.defaultChild) },
+      },
+    ]);
   });
 });

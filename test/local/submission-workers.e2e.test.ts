@@ -1,6 +1,7 @@
 import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runDueDispatch } from '../../lib/jobs/scheduled.js';
+import { servedBy } from '../../lib/local/function-attribution.js';
 import { stageConfigOf, startLocalSubmissionWorkers } from '../../lib/local/submission-workers.js';
 import { PayoutStatus } from '../../lib/payouts/model.js';
 import { type Runtime, runtimeFromProcessEnv } from '../../lib/runtime/runtime.js';
@@ -9,6 +10,7 @@ import { type Sandbox, startSandbox } from '../../lib/sandbox/index.js';
 import { silentLogger } from '../../lib/shared/logger.js';
 import { createTestTable } from '../support/dynamodb.js';
 import { bankTransfer, command } from '../support/engine-harness.js';
+import { iamChecked, sharedProof } from '../support/iam/checked-calls.js';
 
 /**
  * The shipped path on one machine: the sweeper's tick enqueues through the SQS client to the queue's stand-in,
@@ -53,7 +55,9 @@ beforeAll(async () => {
     PROVIDER_PIN: sandbox.pin,
     ...workers.environment,
   });
-  runtime = runtimeFromProcessEnv();
+  // The runtime the test and the worker module share (process.env, as in one container); each call is checked
+  // against the role of the function it runs as: the sweeper's tick, the worker's deliveries.
+  runtime = runtimeFromProcessEnv({ awsCalls: iamChecked() });
 });
 
 afterAll(async () => {
@@ -68,14 +72,16 @@ const providerCalls = () => sandbox.stats().requests['/settlement/instant/payout
 async function tick() {
   const submissions = runtime.submissions;
   if (!submissions) throw new Error('the runtime has no submission queue');
-  return runDueDispatch(
-    {
-      engine: runtime.engine,
-      recurrences: recurrencesOf(runtime),
-      refunds: refundsOf(runtime),
-      submissions,
-    },
-    120_000,
+  return servedBy('sweep-due-payouts', () =>
+    runDueDispatch(
+      {
+        engine: runtime.engine,
+        recurrences: recurrencesOf(runtime),
+        refunds: refundsOf(runtime),
+        submissions,
+      },
+      120_000,
+    ),
   );
 }
 
@@ -100,6 +106,12 @@ describe('submission through the local queue and the deployed worker', () => {
       Math.ceil(25 / stageConfigOf('dev').submission.batchSize),
     );
     expect(workers.queue.stats()).toMatchObject({ visible: 0, inFlight: 0, deadLetters: 0 });
+    // The IAM proof saw both functions' calls: the sweeper's SendMessage, the workers' claims.
+    const seen = (await sharedProof()).exercised;
+    const actionsOf = (name: string) =>
+      new Set(seen.filter((request) => request.functionName === name).map((request) => request.action));
+    expect(actionsOf('sweep-due-payouts')).toContain('sqs:SendMessage');
+    expect(actionsOf('submit-payouts')).toContain('dynamodb:UpdateItem');
   });
 
   it('sends nothing again when a crashed invocation is redelivered after the visibility timeout', async () => {

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runDueSweep } from '../../lib/jobs/scheduled.js';
+import { servedBy } from '../../lib/local/function-attribution.js';
 import { recurrencesOf, refundsOf } from '../../lib/runtime/services.js';
 import { type ApiHarness, bankTransfer, call, startApiHarness } from '../api/support/harness.js';
 
@@ -202,7 +203,9 @@ describe('recurring payouts API', () => {
       recurrences: recurrencesOf(h.runtime),
       refunds: refundsOf(h.runtime),
     };
-    const [first, second] = await Promise.all([runDueSweep(parts, 60_000), runDueSweep(parts, 60_000)]);
+    const [first, second] = await servedBy('sweep-due-payouts', () =>
+      Promise.all([runDueSweep(parts, 60_000), runDueSweep(parts, 60_000)]),
+    );
     expect(first.recurrences.materialised + second.recurrences.materialised).toBeGreaterThanOrEqual(1);
     const view = await call(h.api, { method: 'GET', path: `/recurring-payouts/${body.id}` });
     expect(view.body.status).toBe('completed');

@@ -2,10 +2,12 @@ import { DynamoDBClient, QueryCommand } from '@aws-sdk/client-dynamodb';
 import { inject } from 'vitest';
 import { localAwsConfig } from '../../lib/local/dynamodb-local.js';
 import type { Settlement } from '../../lib/provider/index.js';
+import { observeAwsCalls } from '../../lib/runtime/aws-call-observer.js';
 import { DynamoDbSettlementDecisionStore } from '../../lib/settlement/decision-store.js';
 import type { SettlementPolicy } from '../../lib/settlement/policy.js';
 import { SettlementService } from '../../lib/settlement/settlement-service.js';
 import type { EngineHarness } from '../support/engine-harness.js';
+import { iamChecked, UNATTRIBUTED } from '../support/iam/checked-calls.js';
 
 export const destination = { bankCode: '058', accountNumber: '0987654321', accountName: 'Demo Merchant Ltd' };
 
@@ -23,6 +25,8 @@ export const allDayPolicy: SettlementPolicy = {
 /** A settlement service over the harness's engine, table and sandbox. */
 export function settlementServiceFor(h: EngineHarness, policy: Partial<SettlementPolicy> = {}) {
   const dynamoDb = new DynamoDBClient({ endpoint: inject('dynamoDbEndpoint'), ...localAwsConfig });
+  const iam = iamChecked(UNATTRIBUTED);
+  observeAwsCalls(dynamoDb, iam.functionName, iam.observer);
   const store = new DynamoDbSettlementDecisionStore(dynamoDb, h.tableName);
   const service = new SettlementService({
     engine: h.engine,

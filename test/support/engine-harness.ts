@@ -6,10 +6,12 @@ import { PayoutEngine } from '../../lib/payouts/payout-engine.js';
 import type { CreatePayoutRequest } from '../../lib/payouts/schemas.js';
 import type { PayoutStore } from '../../lib/payouts/store/payout-store.js';
 import { ProviderClient, StaticCredentialsSource } from '../../lib/provider/index.js';
+import { observeAwsCalls } from '../../lib/runtime/aws-call-observer.js';
 import { type Sandbox, type SandboxFixtures, startSandbox } from '../../lib/sandbox/index.js';
 import { ManualClock } from '../../lib/shared/clock.js';
 import { CapturingLogger } from '../../lib/shared/logger.js';
 import { createTestTable } from './dynamodb.js';
+import { iamChecked, UNATTRIBUTED } from './iam/checked-calls.js';
 
 export const HARNESS_TOKEN = 'tok-NEVER-LOG-6c1f';
 export const HARNESS_PIN = 'pin-NEVER-LOG-93b2';
@@ -38,6 +40,9 @@ export interface EngineHarness {
 export async function startEngineHarness(config: Partial<EngineConfig> = {}): Promise<EngineHarness> {
   const clock = new ManualClock('2026-03-02T08:00:00.000Z');
   const { store, tableName, client: dynamoDb } = await createTestTable('engine');
+  // Work a test runs as a function (`servedBy('payout-requested', ...)`) is checked against that function's role.
+  const iam = iamChecked(UNATTRIBUTED);
+  observeAwsCalls(dynamoDb, iam.functionName, iam.observer);
   // Distinctive secrets, so tests can prove they never appear in logs, errors or events.
   const sandbox = await startSandbox({ now: () => clock.now(), token: HARNESS_TOKEN, pin: HARNESS_PIN });
   const client = new ProviderClient({

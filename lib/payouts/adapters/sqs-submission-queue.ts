@@ -1,5 +1,6 @@
 import { SignatureV4 } from '@smithy/signature-v4';
 import type { AwsCredentialIdentity, AwsCredentialIdentityProvider } from '@smithy/types';
+import type { AwsCallObserver } from '../../runtime/aws-call-observer.js';
 import { NodeSha256 } from '../../shared/node-sha256.js';
 import * as z from '../../shared/zod.js';
 import {
@@ -29,6 +30,11 @@ export interface SqsSubmissionQueueOptions {
   readonly credentials: AwsCredentialIdentity | AwsCredentialIdentityProvider;
   /** Where requests go; the queue URL's origin by default (`https://sqs.<region>.amazonaws.com`). */
   readonly endpoint?: string;
+  /**
+   * Told of each SendMessageBatch before it is signed, as the SDK clients' observer is (the IAM proof,
+   * lib/runtime/aws-call-observer.ts): this queue is a signed fetch, not an SDK client. Never set in Lambda.
+   */
+  readonly observe?: { readonly functionName: string; readonly observer: AwsCallObserver };
 }
 
 /**
@@ -84,7 +90,7 @@ export class SqsSubmissionQueue implements SubmissionQueue {
 
   /** Sends one SendMessageBatch; resolves with the requests SQS did not accept. */
   async #sendBatch(batch: readonly SubmissionRequest[]): Promise<SubmissionRequest[]> {
-    const body = JSON.stringify({
+    const input = {
       QueueUrl: this.#options.queueUrl,
       Entries: batch.map((request, index) => ({
         Id: String(index),
@@ -94,7 +100,17 @@ export class SqsSubmissionQueue implements SubmissionQueue {
           MessageDeduplicationId: deduplicationIdOf(request),
         }),
       })),
-    });
+    };
+    const observe = this.#options.observe;
+    if (observe) {
+      await observe.observer({
+        functionName: observe.functionName,
+        client: 'SQSClient',
+        command: 'SendMessageBatchCommand',
+        input,
+      });
+    }
+    const body = JSON.stringify(input);
     const signed = await this.#signer.sign({
       method: 'POST',
       protocol: this.#endpoint.protocol,

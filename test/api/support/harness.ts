@@ -6,6 +6,7 @@ import { createRuntime, type Runtime } from '../../../lib/runtime/runtime.js';
 import { type Sandbox, type SandboxOptions, startSandbox } from '../../../lib/sandbox/index.js';
 import { CapturingLogger } from '../../../lib/shared/logger.js';
 import { createTestTable } from '../../support/dynamodb.js';
+import { iamChecked } from '../../support/iam/checked-calls.js';
 
 export interface ApiHarness {
   readonly api: ApiHandler;
@@ -18,7 +19,10 @@ export interface ApiHarness {
   close(): Promise<void>;
 }
 
-/** The real router over the real runtime: a fresh DynamoDB Local table and a sandbox on a free port. */
+/**
+ * The real router over the real runtime: a fresh DynamoDB Local table and a sandbox on a free port. Every AWS
+ * call the runtime makes is checked against the `api` function's role (the IAM proof, docs/iam-proof.md).
+ */
 export async function startApiHarness(
   options: { env?: Record<string, string>; mode?: 'local' | 'aws'; sandbox?: SandboxOptions } = {},
 ): Promise<ApiHarness> {
@@ -34,7 +38,7 @@ export async function startApiHarness(
       PROVIDER_PIN: sandbox.pin,
       ...options.env,
     },
-    { logger },
+    { logger, awsCalls: iamChecked('api') },
   );
   const ctx = apiContextFrom(runtime);
   const api = createApiHandler(options.mode ? { ...ctx, mode: options.mode } : ctx);

@@ -1,7 +1,12 @@
 import type { AwsCall, AwsCallObserver } from '../../../lib/runtime/aws-call-observer.js';
 import { type IamRequest, iamRequestsFor, type ResourceNames } from './iam-requests.js';
 import { platformRequests } from './platform-requests.js';
-import { type FunctionIdentity, type StackPolicies, wildcardMatches } from './stack-policies.js';
+import {
+  type Decision,
+  type FunctionIdentity,
+  type StackPolicies,
+  wildcardMatches,
+} from './stack-policies.js';
 
 /** Raised where AWS would answer AccessDenied: names the function, the call, the action and the resource. */
 export class IamDeniedError extends Error {
@@ -21,6 +26,10 @@ export interface ExercisedRequest extends IamRequest {
 export class IamProof {
   readonly exercised: ExercisedRequest[] = [];
   readonly denials: string[] = [];
+  /** The same request by the same function is decided once: the end-to-end suites repeat a few calls often. */
+  readonly #decisions = new Map<string, Promise<Decision>>();
+  /** Requests AWS makes with a role that is no function's (a schedule's), from `checkPlatform`. */
+  readonly #roleRequests: (IamRequest & { role: string })[] = [];
 
   constructor(
     readonly policies: StackPolicies,
@@ -44,7 +53,13 @@ export class IamProof {
   async check(call: AwsCall): Promise<void> {
     const identity = this.identityOf(call.functionName);
     for (const request of iamRequestsFor(call, this.names)) {
-      const decision = await this.policies.evaluate(identity, request);
+      const key = JSON.stringify([identity.logicalId, request]);
+      let pending = this.#decisions.get(key);
+      if (!pending) {
+        pending = this.policies.evaluate(identity, request);
+        this.#decisions.set(key, pending);
+      }
+      const decision = await pending;
       this.exercised.push({ ...request, functionName: call.functionName, call: call.command });
       if (!decision.allowed) {
         const message = `${call.functionName}: ${call.command} needs ${request.action} on ${request.resource}${
@@ -68,6 +83,8 @@ export class IamProof {
       const decision = await this.policies.evaluatePlatform(platform);
       const functionName = platform.functionLogicalId ? handlerOf.get(platform.functionLogicalId) : undefined;
       if (functionName) this.exercised.push({ ...platform.request, functionName, call: platform.what });
+      if (platform.roleLogicalId)
+        this.#roleRequests.push({ role: platform.roleLogicalId, ...platform.request });
       if (!decision.allowed) {
         const who = functionName ?? platform.roleLogicalId ?? platform.servicePrincipal ?? '?';
         denials.push(
@@ -76,6 +93,30 @@ export class IamProof {
       }
     }
     return denials;
+  }
+
+  /**
+   * For each role that is no function's (the schedules' roles), the granted (action, resource) pairs no
+   * platform request used. Call after `checkPlatform`.
+   */
+  unusedRoleGrants(): Record<string, string[]> {
+    const report: Record<string, string[]> = {};
+    for (const role of new Set(this.#roleRequests.map((request) => request.role))) {
+      const identity = { logicalId: role, environment: {}, ...this.policies.roleIdentity(role) };
+      const used = this.#roleRequests.filter((request) => request.role === role);
+      report[role] = this.policies
+        .grantsOf(identity)
+        .filter(
+          (grant) =>
+            !used.some(
+              (request) =>
+                wildcardMatches(grant.action, request.action, true) &&
+                wildcardMatches(grant.resource, request.resource),
+            ),
+        )
+        .map((grant) => `${grant.action} on ${grant.resource}`);
+    }
+    return report;
   }
 
   /** For each function, the granted (action, resource) pairs no exercised request used. */

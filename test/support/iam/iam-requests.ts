@@ -11,9 +11,11 @@ export interface IamRequest {
 /** The template's names for what the test ran locally under other names (a table per test file). */
 export interface ResourceNames {
   /** Local table name -> the template's table name. */
-  readonly tables: ReadonlyMap<string, string>;
+  readonly table: (localName: string) => string;
   /** Local bus name -> the template's bus name. */
-  readonly buses: ReadonlyMap<string, string>;
+  readonly bus: (localName: string) => string;
+  /** Local queue name (the last segment of its URL, `payout-submissions.fifo`) -> the template's queue name. */
+  readonly queue: (localName: string) => string;
   /** Secret ARN -> the ARN of its customer-managed KMS key, for secrets that have one. */
   readonly secretKeys: ReadonlyMap<string, string>;
 }
@@ -44,12 +46,13 @@ const list = (value: unknown): unknown[] => (Array.isArray(value) ? value : []);
  * Put/Update/Delete/ConditionCheckItem per item on that item's table (there is no TransactWriteItems action);
  * a Query or Scan on an index is authorised on the index ARN; a BatchWriteItem on each table it writes;
  * GetSecretValue on the secret, plus the kms:Decrypt Secrets Manager makes with the caller's identity when
- * the secret has a customer-managed key; PutEvents once per entry, with that entry's `events:source`.
+ * the secret has a customer-managed key; PutEvents once per entry, with that entry's `events:source`; an SQS
+ * `SendMessageBatch` as `sqs:SendMessage` on the queue.
  */
 export function iamRequestsFor(call: AwsCall, names: ResourceNames): IamRequest[] {
   const operation = call.command.replace(/Command$/, '');
   const input = record(call.input);
-  const table = (name: unknown) => arn('dynamodb', `table/${names.tables.get(String(name)) ?? String(name)}`);
+  const table = (name: unknown) => arn('dynamodb', `table/${names.table(String(name))}`);
   switch (call.client) {
     case 'DynamoDBClient':
     case 'DynamoDBDocumentClient': {
@@ -108,15 +111,26 @@ export function iamRequestsFor(call: AwsCall, names: ResourceNames): IamRequest[
       return list(input.Entries).map((entry) => {
         const { EventBusName, Source, DetailType } = record(entry);
         const bus = String(EventBusName ?? 'default');
-        const busArn = bus.startsWith('arn:')
-          ? bus
-          : arn('events', `event-bus/${names.buses.get(bus) ?? bus}`);
+        const busArn = bus.startsWith('arn:') ? bus : arn('events', `event-bus/${names.bus(bus)}`);
         return {
           action: 'events:PutEvents',
           resource: busArn,
           context: { 'events:source': [String(Source)], 'events:detail-type': [String(DetailType)] },
         };
       });
+    }
+    case 'SQSClient': {
+      // The batch calls are authorised as their single-message actions (there is no sqs:SendMessageBatch).
+      const action = operation.replace(/Batch$/, '');
+      const queueName = String(input.QueueUrl).split('/').pop() ?? '';
+      return [
+        {
+          action: `sqs:${action}`,
+          resource: arn('sqs', names.queue(queueName)),
+          // In AWS every SQS request goes over HTTPS; the queues deny anything else.
+          context: { 'aws:SecureTransport': 'true' },
+        },
+      ];
     }
     default:
       throw new Error(`the IAM proof does not know the client ${call.client} (${call.command})`);

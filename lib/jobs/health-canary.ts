@@ -1,0 +1,41 @@
+import type { ApiContext } from '../api/context.js';
+import { type DeepHealth, deepHealth } from '../api/health.js';
+import type { MetricsSink } from '../payouts/engine/context.js';
+import type { Runtime } from '../runtime/runtime.js';
+import type { Logger } from '../shared/logger.js';
+
+/**
+ * The canary's metric: 1 when the deep check failed, 0 when it passed, written on every run, so that no data
+ * at all means the canary itself did not run (the alarm treats that as a failure too). Written once without a
+ * `check` dimension (the alarm's) and once per check (`table`, `provider`), naming what failed.
+ */
+export const DEEP_HEALTH_FAILED_METRIC = 'DeepHealthFailed';
+
+/**
+ * One run of the scheduled health canary (`functions/health-canary.ts`): the deep check of `GET
+ * /health?deep=true` (lib/api/health.ts) run in-process, not over the network, as the metric the canary alarm
+ * watches. A failure is logged at ERROR with what failed (never a secret: the check's details name none).
+ *
+ * @example const health = await runHealthCanary(runtime, metrics, logger);
+ */
+export async function runHealthCanary(
+  parts: Pick<ApiContext, 'engine' | 'provider'>,
+  metrics: MetricsSink,
+  logger: Logger,
+): Promise<DeepHealth> {
+  const health = await deepHealth(parts);
+  metrics.count(DEEP_HEALTH_FAILED_METRIC, health.status === 'ok' ? 0 : 1);
+  const failed: Record<string, string> = {};
+  for (const [check, result] of Object.entries(health.checks)) {
+    metrics.count(DEEP_HEALTH_FAILED_METRIC, result.status === 'ok' ? 0 : 1, { check });
+    if (result.status === 'failed') failed[check] = result.detail;
+  }
+  if (health.status === 'ok') logger.debug('deep health check passed');
+  else logger.error('deep health check failed', { failed });
+  return health;
+}
+
+/** The scheduled function's entry point: the canary on the runtime's engine, metrics and logger. */
+export function healthCanary(runtime: Runtime): Promise<DeepHealth> {
+  return runHealthCanary(runtime, runtime.engine.ctx.metrics, runtime.logger);
+}
