@@ -6,6 +6,7 @@ import { createRuntime, type Runtime } from '../../../lib/runtime/runtime.js';
 import { type Sandbox, type SandboxOptions, startSandbox } from '../../../lib/sandbox/index.js';
 import { CapturingLogger } from '../../../lib/shared/logger.js';
 import { createTestTable } from '../../support/dynamodb.js';
+import { checkedAgainstContract } from './contract.js';
 
 export interface ApiHarness {
   readonly api: ApiHandler;
@@ -37,7 +38,8 @@ export async function startApiHarness(
     { logger },
   );
   const ctx = apiContextFrom(runtime);
-  const api = createApiHandler(options.mode ? { ...ctx, mode: options.mode } : ctx);
+  // Every answer is checked against docs/openapi.json: an undocumented status or body fails the test.
+  const api = checkedAgainstContract(createApiHandler(options.mode ? { ...ctx, mode: options.mode } : ctx));
   return {
     api,
     runtime,
