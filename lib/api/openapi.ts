@@ -438,11 +438,12 @@ export function buildOpenApiDocument(routes: readonly Route[] = apiRoutes) {
       description:
         "JSON API for operating payouts. In AWS every call is signed with SigV4 (IAM auth) and the caller's " +
         `IAM principal is recorded; locally the \`${LOCAL_PRINCIPAL_HEADER}\` header names the caller. ` +
-        'Errors are application/problem+json (RFC 9457). Free text a client writes (narrations, account names, ' +
+        'Errors are application/problem+json (RFC 9457): `x-problem-types` lists every problem type with its ' +
+        'statuses and meaning, and each operation names the ones it answers (any may also answer `internal`, 500). Free text a client writes (narrations, account names, ' +
         'notes, reasons) is printable, NFC-normalised text that never holds a payout marker po_<id>. Locally ' +
         '(npm start) the server takes only requests a local client sends: Host 127.0.0.1, localhost or [::1] with ' +
-        'its port (else 421), no Origin but its own (else 403), and Content-Type application/json on every ' +
-        'request but GET (else 415).',
+        'its port (else 421), no Origin but its own (else 403), and Content-Type application/json (or text/csv for the ' +
+        'CSV upload) on every request but GET (else 415).',
     },
     servers: [{ url: 'http://127.0.0.1:3000', description: 'npm start' }],
     paths,

@@ -90,7 +90,8 @@ export const PROBLEM_TYPES = {
   },
   'unsupported-media-type': {
     statuses: [415],
-    meaning: 'Local server only: a command (any method but GET) without Content-Type application/json.',
+    meaning:
+      'Local server only: a command (any method but GET) without Content-Type application/json (text/csv for the CSV upload).',
   },
   'payload-too-large': {
     statuses: [413],

@@ -12,8 +12,11 @@ import { type ProblemSlug, problemType } from '../api/problem-types.js';
 import { type LocalRefusal, refusalOf } from './loopback-guard.js';
 import { readBoundedBody } from './request-body.js';
 
-/** The only body the ops API reads; a command without it is refused locally (loopback-guard.ts). */
-const API_CONTENT_TYPES = ['application/json'] as const;
+/**
+ * The bodies the ops API reads (JSON, and the CSV upload of bulk corrections); a command without one is refused
+ * locally (loopback-guard.ts). Neither is a type a web page can send cross-site without a CORS preflight.
+ */
+const API_CONTENT_TYPES = ['application/json', 'text/csv'] as const;
 
 /** Bodies above this are refused with 413 before they reach the handler (API Gateway's own limit is 10 MB). */
 const MAX_BODY_BYTES = 1024 * 1024;

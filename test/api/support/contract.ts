@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { appendFileSync, readFileSync } from 'node:fs';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 // The classic zod build reads JSON Schema (`fromJSONSchema`); the documented schemas are read from the
 // committed docs/openapi.json, not from the zod schemas that generated it, so a document that says something
@@ -123,6 +123,9 @@ export function checkAnswer(method: string, path: string, result: APIGatewayProx
     const slug = matching.length > 0 ? 'method-not-allowed' : 'not-found';
     schema = { $ref: `#/components/schemas/Problem.${slug}` };
   }
+  // CONTRACT_COVERAGE_FILE=<path> npx vitest run …: which documented answers the suites produced.
+  if (process.env.CONTRACT_COVERAGE_FILE)
+    appendFileSync(process.env.CONTRACT_COVERAGE_FILE, `${where}\t${status}\n`);
   const body: unknown = result.body === undefined || result.body === '' ? undefined : JSON.parse(result.body);
   const parsed = validatorOf(schema).safeParse(body);
   if (!parsed.success) {
