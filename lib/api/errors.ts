@@ -1,12 +1,17 @@
 import { PayoutAutomationError } from '../shared/errors.js';
-/** A request the API refuses before any engine call; rendered as an RFC 9457 problem by `problem.ts`. */
-export class ApiError extends PayoutAutomationError {
+import type { ProblemSlug, ProblemStatus } from './problem-types.js';
+
+/**
+ * A request the API refuses before any engine call; rendered as an RFC 9457 problem by `problem.ts`. The slug
+ * is one of `PROBLEM_TYPES` and the status one that type is documented with.
+ */
+export class ApiError<S extends ProblemSlug = ProblemSlug> extends PayoutAutomationError {
   override readonly name = 'ApiError';
   override readonly code: string;
 
   constructor(
-    readonly status: number,
-    readonly slug: string,
+    readonly status: ProblemStatus<S>,
+    readonly slug: S,
     readonly title: string,
     detail: string,
     readonly issues: readonly { path: string; message: string }[] = [],

@@ -18,6 +18,7 @@ import {
 } from '../shared/errors.js';
 import type { Logger } from '../shared/logger.js';
 import { ApiError } from './errors.js';
+import { type ProblemSlug, type ProblemStatus, problemType } from './problem-types.js';
 
 /** The body of every error answer (RFC 9457 `application/problem+json`). */
 export interface Problem {
@@ -29,9 +30,6 @@ export interface Problem {
   readonly errors?: readonly { path: string; message: string }[];
 }
 
-/** Problem types are URNs: stable identifiers that do not pretend to be documentation pages. */
-export const problemType = (slug: string): string => `urn:payout-automation:problem:${slug}`;
-
 export function problemResponse(problem: Problem): APIGatewayProxyStructuredResultV2 {
   return {
     statusCode: problem.status,
@@ -40,9 +38,9 @@ export function problemResponse(problem: Problem): APIGatewayProxyStructuredResu
   };
 }
 
-function problem(
-  status: number,
-  slug: string,
+function problem<S extends ProblemSlug>(
+  status: ProblemStatus<S>,
+  slug: S,
   title: string,
   detail: string,
   errors?: Problem['errors'],

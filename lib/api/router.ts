@@ -1,9 +1,11 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import type { Principal } from '../payouts/model.js';
+import type * as z from '../shared/zod.js';
 import type { ApiContext } from './context.js';
 import { ApiError } from './errors.js';
 import { principalOf } from './principal.js';
 import { problemFor, problemResponse } from './problem.js';
+import type { ProblemSlug } from './problem-types.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PATCH';
 
@@ -22,11 +24,58 @@ export interface RouteResult {
   readonly headers?: Readonly<Record<string, string>>;
 }
 
-export interface Route {
+/** One JSON answer a route gives: what it means and the schema its body satisfies. */
+export interface JsonAnswer<S extends z.ZodMiniType = z.ZodMiniType> {
+  readonly description: string;
+  readonly schema: S;
+}
+
+/** A route's JSON answers by HTTP status (errors are problems, declared apart). */
+export type Answers = { readonly [status: number]: JsonAnswer };
+
+/** What a handler may return: one of its declared statuses, with a body of that status's schema. */
+export type RouteResultOf<A extends Answers> = {
+  [K in keyof A & number]: {
+    readonly status: K;
+    readonly body: z.output<A[K]['schema']>;
+    readonly headers?: Readonly<Record<string, string>>;
+  };
+}[keyof A & number];
+
+/**
+ * A handler's answer. `status` keeps its literal type, so the route can check the body against the schema it
+ * declared for that status.
+ *
+ * @example return reply(201, presentPayout(payout), { location: `/payouts/${payout.id}` });
+ */
+export function reply<const S extends number, B>(
+  status: S,
+  body: B,
+  headers?: Readonly<Record<string, string>>,
+): { readonly status: S; readonly body: B; readonly headers?: Readonly<Record<string, string>> } {
+  return { status, body, ...(headers && { headers }) };
+}
+
+export interface Route<A extends Answers = Answers> {
   readonly method: HttpMethod;
   /** A path template, e.g. `/payouts/{id}/cancel`. */
   readonly path: string;
-  readonly handler: (request: RouteRequest) => Promise<RouteResult>;
+  /** Every JSON answer by status; the OpenAPI document is generated from these schemas. */
+  readonly responses: A;
+  /**
+   * The problem types the route can answer (lib/api/problem-types.ts). `internal` (500) is implied; the
+   * API tests fail on a problem the route does not declare.
+   */
+  readonly problems: readonly ProblemSlug[];
+  readonly handler: (request: RouteRequest) => Promise<RouteResultOf<A>>;
+}
+
+/**
+ * Declares a route: the handler's answers are type-checked against `responses`, so the code and the
+ * document generated from them cannot differ on a status or a body's shape.
+ */
+export function route<const A extends Answers>(definition: Route<A>): Route {
+  return definition as unknown as Route;
 }
 
 interface CompiledRoute extends Route {

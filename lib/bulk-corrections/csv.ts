@@ -1,14 +1,18 @@
 import { PayoutAutomationError } from '../shared/errors.js';
 
-/** The columns a correction CSV may have; the first row names them, in any order. */
-const COLUMNS = [
-  'bulkPayoutItemId',
-  'accountNumber',
-  'bankCode',
-  'amount',
-  'phoneNumber',
-  'narration',
-] as const;
+/**
+ * The columns a correction CSV may have, with what each holds; the first row names them, in any order. The
+ * OpenAPI document lists them from here.
+ */
+export const CORRECTION_CSV_COLUMNS = {
+  bulkPayoutItemId: "required: the provider's id of the bulk payout item",
+  accountNumber: 'the 10-digit account number to pay',
+  bankCode: 'the bank code of that account',
+  amount: 'the amount in integer kobo',
+  phoneNumber: "the beneficiary's phone number",
+  narration: 'the narration',
+} as const;
+const COLUMNS = Object.keys(CORRECTION_CSV_COLUMNS);
 
 export class CsvFormatError extends PayoutAutomationError {
   override readonly name = 'CsvFormatError';
@@ -28,7 +32,7 @@ export function parseCorrectionsCsv(text: string): Record<string, unknown>[] {
   const [header, ...body] = rows;
   if (!header) throw new CsvFormatError('the CSV is empty; the first row must name the columns');
   const names = header.map((name) => name.trim());
-  const unknown = names.filter((name) => !(COLUMNS as readonly string[]).includes(name));
+  const unknown = names.filter((name) => !COLUMNS.includes(name));
   if (unknown.length > 0) {
     throw new CsvFormatError(`unknown column(s) ${unknown.join(', ')}; allowed: ${COLUMNS.join(', ')}`);
   }

@@ -8,11 +8,15 @@ import {
 } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
-import { refusalOf } from './loopback-guard.js';
+import { type ProblemSlug, problemType } from '../api/problem-types.js';
+import { type LocalRefusal, refusalOf } from './loopback-guard.js';
 import { readBoundedBody } from './request-body.js';
 
-/** The only body the ops API reads; a command without it is refused locally (loopback-guard.ts). */
-const API_CONTENT_TYPES = ['application/json'] as const;
+/**
+ * The bodies the ops API reads (JSON, and the CSV upload of bulk corrections); a command without one is refused
+ * locally (loopback-guard.ts). Neither is a type a web page can send cross-site without a CORS preflight.
+ */
+const API_CONTENT_TYPES = ['application/json', 'text/csv'] as const;
 
 /** Bodies above this are refused with 413 before they reach the handler (API Gateway's own limit is 10 MB). */
 const MAX_BODY_BYTES = 1024 * 1024;
@@ -76,14 +80,21 @@ export function writeResult(res: ServerResponse, result: APIGatewayProxyStructur
 
 const problem = (
   status: number,
+  slug: ProblemSlug,
   title: string,
   detail: string,
-  type = 'about:blank',
 ): APIGatewayProxyStructuredResultV2 => ({
   statusCode: status,
   headers: { 'content-type': 'application/problem+json', 'cache-control': 'no-store' },
-  body: JSON.stringify({ type, title, status, detail }),
+  body: JSON.stringify({ type: problemType(slug), title, status, detail }),
 });
+
+/** Each refusal's documented problem type (lib/api/problem-types.ts). */
+const REFUSAL_PROBLEMS = {
+  NON_LOOPBACK_HOST: 'non-loopback-host',
+  CROSS_SITE_REQUEST: 'cross-site-request',
+  UNSUPPORTED_MEDIA_TYPE: 'unsupported-media-type',
+} as const satisfies Record<LocalRefusal['code'], ProblemSlug>;
 
 const REFUSAL_TITLES = {
   NON_LOOPBACK_HOST: 'Misdirected request',
@@ -116,22 +127,35 @@ export async function serveApiGatewayHandler(
     void (async () => {
       const refusal = refusalOf(req.method ?? 'GET', req.headers, port, API_CONTENT_TYPES);
       if (refusal) {
-        const type = `urn:payout-automation:problem:${refusal.code.toLowerCase().replaceAll('_', '-')}`;
-        writeResult(res, problem(refusal.status, REFUSAL_TITLES[refusal.code], refusal.message, type));
+        writeResult(
+          res,
+          problem(
+            refusal.status,
+            REFUSAL_PROBLEMS[refusal.code],
+            REFUSAL_TITLES[refusal.code],
+            refusal.message,
+          ),
+        );
         return;
       }
       const body = await readBoundedBody(req, MAX_BODY_BYTES);
       if (body === undefined) {
         writeResult(
           res,
-          problem(413, 'Payload too large', `the body must be at most ${MAX_BODY_BYTES} bytes`),
+          problem(
+            413,
+            'payload-too-large',
+            'Payload too large',
+            `the body must be at most ${MAX_BODY_BYTES} bytes`,
+          ),
         );
         return;
       }
       writeResult(res, await handler(toApiGatewayEvent(req, body)));
     })().catch((error: unknown) => {
       options.onError?.(error);
-      if (!res.headersSent) writeResult(res, problem(500, 'Internal error', 'the local server failed'));
+      if (!res.headersSent)
+        writeResult(res, problem(500, 'internal', 'Internal error', 'the local server failed'));
       else res.destroy();
     });
   };

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiContextFrom } from '../../lib/api/api-context.js';
 import { type ApiHandler, createApiHandler } from '../../lib/api/index.js';
+import { checkedAgainstContract } from './support/contract.js';
 import { type ApiHarness, bankTransfer, call, startApiHarness } from './support/harness.js';
 
 /**
@@ -24,7 +25,7 @@ beforeAll(async () => {
       OPS_SESSION_NAMED_ROLES: 'AWSReservedSSO_PayoutOps_*, PayoutApprovers',
     },
   });
-  local = createApiHandler({ ...apiContextFrom(h.runtime), mode: 'local' });
+  local = checkedAgainstContract(createApiHandler({ ...apiContextFrom(h.runtime), mode: 'local' }));
 });
 afterAll(async () => h?.close());
 

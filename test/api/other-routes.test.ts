@@ -6,6 +6,7 @@ import { buildOpenApiDocument } from '../../lib/api/openapi.js';
 import { freePort } from '../../lib/local/free-port.js';
 import { createRuntime } from '../../lib/runtime/runtime.js';
 import { CapturingLogger } from '../../lib/shared/logger.js';
+import { checkedAgainstContract } from './support/contract.js';
 import { type ApiHarness, bankTransfer, call, startApiHarness } from './support/harness.js';
 
 let h: ApiHarness;
@@ -138,7 +139,7 @@ describe('provider read-through views', () => {
       { logger: new CapturingLogger() },
     );
     try {
-      const api = createApiHandler(apiContextFrom(runtime));
+      const api = checkedAgainstContract(createApiHandler(apiContextFrom(runtime)));
       const reply = await call(api, { method: 'GET', path: '/provider/settlements' });
       expect(reply.status).toBe(503);
       expect(reply.headers['content-type']).toBe('application/problem+json');
@@ -150,7 +151,7 @@ describe('provider read-through views', () => {
 
 describe('principal', () => {
   it('in AWS mode records the IAM principal and ignores X-Ops-Principal', async () => {
-    const aws = createApiHandler({ ...apiContextFrom(h.runtime), mode: 'aws' });
+    const aws = checkedAgainstContract(createApiHandler({ ...apiContextFrom(h.runtime), mode: 'aws' }));
     const arn = 'arn:aws:iam::123456789012:user/ops-alice';
     const reply = await call(aws, {
       method: 'POST',
@@ -165,7 +166,7 @@ describe('principal', () => {
   });
 
   it('in AWS mode answers 401 when the request carries no IAM principal', async () => {
-    const aws = createApiHandler({ ...apiContextFrom(h.runtime), mode: 'aws' });
+    const aws = checkedAgainstContract(createApiHandler({ ...apiContextFrom(h.runtime), mode: 'aws' }));
     const reply = await call(aws, { method: 'POST', path: '/controls/pause', body: { reason: 'x' } });
     expect(reply.status).toBe(401);
   });
@@ -241,7 +242,10 @@ describe('meta and unknown routes', () => {
         },
       },
     };
-    const reply = await call(createApiHandler(broken), { method: 'GET', path: '/controls' });
+    const reply = await call(checkedAgainstContract(createApiHandler(broken)), {
+      method: 'GET',
+      path: '/controls',
+    });
     expect(reply.status).toBe(500);
     expect(reply.headers['content-type']).toBe('application/problem+json');
     expect(JSON.stringify(reply.body)).not.toContain('secret-table');

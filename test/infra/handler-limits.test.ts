@@ -100,6 +100,10 @@ const LIMITS: Record<HandlerName, Limit> = {
     kind: 'notYetBounded',
     why: 'copies up to two lists of 20 provider pages without a stop rule; a cut-off sync moves no money and the next run starts again',
   },
+  'health-canary': {
+    kind: 'notYetBounded',
+    why: "one table read and one provider read, whose GET retries may outlast 30 s; a cut-off run writes no metric, and the canary alarm treats missing data as a failure, so a hung provider still alarms",
+  },
   'publish-domain-events': {
     kind: 'notYetBounded',
     why: 'publishes a stream batch of 25 records one PutEvents at a time; a cut-off batch is retried from its first unpublished record, and consumers drop repeats by eventId',
@@ -141,6 +145,7 @@ describe("every function's worst case fits its limits", () => {
       limit.kind === 'notYetBounded' ? [name] : [],
     );
     expect(unproved.sort()).toEqual([
+      'health-canary',
       'poll-settlements',
       'publish-domain-events',
       'reconcile-payouts',

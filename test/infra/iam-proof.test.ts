@@ -258,7 +258,7 @@ describe('IAM proof: every call each handler makes is allowed by its own role', 
           submissions,
         },
         60_000,
-        later.now().getTime(),
+        { now: later.now().getTime() },
       );
       expect(report.recurrences.materialised).toBeGreaterThan(0);
       expect(report.payouts.released).toBeGreaterThan(0);

@@ -235,4 +235,14 @@ describe('local ops API refuses what a web page can send', () => {
     expect(reply.status).toBe(200);
     expect(await controls()).toMatchObject({ paused: false });
   });
+
+  it('takes a same-origin text/csv upload of bulk corrections (the one body that is not JSON)', async () => {
+    const reply = await send(api.url, {
+      path: '/bulk-payout-items/corrections',
+      headers: { 'content-type': 'text/csv', host: host(api) },
+      body: 'bulkPayoutItemId,nickname\nitem-1,x\n',
+    });
+    expect(reply.status).toBe(400);
+    expect(JSON.parse(reply.body).errors[0].message).toContain('unknown column(s) nickname');
+  });
 });

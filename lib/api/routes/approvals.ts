@@ -2,7 +2,8 @@ import * as z from '../../shared/zod.js';
 import { APPROVAL_KINDS, waitingApprovals } from '../approvals.js';
 import { validationError } from '../errors.js';
 import { parseQuery } from '../request.js';
-import type { Route, RouteRequest, RouteResult } from '../router.js';
+import { ApprovalsPageSchema } from '../responses/approvals.js';
+import { type Route, type RouteRequest, reply, route } from '../router.js';
 import { ListPayoutsQuerySchema } from '../schemas.js';
 
 /** `GET /approvals`: what waits for a second person that the caller may approve. */
@@ -13,7 +14,7 @@ export const ListApprovalsQuerySchema = z.strictObject({
   cursor: ListPayoutsQuerySchema.shape.cursor,
 });
 
-async function listApprovals(request: RouteRequest): Promise<RouteResult> {
+async function listApprovals(request: RouteRequest) {
   const query = parseQuery(request.event, ListApprovalsQuerySchema);
   if (query.cursor !== undefined && query.kind === undefined) {
     throw validationError([{ path: 'kind', message: 'is required with cursor: each kind pages on its own' }]);
@@ -22,9 +23,27 @@ async function listApprovals(request: RouteRequest): Promise<RouteResult> {
     ...query,
     limit: query.limit ?? 20,
   });
-  return { status: 200, body: page };
+  return reply(200, {
+    items: page.items.map((item) => ({
+      ...item,
+      requestedBy: { id: item.requestedBy.id, kind: item.requestedBy.kind },
+      approve: { ...item.approve },
+    })),
+    nextCursors: page.nextCursors,
+  });
 }
 
 export const approvalRoutes: readonly Route[] = [
-  { method: 'GET', path: '/approvals', handler: listApprovals },
+  route({
+    method: 'GET',
+    path: '/approvals',
+    responses: {
+      200: {
+        description: 'one page of each kind (or of `kind`), newest first, without the caller’s own requests',
+        schema: ApprovalsPageSchema,
+      },
+    },
+    problems: ['validation', 'unauthenticated'],
+    handler: listApprovals,
+  }),
 ];

@@ -1,6 +1,12 @@
 import type { BatchResult } from '../../bulk-corrections/correction-service.js';
 import { CsvFormatError, parseCorrectionsCsv } from '../../bulk-corrections/csv.js';
-import type { BulkItemState, CorrectionAudit, CorrectionResult } from '../../bulk-corrections/model.js';
+import type {
+  BulkItemState,
+  CorrectionAudit,
+  CorrectionOutcome,
+  CorrectionResult,
+  PendingCorrection,
+} from '../../bulk-corrections/model.js';
 import {
   BatchEnvelopeSchema,
   BulkPayoutItemIdSchema,
@@ -9,7 +15,16 @@ import {
 import * as z from '../../shared/zod.js';
 import { ApiError, validationError } from '../errors.js';
 import { MAX_BODY_BYTES, parseBody, parseQuery } from '../request.js';
-import type { Route, RouteRequest, RouteResult } from '../router.js';
+import {
+  AppliedCorrectionSchema,
+  BatchCorrectionResponseSchema,
+  type BatchCorrectionResultSchema,
+  BulkItemDetailSchema,
+  BulkItemPageSchema,
+  type BulkItemResponse,
+  HeldCorrectionSchema,
+} from '../responses/bulk-item.js';
+import { type Route, type RouteRequest, reply, route } from '../router.js';
 import { ListPayoutsQuerySchema } from '../schemas.js';
 
 function itemId(request: RouteRequest): string {
@@ -18,32 +33,61 @@ function itemId(request: RouteRequest): string {
   return parsed.data;
 }
 
-const presentItem = (item: BulkItemState) => ({
+const presentItem = (item: BulkItemState): BulkItemResponse => ({
   bulkPayoutItemId: item.bulkPayoutItemId,
   isValid: item.record.isValid,
   reason: item.record.reason,
   record: item.record,
-  values: item.values,
+  values: { ...item.values },
   updatedAt: item.updatedAt,
 });
 
-const presentAudit = (audit: CorrectionAudit) => audit;
+const presentChanges = (changes: CorrectionAudit['changes']) => changes.map((change) => ({ ...change }));
 
-function presentResult(result: CorrectionResult | BatchResult) {
+const presentAudit = (audit: CorrectionAudit) => ({ ...audit, changes: presentChanges(audit.changes) });
+
+const presentPending = (correction: PendingCorrection) => ({
+  ...correction,
+  fields: { ...correction.fields },
+  changes: presentChanges(correction.changes),
+});
+
+type Applied = Extract<CorrectionResult, { outcome: 'corrected' | 'still_invalid' }>;
+
+/** A correction the provider saved: the item as it is now and what changed. */
+function presentApplied(result: Applied) {
+  return {
+    outcome: result.outcome,
+    isValid: result.item.record.isValid,
+    reason: result.item.record.reason,
+    item: presentItem(result.item),
+    changes: presentChanges(result.audit.changes),
+  };
+}
+
+/** One result of a batch, with its position in the request. */
+function presentBatchResult(result: BatchResult): z.output<typeof BatchCorrectionResultSchema> {
+  const entry = {
+    index: result.index,
+    ...(result.bulkPayoutItemId !== undefined && { bulkPayoutItemId: result.bulkPayoutItemId }),
+  };
   switch (result.outcome) {
     case 'corrected':
-    case 'still_invalid': {
-      const { item, audit, ...rest } = result;
-      return {
-        ...rest,
-        isValid: item.record.isValid,
-        reason: item.record.reason,
-        item: presentItem(item),
-        changes: audit.changes,
-      };
-    }
+    case 'still_invalid':
+      return { ...entry, ...presentApplied(result) };
+    case 'pending_approval':
+      return { ...entry, outcome: result.outcome, correction: presentPending(result.correction) };
+    case 'invalid':
+      return { ...entry, outcome: result.outcome, issues: [...result.issues] };
+    case 'paused':
+      return { ...entry, outcome: result.outcome, failure: result.failure };
     default:
-      return result;
+      return {
+        ...entry,
+        outcome: result.outcome,
+        failure: result.failure,
+        ...(result.audit && { audit: presentAudit(result.audit) }),
+      };
   }
 }
 
@@ -52,13 +96,13 @@ function presentResult(result: CorrectionResult | BatchResult) {
  * refusal is a problem with the provider's message; `still_invalid` answers 200 with `isValid: false` and the
  * provider's reason: the change was saved there, the item is not fixed.
  */
-async function correctOne(request: RouteRequest): Promise<RouteResult> {
+async function correctOne(request: RouteRequest) {
   const id = itemId(request);
   const body = parseBody(request.event, z.unknown());
   return answerCorrection(await request.ctx.bulkCorrections.correct(id, body, request.principal()));
 }
 
-function answerCorrection(result: CorrectionResult): RouteResult {
+function answerCorrection(result: CorrectionResult) {
   switch (result.outcome) {
     case 'invalid':
       throw validationError(result.issues);
@@ -86,19 +130,21 @@ function answerCorrection(result: CorrectionResult): RouteResult {
     case 'paused':
       throw new ApiError(409, 'payouts-paused', 'Payouts are paused', result.failure.message);
     case 'pending_approval':
-      return { status: 202, body: result };
+      return reply(202, { outcome: result.outcome, correction: presentPending(result.correction) });
     default:
-      return { status: 200, body: presentResult(result) };
+      return reply(200, presentApplied(result));
   }
 }
 
-const CorrectionIdSchema = z.string().check(z.regex(/^[0-9A-HJKMNP-TV-Z]{26}$/, 'must be a correction id'));
+export const CorrectionIdSchema = z
+  .string()
+  .check(z.regex(/^[0-9A-HJKMNP-TV-Z]{26}$/, 'must be a correction id'));
 
 /**
  * POST /bulk-payout-items/{id}/corrections/{correctionId}/approve: a second person approves a held money
  * change, which is then sent; answered like a PATCH.
  */
-async function approveCorrection(request: RouteRequest): Promise<RouteResult> {
+async function approveCorrection(request: RouteRequest) {
   const id = itemId(request);
   const correctionId = CorrectionIdSchema.safeParse(request.params.correctionId);
   if (!correctionId.success) {
@@ -110,7 +156,7 @@ async function approveCorrection(request: RouteRequest): Promise<RouteResult> {
 }
 
 /** POST /bulk-payout-items/corrections: JSON `{ corrections: [...] }` or a `text/csv` upload; per-item results. */
-async function correctMany(request: RouteRequest): Promise<RouteResult> {
+async function correctMany(request: RouteRequest) {
   const contentType = (request.event.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase();
   let entries: readonly unknown[];
   if (contentType === 'text/csv') {
@@ -135,9 +181,9 @@ async function correctMany(request: RouteRequest): Promise<RouteResult> {
     entries = parseBody(request.event, BatchEnvelopeSchema).corrections;
   }
   const results = await request.ctx.bulkCorrections.correctMany(entries, request.principal());
-  const summary: Record<string, number> = {};
+  const summary: Partial<Record<CorrectionOutcome, number>> = {};
   for (const result of results) summary[result.outcome] = (summary[result.outcome] ?? 0) + 1;
-  return { status: 200, body: { summary, results: results.map(presentResult) } };
+  return reply(200, { summary, results: results.map(presentBatchResult) });
 }
 
 /** `GET /bulk-payout-items`: items corrected here, newest change first. */
@@ -147,32 +193,92 @@ export const ListBulkItemsQuerySchema = z.strictObject({
   cursor: ListPayoutsQuerySchema.shape.cursor,
 });
 
-async function listItems(request: RouteRequest): Promise<RouteResult> {
+async function listItems(request: RouteRequest) {
   const query = parseQuery(request.event, ListBulkItemsQuerySchema);
   const page = await request.ctx.bulkCorrections.list({
     limit: query.limit ?? 20,
     ...(query.isValid !== undefined && { isValid: query.isValid === 'true' }),
     ...(query.cursor !== undefined && { cursor: query.cursor }),
   });
-  return {
-    status: 200,
-    body: { items: page.items.map(presentItem), ...(page.nextCursor && { nextCursor: page.nextCursor }) },
-  };
+  return reply(200, {
+    items: page.items.map(presentItem),
+    ...(page.nextCursor && { nextCursor: page.nextCursor }),
+  });
 }
 
-async function getItem(request: RouteRequest): Promise<RouteResult> {
+async function getItem(request: RouteRequest) {
   const { item, audit, corrections } = await request.ctx.bulkCorrections.get(itemId(request));
-  return { status: 200, body: { ...presentItem(item), audit: audit.map(presentAudit), corrections } };
+  return reply(200, {
+    ...presentItem(item),
+    audit: audit.map(presentAudit),
+    corrections: corrections.map(presentPending),
+  });
 }
+
+const CORRECTION_PROBLEMS = [
+  'validation',
+  'unauthenticated',
+  'not-found',
+  'provider-rejected',
+  'payouts-paused',
+  'concurrent-modification',
+  'outcome-unknown',
+  'provider-unavailable',
+] as const;
+
+/** A single correction's answers: the same for a PATCH and for the approval of a held one. */
+const correctionAnswers = {
+  200: {
+    description: 'sent and saved by the provider: `corrected`, or `still_invalid` with its reason',
+    schema: AppliedCorrectionSchema,
+  },
+  202: {
+    description: 'a money change held for a second person (`correction.correctionId`); nothing sent',
+    schema: HeldCorrectionSchema,
+  },
+} as const;
 
 export const bulkPayoutItemRoutes: readonly Route[] = [
-  { method: 'POST', path: '/bulk-payout-items/corrections', handler: correctMany },
-  { method: 'PATCH', path: '/bulk-payout-items/{id}', handler: correctOne },
-  { method: 'GET', path: '/bulk-payout-items', handler: listItems },
-  { method: 'GET', path: '/bulk-payout-items/{id}', handler: getItem },
-  {
+  route({
+    method: 'POST',
+    path: '/bulk-payout-items/corrections',
+    responses: {
+      200: {
+        description: 'one result per correction, in request order, and how many came to each outcome',
+        schema: BatchCorrectionResponseSchema,
+      },
+    },
+    problems: ['validation', 'unauthenticated'],
+    handler: correctMany,
+  }),
+  route({
+    method: 'PATCH',
+    path: '/bulk-payout-items/{id}',
+    responses: correctionAnswers,
+    problems: CORRECTION_PROBLEMS,
+    handler: correctOne,
+  }),
+  route({
+    method: 'GET',
+    path: '/bulk-payout-items',
+    responses: { 200: { description: 'a page, newest change first', schema: BulkItemPageSchema } },
+    problems: ['validation'],
+    handler: listItems,
+  }),
+  route({
+    method: 'GET',
+    path: '/bulk-payout-items/{id}',
+    responses: {
+      200: { description: 'the item with its corrections and held changes', schema: BulkItemDetailSchema },
+    },
+    problems: ['not-found'],
+    handler: getItem,
+  }),
+  route({
     method: 'POST',
     path: '/bulk-payout-items/{id}/corrections/{correctionId}/approve',
+    responses: correctionAnswers,
+    problems: [...CORRECTION_PROBLEMS, 'approval-forbidden', 'invalid-transition'],
     handler: approveCorrection,
-  },
+  }),
 ];

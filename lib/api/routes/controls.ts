@@ -1,30 +1,45 @@
 import { presentControls } from '../presenters.js';
 import { parseBody } from '../request.js';
-import type { Route, RouteRequest } from '../router.js';
+import { ControlsResponseSchema } from '../responses/payout.js';
+import { type Route, type RouteRequest, reply, route } from '../router.js';
 import { PauseRequestSchema, ResumeRequestSchema } from '../schemas.js';
 
 async function pause(request: RouteRequest) {
   const body = parseBody(request.event, PauseRequestSchema);
-  return {
-    status: 200,
-    body: presentControls(await request.ctx.engine.pause(request.principal(), body.reason)),
-  };
+  return reply(200, presentControls(await request.ctx.engine.pause(request.principal(), body.reason)));
 }
 
 async function resume(request: RouteRequest) {
   const body = parseBody(request.event, ResumeRequestSchema, {});
-  return {
-    status: 200,
-    body: presentControls(await request.ctx.engine.resume(request.principal(), body.reason)),
-  };
+  return reply(200, presentControls(await request.ctx.engine.resume(request.principal(), body.reason)));
 }
 
 async function getControls(request: RouteRequest) {
-  return { status: 200, body: presentControls(await request.ctx.engine.controls()) };
+  return reply(200, presentControls(await request.ctx.engine.controls()));
 }
 
+const controls = (description: string) => ({ 200: { description, schema: ControlsResponseSchema } });
+
 export const controlRoutes: readonly Route[] = [
-  { method: 'POST', path: '/controls/pause', handler: pause },
-  { method: 'POST', path: '/controls/resume', handler: resume },
-  { method: 'GET', path: '/controls', handler: getControls },
+  route({
+    method: 'POST',
+    path: '/controls/pause',
+    responses: controls('paused'),
+    problems: ['validation', 'unauthenticated'],
+    handler: pause,
+  }),
+  route({
+    method: 'POST',
+    path: '/controls/resume',
+    responses: controls('resumed'),
+    problems: ['validation', 'unauthenticated'],
+    handler: resume,
+  }),
+  route({
+    method: 'GET',
+    path: '/controls',
+    responses: controls('the controls'),
+    problems: [],
+    handler: getControls,
+  }),
 ];

@@ -3,7 +3,13 @@ import { clientText } from '../../shared/text.js';
 import * as z from '../../shared/zod.js';
 import { ApiError } from '../errors.js';
 import { parseBody, parseQuery } from '../request.js';
-import type { Route, RouteRequest, RouteResult } from '../router.js';
+import {
+  DeadLetterPageSchema,
+  DeadLetterResponseSchema,
+  ReplayDeliveredSchema,
+  ReplayRefusedSchema,
+} from '../responses/dead-letter.js';
+import { type Route, type RouteRequest, reply, route } from '../router.js';
 import { ListPayoutsQuerySchema } from '../schemas.js';
 
 /** `GET /dead-letters`: newest first, by status, cursor-paginated. */
@@ -26,45 +32,82 @@ function letterId(request: RouteRequest): string {
   return parsed.data;
 }
 
-const present = (letter: DeadLetter) => letter;
+const present = (letter: DeadLetter): z.output<typeof DeadLetterResponseSchema> => ({
+  ...letter,
+  error: { ...letter.error, issues: [...letter.error.issues] },
+  actions: letter.actions.map((action) => ({ ...action })),
+});
 
-async function listDeadLetters(request: RouteRequest): Promise<RouteResult> {
+async function listDeadLetters(request: RouteRequest) {
   const query = parseQuery(request.event, ListDeadLettersQuerySchema);
   const page = await request.ctx.deadLetters.list({ ...query, limit: query.limit ?? 20 });
-  return {
-    status: 200,
-    body: { items: page.items.map(present), ...(page.nextCursor && { nextCursor: page.nextCursor }) },
-  };
+  return reply(200, {
+    items: page.items.map(present),
+    ...(page.nextCursor && { nextCursor: page.nextCursor }),
+  });
 }
 
-async function getDeadLetter(request: RouteRequest): Promise<RouteResult> {
-  return { status: 200, body: present(await request.ctx.deadLetters.get(letterId(request))) };
+async function getDeadLetter(request: RouteRequest) {
+  return reply(200, present(await request.ctx.deadLetters.get(letterId(request))));
 }
 
 /**
  * POST /dead-letters/{id}/replay: the event goes to its handler again. 200 with `delivered: true` when taken;
  * 422 when it is refused again (the letter stays open, with this replay recorded).
  */
-async function replay(request: RouteRequest): Promise<RouteResult> {
+async function replay(request: RouteRequest) {
   parseBody(request.event, z.strictObject({}), {});
   const result = await request.ctx.deadLetters.replay(letterId(request), request.principal());
-  return {
-    status: result.delivered ? 200 : 422,
-    body: { delivered: result.delivered, letter: present(result.letter) },
-  };
+  const letter = present(result.letter);
+  return result.delivered
+    ? reply(200, { delivered: true as const, letter })
+    : reply(422, { delivered: false as const, letter });
 }
 
-async function discard(request: RouteRequest): Promise<RouteResult> {
+async function discard(request: RouteRequest) {
   const { reason } = parseBody(request.event, DiscardDeadLetterRequestSchema);
-  return {
-    status: 200,
-    body: present(await request.ctx.deadLetters.discard(letterId(request), request.principal(), reason)),
-  };
+  return reply(
+    200,
+    present(await request.ctx.deadLetters.discard(letterId(request), request.principal(), reason)),
+  );
 }
 
 export const deadLetterRoutes: readonly Route[] = [
-  { method: 'GET', path: '/dead-letters', handler: listDeadLetters },
-  { method: 'GET', path: '/dead-letters/{id}', handler: getDeadLetter },
-  { method: 'POST', path: '/dead-letters/{id}/replay', handler: replay },
-  { method: 'POST', path: '/dead-letters/{id}/discard', handler: discard },
+  route({
+    method: 'GET',
+    path: '/dead-letters',
+    responses: { 200: { description: 'a page, newest first', schema: DeadLetterPageSchema } },
+    problems: ['validation'],
+    handler: listDeadLetters,
+  }),
+  route({
+    method: 'GET',
+    path: '/dead-letters/{id}',
+    responses: { 200: { description: 'the dead letter', schema: DeadLetterResponseSchema } },
+    problems: ['not-found'],
+    handler: getDeadLetter,
+  }),
+  route({
+    method: 'POST',
+    path: '/dead-letters/{id}/replay',
+    responses: {
+      200: {
+        description: 'the handler took the event; the letter is replayed',
+        schema: ReplayDeliveredSchema,
+      },
+      422: {
+        description: 'the handler refused the event again: the letter stays open, with this replay recorded',
+        schema: ReplayRefusedSchema,
+      },
+    },
+    problems: ['validation', 'unauthenticated', 'not-found', 'invalid-transition'],
+    handler: replay,
+  }),
+  route({
+    method: 'POST',
+    path: '/dead-letters/{id}/discard',
+    responses: { 200: { description: 'discarded, with the reason', schema: DeadLetterResponseSchema } },
+    problems: ['validation', 'unauthenticated', 'not-found', 'invalid-transition'],
+    handler: discard,
+  }),
 ];

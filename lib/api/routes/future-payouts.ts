@@ -1,7 +1,8 @@
 import { futureMoneyMovement } from '../../future-payouts/future-payouts.js';
 import * as z from '../../shared/zod.js';
 import { parseQuery } from '../request.js';
-import type { Route, RouteRequest } from '../router.js';
+import { FutureMovementViewSchema } from '../responses/schedules.js';
+import { type Route, type RouteRequest, reply, route } from '../router.js';
 
 export const FuturePayoutsQuerySchema = z.strictObject({
   /** How many days ahead, 1 to 366 (default 30). */
@@ -24,9 +25,17 @@ async function listFuturePayouts(request: RouteRequest) {
     { engine, recurrences, providerSchedules },
     { days: query.days ?? 30 },
   );
-  return { status: 200, body: view };
+  return reply(200, view);
 }
 
 export const futurePayoutRoutes: readonly Route[] = [
-  { method: 'GET', path: '/future-payouts', handler: listFuturePayouts },
+  route({
+    method: 'GET',
+    path: '/future-payouts',
+    responses: {
+      200: { description: 'the movements in the window, earliest first', schema: FutureMovementViewSchema },
+    },
+    problems: ['validation'],
+    handler: listFuturePayouts,
+  }),
 ];

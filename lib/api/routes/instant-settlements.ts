@@ -6,7 +6,15 @@ import * as z from '../../shared/zod.js';
 import { ApiError } from '../errors.js';
 import { presentPayout } from '../presenters.js';
 import { parseBody, parseQuery } from '../request.js';
-import type { Route, RouteRequest, RouteResult } from '../router.js';
+import {
+  PayOutDecidedSchema,
+  PayOutDeferredSchema,
+  type SettlementDecisionResponseSchema,
+  type SettlementDeferralResponseSchema,
+  SettlementListingSchema,
+  SettlementPageSchema,
+} from '../responses/settlement.js';
+import { type Route, type RouteRequest, reply, route } from '../router.js';
 import { ListSettlementsQuerySchema } from '../schemas.js';
 
 /** Body of `POST /instant-settlements`. */
@@ -17,14 +25,16 @@ function serviceOf(request: RouteRequest): SettlementService {
   return request.ctx.settlements;
 }
 
-export function presentDecision(decision: SettlementDecision) {
+export function presentDecision(
+  decision: SettlementDecision,
+): z.output<typeof SettlementDecisionResponseSchema> {
   return {
     settlementId: decision.settlementId,
     decision: decision.decision,
     ...(decision.code && { code: decision.code }),
     reason: decision.reason,
     ...(decision.payoutId && { payoutId: decision.payoutId }),
-    ...(decision.amountKobo !== undefined && { amount: decision.amountKobo, currency: 'NGN' }),
+    ...(decision.amountKobo !== undefined && { amount: decision.amountKobo, currency: 'NGN' as const }),
     settlement: decision.settlement,
     trigger: decision.trigger,
     decidedBy: decision.decidedBy,
@@ -32,7 +42,9 @@ export function presentDecision(decision: SettlementDecision) {
   };
 }
 
-export function presentDeferral(deferral: SettlementDeferral) {
+export function presentDeferral(
+  deferral: SettlementDeferral,
+): z.output<typeof SettlementDeferralResponseSchema> {
   return {
     settlementId: deferral.settlementId,
     decision: 'deferred' as const,
@@ -52,8 +64,7 @@ function presentListing(listing: SettlementListing) {
     : presentDecision(rest as SettlementDecision);
 }
 
-function present(result: PayOutResult) {
-  if (result.outcome === 'deferred') return { outcome: result.outcome, reason: result.reason };
+function present(result: Exclude<PayOutResult, { outcome: 'deferred' }>) {
   return {
     outcome: result.outcome,
     decision: presentDecision(result.decision),
@@ -65,24 +76,24 @@ function present(result: PayOutResult) {
  * POST /instant-settlements: pays a settlement out now, at most once (shared with the event and the poll).
  * 200 with the outcome; `deferred` (outside the allowed hours) is 202: nothing recorded, try later.
  */
-async function payOut(request: RouteRequest): Promise<RouteResult> {
+async function payOut(request: RouteRequest) {
   const { settlementId } = parseBody(request.event, InstantSettlementRequestSchema);
   const result = await serviceOf(request).payOut(settlementId, 'api', request.principal());
-  return {
-    status: result.outcome === 'deferred' ? 202 : 200,
-    body: present(result),
-    headers: { location: `/instant-settlements/${settlementId}` },
-  };
+  const location = { location: `/instant-settlements/${settlementId}` };
+  if (result.outcome === 'deferred') {
+    return reply(202, { outcome: result.outcome, reason: result.reason }, location);
+  }
+  return reply(200, present(result), location);
 }
 
 /** GET /instant-settlements/{id}: the decision, or the open deferral with its reason while there is none. */
-async function getDecision(request: RouteRequest): Promise<RouteResult> {
+async function getDecision(request: RouteRequest) {
   const parsed = SettlementIdSchema.safeParse(request.params.settlementId);
   const service = serviceOf(request);
   const decision = parsed.success ? await service.decision(parsed.data) : undefined;
-  if (decision) return { status: 200, body: presentDecision(decision) };
+  if (decision) return reply(200, presentDecision(decision));
   const deferral = parsed.success ? await service.deferral(parsed.data) : undefined;
-  if (deferral) return { status: 200, body: presentDeferral(deferral) };
+  if (deferral) return reply(200, presentDeferral(deferral));
   throw new ApiError(
     404,
     'not-found',
@@ -92,17 +103,61 @@ async function getDecision(request: RouteRequest): Promise<RouteResult> {
 }
 
 /** GET /instant-settlements: decisions and open deferrals, newest first, by `state`, cursor-paginated. */
-async function listSettlements(request: RouteRequest): Promise<RouteResult> {
+async function listSettlements(request: RouteRequest) {
   const query = parseQuery(request.event, ListSettlementsQuerySchema);
   const page = await serviceOf(request).list({ ...query, limit: query.limit ?? 20 });
-  return {
-    status: 200,
-    body: { items: page.items.map(presentListing), ...(page.nextCursor && { nextCursor: page.nextCursor }) },
-  };
+  return reply(200, {
+    items: page.items.map(presentListing),
+    ...(page.nextCursor && { nextCursor: page.nextCursor }),
+  });
 }
 
 export const instantSettlementRoutes: readonly Route[] = [
-  { method: 'POST', path: '/instant-settlements', handler: payOut },
-  { method: 'GET', path: '/instant-settlements', handler: listSettlements },
-  { method: 'GET', path: '/instant-settlements/{settlementId}', handler: getDecision },
+  route({
+    method: 'POST',
+    path: '/instant-settlements',
+    responses: {
+      200: {
+        description: 'decided: paid (with the payout) or skipped; header Location',
+        schema: PayOutDecidedSchema,
+      },
+      202: {
+        description: 'deferred: outside the allowed hours nothing is recorded; a later trigger decides',
+        schema: PayOutDeferredSchema,
+      },
+    },
+    problems: [
+      'validation',
+      'unauthenticated',
+      'not-found',
+      'invalid-transition',
+      'concurrent-modification',
+      'payouts-paused',
+      'provider-unavailable',
+      'provider-error',
+      'not-configured',
+    ],
+    handler: payOut,
+  }),
+  route({
+    method: 'GET',
+    path: '/instant-settlements',
+    responses: {
+      200: { description: 'decisions and open deferrals, newest first', schema: SettlementPageSchema },
+    },
+    problems: ['validation', 'not-configured'],
+    handler: listSettlements,
+  }),
+  route({
+    method: 'GET',
+    path: '/instant-settlements/{settlementId}',
+    responses: {
+      200: {
+        description: 'the decision, or the open deferral while there is none',
+        schema: SettlementListingSchema,
+      },
+    },
+    problems: ['not-found', 'not-configured'],
+    handler: getDecision,
+  }),
 ];

@@ -2,9 +2,10 @@ import * as z from '../../shared/zod.js';
 import { deepHealth } from '../health.js';
 import { buildOpenApiDocument } from '../openapi.js';
 import { parseQuery } from '../request.js';
-import type { Route, RouteRequest } from '../router.js';
+import { DeepHealthFailedSchema, HealthResponseSchema, OpenApiDocumentSchema } from '../responses/meta.js';
+import { type Route, type RouteRequest, reply, route } from '../router.js';
 
-const HealthQuerySchema = z.strictObject({ deep: z.optional(z.enum(['true', 'false'])) });
+export const HealthQuerySchema = z.strictObject({ deep: z.optional(z.enum(['true', 'false'])) });
 
 /**
  * GET /health: cheap (no I/O) unless `deep=true`, which reads the table and calls the provider once and answers
@@ -12,21 +13,39 @@ const HealthQuerySchema = z.strictObject({ deep: z.optional(z.enum(['true', 'fal
  */
 async function health(request: RouteRequest) {
   const { deep } = parseQuery(request.event, HealthQuerySchema);
-  if (deep !== 'true') return { status: 200, body: { status: 'ok' } };
+  if (deep !== 'true') return reply(200, { status: 'ok' as const });
   const result = await deepHealth(request.ctx);
-  return { status: result.status === 'ok' ? 200 : 503, body: result };
+  if (result.status === 'ok') return reply(200, { status: result.status, checks: result.checks });
+  return reply(503, { status: result.status, checks: result.checks });
 }
 
 let openApi: ReturnType<typeof buildOpenApiDocument> | undefined;
 
 export const metaRoutes: readonly Route[] = [
-  { method: 'GET', path: '/health', handler: health },
-  {
+  route({
+    method: 'GET',
+    path: '/health',
+    responses: {
+      200: {
+        description: 'healthy (with deep=true: the table and the provider answered)',
+        schema: HealthResponseSchema,
+      },
+      503: {
+        description: 'deep check failed: each check says what to look at',
+        schema: DeepHealthFailedSchema,
+      },
+    },
+    problems: ['validation'],
+    handler: health,
+  }),
+  route({
     method: 'GET',
     path: '/openapi.json',
+    responses: { 200: { description: 'this document', schema: OpenApiDocumentSchema } },
+    problems: [],
     handler: async () => {
       openApi ??= buildOpenApiDocument();
-      return { status: 200, body: openApi };
+      return reply(200, openApi);
     },
-  },
+  }),
 ];

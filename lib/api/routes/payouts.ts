@@ -3,7 +3,8 @@ import { CreatePayoutRequestSchema } from '../../payouts/schemas.js';
 import { ApiError } from '../errors.js';
 import { presentPayout, presentPayoutPage } from '../presenters.js';
 import { idempotencyKeyOf, parseBody, parseQuery } from '../request.js';
-import type { Route, RouteRequest, RouteResult } from '../router.js';
+import { PayoutPageSchema, PayoutResponseSchema } from '../responses/payout.js';
+import { type Route, type RouteRequest, reply, route } from '../router.js';
 import {
   ApproveRequestSchema,
   CancelRequestSchema,
@@ -23,7 +24,7 @@ export function idParam(request: RouteRequest): string {
  * POST /payouts: create (idempotent per `Idempotency-Key`), then submit at once when it is `pending`.
  * A failed inline submission never fails the request: the payout is recorded and the sweeper retries it.
  */
-async function createPayout(request: RouteRequest): Promise<RouteResult> {
+async function createPayout(request: RouteRequest) {
   const { event, ctx } = request;
   const idempotencyKey = idempotencyKeyOf(event);
   const body = parseBody(event, CreatePayoutRequestSchema);
@@ -36,7 +37,7 @@ async function createPayout(request: RouteRequest): Promise<RouteResult> {
     submitsInline: true,
   });
   if (replayed) {
-    return { status: 200, body: presentPayout(payout), headers: { 'idempotent-replayed': 'true' } };
+    return reply(200, presentPayout(payout), { 'idempotent-replayed': 'true' });
   }
   let latest = payout;
   if (payout.status === PayoutStatus.Pending) {
@@ -49,32 +50,32 @@ async function createPayout(request: RouteRequest): Promise<RouteResult> {
       });
     }
   }
-  return { status: 201, body: presentPayout(latest), headers: { location: `/payouts/${payout.id}` } };
+  return reply(201, presentPayout(latest), { location: `/payouts/${payout.id}` });
 }
 
 async function getPayout(request: RouteRequest) {
   const { payout, audit } = await request.ctx.engine.getWithAudit(idParam(request));
-  return { status: 200, body: presentPayout(payout, audit) };
+  return reply(200, presentPayout(payout, audit));
 }
 
 async function listPayouts(request: RouteRequest) {
   const query = parseQuery(request.event, ListPayoutsQuerySchema);
   const page = await request.ctx.engine.list({ ...query, limit: query.limit ?? 20 });
-  return { status: 200, body: presentPayoutPage(page.items, page.nextCursor) };
+  return reply(200, presentPayoutPage(page.items, page.nextCursor));
 }
 
 async function cancelPayout(request: RouteRequest) {
   const id = idParam(request);
   const body = parseBody(request.event, CancelRequestSchema, {});
   const payout = await request.ctx.engine.cancel(id, request.principal(), body.reason);
-  return { status: 200, body: presentPayout(payout) };
+  return reply(200, presentPayout(payout));
 }
 
 async function approvePayout(request: RouteRequest) {
   const id = idParam(request);
   parseBody(request.event, ApproveRequestSchema, {});
   const payout = await request.ctx.engine.approve(id, request.principal());
-  return { status: 200, body: presentPayout(payout) };
+  return reply(200, presentPayout(payout));
 }
 
 /** POST /payouts/{id}/resolve: a person decides a payout the reconciler could not (needs_review only). */
@@ -84,14 +85,75 @@ async function resolvePayout(request: RouteRequest) {
   const payout = await request.ctx.engine.resolveReview(id, request.principal(), decision);
   // A forced resolution's first call only records the proposal: accepted, waiting for a second person.
   const proposed = payout.status === PayoutStatus.NeedsReview;
-  return { status: proposed ? 202 : 200, body: presentPayout(payout) };
+  return reply(proposed ? 202 : 200, presentPayout(payout));
 }
 
+const thePayout = (description: string) => ({ description, schema: PayoutResponseSchema });
+/** Every command names a person: in AWS an unsigned call is 401, locally a malformed X-Ops-Principal a 400. */
+const COMMAND_PROBLEMS = ['validation', 'unauthenticated'] as const;
+
 export const payoutRoutes: readonly Route[] = [
-  { method: 'POST', path: '/payouts', handler: createPayout },
-  { method: 'GET', path: '/payouts', handler: listPayouts },
-  { method: 'GET', path: '/payouts/{id}', handler: getPayout },
-  { method: 'POST', path: '/payouts/{id}/cancel', handler: cancelPayout },
-  { method: 'POST', path: '/payouts/{id}/approve', handler: approvePayout },
-  { method: 'POST', path: '/payouts/{id}/resolve', handler: resolvePayout },
+  route({
+    method: 'POST',
+    path: '/payouts',
+    responses: {
+      201: thePayout('created (and submitted when it was pending); header Location'),
+      200: thePayout('replay of the same key and body; header Idempotent-Replayed: true'),
+    },
+    problems: [...COMMAND_PROBLEMS, 'idempotency-conflict'],
+    handler: createPayout,
+  }),
+  route({
+    method: 'GET',
+    path: '/payouts',
+    responses: { 200: { description: 'a page, newest first', schema: PayoutPageSchema } },
+    problems: ['validation'],
+    handler: listPayouts,
+  }),
+  route({
+    method: 'GET',
+    path: '/payouts/{id}',
+    responses: { 200: thePayout('the payout with its audit trail') },
+    problems: ['not-found'],
+    handler: getPayout,
+  }),
+  route({
+    method: 'POST',
+    path: '/payouts/{id}/cancel',
+    responses: { 200: thePayout('cancelled') },
+    problems: [...COMMAND_PROBLEMS, 'not-found', 'invalid-transition', 'concurrent-modification'],
+    handler: cancelPayout,
+  }),
+  route({
+    method: 'POST',
+    path: '/payouts/{id}/approve',
+    responses: { 200: thePayout('approved (and submitted when due)') },
+    problems: [
+      ...COMMAND_PROBLEMS,
+      'approval-forbidden',
+      'not-found',
+      'invalid-transition',
+      'concurrent-modification',
+      'payouts-paused',
+    ],
+    handler: approvePayout,
+  }),
+  route({
+    method: 'POST',
+    path: '/payouts/{id}/resolve',
+    responses: {
+      200: thePayout('resolved'),
+      202: thePayout('forced resolution proposed (`resolutionProposal`); a second person must confirm it'),
+    },
+    problems: [
+      ...COMMAND_PROBLEMS,
+      'approval-forbidden',
+      'not-found',
+      'invalid-transition',
+      'concurrent-modification',
+      'resolution-mismatch',
+      'provider-unavailable',
+    ],
+    handler: resolvePayout,
+  }),
 ];

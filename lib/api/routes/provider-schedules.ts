@@ -1,7 +1,8 @@
 import { ProviderScheduleKind } from '../../provider-schedules/model.js';
 import * as z from '../../shared/zod.js';
 import { parseQuery } from '../request.js';
-import type { Route, RouteRequest } from '../router.js';
+import { ProviderScheduleViewSchema } from '../responses/schedules.js';
+import { type Route, type RouteRequest, reply, route } from '../router.js';
 
 export const ProviderScheduleQuerySchema = z.strictObject({
   /** `true`: only entries that still move money (not cancelled, date ahead). */
@@ -27,18 +28,26 @@ function viewOf(kind: ProviderScheduleKind) {
     const query = parseQuery(request.event, ProviderScheduleQuerySchema);
     const { items, sync } = await request.ctx.providerSchedules.view(kind, query.limit ?? 100);
     const shown = query.upcoming === 'true' ? items.filter((item) => item.upcoming) : items;
-    return {
-      status: 200,
-      body: {
-        items: shown,
-        bothSides: shown.filter((item) => item.alsoScheduledHere).length,
-        ...(sync && { sync }),
-      },
-    };
+    return reply(200, {
+      items: shown,
+      bothSides: shown.filter((item) => item.alsoScheduledHere).length,
+      ...(sync && { sync }),
+    });
   };
 }
 
+const view = (kind: ProviderScheduleKind) => ({
+  responses: {
+    200: {
+      description: `the provider's own ${kind} payouts, as last synchronised`,
+      schema: ProviderScheduleViewSchema,
+    },
+  },
+  problems: ['validation'] as const,
+  handler: viewOf(kind),
+});
+
 export const providerScheduleRoutes: readonly Route[] = [
-  { method: 'GET', path: '/provider/scheduled-payouts', handler: viewOf(ProviderScheduleKind.Scheduled) },
-  { method: 'GET', path: '/provider/recurrent-payouts', handler: viewOf(ProviderScheduleKind.Recurrent) },
+  route({ method: 'GET', path: '/provider/scheduled-payouts', ...view(ProviderScheduleKind.Scheduled) }),
+  route({ method: 'GET', path: '/provider/recurrent-payouts', ...view(ProviderScheduleKind.Recurrent) }),
 ];

@@ -1,6 +1,11 @@
 import { presentProviderPage } from '../presenters.js';
 import { parseQuery } from '../request.js';
-import type { Route, RouteRequest } from '../router.js';
+import {
+  ProviderSettlementPageSchema,
+  ProviderStorePageSchema,
+  ProviderWalletTransactionPageSchema,
+} from '../responses/provider.js';
+import { type Route, type RouteRequest, reply, route } from '../router.js';
 import { ProviderPageQuerySchema } from '../schemas.js';
 
 /**
@@ -9,24 +14,49 @@ import { ProviderPageQuerySchema } from '../schemas.js';
  */
 async function settlements(request: RouteRequest) {
   const query = parseQuery(request.event, ProviderPageQuerySchema);
-  return { status: 200, body: presentProviderPage(await request.ctx.provider.settlements.list(query)) };
+  return reply(200, presentProviderPage(await request.ctx.provider.settlements.list(query)));
 }
 
 async function walletTransactions(request: RouteRequest) {
   const query = parseQuery(request.event, ProviderPageQuerySchema);
-  return {
-    status: 200,
-    body: presentProviderPage(await request.ctx.provider.transactions.listWallet(query)),
-  };
+  return reply(200, presentProviderPage(await request.ctx.provider.transactions.listWallet(query)));
 }
 
 async function stores(request: RouteRequest) {
   const query = parseQuery(request.event, ProviderPageQuerySchema);
-  return { status: 200, body: presentProviderPage(await request.ctx.provider.stores.list(query)) };
+  return reply(200, presentProviderPage(await request.ctx.provider.stores.list(query)));
 }
 
+/** A provider read that fails is a 502 or 503 problem, never a 500. */
+const PROVIDER_READ_PROBLEMS = ['validation', 'provider-error', 'provider-unavailable'] as const;
+
 export const providerViewRoutes: readonly Route[] = [
-  { method: 'GET', path: '/provider/settlements', handler: settlements },
-  { method: 'GET', path: '/provider/wallet-transactions', handler: walletTransactions },
-  { method: 'GET', path: '/provider/stores', handler: stores },
+  route({
+    method: 'GET',
+    path: '/provider/settlements',
+    responses: {
+      200: { description: "one page of the provider's settlements", schema: ProviderSettlementPageSchema },
+    },
+    problems: PROVIDER_READ_PROBLEMS,
+    handler: settlements,
+  }),
+  route({
+    method: 'GET',
+    path: '/provider/wallet-transactions',
+    responses: {
+      200: {
+        description: "one page of the provider's wallet transactions",
+        schema: ProviderWalletTransactionPageSchema,
+      },
+    },
+    problems: PROVIDER_READ_PROBLEMS,
+    handler: walletTransactions,
+  }),
+  route({
+    method: 'GET',
+    path: '/provider/stores',
+    responses: { 200: { description: "one page of the provider's stores", schema: ProviderStorePageSchema } },
+    problems: PROVIDER_READ_PROBLEMS,
+    handler: stores,
+  }),
 ];

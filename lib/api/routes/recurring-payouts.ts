@@ -6,7 +6,14 @@ import { clientText } from '../../shared/text.js';
 import * as z from '../../shared/zod.js';
 import { ApiError } from '../errors.js';
 import { idempotencyKeyOf, parseBody, parseQuery } from '../request.js';
-import type { Route, RouteRequest, RouteResult } from '../router.js';
+import {
+  RecurringPayoutPageSchema,
+  type RecurringPayoutResponse,
+  RecurringPayoutResponseSchema,
+  type RecurringPayoutView,
+  RecurringPayoutViewSchema,
+} from '../responses/recurring-payout.js';
+import { type Route, type RouteRequest, reply, route } from '../router.js';
 import {
   ApproveRequestSchema,
   CancelRequestSchema,
@@ -45,7 +52,7 @@ export const SkipOccurrenceRequestSchema = z.strictObject({
 });
 
 /** A recurring payout as the API shows it: the payout fields at the top level, the rule under `schedule`. */
-export function presentRecurrence(recurrence: Recurrence) {
+export function presentRecurrence(recurrence: Recurrence): RecurringPayoutResponse {
   const { type, amount, currency, narration, metadata, ...instruction } = recurrence.template;
   return {
     id: recurrence.id,
@@ -61,7 +68,7 @@ export function presentRecurrence(recurrence: Recurrence) {
     ...(recurrence.nextOccurrenceAt && {
       nextOccurrence: { localDate: recurrence.nextLocalDate, at: recurrence.nextOccurrenceAt },
     }),
-    skippedDates: recurrence.skippedDates,
+    skippedDates: [...recurrence.skippedDates],
     idempotencyKey: recurrence.idempotencyKey,
     createdBy: { id: recurrence.createdBy.id, kind: recurrence.createdBy.kind },
     ...(recurrence.approvedBy && {
@@ -72,7 +79,7 @@ export function presentRecurrence(recurrence: Recurrence) {
   };
 }
 
-function presentView(view: RecurrenceView) {
+function presentView(view: RecurrenceView): RecurringPayoutView {
   return {
     ...presentRecurrence(view.recurrence),
     upcoming: view.upcoming.map((o) => ({ localDate: o.localDate, at: o.at, skipped: o.skipped })),
@@ -91,7 +98,7 @@ function presentView(view: RecurrenceView) {
 }
 
 /** POST /recurring-payouts: recorded once per `Idempotency-Key`; occurrences are paid by the sweeper. */
-async function createRecurrence(request: RouteRequest): Promise<RouteResult> {
+async function createRecurrence(request: RouteRequest) {
   const idempotencyKey = idempotencyKeyOf(request.event);
   const body = parseBody(request.event, CreateRecurrenceRequestSchema);
   const { recurrence, replayed } = await request.ctx.recurrences.create({
@@ -100,12 +107,12 @@ async function createRecurrence(request: RouteRequest): Promise<RouteResult> {
     actor: request.principal(),
   });
   const view = presentView(await request.ctx.recurrences.view(recurrence.id));
-  if (replayed) return { status: 200, body: view, headers: { 'idempotent-replayed': 'true' } };
-  return { status: 201, body: view, headers: { location: `/recurring-payouts/${recurrence.id}` } };
+  if (replayed) return reply(200, view, { 'idempotent-replayed': 'true' });
+  return reply(201, view, { location: `/recurring-payouts/${recurrence.id}` });
 }
 
 async function getRecurrence(request: RouteRequest) {
-  return { status: 200, body: presentView(await request.ctx.recurrences.view(idParam(request))) };
+  return reply(200, presentView(await request.ctx.recurrences.view(idParam(request))));
 }
 
 async function listRecurrences(request: RouteRequest) {
@@ -115,13 +122,10 @@ async function listRecurrences(request: RouteRequest) {
     ...(query.status && { status: query.status }),
     ...(query.cursor && { cursor: query.cursor }),
   });
-  return {
-    status: 200,
-    body: {
-      items: page.items.map(presentRecurrence),
-      ...(page.nextCursor && { nextCursor: page.nextCursor }),
-    },
-  };
+  return reply(200, {
+    items: page.items.map(presentRecurrence),
+    ...(page.nextCursor && { nextCursor: page.nextCursor }),
+  });
 }
 
 /** POST /recurring-payouts/{id}/approve: a second person (not the creator) approves a rule at or above the threshold. */
@@ -129,34 +133,31 @@ async function approve(request: RouteRequest) {
   const id = idParam(request);
   parseBody(request.event, ApproveRequestSchema, {});
   await request.ctx.recurrences.approve(id, request.principal());
-  return { status: 200, body: presentView(await request.ctx.recurrences.view(id)) };
+  return reply(200, presentView(await request.ctx.recurrences.view(id)));
 }
 
 async function pause(request: RouteRequest) {
   const id = idParam(request);
   const body = parseBody(request.event, PauseRequestSchema, {});
-  return {
-    status: 200,
-    body: presentRecurrence(await request.ctx.recurrences.pause(id, request.principal(), body.reason)),
-  };
+  return reply(
+    200,
+    presentRecurrence(await request.ctx.recurrences.pause(id, request.principal(), body.reason)),
+  );
 }
 
 async function resume(request: RouteRequest) {
   const id = idParam(request);
   parseBody(request.event, ResumeRequestSchema, {});
-  return {
-    status: 200,
-    body: presentRecurrence(await request.ctx.recurrences.resume(id, request.principal())),
-  };
+  return reply(200, presentRecurrence(await request.ctx.recurrences.resume(id, request.principal())));
 }
 
 async function cancel(request: RouteRequest) {
   const id = idParam(request);
   const body = parseBody(request.event, CancelRequestSchema, {});
-  return {
-    status: 200,
-    body: presentRecurrence(await request.ctx.recurrences.cancel(id, request.principal(), body.reason)),
-  };
+  return reply(
+    200,
+    presentRecurrence(await request.ctx.recurrences.cancel(id, request.principal(), body.reason)),
+  );
 }
 
 /** POST /recurring-payouts/{id}/occurrences/{localDate}/skip */
@@ -170,16 +171,74 @@ async function skip(request: RouteRequest) {
   }
   const body = parseBody(request.event, SkipOccurrenceRequestSchema, {});
   await request.ctx.recurrences.skip(id, localDate, request.principal(), body.reason);
-  return { status: 200, body: presentView(await request.ctx.recurrences.view(id)) };
+  return reply(200, presentView(await request.ctx.recurrences.view(id)));
 }
 
+const view = (description: string) => ({ 200: { description, schema: RecurringPayoutViewSchema } });
+const recurrence = (description: string) => ({ 200: { description, schema: RecurringPayoutResponseSchema } });
+const COMMAND_PROBLEMS = ['validation', 'unauthenticated', 'not-found', 'concurrent-modification'] as const;
+
 export const recurringPayoutRoutes: readonly Route[] = [
-  { method: 'POST', path: '/recurring-payouts', handler: createRecurrence },
-  { method: 'GET', path: '/recurring-payouts', handler: listRecurrences },
-  { method: 'GET', path: '/recurring-payouts/{id}', handler: getRecurrence },
-  { method: 'POST', path: '/recurring-payouts/{id}/approve', handler: approve },
-  { method: 'POST', path: '/recurring-payouts/{id}/pause', handler: pause },
-  { method: 'POST', path: '/recurring-payouts/{id}/resume', handler: resume },
-  { method: 'POST', path: '/recurring-payouts/{id}/cancel', handler: cancel },
-  { method: 'POST', path: '/recurring-payouts/{id}/occurrences/{localDate}/skip', handler: skip },
+  route({
+    method: 'POST',
+    path: '/recurring-payouts',
+    responses: {
+      201: { description: 'recorded; header Location', schema: RecurringPayoutViewSchema },
+      200: {
+        description: 'replay of the same key and body; header Idempotent-Replayed: true',
+        schema: RecurringPayoutViewSchema,
+      },
+    },
+    problems: ['validation', 'unauthenticated', 'idempotency-conflict'],
+    handler: createRecurrence,
+  }),
+  route({
+    method: 'GET',
+    path: '/recurring-payouts',
+    responses: { 200: { description: 'a page, newest first', schema: RecurringPayoutPageSchema } },
+    problems: ['validation'],
+    handler: listRecurrences,
+  }),
+  route({
+    method: 'GET',
+    path: '/recurring-payouts/{id}',
+    responses: view('the recurring payout with its coming occurrences, history and audit'),
+    problems: ['not-found'],
+    handler: getRecurrence,
+  }),
+  route({
+    method: 'POST',
+    path: '/recurring-payouts/{id}/approve',
+    responses: view('approved: active'),
+    problems: [...COMMAND_PROBLEMS, 'approval-forbidden', 'invalid-transition'],
+    handler: approve,
+  }),
+  route({
+    method: 'POST',
+    path: '/recurring-payouts/{id}/pause',
+    responses: recurrence('paused'),
+    problems: [...COMMAND_PROBLEMS, 'invalid-transition'],
+    handler: pause,
+  }),
+  route({
+    method: 'POST',
+    path: '/recurring-payouts/{id}/resume',
+    responses: recurrence('active again'),
+    problems: [...COMMAND_PROBLEMS, 'invalid-transition'],
+    handler: resume,
+  }),
+  route({
+    method: 'POST',
+    path: '/recurring-payouts/{id}/cancel',
+    responses: recurrence('cancelled'),
+    problems: [...COMMAND_PROBLEMS, 'invalid-transition'],
+    handler: cancel,
+  }),
+  route({
+    method: 'POST',
+    path: '/recurring-payouts/{id}/occurrences/{localDate}/skip',
+    responses: view('the occurrence is skipped'),
+    problems: [...COMMAND_PROBLEMS, 'invalid-transition'],
+    handler: skip,
+  }),
 ];

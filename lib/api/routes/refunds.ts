@@ -2,7 +2,8 @@ import { CreateRefundRequestSchema, RefundStatus } from '../../refunds/model.js'
 import * as z from '../../shared/zod.js';
 import { presentRefund } from '../presenters.js';
 import { idempotencyKeyOf, parseBody, parseQuery } from '../request.js';
-import type { Route, RouteRequest, RouteResult } from '../router.js';
+import { RefundPageSchema, RefundResponseSchema } from '../responses/refund.js';
+import { type Route, type RouteRequest, reply, route } from '../router.js';
 import { ApproveRequestSchema, CancelRequestSchema, ListPayoutsQuerySchema } from '../schemas.js';
 
 /** `GET /refunds`: newest first, by status, cursor-paginated. */
@@ -12,16 +13,13 @@ export const ListRefundsQuerySchema = z.strictObject({
   cursor: ListPayoutsQuerySchema.shape.cursor,
 });
 
-async function listRefunds(request: RouteRequest): Promise<RouteResult> {
+async function listRefunds(request: RouteRequest) {
   const query = parseQuery(request.event, ListRefundsQuerySchema);
   const page = await request.ctx.refunds.list({ ...query, limit: query.limit ?? 20 });
-  return {
-    status: 200,
-    body: {
-      items: page.items.map((refund) => presentRefund(refund)),
-      ...(page.nextCursor && { nextCursor: page.nextCursor }),
-    },
-  };
+  return reply(200, {
+    items: page.items.map((refund) => presentRefund(refund)),
+    ...(page.nextCursor && { nextCursor: page.nextCursor }),
+  });
 }
 
 import { idParam } from './payouts.js';
@@ -30,7 +28,7 @@ import { idParam } from './payouts.js';
  * POST /refunds: through the control gate, within what was paid on the transaction, recorded once per
  * `Idempotency-Key`, then sent to the provider once (or left waiting for approval, or for payouts to resume).
  */
-async function createRefund(request: RouteRequest): Promise<RouteResult> {
+async function createRefund(request: RouteRequest) {
   const idempotencyKey = idempotencyKeyOf(request.event);
   const body = parseBody(request.event, CreateRefundRequestSchema);
   const { refund, replayed } = await request.ctx.refunds.request({
@@ -38,22 +36,21 @@ async function createRefund(request: RouteRequest): Promise<RouteResult> {
     idempotencyKey,
     actor: request.principal(),
   });
-  if (replayed)
-    return { status: 200, body: presentRefund(refund), headers: { 'idempotent-replayed': 'true' } };
-  return { status: 201, body: presentRefund(refund), headers: { location: `/refunds/${refund.id}` } };
+  if (replayed) return reply(200, presentRefund(refund), { 'idempotent-replayed': 'true' });
+  return reply(201, presentRefund(refund), { location: `/refunds/${refund.id}` });
 }
 
 /** GET /refunds/{id}: the refund with its audit trail. */
 async function getRefund(request: RouteRequest) {
   const { refund, audit } = await request.ctx.refunds.getWithAudit(idParam(request));
-  return { status: 200, body: presentRefund(refund, audit) };
+  return reply(200, presentRefund(refund, audit));
 }
 
 /** POST /refunds/{id}/approve: a second person (never the requester) approves; the refund is then sent. */
 async function approveRefund(request: RouteRequest) {
   const id = idParam(request);
   parseBody(request.event, ApproveRequestSchema, {});
-  return { status: 200, body: presentRefund(await request.ctx.refunds.approve(id, request.principal())) };
+  return reply(200, presentRefund(await request.ctx.refunds.approve(id, request.principal())));
 }
 
 /** POST /refunds/{id}/cancel: withdraws a refund never sent, giving back its share of the transaction's total. */
@@ -61,13 +58,61 @@ async function cancelRefund(request: RouteRequest) {
   const id = idParam(request);
   const body = parseBody(request.event, CancelRequestSchema, {});
   const refund = await request.ctx.refunds.cancel(id, request.principal(), body.reason);
-  return { status: 200, body: presentRefund(refund) };
+  return reply(200, presentRefund(refund));
 }
 
+const theRefund = (description: string) => ({ description, schema: RefundResponseSchema });
+const COMMAND_PROBLEMS = ['validation', 'unauthenticated'] as const;
+
 export const refundRoutes: readonly Route[] = [
-  { method: 'POST', path: '/refunds', handler: createRefund },
-  { method: 'GET', path: '/refunds', handler: listRefunds },
-  { method: 'GET', path: '/refunds/{id}', handler: getRefund },
-  { method: 'POST', path: '/refunds/{id}/approve', handler: approveRefund },
-  { method: 'POST', path: '/refunds/{id}/cancel', handler: cancelRefund },
+  route({
+    method: 'POST',
+    path: '/refunds',
+    responses: {
+      201: theRefund('recorded (sent, or waiting for approval or for payouts to resume); header Location'),
+      200: theRefund('replay of the same key and body; header Idempotent-Replayed: true'),
+    },
+    problems: [
+      ...COMMAND_PROBLEMS,
+      'idempotency-conflict',
+      'refund-refused',
+      'provider-unavailable',
+      'provider-error',
+    ],
+    handler: createRefund,
+  }),
+  route({
+    method: 'GET',
+    path: '/refunds',
+    responses: { 200: { description: 'a page, newest first', schema: RefundPageSchema } },
+    problems: ['validation'],
+    handler: listRefunds,
+  }),
+  route({
+    method: 'GET',
+    path: '/refunds/{id}',
+    responses: { 200: theRefund('the refund with its audit trail') },
+    problems: ['not-found'],
+    handler: getRefund,
+  }),
+  route({
+    method: 'POST',
+    path: '/refunds/{id}/approve',
+    responses: { 200: theRefund('approved (and sent, unless payouts are paused)') },
+    problems: [
+      ...COMMAND_PROBLEMS,
+      'approval-forbidden',
+      'not-found',
+      'invalid-transition',
+      'concurrent-modification',
+    ],
+    handler: approveRefund,
+  }),
+  route({
+    method: 'POST',
+    path: '/refunds/{id}/cancel',
+    responses: { 200: theRefund('cancelled') },
+    problems: [...COMMAND_PROBLEMS, 'not-found', 'invalid-transition', 'concurrent-modification'],
+    handler: cancelRefund,
+  }),
 ];

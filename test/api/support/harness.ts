@@ -7,6 +7,7 @@ import { type Sandbox, type SandboxOptions, startSandbox } from '../../../lib/sa
 import { CapturingLogger } from '../../../lib/shared/logger.js';
 import { createTestTable } from '../../support/dynamodb.js';
 import { iamChecked } from '../../support/iam/checked-calls.js';
+import { checkedAgainstContract } from './contract.js';
 
 export interface ApiHarness {
   readonly api: ApiHandler;
@@ -41,7 +42,8 @@ export async function startApiHarness(
     { logger, awsCalls: iamChecked('api') },
   );
   const ctx = apiContextFrom(runtime);
-  const api = createApiHandler(options.mode ? { ...ctx, mode: options.mode } : ctx);
+  // Every answer is checked against docs/openapi.json: an undocumented status or body fails the test.
+  const api = checkedAgainstContract(createApiHandler(options.mode ? { ...ctx, mode: options.mode } : ctx));
   return {
     api,
     runtime,

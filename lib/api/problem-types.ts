@@ -1,0 +1,117 @@
+/**
+ * Every problem type the ops API (and the local server in front of it) can answer, with the HTTP statuses it
+ * comes with and what it means. Nothing builds a problem outside this list (`problem.ts` and `ApiError` take a
+ * `ProblemSlug`), and the OpenAPI document lists it, so a new kind of error is documented or does not compile.
+ */
+export const PROBLEM_TYPES = {
+  validation: {
+    statuses: [400],
+    meaning:
+      'The request is invalid: `errors` names each field (body, query, path or header) and why. Nothing changed.',
+  },
+  unauthenticated: {
+    statuses: [401],
+    meaning: 'In AWS the request carries no IAM principal (it was not signed with SigV4). Nothing changed.',
+  },
+  'approval-forbidden': {
+    statuses: [403],
+    meaning:
+      'The caller may not approve or confirm this: they requested it themselves (four eyes), by stable identity.',
+  },
+  'not-found': {
+    statuses: [404],
+    meaning: 'No resource has this id (a malformed id cannot exist either), or no route serves this path.',
+  },
+  'method-not-allowed': {
+    statuses: [405],
+    meaning: 'The path exists but not with this method; the `Allow` header lists the methods it has.',
+  },
+  'idempotency-conflict': {
+    statuses: [409],
+    meaning: 'The Idempotency-Key was used before with a different request. Nothing changed.',
+  },
+  'invalid-transition': {
+    statuses: [409],
+    meaning:
+      'The resource is not in a state that allows this command (e.g. cancelling a payout already sent). Nothing changed.',
+  },
+  'concurrent-modification': {
+    statuses: [409],
+    meaning: 'The resource changed while the command ran; read it again and retry. Nothing changed.',
+  },
+  'payouts-paused': {
+    statuses: [409],
+    meaning: 'Payouts are paused (`POST /controls/pause`): nothing was sent or recorded.',
+  },
+  'resolution-mismatch': {
+    statuses: [409],
+    meaning:
+      'The named provider record does not prove the payout was paid (see the detail); `force: true` proposes it anyway.',
+  },
+  'refund-refused': {
+    statuses: [422],
+    meaning:
+      'The refund is not allowed: unknown or unpaid transaction, or refunds would exceed what was paid. Nothing stored or sent.',
+  },
+  'provider-rejected': {
+    statuses: [404, 422],
+    meaning:
+      'The provider refused the request with its own message (404 when it does not know the item); nothing changed there.',
+  },
+  'provider-error': {
+    statuses: [502],
+    meaning: 'The provider answered something unexpected, or refused a read.',
+  },
+  'outcome-unknown': {
+    statuses: [502],
+    meaning:
+      'The request was sent but the provider did not answer: it may have been applied. Check before sending it again.',
+  },
+  'provider-unavailable': {
+    statuses: [503],
+    meaning: 'The provider could not be reached; nothing was sent. Try again later.',
+  },
+  'not-configured': {
+    statuses: [503],
+    meaning: 'This deployment has no instant-settlement policy, so the settlement routes are off.',
+  },
+  internal: {
+    statuses: [500],
+    meaning: 'Something behind the API failed; the detail says nothing of it and it is logged in full.',
+  },
+  'non-loopback-host': {
+    statuses: [421],
+    meaning:
+      'Local server only (npm start): the Host header is not 127.0.0.1, localhost or [::1] with its port.',
+  },
+  'cross-site-request': {
+    statuses: [403],
+    meaning: 'Local server only: the request came from a web page elsewhere (Origin or Sec-Fetch-Site).',
+  },
+  'unsupported-media-type': {
+    statuses: [415],
+    meaning:
+      'Local server only: a command (any method but GET) without Content-Type application/json (text/csv for the CSV upload).',
+  },
+  'payload-too-large': {
+    statuses: [413],
+    meaning: 'Local server only: the body is larger than 1 MB (API Gateway refuses above 10 MB).',
+  },
+} as const satisfies Record<string, { readonly statuses: readonly number[]; readonly meaning: string }>;
+
+export type ProblemSlug = keyof typeof PROBLEM_TYPES;
+/** The statuses a problem type may come with. */
+export type ProblemStatus<S extends ProblemSlug> = (typeof PROBLEM_TYPES)[S]['statuses'][number];
+
+/** Problem types are URNs: stable identifiers that do not pretend to be documentation pages. */
+export const problemType = (slug: ProblemSlug): string => `urn:payout-automation:problem:${slug}`;
+
+/** Problem types only the local server (`npm start`) answers, before a request reaches the router. */
+export const LOCAL_SERVER_PROBLEMS = [
+  'non-loopback-host',
+  'cross-site-request',
+  'unsupported-media-type',
+  'payload-too-large',
+] as const satisfies readonly ProblemSlug[];
+
+export const PROBLEM_SLUGS = Object.keys(PROBLEM_TYPES) as ProblemSlug[];

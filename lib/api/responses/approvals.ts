@@ -1,0 +1,22 @@
+import * as z from '../../shared/zod.js';
+import { APPROVAL_KINDS } from '../approvals.js';
+import { instant, kobo, PrincipalSchema } from './common.js';
+
+export const WaitingApprovalSchema = z.object({
+  kind: z.enum(APPROVAL_KINDS),
+  id: z.string(),
+  amount: z.optional(kobo),
+  requestedBy: PrincipalSchema,
+  requestedAt: instant,
+  summary: z.string().check(z.describe('what the instruction does, for the approver to read')),
+  approve: z
+    .object({ method: z.literal('POST'), path: z.string() })
+    .check(z.describe('the call that approves it')),
+});
+
+export const ApprovalsPageSchema = z.object({
+  items: z.array(WaitingApprovalSchema),
+  nextCursors: z
+    .partialRecord(z.enum(APPROVAL_KINDS), z.string())
+    .check(z.describe('per kind, the cursor of its next page (`?kind=<kind>&cursor=…`)')),
+});

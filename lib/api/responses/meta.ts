@@ -1,0 +1,22 @@
+import * as z from '../../shared/zod.js';
+
+const check = z.union([
+  z.object({ status: z.literal('ok') }),
+  z.object({ status: z.literal('failed'), detail: z.string().check(z.describe('what to look at')) }),
+]);
+
+export const HealthResponseSchema = z.union([
+  z.object({ status: z.literal('ok') }).check(z.describe('the cheap check')),
+  z.object({ status: z.literal('ok'), checks: z.object({ table: check, provider: check }) }),
+]);
+
+export const DeepHealthFailedSchema = z.object({
+  status: z.literal('failed'),
+  checks: z.object({ table: check, provider: check }),
+});
+
+export const OpenApiDocumentSchema = z.looseObject({
+  openapi: z.literal('3.1.0'),
+  info: z.looseObject({ title: z.string(), version: z.string() }),
+  paths: z.record(z.string(), z.unknown()),
+});

@@ -1,0 +1,93 @@
+import { PAYOUT_STATUSES, PAYOUT_TYPES, type PayoutStatus, type PayoutType } from '../../payouts/model.js';
+import {
+  OccurrenceState,
+  RECURRENCE_ACTIONS,
+  RECURRENCE_STATUSES,
+  type RecurrenceStatus,
+} from '../../recurrence/model.js';
+import { RecurrenceInterval } from '../../recurrence/rules.js';
+import * as z from '../../shared/zod.js';
+import { calendarDate, instant, kobo, PrincipalSchema, pageOf } from './common.js';
+import { instructionFields, MetadataResponseSchema } from './payout.js';
+
+export const RecurrenceRuleResponseSchema = z.object({
+  interval: z.enum(Object.values(RecurrenceInterval) as [RecurrenceInterval, ...RecurrenceInterval[]]),
+  every: z.int(),
+  startDate: calendarDate,
+  endDate: z.optional(calendarDate),
+  maxOccurrences: z.optional(z.int()),
+  timeOfDay: z.string().check(z.describe('local wall-clock time HH:MM')),
+  timeZone: z.string(),
+});
+
+export const RecurringPayoutResponseSchema = z
+  .object({
+    id: z.string(),
+    status: z.enum(RECURRENCE_STATUSES as [RecurrenceStatus, ...RecurrenceStatus[]]),
+    statusReason: z.optional(z.string()),
+    type: z.enum(PAYOUT_TYPES as [PayoutType, ...PayoutType[]]),
+    amount: kobo.check(z.describe('integer kobo, per occurrence')),
+    currency: z.literal('NGN'),
+    narration: z.string(),
+    ...instructionFields,
+    metadata: z.optional(MetadataResponseSchema),
+    schedule: RecurrenceRuleResponseSchema,
+    nextOccurrence: z.optional(z.object({ localDate: z.optional(calendarDate), at: instant })),
+    skippedDates: z.array(calendarDate),
+    idempotencyKey: z.string(),
+    createdBy: PrincipalSchema,
+    approvedBy: z.optional(PrincipalSchema),
+    createdAt: instant,
+    updatedAt: instant,
+  })
+  .check(
+    z.describe(
+      'A recurring payout: the payout fields of its `type` at the top level, the rule under `schedule`. ' +
+        'At or above the approval threshold it is `pending_approval` until a person other than its creator ' +
+        'approves it; its occurrences are then requested by `createdBy` and carry `approvedBy`.',
+    ),
+  );
+export type RecurringPayoutResponse = z.output<typeof RecurringPayoutResponseSchema>;
+
+/** GET, create, approve and skip answer the recurring payout with its coming occurrences, history and audit. */
+export const RecurringPayoutViewSchema = z.object({
+  ...RecurringPayoutResponseSchema.shape,
+  upcoming: z.array(z.object({ localDate: calendarDate, at: instant, skipped: z.boolean() })),
+  history: z
+    .array(
+      z.object({
+        localDate: calendarDate,
+        at: instant,
+        state: z
+          .enum(Object.values(OccurrenceState) as [OccurrenceState, ...OccurrenceState[]])
+          .check(
+            z.describe(
+              '`held`: a pause cancelled its payout; the resume pays it again (a new payout, `generation` + 1) ' +
+                'if its time is after the resume, or records it `skipped` with the reason',
+            ),
+          ),
+        payoutId: z.optional(z.string()),
+        generation: z.optional(
+          z.int().check(z.describe('present from 2 on: the payout after a pause and resume')),
+        ),
+        payoutStatus: z.optional(z.enum(PAYOUT_STATUSES as [PayoutStatus, ...PayoutStatus[]])),
+        reason: z.optional(z.string()),
+        recordedAt: instant,
+      }),
+    )
+    .check(z.describe('newest first: what became of each occurrence')),
+  audit: z
+    .array(
+      z.object({
+        sequence: z.int(),
+        at: instant,
+        actor: PrincipalSchema,
+        action: z.enum(RECURRENCE_ACTIONS),
+        reason: z.string(),
+      }),
+    )
+    .check(z.describe('every command, oldest first')),
+});
+export type RecurringPayoutView = z.output<typeof RecurringPayoutViewSchema>;
+
+export const RecurringPayoutPageSchema = pageOf(RecurringPayoutResponseSchema);

@@ -1,0 +1,91 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { apiRoutes } from '../../lib/api/index.js';
+import { type ApiHarness, call, startApiHarness } from './support/harness.js';
+
+/**
+ * Answers the other API tests rarely produce, produced here so the harness checks them against
+ * docs/openapi.json too (support/contract.ts): every route called unsigned in AWS, the 202 of a settlement
+ * deferred outside the allowed hours, and the provider schedule views.
+ */
+
+const UNKNOWN_ID = '01JD0000000000000000000000';
+const pathOf = (template: string) =>
+  template
+    .replace('{localDate}', '2099-01-01')
+    .replace('{settlementId}', 'settlement-unknown')
+    .replaceAll(/\{\w+\}/g, UNKNOWN_ID);
+
+/** A one-hour window of the Lagos clock (UTC+1) that starts twelve hours from now: now is outside it. */
+function windowAwayFromNow(): string {
+  const start = (new Date().getUTCHours() + 1 + 12) % 24;
+  const pad = (hour: number) => String(hour).padStart(2, '0');
+  return `${pad(start)}:00-${pad(start + 1)}:00`;
+}
+
+describe('answers checked against the contract', () => {
+  let h: ApiHarness;
+
+  beforeAll(async () => {
+    h = await startApiHarness({ mode: 'aws' });
+  });
+  afterAll(async () => {
+    await h.close();
+  });
+
+  it('answers every route called without an IAM principal with a documented status, and changes nothing', async () => {
+    const before = (await h.items()).length;
+    const answers: string[] = [];
+    for (const route of apiRoutes) {
+      const reply = await call(h.api, {
+        method: route.method,
+        path: pathOf(route.path),
+        ...(route.method !== 'GET' && { body: {}, headers: { 'idempotency-key': 'unsigned-call' } }),
+      });
+      answers.push(`${route.method} ${route.path} ${reply.status}`);
+      // This deployment has no settlement policy: its routes answer 503 not-configured, nothing else may be a 5xx.
+      if (reply.status >= 500)
+        expect(reply.body.type, `${route.method} ${route.path}`).toMatch(/not-configured$/);
+      if (route.problems.includes('unauthenticated') && route.method !== 'GET') {
+        expect(reply.status, `${route.method} ${route.path}`).toBeGreaterThanOrEqual(400);
+      }
+    }
+    expect(answers).toContain('GET /approvals 401');
+    expect((await h.items()).length).toBe(before);
+  });
+
+  it('documents the provider schedule views as they answer', async () => {
+    for (const path of ['/provider/scheduled-payouts', '/provider/recurrent-payouts']) {
+      const reply = await call(h.api, { method: 'GET', path, query: 'upcoming=true&limit=5' });
+      expect(reply.status).toBe(200);
+      expect(reply.body).toMatchObject({ items: expect.any(Array), bothSides: expect.any(Number) });
+    }
+  });
+
+  it('documents the 202 of a settlement paid out outside the allowed hours: deferred, nothing recorded', async () => {
+    const deferring = await startApiHarness({
+      env: {
+        SETTLEMENT_DESTINATION_BANK_CODE: '058',
+        SETTLEMENT_DESTINATION_ACCOUNT_NUMBER: '0987654321',
+        SETTLEMENT_DESTINATION_ACCOUNT_NAME: 'Demo Merchant Ltd',
+        SETTLEMENT_SINCE: '2025-01-01T00:00:00Z',
+        SETTLEMENT_ALLOWED_HOURS: windowAwayFromNow(),
+      },
+    });
+    try {
+      const { items } = await deferring.runtime.provider.settlements.list({ perPage: 100 });
+      const settlement = items.find((s) => s.category === 'MERCHANT_SETTLEMENT' && s.status === 'SUCCESSFUL');
+      const reply = await call(deferring.api, {
+        method: 'POST',
+        path: '/instant-settlements',
+        principal: 'alice',
+        body: { settlementId: settlement?.id },
+      });
+      expect(reply.status).toBe(202);
+      expect(reply.body).toEqual({ outcome: 'deferred', reason: expect.stringContaining('allowed') });
+      const payouts = await call(deferring.api, { method: 'GET', path: '/payouts' });
+      expect(payouts.body.items).toEqual([]);
+    } finally {
+      await deferring.close();
+    }
+  });
+});
