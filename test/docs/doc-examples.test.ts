@@ -1,6 +1,9 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, normalize } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { StageConfigSchema } from '../../infra/config/stage-config.js';
+import { RuntimeEnvSchema } from '../../lib/runtime/runtime-config.js';
+import { SettlementEnvSchema } from '../../lib/settlement/config.js';
 import { commandProblems, syntaxProblem } from './support/doc-checks.js';
 import { documentationFiles, parseDocBlocks, readDocBlocks, valueAt } from './support/doc-examples.js';
 
@@ -133,6 +136,24 @@ describe('the documentation as a whole', () => {
       }
     });
   }
+
+  it('docs/configuration.md names every variable and stage field the code reads', () => {
+    const doc = read('docs/configuration.md');
+    const startVariables = [
+      ...(
+        /StartEnvSchema = z\.object\(\{([\s\S]*?)\n\}\);/.exec(read('scripts/start.ts'))?.[1] ?? ''
+      ).matchAll(/^ {2}([A-Z][A-Z0-9_]+):/gm),
+    ].map((match) => match[1] as string);
+    expect(startVariables).toContain('OPS_PORT');
+    const names = [
+      ...startVariables,
+      ...Object.keys(RuntimeEnvSchema.shape),
+      ...Object.keys(SettlementEnvSchema.shape),
+      ...Object.keys(StageConfigSchema.shape),
+    ];
+    const missing = names.filter((name) => !doc.includes(`\`${name}\``));
+    expect(missing).toEqual([]);
+  });
 
   it('README.md: every path in its map of folders exists', () => {
     const readme = read('README.md');
