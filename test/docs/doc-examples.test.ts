@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, normalize } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { StageConfigSchema } from '../../infra/config/stage-config.js';
@@ -162,5 +162,16 @@ describe('the documentation as a whole', () => {
     );
     expect(paths.length).toBeGreaterThan(10);
     for (const path of paths) expect(existsSync(join(root, path)), `README.md names ${path}`).toBe(true);
+  });
+
+  it('README.md: its map of folders names every folder of lib/ and of the repository', () => {
+    const readme = read('README.md');
+    const folders = [
+      ...readdirSync(join(root, 'lib'), { withFileTypes: true })
+        .filter((entry) => entry.isDirectory())
+        .map((entry) => `lib/${entry.name}/`),
+      ...['functions/', 'infra/', 'scripts/', 'bench/', 'test/', 'docs/'],
+    ];
+    expect(folders.filter((folder) => !readme.includes(`\`${folder}\``))).toEqual([]);
   });
 });
