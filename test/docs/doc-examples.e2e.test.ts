@@ -115,8 +115,13 @@ afterAll(async () => {
   const child = stack?.child;
   if (child?.pid && child.exitCode === null && child.signalCode === null) {
     const exited = new Promise((done) => child.once('exit', done));
+    // Ctrl-C, as a user stops it; should it not stop, its process group is ended by its id.
     process.kill(-child.pid, 'SIGINT');
-    await exited;
+    const stopped = await Promise.race([
+      exited.then(() => true),
+      new Promise<boolean>((done) => setTimeout(() => done(false), 20_000).unref()),
+    ]);
+    if (!stopped) process.kill(-child.pid, 'SIGKILL');
   }
   if (shimDir) rmSync(shimDir, { recursive: true, force: true });
 });
