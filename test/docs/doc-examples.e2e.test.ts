@@ -19,7 +19,7 @@
  *   command for a while (events are delivered after the bus answers).
  * - A command that fails, answers another status, or uses a placeholder nothing captured fails this test with
  *   its file and line. A run block may only call curl, `npx payouts` and `aws … --endpoint-url` against this
- *   machine, and jq; `aws` runs when the AWS CLI is installed, else its `put-events` is sent as the same
+ *   machine, jq and echo; `aws` runs when the AWS CLI is installed, else its `put-events` is sent as the same
  *   PutEvents request with curl.
  * - `npx payouts` runs through npx the first time (which proves the package's bin resolves); later commands run
  *   the file that bin names, `node scripts/payouts.mjs`, directly: the same program, without npm's start-up of
