@@ -56,7 +56,7 @@ export class Data extends Construct {
     }
 
     // Values are never in the template: CloudFormation creates each secret with a random placeholder and an
-    // operator puts the real value in (README "Deploy"). Functions receive only the ARNs.
+    // operator puts the real value in (docs/deploy.md). Functions receive only the ARNs.
     // The construct id is the one the combined `{ token, pin }` secret had, so an existing stack keeps its
     // secret as the token's; the runtime refuses it until the PIN is moved out of it.
     this.providerTokenSecret = new Secret(this, 'ProviderCredentials', {
@@ -80,7 +80,7 @@ export class Data extends Construct {
       Validations.of(secret).acknowledge({
         id: 'AwsSolutions-SMG4',
         reason:
-          'The token and PIN are issued by the payments provider from its dashboard; no API exists to rotate them, so a rotation Lambda cannot. Operators replace the value by hand (README) and functions re-read it on a 401.',
+          'The token and PIN are issued by the payments provider from its dashboard; no API exists to rotate them, so a rotation Lambda cannot. Operators replace the value by hand (docs/deploy.md) and functions re-read it on a 401.',
       });
     }
   }

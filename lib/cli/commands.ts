@@ -157,7 +157,27 @@ function flagValues(values: Parsed['values'], names: readonly string[] = []): Re
   );
 }
 
-function plan(parsed: Parsed, io: CliIo): Planned {
+/**
+ * Why `argv` is not a valid invocation (an unknown command or flag, a missing argument, `--body` or `--key`),
+ * or undefined; reads no file and sends nothing, so documentation examples can be checked where they cannot run.
+ *
+ * @example usageProblem(['payouts', 'approve']) // 'payouts approve takes <id>'
+ */
+export function usageProblem(argv: readonly string[]): string | undefined {
+  try {
+    const parsed = parse(argv);
+    if (parsed.values.help || parsed.positionals.length === 0) return undefined;
+    const withoutFile =
+      parsed.values.body === undefined ? parsed : { ...parsed, values: { ...parsed.values, body: '-' } };
+    plan(withoutFile, { readStdin: () => '{}' });
+    return undefined;
+  } catch (error) {
+    if (error instanceof UsageError || (error instanceof TypeError && 'code' in error)) return error.message;
+    throw error;
+  }
+}
+
+function plan(parsed: Parsed, io: Pick<CliIo, 'readStdin'>): Planned {
   const [first = '', second = '', ...rest] = parsed.positionals;
   const { values } = parsed;
   const body = values.body === undefined ? undefined : readJson(values.body, io);
@@ -235,7 +255,7 @@ async function targetOf(values: Parsed['values'], io: CliIo): Promise<OpsTarget>
   return { kind: 'aws', baseUrl, region, credentials: io.credentials() };
 }
 
-function readJson(source: string, io: CliIo): unknown {
+function readJson(source: string, io: Pick<CliIo, 'readStdin'>): unknown {
   const text = source === '-' ? io.readStdin() : readFileSync(source, 'utf8');
   try {
     return JSON.parse(text);

@@ -1,30 +1,12 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../lib/local/free-port.js';
 import { checkRecordedCalls } from '../support/iam/checked-calls.js';
+import { startNpm } from '../support/npm-start.js';
 import { eventually } from './support/harness.js';
-
-/** Starts `npm start` exactly as a user would, in its own process group (as a terminal does). */
-function startNpm(env: Record<string, string>): { child: ChildProcess; output: () => string } {
-  const { PROVIDER_BASE_URL: _url, PROVIDER_TOKEN: _token, PROVIDER_PIN: _pin, ...inherited } = process.env;
-  const child = spawn('npm', ['start', '--silent'], {
-    cwd: resolve(import.meta.dirname, '..', '..'),
-    env: { ...inherited, ...env },
-    detached: true,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  child.stdout?.on('data', (chunk: Buffer) => {
-    output += chunk.toString();
-  });
-  child.stderr?.on('data', (chunk: Buffer) => {
-    output += chunk.toString();
-  });
-  return { child, output: () => output };
-}
 
 /** What `npm start` itself asks DynamoDB Local: create the table, find its stream for the relay. */
 const LOCAL_TOOLING_COMMANDS = ['CreateTableCommand', 'DescribeTableCommand', 'UpdateTimeToLiveCommand'];
