@@ -1,3 +1,4 @@
+import { JobItemStatus, JobStatus } from '../bulk-corrections/job-model.js';
 import { BatchEnvelopeSchema, CorrectionFieldsSchema } from '../bulk-corrections/schemas.js';
 import { CreatePayoutRequestSchema, IdempotencyKeySchema } from '../payouts/schemas.js';
 import { OccurrenceState, RECURRENCE_ACTIONS, RECURRENCE_STATUSES } from '../recurrence/model.js';
@@ -7,6 +8,7 @@ import * as z from '../shared/zod.js';
 import { LOCAL_PRINCIPAL_HEADER } from './principal.js';
 import { ListApprovalsQuerySchema } from './routes/approvals.js';
 import { ListBulkItemsQuerySchema } from './routes/bulk-payout-items.js';
+import { ListCorrectionJobsQuerySchema, RESULTS_CSV_COLUMNS } from './routes/correction-jobs.js';
 import { DiscardDeadLetterRequestSchema, ListDeadLettersQuerySchema } from './routes/dead-letters.js';
 import { FuturePayoutsQuerySchema } from './routes/future-payouts.js';
 import { InstantSettlementRequestSchema } from './routes/instant-settlements.js';
@@ -537,7 +539,8 @@ export function buildOpenApiDocument() {
       '/bulk-payout-items/corrections': {
         post: {
           operationId: 'correctBulkPayoutItems',
-          summary: 'Correct many bulk payout items: JSON `{ corrections }` or a text/csv upload',
+          summary:
+            'Correct many bulk payout items as a job: JSON `{ corrections }` (1 to 500) or a text/csv upload (header row naming bulkPayoutItemId and any of accountNumber, bankCode, amount, phoneNumber, narration). Every row is validated first: one bad row refuses the batch (400 naming `corrections[i].field`, or `row n.field` for a CSV), nothing stored or sent. The job is stored and handed to the queue workers; the answer comes before any provider call',
           requestBody: {
             required: true,
             content: {
@@ -545,7 +548,103 @@ export function buildOpenApiDocument() {
               'text/csv': { schema: { type: 'string' } },
             },
           },
-          responses: { ...ok('one result per item', { type: 'object' }), ...problems(400) },
+          responses: {
+            '202': {
+              description:
+                'accepted: the job (all rows `queued`); header Location: /bulk-correction-jobs/{jobId}',
+              content: json({
+                allOf: [
+                  ref('CorrectionJob'),
+                  { type: 'object', properties: { location: { type: 'string' } } },
+                ],
+              }),
+            },
+            ...problems(400, 503),
+          },
+        },
+      },
+      '/bulk-correction-jobs': {
+        get: {
+          operationId: 'listCorrectionJobs',
+          summary: 'Correction jobs, newest first (`GET` one for its counts)',
+          parameters: queryParameters(ListCorrectionJobsQuerySchema),
+          responses: {
+            ...ok('a page', {
+              type: 'object',
+              required: ['items'],
+              properties: {
+                items: {
+                  type: 'array',
+                  items: {
+                    type: 'object',
+                    required: ['jobId', 'total', 'source', 'requestedBy', 'createdAt', 'location'],
+                    properties: {
+                      jobId: { type: 'string' },
+                      total: { type: 'integer' },
+                      source: { enum: ['json', 'csv'] },
+                      requestedBy: principalSchema,
+                      createdAt: { type: 'string', format: 'date-time' },
+                      location: { type: 'string' },
+                    },
+                  },
+                },
+                nextCursor: { type: 'string' },
+              },
+            }),
+            ...problems(400),
+          },
+        },
+      },
+      '/bulk-correction-jobs/{id}': {
+        get: {
+          operationId: 'getCorrectionJob',
+          summary: 'A correction job: status, rows counted per state, progress',
+          parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }],
+          responses: { ...ok('the job', ref('CorrectionJob')), ...problems(404) },
+        },
+      },
+      '/bulk-correction-jobs/{id}/items': {
+        get: {
+          operationId: 'listCorrectionJobItems',
+          summary: "The job's rows with their results, in row order, page by page",
+          parameters: [
+            { name: 'id', in: 'path', required: true, schema: { type: 'string' } },
+            ...queryParameters(ListCorrectionJobsQuerySchema),
+          ],
+          responses: {
+            ...ok('a page', {
+              type: 'object',
+              required: ['items'],
+              properties: {
+                items: { type: 'array', items: ref('CorrectionJobItem') },
+                nextCursor: { type: 'string' },
+              },
+            }),
+            ...problems(400, 404),
+          },
+        },
+      },
+      '/bulk-correction-jobs/{id}/results.csv': {
+        get: {
+          operationId: 'downloadCorrectionJobResults',
+          summary: `Every row's result as CSV (RFC 4180, CRLF), one row per correction in batch order. Columns: ${RESULTS_CSV_COLUMNS.join(', ')} (docs/bulk-corrections.md)`,
+          parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }],
+          responses: {
+            '200': { description: 'the results', content: { 'text/csv': { schema: { type: 'string' } } } },
+            ...problems(404),
+          },
+        },
+      },
+      '/bulk-correction-jobs/{id}/requeue': {
+        post: {
+          operationId: 'requeueCorrectionJob',
+          summary:
+            'Hand the rows still queued (or left claimed) to the workers again, after the queue refused them or they were dead-lettered; nothing is sent twice',
+          parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }],
+          responses: {
+            '202': { description: 'handed over again', content: json(ref('CorrectionJob')) },
+            ...problems(404, 503),
+          },
         },
       },
       '/bulk-payout-items': {
@@ -796,6 +895,60 @@ export function buildOpenApiDocument() {
             decidedAt: { type: 'string', format: 'date-time' },
             deferredBy: principalSchema,
             deferredAt: { type: 'string', format: 'date-time' },
+          },
+        },
+        CorrectionJob: {
+          type: 'object',
+          required: ['jobId', 'total', 'source', 'requestedBy', 'createdAt', 'status', 'counts', 'progress'],
+          properties: {
+            jobId: { type: 'string' },
+            total: { type: 'integer' },
+            source: { enum: ['json', 'csv'] },
+            requestedBy: principalSchema,
+            createdAt: { type: 'string', format: 'date-time' },
+            status: { enum: Object.values(JobStatus) },
+            counts: {
+              type: 'object',
+              description: 'rows per state; states with no row are left out',
+              propertyNames: { enum: Object.values(JobItemStatus) },
+              additionalProperties: { type: 'integer' },
+            },
+            progress: {
+              type: 'object',
+              required: ['done', 'total', 'percent'],
+              properties: {
+                done: { type: 'integer' },
+                total: { type: 'integer' },
+                percent: { type: 'integer' },
+              },
+            },
+          },
+        },
+        CorrectionJobItem: {
+          type: 'object',
+          required: ['row', 'bulkPayoutItemId', 'fields', 'status', 'updatedAt'],
+          properties: {
+            row: { type: 'integer', description: 'the row in the batch, from 1' },
+            bulkPayoutItemId: { type: 'string' },
+            fields: { type: 'object', description: 'the fields to set; amount in kobo' },
+            status: { enum: Object.values(JobItemStatus) },
+            isValid: { type: 'boolean' },
+            reason: { type: ['string', 'null'] },
+            approvalReason: { type: 'string' },
+            correctionId: { type: 'string' },
+            approve: { type: 'string', description: 'the call that approves a held row' },
+            failure: {
+              type: 'object',
+              properties: { code: { type: 'string' }, message: { type: 'string' } },
+            },
+            issues: {
+              type: 'array',
+              items: {
+                type: 'object',
+                properties: { path: { type: 'string' }, message: { type: 'string' } },
+              },
+            },
+            updatedAt: { type: 'string', format: 'date-time' },
           },
         },
         Refund: {

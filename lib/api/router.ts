@@ -18,7 +18,10 @@ export interface RouteRequest {
 
 export interface RouteResult {
   readonly status: number;
+  /** Sent as JSON, unless `text` is given. */
   readonly body: unknown;
+  /** A body sent as it is (a CSV download); `headers` names its content type. */
+  readonly text?: string;
   readonly headers?: Readonly<Record<string, string>>;
 }
 
@@ -101,7 +104,7 @@ export function createRouter(routes: readonly Route[], ctx: ApiContext): ApiHand
       return {
         statusCode: result.status,
         headers: { 'content-type': 'application/json', 'cache-control': 'no-store', ...result.headers },
-        body: JSON.stringify(result.body),
+        body: result.text ?? JSON.stringify(result.body),
       };
     } catch (error) {
       return problemResponse(problemFor(error, ctx.logger));

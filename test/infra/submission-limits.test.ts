@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { SUBMIT_WORKER_TIMEOUT_SECONDS, VISIBILITY_TIMEOUT_FACTOR } from '../../infra/config/submission.js';
 import { HANDLERS } from '../../infra/handlers.js';
+import { ROW_STOP_STARTING_BEFORE_DEADLINE_MS } from '../../lib/jobs/correction-batch.js';
 import {
   DISPATCH_STOP_STARTING_BEFORE_DEADLINE_MS,
   STOP_STARTING_BEFORE_DEADLINE_MS,
@@ -24,6 +25,16 @@ const workerWorstCaseMs =
   MAX_SLOT_WAIT_MS + // wait for its slot (a farther slot gives the claim back unsent)
   DEFAULT_REQUEST_TIMEOUT_MS + // the provider call
   dynamoDbCall; // record the outcome
+/** What a worker may spend on one correction-job row after starting it (lib/bulk-corrections/correction-jobs.ts). */
+const rowWorstCaseMs =
+  dynamoDbCall + // read the row
+  dynamoDbCall + // read the item's last state (the gate's "known invalid")
+  dynamoDbCall + // read the controls (pause)
+  dynamoDbCall + // claim the row
+  DEFAULT_REQUEST_TIMEOUT_MS + // the provider call
+  dynamoDbCall + // the audit entry
+  5 * dynamoDbCall + // the item's state: 3 attempts, each after the first re-reading it
+  dynamoDbCall; // record the row's result
 /** Headroom kept beyond the worst case. */
 const MARGIN = 1.2;
 
@@ -36,6 +47,13 @@ describe('the submission worker fits its limits', () => {
     expect(workerWorstCaseMs * MARGIN).toBeLessThanOrEqual(timeoutMs);
     // A fresh invocation starts its batch.
     expect(timeoutMs).toBeGreaterThan(WORKER_STOP_STARTING_BEFORE_DEADLINE_MS);
+  });
+
+  it('finishes the worst case of a correction-job row it started before its timeout, with margin', () => {
+    const timeoutMs = HANDLERS['submit-payouts'].timeout.toMilliseconds();
+    expect(ROW_STOP_STARTING_BEFORE_DEADLINE_MS).toBeGreaterThanOrEqual(rowWorstCaseMs);
+    expect(rowWorstCaseMs * MARGIN).toBeLessThanOrEqual(timeoutMs);
+    expect(timeoutMs).toBeGreaterThan(ROW_STOP_STARTING_BEFORE_DEADLINE_MS);
   });
 
   it("keeps a claimed payout's wait, send and recording inside the claim's lease", () => {

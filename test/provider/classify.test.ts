@@ -1,6 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { classifyFailure } from '../../lib/provider/classify.js';
-import { ProviderError, ProviderOutcomeUnknownError, ProviderRejectedError, ProviderUnavailableError } from '../../lib/provider/errors.js';
+import {
+  ProviderError,
+  ProviderOutcomeUnknownError,
+  ProviderRejectedError,
+  ProviderUnavailableError,
+} from '../../lib/provider/errors.js';
 import type { Failure } from '../../lib/provider/failure.js';
 import { toTransportError } from '../../lib/provider/http-transport.js';
 

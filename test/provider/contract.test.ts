@@ -1,7 +1,11 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ProviderClient } from '../../lib/provider/client.js';
 import { StaticCredentialsSource } from '../../lib/provider/credentials.js';
-import { ProviderOutcomeUnknownError, ProviderRejectedError, ProviderUnavailableError } from '../../lib/provider/errors.js';
+import {
+  ProviderOutcomeUnknownError,
+  ProviderRejectedError,
+  ProviderUnavailableError,
+} from '../../lib/provider/errors.js';
 import { type Sandbox, startSandbox } from '../../lib/sandbox/index.js';
 
 /**

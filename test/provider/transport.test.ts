@@ -2,7 +2,12 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { ProviderClient } from '../../lib/provider/client.js';
 import type { CredentialsSource } from '../../lib/provider/credentials.js';
 import { StaticCredentialsSource } from '../../lib/provider/credentials.js';
-import { ProviderInvalidRequestError, ProviderOutcomeUnknownError, ProviderRejectedError, ProviderUnavailableError } from '../../lib/provider/errors.js';
+import {
+  ProviderInvalidRequestError,
+  ProviderOutcomeUnknownError,
+  ProviderRejectedError,
+  ProviderUnavailableError,
+} from '../../lib/provider/errors.js';
 import { Phase } from '../../lib/provider/failure.js';
 import { HttpTransport } from '../../lib/provider/http-transport.js';
 import {

@@ -1,4 +1,3 @@
-import type { BatchResult } from '../../bulk-corrections/correction-service.js';
 import { CsvFormatError, parseCorrectionsCsv } from '../../bulk-corrections/csv.js';
 import type { BulkItemState, CorrectionAudit, CorrectionResult } from '../../bulk-corrections/model.js';
 import {
@@ -29,7 +28,7 @@ const presentItem = (item: BulkItemState) => ({
 
 const presentAudit = (audit: CorrectionAudit) => audit;
 
-function presentResult(result: CorrectionResult | BatchResult) {
+function presentResult(result: CorrectionResult) {
   switch (result.outcome) {
     case 'corrected':
     case 'still_invalid': {
@@ -109,7 +108,11 @@ async function approveCorrection(request: RouteRequest): Promise<RouteResult> {
   );
 }
 
-/** POST /bulk-payout-items/corrections: JSON `{ corrections: [...] }` or a `text/csv` upload; per-item results. */
+/**
+ * POST /bulk-payout-items/corrections: JSON `{ corrections: [...] }` or a `text/csv` upload, accepted as a job.
+ * Every row is validated first (a bad row refuses the batch: 400 naming the row and field, nothing stored or
+ * sent); the job is stored and handed to the queue workers, and the answer is 202 with the job and its Location.
+ */
 async function correctMany(request: RouteRequest): Promise<RouteResult> {
   const contentType = (request.event.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase();
   let entries: readonly unknown[];
@@ -134,10 +137,13 @@ async function correctMany(request: RouteRequest): Promise<RouteResult> {
   } else {
     entries = parseBody(request.event, BatchEnvelopeSchema).corrections;
   }
-  const results = await request.ctx.bulkCorrections.correctMany(entries, request.principal());
-  const summary: Record<string, number> = {};
-  for (const result of results) summary[result.outcome] = (summary[result.outcome] ?? 0) + 1;
-  return { status: 200, body: { summary, results: results.map(presentResult) } };
+  const job = await request.ctx.correctionJobs.submit(
+    entries,
+    contentType === 'text/csv' ? 'csv' : 'json',
+    request.principal(),
+  );
+  const location = `/bulk-correction-jobs/${job.jobId}`;
+  return { status: 202, body: { ...job, location }, headers: { location } };
 }
 
 /** `GET /bulk-payout-items`: items corrected here, newest change first. */

@@ -8,11 +8,12 @@ export interface DocCommand {
 }
 
 /**
- * The curl commands of the first `sh` block after `marker` in the README (a heading or a line of its own),
- * continuation lines joined. Each must call `$API/…` and end with a `# <status>: …` comment.
+ * The curl commands of the first `sh` block after `marker` in the README, or in `file` (a path from the project
+ * root, e.g. `docs/bulk-corrections.md`), continuation lines joined. Each must call `$API/…` and end with a
+ * `# <status>: …` comment.
  */
-export function readmeCommands(marker: string): DocCommand[] {
-  const readme = readFileSync(new URL('../../../README.md', import.meta.url), 'utf8');
+export function readmeCommands(marker: string, file = 'README.md'): DocCommand[] {
+  const readme = readFileSync(new URL(`../../../${file}`, import.meta.url), 'utf8');
   const section = readme.slice(readme.indexOf(marker));
   const block = section.slice(
     section.indexOf('```sh\n') + 6,
