@@ -10,6 +10,7 @@ import { cpus, loadavg } from 'node:os';
 import { dirname, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { benchColdStart } from './cold-start.js';
+import { benchCorrectionJobs } from './correction-jobs.js';
 import { benchCostPerPayout, type CostReport } from './cost-per-payout.js';
 import { benchEngineOverhead } from './engine-overhead.js';
 import { benchReadPaths } from './read-paths.js';
@@ -41,6 +42,7 @@ const benchmarks: Record<string, () => Promise<BenchResult>> = {
   'sweep-scaling': () => withFreshDynamoDb(benchSweepScaling),
   'cold-start': () => withFreshDynamoDb(benchColdStart),
   'engine-overhead': () => withFreshDynamoDb(benchEngineOverhead),
+  'correction-jobs': () => withFreshDynamoDb(benchCorrectionJobs),
   // Its own DynamoDB Local per run, and the handlers in a process of their own.
   'shipped-path': async () => {
     const { shippedPath: measured, ...result } = await benchShippedPath();

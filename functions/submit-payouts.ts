@@ -3,8 +3,9 @@ import { submitQueuedPayouts } from '../lib/jobs/submit-payouts.js';
 import { withRuntime } from '../lib/runtime/lambda-handler.js';
 
 /**
- * SQS event source (the submission queue): submits the payouts the sweeper enqueued, a batch at once, and
- * answers which messages to deliver again. The claim keeps each payout exactly-once across redeliveries.
+ * SQS event source (the submission queue): submits the payouts the sweeper enqueued and works the rows of
+ * correction jobs the API enqueued, a batch at once, and answers which messages to deliver again. The claims
+ * keep each payout and each row exactly-once across redeliveries.
  */
 export const handler = withRuntime((event: SQSEvent, runtime, context: Context) =>
   submitQueuedPayouts(runtime, event, context.getRemainingTimeInMillis()),

@@ -84,15 +84,25 @@ export const HANDLERS = {
     trigger: { kind: 'api' },
     // Lists payouts by status (gsi1) or by month (gsi2); submits at once, so it calls the provider.
     // Reads payout, rule and bulk-item histories by key (Query on the table).
+    // Stores a correction job's rows 25 per BatchWriteItem (lib/bulk-corrections/job-store.ts).
     table: {
       access: 'readWrite',
       indexes: [byStatus.indexName, byMonth.indexName],
       queriesTable: true,
       deletesItems: true,
+      batchWrites: true,
     },
     // Submits payouts at once (POST /payouts, approvals), wallet payouts included.
     provider: ProviderAccess.TokenAndPin,
+    // Hands correction jobs to the queue workers (POST /bulk-payout-items/corrections): docs/bulk-corrections.md.
+    sendsTo: ['submissions'],
     timeout: Duration.seconds(29),
+    unexercisedGrants: {
+      'sqs:SendMessage':
+        'SendMessageBatch of a correction job (lib/payouts/adapters/sqs-submission-queue.ts) is a signed fetch, not an SDK client, so the proof does not observe it; test/infra/submission-queue.test.ts checks who may send.',
+      'sqs:GetQueueAttributes': "Part of CDK's grantSendMessages; the API only sends.",
+      'sqs:GetQueueUrl': "Part of CDK's grantSendMessages; the API only sends.",
+    },
   },
   'sweep-due-payouts': {
     description: 'Every minute: release due scheduled payouts and hand pending ones to the submission queue',
@@ -114,7 +124,7 @@ export const HANDLERS = {
   },
   'submit-payouts': {
     description:
-      'SQS (submission queue): submit the payouts the sweeper enqueued, a batch at once, each once',
+      'SQS (submission queue): submit the payouts the sweeper enqueued and work the correction-job rows the API enqueued, each once',
     trigger: { kind: 'queue', queue: 'submissions' },
     // Reads and claims payouts by key; the work queue is the sweeper's.
     table: { access: 'readWrite', indexes: [] },

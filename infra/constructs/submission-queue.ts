@@ -51,7 +51,7 @@ export class SubmissionQueue extends Construct {
     return this;
   }
 
-  /** The sweeper: SUBMIT_QUEUE_URL and the right to send to this queue, nothing else. */
+  /** A sender (the sweeper, the API for correction jobs): SUBMIT_QUEUE_URL and the right to send here, nothing else. */
   bindSender(fn: PayoutFunction): this {
     fn.addEnvironment({ SUBMIT_QUEUE_URL: this.queue.queueUrl });
     this.queue.grantSendMessages(fn.function);

@@ -1,6 +1,7 @@
 import type { Runtime } from '../runtime/runtime.js';
 import {
   bulkCorrectionsOf,
+  correctionJobsOf,
   deadLettersOf,
   providerSchedulesOf,
   recurrencesOf,
@@ -18,6 +19,7 @@ export function apiContextFrom(runtime: Runtime): ApiContext {
     refunds: refundsOf(runtime),
     settlements: runtime.settlements,
     bulkCorrections: bulkCorrectionsOf(runtime),
+    correctionJobs: correctionJobsOf(runtime),
     deadLetters: deadLettersOf(runtime),
     logger: runtime.logger,
     mode: runtime.mode,

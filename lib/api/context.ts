@@ -1,3 +1,4 @@
+import type { CorrectionJobService } from '../bulk-corrections/correction-jobs.js';
 import type { BulkCorrectionService } from '../bulk-corrections/correction-service.js';
 import type { DeadLetterService } from '../events/dead-letter-service.js';
 import type { PayoutEngine } from '../payouts/payout-engine.js';
@@ -18,6 +19,8 @@ export interface ApiContext {
   /** Undefined when the deployment has no settlement policy: the routes answer 503. */
   readonly settlements: SettlementService | undefined;
   readonly bulkCorrections: BulkCorrectionService;
+  /** Bulk corrections as jobs: accepted here, worked by the queue workers. */
+  readonly correctionJobs: CorrectionJobService;
   /** Inbound events no handler could accept: listed, replayed or discarded by a person. */
   readonly deadLetters: DeadLetterService;
   /** Only the read-through views use the provider directly. */

@@ -5,6 +5,7 @@ import { type ApiHandler, createRouter, type Route } from './router.js';
 import { approvalRoutes } from './routes/approvals.js';
 import { bulkPayoutItemRoutes } from './routes/bulk-payout-items.js';
 import { controlRoutes } from './routes/controls.js';
+import { correctionJobRoutes } from './routes/correction-jobs.js';
 import { deadLetterRoutes } from './routes/dead-letters.js';
 import { futurePayoutRoutes } from './routes/future-payouts.js';
 import { instantSettlementRoutes } from './routes/instant-settlements.js';
@@ -26,6 +27,7 @@ export const apiRoutes: readonly Route[] = [
   ...providerScheduleRoutes,
   ...instantSettlementRoutes,
   ...bulkPayoutItemRoutes,
+  ...correctionJobRoutes,
   ...deadLetterRoutes,
   ...approvalRoutes,
   ...providerViewRoutes,

@@ -3,7 +3,6 @@ import { PROBLEM_SLUGS, PROBLEM_TYPES, type ProblemSlug, problemType } from './p
 import { ApprovalsPageSchema, WaitingApprovalSchema } from './responses/approvals.js';
 import {
   AppliedCorrectionSchema,
-  BatchCorrectionResponseSchema,
   BulkItemDetailSchema,
   BulkItemPageSchema,
   BulkItemResponseSchema,
@@ -12,6 +11,12 @@ import {
   PendingCorrectionSchema,
 } from './responses/bulk-item.js';
 import { PrincipalSchema } from './responses/common.js';
+import {
+  CorrectionJobItemPageSchema,
+  CorrectionJobItemSchema,
+  CorrectionJobPageSchema,
+  CorrectionJobSchema,
+} from './responses/correction-job.js';
 import {
   DeadLetterPageSchema,
   DeadLetterResponseSchema,
@@ -83,7 +88,10 @@ const NAMED_SCHEMAS: Record<string, z.ZodMiniType> = {
   BulkCorrectionHeld: HeldCorrectionSchema,
   BulkCorrectionPending: PendingCorrectionSchema,
   BulkCorrectionAudit: CorrectionAuditSchema,
-  BulkCorrectionBatchResult: BatchCorrectionResponseSchema,
+  CorrectionJob: CorrectionJobSchema,
+  CorrectionJobPage: CorrectionJobPageSchema,
+  CorrectionJobItem: CorrectionJobItemSchema,
+  CorrectionJobItemPage: CorrectionJobItemPageSchema,
   DeadLetter: DeadLetterResponseSchema,
   DeadLetterPage: DeadLetterPageSchema,
   DeadLetterReplayed: ReplayDeliveredSchema,
@@ -203,7 +211,7 @@ export function generateSchemas(routes: readonly Route[]) {
       const id = answerIds.get(route)?.get(Number(status)) as string;
       responses[status] = {
         description: answer.description,
-        content: { 'application/json': { schema: schemaOf(id) } },
+        content: { [answer.mediaType ?? 'application/json']: { schema: schemaOf(id) } },
       };
     }
     for (const [status, { id, slugs }] of problemIds.get(route) ?? []) {

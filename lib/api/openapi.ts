@@ -17,6 +17,7 @@ import { LOCAL_SERVER_PROBLEMS, PROBLEM_SLUGS, PROBLEM_TYPES, problemType } from
 import type { Route } from './router.js';
 import { ListApprovalsQuerySchema } from './routes/approvals.js';
 import { CorrectionIdSchema, ListBulkItemsQuerySchema } from './routes/bulk-payout-items.js';
+import { JobIdSchema, ListCorrectionJobsQuerySchema } from './routes/correction-jobs.js';
 import { DiscardDeadLetterRequestSchema, ListDeadLettersQuerySchema } from './routes/dead-letters.js';
 import { FuturePayoutsQuerySchema } from './routes/future-payouts.js';
 import { InstantSettlementRequestSchema } from './routes/instant-settlements.js';
@@ -68,6 +69,7 @@ const idempotencyHeader = {
 };
 const idPath = { name: 'id', in: 'path', required: true, schema: jsonSchema(ResourceIdSchema) };
 const bulkItemPath = { name: 'id', in: 'path', required: true, schema: jsonSchema(BulkPayoutItemIdSchema) };
+const jobPath = { name: 'id', in: 'path', required: true, schema: jsonSchema(JobIdSchema) };
 
 /** A `text/csv` correction upload: its columns, from the parser's own list. */
 const CorrectionsCsvSchema = z.string().check(
@@ -313,7 +315,8 @@ function operations(): Record<string, Record<string, Operation>> {
     '/bulk-payout-items/corrections': {
       post: {
         operationId: 'correctBulkPayoutItems',
-        summary: 'Correct many bulk payout items: JSON `{ corrections }` or a text/csv upload',
+        summary:
+          'Correct many bulk payout items as a job: JSON `{ corrections }` or a text/csv upload. Every row is validated first: one bad row refuses the batch (400 naming `corrections[i].field`, or `row n.field` for a CSV), nothing stored or sent. The job is stored and handed to the queue workers; the answer (202, Location) comes before any provider call. 503 `not-enqueued`: the job is stored but not all of it reached the workers (requeue it)',
         requestBody: {
           required: true,
           content: {
@@ -321,6 +324,43 @@ function operations(): Record<string, Record<string, Operation>> {
             'text/csv': { schema: jsonSchema(CorrectionsCsvSchema) },
           },
         },
+      },
+    },
+    '/bulk-correction-jobs': {
+      get: {
+        operationId: 'listCorrectionJobs',
+        summary: 'Correction jobs, newest first (`GET` one for its counts)',
+        parameters: queryParameters(ListCorrectionJobsQuerySchema),
+      },
+    },
+    '/bulk-correction-jobs/{id}': {
+      get: {
+        operationId: 'getCorrectionJob',
+        summary: 'A correction job: status, rows counted per state, progress',
+        parameters: [jobPath],
+      },
+    },
+    '/bulk-correction-jobs/{id}/items': {
+      get: {
+        operationId: 'listCorrectionJobItems',
+        summary: "The job's rows with their results, in row order, page by page",
+        parameters: [jobPath, ...queryParameters(ListCorrectionJobsQuerySchema)],
+      },
+    },
+    '/bulk-correction-jobs/{id}/results.csv': {
+      get: {
+        operationId: 'downloadCorrectionJobResults',
+        summary:
+          "Every row's result as CSV, one row per correction in batch order (docs/bulk-corrections.md)",
+        parameters: [jobPath],
+      },
+    },
+    '/bulk-correction-jobs/{id}/requeue': {
+      post: {
+        operationId: 'requeueCorrectionJob',
+        summary:
+          'Hand the rows still queued (or left claimed) to the workers again, after the queue refused them or they were dead-lettered; nothing is sent twice',
+        parameters: [jobPath],
       },
     },
     '/bulk-payout-items': {

@@ -73,7 +73,13 @@ export const PROBLEM_TYPES = {
   },
   'not-configured': {
     statuses: [503],
-    meaning: 'This deployment has no instant-settlement policy, so the settlement routes are off.',
+    meaning:
+      'This deployment lacks what the route needs (no instant-settlement policy; no submission queue for correction jobs), so it is off. Nothing stored.',
+  },
+  'not-enqueued': {
+    statuses: [503],
+    meaning:
+      'The correction job is stored but the queue did not take all of its rows; `POST /bulk-correction-jobs/{id}/requeue` hands them over again (nothing is sent twice).',
   },
   internal: {
     statuses: [500],

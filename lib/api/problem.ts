@@ -1,5 +1,9 @@
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import {
+  CorrectionJobNotEnqueuedError,
+  CorrectionJobsNotConfiguredError,
+} from '../bulk-corrections/job-errors.js';
+import {
   ApprovalForbiddenError,
   PayoutsPausedError,
   ProviderLookupFailedError,
@@ -85,6 +89,17 @@ export function problemFor(error: unknown, logger: Logger): Problem {
   }
   if (error instanceof SettlementNotConfiguredError) {
     return problem(503, 'not-configured', 'Instant settlement is not configured', error.message);
+  }
+  if (error instanceof CorrectionJobsNotConfiguredError) {
+    return problem(503, 'not-configured', 'Correction jobs are not configured', error.message);
+  }
+  if (error instanceof CorrectionJobNotEnqueuedError) {
+    return problem(
+      503,
+      'not-enqueued',
+      'The job is stored but not all of it reached the workers',
+      error.message,
+    );
   }
   if (error instanceof NotFoundError) {
     return problem(404, 'not-found', 'Not found', error.message);

@@ -24,10 +24,15 @@ export interface RouteResult {
   readonly headers?: Readonly<Record<string, string>>;
 }
 
-/** One JSON answer a route gives: what it means and the schema its body satisfies. */
+/** One answer a route gives: what it means and the schema its body satisfies. */
 export interface JsonAnswer<S extends z.ZodMiniType = z.ZodMiniType> {
   readonly description: string;
   readonly schema: S;
+  /**
+   * The answer's media type when it is not JSON (a CSV download): the body, a string, is then sent as it is,
+   * as `<mediaType>; charset=utf-8`.
+   */
+  readonly mediaType?: 'text/csv';
 }
 
 /** A route's JSON answers by HTTP status (errors are problems, declared apart). */
@@ -147,10 +152,15 @@ export function createRouter(routes: readonly Route[], ctx: ApiContext): ApiHand
           return principal;
         },
       });
+      const mediaType = found.route.responses[result.status]?.mediaType;
       return {
         statusCode: result.status,
-        headers: { 'content-type': 'application/json', 'cache-control': 'no-store', ...result.headers },
-        body: JSON.stringify(result.body),
+        headers: {
+          'content-type': mediaType ? `${mediaType}; charset=utf-8` : 'application/json',
+          'cache-control': 'no-store',
+          ...result.headers,
+        },
+        body: mediaType ? String(result.body) : JSON.stringify(result.body),
       };
     } catch (error) {
       return problemResponse(problemFor(error, ctx.logger));

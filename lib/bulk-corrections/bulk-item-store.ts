@@ -93,6 +93,7 @@ const pendingSchema = z.object({
   approvedBy: z.optional(principalSchema),
   approvedAt: z.optional(z.string()),
   outcome: z.optional(outcomeSchema),
+  job: z.optional(z.object({ jobId: z.string(), index: z.int() })),
 });
 const auditSchema = z.object({
   bulkPayoutItemId: z.string(),
@@ -156,8 +157,21 @@ export class DynamoDbBulkItemStore {
     return (Items ?? []).map((item) => auditSchema.parse(item));
   }
 
-  /** Records a correction that waits for a second person; its id is new, so it never overwrites. */
-  async putPending(correction: PendingCorrection): Promise<void> {
+  /**
+   * Records a correction that waits for a second person; it never overwrites. A job row's correction has its id
+   * fixed up front, so a redelivered row finds it already recorded (false) instead of holding it twice.
+   */
+  async putPending(correction: PendingCorrection): Promise<boolean> {
+    try {
+      await this.#put(correction);
+      return true;
+    } catch (error) {
+      if (error instanceof Error && error.name === 'ConditionalCheckFailedException') return false;
+      throw error;
+    }
+  }
+
+  async #put(correction: PendingCorrection): Promise<void> {
     await this.#doc.send(
       new PutCommand({
         TableName: this.tableName,

@@ -26,10 +26,23 @@ import {
   PendingCorrectionStatus,
   type ValidationRecord,
 } from './model.js';
-import { BatchCorrectionSchema, type CorrectionFields, CorrectionFieldsSchema } from './schemas.js';
+import { type CorrectionFields, CorrectionFieldsSchema } from './schemas.js';
 
-const BATCH_CONCURRENCY = 8;
 const STATE_WRITE_ATTEMPTS = 3;
+
+/** Told what came of an approved correction that a correction job's row had held (the job store). */
+export interface HeldJobRowOutcomes {
+  recordHeldOutcome(job: NonNullable<PendingCorrection['job']>, result: CorrectionResult): Promise<void>;
+}
+
+/** How a correction job's row is held or claimed (lib/bulk-corrections/correction-jobs.ts). */
+export interface JobRowHooks {
+  readonly job: NonNullable<PendingCorrection['job']>;
+  /** The id its held correction takes: fixed when the job was accepted, so a redelivery holds it once. */
+  readonly correctionId: string;
+  /** Takes the row's claim before the provider call; false when another delivery holds it (nothing is sent). */
+  readonly claim: () => Promise<boolean>;
+}
 
 export interface BulkCorrectionServiceOptions {
   readonly store: DynamoDbBulkItemStore;
@@ -40,9 +53,9 @@ export interface BulkCorrectionServiceOptions {
   readonly controls: () => Promise<Controls>;
   readonly clock?: Clock;
   readonly logger?: Logger;
+  /** Where the outcome of an approved job row goes; none outside the composition root's wiring. */
+  readonly heldJobRows?: HeldJobRowOutcomes;
 }
-
-export type BatchResult = CorrectionResult & { readonly index: number; readonly bulkPayoutItemId?: string };
 
 /**
  * Corrections of invalid bulk payout items: validated here field by field first (a bad field makes no
@@ -61,8 +74,10 @@ export class BulkCorrectionService {
   readonly #controls: () => Promise<Controls>;
   readonly #clock: Clock;
   readonly #logger: Logger;
+  readonly #heldJobRows: HeldJobRowOutcomes | undefined;
 
   constructor(options: BulkCorrectionServiceOptions) {
+    this.#heldJobRows = options.heldJobRows;
     this.#store = options.store;
     this.#provider = options.provider;
     this.#limits = options.limits;
@@ -101,7 +116,10 @@ export class BulkCorrectionService {
   async correct(id: string, input: unknown, actor: Principal): Promise<CorrectionResult> {
     const parsed = CorrectionFieldsSchema.safeParse(input);
     if (!parsed.success) return { outcome: CorrectionOutcome.Invalid, issues: fieldIssues(parsed.error) };
-    return this.#request(id, parsed.data, actor);
+    const result = await this.#request(id, parsed.data, actor);
+    // Only a job row has a claim that another delivery can hold.
+    if (result.outcome === 'skipped') throw new Error('a single correction has no claim to lose');
+    return result;
   }
 
   /**
@@ -122,37 +140,22 @@ export class BulkCorrectionService {
     const fields = CorrectionFieldsSchema.parse(held.fields);
     const result = await this.#send(id, fields, held.requestedBy, approver);
     await this.#store.recordOutcome(id, correctionId, result.outcome);
+    if (held.job) await this.#heldJobRows?.recordHeldOutcome(held.job, result);
     return result;
   }
 
   /**
-   * Many corrections (a CSV upload): each validated alone and reported alone. Corrections of the same item
-   * run in their given order; different items run a few at a time.
+   * One row of a correction job, as a queue worker runs it: the same gate as a single correction (the row was
+   * validated when the job was accepted), held with the row's fixed correction id, or sent once the row's claim
+   * commits. `skipped`: another delivery holds the claim, nothing was sent.
    */
-  async correctMany(entries: readonly unknown[], actor: Principal): Promise<BatchResult[]> {
-    const results: BatchResult[] = new Array(entries.length);
-    const chains = new Map<string, number[]>();
-    entries.forEach((entry, index) => {
-      const parsed = BatchCorrectionSchema.safeParse(entry);
-      if (!parsed.success) {
-        results[index] = { index, outcome: CorrectionOutcome.Invalid, issues: fieldIssues(parsed.error) };
-        return;
-      }
-      const id = parsed.data.bulkPayoutItemId;
-      chains.set(id, [...(chains.get(id) ?? []), index]);
-    });
-    const queue = [...chains.entries()];
-    const worker = async () => {
-      for (let next = queue.shift(); next; next = queue.shift()) {
-        const [id, indexes] = next;
-        for (const index of indexes) {
-          const { bulkPayoutItemId: _id, ...fields } = BatchCorrectionSchema.parse(entries[index]);
-          results[index] = { index, bulkPayoutItemId: id, ...(await this.#request(id, fields, actor)) };
-        }
-      }
-    };
-    await Promise.all(Array.from({ length: Math.min(BATCH_CONCURRENCY, queue.length) }, worker));
-    return results;
+  async correctJobRow(
+    id: string,
+    fields: CorrectionFields,
+    actor: Principal,
+    hooks: JobRowHooks,
+  ): Promise<CorrectionResult | { readonly outcome: 'skipped' }> {
+    return this.#request(id, fields, actor, hooks);
   }
 
   /**
@@ -161,7 +164,12 @@ export class BulkCorrectionService {
    * payouts are paused. The provider offers no read of an item, so an item is taken as possibly valid unless
    * its latest record here (from an earlier correction) says it is invalid.
    */
-  async #request(id: string, fields: CorrectionFields, actor: Principal): Promise<CorrectionResult> {
+  async #request(
+    id: string,
+    fields: CorrectionFields,
+    actor: Principal,
+    row?: JobRowHooks,
+  ): Promise<CorrectionResult | { readonly outcome: 'skipped' }> {
     const before = await this.#store.get(id);
     const changesDestination = fields.accountNumber !== undefined || fields.bankCode !== undefined;
     const knownInvalid = before !== undefined && !before.record.isValid;
@@ -185,10 +193,13 @@ export class BulkCorrectionService {
     }
     const paused = await this.#pausedResult();
     if (paused) return paused;
-    if (!approvalRequired) return this.#send(id, fields, actor, undefined, before);
+    if (!approvalRequired) {
+      if (row && !(await row.claim())) return { outcome: 'skipped' };
+      return this.#send(id, fields, actor, undefined, before);
+    }
     const now = this.#clock.now();
     const correction: PendingCorrection = {
-      correctionId: ulid(now),
+      correctionId: row?.correctionId ?? ulid(now),
       bulkPayoutItemId: id,
       fields: { ...fields },
       changes: changesOf(before, valuesOf(fields)),
@@ -196,6 +207,7 @@ export class BulkCorrectionService {
       status: PendingCorrectionStatus.PendingApproval,
       requestedBy: actor,
       requestedAt: now.toISOString(),
+      ...(row && { job: row.job }),
     };
     await this.#store.putPending(correction);
     this.#logger.info('bulk item correction waits for approval', {

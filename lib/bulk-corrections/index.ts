@@ -7,7 +7,12 @@
  * await service.correct('item-1', { accountNumber: '0123456789' }, actor);
  */
 export * from './bulk-item-store.js';
+export * from './correction-jobs.js';
 export * from './correction-service.js';
 export * from './csv.js';
+export * from './job-errors.js';
+export * from './job-model.js';
+export * from './job-queue.js';
+export * from './job-store.js';
 export * from './model.js';
 export * from './schemas.js';

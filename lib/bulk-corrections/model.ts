@@ -98,6 +98,8 @@ export interface PendingCorrection {
   readonly approvedBy?: Principal;
   readonly approvedAt?: string;
   readonly outcome?: CorrectionOutcome;
+  /** The row of a correction job it came from; the row takes its outcome once approved. */
+  readonly job?: { readonly jobId: string; readonly index: number };
 }
 
 export type CorrectionResult =

@@ -57,8 +57,8 @@ export const BatchCorrectionSchema = z
   .check(atLeastOne);
 
 /**
- * Body of `POST /bulk-payout-items/corrections`. Entries are validated one by one (a bad entry is reported in
- * its result, the others go ahead); only the envelope is checked here.
+ * Body of `POST /bulk-payout-items/corrections`, which is accepted as a job. Only the envelope is checked here;
+ * the job then validates every entry against `BatchCorrectionSchema` and refuses the batch when any is bad.
  */
 export const BatchEnvelopeSchema = z.strictObject({
   corrections: z.array(z.unknown()).check(z.minLength(1), z.maxLength(MAX_BATCH_CORRECTIONS)),

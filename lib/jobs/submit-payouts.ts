@@ -1,22 +1,34 @@
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import type { Runtime } from '../runtime/runtime.js';
+import { correctionJobsOf } from '../runtime/services.js';
+import { runQueueBatch } from './correction-batch.js';
 import { runSubmissionBatch } from './submission-batch.js';
 
 /**
- * One batch of the submission queue: submits the payouts the sweeper enqueued and answers which messages to
- * deliver again. The claim keeps each payout exactly-once across redeliveries.
+ * One batch of the submission queue: submits the payouts the sweeper enqueued and works the correction-job rows
+ * the API enqueued (told apart by the message's `kind`), and answers which messages to deliver again. The claims
+ * keep each payout and each row exactly-once across redeliveries.
  */
 export async function submitQueuedPayouts(
   runtime: Runtime,
   event: SQSEvent,
   remainingMs: number,
 ): Promise<SQSBatchResponse> {
-  const { response, report } = await runSubmissionBatch(
-    runtime.engine,
+  const { response, report } = await runQueueBatch(
+    {
+      submit: (payouts) =>
+        runSubmissionBatch(
+          runtime.engine,
+          payouts,
+          remainingMs,
+          runtime.logger,
+          runtime.rateLimiter ? { limiter: runtime.rateLimiter } : {},
+        ),
+      jobs: correctionJobsOf(runtime),
+    },
     event,
     remainingMs,
     runtime.logger,
-    runtime.rateLimiter ? { limiter: runtime.rateLimiter } : {},
   );
   runtime.logger.info('submission batch finished', { ...report });
   return response;

@@ -1,6 +1,7 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { defaultProvider } from '@aws-sdk/credential-provider-node';
+import type { CorrectionWorkQueue } from '../bulk-corrections/job-queue.js';
 import { ProviderPayoutGateway } from '../payouts/adapters/provider-payout-gateway.js';
 import { regionOfQueueUrl, SqsSubmissionQueue } from '../payouts/adapters/sqs-submission-queue.js';
 import type { EngineConfig } from '../payouts/config.js';
@@ -39,6 +40,8 @@ export interface Runtime {
   readonly engine: PayoutEngine;
   /** Where the sweeper hands due payouts to the workers; undefined (it submits them itself) without SUBMIT_QUEUE_URL. */
   readonly submissions: SubmissionQueue | undefined;
+  /** Where the API hands correction-job work to the same workers (the submission queue); undefined without it. */
+  readonly correctionWork: CorrectionWorkQueue | undefined;
   /** The provider's fleet-wide rate limit for the submission workers; undefined without PROVIDER_RATE_LIMIT_PER_SECOND. */
   readonly rateLimiter: ProviderRateLimiter | undefined;
   /** Instant settlement; undefined unless the SETTLEMENT_DESTINATION_* variables are set. */
@@ -121,6 +124,7 @@ export function createRuntime(
       logger,
       ...(overrides.clock && { clock: overrides.clock }),
     });
+  const submissions = submissionQueueFor(config, mode, overrides);
   return {
     mode,
     env: config,
@@ -129,7 +133,8 @@ export function createRuntime(
     store,
     provider,
     engine,
-    submissions: submissionQueueFor(config, mode, overrides),
+    submissions,
+    correctionWork: submissions,
     rateLimiter:
       config.PROVIDER_RATE_LIMIT_PER_SECOND === undefined
         ? undefined
@@ -150,7 +155,7 @@ function submissionQueueFor(
   config: RuntimeEnv,
   mode: Runtime['mode'],
   overrides: RuntimeOverrides,
-): SubmissionQueue | undefined {
+): SqsSubmissionQueue | undefined {
   if (!config.SUBMIT_QUEUE_URL) return undefined;
   return new SqsSubmissionQueue({
     queueUrl: config.SUBMIT_QUEUE_URL,

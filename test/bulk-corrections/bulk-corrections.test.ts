@@ -241,71 +241,7 @@ describe('bulk payout item corrections (ops API)', () => {
     expect(reply.body.type).toContain('provider-rejected');
   });
 
-  it('answers a batch per item: corrected, held for approval, invalid fields (not sent), provider-rejected', async () => {
-    const before = patchCount();
-    const reply = await call(h.api, {
-      method: 'POST',
-      path: '/bulk-payout-items/corrections',
-      principal: 'alice',
-      body: {
-        corrections: [
-          { bulkPayoutItemId: validIds[0], narration: 'June salaries' },
-          { bulkPayoutItemId: validIds[1], bankCode: '12345' },
-          { bulkPayoutItemId: validIds[2], accountNumber: 'abc' },
-          { bulkPayoutItemId: 'unknown-item', amount: 10_000 },
-        ],
-      },
-    });
-    expect(reply.status).toBe(200);
-    expect(reply.body.results.map((r: { outcome: string }) => r.outcome)).toEqual([
-      'corrected',
-      'pending_approval',
-      'invalid',
-      'provider_rejected',
-    ]);
-    expect(reply.body.results[2].issues[0].path).toBe('accountNumber');
-    expect(reply.body.results[1].correction.reason).toContain('destination');
-    expect(reply.body.summary).toEqual({
-      corrected: 1,
-      pending_approval: 1,
-      invalid: 1,
-      provider_rejected: 1,
-    });
-    expect(patchCount()).toBe(before + 2);
-  });
-
-  it('takes a CSV upload and reports per row', async () => {
-    const csv = `bulkPayoutItemId,accountNumber,amount\n${validIds[0]},0123456789,\n${validIds[1]},,12345\n`;
-    const reply = await call(h.api, {
-      method: 'POST',
-      path: '/bulk-payout-items/corrections',
-      principal: 'alice',
-      headers: { 'content-type': 'text/csv' },
-      body: csv,
-    });
-    expect(reply.status).toBe(200);
-    expect(reply.body.results.map((r: { outcome: string }) => r.outcome)).toEqual([
-      'pending_approval',
-      'invalid',
-    ]);
-    expect(reply.body.results[1].issues[0].path).toBe('amount');
-  });
-
-  it('refuses a batch above the maximum size as a whole', async () => {
-    const corrections = Array.from({ length: 501 }, () => ({
-      bulkPayoutItemId: validIds[0],
-      narration: 'x',
-    }));
-    const before = patchCount();
-    const reply = await call(h.api, {
-      method: 'POST',
-      path: '/bulk-payout-items/corrections',
-      principal: 'alice',
-      body: { corrections },
-    });
-    expect(reply.status).toBe(400);
-    expect(patchCount()).toBe(before);
-  });
+  // Batches (`POST /bulk-payout-items/corrections`) are jobs now: test/bulk-corrections/correction-jobs.test.ts.
 
   it("lists the items corrected here, newest change first, by the provider's verdict, page by page", async () => {
     const all = await call(h.api, { method: 'GET', path: '/bulk-payout-items', query: 'limit=100' });

@@ -6,9 +6,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HANDLERS, type HandlerName, type HandlerSpec, presentHandlers } from '../../infra/handlers.js';
 import { apiContextFrom } from '../../lib/api/api-context.js';
 import { createApiHandler } from '../../lib/api/index.js';
+import type { CorrectionJob, JobItem } from '../../lib/bulk-corrections/job-model.js';
+import { DynamoDbCorrectionJobStore } from '../../lib/bulk-corrections/job-store.js';
 import { EventBridgePublisher } from '../../lib/events/event-publisher.js';
 import { handlePayoutRequested, handleSettlementAvailable } from '../../lib/events/inbound-handlers.js';
 import { publishStreamBatch } from '../../lib/events/publish-stream-batch.js';
+import { runQueueBatch } from '../../lib/jobs/correction-batch.js';
 import { runHealthCanary } from '../../lib/jobs/health-canary.js';
 import { runDueDispatch, runProviderScheduleSync, runReconcile } from '../../lib/jobs/scheduled.js';
 import { runSubmissionBatch } from '../../lib/jobs/submission-batch.js';
@@ -18,9 +21,15 @@ import { type LocalSqsEndpoint, serveLocalSqs } from '../../lib/local/sqs-endpoi
 import { stageConfigOf, submissionQueueSettings } from '../../lib/local/submission-workers.js';
 import { observeAwsCalls } from '../../lib/runtime/aws-call-observer.js';
 import { createRuntime, type Runtime } from '../../lib/runtime/runtime.js';
-import { providerSchedulesOf, recurrencesOf, refundsOf } from '../../lib/runtime/services.js';
+import {
+  correctionJobsOf,
+  providerSchedulesOf,
+  recurrencesOf,
+  refundsOf,
+} from '../../lib/runtime/services.js';
 import { type Sandbox, startSandbox } from '../../lib/sandbox/index.js';
 import { type Clock, ManualClock } from '../../lib/shared/clock.js';
+import { ulid } from '../../lib/shared/ids.js';
 import { CapturingLogger, silentLogger } from '../../lib/shared/logger.js';
 import { bankTransfer, call } from '../api/support/harness.js';
 import { createTestTable } from '../support/dynamodb.js';
@@ -79,6 +88,29 @@ function runtimeFor(
   );
   runtimes.push(runtime);
   return runtime;
+}
+
+/**
+ * A correction job of one row as the API stores it. The API's POST also enqueues through SQS, a signed fetch
+ * the proof neither observes nor may send anywhere; the store's writes are what its role must allow.
+ */
+function correctionJob(bulkPayoutItemId: string): { job: CorrectionJob; items: JobItem[] } {
+  const jobId = ulid();
+  const at = new Date().toISOString();
+  return {
+    job: { jobId, total: 1, source: 'json', requestedBy: { id: 'alice', kind: 'user' }, createdAt: at },
+    items: [
+      {
+        jobId,
+        index: 0,
+        bulkPayoutItemId,
+        fields: { narration: 'iam proof' },
+        correctionId: ulid(),
+        status: 'queued',
+        updatedAt: at,
+      },
+    ],
+  };
 }
 
 /** Runs one piece of a handler's work; only an IAM denial is a failure of this suite. */
@@ -197,6 +229,13 @@ describe('IAM proof: every call each handler makes is allowed by its own role', 
     await exercise('bulk item', () =>
       call(api, { method: 'GET', path: `/bulk-payout-items/${item?.id}`, principal: 'alice' }),
     );
+    const { job, items } = correctionJob(item?.id ?? '');
+    await exercise('correction job stored', () =>
+      new DynamoDbCorrectionJobStore(runtime.dynamoDb, runtime.tableName).create(job, items),
+    );
+    for (const path of ['/bulk-correction-jobs', `/bulk-correction-jobs/${job.jobId}`]) {
+      await exercise(path, () => call(api, { method: 'GET', path, principal: 'alice' }));
+    }
   });
 
   it.skipIf(!present.includes('sweep-due-payouts'))(
@@ -316,6 +355,33 @@ describe('IAM proof: every call each handler makes is allowed by its own role', 
       const remainingMs = HANDLERS['submit-payouts'].timeout.toMilliseconds();
       const { response } = await runSubmissionBatch(runtime.engine, event, remainingMs, logger);
       expect(response.batchItemFailures).toEqual([]);
+      // A correction job's row, stored as the API stores it (setup, outside the proof), worked by this worker.
+      const bulkItem = fixtures.bulkPayoutItems.find((candidate) => candidate.isValid);
+      const { job, items } = correctionJob(bulkItem?.id ?? '');
+      await new DynamoDbCorrectionJobStore(table.client, table.tableName).create(job, items);
+      const corrections = await runQueueBatch(
+        {
+          submit: () => Promise.reject(new Error('no payout here')),
+          jobs: correctionJobsOf(runtime),
+        },
+        {
+          Records: [
+            {
+              ...(event.Records[0] as SQSEvent['Records'][number]),
+              messageId: 'm-correction',
+              body: JSON.stringify({
+                kind: 'bulk-correction',
+                jobId: job.jobId,
+                bulkPayoutItemId: bulkItem?.id,
+                indexes: [0],
+              }),
+            },
+          ],
+        },
+        210_000,
+        logger,
+      );
+      expect(corrections.response.batchItemFailures).toEqual([]);
       expect(
         proof.exercised.some(
           (request) => request.functionName === 'submit-payouts' && request.action === 'kms:Decrypt',

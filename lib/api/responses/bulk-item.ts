@@ -1,6 +1,6 @@
 import { CORRECTABLE_FIELDS } from '../../bulk-corrections/model.js';
 import * as z from '../../shared/zod.js';
-import { FailureSchema, FieldIssueSchema, instant, PrincipalSchema, pageOf } from './common.js';
+import { FailureSchema, instant, PrincipalSchema, pageOf } from './common.js';
 
 const fieldValue = z.union([z.string(), z.number()]);
 
@@ -98,30 +98,4 @@ export const AppliedCorrectionSchema = z.object({
 export const HeldCorrectionSchema = z.object({
   outcome: z.literal('pending_approval'),
   correction: PendingCorrectionSchema,
-});
-
-const batchEntry = {
-  index: z.int().check(z.describe('0-based position of the correction in the request (CSV: data row)')),
-  bulkPayoutItemId: z.optional(z.string()),
-};
-
-/** One result per correction of a batch, in request order. */
-export const BatchCorrectionResultSchema = z.union([
-  z.object({ ...batchEntry, ...AppliedCorrectionSchema.shape }),
-  z.object({ ...batchEntry, ...HeldCorrectionSchema.shape }),
-  z.object({ ...batchEntry, outcome: z.literal('invalid'), issues: z.array(FieldIssueSchema) }),
-  z.object({ ...batchEntry, outcome: z.literal('paused'), failure: FailureSchema }),
-  z.object({
-    ...batchEntry,
-    outcome: z.enum(['provider_rejected', 'not_sent', 'unknown']),
-    failure: z.object({ code: z.string(), message: z.string(), status: z.optional(z.int()) }),
-    audit: z.optional(CorrectionAuditSchema),
-  }),
-]);
-
-export const BatchCorrectionResponseSchema = z.object({
-  summary: z
-    .partialRecord(outcomes, z.int())
-    .check(z.describe('how many corrections came to each outcome (outcomes with none are absent)')),
-  results: z.array(BatchCorrectionResultSchema),
 });

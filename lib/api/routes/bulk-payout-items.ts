@@ -1,9 +1,7 @@
-import type { BatchResult } from '../../bulk-corrections/correction-service.js';
 import { CsvFormatError, parseCorrectionsCsv } from '../../bulk-corrections/csv.js';
 import type {
   BulkItemState,
   CorrectionAudit,
-  CorrectionOutcome,
   CorrectionResult,
   PendingCorrection,
 } from '../../bulk-corrections/model.js';
@@ -17,15 +15,15 @@ import { ApiError, validationError } from '../errors.js';
 import { MAX_BODY_BYTES, parseBody, parseQuery } from '../request.js';
 import {
   AppliedCorrectionSchema,
-  BatchCorrectionResponseSchema,
-  type BatchCorrectionResultSchema,
   BulkItemDetailSchema,
   BulkItemPageSchema,
   type BulkItemResponse,
   HeldCorrectionSchema,
 } from '../responses/bulk-item.js';
+import { AcceptedCorrectionJobSchema } from '../responses/correction-job.js';
 import { type Route, type RouteRequest, reply, route } from '../router.js';
 import { ListPayoutsQuerySchema } from '../schemas.js';
+import { jobLocation, presentAcceptedJob } from './correction-jobs.js';
 
 function itemId(request: RouteRequest): string {
   const parsed = BulkPayoutItemIdSchema.safeParse(request.params.id);
@@ -63,32 +61,6 @@ function presentApplied(result: Applied) {
     item: presentItem(result.item),
     changes: presentChanges(result.audit.changes),
   };
-}
-
-/** One result of a batch, with its position in the request. */
-function presentBatchResult(result: BatchResult): z.output<typeof BatchCorrectionResultSchema> {
-  const entry = {
-    index: result.index,
-    ...(result.bulkPayoutItemId !== undefined && { bulkPayoutItemId: result.bulkPayoutItemId }),
-  };
-  switch (result.outcome) {
-    case 'corrected':
-    case 'still_invalid':
-      return { ...entry, ...presentApplied(result) };
-    case 'pending_approval':
-      return { ...entry, outcome: result.outcome, correction: presentPending(result.correction) };
-    case 'invalid':
-      return { ...entry, outcome: result.outcome, issues: [...result.issues] };
-    case 'paused':
-      return { ...entry, outcome: result.outcome, failure: result.failure };
-    default:
-      return {
-        ...entry,
-        outcome: result.outcome,
-        failure: result.failure,
-        ...(result.audit && { audit: presentAudit(result.audit) }),
-      };
-  }
 }
 
 /**
@@ -155,7 +127,11 @@ async function approveCorrection(request: RouteRequest) {
   );
 }
 
-/** POST /bulk-payout-items/corrections: JSON `{ corrections: [...] }` or a `text/csv` upload; per-item results. */
+/**
+ * POST /bulk-payout-items/corrections: JSON `{ corrections: [...] }` or a `text/csv` upload, accepted as a job.
+ * Every row is validated first (a bad row refuses the batch: 400 naming the row and field, nothing stored or
+ * sent); the job is stored and handed to the queue workers, and the answer is 202 with the job and its Location.
+ */
 async function correctMany(request: RouteRequest) {
   const contentType = (request.event.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase();
   let entries: readonly unknown[];
@@ -180,10 +156,12 @@ async function correctMany(request: RouteRequest) {
   } else {
     entries = parseBody(request.event, BatchEnvelopeSchema).corrections;
   }
-  const results = await request.ctx.bulkCorrections.correctMany(entries, request.principal());
-  const summary: Partial<Record<CorrectionOutcome, number>> = {};
-  for (const result of results) summary[result.outcome] = (summary[result.outcome] ?? 0) + 1;
-  return reply(200, { summary, results: results.map(presentBatchResult) });
+  const job = await request.ctx.correctionJobs.submit(
+    entries,
+    contentType === 'text/csv' ? 'csv' : 'json',
+    request.principal(),
+  );
+  return reply(202, presentAcceptedJob(job), { location: jobLocation(job.jobId) });
 }
 
 /** `GET /bulk-payout-items`: items corrected here, newest change first. */
@@ -243,12 +221,13 @@ export const bulkPayoutItemRoutes: readonly Route[] = [
     method: 'POST',
     path: '/bulk-payout-items/corrections',
     responses: {
-      200: {
-        description: 'one result per correction, in request order, and how many came to each outcome',
-        schema: BatchCorrectionResponseSchema,
+      202: {
+        description:
+          'accepted as a job (every row `queued`); header Location: /bulk-correction-jobs/{jobId}. No provider call was made yet',
+        schema: AcceptedCorrectionJobSchema,
       },
     },
-    problems: ['validation', 'unauthenticated'],
+    problems: ['validation', 'unauthenticated', 'not-configured', 'not-enqueued'],
     handler: correctMany,
   }),
   route({

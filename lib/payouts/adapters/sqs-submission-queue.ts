@@ -24,6 +24,13 @@ const SendMessageBatchAnswerSchema = z.object({
   ),
 });
 
+/** One message as sent; the ids matter on a FIFO queue only. */
+export interface QueueMessage {
+  readonly body: string;
+  readonly groupId: string;
+  readonly deduplicationId: string;
+}
+
 export interface SqsSubmissionQueueOptions {
   readonly queueUrl: string;
   readonly region: string;
@@ -65,16 +72,31 @@ export class SqsSubmissionQueue implements SubmissionQueue {
     });
   }
 
-  async enqueue(requests: readonly SubmissionRequest[]): Promise<void> {
-    const batches: SubmissionRequest[][] = [];
+  enqueue(requests: readonly SubmissionRequest[]): Promise<void> {
+    return this.send(
+      requests.map((request) => ({
+        body: JSON.stringify(request),
+        groupId: messageGroupOf(request),
+        deduplicationId: deduplicationIdOf(request),
+      })),
+    );
+  }
+
+  /**
+   * Sends any messages to the queue (correction jobs share it, lib/bulk-corrections/job-queue.ts); the group and
+   * deduplication ids are used on a FIFO queue only.
+   */
+  async send(messages: readonly QueueMessage[]): Promise<void> {
+    const requests = messages;
+    const batches: QueueMessage[][] = [];
     for (let start = 0; start < requests.length; start += ENTRIES_PER_BATCH) {
       batches.push(requests.slice(start, start + ENTRIES_PER_BATCH));
     }
     let next = 0;
-    const refused: SubmissionRequest[] = [];
+    const refused: QueueMessage[] = [];
     const sender = async () => {
       while (next < batches.length) {
-        const batch = batches[next++] as SubmissionRequest[];
+        const batch = batches[next++] as QueueMessage[];
         // Entries SQS refused (throttling, an internal error) are offered once more before the tick fails.
         const first = await this.#sendBatch(batch);
         if (first.length > 0) refused.push(...(await this.#sendBatch(first)));
@@ -83,21 +105,21 @@ export class SqsSubmissionQueue implements SubmissionQueue {
     await Promise.all(Array.from({ length: Math.min(BATCHES_IN_FLIGHT, batches.length) }, sender));
     if (refused.length > 0) {
       throw new SubmissionQueueError(
-        `the submission queue refused ${refused.length} of ${requests.length} requests`,
+        `the submission queue refused ${refused.length} of ${requests.length} messages`,
       );
     }
   }
 
   /** Sends one SendMessageBatch; resolves with the requests SQS did not accept. */
-  async #sendBatch(batch: readonly SubmissionRequest[]): Promise<SubmissionRequest[]> {
+  async #sendBatch(batch: readonly QueueMessage[]): Promise<QueueMessage[]> {
     const input = {
       QueueUrl: this.#options.queueUrl,
-      Entries: batch.map((request, index) => ({
+      Entries: batch.map((message, index) => ({
         Id: String(index),
-        MessageBody: JSON.stringify(request),
+        MessageBody: message.body,
         ...(this.#fifo && {
-          MessageGroupId: messageGroupOf(request),
-          MessageDeduplicationId: deduplicationIdOf(request),
+          MessageGroupId: message.groupId,
+          MessageDeduplicationId: message.deduplicationId,
         }),
       })),
     };

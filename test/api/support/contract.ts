@@ -126,7 +126,13 @@ export function checkAnswer(method: string, path: string, result: APIGatewayProx
   // CONTRACT_COVERAGE_FILE=<path> npx vitest run …: which documented answers the suites produced.
   if (process.env.CONTRACT_COVERAGE_FILE)
     appendFileSync(process.env.CONTRACT_COVERAGE_FILE, `${where}\t${status}\n`);
-  const body: unknown = result.body === undefined || result.body === '' ? undefined : JSON.parse(result.body);
+  // A JSON answer is parsed; any other (a CSV download) is checked as the string it is.
+  const body: unknown =
+    result.body === undefined || result.body === ''
+      ? undefined
+      : mediaType.endsWith('json')
+        ? JSON.parse(result.body)
+        : result.body;
   const parsed = validatorOf(schema).safeParse(body);
   if (!parsed.success) {
     const issues = parsed.error.issues

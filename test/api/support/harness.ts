@@ -121,7 +121,7 @@ export interface Reply {
   body: any;
 }
 
-/** Calls the router and parses its answer. */
+/** Calls the router and parses its answer (JSON; a text download stays a string). */
 export async function call(api: ApiHandler, input: EventInput): Promise<Reply> {
   const result: APIGatewayProxyStructuredResultV2 = await api(apiEvent(input));
   const headers: Record<string, string> = {};
@@ -130,7 +130,12 @@ export async function call(api: ApiHandler, input: EventInput): Promise<Reply> {
   return {
     status: result.statusCode ?? 200,
     headers,
-    body: result.body ? JSON.parse(result.body) : undefined,
+    // A download (text/csv) stays text; everything else the API answers is JSON.
+    body: result.body
+      ? (headers['content-type'] ?? '').includes('json')
+        ? JSON.parse(result.body)
+        : result.body
+      : undefined,
   };
 }
 

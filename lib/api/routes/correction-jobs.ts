@@ -1,0 +1,208 @@
+import type { CorrectionJob, JobItem, JobView } from '../../bulk-corrections/job-model.js';
+import * as z from '../../shared/zod.js';
+import { ApiError } from '../errors.js';
+import { parseQuery } from '../request.js';
+import {
+  CorrectionJobItemPageSchema,
+  type CorrectionJobItemSchema,
+  CorrectionJobPageSchema,
+  CorrectionJobSchema,
+} from '../responses/correction-job.js';
+import { type Route, type RouteRequest, reply, route } from '../router.js';
+import { ListPayoutsQuerySchema } from '../schemas.js';
+
+export const JobIdSchema = z.string().check(z.regex(/^[0-9A-HJKMNP-TV-Z]{26}$/, 'must be a job id'));
+
+/** Where a job is read. */
+export const jobLocation = (jobId: string) => `/bulk-correction-jobs/${jobId}`;
+
+/** A job with its counts, and where it is read. */
+export const presentAcceptedJob = (job: JobView): z.output<typeof CorrectionJobSchema> => ({
+  ...job,
+  requestedBy: { ...job.requestedBy },
+  counts: { ...job.counts },
+  progress: { ...job.progress },
+  location: jobLocation(job.jobId),
+});
+
+const presentJobSummary = (job: CorrectionJob) => ({
+  jobId: job.jobId,
+  total: job.total,
+  source: job.source,
+  requestedBy: { ...job.requestedBy },
+  createdAt: job.createdAt,
+  location: jobLocation(job.jobId),
+});
+
+function jobId(request: RouteRequest): string {
+  const parsed = JobIdSchema.safeParse(request.params.id);
+  if (!parsed.success) throw new ApiError(404, 'not-found', 'Not found', 'no correction job has this id');
+  return parsed.data;
+}
+
+/** `GET /bulk-correction-jobs` and `GET /bulk-correction-jobs/{id}/items`: a page. */
+export const ListCorrectionJobsQuerySchema = z.strictObject({
+  limit: ListPayoutsQuerySchema.shape.limit,
+  cursor: ListPayoutsQuerySchema.shape.cursor,
+});
+
+function presentItem(item: JobItem): z.output<typeof CorrectionJobItemSchema> {
+  const result = item.result;
+  return {
+    row: item.index + 1,
+    bulkPayoutItemId: item.bulkPayoutItemId,
+    fields: { ...item.fields },
+    status: item.status,
+    ...(item.status === 'pending_approval' && {
+      correctionId: item.correctionId,
+      approve: `/bulk-payout-items/${item.bulkPayoutItemId}/corrections/${item.correctionId}/approve`,
+    }),
+    ...(result?.isValid !== undefined && { isValid: result.isValid }),
+    ...(result?.reason !== undefined && { reason: result.reason }),
+    ...(result?.approvalReason !== undefined && { approvalReason: result.approvalReason }),
+    ...(result?.failure && { failure: { code: result.failure.code, message: result.failure.message } }),
+    ...(result?.issues && { issues: result.issues.map((issue) => ({ ...issue })) }),
+    updatedAt: item.updatedAt,
+  };
+}
+
+/** The columns of `results.csv`, in order (docs/bulk-corrections.md describes each). */
+export const RESULTS_CSV_COLUMNS = [
+  'row',
+  'bulkPayoutItemId',
+  'status',
+  'isValid',
+  'reason',
+  'correctionId',
+  'failureCode',
+  'failureMessage',
+  'issues',
+  'updatedAt',
+] as const;
+
+function csvCell(value: unknown): string {
+  if (value === undefined || value === null) return '';
+  const text = String(value);
+  // Quoted when needed; a leading =, +, - or @ is prefixed so a spreadsheet never runs a cell as a formula.
+  const safe = /^[=+\-@]/.test(text) ? `'${text}` : text;
+  return /[",\r\n]/.test(safe) ? `"${safe.replaceAll('"', '""')}"` : safe;
+}
+
+function resultsCsv(items: readonly JobItem[]): string {
+  const lines = [RESULTS_CSV_COLUMNS.join(',')];
+  for (const item of items) {
+    const cells: Record<(typeof RESULTS_CSV_COLUMNS)[number], unknown> = {
+      row: item.index + 1,
+      bulkPayoutItemId: item.bulkPayoutItemId,
+      status: item.status,
+      isValid: item.result?.isValid,
+      reason: item.result?.reason ?? item.result?.approvalReason,
+      correctionId: item.status === 'pending_approval' ? item.correctionId : undefined,
+      failureCode: item.result?.failure?.code,
+      failureMessage: item.result?.failure?.message,
+      issues: item.result?.issues?.map((issue) => `${issue.path}: ${issue.message}`).join('; '),
+      updatedAt: item.updatedAt,
+    };
+    lines.push(RESULTS_CSV_COLUMNS.map((column) => csvCell(cells[column])).join(','));
+  }
+  return `${lines.join('\r\n')}\r\n`;
+}
+
+async function listJobs(request: RouteRequest) {
+  const query = parseQuery(request.event, ListCorrectionJobsQuerySchema);
+  const page = await request.ctx.correctionJobs.list({
+    limit: query.limit ?? 20,
+    ...(query.cursor !== undefined && { cursor: query.cursor }),
+  });
+  return reply(200, {
+    items: page.items.map(presentJobSummary),
+    ...(page.nextCursor && { nextCursor: page.nextCursor }),
+  });
+}
+
+async function getJob(request: RouteRequest) {
+  return reply(200, presentAcceptedJob(await request.ctx.correctionJobs.get(jobId(request))));
+}
+
+async function listItems(request: RouteRequest) {
+  const id = jobId(request);
+  const query = parseQuery(request.event, ListCorrectionJobsQuerySchema);
+  const page = await request.ctx.correctionJobs.items(id, {
+    limit: query.limit ?? 50,
+    ...(query.cursor !== undefined && { cursor: query.cursor }),
+  });
+  return reply(200, {
+    items: page.items.map(presentItem),
+    ...(page.nextCursor && { nextCursor: page.nextCursor }),
+  });
+}
+
+async function downloadResults(request: RouteRequest) {
+  const id = jobId(request);
+  const items = await request.ctx.correctionJobs.allItems(id);
+  return reply(200, resultsCsv(items), {
+    'content-disposition': `attachment; filename="correction-job-${id}.csv"`,
+  });
+}
+
+async function requeueJob(request: RouteRequest) {
+  return reply(202, presentAcceptedJob(await request.ctx.correctionJobs.requeue(jobId(request))));
+}
+
+/** The results CSV: one header row, then one row per correction in batch order. */
+const ResultsCsvSchema = z
+  .string()
+  .check(
+    z.describe(
+      `RFC 4180 CSV with CRLF line ends; columns: ${RESULTS_CSV_COLUMNS.join(', ')} (docs/bulk-corrections.md)`,
+    ),
+  );
+
+export const correctionJobRoutes: readonly Route[] = [
+  route({
+    method: 'GET',
+    path: '/bulk-correction-jobs',
+    responses: { 200: { description: 'a page of jobs, newest first', schema: CorrectionJobPageSchema } },
+    problems: ['validation'],
+    handler: listJobs,
+  }),
+  route({
+    method: 'GET',
+    path: '/bulk-correction-jobs/{id}',
+    responses: {
+      200: { description: 'the job: status, rows counted per state, progress', schema: CorrectionJobSchema },
+    },
+    problems: ['not-found'],
+    handler: getJob,
+  }),
+  route({
+    method: 'GET',
+    path: '/bulk-correction-jobs/{id}/items',
+    responses: {
+      200: { description: "a page of the job's rows, in row order", schema: CorrectionJobItemPageSchema },
+    },
+    problems: ['validation', 'not-found'],
+    handler: listItems,
+  }),
+  route({
+    method: 'GET',
+    path: '/bulk-correction-jobs/{id}/results.csv',
+    responses: {
+      200: { description: "every row's result", schema: ResultsCsvSchema, mediaType: 'text/csv' },
+    },
+    problems: ['not-found'],
+    handler: downloadResults,
+  }),
+  route({
+    method: 'POST',
+    path: '/bulk-correction-jobs/{id}/requeue',
+    responses: {
+      202: {
+        description: 'the rows still queued were handed to the workers again',
+        schema: CorrectionJobSchema,
+      },
+    },
+    problems: ['not-found', 'not-configured', 'not-enqueued'],
+    handler: requeueJob,
+  }),
+];

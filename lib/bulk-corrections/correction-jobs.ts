@@ -1,0 +1,309 @@
+import { admit, type GateLimits, MoneyEntryPoint } from '../payouts/gate.js';
+import type { Principal } from '../payouts/model.js';
+import { type Clock, systemClock } from '../shared/clock.js';
+import { NotFoundError, ValidationError } from '../shared/errors.js';
+import { ulid } from '../shared/ids.js';
+import { type Logger, silentLogger } from '../shared/logger.js';
+import type { CursorPage } from '../shared/paging.js';
+import { type FieldIssue, fieldIssues } from '../shared/validation.js';
+import type { BulkCorrectionService } from './correction-service.js';
+import { CorrectionJobNotEnqueuedError, CorrectionJobsNotConfiguredError } from './job-errors.js';
+import {
+  type CorrectionJob,
+  FINAL_ITEM_STATUSES,
+  type JobItem,
+  type JobItemResult,
+  JobItemStatus,
+  type JobView,
+  jobStatusOf,
+} from './job-model.js';
+import { type CorrectionWork, type CorrectionWorkQueue, correctionMessageOf } from './job-queue.js';
+import type { DynamoDbCorrectionJobStore } from './job-store.js';
+import type { CorrectionResult, PendingCorrection } from './model.js';
+import { BatchCorrectionSchema, CorrectionFieldsSchema } from './schemas.js';
+
+export interface CorrectionJobServiceOptions {
+  readonly store: DynamoDbCorrectionJobStore;
+  readonly corrections: BulkCorrectionService;
+  /** The engine's limits: a row above the per-payout maximum refuses the whole batch. */
+  readonly limits: GateLimits;
+  /** The submission queue; without it no job is accepted (503). */
+  readonly queue: CorrectionWorkQueue | undefined;
+  readonly clock?: Clock;
+  readonly logger?: Logger;
+}
+
+/** How a caller names a row in a refusal: `corrections[3]` for JSON, `row 4` for a CSV's fourth data row. */
+export type RowNaming = 'json' | 'csv';
+
+const WORKER_STOPPED = {
+  code: 'WORKER_STOPPED',
+  message:
+    "a worker claimed this row and stopped before recording the provider's answer: the correction may have been applied; check the item before correcting it again",
+} as const;
+
+/**
+ * Bulk corrections as jobs. `submit` validates every row (zod, then the gate's maximum) before anything is
+ * stored: one bad row refuses the batch with a 400 naming each bad row and field. A valid batch is stored (its
+ * rows 25 per write, then the job) and handed to the queue workers, one message per bulk payout item with that
+ * item's rows in order; the caller gets the job at once. `work` is what a worker does with one message: each
+ * row passes the gate, is held for a second person or claimed (`queued -> sending`) and sent once.
+ *
+ * @example
+ * const job = await jobs.submit(entries, 'json', { id: 'alice', kind: 'user' });
+ * const view = await jobs.get(job.jobId); // view.counts, view.progress
+ */
+export class CorrectionJobService {
+  readonly #store: DynamoDbCorrectionJobStore;
+  readonly #corrections: BulkCorrectionService;
+  readonly #limits: GateLimits;
+  readonly #queue: CorrectionWorkQueue | undefined;
+  readonly #clock: Clock;
+  readonly #logger: Logger;
+
+  constructor(options: CorrectionJobServiceOptions) {
+    this.#store = options.store;
+    this.#corrections = options.corrections;
+    this.#limits = options.limits;
+    this.#queue = options.queue;
+    this.#clock = options.clock ?? systemClock;
+    this.#logger = options.logger ?? silentLogger;
+  }
+
+  /**
+   * Accepts a batch as a job: validated whole, stored, handed to the workers. Nothing reaches the provider here.
+   *
+   * @throws ValidationError naming each bad row and field (nothing stored)
+   * @throws CorrectionJobsNotConfiguredError without a queue (nothing stored)
+   * @throws CorrectionJobNotEnqueuedError when the job is stored but the queue refused some of its work
+   */
+  async submit(entries: readonly unknown[], naming: RowNaming, actor: Principal): Promise<JobView> {
+    const rows = this.#validate(entries, naming);
+    if (!this.#queue) throw new CorrectionJobsNotConfiguredError();
+    const now = this.#clock.now();
+    const at = now.toISOString();
+    const jobId = ulid(now);
+    const items: JobItem[] = rows.map(({ bulkPayoutItemId, ...fields }, index) => ({
+      jobId,
+      index,
+      bulkPayoutItemId,
+      fields,
+      correctionId: ulid(now),
+      status: JobItemStatus.Queued,
+      updatedAt: at,
+    }));
+    const job: CorrectionJob = {
+      jobId,
+      total: items.length,
+      source: naming,
+      requestedBy: actor,
+      createdAt: at,
+    };
+    await this.#store.create(job, items);
+    this.#logger.info('correction job accepted', { jobId, rows: items.length });
+    await this.#enqueue(jobId, items);
+    return viewOf(job, items);
+  }
+
+  /**
+   * Hands the job's rows that are still queued to the workers again (after the queue refused them, or after
+   * their messages went to the dead-letter queue). Safe at any time: a row already claimed or done is skipped.
+   */
+  async requeue(jobId: string): Promise<JobView> {
+    const job = await this.#store.get(jobId);
+    if (!job) throw new NotFoundError('correction job', jobId);
+    const items = await this.#store.allItems(jobId);
+    await this.#enqueue(
+      jobId,
+      items.filter((item) => item.status === JobItemStatus.Queued || item.status === JobItemStatus.Sending),
+    );
+    return viewOf(job, items);
+  }
+
+  /** The job with its rows counted by state and its progress. */
+  async get(jobId: string): Promise<JobView> {
+    const job = await this.#store.get(jobId);
+    if (!job) throw new NotFoundError('correction job', jobId);
+    return viewOf(job, await this.#store.allItems(jobId));
+  }
+
+  /** One page of the job's rows with their results, in row order. */
+  async items(jobId: string, query: { limit: number; cursor?: string }): Promise<CursorPage<JobItem>> {
+    if (!(await this.#store.get(jobId))) throw new NotFoundError('correction job', jobId);
+    return this.#store.items(jobId, query);
+  }
+
+  /** Every row of the job, for the results CSV. */
+  async allItems(jobId: string): Promise<JobItem[]> {
+    if (!(await this.#store.get(jobId))) throw new NotFoundError('correction job', jobId);
+    return this.#store.allItems(jobId);
+  }
+
+  /** Jobs, newest first (without counts: `get` a job for those). */
+  list(query: { limit: number; cursor?: string }): Promise<CursorPage<CorrectionJob>> {
+    return this.#store.list(query);
+  }
+
+  /**
+   * A worker's part: the rows of one message, in order. A row already done is skipped; a row claimed by a
+   * delivery that never recorded its answer is `unknown` (it may have been sent) and is never sent again.
+   * Resolves `handed_back` when `stopStartingAt` (epoch ms) came before every row was done.
+   */
+  async work(work: CorrectionWork, stopStartingAt: number): Promise<'done' | 'handed_back'> {
+    const job = await this.#store.get(work.jobId);
+    if (!job) {
+      // Only a bug enqueues a job that was never stored: the message goes back, then to the DLQ, which alarms.
+      throw new NotFoundError('correction job', work.jobId);
+    }
+    for (const index of work.indexes) {
+      if (this.#clock.now().getTime() >= stopStartingAt) return 'handed_back';
+      const row = await this.#store.item(work.jobId, index);
+      if (!row || row.bulkPayoutItemId !== work.bulkPayoutItemId) {
+        this.#logger.error('correction job message names no such row', { jobId: work.jobId, index });
+        continue;
+      }
+      if (row.status === JobItemStatus.Sending) {
+        await this.#store.transition(row, JobItemStatus.Sending, JobItemStatus.Unknown, this.#now(), {
+          failure: WORKER_STOPPED,
+        });
+        this.#logger.warn('correction job row left claimed by a stopped worker: unknown, not resent', {
+          jobId: row.jobId,
+          index: row.index,
+        });
+        continue;
+      }
+      if (row.status !== JobItemStatus.Queued) continue;
+      await this.#run(row, job.requestedBy);
+    }
+    return 'done';
+  }
+
+  /** A held row's correction was approved and sent: the row takes its outcome (`HeldJobRowOutcomes`). */
+  async recordHeldOutcome(
+    held: NonNullable<PendingCorrection['job']>,
+    result: CorrectionResult,
+  ): Promise<void> {
+    const { status, result: rowResult } = rowOutcomeOf(result);
+    const at = this.#now();
+    const row = { jobId: held.jobId, index: held.index };
+    // Queued too: a redelivery may not yet have moved the row to pending_approval when it was approved.
+    if (await this.#store.transition(row, JobItemStatus.PendingApproval, status, at, rowResult)) return;
+    await this.#store.transition(row, JobItemStatus.Queued, status, at, rowResult);
+  }
+
+  async #run(row: JobItem, actor: Principal): Promise<void> {
+    const fields = CorrectionFieldsSchema.parse(row.fields);
+    const result = await this.#corrections.correctJobRow(row.bulkPayoutItemId, fields, actor, {
+      job: { jobId: row.jobId, index: row.index },
+      correctionId: row.correctionId,
+      claim: () => this.#store.transition(row, JobItemStatus.Queued, JobItemStatus.Sending, this.#now()),
+    });
+    if (result.outcome === 'skipped') return;
+    const { status, result: rowResult } = rowOutcomeOf(result);
+    // Held, refused and paused rows were never claimed; sent ones were.
+    const sent = !(['pending_approval', 'invalid', 'paused'] as const).some((o) => o === result.outcome);
+    await this.#store.transition(
+      row,
+      sent ? JobItemStatus.Sending : JobItemStatus.Queued,
+      status,
+      this.#now(),
+      rowResult,
+    );
+  }
+
+  async #enqueue(jobId: string, items: readonly JobItem[]): Promise<void> {
+    if (!this.#queue) throw new CorrectionJobsNotConfiguredError();
+    const byItem = new Map<string, number[]>();
+    for (const item of items)
+      byItem.set(item.bulkPayoutItemId, [...(byItem.get(item.bulkPayoutItemId) ?? []), item.index]);
+    const messages = [...byItem].map(([bulkPayoutItemId, indexes]) =>
+      correctionMessageOf({ kind: 'bulk-correction', jobId, bulkPayoutItemId, indexes }),
+    );
+    try {
+      await this.#queue.send(messages);
+    } catch (error) {
+      this.#logger.error('correction job not fully enqueued', {
+        jobId,
+        error: error instanceof Error ? error.name : String(error),
+      });
+      throw new CorrectionJobNotEnqueuedError(jobId, { cause: error });
+    }
+  }
+
+  /** Every row parsed, or one refusal naming every bad row and field. */
+  #validate(entries: readonly unknown[], naming: RowNaming) {
+    const issues: FieldIssue[] = [];
+    const rows = entries.map((entry, index) => {
+      const prefix = naming === 'json' ? `corrections[${index}]` : `row ${index + 1}`;
+      const parsed = BatchCorrectionSchema.safeParse(entry);
+      if (!parsed.success) {
+        for (const issue of fieldIssues(parsed.error)) {
+          issues.push({
+            path: issue.path === '(root)' ? prefix : `${prefix}.${issue.path}`,
+            message: issue.message,
+          });
+        }
+        return undefined;
+      }
+      try {
+        // The gate's maximum refuses the batch now; the approval threshold is the worker's, per row.
+        admit(this.#limits, {
+          entryPoint: MoneyEntryPoint.BulkCorrection,
+          amountKobo: parsed.data.amount ?? 0,
+          amountPath: `${prefix}.amount`,
+        });
+      } catch (error) {
+        if (!(error instanceof ValidationError)) throw error;
+        issues.push(...error.issues);
+      }
+      return parsed.data;
+    });
+    if (issues.length > 0) {
+      throw ValidationError.of(issues);
+    }
+    return rows.filter((row) => row !== undefined);
+  }
+
+  #now(): string {
+    return this.#clock.now().toISOString();
+  }
+}
+
+function viewOf(job: CorrectionJob, items: readonly JobItem[]): JobView {
+  const counts: Partial<Record<JobItemStatus, number>> = {};
+  for (const item of items) counts[item.status] = (counts[item.status] ?? 0) + 1;
+  const done = items.filter((item) => FINAL_ITEM_STATUSES.includes(item.status)).length;
+  return {
+    ...job,
+    status: jobStatusOf(counts),
+    counts,
+    progress: {
+      done,
+      total: job.total,
+      percent: job.total === 0 ? 100 : Math.floor((done * 100) / job.total),
+    },
+  };
+}
+
+/** A correction's result as a row's final (or held) state. */
+function rowOutcomeOf(result: CorrectionResult): { status: JobItemStatus; result: JobItemResult } {
+  switch (result.outcome) {
+    case 'corrected':
+    case 'still_invalid':
+      return {
+        status: result.outcome,
+        result: { isValid: result.item.record.isValid, reason: result.item.record.reason },
+      };
+    case 'pending_approval':
+      return { status: result.outcome, result: { approvalReason: result.correction.reason } };
+    case 'invalid':
+      return { status: result.outcome, result: { issues: result.issues } };
+    case 'paused':
+      return { status: result.outcome, result: { failure: result.failure } };
+    default:
+      return {
+        status: result.outcome,
+        result: { failure: { code: result.failure.code, message: result.failure.message } },
+      };
+  }
+}

@@ -1,0 +1,25 @@
+import { PayoutAutomationError } from '../shared/errors.js';
+
+/** The deployment has no queue to hand correction jobs to (no SUBMIT_QUEUE_URL): nothing was stored. */
+export class CorrectionJobsNotConfiguredError extends PayoutAutomationError {
+  override readonly name = 'CorrectionJobsNotConfiguredError';
+  override readonly code = 'NOT_CONFIGURED';
+  constructor() {
+    super('correction jobs need the submission queue (SUBMIT_QUEUE_URL); nothing was stored');
+  }
+}
+
+/** The job was stored but the queue refused some of its work: `POST /bulk-correction-jobs/{id}/requeue` hands it over again. */
+export class CorrectionJobNotEnqueuedError extends PayoutAutomationError {
+  override readonly name = 'CorrectionJobNotEnqueuedError';
+  override readonly code = 'NOT_ENQUEUED';
+  constructor(
+    readonly jobId: string,
+    options?: ErrorOptions,
+  ) {
+    super(
+      `job ${jobId} is stored, but the queue did not take all of its work; POST /bulk-correction-jobs/${jobId}/requeue hands it over again (nothing is sent twice)`,
+      options,
+    );
+  }
+}

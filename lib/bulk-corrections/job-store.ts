@@ -1,0 +1,239 @@
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import {
+  BatchWriteCommand,
+  DynamoDBDocumentClient,
+  GetCommand,
+  PutCommand,
+  QueryCommand,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
+import { decodeCursor, encodeCursor } from '../shared/cursor.js';
+import { InvalidCursorError } from '../shared/errors.js';
+import { type Listing, listingAttributes, queryListing } from '../shared/index-listing.js';
+import type { CursorPage } from '../shared/paging.js';
+import * as z from '../shared/zod.js';
+import type { CorrectionJob, JobItem, JobItemResult, JobItemStatus } from './job-model.js';
+
+/**
+ * Correction jobs in the single table, one item collection per job:
+ *
+ * | item | pk                       | sk            | gsi1 / gsi2 (listing)                                  |
+ * |------|--------------------------|---------------|--------------------------------------------------------|
+ * | job  | CORRECTION_JOB#<jobId>   | JOB           | CORRECTION_JOB#BY#<requester> / CORRECTION_JOB#ALL     |
+ * | row  | CORRECTION_JOB#<jobId>   | ITEM#<0000>   |                                                        |
+ *
+ * The job item is written once and never updated: counts are derived from the rows, so a fleet of workers
+ * never contends on one item.
+ */
+export const jobKeys = {
+  job: (jobId: string) => ({ pk: `CORRECTION_JOB#${jobId}`, sk: 'JOB' }),
+  item: (jobId: string, index: number) => ({
+    pk: `CORRECTION_JOB#${jobId}`,
+    sk: `ITEM#${String(index).padStart(4, '0')}`,
+  }),
+} as const;
+
+const jobListing: Listing = {
+  statePartition: (requester) => `CORRECTION_JOB#BY#${requester}`,
+  allPartition: 'CORRECTION_JOB#ALL',
+};
+
+/** DynamoDB's limit on one BatchWriteItem. */
+export const ROWS_PER_BATCH_WRITE = 25;
+const BATCH_WRITE_ATTEMPTS = 5;
+/** BatchWriteItem calls at once: a 500-row job is 20 calls, 4 at a time (a bounded burst of 100 writes). */
+const BATCH_WRITES_IN_FLIGHT = 4;
+
+const principalSchema = z.object({ id: z.string(), kind: z.enum(['user', 'system']) });
+const jobSchema = z.object({
+  jobId: z.string(),
+  total: z.int(),
+  source: z.enum(['json', 'csv']),
+  requestedBy: principalSchema,
+  createdAt: z.string(),
+});
+const value = z.union([z.string(), z.number()]);
+const resultSchema = z.object({
+  isValid: z.optional(z.boolean()),
+  reason: z.optional(z.nullable(z.string())),
+  failure: z.optional(z.object({ code: z.string(), message: z.string() })),
+  issues: z.optional(z.array(z.object({ path: z.string(), message: z.string() }))),
+  approvalReason: z.optional(z.string()),
+});
+const itemSchema = z.object({
+  jobId: z.string(),
+  index: z.int(),
+  bulkPayoutItemId: z.string(),
+  fields: z.record(z.string(), value),
+  correctionId: z.string(),
+  status: z.enum([
+    'queued',
+    'sending',
+    'pending_approval',
+    'corrected',
+    'still_invalid',
+    'invalid',
+    'provider_rejected',
+    'not_sent',
+    'unknown',
+    'paused',
+  ]),
+  result: z.optional(resultSchema),
+  updatedAt: z.string(),
+});
+
+const ItemCursorSchema = z.strictObject({
+  pk: z.string().check(z.regex(/^CORRECTION_JOB#[0-9A-HJKMNP-TV-Z]{26}$/)),
+  sk: z.string().check(z.regex(/^ITEM#\d{4}$/)),
+});
+
+/** The job and its rows; every change of a row is conditional on the state it was read in. */
+export class DynamoDbCorrectionJobStore {
+  readonly #doc: DynamoDBDocumentClient;
+
+  constructor(
+    client: DynamoDBClient,
+    readonly tableName: string,
+  ) {
+    this.#doc = DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
+  }
+
+  /**
+   * Stores a job: its rows first, 25 per BatchWriteItem, a few calls at once (retrying what DynamoDB hands back), then the job item,
+   * so a job that is visible has every row. A request that dies half-way leaves rows nobody lists or sends.
+   */
+  async create(job: CorrectionJob, items: readonly JobItem[]): Promise<void> {
+    const batches: JobItem[][] = [];
+    for (let start = 0; start < items.length; start += ROWS_PER_BATCH_WRITE) {
+      batches.push(items.slice(start, start + ROWS_PER_BATCH_WRITE));
+    }
+    let next = 0;
+    const writer = async () => {
+      while (next < batches.length) await this.#writeRows(job.jobId, batches[next++] as JobItem[]);
+    };
+    await Promise.all(Array.from({ length: Math.min(BATCH_WRITES_IN_FLIGHT, batches.length) }, writer));
+    await this.#doc.send(
+      new PutCommand({
+        TableName: this.tableName,
+        Item: {
+          ...jobKeys.job(job.jobId),
+          entity: 'correction-job',
+          ...job,
+          ...listingAttributes(jobListing, job.requestedBy.id, job.createdAt, job.jobId),
+        },
+        ConditionExpression: 'attribute_not_exists(pk)',
+      }),
+    );
+  }
+
+  /** One BatchWriteItem of at most 25 rows, offering what DynamoDB hands back unprocessed again. */
+  async #writeRows(jobId: string, rows: readonly JobItem[]): Promise<void> {
+    let requests: NonNullable<ConstructorParameters<typeof BatchWriteCommand>[0]['RequestItems']>[string] =
+      rows.map((item) => ({
+        PutRequest: {
+          Item: { ...jobKeys.item(item.jobId, item.index), entity: 'correction-job-item', ...item },
+        },
+      }));
+    for (let attempt = 0; requests.length > 0 && attempt < BATCH_WRITE_ATTEMPTS; attempt++) {
+      const result = await this.#doc.send(
+        new BatchWriteCommand({ RequestItems: { [this.tableName]: requests } }),
+      );
+      requests = result.UnprocessedItems?.[this.tableName] ?? [];
+    }
+    if (requests.length > 0) throw new Error(`${requests.length} rows of job ${jobId} were not written`);
+  }
+
+  async get(jobId: string): Promise<CorrectionJob | undefined> {
+    const { Item } = await this.#doc.send(
+      new GetCommand({ TableName: this.tableName, Key: jobKeys.job(jobId), ConsistentRead: true }),
+    );
+    return Item ? jobSchema.parse(Item) : undefined;
+  }
+
+  /** Jobs, newest first. @throws InvalidCursorError when the cursor is not one this listing issued */
+  list(query: { limit: number; cursor?: string }): Promise<CursorPage<CorrectionJob>> {
+    return queryListing(this.#doc, this.tableName, jobListing, query, (item) => jobSchema.parse(item));
+  }
+
+  async item(jobId: string, index: number): Promise<JobItem | undefined> {
+    const { Item } = await this.#doc.send(
+      new GetCommand({ TableName: this.tableName, Key: jobKeys.item(jobId, index), ConsistentRead: true }),
+    );
+    return Item ? itemSchema.parse(Item) : undefined;
+  }
+
+  /**
+   * One page of the job's rows in row order.
+   *
+   * @throws InvalidCursorError when the cursor is not one this job's listing issued
+   */
+  async items(jobId: string, query: { limit: number; cursor?: string }): Promise<CursorPage<JobItem>> {
+    const pk = jobKeys.job(jobId).pk;
+    let startKey: { pk: string; sk: string } | undefined;
+    if (query.cursor !== undefined) {
+      startKey = decodeCursor(query.cursor, ItemCursorSchema);
+      if (!startKey || startKey.pk !== pk) throw new InvalidCursorError('not a cursor of this job');
+    }
+    const page = await this.#doc.send(
+      new QueryCommand({
+        TableName: this.tableName,
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :item)',
+        ExpressionAttributeValues: { ':pk': pk, ':item': 'ITEM#' },
+        ConsistentRead: true,
+        Limit: query.limit,
+        ...(startKey && { ExclusiveStartKey: startKey }),
+      }),
+    );
+    const items = (page.Items ?? []).map((item) => itemSchema.parse(item));
+    const last = page.LastEvaluatedKey;
+    return last
+      ? { items, nextCursor: encodeCursor({ pk: String(last.pk), sk: String(last.sk) }) }
+      : { items };
+  }
+
+  /** Every row of the job, in row order (a job has at most 500). */
+  async allItems(jobId: string): Promise<JobItem[]> {
+    const all: JobItem[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await this.items(jobId, { limit: 500, ...(cursor !== undefined && { cursor }) });
+      all.push(...page.items);
+      cursor = page.nextCursor;
+    } while (cursor !== undefined);
+    return all;
+  }
+
+  /**
+   * Moves a row from `from` to `to`, with its result: the claim (`queued -> sending`) before a provider call and
+   * every later step. False when the row was no longer in `from` (another delivery got there first).
+   */
+  async transition(
+    item: Pick<JobItem, 'jobId' | 'index'>,
+    from: JobItemStatus,
+    to: JobItemStatus,
+    at: string,
+    result?: JobItemResult,
+  ): Promise<boolean> {
+    try {
+      await this.#doc.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: jobKeys.item(item.jobId, item.index),
+          UpdateExpression: `SET #status = :to, updatedAt = :at${result ? ', #result = :result' : ''}`,
+          ConditionExpression: '#status = :from',
+          ExpressionAttributeNames: { '#status': 'status', ...(result && { '#result': 'result' }) },
+          ExpressionAttributeValues: {
+            ':to': to,
+            ':from': from,
+            ':at': at,
+            ...(result && { ':result': result }),
+          },
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (error instanceof Error && error.name === 'ConditionalCheckFailedException') return false;
+      throw error;
+    }
+  }
+}

@@ -1,0 +1,358 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CorrectionJobService } from '../../lib/bulk-corrections/correction-jobs.js';
+import type { JobItemStatus } from '../../lib/bulk-corrections/job-model.js';
+import { DynamoDbCorrectionJobStore } from '../../lib/bulk-corrections/job-store.js';
+import { runQueueBatch } from '../../lib/jobs/correction-batch.js';
+import { createRuntime } from '../../lib/runtime/runtime.js';
+import { bulkCorrectionsOf } from '../../lib/runtime/services.js';
+import { silentLogger } from '../../lib/shared/logger.js';
+import { call } from '../api/support/harness.js';
+import { type JobsHarness, PATCH_PATH, startJobsHarness } from './support.js';
+
+function csvOf(rows: readonly { id: string; narration: string }[]): string {
+  return `bulkPayoutItemId,narration\n${rows.map((row) => `${row.id},${row.narration}`).join('\n')}\n`;
+}
+
+describe('bulk corrections as jobs: accepted at once, worked by the queue workers', () => {
+  describe('with the provider answering after 500 ms', () => {
+    let h: JobsHarness;
+    beforeAll(async () => {
+      h = await startJobsHarness(500);
+    });
+    afterAll(async () => h.close());
+
+    it('accepts a 500-row CSV with 202, a job id and a Location, without calling the provider, in O(rows/25) writes', async () => {
+      const ids = h.sandbox.fixtures().bulkPayoutItems.map((item) => item.id);
+      const rows = Array.from({ length: 500 }, (_, index) => ({
+        id: ids[index % ids.length] ?? '',
+        narration: `June salaries ${index}`,
+      }));
+      // Hold the workers back: what the POST itself does is measured here.
+      h.worker = async () => {
+        throw new Error('not yet');
+      };
+      const patchesBefore = h.sandbox.stats().requests[PATCH_PATH] ?? 0;
+      const callsBefore = h.calls.length;
+      const reply = await call(h.api, {
+        method: 'POST',
+        path: '/bulk-payout-items/corrections',
+        principal: 'alice',
+        headers: { 'content-type': 'text/csv' },
+        body: csvOf(rows),
+      });
+      expect(reply.status).toBe(202);
+      expect(reply.body).toMatchObject({ total: 500, status: 'running', counts: { queued: 500 } });
+      expect(reply.headers.location).toBe(`/bulk-correction-jobs/${reply.body.jobId}`);
+      expect(h.sandbox.stats().requests[PATCH_PATH] ?? 0).toBe(patchesBefore);
+      const writes = h.calls.slice(callsBefore);
+      expect(writes.filter((command) => command === 'BatchWriteItemCommand')).toHaveLength(500 / 25);
+      // Besides the row batches, only the job item: no read of any item, no provider call.
+      expect(writes.filter((command) => command !== 'BatchWriteItemCommand')).toEqual(['PutItemCommand']);
+      // One message per bulk payout item, its rows in order.
+      expect(h.workers.queue.stats().visible + h.workers.queue.stats().inFlight).toBe(ids.length);
+      const job = await call(h.api, { method: 'GET', path: reply.headers.location ?? '' });
+      expect(job.body).toMatchObject({ total: 500, progress: { done: 0, total: 500 } });
+    });
+  });
+
+  describe('with the provider answering at once', () => {
+    let h: JobsHarness;
+    let ids: string[];
+    let validIds: string[];
+    beforeAll(async () => {
+      h = await startJobsHarness(0);
+      ids = h.sandbox.fixtures().bulkPayoutItems.map((item) => item.id);
+      validIds = h.sandbox
+        .fixtures()
+        .bulkPayoutItems.filter((item) => item.isValid)
+        .map((item) => item.id);
+    });
+    afterAll(async () => h.close());
+
+    const patchCount = () => h.sandbox.stats().requests[PATCH_PATH] ?? 0;
+
+    it('refuses a batch with bad rows as a whole: 400 naming each row and field, nothing stored or sent', async () => {
+      const before = patchCount();
+      const jobsBefore = (await call(h.api, { method: 'GET', path: '/bulk-correction-jobs' })).body.items
+        .length;
+      const json = await call(h.api, {
+        method: 'POST',
+        path: '/bulk-payout-items/corrections',
+        principal: 'alice',
+        body: {
+          corrections: [
+            { bulkPayoutItemId: ids[0], narration: 'fine' },
+            { bulkPayoutItemId: ids[1], accountNumber: 'abc' },
+            { bulkPayoutItemId: ids[2], amount: 150_050 },
+          ],
+        },
+      });
+      expect(json.status).toBe(400);
+      expect(json.body.errors.map((issue: { path: string }) => issue.path)).toEqual([
+        'corrections[1].accountNumber',
+        'corrections[2].amount',
+      ]);
+      const csv = await call(h.api, {
+        method: 'POST',
+        path: '/bulk-payout-items/corrections',
+        principal: 'alice',
+        headers: { 'content-type': 'text/csv' },
+        body: `bulkPayoutItemId,accountNumber,amount\n${ids[0]},0123456789,\n${ids[1]},,12345\n`,
+      });
+      expect(csv.status).toBe(400);
+      expect(csv.body.errors.map((issue: { path: string }) => issue.path)).toEqual(['row 2.amount']);
+      const tooMany = await call(h.api, {
+        method: 'POST',
+        path: '/bulk-payout-items/corrections',
+        principal: 'alice',
+        body: {
+          corrections: Array.from({ length: 501 }, () => ({ bulkPayoutItemId: ids[0], narration: 'x' })),
+        },
+      });
+      expect(tooMany.status).toBe(400);
+      expect(patchCount()).toBe(before);
+      expect(h.workers.queue.stats().visible).toBe(0);
+      expect((await call(h.api, { method: 'GET', path: '/bulk-correction-jobs' })).body.items).toHaveLength(
+        jobsBefore,
+      );
+    });
+
+    it('refuses a job row above the per-payout maximum with a 400 naming the row and amount, nothing stored or sent', async () => {
+      const before = patchCount();
+      const twiceTheMaximum = 2 * h.runtime.engine.ctx.config.maxPayoutKobo;
+      const reply = await call(h.api, {
+        method: 'POST',
+        path: '/bulk-payout-items/corrections',
+        principal: 'alice',
+        body: {
+          corrections: [
+            { bulkPayoutItemId: validIds[0], narration: 'June salaries' },
+            { bulkPayoutItemId: validIds[1], accountNumber: '9999999999', amount: twiceTheMaximum },
+          ],
+        },
+      });
+      expect(reply.status).toBe(400);
+      expect(reply.body.errors.map((issue: { path: string }) => issue.path)).toEqual([
+        'corrections[1].amount',
+      ]);
+      expect(h.workers.queue.stats().visible).toBe(0);
+      expect(patchCount()).toBe(before);
+    });
+
+    it('works a job through the queue: per-row results, counts, pages, a results CSV; a held row waits for a second person and is then sent', async () => {
+      const before = patchCount();
+      const accepted = await call(h.api, {
+        method: 'POST',
+        path: '/bulk-payout-items/corrections',
+        principal: 'alice',
+        body: {
+          corrections: [
+            { bulkPayoutItemId: validIds[0], narration: 'June salaries' },
+            { bulkPayoutItemId: validIds[1], bankCode: '12345' },
+            { bulkPayoutItemId: 'unknown-item', narration: 'x' },
+            { bulkPayoutItemId: validIds[0], narration: 'June salaries, again' },
+          ],
+        },
+      });
+      expect(accepted.status).toBe(202);
+      await h.drain();
+      const location = accepted.headers.location ?? '';
+      const job = await call(h.api, { method: 'GET', path: location });
+      expect(job.body).toMatchObject({
+        status: 'waiting_for_approval',
+        counts: { corrected: 2, pending_approval: 1, provider_rejected: 1 },
+        progress: { done: 3, total: 4, percent: 75 },
+      });
+      // The held row: nothing sent for it.
+      expect(patchCount()).toBe(before + 3);
+      const firstPage = await call(h.api, { method: 'GET', path: `${location}/items`, query: 'limit=2' });
+      expect(firstPage.body.items.map((item: { row: number }) => item.row)).toEqual([1, 2]);
+      const secondPage = await call(h.api, {
+        method: 'GET',
+        path: `${location}/items`,
+        query: `limit=2&cursor=${firstPage.body.nextCursor}`,
+      });
+      expect(secondPage.body.items.map((item: { status: string }) => item.status)).toEqual([
+        'provider_rejected',
+        'corrected',
+      ]);
+      const held = firstPage.body.items[1];
+      expect(held).toMatchObject({ status: 'pending_approval' });
+      expect(held.approvalReason).toContain('destination');
+      const bySelf = await call(h.api, { method: 'POST', path: held.approve, principal: 'alice' });
+      expect(bySelf.status).toBe(403);
+      const approved = await call(h.api, { method: 'POST', path: held.approve, principal: 'bob' });
+      expect(approved.status).toBe(200);
+      expect(patchCount()).toBe(before + 4);
+      const done = await call(h.api, { method: 'GET', path: location });
+      expect(done.body).toMatchObject({ status: 'completed', progress: { done: 4, total: 4 } });
+
+      const csv = await call(h.api, { method: 'GET', path: `${location}/results.csv` });
+      expect(csv.status).toBe(200);
+      expect(csv.headers['content-type']).toContain('text/csv');
+      const lines = String(csv.body).trim().split('\r\n');
+      expect(lines[0]).toBe(
+        'row,bulkPayoutItemId,status,isValid,reason,correctionId,failureCode,failureMessage,issues,updatedAt',
+      );
+      expect(lines.slice(1).map((line) => line.split(',')[2])).toEqual([
+        'corrected',
+        'still_invalid',
+        'provider_rejected',
+        'corrected',
+      ]);
+      const listed = await call(h.api, { method: 'GET', path: '/bulk-correction-jobs', query: 'limit=1' });
+      expect(listed.body.items[0].jobId).toBe(accepted.body.jobId);
+    });
+
+    it('holds a job row at or above the approval threshold for a second person, and sends no job row while payouts are paused', async () => {
+      const before = patchCount();
+      const threshold = h.runtime.engine.ctx.config.approvalThresholdKobo;
+      const large = await call(h.api, {
+        method: 'POST',
+        path: '/bulk-payout-items/corrections',
+        principal: 'alice',
+        body: { corrections: [{ bulkPayoutItemId: validIds[2], amount: threshold }] },
+      });
+      await h.drain();
+      const heldRows = await call(h.api, { method: 'GET', path: `${large.headers.location}/items` });
+      expect(heldRows.body.items).toMatchObject([{ status: 'pending_approval' }]);
+      expect(heldRows.body.items[0].approvalReason).toContain('threshold');
+      await h.runtime.engine.pause({ id: 'ops', kind: 'user' }, 'incident');
+      try {
+        const accepted = await call(h.api, {
+          method: 'POST',
+          path: '/bulk-payout-items/corrections',
+          principal: 'alice',
+          body: { corrections: [{ bulkPayoutItemId: validIds[0], narration: 'while paused' }] },
+        });
+        await h.drain();
+        const rows = await call(h.api, { method: 'GET', path: `${accepted.headers.location}/items` });
+        expect(rows.body.items).toMatchObject([{ status: 'paused', failure: { code: 'PAYOUTS_PAUSED' } }]);
+        // Approving the held row while paused sends nothing either.
+        const approval = await call(h.api, {
+          method: 'POST',
+          path: heldRows.body.items[0].approve,
+          principal: 'bob',
+        });
+        expect(approval.status).toBe(409);
+      } finally {
+        await h.runtime.engine.resume({ id: 'ops', kind: 'user' });
+      }
+      expect(patchCount()).toBe(before);
+    });
+
+    it('completes a job with every row once when a worker dies mid-batch: none sent twice, the one it left claimed is unknown', async () => {
+      const rows = Array.from({ length: 30 }, (_, index) => ({
+        id: ids[index % ids.length] ?? '',
+        narration: `July salaries ${index}`,
+      }));
+      const before = patchCount();
+      // The first invocation's worker dies right after the provider answered its 5th row, before recording
+      // it: the process is gone, so Lambda deletes none of its messages.
+      let recorded = 0;
+      class DyingStore extends DynamoDbCorrectionJobStore {
+        override async transition(...args: Parameters<DynamoDbCorrectionJobStore['transition']>) {
+          if (args[1] === 'sending' && ++recorded === 5) throw new Error('simulated: the worker died');
+          return super.transition(...args);
+        }
+      }
+      const workerRuntime = createRuntime(
+        {
+          TABLE_NAME: h.runtime.tableName,
+          DYNAMODB_ENDPOINT: h.runtime.env.DYNAMODB_ENDPOINT ?? '',
+          PROVIDER_BASE_URL: h.sandbox.url,
+          PROVIDER_TOKEN: h.sandbox.token,
+          PROVIDER_PIN: h.sandbox.pin,
+        },
+        { logger: silentLogger },
+      );
+      const dyingJobs = new CorrectionJobService({
+        store: new DyingStore(workerRuntime.dynamoDb, workerRuntime.tableName),
+        corrections: bulkCorrectionsOf(workerRuntime),
+        limits: workerRuntime.engine.ctx.config,
+        queue: undefined,
+        logger: silentLogger,
+      });
+      let died = false;
+      h.worker = async (event, context) => {
+        died = true;
+        h.worker = h.healthyWorker;
+        await runQueueBatch(
+          {
+            submit: async () => ({ response: { batchItemFailures: [] }, report: {} as never }),
+            jobs: dyingJobs,
+          },
+          event,
+          context.getRemainingTimeInMillis(),
+          silentLogger,
+        );
+        throw new Error('simulated: the invocation died');
+      };
+      try {
+        const accepted = await call(h.api, {
+          method: 'POST',
+          path: '/bulk-payout-items/corrections',
+          principal: 'alice',
+          headers: { 'content-type': 'text/csv' },
+          body: csvOf(rows),
+        });
+        expect(accepted.status).toBe(202);
+        await h.drain();
+        expect(died).toBe(true);
+        const location = accepted.headers.location ?? '';
+        const job = await call(h.api, { method: 'GET', path: location });
+        expect(job.body.status).toBe('completed');
+        // Half the sandbox's items stay invalid whatever their narration (still_invalid); which row was left
+        // claimed depends on how the workers interleaved.
+        const { corrected = 0, still_invalid: stillInvalid = 0, unknown, ...others } = job.body.counts;
+        expect({ sent: corrected + stillInvalid, unknown, others }).toEqual({
+          sent: 29,
+          unknown: 1,
+          others: {},
+        });
+        // Every row reached the provider exactly once, the one left claimed included; none twice.
+        expect(patchCount() - before).toBe(30);
+        const items: { status: JobItemStatus; failure?: { code: string } }[] = [];
+        let cursor: string | undefined;
+        do {
+          const page = await call(h.api, {
+            method: 'GET',
+            path: `${location}/items`,
+            query: `limit=20${cursor ? `&cursor=${cursor}` : ''}`,
+          });
+          items.push(...page.body.items);
+          cursor = page.body.nextCursor;
+        } while (cursor);
+        expect(items).toHaveLength(30);
+        expect(items.filter((item) => item.status === 'unknown').map((item) => item.failure?.code)).toEqual([
+          'WORKER_STOPPED',
+        ]);
+      } finally {
+        await workerRuntime.close();
+      }
+    });
+
+    it('answers 404 for an unknown job and 400 for a cursor of another job', async () => {
+      const unknown = await call(h.api, {
+        method: 'GET',
+        path: '/bulk-correction-jobs/01ARZ3NDEKTSV4RRFFQ69G5FAV',
+      });
+      expect(unknown.status).toBe(404);
+      const malformed = await call(h.api, { method: 'GET', path: '/bulk-correction-jobs/nope/items' });
+      expect(malformed.status).toBe(404);
+      const listed = await call(h.api, { method: 'GET', path: '/bulk-correction-jobs' });
+      const [a, b] = listed.body.items;
+      const page = await call(h.api, {
+        method: 'GET',
+        path: `/bulk-correction-jobs/${a.jobId}/items`,
+        query: 'limit=1',
+      });
+      const crossed = await call(h.api, {
+        method: 'GET',
+        path: `/bulk-correction-jobs/${b.jobId}/items`,
+        query: `cursor=${page.body.nextCursor}`,
+      });
+      expect(crossed.status).toBe(400);
+    });
+  });
+});
