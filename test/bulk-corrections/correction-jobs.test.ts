@@ -46,8 +46,12 @@ describe('bulk corrections as jobs: accepted at once, worked by the queue worker
       expect(h.sandbox.stats().requests[PATCH_PATH] ?? 0).toBe(patchesBefore);
       const writes = h.calls.slice(callsBefore);
       expect(writes.filter((command) => command === 'BatchWriteItemCommand')).toHaveLength(500 / 25);
-      // Besides the row batches, only the job item: no read of any item, no provider call.
-      expect(writes.filter((command) => command !== 'BatchWriteItemCommand')).toEqual(['PutItemCommand']);
+      // Besides the row batches, only the job item and the messages (10 a call): no read of any item, no
+      // provider call.
+      expect(writes.filter((command) => command !== 'BatchWriteItemCommand')).toEqual([
+        'PutItemCommand',
+        ...Array.from({ length: Math.ceil(ids.length / 10) }, () => 'SendMessageBatchCommand'),
+      ]);
       // One message per bulk payout item, its rows in order.
       expect(h.workers.queue.stats().visible + h.workers.queue.stats().inFlight).toBe(ids.length);
       const job = await call(h.api, { method: 'GET', path: reply.headers.location ?? '' });
