@@ -7,6 +7,7 @@ import {
 } from '../../infra/config/submission.js';
 import { drainRatePerSecond, enqueuePerTick } from '../../infra/config/submission-sizing.js';
 import { HANDLERS, type HandlerName } from '../../infra/handlers.js';
+import { ROW_STOP_STARTING_BEFORE_DEADLINE_MS } from '../../lib/jobs/correction-batch.js';
 import {
   DISPATCH_STOP_STARTING_BEFORE_DEADLINE_MS,
   STOP_STARTING_BEFORE_DEADLINE_MS,
@@ -138,6 +139,19 @@ describe("every function's worst case fits its limits", () => {
   it("keeps a worker's claimed payout inside the claim's lease: wait, send and recording", () => {
     expect(afterClaimMs * MARGIN).toBeLessThanOrEqual(defaultEngineConfig.submitLeaseMs);
     expect(timeoutOf('submit-payouts')).toBe(SUBMIT_WORKER_TIMEOUT_SECONDS * 1000);
+  });
+
+  // The jobs branch's bound, as it was merged: a row started before the stop margin finishes before the
+  // deadline, and its worst case with margin fits the timeout. NOT yet the stricter `stopsStarting` rule above
+  // (worst case × MARGIN within the stop margin: 207.6 s > 175 s); that needs a cheaper row or a longer timeout.
+  it('submit-payouts: finishes a correction-job row it started before its timeout, with margin', () => {
+    // lib/bulk-corrections/correction-jobs.ts: the row, the item's last state (the gate's "known invalid"), the
+    // controls (pause), the claim, the provider call, the audit entry, the item's state (3 attempts, each after
+    // the first re-reading it: 5 calls), the row's result.
+    const rowWorstCaseMs = 4 * dynamoDbCall + providerCall + dynamoDbCall + 5 * dynamoDbCall + dynamoDbCall;
+    expect(ROW_STOP_STARTING_BEFORE_DEADLINE_MS).toBeGreaterThanOrEqual(rowWorstCaseMs);
+    expect(rowWorstCaseMs * MARGIN).toBeLessThanOrEqual(timeoutOf('submit-payouts'));
+    expect(timeoutOf('submit-payouts')).toBeGreaterThan(ROW_STOP_STARTING_BEFORE_DEADLINE_MS);
   });
 
   it('names every function whose worst case is not proved yet', () => {
