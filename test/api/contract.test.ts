@@ -64,8 +64,9 @@ describe('the contract in docs/openapi.json', () => {
     for (const route of apiRoutes) {
       const operation = contractDocument.paths[route.path]?.[route.method.toLowerCase()];
       expect(operation, `${route.method} ${route.path}`).toBeDefined();
-      for (const status of Object.keys(route.responses)) {
-        expect(operation?.responses[status]?.content['application/json']?.schema).toBeDefined();
+      for (const [status, answer] of Object.entries(route.responses)) {
+        const mediaType = answer.mediaType ?? 'application/json';
+        expect(operation?.responses[status]?.content[mediaType]?.schema).toBeDefined();
       }
       for (const response of Object.values(operation?.responses ?? {})) {
         for (const media of Object.values(response.content)) expect(media.schema).not.toEqual({});
