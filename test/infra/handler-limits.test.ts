@@ -102,7 +102,7 @@ const LIMITS: Record<HandlerName, Limit> = {
   },
   'health-canary': {
     kind: 'notYetBounded',
-    why: "one table read and one provider read, whose GET retries may outlast 30 s; a cut-off run writes no metric, and the canary alarm treats missing data as a failure, so a hung provider still alarms",
+    why: 'one table read and one provider read, whose GET retries may outlast 30 s; a cut-off run writes no metric, and the canary alarm treats missing data as a failure, so a hung provider still alarms',
   },
   'publish-domain-events': {
     kind: 'notYetBounded',
