@@ -9,7 +9,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { dirname, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { benchColdStart } from './cold-start.js';
+import { benchColdStart, type ColdStartReport } from './cold-start.js';
 import { benchCostPerPayout, type CostReport } from './cost-per-payout.js';
 import { benchEngineOverhead } from './engine-overhead.js';
 import { benchReadPaths } from './read-paths.js';
@@ -39,7 +39,11 @@ const benchmarks: Record<string, () => Promise<BenchResult>> = {
   },
   'read-paths': () => withFreshDynamoDb(benchReadPaths),
   'sweep-scaling': () => withFreshDynamoDb(benchSweepScaling),
-  'cold-start': () => withFreshDynamoDb(benchColdStart),
+  'cold-start': async () => {
+    const { coldStart: measured, ...result } = await withFreshDynamoDb(benchColdStart);
+    coldStart = measured;
+    return result;
+  },
   'engine-overhead': () => withFreshDynamoDb(benchEngineOverhead),
   // Its own DynamoDB Local per run, and the handlers in a process of their own.
   'shipped-path': async () => {
@@ -50,6 +54,7 @@ const benchmarks: Record<string, () => Promise<BenchResult>> = {
 };
 let shippedPath: ShippedPathReport | undefined;
 let cost: CostReport | undefined;
+let coldStart: ColdStartReport | undefined;
 
 const only = process.env.BENCH_ONLY?.split(',').map((name) => name.trim());
 const selected = Object.keys(benchmarks).filter((name) => !only || only.includes(name));
@@ -89,6 +94,7 @@ const report = {
   totalSeconds: fixed((performance.now() - started) / 1000, 1),
   ...(cost && { cost }),
   ...(shippedPath && { shippedPath }),
+  ...(coldStart && { coldStart }),
   results,
 };
 mkdirSync(dirname(out), { recursive: true });
