@@ -42,6 +42,8 @@ export const BUNDLE_OPTIONS = {
    */
   alias: {
     '@aws-sdk/credential-provider-node': join(PROJECT_ROOT, 'lib', 'shared', 'lambda-credential-provider.ts'),
+    /** A Map-based LRU with the members the SDK's endpoint cache calls (see the file): 7 KB less per function. */
+    'mnemonist/lru-cache': join(PROJECT_ROOT, 'infra', 'bundling', 'replacements', 'lru-cache.ts'),
   },
   logLevel: 'silent',
 } as const satisfies BuildOptions;

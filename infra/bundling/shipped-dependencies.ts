@@ -76,7 +76,7 @@ function compressedSimdParser(path: string): string {
   ].join('\n');
 }
 
-/** The esbuild plugin that applies NOT_SHIPPED and packs undici's SIMD parser. */
+/** The esbuild plugin that applies NOT_SHIPPED, packs undici's SIMD parser and trims the clients' package.json. */
 export function shippedDependencies(): Plugin {
   return {
     name: 'shipped-dependencies',
@@ -89,6 +89,14 @@ export function shippedDependencies(): Plugin {
         if (SIMD_PARSER.test(args.path)) return { contents: compressedSimdParser(args.path), loader: 'js' };
         const entry = NOT_SHIPPED.find((candidate) => candidate.path.test(args.path));
         return entry ? { contents: stubSource(entry), loader: 'js' } : undefined;
+      });
+      // A client reads only `version` from its package.json (the user agent); the rest was ~2 KB per client.
+      build.onLoad({ filter: /[\\/]@aws-sdk[\\/]client-[^\\/]+[\\/]package\.json$/ }, (args) => {
+        const { name, version } = JSON.parse(readFileSync(args.path, 'utf8')) as {
+          name: string;
+          version: string;
+        };
+        return { contents: JSON.stringify({ name, version }), loader: 'json' };
       });
       build.onLoad({ filter: /.*/, namespace: NAMESPACE }, (args) => {
         const entry = NOT_SHIPPED[Number(args.path)];

@@ -76,8 +76,6 @@ export class PayoutFunction extends Construct {
         // No --enable-source-maps: Node then parses each ~1.8 MB map at import, ~15-20 ms of every cold start.
         // The maps ship beside the bundles for symbolicating a stack trace; to read traces live while
         // debugging, set NODE_OPTIONS=--enable-source-maps on the function.
-        POWERTOOLS_SERVICE_NAME: 'payouts',
-        POWERTOOLS_METRICS_NAMESPACE: 'Payouts',
         ...props.environment,
       },
     });

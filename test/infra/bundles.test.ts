@@ -38,7 +38,6 @@ const lambdaEnvironment = {
   PROVIDER_BASE_URL: 'https://api.provider.example',
   PROVIDER_TOKEN_SECRET_ID: 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:provider-token-AbCdEf',
   EVENT_BUS_NAME: 'payouts-bundle-test',
-  POWERTOOLS_DEV: 'false',
 };
 beforeAll(async () => {
   bundles = await buildHandlers(
