@@ -55,7 +55,7 @@ export function refundsOf(runtime: Runtime): RefundService {
   );
 }
 
-/** The provider-schedule view; "ours" is read from the engine and the recurrences. */
+/** The provider-schedule view; "ours" is read from the engine and the recurrence rules. */
 export function providerSchedulesOf(runtime: Runtime): ProviderScheduleService {
   return once(
     runtime,
@@ -64,7 +64,12 @@ export function providerSchedulesOf(runtime: Runtime): ProviderScheduleService {
       new ProviderScheduleService({
         store: new DynamoDbProviderScheduleStore(runtime.dynamoDb, runtime.tableName),
         clock: runtime.engine.ctx.clock,
-        ourBeneficiaries: ourScheduledBeneficiaries(runtime.engine, recurrencesOf(runtime)),
+        // The rules are read straight from their store (what RecurrenceService.list does), so the schedule sync
+        // does not carry the recurrence service's code.
+        ourBeneficiaries: ourScheduledBeneficiaries(
+          runtime.engine,
+          new DynamoDbRecurrenceStore(runtime.dynamoDb, runtime.tableName),
+        ),
         logger: runtime.logger,
       }),
   );
