@@ -81,7 +81,7 @@ describe('handler bundles', () => {
  */
 const OVER_THE_BOUND: Readonly<Record<string, { ceilingKb: number; why: string }>> = {
   api: {
-    ceilingKb: 583,
+    ceilingKb: 581,
     why: 'every ops route: recurrences, refunds, bulk corrections, provider views, settlements, dead letters, the OpenAPI document (z.toJSONSchema, ~40 KB)',
   },
   'sweep-due-payouts': {
@@ -93,10 +93,10 @@ const OVER_THE_BOUND: Readonly<Record<string, { ceilingKb: number; why: string }
     why: "reads the recurrence rules' store to flag our own beneficiaries",
   },
   'settlement-available': {
-    ceilingKb: 455,
+    ceilingKb: 456,
     why: 'the settlement service and policy (~11 KB) and the dead-letter store',
   },
-  'poll-settlements': { ceilingKb: 451, why: 'the settlement service and policy (~11 KB)' },
+  'poll-settlements': { ceilingKb: 452, why: 'the settlement service and policy (~11 KB)' },
 };
 
 /** Local tooling, the provider sandbox, benchmarks, scripts and tests never ship to Lambda. */
