@@ -81,15 +81,15 @@ describe('handler bundles', () => {
  */
 const OVER_THE_BOUND: Readonly<Record<string, { ceilingKb: number; why: string }>> = {
   api: {
-    ceilingKb: 581,
+    ceilingKb: 595,
     why: 'every ops route: recurrences, refunds, bulk corrections, provider views, settlements, dead letters, the OpenAPI document (z.toJSONSchema, ~40 KB)',
   },
   'sweep-due-payouts': {
-    ceilingKb: 483,
+    ceilingKb: 484,
     why: 'materialises recurring payouts and sends recorded refunds (~34 KB)',
   },
   'sync-provider-schedules': {
-    ceilingKb: 462,
+    ceilingKb: 463,
     why: "reads the recurrence rules' store to flag our own beneficiaries",
   },
   'settlement-available': {
