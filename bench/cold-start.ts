@@ -1,13 +1,15 @@
 import { spawn } from 'node:child_process';
 import { mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
-import { basename, join } from 'node:path';
+import { loadavg } from 'node:os';
+import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { IdempotencyConfig, makeIdempotent } from '@aws-lambda-powertools/idempotency';
 import { DynamoDBPersistenceLayer } from '@aws-lambda-powertools/idempotency/dynamodb';
 import { CreateTableCommand, DeleteTableCommand } from '@aws-sdk/client-dynamodb';
 import type { Context } from 'aws-lambda';
-import { build } from 'esbuild';
-import { BUNDLE_OPTIONS } from '../infra/constructs/payout-function.js';
+import { build as build_ } from 'esbuild';
+import { buildHandlers, handlerEntry } from '../infra/bundling/build-handler.js';
+import { HANDLERS, type HandlerName } from '../infra/handlers.js';
 import {
   type BenchResult,
   bankTransfer,
@@ -34,8 +36,12 @@ const DISCARDED_RUNS = 2;
 const DATABASE_WARM_UP = quick ? 40 : 150;
 /** Git-ignored: bundles must sit inside the project so the external `@aws-sdk/*` resolve from node_modules. */
 const outDir = join(projectRoot, '.cache', 'bench-bundles');
-/** The peer bundled the common way, with the AWS SDK external. */
-const PEER_COMMON = 'powertools-handler-sdk-external';
+/** The peer built by NodejsFunction's defaults for nodejs22.x: CommonJS, `@aws-sdk/*` external, not minified. */
+const PEER_NODEJS_DEFAULT = 'peer-nodejsfunction-default';
+/** The peer built by the project's own build (infra/bundling/build-handler.ts), like every function here. */
+const PEER_LIKE_OURS = 'peer-bundled-like-ours';
+/** Targets of issue 18, as ratios and differences within one run. */
+const WITHIN_MS_OF_PEER_LIKE_OURS = 15;
 const RESULT_PREFIX = 'BENCH_RESULT ';
 /** Extra `node` flags for every child, e.g. `BENCH_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof"` to profile. */
 const NODE_ARGS = process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
@@ -74,19 +80,23 @@ const CONTEXT_FIELDS = {
   logStreamName: 'bench',
   callbackWaitsForEmptyEventLoop: true,
 };
-/** The time left that every context reports: an invocation just begun. */
+/** The time left the peer's context reports, and Powertools' during the warm-up: an invocation just begun. */
 const REMAINING_MS = 60_000;
 
 /** Imports a bundle, hands it one event, prints timings; what a Lambda init + first invoke does. */
 const INVOKER = `${TRACE_DIR ? TRACER : ''}
 const started = performance.now();
-const mod = await import(process.argv[2]);
+// A CommonJS bundle (.cjs) is loaded with require(), as Lambda loads NodejsFunction's default output.
+const mod = process.argv[2].endsWith('.cjs')
+  ? (await import('node:module')).createRequire(import.meta.url)(process.argv[2])
+  : await import(process.argv[2]);
 const imported = performance.now();
 globalThis.benchTraceMark?.('imported');
 const context = {
   ...${JSON.stringify(CONTEXT_FIELDS)},
   awsRequestId: 'bench-' + process.pid,
-  getRemainingTimeInMillis: () => ${REMAINING_MS},
+  // An invocation just begun: its function's whole timeout is left (argv[4]).
+  getRemainingTimeInMillis: () => Number(process.argv[4]),
 };
 const result = await mod.handler(JSON.parse(process.argv[3]), context);
 const handled = performance.now();
@@ -107,26 +117,149 @@ interface Timing {
   result: unknown;
 }
 
+/** A money handler of the project, timed cold while it pays exactly one payout. */
+interface MoneyHandler {
+  readonly name: string;
+  readonly what: string;
+  /** Provider requests one cold invocation makes: the payout, plus the look-ups its path needs. */
+  readonly providerCalls: number;
+  /** Readies the state this run's event pays (a due payout, a queued one, a fresh settlement) and builds the event. */
+  readonly prepare: (rig: EngineRig, run: number) => Promise<unknown>;
+}
+
+const MONEY_HANDLERS: readonly MoneyHandler[] = [
+  {
+    name: 'sweep-due-payouts',
+    what: 'sweeping and paying 1 due payout',
+    providerCalls: 1,
+    prepare: async (rig, run) => {
+      await rig.engine.create(createCommand(bankTransfer(), `cold-sweep-${process.pid}-${run}`));
+      return { 'detail-type': 'Scheduled Event' };
+    },
+  },
+  {
+    name: 'submit-payouts',
+    what: 'submitting 1 queued payout (one SQS message)',
+    providerCalls: 1,
+    prepare: async (rig, run) => {
+      const { payout } = await rig.engine.create(
+        createCommand(bankTransfer(), `cold-submit-${process.pid}-${run}`),
+      );
+      return sqsEvent(run, { payoutId: payout.id, version: payout.version });
+    },
+  },
+  {
+    name: 'api',
+    what: 'POST /payouts: creating and paying 1 payout',
+    providerCalls: 1,
+    prepare: async (_rig, run) => apiCreatePayout(`cold-api-${process.pid}-${run}`),
+  },
+  {
+    name: 'payout-requested',
+    what: '"Payout Requested": creating and paying 1 payout',
+    providerCalls: 1,
+    prepare: async (_rig, run) => ({
+      version: '0',
+      id: `cold-event-${process.pid}-${run}`,
+      'detail-type': 'Payout Requested',
+      source: 'merchant.payouts',
+      account: '123456789012',
+      time: new Date().toISOString(),
+      region: 'us-east-1',
+      resources: [],
+      detail: { version: '1', payout: bankTransfer() },
+    }),
+  },
+  {
+    name: 'settlement-available',
+    what: '"Settlement Available": looking the settlement up and paying it out',
+    // The settlement is read fresh from the provider's listing before it is paid (SettlementService.payOut).
+    providerCalls: 2,
+    prepare: async (rig, run) => ({
+      version: '0',
+      id: `cold-settlement-${process.pid}-${run}`,
+      'detail-type': 'Settlement Available',
+      source: 'merchant.payouts',
+      account: '123456789012',
+      time: new Date().toISOString(),
+      region: 'us-east-1',
+      resources: [],
+      detail: { version: '1', settlementId: await newSettlement(rig) },
+    }),
+  },
+];
+
+/** How a peer build was made, reported beside its figures. */
+const PEER_BUILDS = {
+  [PEER_NODEJS_DEFAULT]: {
+    description:
+      "NodejsFunction's defaults for nodejs22.x: esbuild CommonJS, platform node, target node22, @aws-sdk/* external (resolved from node_modules, as Lambda resolves the runtime's SDK), not minified, no source map; loaded with require()",
+    format: 'cjs',
+    external: ['@aws-sdk/*'],
+    minify: false,
+  },
+  [PEER_LIKE_OURS]: {
+    description:
+      "The project's own build (infra/bundling/build-handler.ts, the one the CDK construct runs): ESM, minified, the AWS SDK bundled; loaded with import()",
+    format: 'esm',
+    external: [],
+    minify: true,
+  },
+} as const;
+
+/** What `bench/results/latest.json` reports as `coldStart`. */
+export interface ColdStartReport {
+  readonly runs: number;
+  readonly loadAverage: { readonly atStart: number[]; readonly atEnd: number[] };
+  readonly bareNodeMs: number;
+  readonly peers: Record<string, TimedBuild & { readonly build: string }>;
+  readonly handlers: Record<
+    string,
+    TimedBuild & {
+      readonly ratioToNodejsFunctionDefaultPeer: number;
+      readonly msOverPeerBundledLikeOurs: number;
+      readonly noSlowerThanNodejsFunctionDefaultPeer: boolean;
+      readonly within15MsOfPeerBundledLikeOurs: boolean;
+    }
+  >;
+  readonly bundleBytes: Record<string, number>;
+}
+
+interface TimedBuild {
+  readonly bundleBytes: number;
+  readonly answeredMs: number;
+  readonly importMs: number;
+  readonly firstEventMs: number;
+}
+
 /**
- * Bundle size of every Lambda, and cold start (fresh `node`, import the bundle, handle one event) of the
- * sweeper paying one payout next to the Powertools-idempotency peer paying one, and a bare `node -e 0`.
+ * Bundle size of every Lambda, and cold start (fresh `node`, load the bundle, handle one event that pays one
+ * payout) of each money handler next to the Powertools-idempotency peer built two ways, and a bare node.
  */
-export async function benchColdStart(endpoint: string): Promise<BenchResult> {
+export async function benchColdStart(
+  endpoint: string,
+): Promise<BenchResult & { coldStart: ColdStartReport }> {
+  const loadAtStart = loadavg().map((value) => fixed(value, 2));
   mkdirSync(outDir, { recursive: true });
   const invoker = join(outDir, 'invoke.mjs');
   writeFileSync(invoker, INVOKER);
-  const entries = [
-    ...readdirSync(join(projectRoot, 'functions'))
-      .filter((name) => name.endsWith('.ts'))
-      .map((name) => join(projectRoot, 'functions', name)),
-    join(projectRoot, 'bench', 'peer', 'powertools-handler.ts'),
-  ];
-  const sizes = new Map<string, number>();
-  for (const entry of entries)
-    sizes.set(basename(entry, '.ts'), await bundle(entry, BUNDLE_OPTIONS.external));
+  const handlerNames = readdirSync(join(projectRoot, 'functions'))
+    .filter((name) => name.endsWith('.ts'))
+    .map((name) => name.replace(/\.ts$/, ''));
   const peerEntry = join(projectRoot, 'bench', 'peer', 'powertools-handler.ts');
-  // The common way: the AWS SDK left to the Lambda runtime (the CDK default for Node 18 and later).
-  sizes.set(PEER_COMMON, await bundle(peerEntry, ['@aws-sdk/*'], PEER_COMMON));
+  // What ships: the build the CDK construct runs, for every function and for the peer bundled like ours.
+  const built = await buildHandlers(
+    {
+      ...Object.fromEntries(handlerNames.map((name) => [name, handlerEntry(name)])),
+      [PEER_LIKE_OURS]: peerEntry,
+    },
+    outDir,
+  );
+  const bundleFiles = new Map([...built].map(([name, bundle]) => [name, bundle.file]));
+  const sizes = new Map([...built].map(([name, bundle]) => [name, bundle.bytes]));
+  const nodejsDefault = await buildNodejsFunctionDefault(peerEntry);
+  bundleFiles.set(PEER_NODEJS_DEFAULT, nodejsDefault.file);
+  sizes.set(PEER_NODEJS_DEFAULT, nodejsDefault.bytes);
 
   const rig = await startEngineRig(endpoint, { prefix: 'cold' });
   const idempotencyTable = `${rig.tableName}-idempotency`;
@@ -141,36 +274,100 @@ export async function benchColdStart(endpoint: string): Promise<BenchResult> {
   try {
     await warmUpDatabase(rig, idempotencyTable);
     const env = childEnv(rig, endpoint, idempotencyTable);
-    const bare: Timing[] = [];
-    const sweep: Timing[] = [];
-    const peer: Timing[] = [];
-    const peerBundled: Timing[] = [];
-    // Interleaved, so background load on the shared cores hits all three alike.
+    const timed = [
+      'bare',
+      ...MONEY_HANDLERS.map((handler) => handler.name),
+      PEER_NODEJS_DEFAULT,
+      PEER_LIKE_OURS,
+    ];
+    const timings = new Map<string, Timing[]>(timed.map((name) => [name, []]));
+    const record = (name: string, timing: Timing) => timings.get(name)?.push(timing);
+    // Interleaved, so background load on the shared cores hits every side alike.
     for (let run = -DISCARDED_RUNS; run < RUNS; run++) {
-      if (run === 0) for (const timings of [bare, sweep, peer, peerBundled]) timings.length = 0;
-      bare.push(await spawnTimed(['-e', BARE], env));
-      await rig.engine.create(createCommand(bankTransfer(), `cold-${process.pid}-${run}`));
-      sweep.push(
-        await paysOne(rig, 'sweep', () =>
-          invoke(invoker, 'sweep-due-payouts', { 'detail-type': 'Scheduled Event' }, env),
+      if (run === 0) for (const list of timings.values()) list.length = 0;
+      record('bare', await spawnTimed(['-e', BARE], env));
+      for (const handler of MONEY_HANDLERS) {
+        const event = await handler.prepare(rig, run);
+        record(
+          handler.name,
+          await pays(rig, handler.name, handler.providerCalls, () =>
+            invoke(invoker, bundleFiles, handler.name, event, env),
+          ),
+        );
+      }
+      record(
+        PEER_NODEJS_DEFAULT,
+        await pays(rig, 'peer', 1, () =>
+          invoke(invoker, bundleFiles, PEER_NODEJS_DEFAULT, peerEvent(run, 'n'), env),
         ),
       );
-      peer.push(await paysOne(rig, 'peer', () => invoke(invoker, PEER_COMMON, peerEvent(run, 'c'), env)));
-      peerBundled.push(
-        await paysOne(rig, 'peer', () => invoke(invoker, 'powertools-handler', peerEvent(run, 'b'), env)),
+      record(
+        PEER_LIKE_OURS,
+        await pays(rig, 'peer', 1, () =>
+          invoke(invoker, bundleFiles, PEER_LIKE_OURS, peerEvent(run, 'o'), env),
+        ),
       );
     }
-    const bareMs = median(bare.map((t) => t.answeredMs));
-    const row = (handler: string, what: string, timings: Timing[]): Row => ({
-      handler,
-      'handles one event by': what,
-      'bundle KB': fixed((sizes.get(handler) ?? 0) / 1024, 0),
-      'answered ms (median)': fixed(median(timings.map((t) => t.answeredMs)), 0),
-      'over bare node ms': fixed(median(timings.map((t) => t.answeredMs)) - bareMs, 0),
-      'import ms': fixed(median(timings.map((t) => t.importMs)), 0),
-      'first event ms': fixed(median(timings.map((t) => t.handleMs)), 0),
-      'wall to exit ms': fixed(median(timings.map((t) => t.wallMs)), 0),
+    const medianOf = (name: string, pick: (timing: Timing) => number) =>
+      median((timings.get(name) ?? []).map(pick));
+    const timedBuild = (name: string): TimedBuild => ({
+      bundleBytes: sizes.get(name) ?? 0,
+      answeredMs: fixed(
+        medianOf(name, (t) => t.answeredMs),
+        1,
+      ),
+      importMs: fixed(
+        medianOf(name, (t) => t.importMs),
+        1,
+      ),
+      firstEventMs: fixed(
+        medianOf(name, (t) => t.handleMs),
+        1,
+      ),
     });
+    const bareMs = medianOf('bare', (t) => t.answeredMs);
+    const peerDefault = timedBuild(PEER_NODEJS_DEFAULT);
+    const peerOurs = timedBuild(PEER_LIKE_OURS);
+    const coldStart: ColdStartReport = {
+      runs: RUNS,
+      loadAverage: { atStart: loadAtStart, atEnd: loadavg().map((value) => fixed(value, 2)) },
+      bareNodeMs: fixed(bareMs, 1),
+      peers: {
+        [PEER_NODEJS_DEFAULT]: { ...peerDefault, build: PEER_BUILDS[PEER_NODEJS_DEFAULT].description },
+        [PEER_LIKE_OURS]: { ...peerOurs, build: PEER_BUILDS[PEER_LIKE_OURS].description },
+      },
+      handlers: Object.fromEntries(
+        MONEY_HANDLERS.map(({ name }) => {
+          const own = timedBuild(name);
+          return [
+            name,
+            {
+              ...own,
+              ratioToNodejsFunctionDefaultPeer: fixed(own.answeredMs / peerDefault.answeredMs, 3),
+              msOverPeerBundledLikeOurs: fixed(own.answeredMs - peerOurs.answeredMs, 1),
+              noSlowerThanNodejsFunctionDefaultPeer: own.answeredMs <= peerDefault.answeredMs,
+              within15MsOfPeerBundledLikeOurs:
+                own.answeredMs - peerOurs.answeredMs <= WITHIN_MS_OF_PEER_LIKE_OURS,
+            },
+          ];
+        }),
+      ),
+      bundleBytes: Object.fromEntries(sizes),
+    };
+    const row = (name: string, what: string): Row => {
+      const own = timedBuild(name);
+      return {
+        handler: name,
+        'handles one event by': what,
+        'bundle KB': fixed(own.bundleBytes / 1024, 0),
+        'answered ms (median)': fixed(own.answeredMs, 0),
+        'over bare node ms': fixed(own.answeredMs - bareMs, 0),
+        'import ms': fixed(own.importMs, 0),
+        'first event ms': fixed(own.firstEventMs, 0),
+        '÷ NodejsFunction-default peer': fixed(own.answeredMs / peerDefault.answeredMs, 2),
+        'ms over peer bundled like ours': fixed(own.answeredMs - peerOurs.answeredMs, 0),
+      };
+    };
     const rows: Row[] = [
       {
         handler: 'node -e (bare)',
@@ -180,41 +377,139 @@ export async function benchColdStart(endpoint: string): Promise<BenchResult> {
         'over bare node ms': 0,
         'import ms': '',
         'first event ms': '',
-        'wall to exit ms': fixed(median(bare.map((t) => t.wallMs)), 0),
+        '÷ NodejsFunction-default peer': '',
+        'ms over peer bundled like ours': '',
       },
-      row('sweep-due-payouts', 'sweeping and paying 1 due payout', sweep),
-      row(PEER_COMMON, 'paying 1 payout (the peer, SDK from the runtime)', peer),
-      row('powertools-handler', 'paying 1 payout (the peer, bundled like ours)', peerBundled),
-      ...[...sizes.entries()]
-        .filter(([name]) => !['sweep-due-payouts', 'powertools-handler', PEER_COMMON].includes(name))
-        .map(([name, bytes]) => ({
+      row(PEER_NODEJS_DEFAULT, 'paying 1 payout (the peer, NodejsFunction defaults: CJS, SDK external)'),
+      row(PEER_LIKE_OURS, "paying 1 payout (the peer, the project's own build)"),
+      ...MONEY_HANDLERS.map((handler) => row(handler.name, handler.what)),
+      ...handlerNames
+        .filter((name) => !MONEY_HANDLERS.some((handler) => handler.name === name))
+        .map((name) => ({
           handler: name,
           'handles one event by': '(size only)',
-          'bundle KB': fixed(bytes / 1024, 0),
+          'bundle KB': fixed((sizes.get(name) ?? 0) / 1024, 0),
           'answered ms (median)': '',
           'over bare node ms': '',
           'import ms': '',
           'first event ms': '',
-          'wall to exit ms': '',
+          '÷ NodejsFunction-default peer': '',
+          'ms over peer bundled like ours': '',
         })),
     ];
     return {
       name: 'cold-start',
-      title: `Cold start: bundle size and fresh-process time (median of ${RUNS})`,
+      title: `Cold start: bundle size and fresh-process time (median of ${RUNS}; load average ${loadAtStart.join(', ')} at start, ${coldStart.loadAverage.atEnd.join(', ')} at end)`,
       rows,
+      coldStart,
       notes: [
-        "Bundles: built with the CDK construct's own options (infra/constructs/payout-function.ts): esbuild ESM, platform node, target node22, minified, the AWS SDK bundled from its ESM build with its default credential chain cut to the environment link (where Lambda puts the role's credentials), with the createRequire banner.",
-        `Before timing, DynamoDB Local is warmed with ${DATABASE_WARM_UP} rounds of each side's own requests (the engine creating and sweeping a payout; Powertools idempotency on its table), and ${DISCARDED_RUNS} cold runs of each handler are thrown away: the database in AWS is never cold, only the function is measured cold.`,
-        "answered ms: in a fresh `node`, from the process's own start (performance.timeOrigin) to the handler's answer, after importing the bundle from an .mjs and handling one event against DynamoDB Local and the sandbox (latency 0) on loopback. That is a Lambda cold start: init plus the first invoke; Lambda does not end the process after it. The bare row is node reaching its first line of code; runs are interleaved.",
-        "wall to exit ms: from spawn to the exit the parent sees, for reference. The tail after the answer (~70-110 ms here, process teardown and the parent's event loop, which also runs the sandbox) is not part of a cold start.",
-        "The peer: Powertools idempotency (makeIdempotent + DynamoDBPersistenceLayer, own table with pk `id`) around one fetch to POST /settlement/instant/payout: the common way, and not safe for payouts (it releases the lock when the call fails, so a timeout resends). Built twice: the common way, with @aws-sdk/* external so the runtime's SDK is used (the CDK default), which is the peer to beat; and bundled like ours, to show what the bundling alone is worth.",
-        'The sweep does more per event than the peer: a pause/cap-checked claim transaction and an audited outcome transaction, plus the work-queue Queries.',
+        "Bundles: the project's own build (infra/bundling/build-handler.ts), which the CDK construct runs at synth and the bundle test checks: esbuild ESM, platform node, target node22, minified, the AWS SDK bundled from its ESM build with its default credential chain cut to the environment link, the createRequire banner, and the plugin that leaves out the parts of undici and the SDK no function reaches (infra/bundling/shipped-dependencies.ts). bundle KB is the size of index.mjs, all a function loads.",
+        `The peer (bench/peer/powertools-handler.ts): Powertools idempotency (makeIdempotent + DynamoDBPersistenceLayer, own table with pk \`id\`) around one fetch to POST /settlement/instant/payout; not safe for payouts (it releases the lock when the call fails, so a timeout resends). Built twice in this run: ${PEER_NODEJS_DEFAULT} = ${PEER_BUILDS[PEER_NODEJS_DEFAULT].description}; ${PEER_LIKE_OURS} = ${PEER_BUILDS[PEER_LIKE_OURS].description}.`,
+        `Targets (issue 18): each money handler's answered ms no more than the ${PEER_NODEJS_DEFAULT} peer's (÷ ≤ 1.00) and within ${WITHIN_MS_OF_PEER_LIKE_OURS} ms of the ${PEER_LIKE_OURS} peer's, medians of the same run.`,
+        `Before timing, DynamoDB Local is warmed with ${DATABASE_WARM_UP} rounds of each side's own requests (the engine creating and sweeping a payout; Powertools idempotency on its table), and ${DISCARDED_RUNS} cold runs of each are thrown away: the database in AWS is never cold, only the function is measured cold.`,
+        "answered ms: in a fresh `node`, from the process's own start (performance.timeOrigin) to the handler's answer, after loading the bundle and handling one event against DynamoDB Local and the sandbox (latency 0) on loopback: a Lambda cold start, init plus the first invoke. Each timed invocation is checked to have paid exactly one payout (the sandbox's request count). The handlers run in local mode (provider token from the environment: there is no Secrets Manager here); the bare row is node reaching its first line of code; runs are interleaved.",
+        'Each money handler does more per event than the peer: a pause/cap-checked claim transaction and an audited outcome transaction; api, payout-requested and settlement-available also create the payout idempotently, and settlement-available first reads the settlement from the provider.',
       ],
     };
   } finally {
     await rig.dynamoDb.send(new DeleteTableCommand({ TableName: idempotencyTable })).catch(() => undefined);
     await rig.close();
   }
+}
+
+/** An SQS event of one submission message, as the event source mapping delivers it. */
+function sqsEvent(run: number, request: { payoutId: string; version: number }) {
+  return {
+    Records: [
+      {
+        messageId: `cold-${process.pid}-${run}`,
+        receiptHandle: 'bench',
+        body: JSON.stringify(request),
+        attributes: {
+          ApproximateReceiveCount: '1',
+          SentTimestamp: String(Date.now()),
+          SenderId: 'bench',
+          ApproximateFirstReceiveTimestamp: String(Date.now()),
+          MessageGroupId: request.payoutId,
+          MessageDeduplicationId: `${request.payoutId}:${request.version}`,
+        },
+        messageAttributes: {},
+        md5OfBody: '',
+        eventSource: 'aws:sqs',
+        eventSourceARN: 'arn:aws:sqs:us-east-1:000000000000:payout-submissions.fifo',
+        awsRegion: 'us-east-1',
+      },
+    ],
+  };
+}
+
+/** POST /payouts as API Gateway (HTTP API v2) delivers it; local mode takes the operator from a header. */
+function apiCreatePayout(idempotencyKey: string) {
+  return {
+    version: '2.0',
+    routeKey: '$default',
+    rawPath: '/payouts',
+    rawQueryString: '',
+    headers: {
+      'content-type': 'application/json',
+      'idempotency-key': idempotencyKey,
+      'x-ops-principal': 'bench-operator',
+    },
+    requestContext: {
+      accountId: '000000000000',
+      apiId: 'bench',
+      domainName: 'bench.local',
+      domainPrefix: 'bench',
+      http: {
+        method: 'POST',
+        path: '/payouts',
+        protocol: 'HTTP/1.1',
+        sourceIp: '127.0.0.1',
+        userAgent: 'bench',
+      },
+      requestId: idempotencyKey,
+      routeKey: '$default',
+      stage: '$default',
+      time: new Date().toUTCString(),
+      timeEpoch: Date.now(),
+    },
+    body: JSON.stringify(bankTransfer()),
+    isBase64Encoded: false,
+  };
+}
+
+/** A fresh successful merchant settlement at the sandbox (its admin path, which counts as no provider request). */
+async function newSettlement(rig: EngineRig): Promise<string> {
+  const response = await fetch(new URL('/__sandbox/settlements', rig.sandbox.url), {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ category: 'MERCHANT_SETTLEMENT', amountKobo: 250_000 }),
+  });
+  const body = (await response.json()) as { settlement?: { id?: string } };
+  if (!response.ok || typeof body.settlement?.id !== 'string')
+    throw new Error(`the sandbox added no settlement: ${response.status} ${JSON.stringify(body)}`);
+  return body.settlement.id;
+}
+
+/** The peer as NodejsFunction builds it by default for nodejs22.x (aws-cdk-lib 2.276, local esbuild). */
+async function buildNodejsFunctionDefault(entry: string): Promise<{ file: string; bytes: number }> {
+  // .cjs: Node loads it as CommonJS although the project's package.json says "type": "module"; Lambda has no
+  // package.json beside NodejsFunction's index.js, so there it is CommonJS too.
+  const file = join(outDir, PEER_NODEJS_DEFAULT, 'index.cjs');
+  const build = PEER_BUILDS[PEER_NODEJS_DEFAULT];
+  await build_({
+    entryPoints: [entry],
+    outfile: file,
+    bundle: true,
+    platform: 'node',
+    target: 'node22',
+    format: build.format,
+    minify: build.minify,
+    sourcemap: false,
+    external: [...build.external],
+    logLevel: 'error',
+  });
+  return { file, bytes: statSync(file).size };
 }
 
 /** Runs each side's DynamoDB requests until DynamoDB Local's JVM has compiled them (see DATABASE_WARM_UP). */
@@ -248,30 +543,6 @@ function benchContext(requestId: string): Context {
   };
 }
 
-/** Builds what ships: the options the CDK construct uses (`external` aside, for the peer's common way). */
-async function bundle(
-  entry: string,
-  external: readonly string[],
-  name = basename(entry, '.ts'),
-): Promise<number> {
-  const outfile = join(outDir, `${name}.mjs`);
-  await build({
-    entryPoints: [entry],
-    outfile,
-    bundle: true,
-    platform: BUNDLE_OPTIONS.platform,
-    target: BUNDLE_OPTIONS.target,
-    format: BUNDLE_OPTIONS.format,
-    mainFields: [...BUNDLE_OPTIONS.mainFields],
-    minify: true,
-    external: [...external],
-    alias: { ...BUNDLE_OPTIONS.alias },
-    banner: { js: BUNDLE_OPTIONS.banner },
-    logLevel: 'error',
-  });
-  return statSync(outfile).size;
-}
-
 function childEnv(rig: EngineRig, endpoint: string, idempotencyTable: string): NodeJS.ProcessEnv {
   return {
     PATH: process.env.PATH,
@@ -287,6 +558,11 @@ function childEnv(rig: EngineRig, endpoint: string, idempotencyTable: string): N
     AWS_SECRET_ACCESS_KEY: 'local',
     AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
     POWERTOOLS_LOG_LEVEL: 'ERROR',
+    // Instant settlement on, for settlement-available; settlements the bench adds are after the cutoff.
+    SETTLEMENT_DESTINATION_BANK_CODE: '058',
+    SETTLEMENT_DESTINATION_ACCOUNT_NUMBER: '0123456789',
+    SETTLEMENT_DESTINATION_ACCOUNT_NAME: 'Demo Merchant Ltd',
+    SETTLEMENT_SINCE: '2000-01-01T00:00:00Z',
     ...(TRACE_DIR && { BENCH_TRACE_DIR: TRACE_DIR }),
   };
 }
@@ -304,11 +580,16 @@ function peerEvent(run: number, variant: string) {
 
 async function invoke(
   invoker: string,
+  files: ReadonlyMap<string, string>,
   name: string,
   event: unknown,
   env: NodeJS.ProcessEnv,
 ): Promise<Timing> {
-  return spawnTimed([invoker, join(outDir, `${name}.mjs`), JSON.stringify(event)], env);
+  const file = files.get(name);
+  if (!file) throw new Error(`no bundle for ${name}`);
+  const timeout = name in HANDLERS ? HANDLERS[name as HandlerName].timeout : undefined;
+  const remainingMs = timeout?.toMilliseconds() ?? REMAINING_MS;
+  return spawnTimed([invoker, file, JSON.stringify(event), String(remainingMs)], env);
 }
 
 function spawnTimed(args: string[], env: NodeJS.ProcessEnv): Promise<Timing> {
@@ -340,12 +621,19 @@ function spawnTimed(args: string[], env: NodeJS.ProcessEnv): Promise<Timing> {
   });
 }
 
-/** Runs one cold invocation and checks, by the sandbox's request count, that it made exactly one provider call. */
-async function paysOne(rig: EngineRig, what: string, run: () => Promise<Timing>): Promise<Timing> {
+/** Runs one cold invocation and checks, by the sandbox's request count, that it made the provider calls of one payout. */
+async function pays(
+  rig: EngineRig,
+  what: string,
+  expected: number,
+  run: () => Promise<Timing>,
+): Promise<Timing> {
   const before = await rig.providerCalls();
   const timing = await run();
   const calls = (await rig.providerCalls()) - before;
-  if (calls !== 1)
-    throw new Error(`${what} made ${calls} provider calls instead of 1: ${JSON.stringify(timing.result)}`);
+  if (calls !== expected)
+    throw new Error(
+      `${what} made ${calls} provider calls instead of ${expected}: ${JSON.stringify(timing.result)}`,
+    );
   return timing;
 }

@@ -3,13 +3,14 @@
  * sandboxes on loopback; prints a Markdown table per benchmark and writes `bench/results/latest.json`.
  *
  * Options: `BENCH_QUICK=1` (smaller N, a smoke run), `BENCH_ONLY=throughput,cold-start` (a subset),
- * `BENCH_OUT=path.json` (where the JSON goes; the default is the committed `bench/results/latest.json`).
+ * `BENCH_OUT=path.json` (where the JSON goes; the default is the committed `bench/results/latest.json`). With
+ * BENCH_ONLY, the file's entries of the other benchmarks are kept; each entry says when it was measured.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { dirname, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { benchColdStart } from './cold-start.js';
+import { benchColdStart, type ColdStartReport } from './cold-start.js';
 import { benchCorrectionJobs } from './correction-jobs.js';
 import { benchCostPerPayout, type CostReport } from './cost-per-payout.js';
 import { benchEngineOverhead } from './engine-overhead.js';
@@ -40,7 +41,11 @@ const benchmarks: Record<string, () => Promise<BenchResult>> = {
   },
   'read-paths': () => withFreshDynamoDb(benchReadPaths),
   'sweep-scaling': () => withFreshDynamoDb(benchSweepScaling),
-  'cold-start': () => withFreshDynamoDb(benchColdStart),
+  'cold-start': async () => {
+    const { coldStart: measured, ...result } = await withFreshDynamoDb(benchColdStart);
+    coldStart = measured;
+    return result;
+  },
   'engine-overhead': () => withFreshDynamoDb(benchEngineOverhead),
   'correction-jobs': () => withFreshDynamoDb(benchCorrectionJobs),
   // Its own DynamoDB Local per run, and the handlers in a process of their own.
@@ -52,6 +57,7 @@ const benchmarks: Record<string, () => Promise<BenchResult>> = {
 };
 let shippedPath: ShippedPathReport | undefined;
 let cost: CostReport | undefined;
+let coldStart: ColdStartReport | undefined;
 
 const only = process.env.BENCH_ONLY?.split(',').map((name) => name.trim());
 const selected = Object.keys(benchmarks).filter((name) => !only || only.includes(name));
@@ -65,18 +71,37 @@ process.once('SIGTERM', stop);
 
 const loadAtStart = loadavg().map((value) => fixed(value, 2));
 const started = performance.now();
-const results: (BenchResult & { seconds: number })[] = [];
+type ResultEntry = BenchResult & {
+  seconds: number;
+  /** When this benchmark ran and the 1/5/15-minute load average around it: a BENCH_ONLY run keeps others' entries. */
+  measuredAt: string;
+  loadAverage: { atStart: number[]; atEnd: number[] };
+};
+const results: ResultEntry[] = [];
 for (const name of selected) {
   const run = benchmarks[name];
   if (!run) continue;
   const t0 = performance.now();
+  const before = loadavg().map((value) => fixed(value, 2));
   process.stderr.write(`running ${name}...\n`);
   const result = await run();
   const seconds = fixed((performance.now() - t0) / 1000, 1);
-  results.push({ ...result, seconds });
+  results.push({
+    ...result,
+    seconds,
+    measuredAt: new Date().toISOString(),
+    loadAverage: { atStart: before, atEnd: loadavg().map((value) => fixed(value, 2)) },
+  });
   console.log(`${formatTable(result)}\n`);
 }
 
+/**
+ * A subset run (BENCH_ONLY) into an existing file replaces only its own benchmarks' entries (and their top-level
+ * figures), so the file still holds the last measured result of every benchmark, each with its own date and load.
+ */
+const previous: { results?: ResultEntry[]; cost?: unknown; shippedPath?: unknown; coldStart?: unknown } =
+  only && existsSync(out) ? JSON.parse(readFileSync(out, 'utf8')) : {};
+const kept = (previous.results ?? []).filter((entry) => !results.some((fresh) => fresh.name === entry.name));
 const report = {
   generatedAt: new Date().toISOString(),
   quick,
@@ -89,9 +114,13 @@ const report = {
     loadAverageAtEnd: loadavg().map((value) => fixed(value, 2)),
   },
   totalSeconds: fixed((performance.now() - started) / 1000, 1),
+  ...(previous.cost !== undefined && { cost: previous.cost }),
+  ...(previous.shippedPath !== undefined && { shippedPath: previous.shippedPath }),
+  ...(previous.coldStart !== undefined && { coldStart: previous.coldStart }),
   ...(cost && { cost }),
   ...(shippedPath && { shippedPath }),
-  results,
+  ...(coldStart && { coldStart }),
+  results: [...kept, ...results],
 };
 mkdirSync(dirname(out), { recursive: true });
 writeFileSync(out, `${JSON.stringify(report, null, 2)}\n`);

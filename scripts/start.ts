@@ -182,7 +182,7 @@ async function main(): Promise<void> {
     },
     { name: 'reconcile-payouts', run: () => reconcilePayouts(runtime) },
     // Instant settlement, when SETTLEMENT_DESTINATION_* are set: pays settlements no trigger decided yet.
-    ...(runtime.settlements ? [{ name: 'poll-settlements', run: () => pollSettlements(runtime) }] : []),
+    ...(runtime.settlementPolicy ? [{ name: 'poll-settlements', run: () => pollSettlements(runtime) }] : []),
   ];
   const scheduler: LocalScheduler = startLocalScheduler(
     jobs.map((job): LocalJob => ({ ...job, run: () => servedBy<Promise<unknown>>(job.name, job.run) })),

@@ -8,10 +8,10 @@
  * wait for its slot, provider call and recording, all started in the first moments of the invocation; its
  * worst case (every DynamoDB call and the provider call to its deadline) must fit with margin, and the worker
  * starts none with less than that left (`WORKER_STOP_STARTING_BEFORE_DEADLINE_MS`). A correction-job row has
- * more DynamoDB calls (173 s at worst, `ROW_STOP_STARTING_BEFORE_DEADLINE_MS`), which sets the timeout.
+ * more DynamoDB calls (173 s at worst, started only with 210 s left: `ROW_STOP_STARTING_BEFORE_DEADLINE_MS`), which sets the timeout.
  * test/infra/handler-limits.test.ts checks all of them.
  */
-export const SUBMIT_WORKER_TIMEOUT_SECONDS = 210;
+export const SUBMIT_WORKER_TIMEOUT_SECONDS = 240;
 
 /** AWS's guidance: a queue's visibility timeout at least six times its consumer's timeout. */
 export const VISIBILITY_TIMEOUT_FACTOR = 6;

@@ -23,9 +23,9 @@ import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import type { PayoutFunction } from './payout-function.js';
 
-/** CloudWatch namespace of the engine's EMF metrics (`PowertoolsMetricsSink`) and of the log metric filters. */
+/** CloudWatch namespace of the engine's EMF metrics (`EmfMetricsSink`, lib/shared/emf-metrics.ts) and of the log metric filters. */
 export const METRICS_NAMESPACE = 'Payouts';
-/** Powertools adds the service as a dimension to every EMF metric. */
+/** The EMF sink adds the service as a dimension to every metric, as Powertools does. */
 const SERVICE_DIMENSION = { service: 'payouts' };
 const PERIOD = Duration.minutes(5);
 /** Outcomes of a submission (`SubmitOutcome['kind']`), each counted as `PayoutSubmission_<kind>`. */

@@ -1,46 +1,15 @@
+import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
-import { Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
+import { AssetHashType, DockerImage, Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
-import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
-import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { Architecture, Code, Function as LambdaFunction, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
+import { PROJECT_ROOT } from '../bundling/build-handler.js';
 
-/** The project root: `functions/`, `package-lock.json` and `tsconfig.json` live there. */
-export const PROJECT_ROOT = join(import.meta.dirname, '..', '..');
-
-/**
- * ESM bundles need a real `require` for the CommonJS dependencies esbuild inlines; without it they fail at
- * run time with "Dynamic require of node:... is not supported" (see TOOLCHAIN.md).
- */
-export const ESM_REQUIRE_BANNER =
-  "import { createRequire } from 'module'; const require = createRequire(import.meta.url);";
-
-/** esbuild settings shared by the construct and the bundle test, so the test builds what ships. */
-export const BUNDLE_OPTIONS = {
-  format: 'esm',
-  target: 'node22',
-  platform: 'node',
-  banner: ESM_REQUIRE_BANNER,
-  mainFields: ['module', 'main'],
-  /**
-   * The AWS SDK is bundled, not taken from the runtime. The runtime's copy is CommonJS, which Node has to load
-   * file by file and lex for named exports on every cold start; bundled from its ESM build, only the commands
-   * used are kept and it loads in one parse: the sweep's import went from ~125 ms to ~80 ms (`npm run bench`).
-   * It also runs the SDK version the tests ran, not whichever the runtime ships that week.
-   */
-  external: [] as string[],
-  /**
-   * Packages replaced in the bundles. The SDK's default credential chain becomes its first link, the
-   * environment, which is where Lambda puts the role's credentials: the other links were ~130 KB and ~9 ms of
-   * every cold start (see lib/shared/lambda-credential-provider.ts).
-   */
-  alias: {
-    '@aws-sdk/credential-provider-node': join(PROJECT_ROOT, 'lib', 'shared', 'lambda-credential-provider.ts'),
-  },
-} as const;
+export { BUNDLE_OPTIONS, ESM_REQUIRE_BANNER, PROJECT_ROOT } from '../bundling/build-handler.js';
 
 /**
  * Item actions on the table per access level: exactly the calls the stores make (Get, conditional
@@ -70,7 +39,8 @@ export interface PayoutFunctionProps {
 
 /**
  * One Lambda handler from `functions/` with the project's defaults: nodejs22.x on arm64, ESM bundle built by
- * the local esbuild (no Docker), source maps, X-Ray, its own log group with retention. Permissions come only
+ * the project's own build (infra/bundling/build-handler.ts, the one the bundle test and the cold-start
+ * benchmark run; no Docker), source maps, X-Ray, its own log group with retention. Permissions come only
  * through the `bind…` helpers, each of which sets the environment variable and the grant together.
  *
  * @example
@@ -79,7 +49,7 @@ export interface PayoutFunctionProps {
  * fn.bindProviderSecrets({ token: data.providerTokenSecret, pin: data.providerPinSecret });
  */
 export class PayoutFunction extends Construct {
-  readonly function: NodejsFunction;
+  readonly function: LambdaFunction;
   readonly logGroup: LogGroup;
 
   constructor(scope: Construct, id: string, props: PayoutFunctionProps) {
@@ -89,11 +59,9 @@ export class PayoutFunction extends Construct {
       // Logs are operational, not the system of record: the table and its audit events are.
       removalPolicy: RemovalPolicy.DESTROY,
     });
-    this.function = new NodejsFunction(this, 'Function', {
-      entry: join(PROJECT_ROOT, 'functions', `${props.handlerFile}.ts`),
-      handler: 'handler',
-      projectRoot: PROJECT_ROOT,
-      depsLockFilePath: join(PROJECT_ROOT, 'package-lock.json'),
+    this.function = new LambdaFunction(this, 'Function', {
+      code: handlerCode(props.handlerFile),
+      handler: 'index.handler',
       description: props.description,
       runtime: Runtime.NODEJS_22_X,
       architecture: Architecture.ARM_64,
@@ -108,22 +76,7 @@ export class PayoutFunction extends Construct {
         // No --enable-source-maps: Node then parses each ~1.8 MB map at import, ~15-20 ms of every cold start.
         // The maps ship beside the bundles for symbolicating a stack trace; to read traces live while
         // debugging, set NODE_OPTIONS=--enable-source-maps on the function.
-        POWERTOOLS_SERVICE_NAME: 'payouts',
-        POWERTOOLS_METRICS_NAMESPACE: 'Payouts',
         ...props.environment,
-      },
-      bundling: {
-        format: OutputFormat.ESM,
-        target: BUNDLE_OPTIONS.target,
-        banner: BUNDLE_OPTIONS.banner,
-        mainFields: [...BUNDLE_OPTIONS.mainFields],
-        externalModules: [...BUNDLE_OPTIONS.external],
-        esbuildArgs: {
-          '--alias': Object.entries(BUNDLE_OPTIONS.alias).map(([from, to]) => `${from}=${to}`),
-        },
-        minify: true,
-        sourceMap: true,
-        forceDockerBundling: false,
       },
     });
   }
@@ -203,4 +156,31 @@ export class PayoutFunction extends Construct {
     for (const [key, value] of Object.entries(values)) this.function.addEnvironment(key, value);
     return this;
   }
+}
+
+/**
+ * The function's code: its bundle, built at synth by infra/bundling/cli.ts in a child `node` (CDK bundles
+ * synchronously; esbuild runs plugins only in its asynchronous API). NodejsFunction is not used because it
+ * drives the esbuild CLI, which takes no plugins. Hashed by the output, like NodejsFunction's assets.
+ */
+function handlerCode(handlerFile: string): Code {
+  return Code.fromAsset(join(PROJECT_ROOT, 'functions'), {
+    assetHashType: AssetHashType.OUTPUT,
+    bundling: {
+      // Never pulled: local bundling always answers (it builds, or throws with esbuild's message).
+      image: DockerImage.fromRegistry('local-bundling-only'),
+      local: {
+        tryBundle(outputDir) {
+          const built = spawnSync(
+            process.execPath,
+            ['--import', 'tsx', join(PROJECT_ROOT, 'infra', 'bundling', 'cli.ts'), handlerFile, outputDir],
+            { cwd: PROJECT_ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] },
+          );
+          if (built.status !== 0)
+            throw new Error(`bundling ${handlerFile} failed: ${built.stderr || built.error}`);
+          return true;
+        },
+      },
+    },
+  });
 }

@@ -7,6 +7,7 @@ import {
   recurrencesOf,
   refundsOf,
 } from '../runtime/services.js';
+import { settlementsOf } from '../runtime/settlements.js';
 import type { ApiContext } from './context.js';
 
 /** The ops API's view of the composition root: every service it routes to, built once per runtime. */
@@ -17,7 +18,7 @@ export function apiContextFrom(runtime: Runtime): ApiContext {
     providerSchedules: providerSchedulesOf(runtime),
     provider: runtime.provider,
     refunds: refundsOf(runtime),
-    settlements: runtime.settlements,
+    settlements: settlementsOf(runtime),
     bulkCorrections: bulkCorrectionsOf(runtime),
     correctionJobs: correctionJobsOf(runtime),
     deadLetters: deadLettersOf(runtime),

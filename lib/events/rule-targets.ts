@@ -1,5 +1,6 @@
+import { deadLetterStoreOf } from '../runtime/dead-letter-store.js';
 import type { Runtime } from '../runtime/runtime.js';
-import { deadLetterStoreOf } from '../runtime/services.js';
+import { settlementsOf } from '../runtime/settlements.js';
 import type { PayOutResult } from '../settlement/settlement-service.js';
 import { type DeadLettered, withDeadLetter } from './dead-letter.js';
 import {
@@ -30,7 +31,7 @@ export async function settlementAvailable(
   event: unknown,
 ): Promise<PayOutResult['outcome'] | DeadLettered> {
   const result = await withDeadLetter(
-    (e: unknown) => handleSettlementAvailable(runtime.settlements, e),
+    (e: unknown) => handleSettlementAvailable(settlementsOf(runtime), e),
     deadLetterStoreOf(runtime),
   )(event);
   if ('deadLettered' in result) return result;

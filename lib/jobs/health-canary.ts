@@ -1,6 +1,5 @@
-import type { ApiContext } from '../api/context.js';
-import { type DeepHealth, deepHealth } from '../api/health.js';
 import type { MetricsSink } from '../payouts/engine/context.js';
+import { type DeepHealth, deepHealth } from '../runtime/health.js';
 import type { Runtime } from '../runtime/runtime.js';
 import type { Logger } from '../shared/logger.js';
 
@@ -13,13 +12,13 @@ export const DEEP_HEALTH_FAILED_METRIC = 'DeepHealthFailed';
 
 /**
  * One run of the scheduled health canary (`functions/health-canary.ts`): the deep check of `GET
- * /health?deep=true` (lib/api/health.ts) run in-process, not over the network, as the metric the canary alarm
+ * /health?deep=true` (lib/runtime/health.ts) run in-process, not over the network, as the metric the canary alarm
  * watches. A failure is logged at ERROR with what failed (never a secret: the check's details name none).
  *
  * @example const health = await runHealthCanary(runtime, metrics, logger);
  */
 export async function runHealthCanary(
-  parts: Pick<ApiContext, 'engine' | 'provider'>,
+  parts: Parameters<typeof deepHealth>[0],
   metrics: MetricsSink,
   logger: Logger,
 ): Promise<DeepHealth> {

@@ -1,7 +1,8 @@
 import type { PayoutInstruction } from '../payouts/model.js';
 import type { PayoutEngine } from '../payouts/payout-engine.js';
 import type { CreatePayoutRequest } from '../payouts/schemas.js';
-import type { RecurrenceService } from '../recurrence/recurrence-service.js';
+import type { RecurrenceStatus } from '../recurrence/model.js';
+import type { RecurrencePage } from '../recurrence/store/recurrence-store.js';
 import { collectPages } from '../shared/paging.js';
 import { beneficiaryKey } from './model.js';
 
@@ -20,7 +21,9 @@ function keyOf(payout: CreatePayoutRequest | PayoutInstruction): string | undefi
  */
 export function ourScheduledBeneficiaries(
   engine: Pick<PayoutEngine, 'list'>,
-  recurrences: Pick<RecurrenceService, 'list'>,
+  recurrences: {
+    list(query: { status?: RecurrenceStatus; limit: number; cursor?: string }): Promise<RecurrencePage>;
+  },
 ): () => Promise<ReadonlySet<string>> {
   return async () => {
     const [active, scheduled] = await Promise.all([

@@ -1,6 +1,6 @@
 import { EventBridgePublisher, type EventPublisher } from '../events/event-publisher.js';
+import { lambdaLogger } from '../shared/lambda-logger.js';
 import type { Logger } from '../shared/logger.js';
-import { powertoolsLogger } from '../shared/powertools.js';
 
 /** What the stream publisher (`publish-domain-events`) is made of: no table, no provider, only the bus. */
 export interface DomainEventRuntime {
@@ -20,7 +20,7 @@ export function domainEventRuntimeFromProcessEnv(): DomainEventRuntime {
   if (!busName) throw new Error('EVENT_BUS_NAME is not set');
   cached = {
     publisher: EventBridgePublisher.fromEnvironment(busName),
-    logger: powertoolsLogger('payouts-domain-events'),
+    logger: lambdaLogger({ service: 'payouts-domain-events' }),
   };
   return cached;
 }

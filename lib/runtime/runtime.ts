@@ -19,13 +19,13 @@ import {
 } from '../provider/index.js';
 import type { SecretsManagerLike } from '../provider/secrets-manager-credentials.js';
 import { settlementPolicyFromEnv } from '../settlement/config.js';
-import { DynamoDbSettlementDecisionStore } from '../settlement/decision-store.js';
-import { SettlementService } from '../settlement/settlement-service.js';
+import type { SettlementPolicy } from '../settlement/policy.js';
 import type { Clock } from '../shared/clock.js';
 import { createDynamoDbClient } from '../shared/dynamodb-client.js';
+import { EmfMetricsSink } from '../shared/emf-metrics.js';
+import { lambdaLogger } from '../shared/lambda-logger.js';
 import { localAwsConfig } from '../shared/local-aws-config.js';
 import { jsonConsoleLogger, type Logger } from '../shared/logger.js';
-import { PowertoolsMetricsSink, powertoolsLogger } from '../shared/powertools.js';
 import { type AwsCallObserver, observeAwsCalls } from './aws-call-observer.js';
 import { parseRuntimeEnv, type RuntimeEnv } from './runtime-config.js';
 
@@ -44,8 +44,11 @@ export interface Runtime {
   readonly correctionWork: CorrectionWorkQueue | undefined;
   /** The provider's fleet-wide rate limit for the submission workers; undefined without PROVIDER_RATE_LIMIT_PER_SECOND. */
   readonly rateLimiter: ProviderRateLimiter | undefined;
-  /** Instant settlement; undefined unless the SETTLEMENT_DESTINATION_* variables are set. */
-  readonly settlements: SettlementService | undefined;
+  /**
+   * The instant-settlement policy; undefined unless the SETTLEMENT_DESTINATION_* variables are set. The service
+   * itself is `settlementsOf(runtime)` (services.ts), so only the functions that settle carry its code.
+   */
+  readonly settlementPolicy: SettlementPolicy | undefined;
   readonly logger: Logger;
   /** Writes the metrics gathered during one invocation (EMF in AWS; nothing locally). */
   flushMetrics(): void;
@@ -82,8 +85,12 @@ export function createRuntime(
   const config = parseRuntimeEnv(env);
   const mode = config.AWS_LAMBDA_FUNCTION_NAME ? 'aws' : 'local';
   const logger =
-    overrides.logger ?? (mode === 'aws' ? powertoolsLogger() : jsonConsoleLogger({ service: 'payouts' }));
-  const emf = overrides.metrics ? undefined : mode === 'aws' ? new PowertoolsMetricsSink() : undefined;
+    overrides.logger ??
+    (mode === 'aws' ? lambdaLogger({ service: 'payouts' }) : jsonConsoleLogger({ service: 'payouts' }));
+  const emf =
+    overrides.metrics || mode !== 'aws'
+      ? undefined
+      : new EmfMetricsSink({ namespace: 'Payouts', service: 'payouts' });
   const metrics = overrides.metrics ?? emf;
   const dynamoDb = createDynamoDbClient(
     config.DYNAMODB_ENDPOINT
@@ -114,16 +121,6 @@ export function createRuntime(
   });
   // Read from the same environment and validated at init like the rest, so a bad policy fails fast.
   const settlementPolicy = settlementPolicyFromEnv(env);
-  const settlements =
-    settlementPolicy &&
-    new SettlementService({
-      engine,
-      provider,
-      store: new DynamoDbSettlementDecisionStore(dynamoDb, config.TABLE_NAME),
-      policy: settlementPolicy,
-      logger,
-      ...(overrides.clock && { clock: overrides.clock }),
-    });
   const submissions = submissionQueueFor(config, mode, overrides);
   return {
     mode,
@@ -141,7 +138,7 @@ export function createRuntime(
         : new DynamoDbRateLimiter(dynamoDb, config.TABLE_NAME, {
             perSecond: config.PROVIDER_RATE_LIMIT_PER_SECOND * PACING_FRACTION,
           }),
-    settlements,
+    settlementPolicy,
     logger,
     flushMetrics: () => emf?.flush(),
     async close() {

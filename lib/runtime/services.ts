@@ -2,7 +2,6 @@ import { DynamoDbBulkItemStore } from '../bulk-corrections/bulk-item-store.js';
 import { CorrectionJobService } from '../bulk-corrections/correction-jobs.js';
 import { BulkCorrectionService } from '../bulk-corrections/correction-service.js';
 import { DynamoDbCorrectionJobStore } from '../bulk-corrections/job-store.js';
-import { DynamoDbDeadLetterStore } from '../events/dead-letter.js';
 import { DeadLetterService } from '../events/dead-letter-service.js';
 import { inboundEventHandlers } from '../events/inbound-handlers.js';
 import { ourScheduledBeneficiaries } from '../provider-schedules/our-beneficiaries.js';
@@ -12,29 +11,22 @@ import { RecurrenceService } from '../recurrence/recurrence-service.js';
 import { DynamoDbRecurrenceStore } from '../recurrence/store/dynamodb-recurrence-store.js';
 import { RefundService } from '../refunds/refund-service.js';
 import { DynamoDbRefundStore } from '../refunds/refund-store.js';
+import { deadLetterStoreOf } from './dead-letter-store.js';
 import type { Runtime } from './runtime.js';
+import { once } from './service-cache.js';
+import { settlementsOf } from './settlements.js';
 
 /**
  * The composition root's feature services, each built from the runtime (its table, provider client, engine,
  * clock, limits and logger) on first use and then kept for the runtime's life: once per Lambda container, once
  * per `npm start`. They are functions of their own, not fields of the runtime, so a function's bundle carries
- * only the services its handler asks for (esbuild drops the others).
+ * only the services its handler asks for (esbuild drops the others). The services an event or job handler needs
+ * without the ops API's (instant settlement, the dead-letter store) have files of their own, so those bundles do
+ * not even evaluate the others' modules (their zod schemas are module-level values esbuild must keep).
  *
  * Every service shares the engine's clock, so an injected clock moves them all, and the engine's limits, so a
  * rule, a refund or a correction passes the same gate as a payout.
  */
-const built = new WeakMap<Runtime, Map<string, unknown>>();
-
-function once<T>(runtime: Runtime, name: string, build: () => T): T {
-  let services = built.get(runtime);
-  if (!services) {
-    services = new Map();
-    built.set(runtime, services);
-  }
-  if (!services.has(name)) services.set(name, build());
-  return services.get(name) as T;
-}
-
 export function recurrencesOf(runtime: Runtime): RecurrenceService {
   return once(
     runtime,
@@ -65,7 +57,7 @@ export function refundsOf(runtime: Runtime): RefundService {
   );
 }
 
-/** The provider-schedule view; "ours" is read from the engine and the recurrences. */
+/** The provider-schedule view; "ours" is read from the engine and the recurrence rules. */
 export function providerSchedulesOf(runtime: Runtime): ProviderScheduleService {
   return once(
     runtime,
@@ -74,7 +66,12 @@ export function providerSchedulesOf(runtime: Runtime): ProviderScheduleService {
       new ProviderScheduleService({
         store: new DynamoDbProviderScheduleStore(runtime.dynamoDb, runtime.tableName),
         clock: runtime.engine.ctx.clock,
-        ourBeneficiaries: ourScheduledBeneficiaries(runtime.engine, recurrencesOf(runtime)),
+        // The rules are read straight from their store (what RecurrenceService.list does), so the schedule sync
+        // does not carry the recurrence service's code.
+        ourBeneficiaries: ourScheduledBeneficiaries(
+          runtime.engine,
+          new DynamoDbRecurrenceStore(runtime.dynamoDb, runtime.tableName),
+        ),
         logger: runtime.logger,
       }),
   );
@@ -120,15 +117,6 @@ export function correctionJobsOf(runtime: Runtime): CorrectionJobService {
   );
 }
 
-/** Where inbound events no handler can accept are kept (the event handlers write, ops read and act). */
-export function deadLetterStoreOf(runtime: Runtime): DynamoDbDeadLetterStore {
-  return once(
-    runtime,
-    'deadLetterStore',
-    () => new DynamoDbDeadLetterStore(runtime.dynamoDb, runtime.tableName),
-  );
-}
-
 /** Ops on dead letters: a replay goes to the same handler, and so through the same gate, as the rule's delivery. */
 export function deadLettersOf(runtime: Runtime): DeadLetterService {
   return once(
@@ -137,7 +125,11 @@ export function deadLettersOf(runtime: Runtime): DeadLetterService {
     () =>
       new DeadLetterService(
         deadLetterStoreOf(runtime),
-        inboundEventHandlers(runtime),
+        inboundEventHandlers({
+          engine: runtime.engine,
+          settlements: settlementsOf(runtime),
+          logger: runtime.logger,
+        }),
         runtime.engine.ctx.clock,
       ),
   );

@@ -1,8 +1,11 @@
 /** Sandbox-only admin paths under `/__sandbox/` (no auth, not part of the provider interface). */
-import { notFound } from './errors.js';
+import { SETTLEMENT_CATEGORY, SETTLEMENT_STATUS, type SettlementCategory } from './contract.js';
+import { badRequest, notFound } from './errors.js';
 import { type FaultQueue, parseFaultSpec } from './faults.js';
 import type { Reply, SandboxRequest } from './http.js';
+import { ID_GROUP } from './ids.js';
 import type { SandboxState } from './state.js';
+import { isJsonObject } from './validate.js';
 import { fixturesOf, ledgerOf } from './views.js';
 
 export interface AdminTarget {
@@ -10,6 +13,8 @@ export interface AdminTarget {
   readonly faults: FaultQueue;
   stats(): { requests: Record<string, number> };
   reset(): void;
+  /** The sandbox's clock. */
+  now(): Date;
 }
 
 const json = (body: unknown): Reply => ({ status: 200, body });
@@ -33,10 +38,40 @@ export function handleAdmin(req: SandboxRequest, target: AdminTarget): Reply {
     case 'DELETE /__sandbox/faults':
       target.faults.clear();
       return json({ status: true });
+    case 'POST /__sandbox/settlements': {
+      const state = target.state();
+      const settlement = {
+        ...parseSettlementSpec(req.body),
+        seq: state.nextSeq(),
+        id: state.nextId(ID_GROUP.settlement),
+        chargesKobo: 0,
+        status: SETTLEMENT_STATUS.successful,
+        createdAt: target.now(),
+      };
+      state.settlements.push(settlement);
+      return json({ status: true, settlement: { id: settlement.id } });
+    }
     case 'POST /__sandbox/reset':
       target.reset();
       return json({ status: true });
     default:
       throw notFound(`no sandbox admin route ${route}`);
   }
+}
+
+const SETTLED_CATEGORIES: readonly SettlementCategory[] = [
+  SETTLEMENT_CATEGORY.merchant,
+  SETTLEMENT_CATEGORY.card,
+];
+
+/** `{ category: 'MERCHANT_SETTLEMENT' | 'CARD_SETTLEMENT', amountKobo: integer > 0 }`. */
+function parseSettlementSpec(body: unknown): { category: SettlementCategory; amountKobo: number } {
+  if (!isJsonObject(body)) throw badRequest('settlement must be a JSON object');
+  const category = SETTLED_CATEGORIES.find((candidate) => candidate === body.category);
+  if (category === undefined) throw badRequest(`category must be one of ${SETTLED_CATEGORIES.join(', ')}`);
+  const { amountKobo } = body;
+  if (!(typeof amountKobo === 'number' && Number.isSafeInteger(amountKobo) && amountKobo > 0)) {
+    throw badRequest('amountKobo must be an integer > 0');
+  }
+  return { category, amountKobo };
 }

@@ -57,6 +57,10 @@ export class SandboxServer {
     return this.current;
   }
 
+  now(): Date {
+    return this.options.now();
+  }
+
   stats(): { requests: Record<string, number>; rateLimited: number } {
     return { requests: { ...this.requests }, rateLimited: this.rateLimited };
   }

@@ -1,5 +1,5 @@
 /**
- * The logging interface lib/ depends on. In Lambda it is backed by the Powertools logger (structured JSON);
+ * The logging interface lib/ depends on. In Lambda it is backed by `lambdaLogger` (structured JSON, Powertools' fields);
  * in tests and local mode by a console or capturing implementation. Fields must never carry secrets.
  */
 export interface Logger {

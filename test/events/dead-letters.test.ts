@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { type DeadLettered, DynamoDbDeadLetterStore, withDeadLetter } from '../../lib/events/dead-letter.js';
 import { inboundEventHandlers } from '../../lib/events/inbound-handlers.js';
 import { createRuntime, type Runtime } from '../../lib/runtime/runtime.js';
+import { settlementsOf } from '../../lib/runtime/settlements.js';
 import { type ApiHarness, call, startApiHarness } from '../api/support/harness.js';
 import { bankTransfer } from '../support/engine-harness.js';
 import { iamChecked } from '../support/iam/checked-calls.js';
@@ -35,7 +36,14 @@ describe('dead-lettered events (ops API)', () => {
   /** Delivers an event as the rule would, with the strict runtime; answers the dead letter's id. */
   async function deadLetter(id: string, detail: Record<string, unknown>): Promise<string> {
     const store = new DynamoDbDeadLetterStore(strict.dynamoDb, strict.tableName);
-    const deliver = withDeadLetter(inboundEventHandlers(strict)['Payout Requested'], store);
+    const deliver = withDeadLetter(
+      inboundEventHandlers({
+        engine: strict.engine,
+        settlements: settlementsOf(strict),
+        logger: strict.logger,
+      })['Payout Requested'],
+      store,
+    );
     const outcome = (await deliver(payoutRequested(id, detail))) as Partial<DeadLettered>;
     if (!outcome.deadLettered || !outcome.id) throw new Error('expected a dead letter');
     return outcome.id;

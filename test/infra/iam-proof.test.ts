@@ -27,6 +27,7 @@ import {
   recurrencesOf,
   refundsOf,
 } from '../../lib/runtime/services.js';
+import { settlementsOf } from '../../lib/runtime/settlements.js';
 import { type Sandbox, startSandbox } from '../../lib/sandbox/index.js';
 import { type Clock, ManualClock } from '../../lib/shared/clock.js';
 import { ulid } from '../../lib/shared/ids.js';
@@ -430,7 +431,7 @@ describe('IAM proof: every call each handler makes is allowed by its own role', 
       listed.items.findLast((settlement) => settlement.category !== 'INSTANT_SETTLEMENT')?.id ??
       '6c1f0e1a-93b4-4c59-8a55-0f7b0c3f6d11';
     await exercise('settlement', () =>
-      handleSettlementAvailable(runtime.settlements, {
+      handleSettlementAvailable(settlementsOf(runtime), {
         version: '0',
         id: 'evt-iam-settlement',
         'detail-type': 'Settlement Available',
@@ -446,7 +447,7 @@ describe('IAM proof: every call each handler makes is allowed by its own role', 
 
   it.skipIf(!present.includes('poll-settlements'))('poll-settlements', async () => {
     const runtime = runtimeFor('poll-settlements');
-    await exercise('poll', async () => runtime.settlements?.poll());
+    await exercise('poll', async () => settlementsOf(runtime)?.poll());
   });
 
   it.skipIf(!present.includes('payout-requested'))('payout-requested', async () => {

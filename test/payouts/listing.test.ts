@@ -1,10 +1,13 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { BatchWriteCommand, DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { localAwsConfig } from '../../lib/local/dynamodb-local.js';
 import type { PayoutGateway } from '../../lib/payouts/gateway.js';
 import { PayoutEngine } from '../../lib/payouts/payout-engine.js';
 import { DynamoDbPayoutStore } from '../../lib/payouts/store/dynamodb-payout-store.js';
+import { toPayoutItem } from '../../lib/payouts/store/item-codec.js';
 import { ManualClock } from '../../lib/shared/clock.js';
+import { ulid } from '../../lib/shared/ids.js';
 import { createTestTable } from '../support/dynamodb.js';
 import { bankTransfer, command } from '../support/engine-harness.js';
 
@@ -59,5 +62,37 @@ describe('listing payouts without a status', () => {
     expect((await store.list({ limit: 20 })).items.map((p) => p.id)).toEqual([recent.id]);
     const fromTwoYears = await store.list({ limit: 20, from: monthsAgo(24).toISOString() });
     expect(fromTwoYears.items.map((p) => p.id)).toEqual([recent.id, old.id]);
+  });
+});
+
+describe('counting payouts by status', () => {
+  it('counts past the 1 MB a COUNT query reads per page, and stops at its limit', async () => {
+    const clock = new ManualClock(new Date());
+    const engine = new PayoutEngine({ store, gateway: unreachable, clock });
+    const template = (await engine.create(command(bankTransfer(3_000), 'count-template'))).payout;
+    const before = await store.countByStatus(template.status, 10_000); // a few, from the tests above and this one
+    // 1,199 more payouts of about 1.2 KB in the same status: 1.4 MB, more than one COUNT page reads.
+    const doc = DynamoDBDocumentClient.from(table.client, {
+      marshallOptions: { removeUndefinedValues: true },
+    });
+    const copies = Array.from({ length: 1_199 }, (_, index) =>
+      toPayoutItem({
+        ...template,
+        id: ulid(clock.now()),
+        idempotencyKey: `count-${index}`,
+        narration: `count ${index} ${'x'.repeat(900)}`,
+      }),
+    );
+    for (let start = 0; start < copies.length; start += 25) {
+      let pending = copies.slice(start, start + 25).map((Item) => ({ PutRequest: { Item } }));
+      while (pending.length > 0) {
+        const result = await doc.send(
+          new BatchWriteCommand({ RequestItems: { [table.tableName]: pending } }),
+        );
+        pending = (result.UnprocessedItems?.[table.tableName] ?? []) as typeof pending;
+      }
+    }
+    expect(await store.countByStatus(template.status, 10_000)).toBe(before + 1_199);
+    expect(await store.countByStatus(template.status, 1_000)).toBe(1_000);
   });
 });

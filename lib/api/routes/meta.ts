@@ -1,5 +1,5 @@
+import { deepHealth } from '../../runtime/health.js';
 import * as z from '../../shared/zod.js';
-import { deepHealth } from '../health.js';
 import { buildOpenApiDocument } from '../openapi.js';
 import { parseQuery } from '../request.js';
 import { DeepHealthFailedSchema, HealthResponseSchema, OpenApiDocumentSchema } from '../responses/meta.js';

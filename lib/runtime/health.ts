@@ -1,6 +1,7 @@
+import type { PayoutEngine } from '../payouts/payout-engine.js';
 import { CredentialsError } from '../provider/credentials.js';
 import { ProviderError, ProviderRejectedError } from '../provider/errors.js';
-import type { ApiContext } from './context.js';
+import type { ProviderClient } from '../provider/index.js';
 
 /** One dependency's state: `ok`, or `failed` with what an operator should look at (never a secret). */
 export type CheckResult = { readonly status: 'ok' } | { readonly status: 'failed'; readonly detail: string };
@@ -16,11 +17,15 @@ export interface DeepHealth {
 }
 
 /**
- * The deep health check (`GET /health?deep=true`): a read of the controls item and one provider read call
+ * The deep health check of a runtime's dependencies: a read of the controls item and one provider read call
  * (the newest settlement), run at once. It answers what failed, so a wrong token shows here instead of as
- * payouts quietly waiting in `pending`.
+ * payouts quietly waiting in `pending`. `GET /health?deep=true` answers it; the health canary runs it on a
+ * schedule (lib/jobs/health-canary.ts).
  */
-export async function deepHealth(ctx: Pick<ApiContext, 'engine' | 'provider'>): Promise<DeepHealth> {
+export async function deepHealth(ctx: {
+  engine: Pick<PayoutEngine, 'controls'>;
+  provider: Pick<ProviderClient, 'settlements'>;
+}): Promise<DeepHealth> {
   const [table, provider] = await Promise.all([
     check(
       () => ctx.engine.controls(),

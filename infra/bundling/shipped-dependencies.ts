@@ -1,0 +1,108 @@
+import { readFileSync } from 'node:fs';
+import { brotliCompressSync, constants } from 'node:zlib';
+import type { Plugin } from 'esbuild';
+
+/**
+ * Parts of the named dependencies that a Lambda of this project can never reach, each replaced in the bundle
+ * by a module that throws a clear error should it ever be reached. esbuild's `alias` cannot do this: undici
+ * loads these files by relative `require`, which only an `onResolve` plugin sees.
+ */
+export const NOT_SHIPPED = [
+  {
+    /** undici's non-SIMD llhttp build (70 KB): the fallback for a Node that cannot compile wasm SIMD. */
+    specifier: 'undici/lib/llhttp/llhttp-wasm.js',
+    path: /[\\/]undici[\\/]lib[\\/]llhttp[\\/]llhttp-wasm\.js$/,
+    what: "undici's non-SIMD HTTP/1.1 parser (llhttp-wasm.js)",
+    why: 'Lambda nodejs22.x compiles the SIMD build (wasm SIMD is on by default since Node 16.4, on x86_64 and arm64), so the fallback is never loaded',
+    /** Required at the moment it is needed (lazyllhttp, after the SIMD build failed to compile): throw there. */
+    shape: 'throws-on-load',
+  },
+  {
+    /** HTTP/2 (10 KB): only used when a socket negotiates h2 by ALPN, which undici offers only with allowH2. */
+    specifier: 'undici/lib/dispatcher/client-h2.js',
+    path: /[\\/]undici[\\/]lib[\\/]dispatcher[\\/]client-h2\.js$/,
+    what: "undici's HTTP/2 client (client-h2.js)",
+    why: 'the provider transport never sets allowH2, so no socket negotiates h2',
+    /** client.js requires it at load, so the stub must load and throw only when called. */
+    shape: 'function-throws-on-call',
+  },
+  {
+    /** web/fetch + webidl (~40 KB): client-h1 requires body.js lazily, only to send a FormData body. */
+    specifier: 'undici/lib/web/fetch/body.js',
+    path: /[\\/]undici[\\/]lib[\\/]web[\\/]fetch[\\/]body\.js$/,
+    what: "undici's fetch body encoder (web/fetch/body.js)",
+    why: 'the provider transport sends JSON strings only, never FormData',
+    shape: 'throws-on-load',
+  },
+  {
+    /** Event-stream (de)serialisation (14 KB), loaded by dynamic import from the protocol when an operation streams. */
+    specifier: '@smithy/core/event-streams',
+    path: /^@smithy\/core\/event-streams$/,
+    what: "the AWS SDK's event-stream codec (@smithy/core/event-streams)",
+    why: 'no operation of DynamoDB, Secrets Manager or EventBridge that the functions call uses event streams',
+    shape: 'throws-on-load',
+  },
+] as const;
+
+const NAMESPACE = 'not-shipped';
+const SIMD_PARSER = /[\\/]undici[\\/]lib[\\/]llhttp[\\/]llhttp_simd-wasm\.js$/;
+
+/** The code that takes a replaced module's place. */
+function stubSource(entry: (typeof NOT_SHIPPED)[number]): string {
+  const message = JSON.stringify(
+    `${entry.what} is not in this bundle: ${entry.why} (infra/bundling/shipped-dependencies.ts).`,
+  );
+  return entry.shape === 'throws-on-load'
+    ? `throw new Error(${message});`
+    : `module.exports = function notShipped() { throw new Error(${message}); };`;
+}
+
+/**
+ * undici embeds its SIMD HTTP parser as base64 text (71 KB). The same wasm bytes, brotli-compressed, are a
+ * third of that; they are inflated when undici first needs the parser (the first provider request), in well
+ * under a millisecond. test/infra/bundles.test.ts proves the bundled transport still speaks HTTP/1.1.
+ */
+function compressedSimdParser(path: string): string {
+  const source = readFileSync(path, 'utf8');
+  const base64 = /const wasmBase64 = '([A-Za-z0-9+/=]+)'/.exec(source)?.[1];
+  if (!base64) throw new Error(`no embedded wasm found in ${path}: has undici changed how it ships llhttp?`);
+  const compressed = brotliCompressSync(Buffer.from(base64, 'base64'), {
+    params: { [constants.BROTLI_PARAM_QUALITY]: constants.BROTLI_MAX_QUALITY },
+  });
+  return [
+    "'use strict';",
+    "const { brotliDecompressSync } = require('node:zlib');",
+    `module.exports = brotliDecompressSync(Buffer.from('${compressed.toString('base64')}', 'base64'));`,
+  ].join('\n');
+}
+
+/** The esbuild plugin that applies NOT_SHIPPED, packs undici's SIMD parser and trims the clients' package.json. */
+export function shippedDependencies(): Plugin {
+  return {
+    name: 'shipped-dependencies',
+    setup(build) {
+      build.onResolve({ filter: /^@smithy\/core\/event-streams$/ }, (args) => {
+        const index = NOT_SHIPPED.findIndex((entry) => entry.path.test(args.path));
+        return { path: String(index), namespace: NAMESPACE };
+      });
+      build.onLoad({ filter: /[\\/]undici[\\/]lib[\\/]/ }, (args) => {
+        if (SIMD_PARSER.test(args.path)) return { contents: compressedSimdParser(args.path), loader: 'js' };
+        const entry = NOT_SHIPPED.find((candidate) => candidate.path.test(args.path));
+        return entry ? { contents: stubSource(entry), loader: 'js' } : undefined;
+      });
+      // A client reads only `version` from its package.json (the user agent); the rest was ~2 KB per client.
+      build.onLoad({ filter: /[\\/]@aws-sdk[\\/]client-[^\\/]+[\\/]package\.json$/ }, (args) => {
+        const { name, version } = JSON.parse(readFileSync(args.path, 'utf8')) as {
+          name: string;
+          version: string;
+        };
+        return { contents: JSON.stringify({ name, version }), loader: 'json' };
+      });
+      build.onLoad({ filter: /.*/, namespace: NAMESPACE }, (args) => {
+        const entry = NOT_SHIPPED[Number(args.path)];
+        if (!entry) throw new Error(`unknown replaced module ${args.path}`);
+        return { contents: stubSource(entry), loader: 'js' };
+      });
+    },
+  };
+}
