@@ -81,22 +81,26 @@ describe('handler bundles', () => {
  */
 const OVER_THE_BOUND: Readonly<Record<string, { ceilingKb: number; why: string }>> = {
   api: {
-    ceilingKb: 595,
-    why: 'every ops route: recurrences, refunds, bulk corrections, provider views, settlements, dead letters, the OpenAPI document (z.toJSONSchema, ~40 KB)',
+    ceilingKb: 609,
+    why: 'every ops route: recurrences, refunds, bulk corrections and their jobs, provider views, settlements, dead letters, the OpenAPI document (z.toJSONSchema, ~40 KB)',
+  },
+  'submit-payouts': {
+    ceilingKb: 474,
+    why: 'also works bulk-correction job rows from the same queue: the job store and the correction service (~29 KB)',
   },
   'sweep-due-payouts': {
-    ceilingKb: 484,
+    ceilingKb: 485,
     why: 'materialises recurring payouts and sends recorded refunds (~34 KB)',
   },
   'sync-provider-schedules': {
-    ceilingKb: 463,
+    ceilingKb: 464,
     why: "reads the recurrence rules' store to flag our own beneficiaries",
   },
   'settlement-available': {
     ceilingKb: 456,
     why: 'the settlement service and policy (~11 KB) and the dead-letter store',
   },
-  'poll-settlements': { ceilingKb: 452, why: 'the settlement service and policy (~11 KB)' },
+  'poll-settlements': { ceilingKb: 453, why: 'the settlement service and policy (~11 KB)' },
 };
 
 /** Local tooling, the provider sandbox, benchmarks, scripts and tests never ship to Lambda. */

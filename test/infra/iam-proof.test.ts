@@ -379,7 +379,7 @@ describe('IAM proof: every call each handler makes is allowed by its own role', 
             },
           ],
         },
-        210_000,
+        remainingMs,
         logger,
       );
       expect(corrections.response.batchItemFailures).toEqual([]);
