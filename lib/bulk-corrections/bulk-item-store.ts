@@ -12,7 +12,12 @@ import { ulid } from '../shared/ids.js';
 import { type Listing, listingAttributes, queryListing } from '../shared/index-listing.js';
 import type { CursorPage } from '../shared/paging.js';
 import * as z from '../shared/zod.js';
-import type { BulkItemState, CorrectionAudit, PendingCorrection } from './model.js';
+import {
+  type BulkItemState,
+  CORRECTION_OUTCOMES,
+  type CorrectionAudit,
+  type PendingCorrection,
+} from './model.js';
 
 /** Keys of bulk-item items in the project's single table: the latest state and one audit item per correction. */
 export const bulkItemKeys = {
@@ -63,16 +68,7 @@ const stateSchema = z.object({
   updatedAt: z.string(),
 });
 const principalSchema = z.object({ id: z.string(), kind: z.enum(['user', 'system']) });
-const outcomeSchema = z.enum([
-  'corrected',
-  'still_invalid',
-  'invalid',
-  'provider_rejected',
-  'not_sent',
-  'unknown',
-  'pending_approval',
-  'paused',
-]);
+const outcomeSchema = z.enum(CORRECTION_OUTCOMES);
 const changesSchema = z.array(
   z.object({
     field: z.enum(['accountNumber', 'bankCode', 'amountKobo', 'phoneNumber', 'narration']),

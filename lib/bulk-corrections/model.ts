@@ -61,6 +61,11 @@ export const CorrectionOutcome = {
   Paused: 'paused',
 } as const;
 export type CorrectionOutcome = (typeof CorrectionOutcome)[keyof typeof CorrectionOutcome];
+/** Every outcome, for the schemas that read or present one (the stored audit, the API's answers). */
+export const CORRECTION_OUTCOMES = Object.values(CorrectionOutcome) as [
+  CorrectionOutcome,
+  ...CorrectionOutcome[],
+];
 
 /** One audit entry per correction sent to the provider, whatever came of it. */
 export interface CorrectionAudit {

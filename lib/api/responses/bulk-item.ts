@@ -1,4 +1,4 @@
-import { CORRECTABLE_FIELDS } from '../../bulk-corrections/model.js';
+import { CORRECTABLE_FIELDS, CORRECTION_OUTCOMES } from '../../bulk-corrections/model.js';
 import * as z from '../../shared/zod.js';
 import { FailureSchema, instant, PrincipalSchema, pageOf } from './common.js';
 
@@ -11,16 +11,7 @@ export const FieldChangeSchema = z.object({
   to: fieldValue,
 });
 
-const outcomes = z.enum([
-  'corrected',
-  'still_invalid',
-  'invalid',
-  'provider_rejected',
-  'not_sent',
-  'unknown',
-  'pending_approval',
-  'paused',
-]);
+const outcomes = z.enum(CORRECTION_OUTCOMES);
 
 /** The provider's validation record of an item. */
 export const ValidationRecordSchema = z.object({
