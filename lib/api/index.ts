@@ -1,4 +1,5 @@
 import type { Runtime } from '../runtime/runtime.js';
+import { once } from '../runtime/service-cache.js';
 import { apiContextFrom } from './api-context.js';
 import type { ApiContext } from './context.js';
 import { type ApiHandler, createRouter, type Route } from './router.js';
@@ -46,14 +47,7 @@ export function createApiHandler(ctx: ApiContext): ApiHandler {
   return createRouter(apiRoutes, ctx);
 }
 
-const handlers = new WeakMap<Runtime, ApiHandler>();
-
 /** The ops API on the composition root's runtime, built once per runtime (per Lambda container, per `npm start`). */
 export function apiHandlerOf(runtime: Runtime): ApiHandler {
-  let handler = handlers.get(runtime);
-  if (!handler) {
-    handler = createApiHandler(apiContextFrom(runtime));
-    handlers.set(runtime, handler);
-  }
-  return handler;
+  return once(runtime, 'apiHandler', () => createApiHandler(apiContextFrom(runtime)));
 }
