@@ -1,7 +1,9 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ApprovalForbiddenError } from '../../lib/payouts/errors.js';
 import { PayoutStatus } from '../../lib/payouts/model.js';
+import type { TransitionWrite } from '../../lib/payouts/store/payout-store.js';
 import { InvalidTransitionError } from '../../lib/shared/errors.js';
+import { calendarDayIn } from '../../lib/shared/wall-clock.js';
 import {
   alice,
   bankTransfer,
@@ -76,6 +78,50 @@ describe('pause', () => {
     await h.engine.resume(bob);
     await h.engine.sweep();
     expect((await h.engine.get(payout.id))?.status).toBe(PayoutStatus.Succeeded);
+  });
+
+  it('sends nothing when the pause lands right after the claim committed, and gives the claim back', async () => {
+    const capDay = calendarDayIn(h.engine.ctx.config.capTimeZone, h.clock.now());
+    const capBefore = await h.store.getCapUsage('merchant', capDay);
+    // Another process (the ops CLI, say) pauses the moment this one's claim has committed: the claim's own
+    // transaction no longer checks the pause, the read that follows it must.
+    const transition = async (write: TransitionWrite) => {
+      const after = await h.store.transition(write);
+      if (after.status === PayoutStatus.Submitting) {
+        await h.store.setControls({ paused: true, reason: 'landed after the claim' });
+      }
+      return after;
+    };
+    const pausingAfterClaim = new Proxy(h.store, {
+      get(store, name) {
+        if (name === 'transition') return transition;
+        const value: unknown = Reflect.get(store, name, store);
+        return typeof value === 'function' ? value.bind(store) : value;
+      },
+    });
+    const engine = h.engineWith({ store: pausingAfterClaim });
+    const { payout } = await engine.create(command(bankTransfer(30_000), key('pause-after-claim')));
+
+    const result = await engine.submit(payout.id);
+
+    expect(result).toMatchObject({ kind: 'skipped', why: 'payouts are paused' });
+    const { payout: after, audit } = await h.engine.getWithAudit(payout.id);
+    expect(after).toMatchObject({ status: PayoutStatus.Pending, submissionCount: 0 });
+    expect(after.attempt).toBeUndefined();
+    expect(after.nextActionAt).toBeUndefined();
+    expect(audit.map((event) => event.to)).toEqual(['pending', 'submitting', 'pending']);
+    expect(ledgerEntriesOf(h.sandbox, payout.id)).toHaveLength(0);
+    expect(await h.store.getCapUsage('merchant', capDay)).toBe(capBefore);
+
+    // While it knows payouts are paused, the engine claims nothing: no write, no provider call.
+    const again = await engine.submit(payout.id);
+    expect(again).toMatchObject({ kind: 'skipped', why: 'payouts are paused' });
+    expect((await h.engine.getWithAudit(payout.id)).audit).toHaveLength(3);
+
+    await h.engine.resume(bob);
+    await h.engine.sweep();
+    expect((await h.engine.get(payout.id))?.status).toBe(PayoutStatus.Succeeded);
+    expect(ledgerEntriesOf(h.sandbox, payout.id)).toHaveLength(1);
   });
 });
 

@@ -4,6 +4,7 @@ import type { EngineConfig } from '../config.js';
 import type { PayoutGateway } from '../gateway.js';
 import type { AuditEvent, Payout, PayoutStatus, Principal } from '../model.js';
 import type { PayoutStore, TransitionWrite } from '../store/payout-store.js';
+import type { PauseGate } from './pause-gate.js';
 
 /** Counters and timings the engine reports; CloudWatch EMF in Lambda, nothing or memory locally. */
 export interface MetricsSink {
@@ -21,6 +22,8 @@ export interface EngineContext {
   readonly config: EngineConfig;
   readonly logger: Logger;
   readonly metrics: MetricsSink;
+  /** The pause as claims check it (one per engine, so a pause seen by one claim spares the next its writes). */
+  readonly pause: PauseGate;
 }
 
 export interface TransitionSpec {

@@ -2,8 +2,9 @@ import type { Controls, Principal } from '../model.js';
 import type { EngineContext } from './context.js';
 
 /**
- * Pauses all submissions. The pause is checked inside the same transaction that claims a payout, so once
- * this returns no new payout can start; payouts already mid-call finish and are recorded.
+ * Pauses all submissions. Every claim reads the pause after it committed and gives the payout back unsent
+ * when paused (engine/pause-gate.ts), so once this returns no new payout can start; payouts already mid-call
+ * finish and are recorded.
  */
 export async function pausePayouts(ctx: EngineContext, actor: Principal, reason: string): Promise<Controls> {
   const controls: Controls = {
@@ -13,6 +14,7 @@ export async function pausePayouts(ctx: EngineContext, actor: Principal, reason:
     updatedAt: ctx.clock.now().toISOString(),
   };
   await ctx.store.setControls(controls);
+  ctx.pause.observe(controls);
   ctx.logger.warn('payouts paused', { actor: actor.id, reason });
   return controls;
 }
@@ -30,6 +32,7 @@ export async function resumePayouts(
     updatedAt: ctx.clock.now().toISOString(),
   };
   await ctx.store.setControls(controls);
+  ctx.pause.observe(controls);
   ctx.logger.warn('payouts resumed', { actor: actor.id });
   return controls;
 }

@@ -1,7 +1,7 @@
 import { ConcurrentModificationError } from '../../shared/errors.js';
 import { ulid } from '../../shared/ids.js';
 import { calendarDayIn } from '../../shared/wall-clock.js';
-import { DailyCapExceededError, PayoutsPausedError } from '../errors.js';
+import { DailyCapExceededError } from '../errors.js';
 import type { SendOutcome } from '../gateway.js';
 import { type Payout, PayoutStatus, systemPrincipal } from '../model.js';
 import { addMs, buildTransition, type EngineContext, type TransitionSpec } from './context.js';
@@ -18,15 +18,15 @@ export type SubmitResult =
 /**
  * Sends one pending payout to the provider, at most once.
  *
- * The payout is first claimed (pending -> submitting, with a lease, the pause check and the daily cap in the
- * same transaction), and only a successful claim calls the provider. Whatever the provider answers is then
+ * The payout is first claimed (pending -> submitting, with a lease and the daily cap in the same transaction),
+ * the pause is read once the claim committed, and only a claim made while not paused calls the provider. Whatever the provider answers is then
  * recorded; when the answer cannot be read as paid or refused, the payout becomes `unknown` and only the
  * reconciler decides it. Nothing here ever sends a payout that was claimed before.
  */
 export async function submitPayout(ctx: EngineContext, payout: Payout): Promise<SubmitResult> {
   const claimed = await claimForSubmission(ctx, payout, { byCreator: true });
   if (claimed.kind === 'claimed') return (await sendClaimed(ctx, claimed)).recording;
-  if (claimed.why === PAUSED && heldForCreator(ctx, payout)) return releaseHold(ctx, claimed);
+  if (claimed.why === PAUSED && heldForCreator(ctx, claimed.payout)) return releaseHold(ctx, claimed);
   return claimed;
 }
 
@@ -43,8 +43,9 @@ function heldForCreator(ctx: EngineContext, payout: Payout): boolean {
 }
 
 /**
- * The creator could not send its payout because payouts are paused: lift the hold, so the sweeper sends it as
- * soon as they resume instead of after the hold.
+ * The creator could not send its payout because payouts are paused (known before claiming, so nothing was
+ * written): lift the hold, so the sweeper sends it as soon as they resume instead of after the hold. A claim
+ * given back because of the pause has already dropped the hold with the claim.
  */
 async function releaseHold(
   ctx: EngineContext,
@@ -74,7 +75,7 @@ async function releaseHold(
 export type Claimed = { readonly kind: 'claimed'; readonly payout: Payout };
 
 /**
- * Claims a pending, due payout (pending -> submitting, with the pause check and the daily cap), sending nothing.
+ * Claims a pending, due payout (pending -> submitting, with the daily cap; then the pause), sending nothing.
  * `byCreator`: the explicit submission right after creation, which the hold for inline submission is for; a
  * payout never attempted has no other reason to wait.
  */
@@ -173,7 +174,6 @@ async function claim(
       capDay,
       nextActionAt: undefined,
     },
-    requireNotPaused: true,
     cap: {
       capKey: payout.capKey,
       day: capDay,
@@ -182,29 +182,44 @@ async function claim(
     },
   };
   if (payout.amountKobo > ctx.config.dailyCapKobo) return failForCap(ctx, payout, now);
+  if (await ctx.pause.pausedBeforeClaim()) return { kind: 'skipped', payout, why: PAUSED };
   const claiming = ctx.store.transition(buildTransition(payout, spec, now));
   // Once the claim is on its way (the store queued it first, so its request goes out before this runs), the
   // gateway gets ready for the send that follows. On a cold start that is loading the HTTP client and fetching
   // the provider's credentials, which then overlap this round trip. Only a head start: whatever it would have
   // failed on, the send meets and records.
   afterPendingIo(async () => ctx.gateway.prepare?.()).catch(() => undefined);
+  let claimed: Payout;
   try {
-    return { kind: 'claimed', payout: await claiming };
+    claimed = await claiming;
   } catch (error) {
-    if (error instanceof PayoutsPausedError) return { kind: 'skipped', payout, why: PAUSED };
     if (error instanceof DailyCapExceededError) return failForCap(ctx, payout, now);
     if (error instanceof ConcurrentModificationError) {
       const current = (await ctx.store.get(payout.id)) ?? payout;
       // Our own claim, committed by a request whose answer was lost and then refused on the SDK's retry: the
       // payout is ours to send. Treating it as someone else's would leave it unsent until its lease ran out.
       const ours = spec.changes?.attempt?.attemptId;
-      if (current.status === PayoutStatus.Submitting && ours && current.attempt?.attemptId === ours) {
-        return { kind: 'claimed', payout: current };
+      if (!(current.status === PayoutStatus.Submitting && ours && current.attempt?.attemptId === ours)) {
+        return { kind: 'skipped', payout: current, why: 'claimed or changed concurrently' };
       }
-      return { kind: 'skipped', payout: current, why: 'claimed or changed concurrently' };
-    }
-    throw error;
+      claimed = current;
+    } else throw error;
   }
+  return unlessPaused(ctx, { kind: 'claimed', payout: claimed });
+}
+
+/**
+ * The pause check of a claim: a strongly consistent read of the controls, started once the claim committed
+ * (engine/pause-gate.ts). Paused: the claim is given back unsent (cap released, attempt not counted) and the
+ * sweeper sends the payout once payouts resume.
+ */
+async function unlessPaused(
+  ctx: EngineContext,
+  claimed: Claimed,
+): Promise<Claimed | Extract<SubmitResult, { kind: 'skipped' }>> {
+  if (!(await ctx.pause.pausedAfterClaim())) return claimed;
+  ctx.logger.warn('payouts are paused: claim given back unsent', { payoutId: claimed.payout.id });
+  return { kind: 'skipped', payout: await releaseUnsentClaim(ctx, claimed, PAUSED), why: PAUSED };
 }
 
 async function failForCap(
