@@ -1,3 +1,4 @@
+import { createAndSubmit } from '../lib/payouts/engine/create-and-submit.js';
 import { ManualClock } from '../lib/shared/clock.js';
 import { CapacityMeter, type CapacitySnapshot } from './capacity-meter.js';
 import {
@@ -13,10 +14,13 @@ import {
 
 const PAYOUTS = quick ? 5 : 25;
 const START = '2026-03-02T08:00:00.000Z';
+/** The happy path as the API and the `Payout Requested` event take it (engine/create-and-submit.ts). */
+const HAPPY_STEP = 'create + submit inline (API, events)';
 
 /**
- * DynamoDB round trips and capacity units, and provider calls, per payout: on the happy path (create, then
- * submit inline as the API does, or submit by a sweep) and on the path where the provider's answer is lost
+ * DynamoDB round trips and capacity units, and provider calls, per payout: on the happy path (create and submit
+ * inline as the API and events do, in one create-and-claim; the two steps settlement and recurrence take; or
+ * submit by a sweep) and on the path where the provider's answer is lost
  * (timeout after commit) so the payout becomes `unknown` and a reconciliation pass finds it.
  */
 /** What `bench/results/latest.json` reports as `cost`: write units per happy-path payout by AWS's rules. */
@@ -30,17 +34,26 @@ export async function benchCostPerPayout(endpoint: string): Promise<BenchResult 
   const clock = new ManualClock(START);
   const happy = await startEngineRig(endpoint, { prefix: 'cost-happy', clock, meterIndexes: true });
   try {
+    rows.push(
+      await measure(happy, HAPPY_STEP, async () => {
+        for (let i = 0; i < PAYOUTS; i++) {
+          await expectSubmitted(
+            createAndSubmit(happy.engine.ctx, createCommand(bankTransfer(), `cost-a-${i}`)),
+          );
+        }
+      }),
+    );
     const ids: string[] = [];
     rows.push(
-      await measure(happy, 'create (API, idempotent)', async () => {
+      await measure(happy, 'create (two steps: settlement, recurrence)', async () => {
         for (let i = 0; i < PAYOUTS; i++) {
-          const { payout } = await happy.engine.create(createCommand(bankTransfer(), `cost-a-${i}`));
+          const { payout } = await happy.engine.create(createCommand(bankTransfer(), `cost-c-${i}`));
           ids.push(payout.id);
         }
       }),
     );
     rows.push(
-      await measure(happy, 'submit inline (happy)', async () => {
+      await measure(happy, 'submit after create (two steps)', async () => {
         for (const id of ids) await expectOutcome(happy.engine.submit(id), 'succeeded');
       }),
     );
@@ -53,8 +66,13 @@ export async function benchCostPerPayout(endpoint: string): Promise<BenchResult 
     );
     rows.push(
       await measure(happy, 'replay of create (same key)', async () => {
-        for (let i = 0; i < PAYOUTS; i++)
-          await happy.engine.create(createCommand(bankTransfer(), `cost-a-${i}`));
+        for (let i = 0; i < PAYOUTS; i++) {
+          const { replayed } = await createAndSubmit(
+            happy.engine.ctx,
+            createCommand(bankTransfer(), `cost-a-${i}`),
+          );
+          if (!replayed) throw new Error('expected a replay');
+        }
       }),
     );
   } finally {
@@ -73,8 +91,9 @@ export async function benchCostPerPayout(endpoint: string): Promise<BenchResult 
   try {
     whatIf = await measure(keysOnly, 'what-if: happy path with every GSI KEYS_ONLY', async () => {
       for (let i = 0; i < PAYOUTS; i++) {
-        const { payout } = await keysOnly.engine.create(createCommand(bankTransfer(), `cost-k-${i}`));
-        await expectOutcome(keysOnly.engine.submit(payout.id), 'succeeded');
+        await expectSubmitted(
+          createAndSubmit(keysOnly.engine.ctx, createCommand(bankTransfer(), `cost-k-${i}`)),
+        );
       }
     });
   } finally {
@@ -83,19 +102,15 @@ export async function benchCostPerPayout(endpoint: string): Promise<BenchResult 
 
   const lost = await startEngineRig(endpoint, { prefix: 'cost-unknown', clock, meterIndexes: true });
   try {
-    const ids: string[] = [];
-    for (let i = 0; i < PAYOUTS; i++) {
-      const { payout } = await lost.engine.create(createCommand(bankTransfer(), `cost-u-${i}`));
-      ids.push(payout.id);
-    }
     rows.push(
-      await measure(lost, 'submit, answer lost (unknown)', async () => {
-        for (const id of ids) {
+      await measure(lost, 'create + submit inline, answer lost (unknown)', async () => {
+        for (let i = 0; i < PAYOUTS; i++) {
           await lost.sandbox.injectFault({
             path: '/settlement/instant/payout',
             fault: 'timeout-after-commit',
           });
-          await expectOutcome(lost.engine.submit(id), 'unknown');
+          const created = createAndSubmit(lost.engine.ctx, createCommand(bankTransfer(), `cost-u-${i}`));
+          await expectSubmitted(created, 'unknown');
         }
       }),
     );
@@ -109,10 +124,7 @@ export async function benchCostPerPayout(endpoint: string): Promise<BenchResult 
   } finally {
     await lost.close();
   }
-  const happyPath = totalOf(rows, 'TOTAL happy path (create + inline submit)', [
-    'create (API, idempotent)',
-    'submit inline (happy)',
-  ]);
+  const happyPath = totalOf(rows, 'TOTAL happy path (create + inline submit, as the API does)', [HAPPY_STEP]);
   const cost: CostReport = {
     happyPathWcu: {
       base: Number(happyPath['WCU base']),
@@ -127,9 +139,12 @@ export async function benchCostPerPayout(endpoint: string): Promise<BenchResult 
     rows: [
       ...rows,
       happyPath,
+      totalOf(rows, 'TOTAL two steps (create, then submit)', [
+        'create (two steps: settlement, recurrence)',
+        'submit after create (two steps)',
+      ]),
       totalOf(rows, 'TOTAL unknown-then-reconciled', [
-        'create (API, idempotent)',
-        'submit, answer lost (unknown)',
+        'create + submit inline, answer lost (unknown)',
         'reconcile (found, succeeded)',
       ]),
       whatIf,
@@ -143,6 +158,7 @@ export async function benchCostPerPayout(endpoint: string): Promise<BenchResult 
       "WCU reported: what DynamoDB Local answers, for reference only: for a transaction it reports a single item's units however many items it wrote (a 1-item and a 10-item transaction both report 8), so it is not a cost.",
       "By the sweep, claims and records that coincide are group-committed (several payouts per transaction, one cap update per batch), so round trips and cap-counter writes per payout fall below the inline path's.",
       'provider calls: requests the sandbox received (stats().requests); the happy path must be exactly 1 per payout.',
+      'create + submit inline: engine.createAndSubmit, as POST /payouts and Payout Requested call it: the payout is created already claimed (creation, claim, both audit events and the daily-cap reservation in one transaction), the pause is read, the provider called, the outcome recorded. The two steps (create pending, then submit) are what settlements, recurrences and the fallbacks of createAndSubmit take.',
       'The unknown path: the sandbox commits the payout and drops the connection (timeout-after-commit); the payout becomes unknown and is never resent; the reconciler lists the wallet DEBIT records in the window and finds its marker.',
     ],
   };
@@ -207,6 +223,16 @@ function sumRows(rows: readonly Row[]): Row {
 
 function totalOf(rows: readonly Row[], step: string, steps: readonly string[]): Row {
   return { step, ...sumRows(rows.filter((row) => steps.includes(String(row.step)))) };
+}
+
+/** A create-and-submit that created and sent its payout, with this outcome. */
+async function expectSubmitted(
+  result: Promise<{ replayed: boolean; submitted?: { kind: string; outcome?: string } }>,
+  outcome = 'succeeded',
+) {
+  const { replayed, submitted } = await result;
+  if (replayed || !submitted) throw new Error(`expected a created and submitted payout, got ${replayed}`);
+  await expectOutcome(Promise.resolve(submitted), outcome);
 }
 
 async function expectOutcome(result: Promise<{ kind: string; outcome?: string }>, outcome: string) {

@@ -1,4 +1,5 @@
-import { type Payout, PayoutStatus, type Principal, systemPrincipal } from '../payouts/model.js';
+import { createAndSubmit } from '../payouts/engine/create-and-submit.js';
+import { type Payout, type Principal, systemPrincipal } from '../payouts/model.js';
 import type { PayoutEngine } from '../payouts/payout-engine.js';
 import { SettlementNotConfiguredError } from '../settlement/errors.js';
 import type { PayOutResult, SettlementService } from '../settlement/settlement-service.js';
@@ -35,14 +36,18 @@ export async function handlePayoutRequested(
   const actor: Principal = eventProducer(parsed.source);
   let created: { payout: Payout; replayed: boolean };
   try {
-    created = await engine.create({
-      request: parsed.request,
-      idempotencyKey: parsed.idempotencyKey,
-      origin: 'event',
-      actor,
-      submitsInline: true,
-      ...(parsed.requestedBy !== undefined && { auditDetails: { statedRequester: parsed.requestedBy } }),
-    });
+    created = await createAndSubmit(
+      engine.ctx,
+      {
+        request: parsed.request,
+        idempotencyKey: parsed.idempotencyKey,
+        origin: 'event',
+        actor,
+        ...(parsed.requestedBy !== undefined && { auditDetails: { statedRequester: parsed.requestedBy } }),
+      },
+      // A redelivered event whose first delivery stopped before sending (a crash) sends it now.
+      { submitReplayed: true },
+    );
   } catch (error) {
     if (error instanceof ValidationError) {
       const issues = error.issues.map((issue) => ({ ...issue, path: `detail.payout.${issue.path}` }));
@@ -65,17 +70,7 @@ export async function handlePayoutRequested(
     }
     throw error;
   }
-  let payout = created.payout;
-  if (payout.status === PayoutStatus.Pending) {
-    try {
-      payout = (await engine.submit(payout.id)).payout;
-    } catch (error) {
-      logger.warn('inline submission failed; the sweeper will pick the payout up', {
-        payoutId: payout.id,
-        error: error instanceof Error ? error.message : String(error),
-      });
-    }
-  }
+  const payout = created.payout;
   logger.info('payout requested by event', {
     eventId: parsed.eventId,
     payoutId: payout.id,

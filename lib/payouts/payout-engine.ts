@@ -8,7 +8,6 @@ import { type EngineContext, type MetricsSink, noMetrics } from './engine/contex
 import { pausePayouts, resumePayouts } from './engine/controls.js';
 import { type CreatePayoutCommand, type CreatePayoutResult, createPayout } from './engine/create-payout.js';
 import { type DispatchOptions, type DispatchReport, dispatchDuePayouts } from './engine/dispatch.js';
-import { PauseGate } from './engine/pause-gate.js';
 import { approvePayout, cancelPayout, resolveReview } from './engine/payout-commands.js';
 import { type ReconcileOptions, type ReconcileReport, reconcilePayouts } from './engine/reconcile-payouts.js';
 import { type SubmitResult, submitPayout } from './engine/submit-payout.js';
@@ -53,7 +52,7 @@ export class PayoutEngine {
       config: { ...defaultEngineConfig, ...options.config },
       logger: options.logger ?? silentLogger,
       metrics: options.metrics ?? noMetrics,
-      pause: new PauseGate(options.store),
+      pause: { lastSeenPaused: false },
     };
   }
 
@@ -104,8 +103,8 @@ export class PayoutEngine {
     return resumePayouts(this.ctx, actor, reason);
   }
 
-  async controls(): Promise<Controls> {
-    return this.ctx.pause.observe(await this.ctx.store.getControls());
+  controls(): Promise<Controls> {
+    return this.ctx.store.getControls();
   }
 
   /** One tick of the due-payout sweeper (EventBridge schedule in AWS, the local scheduler in `npm start`). */

@@ -1,5 +1,6 @@
 import { formatNaira, MoneyError, toKobo } from '../money.js';
-import { type Payout, PayoutStatus, type Principal, systemPrincipal } from '../payouts/model.js';
+import { submitIfPending } from '../payouts/engine/create-and-submit.js';
+import { type Payout, type Principal, systemPrincipal } from '../payouts/model.js';
 import type { PayoutEngine } from '../payouts/payout-engine.js';
 import type { CreatePayoutRequest } from '../payouts/schemas.js';
 import type { ProviderClient, Settlement } from '../provider/index.js';
@@ -228,16 +229,7 @@ export class SettlementService {
 
   /** Submits a pending payout; a failure here is left to the sweeper, never to the caller. */
   async #submit(payout: Payout): Promise<Payout> {
-    if (payout.status !== PayoutStatus.Pending) return payout;
-    try {
-      return (await this.#engine.submit(payout.id)).payout;
-    } catch (error) {
-      this.#logger.warn('settlement payout submission failed; the sweeper will retry', {
-        payoutId: payout.id,
-        error: error instanceof Error ? error.message : String(error),
-      });
-      return payout;
-    }
+    return (await submitIfPending(this.#engine.ctx, { payout, replayed: false })).payout;
   }
 
   #payoutRequest(settlementId: string, amountKobo: number): CreatePayoutRequest {

@@ -1,3 +1,4 @@
+import { createAndSubmit } from '../../payouts/engine/create-and-submit.js';
 import { PayoutStatus } from '../../payouts/model.js';
 import { CreatePayoutRequestSchema } from '../../payouts/schemas.js';
 import { ApiError } from '../errors.js';
@@ -21,36 +22,25 @@ export function idParam(request: RouteRequest): string {
 }
 
 /**
- * POST /payouts: create (idempotent per `Idempotency-Key`), then submit at once when it is `pending`.
- * A failed inline submission never fails the request: the payout is recorded and the sweeper retries it.
+ * POST /payouts: create (idempotent per `Idempotency-Key`) and submit at once when it can go now (created
+ * already claimed: engine/create-and-submit.ts). A failed inline submission never fails the request: the payout
+ * is recorded and the sweeper or the reconciler takes it on.
  */
 async function createPayout(request: RouteRequest) {
   const { event, ctx } = request;
   const idempotencyKey = idempotencyKeyOf(event);
   const body = parseBody(event, CreatePayoutRequestSchema);
   const actor = request.principal();
-  const { payout, replayed } = await ctx.engine.create({
+  const { payout, replayed } = await createAndSubmit(ctx.engine.ctx, {
     request: body,
     idempotencyKey,
     origin: 'api',
     actor,
-    submitsInline: true,
   });
   if (replayed) {
     return reply(200, presentPayout(payout), { 'idempotent-replayed': 'true' });
   }
-  let latest = payout;
-  if (payout.status === PayoutStatus.Pending) {
-    try {
-      latest = (await ctx.engine.submit(payout.id)).payout;
-    } catch (error) {
-      ctx.logger.warn('inline submission failed; the sweeper will pick the payout up', {
-        payoutId: payout.id,
-        error: error instanceof Error ? error.message : String(error),
-      });
-    }
-  }
-  return reply(201, presentPayout(latest), { location: `/payouts/${payout.id}` });
+  return reply(201, presentPayout(payout), { location: `/payouts/${payout.id}` });
 }
 
 async function getPayout(request: RouteRequest) {

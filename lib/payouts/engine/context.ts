@@ -4,7 +4,6 @@ import type { EngineConfig } from '../config.js';
 import type { PayoutGateway } from '../gateway.js';
 import type { AuditEvent, Payout, PayoutStatus, Principal } from '../model.js';
 import type { PayoutStore, TransitionWrite } from '../store/payout-store.js';
-import type { PauseGate } from './pause-gate.js';
 
 /** Counters and timings the engine reports; CloudWatch EMF in Lambda, nothing or memory locally. */
 export interface MetricsSink {
@@ -22,8 +21,12 @@ export interface EngineContext {
   readonly config: EngineConfig;
   readonly logger: Logger;
   readonly metrics: MetricsSink;
-  /** The pause as claims check it (one per engine, so a pause seen by one claim spares the next its writes). */
-  readonly pause: PauseGate;
+  /**
+   * The pause as this engine last saw it (read or written). Only spares writes: while it says paused, a claim
+   * reads the pause first and is not made; the check that counts is the read after every claim
+   * (submit-payout.ts, `pausedNow`).
+   */
+  readonly pause: { lastSeenPaused: boolean };
 }
 
 export interface TransitionSpec {
@@ -32,7 +35,6 @@ export interface TransitionSpec {
   readonly reason: string;
   readonly changes?: Partial<Omit<Payout, 'id' | 'status' | 'version'>>;
   readonly details?: AuditEvent['details'];
-  readonly requireNotPaused?: boolean;
   readonly cap?: TransitionWrite['cap'];
 }
 
@@ -60,7 +62,6 @@ export function buildTransition(payout: Payout, spec: TransitionSpec, now: Date)
     before: payout,
     after,
     audit,
-    ...(spec.requireNotPaused && { requireNotPaused: true }),
     ...(spec.cap && { cap: spec.cap }),
   };
 }

@@ -11,6 +11,7 @@ import {
   type Principal,
 } from '../model.js';
 import type { CreatePayoutRequest } from '../schemas.js';
+import type { CreateOutcome } from '../store/payout-store.js';
 import { addMs, type EngineContext } from './context.js';
 
 export interface CreatePayoutCommand {
@@ -62,7 +63,16 @@ export async function createPayout(
   ctx: EngineContext,
   command: CreatePayoutCommand,
 ): Promise<CreatePayoutResult> {
-  const now = ctx.clock.now();
+  const { payout, audit } = prepareCreation(ctx, command, ctx.clock.now());
+  return settleCreation(ctx, command, payout, await ctx.store.create(payout, audit));
+}
+
+/** A new payout (version 1) and its creation's audit event, after the gate and validation; nothing written. */
+export function prepareCreation(
+  ctx: EngineContext,
+  command: CreatePayoutCommand,
+  now: Date,
+): { payout: Payout; audit: AuditEvent } {
   const gate = validate(ctx, command.request, now, command.origin);
   if (command.approvedBy) assertMayApprove(command.actor, command.approvedBy, 'this payout');
   const requestFingerprint = fingerprint(command.request);
@@ -108,14 +118,26 @@ export async function createPayout(
       ...command.auditDetails,
     },
   };
+  return { payout, audit };
+}
 
-  const outcome = await ctx.store.create(payout, audit);
+/** The answer to a create once the store decided it: the payout written, a replay, or a conflict. */
+export function settleCreation(
+  ctx: EngineContext,
+  command: CreatePayoutCommand,
+  payout: Payout,
+  outcome: CreateOutcome,
+): CreatePayoutResult {
   if (outcome.created) {
-    ctx.metrics.count('PayoutCreated', 1, { type: instruction.type });
-    ctx.logger.info('payout created', { payoutId: payout.id, idempotencyKey: payout.idempotencyKey, status });
+    ctx.metrics.count('PayoutCreated', 1, { type: payout.instruction.type });
+    ctx.logger.info('payout created', {
+      payoutId: payout.id,
+      idempotencyKey: payout.idempotencyKey,
+      status: payout.status,
+    });
     return { payout, replayed: false };
   }
-  if (outcome.existing.requestFingerprint !== requestFingerprint) {
+  if (outcome.existing.requestFingerprint !== payout.requestFingerprint) {
     throw new IdempotencyConflictError('payout', command.idempotencyKey, outcome.existing.id);
   }
   ctx.logger.info('payout request replayed', {

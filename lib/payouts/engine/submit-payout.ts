@@ -4,6 +4,7 @@ import { calendarDayIn } from '../../shared/wall-clock.js';
 import { DailyCapExceededError } from '../errors.js';
 import type { SendOutcome } from '../gateway.js';
 import { type Payout, PayoutStatus, systemPrincipal } from '../model.js';
+import type { CapChange } from '../store/payout-store.js';
 import { addMs, buildTransition, type EngineContext, type TransitionSpec } from './context.js';
 
 const submitter = systemPrincipal('submitter');
@@ -151,13 +152,14 @@ export async function releaseUnsentClaim(ctx: EngineContext, claimed: Claimed, w
   return ctx.store.transition(buildTransition(payout, spec, now));
 }
 
-async function claim(
+/** The claim of a pending payout: pending -> submitting with a new attempt and its lease, reserving the cap. */
+export function claimSpec(
   ctx: EngineContext,
   payout: Payout,
   now: Date,
-): Promise<Claimed | Extract<SubmitResult, { kind: 'skipped' }>> {
+): TransitionSpec & { readonly cap: CapChange } {
   const capDay = calendarDayIn(ctx.config.capTimeZone, now);
-  const spec: TransitionSpec = {
+  return {
     to: PayoutStatus.Submitting,
     actor: submitter,
     reason: `claimed for submission attempt ${payout.submissionCount + 1}`,
@@ -181,8 +183,16 @@ async function claim(
       limitKobo: ctx.config.dailyCapKobo,
     },
   };
+}
+
+async function claim(
+  ctx: EngineContext,
+  payout: Payout,
+  now: Date,
+): Promise<Claimed | Extract<SubmitResult, { kind: 'skipped' }>> {
+  const spec = claimSpec(ctx, payout, now);
   if (payout.amountKobo > ctx.config.dailyCapKobo) return failForCap(ctx, payout, now);
-  if (await ctx.pause.pausedBeforeClaim()) return { kind: 'skipped', payout, why: PAUSED };
+  if (ctx.pause.lastSeenPaused && (await pausedNow(ctx))) return { kind: 'skipped', payout, why: PAUSED };
   const claiming = ctx.store.transition(buildTransition(payout, spec, now));
   // Once the claim is on its way (the store queued it first, so its request goes out before this runs), the
   // gateway gets ready for the send that follows. On a cold start that is loading the HTTP client and fetching
@@ -193,7 +203,11 @@ async function claim(
   try {
     claimed = await claiming;
   } catch (error) {
-    if (error instanceof DailyCapExceededError) return failForCap(ctx, payout, now);
+    if (error instanceof DailyCapExceededError) {
+      // Paused meanwhile: the payout waits for the resume (perhaps another day, another cap) instead of failing.
+      if (await pausedNow(ctx)) return { kind: 'skipped', payout, why: PAUSED };
+      return failForCap(ctx, payout, now);
+    }
     if (error instanceof ConcurrentModificationError) {
       const current = (await ctx.store.get(payout.id)) ?? payout;
       // Our own claim, committed by a request whose answer was lost and then refused on the SDK's retry: the
@@ -209,16 +223,26 @@ async function claim(
 }
 
 /**
- * The pause check of a claim: a strongly consistent read of the controls, started once the claim committed
- * (engine/pause-gate.ts). Paused: the claim is given back unsent (cap released, attempt not counted) and the
+ * The pause as a claim checks it: a strongly consistent read of the controls item, started once the claim
+ * committed. A pause that landed before the claim is seen, so once `pausePayouts` returns no payout claimed
+ * afterwards reaches the provider, as with the ConditionCheck the claim's transaction used to carry (2 write
+ * units a claim); one landing between the claim and the read stops it too. See docs/data-model.md.
+ */
+export async function pausedNow(ctx: EngineContext): Promise<boolean> {
+  const { paused } = await ctx.store.getControls();
+  ctx.pause.lastSeenPaused = paused;
+  return paused;
+}
+
+/**
+ * After a claim committed: paused, the claim is given back unsent (cap released, attempt not counted) and the
  * sweeper sends the payout once payouts resume.
  */
-async function unlessPaused(
+export async function unlessPaused(
   ctx: EngineContext,
   claimed: Claimed,
 ): Promise<Claimed | Extract<SubmitResult, { kind: 'skipped' }>> {
-  if (!(await ctx.pause.pausedAfterClaim())) return claimed;
-  ctx.logger.warn('payouts are paused: claim given back unsent', { payoutId: claimed.payout.id });
+  if (!(await pausedNow(ctx))) return claimed;
   return { kind: 'skipped', payout: await releaseUnsentClaim(ctx, claimed, PAUSED), why: PAUSED };
 }
 

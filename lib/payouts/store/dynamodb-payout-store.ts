@@ -9,12 +9,12 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import { encodeCursor, isStartKeyRejection } from '../../shared/cursor.js';
 import { ConcurrentModificationError, InvalidCursorError } from '../../shared/errors.js';
-import { createWithIdempotencyKey } from '../../shared/idempotent-create.js';
+import { createWithIdempotencyKey, IdempotentCreateGuardError } from '../../shared/idempotent-create.js';
 import { readItemCollection } from '../../shared/item-collection.js';
 import { jitteredPause } from '../../shared/jitter.js';
-import { DailyCapExceededError, PayoutsPausedError } from '../errors.js';
+import { DailyCapExceededError } from '../errors.js';
 import type { AuditEvent, Controls, Payout, PayoutStatus } from '../model.js';
-import { capUpdateItem, pauseCheckItem, type TransactItem } from './control-items.js';
+import { capUpdateItem, type TransactItem } from './control-items.js';
 import {
   fromAuditItem,
   fromControlsItem,
@@ -24,13 +24,21 @@ import {
   workQueueOf,
 } from './item-codec.js';
 import { readPayoutCursor } from './list-cursor.js';
-import type { CreateOutcome, ListPage, ListQuery, PayoutStore, TransitionWrite } from './payout-store.js';
+import type {
+  CreateOutcome,
+  CreationClaim,
+  ListPage,
+  ListQuery,
+  PayoutStore,
+  TransitionWrite,
+} from './payout-store.js';
 import { keys, TableIndexes, type WorkQueue } from './table-design.js';
 import { type Settled, WriteCoalescer } from './write-coalescer.js';
 
 /**
  * PayoutStore on one DynamoDB table. Creation and every transition are a single TransactWriteItems, so the
- * state change, its audit event, the pause check and the cap counter commit together or not at all.
+ * state change, its audit event and the cap counter commit together or not at all (the pause is read by the
+ * engine once a claim committed: submit-payout.ts, `pausedNow`).
  */
 export class DynamoDbPayoutStore implements PayoutStore {
   readonly #doc: DynamoDBDocumentClient;
@@ -53,14 +61,18 @@ export class DynamoDbPayoutStore implements PayoutStore {
           });
   }
 
-  async create(payout: Payout, audit: AuditEvent): Promise<CreateOutcome> {
+  async create(payout: Payout, audit: AuditEvent, claim?: CreationClaim): Promise<CreateOutcome> {
     const outcome = await createWithIdempotencyKey(this.#doc, {
       tableName: this.tableName,
       key: keys.idempotency(payout.origin, payout.idempotencyKey),
       ownerAttribute: 'payoutId',
       ownerId: payout.id,
       createdAt: payout.createdAt,
-      items: [toPayoutItem(payout), toAuditItem(audit)],
+      items: [toPayoutItem(payout), toAuditItem(audit), ...(claim ? [toAuditItem(claim.audit)] : [])],
+      ...(claim && { guards: [this.#capUpdate(claim.cap)] }),
+    }).catch((error: unknown) => {
+      if (!(error instanceof IdempotentCreateGuardError)) throw error;
+      throw new DailyCapExceededError('the daily cap would be exceeded', { cause: error });
     });
     if (outcome.created) return { created: true, payout };
     const existing = await this.get(outcome.ownerId);
@@ -107,18 +119,15 @@ export class DynamoDbPayoutStore implements PayoutStore {
 
   /**
    * Several transitions of one coalescing group in one TransactWriteItems: outcome records side by side, or
-   * claims on one wallet's day with a single pause check and a single cap update for their sum (the cap item
-   * is hot: one update for many claims instead of many colliding ones). When it is cancelled, a write whose own
-   * condition failed gets ConcurrentModificationError, as alone it would, and the others are committed again;
-   * when the pause check failed every claim is refused; when the summed cap did not fit, each claim is decided
-   * alone, so the cap takes exactly the claims that fit.
+   * claims on one wallet's day with a single cap update for their sum (the cap item is hot: one update for many
+   * claims instead of many colliding ones). When it is cancelled, a write whose own condition failed gets
+   * ConcurrentModificationError, as alone it would, and the others are committed again; when the summed cap did
+   * not fit, each claim is decided alone, so the cap takes exactly the claims that fit.
    */
   async #commitMany(writes: readonly TransitionWrite[], attempt = 0): Promise<Settled<Payout>[]> {
     if (writes.length === 1) return [await settled(this.#commitOne(writes[0] as TransitionWrite))];
     const items = writes.flatMap((write) => this.#transitionItems(write));
     const shared = writes[0] as TransitionWrite;
-    const pauseIndex = shared.requireNotPaused ? items.length : -1;
-    if (shared.requireNotPaused) items.push(this.#pauseCheck());
     const capIndex = shared.cap ? items.length : -1;
     if (shared.cap) {
       const deltaKobo = writes.reduce((sum, write) => sum + (write.cap?.deltaKobo ?? 0), 0);
@@ -135,12 +144,6 @@ export class DynamoDbPayoutStore implements PayoutStore {
       const reasons = cancellationReasons(error);
       // Not a cancellation (the network, a throttle): whether it committed is unknown, as for a single write.
       if (!reasons) return writes.map(() => ({ ok: false, error }));
-      if (pauseIndex >= 0 && reasons[pauseIndex] === 'ConditionalCheckFailed') {
-        return writes.map(() => ({
-          ok: false,
-          error: new PayoutsPausedError('payouts are paused', { cause: error }),
-        }));
-      }
       const results: Settled<Payout>[] = [];
       const again: number[] = [];
       writes.forEach((write, index) => {
@@ -182,15 +185,9 @@ export class DynamoDbPayoutStore implements PayoutStore {
     return results;
   }
 
-  #pauseCheck(): TransactItem {
-    return pauseCheckItem(this.tableName);
-  }
-
   async #commitOne(write: TransitionWrite): Promise<Payout> {
     const { before, after } = write;
     const items = this.#transitionItems(write);
-    const pauseIndex = write.requireNotPaused ? items.length : -1;
-    if (write.requireNotPaused) items.push(this.#pauseCheck());
     const capIndex = write.cap ? items.length : -1;
     if (write.cap) items.push(this.#capUpdate(write.cap));
     for (let attempt = 0; ; attempt++) {
@@ -200,9 +197,6 @@ export class DynamoDbPayoutStore implements PayoutStore {
       } catch (error) {
         const reasons = cancellationReasons(error);
         if (!reasons) throw error;
-        if (pauseIndex >= 0 && reasons[pauseIndex] === 'ConditionalCheckFailed') {
-          throw new PayoutsPausedError('payouts are paused', { cause: error });
-        }
         if (capIndex >= 0 && reasons[capIndex] === 'ConditionalCheckFailed') {
           const message = `daily cap of ${write.cap?.capKey} on ${write.cap?.day} would be exceeded`;
           throw new DailyCapExceededError(message, { cause: error });
@@ -361,13 +355,12 @@ const MAX_COALESCED_TRANSITIONS = 25;
 
 /**
  * Which writes may share a transaction. Plain transitions (recording an outcome, reconciling) touch only their
- * own items. Claims share the pause item and their wallet's cap counter, which a transaction can hold once, so
- * only claims on the same counter go together, with one check and one update. Anything else (a cap release,
- * say) goes alone.
+ * own items. Claims share their wallet's cap counter, which a transaction can hold once, so only claims on
+ * the same counter go together, with one update for their sum. Anything else (a cap release, say) goes alone.
  */
 function coalescingGroup(write: TransitionWrite): string | undefined {
-  if (!write.cap && !write.requireNotPaused) return 'plain';
-  if (write.cap && write.requireNotPaused && write.cap.limitKobo !== undefined && write.cap.deltaKobo > 0) {
+  if (!write.cap) return 'plain';
+  if (write.cap.limitKobo !== undefined && write.cap.deltaKobo > 0) {
     return `claim:${write.cap.capKey}:${write.cap.day}:${write.cap.limitKobo}`;
   }
   return undefined;

@@ -16,8 +16,6 @@ export interface TransitionWrite {
   readonly before: Payout;
   readonly after: Payout;
   readonly audit: AuditEvent;
-  /** Fail with PayoutsPausedError if payouts are paused at commit time. */
-  readonly requireNotPaused?: boolean;
   readonly cap?: CapChange;
 }
 
@@ -36,6 +34,15 @@ export interface ListPage {
   readonly nextCursor?: string;
 }
 
+/**
+ * The creator's claim, committed with the creation: the payout is written already claimed (`submitting`), with
+ * the claim's audit event after the creation's and the claim's daily-cap reservation, or not at all.
+ */
+export interface CreationClaim {
+  readonly audit: AuditEvent;
+  readonly cap: CapChange;
+}
+
 export type CreateOutcome =
   | { readonly created: true; readonly payout: Payout }
   | { readonly created: false; readonly existing: Payout };
@@ -45,11 +52,15 @@ export type CreateOutcome =
  * Every write is conditional; a lost race surfaces as a typed error, never as a silent overwrite.
  */
 export interface PayoutStore {
-  /** Creates payout, idempotency key and first audit event atomically, or returns the payout that holds the key. */
-  create(payout: Payout, audit: AuditEvent): Promise<CreateOutcome>;
+  /**
+   * Creates payout, idempotency key and first audit event atomically, or returns the payout that holds the key.
+   * With `claim`, the payout is created claimed in the same transaction; throws DailyCapExceededError (nothing
+   * written) when the key is free but the cap would be exceeded.
+   */
+  create(payout: Payout, audit: AuditEvent, claim?: CreationClaim): Promise<CreateOutcome>;
   get(id: string): Promise<Payout | undefined>;
   getAudit(id: string): Promise<AuditEvent[]>;
-  /** Applies a transition; throws ConcurrentModificationError, PayoutsPausedError or DailyCapExceededError. */
+  /** Applies a transition; throws ConcurrentModificationError or DailyCapExceededError. */
   transition(write: TransitionWrite): Promise<Payout>;
   list(query: ListQuery): Promise<ListPage>;
   /**
