@@ -126,8 +126,8 @@ export const HANDLERS = {
     description:
       'SQS (submission queue): submit the payouts the sweeper enqueued and work the correction-job rows the API enqueued, each once',
     trigger: { kind: 'queue', queue: 'submissions' },
-    // Reads and claims payouts by key; the work queue is the sweeper's.
-    table: { access: 'readWrite', indexes: [] },
+    // Reads and claims payouts by key; the work queue is the sweeper's. Claims no refund: no pause ConditionCheck.
+    table: { access: 'readWriteNoPauseCheck', indexes: [] },
     // Sends every kind of payout, wallet payouts (which carry the PIN) included.
     provider: ProviderAccess.TokenAndPin,
     // See SUBMIT_WORKER_TIMEOUT_SECONDS; the queue's visibility timeout is six times this.
@@ -154,7 +154,7 @@ export const HANDLERS = {
     trigger: { kind: 'schedule', every: (config) => Duration.minutes(config.settlementPollMinutes) },
     // Settlement decisions and payouts are read and written by key; the settlements come from the provider.
     // Deciding a settlement deletes its deferral item (lib/settlement/decision-store.ts; found by the IAM proof).
-    table: { access: 'readWrite', indexes: [], deletesItems: true },
+    table: { access: 'readWriteNoPauseCheck', indexes: [], deletesItems: true },
     // Lists settlements and pays them out by bank transfer, which carries no PIN.
     provider: ProviderAccess.Token,
     timeout: Duration.minutes(2),
@@ -165,7 +165,6 @@ export const HANDLERS = {
       'dynamodb:PutItem':
         'Records the decision and creates the payout when a settlement is paid (see above).',
       'dynamodb:UpdateItem': "Claims the settlement's payout to submit it (see above).",
-      'dynamodb:ConditionCheckItem': 'A claim checks the pause item in the same transaction (see above).',
       'dynamodb:DeleteItem': 'Deciding a settlement deletes its deferral item (see above).',
     },
   },
@@ -185,7 +184,7 @@ export const HANDLERS = {
   'payout-requested': {
     description: 'EventBridge "Payout Requested": create the payout idempotently and submit it',
     trigger: { kind: 'event', detailType: InboundEventType.PayoutRequested },
-    table: { access: 'readWrite', indexes: [] },
+    table: { access: 'readWriteNoPauseCheck', indexes: [] },
     // Creates the requested payout and submits it at once, wallet payouts included.
     provider: ProviderAccess.TokenAndPin,
     timeout: Duration.seconds(60),
@@ -195,7 +194,7 @@ export const HANDLERS = {
     description: 'EventBridge "Settlement Available": pay the settlement out per the settlement policy',
     trigger: { kind: 'event', detailType: InboundEventType.SettlementAvailable },
     // Deciding a settlement deletes its deferral item (lib/settlement/decision-store.ts; found by the IAM proof).
-    table: { access: 'readWrite', indexes: [], deletesItems: true },
+    table: { access: 'readWriteNoPauseCheck', indexes: [], deletesItems: true },
     // Pays a settlement out by bank transfer, which carries no PIN.
     provider: ProviderAccess.Token,
     timeout: Duration.seconds(60),
@@ -203,7 +202,6 @@ export const HANDLERS = {
       ...DLQ_GRANT_EXTRAS,
       'dynamodb:UpdateItem':
         "Claims the settlement's payout to submit it inline; in the IAM proof the API's POST /instant-settlements runs that same SettlementService path.",
-      'dynamodb:ConditionCheckItem': 'The claim checks the pause item in the same transaction (as above).',
     },
   },
   'health-canary': {

@@ -18,7 +18,13 @@ export { BUNDLE_OPTIONS, ESM_REQUIRE_BANNER, PROJECT_ROOT } from '../bundling/bu
  */
 export const TABLE_ACTIONS = {
   read: ['dynamodb:GetItem'],
+  /** Also claims refunds, whose claim transaction checks the pause item (ConditionCheck). */
   readWrite: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:ConditionCheckItem'],
+  /**
+   * Creates, claims and records payouts, and claims no refund: a payout's claim reads the pause item after it
+   * committed (GetItem) instead of checking it in the transaction, so no ConditionCheck.
+   */
+  readWriteNoPauseCheck: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
   /** Transitions known payouts (update plus audit put) and never claims one, so never checks the pause item. */
   decide: ['dynamodb:PutItem', 'dynamodb:UpdateItem'],
   /** Writes whole items it never reads back (the provider-schedule copy). */

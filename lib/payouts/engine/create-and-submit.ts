@@ -1,3 +1,4 @@
+import { IdempotencyKeyContestedError } from '../../shared/idempotent-create.js';
 import { DailyCapExceededError } from '../errors.js';
 import { PayoutStatus } from '../model.js';
 import { buildTransition, type EngineContext } from './context.js';
@@ -40,7 +41,8 @@ export interface CreateAndSubmitResult extends CreatePayoutResult {
  *
  * Anything else takes the two steps (create pending with the creator's hold, then submit): a payout that waits
  * (approval, schedule), one above the daily cap by itself, a day whose cap it would pass (it fails as
- * `DAILY_CAP_EXCEEDED` there, as always) and payouts known to be paused. A create that fails otherwise fails
+ * `DAILY_CAP_EXCEEDED` there, as always), a create-and-claim that kept colliding with other transactions (on the
+ * hot cap counter) and payouts known to be paused. A create that fails otherwise fails
  * the request, as before (the caller retries with the same key; a claimed payout nobody sent is found by the
  * reconciler when its lease ends). A failed send never fails the create: the payout is recorded, and the
  * sweeper or the reconciler takes it on.
@@ -69,7 +71,9 @@ export async function createAndSubmit(
   // As for any claim: the gateway gets ready while the write is on its way (see submit-payout.ts, `claim`).
   afterPendingIo(async () => ctx.gateway.prepare?.()).catch(() => undefined);
   const outcome = await creating.catch((error: unknown) => {
-    if (error instanceof DailyCapExceededError) return undefined;
+    // A full cap, or a transaction that kept colliding (the cap counter is hot): the two steps, as before.
+    if (error instanceof DailyCapExceededError || error instanceof IdempotencyKeyContestedError)
+      return undefined;
     throw error;
   });
   if (!outcome) return createThenSubmit(ctx, inline, options);
