@@ -19,6 +19,13 @@ export interface DomainEventsProps {
 }
 
 /**
+ * How the stream invokes the publisher: records per batch, and how often a batch that keeps reporting a
+ * failure is retried before its records go to the DLQ (test/infra/handler-limits.test.ts proves a batch
+ * publishes within these retries even when every PutEvents takes its whole deadline).
+ */
+export const DOMAIN_EVENT_STREAM = { batchSize: 25, retryAttempts: 20 } as const;
+
+/**
  * The outbox: the table's stream feeds the publisher, which puts one domain event per payout outcome on
  * the bus. The stream is read in order (one shard reader, no bisecting); the handler reports the first
  * failed record so the batch resumes there, and a record that keeps failing lands in the DLQ (its stream
@@ -46,12 +53,12 @@ export class DomainEvents extends Construct {
     publisher.function.addEventSource(
       new DynamoEventSource(props.table, {
         startingPosition: StartingPosition.TRIM_HORIZON,
-        batchSize: 25,
+        batchSize: DOMAIN_EVENT_STREAM.batchSize,
         maxBatchingWindow: Duration.seconds(1),
         parallelizationFactor: 1,
         bisectBatchOnError: false,
         reportBatchItemFailures: true,
-        retryAttempts: 20,
+        retryAttempts: DOMAIN_EVENT_STREAM.retryAttempts,
         maxRecordAge: Duration.hours(24),
         onFailure: new SqsDlq(props.deadLetterQueue),
         // Only payout items reaching a published status invoke the publisher; audit, cap and idempotency

@@ -5,7 +5,8 @@ import { DOMAIN_EVENT_SOURCE, type DomainEvent } from './domain-events.js';
 
 /** Publishes domain events; throws when any of them could not be published, so the batch is retried. */
 export interface EventPublisher {
-  publish(events: readonly DomainEvent[]): Promise<void>;
+  /** `signal` abandons the call (it then throws): an event it may have put is put again, and dropped by eventId. */
+  publish(events: readonly DomainEvent[], options?: { signal?: AbortSignal }): Promise<void>;
 }
 
 /** One event of a batch that EventBridge refused. */
@@ -33,11 +34,14 @@ export class EventBridgePublisher implements EventPublisher {
     return new EventBridgePublisher(new EventBridgeClient({}), busName);
   }
 
-  async publish(events: readonly DomainEvent[]): Promise<void> {
+  async publish(events: readonly DomainEvent[], options: { signal?: AbortSignal } = {}): Promise<void> {
     const failed: string[] = [];
     for (let start = 0; start < events.length; start += PUT_EVENTS_BATCH) {
       const batch = events.slice(start, start + PUT_EVENTS_BATCH);
-      const result = await this.client.send(new PutEventsCommand(putEventsInput(batch, this.busName)));
+      const result = await this.client.send(
+        new PutEventsCommand(putEventsInput(batch, this.busName)),
+        options.signal ? { abortSignal: options.signal } : {},
+      );
       result.Entries?.forEach((entry, index) => {
         const event = batch[index];
         if (entry.ErrorCode && event) failed.push(event.detail.eventId);

@@ -21,8 +21,9 @@ export async function runHealthCanary(
   parts: Parameters<typeof deepHealth>[0],
   metrics: MetricsSink,
   logger: Logger,
+  options: { deadlineMs?: number } = {},
 ): Promise<DeepHealth> {
-  const health = await deepHealth(parts);
+  const health = await deepHealth(parts, options);
   metrics.count(DEEP_HEALTH_FAILED_METRIC, health.status === 'ok' ? 0 : 1);
   const failed: Record<string, string> = {};
   for (const [check, result] of Object.entries(health.checks)) {

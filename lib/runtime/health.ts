@@ -17,22 +17,35 @@ export interface DeepHealth {
 }
 
 /**
+ * How long each check may take before it is reported failed. The provider's GET retries alone may take longer
+ * (three attempts of 30 s); the canary cut off by its 30 s timeout would write no metric, and `GET /health` would
+ * outlast API Gateway's 30 s. With this deadline a hung dependency is named in time
+ * (test/infra/handler-limits.test.ts).
+ */
+export const DEEP_HEALTH_DEADLINE_MS = 20_000;
+
+/**
  * The deep health check of a runtime's dependencies: a read of the controls item and one provider read call
  * (the newest settlement), run at once. It answers what failed, so a wrong token shows here instead of as
  * payouts quietly waiting in `pending`. `GET /health?deep=true` answers it; the health canary runs it on a
  * schedule (lib/jobs/health-canary.ts).
  */
-export async function deepHealth(ctx: {
-  engine: Pick<PayoutEngine, 'controls'>;
-  provider: Pick<ProviderClient, 'settlements'>;
-}): Promise<DeepHealth> {
+export async function deepHealth(
+  ctx: {
+    engine: Pick<PayoutEngine, 'controls'>;
+    provider: Pick<ProviderClient, 'settlements'>;
+  },
+  options: { deadlineMs?: number } = {},
+): Promise<DeepHealth> {
+  const signal = AbortSignal.timeout(options.deadlineMs ?? DEEP_HEALTH_DEADLINE_MS);
   const [table, provider] = await Promise.all([
     check(
       () => ctx.engine.controls(),
       (error) => `the table could not be read: ${nameOf(error)}`,
+      signal,
     ),
     check(
-      () => ctx.provider.settlements.list({ perPage: 1 }),
+      () => ctx.provider.settlements.list({ perPage: 1 }, { signal }),
       (error) => {
         if (error instanceof CredentialsError)
           return `the provider credentials could not be read: ${error.message}`;
@@ -42,22 +55,41 @@ export async function deepHealth(ctx: {
         if (error instanceof ProviderError) return `the provider could not be asked: ${error.code}`;
         return `the provider check failed: ${nameOf(error)}`;
       },
+      signal,
     ),
   ]);
   const status = table.status === 'ok' && provider.status === 'ok' ? 'ok' : 'failed';
   return { status, checks: { table, provider } };
 }
 
+/** A check that did not answer before the deadline: it failed, it did not hang. */
+class CheckDeadlineError extends Error {
+  override readonly name = 'CheckDeadlineError';
+  readonly code = 'CHECK_DEADLINE';
+}
+
 async function check(
   run: () => Promise<unknown>,
   describe: (error: unknown) => string,
+  signal: AbortSignal,
 ): Promise<CheckResult> {
   try {
-    await run();
+    // Raced against the signal as well as handed to the call: reading the provider's credentials (Secrets
+    // Manager) and the table are not abortable, and a check that hangs must still answer `failed` in time.
+    await Promise.race([run(), rejectionWhenAborted(signal)]);
     return { status: 'ok' };
   } catch (error) {
+    if (error instanceof CheckDeadlineError) return { status: 'failed', detail: error.message };
     return { status: 'failed', detail: describe(error) };
   }
+}
+
+function rejectionWhenAborted(signal: AbortSignal): Promise<never> {
+  const fail = () => new CheckDeadlineError('no answer before the check’s deadline');
+  if (signal.aborted) return Promise.reject(fail());
+  return new Promise((_resolve, reject) => {
+    signal.addEventListener('abort', () => reject(fail()), { once: true });
+  });
 }
 
 /** The error's name and code only: its message may quote a request (and so a secret) or an internal address. */

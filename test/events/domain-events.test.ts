@@ -1,9 +1,12 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { marshall } from '@aws-sdk/util-dynamodb';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { DomainEvent } from '../../lib/events/domain-events.js';
 import { type EventPublisher, InProcessEventBus } from '../../lib/events/event-publisher.js';
+import { publishStreamBatch } from '../../lib/events/publish-stream-batch.js';
 import { localAwsConfig } from '../../lib/local/dynamodb-local.js';
 import { StreamRelay } from '../../lib/local/stream-relay.js';
+import { toPayoutItem } from '../../lib/payouts/store/item-codec.js';
 import { bankTransfer, command, type EngineHarness, startEngineHarness } from '../support/engine-harness.js';
 
 let h: EngineHarness;
@@ -79,5 +82,51 @@ describe('domain events from the table stream', () => {
     expect(received[1]?.detail.failure?.code).toBe('PROVIDER_422');
     expect(JSON.stringify(received)).not.toContain(h.sandbox.pin);
     expect(JSON.stringify(received)).not.toContain(h.sandbox.token);
+  });
+
+  it('stops starting records at its stop instant and hands the rest back, which the next invocation publishes', async () => {
+    // Five succeeded payouts as the stream shows them (a MODIFY into `succeeded`, sequence numbers 1-5).
+    const records = [];
+    for (let n = 1; n <= 5; n++) {
+      const { payout } = await h.engine.create(command(bankTransfer(10_000), `events-budget-${n}`));
+      await h.engine.submit(payout.id);
+      const paid = await h.store.get(payout.id);
+      expect(paid?.status).toBe('succeeded');
+      records.push({
+        eventName: 'MODIFY',
+        dynamodb: {
+          SequenceNumber: String(n),
+          NewImage: marshall(toPayoutItem(paid as NonNullable<typeof paid>), { removeUndefinedValues: true }),
+          OldImage: marshall({ entity: 'payout', status: 'submitting' }),
+        },
+      });
+    }
+    const bus = new InProcessEventBus();
+    const received: string[] = [];
+    bus.subscribe((event) => received.push(event.detail.payoutId));
+    // An injected clock: each publish takes 10 s, and the stop instant is 25 s in, so three start.
+    let clock = 0;
+    const slow: EventPublisher = {
+      async publish(events, options) {
+        clock += 10_000;
+        await bus.publish(events, options);
+      },
+    };
+    const first = await publishStreamBatch(records, slow, h.logger, {
+      stopStartingAt: 25_000,
+      now: () => clock,
+    });
+    expect(first).toEqual({ failedSequenceNumbers: ['4', '5'], published: 3 });
+    // Lambda's partial batch response: the stream's next invocation starts at the first record handed back.
+    const rest = records.filter((record) =>
+      first.failedSequenceNumbers.includes(record.dynamodb.SequenceNumber),
+    );
+    const second = await publishStreamBatch(rest, slow, h.logger, {
+      stopStartingAt: clock + 25_000,
+      now: () => clock,
+    });
+    expect(second).toEqual({ failedSequenceNumbers: [], published: 2 });
+    expect(received).toHaveLength(5);
+    expect(new Set(received).size).toBe(5);
   });
 });

@@ -83,4 +83,20 @@ describe('health canary (functions/health-canary.ts)', () => {
     expect(JSON.stringify(logger.entries)).not.toContain(WRONG_TOKEN);
     expect(JSON.stringify(health)).not.toContain(WRONG_TOKEN);
   });
+
+  it('writes DeepHealthFailed 1 naming the provider when it does not answer before the deadline, rather than no metric', async () => {
+    // The provider answers after 2 s (and its GET would then be retried); the check's deadline is 100 ms. In
+    // Lambda the deadline is DEEP_HEALTH_DEADLINE_MS, within the function's timeout (handler-limits.test.ts).
+    sandbox.injectFault({ path: '/settlement', method: 'GET', fault: 'latency', latencyMs: 2_000 });
+    const logger = new CapturingLogger();
+    const metrics = new CapturingMetrics();
+    const runtime = canaryRuntime(sandbox.token, logger, metrics);
+    const started = Date.now();
+    const health = await runHealthCanary(runtime, runtime.engine.ctx.metrics, runtime.logger, {
+      deadlineMs: 100,
+    });
+    expect(Date.now() - started).toBeLessThan(2_000);
+    expect(health.checks.provider).toEqual({ status: 'failed', detail: expect.stringContaining('deadline') });
+    expect(canaryPoints(metrics)).toEqual({ overall: [1], byCheck: { table: 0, provider: 1 } });
+  });
 });
