@@ -107,9 +107,9 @@ describe('domain events from the table stream', () => {
     // An injected clock: each publish takes 10 s, and the stop instant is 25 s in, so three start.
     let clock = 0;
     const slow: EventPublisher = {
-      async publish(events, options) {
+      async publish(events) {
         clock += 10_000;
-        await bus.publish(events, options);
+        await bus.publish(events);
       },
     };
     const first = await publishStreamBatch(records, slow, h.logger, {
