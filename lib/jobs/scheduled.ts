@@ -16,6 +16,14 @@ import type { RefundService } from '../refunds/refund-service.js';
 export const STOP_STARTING_BEFORE_DEADLINE_MS = 20_000;
 
 /**
+ * The reconciler starts no payout with less than this left: one decision (its look-ups, each abandoned at
+ * `LOOKUP_DEADLINE_MS`, and its transition) and the pass's gauges, each call to its deadline
+ * (test/infra/handler-limits.test.ts). Its 2-minute timeout leaves 55 s to start decisions, hundreds at the
+ * provider's usual pace; what is left is due again at the next pass.
+ */
+export const RECONCILE_STOP_STARTING_BEFORE_DEADLINE_MS = 65_000;
+
+/**
  * The dispatch starts no page of the work queue with less than this left: a page is a query and up to 50
  * SendMessageBatch calls, each to its deadline at worst (test/infra/handler-limits.test.ts).
  */
@@ -36,7 +44,9 @@ export function runReconcile(
   now = Date.now(),
 ): Promise<ReconcileReport> {
   return engine.reconcile(
-    remainingMs === undefined ? {} : { stopStartingAt: now + remainingMs - STOP_STARTING_BEFORE_DEADLINE_MS },
+    remainingMs === undefined
+      ? {}
+      : { stopStartingAt: now + remainingMs - RECONCILE_STOP_STARTING_BEFORE_DEADLINE_MS },
   );
 }
 

@@ -53,6 +53,8 @@ export interface SearchWindow {
   readonly to: string;
   /** The attempt whose marker is looked for (`payoutMarker(payout.id, attemptNumber)`); default 1. */
   readonly attemptNumber?: number;
+  /** Abandons the search's provider calls (the search then answers `lookup_failed`, never an absence). */
+  readonly signal?: AbortSignal;
 }
 
 /** What reading one provider record by its transaction id proved about a payout (a person's resolution). */

@@ -214,6 +214,26 @@ describe('reconciliation under a deadline', () => {
     await h.engine.reconcile();
     expect((await h.engine.get(id))?.status).toBe(PayoutStatus.Succeeded);
   });
+
+  it('abandons a look-up that outlasts its deadline, leaving the payout unknown, and the next pass decides it', async () => {
+    const id = await submitWithFault('timeout-after-commit');
+    h.clock.advance(h.engine.ctx.config.reconcileIntervalMs);
+    // The provider's listing answers after 2 s; the look-up's deadline is 100 ms (in Lambda LOOKUP_DEADLINE_MS).
+    h.sandbox.injectFault({ path: '/transaction/wallet', method: 'GET', fault: 'latency', latencyMs: 2_000 });
+    const started = Date.now();
+    const cut = await h.engine.reconcile({ lookupDeadlineMs: 100 });
+    expect(Date.now() - started).toBeLessThan(2_000);
+    expect(cut).toMatchObject({ succeeded: 0, stillUnknown: 1 });
+    const after = await h.engine.get(id);
+    expect(after?.status).toBe(PayoutStatus.Unknown);
+    const { audit } = await h.engine.getWithAudit(id);
+    expect(JSON.stringify(audit)).not.toContain('proved absent');
+    // Nothing is lost: the next pass, once the payout is due for a look again, finds the record.
+    h.clock.advance(h.engine.ctx.config.reconcileIntervalMs);
+    await h.engine.reconcile();
+    expect((await h.engine.get(id))?.status).toBe(PayoutStatus.Succeeded);
+    expect(ledgerEntriesOf(h.sandbox, id)).toHaveLength(1);
+  });
 });
 
 describe('a sweep whose outcome writes fail', () => {

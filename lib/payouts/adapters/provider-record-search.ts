@@ -48,6 +48,7 @@ export class ProviderRecordSearch {
     const listed = await this.#listCarrying(
       { type: 'DEBIT', startDate: window.from, endDate: window.to },
       (record) => carriesMarker(payout, attemptNumber, record),
+      window.signal,
     );
     if (listed.kind === 'lookup_failed') return listed;
     const candidates = [...listed.records.values()];
@@ -142,7 +143,7 @@ export class ProviderRecordSearch {
   async #checkAll(
     payout: Payout,
     candidates: readonly MatchableRecord[],
-    window: { from: string; to: string },
+    window: { from: string; to: string; signal?: AbortSignal },
   ): Promise<
     | { kind: 'checked'; results: { record: MatchableRecord; mismatch: string }[] }
     | Extract<FindOutcome, { kind: 'lookup_failed' }>
@@ -159,6 +160,7 @@ export class ProviderRecordSearch {
         endDate: window.to,
       },
       (record) => unconfirmed.some(({ record: debit }) => confirmsWallet(debit, record, confirmation)),
+      window.signal,
     );
     if (onWallet.kind === 'lookup_failed') return onWallet;
     const confirming = [...onWallet.records.values()];
@@ -184,6 +186,7 @@ export class ProviderRecordSearch {
   async #listCarrying(
     filter: Omit<WalletTransactionListParams, 'page' | 'perPage'>,
     keep: (record: WalletTransaction) => boolean,
+    signal?: AbortSignal,
   ): Promise<
     | { kind: 'listed'; records: Map<string, WalletTransaction>; complete: boolean }
     | Extract<FindOutcome, { kind: 'lookup_failed' }>
@@ -194,7 +197,7 @@ export class ProviderRecordSearch {
       for (let page = 1; ; page++) {
         const result = await this.client.transactions.listWallet(
           { ...filter, page, perPage: LOOKUP_PAGE_SIZE },
-          this.#options(),
+          this.#options(signal),
         );
         for (const record of result.items) if (keep(record)) records.set(record.id, record);
         if (page >= result.pagination.totalPages || result.items.length === 0) {
@@ -207,8 +210,11 @@ export class ProviderRecordSearch {
     }
   }
 
-  #options() {
-    return this.options.requestTimeoutMs ? { timeoutMs: this.options.requestTimeoutMs } : undefined;
+  #options(signal?: AbortSignal) {
+    return {
+      ...(this.options.requestTimeoutMs && { timeoutMs: this.options.requestTimeoutMs }),
+      ...(signal && { signal }),
+    };
   }
 }
 

@@ -8,6 +8,7 @@ import {
   isAmbiguous,
   isFailedLookup,
   isFound,
+  LOOKUP_DEADLINE_MS,
   lookFor,
   paidTwiceSpec,
   recheckWait,
@@ -37,6 +38,12 @@ export interface ReconcileReport {
 }
 
 const OPEN_COUNT_LIMIT = 1000;
+/**
+ * Pages a gauge's count reads at most: a pass's tail costs a known time (test/infra/handler-limits.test.ts). A
+ * page holds at least two items (1 MB, items up to 400 KB), so a gauge above 0 still reads above 0 and its
+ * alarm fires; past the pages the count reads low, never zero.
+ */
+export const OPEN_COUNT_MAX_PAGES = 2;
 
 /**
  * Decides payouts whose outcome is unknown, without ever resending an attempt.
@@ -53,6 +60,8 @@ export interface ReconcileOptions {
   readonly limit?: number;
   /** Start no new look-up after this instant (epoch ms on the real clock), so the Lambda is not cut off mid-write. */
   readonly stopStartingAt?: number;
+  /** How long one look-up may take (default `LOOKUP_DEADLINE_MS`); past it the payout is looked at again later. */
+  readonly lookupDeadlineMs?: number;
 }
 
 export async function reconcilePayouts(
@@ -60,18 +69,21 @@ export async function reconcilePayouts(
   options: ReconcileOptions = {},
 ): Promise<ReconcileReport> {
   const limit = options.limit ?? 100;
-  const now = ctx.clock.now();
+  const lookupDeadlineMs = options.lookupDeadlineMs ?? LOOKUP_DEADLINE_MS;
   const outOfTime = () => options.stopStartingAt !== undefined && Date.now() >= options.stopStartingAt;
+  // Each work queue is read only while there is time to work it: past the stop instant only the gauges remain.
+  const due = async (queue: WorkQueue) =>
+    outOfTime() ? [] : ctx.store.due(queue, ctx.clock.now().toISOString(), limit);
   let leasesExpired = 0;
-  for (const payout of await ctx.store.due(WorkQueue.LeaseExpiry, now.toISOString(), limit)) {
+  for (const payout of await due(WorkQueue.LeaseExpiry)) {
     if (outOfTime()) break;
     if (await expireLease(ctx, payout)) leasesExpired++;
   }
   const tally = { succeeded: 0, failed: 0, reattempted: 0, needsReview: 0, stillUnknown: 0 };
   let paidTwice = 0;
-  for (const payout of await ctx.store.due(WorkQueue.Reconcile, ctx.clock.now().toISOString(), limit)) {
+  for (const payout of await due(WorkQueue.Reconcile)) {
     if (outOfTime()) break;
-    const after = await reconcileOne(ctx, payout);
+    const after = await reconcileOne(ctx, payout, lookupDeadlineMs);
     if (after.status === PayoutStatus.Succeeded) tally.succeeded++;
     else if (after.status === PayoutStatus.Failed) tally.failed++;
     else if (after.status === PayoutStatus.Pending) tally.reattempted++;
@@ -80,16 +92,16 @@ export async function reconcilePayouts(
     if (after.paidTwice && !payout.paidTwice) paidTwice++;
   }
   let watched = 0;
-  for (const payout of await ctx.store.due(WorkQueue.Watch, ctx.clock.now().toISOString(), limit)) {
+  for (const payout of await due(WorkQueue.Watch)) {
     if (outOfTime()) break;
-    const after = await watchPayout(ctx, payout);
+    const after = await watchPayout(ctx, payout, lookupDeadlineMs);
     watched++;
     if (after.status === PayoutStatus.NeedsReview) tally.needsReview++;
     if (after.paidTwice && !payout.paidTwice) paidTwice++;
   }
   const [openNeedsReview, openUnknown] = await Promise.all([
-    ctx.store.countByStatus(PayoutStatus.NeedsReview, OPEN_COUNT_LIMIT),
-    ctx.store.countByStatus(PayoutStatus.Unknown, OPEN_COUNT_LIMIT),
+    ctx.store.countByStatus(PayoutStatus.NeedsReview, OPEN_COUNT_LIMIT, { maxPages: OPEN_COUNT_MAX_PAGES }),
+    ctx.store.countByStatus(PayoutStatus.Unknown, OPEN_COUNT_LIMIT, { maxPages: OPEN_COUNT_MAX_PAGES }),
   ]);
   ctx.metrics.count('PayoutsOpenNeedsReview', openNeedsReview);
   ctx.metrics.count('PayoutsOpenUnknown', openUnknown);
@@ -124,7 +136,11 @@ async function expireLease(ctx: EngineContext, payout: Payout): Promise<boolean>
  * Looks one unknown payout up on the provider (its current attempt and every earlier one) and records what that
  * proves. Returns the payout as it is afterwards (unchanged when another writer got there first).
  */
-export async function reconcileOne(ctx: EngineContext, payout: Payout): Promise<Payout> {
+export async function reconcileOne(
+  ctx: EngineContext,
+  payout: Payout,
+  lookupDeadlineMs = LOOKUP_DEADLINE_MS,
+): Promise<Payout> {
   if (payout.status !== PayoutStatus.Unknown) return payout;
   const now = ctx.clock.now();
   const current = {
@@ -134,8 +150,8 @@ export async function reconcileOne(ctx: EngineContext, payout: Payout): Promise<
   const elapsed = now.getTime() - new Date(current.startedAt).getTime();
   const watched = payout.watchedAttempts ?? [];
   const [currentLook, ...earlierLooks] = await Promise.all([
-    lookFor(ctx, payout, current, now),
-    ...watched.map((attempt) => lookFor(ctx, payout, attempt, now)),
+    lookFor(ctx, payout, current, now, lookupDeadlineMs),
+    ...watched.map((attempt) => lookFor(ctx, payout, attempt, now, lookupDeadlineMs)),
   ]);
   const spec = decideUnknown(ctx, payout, now, elapsed, currentLook as AttemptLook, earlierLooks);
   const after = await tryTransition(ctx, payout, spec);

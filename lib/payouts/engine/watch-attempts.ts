@@ -8,6 +8,14 @@ const MAX_RECHECK_INTERVAL_MS = 60 * 60_000;
 /** Provider records may carry a clock a little behind (or ahead of) ours. */
 const CLOCK_SKEW_MS = 5 * 60_000;
 
+/**
+ * How long one look-up (every page of its listings, the client's retries included) may take: past it the look is
+ * a failed look-up, the payout is looked at again later, and a reconciler pass costs a known time per payout
+ * (test/infra/handler-limits.test.ts). A window too busy to list in time is one the reconciler cannot prove
+ * absent either: after `reconcileGiveUpMs` it goes to a person, as a provider that cannot be asked does.
+ */
+export const LOOKUP_DEADLINE_MS = 15_000;
+
 /** One attempt and what looking for its marker found. */
 export interface AttemptLook {
   readonly attempt: { readonly number: number; readonly startedAt: string; readonly watchUntil?: string };
@@ -39,15 +47,22 @@ export async function lookFor(
   payout: Payout,
   attempt: AttemptLook['attempt'],
   now: Date,
+  deadlineMs = LOOKUP_DEADLINE_MS,
 ): Promise<AttemptLook> {
   const until =
     attempt.watchUntil && attempt.watchUntil < now.toISOString() ? new Date(attempt.watchUntil) : now;
+  const signal = AbortSignal.timeout(deadlineMs);
   try {
-    const outcome = await ctx.gateway.find(payout, {
-      from: addMs(new Date(attempt.startedAt), -CLOCK_SKEW_MS),
-      to: addMs(until, CLOCK_SKEW_MS),
-      attemptNumber: attempt.number,
-    });
+    // Raced as well as handed over: the gateway's credentials read is not abortable, and a look must end.
+    const outcome = await Promise.race([
+      ctx.gateway.find(payout, {
+        from: addMs(new Date(attempt.startedAt), -CLOCK_SKEW_MS),
+        to: addMs(until, CLOCK_SKEW_MS),
+        attemptNumber: attempt.number,
+        signal,
+      }),
+      deadlinePassed(signal, deadlineMs),
+    ]);
     return { attempt, outcome };
   } catch (error) {
     return {
@@ -59,6 +74,19 @@ export async function lookFor(
       },
     };
   }
+}
+
+function deadlinePassed(signal: AbortSignal, deadlineMs: number): Promise<FindOutcome> {
+  return new Promise((resolve) => {
+    const passed = () =>
+      resolve({
+        kind: 'lookup_failed',
+        code: 'LOOKUP_DEADLINE',
+        message: `the provider's records could not be read within ${deadlineMs} ms`,
+      });
+    if (signal.aborted) passed();
+    else signal.addEventListener('abort', passed, { once: true });
+  });
 }
 
 /** The wait before the next look, growing with the time since the attempt, from the interval up to an hour. */
@@ -120,11 +148,17 @@ export function paidTwiceSpec(
  * window is over. A late record makes the payout `needs_review`: "paid twice" when it had succeeded, "paid after
  * all" when it was recorded as not paid. Returns the payout as it is afterwards.
  */
-export async function watchPayout(ctx: EngineContext, payout: Payout): Promise<Payout> {
+export async function watchPayout(
+  ctx: EngineContext,
+  payout: Payout,
+  lookupDeadlineMs = LOOKUP_DEADLINE_MS,
+): Promise<Payout> {
   const watched = payout.watchedAttempts ?? [];
   if (watched.length === 0 || payout.watchEndedAt) return payout;
   const now = ctx.clock.now();
-  const looks = await Promise.all(watched.map((attempt) => lookFor(ctx, payout, attempt, now)));
+  const looks = await Promise.all(
+    watched.map((attempt) => lookFor(ctx, payout, attempt, now, lookupDeadlineMs)),
+  );
   const spec = decideWatch(ctx, payout, now, watched, looks);
   const after = await tryTransition(ctx, payout, spec);
   if (after?.status === PayoutStatus.NeedsReview) reportNeedsReview(ctx, after, spec.reason);

@@ -301,11 +301,17 @@ export class DynamoDbPayoutStore implements PayoutStore {
    * How many payouts have `status`, counting up to `limit`. A COUNT query reads at most 1 MB a page (about a
    * thousand payouts), so it goes on page by page until the limit or the end of the partition.
    */
-  async countByStatus(status: PayoutStatus, limit: number): Promise<number> {
+  async countByStatus(
+    status: PayoutStatus,
+    limit: number,
+    options: { maxPages?: number } = {},
+  ): Promise<number> {
     const index = TableIndexes.byStatus;
     let counted = 0;
+    let pages = 0;
     let startKey: Record<string, unknown> | undefined;
     do {
+      pages++;
       const page = await this.#doc.send(
         new QueryCommand({
           TableName: this.tableName,
@@ -320,7 +326,7 @@ export class DynamoDbPayoutStore implements PayoutStore {
       );
       counted += page.Count ?? 0;
       startKey = page.LastEvaluatedKey;
-    } while (startKey && counted < limit);
+    } while (startKey && counted < limit && pages < (options.maxPages ?? Number.POSITIVE_INFINITY));
     return counted;
   }
 

@@ -68,7 +68,7 @@ export interface PayoutStore {
    * payout of the previous page, as that page returned it), the page that follows it.
    */
   due(queue: WorkQueue, dueBy: string, limit: number, after?: Payout): Promise<Payout[]>;
-  countByStatus(status: PayoutStatus, limit: number): Promise<number>;
+  countByStatus(status: PayoutStatus, limit: number, options?: { maxPages?: number }): Promise<number>;
   getControls(): Promise<Controls>;
   setControls(controls: Controls): Promise<void>;
   /** The day's reserved total for a source wallet, in kobo. */
