@@ -173,9 +173,10 @@ export const HANDLERS = {
     trigger: { kind: 'schedule', every: (config) => Duration.minutes(config.scheduleSyncMinutes) },
     // lib/provider-schedules/store.ts upserts the provider's entries 25 at a time with BatchWriteItem (the
     // IAM proof, test/infra/iam-proof.test.ts, found the sync denied without it).
-    // It only copies: the provider's entries with BatchWriteItem, the sync status with PutItem. Reading the view
-    // (and our own schedules to flag) is the API's work.
-    table: { access: 'putOnly', indexes: [], batchWrites: true },
+    // It only copies: the provider's entries with BatchWriteItem, the sync status with PutItem; it reads (GetItem)
+    // only its cursor, where a sync stopped before its deadline resumes. Reading the view (and our own schedules
+    // to flag) is the API's work.
+    table: { access: 'copy', indexes: [], batchWrites: true },
     // Reads the provider's own schedules; never sends money.
     provider: ProviderAccess.Token,
     timeout: Duration.minutes(2),

@@ -27,8 +27,8 @@ export const TABLE_ACTIONS = {
   readWriteNoPauseCheck: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
   /** Transitions known payouts (update plus audit put) and never claims one, so never checks the pause item. */
   decide: ['dynamodb:PutItem', 'dynamodb:UpdateItem'],
-  /** Writes whole items it never reads back (the provider-schedule copy). */
-  putOnly: ['dynamodb:PutItem'],
+  /** Writes whole items it never reads back, and reads only its own cursor (the provider-schedule copy). */
+  copy: ['dynamodb:GetItem', 'dynamodb:PutItem'],
 } as const;
 export type TableAccess = keyof typeof TABLE_ACTIONS;
 

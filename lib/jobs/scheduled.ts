@@ -3,10 +3,10 @@ import type { ReconcileReport } from '../payouts/engine/reconcile-payouts.js';
 import type { SweepReport } from '../payouts/engine/sweep.js';
 import type { PayoutEngine } from '../payouts/payout-engine.js';
 import type { SubmissionQueue } from '../payouts/queue/submission-queue.js';
-import type { SyncStatus } from '../provider-schedules/model.js';
 import type {
   ProviderScheduleService,
   ProviderScheduleSource,
+  SyncRun,
 } from '../provider-schedules/provider-schedule-service.js';
 import type { RecurrenceSweepReport } from '../recurrence/materialise.js';
 import type { RecurrenceService } from '../recurrence/recurrence-service.js';
@@ -161,10 +161,26 @@ function addSweepReports(a: SweepReport, b: SweepReport): SweepReport {
   };
 }
 
-/** One sync of the provider's own scheduled and recurrent payouts into the ops read view. */
+/**
+ * The provider-schedule sync starts no page with less than this left: a page's read and its upserts, each
+ * abandoned at its deadline, the cursor's write, and the finishing writes (test/infra/handler-limits.test.ts).
+ */
+export const SYNC_STOP_STARTING_BEFORE_DEADLINE_MS = 68_000;
+
+/**
+ * One run of the sync of the provider's own scheduled and recurrent payouts into the ops read view; with
+ * `remainingMs` (what the invocation has left) it stops in time and the next run resumes where it stopped.
+ */
 export function runProviderScheduleSync(
   service: ProviderScheduleService,
   source: ProviderScheduleSource,
-): Promise<SyncStatus> {
-  return service.sync(source);
+  remainingMs?: number,
+  now = Date.now(),
+): Promise<SyncRun> {
+  return service.sync(
+    source,
+    remainingMs === undefined
+      ? {}
+      : { stopStartingAt: now + remainingMs - SYNC_STOP_STARTING_BEFORE_DEADLINE_MS },
+  );
 }

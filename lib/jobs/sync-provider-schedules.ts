@@ -1,11 +1,23 @@
-import type { SyncStatus } from '../provider-schedules/model.js';
+import type { SyncRun } from '../provider-schedules/provider-schedule-service.js';
 import type { Runtime } from '../runtime/runtime.js';
 import { providerSchedulesOf } from '../runtime/services.js';
 import { runProviderScheduleSync } from './scheduled.js';
 
-/** Copies the provider's own scheduled and recurrent payouts into the ops view. */
-export async function syncProviderSchedules(runtime: Runtime): Promise<SyncStatus> {
-  const status = await runProviderScheduleSync(providerSchedulesOf(runtime), runtime.provider.payouts);
-  runtime.logger.info('provider schedules synced', { ...status });
-  return status;
+/**
+ * Copies the provider's own scheduled and recurrent payouts into the ops view; `remainingMs` (what the
+ * invocation has left) stops it in time, and the next run resumes where it stopped.
+ */
+export async function syncProviderSchedules(runtime: Runtime, remainingMs?: number): Promise<SyncRun> {
+  const run = await runProviderScheduleSync(
+    providerSchedulesOf(runtime),
+    runtime.provider.payouts,
+    remainingMs,
+  );
+  runtime.logger.info(
+    run.complete ? 'provider schedules synced' : 'provider schedule sync resumes next run',
+    {
+      ...run,
+    },
+  );
+  return run;
 }

@@ -43,6 +43,20 @@ export interface SyncStatus {
   readonly truncated: boolean;
 }
 
+/**
+ * Where an unfinished sync resumes: the list and page to read next, and what the sync counted so far. A sync
+ * that stops before its deadline leaves it in the table; the next run goes on from there.
+ */
+export interface SyncCursor {
+  readonly kind: ProviderScheduleKind;
+  readonly page: number;
+  /** When this sync started: every entry it copies carries it (and its TTL counts from it). */
+  readonly syncedAt: string;
+  readonly scheduled: number;
+  readonly recurrent: number;
+  readonly truncated: boolean;
+}
+
 /** `bankCode:accountNumber`, the identity of a beneficiary across both sides. */
 export const beneficiaryKey = (bankCode: string, accountNumber: string): string =>
   `${bankCode}:${accountNumber}`;

@@ -8,7 +8,7 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import { TableIndexes, TTL_ATTRIBUTE } from '../payouts/store/table-design.js';
 import * as z from '../shared/zod.js';
-import type { ProviderScheduleEntry, ProviderScheduleKind, SyncStatus } from './model.js';
+import type { ProviderScheduleEntry, ProviderScheduleKind, SyncCursor, SyncStatus } from './model.js';
 
 /**
  * The read view of the provider's schedules in the single table:
@@ -24,6 +24,7 @@ const keys = {
   entry: (kind: string, id: string) => ({ pk: `PROVIDER_SCHEDULE#${kind}#${id}`, sk: 'PROVIDER_SCHEDULE' }),
   listPartition: (kind: string) => `PROVIDER_SCHEDULE#${kind}`,
   sync: { pk: 'PROVIDER_SCHEDULE#SYNC', sk: 'STATUS' },
+  cursor: { pk: 'PROVIDER_SCHEDULE#SYNC', sk: 'CURSOR' },
 } as const;
 
 /** An entry not seen again for this long expires. */
@@ -55,6 +56,15 @@ const SyncStatusSchema = z.object({
   truncated: z.boolean(),
 });
 
+const CursorSchema = z.object({
+  kind: z.enum(['scheduled', 'recurrent']),
+  page: z.int(),
+  syncedAt: z.string(),
+  scheduled: z.int(),
+  recurrent: z.int(),
+  truncated: z.boolean(),
+});
+
 export class DynamoDbProviderScheduleStore {
   readonly #doc: DynamoDBDocumentClient;
 
@@ -65,8 +75,14 @@ export class DynamoDbProviderScheduleStore {
     this.#doc = DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
   }
 
-  /** Upserts entries, 25 per BatchWriteItem, retrying what DynamoDB hands back unprocessed. */
-  async putAll(entries: readonly ProviderScheduleEntry[]): Promise<void> {
+  /**
+   * Upserts entries, 25 per BatchWriteItem, retrying what DynamoDB hands back unprocessed; `signal` abandons
+   * the rest (what was written stays written: an upsert is repeated safely).
+   */
+  async putAll(
+    entries: readonly ProviderScheduleEntry[],
+    options: { signal?: AbortSignal } = {},
+  ): Promise<void> {
     const index = TableIndexes.byMonth;
     for (let i = 0; i < entries.length; i += 25) {
       let requests: NonNullable<ConstructorParameters<typeof BatchWriteCommand>[0]['RequestItems']>[string] =
@@ -85,6 +101,7 @@ export class DynamoDbProviderScheduleStore {
       for (let attempt = 0; requests.length > 0 && attempt < 5; attempt++) {
         const result = await this.#doc.send(
           new BatchWriteCommand({ RequestItems: { [this.tableName]: requests } }),
+          options.signal ? { abortSignal: options.signal } : {},
         );
         requests = result.UnprocessedItems?.[this.tableName] ?? [];
       }
@@ -120,6 +137,25 @@ export class DynamoDbProviderScheduleStore {
 
   async setSyncStatus(status: SyncStatus): Promise<void> {
     await this.#doc.send(new PutCommand({ TableName: this.tableName, Item: { ...keys.sync, ...status } }));
+  }
+
+  /** Where an unfinished sync resumes; undefined when the last one finished. */
+  async getCursor(): Promise<SyncCursor | undefined> {
+    const { Item } = await this.#doc.send(
+      new GetCommand({ TableName: this.tableName, Key: keys.cursor, ConsistentRead: true }),
+    );
+    const parsed = Item && Item.state === 'resume' ? CursorSchema.safeParse(Item) : undefined;
+    return parsed?.success ? parsed.data : undefined;
+  }
+
+  /** Records where the sync resumes (`undefined`: it finished; written over, as the role only puts). */
+  async setCursor(cursor: SyncCursor | undefined): Promise<void> {
+    await this.#doc.send(
+      new PutCommand({
+        TableName: this.tableName,
+        Item: cursor ? { ...keys.cursor, state: 'resume', ...cursor } : { ...keys.cursor, state: 'idle' },
+      }),
+    );
   }
 
   async getSyncStatus(): Promise<SyncStatus | undefined> {

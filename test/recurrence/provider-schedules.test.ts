@@ -62,8 +62,9 @@ function recurrent(id: string, endDate: string, overrides: Partial<RecurrentPayo
   };
 }
 
-async function* each<T>(items: T[]): AsyncGenerator<T> {
-  yield* items;
+/** One page holding every item, as a provider list with a single page answers. */
+async function onePage<T>(items: T[]) {
+  return { items, pagination: { totalPages: 1 } };
 }
 
 let table: Awaited<ReturnType<typeof createTestTable>>;
@@ -121,12 +122,12 @@ describe('flagEntries', () => {
 describe('provider schedule sync', () => {
   it('copies both provider lists into the view in kobo and flags a beneficiary scheduled on both sides', async () => {
     const source: ProviderScheduleSource = {
-      listAllScheduled: () =>
-        each([
+      listScheduled: () =>
+        onePage([
           scheduled('s-1', '2026-04-01T09:00:00.000Z'),
           scheduled('s-2', '2026-01-01T09:00:00.000Z', { status: 'DISPATCHED' }),
         ]),
-      listAllRecurrent: () => each([recurrent('r-1', '2026-12-31T00:00:00.000Z')]),
+      listRecurrent: () => onePage([recurrent('r-1', '2026-12-31T00:00:00.000Z')]),
     };
     const service = new ProviderScheduleService({
       store: new DynamoDbProviderScheduleStore(table.client, table.tableName),
@@ -162,5 +163,39 @@ describe('provider schedule sync', () => {
     expect(status.recurrent).toBeGreaterThan(0);
     const { items } = await service.view('recurrent', 50);
     expect(items.length).toBeGreaterThanOrEqual(status.recurrent);
+  });
+
+  it('stops starting pages at its stop instant and the next run resumes where it stopped, counting each page once', async () => {
+    const store = new DynamoDbProviderScheduleStore(table.client, table.tableName);
+    const service = new ProviderScheduleService({
+      store,
+      clock: new ManualClock(NOW),
+      ourBeneficiaries: async () => new Set(),
+    });
+    const whole = await service.sync(client.payouts, { maxPages: 2 });
+    expect(whole.complete).toBe(true);
+    const before = await store.getSyncStatus();
+
+    // An injected clock: each look at it is 10 s later, the stop instant 15 s in, so one page starts.
+    const later = new ProviderScheduleService({
+      store,
+      clock: new ManualClock('2026-03-02T09:00:00.000Z'),
+      ourBeneficiaries: async () => new Set(),
+    });
+    let clock = 0;
+    const now = () => {
+      clock += 10_000;
+      return clock;
+    };
+    const cut = await later.sync(client.payouts, { maxPages: 2, stopStartingAt: 15_000, now });
+    expect(cut).toMatchObject({ complete: false, scheduled: whole.scheduled, recurrent: 0 });
+    // The view's status still tells the last finished sync; the cursor says where the next run goes on.
+    expect(await store.getSyncStatus()).toEqual(before);
+    expect(await store.getCursor()).toMatchObject({ kind: 'recurrent', page: 1 });
+
+    const resumed = await later.sync(client.payouts, { maxPages: 2 });
+    expect(resumed).toEqual({ ...whole, lastSyncAt: '2026-03-02T09:00:00.000Z', complete: true });
+    expect(await store.getSyncStatus()).toEqual({ ...before, lastSyncAt: '2026-03-02T09:00:00.000Z' });
+    expect(await store.getCursor()).toBeUndefined();
   });
 });
