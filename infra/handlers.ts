@@ -157,7 +157,9 @@ export const HANDLERS = {
     table: { access: 'readWriteNoPauseCheck', indexes: [], deletesItems: true },
     // Lists settlements and pays them out by bank transfer, which carries no PIN.
     provider: ProviderAccess.Token,
-    timeout: Duration.minutes(2),
+    // Three minutes: a settlement's payout is submitted inline only with POLL_SUBMIT_INLINE_BEFORE_DEADLINE_MS
+    // (148 s) left (lib/jobs/poll-settlements.ts); the rest of the time decides settlements.
+    timeout: Duration.minutes(3),
     // Paying a settlement is SettlementService.payOut, the code POST /instant-settlements (api) and
     // settlement-available also run; in the IAM proof those two decide the sandbox's open settlements first.
     unexercisedGrants: {

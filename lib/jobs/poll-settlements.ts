@@ -3,11 +3,39 @@ import { settlementsOf } from '../runtime/settlements.js';
 import type { PollReport } from '../settlement/settlement-service.js';
 import { logTick } from '../shared/logger.js';
 
-/** Pays SUCCESSFUL settlements no trigger has decided yet; a no-op when instant settlement is not configured. */
-export async function pollSettlements(runtime: Runtime): Promise<PollReport | { configured: false }> {
+/**
+ * The poll decides no settlement with less than this left: a page read abandoned at its deadline, or one
+ * settlement's decision (its reads, the payout's creation, the decision's record), each call to its deadline
+ * (test/infra/handler-limits.test.ts).
+ */
+export const POLL_STOP_STARTING_BEFORE_DEADLINE_MS = 94_000;
+
+/**
+ * The poll submits a payout inline only with this much left: the decision and the submission (the claim, the
+ * pacer's slot, the provider call, the recording). With less, the payout stays pending and the sweeper sends it.
+ */
+export const POLL_SUBMIT_INLINE_BEFORE_DEADLINE_MS = 148_000;
+
+/**
+ * Pays SUCCESSFUL settlements no trigger has decided yet; a no-op when instant settlement is not configured.
+ * `remainingMs` is what the invocation has left (Lambda's `getRemainingTimeInMillis()`).
+ */
+export async function pollSettlements(
+  runtime: Runtime,
+  remainingMs?: number,
+  now = Date.now(),
+): Promise<PollReport | { configured: false }> {
   const settlements = settlementsOf(runtime);
   if (!settlements) return { configured: false };
-  const report = await settlements.poll();
+  const report = await settlements.poll(
+    undefined,
+    remainingMs === undefined
+      ? undefined
+      : {
+          stopStartingAt: now + remainingMs - POLL_STOP_STARTING_BEFORE_DEADLINE_MS,
+          submitInlineUntil: now + remainingMs - POLL_SUBMIT_INLINE_BEFORE_DEADLINE_MS,
+        },
+  );
   // Each decision is logged by the settlement service; an idle poll says nothing at INFO.
   logTick(runtime.logger, 'settlement poll finished', { ...report });
   return report;

@@ -5,6 +5,7 @@ import type { PayoutEngine } from '../payouts/payout-engine.js';
 import type { CreatePayoutRequest } from '../payouts/schemas.js';
 import type { ProviderClient, Settlement } from '../provider/index.js';
 import { type Clock, systemClock } from '../shared/clock.js';
+import { withinDeadline } from '../shared/deadline.js';
 import { IdempotencyConflictError, NotFoundError, ValidationError } from '../shared/errors.js';
 import { type Logger, silentLogger } from '../shared/logger.js';
 import type { DynamoDbSettlementDecisionStore } from './decision-store.js';
@@ -19,6 +20,18 @@ import { decideSettlement, type SettlementPolicy, SkipCode } from './policy.js';
 /** Settlement payouts are created by the engine with this origin; the settlement id is the idempotency key. */
 export const SETTLEMENT_ORIGIN = 'settlement';
 const PAGE_SIZE = 100;
+/** One page of the poll's settlement listing (every attempt and retry of it) is abandoned after this long. */
+export const POLL_PAGE_READ_DEADLINE_MS = 15_000;
+
+/**
+ * When a poll stops starting work (epoch ms, read with `now`): no settlement is decided after `stopStartingAt`,
+ * and no payout is submitted inline after `submitInlineUntil` (it stays pending, and the sweeper sends it).
+ */
+export interface PollBudget {
+  readonly stopStartingAt: number;
+  readonly submitInlineUntil: number;
+  readonly now?: () => number;
+}
 const NARRATION_ID_LENGTH = 48;
 
 export interface SettlementServiceOptions {
@@ -48,6 +61,10 @@ export interface PollReport {
   readonly skipped: number;
   readonly deferred: number;
   readonly failed: number;
+  /** Settlements paid whose payout was left to the sweeper, the poll's time being too short to submit it. */
+  readonly leftToSweeper: number;
+  /** The poll stopped before its deadline; the next poll decides what is left (undecided settlements). */
+  readonly stoppedEarly: boolean;
 }
 
 /**
@@ -116,9 +133,10 @@ export class SettlementService {
     trigger: SettlementTrigger,
     actor: Principal,
     known?: Settlement,
+    options: { submitInline?: boolean } = {},
   ): Promise<PayOutResult> {
     const recorded = await this.#store.get(settlementId);
-    if (recorded) return this.#replay(recorded);
+    if (recorded) return this.#replay(recorded, options.submitInline !== false);
     const settlement = known?.id === settlementId ? known : await this.#lookUp(settlementId);
     const now = this.#clock.now();
     const verdict = decideSettlement(settlement, this.policy, now, await this.cutoff());
@@ -174,42 +192,66 @@ export class SettlementService {
       payoutId: payout.id,
       amountKobo: payout.amountKobo,
     });
+    // Not submitted here, the payout stays pending: the sweeper sends it once its inline hold is over.
+    if (options.submitInline === false) return { outcome: 'paid', decision, payout };
     return { outcome: 'paid', decision, payout: await this.#submit(payout) };
   }
 
   /**
    * One poll: walks SUCCESSFUL settlements, newest first, up to the page bound, and pays every one of a
-   * paid-out category that has no decision yet. A failure on one settlement never stops the others.
+   * paid-out category that has no decision yet. A failure on one settlement never stops the others. With a
+   * `budget` it starts no page and no settlement after `stopStartingAt` (the next poll finds the undecided ones
+   * again) and submits no payout inline after `submitInlineUntil` (the sweeper sends it).
    */
-  async poll(actor: Principal = systemPrincipal('settlement-poll')): Promise<PollReport> {
-    const report = { examined: 0, alreadyDecided: 0, paid: 0, skipped: 0, deferred: 0, failed: 0 };
-    for await (const settlement of this.#provider.settlements.listAll(
-      { status: 'SUCCESSFUL', perPage: PAGE_SIZE },
-      { maxPages: this.#maxPages },
-    )) {
-      // Other categories (INSTANT_SETTLEMENT above all: our own payouts) are never ours to pay.
-      if (!this.policy.categories.includes(settlement.category)) continue;
-      report.examined++;
-      if (await this.#store.get(settlement.id)) {
-        report.alreadyDecided++;
-        continue;
+  async poll(
+    actor: Principal = systemPrincipal('settlement-poll'),
+    budget?: PollBudget,
+  ): Promise<PollReport> {
+    const now = budget?.now ?? Date.now;
+    const report = {
+      examined: 0,
+      alreadyDecided: 0,
+      paid: 0,
+      skipped: 0,
+      deferred: 0,
+      failed: 0,
+      leftToSweeper: 0,
+    };
+    for (let page = 1; page <= this.#maxPages; page++) {
+      if (budget && now() >= budget.stopStartingAt) return { ...report, stoppedEarly: true };
+      const { items, pagination } = await withinDeadline(POLL_PAGE_READ_DEADLINE_MS, (signal) =>
+        this.#provider.settlements.list({ status: 'SUCCESSFUL', perPage: PAGE_SIZE, page }, { signal }),
+      );
+      for (const settlement of items) {
+        // Other categories (INSTANT_SETTLEMENT above all: our own payouts) are never ours to pay.
+        if (!this.policy.categories.includes(settlement.category)) continue;
+        if (budget && now() >= budget.stopStartingAt) return { ...report, stoppedEarly: true };
+        report.examined++;
+        if (await this.#store.get(settlement.id)) {
+          report.alreadyDecided++;
+          continue;
+        }
+        const submitInline = !budget || now() < budget.submitInlineUntil;
+        try {
+          const result = await this.payOut(settlement.id, 'poll', actor, settlement, { submitInline });
+          report[result.outcome]++;
+          if (result.outcome === 'paid' && !submitInline) report.leftToSweeper++;
+        } catch (error) {
+          report.failed++;
+          this.#logger.error('settlement poll could not decide a settlement', {
+            settlementId: settlement.id,
+            error: error instanceof Error ? error.message : String(error),
+          });
+        }
       }
-      try {
-        const result = await this.payOut(settlement.id, 'poll', actor, settlement);
-        report[result.outcome]++;
-      } catch (error) {
-        report.failed++;
-        this.#logger.error('settlement poll could not decide a settlement', {
-          settlementId: settlement.id,
-          error: error instanceof Error ? error.message : String(error),
-        });
-      }
+      if (items.length === 0 || page >= pagination.totalPages) break;
     }
-    return report;
+    return { ...report, stoppedEarly: false };
   }
 
-  async #replay(recorded: SettlementDecision): Promise<PayOutResult> {
+  async #replay(recorded: SettlementDecision, submitInline: boolean): Promise<PayOutResult> {
     if (recorded.decision === 'skipped') return { outcome: 'skipped', decision: recorded };
+    if (!submitInline) return { outcome: 'paid', decision: recorded };
     const payout = recorded.payoutId ? await this.#engine.get(recorded.payoutId) : undefined;
     // A crash after recording may have left the payout pending: submitting again is a no-op otherwise.
     return { outcome: 'paid', decision: recorded, ...(payout && { payout: await this.#submit(payout) }) };

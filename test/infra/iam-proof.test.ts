@@ -410,7 +410,11 @@ describe('IAM proof: every call each handler makes is allowed by its own role', 
         RECONCILE_INTERVAL_MS: '1',
         RECONCILE_GRACE_MS: '1',
       });
-      const report = await runReconcile(runtime.engine, 60_000);
+      // A fresh invocation: the reconciler's whole timeout left.
+      const report = await runReconcile(
+        runtime.engine,
+        HANDLERS['reconcile-payouts'].timeout.toMilliseconds(),
+      );
       expect(report).toBeDefined();
       // It looked the payout up at the provider, which needs the token.
       expect(

@@ -184,6 +184,40 @@ describe('SettlementService', () => {
     }
   });
 
+  it('stops deciding at its stop instant and leaves a payout to the sweeper when too little time is left; the next poll and the sweeper pay the rest, each once', async () => {
+    const fresh = await startEngineHarness();
+    try {
+      const wired = settlementServiceFor(fresh);
+      const instantPayouts = () => fresh.sandbox.stats().requests['/settlement/instant/payout'] ?? 0;
+      // An injected clock, 10 s later at each look: the first settlement is decided, none is submitted inline
+      // (submitInlineUntil already past), and the next settlement finds the stop instant past.
+      let clock = 0;
+      const now = () => {
+        clock += 10_000;
+        return clock;
+      };
+      const cut = await wired.service.poll(system, { stopStartingAt: 25_000, submitInlineUntil: 0, now });
+      expect(cut).toMatchObject({ examined: 1, paid: 1, leftToSweeper: 1, stoppedEarly: true });
+      expect(instantPayouts()).toBe(0);
+
+      // The next poll decides what is left (and has the time to submit it inline).
+      const next = await wired.service.poll(system);
+      expect(next).toMatchObject({ paid: 1, leftToSweeper: 0, stoppedEarly: false });
+      expect(instantPayouts()).toBe(1);
+
+      // The payout left pending is the sweeper's once its inline hold is over; nothing is paid twice.
+      fresh.clock.advance(fresh.engine.ctx.config.inlineSubmitHoldMs);
+      await fresh.engine.sweep();
+      expect(instantPayouts()).toBe(2);
+      expect(await wired.service.poll(system)).toMatchObject({ paid: 0, failed: 0 });
+      await fresh.engine.sweep();
+      expect(instantPayouts()).toBe(2);
+      wired.dynamoDb.destroy();
+    } finally {
+      await fresh.close();
+    }
+  });
+
   it('lists every decision newest first, page by page, and refuses a cursor it did not issue', async () => {
     const fresh = await startEngineHarness();
     try {
