@@ -157,9 +157,9 @@ export const HANDLERS = {
     table: { access: 'readWriteNoPauseCheck', indexes: [], deletesItems: true },
     // Lists settlements and pays them out by bank transfer, which carries no PIN.
     provider: ProviderAccess.Token,
-    // Three minutes: a settlement's payout is submitted inline only with POLL_SUBMIT_INLINE_BEFORE_DEADLINE_MS
-    // (148 s) left (lib/jobs/poll-settlements.ts); the rest of the time decides settlements.
-    timeout: Duration.minutes(3),
+    // Four minutes: a settlement is decided only with POLL_STOP_STARTING_BEFORE_DEADLINE_MS (172 s) left
+    // (lib/jobs/poll-settlements.ts), which leaves 68 s to decide in; shorter than prod's 5-minute poll interval.
+    timeout: Duration.minutes(4),
     // Paying a settlement is SettlementService.payOut, the code POST /instant-settlements (api) and
     // settlement-available also run; in the IAM proof those two decide the sandbox's open settlements first.
     unexercisedGrants: {

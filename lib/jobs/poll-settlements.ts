@@ -5,16 +5,17 @@ import { logTick } from '../shared/logger.js';
 
 /**
  * The poll decides no settlement with less than this left: a page read abandoned at its deadline, or one
- * settlement's decision (its reads, the payout's creation, the decision's record), each call to its deadline
- * (test/infra/handler-limits.test.ts).
+ * settlement's decision (its reads, the cutoff, the payout's creation, the decision's record: eleven table
+ * calls), each call to its deadline (test/infra/handler-limits.test.ts).
  */
-export const POLL_STOP_STARTING_BEFORE_DEADLINE_MS = 94_000;
+export const POLL_STOP_STARTING_BEFORE_DEADLINE_MS = 172_000;
 
 /**
  * The poll submits a payout inline only with this much left: the decision and the submission (the claim, the
- * pacer's slot, the provider call, the recording). With less, the payout stays pending and the sweeper sends it.
+ * pacer's slot, the provider call, the recording). With less, the payout is created for the sweeper, which sends
+ * it at its next tick. This is longer than the function's timeout: in Lambda the poll never submits inline.
  */
-export const POLL_SUBMIT_INLINE_BEFORE_DEADLINE_MS = 148_000;
+export const POLL_SUBMIT_INLINE_BEFORE_DEADLINE_MS = 320_000;
 
 /**
  * Pays SUCCESSFUL settlements no trigger has decided yet; a no-op when instant settlement is not configured.

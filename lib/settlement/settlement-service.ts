@@ -170,7 +170,8 @@ export class SettlementService {
         origin: SETTLEMENT_ORIGIN,
         actor,
         sourceRef: settlementId,
-        submitsInline: true,
+        // Left to the sweeper, the payout is not held back from it for an inline submission that never comes.
+        submitsInline: options.submitInline !== false,
       }));
     } catch (error) {
       if (error instanceof ValidationError) {
@@ -192,7 +193,7 @@ export class SettlementService {
       payoutId: payout.id,
       amountKobo: payout.amountKobo,
     });
-    // Not submitted here, the payout stays pending: the sweeper sends it once its inline hold is over.
+    // Not submitted here, the payout stays pending: the sweeper sends it at its next tick.
     if (options.submitInline === false) return { outcome: 'paid', decision, payout };
     return { outcome: 'paid', decision, payout: await this.#submit(payout) };
   }
