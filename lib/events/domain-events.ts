@@ -3,6 +3,7 @@ import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { Payout } from '../payouts/model.js';
 import { PayoutStatus } from '../payouts/model.js';
 import { fromPayoutItem } from '../payouts/store/item-codec.js';
+import * as z from '../shared/zod.js';
 
 /** The EventBridge `source` of every domain event this project publishes. */
 export const DOMAIN_EVENT_SOURCE = 'merchant.payouts.engine';
@@ -49,6 +50,63 @@ export interface DomainEvent {
 }
 
 /**
+ * The longest each field of an event may be. A stored payout's fields have no maximum of their own (provider
+ * ids and messages come as the provider sends them), and EventBridge refuses an entry over 256 KB: the
+ * translation clips every text to these, so the largest event is known (test/infra/message-sizes.test.ts).
+ */
+export const DOMAIN_EVENT_MAXIMA = {
+  /** Ids and references: ours (ULIDs), the caller's idempotency key, the provider's transaction ids. */
+  id: 255,
+  /** Kinds, statuses, codes and instants. */
+  word: 64,
+  /** A failure's message. */
+  text: 1_000,
+  /** Attempts and transactions named by a double payment. */
+  items: 20,
+} as const;
+
+const { id, word, text, items } = DOMAIN_EVENT_MAXIMA;
+const upTo = (max: number) => z.string().check(z.maxLength(max));
+const kobo = z.int().check(z.gte(-Number.MAX_SAFE_INTEGER), z.lte(Number.MAX_SAFE_INTEGER));
+
+/** A domain event's `detail` with every maximum: what consumers may rely on, and what the size proof reads. */
+export const DomainEventDetailSchema = z.strictObject({
+  version: z.literal('1'),
+  eventId: upTo(id),
+  payoutId: upTo(id),
+  idempotencyKey: upTo(id),
+  origin: upTo(word),
+  type: upTo(word),
+  status: upTo(word),
+  amountKobo: kobo,
+  currency: z.literal('NGN'),
+  sourceRef: z.optional(upTo(id)),
+  receipt: z.optional(
+    z.strictObject({
+      transactionId: upTo(id),
+      reference: z.optional(upTo(id)),
+      sessionId: z.optional(upTo(id)),
+      status: upTo(word),
+      chargesKobo: kobo,
+      paidAt: z.optional(upTo(word)),
+    }),
+  ),
+  failure: z.optional(z.strictObject({ code: upTo(word), message: upTo(text) })),
+  paidTwice: z.optional(
+    z.strictObject({
+      attempts: z.array(kobo).check(z.maxLength(items)),
+      transactionIds: z.array(upTo(id)).check(z.maxLength(items)),
+    }),
+  ),
+  occurredAt: upTo(word),
+});
+
+/** `value` cut to `max` characters, its end marked, so an over-long text is still read as cut. */
+function clip(value: string, max: number): string {
+  return value.length <= max ? value : `${value.slice(0, max - 1)}…`;
+}
+
+/**
  * The part of a DynamoDB stream record the translation reads. The Lambda event and the Streams API type
  * the images differently, so they are taken as plain objects here.
  */
@@ -83,22 +141,37 @@ export function domainEventOf(record: PayoutStreamRecord): DomainEvent | undefin
       ? PAID_TWICE_EVENT
       : (PUBLISHED_OUTCOMES as Partial<Record<PayoutStatus, DomainEventType>>)[payout.status];
   if (!detailType) return undefined;
+  const { receipt, failure, paidTwice } = payout;
   return {
     detailType,
     detail: {
       version: '1',
-      eventId: `${payout.id}:${payout.version}`,
-      payoutId: payout.id,
-      idempotencyKey: payout.idempotencyKey,
+      eventId: clip(`${payout.id}:${payout.version}`, id),
+      payoutId: clip(payout.id, id),
+      idempotencyKey: clip(payout.idempotencyKey, id),
       origin: payout.origin,
       type: payout.instruction.type,
       status: payout.status,
       amountKobo: payout.amountKobo,
       currency: payout.currency,
-      ...(payout.sourceRef && { sourceRef: payout.sourceRef }),
-      ...(payout.receipt && { receipt: payout.receipt }),
-      ...(payout.failure && { failure: payout.failure }),
-      ...(payout.paidTwice && { paidTwice: payout.paidTwice }),
+      ...(payout.sourceRef && { sourceRef: clip(payout.sourceRef, id) }),
+      ...(receipt && {
+        receipt: {
+          transactionId: clip(receipt.transactionId, id),
+          status: clip(receipt.status, word),
+          chargesKobo: receipt.chargesKobo,
+          ...(receipt.paidAt !== undefined && { paidAt: clip(receipt.paidAt, word) }),
+          ...(receipt.reference !== undefined && { reference: clip(receipt.reference, id) }),
+          ...(receipt.sessionId !== undefined && { sessionId: clip(receipt.sessionId, id) }),
+        },
+      }),
+      ...(failure && { failure: { code: clip(failure.code, word), message: clip(failure.message, text) } }),
+      ...(paidTwice && {
+        paidTwice: {
+          attempts: paidTwice.attempts.slice(0, items),
+          transactionIds: paidTwice.transactionIds.slice(0, items).map((one) => clip(one, id)),
+        },
+      }),
       occurredAt: payout.updatedAt,
     },
   };

@@ -97,6 +97,9 @@ describe('health canary (functions/health-canary.ts)', () => {
     });
     expect(Date.now() - started).toBeLessThan(2_000);
     expect(health.checks.provider).toEqual({ status: 'failed', detail: expect.stringContaining('deadline') });
-    expect(canaryPoints(metrics)).toEqual({ overall: [1], byCheck: { table: 0, provider: 1 } });
+    // The table's answer is not this test's subject (under a loaded machine it may miss 100 ms too).
+    const points = canaryPoints(metrics);
+    expect(points.overall).toEqual([1]);
+    expect(points.byCheck.provider).toBe(1);
   });
 });

@@ -1,0 +1,121 @@
+import { marshall } from '@aws-sdk/util-dynamodb';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CorrectionWorkSchema, correctionMessageOf } from '../../lib/bulk-corrections/job-queue.js';
+import {
+  DOMAIN_EVENT_MAXIMA,
+  DOMAIN_EVENT_SOURCE,
+  DomainEventDetailSchema,
+  domainEventOf,
+  PAID_TWICE_EVENT,
+  PUBLISHED_OUTCOMES,
+} from '../../lib/events/domain-events.js';
+import { PayoutStatus } from '../../lib/payouts/model.js';
+import { SubmissionRequestSchema } from '../../lib/payouts/queue/submission-queue.js';
+import { toPayoutItem } from '../../lib/payouts/store/item-codec.js';
+import { bankTransfer, command, type EngineHarness, startEngineHarness } from '../support/engine-harness.js';
+import { maxJsonBytes } from '../support/max-json-size.js';
+
+/** EventBridge's limit on one PutEvents entry, and SQS's on one message and on one SendMessageBatch. */
+const EVENTBRIDGE_ENTRY_LIMIT = 256 * 1024;
+const SQS_MESSAGE_LIMIT = 256 * 1024;
+const SQS_BATCH_LIMIT = 256 * 1024;
+/** Messages per SendMessageBatch (SQS allows ten). */
+const SQS_BATCH_SIZE = 10;
+/** An event bus name or ARN at its longest (EventBridge: 256 characters). */
+const BUS_NAME_MAX = 256;
+
+describe('domain events fit an EventBridge entry (256 KB)', () => {
+  const detailTypes = [...Object.values(PUBLISHED_OUTCOMES), PAID_TWICE_EVENT];
+
+  it.each(detailTypes)(
+    '%s: its largest entry, from the detail schema’s maxima, is below 256 KB',
+    (detailType) => {
+      // AWS counts an entry as its Time (14 bytes), Source, DetailType, Detail and resources (none here).
+      const entry =
+        14 +
+        Buffer.byteLength(DOMAIN_EVENT_SOURCE) +
+        Buffer.byteLength(detailType) +
+        maxJsonBytes(DomainEventDetailSchema) +
+        BUS_NAME_MAX;
+      expect(entry).toBeLessThan(EVENTBRIDGE_ENTRY_LIMIT);
+    },
+  );
+
+  describe('the translation keeps every field within the schema’s maxima', () => {
+    let h: EngineHarness;
+    beforeAll(async () => {
+      h = await startEngineHarness();
+    });
+    afterAll(async () => h.close());
+
+    it('clips a payout whose provider texts are far over any limit to an event the schema accepts', async () => {
+      const { payout } = await h.engine.create(command(bankTransfer(10_000), 'sizes-huge'));
+      const huge = 'x'.repeat(300 * 1024);
+      const many = Array.from({ length: 1_000 }, (_, n) => n + 1);
+      const swollen = {
+        ...payout,
+        status: PayoutStatus.NeedsReview,
+        sourceRef: huge,
+        receipt: {
+          transactionId: huge,
+          reference: huge,
+          sessionId: huge,
+          status: huge,
+          chargesKobo: 0,
+          paidAt: huge,
+        },
+        failure: { code: huge, message: huge },
+        paidTwice: { attempts: many, transactionIds: many.map(() => huge) },
+      };
+      const event = domainEventOf({
+        eventName: 'MODIFY',
+        dynamodb: {
+          NewImage: marshall(toPayoutItem(swollen), { removeUndefinedValues: true }),
+          OldImage: marshall({ entity: 'payout', status: 'unknown' }),
+        },
+      });
+      expect(event?.detailType).toBe(PAID_TWICE_EVENT);
+      // strictObject: a field the translation adds without a maximum in the schema fails here too.
+      expect(DomainEventDetailSchema.safeParse(event?.detail).success).toBe(true);
+      const bytes = Buffer.byteLength(JSON.stringify(event?.detail));
+      expect(bytes).toBeLessThanOrEqual(maxJsonBytes(DomainEventDetailSchema));
+      expect(event?.detail.failure?.message).toHaveLength(DOMAIN_EVENT_MAXIMA.text);
+      expect(event?.detail.paidTwice?.transactionIds).toHaveLength(DOMAIN_EVENT_MAXIMA.items);
+    });
+  });
+});
+
+describe('submission-queue messages fit SQS (256 KB a message, 256 KB a batch)', () => {
+  const kinds = [
+    { kind: 'payout submission', schema: SubmissionRequestSchema },
+    { kind: 'bulk-correction job work', schema: CorrectionWorkSchema },
+  ];
+
+  it.each(kinds)('$kind: its largest message and a batch of ten of them are below 256 KB', ({ schema }) => {
+    const message = maxJsonBytes(schema);
+    expect(message).toBeLessThan(SQS_MESSAGE_LIMIT);
+    expect(SQS_BATCH_SIZE * message).toBeLessThan(SQS_BATCH_LIMIT);
+  });
+
+  it('counts a real correction message of 500 rows within the bound', () => {
+    const work = CorrectionWorkSchema.parse({
+      kind: 'bulk-correction',
+      jobId: '01J0000000000000000000000A',
+      bulkPayoutItemId: 'b'.repeat(64),
+      indexes: Array.from({ length: 500 }, (_, n) => 9_999 - n),
+    });
+    expect(Buffer.byteLength(correctionMessageOf(work).body)).toBeLessThanOrEqual(
+      maxJsonBytes(CorrectionWorkSchema),
+    );
+  });
+
+  it('refuses to bound a schema without maxima', async () => {
+    const z = await import('../../lib/shared/zod.js');
+    expect(() => maxJsonBytes(z.object({ note: z.string() }))).toThrow(
+      /\$\.note: a string without a maximum length/,
+    );
+    expect(() => maxJsonBytes(z.object({ rows: z.array(z.int()) }))).toThrow(
+      /\$\.rows: an array without a maximum/,
+    );
+  });
+});
