@@ -79,7 +79,7 @@ export const PROBLEM_TYPES = {
   'not-enqueued': {
     statuses: [503],
     meaning:
-      'The correction job is stored but the queue did not take all of its rows; `POST /bulk-correction-jobs/{id}/requeue` hands them over again (nothing is sent twice).',
+      'The correction job is stored but the queue did not take all of its rows yet; the every-minute sweeper hands them over (retrying with a growing wait), or `POST /bulk-correction-jobs/{id}/requeue` does at once (nothing is sent twice).',
   },
   internal: {
     statuses: [500],

@@ -20,6 +20,7 @@ import {
 import { type CorrectionWork, type CorrectionWorkQueue, correctionMessageOf } from './job-queue.js';
 import type { DynamoDbCorrectionJobStore } from './job-store.js';
 import type { CorrectionResult, PendingCorrection } from './model.js';
+import { nextEnqueueAt } from './pending-enqueue.js';
 import { BatchCorrectionSchema, CorrectionFieldsSchema } from './schemas.js';
 
 export interface CorrectionJobServiceOptions {
@@ -99,7 +100,11 @@ export class CorrectionJobService {
       requestedBy: actor,
       createdAt: at,
     };
-    await this.#store.create(job, items);
+    // Stored with its work: when the queue refuses some of it below, the sweeper hands it over later.
+    await this.#store.create(job, items, {
+      work: workOf(jobId, items),
+      dueAt: nextEnqueueAt(now, 0),
+    });
     this.#logger.info('correction job accepted', { jobId, rows: items.length });
     await this.#enqueue(jobId, items);
     return viewOf(job, items);
@@ -213,12 +218,7 @@ export class CorrectionJobService {
 
   async #enqueue(jobId: string, items: readonly JobItem[]): Promise<void> {
     if (!this.#queue) throw new CorrectionJobsNotConfiguredError();
-    const byItem = new Map<string, number[]>();
-    for (const item of items)
-      byItem.set(item.bulkPayoutItemId, [...(byItem.get(item.bulkPayoutItemId) ?? []), item.index]);
-    const messages = [...byItem].map(([bulkPayoutItemId, indexes]) =>
-      correctionMessageOf({ kind: 'bulk-correction', jobId, bulkPayoutItemId, indexes }),
-    );
+    const messages = workOf(jobId, items).map(correctionMessageOf);
     try {
       await this.#queue.send(messages);
     } catch (error) {
@@ -228,6 +228,13 @@ export class CorrectionJobService {
       });
       throw new CorrectionJobNotEnqueuedError(jobId, { cause: error });
     }
+    // A failure here only leaves the job to the sweeper, which sends its work again (harmless: see requeue).
+    await this.#store.markEnqueued(jobId).catch((error: unknown) => {
+      this.#logger.warn('correction job enqueued but not marked so; the sweeper sends it again', {
+        jobId,
+        error: error instanceof Error ? error.name : String(error),
+      });
+    });
   }
 
   /** Every row parsed, or one refusal naming every bad row and field. */
@@ -306,4 +313,17 @@ function rowOutcomeOf(result: CorrectionResult): { status: JobItemStatus; result
         result: { failure: { code: result.failure.code, message: result.failure.message } },
       };
   }
+}
+
+/** The job's work as queue messages: the rows of each bulk payout item, in row order. */
+function workOf(jobId: string, items: readonly JobItem[]): CorrectionWork[] {
+  const byItem = new Map<string, number[]>();
+  for (const item of items)
+    byItem.set(item.bulkPayoutItemId, [...(byItem.get(item.bulkPayoutItemId) ?? []), item.index]);
+  return [...byItem].map(([bulkPayoutItemId, indexes]) => ({
+    kind: 'bulk-correction',
+    jobId,
+    bulkPayoutItemId,
+    indexes,
+  }));
 }

@@ -9,7 +9,7 @@ export class CorrectionJobsNotConfiguredError extends PayoutAutomationError {
   }
 }
 
-/** The job was stored but the queue refused some of its work: `POST /bulk-correction-jobs/{id}/requeue` hands it over again. */
+/** The job was stored but the queue refused some of its work: the sweeper hands it over (or `POST …/requeue` at once). */
 export class CorrectionJobNotEnqueuedError extends PayoutAutomationError {
   override readonly name = 'CorrectionJobNotEnqueuedError';
   override readonly code = 'NOT_ENQUEUED';
@@ -18,7 +18,7 @@ export class CorrectionJobNotEnqueuedError extends PayoutAutomationError {
     options?: ErrorOptions,
   ) {
     super(
-      `job ${jobId} is stored, but the queue did not take all of its work; POST /bulk-correction-jobs/${jobId}/requeue hands it over again (nothing is sent twice)`,
+      `job ${jobId} is stored, but the queue did not take all of its work yet; the sweeper hands it over within minutes, or POST /bulk-correction-jobs/${jobId}/requeue does now (nothing is sent twice)`,
       options,
     );
   }

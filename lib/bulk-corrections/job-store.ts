@@ -7,12 +7,14 @@ import {
   QueryCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
+import { TableIndexes } from '../payouts/store/table-design.js';
 import { decodeCursor, encodeCursor } from '../shared/cursor.js';
 import { InvalidCursorError } from '../shared/errors.js';
 import { type Listing, listingAttributes, queryListing } from '../shared/index-listing.js';
 import type { CursorPage } from '../shared/paging.js';
 import * as z from '../shared/zod.js';
 import type { CorrectionJob, JobItem, JobItemResult, JobItemStatus } from './job-model.js';
+import { type CorrectionWork, CorrectionWorkSchema } from './job-queue.js';
 
 /**
  * Correction jobs in the single table, one item collection per job:
@@ -22,8 +24,10 @@ import type { CorrectionJob, JobItem, JobItemResult, JobItemStatus } from './job
  * | job  | CORRECTION_JOB#<jobId>   | JOB           | CORRECTION_JOB#BY#<requester> / CORRECTION_JOB#ALL     |
  * | row  | CORRECTION_JOB#<jobId>   | ITEM#<0000>   |                                                        |
  *
- * The job item is written once and never updated: counts are derived from the rows, so a fleet of workers
- * never contends on one item.
+ * Counts are derived from the rows, so a fleet of workers never contends on one item. The job item changes only
+ * while its work is not yet with the queue: it carries that work (`enqueue`) and sits in the work-queue index
+ * (gsi3, `CORRECTION_JOB#ENQUEUE` / `<dueAt>#<jobId>`) until the queue took all of it; the sweeper hands over
+ * what a refusal left there (lib/bulk-corrections/pending-enqueue.ts).
  */
 export const jobKeys = {
   job: (jobId: string) => ({ pk: `CORRECTION_JOB#${jobId}`, sk: 'JOB' }),
@@ -32,6 +36,20 @@ export const jobKeys = {
     sk: `ITEM#${String(index).padStart(4, '0')}`,
   }),
 } as const;
+
+const ENQUEUE_PARTITION = 'CORRECTION_JOB#ENQUEUE';
+const { workQueue } = TableIndexes;
+
+/** A job whose work the queue has not taken yet: the messages to send, and how often sending failed. */
+export interface PendingEnqueue {
+  readonly jobId: string;
+  readonly work: readonly CorrectionWork[];
+  readonly attempts: number;
+}
+const pendingSchema = z.object({
+  jobId: z.string(),
+  enqueue: z.object({ work: z.array(CorrectionWorkSchema), attempts: z.int() }),
+});
 
 const jobListing: Listing = {
   statePartition: (requester) => `CORRECTION_JOB#BY#${requester}`,
@@ -102,7 +120,11 @@ export class DynamoDbCorrectionJobStore {
    * Stores a job: its rows first, 25 per BatchWriteItem, a few calls at once (retrying what DynamoDB hands back), then the job item,
    * so a job that is visible has every row. A request that dies half-way leaves rows nobody lists or sends.
    */
-  async create(job: CorrectionJob, items: readonly JobItem[]): Promise<void> {
+  async create(
+    job: CorrectionJob,
+    items: readonly JobItem[],
+    pending?: { work: readonly CorrectionWork[]; dueAt: string },
+  ): Promise<void> {
     const batches: JobItem[][] = [];
     for (let start = 0; start < items.length; start += ROWS_PER_BATCH_WRITE) {
       batches.push(items.slice(start, start + ROWS_PER_BATCH_WRITE));
@@ -120,6 +142,11 @@ export class DynamoDbCorrectionJobStore {
           entity: 'correction-job',
           ...job,
           ...listingAttributes(jobListing, job.requestedBy.id, job.createdAt, job.jobId),
+          ...(pending && {
+            enqueue: { work: pending.work, attempts: 0 },
+            [workQueue.partitionKey]: ENQUEUE_PARTITION,
+            [workQueue.sortKey]: `${pending.dueAt}#${job.jobId}`,
+          }),
         },
         ConditionExpression: 'attribute_not_exists(pk)',
       }),
@@ -141,6 +168,59 @@ export class DynamoDbCorrectionJobStore {
       requests = result.UnprocessedItems?.[this.tableName] ?? [];
     }
     if (requests.length > 0) throw new Error(`${requests.length} rows of job ${jobId} were not written`);
+  }
+
+  /** The queue took all of the job's work: it leaves the work-queue index. */
+  async markEnqueued(jobId: string): Promise<void> {
+    await this.#doc.send(
+      new UpdateCommand({
+        TableName: this.tableName,
+        Key: jobKeys.job(jobId),
+        UpdateExpression: 'REMOVE #enqueue, #wqpk, #wqsk',
+        ConditionExpression: 'attribute_exists(pk)',
+        ExpressionAttributeNames: {
+          '#enqueue': 'enqueue',
+          '#wqpk': workQueue.partitionKey,
+          '#wqsk': workQueue.sortKey,
+        },
+      }),
+    );
+  }
+
+  /** Sending failed again: the job is due once more at `dueAt`. */
+  async retryEnqueueAt(pending: PendingEnqueue, dueAt: string): Promise<void> {
+    await this.#doc.send(
+      new UpdateCommand({
+        TableName: this.tableName,
+        Key: jobKeys.job(pending.jobId),
+        UpdateExpression: 'SET #enqueue.#attempts = :attempts, #wqsk = :sk',
+        ConditionExpression: 'attribute_exists(#enqueue)',
+        ExpressionAttributeNames: {
+          '#enqueue': 'enqueue',
+          '#attempts': 'attempts',
+          '#wqsk': workQueue.sortKey,
+        },
+        ExpressionAttributeValues: { ':attempts': pending.attempts + 1, ':sk': `${dueAt}#${pending.jobId}` },
+      }),
+    );
+  }
+
+  /** Jobs whose work is still to be handed to the queue, due by `dueBy`, earliest first. */
+  async dueForEnqueue(dueBy: string, limit: number): Promise<PendingEnqueue[]> {
+    const { Items } = await this.#doc.send(
+      new QueryCommand({
+        TableName: this.tableName,
+        IndexName: workQueue.indexName,
+        KeyConditionExpression: '#pk = :pk AND #sk <= :dueBy',
+        ExpressionAttributeNames: { '#pk': workQueue.partitionKey, '#sk': workQueue.sortKey },
+        ExpressionAttributeValues: { ':pk': ENQUEUE_PARTITION, ':dueBy': `${dueBy}#\uffff` },
+        Limit: limit,
+      }),
+    );
+    return (Items ?? []).map((item) => {
+      const { jobId, enqueue } = pendingSchema.parse(item);
+      return { jobId, work: enqueue.work, attempts: enqueue.attempts };
+    });
   }
 
   async get(jobId: string): Promise<CorrectionJob | undefined> {

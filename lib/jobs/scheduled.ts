@@ -1,3 +1,4 @@
+import type { PendingEnqueueReport } from '../bulk-corrections/pending-enqueue.js';
 import type { DispatchReport } from '../payouts/engine/dispatch.js';
 import type { ReconcileReport } from '../payouts/engine/reconcile-payouts.js';
 import type { SweepReport } from '../payouts/engine/sweep.js';
@@ -100,6 +101,8 @@ export async function runDueDispatch(
     recurrences: Pick<RecurrenceService, 'sweep'>;
     refunds: Pick<RefundService, 'sweep'>;
     submissions: SubmissionQueue;
+    /** Hands over correction jobs whose work the queue refused (lib/bulk-corrections/pending-enqueue.ts). */
+    pendingCorrections?: (stopStartingAt: number) => Promise<PendingEnqueueReport>;
   },
   remainingMs: number,
   options: { now?: number; maxEnqueued?: number } = {},
@@ -107,6 +110,7 @@ export async function runDueDispatch(
   recurrences: RecurrenceSweepReport;
   payouts: DispatchReport;
   refunds: Awaited<ReturnType<RefundService['sweep']>>;
+  corrections?: PendingEnqueueReport;
 }> {
   const now = options.now ?? Date.now();
   const stopStartingAt = now + remainingMs - STOP_STARTING_BEFORE_DEADLINE_MS;
@@ -115,11 +119,15 @@ export async function runDueDispatch(
       stopStartingAt: now + remainingMs - DISPATCH_STOP_STARTING_BEFORE_DEADLINE_MS,
       ...(maxEnqueued !== undefined && { maxEnqueued }),
     });
-  const [recurrences, first, refunds] = valuesOrFirstError(
+  const noCorrections: PendingEnqueueReport = { enqueued: 0, stillPending: 0 };
+  const [recurrences, first, refunds, corrections] = valuesOrFirstError(
     await Promise.allSettled([
       parts.recurrences.sweep({ stopStartingAt }),
       dispatch(),
       parts.refunds.sweep({ stopStartingAt }),
+      // A job's hand-over is as costly as a page of the dispatch (test/infra/handler-limits.test.ts).
+      parts.pendingCorrections?.(now + remainingMs - DISPATCH_STOP_STARTING_BEFORE_DEADLINE_MS) ??
+        Promise.resolve(noCorrections),
     ]),
   );
   // The tick's maximum covers both dispatches.
@@ -128,7 +136,7 @@ export async function runDueDispatch(
     recurrences.materialised > 0 && (rest === undefined || rest > 0)
       ? addDispatchReports(first, await dispatch(rest))
       : first;
-  return { recurrences, payouts, refunds };
+  return { recurrences, payouts, refunds, ...(parts.pendingCorrections && { corrections }) };
 }
 
 function addDispatchReports(a: DispatchReport, b: DispatchReport): DispatchReport {

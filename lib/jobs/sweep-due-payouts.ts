@@ -1,23 +1,47 @@
+import { enqueuePendingJobs } from '../bulk-corrections/pending-enqueue.js';
 import type { Runtime } from '../runtime/runtime.js';
-import { recurrencesOf, refundsOf } from '../runtime/services.js';
+import { correctionJobStoreOf, recurrencesOf, refundsOf } from '../runtime/services.js';
 import { logTick } from '../shared/logger.js';
 import { runDueDispatch, runDueSweep } from './scheduled.js';
 
 /**
  * The every-minute tick: recurring payouts materialise their due occurrences, due scheduled payouts are
  * released and pending ones handed to the submission queue (the `submit-payouts` workers send them), and
- * refunds recorded but never sent go out. Without a queue (SUBMIT_QUEUE_URL unset) it submits them itself.
+ * refunds recorded but never sent go out; correction jobs whose work the queue refused are handed over again.
+ * Without a queue (SUBMIT_QUEUE_URL unset) it submits them itself.
  */
 export async function sweepDuePayouts(runtime: Runtime, remainingMs: number) {
   const parts = { engine: runtime.engine, recurrences: recurrencesOf(runtime), refunds: refundsOf(runtime) };
   const report = runtime.submissions
-    ? await runDueDispatch({ ...parts, submissions: runtime.submissions }, remainingMs, {
-        // The stage's per-tick maximum (infra/config/submission-sizing.ts); unbounded when unset.
-        ...(runtime.env.SUBMIT_MAX_ENQUEUE_PER_TICK && {
-          maxEnqueued: runtime.env.SUBMIT_MAX_ENQUEUE_PER_TICK,
-        }),
-      })
+    ? await runDueDispatch(
+        { ...parts, submissions: runtime.submissions, ...pendingCorrectionsOf(runtime) },
+        remainingMs,
+        {
+          // The stage's per-tick maximum (infra/config/submission-sizing.ts); unbounded when unset.
+          ...(runtime.env.SUBMIT_MAX_ENQUEUE_PER_TICK && {
+            maxEnqueued: runtime.env.SUBMIT_MAX_ENQUEUE_PER_TICK,
+          }),
+        },
+      )
     : await runDueSweep(parts, remainingMs);
   logTick(runtime.logger, 'sweep finished', { ...report });
   return report;
+}
+
+/** The sweeper's hand-over of correction jobs the queue refused, where correction jobs are queued. */
+function pendingCorrectionsOf(runtime: Runtime) {
+  const queue = runtime.correctionWork;
+  if (!queue) return {};
+  return {
+    pendingCorrections: (stopStartingAt: number) =>
+      enqueuePendingJobs(
+        {
+          store: correctionJobStoreOf(runtime),
+          queue,
+          clock: runtime.engine.ctx.clock,
+          logger: runtime.logger,
+        },
+        { stopStartingAt },
+      ),
+  };
 }

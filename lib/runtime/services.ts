@@ -97,6 +97,15 @@ export function bulkCorrectionsOf(runtime: Runtime): BulkCorrectionService {
   );
 }
 
+/** The correction jobs' store: the API's and workers' service, and the sweeper's hand-over, share it. */
+export function correctionJobStoreOf(runtime: Runtime): DynamoDbCorrectionJobStore {
+  return once(
+    runtime,
+    'correctionJobStore',
+    () => new DynamoDbCorrectionJobStore(runtime.dynamoDb, runtime.tableName),
+  );
+}
+
 /**
  * Bulk corrections as jobs: the API accepts them and hands them to the submission queue (`correctionWork`),
  * the queue workers work their rows through the same correction service (and so the same gate).
@@ -107,7 +116,7 @@ export function correctionJobsOf(runtime: Runtime): CorrectionJobService {
     'correctionJobs',
     () =>
       new CorrectionJobService({
-        store: new DynamoDbCorrectionJobStore(runtime.dynamoDb, runtime.tableName),
+        store: correctionJobStoreOf(runtime),
         corrections: bulkCorrectionsOf(runtime),
         limits: runtime.engine.ctx.config,
         queue: runtime.correctionWork,

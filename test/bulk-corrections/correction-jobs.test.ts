@@ -1,10 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CorrectionJobService } from '../../lib/bulk-corrections/correction-jobs.js';
+import { CorrectionJobNotEnqueuedError } from '../../lib/bulk-corrections/job-errors.js';
 import type { JobItemStatus } from '../../lib/bulk-corrections/job-model.js';
 import { DynamoDbCorrectionJobStore } from '../../lib/bulk-corrections/job-store.js';
+import { ENQUEUE_RETRY_DELAY_MS, enqueuePendingJobs } from '../../lib/bulk-corrections/pending-enqueue.js';
 import { runQueueBatch } from '../../lib/jobs/correction-batch.js';
 import { createRuntime } from '../../lib/runtime/runtime.js';
 import { bulkCorrectionsOf } from '../../lib/runtime/services.js';
+import { ManualClock } from '../../lib/shared/clock.js';
 import { silentLogger } from '../../lib/shared/logger.js';
 import { call } from '../api/support/harness.js';
 import { type JobsHarness, PATCH_PATH, startJobsHarness } from './support.js';
@@ -48,9 +51,11 @@ describe('bulk corrections as jobs: accepted at once, worked by the queue worker
       expect(writes.filter((command) => command === 'BatchWriteItemCommand')).toHaveLength(500 / 25);
       // Besides the row batches, only the job item and the messages (10 a call): no read of any item, no
       // provider call.
+      // Then the job item leaves the sweeper's hand-over index (UpdateItem), the queue having taken all of it.
       expect(writes.filter((command) => command !== 'BatchWriteItemCommand')).toEqual([
         'PutItemCommand',
         ...Array.from({ length: Math.ceil(ids.length / 10) }, () => 'SendMessageBatchCommand'),
+        'UpdateItemCommand',
       ]);
       // One message per bulk payout item, its rows in order.
       expect(h.workers.queue.stats().visible + h.workers.queue.stats().inFlight).toBe(ids.length);
@@ -334,6 +339,64 @@ describe('bulk corrections as jobs: accepted at once, worked by the queue worker
       } finally {
         await workerRuntime.close();
       }
+    });
+
+    it('hands a job the queue refused to the workers from the sweeper, with no person requeueing it; each row once', async () => {
+      // SQS refusing a SendMessageBatch on demand is a fault neither SQS nor its local stand-in can be made to
+      // produce, so the queue port is wrapped: it refuses while `refusing` is set, then sends to the stand-in.
+      const queue = h.runtime.correctionWork;
+      if (!queue) throw new Error('the harness queues correction jobs');
+      let refusing = true;
+      const flaky = {
+        async send(messages: Parameters<typeof queue.send>[0]) {
+          if (refusing) throw new Error('SendMessageBatch refused every entry');
+          await queue.send(messages);
+        },
+      };
+      const clock = new ManualClock(new Date());
+      const store = new DynamoDbCorrectionJobStore(h.runtime.dynamoDb, h.runtime.tableName);
+      const jobs = new CorrectionJobService({
+        store,
+        corrections: bulkCorrectionsOf(h.runtime),
+        limits: h.runtime.engine.ctx.config,
+        queue: flaky,
+        clock,
+        logger: silentLogger,
+      });
+      const before = patchCount();
+      const refused = await jobs
+        .submit(
+          [
+            { bulkPayoutItemId: validIds[0], narration: 'July salaries' },
+            { bulkPayoutItemId: validIds[1], narration: 'July salaries' },
+          ],
+          'json',
+          { id: 'alice', kind: 'user' },
+        )
+        .catch((error: unknown) => error);
+      expect(refused).toBeInstanceOf(CorrectionJobNotEnqueuedError);
+      const jobId = (refused as CorrectionJobNotEnqueuedError).jobId;
+      const sweeperParts = { store, queue: flaky, clock, logger: silentLogger };
+      const tick = () => enqueuePendingJobs(sweeperParts, { stopStartingAt: Date.now() + 60_000 });
+
+      // Not due before its first retry; then due, but the queue still refuses: tried again later, not lost.
+      expect(await tick()).toEqual({ enqueued: 0, stillPending: 0 });
+      clock.advance(ENQUEUE_RETRY_DELAY_MS);
+      expect(await tick()).toEqual({ enqueued: 0, stillPending: 1 });
+      clock.advance(ENQUEUE_RETRY_DELAY_MS);
+      expect(await tick()).toEqual({ enqueued: 0, stillPending: 0 });
+
+      // The queue takes messages again: a later tick hands the job over, and the workers work every row once.
+      refusing = false;
+      clock.advance(2 * ENQUEUE_RETRY_DELAY_MS);
+      expect(await tick()).toEqual({ enqueued: 1, stillPending: 0 });
+      await h.drain();
+      const job = await call(h.api, { method: 'GET', path: `/bulk-correction-jobs/${jobId}` });
+      expect(job.body).toMatchObject({ status: 'completed', progress: { done: 2, total: 2 } });
+      expect(patchCount() - before).toBe(2);
+      // Handed over: no later tick sends it again.
+      clock.advance(60 * 60_000);
+      expect(await tick()).toEqual({ enqueued: 0, stillPending: 0 });
     });
 
     it('answers 404 for an unknown job and 400 for a cursor of another job', async () => {

@@ -8,6 +8,7 @@ import {
 import { drainRatePerSecond, enqueuePerTick } from '../../infra/config/submission-sizing.js';
 import { DOMAIN_EVENT_STREAM } from '../../infra/constructs/domain-events.js';
 import { HANDLERS, type HandlerName } from '../../infra/handlers.js';
+import { MAX_BATCH_CORRECTIONS } from '../../lib/bulk-corrections/schemas.js';
 import {
   PUBLISH_STOP_STARTING_BEFORE_DEADLINE_MS,
   PUT_EVENTS_DEADLINE_MS,
@@ -111,6 +112,14 @@ const LIMITS: Record<HandlerName, Limit> = {
         name: 'one page of the dispatch',
         marginMs: DISPATCH_STOP_STARTING_BEFORE_DEADLINE_MS,
         unitMs: dynamoDbCall + 2 * Math.ceil(DEFAULT_DISPATCH_PAGE_SIZE / 10 / 16) * SQS_REQUEST_TIMEOUT_MS,
+      },
+      {
+        // lib/bulk-corrections/pending-enqueue.ts, beside the dispatch with the same stop instant: one message per
+        // bulk payout item (at most one per row), ten a SendMessageBatch, 16 at a time, each offered twice at
+        // most; then the job item's update. The query of due jobs is cheaper.
+        name: 'one correction job the queue refused, handed over again',
+        marginMs: DISPATCH_STOP_STARTING_BEFORE_DEADLINE_MS,
+        unitMs: 2 * Math.ceil(MAX_BATCH_CORRECTIONS / 10 / 16) * SQS_REQUEST_TIMEOUT_MS + dynamoDbCall,
       },
     ],
   },
