@@ -42,6 +42,40 @@ export const NOT_SHIPPED = [
     why: 'no operation of DynamoDB, Secrets Manager or EventBridge that the functions call uses event streams',
     shape: 'throws-on-load',
   },
+  {
+    /** The pure-JS SHA-256 (3 KB): Sha256Node falls back to it only where node:crypto has no sha256. */
+    specifier: '@smithy/core/dist-es/submodules/checksum/sha256/Sha256Js.js',
+    path: /[\\/]@smithy[\\/]core[\\/]dist-es[\\/]submodules[\\/]checksum[\\/]sha256[\\/]Sha256Js\.js$/,
+    what: "the AWS SDK's pure-JS SHA-256 (Sha256Js)",
+    why: 'Node on Lambda has node:crypto, which the SDK uses instead',
+    /** Sha256Node imports it by name at load: the stub exports the class, which throws when constructed. */
+    shape: 'esm-class-throws-on-construct',
+    exportName: 'Sha256Js',
+    reach: "const { Sha256Js } = await import('@smithy/core/checksum'); new Sha256Js();",
+  },
+  {
+    /** Adaptive retry and its client-side rate limiter (3 KB): built only for retryMode `adaptive`. */
+    specifier: '@smithy/core/dist-es/submodules/retry/util-retry/AdaptiveRetryStrategy.js',
+    path: /[\\/]@smithy[\\/]core[\\/]dist-es[\\/]submodules[\\/]retry[\\/]util-retry[\\/]AdaptiveRetryStrategy\.js$/,
+    what: "the AWS SDK's adaptive retry strategy (AdaptiveRetryStrategy)",
+    why: "the functions use the SDK's standard retry mode; neither they nor the stack set AWS_RETRY_MODE=adaptive",
+    shape: 'esm-class-throws-on-construct',
+    exportName: 'AdaptiveRetryStrategy',
+    reach:
+      "const { AdaptiveRetryStrategy } = await import('@smithy/core/retry'); new AdaptiveRetryStrategy(async () => 3);",
+  },
+  {
+    /** The EC2 instance-metadata region look-up (1 KB): the SDK's last resort when no region is configured. */
+    specifier:
+      '@smithy/core/dist-es/submodules/config/config-resolver/regionConfig/getInstanceMetadataRegion.js',
+    path: /[\\/]@smithy[\\/]core[\\/]dist-es[\\/]submodules[\\/]config[\\/]config-resolver[\\/]regionConfig[\\/]getInstanceMetadataRegion\.js$/,
+    what: "the AWS SDK's instance-metadata region look-up (getInstanceMetadataRegion)",
+    why: 'Lambda always sets AWS_REGION, and Lambda has no instance-metadata endpoint',
+    shape: 'esm-async-function-rejects',
+    exportName: 'getInstanceMetadataRegion',
+    reach:
+      "const { NODE_REGION_CONFIG_OPTIONS } = await import('@smithy/core/config'); await NODE_REGION_CONFIG_OPTIONS.default();",
+  },
 ] as const;
 
 const NAMESPACE = 'not-shipped';
@@ -52,10 +86,20 @@ function stubSource(entry: (typeof NOT_SHIPPED)[number]): string {
   const message = JSON.stringify(
     `${entry.what} is not in this bundle: ${entry.why} (infra/bundling/shipped-dependencies.ts).`,
   );
-  return entry.shape === 'throws-on-load'
-    ? `throw new Error(${message});`
-    : `module.exports = function notShipped() { throw new Error(${message}); };`;
+  switch (entry.shape) {
+    case 'throws-on-load':
+      return `throw new Error(${message});`;
+    case 'function-throws-on-call':
+      return `module.exports = function notShipped() { throw new Error(${message}); };`;
+    case 'esm-class-throws-on-construct':
+      return `export class ${entry.exportName} { constructor() { throw new Error(${message}); } }`;
+    case 'esm-async-function-rejects':
+      return `export const ${entry.exportName} = async () => { throw new Error(${message}); };`;
+  }
 }
+
+/** The SDK's ES modules that NOT_SHIPPED replaces (loaded by relative import inside @smithy/core). */
+const SMITHY_CORE = /[\\/]@smithy[\\/]core[\\/]dist-es[\\/]/;
 
 /**
  * undici embeds its SIMD HTTP parser as base64 text (71 KB). The same wasm bytes, brotli-compressed, are a
@@ -87,6 +131,10 @@ export function shippedDependencies(): Plugin {
       });
       build.onLoad({ filter: /[\\/]undici[\\/]lib[\\/]/ }, (args) => {
         if (SIMD_PARSER.test(args.path)) return { contents: compressedSimdParser(args.path), loader: 'js' };
+        const entry = NOT_SHIPPED.find((candidate) => candidate.path.test(args.path));
+        return entry ? { contents: stubSource(entry), loader: 'js' } : undefined;
+      });
+      build.onLoad({ filter: SMITHY_CORE }, (args) => {
         const entry = NOT_SHIPPED.find((candidate) => candidate.path.test(args.path));
         return entry ? { contents: stubSource(entry), loader: 'js' } : undefined;
       });

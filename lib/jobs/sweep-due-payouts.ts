@@ -1,5 +1,6 @@
+import { recurrencesOf } from '../runtime/recurrences.js';
+import { refundsOf } from '../runtime/refunds.js';
 import type { Runtime } from '../runtime/runtime.js';
-import { recurrencesOf, refundsOf } from '../runtime/services.js';
 import { logTick } from '../shared/logger.js';
 import { runDueDispatch, runDueSweep } from './scheduled.js';
 

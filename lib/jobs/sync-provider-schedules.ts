@@ -1,6 +1,6 @@
 import type { SyncStatus } from '../provider-schedules/model.js';
+import { providerSchedulesOf } from '../runtime/provider-schedules.js';
 import type { Runtime } from '../runtime/runtime.js';
-import { providerSchedulesOf } from '../runtime/services.js';
 import { runProviderScheduleSync } from './scheduled.js';
 
 /** Copies the provider's own scheduled and recurrent payouts into the ops view. */
