@@ -76,6 +76,19 @@ export const NOT_SHIPPED = [
     reach:
       "const { NODE_REGION_CONFIG_OPTIONS } = await import('@smithy/core/config'); await NODE_REGION_CONFIG_OPTIONS.default();",
   },
+  {
+    /** S3's endpoint parameter rules (1 KB): applied only to a client whose service is S3. */
+    specifier: '@smithy/core/dist-es/submodules/endpoints/middleware-endpoint/service-customizations/s3.js',
+    path: /[\\/]@smithy[\\/]core[\\/]dist-es[\\/]submodules[\\/]endpoints[\\/]middleware-endpoint[\\/]service-customizations[\\/]s3\.js$/,
+    what: "the AWS SDK's S3 endpoint rules (resolveParamsForS3)",
+    why: 'no function has an S3 client',
+    shape: 'esm-async-function-rejects',
+    exportName: 'resolveParamsForS3',
+    /** Re-exported by the module's index, so they must exist; nothing the functions load uses them. */
+    alsoExports: ['DOT_PATTERN', 'S3_HOSTNAME_PATTERN', 'isArnBucketName', 'isDnsCompatibleBucketName'],
+    reach:
+      "const { resolveParams } = await import('@smithy/core/endpoints'); await resolveParams({}, undefined, { serviceId: 's3' });",
+  },
 ] as const;
 
 const NAMESPACE = 'not-shipped';
@@ -94,7 +107,9 @@ function stubSource(entry: (typeof NOT_SHIPPED)[number]): string {
     case 'esm-class-throws-on-construct':
       return `export class ${entry.exportName} { constructor() { throw new Error(${message}); } }`;
     case 'esm-async-function-rejects':
-      return `export const ${entry.exportName} = async () => { throw new Error(${message}); };`;
+      return [entry.exportName, ...('alsoExports' in entry ? entry.alsoExports : [])]
+        .map((name) => `export const ${name} = async () => { throw new Error(${message}); };`)
+        .join('\n');
   }
 }
 
