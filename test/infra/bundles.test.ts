@@ -81,7 +81,7 @@ describe('handler bundles', () => {
  */
 const OVER_THE_BOUND: Readonly<Record<string, { ceilingKb: number; why: string }>> = {
   api: {
-    ceilingKb: 602,
+    ceilingKb: 603,
     why: 'every ops route: recurrences, refunds, bulk corrections and their jobs, provider views, settlements, dead letters, the OpenAPI document (z.toJSONSchema, ~40 KB)',
   },
   'submit-payouts': {
