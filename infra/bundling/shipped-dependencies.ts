@@ -113,8 +113,15 @@ function stubSource(entry: (typeof NOT_SHIPPED)[number]): string {
   }
 }
 
-/** The SDK's ES modules that NOT_SHIPPED replaces (loaded by relative import inside @smithy/core). */
-const SMITHY_CORE = /[\\/]@smithy[\\/]core[\\/]dist-es[\\/]/;
+/**
+ * The SDK's ES modules that NOT_SHIPPED replaces (loaded by relative import inside @smithy/core): only these
+ * files, so esbuild calls the plugin for nothing else.
+ */
+const SMITHY_CORE_REPLACED = new RegExp(
+  NOT_SHIPPED.filter((entry) => entry.specifier.startsWith('@smithy/core/dist-es/'))
+    .map((entry) => entry.path.source)
+    .join('|'),
+);
 
 /**
  * undici embeds its SIMD HTTP parser as base64 text (71 KB). The same wasm bytes, brotli-compressed, are a
@@ -149,7 +156,7 @@ export function shippedDependencies(): Plugin {
         const entry = NOT_SHIPPED.find((candidate) => candidate.path.test(args.path));
         return entry ? { contents: stubSource(entry), loader: 'js' } : undefined;
       });
-      build.onLoad({ filter: SMITHY_CORE }, (args) => {
+      build.onLoad({ filter: SMITHY_CORE_REPLACED }, (args) => {
         const entry = NOT_SHIPPED.find((candidate) => candidate.path.test(args.path));
         return entry ? { contents: stubSource(entry), loader: 'js' } : undefined;
       });
