@@ -188,11 +188,7 @@ export const HANDLERS = {
     // Creates the requested payout and submits it at once, wallet payouts included.
     provider: ProviderAccess.TokenAndPin,
     timeout: Duration.seconds(60),
-    unexercisedGrants: {
-      ...DLQ_GRANT_EXTRAS,
-      'dynamodb:GetItem':
-        'The inline submission claims the payout it has just created without reading it again; it reads the payout only when the claim meets a concurrent change (lib/payouts/engine/submit-payout.ts), which the IAM proof does not stage.',
-    },
+    unexercisedGrants: DLQ_GRANT_EXTRAS,
   },
   'settlement-available': {
     description: 'EventBridge "Settlement Available": pay the settlement out per the settlement policy',
