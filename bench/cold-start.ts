@@ -254,6 +254,8 @@ export async function benchColdStart(
       [PEER_LIKE_OURS]: peerEntry,
     },
     outDir,
+    // `BENCH_UNMINIFIED=1` with a CPU profile (BENCH_NODE_ARGS): esbuild's `// path` comments name each module.
+    process.env.BENCH_UNMINIFIED ? { minify: false } : {},
   );
   const bundleFiles = new Map([...built].map(([name, bundle]) => [name, bundle.file]));
   const sizes = new Map([...built].map(([name, bundle]) => [name, bundle.bytes]));

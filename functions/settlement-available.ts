@@ -1,5 +1,5 @@
 import type { EventBridgeEvent } from 'aws-lambda';
-import { settlementAvailable } from '../lib/events/rule-targets.js';
+import { settlementAvailable } from '../lib/events/settlement-target.js';
 import { withRuntime } from '../lib/runtime/lambda-handler.js';
 
 /** EventBridge rule target for `Settlement Available`: pays the settlement out at most once. */

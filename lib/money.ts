@@ -80,7 +80,9 @@ export function formatNaira(kobo: number): string {
   assertKobo(kobo);
   const sign = kobo < 0 ? '-' : '';
   const absolute = Math.abs(kobo);
-  const whole = Math.trunc(absolute / KOBO_PER_NAIRA).toLocaleString('en-US');
+  // Grouped by hand, not with toLocaleString: the first locale-aware format a process makes initialises ICU's
+  // number formatting, ~20 ms of a cold start (the settlement handler formats the amount it pays).
+  const whole = String(Math.trunc(absolute / KOBO_PER_NAIRA)).replace(/\B(?=(\d{3})+$)/g, ',');
   const fraction = String(absolute % KOBO_PER_NAIRA).padStart(2, '0');
   return `${sign}NGN ${whole}.${fraction}`;
 }

@@ -10,8 +10,9 @@ import { join, resolve } from 'node:path';
 import { apiHandlerOf } from '../lib/api/index.js';
 import type { DomainEvent } from '../lib/events/domain-events.js';
 import { type EventPublisher, InProcessEventBus, putEventsInput } from '../lib/events/event-publisher.js';
-import { payoutRequested, settlementAvailable } from '../lib/events/rule-targets.js';
+import { payoutRequested } from '../lib/events/rule-targets.js';
 import { INBOUND_EVENT_SOURCE, InboundEventType } from '../lib/events/schemas.js';
+import { settlementAvailable } from '../lib/events/settlement-target.js';
 import { pollSettlements } from '../lib/jobs/poll-settlements.js';
 import { reconcilePayouts } from '../lib/jobs/reconcile-payouts.js';
 import { sweepDuePayouts } from '../lib/jobs/sweep-due-payouts.js';
@@ -31,6 +32,7 @@ import {
 } from '../lib/local/submission-workers.js';
 import { type Runtime, runtimeFromProcessEnv } from '../lib/runtime/runtime.js';
 import { isLoopbackUrl } from '../lib/runtime/runtime-config.js';
+import { settlementPolicyOf } from '../lib/runtime/settlements.js';
 import { type Sandbox, startSandbox } from '../lib/sandbox/index.js';
 import { jsonConsoleLogger } from '../lib/shared/logger.js';
 import { describeIssues, fieldIssues } from '../lib/shared/validation.js';
@@ -182,7 +184,9 @@ async function main(): Promise<void> {
     },
     { name: 'reconcile-payouts', run: () => reconcilePayouts(runtime) },
     // Instant settlement, when SETTLEMENT_DESTINATION_* are set: pays settlements no trigger decided yet.
-    ...(runtime.settlementPolicy ? [{ name: 'poll-settlements', run: () => pollSettlements(runtime) }] : []),
+    ...(settlementPolicyOf(runtime)
+      ? [{ name: 'poll-settlements', run: () => pollSettlements(runtime) }]
+      : []),
   ];
   const scheduler: LocalScheduler = startLocalScheduler(
     jobs.map((job): LocalJob => ({ ...job, run: () => servedBy<Promise<unknown>>(job.name, job.run) })),

@@ -42,6 +42,53 @@ export const NOT_SHIPPED = [
     why: 'no operation of DynamoDB, Secrets Manager or EventBridge that the functions call uses event streams',
     shape: 'throws-on-load',
   },
+  {
+    /** The pure-JS SHA-256 (3 KB): Sha256Node falls back to it only where node:crypto has no sha256. */
+    specifier: '@smithy/core/dist-es/submodules/checksum/sha256/Sha256Js.js',
+    path: /[\\/]@smithy[\\/]core[\\/]dist-es[\\/]submodules[\\/]checksum[\\/]sha256[\\/]Sha256Js\.js$/,
+    what: "the AWS SDK's pure-JS SHA-256 (Sha256Js)",
+    why: 'Node on Lambda has node:crypto, which the SDK uses instead',
+    /** Sha256Node imports it by name at load: the stub exports the class, which throws when constructed. */
+    shape: 'esm-class-throws-on-construct',
+    exportName: 'Sha256Js',
+    reach: "const { Sha256Js } = await import('@smithy/core/checksum'); new Sha256Js();",
+  },
+  {
+    /** Adaptive retry and its client-side rate limiter (3 KB): built only for retryMode `adaptive`. */
+    specifier: '@smithy/core/dist-es/submodules/retry/util-retry/AdaptiveRetryStrategy.js',
+    path: /[\\/]@smithy[\\/]core[\\/]dist-es[\\/]submodules[\\/]retry[\\/]util-retry[\\/]AdaptiveRetryStrategy\.js$/,
+    what: "the AWS SDK's adaptive retry strategy (AdaptiveRetryStrategy)",
+    why: "the functions use the SDK's standard retry mode; neither they nor the stack set AWS_RETRY_MODE=adaptive",
+    shape: 'esm-class-throws-on-construct',
+    exportName: 'AdaptiveRetryStrategy',
+    reach:
+      "const { AdaptiveRetryStrategy } = await import('@smithy/core/retry'); new AdaptiveRetryStrategy(async () => 3);",
+  },
+  {
+    /** The EC2 instance-metadata region look-up (1 KB): the SDK's last resort when no region is configured. */
+    specifier:
+      '@smithy/core/dist-es/submodules/config/config-resolver/regionConfig/getInstanceMetadataRegion.js',
+    path: /[\\/]@smithy[\\/]core[\\/]dist-es[\\/]submodules[\\/]config[\\/]config-resolver[\\/]regionConfig[\\/]getInstanceMetadataRegion\.js$/,
+    what: "the AWS SDK's instance-metadata region look-up (getInstanceMetadataRegion)",
+    why: 'Lambda always sets AWS_REGION, and Lambda has no instance-metadata endpoint',
+    shape: 'esm-async-function-rejects',
+    exportName: 'getInstanceMetadataRegion',
+    reach:
+      "const { NODE_REGION_CONFIG_OPTIONS } = await import('@smithy/core/config'); await NODE_REGION_CONFIG_OPTIONS.default();",
+  },
+  {
+    /** S3's endpoint parameter rules (1 KB): applied only to a client whose service is S3. */
+    specifier: '@smithy/core/dist-es/submodules/endpoints/middleware-endpoint/service-customizations/s3.js',
+    path: /[\\/]@smithy[\\/]core[\\/]dist-es[\\/]submodules[\\/]endpoints[\\/]middleware-endpoint[\\/]service-customizations[\\/]s3\.js$/,
+    what: "the AWS SDK's S3 endpoint rules (resolveParamsForS3)",
+    why: 'no function has an S3 client',
+    shape: 'esm-async-function-rejects',
+    exportName: 'resolveParamsForS3',
+    /** Re-exported by the module's index, so they must exist; nothing the functions load uses them. */
+    alsoExports: ['DOT_PATTERN', 'S3_HOSTNAME_PATTERN', 'isArnBucketName', 'isDnsCompatibleBucketName'],
+    reach:
+      "const { resolveParams } = await import('@smithy/core/endpoints'); await resolveParams({}, undefined, { serviceId: 's3' });",
+  },
 ] as const;
 
 const NAMESPACE = 'not-shipped';
@@ -52,10 +99,29 @@ function stubSource(entry: (typeof NOT_SHIPPED)[number]): string {
   const message = JSON.stringify(
     `${entry.what} is not in this bundle: ${entry.why} (infra/bundling/shipped-dependencies.ts).`,
   );
-  return entry.shape === 'throws-on-load'
-    ? `throw new Error(${message});`
-    : `module.exports = function notShipped() { throw new Error(${message}); };`;
+  switch (entry.shape) {
+    case 'throws-on-load':
+      return `throw new Error(${message});`;
+    case 'function-throws-on-call':
+      return `module.exports = function notShipped() { throw new Error(${message}); };`;
+    case 'esm-class-throws-on-construct':
+      return `export class ${entry.exportName} { constructor() { throw new Error(${message}); } }`;
+    case 'esm-async-function-rejects':
+      return [entry.exportName, ...('alsoExports' in entry ? entry.alsoExports : [])]
+        .map((name) => `export const ${name} = async () => { throw new Error(${message}); };`)
+        .join('\n');
+  }
 }
+
+/**
+ * The SDK's ES modules that NOT_SHIPPED replaces (loaded by relative import inside @smithy/core): only these
+ * files, so esbuild calls the plugin for nothing else.
+ */
+const SMITHY_CORE_REPLACED = new RegExp(
+  NOT_SHIPPED.filter((entry) => entry.specifier.startsWith('@smithy/core/dist-es/'))
+    .map((entry) => entry.path.source)
+    .join('|'),
+);
 
 /**
  * undici embeds its SIMD HTTP parser as base64 text (71 KB). The same wasm bytes, brotli-compressed, are a
@@ -87,6 +153,10 @@ export function shippedDependencies(): Plugin {
       });
       build.onLoad({ filter: /[\\/]undici[\\/]lib[\\/]/ }, (args) => {
         if (SIMD_PARSER.test(args.path)) return { contents: compressedSimdParser(args.path), loader: 'js' };
+        const entry = NOT_SHIPPED.find((candidate) => candidate.path.test(args.path));
+        return entry ? { contents: stubSource(entry), loader: 'js' } : undefined;
+      });
+      build.onLoad({ filter: SMITHY_CORE_REPLACED }, (args) => {
         const entry = NOT_SHIPPED.find((candidate) => candidate.path.test(args.path));
         return entry ? { contents: stubSource(entry), loader: 'js' } : undefined;
       });

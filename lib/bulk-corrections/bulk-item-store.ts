@@ -19,6 +19,9 @@ import {
   type PendingCorrection,
 } from './model.js';
 
+// The schemas below are built on first use (z.lazy), not when a function loads this module: a cold start that never
+// reads these items does not pay for them (docs/benchmarks.md, cold start).
+
 /** Keys of bulk-item items in the project's single table: the latest state and one audit item per correction. */
 export const bulkItemKeys = {
   latest: (id: string) => ({ pk: `BULK_ITEM#${id}`, sk: 'LATEST' }),
@@ -44,63 +47,73 @@ const correctionListing: Listing = {
 const listingKeys = (state: BulkItemState) =>
   listingAttributes(bulkItemListing, String(state.record.isValid), state.updatedAt, state.bulkPayoutItemId);
 
-const value = z.union([z.string(), z.number()]);
-const valuesSchema = z.object({
-  accountNumber: z.optional(value),
-  bankCode: z.optional(value),
-  amountKobo: z.optional(value),
-  phoneNumber: z.optional(value),
-  narration: z.optional(value),
-});
-const stateSchema = z.object({
-  bulkPayoutItemId: z.string(),
-  record: z.object({
-    accountName: z.string(),
-    accountNumber: z.string(),
-    bankCode: z.string(),
-    bankName: z.string(),
-    isValid: z.boolean(),
-    reason: z.nullable(z.string()),
-    createdAt: z.string(),
-  }),
-  values: valuesSchema,
-  version: z.int(),
-  updatedAt: z.string(),
-});
-const principalSchema = z.object({ id: z.string(), kind: z.enum(['user', 'system']) });
-const outcomeSchema = z.enum(CORRECTION_OUTCOMES);
-const changesSchema = z.array(
+const value = z.lazy(() => z.union([z.string(), z.number()]));
+const valuesSchema = z.lazy(() =>
   z.object({
-    field: z.enum(['accountNumber', 'bankCode', 'amountKobo', 'phoneNumber', 'narration']),
-    from: z.nullable(value),
-    fromKnown: z.boolean(),
-    to: value,
+    accountNumber: z.optional(value),
+    bankCode: z.optional(value),
+    amountKobo: z.optional(value),
+    phoneNumber: z.optional(value),
+    narration: z.optional(value),
   }),
 );
-const pendingSchema = z.object({
-  correctionId: z.string(),
-  bulkPayoutItemId: z.string(),
-  fields: z.record(z.string(), value),
-  changes: changesSchema,
-  reason: z.string(),
-  status: z.enum(['pending_approval', 'approved']),
-  requestedBy: principalSchema,
-  requestedAt: z.string(),
-  approvedBy: z.optional(principalSchema),
-  approvedAt: z.optional(z.string()),
-  outcome: z.optional(outcomeSchema),
-  job: z.optional(z.object({ jobId: z.string(), index: z.int() })),
-});
-const auditSchema = z.object({
-  bulkPayoutItemId: z.string(),
-  at: z.string(),
-  actor: principalSchema,
-  approvedBy: z.optional(principalSchema),
-  changes: changesSchema,
-  outcome: outcomeSchema,
-  provider: z.optional(z.object({ isValid: z.boolean(), reason: z.nullable(z.string()) })),
-  failure: z.optional(z.object({ code: z.string(), message: z.string() })),
-});
+const stateSchema = z.lazy(() =>
+  z.object({
+    bulkPayoutItemId: z.string(),
+    record: z.object({
+      accountName: z.string(),
+      accountNumber: z.string(),
+      bankCode: z.string(),
+      bankName: z.string(),
+      isValid: z.boolean(),
+      reason: z.nullable(z.string()),
+      createdAt: z.string(),
+    }),
+    values: valuesSchema,
+    version: z.int(),
+    updatedAt: z.string(),
+  }),
+);
+const principalSchema = z.lazy(() => z.object({ id: z.string(), kind: z.enum(['user', 'system']) }));
+const outcomeSchema = z.enum(CORRECTION_OUTCOMES);
+const changesSchema = z.lazy(() =>
+  z.array(
+    z.object({
+      field: z.enum(['accountNumber', 'bankCode', 'amountKobo', 'phoneNumber', 'narration']),
+      from: z.nullable(value),
+      fromKnown: z.boolean(),
+      to: value,
+    }),
+  ),
+);
+const pendingSchema = z.lazy(() =>
+  z.object({
+    correctionId: z.string(),
+    bulkPayoutItemId: z.string(),
+    fields: z.record(z.string(), value),
+    changes: changesSchema,
+    reason: z.string(),
+    status: z.enum(['pending_approval', 'approved']),
+    requestedBy: principalSchema,
+    requestedAt: z.string(),
+    approvedBy: z.optional(principalSchema),
+    approvedAt: z.optional(z.string()),
+    outcome: z.optional(outcomeSchema),
+    job: z.optional(z.object({ jobId: z.string(), index: z.int() })),
+  }),
+);
+const auditSchema = z.lazy(() =>
+  z.object({
+    bulkPayoutItemId: z.string(),
+    at: z.string(),
+    actor: principalSchema,
+    approvedBy: z.optional(principalSchema),
+    changes: changesSchema,
+    outcome: outcomeSchema,
+    provider: z.optional(z.object({ isValid: z.boolean(), reason: z.nullable(z.string()) })),
+    failure: z.optional(z.object({ code: z.string(), message: z.string() })),
+  }),
+);
 
 /** Latest state and audit of bulk payout items; the state is replaced only at the version it was read. */
 export class DynamoDbBulkItemStore {

@@ -1,16 +1,21 @@
 import * as z from '../shared/zod.js';
 
+// The schemas below are built on first use (z.lazy), not when a function loads this module: a cold start that never
+// reads these items does not pay for them (docs/benchmarks.md, cold start).
+
 /**
  * One unit of work of a correction job, as the API hands it to the queue workers: the rows of one bulk payout
  * item, in their order in the batch, so corrections of the same item never overtake each other. Messages share
  * the submission queue with payouts and are told apart by `kind`.
  */
-export const CorrectionWorkSchema = z.strictObject({
-  kind: z.literal('bulk-correction'),
-  jobId: z.string().check(z.regex(/^[0-9A-HJKMNP-TV-Z]{26}$/)),
-  bulkPayoutItemId: z.string().check(z.minLength(1), z.maxLength(64)),
-  indexes: z.array(z.int().check(z.nonnegative(), z.lt(10_000))).check(z.minLength(1), z.maxLength(500)),
-});
+export const CorrectionWorkSchema = z.lazy(() =>
+  z.strictObject({
+    kind: z.literal('bulk-correction'),
+    jobId: z.string().check(z.regex(/^[0-9A-HJKMNP-TV-Z]{26}$/)),
+    bulkPayoutItemId: z.string().check(z.minLength(1), z.maxLength(64)),
+    indexes: z.array(z.int().check(z.nonnegative(), z.lt(10_000))).check(z.minLength(1), z.maxLength(500)),
+  }),
+);
 export type CorrectionWork = z.infer<typeof CorrectionWorkSchema>;
 
 /** A queued message, in the terms FIFO SQS needs. */

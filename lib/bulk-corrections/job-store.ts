@@ -16,6 +16,9 @@ import * as z from '../shared/zod.js';
 import type { CorrectionJob, JobItem, JobItemResult, JobItemStatus } from './job-model.js';
 import { type CorrectionWork, CorrectionWorkSchema } from './job-queue.js';
 
+// The schemas below are built on first use (z.lazy), not when a function loads this module: a cold start that never
+// reads these items does not pay for them (docs/benchmarks.md, cold start).
+
 /**
  * Correction jobs in the single table, one item collection per job:
  *
@@ -62,48 +65,56 @@ const BATCH_WRITE_ATTEMPTS = 5;
 /** BatchWriteItem calls at once: a 500-row job is 20 calls, 4 at a time (a bounded burst of 100 writes). */
 const BATCH_WRITES_IN_FLIGHT = 4;
 
-const principalSchema = z.object({ id: z.string(), kind: z.enum(['user', 'system']) });
-const jobSchema = z.object({
-  jobId: z.string(),
-  total: z.int(),
-  source: z.enum(['json', 'csv']),
-  requestedBy: principalSchema,
-  createdAt: z.string(),
-});
-const value = z.union([z.string(), z.number()]);
-const resultSchema = z.object({
-  isValid: z.optional(z.boolean()),
-  reason: z.optional(z.nullable(z.string())),
-  failure: z.optional(z.object({ code: z.string(), message: z.string() })),
-  issues: z.optional(z.array(z.object({ path: z.string(), message: z.string() }))),
-  approvalReason: z.optional(z.string()),
-});
-const itemSchema = z.object({
-  jobId: z.string(),
-  index: z.int(),
-  bulkPayoutItemId: z.string(),
-  fields: z.record(z.string(), value),
-  correctionId: z.string(),
-  status: z.enum([
-    'queued',
-    'sending',
-    'pending_approval',
-    'corrected',
-    'still_invalid',
-    'invalid',
-    'provider_rejected',
-    'not_sent',
-    'unknown',
-    'paused',
-  ]),
-  result: z.optional(resultSchema),
-  updatedAt: z.string(),
-});
+const principalSchema = z.lazy(() => z.object({ id: z.string(), kind: z.enum(['user', 'system']) }));
+const jobSchema = z.lazy(() =>
+  z.object({
+    jobId: z.string(),
+    total: z.int(),
+    source: z.enum(['json', 'csv']),
+    requestedBy: principalSchema,
+    createdAt: z.string(),
+  }),
+);
+const value = z.lazy(() => z.union([z.string(), z.number()]));
+const resultSchema = z.lazy(() =>
+  z.object({
+    isValid: z.optional(z.boolean()),
+    reason: z.optional(z.nullable(z.string())),
+    failure: z.optional(z.object({ code: z.string(), message: z.string() })),
+    issues: z.optional(z.array(z.object({ path: z.string(), message: z.string() }))),
+    approvalReason: z.optional(z.string()),
+  }),
+);
+const itemSchema = z.lazy(() =>
+  z.object({
+    jobId: z.string(),
+    index: z.int(),
+    bulkPayoutItemId: z.string(),
+    fields: z.record(z.string(), value),
+    correctionId: z.string(),
+    status: z.enum([
+      'queued',
+      'sending',
+      'pending_approval',
+      'corrected',
+      'still_invalid',
+      'invalid',
+      'provider_rejected',
+      'not_sent',
+      'unknown',
+      'paused',
+    ]),
+    result: z.optional(resultSchema),
+    updatedAt: z.string(),
+  }),
+);
 
-const ItemCursorSchema = z.strictObject({
-  pk: z.string().check(z.regex(/^CORRECTION_JOB#[0-9A-HJKMNP-TV-Z]{26}$/)),
-  sk: z.string().check(z.regex(/^ITEM#\d{4}$/)),
-});
+const ItemCursorSchema = z.lazy(() =>
+  z.strictObject({
+    pk: z.string().check(z.regex(/^CORRECTION_JOB#[0-9A-HJKMNP-TV-Z]{26}$/)),
+    sk: z.string().check(z.regex(/^ITEM#\d{4}$/)),
+  }),
+);
 
 /** The job and its rows; every change of a row is conditional on the state it was read in. */
 export class DynamoDbCorrectionJobStore {

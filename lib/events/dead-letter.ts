@@ -9,6 +9,9 @@ import type { CursorPage } from '../shared/paging.js';
 import * as z from '../shared/zod.js';
 import { InvalidEventError } from './inbound-errors.js';
 
+// The schemas below are built on first use (z.lazy), not when a function loads this module: a cold start that never
+// reads these items does not pay for them (docs/benchmarks.md, cold start).
+
 /** What became of a dead letter: it waits for a person, was delivered again successfully, or was put aside. */
 export const DeadLetterStatus = { Open: 'open', Replayed: 'replayed', Discarded: 'discarded' } as const;
 export type DeadLetterStatus = (typeof DeadLetterStatus)[keyof typeof DeadLetterStatus];
@@ -69,28 +72,30 @@ const deadLetterListing: Listing = {
 const indexKeys = (letter: Pick<DeadLetter, 'id' | 'at' | 'status'>) =>
   listingAttributes(deadLetterListing, letter.status, letter.at, letter.id);
 
-const principalSchema = z.object({ id: z.string(), kind: z.enum(['user', 'system']) });
-const letterSchema = z.object({
-  id: z.string(),
-  event: z.unknown(),
-  detailType: z.optional(z.string()),
-  error: z.object({
-    name: z.string(),
-    code: z.string(),
-    message: z.string(),
-    issues: z.array(z.object({ path: z.string(), message: z.string() })),
-  }),
-  at: z.string(),
-  status: z.enum(DEAD_LETTER_STATUSES),
-  actions: z.array(
-    z.object({
-      action: z.enum(['replay', 'discard']),
-      by: principalSchema,
-      at: z.string(),
-      note: z.string(),
+const principalSchema = z.lazy(() => z.object({ id: z.string(), kind: z.enum(['user', 'system']) }));
+const letterSchema = z.lazy(() =>
+  z.object({
+    id: z.string(),
+    event: z.unknown(),
+    detailType: z.optional(z.string()),
+    error: z.object({
+      name: z.string(),
+      code: z.string(),
+      message: z.string(),
+      issues: z.array(z.object({ path: z.string(), message: z.string() })),
     }),
-  ),
-});
+    at: z.string(),
+    status: z.enum(DEAD_LETTER_STATUSES),
+    actions: z.array(
+      z.object({
+        action: z.enum(['replay', 'discard']),
+        by: principalSchema,
+        at: z.string(),
+        note: z.string(),
+      }),
+    ),
+  }),
+);
 
 /**
  * Dead letters in the project's table: one item each (`DEAD_LETTER#<id>`), listed by status (gsi1) and all
@@ -192,7 +197,7 @@ export type DeadLettered = {
   readonly error: DeadLetter['error'];
 };
 
-const DetailTypeOnly = z.object({ 'detail-type': z.string() });
+const DetailTypeOnly = z.lazy(() => z.object({ 'detail-type': z.string() }));
 
 /** The dead letter of an invalid event: what a handler could not accept, and why. */
 export function deadLetterOf(event: unknown, error: InvalidEventError, at: Date): DeadLetter {

@@ -1,6 +1,6 @@
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import { correctionJobsOf } from '../runtime/corrections.js';
 import type { Runtime } from '../runtime/runtime.js';
-import { correctionJobsOf } from '../runtime/services.js';
 import { runQueueBatch } from './correction-batch.js';
 import { runSubmissionBatch } from './submission-batch.js';
 

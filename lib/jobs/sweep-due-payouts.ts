@@ -1,6 +1,8 @@
 import { enqueuePendingJobs } from '../bulk-corrections/pending-enqueue.js';
+import { correctionJobStoreOf } from '../runtime/correction-job-store.js';
+import { recurrencesOf } from '../runtime/recurrences.js';
+import { refundsOf } from '../runtime/refunds.js';
 import type { Runtime } from '../runtime/runtime.js';
-import { correctionJobStoreOf, recurrencesOf, refundsOf } from '../runtime/services.js';
 import { logTick } from '../shared/logger.js';
 import { runDueDispatch, runDueSweep } from './scheduled.js';
 

@@ -1,6 +1,6 @@
 import type { SyncRun } from '../provider-schedules/provider-schedule-service.js';
+import { providerSchedulesOf } from '../runtime/provider-schedules.js';
 import type { Runtime } from '../runtime/runtime.js';
-import { providerSchedulesOf } from '../runtime/services.js';
 import { runProviderScheduleSync } from './scheduled.js';
 
 /**

@@ -1,40 +1,40 @@
-import * as z from 'zod/mini';
-
-/** The engine's tunables; every limit in kobo, every duration in milliseconds. */
-export const EngineConfigSchema = z.object({
+/**
+ * The engine's tunables; every limit in kobo, every duration in milliseconds. A plain type: the environment
+ * variables that set them are validated where they are read (lib/runtime/runtime-config.ts).
+ */
+export interface EngineConfig {
   /** The largest single payout accepted. */
-  maxPayoutKobo: z.int().check(z.positive()),
+  maxPayoutKobo: number;
   /** The most that may leave one source wallet per Lagos calendar day, counted at submission. */
-  dailyCapKobo: z.int().check(z.positive()),
+  dailyCapKobo: number;
   /** Payouts of at least this amount wait for a second person's approval. */
-  approvalThresholdKobo: z.int().check(z.positive()),
+  approvalThresholdKobo: number;
   /** How long a submission may stay in `submitting` before it is presumed crashed. */
-  submitLeaseMs: z.int().check(z.positive()),
+  submitLeaseMs: number;
   /** How long the sweeper leaves alone a new payout that its creator submits itself (API, event, settlement). */
-  inlineSubmitHoldMs: z.int().check(z.positive()),
+  inlineSubmitHoldMs: number;
   /** How long after an attempt an absent provider record proves the payout failed. */
-  reconcileGraceMs: z.int().check(z.positive()),
+  reconcileGraceMs: number;
   /**
    * How many attempts of one payout may be proved absent at the provider: below it a proved-absent attempt is
    * followed by a new one (new marker, growing wait); at it the payout fails (`ABSENT_AT_PROVIDER`).
    */
-  maxAbsentAttempts: z.int().check(z.positive()),
+  maxAbsentAttempts: number;
   /** How long after it was proved absent an attempt's marker is still looked for (a late record is a double). */
-  watchWindowMs: z.int().check(z.positive()),
+  watchWindowMs: number;
   /** How long the reconciler keeps trying before it hands the payout to a person. */
-  reconcileGiveUpMs: z.int().check(z.positive()),
+  reconcileGiveUpMs: number;
   /** Wait between reconciliation tries of one payout. */
-  reconcileIntervalMs: z.int().check(z.positive()),
+  reconcileIntervalMs: number;
   /** First wait before resubmitting a payout the provider could not take (doubles per attempt). */
-  retryBaseMs: z.int().check(z.positive()),
+  retryBaseMs: number;
   /** After this many "unavailable" answers a payout fails (nothing was ever sent). */
-  maxSubmissionAttempts: z.int().check(z.positive()),
+  maxSubmissionAttempts: number;
   /** A scheduled payout found due later than this after its time is marked `missed`, never paid silently late. */
-  maxLatenessMs: z.int().check(z.positive()),
+  maxLatenessMs: number;
   /** IANA zone whose calendar day the daily cap counts. */
-  capTimeZone: z.string(),
-});
-export type EngineConfig = z.infer<typeof EngineConfigSchema>;
+  capTimeZone: string;
+}
 
 export const defaultEngineConfig: EngineConfig = {
   maxPayoutKobo: 500_000_000, // 5,000,000.00 naira

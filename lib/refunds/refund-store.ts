@@ -19,6 +19,9 @@ import * as z from '../shared/zod.js';
 import { RefundExceedsAmountPaidError } from './errors.js';
 import { type Refund, type RefundAuditEvent, RefundStatus, refundWorkDueAt } from './model.js';
 
+// The schemas below are built on first use (z.lazy), not when a function loads this module: a cold start that never
+// reads these items does not pay for them (docs/benchmarks.md, cold start).
+
 /** Keys of refund items in the project's single table (see lib/payouts/store/table-design.ts). */
 export const refundKeys = {
   refund: (id: string) => ({ pk: `REFUND#${id}`, sk: 'REFUND' }),
@@ -56,43 +59,47 @@ function toAuditItem(event: RefundAuditEvent): Record<string, unknown> {
   return { ...refundKeys.audit(event.refundId, event.sequence), entity: 'refundAudit', ...event };
 }
 
-const principalSchema = z.object({ id: z.string(), kind: z.enum(['user', 'system']) });
+const principalSchema = z.lazy(() => z.object({ id: z.string(), kind: z.enum(['user', 'system']) }));
 const statusSchema = z.enum(Object.values(RefundStatus));
 
 /** The stored item, checked on every read: a corrupt item fails loudly rather than flowing on. */
-const refundItemSchema = z.object({
-  id: z.string(),
-  idempotencyKey: z.string(),
-  requestFingerprint: z.string(),
-  transactionId: z.string(),
-  amountKobo: z.int(),
-  customerNote: z.string(),
-  merchantNote: z.string(),
-  status: statusSchema,
-  version: z.int(),
-  requestedBy: principalSchema,
-  approvedBy: z.optional(principalSchema),
-  amountPaidKobo: z.optional(z.int()),
-  countsInTotal: z.optional(z.boolean()),
-  capDay: z.optional(z.string()),
-  providerRefundId: z.optional(z.string()),
-  providerStatus: z.optional(z.string()),
-  failure: z.optional(z.object({ code: z.string(), message: z.string() })),
-  sendAttempts: z.optional(z.int().check(z.nonnegative())),
-  claimId: z.optional(z.string()),
-  createdAt: z.string(),
-  updatedAt: z.string(),
-});
+const refundItemSchema = z.lazy(() =>
+  z.object({
+    id: z.string(),
+    idempotencyKey: z.string(),
+    requestFingerprint: z.string(),
+    transactionId: z.string(),
+    amountKobo: z.int(),
+    customerNote: z.string(),
+    merchantNote: z.string(),
+    status: statusSchema,
+    version: z.int(),
+    requestedBy: principalSchema,
+    approvedBy: z.optional(principalSchema),
+    amountPaidKobo: z.optional(z.int()),
+    countsInTotal: z.optional(z.boolean()),
+    capDay: z.optional(z.string()),
+    providerRefundId: z.optional(z.string()),
+    providerStatus: z.optional(z.string()),
+    failure: z.optional(z.object({ code: z.string(), message: z.string() })),
+    sendAttempts: z.optional(z.int().check(z.nonnegative())),
+    claimId: z.optional(z.string()),
+    createdAt: z.string(),
+    updatedAt: z.string(),
+  }),
+);
 
-const auditItemSchema = z.object({
-  refundId: z.string(),
-  sequence: z.int(),
-  at: z.string(),
-  actor: principalSchema,
-  from: z.optional(statusSchema),
-  to: statusSchema,
-  reason: z.string(),
-});
+const auditItemSchema = z.lazy(() =>
+  z.object({
+    refundId: z.string(),
+    sequence: z.int(),
+    at: z.string(),
+    actor: principalSchema,
+    from: z.optional(statusSchema),
+    to: statusSchema,
+    reason: z.string(),
+  }),
+);
 
 export type CreateRefundOutcome =
   | { readonly created: true; readonly refund: Refund }

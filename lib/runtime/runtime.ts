@@ -18,8 +18,6 @@ import {
   StaticCredentialsSource,
 } from '../provider/index.js';
 import type { SecretsManagerLike } from '../provider/secrets-manager-credentials.js';
-import { settlementPolicyFromEnv } from '../settlement/config.js';
-import type { SettlementPolicy } from '../settlement/policy.js';
 import type { Clock } from '../shared/clock.js';
 import { createDynamoDbClient } from '../shared/dynamodb-client.js';
 import { EmfMetricsSink } from '../shared/emf-metrics.js';
@@ -45,10 +43,11 @@ export interface Runtime {
   /** The provider's fleet-wide rate limit for the submission workers; undefined without PROVIDER_RATE_LIMIT_PER_SECOND. */
   readonly rateLimiter: ProviderRateLimiter | undefined;
   /**
-   * The instant-settlement policy; undefined unless the SETTLEMENT_DESTINATION_* variables are set. The service
-   * itself is `settlementsOf(runtime)` (services.ts), so only the functions that settle carry its code.
+   * The SETTLEMENT_* variables as given. Only the functions that settle parse them into a policy
+   * (`settlementPolicyOf(runtime)`, settlements.ts), so the others neither carry nor evaluate its schemas; the
+   * stack validates the policy at synth (infra/config/stage-config.ts).
    */
-  readonly settlementPolicy: SettlementPolicy | undefined;
+  readonly settlementEnv: Readonly<Record<string, string | undefined>>;
   readonly logger: Logger;
   /** Writes the metrics gathered during one invocation (EMF in AWS; nothing locally). */
   flushMetrics(): void;
@@ -119,8 +118,6 @@ export function createRuntime(
     ...(metrics && { metrics }),
     ...(overrides.clock && { clock: overrides.clock }),
   });
-  // Read from the same environment and validated at init like the rest, so a bad policy fails fast.
-  const settlementPolicy = settlementPolicyFromEnv(env);
   const submissions = submissionQueueFor(config, mode, overrides);
   return {
     mode,
@@ -138,7 +135,7 @@ export function createRuntime(
         : new DynamoDbRateLimiter(dynamoDb, config.TABLE_NAME, {
             perSecond: config.PROVIDER_RATE_LIMIT_PER_SECOND * PACING_FRACTION,
           }),
-    settlementPolicy,
+    settlementEnv: Object.fromEntries(Object.entries(env).filter(([name]) => name.startsWith('SETTLEMENT_'))),
     logger,
     flushMetrics: () => emf?.flush(),
     async close() {

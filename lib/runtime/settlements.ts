@@ -1,11 +1,13 @@
+import { settlementPolicyFromEnv } from '../settlement/config.js';
 import { DynamoDbSettlementDecisionStore } from '../settlement/decision-store.js';
+import type { SettlementPolicy } from '../settlement/policy.js';
 import { SettlementService } from '../settlement/settlement-service.js';
 import type { Runtime } from './runtime.js';
 import { once } from './service-cache.js';
 
 /** Instant settlement; undefined unless the runtime has a settlement policy (SETTLEMENT_DESTINATION_* set). */
 export function settlementsOf(runtime: Runtime): SettlementService | undefined {
-  const policy = runtime.settlementPolicy;
+  const policy = settlementPolicyOf(runtime);
   if (!policy) return undefined;
   return once(
     runtime,
@@ -20,4 +22,12 @@ export function settlementsOf(runtime: Runtime): SettlementService | undefined {
         clock: runtime.engine.ctx.clock,
       }),
   );
+}
+
+/**
+ * The instant-settlement policy, parsed from the runtime's SETTLEMENT_* variables on first use and kept; undefined
+ * unless SETTLEMENT_DESTINATION_* are set. A bad policy fails the first settling invocation, naming the variable.
+ */
+export function settlementPolicyOf(runtime: Runtime): SettlementPolicy | undefined {
+  return once(runtime, 'settlementPolicy', () => settlementPolicyFromEnv(runtime.settlementEnv));
 }

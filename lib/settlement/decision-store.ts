@@ -10,6 +10,9 @@ import type {
   SettlementListingState,
 } from './model.js';
 
+// The schemas below are built on first use (z.lazy), not when a function loads this module: a cold start that never
+// reads these items does not pay for them (docs/benchmarks.md, cold start).
+
 /** Keys of settlement decisions in the project's single table (see lib/payouts/store/table-design.ts). */
 export const settlementKeys = {
   decision: (settlementId: string) => ({ pk: `SETTLEMENT#${settlementId}`, sk: 'DECISION' }),
@@ -18,40 +21,46 @@ export const settlementKeys = {
   enabledSince: { pk: 'SETTLEMENT_CONFIG', sk: 'ENABLED_SINCE' },
 } as const;
 
-const enabledSinceSchema = z.object({ since: z.string() });
+const enabledSinceSchema = z.lazy(() => z.object({ since: z.string() }));
 
-const principalSchema = z.object({ id: z.string(), kind: z.enum(['user', 'system']) });
-const snapshotSchema = z.object({
-  status: z.string(),
-  category: z.string(),
-  amountKobo: z.optional(z.int()),
-  date: z.string(),
-});
+const principalSchema = z.lazy(() => z.object({ id: z.string(), kind: z.enum(['user', 'system']) }));
+const snapshotSchema = z.lazy(() =>
+  z.object({
+    status: z.string(),
+    category: z.string(),
+    amountKobo: z.optional(z.int()),
+    date: z.string(),
+  }),
+);
 const triggerSchema = z.enum(['event', 'api', 'poll']);
 
-const deferralItemSchema = z.object({
-  settlementId: z.string(),
-  code: z.string(),
-  reason: z.string(),
-  settlement: snapshotSchema,
-  trigger: triggerSchema,
-  deferredBy: principalSchema,
-  deferredAt: z.string(),
-});
+const deferralItemSchema = z.lazy(() =>
+  z.object({
+    settlementId: z.string(),
+    code: z.string(),
+    reason: z.string(),
+    settlement: snapshotSchema,
+    trigger: triggerSchema,
+    deferredBy: principalSchema,
+    deferredAt: z.string(),
+  }),
+);
 
 /** The stored item, checked on every read. */
-const decisionItemSchema = z.object({
-  settlementId: z.string(),
-  decision: z.enum(['paid', 'skipped']),
-  code: z.optional(z.string()),
-  reason: z.string(),
-  payoutId: z.optional(z.string()),
-  amountKobo: z.optional(z.int()),
-  settlement: snapshotSchema,
-  trigger: triggerSchema,
-  decidedBy: principalSchema,
-  decidedAt: z.string(),
-});
+const decisionItemSchema = z.lazy(() =>
+  z.object({
+    settlementId: z.string(),
+    decision: z.enum(['paid', 'skipped']),
+    code: z.optional(z.string()),
+    reason: z.string(),
+    payoutId: z.optional(z.string()),
+    amountKobo: z.optional(z.int()),
+    settlement: snapshotSchema,
+    trigger: triggerSchema,
+    decidedBy: principalSchema,
+    decidedAt: z.string(),
+  }),
+);
 
 /** Decisions and open deferrals: by state (`paid`, `skipped`, `deferred`) and all, newest first. */
 const settlementListing: Listing = {

@@ -135,9 +135,18 @@ export class SettlementService {
     known?: Settlement,
     options: { submitInline?: boolean } = {},
   ): Promise<PayOutResult> {
+    // The decision and the provider's record are read together (one round trip of waiting, not two). A recorded
+    // decision wins and the look-up stops at the page it is on: a duplicate trigger costs one page read at most.
+    let decided = false;
+    const lookingUp =
+      known?.id === settlementId ? Promise.resolve(known) : this.#lookUp(settlementId, () => decided);
+    lookingUp.catch(() => undefined);
     const recorded = await this.#store.get(settlementId);
-    if (recorded) return this.#replay(recorded, options.submitInline !== false);
-    const settlement = known?.id === settlementId ? known : await this.#lookUp(settlementId);
+    if (recorded) {
+      decided = true;
+      return this.#replay(recorded, options.submitInline !== false);
+    }
+    const settlement = await lookingUp;
     const now = this.#clock.now();
     const verdict = decideSettlement(settlement, this.policy, now, await this.cutoff());
     const base = {
@@ -186,7 +195,7 @@ export class SettlementService {
         throw error;
       }
     }
-    const decision = await this.#store.record({
+    const recording = this.#store.record({
       ...base,
       decision: 'paid',
       reason: `paying ${formatNaira(payout.amountKobo)} to ${this.policy.destination.accountNumber}`,
@@ -194,8 +203,12 @@ export class SettlementService {
       amountKobo: payout.amountKobo,
     });
     // Not submitted here, the payout stays pending: the sweeper sends it at its next tick.
-    if (options.submitInline === false) return { outcome: 'paid', decision, payout };
-    return { outcome: 'paid', decision, payout: await this.#submit(payout) };
+    if (options.submitInline === false) return { outcome: 'paid', decision: await recording, payout };
+    // Otherwise the decision is recorded while the payout is submitted: the payout exists once per settlement
+    // whatever the decision says (the engine's idempotency on the settlement id) and the claim sends it at most
+    // once, so neither waits for the other. Should the record fail, the trigger fails and its retry records it.
+    const [decision, submitted] = await Promise.all([recording, this.#submit(payout)]);
+    return { outcome: 'paid', decision, payout: submitted };
   }
 
   /**
@@ -286,12 +299,14 @@ export class SettlementService {
     };
   }
 
-  async #lookUp(settlementId: string): Promise<Settlement> {
+  /** The settlement as the provider lists it; `stop` ends the walk early (its answer is then not wanted). */
+  async #lookUp(settlementId: string, stop: () => boolean): Promise<Settlement> {
     for await (const settlement of this.#provider.settlements.listAll(
       { perPage: PAGE_SIZE },
       { maxPages: this.#maxPages },
     )) {
       if (settlement.id === settlementId) return settlement;
+      if (stop()) break;
     }
     throw new NotFoundError('settlement', settlementId, {
       detail: `the provider lists no settlement ${settlementId} in its newest ${this.#maxPages * PAGE_SIZE} settlements`,

@@ -61,5 +61,18 @@ describe('formatNaira', () => {
     expect(formatNaira(123450)).toBe('NGN 1,234.50');
     expect(formatNaira(5)).toBe('NGN 0.05');
     expect(formatNaira(-100)).toBe('-NGN 1.00');
+    expect(formatNaira(100_000_000)).toBe('NGN 1,000,000.00');
+    expect(formatNaira(Number.MAX_SAFE_INTEGER)).toBe('NGN 90,071,992,547,409.91');
+  });
+
+  it('groups the naira exactly as the en-US locale does, for every safe amount', () => {
+    fc.assert(
+      fc.property(fc.maxSafeInteger(), (kobo) => {
+        const naira = Math.trunc(Math.abs(kobo) / 100).toLocaleString('en-US');
+        expect(formatNaira(kobo)).toBe(
+          `${kobo < 0 ? '-' : ''}NGN ${naira}.${String(Math.abs(kobo) % 100).padStart(2, '0')}`,
+        );
+      }),
+    );
   });
 });

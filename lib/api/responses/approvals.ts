@@ -2,21 +2,28 @@ import * as z from '../../shared/zod.js';
 import { APPROVAL_KINDS } from '../approvals.js';
 import { instant, kobo, PrincipalSchema } from './common.js';
 
-export const WaitingApprovalSchema = z.object({
-  kind: z.enum(APPROVAL_KINDS),
-  id: z.string(),
-  amount: z.optional(kobo),
-  requestedBy: PrincipalSchema,
-  requestedAt: instant,
-  summary: z.string().check(z.describe('what the instruction does, for the approver to read')),
-  approve: z
-    .object({ method: z.literal('POST'), path: z.string() })
-    .check(z.describe('the call that approves it')),
-});
+// Built on first use (z.lazy): the route table holds these for the OpenAPI document, which a cold start never
+// builds; the generated document is the same (test/api/other-routes.test.ts compares it with docs/openapi.json).
 
-export const ApprovalsPageSchema = z.object({
-  items: z.array(WaitingApprovalSchema),
-  nextCursors: z
-    .partialRecord(z.enum(APPROVAL_KINDS), z.string())
-    .check(z.describe('per kind, the cursor of its next page (`?kind=<kind>&cursor=…`)')),
-});
+export const WaitingApprovalSchema = z.lazy(() =>
+  z.object({
+    kind: z.enum(APPROVAL_KINDS),
+    id: z.string(),
+    amount: z.optional(kobo),
+    requestedBy: PrincipalSchema,
+    requestedAt: instant,
+    summary: z.string().check(z.describe('what the instruction does, for the approver to read')),
+    approve: z
+      .object({ method: z.literal('POST'), path: z.string() })
+      .check(z.describe('the call that approves it')),
+  }),
+);
+
+export const ApprovalsPageSchema = z.lazy(() =>
+  z.object({
+    items: z.array(WaitingApprovalSchema),
+    nextCursors: z
+      .partialRecord(z.enum(APPROVAL_KINDS), z.string())
+      .check(z.describe('per kind, the cursor of its next page (`?kind=<kind>&cursor=…`)')),
+  }),
+);

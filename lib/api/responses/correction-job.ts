@@ -2,37 +2,44 @@ import { JobItemStatus, JobStatus } from '../../bulk-corrections/job-model.js';
 import * as z from '../../shared/zod.js';
 import { FailureSchema, FieldIssueSchema, instant, PrincipalSchema, pageOf } from './common.js';
 
+// Built on first use (z.lazy): the route table holds these for the OpenAPI document, which a cold start never
+// builds; the generated document is the same (test/api/other-routes.test.ts compares it with docs/openapi.json).
+
 const itemStatus = z.enum(Object.values(JobItemStatus));
 const location = z.string().check(z.describe('where the job is read: /bulk-correction-jobs/{jobId}'));
 
 /** A correction job as stored: the batch accepted at once. */
-export const CorrectionJobSummarySchema = z.object({
-  jobId: z.string(),
-  total: z.int().check(z.describe('rows in the batch')),
-  source: z.enum(['json', 'csv']),
-  requestedBy: PrincipalSchema,
-  createdAt: instant,
-  location,
-});
+export const CorrectionJobSummarySchema = z.lazy(() =>
+  z.object({
+    jobId: z.string(),
+    total: z.int().check(z.describe('rows in the batch')),
+    source: z.enum(['json', 'csv']),
+    requestedBy: PrincipalSchema,
+    createdAt: instant,
+    location,
+  }),
+);
 
 /** A job with its rows counted by state and its progress. */
-export const CorrectionJobSchema = z.object({
-  jobId: z.string(),
-  total: z.int().check(z.describe('rows in the batch')),
-  source: z.enum(['json', 'csv']),
-  requestedBy: PrincipalSchema,
-  createdAt: instant,
-  status: z.enum(Object.values(JobStatus)),
-  counts: z
-    .partialRecord(itemStatus, z.int())
-    .check(z.describe('rows per state; states with no row are left out')),
-  progress: z.object({
-    done: z.int().check(z.describe('rows with a final result')),
-    total: z.int(),
-    percent: z.int(),
+export const CorrectionJobSchema = z.lazy(() =>
+  z.object({
+    jobId: z.string(),
+    total: z.int().check(z.describe('rows in the batch')),
+    source: z.enum(['json', 'csv']),
+    requestedBy: PrincipalSchema,
+    createdAt: instant,
+    status: z.enum(Object.values(JobStatus)),
+    counts: z
+      .partialRecord(itemStatus, z.int())
+      .check(z.describe('rows per state; states with no row are left out')),
+    progress: z.object({
+      done: z.int().check(z.describe('rows with a final result')),
+      total: z.int(),
+      percent: z.int(),
+    }),
+    location,
   }),
-  location,
-});
+);
 
 /** `202` of `POST /bulk-payout-items/corrections`: the job just accepted (every row `queued`). */
 export const AcceptedCorrectionJobSchema = CorrectionJobSchema;
@@ -40,21 +47,23 @@ export const AcceptedCorrectionJobSchema = CorrectionJobSchema;
 export const CorrectionJobPageSchema = pageOf(CorrectionJobSummarySchema);
 
 /** One row of a job with its result. */
-export const CorrectionJobItemSchema = z.object({
-  row: z.int().check(z.describe('the row in the batch, from 1')),
-  bulkPayoutItemId: z.string(),
-  fields: z
-    .record(z.string(), z.union([z.string(), z.number()]))
-    .check(z.describe('the fields to set; amount in kobo')),
-  status: itemStatus,
-  isValid: z.optional(z.boolean()),
-  reason: z.optional(z.nullable(z.string())),
-  approvalReason: z.optional(z.string().check(z.describe('why a second person must approve the row'))),
-  correctionId: z.optional(z.string()),
-  approve: z.optional(z.string().check(z.describe('the call that approves a held row'))),
-  failure: z.optional(FailureSchema),
-  issues: z.optional(z.array(FieldIssueSchema)),
-  updatedAt: instant,
-});
+export const CorrectionJobItemSchema = z.lazy(() =>
+  z.object({
+    row: z.int().check(z.describe('the row in the batch, from 1')),
+    bulkPayoutItemId: z.string(),
+    fields: z
+      .record(z.string(), z.union([z.string(), z.number()]))
+      .check(z.describe('the fields to set; amount in kobo')),
+    status: itemStatus,
+    isValid: z.optional(z.boolean()),
+    reason: z.optional(z.nullable(z.string())),
+    approvalReason: z.optional(z.string().check(z.describe('why a second person must approve the row'))),
+    correctionId: z.optional(z.string()),
+    approve: z.optional(z.string().check(z.describe('the call that approves a held row'))),
+    failure: z.optional(FailureSchema),
+    issues: z.optional(z.array(FieldIssueSchema)),
+    updatedAt: instant,
+  }),
+);
 
 export const CorrectionJobItemPageSchema = pageOf(CorrectionJobItemSchema);

@@ -1,18 +1,23 @@
 import * as z from '../../shared/zod.js';
 import { FieldIssueSchema } from './common.js';
 
+// Built on first use (z.lazy): the route table holds these for the OpenAPI document, which a cold start never
+// builds; the generated document is the same (test/api/other-routes.test.ts compares it with docs/openapi.json).
+
 /** The body of every error answer (RFC 9457 `application/problem+json`). */
-export const ProblemSchema = z
-  .object({
-    type: z.string().check(z.describe('a URN of one of the problem types listed in x-problem-types')),
-    title: z.string(),
-    status: z.int(),
-    detail: z.string(),
-    errors: z.optional(
-      z
-        .array(FieldIssueSchema)
-        .check(z.describe('present on validation problems: one entry per invalid field')),
-    ),
-  })
-  .check(z.describe('RFC 9457 problem details'));
+export const ProblemSchema = z.lazy(() =>
+  z
+    .object({
+      type: z.string().check(z.describe('a URN of one of the problem types listed in x-problem-types')),
+      title: z.string(),
+      status: z.int(),
+      detail: z.string(),
+      errors: z.optional(
+        z
+          .array(FieldIssueSchema)
+          .check(z.describe('present on validation problems: one entry per invalid field')),
+      ),
+    })
+    .check(z.describe('RFC 9457 problem details')),
+);
 export type Problem = z.output<typeof ProblemSchema>;

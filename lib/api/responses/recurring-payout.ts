@@ -10,15 +10,20 @@ import * as z from '../../shared/zod.js';
 import { calendarDate, instant, kobo, PrincipalSchema, pageOf } from './common.js';
 import { instructionFields, MetadataResponseSchema } from './payout.js';
 
-export const RecurrenceRuleResponseSchema = z.object({
-  interval: z.enum(Object.values(RecurrenceInterval) as [RecurrenceInterval, ...RecurrenceInterval[]]),
-  every: z.int(),
-  startDate: calendarDate,
-  endDate: z.optional(calendarDate),
-  maxOccurrences: z.optional(z.int()),
-  timeOfDay: z.string().check(z.describe('local wall-clock time HH:MM')),
-  timeZone: z.string(),
-});
+// Built on first use (z.lazy): the route table holds these for the OpenAPI document, which a cold start never
+// builds; the generated document is the same (test/api/other-routes.test.ts compares it with docs/openapi.json).
+
+export const RecurrenceRuleResponseSchema = z.lazy(() =>
+  z.object({
+    interval: z.enum(Object.values(RecurrenceInterval) as [RecurrenceInterval, ...RecurrenceInterval[]]),
+    every: z.int(),
+    startDate: calendarDate,
+    endDate: z.optional(calendarDate),
+    maxOccurrences: z.optional(z.int()),
+    timeOfDay: z.string().check(z.describe('local wall-clock time HH:MM')),
+    timeZone: z.string(),
+  }),
+);
 
 export const RecurringPayoutResponseSchema = z
   .object({
@@ -50,44 +55,46 @@ export const RecurringPayoutResponseSchema = z
 export type RecurringPayoutResponse = z.output<typeof RecurringPayoutResponseSchema>;
 
 /** GET, create, approve and skip answer the recurring payout with its coming occurrences, history and audit. */
-export const RecurringPayoutViewSchema = z.object({
-  ...RecurringPayoutResponseSchema.shape,
-  upcoming: z.array(z.object({ localDate: calendarDate, at: instant, skipped: z.boolean() })),
-  history: z
-    .array(
-      z.object({
-        localDate: calendarDate,
-        at: instant,
-        state: z
-          .enum(Object.values(OccurrenceState) as [OccurrenceState, ...OccurrenceState[]])
-          .check(
-            z.describe(
-              '`held`: a pause cancelled its payout; the resume pays it again (a new payout, `generation` + 1) ' +
-                'if its time is after the resume, or records it `skipped` with the reason',
+export const RecurringPayoutViewSchema = z.lazy(() =>
+  z.object({
+    ...RecurringPayoutResponseSchema.shape,
+    upcoming: z.array(z.object({ localDate: calendarDate, at: instant, skipped: z.boolean() })),
+    history: z
+      .array(
+        z.object({
+          localDate: calendarDate,
+          at: instant,
+          state: z
+            .enum(Object.values(OccurrenceState) as [OccurrenceState, ...OccurrenceState[]])
+            .check(
+              z.describe(
+                '`held`: a pause cancelled its payout; the resume pays it again (a new payout, `generation` + 1) ' +
+                  'if its time is after the resume, or records it `skipped` with the reason',
+              ),
             ),
+          payoutId: z.optional(z.string()),
+          generation: z.optional(
+            z.int().check(z.describe('present from 2 on: the payout after a pause and resume')),
           ),
-        payoutId: z.optional(z.string()),
-        generation: z.optional(
-          z.int().check(z.describe('present from 2 on: the payout after a pause and resume')),
-        ),
-        payoutStatus: z.optional(z.enum(PAYOUT_STATUSES as [PayoutStatus, ...PayoutStatus[]])),
-        reason: z.optional(z.string()),
-        recordedAt: instant,
-      }),
-    )
-    .check(z.describe('newest first: what became of each occurrence')),
-  audit: z
-    .array(
-      z.object({
-        sequence: z.int(),
-        at: instant,
-        actor: PrincipalSchema,
-        action: z.enum(RECURRENCE_ACTIONS),
-        reason: z.string(),
-      }),
-    )
-    .check(z.describe('every command, oldest first')),
-});
+          payoutStatus: z.optional(z.enum(PAYOUT_STATUSES as [PayoutStatus, ...PayoutStatus[]])),
+          reason: z.optional(z.string()),
+          recordedAt: instant,
+        }),
+      )
+      .check(z.describe('newest first: what became of each occurrence')),
+    audit: z
+      .array(
+        z.object({
+          sequence: z.int(),
+          at: instant,
+          actor: PrincipalSchema,
+          action: z.enum(RECURRENCE_ACTIONS),
+          reason: z.string(),
+        }),
+      )
+      .check(z.describe('every command, oldest first')),
+  }),
+);
 export type RecurringPayoutView = z.output<typeof RecurringPayoutViewSchema>;
 
 export const RecurringPayoutPageSchema = pageOf(RecurringPayoutResponseSchema);

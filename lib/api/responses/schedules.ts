@@ -4,66 +4,77 @@ import * as z from '../../shared/zod.js';
 import { instant, kobo } from './common.js';
 import { BeneficiaryResponseSchema } from './payout.js';
 
-export const ProviderSyncSchema = z
-  .object({
-    lastSyncAt: instant,
-    scheduled: z.int(),
-    recurrent: z.int(),
-    truncated: z.boolean().check(z.describe('the page bound stopped the walk before the last page')),
-  })
-  .check(z.describe('how fresh the copy of the provider side is (synchronised on a schedule)'));
+// Built on first use (z.lazy): the route table holds these for the OpenAPI document, which a cold start never
+// builds; the generated document is the same (test/api/other-routes.test.ts compares it with docs/openapi.json).
 
-export const ProviderScheduleEntrySchema = z.object({
-  kind: z.enum(Object.values(ProviderScheduleKind) as [ProviderScheduleKind, ...ProviderScheduleKind[]]),
-  id: z.string(),
-  status: z.string().check(z.describe("the provider's status as it sends it (DISPATCHED, CANCELLED, ...)")),
-  amount: kobo,
-  charges: kobo,
-  bankCode: z.string(),
-  bankName: z.string(),
-  accountNumber: z.string(),
-  accountName: z.nullable(z.string()),
-  narration: z.nullable(z.string()),
-  startsAt: z.string().check(z.describe('scheduled: its scheduleDate; recurrent: its startDate')),
-  endsAt: z.optional(z.string()),
-  interval: z.optional(z.string()),
-  transactionId: z.optional(z.nullable(z.string())),
-  createdAt: z.string(),
-  syncedAt: instant,
-  upcoming: z.boolean().check(z.describe('not cancelled and with a date still ahead')),
-  alsoScheduledHere: z
-    .boolean()
-    .check(z.describe('the same bank account also has an active schedule on our side')),
-});
+export const ProviderSyncSchema = z.lazy(() =>
+  z
+    .object({
+      lastSyncAt: instant,
+      scheduled: z.int(),
+      recurrent: z.int(),
+      truncated: z.boolean().check(z.describe('the page bound stopped the walk before the last page')),
+    })
+    .check(z.describe('how fresh the copy of the provider side is (synchronised on a schedule)')),
+);
 
-export const ProviderScheduleViewSchema = z.object({
-  items: z.array(ProviderScheduleEntrySchema),
-  bothSides: z.int().check(z.describe('how many items are also scheduled here')),
-  sync: z.optional(ProviderSyncSchema),
-});
+export const ProviderScheduleEntrySchema = z.lazy(() =>
+  z.object({
+    kind: z.enum(Object.values(ProviderScheduleKind) as [ProviderScheduleKind, ...ProviderScheduleKind[]]),
+    id: z.string(),
+    status: z.string().check(z.describe("the provider's status as it sends it (DISPATCHED, CANCELLED, ...)")),
+    amount: kobo,
+    charges: kobo,
+    bankCode: z.string(),
+    bankName: z.string(),
+    accountNumber: z.string(),
+    accountName: z.nullable(z.string()),
+    narration: z.nullable(z.string()),
+    startsAt: z.string().check(z.describe('scheduled: its scheduleDate; recurrent: its startDate')),
+    endsAt: z.optional(z.string()),
+    interval: z.optional(z.string()),
+    transactionId: z.optional(z.nullable(z.string())),
+    createdAt: z.string(),
+    syncedAt: instant,
+    upcoming: z.boolean().check(z.describe('not cancelled and with a date still ahead')),
+    alsoScheduledHere: z
+      .boolean()
+      .check(z.describe('the same bank account also has an active schedule on our side')),
+  }),
+);
 
-export const FutureMovementViewSchema = z.object({
-  from: instant,
-  to: instant,
-  items: z.array(
-    z.object({
-      source: z.enum(Object.values(FutureSource) as [FutureSource, ...FutureSource[]]),
-      id: z.string().check(z.describe("our payout or recurrence id, or the provider's record id")),
-      at: instant,
-      amountKobo: kobo,
-      type: z.optional(z.string()),
-      narration: z.nullable(z.string()),
-      beneficiary: z.nullable(BeneficiaryResponseSchema),
-      detail: z.optional(
-        z.string().check(z.describe("the occurrence's local date, or the provider's interval")),
-      ),
-      bothSides: z.boolean().check(z.describe('the same bank account has money planned on both sides')),
-      awaitsApproval: z
-        .boolean()
-        .check(z.describe('no money moves until a second person approves (never on the provider side)')),
-    }),
-  ),
-  bothSides: z.int(),
-  providerSync: z.optional(ProviderSyncSchema),
-  truncated: z.boolean().check(z.describe('a bound stopped a walk, so the list may be incomplete')),
-});
+export const ProviderScheduleViewSchema = z.lazy(() =>
+  z.object({
+    items: z.array(ProviderScheduleEntrySchema),
+    bothSides: z.int().check(z.describe('how many items are also scheduled here')),
+    sync: z.optional(ProviderSyncSchema),
+  }),
+);
+
+export const FutureMovementViewSchema = z.lazy(() =>
+  z.object({
+    from: instant,
+    to: instant,
+    items: z.array(
+      z.object({
+        source: z.enum(Object.values(FutureSource) as [FutureSource, ...FutureSource[]]),
+        id: z.string().check(z.describe("our payout or recurrence id, or the provider's record id")),
+        at: instant,
+        amountKobo: kobo,
+        type: z.optional(z.string()),
+        narration: z.nullable(z.string()),
+        beneficiary: z.nullable(BeneficiaryResponseSchema),
+        detail: z.optional(
+          z.string().check(z.describe("the occurrence's local date, or the provider's interval")),
+        ),
+        bothSides: z.boolean().check(z.describe('the same bank account has money planned on both sides')),
+        awaitsApproval: z
+          .boolean()
+          .check(z.describe('no money moves until a second person approves (never on the provider side)')),
+      }),
+    ),
+    bothSides: z.int(),
+    providerSync: z.optional(ProviderSyncSchema),
+    truncated: z.boolean().check(z.describe('a bound stopped a walk, so the list may be incomplete')),
+  }),
+);

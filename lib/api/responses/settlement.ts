@@ -2,60 +2,74 @@ import * as z from '../../shared/zod.js';
 import { instant, kobo, PrincipalSchema, pageOf } from './common.js';
 import { PayoutResponseSchema } from './payout.js';
 
-const SettlementSnapshotSchema = z
-  .object({
-    status: z.string(),
-    category: z.string(),
-    amountKobo: z.optional(kobo),
-    date: z.string(),
-  })
-  .check(z.describe("the provider's record as read fresh when deciding"));
+// Built on first use (z.lazy): the route table holds these for the OpenAPI document, which a cold start never
+// builds; the generated document is the same (test/api/other-routes.test.ts compares it with docs/openapi.json).
+
+const SettlementSnapshotSchema = z.lazy(() =>
+  z
+    .object({
+      status: z.string(),
+      category: z.string(),
+      amountKobo: z.optional(kobo),
+      date: z.string(),
+    })
+    .check(z.describe("the provider's record as read fresh when deciding")),
+);
 const trigger = z.enum(['event', 'api', 'poll']);
 
-export const SettlementDecisionResponseSchema = z.object({
-  settlementId: z.string(),
-  decision: z.enum(['paid', 'skipped']),
-  code: z.optional(
-    z
-      .string()
-      .check(z.describe('why it was skipped, e.g. BEFORE_CUTOFF, BELOW_MINIMUM, SETTLEMENT_NOT_SUCCESSFUL')),
-  ),
-  reason: z.string(),
-  payoutId: z.optional(z.string()),
-  amount: z.optional(kobo.check(z.describe('kobo paid out (after the keep-back)'))),
-  currency: z.optional(z.literal('NGN')),
-  settlement: SettlementSnapshotSchema,
-  trigger,
-  decidedBy: PrincipalSchema,
-  decidedAt: instant,
-});
+export const SettlementDecisionResponseSchema = z.lazy(() =>
+  z.object({
+    settlementId: z.string(),
+    decision: z.enum(['paid', 'skipped']),
+    code: z.optional(
+      z
+        .string()
+        .check(
+          z.describe('why it was skipped, e.g. BEFORE_CUTOFF, BELOW_MINIMUM, SETTLEMENT_NOT_SUCCESSFUL'),
+        ),
+    ),
+    reason: z.string(),
+    payoutId: z.optional(z.string()),
+    amount: z.optional(kobo.check(z.describe('kobo paid out (after the keep-back)'))),
+    currency: z.optional(z.literal('NGN')),
+    settlement: SettlementSnapshotSchema,
+    trigger,
+    decidedBy: PrincipalSchema,
+    decidedAt: instant,
+  }),
+);
 
 /** A settlement not decided yet because a trigger came outside the allowed hours: the next trigger decides. */
-export const SettlementDeferralResponseSchema = z.object({
-  settlementId: z.string(),
-  decision: z.literal('deferred'),
-  code: z.string().check(z.describe('why it was deferred, e.g. OUTSIDE_ALLOWED_HOURS')),
-  reason: z.string(),
-  settlement: SettlementSnapshotSchema,
-  trigger,
-  deferredBy: PrincipalSchema,
-  deferredAt: instant,
-});
+export const SettlementDeferralResponseSchema = z.lazy(() =>
+  z.object({
+    settlementId: z.string(),
+    decision: z.literal('deferred'),
+    code: z.string().check(z.describe('why it was deferred, e.g. OUTSIDE_ALLOWED_HOURS')),
+    reason: z.string(),
+    settlement: SettlementSnapshotSchema,
+    trigger,
+    deferredBy: PrincipalSchema,
+    deferredAt: instant,
+  }),
+);
 
 /** The decision on a settlement, or its open deferral while there is none. */
-export const SettlementListingSchema = z.union([
-  SettlementDecisionResponseSchema,
-  SettlementDeferralResponseSchema,
-]);
+export const SettlementListingSchema = z.lazy(() =>
+  z.union([SettlementDecisionResponseSchema, SettlementDeferralResponseSchema]),
+);
 
 export const SettlementPageSchema = pageOf(SettlementListingSchema);
 
 /** `POST /instant-settlements` when a decision was made (200): paid (with the payout) or skipped. */
-export const PayOutDecidedSchema = z.object({
-  outcome: z.enum(['paid', 'skipped']),
-  decision: SettlementDecisionResponseSchema,
-  payout: z.optional(PayoutResponseSchema),
-});
+export const PayOutDecidedSchema = z.lazy(() =>
+  z.object({
+    outcome: z.enum(['paid', 'skipped']),
+    decision: SettlementDecisionResponseSchema,
+    payout: z.optional(PayoutResponseSchema),
+  }),
+);
 
 /** `POST /instant-settlements` outside the allowed hours (202): nothing recorded, a later trigger decides. */
-export const PayOutDeferredSchema = z.object({ outcome: z.literal('deferred'), reason: z.string() });
+export const PayOutDeferredSchema = z.lazy(() =>
+  z.object({ outcome: z.literal('deferred'), reason: z.string() }),
+);

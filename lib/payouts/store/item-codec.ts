@@ -13,104 +13,113 @@ const scalar = z.union([z.string(), z.number(), z.boolean(), z.null()]);
 const beneficiary = z.object({ bankCode: z.string(), accountNumber: z.string(), accountName: z.string() });
 const status = z.enum(PAYOUT_STATUSES as [PayoutStatus, ...PayoutStatus[]]);
 
-const instruction = z.discriminatedUnion('type', [
-  z.object({ type: z.literal('bank_transfer'), beneficiary }),
-  z.object({
-    type: z.literal('wallet_transfer'),
-    sourceWalletId: z.string(),
-    destinationWalletId: z.string(),
-  }),
-  z.object({ type: z.literal('wallet_credit'), walletId: z.string() }),
-  z.object({ type: z.literal('wallet_debit'), walletId: z.string() }),
-  z.object({ type: z.literal('child_debit'), childAccountId: z.string() }),
-  z.object({ type: z.literal('child_bank_transfer'), childAccountId: z.string(), beneficiary }),
-]);
+// The item schemas are built on first use (z.lazy): a cold start that only writes never builds them.
+const instruction = z.lazy(() =>
+  z.discriminatedUnion('type', [
+    z.object({ type: z.literal('bank_transfer'), beneficiary }),
+    z.object({
+      type: z.literal('wallet_transfer'),
+      sourceWalletId: z.string(),
+      destinationWalletId: z.string(),
+    }),
+    z.object({ type: z.literal('wallet_credit'), walletId: z.string() }),
+    z.object({ type: z.literal('wallet_debit'), walletId: z.string() }),
+    z.object({ type: z.literal('child_debit'), childAccountId: z.string() }),
+    z.object({ type: z.literal('child_bank_transfer'), childAccountId: z.string(), beneficiary }),
+  ]),
+);
 
-const PayoutItemSchema = z.object({
-  id: z.string(),
-  idempotencyKey: z.string(),
-  origin: z.enum(['api', 'event', 'schedule', 'settlement']),
-  requestFingerprint: z.string(),
-  instruction,
-  amountKobo: z.int(),
-  currency: z.literal('NGN'),
-  narration: z.string(),
-  metadata: z.record(z.string(), scalar),
-  status,
-  version: z.int(),
-  requestedBy: principal,
-  approvedBy: z.optional(principal),
-  scheduleAt: z.optional(z.string()),
-  sourceRef: z.optional(z.string()),
-  capKey: z.string(),
-  capDay: z.optional(z.string()),
-  attempt: z.optional(
-    z.object({
-      attemptId: z.string(),
-      number: z.int(),
-      startedAt: z.string(),
-      leaseUntil: z.string(),
-      providerAttempt: z.optional(z.int()),
-    }),
-  ),
-  submissionCount: z.int(),
-  rateLimitedCount: z.optional(z.int()),
-  nextActionAt: z.optional(z.string()),
-  receipt: z.optional(
-    z.object({
-      transactionId: z.string(),
-      reference: z.optional(z.string()),
-      sessionId: z.optional(z.string()),
-      status: z.string(),
-      chargesKobo: z.int(),
-      paidAt: z.optional(z.string()),
-    }),
-  ),
-  failure: z.optional(z.object({ code: z.string(), message: z.string() })),
-  watchedAttempts: z.optional(
-    z.array(
+const PayoutItemSchema = z.lazy(() =>
+  z.object({
+    id: z.string(),
+    idempotencyKey: z.string(),
+    origin: z.enum(['api', 'event', 'schedule', 'settlement']),
+    requestFingerprint: z.string(),
+    instruction,
+    amountKobo: z.int(),
+    currency: z.literal('NGN'),
+    narration: z.string(),
+    metadata: z.record(z.string(), scalar),
+    status,
+    version: z.int(),
+    requestedBy: principal,
+    approvedBy: z.optional(principal),
+    scheduleAt: z.optional(z.string()),
+    sourceRef: z.optional(z.string()),
+    capKey: z.string(),
+    capDay: z.optional(z.string()),
+    attempt: z.optional(
       z.object({
+        attemptId: z.string(),
         number: z.int(),
         startedAt: z.string(),
-        capDay: z.optional(z.string()),
-        provedAbsentAt: z.string(),
-        watchUntil: z.string(),
+        leaseUntil: z.string(),
+        providerAttempt: z.optional(z.int()),
       }),
     ),
-  ),
-  watchEndedAt: z.optional(z.string()),
-  paidByAttempt: z.optional(z.int()),
-  paidTwice: z.optional(z.object({ attempts: z.array(z.int()), transactionIds: z.array(z.string()) })),
-  resolutionProposal: z.optional(
-    z.object({
-      transactionId: z.string(),
-      note: z.string(),
-      proposedBy: principal,
-      proposedAt: z.string(),
-      mismatch: z.string(),
-    }),
-  ),
-  createdAt: z.string(),
-  updatedAt: z.string(),
-});
+    submissionCount: z.int(),
+    rateLimitedCount: z.optional(z.int()),
+    nextActionAt: z.optional(z.string()),
+    receipt: z.optional(
+      z.object({
+        transactionId: z.string(),
+        reference: z.optional(z.string()),
+        sessionId: z.optional(z.string()),
+        status: z.string(),
+        chargesKobo: z.int(),
+        paidAt: z.optional(z.string()),
+      }),
+    ),
+    failure: z.optional(z.object({ code: z.string(), message: z.string() })),
+    watchedAttempts: z.optional(
+      z.array(
+        z.object({
+          number: z.int(),
+          startedAt: z.string(),
+          capDay: z.optional(z.string()),
+          provedAbsentAt: z.string(),
+          watchUntil: z.string(),
+        }),
+      ),
+    ),
+    watchEndedAt: z.optional(z.string()),
+    paidByAttempt: z.optional(z.int()),
+    paidTwice: z.optional(z.object({ attempts: z.array(z.int()), transactionIds: z.array(z.string()) })),
+    resolutionProposal: z.optional(
+      z.object({
+        transactionId: z.string(),
+        note: z.string(),
+        proposedBy: principal,
+        proposedAt: z.string(),
+        mismatch: z.string(),
+      }),
+    ),
+    createdAt: z.string(),
+    updatedAt: z.string(),
+  }),
+);
 
-const AuditItemSchema = z.object({
-  payoutId: z.string(),
-  sequence: z.int(),
-  at: z.string(),
-  actor: principal,
-  from: z.nullable(status),
-  to: status,
-  reason: z.string(),
-  details: z.optional(z.record(z.string(), scalar)),
-});
+const AuditItemSchema = z.lazy(() =>
+  z.object({
+    payoutId: z.string(),
+    sequence: z.int(),
+    at: z.string(),
+    actor: principal,
+    from: z.nullable(status),
+    to: status,
+    reason: z.string(),
+    details: z.optional(z.record(z.string(), scalar)),
+  }),
+);
 
-const ControlsItemSchema = z.object({
-  paused: z.boolean(),
-  reason: z.optional(z.string()),
-  updatedBy: z.optional(principal),
-  updatedAt: z.optional(z.string()),
-});
+const ControlsItemSchema = z.lazy(() =>
+  z.object({
+    paused: z.boolean(),
+    reason: z.optional(z.string()),
+    updatedBy: z.optional(principal),
+    updatedAt: z.optional(z.string()),
+  }),
+);
 
 /** Thrown when a stored item does not have the shape the code expects. */
 export class CorruptItemError extends PayoutAutomationError {

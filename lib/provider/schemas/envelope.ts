@@ -6,11 +6,14 @@ import * as z from 'zod/mini';
  * and /virtual-accounts), where it is tolerated if present.
  */
 export function envelope<T extends z.ZodMiniType>(data: T, message: 'required' | 'absent') {
-  return z.looseObject({
-    status: z.literal(true),
-    message: message === 'required' ? z.string() : z.optional(z.string()),
-    data,
-  });
+  // Built on first use: every resource declares its envelopes at load, and a function calls only a few of them.
+  return z.lazy(() =>
+    z.looseObject({
+      status: z.literal(true),
+      message: message === 'required' ? z.string() : z.optional(z.string()),
+      data,
+    }),
+  );
 }
 
 /** Error body: `{ status: false, message }`. Read leniently: a garbled error body still yields the status. */

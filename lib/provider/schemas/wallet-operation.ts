@@ -1,4 +1,7 @@
 import * as z from 'zod/mini';
+
+// Each schema is built on first use (z.lazy): every function loads all the provider's resources but parses few of
+// them, and building them at load was a large part of a cold start's zod work (docs/benchmarks.md).
 import { amount, metadata, timestamp } from './common.js';
 
 /** Fields every wallet operation result has (instant payout and child bank omit originator bank code/name). */
@@ -22,76 +25,88 @@ const originatorBank = { originatorBankCode: z.string(), originatorBankName: z.s
 const merchantWallet = { merchantId: z.string(), walletId: z.string() };
 
 /** `data` of POST /wallet/transfer. */
-export const walletTransferResultSchema = z.looseObject({
-  ...base,
-  ...originatorBank,
-  ...merchantWallet,
-  reference: z.string(),
-  fromWalletId: z.string(),
-  toWalletId: z.string(),
-  providerWalletId: z.string(),
-  category: z.string(),
-  customerMetadata: metadata,
-});
+export const walletTransferResultSchema = z.lazy(() =>
+  z.looseObject({
+    ...base,
+    ...originatorBank,
+    ...merchantWallet,
+    reference: z.string(),
+    fromWalletId: z.string(),
+    toWalletId: z.string(),
+    providerWalletId: z.string(),
+    category: z.string(),
+    customerMetadata: metadata,
+  }),
+);
 export type WalletTransferResult = z.infer<typeof walletTransferResultSchema>;
 
 /** `data` of POST /wallet/credit (echoes the request metadata as `requestMetadata`). */
-export const walletCreditResultSchema = z.looseObject({
-  ...base,
-  ...originatorBank,
-  ...merchantWallet,
-  reference: z.string(),
-  requestMetadata: metadata,
-});
+export const walletCreditResultSchema = z.lazy(() =>
+  z.looseObject({
+    ...base,
+    ...originatorBank,
+    ...merchantWallet,
+    reference: z.string(),
+    requestMetadata: metadata,
+  }),
+);
 export type WalletCreditResult = z.infer<typeof walletCreditResultSchema>;
 
 /** `data` of POST /wallet/enable (a wallet debit). */
-export const walletDebitResultSchema = z.looseObject({
-  ...base,
-  ...originatorBank,
-  ...merchantWallet,
-  reference: z.string(),
-  customerMetadata: metadata,
-});
+export const walletDebitResultSchema = z.lazy(() =>
+  z.looseObject({
+    ...base,
+    ...originatorBank,
+    ...merchantWallet,
+    reference: z.string(),
+    customerMetadata: metadata,
+  }),
+);
 export type WalletDebitResult = z.infer<typeof walletDebitResultSchema>;
 
 /** `data` of POST /child/debit. */
-export const childDebitResultSchema = z.looseObject({
-  ...base,
-  ...originatorBank,
-  ...merchantWallet,
-  transactionReference: z.string(),
-  customerMetadata: metadata,
-  mode: z.string(),
-  childAccountId: z.string(),
-  childAccountName: z.string(),
-  childAccountNumber: z.string(),
-});
+export const childDebitResultSchema = z.lazy(() =>
+  z.looseObject({
+    ...base,
+    ...originatorBank,
+    ...merchantWallet,
+    transactionReference: z.string(),
+    customerMetadata: metadata,
+    mode: z.string(),
+    childAccountId: z.string(),
+    childAccountName: z.string(),
+    childAccountNumber: z.string(),
+  }),
+);
 export type ChildDebitResult = z.infer<typeof childDebitResultSchema>;
 
 /** `data` of POST /child/bank. */
-export const childBankTransferResultSchema = z.looseObject({
-  ...base,
-  reference: z.string(),
-  originatorWalletId: z.string(),
-  sessionId: z.string(),
-  debitCharges: amount,
-  bankTransferCharges: amount,
-  totalCharges: amount,
-});
+export const childBankTransferResultSchema = z.lazy(() =>
+  z.looseObject({
+    ...base,
+    reference: z.string(),
+    originatorWalletId: z.string(),
+    sessionId: z.string(),
+    debitCharges: amount,
+    bankTransferCharges: amount,
+    totalCharges: amount,
+  }),
+);
 export type ChildBankTransferResult = z.infer<typeof childBankTransferResultSchema>;
 
 /** `data` of POST /settlement/instant/payout. */
-export const instantPayoutResultSchema = z.looseObject({
-  ...base,
-  reference: z.string(),
-  originatorWalletId: z.string(),
-  sessionId: z.string(),
-  // An echo of the request metadata: settlement payouts carry these three keys, other bank payouts need not.
-  customerMetadata: z.looseObject({
-    isInstantSettlement: z.optional(z.boolean()),
-    isMerchantSettlement: z.optional(z.boolean()),
-    settlementId: z.optional(z.string()),
+export const instantPayoutResultSchema = z.lazy(() =>
+  z.looseObject({
+    ...base,
+    reference: z.string(),
+    originatorWalletId: z.string(),
+    sessionId: z.string(),
+    // An echo of the request metadata: settlement payouts carry these three keys, other bank payouts need not.
+    customerMetadata: z.looseObject({
+      isInstantSettlement: z.optional(z.boolean()),
+      isMerchantSettlement: z.optional(z.boolean()),
+      settlementId: z.optional(z.string()),
+    }),
   }),
-});
+);
 export type InstantPayoutResult = z.infer<typeof instantPayoutResultSchema>;

@@ -12,50 +12,59 @@ import {
 } from '../model.js';
 import { recurrenceKeys } from './table-keys.js';
 
+// The schemas below are built on first use (z.lazy), not when a function loads this module: a cold start that never
+// reads these items does not pay for them (docs/benchmarks.md, cold start).
+
 /** Items read back are a boundary too: parsed, so a hand-edited item fails loudly, naming the attribute. */
 
-const ruleSchema = z.object({
-  interval: z.enum(['daily', 'weekly', 'monthly']),
-  every: z.int(),
-  startDate: z.string(),
-  endDate: z.optional(z.string()),
-  maxOccurrences: z.optional(z.int()),
-  timeOfDay: z.string(),
-  timeZone: z.string(),
-});
+const ruleSchema = z.lazy(() =>
+  z.object({
+    interval: z.enum(['daily', 'weekly', 'monthly']),
+    every: z.int(),
+    startDate: z.string(),
+    endDate: z.optional(z.string()),
+    maxOccurrences: z.optional(z.int()),
+    timeOfDay: z.string(),
+    timeZone: z.string(),
+  }),
+);
 
-const principalSchema = z.object({ id: z.string(), kind: z.enum(['user', 'system']) });
+const principalSchema = z.lazy(() => z.object({ id: z.string(), kind: z.enum(['user', 'system']) }));
 
-const RecurrenceItemSchema = z.object({
-  id: z.string(),
-  status: z.enum(RECURRENCE_STATUSES as [RecurrenceStatus, ...RecurrenceStatus[]]),
-  rule: ruleSchema,
-  template: CreatePayoutRequestSchema,
-  idempotencyKey: z.string(),
-  requestFingerprint: z.string(),
-  nextIndex: z.int(),
-  nextOccurrenceAt: z.optional(z.string()),
-  nextLocalDate: z.optional(z.string()),
-  skippedDates: z.array(z.string()),
-  version: z.int(),
-  createdBy: principalSchema,
-  approvedBy: z.optional(principalSchema),
-  statusReason: z.optional(z.string()),
-  createdAt: z.string(),
-  updatedAt: z.string(),
-});
+const RecurrenceItemSchema = z.lazy(() =>
+  z.object({
+    id: z.string(),
+    status: z.enum(RECURRENCE_STATUSES as [RecurrenceStatus, ...RecurrenceStatus[]]),
+    rule: ruleSchema,
+    template: CreatePayoutRequestSchema,
+    idempotencyKey: z.string(),
+    requestFingerprint: z.string(),
+    nextIndex: z.int(),
+    nextOccurrenceAt: z.optional(z.string()),
+    nextLocalDate: z.optional(z.string()),
+    skippedDates: z.array(z.string()),
+    version: z.int(),
+    createdBy: principalSchema,
+    approvedBy: z.optional(principalSchema),
+    statusReason: z.optional(z.string()),
+    createdAt: z.string(),
+    updatedAt: z.string(),
+  }),
+);
 
-const OccurrenceItemSchema = z.object({
-  recurrenceId: z.string(),
-  localDate: z.string(),
-  index: z.int(),
-  at: z.string(),
-  state: z.enum([OccurrenceState.Materialised, OccurrenceState.Skipped, OccurrenceState.Held]),
-  payoutId: z.optional(z.string()),
-  generation: z.optional(z.int().check(z.gte(1))),
-  reason: z.optional(z.string()),
-  recordedAt: z.string(),
-});
+const OccurrenceItemSchema = z.lazy(() =>
+  z.object({
+    recurrenceId: z.string(),
+    localDate: z.string(),
+    index: z.int(),
+    at: z.string(),
+    state: z.enum([OccurrenceState.Materialised, OccurrenceState.Skipped, OccurrenceState.Held]),
+    payoutId: z.optional(z.string()),
+    generation: z.optional(z.int().check(z.gte(1))),
+    reason: z.optional(z.string()),
+    recordedAt: z.string(),
+  }),
+);
 
 const { byStatus, byMonth: all, workQueue } = TableIndexes;
 
@@ -106,14 +115,16 @@ export function fromOccurrenceItem(item: Record<string, unknown>): OccurrenceRec
   };
 }
 
-const AuditItemSchema = z.object({
-  recurrenceId: z.string(),
-  sequence: z.int(),
-  at: z.string(),
-  actor: principalSchema,
-  action: z.enum(RECURRENCE_ACTIONS),
-  reason: z.string(),
-});
+const AuditItemSchema = z.lazy(() =>
+  z.object({
+    recurrenceId: z.string(),
+    sequence: z.int(),
+    at: z.string(),
+    actor: principalSchema,
+    action: z.enum(RECURRENCE_ACTIONS),
+    reason: z.string(),
+  }),
+);
 
 export function toAuditItem(event: RecurrenceAuditEvent): Record<string, unknown> {
   return { ...recurrenceKeys.audit(event.recurrenceId, event.sequence), entity: 'recurrenceAudit', ...event };

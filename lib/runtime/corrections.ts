@@ -1,0 +1,46 @@
+import { DynamoDbBulkItemStore } from '../bulk-corrections/bulk-item-store.js';
+import { CorrectionJobService } from '../bulk-corrections/correction-jobs.js';
+import { BulkCorrectionService } from '../bulk-corrections/correction-service.js';
+import { correctionJobStoreOf } from './correction-job-store.js';
+import type { Runtime } from './runtime.js';
+import { once } from './service-cache.js';
+
+export function bulkCorrectionsOf(runtime: Runtime): BulkCorrectionService {
+  return once(
+    runtime,
+    'bulkCorrections',
+    () =>
+      new BulkCorrectionService({
+        store: new DynamoDbBulkItemStore(runtime.dynamoDb, runtime.tableName),
+        provider: runtime.provider,
+        limits: runtime.engine.ctx.config,
+        controls: () => runtime.engine.controls(),
+        clock: runtime.engine.ctx.clock,
+        logger: runtime.logger,
+        // An approved row of a correction job takes its outcome in the job.
+        heldJobRows: {
+          recordHeldOutcome: (job, result) => correctionJobsOf(runtime).recordHeldOutcome(job, result),
+        },
+      }),
+  );
+}
+
+/**
+ * Bulk corrections as jobs: the API accepts them and hands them to the submission queue (`correctionWork`),
+ * the queue workers work their rows through the same correction service (and so the same gate).
+ */
+export function correctionJobsOf(runtime: Runtime): CorrectionJobService {
+  return once(
+    runtime,
+    'correctionJobs',
+    () =>
+      new CorrectionJobService({
+        store: correctionJobStoreOf(runtime),
+        corrections: bulkCorrectionsOf(runtime),
+        limits: runtime.engine.ctx.config,
+        queue: runtime.correctionWork,
+        clock: runtime.engine.ctx.clock,
+        logger: runtime.logger,
+      }),
+  );
+}

@@ -1,0 +1,24 @@
+import { DeadLetterService } from '../events/dead-letter-service.js';
+import { inboundEventHandlers } from '../events/inbound-handlers.js';
+import { deadLetterStoreOf } from './dead-letter-store.js';
+import type { Runtime } from './runtime.js';
+import { once } from './service-cache.js';
+import { settlementsOf } from './settlements.js';
+
+/** Ops on dead letters: a replay goes to the same handler, and so through the same gate, as the rule's delivery. */
+export function deadLettersOf(runtime: Runtime): DeadLetterService {
+  return once(
+    runtime,
+    'deadLetters',
+    () =>
+      new DeadLetterService(
+        deadLetterStoreOf(runtime),
+        inboundEventHandlers({
+          engine: runtime.engine,
+          settlements: settlementsOf(runtime),
+          logger: runtime.logger,
+        }),
+        runtime.engine.ctx.clock,
+      ),
+  );
+}

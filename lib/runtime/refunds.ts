@@ -1,0 +1,20 @@
+import { RefundService } from '../refunds/refund-service.js';
+import { DynamoDbRefundStore } from '../refunds/refund-store.js';
+import type { Runtime } from './runtime.js';
+import { once } from './service-cache.js';
+
+/** Refunds: recorded by the API, sent by the sweep. */
+export function refundsOf(runtime: Runtime): RefundService {
+  return once(
+    runtime,
+    'refunds',
+    () =>
+      new RefundService({
+        store: new DynamoDbRefundStore(runtime.dynamoDb, runtime.tableName),
+        provider: runtime.provider,
+        limits: runtime.engine.ctx.config,
+        clock: runtime.engine.ctx.clock,
+        logger: runtime.logger,
+      }),
+  );
+}
