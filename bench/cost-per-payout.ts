@@ -1,4 +1,5 @@
 import { createAndSubmit } from '../lib/payouts/engine/create-and-submit.js';
+import { reconcilePayouts } from '../lib/payouts/engine/reconcile-payouts.js';
 import { ManualClock } from '../lib/shared/clock.js';
 import { CapacityMeter, type CapacitySnapshot } from './capacity-meter.js';
 import {
@@ -117,7 +118,7 @@ export async function benchCostPerPayout(endpoint: string): Promise<BenchResult 
     clock.advance(61_000);
     rows.push(
       await measure(lost, 'reconcile (found, succeeded)', async () => {
-        const report = await lost.engine.reconcile({ limit: PAYOUTS });
+        const report = await reconcilePayouts(lost.engine.ctx, { limit: PAYOUTS });
         if (report.succeeded !== PAYOUTS) throw new Error(`reconcile: ${JSON.stringify(report)}`);
       }),
     );

@@ -1,6 +1,6 @@
 import type { PendingEnqueueReport } from '../bulk-corrections/pending-enqueue.js';
 import type { DispatchReport } from '../payouts/engine/dispatch.js';
-import type { ReconcileReport } from '../payouts/engine/reconcile-payouts.js';
+import { type ReconcileReport, reconcilePayouts } from '../payouts/engine/reconcile-payouts.js';
 import type { SweepReport } from '../payouts/engine/sweep.js';
 import type { PayoutEngine } from '../payouts/payout-engine.js';
 import type { SubmissionQueue } from '../payouts/queue/submission-queue.js';
@@ -44,7 +44,8 @@ export function runReconcile(
   remainingMs?: number,
   now = Date.now(),
 ): Promise<ReconcileReport> {
-  return engine.reconcile(
+  return reconcilePayouts(
+    engine.ctx,
     remainingMs === undefined
       ? {}
       : { stopStartingAt: now + remainingMs - RECONCILE_STOP_STARTING_BEFORE_DEADLINE_MS },

@@ -9,7 +9,6 @@ import { pausePayouts, resumePayouts } from './engine/controls.js';
 import { type CreatePayoutCommand, type CreatePayoutResult, createPayout } from './engine/create-payout.js';
 import { type DispatchOptions, type DispatchReport, dispatchDuePayouts } from './engine/dispatch.js';
 import { approvePayout, cancelPayout, resolveReview } from './engine/payout-commands.js';
-import { type ReconcileOptions, type ReconcileReport, reconcilePayouts } from './engine/reconcile-payouts.js';
 import { type SubmitResult, submitPayout } from './engine/submit-payout.js';
 import {
   type RequestedSubmitResult,
@@ -123,11 +122,6 @@ export class PayoutEngine {
     options?: SubmitRequestedOptions,
   ): Promise<PromiseSettledResult<RequestedSubmitResult>[]> {
     return submitRequested(this.ctx, requests, options);
-  }
-
-  /** One reconciliation pass over expired leases and unknown payouts. */
-  reconcile(options?: ReconcileOptions): Promise<ReconcileReport> {
-    return reconcilePayouts(this.ctx, options);
   }
 
   async #load(id: string): Promise<Payout> {

@@ -81,43 +81,13 @@ describe('handler bundles', () => {
  */
 const OVER_THE_BOUND: Readonly<Record<string, { ceilingKb: number; why: string }>> = {
   api: {
-<<<<<<< ours
-    ceilingKb: 614,
-    why: "every ops route: recurrences, refunds, bulk corrections and their jobs, provider views, settlements, dead letters, the OpenAPI document (z.toJSONSchema, ~40 KB); +5 KB for the time budgets of issue 15 (deadlines, the sync cursor, the poll budget) and the correction jobs' hand-over marker",
-  },
-  'submit-payouts': {
-    ceilingKb: 476,
-    why: 'also works bulk-correction job rows from the same queue: the job store and the correction service (~29 KB); +2 KB for the hand-over marker the job store keeps (issue 15)',
-  },
-  'sweep-due-payouts': {
-    ceilingKb: 492,
-    why: 'materialises recurring payouts and sends recorded refunds (~34 KB); +7 KB for issue 15: the time budgets, and handing over correction jobs the queue refused (the job store)',
-  },
-  'sync-provider-schedules': {
-    ceilingKb: 467,
-    why: "reads the recurrence rules' store to flag our own beneficiaries; +3 KB for its resumable page-by-page sync (cursor, deadlines; issue 15)",
-  },
-  'settlement-available': {
-    ceilingKb: 458,
-    why: 'the settlement service and policy (~11 KB) and the dead-letter store; +2 KB for the poll budget (issue 15)',
-  },
-  'poll-settlements': {
-    ceilingKb: 454,
-    why: 'the settlement service and policy (~11 KB); +1 KB for the poll budget and page deadlines (issue 15)',
-  },
-=======
-    ceilingKb: 603,
+    ceilingKb: 599,
     why: 'every ops route: recurrences, refunds, bulk corrections and their jobs, provider views, settlements, dead letters, the OpenAPI document (z.toJSONSchema, ~40 KB)',
   },
-  'submit-payouts': {
-    ceilingKb: 456,
-    why: 'also works bulk-correction job rows from the same queue: the job store and the correction service (~19 KB)',
-  },
   'sweep-due-payouts': {
-    ceilingKb: 471,
+    ceilingKb: 470,
     why: 'materialises recurring payouts and sends recorded refunds (~34 KB)',
   },
->>>>>>> theirs
 };
 
 /** Local tooling, the provider sandbox, benchmarks, scripts and tests never ship to Lambda. */

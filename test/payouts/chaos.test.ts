@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { toKobo } from '../../lib/money.js';
 import { ProviderPayoutGateway } from '../../lib/payouts/adapters/provider-payout-gateway.js';
+import { reconcilePayouts } from '../../lib/payouts/engine/reconcile-payouts.js';
 import { type Payout, PayoutStatus, TERMINAL_STATUSES } from '../../lib/payouts/model.js';
 import type { PayoutEngine } from '../../lib/payouts/payout-engine.js';
 import type { CreatePayoutRequest } from '../../lib/payouts/schemas.js';
@@ -195,14 +196,14 @@ describe('chaos: faults, duplicates and crashes', () => {
           config.reconcileIntervalMs,
       );
       await normal.sweep({ limit: 500, concurrency: 8 });
-      await normal.reconcile({ limit: 500 });
+      await reconcilePayouts(normal.ctx, { limit: 500 });
       const open = await Promise.all(undecidedStatuses.map((status) => h.store.countByStatus(status, 1)));
       if (open.every((count) => count === 0)) break;
     }
     expect(rounds).toBeLessThan(40);
     // Every attempt proved absent and followed by a new one stays watched; none shows up in the window.
     h.clock.advance(config.watchWindowMs + 1);
-    const watch = await normal.reconcile({ limit: 500 });
+    const watch = await reconcilePayouts(normal.ctx, { limit: 500 });
     expect(watch.paidTwice).toBe(0);
     h.sandbox.clearFaults();
 

@@ -6,6 +6,7 @@ import { localAwsConfig } from '../../lib/local/dynamodb-local.js';
 import { StreamRelay } from '../../lib/local/stream-relay.js';
 import { ProviderPayoutGateway } from '../../lib/payouts/adapters/provider-payout-gateway.js';
 import type { MetricsSink } from '../../lib/payouts/engine/context.js';
+import { reconcilePayouts } from '../../lib/payouts/engine/reconcile-payouts.js';
 import { PayoutStatus } from '../../lib/payouts/model.js';
 import { PayoutEngine } from '../../lib/payouts/payout-engine.js';
 import { ulid } from '../../lib/shared/ids.js';
@@ -95,14 +96,14 @@ describe('exact matching of provider records', () => {
     const spoofId = await providerPayout(1, '2222222222', `thanks po_${a} po_${ulid(h.clock.now())}`);
 
     h.clock.advance(engine.ctx.config.reconcileIntervalMs);
-    await engine.reconcile();
+    await reconcilePayouts(engine.ctx);
     const looked = await engine.get(a);
     expect(looked?.status).toBe(PayoutStatus.Unknown);
     expect(looked?.receipt).toBeUndefined();
 
     // A was never paid: once the grace period proves it, A is paid by a new attempt, to its own payee.
     h.clock.advance(engine.ctx.config.reconcileGraceMs);
-    await engine.reconcile();
+    await reconcilePayouts(engine.ctx);
     expect((await engine.get(a))?.status).toBe(PayoutStatus.Pending);
     h.clock.advance(engine.ctx.config.retryBaseMs);
     await engine.sweep();
@@ -125,7 +126,7 @@ describe('exact matching of provider records', () => {
       const foreignId = await providerPayout(amountNaira, accountNumber, `manual po_${a}`);
 
       h.clock.advance(engine.ctx.config.reconcileIntervalMs);
-      const report = await engine.reconcile();
+      const report = await reconcilePayouts(engine.ctx);
       expect(report.needsReview).toBe(1);
       const reviewed = await engine.getWithAudit(a);
       expect(reviewed.payout.status).toBe(PayoutStatus.NeedsReview);
@@ -146,14 +147,14 @@ describe('exact matching of provider records', () => {
     h.sandbox.injectFault({ path: '/settlement/instant/payout', fault: 'reset-before-commit', times: 1 });
     await engine.submit(payout.id);
     h.clock.advance(engine.ctx.config.reconcileGraceMs + 1);
-    await engine.reconcile();
+    await reconcilePayouts(engine.ctx);
     h.clock.advance(engine.ctx.config.retryBaseMs);
     h.sandbox.injectFault({ path: '/settlement/instant/payout', fault: 'timeout-after-commit', times: 1 });
     await engine.sweep();
     expect((await engine.get(payout.id))?.status).toBe(PayoutStatus.Unknown);
 
     h.clock.advance(engine.ctx.config.reconcileIntervalMs);
-    await engine.reconcile();
+    await reconcilePayouts(engine.ctx);
     const settled = await engine.get(payout.id);
     expect(settled?.status).toBe(PayoutStatus.Succeeded);
     const [entry] = ledgerEntriesOf(h.sandbox, payout.id);
@@ -202,16 +203,16 @@ describe('an earlier attempt that shows up late', () => {
     expect(ledgerEntriesOf(h.sandbox, payout.id)).toHaveLength(1);
 
     h.clock.advance(engine.ctx.config.reconcileGraceMs + 1);
-    await engine.reconcile();
+    await reconcilePayouts(engine.ctx);
     expect((await engine.get(payout.id))?.status).toBe(PayoutStatus.Pending);
     h.clock.advance(engine.ctx.config.retryBaseMs);
     await engine.sweep();
     expect((await engine.get(payout.id))?.status).toBe(PayoutStatus.Succeeded);
-    await engine.reconcile();
+    await reconcilePayouts(engine.ctx);
     expect((await engine.get(payout.id))?.status).toBe(PayoutStatus.Succeeded);
 
     h.clock.advance(lag);
-    const report = await engine.reconcile();
+    const report = await reconcilePayouts(engine.ctx);
     expect(report.paidTwice).toBe(1);
     const { payout: reviewed, audit } = await engine.getWithAudit(payout.id);
     expect(reviewed.status).toBe(PayoutStatus.NeedsReview);
@@ -239,17 +240,17 @@ describe('an earlier attempt that shows up late', () => {
     h.sandbox.injectFault({ path: '/settlement/instant/payout', fault: 'reset-before-commit', times: 1 });
     await engine.submit(payout.id);
     h.clock.advance(engine.ctx.config.reconcileGraceMs + 1);
-    await engine.reconcile();
+    await reconcilePayouts(engine.ctx);
     h.clock.advance(engine.ctx.config.retryBaseMs);
     await engine.sweep();
     expect((await engine.get(payout.id))?.status).toBe(PayoutStatus.Succeeded);
 
     h.sandbox.injectFault({ path: '/transaction/wallet', fault: 'error-503', times: 0 });
     h.clock.advance(engine.ctx.config.watchWindowMs + 1);
-    await engine.reconcile();
+    await reconcilePayouts(engine.ctx);
     expect((await engine.get(payout.id))?.status).toBe(PayoutStatus.Succeeded);
     h.clock.advance(engine.ctx.config.reconcileGiveUpMs);
-    await engine.reconcile();
+    await reconcilePayouts(engine.ctx);
     h.sandbox.clearFaults();
     const { payout: reviewed, audit } = await engine.getWithAudit(payout.id);
     expect(reviewed.status).toBe(PayoutStatus.NeedsReview);
@@ -274,7 +275,7 @@ describe('an earlier attempt that shows up late', () => {
     h.sandbox.injectFault({ path: '/settlement/instant/payout', fault: 'error-500-after-commit', times: 1 });
     await strict.submit(payout.id);
     h.clock.advance(strict.ctx.config.reconcileGraceMs + 1);
-    await strict.reconcile();
+    await reconcilePayouts(strict.ctx);
     const failed = await strict.get(payout.id);
     expect(failed?.status).toBe(PayoutStatus.Failed);
     const day = failed?.watchedAttempts?.[0]?.capDay ?? '';
@@ -284,7 +285,7 @@ describe('an earlier attempt that shows up late', () => {
     expect(usageWhenFailed).toBe(capBefore);
 
     h.clock.advance(lag);
-    await strict.reconcile();
+    await reconcilePayouts(strict.ctx);
     const { payout: reviewed, audit } = await strict.getWithAudit(payout.id);
     expect(reviewed.status).toBe(PayoutStatus.NeedsReview);
     expect(audit.at(-1)?.reason).toMatch(/recorded as failed, but a record of an earlier attempt showed up/);

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { reconcilePayouts } from '../../lib/payouts/engine/reconcile-payouts.js';
 import { bankTransfer, command, type EngineHarness, startEngineHarness } from '../support/engine-harness.js';
 
 /** Issue 17: "reconciliation pass" at INFO every 2 s was half of what `npm start` printed. */
@@ -18,10 +19,10 @@ describe('logs say what was decided, not that a tick ran', () => {
     await h.engine.submit(payout.id);
     expect((await h.engine.get(payout.id))?.status).toBe('unknown');
     h.clock.advance(h.engine.ctx.config.reconcileIntervalMs);
-    await h.engine.reconcile(); // looks, finds nothing yet: within the grace period
+    await reconcilePayouts(h.engine.ctx); // looks, finds nothing yet: within the grace period
     const before = h.logger.entries.length;
-    await h.engine.reconcile();
-    await h.engine.reconcile();
+    await reconcilePayouts(h.engine.ctx);
+    await reconcilePayouts(h.engine.ctx);
     expect(infoLines(before)).toEqual([]);
   });
 
@@ -31,7 +32,7 @@ describe('logs say what was decided, not that a tick ran', () => {
     await h.engine.submit(payout.id);
     h.clock.advance(h.engine.ctx.config.reconcileIntervalMs);
     const before = h.logger.entries.length;
-    await h.engine.reconcile();
+    await reconcilePayouts(h.engine.ctx);
     const decided = infoLines(before).filter((entry) => entry.message === 'payout reconciled');
     expect(decided).toEqual([
       expect.objectContaining({ fields: expect.objectContaining({ payoutId: payout.id, to: 'succeeded' }) }),

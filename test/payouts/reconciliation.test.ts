@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ProviderPayoutGateway } from '../../lib/payouts/adapters/provider-payout-gateway.js';
+import { reconcilePayouts } from '../../lib/payouts/engine/reconcile-payouts.js';
 import { PayoutStatus } from '../../lib/payouts/model.js';
 import { PayoutEngine } from '../../lib/payouts/payout-engine.js';
 import type { PayoutStore } from '../../lib/payouts/store/payout-store.js';
@@ -48,7 +49,7 @@ describe('reconciling payouts whose outcome is unknown', () => {
     expect(ledgerEntriesOf(h.sandbox, id)).toHaveLength(1);
 
     h.clock.advance(h.engine.ctx.config.reconcileIntervalMs);
-    await h.engine.reconcile();
+    await reconcilePayouts(h.engine.ctx);
     const settled = await h.engine.get(id);
     expect(settled?.status).toBe(PayoutStatus.Succeeded);
     expect(settled?.receipt?.transactionId).toBe(ledgerEntriesOf(h.sandbox, id)[0]?.transactionId);
@@ -64,11 +65,11 @@ describe('reconciling payouts whose outcome is unknown', () => {
       expect((await h.engine.get(id))?.status).toBe(PayoutStatus.Unknown);
 
       h.clock.advance(h.engine.ctx.config.reconcileIntervalMs);
-      await h.engine.reconcile();
+      await reconcilePayouts(h.engine.ctx);
       expect((await h.engine.get(id))?.status).toBe(PayoutStatus.Unknown);
 
       h.clock.advance(h.engine.ctx.config.reconcileGraceMs);
-      const report = await h.engine.reconcile();
+      const report = await reconcilePayouts(h.engine.ctx);
       expect(report.reattempted).toBe(1);
       const pending = await h.engine.get(id);
       expect(pending?.status).toBe(PayoutStatus.Pending);
@@ -94,7 +95,7 @@ describe('reconciling payouts whose outcome is unknown', () => {
 
       // Attempt 1 stays watched after success, and the watch ends quietly when its window is over.
       h.clock.advance(h.engine.ctx.config.watchWindowMs + 1);
-      const watch = await h.engine.reconcile();
+      const watch = await reconcilePayouts(h.engine.ctx);
       expect(watch.watched).toBe(1);
       const settled = await h.engine.get(id);
       expect(settled?.status).toBe(PayoutStatus.Succeeded);
@@ -117,7 +118,7 @@ describe('reconciling payouts whose outcome is unknown', () => {
       await engine.sweep();
       expect((await engine.get(payout.id))?.status).toBe(PayoutStatus.Unknown);
       h.clock.advance(engine.ctx.config.reconcileGraceMs + 1);
-      await engine.reconcile();
+      await reconcilePayouts(engine.ctx);
     }
     const failed = await engine.get(payout.id);
     expect(failed?.status).toBe(PayoutStatus.Failed);
@@ -143,7 +144,7 @@ describe('reconciling payouts whose outcome is unknown', () => {
     expect(failed?.status).toBe(PayoutStatus.Failed);
     expect(failed?.failure?.code).toBe('PROVIDER_422');
     h.clock.advance(h.engine.ctx.config.reconcileGraceMs * 10);
-    await h.engine.reconcile();
+    await reconcilePayouts(h.engine.ctx);
     await h.engine.sweep();
     expect((await h.engine.get(payout.id))?.status).toBe(PayoutStatus.Failed);
     expect(h.sandbox.stats().requests['/settlement/instant/payout']).toBe(1);
@@ -157,11 +158,11 @@ describe('reconciling payouts whose outcome is unknown', () => {
     expect(ledgerEntriesOf(h.sandbox, payout.id)).toHaveLength(1);
 
     // Before the lease runs out nobody touches it: the original worker may still be recording.
-    await h.engine.reconcile();
+    await reconcilePayouts(h.engine.ctx);
     expect((await h.engine.get(payout.id))?.status).toBe(PayoutStatus.Submitting);
 
     h.clock.advance(h.engine.ctx.config.submitLeaseMs + 1);
-    await h.engine.reconcile();
+    await reconcilePayouts(h.engine.ctx);
     expect((await h.engine.get(payout.id))?.status).toBe(PayoutStatus.Succeeded);
     expect(ledgerEntriesOf(h.sandbox, payout.id)).toHaveLength(1);
     expect(h.sandbox.stats().requests['/settlement/instant/payout']).toBe(1);
@@ -171,11 +172,11 @@ describe('reconciling payouts whose outcome is unknown', () => {
     const id = await submitWithFault('error-500');
     h.sandbox.injectFault({ path: '/transaction/wallet', fault: 'error-503', times: 0 });
     h.clock.advance(h.engine.ctx.config.reconcileIntervalMs);
-    await h.engine.reconcile();
+    await reconcilePayouts(h.engine.ctx);
     expect((await h.engine.get(id))?.status).toBe(PayoutStatus.Unknown);
 
     h.clock.advance(h.engine.ctx.config.reconcileGiveUpMs);
-    const report = await h.engine.reconcile();
+    const report = await reconcilePayouts(h.engine.ctx);
     expect((await h.engine.get(id))?.status).toBe(PayoutStatus.NeedsReview);
     expect(report.openNeedsReview).toBeGreaterThanOrEqual(1);
     expect(
@@ -188,7 +189,7 @@ describe('reconciling payouts whose outcome is unknown', () => {
     const id = await submitWithFault('error-500');
     h.sandbox.injectFault({ path: '/transaction/wallet', fault: 'error-503', times: 0 });
     h.clock.advance(h.engine.ctx.config.reconcileGiveUpMs + 1);
-    await h.engine.reconcile();
+    await reconcilePayouts(h.engine.ctx);
     h.sandbox.clearFaults();
     expect((await h.engine.get(id))?.status).toBe(PayoutStatus.NeedsReview);
 
@@ -208,10 +209,10 @@ describe('reconciliation under a deadline', () => {
   it('starts no look-up once its time is up, leaving the payout for the next pass', async () => {
     const id = await submitWithFault('timeout-after-commit');
     h.clock.advance(h.engine.ctx.config.reconcileIntervalMs);
-    const report = await h.engine.reconcile({ stopStartingAt: Date.now() - 1 });
+    const report = await reconcilePayouts(h.engine.ctx, { stopStartingAt: Date.now() - 1 });
     expect(report.succeeded).toBe(0);
     expect((await h.engine.get(id))?.status).toBe(PayoutStatus.Unknown);
-    await h.engine.reconcile();
+    await reconcilePayouts(h.engine.ctx);
     expect((await h.engine.get(id))?.status).toBe(PayoutStatus.Succeeded);
   });
 
@@ -221,7 +222,7 @@ describe('reconciliation under a deadline', () => {
     // The provider's listing answers after 2 s; the look-up's deadline is 100 ms (in Lambda LOOKUP_DEADLINE_MS).
     h.sandbox.injectFault({ path: '/transaction/wallet', method: 'GET', fault: 'latency', latencyMs: 2_000 });
     const started = Date.now();
-    const cut = await h.engine.reconcile({ lookupDeadlineMs: 100 });
+    const cut = await reconcilePayouts(h.engine.ctx, { lookupDeadlineMs: 100 });
     expect(Date.now() - started).toBeLessThan(2_000);
     expect(cut).toMatchObject({ succeeded: 0, stillUnknown: 1 });
     const after = await h.engine.get(id);
@@ -230,7 +231,7 @@ describe('reconciliation under a deadline', () => {
     expect(JSON.stringify(audit)).not.toContain('proved absent');
     // Nothing is lost: the next pass, once the payout is due for a look again, finds the record.
     h.clock.advance(h.engine.ctx.config.reconcileIntervalMs);
-    await h.engine.reconcile();
+    await reconcilePayouts(h.engine.ctx);
     expect((await h.engine.get(id))?.status).toBe(PayoutStatus.Succeeded);
     expect(ledgerEntriesOf(h.sandbox, id)).toHaveLength(1);
   });
@@ -248,7 +249,7 @@ describe('a sweep whose outcome writes fail', () => {
       expect(ledgerEntriesOf(h.sandbox, id)).toHaveLength(1);
     }
     h.clock.advance(h.engine.ctx.config.submitLeaseMs + 1);
-    await h.engine.reconcile();
+    await reconcilePayouts(h.engine.ctx);
     for (const id of ids) expect((await h.engine.get(id))?.status).toBe(PayoutStatus.Succeeded);
   });
 });
