@@ -320,7 +320,7 @@ describe('the submission worker', () => {
     });
   });
 
-  it('gives a slot the payout missed to no send: it takes a new one, so a late send never crowds the sends on time', async () => {
+  it('sends a payout that missed its slot at a new one, so a late send never crowds the sends on time', async () => {
     const table = await createTestTable('pacer');
     try {
       const start = 7_000_000;

@@ -17,7 +17,10 @@ export const MAX_RESERVE_WRITES = 3;
  * limit. A reservation slower than that is a table in trouble, not a round trip worth planning for.
  */
 export const MAX_RESERVE_LEAD_MS = 1_000;
-/** Round trips the head start is the longest of: one slow write in the last few is the one to expect. */
+/**
+ * Round trips the head start is the median of. Not the longest: every idle restart leaves its head start
+ * unused, while the odd slower round trip only costs the slots it made pass, which their sends replace.
+ */
 const ROUND_TRIPS_KEPT = 8;
 
 /**
@@ -28,7 +31,7 @@ const ROUND_TRIPS_KEPT = 8;
  * fleet, and a batch costs one write, not one per payout, with no read-then-write round to lose under load.
  *
  * "Now" is the instant the reservation comes back, not the one it left at: the limiter measures its own round
- * trips and gives no slot that the slowest of its last few would have seen pass. Slots already passed when they reach
+ * trips and gives no slot that a typical one of them would have seen pass. Slots already passed when they reach
  * the worker would all be sent at once, and a burst of them on top of a second's sends is what a provider
  * counting requests per second answers with 429 (docs/submission.md).
  *
@@ -39,7 +42,7 @@ export class DynamoDbRateLimiter implements ProviderRateLimiter {
   readonly #doc: DynamoDBDocumentClient;
   readonly #intervalMs: number;
   readonly #now: () => number;
-  /** The last reservations' round trips (ms, on the limiter's clock); the longest is the next one's head start. */
+  /** The last reservations' round trips (ms, on the limiter's clock); their median is the next one's head start. */
   readonly #roundTripsMs: number[] = [];
 
   constructor(
@@ -60,7 +63,7 @@ export class DynamoDbRateLimiter implements ProviderRateLimiter {
     // One instant for every write of this reservation: `nextSlotAt` only grows, so once the idle write fails
     // (it is at or past `now`), the append that follows cannot fail. `now` is when the answer is expected back.
     const sentAt = this.#now();
-    const now = sentAt + Math.min(Math.max(0, ...this.#roundTripsMs), MAX_RESERVE_LEAD_MS);
+    const now = sentAt + Math.min(medianOf(this.#roundTripsMs), MAX_RESERVE_LEAD_MS);
     const slots = await this.#reserveFrom(now, span, slotsFrom, options.signal);
     this.#roundTripsMs.push(this.#now() - sentAt);
     if (this.#roundTripsMs.length > ROUND_TRIPS_KEPT) this.#roundTripsMs.shift();
@@ -133,4 +136,9 @@ export class DynamoDbRateLimiter implements ProviderRateLimiter {
       if (!(error instanceof ConditionalCheckFailedException)) throw error;
     }
   }
+}
+
+function medianOf(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return Math.max(0, sorted[Math.floor(sorted.length / 2)] ?? 0);
 }
