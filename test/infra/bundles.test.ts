@@ -80,16 +80,23 @@ describe('handler bundles', () => {
  * and the provider client (lib/provider, ~28 KB); see docs/benchmarks.md.
  */
 const OVER_THE_BOUND: Readonly<Record<string, { ceilingKb: number; why: string }>> = {
+  // Issue 15's send spacing (the pacer's round-trip head start, missed-slot replacement) added 0.1 to 0.6 KB
+  // to every function that builds the runtime: +1 KB on api, submit-payouts, sweep-due-payouts and
+  // poll-settlements, and payout-requested (450.4 KB) joins the list.
+  'payout-requested': {
+    ceilingKb: 451,
+    why: 'the engine and runtime every money handler carries; see above',
+  },
   api: {
-    ceilingKb: 614,
+    ceilingKb: 615,
     why: "every ops route: recurrences, refunds, bulk corrections and their jobs, provider views, settlements, dead letters, the OpenAPI document (z.toJSONSchema, ~40 KB); +5 KB for the time budgets of issue 15 (deadlines, the sync cursor, the poll budget) and the correction jobs' hand-over marker",
   },
   'submit-payouts': {
-    ceilingKb: 476,
+    ceilingKb: 477,
     why: 'also works bulk-correction job rows from the same queue: the job store and the correction service (~29 KB); +2 KB for the hand-over marker the job store keeps (issue 15)',
   },
   'sweep-due-payouts': {
-    ceilingKb: 492,
+    ceilingKb: 493,
     why: 'materialises recurring payouts and sends recorded refunds (~34 KB); +7 KB for issue 15: the time budgets, and handing over correction jobs the queue refused (the job store)',
   },
   'sync-provider-schedules': {
@@ -101,7 +108,7 @@ const OVER_THE_BOUND: Readonly<Record<string, { ceilingKb: number; why: string }
     why: 'the settlement service and policy (~11 KB) and the dead-letter store; +2 KB for the poll budget (issue 15)',
   },
   'poll-settlements': {
-    ceilingKb: 454,
+    ceilingKb: 455,
     why: 'the settlement service and policy (~11 KB); +1 KB for the poll budget and page deadlines (issue 15)',
   },
 };
