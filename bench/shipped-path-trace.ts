@@ -5,6 +5,7 @@
  * worker invocations (queue wait, duration); the process's CPU time and event-loop delay.
  */
 import { subscribe } from 'node:diagnostics_channel';
+import { writeFileSync } from 'node:fs';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 
@@ -80,10 +81,14 @@ export function startShippedPathTrace(): ShippedPathTrace {
     started.set(request, { at: performance.now(), key: `${origin} ${request.path.split('?')[0]}` });
   });
   subscribe('undici:request:headers', (message) => {
-    const { request } = message as { request: object };
+    const { request, response } = message as { request: object; response: { statusCode: number } };
     const start = started.get(request);
     if (start) add(destination(start.key), performance.now() - start.at);
+    if (start?.key.endsWith('/settlement/instant/payout')) {
+      sends.push({ at: start.at, answeredAt: performance.now(), status: response.statusCode });
+    }
   });
+  let sends: { at: number; answeredAt: number; status: number }[] = [];
   let invocations = timings();
   let queueWait = timings();
   let handedBack = 0;
@@ -117,6 +122,7 @@ export function startShippedPathTrace(): ShippedPathTrace {
       invocations = timings();
       queueWait = timings();
       handedBack = 0;
+      sends = [];
       loop.reset();
       cpuAtStart = process.cpuUsage();
       wallAtStart = performance.now();
@@ -142,8 +148,37 @@ export function startShippedPathTrace(): ShippedPathTrace {
         queueWaitPerMessage: summary(queueWait),
         /** Messages an invocation handed back (partial batch response) or lost by failing. */
         handedBackMessages: handedBack,
+        payoutSends: sendTimeline(sends),
         requests,
       };
     },
+  };
+}
+
+/**
+ * The payout requests as the handlers sent them: the most started in any one second (what a provider counting
+ * a sliding second sees, give or take the network), and the time no request started for longer than 100 ms
+ * (the fleet idle while a backlog waits).
+ */
+function sendTimeline(sends: readonly { at: number; answeredAt: number; status: number }[]) {
+  const starts = sends.map((send) => send.at).sort((a, b) => a - b);
+  let mostInOneSecond = 0;
+  for (let first = 0, last = 0; last < starts.length; last++) {
+    while ((starts[last] as number) - (starts[first] as number) >= 1000) first++;
+    mostInOneSecond = Math.max(mostInOneSecond, last - first + 1);
+  }
+  let idleMs = 0;
+  for (let index = 1; index < starts.length; index++) {
+    const gap = (starts[index] as number) - (starts[index - 1] as number);
+    if (gap > 100) idleMs += gap;
+  }
+  if (process.env.BENCH_TRACE_SENDS) {
+    writeFileSync(process.env.BENCH_TRACE_SENDS, JSON.stringify(sends));
+  }
+  return {
+    count: sends.length,
+    answered429: sends.filter((send) => send.status === 429).length,
+    mostStartedInOneSecond: mostInOneSecond,
+    idleSecondsOver100Ms: Math.round(idleMs) / 1000,
   };
 }

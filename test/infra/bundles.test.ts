@@ -81,8 +81,8 @@ describe('handler bundles', () => {
  */
 const OVER_THE_BOUND: Readonly<Record<string, { ceilingKb: number; why: string }>> = {
   api: {
-    ceilingKb: 599,
-    why: 'every ops route: recurrences, refunds, bulk corrections and their jobs, provider views, settlements, dead letters, the OpenAPI document (z.toJSONSchema, ~40 KB)',
+    ceilingKb: 600,
+    why: "every ops route: recurrences, refunds, bulk corrections and their jobs, provider views, settlements, dead letters, the OpenAPI document (z.toJSONSchema, ~40 KB); 599.1 KB with the pacer's send spacing (issue 15, +0.6 KB)",
   },
   'sweep-due-payouts': {
     ceilingKb: 470,

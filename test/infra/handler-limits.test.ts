@@ -51,8 +51,9 @@ const STAGES = ['dev', 'prod'];
 
 /**
  * What a claimed payout may still do before its outcome is written: reserve its slot (the pacer's conditional
- * writes), wait for the slot, the provider call, the recording (the fleet's cool-down after a 429 is written
- * alongside it). A retry after a 429 claims anew and is bounded the same way.
+ * writes), wait for the slot (a missed slot's replacement is reserved within that wait: its writes are cut off
+ * at its end), the provider call, the recording (the fleet's cool-down after a 429 is written alongside it). A
+ * retry after a 429 claims anew and is bounded the same way.
  */
 const afterClaimMs = MAX_RESERVE_WRITES * dynamoDbCall + MAX_SLOT_WAIT_MS + providerCall + dynamoDbCall;
 

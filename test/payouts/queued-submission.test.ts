@@ -5,7 +5,9 @@ import {
   runSubmissionBatch,
   WORKER_STOP_STARTING_BEFORE_DEADLINE_MS,
 } from '../../lib/jobs/submission-batch.js';
+import { MAX_SLOTS_PER_SEND } from '../../lib/payouts/engine/submit-requested.js';
 import { PayoutStatus } from '../../lib/payouts/model.js';
+import { MAX_SEND_LATENESS_MS } from '../../lib/payouts/queue/rate-limiter.js';
 import type { SubmissionQueue, SubmissionRequest } from '../../lib/payouts/queue/submission-queue.js';
 import { DynamoDbRateLimiter } from '../../lib/payouts/store/dynamodb-rate-limiter.js';
 import { CapturingLogger } from '../../lib/shared/logger.js';
@@ -316,6 +318,84 @@ describe('the submission worker', () => {
       status: PayoutStatus.Pending,
       rateLimitedCount: 1,
     });
+  });
+
+  it('sends a payout that missed its slot at a new one, so a late send never crowds the sends on time', async () => {
+    const table = await createTestTable('pacer');
+    try {
+      const start = 7_000_000;
+      let clock = start;
+      const limiter = new DynamoDbRateLimiter(table.client, table.tableName, {
+        perSecond: 10,
+        now: () => clock,
+      });
+      const payouts = await pendingPayouts(2);
+      const slept: number[] = [];
+      // The first timer fires 60 ms late (a busy event loop): more than MAX_SEND_LATENESS_MS after its slot.
+      let lateBy = 60;
+      const requests = payouts.map((payout) => ({ payoutId: payout.id, version: payout.version }));
+      const { report } = await runSubmissionBatch(
+        h.engine,
+        sqsEvent(requests),
+        FRESH_INVOCATION_MS,
+        h.logger,
+        {
+          limiter,
+          sleep: async (ms) => {
+            slept.push(ms);
+            clock += ms + lateBy;
+            lateBy = 0;
+          },
+          clock: () => clock,
+        },
+      );
+      expect(60).toBeGreaterThan(MAX_SEND_LATENESS_MS);
+      // Slots at +0 and +100 ms (10/s). The second woke at +160: its slot was given up for the next one,
+      // +200, which it waited 40 ms for; both were paid once.
+      expect(slept).toEqual([100, 40]);
+      expect(report).toMatchObject({ sent: 2, outcomes: { succeeded: 2 } });
+      expect(providerCalls()).toBe(2);
+      for (const payout of payouts) expect(ledgerEntriesOf(h.sandbox, payout.id)).toHaveLength(1);
+      // Three slots were taken from the fleet's pacer: the next worker's is the fourth.
+      expect(await limiter.reserve(1)).toEqual([start + 300]);
+    } finally {
+      table.client.destroy();
+    }
+  });
+
+  it('leaves late after MAX_SLOTS_PER_SEND missed slots rather than give up a claimed payout', async () => {
+    const table = await createTestTable('pacer');
+    try {
+      let clock = 8_000_000;
+      const limiter = new DynamoDbRateLimiter(table.client, table.tableName, {
+        perSecond: 10,
+        now: () => clock,
+      });
+      await limiter.reserve(1);
+      const [payout] = await pendingPayouts(1);
+      if (!payout) throw new Error('no payout');
+      const slept: number[] = [];
+      // Every timer fires 60 ms late.
+      const { report } = await runSubmissionBatch(
+        h.engine,
+        sqsEvent([{ payoutId: payout.id, version: payout.version }]),
+        FRESH_INVOCATION_MS,
+        h.logger,
+        {
+          limiter,
+          sleep: async (ms) => {
+            slept.push(ms);
+            clock += ms + 60;
+          },
+          clock: () => clock,
+        },
+      );
+      expect(slept).toHaveLength(MAX_SLOTS_PER_SEND);
+      expect(report).toMatchObject({ sent: 1, outcomes: { succeeded: 1 } });
+      expect(ledgerEntriesOf(h.sandbox, payout.id)).toHaveLength(1);
+    } finally {
+      table.client.destroy();
+    }
   });
 
   it('gives a claim back unsent when its slot is too far away, and does not hand the message back', async () => {

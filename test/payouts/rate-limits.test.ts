@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { outcomeTransition } from '../../lib/payouts/engine/submit-payout.js';
 import { PayoutStatus } from '../../lib/payouts/model.js';
+import { RateLimiterUnavailableError } from '../../lib/payouts/queue/rate-limiter.js';
 import { DynamoDbRateLimiter } from '../../lib/payouts/store/dynamodb-rate-limiter.js';
 import { createTestTable } from '../support/dynamodb.js';
 import {
@@ -83,6 +84,41 @@ describe("the provider's rate limit", () => {
       // 100/s: one slot every 10 ms, none shared, the first now.
       expect(reserved[0]).toBe(now);
       for (const [index, slot] of reserved.entries()) expect(slot).toBeCloseTo(now + index * 10, 6);
+    } finally {
+      close();
+    }
+  });
+
+  it('gives no slot that had passed when the reservation came back: an idle pacer starts a round trip ahead', async () => {
+    // Every reading of this clock is 40 ms after the one before: each reservation's round trip takes 40 ms.
+    let clock = 3_000_000;
+    const { limiters, close } = await pacers(1, 100, () => {
+      clock += 40;
+      return clock;
+    });
+    const [limiter] = limiters;
+    if (!limiter) throw new Error('no pacer');
+    try {
+      await limiter.reserve(1);
+      // The pacer goes idle; the next reservation leaves at `clock + 40` and is back 40 ms later.
+      clock += 10_000;
+      const leftAt = clock + 40;
+      const [first] = await limiter.reserve(5);
+      expect(first).toBe(leftAt + 40);
+      // A busy pacer whose next slot is nearer than a round trip is restarted the same way.
+      const [next] = await limiter.reserve(1);
+      expect(next).toBeGreaterThanOrEqual(clock);
+    } finally {
+      close();
+    }
+  });
+
+  it('gives up a reservation whose signal is aborted, with a typed error', async () => {
+    const { limiters, close } = await pacers(1, 100, () => 4_000_000);
+    try {
+      await expect(limiters[0]?.reserve(1, { signal: AbortSignal.abort() })).rejects.toBeInstanceOf(
+        RateLimiterUnavailableError,
+      );
     } finally {
       close();
     }

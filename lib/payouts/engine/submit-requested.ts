@@ -1,5 +1,5 @@
 import { PayoutStatus } from '../model.js';
-import type { ProviderRateLimiter } from '../queue/rate-limiter.js';
+import { MAX_SEND_LATENESS_MS, type ProviderRateLimiter } from '../queue/rate-limiter.js';
 import type { SubmissionRequest } from '../queue/submission-queue.js';
 import type { EngineContext } from './context.js';
 import {
@@ -27,6 +27,13 @@ export const MAX_SLOT_WAIT_MS = 15_000;
  * leaves the payout to the next tick: a 429 costs the payout a second, not a sweeper tick.
  */
 export const MAX_RATE_LIMITED_RETRIES = 3;
+
+/**
+ * Slots one send takes at most: a send that finds its slot passed by more than MAX_SEND_LATENESS_MS takes a new
+ * one, once; if it misses that too it leaves late (the machine is too loaded to keep time, a 429 never fails a
+ * payout, and every replacement is one more write to the pacer's single item, which all workers share).
+ */
+export const MAX_SLOTS_PER_SEND = 2;
 
 /** The fleet's pause after a 429 that named no Retry-After. */
 const DEFAULT_COOL_DOWN_MS = 1_000;
@@ -116,14 +123,8 @@ async function sendAtSlot(
   now: () => number,
   retriesLeft = MAX_RATE_LIMITED_RETRIES,
 ): Promise<RequestedSubmitResult> {
-  const waitMs = slot - now();
-  if (waitMs > MAX_SLOT_WAIT_MS) {
-    const why = `the provider's rate limit leaves no slot within ${MAX_SLOT_WAIT_MS} ms`;
-    const released = await releaseUnsentClaim(ctx, claim, why);
-    ctx.metrics.count('RateLimitDeferred');
-    return { kind: 'skipped', payout: released, why };
-  }
-  if (waitMs > 0) await (options.sleep ?? realSleep)(waitMs);
+  const waited = await waitForSlot(ctx, claim, slot, options, now);
+  if (waited) return waited;
   const sent = await sendClaimed(ctx, claim);
   const { outcome } = sent;
   if (!(outcome.kind === 'not_sent' && outcome.rateLimited && options.limiter)) return sent.recording;
@@ -139,6 +140,46 @@ async function sendAtSlot(
   return (
     (await retryAfterRateLimit(ctx, recorded, options, options.limiter, now, retriesLeft - 1)) ?? recorded
   );
+}
+
+/**
+ * Waits for the payout's slot; undefined when it may be sent now. A slot passed by more than
+ * MAX_SEND_LATENESS_MS by the time the payout could leave (its reservation came back late, or the timer fired
+ * late on a busy event loop) is replaced by a new one: sends that leave late crowd the sends on time into
+ * fewer seconds, which a provider counting any one second answers with 429. A missed slot costs the fleet one
+ * interval; a 429 costs the payout its Retry-After and the fleet a cool-down. All of it, replacements
+ * included, stays within MAX_SLOT_WAIT_MS of the first slot's check: a slot beyond it gives the claim back
+ * unsent; a replacement not reserved by then, or a second miss, leaves late.
+ */
+async function waitForSlot(
+  ctx: EngineContext,
+  claim: Claimed,
+  firstSlot: number,
+  options: SubmitRequestedOptions,
+  now: () => number,
+): Promise<Extract<RequestedSubmitResult, { kind: 'skipped' }> | undefined> {
+  const waitUntil = now() + MAX_SLOT_WAIT_MS;
+  let slot = firstSlot;
+  for (let taken = 1; ; taken++) {
+    if (slot > waitUntil) {
+      const why = `the provider's rate limit leaves no slot within ${MAX_SLOT_WAIT_MS} ms`;
+      const released = await releaseUnsentClaim(ctx, claim, why);
+      ctx.metrics.count('RateLimitDeferred');
+      return { kind: 'skipped', payout: released, why };
+    }
+    const waitMs = slot - now();
+    if (waitMs > 0) await (options.sleep ?? realSleep)(waitMs);
+    const missed = now() - slot > MAX_SEND_LATENESS_MS;
+    const leftMs = waitUntil - now();
+    if (!options.limiter || !missed || taken >= MAX_SLOTS_PER_SEND || leftMs <= 0) return undefined;
+    ctx.metrics.count('SendSlotMissed');
+    try {
+      [slot = now()] = await options.limiter.reserve(1, { signal: AbortSignal.timeout(leftMs) });
+    } catch {
+      // No new slot in time: leave at the missed one rather than give up a claimed payout.
+      return undefined;
+    }
+  }
 }
 
 /**

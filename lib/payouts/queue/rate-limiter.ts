@@ -8,8 +8,11 @@ import { PayoutAutomationError } from '../../shared/errors.js';
  * const slots = await limiter.reserve(claimed.length); // epoch ms at which each send may start
  */
 export interface ProviderRateLimiter {
-  /** Reserves `count` consecutive send slots; resolves with the instant (epoch ms) each may start. */
-  reserve(count: number): Promise<number[]>;
+  /**
+   * Reserves `count` consecutive send slots; resolves with the instant (epoch ms) each may start. An aborted
+   * `signal` stops waiting for the shared item (RateLimiterUnavailableError); a slot it took anyway goes unused.
+   */
+  reserve(count: number, options?: { signal?: AbortSignal }): Promise<number[]>;
   /** The provider answered 429: no slot starts before `untilMs` (epoch ms), fleet-wide. */
   coolDown(untilMs: number): Promise<void>;
 }
@@ -27,3 +30,12 @@ export class RateLimiterUnavailableError extends PayoutAutomationError {
  * of sending lost). Pacing 5% under R absorbs 50 ms of jitter in every second.
  */
 export const PACING_FRACTION = 0.95;
+
+/**
+ * How late a send may still leave after its slot. Sends that each leave within `d` of their slots put at most
+ * (1 s + d) of slots in any one second: at 95% of R that stays within R for d up to 1000 / 0.95 - 1000 = 52 ms.
+ * Half of that is left to the network and the provider's own clock. A send later than this (a reservation that
+ * came back after its first slots had passed, a timer fired late under load) takes a new slot instead of
+ * leaving together with the sends on time, which would put more than a second's slots into one second.
+ */
+export const MAX_SEND_LATENESS_MS = Math.floor((1000 / PACING_FRACTION - 1000) / 2);

@@ -13,11 +13,27 @@ const LIMITER_KEY = { pk: 'RATELIMIT#provider', sk: 'RATELIMIT' } as const;
 export const MAX_RESERVE_WRITES = 3;
 
 /**
+ * The longest head start an idle pacer's first slot is given (see `reserve`): a second of the provider's
+ * limit. A reservation slower than that is a table in trouble, not a round trip worth planning for.
+ */
+export const MAX_RESERVE_LEAD_MS = 1_000;
+/**
+ * Round trips the head start is the median of. Not the longest: every idle restart leaves its head start
+ * unused, while the odd slower round trip only costs the slots it made pass, which their sends replace.
+ */
+const ROUND_TRIPS_KEPT = 8;
+
+/**
  * A fleet-wide pacer for the provider's rate limit, kept in one DynamoDB item: `nextSlotAt`, the first instant
  * (epoch ms) not yet given to anyone. A reservation of n slots moves it n intervals on in one conditional
  * update (from where it is when it is ahead, from now when it has passed); a 429 moves it to the end of the
  * Retry-After. Every send of every worker thus starts at its own slot, at most `perSecond` a second across the
  * fleet, and a batch costs one write, not one per payout, with no read-then-write round to lose under load.
+ *
+ * "Now" is the instant the reservation comes back, not the one it left at: the limiter measures its own round
+ * trips and gives no slot that a typical one of them would have seen pass. Slots already passed when they reach
+ * the worker would all be sent at once, and a burst of them on top of a second's sends is what a provider
+ * counting requests per second answers with 429 (docs/submission.md).
  *
  * @example
  * const limiter = new DynamoDbRateLimiter(client, tableName, { perSecond: 50 });
@@ -26,6 +42,8 @@ export class DynamoDbRateLimiter implements ProviderRateLimiter {
   readonly #doc: DynamoDBDocumentClient;
   readonly #intervalMs: number;
   readonly #now: () => number;
+  /** The last reservations' round trips (ms, on the limiter's clock); their median is the next one's head start. */
+  readonly #roundTripsMs: number[] = [];
 
   constructor(
     client: DynamoDBClient,
@@ -37,14 +55,28 @@ export class DynamoDbRateLimiter implements ProviderRateLimiter {
     this.#now = options.now ?? Date.now;
   }
 
-  async reserve(count: number): Promise<number[]> {
+  async reserve(count: number, options: { signal?: AbortSignal } = {}): Promise<number[]> {
     if (count <= 0) return [];
     const span = count * this.#intervalMs;
     const slotsFrom = (start: number) =>
       Array.from({ length: count }, (_, index) => start + index * this.#intervalMs);
     // One instant for every write of this reservation: `nextSlotAt` only grows, so once the idle write fails
-    // (it is at or past `now`), the append that follows cannot fail.
-    const now = this.#now();
+    // (it is at or past `now`), the append that follows cannot fail. `now` is when the answer is expected back.
+    const sentAt = this.#now();
+    const now = sentAt + Math.min(medianOf(this.#roundTripsMs), MAX_RESERVE_LEAD_MS);
+    const slots = await this.#reserveFrom(now, span, slotsFrom, options.signal);
+    this.#roundTripsMs.push(this.#now() - sentAt);
+    if (this.#roundTripsMs.length > ROUND_TRIPS_KEPT) this.#roundTripsMs.shift();
+    return slots;
+  }
+
+  async #reserveFrom(
+    now: number,
+    span: number,
+    slotsFrom: (start: number) => number[],
+    abortSignal: AbortSignal | undefined,
+  ): Promise<number[]> {
+    const sendOptions = abortSignal ? { abortSignal } : {};
     for (let write = 0; write < MAX_RESERVE_WRITES; write++) {
       try {
         if (write % 2 === 0) {
@@ -59,6 +91,7 @@ export class DynamoDbRateLimiter implements ProviderRateLimiter {
               ExpressionAttributeValues: { ':span': span, ':now': now },
               ReturnValues: 'UPDATED_NEW',
             }),
+            sendOptions,
           );
           const next: unknown = Attributes?.nextSlotAt;
           if (typeof next === 'number') return slotsFrom(next - span);
@@ -72,10 +105,14 @@ export class DynamoDbRateLimiter implements ProviderRateLimiter {
               ConditionExpression: 'attribute_not_exists(pk) OR nextSlotAt < :now',
               ExpressionAttributeValues: { ':next': now + span, ':now': now },
             }),
+            sendOptions,
           );
           return slotsFrom(now);
         }
       } catch (error) {
+        if (abortSignal?.aborted) {
+          throw new RateLimiterUnavailableError('the reservation was given up', { cause: error });
+        }
         // Busy turned idle, or idle turned busy (another worker reserved first): the other write applies.
         if (!(error instanceof ConditionalCheckFailedException)) throw error;
       }
@@ -99,4 +136,9 @@ export class DynamoDbRateLimiter implements ProviderRateLimiter {
       if (!(error instanceof ConditionalCheckFailedException)) throw error;
     }
   }
+}
+
+function medianOf(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return Math.max(0, sorted[Math.floor(sorted.length / 2)] ?? 0);
 }
