@@ -23,6 +23,9 @@ export function maxJsonBytes(schema: z.ZodMiniType, path = '$'): number {
     case 'prefault':
     case 'readonly':
       return maxJsonBytes(def.innerType as z.ZodMiniType, path);
+    case 'lazy':
+      // Built on first use (cold start), not recursive: the schema it builds is the one to measure.
+      return maxJsonBytes((def.getter as () => z.ZodMiniType)(), path);
     case 'nullable':
       return Math.max(4, maxJsonBytes(def.innerType as z.ZodMiniType, path));
     case 'string':
