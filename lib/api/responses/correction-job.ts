@@ -8,14 +8,19 @@ import { FailureSchema, FieldIssueSchema, instant, PrincipalSchema, pageOf } fro
 const itemStatus = z.enum(Object.values(JobItemStatus));
 const location = z.string().check(z.describe('where the job is read: /bulk-correction-jobs/{jobId}'));
 
+/** What every view of a job starts with: its id, size, source, requester and time. */
+const jobFields = () => ({
+  jobId: z.string(),
+  total: z.int().check(z.describe('rows in the batch')),
+  source: z.enum(['json', 'csv']),
+  requestedBy: PrincipalSchema,
+  createdAt: instant,
+});
+
 /** A correction job as stored: the batch accepted at once. */
 export const CorrectionJobSummarySchema = z.lazy(() =>
   z.object({
-    jobId: z.string(),
-    total: z.int().check(z.describe('rows in the batch')),
-    source: z.enum(['json', 'csv']),
-    requestedBy: PrincipalSchema,
-    createdAt: instant,
+    ...jobFields(),
     location,
   }),
 );
@@ -23,11 +28,7 @@ export const CorrectionJobSummarySchema = z.lazy(() =>
 /** A job with its rows counted by state and its progress. */
 export const CorrectionJobSchema = z.lazy(() =>
   z.object({
-    jobId: z.string(),
-    total: z.int().check(z.describe('rows in the batch')),
-    source: z.enum(['json', 'csv']),
-    requestedBy: PrincipalSchema,
-    createdAt: instant,
+    ...jobFields(),
     status: z.enum(Object.values(JobStatus)),
     counts: z
       .partialRecord(itemStatus, z.int())

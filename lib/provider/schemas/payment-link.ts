@@ -2,7 +2,7 @@ import * as z from 'zod/mini';
 
 // Each schema is built on first use (z.lazy): every function loads all the provider's resources but parses few of
 // them, and building them at load was a large part of a cold start's zod work (docs/benchmarks.md).
-import { amount, merchantRef, timestamp } from './common.js';
+import { amount, bankParties, merchantRef, timestamp } from './common.js';
 import { sizePagination } from './pagination.js';
 
 /** Item of `data.links` in GET /payment-link. */
@@ -137,14 +137,7 @@ const paymentStatusMetadata = z.lazy(() =>
     subaccountSettlement: amount,
     mainAccountSettlement: amount,
     totalSettlementAmount: amount,
-    originatorBankCode: z.string(),
-    originatorBankName: z.string(),
-    originatorAccountName: z.string(),
-    originatorAccountNumber: z.string(),
-    beneficiaryBankCode: z.string(),
-    beneficiaryBankName: z.string(),
-    beneficiaryAccountName: z.string(),
-    beneficiaryAccountNumber: z.string(),
+    ...bankParties,
     originatorBankVerificationNumber: z.string(),
     beneficiaryBankVerificationNumber: z.string(),
   }),

@@ -5,16 +5,21 @@ import * as z from 'zod/mini';
 import { amount, timestamp } from './common.js';
 import { sizePagination } from './pagination.js';
 
+/** What the list and the detail say of a store alike. */
+const storeFields = () => ({
+  id: z.string(),
+  name: z.string(),
+  code: z.nullable(z.string()),
+  phoneNumber: z.string(),
+  email: z.nullable(z.string()),
+  website: z.string(),
+  address: z.string(),
+});
+
 /** Item of `data.stores` in GET /branch/store. */
 export const storeSchema = z.lazy(() =>
   z.looseObject({
-    id: z.string(),
-    name: z.string(),
-    code: z.nullable(z.string()),
-    phoneNumber: z.string(),
-    email: z.nullable(z.string()),
-    website: z.string(),
-    address: z.string(),
+    ...storeFields(),
     walletId: z.string(),
     createdAt: timestamp,
   }),
@@ -31,13 +36,7 @@ export const storeListData = z.lazy(() =>
 /** `data` of GET /branch/store/info. `code` and `email` may be null as in the list. */
 export const storeDetailSchema = z.lazy(() =>
   z.looseObject({
-    id: z.string(),
-    name: z.string(),
-    code: z.nullable(z.string()),
-    phoneNumber: z.string(),
-    email: z.nullable(z.string()),
-    website: z.string(),
-    address: z.string(),
+    ...storeFields(),
     createdAt: timestamp,
     agents: z.array(
       z.looseObject({
