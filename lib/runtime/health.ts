@@ -2,6 +2,7 @@ import type { PayoutEngine } from '../payouts/payout-engine.js';
 import { CredentialsError } from '../provider/credentials.js';
 import { ProviderError, ProviderRejectedError } from '../provider/errors.js';
 import type { ProviderClient } from '../provider/index.js';
+import { DeadlineExceededError, withinDeadline } from '../shared/deadline.js';
 
 /** One dependency's state: `ok`, or `failed` with what an operator should look at (never a secret). */
 export type CheckResult = { readonly status: 'ok' } | { readonly status: 'failed'; readonly detail: string };
@@ -37,15 +38,15 @@ export async function deepHealth(
   },
   options: { deadlineMs?: number } = {},
 ): Promise<DeepHealth> {
-  const signal = AbortSignal.timeout(options.deadlineMs ?? DEEP_HEALTH_DEADLINE_MS);
+  const deadlineMs = options.deadlineMs ?? DEEP_HEALTH_DEADLINE_MS;
   const [table, provider] = await Promise.all([
     check(
       () => ctx.engine.controls(),
       (error) => `the table could not be read: ${nameOf(error)}`,
-      signal,
+      deadlineMs,
     ),
     check(
-      () => ctx.provider.settlements.list({ perPage: 1 }, { signal }),
+      (signal) => ctx.provider.settlements.list({ perPage: 1 }, { signal }),
       (error) => {
         if (error instanceof CredentialsError)
           return `the provider credentials could not be read: ${error.message}`;
@@ -55,41 +56,29 @@ export async function deepHealth(
         if (error instanceof ProviderError) return `the provider could not be asked: ${error.code}`;
         return `the provider check failed: ${nameOf(error)}`;
       },
-      signal,
+      deadlineMs,
     ),
   ]);
   const status = table.status === 'ok' && provider.status === 'ok' ? 'ok' : 'failed';
   return { status, checks: { table, provider } };
 }
 
-/** A check that did not answer before the deadline: it failed, it did not hang. */
-class CheckDeadlineError extends Error {
-  override readonly name = 'CheckDeadlineError';
-  readonly code = 'CHECK_DEADLINE';
-}
-
 async function check(
-  run: () => Promise<unknown>,
+  run: (signal: AbortSignal) => Promise<unknown>,
   describe: (error: unknown) => string,
-  signal: AbortSignal,
+  deadlineMs: number,
 ): Promise<CheckResult> {
   try {
-    // Raced against the signal as well as handed to the call: reading the provider's credentials (Secrets
-    // Manager) and the table are not abortable, and a check that hangs must still answer `failed` in time.
-    await Promise.race([run(), rejectionWhenAborted(signal)]);
+    // withinDeadline races the check as well as handing it the signal: reading the provider's credentials
+    // (Secrets Manager) and the table are not abortable, and a check that hangs must still answer `failed` in time.
+    await withinDeadline(deadlineMs, run);
     return { status: 'ok' };
   } catch (error) {
-    if (error instanceof CheckDeadlineError) return { status: 'failed', detail: error.message };
+    if (error instanceof DeadlineExceededError) {
+      return { status: 'failed', detail: 'no answer before the check’s deadline' };
+    }
     return { status: 'failed', detail: describe(error) };
   }
-}
-
-function rejectionWhenAborted(signal: AbortSignal): Promise<never> {
-  const fail = () => new CheckDeadlineError('no answer before the check’s deadline');
-  if (signal.aborted) return Promise.reject(fail());
-  return new Promise((_resolve, reject) => {
-    signal.addEventListener('abort', () => reject(fail()), { once: true });
-  });
 }
 
 /** The error's name and code only: its message may quote a request (and so a secret) or an internal address. */

@@ -1,3 +1,4 @@
+import { DeadlineExceededError, withinDeadline } from '../../shared/deadline.js';
 import { ConcurrentModificationError } from '../../shared/errors.js';
 import { type FindOutcome, providerAttemptOf } from '../gateway.js';
 import { type Payout, PayoutStatus, systemPrincipal, type WatchedAttempt } from '../model.js';
@@ -51,20 +52,29 @@ export async function lookFor(
 ): Promise<AttemptLook> {
   const until =
     attempt.watchUntil && attempt.watchUntil < now.toISOString() ? new Date(attempt.watchUntil) : now;
-  const signal = AbortSignal.timeout(deadlineMs);
   try {
-    // Raced as well as handed over: the gateway's credentials read is not abortable, and a look must end.
-    const outcome = await Promise.race([
+    // Raced as well as handed over (withinDeadline): the gateway's credentials read is not abortable, and a look
+    // must end.
+    const outcome = await withinDeadline(deadlineMs, (signal) =>
       ctx.gateway.find(payout, {
         from: addMs(new Date(attempt.startedAt), -CLOCK_SKEW_MS),
         to: addMs(until, CLOCK_SKEW_MS),
         attemptNumber: attempt.number,
         signal,
       }),
-      deadlinePassed(signal, deadlineMs),
-    ]);
+    );
     return { attempt, outcome };
   } catch (error) {
+    if (error instanceof DeadlineExceededError) {
+      return {
+        attempt,
+        outcome: {
+          kind: 'lookup_failed',
+          code: 'LOOKUP_DEADLINE',
+          message: `the provider's records could not be read within ${deadlineMs} ms`,
+        },
+      };
+    }
     return {
       attempt,
       outcome: {
@@ -74,19 +84,6 @@ export async function lookFor(
       },
     };
   }
-}
-
-function deadlinePassed(signal: AbortSignal, deadlineMs: number): Promise<FindOutcome> {
-  return new Promise((resolve) => {
-    const passed = () =>
-      resolve({
-        kind: 'lookup_failed',
-        code: 'LOOKUP_DEADLINE',
-        message: `the provider's records could not be read within ${deadlineMs} ms`,
-      });
-    if (signal.aborted) passed();
-    else signal.addEventListener('abort', passed, { once: true });
-  });
 }
 
 /** The wait before the next look, growing with the time since the attempt, from the interval up to an hour. */
