@@ -1,3 +1,4 @@
+import { providerOf } from '../runtime/provider.js';
 import type { Runtime } from '../runtime/runtime.js';
 import {
   bulkCorrectionsOf,
@@ -16,7 +17,7 @@ export function apiContextFrom(runtime: Runtime): ApiContext {
     engine: runtime.engine,
     recurrences: recurrencesOf(runtime),
     providerSchedules: providerSchedulesOf(runtime),
-    provider: runtime.provider,
+    provider: providerOf(runtime),
     refunds: refundsOf(runtime),
     settlements: settlementsOf(runtime),
     bulkCorrections: bulkCorrectionsOf(runtime),

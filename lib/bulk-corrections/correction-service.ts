@@ -1,13 +1,13 @@
 import { toWholeNaira } from '../money.js';
 import { admit, assertMayApprove, type GateLimits, MoneyEntryPoint } from '../payouts/gate.js';
 import type { Controls, Principal } from '../payouts/model.js';
+import type { ProviderClient } from '../provider/client.js';
 import {
-  type BulkPayoutItemRecord,
-  type ProviderClient,
   ProviderInvalidRequestError,
   ProviderRejectedError,
   ProviderUnavailableError,
-} from '../provider/index.js';
+} from '../provider/errors.js';
+import type { BulkPayoutItemRecord } from '../provider/schemas/bulk-payout.js';
 import { type Clock, systemClock } from '../shared/clock.js';
 import { isConcurrentModificationOf, NotFoundError, ValidationError } from '../shared/errors.js';
 import { ulid } from '../shared/ids.js';

@@ -1,4 +1,5 @@
 import type { MetricsSink } from '../payouts/engine/context.js';
+import { Settlements } from '../provider/resources/settlements.js';
 import { type DeepHealth, deepHealth } from '../runtime/health.js';
 import type { Runtime } from '../runtime/runtime.js';
 import type { Logger } from '../shared/logger.js';
@@ -37,5 +38,13 @@ export async function runHealthCanary(
 
 /** The scheduled function's entry point: the canary on the runtime's engine, metrics and logger. */
 export function healthCanary(runtime: Runtime): Promise<DeepHealth> {
-  return runHealthCanary(runtime, runtime.engine.ctx.metrics, runtime.logger);
+  return runHealthCanary(healthPartsOf(runtime), runtime.engine.ctx.metrics, runtime.logger);
+}
+
+/** What the deep check reads, from the runtime: the engine's controls and the provider's settlements only. */
+export function healthPartsOf(runtime: Runtime): Parameters<typeof deepHealth>[0] {
+  return {
+    engine: runtime.engine,
+    provider: { settlements: new Settlements(runtime.providerConnection.requester) },
+  };
 }

@@ -1,5 +1,6 @@
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { correctionJobsOf } from '../runtime/corrections.js';
+import { rateLimiterOf } from '../runtime/rate-limiter.js';
 import type { Runtime } from '../runtime/runtime.js';
 import { runQueueBatch } from './correction-batch.js';
 import { runSubmissionBatch } from './submission-batch.js';
@@ -14,16 +15,11 @@ export async function submitQueuedPayouts(
   event: SQSEvent,
   remainingMs: number,
 ): Promise<SQSBatchResponse> {
+  const limiter = rateLimiterOf(runtime);
   const { response, report } = await runQueueBatch(
     {
       submit: (payouts) =>
-        runSubmissionBatch(
-          runtime.engine,
-          payouts,
-          remainingMs,
-          runtime.logger,
-          runtime.rateLimiter ? { limiter: runtime.rateLimiter } : {},
-        ),
+        runSubmissionBatch(runtime.engine, payouts, remainingMs, runtime.logger, limiter ? { limiter } : {}),
       jobs: correctionJobsOf(runtime),
     },
     event,

@@ -1,3 +1,4 @@
+import { Payouts } from '../provider/resources/payouts.js';
 import type { SyncRun } from '../provider-schedules/provider-schedule-service.js';
 import { providerSchedulesOf } from '../runtime/provider-schedules.js';
 import type { Runtime } from '../runtime/runtime.js';
@@ -10,7 +11,7 @@ import { runProviderScheduleSync } from './scheduled.js';
 export async function syncProviderSchedules(runtime: Runtime, remainingMs?: number): Promise<SyncRun> {
   const run = await runProviderScheduleSync(
     providerSchedulesOf(runtime),
-    runtime.provider.payouts,
+    new Payouts(runtime.providerConnection.requester),
     remainingMs,
   );
   runtime.logger.info(

@@ -10,12 +10,14 @@
  *   if (error instanceof ProviderOutcomeUnknownError) { /* reconcile by narration, never retry blindly *\/ }
  * }
  */
+export { ProviderClient } from './client.js';
 export {
   type ClientRetryOptions,
   type ClientTimeouts,
-  ProviderClient,
+  DEFAULT_REQUEST_TIMEOUT_MS,
   type ProviderClientOptions,
-} from './client.js';
+  ProviderConnection,
+} from './connection.js';
 export { DEFAULT_PER_PAGE, MAX_PER_PAGE, PROVIDER_PATHS, type ProviderPath } from './contract.js';
 export {
   type Credentials,

@@ -1,6 +1,7 @@
 import { DynamoDbBulkItemStore } from '../bulk-corrections/bulk-item-store.js';
 import { CorrectionJobService } from '../bulk-corrections/correction-jobs.js';
 import { BulkCorrectionService } from '../bulk-corrections/correction-service.js';
+import { BulkPayouts } from '../provider/resources/bulk-payouts.js';
 import { correctionJobStoreOf } from './correction-job-store.js';
 import type { Runtime } from './runtime.js';
 import { once } from './service-cache.js';
@@ -12,7 +13,7 @@ export function bulkCorrectionsOf(runtime: Runtime): BulkCorrectionService {
     () =>
       new BulkCorrectionService({
         store: new DynamoDbBulkItemStore(runtime.dynamoDb, runtime.tableName),
-        provider: runtime.provider,
+        provider: { bulkPayouts: new BulkPayouts(runtime.providerConnection.requester) },
         limits: runtime.engine.ctx.config,
         controls: () => runtime.engine.controls(),
         clock: runtime.engine.ctx.clock,

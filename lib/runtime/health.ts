@@ -1,7 +1,7 @@
 import type { PayoutEngine } from '../payouts/payout-engine.js';
+import type { ProviderClient } from '../provider/client.js';
 import { CredentialsError } from '../provider/credentials.js';
 import { ProviderError, ProviderRejectedError } from '../provider/errors.js';
-import type { ProviderClient } from '../provider/index.js';
 import { DeadlineExceededError, withinDeadline } from '../shared/deadline.js';
 
 /** One dependency's state: `ok`, or `failed` with what an operator should look at (never a secret). */

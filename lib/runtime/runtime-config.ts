@@ -1,5 +1,5 @@
 import { defaultEngineConfig } from '../payouts/config.js';
-import { DEFAULT_REQUEST_TIMEOUT_MS } from '../provider/client.js';
+import { DEFAULT_REQUEST_TIMEOUT_MS } from '../provider/connection.js';
 import { PayoutAutomationError } from '../shared/errors.js';
 import { describeIssues, fieldIssues } from '../shared/validation.js';
 import * as z from '../shared/zod.js';

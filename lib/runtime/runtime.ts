@@ -2,22 +2,21 @@ import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { defaultProvider } from '@aws-sdk/credential-provider-node';
 import type { CorrectionWorkQueue } from '../bulk-corrections/job-queue.js';
-import { ProviderPayoutGateway } from '../payouts/adapters/provider-payout-gateway.js';
+import { type PayoutProvider, ProviderPayoutGateway } from '../payouts/adapters/provider-payout-gateway.js';
 import { regionOfQueueUrl, SqsSubmissionQueue } from '../payouts/adapters/sqs-submission-queue.js';
 import type { EngineConfig } from '../payouts/config.js';
 import type { MetricsSink } from '../payouts/engine/context.js';
 import { PayoutEngine } from '../payouts/payout-engine.js';
-import { PACING_FRACTION, type ProviderRateLimiter } from '../payouts/queue/rate-limiter.js';
 import type { SubmissionQueue } from '../payouts/queue/submission-queue.js';
 import { DynamoDbPayoutStore } from '../payouts/store/dynamodb-payout-store.js';
-import { DynamoDbRateLimiter } from '../payouts/store/dynamodb-rate-limiter.js';
-import {
-  type CredentialsSource,
-  ProviderClient,
-  SecretsManagerCredentialsSource,
-  StaticCredentialsSource,
-} from '../provider/index.js';
+import { ProviderConnection } from '../provider/connection.js';
+import { type CredentialsSource, StaticCredentialsSource } from '../provider/credentials.js';
+import { ChildAccounts } from '../provider/resources/child-accounts.js';
+import { Settlements } from '../provider/resources/settlements.js';
+import { Transactions } from '../provider/resources/transactions.js';
+import { Wallets } from '../provider/resources/wallets.js';
 import type { SecretsManagerLike } from '../provider/secrets-manager-credentials.js';
+import { SecretsManagerCredentialsSource } from '../provider/secrets-manager-credentials.js';
 import type { Clock } from '../shared/clock.js';
 import { createDynamoDbClient } from '../shared/dynamodb-client.js';
 import { EmfMetricsSink } from '../shared/emf-metrics.js';
@@ -34,14 +33,16 @@ export interface Runtime {
   readonly tableName: string;
   readonly dynamoDb: DynamoDBClient;
   readonly store: DynamoDbPayoutStore;
-  readonly provider: ProviderClient;
+  /**
+   * The connection to the provider. Each service builds the resources it calls on it (`providerOf(runtime)`,
+   * provider.ts, is every resource, for the API), so a function's bundle carries only the resources its path calls.
+   */
+  readonly providerConnection: ProviderConnection;
   readonly engine: PayoutEngine;
   /** Where the sweeper hands due payouts to the workers; undefined (it submits them itself) without SUBMIT_QUEUE_URL. */
   readonly submissions: SubmissionQueue | undefined;
   /** Where the API hands correction-job work to the same workers (the submission queue); undefined without it. */
   readonly correctionWork: CorrectionWorkQueue | undefined;
-  /** The provider's fleet-wide rate limit for the submission workers; undefined without PROVIDER_RATE_LIMIT_PER_SECOND. */
-  readonly rateLimiter: ProviderRateLimiter | undefined;
   /**
    * The SETTLEMENT_* variables as given. Only the functions that settle parse them into a policy
    * (`settlementPolicyOf(runtime)`, settlements.ts), so the others neither carry nor evaluate its schemas; the
@@ -103,7 +104,7 @@ export function createRuntime(
   if (overrides.awsCalls)
     observeAwsCalls(dynamoDb, overrides.awsCalls.functionName, overrides.awsCalls.observer);
   const credentials = overrides.credentials ?? credentialsFor(config, overrides);
-  const provider = new ProviderClient({
+  const provider = new ProviderConnection({
     baseUrl: config.PROVIDER_BASE_URL,
     credentials,
     logger,
@@ -112,7 +113,7 @@ export function createRuntime(
   const store = new DynamoDbPayoutStore(dynamoDb, config.TABLE_NAME);
   const engine = new PayoutEngine({
     store,
-    gateway: new ProviderPayoutGateway(provider),
+    gateway: new ProviderPayoutGateway(payoutProviderOn(provider)),
     logger,
     config: engineConfigFrom(config),
     ...(metrics && { metrics }),
@@ -125,16 +126,10 @@ export function createRuntime(
     tableName: config.TABLE_NAME,
     dynamoDb,
     store,
-    provider,
+    providerConnection: provider,
     engine,
     submissions,
     correctionWork: submissions,
-    rateLimiter:
-      config.PROVIDER_RATE_LIMIT_PER_SECOND === undefined
-        ? undefined
-        : new DynamoDbRateLimiter(dynamoDb, config.TABLE_NAME, {
-            perSecond: config.PROVIDER_RATE_LIMIT_PER_SECOND * PACING_FRACTION,
-          }),
     settlementEnv: Object.fromEntries(Object.entries(env).filter(([name]) => name.startsWith('SETTLEMENT_'))),
     logger,
     flushMetrics: () => emf?.flush(),
@@ -142,6 +137,18 @@ export function createRuntime(
       await provider.close();
       dynamoDb.destroy();
     },
+  };
+}
+
+/** The resources the engine sends and looks up payouts with, on the runtime's one connection. */
+function payoutProviderOn(connection: ProviderConnection): PayoutProvider {
+  const { requester } = connection;
+  return {
+    prepare: () => connection.prepare(),
+    settlements: new Settlements(requester),
+    wallets: new Wallets(requester),
+    childAccounts: new ChildAccounts(requester),
+    transactions: new Transactions(requester),
   };
 }
 

@@ -1,3 +1,4 @@
+import { Settlements } from '../provider/resources/settlements.js';
 import { settlementPolicyFromEnv } from '../settlement/config.js';
 import { DynamoDbSettlementDecisionStore } from '../settlement/decision-store.js';
 import type { SettlementPolicy } from '../settlement/policy.js';
@@ -15,7 +16,7 @@ export function settlementsOf(runtime: Runtime): SettlementService | undefined {
     () =>
       new SettlementService({
         engine: runtime.engine,
-        provider: runtime.provider,
+        provider: { settlements: new Settlements(runtime.providerConnection.requester) },
         store: new DynamoDbSettlementDecisionStore(runtime.dynamoDb, runtime.tableName),
         policy,
         logger: runtime.logger,

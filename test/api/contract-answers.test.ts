@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiRoutes } from '../../lib/api/index.js';
+import { providerOf } from '../../lib/runtime/provider.js';
 import { type ApiHarness, call, startApiHarness } from './support/harness.js';
 
 /**
@@ -72,7 +73,7 @@ describe('answers checked against the contract', () => {
       },
     });
     try {
-      const { items } = await deferring.runtime.provider.settlements.list({ perPage: 100 });
+      const { items } = await providerOf(deferring.runtime).settlements.list({ perPage: 100 });
       const settlement = items.find((s) => s.category === 'MERCHANT_SETTLEMENT' && s.status === 'SUCCESSFUL');
       const reply = await call(deferring.api, {
         method: 'POST',

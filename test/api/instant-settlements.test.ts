@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { providerOf } from '../../lib/runtime/provider.js';
 import { type ApiHarness, call, startApiHarness } from './support/harness.js';
 
 const settlementEnv = {
@@ -20,7 +21,7 @@ describe('instant settlements (ops API)', () => {
   });
 
   it('pays a settlement on request, shows its decision, and lists decisions by state, page by page', async () => {
-    const { items } = await h.runtime.provider.settlements.list({ perPage: 100 });
+    const { items } = await providerOf(h.runtime).settlements.list({ perPage: 100 });
     const merchant = items.find((s) => s.category === 'MERCHANT_SETTLEMENT' && s.status === 'SUCCESSFUL');
     const failed = items.find((s) => s.category === 'MERCHANT_SETTLEMENT' && s.status === 'FAILED');
     const paid = await call(h.api, {

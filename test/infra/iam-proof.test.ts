@@ -12,7 +12,7 @@ import { EventBridgePublisher } from '../../lib/events/event-publisher.js';
 import { handlePayoutRequested, handleSettlementAvailable } from '../../lib/events/inbound-handlers.js';
 import { publishStreamBatch } from '../../lib/events/publish-stream-batch.js';
 import { runQueueBatch } from '../../lib/jobs/correction-batch.js';
-import { runHealthCanary } from '../../lib/jobs/health-canary.js';
+import { healthPartsOf, runHealthCanary } from '../../lib/jobs/health-canary.js';
 import { runDueDispatch, runProviderScheduleSync, runReconcile } from '../../lib/jobs/scheduled.js';
 import { runSubmissionBatch } from '../../lib/jobs/submission-batch.js';
 import { localAwsConfig } from '../../lib/local/dynamodb-local.js';
@@ -20,6 +20,7 @@ import { LocalSqsQueue } from '../../lib/local/local-sqs-queue.js';
 import { type LocalSqsEndpoint, serveLocalSqs } from '../../lib/local/sqs-endpoint.js';
 import { stageConfigOf, submissionQueueSettings } from '../../lib/local/submission-workers.js';
 import { observeAwsCalls } from '../../lib/runtime/aws-call-observer.js';
+import { providerOf } from '../../lib/runtime/provider.js';
 import { createRuntime, type Runtime } from '../../lib/runtime/runtime.js';
 import {
   correctionJobsOf,
@@ -217,7 +218,7 @@ describe('IAM proof: every call each handler makes is allowed by its own role', 
     ]) {
       await exercise(path, () => call(api, { method: 'GET', path, principal: 'alice' }));
     }
-    const settlements = await runtime.provider.settlements.list({ status: 'SUCCESSFUL' });
+    const settlements = await providerOf(runtime).settlements.list({ status: 'SUCCESSFUL' });
     const merchantSettlement = settlements.items.find(
       (settlement) => settlement.category !== 'INSTANT_SETTLEMENT',
     );
@@ -429,7 +430,7 @@ describe('IAM proof: every call each handler makes is allowed by its own role', 
 
   it.skipIf(!present.includes('settlement-available'))('settlement-available', async () => {
     const runtime = runtimeFor('settlement-available');
-    const listed = await runtime.provider.settlements.list({ status: 'SUCCESSFUL' });
+    const listed = await providerOf(runtime).settlements.list({ status: 'SUCCESSFUL' });
     // A merchant settlement (our own instant payouts are settlements too, never paid out again).
     const settlementId =
       listed.items.findLast((settlement) => settlement.category !== 'INSTANT_SETTLEMENT')?.id ??
@@ -478,7 +479,7 @@ describe('IAM proof: every call each handler makes is allowed by its own role', 
     'health-canary: the deep check reads the controls item and the token secret',
     async () => {
       const runtime = runtimeFor('health-canary');
-      const health = await runHealthCanary(runtime, runtime.engine.ctx.metrics, logger);
+      const health = await runHealthCanary(healthPartsOf(runtime), runtime.engine.ctx.metrics, logger);
       expect(health.status).toBe('ok');
     },
   );
@@ -486,7 +487,7 @@ describe('IAM proof: every call each handler makes is allowed by its own role', 
   it.skipIf(!present.includes('sync-provider-schedules'))('sync-provider-schedules', async () => {
     const runtime = runtimeFor('sync-provider-schedules');
     const service = providerSchedulesOf(runtime);
-    await runProviderScheduleSync(service, runtime.provider.payouts);
+    await runProviderScheduleSync(service, providerOf(runtime).payouts);
   });
 
   it.skipIf(!present.includes('publish-domain-events'))('publish-domain-events', async () => {
@@ -576,7 +577,7 @@ describe('IAM proof: it can fail', { timeout: 120_000 }, () => {
     const strict = proofOf(source, without);
     const runtime = runtimeFor('sync-provider-schedules', strict);
     const service = providerSchedulesOf(runtime);
-    const error = await runProviderScheduleSync(service, runtime.provider.payouts).catch(
+    const error = await runProviderScheduleSync(service, providerOf(runtime).payouts).catch(
       (caught: unknown) => caught,
     );
     expect(error).toBeInstanceOf(IamDeniedError);

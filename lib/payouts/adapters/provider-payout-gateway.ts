@@ -1,13 +1,13 @@
 import { MoneyError, toKobo, toNaira, toWholeNaira } from '../../money.js';
+import type { ProviderClient } from '../../provider/client.js';
 import {
-  type ProviderClient,
   ProviderInvalidRequestError,
   ProviderMalformedResponseError,
   ProviderOutcomeUnknownError,
   ProviderRejectedError,
   ProviderUnavailableError,
   UnavailableReason,
-} from '../../provider/index.js';
+} from '../../provider/errors.js';
 import {
   type FindOutcome,
   type PayoutGateway,
@@ -32,6 +32,15 @@ interface OperationResult {
 }
 
 /**
+ * The provider resources a payout is sent and looked up with: a `ProviderClient`, or just these resources on a
+ * `ProviderConnection` (lib/runtime/runtime.ts), so a function that sends payouts carries no other resource.
+ */
+export type PayoutProvider = Pick<
+  ProviderClient,
+  'prepare' | 'settlements' | 'wallets' | 'childAccounts' | 'transactions'
+>;
+
+/**
  * Maps each payout type to its provider endpoint, and every provider answer or failure to a SendOutcome.
  * Every request carries the payout's marker in its narration and its id in metadata, so a payout whose
  * answer was lost can be found again: the provider has no idempotency key.
@@ -40,7 +49,7 @@ export class ProviderPayoutGateway implements PayoutGateway {
   readonly #search: ProviderRecordSearch;
 
   constructor(
-    private readonly client: ProviderClient,
+    private readonly client: PayoutProvider,
     private readonly options: { requestTimeoutMs?: number } = {},
   ) {
     this.#search = new ProviderRecordSearch(client, options);

@@ -1,12 +1,8 @@
 import { MoneyError, toKobo } from '../../money.js';
-import {
-  type ProviderClient,
-  ProviderError,
-  ProviderRejectedError,
-  type TransactionDetail,
-  type WalletTransaction,
-} from '../../provider/index.js';
+import type { ProviderClient } from '../../provider/client.js';
+import { ProviderError, ProviderRejectedError } from '../../provider/errors.js';
 import type { WalletTransactionListParams } from '../../provider/resources/transactions.js';
+import type { TransactionDetail, WalletTransaction } from '../../provider/schemas/transaction.js';
 import {
   type FindOutcome,
   payoutMarker,
@@ -38,7 +34,7 @@ const WALLET_PAIR_SLACK_MS = 60_000;
  */
 export class ProviderRecordSearch {
   constructor(
-    private readonly client: ProviderClient,
+    private readonly client: Pick<ProviderClient, 'transactions'>,
     private readonly options: { requestTimeoutMs?: number } = {},
   ) {}
 

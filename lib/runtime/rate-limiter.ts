@@ -1,0 +1,21 @@
+import { PACING_FRACTION, type ProviderRateLimiter } from '../payouts/queue/rate-limiter.js';
+import { DynamoDbRateLimiter } from '../payouts/store/dynamodb-rate-limiter.js';
+import type { Runtime } from './runtime.js';
+import { once } from './service-cache.js';
+
+/**
+ * The provider's fleet-wide rate limit for the submission workers, built on first use; undefined without
+ * PROVIDER_RATE_LIMIT_PER_SECOND. Only the workers pace their sends, so only their bundle carries the limiter.
+ */
+export function rateLimiterOf(runtime: Runtime): ProviderRateLimiter | undefined {
+  const perSecond = runtime.env.PROVIDER_RATE_LIMIT_PER_SECOND;
+  if (perSecond === undefined) return undefined;
+  return once(
+    runtime,
+    'rateLimiter',
+    () =>
+      new DynamoDbRateLimiter(runtime.dynamoDb, runtime.tableName, {
+        perSecond: perSecond * PACING_FRACTION,
+      }),
+  );
+}
