@@ -1,5 +1,9 @@
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import type { RequestedSubmitResult, SubmitRequestedOptions } from '../payouts/engine/submit-requested.js';
+import {
+  type RequestedSubmitResult,
+  type SubmitRequestedOptions,
+  submitRequested,
+} from '../payouts/engine/submit-requested.js';
 import type { PayoutEngine } from '../payouts/payout-engine.js';
 import { type SubmissionRequest, SubmissionRequestSchema } from '../payouts/queue/submission-queue.js';
 import type { Logger } from '../shared/logger.js';
@@ -30,7 +34,7 @@ export interface SubmissionBatchReport {
  * as SQS expects, although each group is one payout and its claim, not the order, keeps it exactly-once.
  */
 export async function runSubmissionBatch(
-  engine: Pick<PayoutEngine, 'submitRequested'>,
+  engine: Pick<PayoutEngine, 'ctx'>,
   event: SQSEvent,
   remainingMs: number,
   logger: Logger,
@@ -45,7 +49,8 @@ export async function runSubmissionBatch(
   const readable = parsed.filter(
     (entry): entry is { record: SQSRecord; request: SubmissionRequest } => entry.request !== undefined,
   );
-  const results = await engine.submitRequested(
+  const results = await submitRequested(
+    engine.ctx,
     readable.map((entry) => entry.request),
     {
       stopStartingAt: now + remainingMs - WORKER_STOP_STARTING_BEFORE_DEADLINE_MS,

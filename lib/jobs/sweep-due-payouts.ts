@@ -1,6 +1,6 @@
 import { enqueuePendingJobs } from '../bulk-corrections/pending-enqueue.js';
 import { correctionJobStoreOf } from '../runtime/correction-job-store.js';
-import { recurrencesOf } from '../runtime/recurrences.js';
+import { recurrenceSweepOf } from '../runtime/recurrence-sweep.js';
 import { refundsOf } from '../runtime/refunds.js';
 import type { Runtime } from '../runtime/runtime.js';
 import { logTick } from '../shared/logger.js';
@@ -13,7 +13,11 @@ import { runDueDispatch, runDueSweep } from './scheduled.js';
  * Without a queue (SUBMIT_QUEUE_URL unset) it submits them itself.
  */
 export async function sweepDuePayouts(runtime: Runtime, remainingMs: number) {
-  const parts = { engine: runtime.engine, recurrences: recurrencesOf(runtime), refunds: refundsOf(runtime) };
+  const parts = {
+    engine: runtime.engine,
+    recurrences: recurrenceSweepOf(runtime),
+    refunds: refundsOf(runtime),
+  };
   const report = runtime.submissions
     ? await runDueDispatch(
         { ...parts, submissions: runtime.submissions, ...pendingCorrectionsOf(runtime) },

@@ -10,16 +10,11 @@ import { type CreatePayoutCommand, type CreatePayoutResult, createPayout } from 
 import { type DispatchOptions, type DispatchReport, dispatchDuePayouts } from './engine/dispatch.js';
 import { approvePayout, cancelPayout, resolveReview } from './engine/payout-commands.js';
 import { type SubmitResult, submitPayout } from './engine/submit-payout.js';
-import {
-  type RequestedSubmitResult,
-  type SubmitRequestedOptions,
-  submitRequested,
-} from './engine/submit-requested.js';
 import { type SweepOptions, type SweepReport, sweepDuePayouts } from './engine/sweep.js';
 
 import type { PayoutGateway } from './gateway.js';
 import type { AuditEvent, Controls, Payout, Principal } from './model.js';
-import type { SubmissionQueue, SubmissionRequest } from './queue/submission-queue.js';
+import type { SubmissionQueue } from './queue/submission-queue.js';
 import type { ListPage, ListQuery, PayoutStore } from './store/payout-store.js';
 
 export interface PayoutEngineOptions {
@@ -39,6 +34,10 @@ export interface PayoutEngineOptions {
  * const engine = new PayoutEngine({ store, gateway });
  * const { payout } = await engine.create({ request, idempotencyKey: 'inv-1', origin: 'api', actor });
  * await engine.submit(payout.id);
+ *
+ * Operations only one function runs are functions of their own on `engine.ctx`, not methods, so no other
+ * function's bundle carries them: the submission workers' `submitRequested` (engine/submit-requested.ts), the
+ * reconciler's `reconcilePayouts` (engine/reconcile-payouts.ts).
  */
 export class PayoutEngine {
   readonly ctx: EngineContext;
@@ -114,14 +113,6 @@ export class PayoutEngine {
   /** One tick of the sweeper that fans submission out: releases due scheduled payouts, enqueues the pending. */
   dispatch(queue: SubmissionQueue, options?: DispatchOptions): Promise<DispatchReport> {
     return dispatchDuePayouts(this.ctx, queue, options);
-  }
-
-  /** Submits the payouts a batch of queued requests names, at once; the claim keeps each exactly-once. */
-  submitRequested(
-    requests: readonly SubmissionRequest[],
-    options?: SubmitRequestedOptions,
-  ): Promise<PromiseSettledResult<RequestedSubmitResult>[]> {
-    return submitRequested(this.ctx, requests, options);
   }
 
   async #load(id: string): Promise<Payout> {

@@ -1,0 +1,31 @@
+import { defaultRecurrenceConfig } from '../recurrence/context.js';
+import {
+  type RecurrenceSweepOptions,
+  type RecurrenceSweepReport,
+  sweepRecurrences,
+} from '../recurrence/materialise.js';
+import { DynamoDbRecurrenceStore } from '../recurrence/store/dynamodb-recurrence-store.js';
+import type { Runtime } from './runtime.js';
+import { once } from './service-cache.js';
+
+/** The one operation of recurring payouts the every-minute sweep runs. */
+export interface RecurrenceSweep {
+  sweep(options?: RecurrenceSweepOptions): Promise<RecurrenceSweepReport>;
+}
+
+/**
+ * The recurrence sweep alone (materialise due occurrences), on the same store, engine, limits, clock and logger
+ * as `recurrencesOf(runtime)`. The sweep function asks for this, not the whole RecurrenceService (rules, their
+ * approval, views: the ops API's), so its bundle carries only the operation it runs.
+ */
+export function recurrenceSweepOf(runtime: Runtime): RecurrenceSweep {
+  const ctx = once(runtime, 'recurrenceSweep', () => ({
+    store: new DynamoDbRecurrenceStore(runtime.dynamoDb, runtime.tableName),
+    payouts: runtime.engine,
+    limits: runtime.engine.ctx.config,
+    clock: runtime.engine.ctx.clock,
+    logger: runtime.logger,
+    config: defaultRecurrenceConfig,
+  }));
+  return { sweep: (options) => sweepRecurrences(ctx, options) };
+}
