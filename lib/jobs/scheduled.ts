@@ -11,7 +11,7 @@ import type {
 } from '../provider-schedules/provider-schedule-service.js';
 import type { RecurrenceSweepReport } from '../recurrence/materialise.js';
 import type { RecurrenceService } from '../recurrence/recurrence-service.js';
-import type { RefundService } from '../refunds/refund-service.js';
+import type { RefundSender } from '../refunds/refund-sender.js';
 
 /** Start no new payout this long before the invocation's deadline, so none is cut off mid-call. */
 export const STOP_STARTING_BEFORE_DEADLINE_MS = 20_000;
@@ -64,14 +64,14 @@ export async function runDueSweep(
   parts: {
     engine: Pick<PayoutEngine, 'sweep'>;
     recurrences: Pick<RecurrenceService, 'sweep'>;
-    refunds: Pick<RefundService, 'sweep'>;
+    refunds: Pick<RefundSender, 'sweep'>;
   },
   remainingMs: number,
   now = Date.now(),
 ): Promise<{
   recurrences: RecurrenceSweepReport;
   payouts: SweepReport;
-  refunds: Awaited<ReturnType<RefundService['sweep']>>;
+  refunds: Awaited<ReturnType<RefundSender['sweep']>>;
 }> {
   const stopStartingAt = now + remainingMs - STOP_STARTING_BEFORE_DEADLINE_MS;
   // allSettled, not all: when one sweep fails, the others' provider calls and writes still finish before the
@@ -100,7 +100,7 @@ export async function runDueDispatch(
   parts: {
     engine: Pick<PayoutEngine, 'dispatch'>;
     recurrences: Pick<RecurrenceService, 'sweep'>;
-    refunds: Pick<RefundService, 'sweep'>;
+    refunds: Pick<RefundSender, 'sweep'>;
     submissions: SubmissionQueue;
     /** Hands over correction jobs whose work the queue refused (lib/bulk-corrections/pending-enqueue.ts). */
     pendingCorrections?: (stopStartingAt: number) => Promise<PendingEnqueueReport>;
@@ -110,7 +110,7 @@ export async function runDueDispatch(
 ): Promise<{
   recurrences: RecurrenceSweepReport;
   payouts: DispatchReport;
-  refunds: Awaited<ReturnType<RefundService['sweep']>>;
+  refunds: Awaited<ReturnType<RefundSender['sweep']>>;
   corrections?: PendingEnqueueReport;
 }> {
   const now = options.now ?? Date.now();

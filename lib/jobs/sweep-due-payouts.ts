@@ -1,7 +1,7 @@
 import { enqueuePendingJobs } from '../bulk-corrections/pending-enqueue.js';
 import { correctionJobStoreOf } from '../runtime/correction-job-store.js';
 import { recurrenceSweepOf } from '../runtime/recurrence-sweep.js';
-import { refundsOf } from '../runtime/refunds.js';
+import { refundSenderOf } from '../runtime/refunds.js';
 import type { Runtime } from '../runtime/runtime.js';
 import { logTick } from '../shared/logger.js';
 import { runDueDispatch, runDueSweep } from './scheduled.js';
@@ -16,7 +16,7 @@ export async function sweepDuePayouts(runtime: Runtime, remainingMs: number) {
   const parts = {
     engine: runtime.engine,
     recurrences: recurrenceSweepOf(runtime),
-    refunds: refundsOf(runtime),
+    refunds: refundSenderOf(runtime),
   };
   const report = runtime.submissions
     ? await runDueDispatch(

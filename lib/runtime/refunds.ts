@@ -1,11 +1,12 @@
 import { Refunds } from '../provider/resources/refunds.js';
 import { Transactions } from '../provider/resources/transactions.js';
+import { RefundSender } from '../refunds/refund-sender.js';
 import { RefundService } from '../refunds/refund-service.js';
 import { DynamoDbRefundStore } from '../refunds/refund-store.js';
 import type { Runtime } from './runtime.js';
 import { once } from './service-cache.js';
 
-/** Refunds: recorded by the API, sent by the sweep. */
+/** Refunds: recorded by the API, sent by the sweep (which asks for `refundSenderOf` alone). */
 export function refundsOf(runtime: Runtime): RefundService {
   return once(
     runtime,
@@ -18,6 +19,25 @@ export function refundsOf(runtime: Runtime): RefundService {
           refunds: new Refunds(runtime.providerConnection.requester),
           transactions: new Transactions(runtime.providerConnection.requester),
         },
+        limits: runtime.engine.ctx.config,
+        clock: runtime.engine.ctx.clock,
+        logger: runtime.logger,
+      }),
+  );
+}
+
+/**
+ * Refund sending alone (the sweep: claim, send, record), on the store, limits, clock and logger `refundsOf` uses,
+ * with the one provider resource it calls; the sweep's bundle then carries no request, approval or view path.
+ */
+export function refundSenderOf(runtime: Runtime): RefundSender {
+  return once(
+    runtime,
+    'refundSender',
+    () =>
+      new RefundSender({
+        store: new DynamoDbRefundStore(runtime.dynamoDb, runtime.tableName),
+        provider: { refunds: new Refunds(runtime.providerConnection.requester) },
         limits: runtime.engine.ctx.config,
         clock: runtime.engine.ctx.clock,
         logger: runtime.logger,
