@@ -8,20 +8,6 @@ import * as z from '../shared/zod.js';
 
 export const NARRATION_MAX_LENGTH = 60;
 
-const walletId = z
-  .string()
-  .check(
-    z.minLength(1),
-    z.maxLength(64),
-    z.regex(/^[A-Za-z0-9_-]+$/, 'must be an id of letters, digits, - or _'),
-  );
-
-export const BeneficiarySchema = z.strictObject({
-  bankCode: z.string().check(z.regex(/^\d{3,6}$/, 'must be a bank code of 3 to 6 digits')),
-  accountNumber: z.string().check(z.regex(/^\d{10}$/, 'must be a 10-digit NUBAN account number')),
-  accountName: clientText({ max: 100 }),
-});
-
 export const METADATA_MAX_KEYS = 10;
 /** The largest metadata object accepted, as JSON (UTF-8 bytes). */
 export const METADATA_MAX_BYTES = 2048;
@@ -30,77 +16,113 @@ const RESERVED_METADATA_KEYS = new Set(['payoutId', 'idempotencyKey']);
 /** `constructor`, `toString`, `__proto__`, …: a key that names a member of every object misleads code that reads it. */
 const PROTOTYPE_MEMBERS = new Set(Object.getOwnPropertyNames(Object.prototype));
 
-/** A metadata key: a plain name, never a member of Object.prototype nor one the engine reserves. */
-export const MetadataKeySchema = z.string().check(
-  z.regex(
-    /^[A-Za-z][A-Za-z0-9_.-]{0,39}$/,
-    'must be a plain name: a letter, then up to 39 letters, digits, _ . or -',
-  ),
-  z.refine((key) => !PROTOTYPE_MEMBERS.has(key), 'must not be the name of a built-in object member'),
-  z.refine((key) => !RESERVED_METADATA_KEYS.has(key), 'is reserved: the service sets it itself'),
-);
-
-/** A metadata value: printable text (the payout marker is allowed: a value may name another payout), or a scalar. */
-const MetadataValueSchema = z.union([
-  z.string().check(
-    z.maxLength(200, 'must be at most 200 characters'),
-    z.refine(
-      (text) => firstUnprintable(text) === undefined,
-      'must be printable text (no control, bidirectional, zero-width or non-standard space characters)',
-    ),
-  ),
-  z.number(),
-  z.boolean(),
-  z.null(),
-]);
-
-/** Free-form labels a client attaches to a payout, passed to the provider with it: at most 10 keys, 2 KB. */
-export const MetadataSchema = z.record(MetadataKeySchema, MetadataValueSchema).check(
-  z.describe(
-    `at most ${METADATA_MAX_KEYS} keys and ${METADATA_MAX_BYTES} bytes as JSON; keys are plain names (a letter, then ` +
-      'letters, digits, _ . or -), never an Object.prototype member such as constructor, nor payoutId or ' +
-      'idempotencyKey, which the service sets; values are printable strings of at most 200 characters, numbers, ' +
-      'booleans or null',
-  ),
-  z.refine(
-    (value) => Object.keys(value).length <= METADATA_MAX_KEYS,
-    `must have at most ${METADATA_MAX_KEYS} keys`,
-  ),
-  z.refine(
-    (value) => Buffer.byteLength(JSON.stringify(value)) <= METADATA_MAX_BYTES,
-    `must be at most ${METADATA_MAX_BYTES} bytes as JSON`,
-  ),
-);
-
-const common = {
-  /** Integer kobo, at least 1. */
-  amount: z.int().check(z.positive(), z.lte(Number.MAX_SAFE_INTEGER)),
-  currency: z.literal('NGN'),
-  /** Printable text, NFC; never a payout marker `po_<id>` (the service appends the payout's own). */
-  narration: clientText({ max: NARRATION_MAX_LENGTH }),
-  metadata: z.optional(MetadataSchema),
-  /** ISO 8601 instant with a zone; must be in the future. */
-  scheduleAt: z.optional(z.iso.datetime({ offset: true })),
+// Built on first use (z.lazy, `build` runs once), not when a function loads this module: the sweep and the
+// settlement functions load it for a schema they may never parse with (a stored rule's template, a settlement
+// destination), and building the six payout variants at load was most of their import's zod work.
+let built: ReturnType<typeof build> | undefined;
+const schemas = () => {
+  built ??= build();
+  return built;
 };
 
-export const CreatePayoutRequestSchema = z.discriminatedUnion('type', [
-  z.strictObject({ type: z.literal('bank_transfer'), ...common, beneficiary: BeneficiarySchema }),
-  z.strictObject({
-    type: z.literal('wallet_transfer'),
-    ...common,
-    sourceWalletId: walletId,
-    destinationWalletId: walletId,
-  }),
-  z.strictObject({ type: z.literal('wallet_credit'), ...common, walletId }),
-  z.strictObject({ type: z.literal('wallet_debit'), ...common, walletId }),
-  z.strictObject({ type: z.literal('child_debit'), ...common, childAccountId: walletId }),
-  z.strictObject({
-    type: z.literal('child_bank_transfer'),
-    ...common,
-    childAccountId: walletId,
-    beneficiary: BeneficiarySchema,
-  }),
-]);
+function build() {
+  const walletId = z
+    .string()
+    .check(
+      z.minLength(1),
+      z.maxLength(64),
+      z.regex(/^[A-Za-z0-9_-]+$/, 'must be an id of letters, digits, - or _'),
+    );
+
+  const beneficiary = z.strictObject({
+    bankCode: z.string().check(z.regex(/^\d{3,6}$/, 'must be a bank code of 3 to 6 digits')),
+    accountNumber: z.string().check(z.regex(/^\d{10}$/, 'must be a 10-digit NUBAN account number')),
+    accountName: clientText({ max: 100 }),
+  });
+
+  /** A metadata key: a plain name, never a member of Object.prototype nor one the engine reserves. */
+  const metadataKey = z.string().check(
+    z.regex(
+      /^[A-Za-z][A-Za-z0-9_.-]{0,39}$/,
+      'must be a plain name: a letter, then up to 39 letters, digits, _ . or -',
+    ),
+    z.refine((key) => !PROTOTYPE_MEMBERS.has(key), 'must not be the name of a built-in object member'),
+    z.refine((key) => !RESERVED_METADATA_KEYS.has(key), 'is reserved: the service sets it itself'),
+  );
+
+  /** A metadata value: printable text (the payout marker is allowed: a value may name another payout), or a scalar. */
+  const metadataValue = z.union([
+    z.string().check(
+      z.maxLength(200, 'must be at most 200 characters'),
+      z.refine(
+        (text) => firstUnprintable(text) === undefined,
+        'must be printable text (no control, bidirectional, zero-width or non-standard space characters)',
+      ),
+    ),
+    z.number(),
+    z.boolean(),
+    z.null(),
+  ]);
+
+  /** Free-form labels a client attaches to a payout, passed to the provider with it: at most 10 keys, 2 KB. */
+  const metadata = z.record(metadataKey, metadataValue).check(
+    z.describe(
+      `at most ${METADATA_MAX_KEYS} keys and ${METADATA_MAX_BYTES} bytes as JSON; keys are plain names (a letter, then ` +
+        'letters, digits, _ . or -), never an Object.prototype member such as constructor, nor payoutId or ' +
+        'idempotencyKey, which the service sets; values are printable strings of at most 200 characters, numbers, ' +
+        'booleans or null',
+    ),
+    z.refine(
+      (value) => Object.keys(value).length <= METADATA_MAX_KEYS,
+      `must have at most ${METADATA_MAX_KEYS} keys`,
+    ),
+    z.refine(
+      (value) => Buffer.byteLength(JSON.stringify(value)) <= METADATA_MAX_BYTES,
+      `must be at most ${METADATA_MAX_BYTES} bytes as JSON`,
+    ),
+  );
+
+  const common = {
+    /** Integer kobo, at least 1. */
+    amount: z.int().check(z.positive(), z.lte(Number.MAX_SAFE_INTEGER)),
+    currency: z.literal('NGN'),
+    /** Printable text, NFC; never a payout marker `po_<id>` (the service appends the payout's own). */
+    narration: clientText({ max: NARRATION_MAX_LENGTH }),
+    metadata: z.optional(metadata),
+    /** ISO 8601 instant with a zone; must be in the future. */
+    scheduleAt: z.optional(z.iso.datetime({ offset: true })),
+  };
+
+  const variants = [
+    z.strictObject({ type: z.literal('bank_transfer'), ...common, beneficiary }),
+    z.strictObject({
+      type: z.literal('wallet_transfer'),
+      ...common,
+      sourceWalletId: walletId,
+      destinationWalletId: walletId,
+    }),
+    z.strictObject({ type: z.literal('wallet_credit'), ...common, walletId }),
+    z.strictObject({ type: z.literal('wallet_debit'), ...common, walletId }),
+    z.strictObject({ type: z.literal('child_debit'), ...common, childAccountId: walletId }),
+    z.strictObject({
+      type: z.literal('child_bank_transfer'),
+      ...common,
+      childAccountId: walletId,
+      beneficiary,
+    }),
+  ] as const;
+  return { beneficiary, variants };
+}
+
+/** A bank account as a payout names it. */
+export const BeneficiarySchema = z.lazy(() => schemas().beneficiary);
+
+/** The variants of `CreatePayoutRequestSchema`, one per payout type (the recurring payout's request extends them). */
+export const payoutRequestVariants = () => schemas().variants;
+
+export const CreatePayoutRequestSchema = z.lazy(() =>
+  z.discriminatedUnion('type', [...payoutRequestVariants()]),
+);
 export type CreatePayoutRequest = z.infer<typeof CreatePayoutRequestSchema>;
 
 /** Idempotency keys as callers send them. */

@@ -1,4 +1,4 @@
-import { CreatePayoutRequestSchema } from '../payouts/schemas.js';
+import { payoutRequestVariants } from '../payouts/schemas.js';
 import * as z from '../shared/zod.js';
 import { isCalendarDate, isTimeZone } from './rules.js';
 
@@ -25,19 +25,22 @@ export const recurrenceFields = {
 };
 export const RECURRENCE_FIELD_NAMES = Object.keys(recurrenceFields);
 
-const [bankTransfer, walletTransfer, walletCredit, walletDebit, childDebit, childBankTransfer] =
-  CreatePayoutRequestSchema.def.options;
 const noTime = { scheduleAt: true } as const;
 
 /**
- * `POST /recurring-payouts`: a payout of any kind (as `POST /payouts`, without `scheduleAt`) plus its rule.
+ * `POST /recurring-payouts`: a payout of any kind (as `POST /payouts`, without `scheduleAt`) plus its rule. Built on
+ * first use, as the payout request it extends is (lib/payouts/schemas.ts).
  */
-export const CreateRecurrenceRequestSchema = z.discriminatedUnion('type', [
-  z.extend(z.omit(bankTransfer, noTime), recurrenceFields),
-  z.extend(z.omit(walletTransfer, noTime), recurrenceFields),
-  z.extend(z.omit(walletCredit, noTime), recurrenceFields),
-  z.extend(z.omit(walletDebit, noTime), recurrenceFields),
-  z.extend(z.omit(childDebit, noTime), recurrenceFields),
-  z.extend(z.omit(childBankTransfer, noTime), recurrenceFields),
-]);
+export const CreateRecurrenceRequestSchema = z.lazy(() => {
+  const [bankTransfer, walletTransfer, walletCredit, walletDebit, childDebit, childBankTransfer] =
+    payoutRequestVariants();
+  return z.discriminatedUnion('type', [
+    z.extend(z.omit(bankTransfer, noTime), recurrenceFields),
+    z.extend(z.omit(walletTransfer, noTime), recurrenceFields),
+    z.extend(z.omit(walletCredit, noTime), recurrenceFields),
+    z.extend(z.omit(walletDebit, noTime), recurrenceFields),
+    z.extend(z.omit(childDebit, noTime), recurrenceFields),
+    z.extend(z.omit(childBankTransfer, noTime), recurrenceFields),
+  ]);
+});
 export type CreateRecurrenceRequest = z.infer<typeof CreateRecurrenceRequestSchema>;
