@@ -3,9 +3,12 @@
  * clock, limits and logger) on first use and then kept for the runtime's life: once per Lambda container, once
  * per `npm start`. They are functions of their own, not fields of the runtime, each in a file of its own
  * (recurrences.ts, refunds.ts, provider-schedules.ts, corrections.ts, dead-letters.ts, settlements.ts,
- * dead-letter-store.ts), so a function's bundle carries, and its cold start evaluates, only the services its
- * handler imports: a module's zod schemas are module-level values esbuild must keep once the module is imported.
- * This file gathers them for the ops API, which offers them all, and for tests; a job imports the one it needs.
+ * dead-letter-store.ts, provider.ts, rate-limiter.ts), so a function's bundle carries, and its cold start
+ * evaluates, only the services its handler imports: a module's zod schemas are module-level values esbuild must
+ * keep once the module is imported. Where a job runs one operation of a service, it asks for that operation alone
+ * (`recurrenceSweepOf`, `refundSenderOf`), and each service builds only the provider resources it calls on the
+ * runtime's connection. This file gathers them for the ops API, which offers them all, and for tests; a job
+ * imports the one it needs.
  *
  * Every service shares the engine's clock, so an injected clock moves them all, and the engine's limits, so a
  * rule, a refund or a correction passes the same gate as a payout.
@@ -13,6 +16,7 @@
 export { correctionJobStoreOf } from './correction-job-store.js';
 export { bulkCorrectionsOf, correctionJobsOf } from './corrections.js';
 export { deadLettersOf } from './dead-letters.js';
+export { providerOf } from './provider.js';
 export { providerSchedulesOf } from './provider-schedules.js';
 export { recurrencesOf } from './recurrences.js';
 export { refundsOf } from './refunds.js';
