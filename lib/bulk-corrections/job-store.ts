@@ -49,10 +49,14 @@ export interface PendingEnqueue {
   readonly work: readonly CorrectionWork[];
   readonly attempts: number;
 }
-const pendingSchema = z.object({
-  jobId: z.string(),
-  enqueue: z.object({ work: z.array(CorrectionWorkSchema), attempts: z.int() }),
-});
+// Built on first use (z.lazy), as the job schemas below: the sweep loads this store for the hand-over of pending
+// jobs, which finds none on almost every tick.
+const pendingSchema = z.lazy(() =>
+  z.object({
+    jobId: z.string(),
+    enqueue: z.object({ work: z.array(CorrectionWorkSchema), attempts: z.int() }),
+  }),
+);
 
 const jobListing: Listing = {
   statePartition: (requester) => `CORRECTION_JOB#BY#${requester}`,

@@ -26,15 +26,20 @@ export const RefundStatus = {
 } as const;
 export type RefundStatus = (typeof RefundStatus)[keyof typeof RefundStatus];
 
-/** The body of `POST /refunds`; `amount` is integer kobo. */
-export const CreateRefundRequestSchema = z.strictObject({
-  /** The provider transaction being refunded. */
-  transactionId: z.string().check(z.trim(), z.minLength(1), z.maxLength(100)),
-  /** Integer kobo, at least 1. */
-  amount: z.int().check(z.positive(), z.lte(Number.MAX_SAFE_INTEGER)),
-  customerNote: clientText({ max: 500 }),
-  merchantNote: clientText({ max: 500 }),
-});
+/**
+ * The body of `POST /refunds`; `amount` is integer kobo. Built on first use (z.lazy): the sweep loads this module
+ * to send refunds and never parses a request.
+ */
+export const CreateRefundRequestSchema = z.lazy(() =>
+  z.strictObject({
+    /** The provider transaction being refunded. */
+    transactionId: z.string().check(z.trim(), z.minLength(1), z.maxLength(100)),
+    /** Integer kobo, at least 1. */
+    amount: z.int().check(z.positive(), z.lte(Number.MAX_SAFE_INTEGER)),
+    customerNote: clientText({ max: 500 }),
+    merchantNote: clientText({ max: 500 }),
+  }),
+);
 export type CreateRefundRequest = z.infer<typeof CreateRefundRequestSchema>;
 
 export interface Refund {

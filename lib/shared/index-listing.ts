@@ -30,15 +30,20 @@ export function listingAttributes(listing: Listing, state: string, at: string, i
   };
 }
 
-/** The position after a page: the last item's table and index keys. */
-const tableKey = z.string().check(z.regex(/^[\x21-\x7e]{1,200}$/));
-const PositionSchema = z.strictObject({
-  // Keys as listings write them: DynamoDB answers an empty or oversized start key with a 500, not a 400.
-  pk: tableKey,
-  sk: tableKey,
-  index: z.enum([byStatus.indexName, all.indexName]),
-  ipk: z.string(),
-  isk: z.string().check(z.regex(/^\d{4}-\d{2}-\d{2}T[0-9:.]{5,18}Z#[A-Za-z0-9_-]{1,64}$/)),
+/**
+ * The position after a page: the last item's table and index keys. Built on first use (z.lazy): the money
+ * handlers load the listings with their stores but never page through one on their path.
+ */
+const PositionSchema = z.lazy(() => {
+  const tableKey = z.string().check(z.regex(/^[\x21-\x7e]{1,200}$/));
+  return z.strictObject({
+    // Keys as listings write them: DynamoDB answers an empty or oversized start key with a 500, not a 400.
+    pk: tableKey,
+    sk: tableKey,
+    index: z.enum([byStatus.indexName, all.indexName]),
+    ipk: z.string(),
+    isk: z.string().check(z.regex(/^\d{4}-\d{2}-\d{2}T[0-9:.]{5,18}Z#[A-Za-z0-9_-]{1,64}$/)),
+  });
 });
 
 /**
