@@ -102,12 +102,17 @@ describe('every money entry point passes the control gate (docs/controls.md)', (
   });
 
   it('finds the gate itself in every file that calls a money endpoint outside the payout engine', () => {
-    // Payouts reach the provider only through the engine's gateway, after createPayout admitted them.
-    const engineGateway = 'lib/payouts/adapters/provider-payout-gateway.ts';
-    const createPayout = readFileSync(join(root, 'lib/payouts/engine/create-payout.ts'), 'utf8');
-    expect(createPayout).toMatch(/\badmit\(/);
+    // Payouts reach the provider only through the engine's gateway, after createPayout admitted them; refunds only
+    // through the refund sender, after RefundService admitted them (a refund is stored only by its request).
+    const sendersOfAdmitted: Readonly<Record<string, string>> = {
+      'lib/payouts/adapters/provider-payout-gateway.ts': 'lib/payouts/engine/create-payout.ts',
+      'lib/refunds/refund-sender.ts': 'lib/refunds/refund-service.ts',
+    };
+    for (const admitting of Object.values(sendersOfAdmitted)) {
+      expect(readFileSync(join(root, admitting), 'utf8'), `${admitting} admits`).toMatch(/\badmit\(/);
+    }
     for (const file of sourceFiles('lib')) {
-      if (file === engineGateway || NOT_ENTRY_POINTS.some((prefix) => file.startsWith(prefix))) continue;
+      if (file in sendersOfAdmitted || NOT_ENTRY_POINTS.some((prefix) => file.startsWith(prefix))) continue;
       const text = readFileSync(join(root, file), 'utf8');
       if (!MONEY_CALL.test(text)) continue;
       expect(/from '\.\.\/payouts\/gate\.js'/.test(text), `${file} moves money without the gate`).toBe(true);
