@@ -27,6 +27,7 @@ import { DeepHealthFailedSchema, HealthResponseSchema, OpenApiDocumentSchema } f
 import {
   BeneficiaryResponseSchema,
   ControlsResponseSchema,
+  PayoutDetailSchema,
   PayoutPageSchema,
   PayoutResponseSchema,
 } from './responses/payout.js';
@@ -41,7 +42,7 @@ import {
   RecurringPayoutResponseSchema,
   RecurringPayoutViewSchema,
 } from './responses/recurring-payout.js';
-import { RefundPageSchema, RefundResponseSchema } from './responses/refund.js';
+import { RefundDetailSchema, RefundPageSchema, RefundResponseSchema } from './responses/refund.js';
 import {
   FutureMovementViewSchema,
   ProviderScheduleViewSchema,
@@ -68,9 +69,11 @@ const NAMED_SCHEMAS: Record<string, z.ZodMiniType> = {
   Beneficiary: BeneficiaryResponseSchema,
   Problem: ProblemSchema,
   Payout: PayoutResponseSchema,
+  PayoutDetail: PayoutDetailSchema,
   PayoutPage: PayoutPageSchema,
   Controls: ControlsResponseSchema,
   Refund: RefundResponseSchema,
+  RefundDetail: RefundDetailSchema,
   RefundPage: RefundPageSchema,
   RecurringPayout: RecurringPayoutResponseSchema,
   RecurringPayoutView: RecurringPayoutViewSchema,

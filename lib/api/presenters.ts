@@ -1,25 +1,87 @@
-import type { AuditEvent, Controls, Payout, Principal } from '../payouts/model.js';
+import type {
+  AuditEvent,
+  Beneficiary,
+  Controls,
+  Payout,
+  PayoutInstruction,
+  Principal,
+} from '../payouts/model.js';
 import type { Refund, RefundAuditEvent } from '../refunds/model.js';
+import { clipText, FIELD_MAXIMA } from '../shared/field-limits.js';
 
 /**
  * The JSON shapes the ops API answers with, all in one place. Amounts are integer kobo named `amount`
  * (and `charges`), next to `currency`; internal bookkeeping (fingerprints, leases, versions) stays inside.
  */
 
-const principal = (p: Principal) => ({ id: p.id, kind: p.kind });
+const {
+  id: ID,
+  reference: REF,
+  word: WORD,
+  name: NAME,
+  text: TEXT,
+  items: ITEMS,
+  audit: AUDIT,
+} = FIELD_MAXIMA;
 
+const principal = (p: Principal) => ({ id: clipText(p.id, ID), kind: p.kind });
+
+type Labels = Readonly<Record<string, string | number | boolean | null>>;
+
+/**
+ * Labels within the answer's maxima. A client's are refused above them (lib/payouts/schemas.ts); this keeps
+ * what the service or the provider wrote within them too, so the largest answer is known
+ * (test/infra/api-answer-sizes.test.ts).
+ */
+function labels(record: Labels): Record<string, string | number | boolean | null> {
+  const entries = Object.entries(record)
+    .slice(0, FIELD_MAXIMA.metadataKeys)
+    .map(([key, value]) => [
+      clipText(key, FIELD_MAXIMA.metadataKey),
+      typeof value === 'string' ? clipText(value, FIELD_MAXIMA.metadataValue) : value,
+    ]);
+  // At most `metadataBytes` as JSON, as a client's are refused above it: the last keys go first.
+  while (
+    entries.length > 0 &&
+    Buffer.byteLength(JSON.stringify(Object.fromEntries(entries))) > FIELD_MAXIMA.metadataBytes
+  )
+    entries.pop();
+  return Object.fromEntries(entries);
+}
+
+/** The newest `max` entries of a list kept oldest first. */
+const newest = <T>(list: readonly T[], max: number): T[] => list.slice(Math.max(0, list.length - max));
+
+const party = (b: Beneficiary) => ({
+  bankCode: clipText(b.bankCode, WORD),
+  accountNumber: clipText(b.accountNumber, WORD),
+  accountName: clipText(b.accountName, NAME),
+});
+
+/** The instruction's ids and beneficiary (only those of its type), each within its maximum. */
+const instructionOf = (i: PayoutInstruction) => ({
+  ...('beneficiary' in i && { beneficiary: party(i.beneficiary) }),
+  ...('sourceWalletId' in i && { sourceWalletId: clipText(i.sourceWalletId, WORD) }),
+  ...('destinationWalletId' in i && { destinationWalletId: clipText(i.destinationWalletId, WORD) }),
+  ...('walletId' in i && { walletId: clipText(i.walletId, WORD) }),
+  ...('childAccountId' in i && { childAccountId: clipText(i.childAccountId, WORD) }),
+});
+
+/**
+ * A payout as answered. Every text is within the response schema's maximum (lib/shared/field-limits.ts): what a
+ * client wrote is already, what the provider sent (receipts, failures) is clipped, and lists keep their newest.
+ */
 export function presentPayout(payout: Payout, audit?: readonly AuditEvent[]) {
-  const { type, ...instruction } = payout.instruction;
   return {
     id: payout.id,
-    type,
+    type: payout.instruction.type,
     status: payout.status,
     amount: payout.amountKobo,
     currency: payout.currency,
-    narration: payout.narration,
-    ...instruction,
-    metadata: payout.metadata,
-    idempotencyKey: payout.idempotencyKey,
+    narration: clipText(payout.narration, NAME),
+    ...instructionOf(payout.instruction),
+    metadata: labels(payout.metadata),
+    idempotencyKey: clipText(payout.idempotencyKey, ID),
     origin: payout.origin,
     ...(payout.scheduleAt && { scheduleAt: payout.scheduleAt }),
     requestedBy: principal(payout.requestedBy),
@@ -28,23 +90,23 @@ export function presentPayout(payout: Payout, audit?: readonly AuditEvent[]) {
     ...(payout.nextActionAt && { nextActionAt: payout.nextActionAt }),
     ...(payout.receipt && {
       receipt: {
-        transactionId: payout.receipt.transactionId,
-        ...(payout.receipt.reference && { reference: payout.receipt.reference }),
-        ...(payout.receipt.sessionId && { sessionId: payout.receipt.sessionId }),
-        status: payout.receipt.status,
+        transactionId: clipText(payout.receipt.transactionId, REF),
+        ...(payout.receipt.reference && { reference: clipText(payout.receipt.reference, REF) }),
+        ...(payout.receipt.sessionId && { sessionId: clipText(payout.receipt.sessionId, REF) }),
+        status: clipText(payout.receipt.status, WORD),
         charges: payout.receipt.chargesKobo,
-        ...(payout.receipt.paidAt && { paidAt: payout.receipt.paidAt }),
+        ...(payout.receipt.paidAt && { paidAt: clipText(payout.receipt.paidAt, WORD) }),
       },
     }),
-    ...(payout.failure && { failure: { code: payout.failure.code, message: payout.failure.message } }),
+    ...(payout.failure && { failure: failureOf(payout.failure) }),
     ...(payout.paidTwice && {
       paidTwice: {
-        attempts: [...payout.paidTwice.attempts],
-        transactionIds: [...payout.paidTwice.transactionIds],
+        attempts: payout.paidTwice.attempts.slice(0, ITEMS),
+        transactionIds: payout.paidTwice.transactionIds.slice(0, ITEMS).map((one) => clipText(one, REF)),
       },
     }),
     ...(payout.watchedAttempts?.length && {
-      watchedAttempts: payout.watchedAttempts.map((a) => ({
+      watchedAttempts: newest(payout.watchedAttempts, ITEMS).map((a) => ({
         attempt: a.number,
         startedAt: a.startedAt,
         watchUntil: a.watchUntil,
@@ -54,18 +116,24 @@ export function presentPayout(payout: Payout, audit?: readonly AuditEvent[]) {
     ...(payout.resolutionProposal && {
       resolutionProposal: {
         outcome: 'succeeded' as const,
-        transactionId: payout.resolutionProposal.transactionId,
-        note: payout.resolutionProposal.note,
+        transactionId: clipText(payout.resolutionProposal.transactionId, REF),
+        note: clipText(payout.resolutionProposal.note, TEXT),
         proposedBy: principal(payout.resolutionProposal.proposedBy),
         proposedAt: payout.resolutionProposal.proposedAt,
-        mismatch: payout.resolutionProposal.mismatch,
+        mismatch: clipText(payout.resolutionProposal.mismatch, TEXT),
       },
     }),
     createdAt: payout.createdAt,
     updatedAt: payout.updatedAt,
-    ...(audit && { audit: audit.map(presentAuditEvent) }),
+    ...(audit && { audit: newest(audit, AUDIT).map(presentAuditEvent) }),
   };
 }
+
+/** A failure as answered: its code and message within their maxima. */
+export const failureOf = (failure: { readonly code: string; readonly message: string }) => ({
+  code: clipText(failure.code, WORD),
+  message: clipText(failure.message, FIELD_MAXIMA.message),
+});
 
 export function presentAuditEvent(event: AuditEvent) {
   return {
@@ -74,8 +142,8 @@ export function presentAuditEvent(event: AuditEvent) {
     actor: principal(event.actor),
     from: event.from,
     to: event.to,
-    reason: event.reason,
-    ...(event.details && { details: event.details }),
+    reason: clipText(event.reason, TEXT),
+    ...(event.details && { details: labels(event.details) }),
   };
 }
 
@@ -86,7 +154,7 @@ export function presentPayoutPage(items: readonly Payout[], nextCursor: string |
 export function presentControls(controls: Controls) {
   return {
     paused: controls.paused,
-    ...(controls.reason && { reason: controls.reason }),
+    ...(controls.reason && { reason: clipText(controls.reason, TEXT) }),
     ...(controls.updatedBy && { updatedBy: principal(controls.updatedBy) }),
     ...(controls.updatedAt && { updatedAt: controls.updatedAt }),
   };
@@ -96,27 +164,27 @@ export function presentRefund(refund: Refund, audit?: readonly RefundAuditEvent[
   return {
     id: refund.id,
     status: refund.status,
-    transactionId: refund.transactionId,
+    transactionId: clipText(refund.transactionId, REF),
     amount: refund.amountKobo,
     currency: 'NGN' as const,
-    customerNote: refund.customerNote,
-    merchantNote: refund.merchantNote,
-    idempotencyKey: refund.idempotencyKey,
+    customerNote: clipText(refund.customerNote, TEXT),
+    merchantNote: clipText(refund.merchantNote, TEXT),
+    idempotencyKey: clipText(refund.idempotencyKey, ID),
     requestedBy: principal(refund.requestedBy),
     ...(refund.approvedBy && { approvedBy: principal(refund.approvedBy) }),
-    ...(refund.providerRefundId && { providerRefundId: refund.providerRefundId }),
-    ...(refund.providerStatus && { providerStatus: refund.providerStatus }),
-    ...(refund.failure && { failure: refund.failure }),
+    ...(refund.providerRefundId && { providerRefundId: clipText(refund.providerRefundId, REF) }),
+    ...(refund.providerStatus && { providerStatus: clipText(refund.providerStatus, WORD) }),
+    ...(refund.failure && { failure: failureOf(refund.failure) }),
     createdAt: refund.createdAt,
     updatedAt: refund.updatedAt,
     ...(audit && {
-      audit: audit.map((event) => ({
+      audit: newest(audit, AUDIT).map((event) => ({
         sequence: event.sequence,
         at: event.at,
         actor: principal(event.actor),
         ...(event.from && { from: event.from }),
         to: event.to,
-        reason: event.reason,
+        reason: clipText(event.reason, TEXT),
       })),
     }),
   };

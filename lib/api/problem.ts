@@ -20,6 +20,7 @@ import {
   NotFoundError,
   ValidationError,
 } from '../shared/errors.js';
+import { clipText, FIELD_MAXIMA } from '../shared/field-limits.js';
 import type { Logger } from '../shared/logger.js';
 import { ApiError } from './errors.js';
 import { type ProblemSlug, type ProblemStatus, problemType } from './problem-types.js';
@@ -49,7 +50,19 @@ function problem<S extends ProblemSlug>(
   detail: string,
   errors?: Problem['errors'],
 ): Problem {
-  return { type: problemType(slug), title, status, detail, ...(errors && { errors }) };
+  // Clipped to the maxima of the problem schema, so no request, however malformed, answers an unbounded body.
+  const { name, text, issues } = FIELD_MAXIMA;
+  const shown = errors?.slice(0, issues).map((issue) => ({
+    path: clipText(issue.path, name),
+    message: clipText(issue.message, text),
+  }));
+  return {
+    type: problemType(slug),
+    title: clipText(title, name),
+    status,
+    detail: clipText(detail, text),
+    ...(shown && { errors: shown }),
+  };
 }
 
 /**

@@ -143,8 +143,9 @@ export const COMMANDS: readonly CommandSpec[] = [
     words: ['future', 'list'],
     method: 'GET',
     path: '/future-payouts',
-    summary: 'money due in a window, ours and the provider\u2019s',
-    query: ['from', 'to'],
+    summary: 'money due in the next --days (1 to 366), ours and the provider\u2019s; 500 an answer, --all for every page',
+    list: true,
+    query: ['days', 'limit'],
   },
   {
     words: ['refunds', 'list'],

@@ -3,6 +3,7 @@ import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { Payout } from '../payouts/model.js';
 import { PayoutStatus } from '../payouts/model.js';
 import { fromPayoutItem } from '../payouts/store/item-codec.js';
+import { clipText, FIELD_MAXIMA } from '../shared/field-limits.js';
 import * as z from '../shared/zod.js';
 
 /** The EventBridge `source` of every domain event this project publishes. */
@@ -50,19 +51,15 @@ export interface DomainEvent {
 }
 
 /**
- * The longest each field of an event may be. A stored payout's fields have no maximum of their own (provider
- * ids and messages come as the provider sends them), and EventBridge refuses an entry over 256 KB: the
- * translation clips every text to these, so the largest event is known (test/infra/message-sizes.test.ts).
+ * The longest each field of an event may be: EventBridge refuses an entry over 256 KB, so the translation clips
+ * every text to these and the largest event is known (test/infra/message-sizes.test.ts). The same maxima bound
+ * the ops API's answers (lib/shared/field-limits.ts).
  */
 export const DOMAIN_EVENT_MAXIMA = {
-  /** Ids and references: ours (ULIDs), the caller's idempotency key, the provider's transaction ids. */
-  id: 255,
-  /** Kinds, statuses, codes and instants. */
-  word: 64,
-  /** A failure's message. */
-  text: 1_000,
-  /** Attempts and transactions named by a double payment. */
-  items: 20,
+  id: FIELD_MAXIMA.id,
+  word: FIELD_MAXIMA.word,
+  text: FIELD_MAXIMA.message,
+  items: FIELD_MAXIMA.items,
 } as const;
 
 const { id, word, text, items } = DOMAIN_EVENT_MAXIMA;
@@ -101,10 +98,7 @@ export const DomainEventDetailSchema = z.strictObject({
   occurredAt: upTo(word),
 });
 
-/** `value` cut to `max` characters, its end marked, so an over-long text is still read as cut. */
-function clip(value: string, max: number): string {
-  return value.length <= max ? value : `${value.slice(0, max - 1)}…`;
-}
+const clip = clipText;
 
 /**
  * The part of a DynamoDB stream record the translation reads. The Lambda event and the Streams API type

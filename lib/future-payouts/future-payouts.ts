@@ -40,10 +40,25 @@ export interface FutureMovement {
   readonly awaitsApproval: boolean;
 }
 
+/** Where a page of the view ends: its last movement's sort key. */
+export interface FuturePosition {
+  readonly at: string;
+  readonly source: FutureSource;
+  readonly id: string;
+  readonly detail: string;
+}
+
+/** The most movements one answer lists (the default page): the rest is read page by page with `nextCursor`. */
+export const FUTURE_PAGE_MAX = 500;
+
 export interface FutureMovementView {
   readonly from: string;
   readonly to: string;
+  /** At most `limit` (at most FUTURE_PAGE_MAX) movements, earliest first, after `after`. */
   readonly items: FutureMovement[];
+  /** Where the next page starts; absent on the last page. */
+  readonly next?: FuturePosition;
+  /** Movements in the whole window with the same bank account planned on both sides (every page, not this one). */
   readonly bothSides: number;
   /** How fresh the provider side is (the read view is synchronised on a schedule). */
   readonly providerSync?: SyncStatus;
@@ -75,7 +90,7 @@ const LISTED_RECURRENCE_STATUSES = [RecurrenceStatus.Active, RecurrenceStatus.Pe
  */
 export async function futureMoneyMovement(
   sources: FutureMovementSources,
-  options: { days: number },
+  options: { days: number; limit?: number; after?: FuturePosition },
 ): Promise<FutureMovementView> {
   const now = sources.engine.ctx.clock.now();
   const to = new Date(now.getTime() + options.days * 86_400_000);
@@ -111,15 +126,36 @@ export async function futureMoneyMovement(
       const other = side === 'ours' ? keysBySide.provider : keysBySide.ours;
       return { ...movement, bothSides: key !== null && other.has(key) };
     })
-    .sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : 0));
+    .sort((a, b) => compare(positionOf(a), positionOf(b)));
+  const after = options.after;
+  const rest = after ? items.filter((item) => compare(positionOf(item), after) > 0) : items;
+  const limit = Math.min(options.limit ?? FUTURE_PAGE_MAX, FUTURE_PAGE_MAX);
+  const page = rest.slice(0, limit);
+  const last = page.at(-1);
   return {
     from: now.toISOString(),
     to: to.toISOString(),
-    items,
+    items: page,
+    ...(rest.length > page.length && last && { next: positionOf(last) }),
     bothSides: items.filter((item) => item.bothSides).length,
     ...(providerScheduled.sync && { providerSync: providerScheduled.sync }),
     truncated: payouts.truncated || recurrences.truncated,
   };
+}
+
+/** A movement's place in the view: by instant, then source, id and local date, so pages never skip or repeat one. */
+const positionOf = (item: FutureMovement): FuturePosition => ({
+  at: item.at,
+  source: item.source,
+  id: item.id,
+  detail: item.detail ?? '',
+});
+
+function compare(a: FuturePosition, b: FuturePosition): number {
+  for (const key of ['at', 'source', 'id', 'detail'] as const) {
+    if (a[key] !== b[key]) return a[key] < b[key] ? -1 : 1;
+  }
+  return 0;
 }
 
 function scheduledPayouts(engine: FutureMovementSources['engine']) {

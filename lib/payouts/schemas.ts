@@ -1,3 +1,4 @@
+import { FIELD_MAXIMA } from '../shared/field-limits.js';
 import { clientText, firstUnprintable } from '../shared/text.js';
 import * as z from '../shared/zod.js';
 
@@ -8,9 +9,9 @@ import * as z from '../shared/zod.js';
 
 export const NARRATION_MAX_LENGTH = 60;
 
-export const METADATA_MAX_KEYS = 10;
+export const METADATA_MAX_KEYS = FIELD_MAXIMA.metadataKeys;
 /** The largest metadata object accepted, as JSON (UTF-8 bytes). */
-export const METADATA_MAX_BYTES = 2048;
+export const METADATA_MAX_BYTES = FIELD_MAXIMA.metadataBytes;
 /** Keys the engine writes into the provider's metadata itself; a client's would be silently replaced. */
 const RESERVED_METADATA_KEYS = new Set(['payoutId', 'idempotencyKey']);
 /** `constructor`, `toString`, `__proto__`, …: a key that names a member of every object misleads code that reads it. */
@@ -53,7 +54,7 @@ function build() {
   /** A metadata value: printable text (the payout marker is allowed: a value may name another payout), or a scalar. */
   const metadataValue = z.union([
     z.string().check(
-      z.maxLength(200, 'must be at most 200 characters'),
+      z.maxLength(FIELD_MAXIMA.metadataValue, `must be at most ${FIELD_MAXIMA.metadataValue} characters`),
       z.refine(
         (text) => firstUnprintable(text) === undefined,
         'must be printable text (no control, bidirectional, zero-width or non-standard space characters)',

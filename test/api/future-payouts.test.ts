@@ -100,12 +100,55 @@ describe('GET /future-payouts', () => {
     expect(body.bothSides).toBe(2);
   });
 
-  it.each(['days=0', 'days=367', 'days=soon', 'horizon=3'])(
-    'refuses %s with a problem naming the field',
-    async (query) => {
+  it('answers at most `limit` movements and the rest page by page, none skipped or repeated', async () => {
+    const daily = await call(h.api, {
+      method: 'POST',
+      path: '/recurring-payouts',
+      headers: { 'idempotency-key': 'future-daily' },
+      body: {
+        ...bankTransfer({ narration: 'daily float' }),
+        interval: 'daily',
+        startDate: lagosDay(1),
+        timeOfDay: '07:00',
+      },
+    });
+    expect(daily.status).toBe(201);
+    const whole = await call(h.api, { method: 'GET', path: '/future-payouts', query: 'days=366' });
+    expect(whole.status).toBe(200);
+    // A year of a daily rule alone is 365 movements: more than one page of 100.
+    const all: FutureMovement[] = [];
+    let cursor: string | undefined;
+    let pages = 0;
+    do {
+      const query = `days=366&limit=100${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`;
       const { status, body } = await call(h.api, { method: 'GET', path: '/future-payouts', query });
-      expect(status).toBe(400);
-      expect(body.errors[0].path).toMatch(/days|horizon/);
-    },
-  );
+      expect(status).toBe(200);
+      expect(body.items.length).toBeLessThanOrEqual(100);
+      expect(body.bothSides).toBe(whole.body.bothSides);
+      all.push(...body.items);
+      cursor = body.nextCursor;
+      pages += 1;
+    } while (cursor !== undefined);
+    expect(pages).toBeGreaterThan(3);
+    expect(all.length).toBeGreaterThan(365);
+    const keys = all.map((item) => `${item.at}|${item.source}|${item.id}|${item.detail ?? ''}`);
+    expect(new Set(keys).size).toBe(all.length);
+    expect(all.map((item) => item.at)).toEqual([...all.map((item) => item.at)].sort());
+    expect(whole.body.items.length).toBeLessThanOrEqual(500);
+    expect(all.slice(0, whole.body.items.length)).toEqual(whole.body.items);
+  });
+
+  it.each([
+    ['days=0', 'days'],
+    ['days=367', 'days'],
+    ['days=soon', 'days'],
+    ['horizon=3', 'horizon'],
+    ['limit=0', 'limit'],
+    ['limit=501', 'limit'],
+    ['cursor=bm90LWEtY3Vyc29y', 'cursor'],
+  ])('refuses %s with a problem naming the field', async (query, field) => {
+    const { status, body } = await call(h.api, { method: 'GET', path: '/future-payouts', query });
+    expect(status).toBe(400);
+    expect(body.errors[0].path).toMatch(new RegExp(`^(query.)?${field}$`));
+  });
 });

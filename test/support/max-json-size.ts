@@ -1,15 +1,21 @@
-import type * as z from 'zod/mini';
+import * as z from 'zod/mini';
 
 /**
  * The most bytes a value accepted by `schema` can take as JSON (`JSON.stringify`, UTF-8), read from the schema's
  * own maxima. Throws, naming the path, where the schema has none (a string without a maximum length, an array
- * without a maximum count, a record): a schema that grows unbounded fails the size proofs instead of passing.
+ * without a maximum count, a record without `maxProperties` in its metadata, an unknown): a schema that grows
+ * unbounded fails the size proofs instead of passing.
  *
  * Conservative by construction: every character of a string is counted as its longest JSON form (`\u001f`,
- * six bytes), every optional field as present.
+ * six bytes; three where the schema marks it `x-printable`, one for an ISO instant), every optional field as
+ * present.
  */
 export function maxJsonBytes(schema: z.ZodMiniType, path = '$'): number {
   const def = defOf(schema);
+  // A maximum declared for the whole value (z.meta({ maxJsonBytes })), which its producers enforce: a metadata
+  // record is refused above 2 KB as JSON, whatever its keys and values could add up to.
+  const declared = z.globalRegistry.get(schema)?.maxJsonBytes;
+  if (typeof declared === 'number') return declared;
   switch (def.type) {
     case 'object': {
       const shape = def.shape as Record<string, z.ZodMiniType>;
@@ -29,7 +35,7 @@ export function maxJsonBytes(schema: z.ZodMiniType, path = '$'): number {
     case 'nullable':
       return Math.max(4, maxJsonBytes(def.innerType as z.ZodMiniType, path));
     case 'string':
-      return 2 + 6 * maxLengthOf(def, path);
+      return 2 + stringCharBytes(schema, def) * maxLengthOf(def, path);
     case 'number':
       return numberBytes(def);
     case 'boolean':
@@ -46,6 +52,20 @@ export function maxJsonBytes(schema: z.ZodMiniType, path = '$'): number {
       const element = maxJsonBytes(def.element as z.ZodMiniType, `${path}[]`);
       return 2 + count * element + Math.max(0, count - 1);
     }
+    case 'record': {
+      // A record's count comes from its `maxProperties` (z.meta, also in the OpenAPI document).
+      const keys = defOf(def.keyType as z.ZodMiniType);
+      const count =
+        keys.type === 'enum'
+          ? Object.keys(keys.entries as object).length
+          : z.globalRegistry.get(schema)?.maxProperties;
+      if (typeof count !== 'number') throw new Error(`${path}: a record without maxProperties is unbounded`);
+      const key = maxJsonBytes(def.keyType as z.ZodMiniType, `${path}{key}`);
+      const value = maxJsonBytes(def.valueType as z.ZodMiniType, `${path}{}`);
+      return 2 + count * (key + 1 + value) + Math.max(0, count - 1);
+    }
+    case 'null':
+      return 4;
     case 'union':
       return Math.max(...(def.options as z.ZodMiniType[]).map((option) => maxJsonBytes(option, path)));
     default:
@@ -63,6 +83,17 @@ function checkValue(def: Def, check: string, field: string): number | undefined 
   const found = (def.checks ?? []).map((c) => c._zod.def).find((c) => c.check === check);
   const value = found?.[field];
   return typeof value === 'number' ? value : undefined;
+}
+
+/**
+ * The most bytes one character of a string takes as JSON: 6 (`\u001f`) in general; 3 (a BMP character's UTF-8;
+ * `"` and `\` take 2, a surrogate pair 4 for two) where the schema is marked `x-printable` (no control character
+ * and no lone surrogate, which its producers guarantee); 1 for an ISO date or instant, which is ASCII digits and
+ * punctuation only.
+ */
+function stringCharBytes(schema: z.ZodMiniType, def: Def): number {
+  if (def.format === 'datetime' || def.format === 'date') return 1;
+  return z.globalRegistry.get(schema)?.['x-printable'] === true ? 3 : 6;
 }
 
 /** A string's maximum length: its `maxLength`, or the fixed length of a `^[class]{n}$` pattern. */

@@ -1,3 +1,4 @@
+import { FIELD_MAXIMA } from '../../shared/field-limits.js';
 import * as z from '../../shared/zod.js';
 
 // Built on first use (z.lazy): the route table holds these for the OpenAPI document, which a cold start never
@@ -9,28 +10,49 @@ import * as z from '../../shared/zod.js';
  * against that document.
  */
 
+/**
+ * A string of at most `max` characters, printable (`x-printable`: no control character or lone surrogate, so at
+ * most three bytes a character as JSON): what clients write is refused otherwise (lib/shared/text.ts), what the
+ * provider or the service wrote is passed through `clipText` (lib/shared/field-limits.ts) by the presenters. Every
+ * string answered has a maximum (test/infra/api-answer-sizes.test.ts).
+ */
+export const upTo = (max: number) => z.string().check(z.maxLength(max), z.meta({ 'x-printable': true }));
+
+/** An id or a reference (ours, the caller's idempotency key, the provider's). */
+export const idText = z.lazy(() => upTo(FIELD_MAXIMA.id));
+/** A reference the provider gave (a transaction id, a session id). */
+export const referenceText = z.lazy(() => upTo(FIELD_MAXIMA.reference));
+/** A kind, status or code. */
+export const wordText = z.lazy(() => upTo(FIELD_MAXIMA.word));
+/** A sentence: a reason, a note, a message. */
+export const sentence = z.lazy(() => upTo(FIELD_MAXIMA.text));
+
 /** An instant we wrote (ISO 8601, UTC or with an offset). */
-export const instant = z.lazy(() => z.iso.datetime({ offset: true }));
+export const instant = z.lazy(() =>
+  z.iso.datetime({ offset: true }).check(z.maxLength(FIELD_MAXIMA.instant)),
+);
 
 /** A Lagos (or the rule's zone) calendar date, `YYYY-MM-DD`. */
-export const calendarDate = z.lazy(() => z.iso.date());
+export const calendarDate = z.lazy(() => z.iso.date().check(z.maxLength(10)));
 
 /** Integer kobo. */
 export const kobo = z.int().check(z.describe('integer kobo'));
 
-export const PrincipalSchema = z.lazy(() => z.object({ id: z.string(), kind: z.enum(['user', 'system']) }));
+export const PrincipalSchema = z.lazy(() => z.object({ id: idText, kind: z.enum(['user', 'system']) }));
 
 /** One field a request got wrong. */
-export const FieldIssueSchema = z.lazy(() => z.object({ path: z.string(), message: z.string() }));
+export const FieldIssueSchema = z.lazy(() => z.object({ path: upTo(FIELD_MAXIMA.name), message: sentence }));
 
 /** One page of a cursor-paginated listing, newest first; `nextCursor` is absent on the last page. */
 export const pageOf = <T extends z.ZodMiniType>(item: T) =>
   z.object({
-    items: z.array(item),
+    items: z.array(item).check(z.maxLength(FIELD_MAXIMA.page)),
     nextCursor: z.optional(
-      z.string().check(z.describe('pass as `cursor` (with the same filters) for the next page')),
+      upTo(FIELD_MAXIMA.cursor).check(
+        z.describe('pass as `cursor` (with the same filters) for the next page'),
+      ),
     ),
   });
 
 /** `{ code, message }` of a failure. */
-export const FailureSchema = z.lazy(() => z.object({ code: z.string(), message: z.string() }));
+export const FailureSchema = z.lazy(() => z.object({ code: wordText, message: upTo(FIELD_MAXIMA.message) }));

@@ -5,8 +5,20 @@ import {
   type PayoutStatus,
   type PayoutType,
 } from '../../payouts/model.js';
+import { FIELD_MAXIMA } from '../../shared/field-limits.js';
 import * as z from '../../shared/zod.js';
-import { FailureSchema, instant, kobo, PrincipalSchema, pageOf } from './common.js';
+import {
+  FailureSchema,
+  idText,
+  instant,
+  kobo,
+  PrincipalSchema,
+  pageOf,
+  referenceText,
+  sentence,
+  upTo,
+  wordText,
+} from './common.js';
 
 // Built on first use (z.lazy): the route table holds these for the OpenAPI document, which a cold start never
 // builds; the generated document is the same (test/api/other-routes.test.ts compares it with docs/openapi.json).
@@ -16,24 +28,34 @@ const types = z.enum(PAYOUT_TYPES as [PayoutType, ...PayoutType[]]);
 
 export const BeneficiaryResponseSchema = z.lazy(() =>
   z.object({
-    bankCode: z.string(),
-    accountNumber: z.string(),
-    accountName: z.string(),
+    bankCode: wordText,
+    accountNumber: wordText,
+    accountName: upTo(FIELD_MAXIMA.name),
   }),
 );
 
 /** The instruction fields of a payout's `type`, at the top level: only those of its type are present. */
 export const instructionFields = {
   beneficiary: z.optional(BeneficiaryResponseSchema),
-  sourceWalletId: z.optional(z.string()),
-  destinationWalletId: z.optional(z.string()),
-  walletId: z.optional(z.string()),
-  childAccountId: z.optional(z.string()),
+  sourceWalletId: z.optional(wordText),
+  destinationWalletId: z.optional(wordText),
+  walletId: z.optional(wordText),
+  childAccountId: z.optional(wordText),
 };
 
-export const MetadataResponseSchema = z.record(
-  z.string(),
-  z.union([z.string(), z.number(), z.boolean(), z.null()]),
+/** Labels as a client (or the service) set them: at most 10 keys of 40 characters, strings of 200. */
+export const MetadataResponseSchema = z.lazy(() =>
+  z
+    .record(
+      upTo(FIELD_MAXIMA.metadataKey),
+      z.union([upTo(FIELD_MAXIMA.metadataValue), z.number(), z.boolean(), z.null()]),
+    )
+    .check(
+      z.meta({ maxProperties: FIELD_MAXIMA.metadataKeys, maxJsonBytes: FIELD_MAXIMA.metadataBytes }),
+      z.describe(
+        `at most ${FIELD_MAXIMA.metadataKeys} keys and ${FIELD_MAXIMA.metadataBytes} bytes as JSON (maxJsonBytes)`,
+      ),
+    ),
 );
 
 export const PayoutAuditEventSchema = z.lazy(() =>
@@ -43,77 +65,97 @@ export const PayoutAuditEventSchema = z.lazy(() =>
     actor: PrincipalSchema,
     from: z.nullable(statuses),
     to: statuses,
-    reason: z.string(),
+    reason: sentence,
     details: z.optional(MetadataResponseSchema),
   }),
 );
 
+/** The fields of a payout as every answer gives it (its audit only on `GET /payouts/{id}`). */
+const payoutFields = () => ({
+  id: idText,
+  type: types,
+  status: statuses,
+  amount: kobo,
+  currency: z.literal('NGN'),
+  narration: upTo(FIELD_MAXIMA.name),
+  ...instructionFields,
+  metadata: MetadataResponseSchema,
+  idempotencyKey: idText,
+  origin: z.enum(Object.values(PayoutOrigin) as [PayoutOrigin, ...PayoutOrigin[]]),
+  scheduleAt: z.optional(instant),
+  requestedBy: PrincipalSchema,
+  approvedBy: z.optional(PrincipalSchema),
+  submissionCount: z.int(),
+  nextActionAt: z.optional(instant),
+  receipt: z.optional(
+    z.object({
+      transactionId: referenceText,
+      reference: z.optional(referenceText),
+      sessionId: z.optional(referenceText),
+      status: wordText,
+      charges: kobo,
+      paidAt: z.optional(wordText),
+    }),
+  ),
+  failure: z.optional(FailureSchema),
+  paidTwice: z.optional(
+    z
+      .object({
+        attempts: z.array(z.int()).check(z.maxLength(FIELD_MAXIMA.items)),
+        transactionIds: z.array(referenceText).check(z.maxLength(FIELD_MAXIMA.items)),
+      })
+      .check(z.describe('present when more than one attempt moved the money (status needs_review)')),
+  ),
+  watchedAttempts: z.optional(
+    z
+      .array(z.object({ attempt: z.int(), startedAt: instant, watchUntil: instant }))
+      .check(
+        z.maxLength(FIELD_MAXIMA.items),
+        z.describe(
+          'earlier attempts proved absent, still looked for at the provider until `watchUntil` (the latest 20)',
+        ),
+      ),
+  ),
+  watchEndedAt: z.optional(instant),
+  resolutionProposal: z.optional(
+    z
+      .object({
+        outcome: z.literal('succeeded'),
+        transactionId: referenceText,
+        note: sentence,
+        proposedBy: PrincipalSchema,
+        proposedAt: instant,
+        mismatch: sentence,
+      })
+      .check(z.describe('a forced resolution as paid, waiting for a second person to confirm it')),
+  ),
+  createdAt: instant,
+  updatedAt: instant,
+});
+
+const payoutDescription =
+  'A payout. `amount` and `receipt.charges` are integer kobo. The instruction fields of its `type` ' +
+  '(`beneficiary`, `sourceWalletId`, `destinationWalletId`, `walletId`, `childAccountId`) appear at the top level.';
+
 export const PayoutResponseSchema = z.lazy(() =>
+  z.object(payoutFields()).check(z.describe(payoutDescription)),
+);
+
+/** `GET /payouts/{id}`: the payout with its audit trail. */
+export const PayoutDetailSchema = z.lazy(() =>
   z
     .object({
-      id: z.string(),
-      type: types,
-      status: statuses,
-      amount: kobo,
-      currency: z.literal('NGN'),
-      narration: z.string(),
-      ...instructionFields,
-      metadata: MetadataResponseSchema,
-      idempotencyKey: z.string(),
-      origin: z.enum(Object.values(PayoutOrigin) as [PayoutOrigin, ...PayoutOrigin[]]),
-      scheduleAt: z.optional(instant),
-      requestedBy: PrincipalSchema,
-      approvedBy: z.optional(PrincipalSchema),
-      submissionCount: z.int(),
-      nextActionAt: z.optional(instant),
-      receipt: z.optional(
-        z.object({
-          transactionId: z.string(),
-          reference: z.optional(z.string()),
-          sessionId: z.optional(z.string()),
-          status: z.string(),
-          charges: kobo,
-          paidAt: z.optional(z.string()),
-        }),
-      ),
-      failure: z.optional(FailureSchema),
-      paidTwice: z.optional(
+      ...payoutFields(),
+      audit: z.optional(
         z
-          .object({ attempts: z.array(z.int()), transactionIds: z.array(z.string()) })
-          .check(z.describe('present when more than one attempt moved the money (status needs_review)')),
-      ),
-      watchedAttempts: z.optional(
-        z
-          .array(z.object({ attempt: z.int(), startedAt: instant, watchUntil: instant }))
+          .array(PayoutAuditEventSchema)
           .check(
-            z.describe('earlier attempts proved absent, still looked for at the provider until `watchUntil`'),
+            z.maxLength(FIELD_MAXIMA.audit),
+            z.describe(`GET /payouts/{id} only, oldest first (the newest ${FIELD_MAXIMA.audit})`),
           ),
       ),
-      watchEndedAt: z.optional(instant),
-      resolutionProposal: z.optional(
-        z
-          .object({
-            outcome: z.literal('succeeded'),
-            transactionId: z.string(),
-            note: z.string(),
-            proposedBy: PrincipalSchema,
-            proposedAt: instant,
-            mismatch: z.string(),
-          })
-          .check(z.describe('a forced resolution as paid, waiting for a second person to confirm it')),
-      ),
-      createdAt: instant,
-      updatedAt: instant,
-      audit: z.optional(
-        z.array(PayoutAuditEventSchema).check(z.describe('GET /payouts/{id} only, oldest first')),
-      ),
     })
-    .check(
-      z.describe(
-        'A payout. `amount` and `receipt.charges` are integer kobo. The instruction fields of its `type` ' +
-          '(`beneficiary`, `sourceWalletId`, `destinationWalletId`, `walletId`, `childAccountId`) appear at the top level.',
-      ),
-    ),
+    .check(z.describe(`${payoutDescription} With its audit trail, oldest first.`)),
 );
 export type PayoutResponse = z.output<typeof PayoutResponseSchema>;
 
@@ -122,7 +164,7 @@ export const PayoutPageSchema = pageOf(PayoutResponseSchema);
 export const ControlsResponseSchema = z.lazy(() =>
   z.object({
     paused: z.boolean(),
-    reason: z.optional(z.string()),
+    reason: z.optional(sentence),
     updatedBy: z.optional(PrincipalSchema),
     updatedAt: z.optional(instant),
   }),

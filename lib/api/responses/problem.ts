@@ -1,5 +1,6 @@
+import { FIELD_MAXIMA } from '../../shared/field-limits.js';
 import * as z from '../../shared/zod.js';
-import { FieldIssueSchema } from './common.js';
+import { FieldIssueSchema, upTo } from './common.js';
 
 // Built on first use (z.lazy): the route table holds these for the OpenAPI document, which a cold start never
 // builds; the generated document is the same (test/api/other-routes.test.ts compares it with docs/openapi.json).
@@ -8,14 +9,21 @@ import { FieldIssueSchema } from './common.js';
 export const ProblemSchema = z.lazy(() =>
   z
     .object({
-      type: z.string().check(z.describe('a URN of one of the problem types listed in x-problem-types')),
-      title: z.string(),
+      type: upTo(FIELD_MAXIMA.name).check(
+        z.describe('a URN of one of the problem types listed in x-problem-types'),
+      ),
+      title: upTo(FIELD_MAXIMA.name),
       status: z.int(),
-      detail: z.string(),
+      detail: upTo(FIELD_MAXIMA.text),
       errors: z.optional(
         z
           .array(FieldIssueSchema)
-          .check(z.describe('present on validation problems: one entry per invalid field')),
+          .check(
+            z.maxLength(FIELD_MAXIMA.issues),
+            z.describe(
+              `present on validation problems: one entry per invalid field (the first ${FIELD_MAXIMA.issues})`,
+            ),
+          ),
       ),
     })
     .check(z.describe('RFC 9457 problem details')),

@@ -1,29 +1,48 @@
 import { RefundStatus } from '../../refunds/model.js';
+import { FIELD_MAXIMA } from '../../shared/field-limits.js';
 import * as z from '../../shared/zod.js';
-import { FailureSchema, instant, kobo, PrincipalSchema, pageOf } from './common.js';
+import {
+  FailureSchema,
+  idText,
+  instant,
+  kobo,
+  PrincipalSchema,
+  pageOf,
+  referenceText,
+  sentence,
+  wordText,
+} from './common.js';
 
 // Built on first use (z.lazy): the route table holds these for the OpenAPI document, which a cold start never
 // builds; the generated document is the same (test/api/other-routes.test.ts compares it with docs/openapi.json).
 
 const statuses = z.enum(Object.values(RefundStatus) as [RefundStatus, ...RefundStatus[]]);
 
-export const RefundResponseSchema = z.lazy(() =>
+/** The fields of a refund as every answer gives it (its audit only on `GET /refunds/{id}`). */
+const refundFields = () => ({
+  id: idText,
+  status: statuses,
+  transactionId: referenceText,
+  amount: kobo,
+  currency: z.literal('NGN'),
+  customerNote: sentence,
+  merchantNote: sentence,
+  idempotencyKey: idText,
+  requestedBy: PrincipalSchema,
+  approvedBy: z.optional(PrincipalSchema),
+  providerRefundId: z.optional(referenceText),
+  providerStatus: z.optional(wordText),
+  failure: z.optional(FailureSchema),
+  createdAt: instant,
+  updatedAt: instant,
+});
+
+export const RefundResponseSchema = z.lazy(() => z.object(refundFields()));
+
+/** `GET /refunds/{id}`: the refund with its audit trail. */
+export const RefundDetailSchema = z.lazy(() =>
   z.object({
-    id: z.string(),
-    status: statuses,
-    transactionId: z.string(),
-    amount: kobo,
-    currency: z.literal('NGN'),
-    customerNote: z.string(),
-    merchantNote: z.string(),
-    idempotencyKey: z.string(),
-    requestedBy: PrincipalSchema,
-    approvedBy: z.optional(PrincipalSchema),
-    providerRefundId: z.optional(z.string()),
-    providerStatus: z.optional(z.string()),
-    failure: z.optional(FailureSchema),
-    createdAt: instant,
-    updatedAt: instant,
+    ...refundFields(),
     audit: z.optional(
       z
         .array(
@@ -33,10 +52,15 @@ export const RefundResponseSchema = z.lazy(() =>
             actor: PrincipalSchema,
             from: z.optional(statuses),
             to: statuses,
-            reason: z.string(),
+            reason: sentence,
           }),
         )
-        .check(z.describe('GET /refunds/{id} only, oldest first: who requested, who approved, each change')),
+        .check(
+          z.maxLength(FIELD_MAXIMA.audit),
+          z.describe(
+            `GET /refunds/{id} only, oldest first (the newest ${FIELD_MAXIMA.audit}): who requested, who approved, each change`,
+          ),
+        ),
     ),
   }),
 );

@@ -1,7 +1,8 @@
-import { FutureSource } from '../../future-payouts/future-payouts.js';
+import { FUTURE_PAGE_MAX, FutureSource } from '../../future-payouts/future-payouts.js';
 import { ProviderScheduleKind } from '../../provider-schedules/model.js';
+import { FIELD_MAXIMA } from '../../shared/field-limits.js';
 import * as z from '../../shared/zod.js';
-import { instant, kobo } from './common.js';
+import { idText, instant, kobo, upTo, wordText } from './common.js';
 import { BeneficiaryResponseSchema } from './payout.js';
 
 // Built on first use (z.lazy): the route table holds these for the OpenAPI document, which a cold start never
@@ -55,25 +56,37 @@ export const FutureMovementViewSchema = z.lazy(() =>
   z.object({
     from: instant,
     to: instant,
-    items: z.array(
-      z.object({
-        source: z.enum(Object.values(FutureSource) as [FutureSource, ...FutureSource[]]),
-        id: z.string().check(z.describe("our payout or recurrence id, or the provider's record id")),
-        at: instant,
-        amountKobo: kobo,
-        type: z.optional(z.string()),
-        narration: z.nullable(z.string()),
-        beneficiary: z.nullable(BeneficiaryResponseSchema),
-        detail: z.optional(
-          z.string().check(z.describe("the occurrence's local date, or the provider's interval")),
+    items: z
+      .array(
+        z.object({
+          source: z.enum(Object.values(FutureSource) as [FutureSource, ...FutureSource[]]),
+          id: idText.check(z.describe("our payout or recurrence id, or the provider's record id")),
+          at: instant,
+          amountKobo: kobo,
+          type: z.optional(wordText),
+          narration: z.nullable(upTo(FIELD_MAXIMA.name)),
+          beneficiary: z.nullable(BeneficiaryResponseSchema),
+          detail: z.optional(
+            wordText.check(z.describe("the occurrence's local date, or the provider's interval")),
+          ),
+          bothSides: z.boolean().check(z.describe('the same bank account has money planned on both sides')),
+          awaitsApproval: z
+            .boolean()
+            .check(z.describe('no money moves until a second person approves (never on the provider side)')),
+        }),
+      )
+      .check(
+        z.maxLength(FUTURE_PAGE_MAX),
+        z.describe(
+          `at most \`limit\` (1 to ${FUTURE_PAGE_MAX}, default ${FUTURE_PAGE_MAX}) movements; the rest with \`nextCursor\``,
         ),
-        bothSides: z.boolean().check(z.describe('the same bank account has money planned on both sides')),
-        awaitsApproval: z
-          .boolean()
-          .check(z.describe('no money moves until a second person approves (never on the provider side)')),
-      }),
+      ),
+    nextCursor: z.optional(
+      upTo(FIELD_MAXIMA.cursor).check(
+        z.describe('pass as `cursor` (with the same `days`) for the next movements'),
+      ),
     ),
-    bothSides: z.int(),
+    bothSides: z.int().check(z.describe('movements in the whole window (every page) planned on both sides')),
     providerSync: z.optional(ProviderSyncSchema),
     truncated: z.boolean().check(z.describe('a bound stopped a walk, so the list may be incomplete')),
   }),

@@ -1,4 +1,5 @@
 import type { CorrectionJob, JobItem, JobView } from '../../bulk-corrections/job-model.js';
+import { clipText, FIELD_MAXIMA } from '../../shared/field-limits.js';
 import * as z from '../../shared/zod.js';
 import { ApiError } from '../errors.js';
 import { parseQuery } from '../request.js';
@@ -80,18 +81,40 @@ export const RESULTS_CSV_COLUMNS = [
   'updatedAt',
 ] as const;
 
-function csvCell(value: unknown): string {
+type ResultsColumn = (typeof RESULTS_CSV_COLUMNS)[number];
+
+/**
+ * The longest each cell of `results.csv` may be, in characters before quoting: longer texts (a provider's reason
+ * or message) are clipped, so the file of a job at its largest (MAX_BATCH_CORRECTIONS rows) fits one Lambda
+ * answer (test/infra/api-answer-sizes.test.ts). The full texts stay on `GET /bulk-correction-jobs/{id}/items`.
+ */
+export const RESULTS_CSV_CELL_MAXIMA: Readonly<Record<ResultsColumn, number>> = {
+  row: 6,
+  bulkPayoutItemId: FIELD_MAXIMA.word,
+  status: FIELD_MAXIMA.word,
+  isValid: 5,
+  reason: 500,
+  correctionId: FIELD_MAXIMA.word,
+  failureCode: FIELD_MAXIMA.word,
+  failureMessage: 500,
+  issues: FIELD_MAXIMA.text,
+  updatedAt: FIELD_MAXIMA.instant,
+};
+
+function csvCell(value: unknown, max: number): string {
   if (value === undefined || value === null) return '';
-  const text = String(value);
+  // Clipped, control characters and lone surrogates replaced by U+FFFD (no place in a cell; JSON escapes each in six bytes).
+  const text = clipText(String(value), max);
   // Quoted when needed; a leading =, +, - or @ is prefixed so a spreadsheet never runs a cell as a formula.
   const safe = /^[=+\-@]/.test(text) ? `'${text}` : text;
   return /[",\r\n]/.test(safe) ? `"${safe.replaceAll('"', '""')}"` : safe;
 }
 
-function resultsCsv(items: readonly JobItem[]): string {
+/** `results.csv`: the header row, then one row per correction in batch order, CRLF line ends. */
+export function resultsCsv(items: readonly JobItem[]): string {
   const lines = [RESULTS_CSV_COLUMNS.join(',')];
   for (const item of items) {
-    const cells: Record<(typeof RESULTS_CSV_COLUMNS)[number], unknown> = {
+    const cells: Record<ResultsColumn, unknown> = {
       row: item.index + 1,
       bulkPayoutItemId: item.bulkPayoutItemId,
       status: item.status,
@@ -103,7 +126,9 @@ function resultsCsv(items: readonly JobItem[]): string {
       issues: item.result?.issues?.map((issue) => `${issue.path}: ${issue.message}`).join('; '),
       updatedAt: item.updatedAt,
     };
-    lines.push(RESULTS_CSV_COLUMNS.map((column) => csvCell(cells[column])).join(','));
+    lines.push(
+      RESULTS_CSV_COLUMNS.map((column) => csvCell(cells[column], RESULTS_CSV_CELL_MAXIMA[column])).join(','),
+    );
   }
   return `${lines.join('\r\n')}\r\n`;
 }
@@ -154,7 +179,8 @@ const ResultsCsvSchema = z
   .string()
   .check(
     z.describe(
-      `RFC 4180 CSV with CRLF line ends; columns: ${RESULTS_CSV_COLUMNS.join(', ')} (docs/bulk-corrections.md)`,
+      `RFC 4180 CSV with CRLF line ends; columns: ${RESULTS_CSV_COLUMNS.join(', ')} (docs/bulk-corrections.md); ` +
+        'long texts are clipped (ending in …), control characters replaced by U+FFFD',
     ),
   );
 

@@ -1,8 +1,18 @@
-import { futureMoneyMovement } from '../../future-payouts/future-payouts.js';
+import {
+  FUTURE_PAGE_MAX,
+  type FutureMovement,
+  type FuturePosition,
+  FutureSource,
+  futureMoneyMovement,
+} from '../../future-payouts/future-payouts.js';
+import { decodeCursor, encodeCursor } from '../../shared/cursor.js';
+import { InvalidCursorError } from '../../shared/errors.js';
+import { clipText, FIELD_MAXIMA } from '../../shared/field-limits.js';
 import * as z from '../../shared/zod.js';
 import { parseQuery } from '../request.js';
 import { FutureMovementViewSchema } from '../responses/schedules.js';
 import { type Route, type RouteRequest, reply, route } from '../router.js';
+import { ListPayoutsQuerySchema } from '../schemas.js';
 
 export const FuturePayoutsQuerySchema = z.strictObject({
   /** How many days ahead, 1 to 366 (default 30). */
@@ -15,17 +25,72 @@ export const FuturePayoutsQuerySchema = z.strictObject({
       ),
     ),
   ),
+  /** Movements per answer, 1 to 500 (default 500). */
+  limit: z.optional(
+    z.pipe(
+      z.string().check(z.regex(/^\d{1,3}$/, 'must be an integer')),
+      z.pipe(
+        z.transform((text: string) => Number(text)),
+        z
+          .int()
+          .check(
+            z.gte(1, 'must be at least 1'),
+            z.lte(FUTURE_PAGE_MAX, `must be at most ${FUTURE_PAGE_MAX}`),
+          ),
+      ),
+    ),
+  ),
+  cursor: ListPayoutsQuerySchema.shape.cursor,
 });
 
-/** GET /future-payouts: every planned money movement on both sides, earliest first, double-planned accounts flagged. */
+const FuturePositionSchema = z.strictObject({
+  at: z.string().check(z.maxLength(64)),
+  source: z.enum(Object.values(FutureSource) as [FutureSource, ...FutureSource[]]),
+  id: z.string().check(z.maxLength(FIELD_MAXIMA.id)),
+  detail: z.string().check(z.maxLength(FIELD_MAXIMA.word)),
+});
+
+const { id: ID, word: WORD, name: NAME } = FIELD_MAXIMA;
+
+/** A movement within the answer's maxima: provider texts (ids, narrations, names, intervals) are clipped. */
+const presentMovement = (m: FutureMovement) => ({
+  ...m,
+  id: clipText(m.id, ID),
+  ...(m.type !== undefined && { type: clipText(m.type, WORD) }),
+  narration: m.narration === null ? null : clipText(m.narration, NAME),
+  beneficiary: m.beneficiary && {
+    bankCode: clipText(m.beneficiary.bankCode, WORD),
+    accountNumber: clipText(m.beneficiary.accountNumber, WORD),
+    accountName: clipText(m.beneficiary.accountName, NAME),
+  },
+  ...(m.detail !== undefined && { detail: clipText(m.detail, WORD) }),
+});
+
+/**
+ * GET /future-payouts: every planned money movement on both sides, earliest first, double-planned accounts
+ * flagged; at most `limit` (500) an answer, the rest by `nextCursor`.
+ */
 async function listFuturePayouts(request: RouteRequest) {
   const query = parseQuery(request.event, FuturePayoutsQuerySchema);
+  let after: FuturePosition | undefined;
+  if (query.cursor !== undefined) {
+    after = decodeCursor(query.cursor, FuturePositionSchema);
+    if (!after) throw new InvalidCursorError('is not a cursor of this listing');
+  }
   const { engine, recurrences, providerSchedules } = request.ctx;
-  const view = await futureMoneyMovement(
+  const { next, items, ...view } = await futureMoneyMovement(
     { engine, recurrences, providerSchedules },
-    { days: query.days ?? 30 },
+    {
+      days: query.days ?? 30,
+      ...(query.limit !== undefined && { limit: query.limit }),
+      ...(after && { after }),
+    },
   );
-  return reply(200, view);
+  return reply(200, {
+    ...view,
+    items: items.map(presentMovement),
+    ...(next && { nextCursor: encodeCursor(next) }),
+  });
 }
 
 export const futurePayoutRoutes: readonly Route[] = [
@@ -33,7 +98,10 @@ export const futurePayoutRoutes: readonly Route[] = [
     method: 'GET',
     path: '/future-payouts',
     responses: {
-      200: { description: 'the movements in the window, earliest first', schema: FutureMovementViewSchema },
+      200: {
+        description: `the movements in the window, earliest first, at most ${FUTURE_PAGE_MAX} an answer`,
+        schema: FutureMovementViewSchema,
+      },
     },
     problems: ['validation'],
     handler: listFuturePayouts,

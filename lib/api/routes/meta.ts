@@ -1,4 +1,5 @@
 import { deepHealth } from '../../runtime/health.js';
+import { clipText, FIELD_MAXIMA } from '../../shared/field-limits.js';
 import * as z from '../../shared/zod.js';
 import { buildOpenApiDocument } from '../openapi.js';
 import { parseQuery } from '../request.js';
@@ -15,9 +16,17 @@ async function health(request: RouteRequest) {
   const { deep } = parseQuery(request.event, HealthQuerySchema);
   if (deep !== 'true') return reply(200, { status: 'ok' as const });
   const result = await deepHealth(request.ctx);
-  if (result.status === 'ok') return reply(200, { status: result.status, checks: result.checks });
-  return reply(503, { status: result.status, checks: result.checks });
+  // A check's detail may quote the provider or the SDK: clipped to the answer's maximum.
+  const checks = {
+    table: checkOf(result.checks.table),
+    provider: checkOf(result.checks.provider),
+  };
+  if (result.status === 'ok') return reply(200, { status: result.status, checks });
+  return reply(503, { status: result.status, checks });
 }
+
+const checkOf = (check: { status: 'ok' } | { status: 'failed'; detail: string }) =>
+  check.status === 'ok' ? check : { status: check.status, detail: clipText(check.detail, FIELD_MAXIMA.text) };
 
 let openApi: ReturnType<typeof buildOpenApiDocument> | undefined;
 

@@ -4,7 +4,7 @@ import { CreatePayoutRequestSchema } from '../../payouts/schemas.js';
 import { ApiError } from '../errors.js';
 import { presentPayout, presentPayoutPage } from '../presenters.js';
 import { idempotencyKeyOf, parseBody, parseQuery } from '../request.js';
-import { PayoutPageSchema, PayoutResponseSchema } from '../responses/payout.js';
+import { PayoutDetailSchema, PayoutPageSchema, PayoutResponseSchema } from '../responses/payout.js';
 import { type Route, type RouteRequest, reply, route } from '../router.js';
 import {
   ApproveRequestSchema,
@@ -103,7 +103,7 @@ export const payoutRoutes: readonly Route[] = [
   route({
     method: 'GET',
     path: '/payouts/{id}',
-    responses: { 200: thePayout('the payout with its audit trail') },
+    responses: { 200: { description: 'the payout with its audit trail', schema: PayoutDetailSchema } },
     problems: ['not-found'],
     handler: getPayout,
   }),

@@ -2,7 +2,7 @@ import { CreateRefundRequestSchema, RefundStatus } from '../../refunds/model.js'
 import * as z from '../../shared/zod.js';
 import { presentRefund } from '../presenters.js';
 import { idempotencyKeyOf, parseBody, parseQuery } from '../request.js';
-import { RefundPageSchema, RefundResponseSchema } from '../responses/refund.js';
+import { RefundDetailSchema, RefundPageSchema, RefundResponseSchema } from '../responses/refund.js';
 import { type Route, type RouteRequest, reply, route } from '../router.js';
 import { ApproveRequestSchema, CancelRequestSchema, ListPayoutsQuerySchema } from '../schemas.js';
 
@@ -91,7 +91,7 @@ export const refundRoutes: readonly Route[] = [
   route({
     method: 'GET',
     path: '/refunds/{id}',
-    responses: { 200: theRefund('the refund with its audit trail') },
+    responses: { 200: { description: 'the refund with its audit trail', schema: RefundDetailSchema } },
     problems: ['not-found'],
     handler: getRefund,
   }),

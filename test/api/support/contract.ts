@@ -38,8 +38,50 @@ export const ENFORCED_KEYWORDS = new Set([
   'maximum',
   'minLength',
   'maxLength',
+  'maxItems',
+  'maxProperties',
   'description',
+  // Not JSON Schema: the size proof's claims (test/infra/api-answer-sizes.test.ts), enforced by `checkSizeClaims`.
+  'x-printable',
+  'maxJsonBytes',
 ]);
+
+const UNPRINTABLE = /\p{Cc}|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/u;
+
+/**
+ * The claims the size proof reads that JSON Schema cannot state: a string marked `x-printable` holds no control
+ * character or lone surrogate, a value with `maxJsonBytes` is at most that many bytes as JSON. Follows `$ref`,
+ * properties, items and record values; a union's branches are not followed (which one applies is unknown).
+ */
+function checkSizeClaims(schema: JsonSchema, value: unknown, at: string): string | undefined {
+  const ref = schema.$ref;
+  if (typeof ref === 'string') {
+    const target = contractDocument.components.schemas[ref.replace('#/components/schemas/', '')];
+    return target ? checkSizeClaims(target, value, at) : undefined;
+  }
+  const bytes = schema.maxJsonBytes;
+  if (typeof bytes === 'number' && Buffer.byteLength(JSON.stringify(value)) > bytes)
+    return `${at}: more than ${bytes} bytes as JSON`;
+  if (schema['x-printable'] === true && typeof value === 'string' && UNPRINTABLE.test(value))
+    return `${at}: an unprintable character in a string marked x-printable`;
+  const children: [JsonSchema, unknown, string][] = [];
+  if (Array.isArray(value) && typeof schema.items === 'object' && schema.items !== null)
+    for (const [n, item] of value.entries()) children.push([schema.items as JsonSchema, item, `${at}[${n}]`]);
+  if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
+    const properties = (schema.properties ?? {}) as Record<string, JsonSchema>;
+    const rest = schema.additionalProperties;
+    for (const [key, field] of Object.entries(value)) {
+      const fieldSchema =
+        properties[key] ?? (typeof rest === 'object' && rest !== null ? (rest as JsonSchema) : undefined);
+      if (fieldSchema) children.push([fieldSchema, field, `${at}.${key}`]);
+    }
+  }
+  for (const [childSchema, child, where] of children) {
+    const found = checkSizeClaims(childSchema, child, where);
+    if (found) return found;
+  }
+  return undefined;
+}
 
 export const contractDocument: OpenApiDocument = JSON.parse(
   readFileSync(new URL('../../../docs/openapi.json', import.meta.url), 'utf8'),
@@ -142,6 +184,8 @@ export function checkAnswer(method: string, path: string, result: APIGatewayProx
       `${where} answered ${status} with a body docs/openapi.json does not allow: ${issues}`,
     );
   }
+  const claim = checkSizeClaims(schema, body, '(body)');
+  if (claim) throw new ContractViolation(`${where} answered ${status} against a size claim: ${claim}`);
   if (
     typeof body === 'object' &&
     body !== null &&

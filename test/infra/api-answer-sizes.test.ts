@@ -1,0 +1,283 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { apiRoutes } from '../../lib/api/index.js';
+import { buildOpenApiDocument } from '../../lib/api/openapi.js';
+import { presentPayout } from '../../lib/api/presenters.js';
+import { PROBLEM_TYPES } from '../../lib/api/problem-types.js';
+import { PayoutDetailSchema, PayoutPageSchema } from '../../lib/api/responses/payout.js';
+import { ProblemSchema } from '../../lib/api/responses/problem.js';
+import {
+  RESULTS_CSV_CELL_MAXIMA,
+  RESULTS_CSV_COLUMNS,
+  resultsCsv,
+} from '../../lib/api/routes/correction-jobs.js';
+import type { JobItem } from '../../lib/bulk-corrections/job-model.js';
+import { MAX_BATCH_CORRECTIONS } from '../../lib/bulk-corrections/schemas.js';
+import { type AuditEvent, PayoutStatus } from '../../lib/payouts/model.js';
+import { FIELD_MAXIMA } from '../../lib/shared/field-limits.js';
+import { bankTransfer, command, type EngineHarness, startEngineHarness } from '../support/engine-harness.js';
+import { maxJsonBytes } from '../support/max-json-size.js';
+
+/**
+ * Lambda's limit on a synchronous invocation's response payload: 6 MB (6,291,456 bytes). The API function's
+ * answer is that payload: the envelope `{"statusCode":…,"headers":{…},"body":"…"}` as JSON, the body an escaped
+ * string inside it. (API Gateway's HTTP API allows 10 MB, so Lambda's limit is the one that binds; the handler
+ * returns text bodies as they are, never base64, so no 4/3 inflation.)
+ */
+const LAMBDA_RESPONSE_LIMIT = 6 * 1024 * 1024;
+
+/**
+ * The envelope around the body: `statusCode` (3 digits), the JSON punctuation and names, and the headers, at
+ * most: content-type (`text/csv; charset=utf-8`, `application/problem+json`), cache-control, and one of
+ * location (a path with one id of at most 255 characters), idempotent-replayed, allow (three methods),
+ * content-disposition (a file name with a 26-character job id). 2 KB is several times all of them together.
+ */
+const ENVELOPE_BOUND = 2_048;
+
+/**
+ * How much a JSON body can grow when the envelope carries it as a JSON string: `JSON.stringify` of the body
+ * leaves no control character and no lone surrogate raw (it escapes them), so each byte of the body is either
+ * `"` or `\` (escaped as two bytes) or copied as it is. At most twice.
+ */
+const JSON_BODY_ESCAPING = 2;
+
+/** The largest envelope a JSON body of at most `bodyBytes` makes. */
+const jsonEnvelope = (bodyBytes: number) => ENVELOPE_BOUND + JSON_BODY_ESCAPING * bodyBytes;
+
+/**
+ * The largest `results.csv` envelope: per character of a cell at most 4 bytes (a `"` is doubled by CSV quoting,
+ * then each escaped in the envelope; a BMP character takes 3 bytes of UTF-8, a surrogate pair 4 for two; control
+ * characters and lone surrogates are replaced by U+FFFD), plus the cell's quotes (escaped, 4 bytes) and the
+ * formula guard `'`; commas between cells, `\r\n` (escaped: 4 bytes) after each row; the header row; at most
+ * MAX_BATCH_CORRECTIONS rows.
+ */
+function resultsCsvEnvelopeBytes(): number {
+  const cells = Object.values(RESULTS_CSV_CELL_MAXIMA).map((max) => 4 * max + 4 + 1);
+  const row = cells.reduce((a, b) => a + b, 0) + (RESULTS_CSV_COLUMNS.length - 1) + 4;
+  const header = RESULTS_CSV_COLUMNS.join(',').length + 4;
+  return ENVELOPE_BOUND + header + MAX_BATCH_CORRECTIONS * row;
+}
+
+/**
+ * Answers proven apart from their schema: the CSV download, and the OpenAPI document, which is a pure function
+ * of the code (no stored data reaches it), so measuring it is its proof.
+ */
+const ANSWER_PROOFS: Record<string, () => number> = {
+  'GET /bulk-correction-jobs/{id}/results.csv 200': resultsCsvEnvelopeBytes,
+  'GET /openapi.json 200': () => jsonEnvelope(Buffer.byteLength(JSON.stringify(buildOpenApiDocument()))),
+};
+
+/**
+ * Answers whose largest size is not yet proven from configuration, each with what bounds it today and what is
+ * left to do (issue 15). A route answering something not listed here must have maxima on every field, and a
+ * route listed here that gains them fails this test until it is taken off the list.
+ */
+const NOT_YET_BOUNDED: Record<string, string> = {
+  'POST /recurring-payouts 200':
+    'recurrence answers: strings without maxima; `history` grows with the occurrences paid',
+  'POST /recurring-payouts 201':
+    'recurrence answers: strings without maxima; `history` grows with the occurrences paid',
+  'GET /recurring-payouts 200':
+    'recurrence answers: strings without maxima; `history` grows with the occurrences paid',
+  'GET /recurring-payouts/{id} 200':
+    'recurrence answers: strings without maxima; `history` grows with the occurrences paid',
+  'POST /recurring-payouts/{id}/approve 200':
+    'recurrence answers: strings without maxima; `history` grows with the occurrences paid',
+  'POST /recurring-payouts/{id}/pause 200':
+    'recurrence answers: strings without maxima; `history` grows with the occurrences paid',
+  'POST /recurring-payouts/{id}/resume 200':
+    'recurrence answers: strings without maxima; `history` grows with the occurrences paid',
+  'POST /recurring-payouts/{id}/cancel 200':
+    'recurrence answers: strings without maxima; `history` grows with the occurrences paid',
+  'POST /recurring-payouts/{id}/occurrences/{localDate}/skip 200':
+    'recurrence answers: strings without maxima; `history` grows with the occurrences paid',
+  'GET /provider/scheduled-payouts 200':
+    'the synchronised copy of the provider schedules: strings without maxima, every schedule in one answer',
+  'GET /provider/recurrent-payouts 200':
+    'the synchronised copy of the provider schedules: strings without maxima, every schedule in one answer',
+  'POST /instant-settlements 200':
+    'settlement decisions: strings without maxima (the provider snapshot, reasons)',
+  'POST /instant-settlements 202':
+    'settlement decisions: strings without maxima (the provider snapshot, reasons)',
+  'GET /instant-settlements 200':
+    'settlement decisions: strings without maxima (the provider snapshot, reasons)',
+  'GET /instant-settlements/{settlementId} 200':
+    'settlement decisions: strings without maxima (the provider snapshot, reasons)',
+  'PATCH /bulk-payout-items/{id} 200':
+    'bulk payout items: the provider validation record without maxima; audit and corrections lists without a count',
+  'PATCH /bulk-payout-items/{id} 202':
+    'bulk payout items: the provider validation record without maxima; audit and corrections lists without a count',
+  'GET /bulk-payout-items 200':
+    'bulk payout items: the provider validation record without maxima; audit and corrections lists without a count',
+  'GET /bulk-payout-items/{id} 200':
+    'bulk payout items: the provider validation record without maxima; audit and corrections lists without a count',
+  'POST /bulk-payout-items/{id}/corrections/{correctionId}/approve 200':
+    'bulk payout items: the provider validation record without maxima; audit and corrections lists without a count',
+  'POST /bulk-payout-items/{id}/corrections/{correctionId}/approve 202':
+    'bulk payout items: the provider validation record without maxima; audit and corrections lists without a count',
+  'POST /bulk-payout-items/corrections 202':
+    'correction jobs: ids, reasons and per-row fields without maxima',
+  'GET /bulk-correction-jobs 200': 'correction jobs: ids, reasons and per-row fields without maxima',
+  'GET /bulk-correction-jobs/{id} 200': 'correction jobs: ids, reasons and per-row fields without maxima',
+  'GET /bulk-correction-jobs/{id}/items 200':
+    'correction jobs: ids, reasons and per-row fields without maxima',
+  'POST /bulk-correction-jobs/{id}/requeue 202':
+    'correction jobs: ids, reasons and per-row fields without maxima',
+  'GET /dead-letters 200': 'dead letters: the event as delivered (up to 256 KB each) is answered whole',
+  'GET /dead-letters/{id} 200': 'dead letters: the event as delivered (up to 256 KB each) is answered whole',
+  'POST /dead-letters/{id}/replay 200':
+    'dead letters: the event as delivered (up to 256 KB each) is answered whole',
+  'POST /dead-letters/{id}/replay 422':
+    'dead letters: the event as delivered (up to 256 KB each) is answered whole',
+  'POST /dead-letters/{id}/discard 200':
+    'dead letters: the event as delivered (up to 256 KB each) is answered whole',
+  'GET /approvals 200': 'the approvals queue: one page per kind, strings without maxima',
+  'GET /provider/settlements 200': 'provider listings passed through: the provider schemas have no maxima',
+  'GET /provider/wallet-transactions 200':
+    'provider listings passed through: the provider schemas have no maxima',
+  'GET /provider/stores 200': 'provider listings passed through: the provider schemas have no maxima',
+};
+
+const answers = apiRoutes.flatMap((route) =>
+  Object.entries(route.responses).map(([status, answer]) => ({
+    name: `${route.method} ${route.path} ${status}`,
+    answer,
+  })),
+);
+
+function largestEnvelope(name: string): number {
+  const answer = answers.find((a) => a.name === name)?.answer;
+  if (!answer) throw new Error(`${name}: no such answer`);
+  const proof = ANSWER_PROOFS[name];
+  if (proof) return proof();
+  if (answer.mediaType !== undefined)
+    throw new Error(`${name}: a ${answer.mediaType} answer without a size proof`);
+  return jsonEnvelope(maxJsonBytes(answer.schema));
+}
+
+describe('every API answer fits Lambda’s 6 MB response (6,291,456 bytes)', () => {
+  const proven = answers.filter((a) => NOT_YET_BOUNDED[a.name] === undefined);
+
+  it.each(proven.map((a) => a.name))('%s: its largest envelope is below 6 MB', (name) => {
+    expect(largestEnvelope(name)).toBeLessThan(LAMBDA_RESPONSE_LIMIT);
+  });
+
+  it('every problem (errors of every route, statuses 400 to 503) is below 6 MB', () => {
+    expect(Object.keys(PROBLEM_TYPES).length).toBeGreaterThan(0);
+    expect(jsonEnvelope(maxJsonBytes(ProblemSchema))).toBeLessThan(LAMBDA_RESPONSE_LIMIT);
+  });
+
+  it.each(Object.keys(NOT_YET_BOUNDED))(
+    '%s: still has a field without a maximum (listed as known)',
+    (name) => {
+      expect(() => largestEnvelope(name)).toThrow(/unbounded|no maximum size|without a size proof/);
+    },
+  );
+
+  it('reports the largest proven answer', () => {
+    const sizes = proven.map((a) => ({ name: a.name, bytes: largestEnvelope(a.name) }));
+    const largest = sizes.reduce((a, b) => (b.bytes > a.bytes ? b : a));
+    console.info(`largest API answer: ${largest.name}, at most ${largest.bytes} bytes as a Lambda response`);
+    expect(largest.bytes).toBeLessThan(LAMBDA_RESPONSE_LIMIT);
+  });
+});
+
+describe('results.csv stays within its proof whatever the rows hold', () => {
+  it('clips over-long texts, replaces control characters, and stays below the per-row bound', () => {
+    const huge = `"=${'\u0001"\\é😀'.repeat(100_000)}`;
+    const items: JobItem[] = Array.from({ length: 3 }, (_, n) => ({
+      jobId: '01J0000000000000000000000A',
+      index: n,
+      bulkPayoutItemId: 'b'.repeat(64),
+      fields: {},
+      correctionId: '01J0000000000000000000000B',
+      status: 'not_sent' as const,
+      result: {
+        isValid: false,
+        reason: huge,
+        failure: { code: huge, message: huge },
+        issues: [{ path: huge, message: huge }],
+      },
+      updatedAt: '2026-11-23T20:35:00.000Z',
+    }));
+    const csv = resultsCsv(items);
+    const envelope = Buffer.byteLength(JSON.stringify({ body: csv }));
+    const perRow = (resultsCsvEnvelopeBytes() - 2_048) / MAX_BATCH_CORRECTIONS;
+    expect(envelope).toBeLessThanOrEqual(2_048 + RESULTS_CSV_COLUMNS.join(',').length + 4 + 3 * perRow);
+    expect(csv.replaceAll('\r\n', '')).not.toMatch(/\p{Cc}/u);
+    expect(csv).toContain('…');
+  });
+});
+
+describe('a payout is answered within its schema whatever the provider and the engine stored', () => {
+  let h: EngineHarness;
+  beforeAll(async () => {
+    h = await startEngineHarness();
+  });
+  afterAll(async () => h.close());
+
+  it('clips provider texts, labels and the audit trail to the maxima the proof reads', async () => {
+    const { payout } = await h.engine.create(command(bankTransfer(10_000), 'answer-sizes-huge'));
+    // Control characters and a lone surrogate: JSON would write each as a six-byte escape.
+    const huge = `\u0001"\\\ud800é😀${'x\u001f'.repeat(150_000)}`;
+    const many = Array.from({ length: 1_000 }, (_, n) => n + 1);
+    const labels = Object.fromEntries(many.map((n) => [`k${n}${huge}`, huge]));
+    const swollen = {
+      ...payout,
+      status: PayoutStatus.NeedsReview,
+      narration: huge,
+      metadata: labels,
+      idempotencyKey: huge,
+      requestedBy: { id: huge, kind: 'user' as const },
+      receipt: {
+        transactionId: huge,
+        reference: huge,
+        sessionId: huge,
+        status: huge,
+        chargesKobo: 0,
+        paidAt: huge,
+      },
+      failure: { code: huge, message: huge },
+      paidTwice: { attempts: many, transactionIds: many.map(() => huge) },
+      watchedAttempts: many.map((number) => ({
+        number,
+        startedAt: payout.createdAt,
+        provedAbsentAt: payout.createdAt,
+        watchUntil: payout.createdAt,
+      })),
+      resolutionProposal: {
+        transactionId: huge,
+        note: huge,
+        proposedBy: { id: huge, kind: 'user' as const },
+        proposedAt: payout.createdAt,
+        mismatch: huge,
+      },
+    };
+    const audit: AuditEvent[] = many.map((sequence) => ({
+      payoutId: payout.id,
+      sequence,
+      at: payout.createdAt,
+      actor: { id: huge, kind: 'system' },
+      from: null,
+      to: PayoutStatus.NeedsReview,
+      reason: huge,
+      details: labels,
+    }));
+    const answer = presentPayout(swollen, audit);
+    const parsed = PayoutDetailSchema.safeParse(answer);
+    expect(parsed.error?.issues ?? []).toEqual([]);
+    const json = JSON.stringify(answer);
+    expect(json).not.toContain('\\u');
+    expect(Buffer.byteLength(json)).toBeLessThanOrEqual(maxJsonBytes(PayoutDetailSchema));
+    expect(answer.audit).toHaveLength(FIELD_MAXIMA.audit);
+    expect(answer.audit?.at(-1)?.sequence).toBe(1_000);
+    expect(answer.failure?.message).toHaveLength(FIELD_MAXIMA.message);
+    expect(Object.keys(answer.metadata).length).toBeLessThanOrEqual(FIELD_MAXIMA.metadataKeys);
+    expect(Buffer.byteLength(JSON.stringify(answer.metadata))).toBeLessThanOrEqual(
+      FIELD_MAXIMA.metadataBytes,
+    );
+    // A page of a hundred of them is within the page's proof too.
+    const page = { items: Array.from({ length: FIELD_MAXIMA.page }, () => presentPayout(swollen)) };
+    expect(PayoutPageSchema.safeParse(page).success).toBe(true);
+    expect(Buffer.byteLength(JSON.stringify(page))).toBeLessThanOrEqual(maxJsonBytes(PayoutPageSchema));
+  });
+});
