@@ -40,7 +40,15 @@ const correctionFields = {
   narration: z.optional(clientText({ max: 100 })),
 };
 
-const FIELD_NAMES = ['accountNumber', 'bankCode', 'amount', 'phoneNumber', 'narration'] as const;
+/** The fields a correction row may set (`amount` in kobo once validated). */
+export const CORRECTION_FIELD_NAMES = [
+  'accountNumber',
+  'bankCode',
+  'amount',
+  'phoneNumber',
+  'narration',
+] as const;
+const FIELD_NAMES = CORRECTION_FIELD_NAMES;
 const atLeastOne = z.refine<Partial<Record<(typeof FIELD_NAMES)[number], unknown>>>(
   (value: Partial<Record<(typeof FIELD_NAMES)[number], unknown>>) =>
     FIELD_NAMES.some((field) => value[field] !== undefined),

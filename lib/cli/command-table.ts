@@ -143,7 +143,8 @@ export const COMMANDS: readonly CommandSpec[] = [
     words: ['future', 'list'],
     method: 'GET',
     path: '/future-payouts',
-    summary: 'money due in the next --days (1 to 366), ours and the provider\u2019s; 500 an answer, --all for every page',
+    summary:
+      'money due in the next --days (1 to 366), ours and the provider\u2019s; 500 an answer, --all for every page',
     list: true,
     query: ['days', 'limit'],
   },

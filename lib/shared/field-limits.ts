@@ -22,8 +22,10 @@ export const FIELD_MAXIMA = {
   message: 1_000,
   /** Attempts and transaction ids named by a double payment, watched attempts. */
   items: 20,
-  /** Field issues of one validation problem (the first ones; its `detail` says how many more). */
+  /** Field issues of one validation problem (the first ones; its `detail` names them all, clipped). */
   issues: 50,
+  /** Field issues of one row of a correction job (a row has six fields). */
+  rowIssues: 10,
   /** Entries of a record's audit trail answered at once (the newest). */
   audit: 100,
   /** Items of one page of any listing (`limit` is 1 to 100). */

@@ -114,14 +114,6 @@ const NOT_YET_BOUNDED: Record<string, string> = {
     'bulk payout items: the provider validation record without maxima; audit and corrections lists without a count',
   'POST /bulk-payout-items/{id}/corrections/{correctionId}/approve 202':
     'bulk payout items: the provider validation record without maxima; audit and corrections lists without a count',
-  'POST /bulk-payout-items/corrections 202':
-    'correction jobs: ids, reasons and per-row fields without maxima',
-  'GET /bulk-correction-jobs 200': 'correction jobs: ids, reasons and per-row fields without maxima',
-  'GET /bulk-correction-jobs/{id} 200': 'correction jobs: ids, reasons and per-row fields without maxima',
-  'GET /bulk-correction-jobs/{id}/items 200':
-    'correction jobs: ids, reasons and per-row fields without maxima',
-  'POST /bulk-correction-jobs/{id}/requeue 202':
-    'correction jobs: ids, reasons and per-row fields without maxima',
   'GET /dead-letters 200': 'dead letters: the event as delivered (up to 256 KB each) is answered whole',
   'GET /dead-letters/{id} 200': 'dead letters: the event as delivered (up to 256 KB each) is answered whole',
   'POST /dead-letters/{id}/replay 200':
@@ -130,7 +122,6 @@ const NOT_YET_BOUNDED: Record<string, string> = {
     'dead letters: the event as delivered (up to 256 KB each) is answered whole',
   'POST /dead-letters/{id}/discard 200':
     'dead letters: the event as delivered (up to 256 KB each) is answered whole',
-  'GET /approvals 200': 'the approvals queue: one page per kind, strings without maxima',
   'GET /provider/settlements 200': 'provider listings passed through: the provider schemas have no maxima',
   'GET /provider/wallet-transactions 200':
     'provider listings passed through: the provider schemas have no maxima',

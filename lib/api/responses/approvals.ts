@@ -1,6 +1,7 @@
+import { FIELD_MAXIMA } from '../../shared/field-limits.js';
 import * as z from '../../shared/zod.js';
 import { APPROVAL_KINDS } from '../approvals.js';
-import { instant, kobo, PrincipalSchema } from './common.js';
+import { idText, instant, kobo, PrincipalSchema, sentence, upTo } from './common.js';
 
 // Built on first use (z.lazy): the route table holds these for the OpenAPI document, which a cold start never
 // builds; the generated document is the same (test/api/other-routes.test.ts compares it with docs/openapi.json).
@@ -8,22 +9,27 @@ import { instant, kobo, PrincipalSchema } from './common.js';
 export const WaitingApprovalSchema = z.lazy(() =>
   z.object({
     kind: z.enum(APPROVAL_KINDS),
-    id: z.string(),
+    id: idText,
     amount: z.optional(kobo),
     requestedBy: PrincipalSchema,
     requestedAt: instant,
-    summary: z.string().check(z.describe('what the instruction does, for the approver to read')),
+    summary: sentence.check(z.describe('what the instruction does, for the approver to read')),
     approve: z
-      .object({ method: z.literal('POST'), path: z.string() })
+      .object({ method: z.literal('POST'), path: idText })
       .check(z.describe('the call that approves it')),
   }),
 );
 
 export const ApprovalsPageSchema = z.lazy(() =>
   z.object({
-    items: z.array(WaitingApprovalSchema),
+    items: z
+      .array(WaitingApprovalSchema)
+      .check(
+        z.maxLength(APPROVAL_KINDS.length * FIELD_MAXIMA.page),
+        z.describe('one page (`limit`, at most 100) of each kind, or of `kind` alone'),
+      ),
     nextCursors: z
-      .partialRecord(z.enum(APPROVAL_KINDS), z.string())
+      .partialRecord(z.enum(APPROVAL_KINDS), upTo(FIELD_MAXIMA.cursor))
       .check(z.describe('per kind, the cursor of its next page (`?kind=<kind>&cursor=…`)')),
   }),
 );

@@ -1,16 +1,30 @@
 import { JobItemStatus, JobStatus } from '../../bulk-corrections/job-model.js';
+import { CORRECTION_FIELD_NAMES } from '../../bulk-corrections/schemas.js';
+import { FIELD_MAXIMA } from '../../shared/field-limits.js';
 import * as z from '../../shared/zod.js';
-import { FailureSchema, FieldIssueSchema, instant, PrincipalSchema, pageOf } from './common.js';
+import {
+  FailureSchema,
+  FieldIssueSchema,
+  idText,
+  instant,
+  PrincipalSchema,
+  pageOf,
+  sentence,
+  upTo,
+  wordText,
+} from './common.js';
 
 // Built on first use (z.lazy): the route table holds these for the OpenAPI document, which a cold start never
 // builds; the generated document is the same (test/api/other-routes.test.ts compares it with docs/openapi.json).
 
 const itemStatus = z.enum(Object.values(JobItemStatus));
-const location = z.string().check(z.describe('where the job is read: /bulk-correction-jobs/{jobId}'));
+const location = z.lazy(() =>
+  upTo(FIELD_MAXIMA.name).check(z.describe('where the job is read: /bulk-correction-jobs/{jobId}')),
+);
 
 /** What every view of a job starts with: its id, size, source, requester and time. */
 const jobFields = () => ({
-  jobId: z.string(),
+  jobId: wordText,
   total: z.int().check(z.describe('rows in the batch')),
   source: z.enum(['json', 'csv']),
   requestedBy: PrincipalSchema,
@@ -51,18 +65,18 @@ export const CorrectionJobPageSchema = pageOf(CorrectionJobSummarySchema);
 export const CorrectionJobItemSchema = z.lazy(() =>
   z.object({
     row: z.int().check(z.describe('the row in the batch, from 1')),
-    bulkPayoutItemId: z.string(),
+    bulkPayoutItemId: wordText,
     fields: z
-      .record(z.string(), z.union([z.string(), z.number()]))
+      .partialRecord(z.enum(CORRECTION_FIELD_NAMES), z.union([upTo(FIELD_MAXIMA.name), z.number()]))
       .check(z.describe('the fields to set; amount in kobo')),
     status: itemStatus,
     isValid: z.optional(z.boolean()),
-    reason: z.optional(z.nullable(z.string())),
-    approvalReason: z.optional(z.string().check(z.describe('why a second person must approve the row'))),
-    correctionId: z.optional(z.string()),
-    approve: z.optional(z.string().check(z.describe('the call that approves a held row'))),
+    reason: z.optional(z.nullable(sentence)),
+    approvalReason: z.optional(sentence.check(z.describe('why a second person must approve the row'))),
+    correctionId: z.optional(wordText),
+    approve: z.optional(idText.check(z.describe('the call that approves a held row'))),
     failure: z.optional(FailureSchema),
-    issues: z.optional(z.array(FieldIssueSchema)),
+    issues: z.optional(z.array(FieldIssueSchema).check(z.maxLength(FIELD_MAXIMA.rowIssues))),
     updatedAt: instant,
   }),
 );

@@ -1,3 +1,4 @@
+import { clipText, FIELD_MAXIMA } from '../../shared/field-limits.js';
 import * as z from '../../shared/zod.js';
 import { APPROVAL_KINDS, waitingApprovals } from '../approvals.js';
 import { validationError } from '../errors.js';
@@ -26,8 +27,11 @@ async function listApprovals(request: RouteRequest) {
   return reply(200, {
     items: page.items.map((item) => ({
       ...item,
-      requestedBy: { id: item.requestedBy.id, kind: item.requestedBy.kind },
-      approve: { ...item.approve },
+      id: clipText(item.id, FIELD_MAXIMA.id),
+      requestedBy: { id: clipText(item.requestedBy.id, FIELD_MAXIMA.id), kind: item.requestedBy.kind },
+      // The summary quotes narrations, notes and the changes asked for: clipped to the answer's maximum.
+      summary: clipText(item.summary, FIELD_MAXIMA.text),
+      approve: { method: item.approve.method, path: clipText(item.approve.path, FIELD_MAXIMA.id) },
     })),
     nextCursors: page.nextCursors,
   });

@@ -20,7 +20,7 @@ export const jobLocation = (jobId: string) => `/bulk-correction-jobs/${jobId}`;
 /** A job with its counts, and where it is read. */
 export const presentAcceptedJob = (job: JobView): z.output<typeof CorrectionJobSchema> => ({
   ...job,
-  requestedBy: { ...job.requestedBy },
+  requestedBy: { id: clipText(job.requestedBy.id, FIELD_MAXIMA.id), kind: job.requestedBy.kind },
   counts: { ...job.counts },
   progress: { ...job.progress },
   location: jobLocation(job.jobId),
@@ -30,7 +30,7 @@ const presentJobSummary = (job: CorrectionJob) => ({
   jobId: job.jobId,
   total: job.total,
   source: job.source,
-  requestedBy: { ...job.requestedBy },
+  requestedBy: { id: clipText(job.requestedBy.id, FIELD_MAXIMA.id), kind: job.requestedBy.kind },
   createdAt: job.createdAt,
   location: jobLocation(job.jobId),
 });
@@ -47,22 +47,43 @@ export const ListCorrectionJobsQuerySchema = z.strictObject({
   cursor: ListPayoutsQuerySchema.shape.cursor,
 });
 
+const { word: WORD, name: NAME, text: TEXT } = FIELD_MAXIMA;
+
+/** A row as answered: the provider's reason and any failure clipped to the schema's maxima. */
 function presentItem(item: JobItem): z.output<typeof CorrectionJobItemSchema> {
   const result = item.result;
+  const fields = Object.fromEntries(
+    Object.entries(item.fields).map(([field, value]) => [
+      field,
+      typeof value === 'string' ? clipText(value, NAME) : value,
+    ]),
+  );
   return {
     row: item.index + 1,
-    bulkPayoutItemId: item.bulkPayoutItemId,
-    fields: { ...item.fields },
+    bulkPayoutItemId: clipText(item.bulkPayoutItemId, WORD),
+    fields,
     status: item.status,
     ...(item.status === 'pending_approval' && {
-      correctionId: item.correctionId,
+      correctionId: clipText(item.correctionId, WORD),
       approve: `/bulk-payout-items/${item.bulkPayoutItemId}/corrections/${item.correctionId}/approve`,
     }),
     ...(result?.isValid !== undefined && { isValid: result.isValid }),
-    ...(result?.reason !== undefined && { reason: result.reason }),
-    ...(result?.approvalReason !== undefined && { approvalReason: result.approvalReason }),
-    ...(result?.failure && { failure: { code: result.failure.code, message: result.failure.message } }),
-    ...(result?.issues && { issues: result.issues.map((issue) => ({ ...issue })) }),
+    ...(result?.reason !== undefined && {
+      reason: result.reason === null ? null : clipText(result.reason, TEXT),
+    }),
+    ...(result?.approvalReason !== undefined && { approvalReason: clipText(result.approvalReason, TEXT) }),
+    ...(result?.failure && {
+      failure: {
+        code: clipText(result.failure.code, WORD),
+        message: clipText(result.failure.message, FIELD_MAXIMA.message),
+      },
+    }),
+    ...(result?.issues && {
+      issues: result.issues.slice(0, FIELD_MAXIMA.rowIssues).map((issue) => ({
+        path: clipText(issue.path, NAME),
+        message: clipText(issue.message, TEXT),
+      })),
+    }),
     updatedAt: item.updatedAt,
   };
 }
