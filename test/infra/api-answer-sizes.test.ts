@@ -94,14 +94,6 @@ const NOT_YET_BOUNDED: Record<string, string> = {
     'the synchronised copy of the provider schedules: strings without maxima, every schedule in one answer',
   'GET /provider/recurrent-payouts 200':
     'the synchronised copy of the provider schedules: strings without maxima, every schedule in one answer',
-  'POST /instant-settlements 200':
-    'settlement decisions: strings without maxima (the provider snapshot, reasons)',
-  'POST /instant-settlements 202':
-    'settlement decisions: strings without maxima (the provider snapshot, reasons)',
-  'GET /instant-settlements 200':
-    'settlement decisions: strings without maxima (the provider snapshot, reasons)',
-  'GET /instant-settlements/{settlementId} 200':
-    'settlement decisions: strings without maxima (the provider snapshot, reasons)',
   'PATCH /bulk-payout-items/{id} 200':
     'bulk payout items: the provider validation record without maxima; audit and corrections lists without a count',
   'PATCH /bulk-payout-items/{id} 202':

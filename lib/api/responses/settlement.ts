@@ -1,5 +1,5 @@
 import * as z from '../../shared/zod.js';
-import { instant, kobo, PrincipalSchema, pageOf } from './common.js';
+import { idText, instant, kobo, PrincipalSchema, pageOf, sentence, wordText } from './common.js';
 import { PayoutResponseSchema } from './payout.js';
 
 // Built on first use (z.lazy): the route table holds these for the OpenAPI document, which a cold start never
@@ -8,10 +8,10 @@ import { PayoutResponseSchema } from './payout.js';
 const SettlementSnapshotSchema = z.lazy(() =>
   z
     .object({
-      status: z.string(),
-      category: z.string(),
+      status: wordText,
+      category: wordText,
       amountKobo: z.optional(kobo),
-      date: z.string(),
+      date: wordText,
     })
     .check(z.describe("the provider's record as read fresh when deciding")),
 );
@@ -19,17 +19,15 @@ const trigger = z.enum(['event', 'api', 'poll']);
 
 export const SettlementDecisionResponseSchema = z.lazy(() =>
   z.object({
-    settlementId: z.string(),
+    settlementId: idText,
     decision: z.enum(['paid', 'skipped']),
     code: z.optional(
-      z
-        .string()
-        .check(
-          z.describe('why it was skipped, e.g. BEFORE_CUTOFF, BELOW_MINIMUM, SETTLEMENT_NOT_SUCCESSFUL'),
-        ),
+      wordText.check(
+        z.describe('why it was skipped, e.g. BEFORE_CUTOFF, BELOW_MINIMUM, SETTLEMENT_NOT_SUCCESSFUL'),
+      ),
     ),
-    reason: z.string(),
-    payoutId: z.optional(z.string()),
+    reason: sentence,
+    payoutId: z.optional(idText),
     amount: z.optional(kobo.check(z.describe('kobo paid out (after the keep-back)'))),
     currency: z.optional(z.literal('NGN')),
     settlement: SettlementSnapshotSchema,
@@ -42,10 +40,10 @@ export const SettlementDecisionResponseSchema = z.lazy(() =>
 /** A settlement not decided yet because a trigger came outside the allowed hours: the next trigger decides. */
 export const SettlementDeferralResponseSchema = z.lazy(() =>
   z.object({
-    settlementId: z.string(),
+    settlementId: idText,
     decision: z.literal('deferred'),
-    code: z.string().check(z.describe('why it was deferred, e.g. OUTSIDE_ALLOWED_HOURS')),
-    reason: z.string(),
+    code: wordText.check(z.describe('why it was deferred, e.g. OUTSIDE_ALLOWED_HOURS')),
+    reason: sentence,
     settlement: SettlementSnapshotSchema,
     trigger,
     deferredBy: PrincipalSchema,
@@ -71,5 +69,5 @@ export const PayOutDecidedSchema = z.lazy(() =>
 
 /** `POST /instant-settlements` outside the allowed hours (202): nothing recorded, a later trigger decides. */
 export const PayOutDeferredSchema = z.lazy(() =>
-  z.object({ outcome: z.literal('deferred'), reason: z.string() }),
+  z.object({ outcome: z.literal('deferred'), reason: sentence }),
 );

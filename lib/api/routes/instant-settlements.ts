@@ -2,6 +2,7 @@ import { SettlementIdSchema } from '../../events/schemas.js';
 import { SettlementNotConfiguredError } from '../../settlement/errors.js';
 import type { SettlementDecision, SettlementDeferral, SettlementListing } from '../../settlement/model.js';
 import type { PayOutResult, SettlementService } from '../../settlement/settlement-service.js';
+import { clipText, FIELD_MAXIMA } from '../../shared/field-limits.js';
 import * as z from '../../shared/zod.js';
 import { ApiError } from '../errors.js';
 import { presentPayout } from '../presenters.js';
@@ -25,19 +26,30 @@ function serviceOf(request: RouteRequest): SettlementService {
   return request.ctx.settlements;
 }
 
+const { id: ID, word: WORD, text: TEXT } = FIELD_MAXIMA;
+
+/** The provider's settlement as read when deciding, its texts clipped to the answer's maxima. */
+const snapshotOf = (settlement: SettlementDecision['settlement']) => ({
+  status: clipText(settlement.status, WORD),
+  category: clipText(settlement.category, WORD),
+  ...(settlement.amountKobo !== undefined && { amountKobo: settlement.amountKobo }),
+  date: clipText(settlement.date, WORD),
+});
+const principal = (p: SettlementDecision['decidedBy']) => ({ id: clipText(p.id, ID), kind: p.kind });
+
 export function presentDecision(
   decision: SettlementDecision,
 ): z.output<typeof SettlementDecisionResponseSchema> {
   return {
-    settlementId: decision.settlementId,
+    settlementId: clipText(decision.settlementId, ID),
     decision: decision.decision,
-    ...(decision.code && { code: decision.code }),
-    reason: decision.reason,
+    ...(decision.code && { code: clipText(decision.code, WORD) }),
+    reason: clipText(decision.reason, TEXT),
     ...(decision.payoutId && { payoutId: decision.payoutId }),
     ...(decision.amountKobo !== undefined && { amount: decision.amountKobo, currency: 'NGN' as const }),
-    settlement: decision.settlement,
+    settlement: snapshotOf(decision.settlement),
     trigger: decision.trigger,
-    decidedBy: decision.decidedBy,
+    decidedBy: principal(decision.decidedBy),
     decidedAt: decision.decidedAt,
   };
 }
@@ -46,13 +58,13 @@ export function presentDeferral(
   deferral: SettlementDeferral,
 ): z.output<typeof SettlementDeferralResponseSchema> {
   return {
-    settlementId: deferral.settlementId,
+    settlementId: clipText(deferral.settlementId, ID),
     decision: 'deferred' as const,
-    code: deferral.code,
-    reason: deferral.reason,
-    settlement: deferral.settlement,
+    code: clipText(deferral.code, WORD),
+    reason: clipText(deferral.reason, TEXT),
+    settlement: snapshotOf(deferral.settlement),
     trigger: deferral.trigger,
-    deferredBy: deferral.deferredBy,
+    deferredBy: principal(deferral.deferredBy),
     deferredAt: deferral.deferredAt,
   };
 }
@@ -81,7 +93,7 @@ async function payOut(request: RouteRequest) {
   const result = await serviceOf(request).payOut(settlementId, 'api', request.principal());
   const location = { location: `/instant-settlements/${settlementId}` };
   if (result.outcome === 'deferred') {
-    return reply(202, { outcome: result.outcome, reason: result.reason }, location);
+    return reply(202, { outcome: result.outcome, reason: clipText(result.reason, TEXT) }, location);
   }
   return reply(200, present(result), location);
 }
