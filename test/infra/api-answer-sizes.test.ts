@@ -94,18 +94,6 @@ const NOT_YET_BOUNDED: Record<string, string> = {
     'the synchronised copy of the provider schedules: strings without maxima, every schedule in one answer',
   'GET /provider/recurrent-payouts 200':
     'the synchronised copy of the provider schedules: strings without maxima, every schedule in one answer',
-  'PATCH /bulk-payout-items/{id} 200':
-    'bulk payout items: the provider validation record without maxima; audit and corrections lists without a count',
-  'PATCH /bulk-payout-items/{id} 202':
-    'bulk payout items: the provider validation record without maxima; audit and corrections lists without a count',
-  'GET /bulk-payout-items 200':
-    'bulk payout items: the provider validation record without maxima; audit and corrections lists without a count',
-  'GET /bulk-payout-items/{id} 200':
-    'bulk payout items: the provider validation record without maxima; audit and corrections lists without a count',
-  'POST /bulk-payout-items/{id}/corrections/{correctionId}/approve 200':
-    'bulk payout items: the provider validation record without maxima; audit and corrections lists without a count',
-  'POST /bulk-payout-items/{id}/corrections/{correctionId}/approve 202':
-    'bulk payout items: the provider validation record without maxima; audit and corrections lists without a count',
   'GET /dead-letters 200': 'dead letters: the event as delivered (up to 256 KB each) is answered whole',
   'GET /dead-letters/{id} 200': 'dead letters: the event as delivered (up to 256 KB each) is answered whole',
   'POST /dead-letters/{id}/replay 200':

@@ -1,11 +1,15 @@
 import { CORRECTABLE_FIELDS, CORRECTION_OUTCOMES } from '../../bulk-corrections/model.js';
+import { CORRECTION_FIELD_NAMES } from '../../bulk-corrections/schemas.js';
+import { FIELD_MAXIMA } from '../../shared/field-limits.js';
 import * as z from '../../shared/zod.js';
-import { FailureSchema, instant, PrincipalSchema, pageOf } from './common.js';
+import { FailureSchema, instant, PrincipalSchema, pageOf, sentence, upTo, wordText } from './common.js';
 
 // Built on first use (z.lazy): the route table holds these for the OpenAPI document, which a cold start never
 // builds; the generated document is the same (test/api/other-routes.test.ts compares it with docs/openapi.json).
 
-const fieldValue = z.lazy(() => z.union([z.string(), z.number()]));
+const fieldValue = z.lazy(() => z.union([upTo(FIELD_MAXIMA.name), z.number()]));
+/** One change a field at most: as many changes as correctable fields. */
+const changes = () => z.array(FieldChangeSchema).check(z.maxLength(CORRECTABLE_FIELDS.length));
 
 export const FieldChangeSchema = z.lazy(() =>
   z.object({
@@ -21,20 +25,20 @@ const outcomes = z.enum(CORRECTION_OUTCOMES);
 /** The provider's validation record of an item. */
 export const ValidationRecordSchema = z.lazy(() =>
   z.object({
-    accountName: z.string(),
-    accountNumber: z.string(),
-    bankCode: z.string(),
-    bankName: z.string(),
+    accountName: upTo(FIELD_MAXIMA.name),
+    accountNumber: wordText,
+    bankCode: wordText,
+    bankName: upTo(FIELD_MAXIMA.name),
     isValid: z.boolean(),
-    reason: z.nullable(z.string()),
-    createdAt: z.string(),
+    reason: z.nullable(sentence),
+    createdAt: wordText,
   }),
 );
 
 export const BulkItemResponseSchema = z.object({
-  bulkPayoutItemId: z.string(),
+  bulkPayoutItemId: wordText,
   isValid: z.boolean(),
-  reason: z.nullable(z.string()),
+  reason: z.nullable(sentence),
   record: ValidationRecordSchema,
   values: z
     .object({
@@ -51,13 +55,13 @@ export type BulkItemResponse = z.output<typeof BulkItemResponseSchema>;
 
 export const CorrectionAuditSchema = z.lazy(() =>
   z.object({
-    bulkPayoutItemId: z.string(),
+    bulkPayoutItemId: wordText,
     at: instant,
     actor: PrincipalSchema,
     approvedBy: z.optional(PrincipalSchema),
-    changes: z.array(FieldChangeSchema),
+    changes: changes(),
     outcome: outcomes,
-    provider: z.optional(z.object({ isValid: z.boolean(), reason: z.nullable(z.string()) })),
+    provider: z.optional(z.object({ isValid: z.boolean(), reason: z.nullable(sentence) })),
     failure: z.optional(FailureSchema),
   }),
 );
@@ -65,11 +69,13 @@ export const CorrectionAuditSchema = z.lazy(() =>
 /** A money change held for a second person. */
 export const PendingCorrectionSchema = z.lazy(() =>
   z.object({
-    correctionId: z.string(),
-    bulkPayoutItemId: z.string(),
-    fields: z.record(z.string(), fieldValue).check(z.describe('the fields as requested (amount in kobo)')),
-    changes: z.array(FieldChangeSchema),
-    reason: z.string().check(z.describe('why a second person must approve it')),
+    correctionId: wordText,
+    bulkPayoutItemId: wordText,
+    fields: z
+      .partialRecord(z.enum(CORRECTION_FIELD_NAMES), fieldValue)
+      .check(z.describe('the fields as requested (amount in kobo)')),
+    changes: changes(),
+    reason: sentence.check(z.describe('why a second person must approve it')),
     status: z.enum(['pending_approval', 'approved']),
     requestedBy: PrincipalSchema,
     requestedAt: instant,
@@ -84,8 +90,18 @@ export const BulkItemPageSchema = pageOf(BulkItemResponseSchema);
 export const BulkItemDetailSchema = z.lazy(() =>
   z.object({
     ...BulkItemResponseSchema.shape,
-    audit: z.array(CorrectionAuditSchema).check(z.describe('one entry per correction sent, oldest first')),
-    corrections: z.array(PendingCorrectionSchema).check(z.describe('money changes held for approval')),
+    audit: z
+      .array(CorrectionAuditSchema)
+      .check(
+        z.maxLength(FIELD_MAXIMA.audit),
+        z.describe(`one entry per correction sent, oldest first (the newest ${FIELD_MAXIMA.audit})`),
+      ),
+    corrections: z
+      .array(PendingCorrectionSchema)
+      .check(
+        z.maxLength(FIELD_MAXIMA.audit),
+        z.describe(`money changes held for approval (the newest ${FIELD_MAXIMA.audit})`),
+      ),
   }),
 );
 
@@ -94,9 +110,9 @@ export const AppliedCorrectionSchema = z.lazy(() =>
   z.object({
     outcome: z.enum(['corrected', 'still_invalid']),
     isValid: z.boolean(),
-    reason: z.nullable(z.string()),
+    reason: z.nullable(sentence),
     item: BulkItemResponseSchema,
-    changes: z.array(FieldChangeSchema),
+    changes: changes(),
   }),
 );
 

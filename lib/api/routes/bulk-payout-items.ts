@@ -10,6 +10,8 @@ import {
   BulkPayoutItemIdSchema,
   MAX_BATCH_CORRECTIONS,
 } from '../../bulk-corrections/schemas.js';
+import type { Principal } from '../../payouts/model.js';
+import { clipText, FIELD_MAXIMA } from '../../shared/field-limits.js';
 import * as z from '../../shared/zod.js';
 import { ApiError, validationError } from '../errors.js';
 import { MAX_BODY_BYTES, parseBody, parseQuery } from '../request.js';
@@ -31,23 +33,65 @@ function itemId(request: RouteRequest): string {
   return parsed.data;
 }
 
+const { id: ID, word: WORD, name: NAME, text: TEXT, audit: NEWEST } = FIELD_MAXIMA;
+
+/** A field's value within the answer's maximum (the provider's earlier values are not ours to bound). */
+const value = <V extends string | number | null>(v: V) => (typeof v === 'string' ? clipText(v, NAME) : v);
+const reasonOf = (reason: string | null) => (reason === null ? null : clipText(reason, TEXT));
+const principal = (p: Principal) => ({ id: clipText(p.id, ID), kind: p.kind });
+const newest = <T>(list: readonly T[]): T[] => list.slice(Math.max(0, list.length - NEWEST));
+const valuesOf = <K extends string>(values: Readonly<Partial<Record<K, string | number>>>) =>
+  Object.fromEntries(
+    Object.entries<string | number | undefined>(values).map(([k, v]) => [k, v === undefined ? v : value(v)]),
+  );
+
+/** An item as answered: the provider's validation record and reason clipped to the schema's maxima. */
 const presentItem = (item: BulkItemState): BulkItemResponse => ({
-  bulkPayoutItemId: item.bulkPayoutItemId,
+  bulkPayoutItemId: clipText(item.bulkPayoutItemId, WORD),
   isValid: item.record.isValid,
-  reason: item.record.reason,
-  record: item.record,
-  values: { ...item.values },
+  reason: reasonOf(item.record.reason),
+  record: {
+    accountName: clipText(item.record.accountName, NAME),
+    accountNumber: clipText(item.record.accountNumber, WORD),
+    bankCode: clipText(item.record.bankCode, WORD),
+    bankName: clipText(item.record.bankName, NAME),
+    isValid: item.record.isValid,
+    reason: reasonOf(item.record.reason),
+    createdAt: clipText(item.record.createdAt, WORD),
+  },
+  values: valuesOf(item.values),
   updatedAt: item.updatedAt,
 });
 
-const presentChanges = (changes: CorrectionAudit['changes']) => changes.map((change) => ({ ...change }));
+const presentChanges = (changes: CorrectionAudit['changes']) =>
+  changes.map((change) => ({ ...change, from: value(change.from), to: value(change.to) }));
 
-const presentAudit = (audit: CorrectionAudit) => ({ ...audit, changes: presentChanges(audit.changes) });
+const presentAudit = (audit: CorrectionAudit) => ({
+  ...audit,
+  bulkPayoutItemId: clipText(audit.bulkPayoutItemId, WORD),
+  actor: principal(audit.actor),
+  ...(audit.approvedBy && { approvedBy: principal(audit.approvedBy) }),
+  changes: presentChanges(audit.changes),
+  ...(audit.provider && {
+    provider: { isValid: audit.provider.isValid, reason: reasonOf(audit.provider.reason) },
+  }),
+  ...(audit.failure && {
+    failure: {
+      code: clipText(audit.failure.code, WORD),
+      message: clipText(audit.failure.message, FIELD_MAXIMA.message),
+    },
+  }),
+});
 
 const presentPending = (correction: PendingCorrection) => ({
   ...correction,
-  fields: { ...correction.fields },
+  correctionId: clipText(correction.correctionId, WORD),
+  bulkPayoutItemId: clipText(correction.bulkPayoutItemId, WORD),
+  fields: valuesOf(correction.fields),
   changes: presentChanges(correction.changes),
+  reason: clipText(correction.reason, TEXT),
+  requestedBy: principal(correction.requestedBy),
+  ...(correction.approvedBy && { approvedBy: principal(correction.approvedBy) }),
 });
 
 type Applied = Extract<CorrectionResult, { outcome: 'corrected' | 'still_invalid' }>;
@@ -57,7 +101,7 @@ function presentApplied(result: Applied) {
   return {
     outcome: result.outcome,
     isValid: result.item.record.isValid,
-    reason: result.item.record.reason,
+    reason: reasonOf(result.item.record.reason),
     item: presentItem(result.item),
     changes: presentChanges(result.audit.changes),
   };
@@ -188,8 +232,8 @@ async function getItem(request: RouteRequest) {
   const { item, audit, corrections } = await request.ctx.bulkCorrections.get(itemId(request));
   return reply(200, {
     ...presentItem(item),
-    audit: audit.map(presentAudit),
-    corrections: corrections.map(presentPending),
+    audit: newest(audit).map(presentAudit),
+    corrections: newest(corrections).map(presentPending),
   });
 }
 
