@@ -1,4 +1,5 @@
 import { payoutRequestVariants } from '../payouts/schemas.js';
+import { FIELD_MAXIMA } from '../shared/field-limits.js';
 import * as z from '../shared/zod.js';
 import { isCalendarDate, isTimeZone } from './rules.js';
 
@@ -20,7 +21,12 @@ export const recurrenceFields = {
   timeOfDay: z.string().check(z.regex(/^([01]\d|2[0-3]):[0-5]\d$/, 'must be a time HH:MM (00:00 to 23:59)')),
   /** IANA time zone (default Africa/Lagos). */
   timeZone: z.optional(
-    z.string().check(z.refine(isTimeZone, 'must be an IANA time zone, e.g. Africa/Lagos')),
+    z
+      .string()
+      .check(
+        z.maxLength(FIELD_MAXIMA.word, `must be at most ${FIELD_MAXIMA.word} characters`),
+        z.refine(isTimeZone, 'must be an IANA time zone, e.g. Africa/Lagos'),
+      ),
   ),
 };
 export const RECURRENCE_FIELD_NAMES = Object.keys(recurrenceFields);

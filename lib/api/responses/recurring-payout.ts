@@ -6,8 +6,19 @@ import {
   type RecurrenceStatus,
 } from '../../recurrence/model.js';
 import { RecurrenceInterval } from '../../recurrence/rules.js';
+import { FIELD_MAXIMA } from '../../shared/field-limits.js';
 import * as z from '../../shared/zod.js';
-import { calendarDate, instant, kobo, PrincipalSchema, pageOf } from './common.js';
+import {
+  calendarDate,
+  idText,
+  instant,
+  kobo,
+  PrincipalSchema,
+  pageOf,
+  sentence,
+  upTo,
+  wordText,
+} from './common.js';
 import { instructionFields, MetadataResponseSchema } from './payout.js';
 
 // Built on first use (z.lazy): the route table holds these for the OpenAPI document, which a cold start never
@@ -20,26 +31,28 @@ export const RecurrenceRuleResponseSchema = z.lazy(() =>
     startDate: calendarDate,
     endDate: z.optional(calendarDate),
     maxOccurrences: z.optional(z.int()),
-    timeOfDay: z.string().check(z.describe('local wall-clock time HH:MM')),
-    timeZone: z.string(),
+    timeOfDay: wordText.check(z.describe('local wall-clock time HH:MM')),
+    timeZone: wordText,
   }),
 );
 
 export const RecurringPayoutResponseSchema = z
   .object({
-    id: z.string(),
+    id: idText,
     status: z.enum(RECURRENCE_STATUSES as [RecurrenceStatus, ...RecurrenceStatus[]]),
-    statusReason: z.optional(z.string()),
+    statusReason: z.optional(sentence),
     type: z.enum(PAYOUT_TYPES as [PayoutType, ...PayoutType[]]),
     amount: kobo.check(z.describe('integer kobo, per occurrence')),
     currency: z.literal('NGN'),
-    narration: z.string(),
+    narration: upTo(FIELD_MAXIMA.name),
     ...instructionFields,
     metadata: z.optional(MetadataResponseSchema),
     schedule: RecurrenceRuleResponseSchema,
     nextOccurrence: z.optional(z.object({ localDate: z.optional(calendarDate), at: instant })),
-    skippedDates: z.array(calendarDate),
-    idempotencyKey: z.string(),
+    skippedDates: z
+      .array(calendarDate)
+      .check(z.maxLength(FIELD_MAXIMA.audit), z.describe(`the latest ${FIELD_MAXIMA.audit} dates skipped`)),
+    idempotencyKey: idText,
     createdBy: PrincipalSchema,
     approvedBy: z.optional(PrincipalSchema),
     createdAt: instant,
@@ -58,7 +71,9 @@ export type RecurringPayoutResponse = z.output<typeof RecurringPayoutResponseSch
 export const RecurringPayoutViewSchema = z.lazy(() =>
   z.object({
     ...RecurringPayoutResponseSchema.shape,
-    upcoming: z.array(z.object({ localDate: calendarDate, at: instant, skipped: z.boolean() })),
+    upcoming: z
+      .array(z.object({ localDate: calendarDate, at: instant, skipped: z.boolean() }))
+      .check(z.maxLength(FIELD_MAXIMA.audit)),
     history: z
       .array(
         z.object({
@@ -72,16 +87,19 @@ export const RecurringPayoutViewSchema = z.lazy(() =>
                   'if its time is after the resume, or records it `skipped` with the reason',
               ),
             ),
-          payoutId: z.optional(z.string()),
+          payoutId: z.optional(idText),
           generation: z.optional(
             z.int().check(z.describe('present from 2 on: the payout after a pause and resume')),
           ),
           payoutStatus: z.optional(z.enum(PAYOUT_STATUSES as [PayoutStatus, ...PayoutStatus[]])),
-          reason: z.optional(z.string()),
+          reason: z.optional(sentence),
           recordedAt: instant,
         }),
       )
-      .check(z.describe('newest first: what became of each occurrence')),
+      .check(
+        z.maxLength(FIELD_MAXIMA.audit),
+        z.describe(`newest first: what became of each occurrence (the newest ${FIELD_MAXIMA.audit})`),
+      ),
     audit: z
       .array(
         z.object({
@@ -89,10 +107,13 @@ export const RecurringPayoutViewSchema = z.lazy(() =>
           at: instant,
           actor: PrincipalSchema,
           action: z.enum(RECURRENCE_ACTIONS),
-          reason: z.string(),
+          reason: sentence,
         }),
       )
-      .check(z.describe('every command, oldest first')),
+      .check(
+        z.maxLength(FIELD_MAXIMA.audit),
+        z.describe(`every command, oldest first (the newest ${FIELD_MAXIMA.audit})`),
+      ),
   }),
 );
 export type RecurringPayoutView = z.output<typeof RecurringPayoutViewSchema>;

@@ -2,6 +2,7 @@ import { RECURRENCE_STATUSES, type Recurrence, type RecurrenceStatus } from '../
 import type { RecurrenceView } from '../../recurrence/recurrence-service.js';
 import { isCalendarDate } from '../../recurrence/rules.js';
 import { CreateRecurrenceRequestSchema } from '../../recurrence/schemas.js';
+import { clipText, FIELD_MAXIMA } from '../../shared/field-limits.js';
 import { clientText } from '../../shared/text.js';
 import * as z from '../../shared/zod.js';
 import { ApiError } from '../errors.js';
@@ -51,28 +52,39 @@ export const SkipOccurrenceRequestSchema = z.strictObject({
   reason: z.optional(clientText({ max: 200 })),
 });
 
+const { word: WORD, text: TEXT, audit: NEWEST } = FIELD_MAXIMA;
+
 /** A recurring payout as the API shows it: the payout fields at the top level, the rule under `schedule`. */
 export function presentRecurrence(recurrence: Recurrence): RecurringPayoutResponse {
   const { type, amount, currency, narration, metadata, ...instruction } = recurrence.template;
   return {
     id: recurrence.id,
     status: recurrence.status,
-    ...(recurrence.statusReason && { statusReason: recurrence.statusReason }),
+    ...(recurrence.statusReason && { statusReason: clipText(recurrence.statusReason, TEXT) }),
     type,
     amount,
     currency,
-    narration,
+    // The template was refused above these maxima (the payout's own schema); clipped all the same, as it is answered.
+    narration: clipText(narration, FIELD_MAXIMA.name),
     ...instruction,
     ...(metadata && { metadata }),
-    schedule: recurrence.rule,
+    schedule: {
+      ...recurrence.rule,
+      timeOfDay: clipText(recurrence.rule.timeOfDay, WORD),
+      timeZone: clipText(recurrence.rule.timeZone, WORD),
+    },
     ...(recurrence.nextOccurrenceAt && {
       nextOccurrence: { localDate: recurrence.nextLocalDate, at: recurrence.nextOccurrenceAt },
     }),
-    skippedDates: [...recurrence.skippedDates],
-    idempotencyKey: recurrence.idempotencyKey,
-    createdBy: { id: recurrence.createdBy.id, kind: recurrence.createdBy.kind },
+    // Sorted dates: the latest are the ones still ahead.
+    skippedDates: recurrence.skippedDates.slice(Math.max(0, recurrence.skippedDates.length - NEWEST)),
+    idempotencyKey: clipText(recurrence.idempotencyKey, FIELD_MAXIMA.id),
+    createdBy: { id: clipText(recurrence.createdBy.id, FIELD_MAXIMA.id), kind: recurrence.createdBy.kind },
     ...(recurrence.approvedBy && {
-      approvedBy: { id: recurrence.approvedBy.id, kind: recurrence.approvedBy.kind },
+      approvedBy: {
+        id: clipText(recurrence.approvedBy.id, FIELD_MAXIMA.id),
+        kind: recurrence.approvedBy.kind,
+      },
     }),
     createdAt: recurrence.createdAt,
     updatedAt: recurrence.updatedAt,
@@ -82,18 +94,27 @@ export function presentRecurrence(recurrence: Recurrence): RecurringPayoutRespon
 function presentView(view: RecurrenceView): RecurringPayoutView {
   return {
     ...presentRecurrence(view.recurrence),
-    upcoming: view.upcoming.map((o) => ({ localDate: o.localDate, at: o.at, skipped: o.skipped })),
-    history: view.history.map((entry) => ({
+    upcoming: view.upcoming
+      .slice(0, NEWEST)
+      .map((o) => ({ localDate: o.localDate, at: o.at, skipped: o.skipped })),
+    // Newest first: the first ones are the newest.
+    history: view.history.slice(0, NEWEST).map((entry) => ({
       localDate: entry.localDate,
       at: entry.at,
       state: entry.state,
       ...(entry.payoutId && { payoutId: entry.payoutId }),
       ...(entry.generation && entry.generation > 1 && { generation: entry.generation }),
       ...(entry.payoutStatus && { payoutStatus: entry.payoutStatus }),
-      ...(entry.reason && { reason: entry.reason }),
+      ...(entry.reason && { reason: clipText(entry.reason, TEXT) }),
       recordedAt: entry.recordedAt,
     })),
-    audit: view.audit.map(({ recurrenceId: _id, ...event }) => event),
+    audit: view.audit
+      .slice(Math.max(0, view.audit.length - NEWEST))
+      .map(({ recurrenceId: _id, ...event }) => ({
+        ...event,
+        actor: { id: clipText(event.actor.id, FIELD_MAXIMA.id), kind: event.actor.kind },
+        reason: clipText(event.reason, TEXT),
+      })),
   };
 }
 
