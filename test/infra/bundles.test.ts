@@ -82,8 +82,10 @@ describe('handler bundles', () => {
  */
 const OVER_THE_BOUND: Readonly<Record<string, { ceilingKb: number; why: string }>> = {
   api: {
-    ceilingKb: 596,
-    why: 'every ops route: recurrences, refunds, bulk corrections and their jobs, provider views (every provider resource), settlements, dead letters, the OpenAPI document (z.toJSONSchema, ~40 KB)',
+    // 596 -> 603: the answers' size bounds (issue 15: every presenter clips to FIELD_MAXIMA, future payouts paged
+    // by cursor, the response schemas' maxima), 602.0 KB measured.
+    ceilingKb: 603,
+    why: 'every ops route: recurrences, refunds, bulk corrections and their jobs, provider views (every provider resource), settlements, dead letters, the OpenAPI document (z.toJSONSchema, ~40 KB), the answers clipped to their size bounds (~7 KB)',
   },
 };
 
