@@ -8,6 +8,7 @@ import type { RecurrenceService } from '../recurrence/recurrence-service.js';
 import type { RefundService } from '../refunds/refund-service.js';
 import type { SettlementService } from '../settlement/settlement-service.js';
 import type { Logger } from '../shared/logger.js';
+import type { ApiDeadlines } from './request-deadline.js';
 
 /** What the route handlers may use; built once per process from the runtime. */
 export interface ApiContext {
@@ -33,4 +34,6 @@ export interface ApiContext {
    * `OPS_SESSION_NAMED_ROLES`; every other role's sessions count as one identity for four eyes.
    */
   readonly sessionNamedRoles?: readonly string[];
+  /** How requests are bounded; API_DEADLINES (request-deadline.ts) unless a test sets its own. */
+  readonly deadlines?: ApiDeadlines;
 }

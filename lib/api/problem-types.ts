@@ -81,6 +81,11 @@ export const PROBLEM_TYPES = {
     meaning:
       'The correction job is stored but the queue did not take all of its rows yet; the every-minute sweeper hands them over (retrying with a growing wait), or `POST /bulk-correction-jobs/{id}/requeue` does at once (nothing is sent twice).',
   },
+  'request-deadline': {
+    statuses: [503],
+    meaning:
+      'No answer before the deadline (the request may have completed): retry with the same Idempotency-Key.',
+  },
   internal: {
     statuses: [500],
     meaning: 'Something behind the API failed; the detail says nothing of it and it is logged in full.',

@@ -1,11 +1,13 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import type { Principal } from '../payouts/model.js';
+import { DeadlineExceededError, withinDeadline } from '../shared/deadline.js';
 import type * as z from '../shared/zod.js';
 import type { ApiContext } from './context.js';
 import { ApiError } from './errors.js';
 import { principalOf } from './principal.js';
 import { problemFor, problemResponse } from './problem.js';
 import type { ProblemSlug } from './problem-types.js';
+import { API_DEADLINES, type RequestDeadline } from './request-deadline.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PATCH';
 
@@ -16,6 +18,8 @@ export interface RouteRequest {
   readonly params: Readonly<Record<string, string>>;
   readonly principal: () => Principal;
   readonly ctx: ApiContext;
+  /** When the API answers whatever happens; an inline send must fit its `sendWindow`. */
+  readonly deadline: RequestDeadline;
 }
 
 export interface RouteResult {
@@ -102,12 +106,21 @@ function compile(route: Route): CompiledRoute {
   return { ...route, pattern: new RegExp(`^${source}$`), names };
 }
 
-export type ApiHandler = (event: APIGatewayProxyEventV2) => Promise<APIGatewayProxyStructuredResultV2>;
+/** What the invocation tells the API: the time it has left (Lambda's `getRemainingTimeInMillis()`). */
+export interface Invocation {
+  readonly remainingMs?: number;
+}
+
+export type ApiHandler = (
+  event: APIGatewayProxyEventV2,
+  invocation?: Invocation,
+) => Promise<APIGatewayProxyStructuredResultV2>;
 
 /**
  * A tiny router over API Gateway HTTP API v2 events: the same function serves the Lambda and the local
  * `node:http` server. Every error becomes an RFC 9457 problem; nothing a client sends can produce a 5xx
- * unless something behind the API is broken.
+ * unless something behind the API is broken. Every route runs under the request's deadline
+ * (request-deadline.ts): past it the API answers `503 request-deadline` itself, before API Gateway's 504.
  *
  * @example
  * const handle = createRouter([...payoutRoutes, ...metaRoutes], ctx);
@@ -115,7 +128,14 @@ export type ApiHandler = (event: APIGatewayProxyEventV2) => Promise<APIGatewayPr
  */
 export function createRouter(routes: readonly Route[], ctx: ApiContext): ApiHandler {
   const compiled = routes.map(compile);
-  return async (event) => {
+  const deadlines = ctx.deadlines ?? API_DEADLINES;
+  return async (event, invocation = {}) => {
+    // The invocation's time left (Lambda's getRemainingTimeInMillis(); the Lambda's budget locally) less the margin.
+    const at = Date.now() + (invocation.remainingMs ?? deadlines.localBudgetMs) - deadlines.marginMs;
+    const deadline: RequestDeadline = {
+      at,
+      sendWindow: { sendBy: at - deadlines.sendBeforeDeadlineMs, deadlineMs: deadlines.sendDeadlineMs },
+    };
     try {
       const method = event.requestContext.http.method.toUpperCase();
       const path = normalisePath(event.rawPath);
@@ -143,15 +163,20 @@ export function createRouter(routes: readonly Route[], ctx: ApiContext): ApiHand
         params[name] = safeDecode(found.match?.[index + 1] ?? '');
       });
       let principal: Principal | undefined;
-      const result = await found.route.handler({
-        event,
-        params,
-        ctx,
-        principal: () => {
-          principal ??= principalOf(event, ctx.mode, ctx.sessionNamedRoles);
-          return principal;
-        },
-      });
+      // Past the deadline the route is abandoned, not stopped: what it does later is safe to repeat (idempotent
+      // creates, claims under a lease, no send after its window).
+      const result = await withinDeadline(Math.max(0, at - Date.now()), () =>
+        found.route.handler({
+          event,
+          params,
+          ctx,
+          deadline,
+          principal: () => {
+            principal ??= principalOf(event, ctx.mode, ctx.sessionNamedRoles);
+            return principal;
+          },
+        }),
+      );
       const mediaType = found.route.responses[result.status]?.mediaType;
       return {
         statusCode: result.status,
@@ -163,7 +188,15 @@ export function createRouter(routes: readonly Route[], ctx: ApiContext): ApiHand
         body: mediaType ? String(result.body) : JSON.stringify(result.body),
       };
     } catch (error) {
-      return problemResponse(problemFor(error, ctx.logger));
+      const late = error instanceof DeadlineExceededError;
+      const answer = problemResponse(
+        problemFor(
+          late ? new ApiError(503, 'request-deadline', 'Deadline passed', 'retry with the same key') : error,
+          ctx.logger,
+        ),
+      );
+      // Retry-After: long enough for a container that is not frozen to finish what the request started.
+      return late ? withHeaders(answer, { 'retry-after': '5' }) : answer;
     }
   };
 }

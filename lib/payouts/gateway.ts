@@ -76,10 +76,19 @@ export type RecordCheck =
   | { readonly kind: 'not_found'; readonly reason: string }
   | { readonly kind: 'lookup_failed'; readonly code: string; readonly message: string };
 
+/** How one send is bounded beyond the gateway's own defaults. */
+export interface SendOptions {
+  /**
+   * The whole provider call's deadline (retries included): past it the send is abandoned and, having maybe
+   * reached the provider, answers `unknown`.
+   */
+  readonly deadlineMs?: number;
+}
+
 /** The engine's port to the provider; the adapter maps each payout type to its endpoint. */
 export interface PayoutGateway {
   /** Sends the payout's current attempt, marked with `payoutMarker(payout.id, providerAttemptOf(payout))`. */
-  send(payout: Payout): Promise<SendOutcome>;
+  send(payout: Payout, options?: SendOptions): Promise<SendOutcome>;
   /**
    * A send is likely soon: start loading and fetching what it needs, without waiting and without calling the
    * provider. Optional; never throws.

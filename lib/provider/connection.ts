@@ -33,6 +33,12 @@ export type ProviderClientOptions = {
   logger?: Logger;
 };
 
+/**
+ * The deadline of one HTTP attempt (connect, send, headers and body: an AbortSignal on the whole attempt), and
+ * of one whole call too unless `RequestOptions.deadlineMs` says otherwise (`timeouts.requestMs` sets both): a
+ * retry after a connection refused, a 401 refresh or a slow credentials read all fit inside it, so the limits
+ * proof (test/infra/handler-limits.test.ts) may count one provider call at this figure.
+ */
 export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
 
 /**

@@ -101,8 +101,7 @@ export class HttpTransport implements Transport {
       });
     }
     const deadline = request.timeoutMs === undefined ? undefined : AbortSignal.timeout(request.timeoutMs);
-    const signals = [deadline, request.signal].filter((signal) => signal !== undefined);
-    const signal = signals.length === 0 ? undefined : AbortSignal.any(signals);
+    const signal = AbortSignal.any([deadline, request.signal].filter((signal) => signal !== undefined));
     try {
       const response = await pool.request({
         path: `${this.#basePath}${request.path}`,
@@ -120,7 +119,10 @@ export class HttpTransport implements Transport {
       }
       return { status: response.statusCode, headers, body };
     } catch (error) {
-      throw toTransportError(error, request.signal?.aborted === true, deadline?.aborted === true);
+      // A signal aborted by a timer (AbortSignal.timeout, the requester's call deadline) is a timeout, not a
+      // caller's decision to give up.
+      const timedOut = signal.reason?.name === 'TimeoutError';
+      throw toTransportError(error, signal.aborted && !timedOut, timedOut);
     }
   }
 

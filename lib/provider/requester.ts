@@ -34,7 +34,8 @@ export type RequesterOptions = {
   transport: Transport;
   credentials: CredentialsSource;
   retry: RetryPolicy;
-  defaultTimeoutMs: number | undefined;
+  /** The deadline of each attempt, and of one whole call (retries, waits, credential reads) unless told. */
+  defaultTimeoutMs: number;
   logger: Logger | undefined;
   sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
   random: () => number;
@@ -57,13 +58,25 @@ export class Requester {
     this.#options = options;
   }
 
-  async call<S extends z.ZodMiniType>(spec: CallSpec<S>, options: RequestOptions = {}): Promise<z.output<S>> {
+  /**
+   * One call, bounded as a whole: its signal aborts at `deadlineMs` (`defaultTimeoutMs` by default),
+   * which ends the attempt in flight, the wait before a retry and a credential read alike, so no retry, 401
+   * refresh or slow secret read can make a call outlast its deadline.
+   */
+  async call<S extends z.ZodMiniType>(
+    spec: CallSpec<S>,
+    callOptions: RequestOptions = {},
+  ): Promise<z.output<S>> {
+    // Its reason is a TimeoutError: the transport reads an abort by it as a timeout, not a caller's abort.
+    const deadline = AbortSignal.timeout(callOptions.deadlineMs ?? this.#options.defaultTimeoutMs);
+    const signal = AbortSignal.any([deadline, callOptions.signal ?? deadline]);
+    const options = { ...callOptions, signal };
     const { retry, logger } = this.#options;
     const path = withQuery(spec.path, spec.query);
     const context: ProviderErrorOptions = { method: spec.method, path: spec.path };
     // Every token used so far: a message may echo the one of an earlier attempt.
     const seen: string[] = [];
-    let credentials = await this.#credentials(spec.withPin === true, false, context);
+    let credentials = await this.#credentials(spec.withPin === true, false, context, options.signal);
     seen.push(credentials.token);
     let refreshed = false;
     let attempt = 0;
@@ -80,7 +93,7 @@ export class Requester {
           method: spec.method,
           path: spec.path,
         });
-        credentials = await this.#credentials(spec.withPin === true, true, context);
+        credentials = await this.#credentials(spec.withPin === true, true, context, options.signal);
         seen.push(credentials.token);
         attempt -= 1;
         continue;
@@ -195,11 +208,18 @@ export class Requester {
     withPin: boolean,
     forceRefresh: boolean,
     context: ProviderErrorOptions,
+    signal: AbortSignal,
   ): Promise<CallCredentials> {
     const source = this.#options.credentials;
     const read = forceRefresh ? { forceRefresh: true } : undefined;
     try {
-      const [token, pin] = await Promise.all([source.token(read), withPin ? source.pin(read) : undefined]);
+      // A credentials source takes no signal of its own: its read races the call's deadline.
+      const [token, pin] = await Promise.race([
+        Promise.all([source.token(read), withPin ? source.pin(read) : undefined]),
+        new Promise<never>((_resolve, reject) => {
+          signal.onabort = () => reject(signal.reason);
+        }),
+      ]);
       return pin === undefined ? { token } : { token, pin };
     } catch (error) {
       const detail = error instanceof Error ? `${error.name}: ${error.message}` : 'unknown error';

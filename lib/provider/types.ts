@@ -4,6 +4,12 @@ export type RequestOptions = {
   signal?: AbortSignal;
   /** Deadline of each HTTP attempt (connect, send, response), overriding the client default. */
   timeoutMs?: number;
+  /**
+   * Deadline of the whole call: credential reads, every attempt and the waits between them. The client's
+   * attempt deadline (`timeouts.requestMs`) by default; a call aborted by it after sending a POST/PATCH has an
+   * unknown outcome.
+   */
+  deadlineMs?: number;
 };
 
 /** Options of the auto-paging `listAll` methods. */

@@ -1,6 +1,12 @@
 import { DynamoDBClient, type DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
+import type { HandlerExecutionContext } from '@smithy/types';
 
-/** Deadlines on every DynamoDB request; by default the SDK waits forever on a connection that went quiet. */
+/**
+ * Deadlines on each HTTP attempt; by default the SDK waits forever on a connection that went quiet. Both are
+ * measured from the attempt's start (node-http-handler's `setConnectionTimeout` and `setRequestTimeout`), and a
+ * timed-out attempt fails as `TimeoutError` (`ETIMEDOUT`), which the SDK's standard retry strategy counts as
+ * transient and repeats (3 attempts by default, with backoff): one `send` is not bounded by these alone.
+ */
 export const REQUEST_HANDLER = {
   connectionTimeout: 3_000,
   requestTimeout: 10_000,
@@ -8,17 +14,63 @@ export const REQUEST_HANDLER = {
 };
 
 /**
+ * The most one `send` takes, its retries and their backoff included: the bound every worst case in
+ * test/infra/handler-limits.test.ts counts per DynamoDB call. Past it the call fails with
+ * a `TimeoutError` and its signal is aborted, so the SDK makes no further attempt.
+ */
+export const DYNAMODB_CALL_DEADLINE_MS = 13_000;
+
+/**
+ * Where the SDK keeps a call's abort signal in its handler context: @smithy/types' `SMITHY_CONTEXT_KEY`, spelled
+ * out so the bundles do not carry that package for one string (test/shared/dynamodb-call-deadline.test.ts
+ * checks they agree).
+ */
+export const SMITHY_CONTEXT_KEY = '__smithy_context' as const;
+
+/**
  * The project's DynamoDB client.
  *
- * - Every request has a deadline: writes are group-committed (`payouts/store/write-coalescer.ts`), so a request
- *   that hung would hold up the writes queued behind it, not just its own caller. A timed-out write is retried
- *   by the SDK; the conditions on every write make a retry of one that did commit fail instead of apply twice.
+ * - Every call has a total deadline (`callDeadlineMs`, DYNAMODB_CALL_DEADLINE_MS but in tests, retries
+ *   included): writes are group-committed (`payouts/store/write-coalescer.ts`), so a request that hung would
+ *   hold up the writes queued behind it, not just its own caller, and the limits proof counts each call at that
+ *   bound. The call rejects then with a `TimeoutError`, and the signal the SDK's retry loop reads is aborted,
+ *   so no further attempt or backoff starts; an attempt in flight is
+ *   left to its own timeouts (REQUEST_HANDLER) and its answer dropped. A timed-out write is retried by the SDK
+ *   within the deadline; the conditions on every write make a retry of one that did commit fail instead of
+ *   apply twice, and a write abandoned at the deadline is as uncertain as a timed-out one always was.
  * - No SDK logger middleware. The project logs its own decisions and never passes the SDK a logger, yet the
  *   middleware still runs the SDK's no-op logger and, to feed it, walks every request and response through the
  *   sensitive-field filter: about 1 % of the engine's CPU for nothing. Errors still reach the callers.
  */
-export function createDynamoDbClient(config: DynamoDBClientConfig = {}): DynamoDBClient {
+export function createDynamoDbClient(
+  config: DynamoDBClientConfig = {},
+  callDeadlineMs = DYNAMODB_CALL_DEADLINE_MS,
+): DynamoDBClient {
   const client = new DynamoDBClient({ requestHandler: REQUEST_HANDLER, ...config });
   client.middlewareStack.remove('loggerMiddleware');
+  client.middlewareStack.add(
+    (next, context) => (args) => withinCallDeadline(callDeadlineMs, context, () => next(args)),
+    {
+      step: 'initialize',
+      name: 'deadline',
+    },
+  );
   return client;
+}
+
+function withinCallDeadline<T>(
+  deadlineMs: number,
+  context: HandlerExecutionContext,
+  call: () => Promise<T>,
+): Promise<T> {
+  const deadline = AbortSignal.timeout(deadlineMs);
+  // Only the retry loop reads this one; a caller's own signal still reaches the HTTP handler (the command keeps
+  // it), whose abort the SDK never retries.
+  context[SMITHY_CONTEXT_KEY] = { ...context[SMITHY_CONTEXT_KEY], abortSignal: deadline };
+  return Promise.race([
+    call(),
+    new Promise<never>((_resolve, reject) => {
+      deadline.onabort = () => reject(deadline.reason);
+    }),
+  ]);
 }

@@ -8,6 +8,7 @@ import {
 import { drainRatePerSecond, enqueuePerTick } from '../../infra/config/submission-sizing.js';
 import { DOMAIN_EVENT_STREAM } from '../../infra/constructs/domain-events.js';
 import { HANDLERS, type HandlerName } from '../../infra/handlers.js';
+import { API_DEADLINES } from '../../lib/api/request-deadline.js';
 import { MAX_BATCH_CORRECTIONS } from '../../lib/bulk-corrections/schemas.js';
 import {
   PUBLISH_STOP_STARTING_BEFORE_DEADLINE_MS,
@@ -38,11 +39,11 @@ import {
 } from '../../lib/provider-schedules/provider-schedule-service.js';
 import { DEEP_HEALTH_DEADLINE_MS } from '../../lib/runtime/health.js';
 import { POLL_PAGE_READ_DEADLINE_MS } from '../../lib/settlement/settlement-service.js';
-import { REQUEST_HANDLER } from '../../lib/shared/dynamodb-client.js';
+import { DYNAMODB_CALL_DEADLINE_MS } from '../../lib/shared/dynamodb-client.js';
 import { stageConfigFromCdkJson } from './support/synth.js';
 
-/** One DynamoDB request to its deadline (the SDK gives up on a quiet connection after `requestTimeout`). */
-const dynamoDbCall = REQUEST_HANDLER.connectionTimeout + REQUEST_HANDLER.requestTimeout;
+/** One DynamoDB call to its total deadline, the SDK's retries included (lib/shared/dynamodb-client.ts). */
+const dynamoDbCall = DYNAMODB_CALL_DEADLINE_MS;
 /** One provider call to its deadline. */
 const providerCall = DEFAULT_REQUEST_TIMEOUT_MS;
 /** Headroom kept beyond every worst case. */
@@ -71,6 +72,10 @@ const settlementDecisionMs = 11 * dynamoDbCall;
  *   worst case (every call to its deadline, or the deadline it is abandoned at) must fit that margin, and the
  *   margin the timeout. An `optional` unit (the poll's inline submission) may never fit a fresh invocation: it is
  *   then never started, and the work goes another way.
+ * - `answersAtDeadline`: a request/response function that answers itself at a deadline `marginMs` before its
+ *   invocation ends (lib/api/request-deadline.ts), whatever its work still does; the deadline must fit the
+ *   timeout with margin. Each part (the inline send) starts only with its `marginMs` left before that deadline
+ *   and must fit it, so a send that starts is answered before the request is.
  * - `oneUnit`: a single unit per invocation, abandoned at its deadline; it must fit the timeout.
  * - `cutOffGuardedByLease`: one unit per invocation that may outlast the timeout; a cut-off never pays twice
  *   because the payout's claim (lease) outlives any invocation holding it; the reconciler decides it after.
@@ -81,6 +86,11 @@ type Limit =
   | {
       readonly kind: 'stopsStarting';
       readonly parts: readonly { name: string; marginMs: number; unitMs: number; optional?: true }[];
+    }
+  | {
+      readonly kind: 'answersAtDeadline';
+      readonly marginMs: number;
+      readonly parts: readonly { name: string; marginMs: number; unitMs: number; optional: true }[];
     }
   | { readonly kind: 'oneUnit'; readonly name: string; readonly unitMs: number }
   | { readonly kind: 'cutOffGuardedByLease'; readonly why: string }
@@ -137,10 +147,23 @@ const LIMITS: Record<HandlerName, Limit> = {
     ],
   },
   api: {
-    kind: 'cutOffGuardedByLease',
-    why: 'POST /payouts and approvals submit at once: a claim, the provider call and the recording may outlast 29 s; API Gateway then answers 504 and the payout stays claimed for the reconciler',
+    kind: 'answersAtDeadline',
+    marginMs: API_DEADLINES.marginMs,
+    parts: [
+      {
+        // POST /payouts: the provider call, its retries and credential reads included (callDeadlineMs). The
+        // recording that follows has the rest of the margin; abandoned at the deadline, it leaves the payout
+        // claimed under its lease for the reconciler, as a timed-out send always did.
+        name: 'an inline send',
+        marginMs: API_DEADLINES.sendBeforeDeadlineMs,
+        unitMs: API_DEADLINES.sendDeadlineMs,
+        optional: true,
+      },
+    ],
   },
   'payout-requested': {
+    // Not `answersAtDeadline`: no caller waits for an answer, so answering early gains nothing; cut off, the
+    // invocation is retried by EventBridge and the lease keeps the claim exactly-once.
     kind: 'cutOffGuardedByLease',
     why: 'creates and submits at once; EventBridge retries a cut-off invocation, whose idempotent create finds the payout and whose claim finds it taken',
   },
@@ -210,6 +233,27 @@ describe("every function's worst case fits its limits", () => {
     expect(part.unitMs * MARGIN).toBeLessThanOrEqual(part.marginMs);
     // A fresh invocation has time to start work at all.
     if (!part.optional) expect(timeoutOf(part.handler)).toBeGreaterThan(part.marginMs);
+  });
+
+  const answering = Object.entries(LIMITS).flatMap(([name, limit]) =>
+    limit.kind === 'answersAtDeadline' ? [{ handler: name as HandlerName, ...limit }] : [],
+  );
+  it.each(answering)(
+    '$handler: answers at its deadline, within its timeout and API Gateway’s 30 s',
+    (limit) => {
+      const deadlineMs = timeoutOf(limit.handler) - limit.marginMs;
+      expect(deadlineMs * MARGIN).toBeLessThanOrEqual(timeoutOf(limit.handler));
+      expect(timeoutOf(limit.handler)).toBeLessThan(30_000);
+      for (const part of limit.parts) {
+        expect(part.unitMs * MARGIN).toBeLessThanOrEqual(part.marginMs);
+        // A request that starts at once has time to send inline.
+        expect(deadlineMs).toBeGreaterThan(part.marginMs);
+      }
+    },
+  );
+
+  it('api: runs locally with the budget the Lambda has', () => {
+    expect(API_DEADLINES.localBudgetMs).toBe(timeoutOf('api'));
   });
 
   const single = Object.entries(LIMITS).flatMap(([name, limit]) =>

@@ -23,20 +23,20 @@ export function idParam(request: RouteRequest): string {
 
 /**
  * POST /payouts: create (idempotent per `Idempotency-Key`) and submit at once when it can go now (created
- * already claimed: engine/create-and-submit.ts). A failed inline submission never fails the request: the payout
- * is recorded and the sweeper or the reconciler takes it on.
+ * already claimed: engine/create-and-submit.ts), if the send fits the request's deadline (its `sendWindow`);
+ * otherwise the payout is answered `pending` and the sweeper sends it. A failed inline submission never fails
+ * the request: the payout is recorded and the sweeper or the reconciler takes it on.
  */
 async function createPayout(request: RouteRequest) {
   const { event, ctx } = request;
   const idempotencyKey = idempotencyKeyOf(event);
   const body = parseBody(event, CreatePayoutRequestSchema);
   const actor = request.principal();
-  const { payout, replayed } = await createAndSubmit(ctx.engine.ctx, {
-    request: body,
-    idempotencyKey,
-    origin: 'api',
-    actor,
-  });
+  const { payout, replayed } = await createAndSubmit(
+    ctx.engine.ctx,
+    { request: body, idempotencyKey, origin: 'api', actor },
+    { sendWindow: request.deadline.sendWindow },
+  );
   if (replayed) {
     return reply(200, presentPayout(payout), { 'idempotent-replayed': 'true' });
   }

@@ -15,6 +15,7 @@ import {
   providerAttemptOf,
   type RecordCheck,
   type SearchWindow,
+  type SendOptions,
   type SendOutcome,
 } from '../gateway.js';
 import type { Payout, ProviderReceipt } from '../model.js';
@@ -59,10 +60,10 @@ export class ProviderPayoutGateway implements PayoutGateway {
     this.client.prepare();
   }
 
-  async send(payout: Payout): Promise<SendOutcome> {
+  async send(payout: Payout, sendOptions?: SendOptions): Promise<SendOutcome> {
     let call: () => Promise<OperationResult>;
     try {
-      call = this.#callFor(payout);
+      call = this.#callFor(payout, sendOptions);
     } catch (error) {
       if (error instanceof MoneyError)
         return { kind: 'rejected', code: 'INVALID_AMOUNT', message: error.message };
@@ -91,15 +92,15 @@ export class ProviderPayoutGateway implements PayoutGateway {
     return this.#search.check(payout, transactionId);
   }
 
-  #options() {
-    return this.options.requestTimeoutMs ? { timeoutMs: this.options.requestTimeoutMs } : undefined;
+  #options(sendOptions?: SendOptions) {
+    return { timeoutMs: this.options.requestTimeoutMs, deadlineMs: sendOptions?.deadlineMs };
   }
 
   /** Converts amounts before anything is sent, so a conversion error can never follow a sent request. */
-  #callFor(payout: Payout): () => Promise<OperationResult> {
+  #callFor(payout: Payout, sendOptions: SendOptions | undefined): () => Promise<OperationResult> {
     const narration = `${payout.narration} ${payoutMarker(payout.id, providerAttemptOf(payout))}`;
     const metadata = { ...payout.metadata, payoutId: payout.id, idempotencyKey: payout.idempotencyKey };
-    const options = this.#options();
+    const options = this.#options(sendOptions);
     const { instruction } = payout;
     switch (instruction.type) {
       case 'bank_transfer': {

@@ -11,13 +11,46 @@ import {
 } from './create-payout.js';
 import {
   afterPendingIo,
+  type Claimed,
+  claimForSubmission,
   claimSpec,
   pausedNow,
+  releaseUnsentClaim,
   type SubmitResult,
   sendClaimed,
   submitPayout,
   unlessPaused,
 } from './submit-payout.js';
+
+/**
+ * A creator's bound on its own send (the API's request deadline, lib/api/request-deadline.ts): no provider call
+ * starts at or after `sendBy` (epoch ms, on the wall clock `Date.now`: a process frozen meanwhile, as a Lambda
+ * container is between invocations, still sees the time that passed), and one that starts has `deadlineMs` in
+ * all. A payout too late to
+ * send is left (or given back) pending without a hold, so the sweeper sends it on its next tick.
+ */
+export interface SendWindow {
+  readonly sendBy: number;
+  readonly deadlineMs: number;
+}
+
+const TOO_LATE = 'send window passed';
+
+function tooLate(window: SendWindow | undefined): boolean {
+  return window !== undefined && Date.now() >= window.sendBy;
+}
+
+/** Sends a claim inside `window`; a claim too late to send is given back unsent (cap released, attempt not counted). */
+async function sendWithin(
+  ctx: EngineContext,
+  claimed: Claimed,
+  window: SendWindow | undefined,
+): Promise<SubmitResult> {
+  if (tooLate(window)) {
+    return { kind: 'skipped', payout: await releaseUnsentClaim(ctx, claimed, TOO_LATE), why: TOO_LATE };
+  }
+  return (await sendClaimed(ctx, claimed, window && { deadlineMs: window.deadlineMs })).recording;
+}
 
 export interface CreateAndSubmitOptions {
   /**
@@ -25,6 +58,11 @@ export interface CreateAndSubmitOptions {
    * before sending); the claim keeps it exactly-once. The API does not: its replay answers what exists.
    */
   readonly submitReplayed?: boolean;
+  /**
+   * The caller's bound on the send (the API's request deadline, lib/api/request-deadline.ts): past `sendBy`
+   * nothing is sent here and the payout is left pending, without the creator's hold, for the sweeper.
+   */
+  readonly sendWindow?: SendWindow;
 }
 
 /** A create by a caller that sends the payout itself: what was created (or replayed), and what its send did. */
@@ -55,7 +93,15 @@ export async function createAndSubmit(
   command: CreatePayoutCommand,
   options: CreateAndSubmitOptions = {},
 ): Promise<CreateAndSubmitResult> {
+  const window = options.sendWindow;
+  if (tooLate(window)) {
+    // Too late to send before the caller must answer: created pending, no hold, the sweeper's to send.
+    return createPayout(ctx, command);
+  }
   const inline = { ...command, submitsInline: true };
+  // With a window, the two steps create no creator's hold: a payout this call does not send (paused, past the
+  // window) is the sweeper's at once; a sweeper racing this call for it is met by the claim.
+  const twoSteps = window ? command : inline;
   const now = ctx.clock.now();
   const { payout, audit } = prepareCreation(ctx, inline, now);
   if (
@@ -63,7 +109,7 @@ export async function createAndSubmit(
     payout.amountKobo > ctx.config.dailyCapKobo ||
     (ctx.pause.lastSeenPaused && (await pausedNow(ctx)))
   ) {
-    return createThenSubmit(ctx, inline, options);
+    return createThenSubmit(ctx, twoSteps, options);
   }
   const spec = claimSpec(ctx, payout, now);
   const claim = buildTransition(payout, spec, now);
@@ -76,7 +122,7 @@ export async function createAndSubmit(
       return undefined;
     throw error;
   });
-  if (!outcome) return createThenSubmit(ctx, inline, options);
+  if (!outcome) return createThenSubmit(ctx, twoSteps, options);
   // The key may name our own payout: the SDK retried a create that had committed (its answer lost). It is then
   // ours to send: under its lease, nobody else moves it.
   const ours = outcome.created || outcome.existing.id === claim.after.id;
@@ -89,7 +135,7 @@ export async function createAndSubmit(
   if (created.replayed) return submitIfPending(ctx, created, options);
   return sendInline(ctx, created, async () => {
     const checked = await unlessPaused(ctx, { kind: 'claimed', payout: created.payout });
-    return checked.kind === 'claimed' ? (await sendClaimed(ctx, checked)).recording : checked;
+    return checked.kind === 'claimed' ? sendWithin(ctx, checked, window) : checked;
   });
 }
 
@@ -114,7 +160,13 @@ export function submitIfPending(
   if ((created.replayed && !options.submitReplayed) || created.payout.status !== PayoutStatus.Pending) {
     return created;
   }
-  return sendInline(ctx, created, () => submitPayout(ctx, created.payout));
+  const window = options.sendWindow;
+  return sendInline(ctx, created, async () => {
+    if (!window) return submitPayout(ctx, created.payout);
+    // submitPayout's steps with the send inside the window (a paused claim keeps the creator's hold here).
+    const claimed = await claimForSubmission(ctx, created.payout, { byCreator: true });
+    return claimed.kind === 'claimed' ? sendWithin(ctx, claimed, window) : claimed;
+  });
 }
 
 /** The creator's send: its failure never fails the create (the payout is recorded; the sweeper or reconciler goes on). */

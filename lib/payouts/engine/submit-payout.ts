@@ -2,7 +2,7 @@ import { ConcurrentModificationError } from '../../shared/errors.js';
 import { ulid } from '../../shared/ids.js';
 import { calendarDayIn } from '../../shared/wall-clock.js';
 import { DailyCapExceededError } from '../errors.js';
-import type { SendOutcome } from '../gateway.js';
+import type { SendOptions, SendOutcome } from '../gateway.js';
 import { type Payout, PayoutStatus, systemPrincipal } from '../model.js';
 import type { CapChange } from '../store/payout-store.js';
 import { addMs, buildTransition, type EngineContext, type TransitionSpec } from './context.js';
@@ -103,10 +103,11 @@ export async function claimForSubmission(
 export async function sendClaimed(
   ctx: EngineContext,
   claimed: Claimed,
+  options?: SendOptions,
 ): Promise<{ kind: 'sent'; recording: Promise<SubmitResult>; outcome: SendOutcome }> {
   const payout = claimed.payout;
   const started = Date.now();
-  const outcome = await sendSafely(ctx, payout);
+  const outcome = await sendSafely(ctx, payout, options);
   ctx.metrics.timing('ProviderCallLatency', Date.now() - started, { outcome: outcome.kind });
   ctx.metrics.count(`PayoutSubmission_${outcome.kind}`, 1, { type: payout.instruction.type });
   ctx.logger.info('provider answered', {
@@ -279,9 +280,9 @@ async function failForCap(
 }
 
 /** The gateway returns outcomes; anything it throws is a bug, and a bug after sending must read as "unknown". */
-async function sendSafely(ctx: EngineContext, payout: Payout): Promise<SendOutcome> {
+async function sendSafely(ctx: EngineContext, payout: Payout, options?: SendOptions): Promise<SendOutcome> {
   try {
-    return await ctx.gateway.send(payout);
+    return await ctx.gateway.send(payout, options);
   } catch (error) {
     ctx.logger.error('gateway threw instead of returning an outcome', {
       payoutId: payout.id,

@@ -205,8 +205,8 @@ export function checkAnswer(method: string, path: string, result: APIGatewayProx
  * API answer something undocumented fails, naming the route, the status and where the body differs.
  */
 export function checkedAgainstContract(api: ApiHandler): ApiHandler {
-  return async (event: APIGatewayProxyEventV2) => {
-    const result = await api(event);
+  return async (event: APIGatewayProxyEventV2, invocation) => {
+    const result = await api(event, invocation);
     checkAnswer(event.requestContext.http.method.toUpperCase(), event.rawPath, result);
     return result;
   };

@@ -2,8 +2,10 @@ import { ScanCommand } from '@aws-sdk/client-dynamodb';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { apiContextFrom } from '../../../lib/api/api-context.js';
 import { type ApiHandler, createApiHandler } from '../../../lib/api/index.js';
+import type { ApiDeadlines } from '../../../lib/api/request-deadline.js';
 import { createRuntime, type Runtime } from '../../../lib/runtime/runtime.js';
 import { type Sandbox, type SandboxOptions, startSandbox } from '../../../lib/sandbox/index.js';
+import type { Clock } from '../../../lib/shared/clock.js';
 import { CapturingLogger } from '../../../lib/shared/logger.js';
 import { createTestTable } from '../../support/dynamodb.js';
 import { iamChecked } from '../../support/iam/checked-calls.js';
@@ -25,7 +27,14 @@ export interface ApiHarness {
  * call the runtime makes is checked against the `api` function's role (the IAM proof, docs/iam-proof.md).
  */
 export async function startApiHarness(
-  options: { env?: Record<string, string>; mode?: 'local' | 'aws'; sandbox?: SandboxOptions } = {},
+  options: {
+    env?: Record<string, string>;
+    mode?: 'local' | 'aws';
+    sandbox?: SandboxOptions;
+    /** The API's request deadlines instead of production's (small ones make a deadline test fast). */
+    deadlines?: ApiDeadlines;
+    clock?: Clock;
+  } = {},
 ): Promise<ApiHarness> {
   const table = await createTestTable('api');
   const sandbox = await startSandbox(options.sandbox);
@@ -39,11 +48,15 @@ export async function startApiHarness(
       PROVIDER_PIN: sandbox.pin,
       ...options.env,
     },
-    { logger, awsCalls: iamChecked('api') },
+    { logger, awsCalls: iamChecked('api'), ...(options.clock && { clock: options.clock }) },
   );
-  const ctx = apiContextFrom(runtime);
+  const ctx = {
+    ...apiContextFrom(runtime),
+    ...(options.mode && { mode: options.mode }),
+    ...(options.deadlines && { deadlines: options.deadlines }),
+  };
   // Every answer is checked against docs/openapi.json: an undocumented status or body fails the test.
-  const api = checkedAgainstContract(createApiHandler(options.mode ? { ...ctx, mode: options.mode } : ctx));
+  const api = checkedAgainstContract(createApiHandler(ctx));
   return {
     api,
     runtime,

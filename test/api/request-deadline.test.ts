@@ -1,0 +1,152 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ApiDeadlines } from '../../lib/api/request-deadline.js';
+import { runReconcile, runSweep } from '../../lib/jobs/scheduled.js';
+import { servedBy } from '../../lib/local/function-attribution.js';
+import { ManualClock } from '../../lib/shared/clock.js';
+import { type SilentServer, startSilentServer } from '../support/silent-server.js';
+import { type ApiHarness, bankTransfer, call, startApiHarness } from './support/harness.js';
+
+const INSTANT_PAYOUT = '/settlement/instant/payout';
+
+/** Small figures so the deadlines pass within a test; production's are checked in handler-limits.test.ts. */
+const deadlines = (overrides: Partial<ApiDeadlines>): ApiDeadlines => ({
+  marginMs: 0,
+  localBudgetMs: 3_000,
+  sendBeforeDeadlineMs: 2_000,
+  sendDeadlineMs: 500,
+  ...overrides,
+});
+
+let h: ApiHarness;
+let clock: ManualClock;
+let silent: SilentServer;
+let keyCounter = 0;
+const newKey = () => `deadline-${Date.now()}-${++keyCounter}`;
+const sent = () => h.sandbox.stats().requests[INSTANT_PAYOUT] ?? 0;
+
+beforeAll(async () => {
+  clock = new ManualClock(new Date());
+  silent = await startSilentServer();
+  h = await startApiHarness({
+    clock,
+    sandbox: { now: () => clock.now() },
+    deadlines: deadlines({ localBudgetMs: 3_000, sendBeforeDeadlineMs: 2_000, sendDeadlineMs: 500 }),
+  });
+});
+afterAll(async () => {
+  await h?.close();
+  await silent?.close();
+});
+
+async function timedCall(api: ApiHarness['api'], key: string) {
+  const started = performance.now();
+  const reply = await call(api, {
+    method: 'POST',
+    path: '/payouts',
+    headers: { 'Idempotency-Key': key },
+    body: bankTransfer(),
+    principal: 'alice',
+  });
+  return { reply, ms: performance.now() - started };
+}
+
+/** Lets the engine's clock pass every lease, grace period and wait, then runs the reconciler and the sweeper. */
+async function letTimePassAndDecide(): Promise<void> {
+  const { config } = h.runtime.engine.ctx;
+  clock.advance(
+    Math.max(config.submitLeaseMs, config.retryBaseMs * 4, config.reconcileGraceMs) +
+      config.reconcileIntervalMs,
+  );
+  await servedBy('reconcile-payouts', () => runReconcile(h.runtime.engine));
+  await servedBy('sweep-due-payouts', () => runSweep(h.runtime.engine, 60_000));
+}
+
+describe('POST /payouts under the request deadline', () => {
+  it('answers in time with the payout unknown when the provider is slower than the inline send may take; the reconciler finds it paid, sent once', async () => {
+    const before = sent();
+    // The sandbox pays at once and answers 1.5 s later: past the inline send's 500 ms.
+    h.sandbox.injectFault({ path: INSTANT_PAYOUT, fault: 'latency', latencyMs: 1_500 });
+    const { reply, ms } = await timedCall(h.api, newKey());
+    expect(reply.status).toBe(201);
+    expect(reply.body.status).toBe('unknown');
+    expect(ms).toBeLessThan(3_000);
+    expect(sent()).toBe(before + 1);
+
+    await letTimePassAndDecide();
+    const after = await call(h.api, { method: 'GET', path: `/payouts/${reply.body.id}` });
+    expect(after.body.status).toBe('succeeded');
+    expect(sent()).toBe(before + 1);
+  });
+
+  it('answers pending, sending nothing, when no time is left to send inline; the sweeper sends it once', async () => {
+    const late = await startApiHarness({
+      env: { TABLE_NAME: h.tableName },
+      deadlines: deadlines({ localBudgetMs: 1_000, sendBeforeDeadlineMs: 1_000 }),
+    });
+    try {
+      const before = late.sandbox.stats().requests[INSTANT_PAYOUT] ?? 0;
+      const { reply } = await timedCall(late.api, newKey());
+      expect(reply.status).toBe(201);
+      expect(reply.body.status).toBe('pending');
+      expect(late.sandbox.stats().requests[INSTANT_PAYOUT] ?? 0).toBe(before);
+    } finally {
+      await late.close();
+    }
+    // No creator's hold: the next tick sends it.
+    const before = sent();
+    await servedBy('sweep-due-payouts', () => runSweep(h.runtime.engine, 60_000));
+    await servedBy('sweep-due-payouts', () => runSweep(h.runtime.engine, 60_000));
+    expect(sent()).toBe(before + 1);
+  });
+
+  it('answers 503 request-deadline with Retry-After when the store never answers; the retry with the same key creates exactly one payout', async () => {
+    const stuck = await startApiHarness({
+      env: { TABLE_NAME: h.tableName, DYNAMODB_ENDPOINT: silent.url },
+      deadlines: deadlines({ localBudgetMs: 800, sendBeforeDeadlineMs: 400, sendDeadlineMs: 300 }),
+    });
+    const key = newKey();
+    try {
+      const { reply, ms } = await timedCall(stuck.api, key);
+      expect(reply.status).toBe(503);
+      expect(reply.headers['retry-after']).toBe('5');
+      expect(reply.body).toMatchObject({
+        type: 'urn:payout-automation:problem:request-deadline',
+        status: 503,
+      });
+      expect(ms).toBeGreaterThanOrEqual(790);
+      expect(ms).toBeLessThan(800 + 500);
+    } finally {
+      await stuck.close();
+    }
+    const before = sent();
+    const retried = await timedCall(h.api, key);
+    expect(retried.reply.status).toBe(201);
+    const again = await timedCall(h.api, key);
+    expect(again.reply.status).toBe(200);
+    expect(again.reply.body.id).toBe(retried.reply.body.id);
+    expect(sent()).toBe(before + 1);
+  });
+
+  it('answers 503 when the request outlasts its deadline after creating; the retry with the same key answers that payout, never a second', async () => {
+    // Deliberately a send longer than the window it starts in (production's figures forbid it, see
+    // test/infra/handler-limits.test.ts): the only way to make a create outlast its request with real parts.
+    const slow = await startApiHarness({
+      env: { TABLE_NAME: h.tableName },
+      deadlines: deadlines({ localBudgetMs: 1_000, sendBeforeDeadlineMs: 500, sendDeadlineMs: 5_000 }),
+    });
+    const key = newKey();
+    try {
+      slow.sandbox.injectFault({ path: INSTANT_PAYOUT, fault: 'latency', latencyMs: 2_000 });
+      const { reply, ms } = await timedCall(slow.api, key);
+      expect(reply.status).toBe(503);
+      expect(ms).toBeLessThan(1_000 + 500);
+      const retried = await timedCall(h.api, key);
+      expect(retried.reply.status).toBe(200);
+      expect(retried.reply.headers['idempotent-replayed']).toBe('true');
+      expect(['submitting', 'succeeded']).toContain(retried.reply.body.status);
+      expect(slow.sandbox.stats().requests[INSTANT_PAYOUT]).toBe(1);
+    } finally {
+      await slow.close();
+    }
+  });
+});
