@@ -12,7 +12,6 @@ import {
 import {
   afterPendingIo,
   type Claimed,
-  claimForSubmission,
   claimSpec,
   pausedNow,
   releaseUnsentClaim,
@@ -157,16 +156,16 @@ export function submitIfPending(
   created: CreatePayoutResult,
   options: CreateAndSubmitOptions = {},
 ): CreateAndSubmitResult | Promise<CreateAndSubmitResult> {
-  if ((created.replayed && !options.submitReplayed) || created.payout.status !== PayoutStatus.Pending) {
+  // A caller with a send window (the API) sends only a payout created already claimed; one that took the two
+  // steps (paused, above the cap, a contested create) was created without a hold, for the sweeper's next tick.
+  if (
+    (created.replayed && !options.submitReplayed) ||
+    created.payout.status !== PayoutStatus.Pending ||
+    options.sendWindow
+  ) {
     return created;
   }
-  const window = options.sendWindow;
-  return sendInline(ctx, created, async () => {
-    if (!window) return submitPayout(ctx, created.payout);
-    // submitPayout's steps with the send inside the window (a paused claim keeps the creator's hold here).
-    const claimed = await claimForSubmission(ctx, created.payout, { byCreator: true });
-    return claimed.kind === 'claimed' ? sendWithin(ctx, claimed, window) : claimed;
-  });
+  return sendInline(ctx, created, () => submitPayout(ctx, created.payout));
 }
 
 /** The creator's send: its failure never fails the create (the payout is recorded; the sweeper or reconciler goes on). */
