@@ -83,9 +83,10 @@ describe('handler bundles', () => {
 const OVER_THE_BOUND: Readonly<Record<string, { ceilingKb: number; why: string }>> = {
   api: {
     // 596 -> 603: the answers' size bounds (issue 15: every presenter clips to FIELD_MAXIMA, future payouts paged
-    // by cursor, the response schemas' maxima), 602.0 KB measured.
-    ceilingKb: 603,
-    why: 'every ops route: recurrences, refunds, bulk corrections and their jobs, provider views (every provider resource), settlements, dead letters, the OpenAPI document (z.toJSONSchema, ~40 KB), the answers clipped to their size bounds (~7 KB)',
+    // by cursor, the response schemas' maxima), 602.0 KB measured. 603 -> 604: the request deadline and the
+    // DynamoDB and provider calls' total deadlines (issue 15, +1.4 KB), 603.4 KB measured.
+    ceilingKb: 604,
+    why: 'every ops route: recurrences, refunds, bulk corrections and their jobs, provider views (every provider resource), settlements, dead letters, the OpenAPI document (z.toJSONSchema, ~40 KB), the answers clipped to their size bounds (~7 KB), the request deadline (~1.4 KB)',
   },
 };
 
