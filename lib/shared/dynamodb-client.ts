@@ -5,7 +5,7 @@ import type { HandlerExecutionContext } from '@smithy/types';
  * Deadlines on each HTTP attempt; by default the SDK waits forever on a connection that went quiet. Both are
  * measured from the attempt's start (node-http-handler's `setConnectionTimeout` and `setRequestTimeout`), and a
  * timed-out attempt fails as `TimeoutError` (`ETIMEDOUT`), which the SDK's standard retry strategy counts as
- * transient and repeats (3 attempts by default, with backoff): one `send` is not bounded by these alone.
+ * transient and repeats (DynamoDB's default is 4 attempts, with backoff): one `send` is not bounded by these alone.
  */
 export const REQUEST_HANDLER = {
   connectionTimeout: 3_000,
