@@ -52,6 +52,13 @@ function labels(record: Labels): Record<string, string | number | boolean | null
 /** The newest `max` entries of a list kept oldest first. */
 const newest = <T>(list: readonly T[], max: number): T[] => list.slice(Math.max(0, list.length - max));
 
+/**
+ * `{ [name]: n }` when a list of `length` entries answered at most `max` left `n` out, nothing otherwise: an
+ * auditor sees that a trail goes further back than the answer.
+ */
+export const omitted = <K extends string>(name: K, length: number, max: number = AUDIT) =>
+  (length > max ? { [name]: length - max } : {}) as { [P in K]?: number };
+
 const party = (b: Beneficiary) => ({
   bankCode: clipText(b.bankCode, WORD),
   accountNumber: clipText(b.accountNumber, WORD),
@@ -125,7 +132,10 @@ export function presentPayout(payout: Payout, audit?: readonly AuditEvent[]) {
     }),
     createdAt: payout.createdAt,
     updatedAt: payout.updatedAt,
-    ...(audit && { audit: newest(audit, AUDIT).map(presentAuditEvent) }),
+    ...(audit && {
+      audit: newest(audit, AUDIT).map(presentAuditEvent),
+      ...omitted('auditOmitted', audit.length),
+    }),
   };
 }
 
@@ -186,6 +196,7 @@ export function presentRefund(refund: Refund, audit?: readonly RefundAuditEvent[
         to: event.to,
         reason: clipText(event.reason, TEXT),
       })),
+      ...omitted('auditOmitted', audit.length),
     }),
   };
 }

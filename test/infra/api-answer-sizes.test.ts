@@ -224,6 +224,10 @@ describe('a payout is answered within its schema whatever the provider and the e
     expect(Buffer.byteLength(json)).toBeLessThanOrEqual(maxJsonBytes(PayoutDetailSchema));
     expect(answer.audit).toHaveLength(FIELD_MAXIMA.audit);
     expect(answer.audit?.at(-1)?.sequence).toBe(1_000);
+    // The 900 older entries are left out, and the answer says so.
+    expect(answer.audit?.[0]?.sequence).toBe(901);
+    expect(answer.auditOmitted).toBe(900);
+    expect(presentPayout(payout, audit.slice(0, FIELD_MAXIMA.audit))).not.toHaveProperty('auditOmitted');
     expect(answer.failure?.message).toHaveLength(FIELD_MAXIMA.message);
     expect(Object.keys(answer.metadata).length).toBeLessThanOrEqual(FIELD_MAXIMA.metadataKeys);
     expect(Buffer.byteLength(JSON.stringify(answer.metadata))).toBeLessThanOrEqual(

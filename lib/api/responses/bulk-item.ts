@@ -2,7 +2,16 @@ import { CORRECTABLE_FIELDS, CORRECTION_OUTCOMES } from '../../bulk-corrections/
 import { CORRECTION_FIELD_NAMES } from '../../bulk-corrections/schemas.js';
 import { FIELD_MAXIMA } from '../../shared/field-limits.js';
 import * as z from '../../shared/zod.js';
-import { FailureSchema, instant, PrincipalSchema, pageOf, sentence, upTo, wordText } from './common.js';
+import {
+  FailureSchema,
+  instant,
+  omittedCount,
+  PrincipalSchema,
+  pageOf,
+  sentence,
+  upTo,
+  wordText,
+} from './common.js';
 
 // Built on first use (z.lazy): the route table holds these for the OpenAPI document, which a cold start never
 // builds; the generated document is the same (test/api/other-routes.test.ts compares it with docs/openapi.json).
@@ -96,12 +105,14 @@ export const BulkItemDetailSchema = z.lazy(() =>
         z.maxLength(FIELD_MAXIMA.audit),
         z.describe(`one entry per correction sent, oldest first (the newest ${FIELD_MAXIMA.audit})`),
       ),
+    auditOmitted: omittedCount('audit'),
     corrections: z
       .array(PendingCorrectionSchema)
       .check(
         z.maxLength(FIELD_MAXIMA.audit),
         z.describe(`money changes held for approval (the newest ${FIELD_MAXIMA.audit})`),
       ),
+    correctionsOmitted: omittedCount('held correction'),
   }),
 );
 

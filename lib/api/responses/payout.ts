@@ -12,6 +12,7 @@ import {
   idText,
   instant,
   kobo,
+  omittedCount,
   PrincipalSchema,
   pageOf,
   referenceText,
@@ -154,6 +155,7 @@ export const PayoutDetailSchema = z.lazy(() =>
             z.describe(`GET /payouts/{id} only, oldest first (the newest ${FIELD_MAXIMA.audit})`),
           ),
       ),
+      auditOmitted: omittedCount('audit'),
     })
     .check(z.describe(`${payoutDescription} With its audit trail, oldest first.`)),
 );

@@ -13,6 +13,7 @@ import {
   idText,
   instant,
   kobo,
+  omittedCount,
   PrincipalSchema,
   pageOf,
   sentence,
@@ -100,6 +101,7 @@ export const RecurringPayoutViewSchema = z.lazy(() =>
         z.maxLength(FIELD_MAXIMA.audit),
         z.describe(`newest first: what became of each occurrence (the newest ${FIELD_MAXIMA.audit})`),
       ),
+    historyOmitted: omittedCount('history'),
     audit: z
       .array(
         z.object({
@@ -114,6 +116,7 @@ export const RecurringPayoutViewSchema = z.lazy(() =>
         z.maxLength(FIELD_MAXIMA.audit),
         z.describe(`every command, oldest first (the newest ${FIELD_MAXIMA.audit})`),
       ),
+    auditOmitted: omittedCount('audit'),
   }),
 );
 export type RecurringPayoutView = z.output<typeof RecurringPayoutViewSchema>;

@@ -6,6 +6,7 @@ import {
   idText,
   instant,
   kobo,
+  omittedCount,
   PrincipalSchema,
   pageOf,
   referenceText,
@@ -62,6 +63,7 @@ export const RefundDetailSchema = z.lazy(() =>
           ),
         ),
     ),
+    auditOmitted: omittedCount('audit'),
   }),
 );
 export type RefundResponse = z.output<typeof RefundResponseSchema>;

@@ -14,6 +14,7 @@ import type { Principal } from '../../payouts/model.js';
 import { clipText, FIELD_MAXIMA } from '../../shared/field-limits.js';
 import * as z from '../../shared/zod.js';
 import { ApiError, validationError } from '../errors.js';
+import { omitted } from '../presenters.js';
 import { MAX_BODY_BYTES, parseBody, parseQuery } from '../request.js';
 import {
   AppliedCorrectionSchema,
@@ -233,7 +234,9 @@ async function getItem(request: RouteRequest) {
   return reply(200, {
     ...presentItem(item),
     audit: newest(audit).map(presentAudit),
+    ...omitted('auditOmitted', audit.length),
     corrections: newest(corrections).map(presentPending),
+    ...omitted('correctionsOmitted', corrections.length),
   });
 }
 

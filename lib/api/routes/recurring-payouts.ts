@@ -6,6 +6,7 @@ import { clipText, FIELD_MAXIMA } from '../../shared/field-limits.js';
 import { clientText } from '../../shared/text.js';
 import * as z from '../../shared/zod.js';
 import { ApiError } from '../errors.js';
+import { omitted } from '../presenters.js';
 import { idempotencyKeyOf, parseBody, parseQuery } from '../request.js';
 import {
   RecurringPayoutPageSchema,
@@ -108,6 +109,7 @@ function presentView(view: RecurrenceView): RecurringPayoutView {
       ...(entry.reason && { reason: clipText(entry.reason, TEXT) }),
       recordedAt: entry.recordedAt,
     })),
+    ...omitted('historyOmitted', view.history.length),
     audit: view.audit
       .slice(Math.max(0, view.audit.length - NEWEST))
       .map(({ recurrenceId: _id, ...event }) => ({
@@ -115,6 +117,7 @@ function presentView(view: RecurrenceView): RecurringPayoutView {
         actor: { id: clipText(event.actor.id, FIELD_MAXIMA.id), kind: event.actor.kind },
         reason: clipText(event.reason, TEXT),
       })),
+    ...omitted('auditOmitted', view.audit.length),
   };
 }
 
