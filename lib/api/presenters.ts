@@ -8,6 +8,7 @@ import type {
 } from '../payouts/model.js';
 import type { Refund, RefundAuditEvent } from '../refunds/model.js';
 import { clipText, FIELD_MAXIMA } from '../shared/field-limits.js';
+import type { ProviderFields } from './responses/provider.js';
 
 /**
  * The JSON shapes the ops API answers with, all in one place. Amounts are integer kobo named `amount`
@@ -201,11 +202,36 @@ export function presentRefund(refund: Refund, audit?: readonly RefundAuditEvent[
   };
 }
 
-/** A page of a provider list, passed through with its pagination normalised. */
-export function presentProviderPage<T>(page: {
-  items: T[];
-  pagination: { page: number; perPage: number; totalRecords: number; totalPages: number };
-}) {
+/** A provider record's `fields` (the others left out), its strings clipped to their maxima. */
+function providerRecord(record: Readonly<Record<string, unknown>>, fields: ProviderFields) {
+  const answered: Record<string, unknown> = {};
+  for (const [key, max] of Object.entries(fields)) {
+    const name = key.replace('?', '');
+    const value = record[name];
+    if (value === undefined) continue;
+    answered[name] =
+      typeof value === 'string' && typeof max === 'number'
+        ? clipText(value, max)
+        : typeof max === 'object' && value !== null && typeof value === 'object'
+          ? providerRecord(value as Record<string, unknown>, max)
+          : value;
+  }
+  return answered;
+}
+
+/** A page of a provider list: at most a page of its records, each within its maxima, pagination normalised. */
+export function presentProviderPage(
+  page: {
+    items: readonly object[];
+    pagination: { page: number; perPage: number; totalRecords: number; totalPages: number };
+  },
+  fields: ProviderFields,
+) {
   const { page: number, perPage, totalRecords, totalPages } = page.pagination;
-  return { items: page.items, pagination: { page: number, perPage, totalRecords, totalPages } };
+  return {
+    items: page.items
+      .slice(0, FIELD_MAXIMA.page)
+      .map((item) => providerRecord(item as Record<string, unknown>, fields)),
+    pagination: { page: number, perPage, totalRecords, totalPages },
+  };
 }

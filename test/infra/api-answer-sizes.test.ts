@@ -1,10 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiRoutes } from '../../lib/api/index.js';
 import { buildOpenApiDocument } from '../../lib/api/openapi.js';
-import { presentPayout } from '../../lib/api/presenters.js';
+import { presentPayout, presentProviderPage } from '../../lib/api/presenters.js';
 import { PROBLEM_TYPES } from '../../lib/api/problem-types.js';
 import { PayoutDetailSchema, PayoutPageSchema } from '../../lib/api/responses/payout.js';
 import { ProblemSchema } from '../../lib/api/responses/problem.js';
+import {
+  ProviderWalletTransactionPageSchema,
+  WALLET_TRANSACTION_FIELDS,
+} from '../../lib/api/responses/provider.js';
 import {
   RESULTS_CSV_CELL_MAXIMA,
   RESULTS_CSV_COLUMNS,
@@ -85,10 +89,6 @@ const NOT_YET_BOUNDED: Record<string, string> = {
     'dead letters: the event as delivered (up to 256 KB each) is answered whole',
   'POST /dead-letters/{id}/discard 200':
     'dead letters: the event as delivered (up to 256 KB each) is answered whole',
-  'GET /provider/settlements 200': 'provider listings passed through: the provider schemas have no maxima',
-  'GET /provider/wallet-transactions 200':
-    'provider listings passed through: the provider schemas have no maxima',
-  'GET /provider/stores 200': 'provider listings passed through: the provider schemas have no maxima',
 };
 
 const answers = apiRoutes.flatMap((route) =>
@@ -237,6 +237,31 @@ describe('a payout is answered within its schema whatever the provider and the e
     const page = { items: Array.from({ length: FIELD_MAXIMA.page }, () => presentPayout(swollen)) };
     expect(PayoutPageSchema.safeParse(page).success).toBe(true);
     expect(Buffer.byteLength(JSON.stringify(page))).toBeLessThanOrEqual(maxJsonBytes(PayoutPageSchema));
+  });
+});
+
+describe('a provider page is answered within its schema whatever the provider sends', () => {
+  it('keeps a page of known fields, each string clipped, and leaves the provider’s other fields out', () => {
+    const huge = `\u0001${'x'.repeat(100_000)}`;
+    const record = Object.fromEntries(
+      Object.entries(WALLET_TRANSACTION_FIELDS).map(([key, max]) => [
+        key.replace('?', ''),
+        max === 'naira' ? 1234.5 : huge,
+      ]),
+    );
+    const page = {
+      items: Array.from({ length: 150 }, () => ({ ...record, extra: huge })),
+      pagination: { page: 1, perPage: 150, totalRecords: 150, totalPages: 1 },
+    };
+    const answer = presentProviderPage(page, WALLET_TRANSACTION_FIELDS);
+    const parsed = ProviderWalletTransactionPageSchema.safeParse(answer);
+    expect(parsed.error?.issues ?? []).toEqual([]);
+    expect(answer.items).toHaveLength(FIELD_MAXIMA.page);
+    expect(answer.items[0]).not.toHaveProperty('extra');
+    expect(answer.items[0]?.description).toHaveLength(FIELD_MAXIMA.text);
+    expect(Buffer.byteLength(JSON.stringify(answer))).toBeLessThanOrEqual(
+      maxJsonBytes(ProviderWalletTransactionPageSchema),
+    );
   });
 });
 
