@@ -2,7 +2,7 @@ import { FUTURE_PAGE_MAX, FutureSource } from '../../future-payouts/future-payou
 import { ProviderScheduleKind } from '../../provider-schedules/model.js';
 import { FIELD_MAXIMA } from '../../shared/field-limits.js';
 import * as z from '../../shared/zod.js';
-import { idText, instant, kobo, upTo, wordText } from './common.js';
+import { idText, instant, kobo, referenceText, upTo, wordText } from './common.js';
 import { BeneficiaryResponseSchema } from './payout.js';
 
 // Built on first use (z.lazy): the route table holds these for the OpenAPI document, which a cold start never
@@ -22,20 +22,20 @@ export const ProviderSyncSchema = z.lazy(() =>
 export const ProviderScheduleEntrySchema = z.lazy(() =>
   z.object({
     kind: z.enum(Object.values(ProviderScheduleKind) as [ProviderScheduleKind, ...ProviderScheduleKind[]]),
-    id: z.string(),
-    status: z.string().check(z.describe("the provider's status as it sends it (DISPATCHED, CANCELLED, ...)")),
+    id: idText,
+    status: wordText.check(z.describe("the provider's status as it sends it (DISPATCHED, CANCELLED, ...)")),
     amount: kobo,
     charges: kobo,
-    bankCode: z.string(),
-    bankName: z.string(),
-    accountNumber: z.string(),
-    accountName: z.nullable(z.string()),
-    narration: z.nullable(z.string()),
-    startsAt: z.string().check(z.describe('scheduled: its scheduleDate; recurrent: its startDate')),
-    endsAt: z.optional(z.string()),
-    interval: z.optional(z.string()),
-    transactionId: z.optional(z.nullable(z.string())),
-    createdAt: z.string(),
+    bankCode: wordText,
+    bankName: upTo(FIELD_MAXIMA.name),
+    accountNumber: wordText,
+    accountName: z.nullable(upTo(FIELD_MAXIMA.name)),
+    narration: z.nullable(upTo(FIELD_MAXIMA.name)),
+    startsAt: wordText.check(z.describe('scheduled: its scheduleDate; recurrent: its startDate')),
+    endsAt: z.optional(wordText),
+    interval: z.optional(wordText),
+    transactionId: z.optional(z.nullable(referenceText)),
+    createdAt: wordText,
     syncedAt: instant,
     upcoming: z.boolean().check(z.describe('not cancelled and with a date still ahead')),
     alsoScheduledHere: z
@@ -44,9 +44,17 @@ export const ProviderScheduleEntrySchema = z.lazy(() =>
   }),
 );
 
+/** The most schedules one answer holds (`limit`, 1 to this, default 100). */
+export const PROVIDER_SCHEDULE_PAGE_MAX = 500;
+
 export const ProviderScheduleViewSchema = z.lazy(() =>
   z.object({
-    items: z.array(ProviderScheduleEntrySchema),
+    items: z
+      .array(ProviderScheduleEntrySchema)
+      .check(
+        z.maxLength(PROVIDER_SCHEDULE_PAGE_MAX),
+        z.describe(`the newest \`limit\` (1 to ${PROVIDER_SCHEDULE_PAGE_MAX}, default 100) schedules`),
+      ),
     bothSides: z.int().check(z.describe('how many items are also scheduled here')),
     sync: z.optional(ProviderSyncSchema),
   }),

@@ -1,7 +1,8 @@
-import { ProviderScheduleKind } from '../../provider-schedules/model.js';
+import { ProviderScheduleKind, type ProviderScheduleView } from '../../provider-schedules/model.js';
+import { clipText, FIELD_MAXIMA } from '../../shared/field-limits.js';
 import * as z from '../../shared/zod.js';
 import { parseQuery } from '../request.js';
-import { ProviderScheduleViewSchema } from '../responses/schedules.js';
+import { PROVIDER_SCHEDULE_PAGE_MAX, ProviderScheduleViewSchema } from '../responses/schedules.js';
 import { type Route, type RouteRequest, reply, route } from '../router.js';
 
 export const ProviderScheduleQuerySchema = z.strictObject({
@@ -13,10 +14,35 @@ export const ProviderScheduleQuerySchema = z.strictObject({
       z.string().check(z.regex(/^\d{1,3}$/, 'must be an integer')),
       z.pipe(
         z.transform((text: string) => Number(text)),
-        z.int().check(z.gte(1, 'must be at least 1'), z.lte(500, 'must be at most 500')),
+        z
+          .int()
+          .check(
+            z.gte(1, 'must be at least 1'),
+            z.lte(PROVIDER_SCHEDULE_PAGE_MAX, `must be at most ${PROVIDER_SCHEDULE_PAGE_MAX}`),
+          ),
       ),
     ),
   ),
+});
+
+const { id: ID, reference: REF, word: WORD, name: NAME } = FIELD_MAXIMA;
+const clipped = (text: string | null, max: number) => (text === null ? null : clipText(text, max));
+
+/** A copy of a provider schedule as answered: what the provider wrote clipped to the schema's maxima. */
+const present = (entry: ProviderScheduleView) => ({
+  ...entry,
+  id: clipText(entry.id, ID),
+  status: clipText(entry.status, WORD),
+  bankCode: clipText(entry.bankCode, WORD),
+  bankName: clipText(entry.bankName, NAME),
+  accountNumber: clipText(entry.accountNumber, WORD),
+  accountName: clipped(entry.accountName, NAME),
+  narration: clipped(entry.narration, NAME),
+  startsAt: clipText(entry.startsAt, WORD),
+  ...(entry.endsAt !== undefined && { endsAt: clipText(entry.endsAt, WORD) }),
+  ...(entry.interval !== undefined && { interval: clipText(entry.interval, WORD) }),
+  ...(entry.transactionId !== undefined && { transactionId: clipped(entry.transactionId, REF) }),
+  createdAt: clipText(entry.createdAt, WORD),
 });
 
 /**
@@ -29,7 +55,7 @@ function viewOf(kind: ProviderScheduleKind) {
     const { items, sync } = await request.ctx.providerSchedules.view(kind, query.limit ?? 100);
     const shown = query.upcoming === 'true' ? items.filter((item) => item.upcoming) : items;
     return reply(200, {
-      items: shown,
+      items: shown.slice(0, PROVIDER_SCHEDULE_PAGE_MAX).map(present),
       bothSides: shown.filter((item) => item.alsoScheduledHere).length,
       ...(sync && { sync }),
     });
