@@ -8,7 +8,8 @@ import type {
 } from '../payouts/model.js';
 import type { Refund, RefundAuditEvent } from '../refunds/model.js';
 import { clipText, FIELD_MAXIMA } from '../shared/field-limits.js';
-import type { ProviderFields } from './responses/provider.js';
+import type * as z from '../shared/zod.js';
+import { providerFields } from './responses/provider.js';
 
 /**
  * The JSON shapes the ops API answers with, all in one place. Amounts are integer kobo named `amount`
@@ -202,18 +203,17 @@ export function presentRefund(refund: Refund, audit?: readonly RefundAuditEvent[
   };
 }
 
-/** A provider record's `fields` (the others left out), its strings clipped to their maxima. */
-function providerRecord(record: Readonly<Record<string, unknown>>, fields: ProviderFields) {
+/** A provider record's documented fields (the others left out), its strings clipped to 100 characters. */
+function providerRecord(record: Readonly<Record<string, unknown>>, schema: z.ZodMiniType) {
   const answered: Record<string, unknown> = {};
-  for (const [key, max] of Object.entries(fields)) {
-    const name = key.replace('?', '');
-    const value = record[name];
+  for (const [key, field] of Object.entries(providerFields(schema))) {
+    const value = record[key];
     if (value === undefined) continue;
-    answered[name] =
-      typeof value === 'string' && typeof max === 'number'
-        ? clipText(value, max)
-        : typeof max === 'object' && value !== null && typeof value === 'object'
-          ? providerRecord(value as Record<string, unknown>, max)
+    answered[key] =
+      typeof value === 'string'
+        ? clipText(value, FIELD_MAXIMA.name)
+        : value !== null && typeof value === 'object'
+          ? providerRecord(value as Record<string, unknown>, field)
           : value;
   }
   return answered;
@@ -225,13 +225,13 @@ export function presentProviderPage(
     items: readonly object[];
     pagination: { page: number; perPage: number; totalRecords: number; totalPages: number };
   },
-  fields: ProviderFields,
+  schema: z.ZodMiniType,
 ) {
   const { page: number, perPage, totalRecords, totalPages } = page.pagination;
   return {
     items: page.items
       .slice(0, FIELD_MAXIMA.page)
-      .map((item) => providerRecord(item as Record<string, unknown>, fields)),
+      .map((item) => providerRecord(item as Record<string, unknown>, schema)),
     pagination: { page: number, perPage, totalRecords, totalPages },
   };
 }

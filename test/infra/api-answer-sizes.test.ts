@@ -11,10 +11,7 @@ import {
 } from '../../lib/api/responses/dead-letter.js';
 import { PayoutDetailSchema, PayoutPageSchema } from '../../lib/api/responses/payout.js';
 import { ProblemSchema } from '../../lib/api/responses/problem.js';
-import {
-  ProviderWalletTransactionPageSchema,
-  WALLET_TRANSACTION_FIELDS,
-} from '../../lib/api/responses/provider.js';
+import { ProviderWalletTransactionPageSchema, providerFields } from '../../lib/api/responses/provider.js';
 import {
   RESULTS_CSV_CELL_MAXIMA,
   RESULTS_CSV_COLUMNS,
@@ -28,6 +25,7 @@ import type { JobItem } from '../../lib/bulk-corrections/job-model.js';
 import { MAX_BATCH_CORRECTIONS } from '../../lib/bulk-corrections/schemas.js';
 import type { DeadLetter } from '../../lib/events/dead-letter.js';
 import { type AuditEvent, PayoutStatus } from '../../lib/payouts/model.js';
+import { walletTransactionSchema } from '../../lib/provider/schemas/transaction.js';
 import { CreateRecurrenceRequestSchema } from '../../lib/recurrence/schemas.js';
 import { FIELD_MAXIMA } from '../../lib/shared/field-limits.js';
 import { bankTransfer, command, type EngineHarness, startEngineHarness } from '../support/engine-harness.js';
@@ -242,21 +240,21 @@ describe('a provider page is answered within its schema whatever the provider se
   it('keeps a page of known fields, each string clipped, and leaves the provider’s other fields out', () => {
     const huge = `\u0001${'x'.repeat(100_000)}`;
     const record = Object.fromEntries(
-      Object.entries(WALLET_TRANSACTION_FIELDS).map(([key, max]) => [
-        key.replace('?', ''),
-        max === 'naira' ? 1234.5 : huge,
+      Object.keys(providerFields(walletTransactionSchema)).map((key) => [
+        key,
+        /amount|charges/i.test(key) ? 1234.5 : huge,
       ]),
     );
     const page = {
       items: Array.from({ length: 150 }, () => ({ ...record, extra: huge })),
       pagination: { page: 1, perPage: 150, totalRecords: 150, totalPages: 1 },
     };
-    const answer = presentProviderPage(page, WALLET_TRANSACTION_FIELDS);
+    const answer = presentProviderPage(page, walletTransactionSchema);
     const parsed = ProviderWalletTransactionPageSchema.safeParse(answer);
     expect(parsed.error?.issues ?? []).toEqual([]);
     expect(answer.items).toHaveLength(FIELD_MAXIMA.page);
     expect(answer.items[0]).not.toHaveProperty('extra');
-    expect(answer.items[0]?.description).toHaveLength(FIELD_MAXIMA.text);
+    expect(answer.items[0]?.description).toHaveLength(FIELD_MAXIMA.name);
     expect(Buffer.byteLength(JSON.stringify(answer))).toBeLessThanOrEqual(
       maxJsonBytes(ProviderWalletTransactionPageSchema),
     );

@@ -1,103 +1,56 @@
+import { settlementSchema } from '../../provider/schemas/settlement.js';
+import { storeSchema } from '../../provider/schemas/store.js';
+import { walletTransactionSchema } from '../../provider/schemas/transaction.js';
 import { FIELD_MAXIMA } from '../../shared/field-limits.js';
 import * as z from '../../shared/zod.js';
 import { upTo } from './common.js';
 
-const { id: ID, reference: REF, word: WORD, name: NAME, text: TEXT } = FIELD_MAXIMA;
+type Def = {
+  type: string;
+  shape?: Record<string, z.ZodMiniType>;
+  innerType?: z.ZodMiniType;
+  getter?: () => z.ZodMiniType;
+};
+const defOf = (schema: z.ZodMiniType) => (schema as unknown as { _zod: { def: Def } })._zod.def;
+
+/** A provider field without its `z.lazy`, `optional` and `nullable` wrappers. */
+function bare(schema: z.ZodMiniType): z.ZodMiniType {
+  const def = defOf(schema);
+  if (def.getter) return bare(def.getter());
+  return def.innerType ? bare(def.innerType) : schema;
+}
 
 /**
- * The fields of a provider record as answered, each with its maximum: a string's length, `'naira'` for an amount
- * (a number as the provider sends it), or the fields of a nested record. A name ending in `?` may be absent or
- * null. Only these fields are answered (the provider may add others), each string clipped (`presentProviderPage`),
- * so a page's largest size is known (test/infra/api-answer-sizes.test.ts). Timestamps are answered as the provider
- * wrote them.
+ * The fields of a provider record as answered: those its schema in lib/provider/schemas documents (the provider
+ * may add others, left out), each string at most 100 characters (`presentProviderPage` clips), numbers (amounts in
+ * naira) and nested records as they are. So a page's largest size is known (test/infra/api-answer-sizes.test.ts).
  */
-export type ProviderFields = { readonly [field: string]: number | 'naira' | ProviderFields };
+export const providerFields = (record: z.ZodMiniType): Record<string, z.ZodMiniType> =>
+  defOf(bare(record)).shape ?? {};
 
-const party = (side: 'originator' | 'beneficiary') => ({
-  [`${side}BankCode`]: WORD,
-  [`${side}BankName`]: NAME,
-  [`${side}AccountName`]: NAME,
-  [`${side}AccountNumber`]: WORD,
-});
-
-export const SETTLEMENT_FIELDS: ProviderFields = {
-  id: ID,
-  amount: 'naira',
-  status: WORD,
-  date: WORD,
-  charges: 'naira',
-  category: WORD,
-  createdAt: WORD,
-  'subaccountId?': ID,
-  'subaccount?': { id: ID, name: NAME },
-};
-
-export const WALLET_TRANSACTION_FIELDS: ProviderFields = {
-  id: ID,
-  type: WORD,
-  status: WORD,
-  charges: 'naira',
-  reference: REF,
-  category: WORD,
-  amount: 'naira',
-  'sessionId?': REF,
-  description: TEXT,
-  settledAmount: 'naira',
-  createdAt: WORD,
-  'narration?': NAME,
-  ...party('originator'),
-  ...party('beneficiary'),
-  'paidAt?': WORD,
-  'userId?': ID,
-  'walletType?': WORD,
-  'channelCode?': WORD,
-  'transactionReference?': REF,
-  'originatorBankVerificationNumber?': WORD,
-  'beneficiaryBankVerificationNumber?': WORD,
-};
-
-export const STORE_FIELDS: ProviderFields = {
-  id: ID,
-  name: NAME,
-  'code?': WORD,
-  phoneNumber: WORD,
-  'email?': NAME,
-  website: NAME,
-  address: TEXT,
-  walletId: ID,
-  createdAt: WORD,
-};
-
-function schemaOf(fields: ProviderFields): z.ZodMiniObject {
+function answeredOf(record: z.ZodMiniType): z.ZodMiniObject {
   return z.object(
     Object.fromEntries(
-      Object.entries(fields).map(([key, max]) => {
+      Object.entries(providerFields(record)).map(([key, field]) => {
+        const inner = bare(field);
+        const type = defOf(inner).type;
         const value =
-          max === 'naira'
-            ? z.number().check(z.describe('naira, as the provider sends it'))
-            : typeof max === 'number'
-              ? upTo(max)
-              : schemaOf(max);
-        return key.endsWith('?') ? [key.slice(0, -1), z.optional(z.nullable(value))] : [key, value];
+          type === 'object' ? answeredOf(inner) : type === 'string' ? upTo(FIELD_MAXIMA.name) : inner;
+        return [key, inner === field ? value : z.optional(z.nullable(value))];
       }),
     ),
   );
 }
 
-/** A page of a provider listing: at most `perPage` (1 to 100) of its records, amounts in naira. */
-const providerPageOf = (fields: ProviderFields) =>
+/** A page of a provider listing: at most `perPage` (1 to 100) of its records. */
+const providerPageOf = (record: z.ZodMiniType) =>
   z.lazy(() =>
     z.object({
-      items: z.array(schemaOf(fields)).check(z.maxLength(FIELD_MAXIMA.page)),
-      pagination: z.object({
-        page: z.int(),
-        perPage: z.int(),
-        totalRecords: z.int(),
-        totalPages: z.int(),
-      }),
+      items: z.array(answeredOf(record)).check(z.maxLength(FIELD_MAXIMA.page)),
+      pagination: z.object({ page: z.int(), perPage: z.int(), totalRecords: z.int(), totalPages: z.int() }),
     }),
   );
 
-export const ProviderSettlementPageSchema = providerPageOf(SETTLEMENT_FIELDS);
-export const ProviderWalletTransactionPageSchema = providerPageOf(WALLET_TRANSACTION_FIELDS);
-export const ProviderStorePageSchema = providerPageOf(STORE_FIELDS);
+export const ProviderSettlementPageSchema = providerPageOf(settlementSchema);
+export const ProviderWalletTransactionPageSchema = providerPageOf(walletTransactionSchema);
+export const ProviderStorePageSchema = providerPageOf(storeSchema);

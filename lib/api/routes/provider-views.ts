@@ -1,12 +1,12 @@
+import { settlementSchema } from '../../provider/schemas/settlement.js';
+import { storeSchema } from '../../provider/schemas/store.js';
+import { walletTransactionSchema } from '../../provider/schemas/transaction.js';
 import { presentProviderPage } from '../presenters.js';
 import { parseQuery } from '../request.js';
 import {
   ProviderSettlementPageSchema,
   ProviderStorePageSchema,
   ProviderWalletTransactionPageSchema,
-  SETTLEMENT_FIELDS,
-  STORE_FIELDS,
-  WALLET_TRANSACTION_FIELDS,
 } from '../responses/provider.js';
 import { type Route, type RouteRequest, reply, route } from '../router.js';
 import { ProviderPageQuerySchema } from '../schemas.js';
@@ -14,13 +14,13 @@ import { ProviderPageQuerySchema } from '../schemas.js';
 /**
  * Read-through views of the provider's records for ops, one page at a time. Records are answered as the provider
  * sends them (amounts in naira), their known fields only, each string clipped to its maximum
- * (lib/api/responses/provider.ts); a provider failure is a 502/503 problem, never a 500.
+ * (100 characters; lib/api/responses/provider.ts); a provider failure is a 502/503 problem, never a 500.
  */
 async function settlements(request: RouteRequest) {
   const query = parseQuery(request.event, ProviderPageQuerySchema);
   return reply(
     200,
-    presentProviderPage(await request.ctx.provider.settlements.list(query), SETTLEMENT_FIELDS),
+    presentProviderPage(await request.ctx.provider.settlements.list(query), settlementSchema),
   );
 }
 
@@ -28,13 +28,13 @@ async function walletTransactions(request: RouteRequest) {
   const query = parseQuery(request.event, ProviderPageQuerySchema);
   return reply(
     200,
-    presentProviderPage(await request.ctx.provider.transactions.listWallet(query), WALLET_TRANSACTION_FIELDS),
+    presentProviderPage(await request.ctx.provider.transactions.listWallet(query), walletTransactionSchema),
   );
 }
 
 async function stores(request: RouteRequest) {
   const query = parseQuery(request.event, ProviderPageQuerySchema);
-  return reply(200, presentProviderPage(await request.ctx.provider.stores.list(query), STORE_FIELDS));
+  return reply(200, presentProviderPage(await request.ctx.provider.stores.list(query), storeSchema));
 }
 
 /** A provider read that fails is a 502 or 503 problem, never a 500. */
