@@ -26,7 +26,13 @@ const {
   audit: AUDIT,
 } = FIELD_MAXIMA;
 
-const principal = (p: Principal) => ({ id: clipText(p.id, ID), kind: p.kind });
+export const principal = (p: Principal) => ({ id: clipText(p.id, ID), kind: p.kind });
+
+/** A field issue as answered: its path and message within their maxima. */
+export const issueOf = (issue: { readonly path: string; readonly message: string }) => ({
+  path: clipText(issue.path, NAME),
+  message: clipText(issue.message, TEXT),
+});
 
 type Labels = Readonly<Record<string, string | number | boolean | null>>;
 

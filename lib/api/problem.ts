@@ -23,6 +23,7 @@ import {
 import { clipText, FIELD_MAXIMA } from '../shared/field-limits.js';
 import type { Logger } from '../shared/logger.js';
 import { ApiError } from './errors.js';
+import { issueOf } from './presenters.js';
 import { type ProblemSlug, type ProblemStatus, problemType } from './problem-types.js';
 
 /** The body of every error answer (RFC 9457 `application/problem+json`). */
@@ -52,10 +53,7 @@ function problem<S extends ProblemSlug>(
 ): Problem {
   // Clipped to the maxima of the problem schema, so no request, however malformed, answers an unbounded body.
   const { name, text, issues } = FIELD_MAXIMA;
-  const shown = errors?.slice(0, issues).map((issue) => ({
-    path: clipText(issue.path, name),
-    message: clipText(issue.message, text),
-  }));
+  const shown = errors?.slice(0, issues).map(issueOf);
   return {
     type: problemType(slug),
     title: clipText(title, name),

@@ -45,9 +45,7 @@ const letterFields = (issues: number) => ({
   eventBytes: z.int().check(z.describe('the size of the event as JSON, in bytes')),
   eventPreview: z.optional(
     upTo(DEAD_LETTER_PREVIEW).check(
-      z.describe(
-        `the start of the event's JSON (${DEAD_LETTER_PREVIEW} characters): in a listing, and in the detail when the event is above ${DEAD_LETTER_EVENT_MAX_BYTES} bytes`,
-      ),
+      z.describe(`the start of the event's JSON: in a listing, or when the event is too large`),
     ),
   ),
 });
@@ -62,9 +60,7 @@ export const DeadLetterResponseSchema = z.lazy(() =>
       z
         .unknown()
         .check(
-          z.describe(
-            `the event as it was delivered, whole (when at most ${DEAD_LETTER_EVENT_MAX_BYTES} bytes as JSON, as every event Lambda accepts is)`,
-          ),
+          z.describe(`the event as delivered (at most ${DEAD_LETTER_EVENT_MAX_BYTES} bytes as JSON)`),
           z.meta({ maxJsonBytes: DEAD_LETTER_EVENT_MAX_BYTES }),
         ),
     ),

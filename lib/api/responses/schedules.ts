@@ -2,7 +2,7 @@ import { FUTURE_PAGE_MAX, FutureSource } from '../../future-payouts/future-payou
 import { ProviderScheduleKind } from '../../provider-schedules/model.js';
 import { FIELD_MAXIMA } from '../../shared/field-limits.js';
 import * as z from '../../shared/zod.js';
-import { idText, instant, kobo, referenceText, upTo, wordText } from './common.js';
+import { idText, instant, kobo, upTo, wordText } from './common.js';
 import { BeneficiaryResponseSchema } from './payout.js';
 
 // Built on first use (z.lazy): the route table holds these for the OpenAPI document, which a cold start never
@@ -19,23 +19,28 @@ export const ProviderSyncSchema = z.lazy(() =>
     .check(z.describe('how fresh the copy of the provider side is (synchronised on a schedule)')),
 );
 
+/** What the provider wrote, clipped to 100 characters. */
+const providerText = z.lazy(() => upTo(FIELD_MAXIMA.name));
+
 export const ProviderScheduleEntrySchema = z.lazy(() =>
   z.object({
     kind: z.enum(Object.values(ProviderScheduleKind) as [ProviderScheduleKind, ...ProviderScheduleKind[]]),
-    id: idText,
-    status: wordText.check(z.describe("the provider's status as it sends it (DISPATCHED, CANCELLED, ...)")),
+    id: providerText,
+    status: providerText.check(
+      z.describe("the provider's status as it sends it (DISPATCHED, CANCELLED, ...)"),
+    ),
     amount: kobo,
     charges: kobo,
-    bankCode: wordText,
-    bankName: upTo(FIELD_MAXIMA.name),
-    accountNumber: wordText,
-    accountName: z.nullable(upTo(FIELD_MAXIMA.name)),
-    narration: z.nullable(upTo(FIELD_MAXIMA.name)),
-    startsAt: wordText.check(z.describe('scheduled: its scheduleDate; recurrent: its startDate')),
-    endsAt: z.optional(wordText),
-    interval: z.optional(wordText),
-    transactionId: z.optional(z.nullable(referenceText)),
-    createdAt: wordText,
+    bankCode: providerText,
+    bankName: providerText,
+    accountNumber: providerText,
+    accountName: z.nullable(providerText),
+    narration: z.nullable(providerText),
+    startsAt: providerText.check(z.describe('scheduled: its scheduleDate; recurrent: its startDate')),
+    endsAt: z.optional(providerText),
+    interval: z.optional(providerText),
+    transactionId: z.optional(z.nullable(providerText)),
+    createdAt: providerText,
     syncedAt: instant,
     upcoming: z.boolean().check(z.describe('not cancelled and with a date still ahead')),
     alsoScheduledHere: z

@@ -10,11 +10,10 @@ import {
   BulkPayoutItemIdSchema,
   MAX_BATCH_CORRECTIONS,
 } from '../../bulk-corrections/schemas.js';
-import type { Principal } from '../../payouts/model.js';
 import { clipText, FIELD_MAXIMA } from '../../shared/field-limits.js';
 import * as z from '../../shared/zod.js';
 import { ApiError, validationError } from '../errors.js';
-import { omitted } from '../presenters.js';
+import { failureOf, omitted, principal } from '../presenters.js';
 import { MAX_BODY_BYTES, parseBody, parseQuery } from '../request.js';
 import {
   AppliedCorrectionSchema,
@@ -34,12 +33,11 @@ function itemId(request: RouteRequest): string {
   return parsed.data;
 }
 
-const { id: ID, word: WORD, name: NAME, text: TEXT, audit: NEWEST } = FIELD_MAXIMA;
+const { word: WORD, name: NAME, text: TEXT, audit: NEWEST } = FIELD_MAXIMA;
 
 /** A field's value within the answer's maximum (the provider's earlier values are not ours to bound). */
 const value = <V extends string | number | null>(v: V) => (typeof v === 'string' ? clipText(v, NAME) : v);
 const reasonOf = (reason: string | null) => (reason === null ? null : clipText(reason, TEXT));
-const principal = (p: Principal) => ({ id: clipText(p.id, ID), kind: p.kind });
 const newest = <T>(list: readonly T[]): T[] => list.slice(Math.max(0, list.length - NEWEST));
 const valuesOf = <K extends string>(values: Readonly<Partial<Record<K, string | number>>>) =>
   Object.fromEntries(
@@ -77,10 +75,7 @@ const presentAudit = (audit: CorrectionAudit) => ({
     provider: { isValid: audit.provider.isValid, reason: reasonOf(audit.provider.reason) },
   }),
   ...(audit.failure && {
-    failure: {
-      code: clipText(audit.failure.code, WORD),
-      message: clipText(audit.failure.message, FIELD_MAXIMA.message),
-    },
+    failure: failureOf(audit.failure),
   }),
 });
 

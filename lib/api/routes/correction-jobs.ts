@@ -2,6 +2,7 @@ import type { CorrectionJob, JobItem, JobView } from '../../bulk-corrections/job
 import { clipText, FIELD_MAXIMA } from '../../shared/field-limits.js';
 import * as z from '../../shared/zod.js';
 import { ApiError } from '../errors.js';
+import { failureOf, issueOf, principal } from '../presenters.js';
 import { parseQuery } from '../request.js';
 import {
   CorrectionJobItemPageSchema,
@@ -20,7 +21,7 @@ export const jobLocation = (jobId: string) => `/bulk-correction-jobs/${jobId}`;
 /** A job with its counts, and where it is read. */
 export const presentAcceptedJob = (job: JobView): z.output<typeof CorrectionJobSchema> => ({
   ...job,
-  requestedBy: { id: clipText(job.requestedBy.id, FIELD_MAXIMA.id), kind: job.requestedBy.kind },
+  requestedBy: principal(job.requestedBy),
   counts: { ...job.counts },
   progress: { ...job.progress },
   location: jobLocation(job.jobId),
@@ -30,7 +31,7 @@ const presentJobSummary = (job: CorrectionJob) => ({
   jobId: job.jobId,
   total: job.total,
   source: job.source,
-  requestedBy: { id: clipText(job.requestedBy.id, FIELD_MAXIMA.id), kind: job.requestedBy.kind },
+  requestedBy: principal(job.requestedBy),
   createdAt: job.createdAt,
   location: jobLocation(job.jobId),
 });
@@ -73,16 +74,10 @@ function presentItem(item: JobItem): z.output<typeof CorrectionJobItemSchema> {
     }),
     ...(result?.approvalReason !== undefined && { approvalReason: clipText(result.approvalReason, TEXT) }),
     ...(result?.failure && {
-      failure: {
-        code: clipText(result.failure.code, WORD),
-        message: clipText(result.failure.message, FIELD_MAXIMA.message),
-      },
+      failure: failureOf(result.failure),
     }),
     ...(result?.issues && {
-      issues: result.issues.slice(0, FIELD_MAXIMA.rowIssues).map((issue) => ({
-        path: clipText(issue.path, NAME),
-        message: clipText(issue.message, TEXT),
-      })),
+      issues: result.issues.slice(0, FIELD_MAXIMA.rowIssues).map(issueOf),
     }),
     updatedAt: item.updatedAt,
   };

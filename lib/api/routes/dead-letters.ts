@@ -3,7 +3,7 @@ import { clipText, FIELD_MAXIMA } from '../../shared/field-limits.js';
 import { clientText } from '../../shared/text.js';
 import * as z from '../../shared/zod.js';
 import { ApiError } from '../errors.js';
-import { omitted } from '../presenters.js';
+import { failureOf, issueOf, omitted, principal } from '../presenters.js';
 import { parseBody, parseQuery } from '../request.js';
 import {
   DEAD_LETTER_EVENT_MAX_BYTES,
@@ -37,7 +37,7 @@ function letterId(request: RouteRequest): string {
   return parsed.data;
 }
 
-const { word: WORD, name: NAME, text: TEXT, id: ID, audit: AUDIT } = FIELD_MAXIMA;
+const { word: WORD, text: TEXT, audit: AUDIT } = FIELD_MAXIMA;
 
 /** The letter's fields both answers give, clipped: its error with the first `issues` fields, its event's size. */
 function summaryOf(letter: DeadLetter, eventJson: string, issues: number) {
@@ -46,11 +46,8 @@ function summaryOf(letter: DeadLetter, eventJson: string, issues: number) {
     ...(letter.detailType !== undefined && { detailType: clipText(letter.detailType, WORD) }),
     error: {
       name: clipText(letter.error.name, WORD),
-      code: clipText(letter.error.code, WORD),
-      message: clipText(letter.error.message, FIELD_MAXIMA.message),
-      issues: letter.error.issues
-        .slice(0, issues)
-        .map((issue) => ({ path: clipText(issue.path, NAME), message: clipText(issue.message, TEXT) })),
+      ...failureOf(letter.error),
+      issues: letter.error.issues.slice(0, issues).map(issueOf),
       ...omitted('issuesOmitted', letter.error.issues.length, issues),
     },
     at: letter.at,
@@ -76,7 +73,7 @@ export function present(letter: DeadLetter): z.output<typeof DeadLetterResponseS
     ...(summary.eventBytes <= DEAD_LETTER_EVENT_MAX_BYTES ? { event: letter.event } : preview(eventJson)),
     actions: letter.actions.slice(Math.max(0, letter.actions.length - AUDIT)).map((action) => ({
       action: action.action,
-      by: { id: clipText(action.by.id, ID), kind: action.by.kind },
+      by: principal(action.by),
       at: action.at,
       note: clipText(action.note, TEXT),
     })),

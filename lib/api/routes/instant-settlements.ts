@@ -5,7 +5,7 @@ import type { PayOutResult, SettlementService } from '../../settlement/settlemen
 import { clipText, FIELD_MAXIMA } from '../../shared/field-limits.js';
 import * as z from '../../shared/zod.js';
 import { ApiError } from '../errors.js';
-import { presentPayout } from '../presenters.js';
+import { presentPayout, principal } from '../presenters.js';
 import { parseBody, parseQuery } from '../request.js';
 import {
   PayOutDecidedSchema,
@@ -35,7 +35,6 @@ const snapshotOf = (settlement: SettlementDecision['settlement']) => ({
   ...(settlement.amountKobo !== undefined && { amountKobo: settlement.amountKobo }),
   date: clipText(settlement.date, WORD),
 });
-const principal = (p: SettlementDecision['decidedBy']) => ({ id: clipText(p.id, ID), kind: p.kind });
 
 export function presentDecision(
   decision: SettlementDecision,

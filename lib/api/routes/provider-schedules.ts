@@ -25,25 +25,14 @@ export const ProviderScheduleQuerySchema = z.strictObject({
   ),
 });
 
-const { id: ID, reference: REF, word: WORD, name: NAME } = FIELD_MAXIMA;
-const clipped = (text: string | null, max: number) => (text === null ? null : clipText(text, max));
-
-/** A copy of a provider schedule as answered: what the provider wrote clipped to the schema's maxima. */
-const present = (entry: ProviderScheduleView) => ({
-  ...entry,
-  id: clipText(entry.id, ID),
-  status: clipText(entry.status, WORD),
-  bankCode: clipText(entry.bankCode, WORD),
-  bankName: clipText(entry.bankName, NAME),
-  accountNumber: clipText(entry.accountNumber, WORD),
-  accountName: clipped(entry.accountName, NAME),
-  narration: clipped(entry.narration, NAME),
-  startsAt: clipText(entry.startsAt, WORD),
-  ...(entry.endsAt !== undefined && { endsAt: clipText(entry.endsAt, WORD) }),
-  ...(entry.interval !== undefined && { interval: clipText(entry.interval, WORD) }),
-  ...(entry.transactionId !== undefined && { transactionId: clipped(entry.transactionId, REF) }),
-  createdAt: clipText(entry.createdAt, WORD),
-});
+/** A copy of a provider schedule as answered: every text the provider wrote clipped to 100 characters. */
+const present = (entry: ProviderScheduleView) =>
+  Object.fromEntries(
+    Object.entries(entry).map(([key, value]) => [
+      key,
+      typeof value === 'string' ? clipText(value, FIELD_MAXIMA.name) : value,
+    ]),
+  ) as unknown as ProviderScheduleView;
 
 /**
  * The provider's own scheduled and recurrent payouts, from the read view the sync keeps (not a live call),

@@ -6,7 +6,7 @@ import { clipText, FIELD_MAXIMA } from '../../shared/field-limits.js';
 import { clientText } from '../../shared/text.js';
 import * as z from '../../shared/zod.js';
 import { ApiError } from '../errors.js';
-import { omitted } from '../presenters.js';
+import { omitted, principal } from '../presenters.js';
 import { idempotencyKeyOf, parseBody, parseQuery } from '../request.js';
 import {
   RecurringPayoutPageSchema,
@@ -80,13 +80,8 @@ export function presentRecurrence(recurrence: Recurrence): RecurringPayoutRespon
     // Sorted dates: the latest are the ones still ahead.
     skippedDates: recurrence.skippedDates.slice(Math.max(0, recurrence.skippedDates.length - NEWEST)),
     idempotencyKey: clipText(recurrence.idempotencyKey, FIELD_MAXIMA.id),
-    createdBy: { id: clipText(recurrence.createdBy.id, FIELD_MAXIMA.id), kind: recurrence.createdBy.kind },
-    ...(recurrence.approvedBy && {
-      approvedBy: {
-        id: clipText(recurrence.approvedBy.id, FIELD_MAXIMA.id),
-        kind: recurrence.approvedBy.kind,
-      },
-    }),
+    createdBy: principal(recurrence.createdBy),
+    ...(recurrence.approvedBy && { approvedBy: principal(recurrence.approvedBy) }),
     createdAt: recurrence.createdAt,
     updatedAt: recurrence.updatedAt,
   };
@@ -114,7 +109,7 @@ function presentView(view: RecurrenceView): RecurringPayoutView {
       .slice(Math.max(0, view.audit.length - NEWEST))
       .map(({ recurrenceId: _id, ...event }) => ({
         ...event,
-        actor: { id: clipText(event.actor.id, FIELD_MAXIMA.id), kind: event.actor.kind },
+        actor: principal(event.actor),
         reason: clipText(event.reason, TEXT),
       })),
     ...omitted('auditOmitted', view.audit.length),
