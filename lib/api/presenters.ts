@@ -58,7 +58,8 @@ function labels(record: Labels): Record<string, string | number | boolean | null
 }
 
 /** The newest `max` entries of a list kept oldest first. */
-const newest = <T>(list: readonly T[], max: number): T[] => list.slice(Math.max(0, list.length - max));
+export const newest = <T>(list: readonly T[], max: number = AUDIT): T[] =>
+  list.slice(Math.max(0, list.length - max));
 
 /**
  * `{ [name]: n }` when a list of `length` entries answered at most `max` left `n` out, nothing otherwise: an

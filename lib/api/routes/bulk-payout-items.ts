@@ -13,7 +13,7 @@ import {
 import { clipText, FIELD_MAXIMA } from '../../shared/field-limits.js';
 import * as z from '../../shared/zod.js';
 import { ApiError, validationError } from '../errors.js';
-import { failureOf, omitted, principal } from '../presenters.js';
+import { failureOf, newest, omitted, principal } from '../presenters.js';
 import { MAX_BODY_BYTES, parseBody, parseQuery } from '../request.js';
 import {
   AppliedCorrectionSchema,
@@ -38,7 +38,6 @@ const { word: WORD, name: NAME, text: TEXT, audit: NEWEST } = FIELD_MAXIMA;
 /** A field's value within the answer's maximum (the provider's earlier values are not ours to bound). */
 const value = <V extends string | number | null>(v: V) => (typeof v === 'string' ? clipText(v, NAME) : v);
 const reasonOf = (reason: string | null) => (reason === null ? null : clipText(reason, TEXT));
-const newest = <T>(list: readonly T[]): T[] => list.slice(Math.max(0, list.length - NEWEST));
 const valuesOf = <K extends string>(values: Readonly<Partial<Record<K, string | number>>>) =>
   Object.fromEntries(
     Object.entries<string | number | undefined>(values).map(([k, v]) => [k, v === undefined ? v : value(v)]),

@@ -3,7 +3,7 @@ import { clipText, FIELD_MAXIMA } from '../../shared/field-limits.js';
 import { clientText } from '../../shared/text.js';
 import * as z from '../../shared/zod.js';
 import { ApiError } from '../errors.js';
-import { failureOf, issueOf, omitted, principal } from '../presenters.js';
+import { failureOf, issueOf, newest, omitted, principal } from '../presenters.js';
 import { parseBody, parseQuery } from '../request.js';
 import {
   DEAD_LETTER_EVENT_MAX_BYTES,
@@ -71,7 +71,7 @@ export function present(letter: DeadLetter): z.output<typeof DeadLetterResponseS
   return {
     ...summary,
     ...(summary.eventBytes <= DEAD_LETTER_EVENT_MAX_BYTES ? { event: letter.event } : preview(eventJson)),
-    actions: letter.actions.slice(Math.max(0, letter.actions.length - AUDIT)).map((action) => ({
+    actions: newest(letter.actions).map((action) => ({
       action: action.action,
       by: principal(action.by),
       at: action.at,

@@ -6,7 +6,7 @@ import { clipText, FIELD_MAXIMA } from '../../shared/field-limits.js';
 import { clientText } from '../../shared/text.js';
 import * as z from '../../shared/zod.js';
 import { ApiError } from '../errors.js';
-import { omitted, principal } from '../presenters.js';
+import { newest, omitted, principal } from '../presenters.js';
 import { idempotencyKeyOf, parseBody, parseQuery } from '../request.js';
 import {
   RecurringPayoutPageSchema,
@@ -78,7 +78,7 @@ export function presentRecurrence(recurrence: Recurrence): RecurringPayoutRespon
       nextOccurrence: { localDate: recurrence.nextLocalDate, at: recurrence.nextOccurrenceAt },
     }),
     // Sorted dates: the latest are the ones still ahead.
-    skippedDates: recurrence.skippedDates.slice(Math.max(0, recurrence.skippedDates.length - NEWEST)),
+    skippedDates: newest(recurrence.skippedDates),
     idempotencyKey: clipText(recurrence.idempotencyKey, FIELD_MAXIMA.id),
     createdBy: principal(recurrence.createdBy),
     ...(recurrence.approvedBy && { approvedBy: principal(recurrence.approvedBy) }),
@@ -105,13 +105,11 @@ function presentView(view: RecurrenceView): RecurringPayoutView {
       recordedAt: entry.recordedAt,
     })),
     ...omitted('historyOmitted', view.history.length),
-    audit: view.audit
-      .slice(Math.max(0, view.audit.length - NEWEST))
-      .map(({ recurrenceId: _id, ...event }) => ({
-        ...event,
-        actor: principal(event.actor),
-        reason: clipText(event.reason, TEXT),
-      })),
+    audit: newest(view.audit).map(({ recurrenceId: _id, ...event }) => ({
+      ...event,
+      actor: principal(event.actor),
+      reason: clipText(event.reason, TEXT),
+    })),
     ...omitted('auditOmitted', view.audit.length),
   };
 }
