@@ -33,7 +33,7 @@ function itemId(request: RouteRequest): string {
   return parsed.data;
 }
 
-const { word: WORD, name: NAME, text: TEXT, audit: NEWEST } = FIELD_MAXIMA;
+const { word: WORD, name: NAME, text: TEXT } = FIELD_MAXIMA;
 
 /** A field's value within the answer's maximum (the provider's earlier values are not ours to bound). */
 const value = <V extends string | number | null>(v: V) => (typeof v === 'string' ? clipText(v, NAME) : v);

@@ -37,7 +37,7 @@ function letterId(request: RouteRequest): string {
   return parsed.data;
 }
 
-const { word: WORD, text: TEXT, audit: AUDIT } = FIELD_MAXIMA;
+const { word: WORD, text: TEXT } = FIELD_MAXIMA;
 
 /** The letter's fields both answers give, clipped: its error with the first `issues` fields, its event's size. */
 function summaryOf(letter: DeadLetter, eventJson: string, issues: number) {
