@@ -105,14 +105,14 @@ export const BulkItemDetailSchema = z.lazy(() =>
         z.maxLength(FIELD_MAXIMA.audit),
         z.describe(`one entry per correction sent, oldest first (the newest ${FIELD_MAXIMA.audit})`),
       ),
-    auditOmitted: omittedCount('audit'),
+    auditOmitted: omittedCount,
     corrections: z
       .array(PendingCorrectionSchema)
       .check(
         z.maxLength(FIELD_MAXIMA.audit),
         z.describe(`money changes held for approval (the newest ${FIELD_MAXIMA.audit})`),
       ),
-    correctionsOmitted: omittedCount('held correction'),
+    correctionsOmitted: omittedCount,
   }),
 );
 

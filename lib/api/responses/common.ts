@@ -58,12 +58,9 @@ export const pageOf = <T extends z.ZodMiniType>(item: T) =>
  * How many older entries a list inside one record left out (present only when some were): the answer keeps the
  * newest, so an auditor reading it knows the trail goes further back.
  */
-export const omittedCount = (list: string) =>
-  z.optional(
-    z
-      .int()
-      .check(z.gte(1), z.describe(`how many older ${list} entries this answer leaves out (absent: none)`)),
-  );
+export const omittedCount = z.optional(
+  z.int().check(z.gte(1), z.describe('how many older entries are left out (absent: none)')),
+);
 
 /** `{ code, message }` of a failure. */
 export const FailureSchema = z.lazy(() => z.object({ code: wordText, message: upTo(FIELD_MAXIMA.message) }));

@@ -155,7 +155,7 @@ export const PayoutDetailSchema = z.lazy(() =>
             z.describe(`GET /payouts/{id} only, oldest first (the newest ${FIELD_MAXIMA.audit})`),
           ),
       ),
-      auditOmitted: omittedCount('audit'),
+      auditOmitted: omittedCount,
     })
     .check(z.describe(`${payoutDescription} With its audit trail, oldest first.`)),
 );

@@ -101,7 +101,7 @@ export const RecurringPayoutViewSchema = z.lazy(() =>
         z.maxLength(FIELD_MAXIMA.audit),
         z.describe(`newest first: what became of each occurrence (the newest ${FIELD_MAXIMA.audit})`),
       ),
-    historyOmitted: omittedCount('history'),
+    historyOmitted: omittedCount,
     audit: z
       .array(
         z.object({
@@ -116,7 +116,7 @@ export const RecurringPayoutViewSchema = z.lazy(() =>
         z.maxLength(FIELD_MAXIMA.audit),
         z.describe(`every command, oldest first (the newest ${FIELD_MAXIMA.audit})`),
       ),
-    auditOmitted: omittedCount('audit'),
+    auditOmitted: omittedCount,
   }),
 );
 export type RecurringPayoutView = z.output<typeof RecurringPayoutViewSchema>;

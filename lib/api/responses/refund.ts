@@ -63,7 +63,7 @@ export const RefundDetailSchema = z.lazy(() =>
           ),
         ),
     ),
-    auditOmitted: omittedCount('audit'),
+    auditOmitted: omittedCount,
   }),
 );
 export type RefundResponse = z.output<typeof RefundResponseSchema>;

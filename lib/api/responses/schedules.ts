@@ -54,12 +54,7 @@ export const PROVIDER_SCHEDULE_PAGE_MAX = 500;
 
 export const ProviderScheduleViewSchema = z.lazy(() =>
   z.object({
-    items: z
-      .array(ProviderScheduleEntrySchema)
-      .check(
-        z.maxLength(PROVIDER_SCHEDULE_PAGE_MAX),
-        z.describe(`the newest \`limit\` (1 to ${PROVIDER_SCHEDULE_PAGE_MAX}, default 100) schedules`),
-      ),
+    items: z.array(ProviderScheduleEntrySchema).check(z.maxLength(PROVIDER_SCHEDULE_PAGE_MAX)),
     bothSides: z.int().check(z.describe('how many items are also scheduled here')),
     sync: z.optional(ProviderSyncSchema),
   }),
