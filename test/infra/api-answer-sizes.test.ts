@@ -3,6 +3,12 @@ import { apiRoutes } from '../../lib/api/index.js';
 import { buildOpenApiDocument } from '../../lib/api/openapi.js';
 import { presentPayout, presentProviderPage } from '../../lib/api/presenters.js';
 import { PROBLEM_TYPES } from '../../lib/api/problem-types.js';
+import {
+  DEAD_LETTER_EVENT_MAX_BYTES,
+  DEAD_LETTER_PREVIEW,
+  DeadLetterResponseSchema,
+  DeadLetterSummarySchema,
+} from '../../lib/api/responses/dead-letter.js';
 import { PayoutDetailSchema, PayoutPageSchema } from '../../lib/api/responses/payout.js';
 import { ProblemSchema } from '../../lib/api/responses/problem.js';
 import { ProviderWalletTransactionPageSchema, providerFields } from '../../lib/api/responses/provider.js';
@@ -11,8 +17,13 @@ import {
   RESULTS_CSV_COLUMNS,
   resultsCsv,
 } from '../../lib/api/routes/correction-jobs.js';
+import {
+  present as presentDeadLetter,
+  presentSummary as presentDeadLetterSummary,
+} from '../../lib/api/routes/dead-letters.js';
 import type { JobItem } from '../../lib/bulk-corrections/job-model.js';
 import { MAX_BATCH_CORRECTIONS } from '../../lib/bulk-corrections/schemas.js';
+import type { DeadLetter } from '../../lib/events/dead-letter.js';
 import { type AuditEvent, PayoutStatus } from '../../lib/payouts/model.js';
 import { walletTransactionSchema } from '../../lib/provider/schemas/transaction.js';
 import { CreateRecurrenceRequestSchema } from '../../lib/recurrence/schemas.js';
@@ -74,15 +85,7 @@ const ANSWER_PROOFS: Record<string, () => number> = {
  * left to do (issue 15). A route answering something not listed here must have maxima on every field, and a
  * route listed here that gains them fails this test until it is taken off the list.
  */
-const DEAD_LETTERS =
-  'dead letters: the event as delivered (up to 256 KB each) is answered whole, a page of 100 of them; bounded on branch apisize2-with-dead-letters, which does not fit the api bundle ceiling yet';
-const NOT_YET_BOUNDED: Record<string, string> = {
-  'GET /dead-letters 200': DEAD_LETTERS,
-  'GET /dead-letters/{id} 200': DEAD_LETTERS,
-  'POST /dead-letters/{id}/replay 200': DEAD_LETTERS,
-  'POST /dead-letters/{id}/replay 422': DEAD_LETTERS,
-  'POST /dead-letters/{id}/discard 200': DEAD_LETTERS,
-};
+const NOT_YET_BOUNDED: Record<string, string> = {};
 
 const answers = apiRoutes.flatMap((route) =>
   Object.entries(route.responses).map(([status, answer]) => ({
@@ -255,6 +258,59 @@ describe('a provider page is answered within its schema whatever the provider se
     expect(Buffer.byteLength(JSON.stringify(answer))).toBeLessThanOrEqual(
       maxJsonBytes(ProviderWalletTransactionPageSchema),
     );
+  });
+});
+
+describe('a dead letter is answered within its schema whatever was delivered', () => {
+  const letter = (event: unknown): DeadLetter => ({
+    id: '01J0000000000000000000000C',
+    event,
+    detailType: 'Payout Requested',
+    error: {
+      name: 'InvalidEventError',
+      code: 'invalid-event',
+      message: 'x'.repeat(5_000),
+      issues: Array.from({ length: 80 }, (_, n) => ({ path: `detail.f${n}`, message: 'wrong' })),
+    },
+    at: '2026-11-23T20:35:00.000Z',
+    status: 'open',
+    actions: Array.from({ length: 150 }, (_, n) => ({
+      action: 'replay' as const,
+      by: { id: `ops-${n}`, kind: 'user' as const },
+      at: '2026-11-23T20:35:00.000Z',
+      note: 'refused again',
+    })),
+  });
+
+  it('lists the error and the start of the event; the detail answers the event whole', () => {
+    const event = { 'detail-type': 'Payout Requested', detail: { narration: 'n'.repeat(250_000) } };
+    const summary = presentDeadLetterSummary(letter(event));
+    expect(DeadLetterSummarySchema.safeParse(summary).error?.issues ?? []).toEqual([]);
+    expect(summary).not.toHaveProperty('event');
+    expect(summary.eventPreview).toHaveLength(DEAD_LETTER_PREVIEW);
+    expect(summary.eventBytes).toBe(Buffer.byteLength(JSON.stringify(event)));
+    expect(summary.error.issues).toHaveLength(FIELD_MAXIMA.rowIssues);
+    expect(summary.error.issuesOmitted).toBe(80 - FIELD_MAXIMA.rowIssues);
+
+    const detail = presentDeadLetter(letter(event));
+    expect(DeadLetterResponseSchema.safeParse(detail).error?.issues ?? []).toEqual([]);
+    expect(detail.event).toEqual(event);
+    expect(detail).not.toHaveProperty('eventPreview');
+    expect(detail.actions).toHaveLength(FIELD_MAXIMA.audit);
+    expect(detail.actions[0]?.by.id).toBe('ops-50');
+    expect(detail.actionsOmitted).toBe(50);
+    expect(detail.error.issuesOmitted).toBe(80 - FIELD_MAXIMA.issues);
+    expect(Buffer.byteLength(JSON.stringify(detail))).toBeLessThanOrEqual(
+      maxJsonBytes(DeadLetterResponseSchema),
+    );
+  });
+
+  it('answers an event above its maximum by its size and its start', () => {
+    const event = { detail: 'e'.repeat(DEAD_LETTER_EVENT_MAX_BYTES) };
+    const detail = presentDeadLetter(letter(event));
+    expect(detail).not.toHaveProperty('event');
+    expect(detail.eventPreview).toHaveLength(DEAD_LETTER_PREVIEW);
+    expect(detail.eventBytes).toBeGreaterThan(DEAD_LETTER_EVENT_MAX_BYTES);
   });
 });
 

@@ -1,37 +1,84 @@
 import { DEAD_LETTER_STATUSES } from '../../events/dead-letter.js';
+import { FIELD_MAXIMA } from '../../shared/field-limits.js';
 import * as z from '../../shared/zod.js';
-import { FieldIssueSchema, instant, PrincipalSchema, pageOf } from './common.js';
+import {
+  FieldIssueSchema,
+  idText,
+  instant,
+  omittedCount,
+  PrincipalSchema,
+  pageOf,
+  sentence,
+  upTo,
+  wordText,
+} from './common.js';
 
 // Built on first use (z.lazy): the route table holds these for the OpenAPI document, which a cold start never
 // builds; the generated document is the same (test/api/other-routes.test.ts compares it with docs/openapi.json).
 
+/**
+ * The largest event a dead letter answers whole, as JSON: 8 times the 256 KB an event can be when Lambda takes it
+ * (EventBridge's entry, Lambda's asynchronous payload), the margin for what writing it again can add (`1e20`
+ * comes back as 21 digits). A larger one is answered by its size and the start of its JSON (`eventPreview`).
+ */
+export const DEAD_LETTER_EVENT_MAX_BYTES = 2 * 1024 * 1024;
+/** Characters of the event's JSON a listing shows. */
+export const DEAD_LETTER_PREVIEW = 200;
+
+/** What a listing and the detail both say of a dead letter. */
+const letterFields = (issues: number) => ({
+  id: idText,
+  detailType: z.optional(
+    wordText.check(z.describe("the event's detail-type: which handler a replay goes to")),
+  ),
+  error: z.object({
+    name: wordText,
+    code: wordText,
+    message: upTo(FIELD_MAXIMA.message),
+    issues: z
+      .array(FieldIssueSchema)
+      .check(z.maxLength(issues), z.describe(`the first ${issues} fields that are wrong`)),
+    issuesOmitted: omittedCount,
+  }),
+  at: instant,
+  status: z.enum(DEAD_LETTER_STATUSES),
+  eventBytes: z.int().check(z.describe('the size of the event as JSON, in bytes')),
+  eventPreview: z.optional(
+    upTo(DEAD_LETTER_PREVIEW).check(
+      z.describe(`the start of the event's JSON: in a listing, or when the event is too large`),
+    ),
+  ),
+});
+
+/** A dead letter in a listing: its error and the start of its event (`GET /dead-letters/{id}` has all of it). */
+export const DeadLetterSummarySchema = z.lazy(() => z.object(letterFields(FIELD_MAXIMA.rowIssues)));
+
 export const DeadLetterResponseSchema = z.lazy(() =>
   z.object({
-    id: z.string(),
-    event: z.unknown().check(z.describe('the event as it was delivered')),
-    detailType: z.optional(
-      z.string().check(z.describe("the event's detail-type: which handler a replay goes to")),
+    ...letterFields(FIELD_MAXIMA.issues),
+    event: z.optional(
+      z
+        .unknown()
+        .check(
+          z.describe(`the event as delivered (at most ${DEAD_LETTER_EVENT_MAX_BYTES} bytes as JSON)`),
+          z.meta({ maxJsonBytes: DEAD_LETTER_EVENT_MAX_BYTES }),
+        ),
     ),
-    error: z.object({
-      name: z.string(),
-      code: z.string(),
-      message: z.string(),
-      issues: z.array(FieldIssueSchema),
-    }),
-    at: instant,
-    status: z.enum(DEAD_LETTER_STATUSES),
-    actions: z.array(
-      z.object({
-        action: z.enum(['replay', 'discard']),
-        by: PrincipalSchema,
-        at: instant,
-        note: z.string().check(z.describe('why it was discarded, or what the replay came to')),
-      }),
-    ),
+    actions: z
+      .array(
+        z.object({
+          action: z.enum(['replay', 'discard']),
+          by: PrincipalSchema,
+          at: instant,
+          note: sentence.check(z.describe('why it was discarded, or what the replay came to')),
+        }),
+      )
+      .check(z.maxLength(FIELD_MAXIMA.audit), z.describe(`oldest first (the newest ${FIELD_MAXIMA.audit})`)),
+    actionsOmitted: omittedCount,
   }),
 );
 
-export const DeadLetterPageSchema = pageOf(DeadLetterResponseSchema);
+export const DeadLetterPageSchema = pageOf(DeadLetterSummarySchema);
 
 export const ReplayDeliveredSchema = z.lazy(() =>
   z.object({

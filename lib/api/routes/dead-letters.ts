@@ -1,11 +1,16 @@
 import { DEAD_LETTER_STATUSES, type DeadLetter } from '../../events/dead-letter.js';
+import { clipText, FIELD_MAXIMA } from '../../shared/field-limits.js';
 import { clientText } from '../../shared/text.js';
 import * as z from '../../shared/zod.js';
 import { ApiError } from '../errors.js';
+import { failureOf, issueOf, newest, omitted, principal } from '../presenters.js';
 import { parseBody, parseQuery } from '../request.js';
 import {
+  DEAD_LETTER_EVENT_MAX_BYTES,
+  DEAD_LETTER_PREVIEW,
   DeadLetterPageSchema,
   DeadLetterResponseSchema,
+  type DeadLetterSummarySchema,
   ReplayDeliveredSchema,
   ReplayRefusedSchema,
 } from '../responses/dead-letter.js';
@@ -32,17 +37,55 @@ function letterId(request: RouteRequest): string {
   return parsed.data;
 }
 
-const present = (letter: DeadLetter): z.output<typeof DeadLetterResponseSchema> => ({
-  ...letter,
-  error: { ...letter.error, issues: [...letter.error.issues] },
-  actions: letter.actions.map((action) => ({ ...action })),
-});
+const { word: WORD, text: TEXT } = FIELD_MAXIMA;
+
+/** The letter's fields both answers give, clipped: its error with the first `issues` fields, its event's size. */
+function summaryOf(letter: DeadLetter, eventJson: string, issues: number) {
+  return {
+    id: letter.id,
+    ...(letter.detailType !== undefined && { detailType: clipText(letter.detailType, WORD) }),
+    error: {
+      name: clipText(letter.error.name, WORD),
+      ...failureOf(letter.error),
+      issues: letter.error.issues.slice(0, issues).map(issueOf),
+      ...omitted('issuesOmitted', letter.error.issues.length, issues),
+    },
+    at: letter.at,
+    status: letter.status,
+    eventBytes: Buffer.byteLength(eventJson),
+  };
+}
+
+const preview = (eventJson: string) => ({ eventPreview: clipText(eventJson, DEAD_LETTER_PREVIEW) });
+
+/** In a listing: the error and the start of the event; the detail has the whole. */
+export function presentSummary(letter: DeadLetter): z.output<typeof DeadLetterSummarySchema> {
+  const eventJson = JSON.stringify(letter.event) ?? 'null';
+  return { ...summaryOf(letter, eventJson, FIELD_MAXIMA.rowIssues), ...preview(eventJson) };
+}
+
+/** The whole letter: the event as delivered (within DEAD_LETTER_EVENT_MAX_BYTES), the newest actions. */
+export function present(letter: DeadLetter): z.output<typeof DeadLetterResponseSchema> {
+  const eventJson = JSON.stringify(letter.event) ?? 'null';
+  const summary = summaryOf(letter, eventJson, FIELD_MAXIMA.issues);
+  return {
+    ...summary,
+    ...(summary.eventBytes <= DEAD_LETTER_EVENT_MAX_BYTES ? { event: letter.event } : preview(eventJson)),
+    actions: newest(letter.actions).map((action) => ({
+      action: action.action,
+      by: principal(action.by),
+      at: action.at,
+      note: clipText(action.note, TEXT),
+    })),
+    ...omitted('actionsOmitted', letter.actions.length),
+  };
+}
 
 async function listDeadLetters(request: RouteRequest) {
   const query = parseQuery(request.event, ListDeadLettersQuerySchema);
   const page = await request.ctx.deadLetters.list({ ...query, limit: query.limit ?? 20 });
   return reply(200, {
-    items: page.items.map(present),
+    items: page.items.map(presentSummary),
     ...(page.nextCursor && { nextCursor: page.nextCursor }),
   });
 }
@@ -76,7 +119,12 @@ export const deadLetterRoutes: readonly Route[] = [
   route({
     method: 'GET',
     path: '/dead-letters',
-    responses: { 200: { description: 'a page, newest first', schema: DeadLetterPageSchema } },
+    responses: {
+      200: {
+        description: 'a page, newest first: each letter its error and the start of its event',
+        schema: DeadLetterPageSchema,
+      },
+    },
     problems: ['validation'],
     handler: listDeadLetters,
   }),
