@@ -72,5 +72,9 @@ function withinCallDeadline<T>(
     new Promise<never>((_resolve, reject) => {
       deadline.onabort = () => reject(deadline.reason);
     }),
-  ]);
+  ]).finally(() => {
+    // Let go of the race once answered: otherwise each call's answer stays reachable from its signal until the
+    // deadline passes (thousands of calls a second in a sweep).
+    deadline.onabort = null;
+  });
 }
