@@ -8,7 +8,7 @@ import * as z from '../shared/zod.js';
  */
 
 /** A decimal integer in a query string, with bounds. */
-const queryInt = (min: number, max: number, description: string) =>
+export const queryInt = (min: number, max: number, description: string) =>
   z
     .pipe(
       z.string().check(z.regex(/^\d{1,6}$/, 'must be an integer')),

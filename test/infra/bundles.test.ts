@@ -86,8 +86,9 @@ const OVER_THE_BOUND: Readonly<Record<string, { ceilingKb: number; why: string }
     // by cursor, the response schemas' maxima), 602.0 KB measured. 603 -> 604: the request deadline and the
     // DynamoDB and provider calls' total deadlines (issue 15, +1.4 KB), 603.4 KB measured. 604 -> 605.1: the dead
     // letters' answers bounded (issue 15: summaries in the listing, the event whole up to 2 MiB, +1.1 KB), 605.05 KB
-    // measured; what issue 15 needs in this function, not room for more.
-    ceilingKb: 605.1,
+    // measured; what issue 15 needs in this function, not room for more. 605.1 -> 604.8: the query strings'
+    // integers declared once (queryInt), 604.7 KB measured.
+    ceilingKb: 604.8,
     why: "every ops route: recurrences, refunds, bulk corrections and their jobs, provider views (every provider resource), settlements, dead letters, the OpenAPI document (z.toJSONSchema, ~40 KB), the answers clipped to their size bounds (~7 KB), the request deadline (~1.4 KB), the dead letters' bounds (~1.1 KB)",
   },
 };

@@ -12,33 +12,14 @@ import * as z from '../../shared/zod.js';
 import { parseQuery } from '../request.js';
 import { FutureMovementViewSchema } from '../responses/schedules.js';
 import { type Route, type RouteRequest, reply, route } from '../router.js';
-import { ListPayoutsQuerySchema } from '../schemas.js';
+import { ListPayoutsQuerySchema, queryInt } from '../schemas.js';
 
 export const FuturePayoutsQuerySchema = z.strictObject({
   /** How many days ahead, 1 to 366 (default 30). */
-  days: z.optional(
-    z.pipe(
-      z.string().check(z.regex(/^\d{1,3}$/, 'must be an integer')),
-      z.pipe(
-        z.transform((text: string) => Number(text)),
-        z.int().check(z.gte(1, 'must be at least 1'), z.lte(366, 'must be at most 366')),
-      ),
-    ),
-  ),
+  days: z.optional(queryInt(1, 366, 'how many days ahead, 1 to 366, default 30')),
   /** Movements per answer, 1 to 500 (default 500). */
   limit: z.optional(
-    z.pipe(
-      z.string().check(z.regex(/^\d{1,3}$/, 'must be an integer')),
-      z.pipe(
-        z.transform((text: string) => Number(text)),
-        z
-          .int()
-          .check(
-            z.gte(1, 'must be at least 1'),
-            z.lte(FUTURE_PAGE_MAX, `must be at most ${FUTURE_PAGE_MAX}`),
-          ),
-      ),
-    ),
+    queryInt(1, FUTURE_PAGE_MAX, `movements per answer, 1 to ${FUTURE_PAGE_MAX}, default ${FUTURE_PAGE_MAX}`),
   ),
   cursor: ListPayoutsQuerySchema.shape.cursor,
 });

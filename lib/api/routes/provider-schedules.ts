@@ -4,23 +4,17 @@ import * as z from '../../shared/zod.js';
 import { parseQuery } from '../request.js';
 import { PROVIDER_SCHEDULE_PAGE_MAX, ProviderScheduleViewSchema } from '../responses/schedules.js';
 import { type Route, type RouteRequest, reply, route } from '../router.js';
+import { queryInt } from '../schemas.js';
 
 export const ProviderScheduleQuerySchema = z.strictObject({
   /** `true`: only entries that still move money (not cancelled, date ahead). */
   upcoming: z.optional(z.enum(['true', 'false'])),
   /** 1 to 500, default 100. */
   limit: z.optional(
-    z.pipe(
-      z.string().check(z.regex(/^\d{1,3}$/, 'must be an integer')),
-      z.pipe(
-        z.transform((text: string) => Number(text)),
-        z
-          .int()
-          .check(
-            z.gte(1, 'must be at least 1'),
-            z.lte(PROVIDER_SCHEDULE_PAGE_MAX, `must be at most ${PROVIDER_SCHEDULE_PAGE_MAX}`),
-          ),
-      ),
+    queryInt(
+      1,
+      PROVIDER_SCHEDULE_PAGE_MAX,
+      `schedules per answer, 1 to ${PROVIDER_SCHEDULE_PAGE_MAX}, default 100`,
     ),
   ),
 });

@@ -20,6 +20,7 @@ import {
   ApproveRequestSchema,
   CancelRequestSchema,
   PauseRequestSchema,
+  queryInt,
   ResumeRequestSchema,
 } from '../schemas.js';
 import { idParam } from './payouts.js';
@@ -27,15 +28,7 @@ import { idParam } from './payouts.js';
 export const ListRecurrencesQuerySchema = z.strictObject({
   status: z.optional(z.enum(RECURRENCE_STATUSES as [RecurrenceStatus, ...RecurrenceStatus[]])),
   /** 1 to 100, default 20. */
-  limit: z.optional(
-    z.pipe(
-      z.string().check(z.regex(/^\d{1,3}$/, 'must be an integer')),
-      z.pipe(
-        z.transform((text: string) => Number(text)),
-        z.int().check(z.gte(1, 'must be at least 1'), z.lte(100, 'must be at most 100')),
-      ),
-    ),
-  ),
+  limit: z.optional(queryInt(1, 100, 'page size, 1 to 100, default 20')),
   cursor: z.optional(
     z
       .string()
