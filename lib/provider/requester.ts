@@ -219,7 +219,10 @@ export class Requester {
         new Promise<never>((_resolve, reject) => {
           signal.onabort = () => reject(signal.reason);
         }),
-      ]);
+      ]).finally(() => {
+        // Let go of the race once read, as lib/shared/dynamodb-client.ts does: the signal lives to the deadline.
+        signal.onabort = null;
+      });
       return pin === undefined ? { token } : { token, pin };
     } catch (error) {
       const detail = error instanceof Error ? `${error.name}: ${error.message}` : 'unknown error';
