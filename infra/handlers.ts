@@ -79,12 +79,58 @@ const DLQ_GRANT_EXTRAS = {
  * `functions/` has no entry, so no handler ships unwired.
  */
 export const HANDLERS = {
-  api: {
-    description: 'Ops API (HTTP API, IAM auth): payouts, approvals, controls, refunds, provider views',
+  // The ops API, one function per group of routes (lib/api/functions/index.ts), each granted what its own routes
+  // use. All share the request deadline: 29 s, inside API Gateway's 30 s (lib/api/request-deadline.ts).
+  'api-payouts': {
+    description:
+      "Ops API (HTTP API, IAM auth): a payout's life (create, list, read, cancel, approve, resolve), controls",
     trigger: { kind: 'api' },
-    // Lists payouts by status (gsi1) or by month (gsi2); submits at once, so it calls the provider.
-    // Reads payout, rule and bulk-item histories by key (Query on the table).
-    // Stores a correction job's rows 25 per BatchWriteItem (lib/bulk-corrections/job-store.ts).
+    // Lists payouts by status (gsi1) or by month (gsi2); reads a payout's history by key (Query on the table).
+    // A payout's claim reads the pause after it committed (GetItem), so no ConditionCheck.
+    table: {
+      access: 'readWriteNoPauseCheck',
+      indexes: [byStatus.indexName, byMonth.indexName],
+      queriesTable: true,
+    },
+    // Submits payouts at once (POST /payouts, approvals), wallet payouts included.
+    provider: ProviderAccess.TokenAndPin,
+    timeout: Duration.seconds(29),
+  },
+  'api-recurrences': {
+    description: "Ops API (HTTP API, IAM auth): recurring payouts, the provider's schedules, future payouts",
+    trigger: { kind: 'api' },
+    // Lists rules and payouts by status (gsi1) or month (gsi2), the provider's schedules by month (gsi2); reads a
+    // rule's history by key (Query on the table).
+    table: {
+      access: 'readWriteNoPauseCheck',
+      indexes: [byStatus.indexName, byMonth.indexName],
+      queriesTable: true,
+    },
+    provider: ProviderAccess.Token,
+    timeout: Duration.seconds(29),
+  },
+  'api-operations': {
+    description: "Ops API (HTTP API, IAM auth): refunds, instant settlements, the provider's views, health",
+    trigger: { kind: 'api' },
+    // Claims refunds (the claim checks the pause item: ConditionCheck); lists refunds and payouts by status or
+    // month; deciding a settlement deletes its deferral item (lib/settlement/decision-store.ts).
+    table: {
+      access: 'readWrite',
+      indexes: [byStatus.indexName, byMonth.indexName],
+      queriesTable: true,
+      deletesItems: true,
+    },
+    // Sends refunds and pays settlements out by bank transfer, reads the provider's views: never from a wallet.
+    provider: ProviderAccess.Token,
+    timeout: Duration.seconds(29),
+  },
+  'api-corrections': {
+    description:
+      'Ops API (HTTP API, IAM auth): bulk corrections, correction jobs, dead letters, the approvals queue',
+    trigger: { kind: 'api' },
+    // Lists what waits for approval and the bulk items by status (gsi1) or month (gsi2); reads bulk-item
+    // histories by key (Query on the table); stores a correction job's rows 25 per BatchWriteItem
+    // (lib/bulk-corrections/job-store.ts); a replayed Settlement Available deletes the settlement's deferral.
     table: {
       access: 'readWrite',
       indexes: [byStatus.indexName, byMonth.indexName],
@@ -92,7 +138,7 @@ export const HANDLERS = {
       deletesItems: true,
       batchWrites: true,
     },
-    // Submits payouts at once (POST /payouts, approvals), wallet payouts included.
+    // A replayed Payout Requested dead letter creates and submits the payout, wallet payouts included.
     provider: ProviderAccess.TokenAndPin,
     // Hands correction jobs to the queue workers (POST /bulk-payout-items/corrections): docs/bulk-corrections.md.
     sendsTo: ['submissions'],
@@ -103,6 +149,14 @@ export const HANDLERS = {
       'sqs:GetQueueAttributes': "Part of CDK's grantSendMessages; the API only sends.",
       'sqs:GetQueueUrl': "Part of CDK's grantSendMessages; the API only sends.",
     },
+  },
+  'api-docs': {
+    description:
+      'Ops API (HTTP API, IAM auth): the OpenAPI document, and the 404 problem for undeclared routes',
+    trigger: { kind: 'api' },
+    // Serves a document bundled with it: no table, no secret, no provider.
+    provider: ProviderAccess.None,
+    timeout: Duration.seconds(29),
   },
   'sweep-due-payouts': {
     description: 'Every minute: release due scheduled payouts and hand pending ones to the submission queue',

@@ -10,19 +10,25 @@ import { Construct } from 'constructs';
 export interface ApiRouteSpec {
   readonly method: 'GET' | 'POST' | 'PATCH';
   readonly path: string;
+  /** The function that serves it: a key of `functions`. */
+  readonly functionName: string;
 }
 
 export interface OpsApiProps {
   readonly stage: string;
-  readonly handler: IFunction;
-  /** The routes the handler serves (`apiRoutes` of `lib/api`), declared one by one so unknown paths never reach Lambda. */
+  /** The API's functions by name (lib/api/functions/index.ts). */
+  readonly functions: ReadonlyMap<string, IFunction>;
+  /** Every route with the function that serves it (`apiRouteTable()` of lib/api/functions), declared one by one. */
   readonly routes: readonly ApiRouteSpec[];
+  /** The function that answers a request no route declares (the `$default` route): the API's 404 problem. */
+  readonly fallback: string;
   readonly logRetention: RetentionDays;
 }
 
 /**
- * The ops HTTP API: every route requires SigV4 (IAM authorisation), one Lambda integration serves them all,
- * and each request is written to an access log in JSON.
+ * The ops HTTP API: every route requires SigV4 (IAM authorisation) and goes to the one Lambda function that
+ * serves it; a request no route declares goes to the fallback function (`$default`), which answers the API's
+ * 404 problem. Each request is written to an access log in JSON.
  */
 export class OpsApi extends Construct {
   readonly api: HttpApi;
@@ -34,10 +40,20 @@ export class OpsApi extends Construct {
       retention: props.logRetention,
       removalPolicy: RemovalPolicy.DESTROY,
     });
+    const integrations = new Map(
+      [...props.functions].map(([name, fn]) => [name, new HttpLambdaIntegration(`${name}-integration`, fn)]),
+    );
+    const integrationOf = (name: string) => {
+      const integration = integrations.get(name);
+      if (!integration) throw new Error(`no function ${name} for the ops API`);
+      return integration;
+    };
     this.api = new HttpApi(this, 'Api', {
       apiName: `payouts-ops-${props.stage}`,
       description: 'Payout operations API (IAM-authorised)',
       defaultAuthorizer: new HttpIamAuthorizer(),
+      // The $default route, authorised like every other (with the fallback deployed).
+      ...(integrations.has(props.fallback) && { defaultIntegration: integrationOf(props.fallback) }),
       createDefaultStage: false,
     });
     this.api.addStage('DefaultStage', {
@@ -62,9 +78,12 @@ export class OpsApi extends Construct {
         ),
       },
     });
-    const integration = new HttpLambdaIntegration('Handler', props.handler);
     for (const route of props.routes) {
-      this.api.addRoutes({ path: route.path, methods: [HttpMethod[route.method]], integration });
+      this.api.addRoutes({
+        path: route.path,
+        methods: [HttpMethod[route.method]],
+        integration: integrationOf(route.functionName),
+      });
     }
   }
 }

@@ -1,10 +1,11 @@
 import { CfnOutput, Duration, Stack, type StackProps, Validations } from 'aws-cdk-lib';
 import { AnyPrincipal, Effect, PolicyStatement } from 'aws-cdk-lib/aws-iam';
+import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { SqsDestination } from 'aws-cdk-lib/aws-lambda-destinations';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
-import { apiRoutes } from '../../lib/api/index.js';
+import { apiRouteTable, FALLBACK_API_FUNCTION } from '../../lib/api/functions/index.js';
 import { PUBLISHED_OUTCOMES } from '../../lib/events/domain-events.js';
 import {
   reconciliationEnvironment,
@@ -67,6 +68,7 @@ export class PayoutsStack extends Stack {
     };
 
     const deployed = props.handlers ?? presentHandlers();
+    const apiFunctions = new Map<string, IFunction>();
     // The queue exists with its consumer: without the workers, the sweeper submits inline as before.
     const submissions = deployed.includes('submit-payouts')
       ? new SubmissionQueue(this, 'Submissions', {
@@ -112,12 +114,7 @@ export class PayoutsStack extends Stack {
 
       switch (spec.trigger.kind) {
         case 'api':
-          this.api = new OpsApi(this, 'OpsApi', {
-            stage,
-            handler: fn.function,
-            routes: apiRoutes.map(({ method, path }) => ({ method, path })),
-            logRetention,
-          });
+          apiFunctions.set(name, fn.function);
           break;
         case 'schedule': {
           const dlq = this.#asyncDeadLetterQueue(name, fn);
@@ -158,6 +155,17 @@ export class PayoutsStack extends Stack {
           break;
         }
       }
+    }
+
+    if (apiFunctions.size > 0) {
+      this.api = new OpsApi(this, 'OpsApi', {
+        stage,
+        functions: apiFunctions,
+        // A stack deploying only some handlers declares only the routes of the API functions it deploys.
+        routes: apiRouteTable().filter((route) => apiFunctions.has(route.functionName)),
+        fallback: FALLBACK_API_FUNCTION,
+        logRetention,
+      });
     }
 
     this.events.restrictSources({

@@ -26,9 +26,12 @@ export interface ApprovalsPage {
   readonly nextCursors: Partial<Record<ApprovalKind, string>>;
 }
 
+/** The services that hold instructions waiting for a second person. */
+type ApprovalSources = ApiContext<'engine' | 'refunds' | 'recurrences' | 'bulkCorrections'>;
+
 type Source = (limit: number, cursor: string | undefined) => Promise<CursorPage<WaitingApproval>>;
 
-function sources(ctx: ApiContext): Record<ApprovalKind, Source> {
+function sources(ctx: ApprovalSources): Record<ApprovalKind, Source> {
   return {
     payout: async (limit, cursor) => {
       const page = await ctx.engine.list({ status: 'pending_approval', limit, ...(cursor && { cursor }) });
@@ -112,7 +115,7 @@ function sources(ctx: ApiContext): Record<ApprovalKind, Source> {
  * a page may hold fewer than `limit` items when some were the viewer's own.
  */
 export async function waitingApprovals(
-  ctx: ApiContext,
+  ctx: ApprovalSources,
   viewer: Principal,
   query: { kind?: ApprovalKind; limit: number; cursor?: string },
 ): Promise<ApprovalsPage> {

@@ -10,8 +10,11 @@ import type { SettlementService } from '../settlement/settlement-service.js';
 import type { Logger } from '../shared/logger.js';
 import type { ApiDeadlines } from './request-deadline.js';
 
-/** What the route handlers may use; built once per process from the runtime. */
-export interface ApiContext {
+/**
+ * The services the ops API routes to. Each API function (lib/api/functions/) builds only those its routes use,
+ * so its bundle carries no other: a route declares the ones it reads (`RouteRequest<'refunds'>`).
+ */
+export interface ApiServices {
   readonly engine: PayoutEngine;
   readonly refunds: RefundService;
   readonly recurrences: RecurrenceService;
@@ -26,6 +29,11 @@ export interface ApiContext {
   readonly deadLetters: DeadLetterService;
   /** Only the read-through views use the provider directly. */
   readonly provider: Pick<ProviderClient, 'settlements' | 'transactions' | 'stores'>;
+}
+export type ApiService = keyof ApiServices;
+
+/** What every route and the router may use, whichever function serves them. */
+export interface ApiEnvironment {
   readonly logger: Logger;
   /** `local` trusts the `X-Ops-Principal` header; `aws` only the IAM principal of the signed request. */
   readonly mode: 'aws' | 'local';
@@ -37,3 +45,9 @@ export interface ApiContext {
   /** How requests are bounded; API_DEADLINES (request-deadline.ts) unless a test sets its own. */
   readonly deadlines?: ApiDeadlines;
 }
+
+/**
+ * What the route handlers may use: the environment and the services `S` (every service by default, as the
+ * local server and the tests build it); built once per process from the runtime.
+ */
+export type ApiContext<S extends ApiService = ApiService> = ApiEnvironment & Pick<ApiServices, S>;

@@ -2,42 +2,23 @@ import type { Runtime } from '../runtime/runtime.js';
 import { once } from '../runtime/service-cache.js';
 import { apiContextFrom } from './api-context.js';
 import type { ApiContext } from './context.js';
+import { API_FUNCTIONS } from './functions/index.js';
 import { type ApiHandler, createRouter, type Route } from './router.js';
-import { approvalRoutes } from './routes/approvals.js';
-import { bulkPayoutItemRoutes } from './routes/bulk-payout-items.js';
-import { controlRoutes } from './routes/controls.js';
-import { correctionJobRoutes } from './routes/correction-jobs.js';
-import { deadLetterRoutes } from './routes/dead-letters.js';
-import { futurePayoutRoutes } from './routes/future-payouts.js';
-import { instantSettlementRoutes } from './routes/instant-settlements.js';
-import { metaRoutes } from './routes/meta.js';
-import { payoutRoutes } from './routes/payouts.js';
-import { providerScheduleRoutes } from './routes/provider-schedules.js';
-import { providerViewRoutes } from './routes/provider-views.js';
-import { recurringPayoutRoutes } from './routes/recurring-payouts.js';
-import { refundRoutes } from './routes/refunds.js';
 
 export type { ApiContext } from './context.js';
 export type { ApiHandler } from './router.js';
 
-export const apiRoutes: readonly Route[] = [
-  ...payoutRoutes,
-  ...controlRoutes,
-  ...refundRoutes,
-  ...recurringPayoutRoutes,
-  ...providerScheduleRoutes,
-  ...instantSettlementRoutes,
-  ...bulkPayoutItemRoutes,
-  ...correctionJobRoutes,
-  ...deadLetterRoutes,
-  ...approvalRoutes,
-  ...providerViewRoutes,
-  ...futurePayoutRoutes,
-  ...metaRoutes,
-];
+/**
+ * Every route of the ops API: the union of the functions' routes (lib/api/functions/index.ts), each served by
+ * one function in AWS and all by this one handler locally (`npm start`) and in the tests.
+ */
+export const apiRoutes: readonly Route[] = Object.values(API_FUNCTIONS).flatMap(
+  (fn): readonly Route[] => fn.routes,
+);
 
 /**
- * The ops API as one function of an API Gateway HTTP API v2 event: the Lambda and `npm start` both call it.
+ * The whole ops API as one function of an API Gateway HTTP API v2 event: `npm start` and the tests call it; in AWS
+ * each of lib/api/functions/ serves its own routes.
  *
  * @example
  * const handle = createApiHandler({ engine, refunds, provider, logger, mode: 'local' });

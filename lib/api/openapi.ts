@@ -20,8 +20,8 @@ import { CorrectionIdSchema, ListBulkItemsQuerySchema } from './routes/bulk-payo
 import { JobIdSchema, ListCorrectionJobsQuerySchema } from './routes/correction-jobs.js';
 import { DiscardDeadLetterRequestSchema, ListDeadLettersQuerySchema } from './routes/dead-letters.js';
 import { FuturePayoutsQuerySchema } from './routes/future-payouts.js';
+import { HealthQuerySchema } from './routes/health.js';
 import { InstantSettlementRequestSchema } from './routes/instant-settlements.js';
-import { HealthQuerySchema } from './routes/meta.js';
 import { ProviderScheduleQuerySchema } from './routes/provider-schedules.js';
 import { ListRecurrencesQuerySchema, SkipOccurrenceRequestSchema } from './routes/recurring-payouts.js';
 import { ListRefundsQuerySchema } from './routes/refunds.js';

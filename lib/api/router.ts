@@ -2,7 +2,7 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from '
 import type { Principal } from '../payouts/model.js';
 import { DeadlineExceededError, withinDeadline } from '../shared/deadline.js';
 import type * as z from '../shared/zod.js';
-import type { ApiContext } from './context.js';
+import type { ApiContext, ApiService } from './context.js';
 import { ApiError } from './errors.js';
 import { principalOf } from './principal.js';
 import { problemFor, problemResponse } from './problem.js';
@@ -11,13 +11,13 @@ import { API_DEADLINES, type RequestDeadline } from './request-deadline.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PATCH';
 
-/** What a route handler receives. */
-export interface RouteRequest {
+/** What a route handler receives; `S` are the services it uses (every one unless it says). */
+export interface RouteRequest<S extends ApiService = ApiService> {
   readonly event: APIGatewayProxyEventV2;
   /** Path parameters by name, e.g. `{ id }` for `/payouts/{id}`. */
   readonly params: Readonly<Record<string, string>>;
   readonly principal: () => Principal;
-  readonly ctx: ApiContext;
+  readonly ctx: ApiContext<S>;
   /** When the API answers whatever happens; an inline send must fit its `sendWindow`. */
   readonly deadline: RequestDeadline;
 }
@@ -65,7 +65,8 @@ export function reply<const S extends number, B>(
   return { status, body, ...(headers && { headers }) };
 }
 
-export interface Route<A extends Answers = Answers> {
+/** A route; `S` are the services its handler uses, so a function serving it knows what to build. */
+export interface Route<A extends Answers = Answers, S extends ApiService = ApiService> {
   readonly method: HttpMethod;
   /** A path template, e.g. `/payouts/{id}/cancel`. */
   readonly path: string;
@@ -76,25 +77,35 @@ export interface Route<A extends Answers = Answers> {
    * API tests fail on a problem the route does not declare.
    */
   readonly problems: readonly ProblemSlug[];
-  readonly handler: (request: RouteRequest) => Promise<RouteResultOf<A>>;
+  readonly handler: (request: RouteRequest<S>) => Promise<RouteResultOf<A>>;
 }
 
 /**
  * Declares a route: the handler's answers are type-checked against `responses`, so the code and the
- * document generated from them cannot differ on a status or a body's shape.
+ * document generated from them cannot differ on a status or a body's shape. The services it uses come from its
+ * handler's `RouteRequest<S>`.
  */
-export function route<const A extends Answers>(definition: Route<A>): Route {
-  return definition as unknown as Route;
+export function route<const A extends Answers, S extends ApiService = ApiService>(
+  definition: Route<A, S>,
+): Route<Answers, S> {
+  return definition as unknown as Route<Answers, S>;
 }
 
-interface CompiledRoute extends Route {
+interface CompiledRoute<S extends ApiService> extends Route<Answers, S> {
   readonly pattern: RegExp;
   readonly names: readonly string[];
 }
 
-function compile(route: Route): CompiledRoute {
+/**
+ * A path template's pattern and parameter names: `/payouts/{id}` matches `/payouts/01J…` with `id`. API Gateway
+ * matches `{name}` to one segment the same way.
+ */
+export function pathPattern(template: string): {
+  readonly pattern: RegExp;
+  readonly names: readonly string[];
+} {
   const names: string[] = [];
-  const source = route.path
+  const source = template
     .split('/')
     .map((segment) => {
       const match = /^\{(\w+)\}$/.exec(segment);
@@ -103,7 +114,11 @@ function compile(route: Route): CompiledRoute {
       return '([^/]+)';
     })
     .join('/');
-  return { ...route, pattern: new RegExp(`^${source}$`), names };
+  return { pattern: new RegExp(`^${source}$`), names };
+}
+
+function compile<S extends ApiService>(route: Route<Answers, S>): CompiledRoute<S> {
+  return { ...route, ...pathPattern(route.path) };
 }
 
 /** What the invocation tells the API: the time it has left (Lambda's `getRemainingTimeInMillis()`). */
@@ -126,7 +141,10 @@ export type ApiHandler = (
  * const handle = createRouter([...payoutRoutes, ...metaRoutes], ctx);
  * const result = await handle(event);
  */
-export function createRouter(routes: readonly Route[], ctx: ApiContext): ApiHandler {
+export function createRouter<S extends ApiService>(
+  routes: readonly Route<Answers, S>[],
+  ctx: ApiContext<S>,
+): ApiHandler {
   const compiled = routes.map(compile);
   const deadlines = ctx.deadlines ?? API_DEADLINES;
   return async (event, invocation = {}) => {
@@ -201,7 +219,8 @@ export function createRouter(routes: readonly Route[], ctx: ApiContext): ApiHand
   };
 }
 
-function normalisePath(rawPath: string): string {
+/** The path as routed: without trailing slashes, `/` for none. */
+export function normalisePath(rawPath: string): string {
   const path = rawPath.replace(/\/+$/, '');
   return path === '' ? '/' : path;
 }

@@ -8,6 +8,7 @@ import {
 import { drainRatePerSecond, enqueuePerTick } from '../../infra/config/submission-sizing.js';
 import { DOMAIN_EVENT_STREAM } from '../../infra/constructs/domain-events.js';
 import { HANDLERS, type HandlerName } from '../../infra/handlers.js';
+import { API_FUNCTIONS, type ApiFunctionName } from '../../lib/api/functions/index.js';
 import { API_DEADLINES } from '../../lib/api/request-deadline.js';
 import { MAX_BATCH_CORRECTIONS } from '../../lib/bulk-corrections/schemas.js';
 import {
@@ -96,6 +97,25 @@ type Limit =
   | { readonly kind: 'cutOffGuardedByLease'; readonly why: string }
   | { readonly kind: 'notYetBounded'; readonly why: string };
 
+/**
+ * An ops API function: the router answers at the request's deadline. POST /payouts (api-payouts), an approval,
+ * a refund, an instant settlement or a replayed dead letter may send inline: the provider call, its retries and
+ * credential reads included (callDeadlineMs). The recording that follows has the rest of the margin; abandoned
+ * at the deadline, it leaves the payout claimed under its lease for the reconciler, as a timed-out send always did.
+ */
+const API_ANSWERS: Limit = {
+  kind: 'answersAtDeadline',
+  marginMs: API_DEADLINES.marginMs,
+  parts: [
+    {
+      name: 'an inline send',
+      marginMs: API_DEADLINES.sendBeforeDeadlineMs,
+      unitMs: API_DEADLINES.sendDeadlineMs,
+      optional: true,
+    },
+  ],
+};
+
 const LIMITS: Record<HandlerName, Limit> = {
   'submit-payouts': {
     kind: 'stopsStarting',
@@ -146,21 +166,12 @@ const LIMITS: Record<HandlerName, Limit> = {
       },
     ],
   },
-  api: {
-    kind: 'answersAtDeadline',
-    marginMs: API_DEADLINES.marginMs,
-    parts: [
-      {
-        // POST /payouts: the provider call, its retries and credential reads included (callDeadlineMs). The
-        // recording that follows has the rest of the margin; abandoned at the deadline, it leaves the payout
-        // claimed under its lease for the reconciler, as a timed-out send always did.
-        name: 'an inline send',
-        marginMs: API_DEADLINES.sendBeforeDeadlineMs,
-        unitMs: API_DEADLINES.sendDeadlineMs,
-        optional: true,
-      },
-    ],
-  },
+  // Every function of the ops API (lib/api/functions/) answers at the request's deadline.
+  'api-payouts': API_ANSWERS,
+  'api-recurrences': API_ANSWERS,
+  'api-operations': API_ANSWERS,
+  'api-corrections': API_ANSWERS,
+  'api-docs': API_ANSWERS,
   'payout-requested': {
     // Not `answersAtDeadline`: no caller waits for an answer, so answering early gains nothing; cut off, the
     // invocation is retried by EventBridge and the lease keeps the claim exactly-once.
@@ -252,8 +263,9 @@ describe("every function's worst case fits its limits", () => {
     },
   );
 
-  it('api: runs locally with the budget the Lambda has', () => {
-    expect(API_DEADLINES.localBudgetMs).toBe(timeoutOf('api'));
+  const apiFunctions = Object.keys(API_FUNCTIONS) as ApiFunctionName[];
+  it.each(apiFunctions)('%s: runs locally with the budget the Lambda has', (name) => {
+    expect(API_DEADLINES.localBudgetMs).toBe(timeoutOf(name));
   });
 
   const single = Object.entries(LIMITS).flatMap(([name, limit]) =>

@@ -4,8 +4,9 @@ import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import type { SQSEvent } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HANDLERS, type HandlerName, type HandlerSpec, presentHandlers } from '../../infra/handlers.js';
-import { apiContextFrom } from '../../lib/api/api-context.js';
-import { createApiHandler } from '../../lib/api/index.js';
+import { docsApiHandler } from '../../lib/api/functions/docs.js';
+import { API_FUNCTIONS, type ApiFunctionName, apiFunctionServing } from '../../lib/api/functions/index.js';
+import type { ApiHandler } from '../../lib/api/router.js';
 import type { CorrectionJob, JobItem } from '../../lib/bulk-corrections/job-model.js';
 import { DynamoDbCorrectionJobStore } from '../../lib/bulk-corrections/job-store.js';
 import { EventBridgePublisher } from '../../lib/events/event-publisher.js';
@@ -93,6 +94,34 @@ function runtimeFor(
 }
 
 /**
+ * One ops API function on a runtime as Lambda would build it for that function (`runtimeFor`): only its own
+ * routes, on its own role. `api-docs` builds no runtime.
+ */
+function apiFunction(
+  name: ApiFunctionName,
+  checker = proof,
+  overrides: Record<string, string> = {},
+): ApiHandler {
+  return name === 'api-docs'
+    ? docsApiHandler()
+    : API_FUNCTIONS[name].routerOn(runtimeFor(name, checker, overrides));
+}
+
+/** The ops API as deployed: each request goes to the function API Gateway sends it to, on that function's role. */
+function deployedApi(checker = proof, overrides: Record<string, string> = {}): ApiHandler {
+  const functions = new Map<ApiFunctionName, ApiHandler>();
+  return (event, invocation) => {
+    const name = apiFunctionServing(event.requestContext.http.method, event.rawPath);
+    let fn = functions.get(name);
+    if (!fn) {
+      fn = apiFunction(name, checker, overrides);
+      functions.set(name, fn);
+    }
+    return fn(event, invocation);
+  };
+}
+
+/**
  * A correction job of one row as the API stores it. The API's POST also enqueues through SQS, a signed fetch
  * the proof neither observes nor may send anywhere; the store's writes are what its role must allow.
  */
@@ -164,88 +193,157 @@ afterAll(async () => {
 
 // Each scenario runs a handler end to end; under a full parallel test run that takes a while.
 describe('IAM proof: every call each handler makes is allowed by its own role', { timeout: 180_000 }, () => {
-  it.skipIf(!present.includes('api'))('api: payouts, approvals, refunds, listings, controls', async () => {
-    const runtime = runtimeFor('api');
-    const api = createApiHandler(apiContextFrom(runtime));
-    const fixtures = sandbox.fixtures();
-    const post = (path: string, body: unknown, key: string, principal = 'alice') =>
-      call(api, { method: 'POST', path, body, principal, headers: { 'Idempotency-Key': key } });
-    const paid = await post('/payouts', bankTransfer(), 'iam-bank');
-    expect(paid.status).toBe(201);
-    const wallet = await post(
-      '/payouts',
-      {
-        type: 'wallet_transfer',
-        amount: 10_000,
-        currency: 'NGN',
-        narration: 'float top-up',
-        sourceWalletId: fixtures.merchantWalletId,
-        destinationWalletId: fixtures.stores[0]?.walletId,
-      },
-      'iam-wallet',
-    );
-    expect(wallet.status).toBe(201);
-    const large = await post('/payouts', bankTransfer({ amount: 20_000_000 }), 'iam-large');
-    await exercise('approve', () => post(`/payouts/${large.body.id}/approve`, {}, 'iam-approve', 'bob'));
-    for (const query of ['status=succeeded', 'from=2026-01-01T00:00:00Z&to=2027-12-31T00:00:00Z', '']) {
-      await exercise(`list ${query}`, () =>
-        call(api, { method: 'GET', path: '/payouts', query, principal: 'alice' }),
+  it.skipIf(!present.includes('api-payouts'))(
+    'api-payouts: payouts (bank and wallet), an approval, listings, controls',
+    async () => {
+      const api = apiFunction('api-payouts');
+      const fixtures = sandbox.fixtures();
+      const post = (path: string, body: unknown, key: string, principal = 'alice') =>
+        call(api, { method: 'POST', path, body, principal, headers: { 'Idempotency-Key': key } });
+      const paid = await post('/payouts', bankTransfer(), 'iam-bank');
+      expect(paid.status).toBe(201);
+      const wallet = await post(
+        '/payouts',
+        {
+          type: 'wallet_transfer',
+          amount: 10_000,
+          currency: 'NGN',
+          narration: 'float top-up',
+          sourceWalletId: fixtures.merchantWalletId,
+          destinationWalletId: fixtures.stores[0]?.walletId,
+        },
+        'iam-wallet',
       );
-    }
-    await exercise('get', () =>
-      call(api, { method: 'GET', path: `/payouts/${paid.body.id}`, principal: 'alice' }),
-    );
-    const transaction = fixtures.paymentLinkTransactions.find((t) => t.amountPaid >= 10);
-    await exercise('refund', () =>
-      post(
+      expect(wallet.status).toBe(201);
+      const large = await post('/payouts', bankTransfer({ amount: 20_000_000 }), 'iam-large');
+      await exercise('approve', () => post(`/payouts/${large.body.id}/approve`, {}, 'iam-approve', 'bob'));
+      for (const query of ['status=succeeded', 'from=2026-01-01T00:00:00Z&to=2027-12-31T00:00:00Z', '']) {
+        await exercise(`list ${query}`, () =>
+          call(api, { method: 'GET', path: '/payouts', query, principal: 'alice' }),
+        );
+      }
+      await exercise('get', () =>
+        call(api, { method: 'GET', path: `/payouts/${paid.body.id}`, principal: 'alice' }),
+      );
+      await exercise('/controls', () => call(api, { method: 'GET', path: '/controls', principal: 'alice' }));
+      await exercise('pause', () => post('/controls/pause', { reason: 'iam proof' }, 'iam-pause'));
+      await exercise('resume', () => post('/controls/resume', {}, 'iam-resume', 'bob'));
+      // Its routes only: a refund is another function's.
+      expect((await call(api, { method: 'GET', path: '/refunds', principal: 'alice' })).status).toBe(404);
+    },
+  );
+
+  it.skipIf(!present.includes('api-operations'))(
+    "api-operations: a refund, an instant settlement, the provider's views, the deep health check",
+    async () => {
+      const runtime = runtimeFor('api-operations');
+      const api = API_FUNCTIONS['api-operations'].routerOn(runtime);
+      const post = (path: string, body: unknown, key: string, principal = 'alice') =>
+        call(api, { method: 'POST', path, body, principal, headers: { 'Idempotency-Key': key } });
+      const transaction = sandbox.fixtures().paymentLinkTransactions.find((t) => t.amountPaid >= 10);
+      const refund = await post(
         '/refunds',
         { transactionId: transaction?.id, amount: 500, customerNote: 'c', merchantNote: 'm' },
         'iam-rf',
-      ),
-    );
-    await exercise('recurring', () =>
-      post(
+      );
+      expect(refund.status).toBe(201);
+      for (const path of ['/refunds', `/refunds/${refund.body.id}`, '/instant-settlements']) {
+        await exercise(path, () => call(api, { method: 'GET', path, principal: 'alice' }));
+      }
+      const settlements = await providerOf(runtime).settlements.list({ status: 'SUCCESSFUL' });
+      const merchantSettlement = settlements.items.find(
+        (settlement) => settlement.category !== 'INSTANT_SETTLEMENT',
+      );
+      await exercise('instant settlement', () =>
+        post('/instant-settlements', { settlementId: merchantSettlement?.id }, 'iam-instant'),
+      );
+      for (const path of ['/provider/settlements', '/provider/stores', '/provider/wallet-transactions']) {
+        await exercise(path, () => call(api, { method: 'GET', path, principal: 'alice' }));
+      }
+      const health = await call(api, {
+        method: 'GET',
+        path: '/health',
+        query: 'deep=true',
+        principal: 'alice',
+      });
+      expect(health.body.status).toBe('ok');
+    },
+  );
+
+  it.skipIf(!present.includes('api-recurrences'))(
+    "api-recurrences: a recurring payout, the provider's schedules, future payouts",
+    async () => {
+      const api = apiFunction('api-recurrences');
+      const created = await call(api, {
+        method: 'POST',
+        path: '/recurring-payouts',
+        body: {
+          ...bankTransfer(),
+          schedule: { frequency: 'monthly', dayOfMonth: 1, startDate: '2027-01-01' },
+        },
+        principal: 'alice',
+        headers: { 'Idempotency-Key': 'iam-rec' },
+      });
+      for (const path of [
         '/recurring-payouts',
-        { ...bankTransfer(), schedule: { frequency: 'monthly', dayOfMonth: 1, startDate: '2027-01-01' } },
-        'iam-rec',
-      ),
-    );
-    for (const path of [
-      '/future-payouts',
-      '/controls',
-      '/recurring-payouts',
-      '/provider/scheduled-payouts',
-    ]) {
-      await exercise(path, () => call(api, { method: 'GET', path, principal: 'alice' }));
-    }
-    const settlements = await providerOf(runtime).settlements.list({ status: 'SUCCESSFUL' });
-    const merchantSettlement = settlements.items.find(
-      (settlement) => settlement.category !== 'INSTANT_SETTLEMENT',
-    );
-    await exercise('instant settlement', () =>
-      post('/instant-settlements', { settlementId: merchantSettlement?.id }, 'iam-instant'),
-    );
-    await exercise('pause', () => post('/controls/pause', { reason: 'iam proof' }, 'iam-pause'));
-    await exercise('resume', () => post('/controls/resume', {}, 'iam-resume', 'bob'));
-    const item = fixtures.bulkPayoutItems.find((candidate) => !candidate.isValid);
-    await exercise('bulk item', () =>
-      call(api, { method: 'GET', path: `/bulk-payout-items/${item?.id}`, principal: 'alice' }),
-    );
-    const { job, items } = correctionJob(item?.id ?? '');
-    await exercise('correction job stored', () =>
-      new DynamoDbCorrectionJobStore(runtime.dynamoDb, runtime.tableName).create(job, items),
-    );
-    for (const path of ['/bulk-correction-jobs', `/bulk-correction-jobs/${job.jobId}`]) {
-      await exercise(path, () => call(api, { method: 'GET', path, principal: 'alice' }));
-    }
-  });
+        `/recurring-payouts/${created.body.id}`,
+        '/future-payouts',
+        '/provider/scheduled-payouts',
+        '/provider/recurrent-payouts',
+      ]) {
+        await exercise(path, () => call(api, { method: 'GET', path, principal: 'alice' }));
+      }
+    },
+  );
+
+  it.skipIf(!present.includes('api-corrections'))(
+    'api-corrections: a bulk item, correction jobs, dead letters, the approvals queue',
+    async () => {
+      const runtime = runtimeFor('api-corrections');
+      const api = API_FUNCTIONS['api-corrections'].routerOn(runtime);
+      const item = sandbox.fixtures().bulkPayoutItems.find((candidate) => !candidate.isValid);
+      for (const path of ['/bulk-payout-items', `/bulk-payout-items/${item?.id}`]) {
+        await exercise(path, () => call(api, { method: 'GET', path, principal: 'alice' }));
+      }
+      const { job, items } = correctionJob(item?.id ?? '');
+      await exercise('correction job stored', () =>
+        new DynamoDbCorrectionJobStore(runtime.dynamoDb, runtime.tableName).create(job, items),
+      );
+      for (const path of [
+        '/bulk-correction-jobs',
+        `/bulk-correction-jobs/${job.jobId}`,
+        `/bulk-correction-jobs/${job.jobId}/items`,
+        '/dead-letters',
+        '/approvals',
+      ]) {
+        await exercise(path, () => call(api, { method: 'GET', path, principal: 'alice' }));
+      }
+    },
+  );
+
+  it.skipIf(!present.includes('api-docs'))(
+    'api-docs: the OpenAPI document and the 404 problem, without one AWS call',
+    async () => {
+      const before = proof.exercised.length;
+      const api = apiFunction('api-docs');
+      expect((await call(api, { method: 'GET', path: '/openapi.json', principal: 'alice' })).status).toBe(
+        200,
+      );
+      expect((await call(api, { method: 'GET', path: '/no-such-route', principal: 'alice' })).status).toBe(
+        404,
+      );
+      expect(proof.exercised.slice(before).filter((request) => request.functionName === 'api-docs')).toEqual(
+        [],
+      );
+    },
+  );
 
   it.skipIf(!present.includes('sweep-due-payouts'))(
     'sweep-due-payouts: recurrences, payouts, refunds, and the due payout handed to the submission queue (SQS stand-in on 127.0.0.1)',
     async () => {
       // Made through the API today: a payout due in three days, a weekly rule starting the day after tomorrow,
       // and a refund recorded while payouts were paused (so not sent: the sweeper sends it).
-      const api = createApiHandler(apiContextFrom(runtimeFor('api')));
+      const api = deployedApi();
       const post = (path: string, body: unknown, key: string, principal = 'alice') =>
         call(api, { method: 'POST', path, body, principal, headers: { 'Idempotency-Key': key } });
       const threeDays = 3 * 86_400_000;
@@ -398,7 +496,7 @@ describe('IAM proof: every call each handler makes is allowed by its own role', 
       // A 500 after the request was sent leaves the payout unknown: the reconciler must look it up.
       sandbox.injectFault({ path: '/settlement/instant/payout', fault: 'error-500', times: 1 });
       const quick = { RECONCILE_INTERVAL_MS: '1', RECONCILE_GRACE_MS: '1' };
-      const api = createApiHandler(apiContextFrom(runtimeFor('api', proof, quick)));
+      const api = deployedApi(proof, quick);
       const sent = await call(api, {
         method: 'POST',
         path: '/payouts',

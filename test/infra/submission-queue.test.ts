@@ -88,8 +88,8 @@ describe('submission queue', () => {
     });
   });
 
-  it('may be sent to by the sweeper and the API (correction jobs) only, and consumed by the workers only', () => {
-    for (const sender of ['sweep-due-payouts', 'api'] as const) {
+  it("may be sent to by the sweeper and the API's corrections function (correction jobs) only, and consumed by the workers only", () => {
+    for (const sender of ['sweep-due-payouts', 'api-corrections'] as const) {
       expect(queueActionsOf(sender), sender).toContain('sqs:SendMessage');
       expect(queueActionsOf(sender), sender).not.toContain('sqs:ReceiveMessage');
     }
@@ -98,19 +98,20 @@ describe('submission queue', () => {
     );
     expect(queueActionsOf('submit-payouts')).not.toContain('sqs:SendMessage');
     for (const name of stack.functions.keys()) {
-      if (name === 'sweep-due-payouts' || name === 'submit-payouts' || name === 'api') continue;
+      if (name === 'sweep-due-payouts' || name === 'submit-payouts' || name === 'api-corrections') continue;
       expect(queueActionsOf(name), name).toEqual([]);
     }
   });
 
-  it('tells the sweeper and the API where the queue is, and no other handler', () => {
+  it("tells the sweeper and the API's corrections function where the queue is, and no other handler", () => {
     const urlOf = (name: HandlerName) =>
       template.findResources('AWS::Lambda::Function')[fnId(name)]?.Properties.Environment.Variables
         .SUBMIT_QUEUE_URL;
     expect(urlOf('sweep-due-payouts')).toEqual({ Ref: queueId() });
-    expect(urlOf('api')).toEqual({ Ref: queueId() });
+    expect(urlOf('api-corrections')).toEqual({ Ref: queueId() });
     for (const name of stack.functions.keys()) {
-      if (name !== 'sweep-due-payouts' && name !== 'api') expect(urlOf(name), name).toBeUndefined();
+      if (name !== 'sweep-due-payouts' && name !== 'api-corrections')
+        expect(urlOf(name), name).toBeUndefined();
     }
   });
 });

@@ -5,7 +5,7 @@ import { validationError } from '../errors.js';
 import { principal } from '../presenters.js';
 import { parseQuery } from '../request.js';
 import { ApprovalsPageSchema } from '../responses/approvals.js';
-import { type Route, type RouteRequest, reply, route } from '../router.js';
+import { type Answers, type Route, type RouteRequest, reply, route } from '../router.js';
 import { ListPayoutsQuerySchema } from '../schemas.js';
 
 /** `GET /approvals`: what waits for a second person that the caller may approve. */
@@ -16,7 +16,9 @@ export const ListApprovalsQuerySchema = z.strictObject({
   cursor: ListPayoutsQuerySchema.shape.cursor,
 });
 
-async function listApprovals(request: RouteRequest) {
+async function listApprovals(
+  request: RouteRequest<'engine' | 'refunds' | 'recurrences' | 'bulkCorrections'>,
+) {
   const query = parseQuery(request.event, ListApprovalsQuerySchema);
   if (query.cursor !== undefined && query.kind === undefined) {
     throw validationError([{ path: 'kind', message: 'is required with cursor: each kind pages on its own' }]);
@@ -38,7 +40,10 @@ async function listApprovals(request: RouteRequest) {
   });
 }
 
-export const approvalRoutes: readonly Route[] = [
+export const approvalRoutes: readonly Route<
+  Answers,
+  'engine' | 'refunds' | 'recurrences' | 'bulkCorrections'
+>[] = [
   route({
     method: 'GET',
     path: '/approvals',

@@ -23,11 +23,11 @@ import {
   HeldCorrectionSchema,
 } from '../responses/bulk-item.js';
 import { AcceptedCorrectionJobSchema } from '../responses/correction-job.js';
-import { type Route, type RouteRequest, reply, route } from '../router.js';
+import { type Answers, type Route, type RouteRequest, reply, route } from '../router.js';
 import { ListPayoutsQuerySchema } from '../schemas.js';
 import { jobLocation, presentAcceptedJob } from './correction-jobs.js';
 
-function itemId(request: RouteRequest): string {
+function itemId(request: Pick<RouteRequest<never>, 'params'>): string {
   const parsed = BulkPayoutItemIdSchema.safeParse(request.params.id);
   if (!parsed.success) throw new ApiError(404, 'not-found', 'Not found', 'no bulk payout item has this id');
   return parsed.data;
@@ -107,7 +107,7 @@ function presentApplied(result: Applied) {
  * refusal is a problem with the provider's message; `still_invalid` answers 200 with `isValid: false` and the
  * provider's reason: the change was saved there, the item is not fixed.
  */
-async function correctOne(request: RouteRequest) {
+async function correctOne(request: RouteRequest<'bulkCorrections' | 'correctionJobs'>) {
   const id = itemId(request);
   const body = parseBody(request.event, z.unknown());
   return answerCorrection(await request.ctx.bulkCorrections.correct(id, body, request.principal()));
@@ -155,7 +155,7 @@ export const CorrectionIdSchema = z
  * POST /bulk-payout-items/{id}/corrections/{correctionId}/approve: a second person approves a held money
  * change, which is then sent; answered like a PATCH.
  */
-async function approveCorrection(request: RouteRequest) {
+async function approveCorrection(request: RouteRequest<'bulkCorrections' | 'correctionJobs'>) {
   const id = itemId(request);
   const correctionId = CorrectionIdSchema.safeParse(request.params.correctionId);
   if (!correctionId.success) {
@@ -171,7 +171,7 @@ async function approveCorrection(request: RouteRequest) {
  * Every row is validated first (a bad row refuses the batch: 400 naming the row and field, nothing stored or
  * sent); the job is stored and handed to the queue workers, and the answer is 202 with the job and its Location.
  */
-async function correctMany(request: RouteRequest) {
+async function correctMany(request: RouteRequest<'bulkCorrections' | 'correctionJobs'>) {
   const contentType = (request.event.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase();
   let entries: readonly unknown[];
   if (contentType === 'text/csv') {
@@ -210,7 +210,7 @@ export const ListBulkItemsQuerySchema = z.strictObject({
   cursor: ListPayoutsQuerySchema.shape.cursor,
 });
 
-async function listItems(request: RouteRequest) {
+async function listItems(request: RouteRequest<'bulkCorrections' | 'correctionJobs'>) {
   const query = parseQuery(request.event, ListBulkItemsQuerySchema);
   const page = await request.ctx.bulkCorrections.list({
     limit: query.limit ?? 20,
@@ -223,7 +223,7 @@ async function listItems(request: RouteRequest) {
   });
 }
 
-async function getItem(request: RouteRequest) {
+async function getItem(request: RouteRequest<'bulkCorrections' | 'correctionJobs'>) {
   const { item, audit, corrections } = await request.ctx.bulkCorrections.get(itemId(request));
   return reply(200, {
     ...presentItem(item),
@@ -257,7 +257,7 @@ const correctionAnswers = {
   },
 } as const;
 
-export const bulkPayoutItemRoutes: readonly Route[] = [
+export const bulkPayoutItemRoutes: readonly Route<Answers, 'bulkCorrections' | 'correctionJobs'>[] = [
   route({
     method: 'POST',
     path: '/bulk-payout-items/corrections',

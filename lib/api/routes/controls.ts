@@ -1,26 +1,26 @@
 import { presentControls } from '../presenters.js';
 import { parseBody } from '../request.js';
 import { ControlsResponseSchema } from '../responses/payout.js';
-import { type Route, type RouteRequest, reply, route } from '../router.js';
+import { type Answers, type Route, type RouteRequest, reply, route } from '../router.js';
 import { PauseRequestSchema, ResumeRequestSchema } from '../schemas.js';
 
-async function pause(request: RouteRequest) {
+async function pause(request: RouteRequest<'engine'>) {
   const body = parseBody(request.event, PauseRequestSchema);
   return reply(200, presentControls(await request.ctx.engine.pause(request.principal(), body.reason)));
 }
 
-async function resume(request: RouteRequest) {
+async function resume(request: RouteRequest<'engine'>) {
   const body = parseBody(request.event, ResumeRequestSchema, {});
   return reply(200, presentControls(await request.ctx.engine.resume(request.principal(), body.reason)));
 }
 
-async function getControls(request: RouteRequest) {
+async function getControls(request: RouteRequest<'engine'>) {
   return reply(200, presentControls(await request.ctx.engine.controls()));
 }
 
 const controls = (description: string) => ({ 200: { description, schema: ControlsResponseSchema } });
 
-export const controlRoutes: readonly Route[] = [
+export const controlRoutes: readonly Route<Answers, 'engine'>[] = [
   route({
     method: 'POST',
     path: '/controls/pause',

@@ -10,7 +10,7 @@ import {
   CorrectionJobPageSchema,
   CorrectionJobSchema,
 } from '../responses/correction-job.js';
-import { type Route, type RouteRequest, reply, route } from '../router.js';
+import { type Answers, type Route, type RouteRequest, reply, route } from '../router.js';
 import { ListPayoutsQuerySchema } from '../schemas.js';
 
 export const JobIdSchema = z.string().check(z.regex(/^[0-9A-HJKMNP-TV-Z]{26}$/, 'must be a job id'));
@@ -36,7 +36,7 @@ const presentJobSummary = (job: CorrectionJob) => ({
   location: jobLocation(job.jobId),
 });
 
-function jobId(request: RouteRequest): string {
+function jobId(request: RouteRequest<'correctionJobs'>): string {
   const parsed = JobIdSchema.safeParse(request.params.id);
   if (!parsed.success) throw new ApiError(404, 'not-found', 'Not found', 'no correction job has this id');
   return parsed.data;
@@ -149,7 +149,7 @@ export function resultsCsv(items: readonly JobItem[]): string {
   return `${lines.join('\r\n')}\r\n`;
 }
 
-async function listJobs(request: RouteRequest) {
+async function listJobs(request: RouteRequest<'correctionJobs'>) {
   const query = parseQuery(request.event, ListCorrectionJobsQuerySchema);
   const page = await request.ctx.correctionJobs.list({
     limit: query.limit ?? 20,
@@ -161,11 +161,11 @@ async function listJobs(request: RouteRequest) {
   });
 }
 
-async function getJob(request: RouteRequest) {
+async function getJob(request: RouteRequest<'correctionJobs'>) {
   return reply(200, presentAcceptedJob(await request.ctx.correctionJobs.get(jobId(request))));
 }
 
-async function listItems(request: RouteRequest) {
+async function listItems(request: RouteRequest<'correctionJobs'>) {
   const id = jobId(request);
   const query = parseQuery(request.event, ListCorrectionJobsQuerySchema);
   const page = await request.ctx.correctionJobs.items(id, {
@@ -178,7 +178,7 @@ async function listItems(request: RouteRequest) {
   });
 }
 
-async function downloadResults(request: RouteRequest) {
+async function downloadResults(request: RouteRequest<'correctionJobs'>) {
   const id = jobId(request);
   const items = await request.ctx.correctionJobs.allItems(id);
   return reply(200, resultsCsv(items), {
@@ -186,7 +186,7 @@ async function downloadResults(request: RouteRequest) {
   });
 }
 
-async function requeueJob(request: RouteRequest) {
+async function requeueJob(request: RouteRequest<'correctionJobs'>) {
   return reply(202, presentAcceptedJob(await request.ctx.correctionJobs.requeue(jobId(request))));
 }
 
@@ -200,7 +200,7 @@ const ResultsCsvSchema = z
     ),
   );
 
-export const correctionJobRoutes: readonly Route[] = [
+export const correctionJobRoutes: readonly Route<Answers, 'correctionJobs'>[] = [
   route({
     method: 'GET',
     path: '/bulk-correction-jobs',

@@ -14,7 +14,7 @@ import {
   ReplayDeliveredSchema,
   ReplayRefusedSchema,
 } from '../responses/dead-letter.js';
-import { type Route, type RouteRequest, reply, route } from '../router.js';
+import { type Answers, type Route, type RouteRequest, reply, route } from '../router.js';
 import { ListPayoutsQuerySchema } from '../schemas.js';
 
 /** `GET /dead-letters`: newest first, by status, cursor-paginated. */
@@ -31,7 +31,7 @@ export const DiscardDeadLetterRequestSchema = z.strictObject({
 
 const DeadLetterIdSchema = z.string().check(z.regex(/^[0-9A-HJKMNP-TV-Z]{26}$/));
 
-function letterId(request: RouteRequest): string {
+function letterId(request: RouteRequest<'deadLetters'>): string {
   const parsed = DeadLetterIdSchema.safeParse(request.params.id);
   if (!parsed.success) throw new ApiError(404, 'not-found', 'Not found', 'no dead letter has this id');
   return parsed.data;
@@ -81,7 +81,7 @@ export function present(letter: DeadLetter): z.output<typeof DeadLetterResponseS
   };
 }
 
-async function listDeadLetters(request: RouteRequest) {
+async function listDeadLetters(request: RouteRequest<'deadLetters'>) {
   const query = parseQuery(request.event, ListDeadLettersQuerySchema);
   const page = await request.ctx.deadLetters.list({ ...query, limit: query.limit ?? 20 });
   return reply(200, {
@@ -90,7 +90,7 @@ async function listDeadLetters(request: RouteRequest) {
   });
 }
 
-async function getDeadLetter(request: RouteRequest) {
+async function getDeadLetter(request: RouteRequest<'deadLetters'>) {
   return reply(200, present(await request.ctx.deadLetters.get(letterId(request))));
 }
 
@@ -98,7 +98,7 @@ async function getDeadLetter(request: RouteRequest) {
  * POST /dead-letters/{id}/replay: the event goes to its handler again. 200 with `delivered: true` when taken;
  * 422 when it is refused again (the letter stays open, with this replay recorded).
  */
-async function replay(request: RouteRequest) {
+async function replay(request: RouteRequest<'deadLetters'>) {
   parseBody(request.event, z.strictObject({}), {});
   const result = await request.ctx.deadLetters.replay(letterId(request), request.principal());
   const letter = present(result.letter);
@@ -107,7 +107,7 @@ async function replay(request: RouteRequest) {
     : reply(422, { delivered: false as const, letter });
 }
 
-async function discard(request: RouteRequest) {
+async function discard(request: RouteRequest<'deadLetters'>) {
   const { reason } = parseBody(request.event, DiscardDeadLetterRequestSchema);
   return reply(
     200,
@@ -115,7 +115,7 @@ async function discard(request: RouteRequest) {
   );
 }
 
-export const deadLetterRoutes: readonly Route[] = [
+export const deadLetterRoutes: readonly Route<Answers, 'deadLetters'>[] = [
   route({
     method: 'GET',
     path: '/dead-letters',

@@ -11,7 +11,7 @@ import { clipText, FIELD_MAXIMA } from '../../shared/field-limits.js';
 import * as z from '../../shared/zod.js';
 import { parseQuery } from '../request.js';
 import { FutureMovementViewSchema } from '../responses/schedules.js';
-import { type Route, type RouteRequest, reply, route } from '../router.js';
+import { type Answers, type Route, type RouteRequest, reply, route } from '../router.js';
 import { ListPayoutsQuerySchema, queryInt } from '../schemas.js';
 
 export const FuturePayoutsQuerySchema = z.strictObject({
@@ -51,7 +51,7 @@ const presentMovement = (m: FutureMovement) => ({
  * GET /future-payouts: every planned money movement on both sides, earliest first, double-planned accounts
  * flagged; at most `limit` (500) an answer, the rest by `nextCursor`.
  */
-async function listFuturePayouts(request: RouteRequest) {
+async function listFuturePayouts(request: RouteRequest<'engine' | 'recurrences' | 'providerSchedules'>) {
   const query = parseQuery(request.event, FuturePayoutsQuerySchema);
   let after: FuturePosition | undefined;
   if (query.cursor !== undefined) {
@@ -74,7 +74,7 @@ async function listFuturePayouts(request: RouteRequest) {
   });
 }
 
-export const futurePayoutRoutes: readonly Route[] = [
+export const futurePayoutRoutes: readonly Route<Answers, 'engine' | 'recurrences' | 'providerSchedules'>[] = [
   route({
     method: 'GET',
     path: '/future-payouts',

@@ -15,13 +15,13 @@ import {
   SettlementListingSchema,
   SettlementPageSchema,
 } from '../responses/settlement.js';
-import { type Route, type RouteRequest, reply, route } from '../router.js';
+import { type Answers, type Route, type RouteRequest, reply, route } from '../router.js';
 import { ListSettlementsQuerySchema } from '../schemas.js';
 
 /** Body of `POST /instant-settlements`. */
 export const InstantSettlementRequestSchema = z.strictObject({ settlementId: SettlementIdSchema });
 
-function serviceOf(request: RouteRequest): SettlementService {
+function serviceOf(request: RouteRequest<'settlements'>): SettlementService {
   if (!request.ctx.settlements) throw new SettlementNotConfiguredError();
   return request.ctx.settlements;
 }
@@ -87,7 +87,7 @@ function present(result: Exclude<PayOutResult, { outcome: 'deferred' }>) {
  * POST /instant-settlements: pays a settlement out now, at most once (shared with the event and the poll).
  * 200 with the outcome; `deferred` (outside the allowed hours) is 202: nothing recorded, try later.
  */
-async function payOut(request: RouteRequest) {
+async function payOut(request: RouteRequest<'settlements'>) {
   const { settlementId } = parseBody(request.event, InstantSettlementRequestSchema);
   const result = await serviceOf(request).payOut(settlementId, 'api', request.principal());
   const location = { location: `/instant-settlements/${settlementId}` };
@@ -98,7 +98,7 @@ async function payOut(request: RouteRequest) {
 }
 
 /** GET /instant-settlements/{id}: the decision, or the open deferral with its reason while there is none. */
-async function getDecision(request: RouteRequest) {
+async function getDecision(request: RouteRequest<'settlements'>) {
   const parsed = SettlementIdSchema.safeParse(request.params.settlementId);
   const service = serviceOf(request);
   const decision = parsed.success ? await service.decision(parsed.data) : undefined;
@@ -114,7 +114,7 @@ async function getDecision(request: RouteRequest) {
 }
 
 /** GET /instant-settlements: decisions and open deferrals, newest first, by `state`, cursor-paginated. */
-async function listSettlements(request: RouteRequest) {
+async function listSettlements(request: RouteRequest<'settlements'>) {
   const query = parseQuery(request.event, ListSettlementsQuerySchema);
   const page = await serviceOf(request).list({ ...query, limit: query.limit ?? 20 });
   return reply(200, {
@@ -123,7 +123,7 @@ async function listSettlements(request: RouteRequest) {
   });
 }
 
-export const instantSettlementRoutes: readonly Route[] = [
+export const instantSettlementRoutes: readonly Route<Answers, 'settlements'>[] = [
   route({
     method: 'POST',
     path: '/instant-settlements',

@@ -5,7 +5,7 @@ import { ApiError } from '../errors.js';
 import { presentPayout, presentPayoutPage } from '../presenters.js';
 import { idempotencyKeyOf, parseBody, parseQuery } from '../request.js';
 import { PayoutDetailSchema, PayoutPageSchema, PayoutResponseSchema } from '../responses/payout.js';
-import { type Route, type RouteRequest, reply, route } from '../router.js';
+import { type Answers, type Route, type RouteRequest, reply, route } from '../router.js';
 import {
   ApproveRequestSchema,
   CancelRequestSchema,
@@ -15,7 +15,7 @@ import {
 } from '../schemas.js';
 
 /** The `{id}` path parameter; a malformed id cannot exist, so it is a 404 like any unknown id. */
-export function idParam(request: RouteRequest): string {
+export function idParam(request: Pick<RouteRequest<never>, 'params'>): string {
   const parsed = ResourceIdSchema.safeParse(request.params.id);
   if (!parsed.success) throw new ApiError(404, 'not-found', 'Not found', 'no resource has this id');
   return parsed.data;
@@ -27,7 +27,7 @@ export function idParam(request: RouteRequest): string {
  * otherwise the payout is answered `pending` and the sweeper sends it. A failed inline submission never fails
  * the request: the payout is recorded and the sweeper or the reconciler takes it on.
  */
-async function createPayout(request: RouteRequest) {
+async function createPayout(request: RouteRequest<'engine'>) {
   const { event, ctx } = request;
   const idempotencyKey = idempotencyKeyOf(event);
   const body = parseBody(event, CreatePayoutRequestSchema);
@@ -43,25 +43,25 @@ async function createPayout(request: RouteRequest) {
   return reply(201, presentPayout(payout), { location: `/payouts/${payout.id}` });
 }
 
-async function getPayout(request: RouteRequest) {
+async function getPayout(request: RouteRequest<'engine'>) {
   const { payout, audit } = await request.ctx.engine.getWithAudit(idParam(request));
   return reply(200, presentPayout(payout, audit));
 }
 
-async function listPayouts(request: RouteRequest) {
+async function listPayouts(request: RouteRequest<'engine'>) {
   const query = parseQuery(request.event, ListPayoutsQuerySchema);
   const page = await request.ctx.engine.list({ ...query, limit: query.limit ?? 20 });
   return reply(200, presentPayoutPage(page.items, page.nextCursor));
 }
 
-async function cancelPayout(request: RouteRequest) {
+async function cancelPayout(request: RouteRequest<'engine'>) {
   const id = idParam(request);
   const body = parseBody(request.event, CancelRequestSchema, {});
   const payout = await request.ctx.engine.cancel(id, request.principal(), body.reason);
   return reply(200, presentPayout(payout));
 }
 
-async function approvePayout(request: RouteRequest) {
+async function approvePayout(request: RouteRequest<'engine'>) {
   const id = idParam(request);
   parseBody(request.event, ApproveRequestSchema, {});
   const payout = await request.ctx.engine.approve(id, request.principal());
@@ -69,7 +69,7 @@ async function approvePayout(request: RouteRequest) {
 }
 
 /** POST /payouts/{id}/resolve: a person decides a payout the reconciler could not (needs_review only). */
-async function resolvePayout(request: RouteRequest) {
+async function resolvePayout(request: RouteRequest<'engine'>) {
   const id = idParam(request);
   const decision = parseBody(request.event, ResolveReviewRequestSchema);
   const payout = await request.ctx.engine.resolveReview(id, request.principal(), decision);
@@ -82,7 +82,7 @@ const thePayout = (description: string) => ({ description, schema: PayoutRespons
 /** Every command names a person: in AWS an unsigned call is 401, locally a malformed X-Ops-Principal a 400. */
 const COMMAND_PROBLEMS = ['validation', 'unauthenticated'] as const;
 
-export const payoutRoutes: readonly Route[] = [
+export const payoutRoutes: readonly Route<Answers, 'engine'>[] = [
   route({
     method: 'POST',
     path: '/payouts',

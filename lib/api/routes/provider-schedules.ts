@@ -3,7 +3,7 @@ import { clipText, FIELD_MAXIMA } from '../../shared/field-limits.js';
 import * as z from '../../shared/zod.js';
 import { parseQuery } from '../request.js';
 import { PROVIDER_SCHEDULE_PAGE_MAX, ProviderScheduleViewSchema } from '../responses/schedules.js';
-import { type Route, type RouteRequest, reply, route } from '../router.js';
+import { type Answers, type Route, type RouteRequest, reply, route } from '../router.js';
 import { queryInt } from '../schemas.js';
 
 export const ProviderScheduleQuerySchema = z.strictObject({
@@ -33,7 +33,7 @@ const present = (entry: ProviderScheduleView) =>
  * each flagged `alsoScheduledHere` when the same bank account also has a schedule on our side.
  */
 function viewOf(kind: ProviderScheduleKind) {
-  return async (request: RouteRequest) => {
+  return async (request: RouteRequest<'providerSchedules'>) => {
     const query = parseQuery(request.event, ProviderScheduleQuerySchema);
     const { items, sync } = await request.ctx.providerSchedules.view(kind, query.limit ?? 100);
     const shown = query.upcoming === 'true' ? items.filter((item) => item.upcoming) : items;
@@ -56,7 +56,7 @@ const view = (kind: ProviderScheduleKind) => ({
   handler: viewOf(kind),
 });
 
-export const providerScheduleRoutes: readonly Route[] = [
+export const providerScheduleRoutes: readonly Route<Answers, 'providerSchedules'>[] = [
   route({ method: 'GET', path: '/provider/scheduled-payouts', ...view(ProviderScheduleKind.Scheduled) }),
   route({ method: 'GET', path: '/provider/recurrent-payouts', ...view(ProviderScheduleKind.Recurrent) }),
 ];

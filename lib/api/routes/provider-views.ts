@@ -8,7 +8,7 @@ import {
   ProviderStorePageSchema,
   ProviderWalletTransactionPageSchema,
 } from '../responses/provider.js';
-import { type Route, type RouteRequest, reply, route } from '../router.js';
+import { type Answers, type Route, type RouteRequest, reply, route } from '../router.js';
 import { ProviderPageQuerySchema } from '../schemas.js';
 
 /**
@@ -16,7 +16,7 @@ import { ProviderPageQuerySchema } from '../schemas.js';
  * sends them (amounts in naira), their known fields only, each string clipped to its maximum
  * (100 characters; lib/api/responses/provider.ts); a provider failure is a 502/503 problem, never a 500.
  */
-async function settlements(request: RouteRequest) {
+async function settlements(request: RouteRequest<'provider'>) {
   const query = parseQuery(request.event, ProviderPageQuerySchema);
   return reply(
     200,
@@ -24,7 +24,7 @@ async function settlements(request: RouteRequest) {
   );
 }
 
-async function walletTransactions(request: RouteRequest) {
+async function walletTransactions(request: RouteRequest<'provider'>) {
   const query = parseQuery(request.event, ProviderPageQuerySchema);
   return reply(
     200,
@@ -32,7 +32,7 @@ async function walletTransactions(request: RouteRequest) {
   );
 }
 
-async function stores(request: RouteRequest) {
+async function stores(request: RouteRequest<'provider'>) {
   const query = parseQuery(request.event, ProviderPageQuerySchema);
   return reply(200, presentProviderPage(await request.ctx.provider.stores.list(query), storeSchema));
 }
@@ -40,7 +40,7 @@ async function stores(request: RouteRequest) {
 /** A provider read that fails is a 502 or 503 problem, never a 500. */
 const PROVIDER_READ_PROBLEMS = ['validation', 'provider-error', 'provider-unavailable'] as const;
 
-export const providerViewRoutes: readonly Route[] = [
+export const providerViewRoutes: readonly Route<Answers, 'provider'>[] = [
   route({
     method: 'GET',
     path: '/provider/settlements',

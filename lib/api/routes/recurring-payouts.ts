@@ -15,7 +15,7 @@ import {
   type RecurringPayoutView,
   RecurringPayoutViewSchema,
 } from '../responses/recurring-payout.js';
-import { type Route, type RouteRequest, reply, route } from '../router.js';
+import { type Answers, type Route, type RouteRequest, reply, route } from '../router.js';
 import {
   ApproveRequestSchema,
   CancelRequestSchema,
@@ -108,7 +108,7 @@ function presentView(view: RecurrenceView): RecurringPayoutView {
 }
 
 /** POST /recurring-payouts: recorded once per `Idempotency-Key`; occurrences are paid by the sweeper. */
-async function createRecurrence(request: RouteRequest) {
+async function createRecurrence(request: RouteRequest<'recurrences'>) {
   const idempotencyKey = idempotencyKeyOf(request.event);
   const body = parseBody(request.event, CreateRecurrenceRequestSchema);
   const { recurrence, replayed } = await request.ctx.recurrences.create({
@@ -121,11 +121,11 @@ async function createRecurrence(request: RouteRequest) {
   return reply(201, view, { location: `/recurring-payouts/${recurrence.id}` });
 }
 
-async function getRecurrence(request: RouteRequest) {
+async function getRecurrence(request: RouteRequest<'recurrences'>) {
   return reply(200, presentView(await request.ctx.recurrences.view(idParam(request))));
 }
 
-async function listRecurrences(request: RouteRequest) {
+async function listRecurrences(request: RouteRequest<'recurrences'>) {
   const query = parseQuery(request.event, ListRecurrencesQuerySchema);
   const page = await request.ctx.recurrences.list({
     limit: query.limit ?? 20,
@@ -139,14 +139,14 @@ async function listRecurrences(request: RouteRequest) {
 }
 
 /** POST /recurring-payouts/{id}/approve: a second person (not the creator) approves a rule at or above the threshold. */
-async function approve(request: RouteRequest) {
+async function approve(request: RouteRequest<'recurrences'>) {
   const id = idParam(request);
   parseBody(request.event, ApproveRequestSchema, {});
   await request.ctx.recurrences.approve(id, request.principal());
   return reply(200, presentView(await request.ctx.recurrences.view(id)));
 }
 
-async function pause(request: RouteRequest) {
+async function pause(request: RouteRequest<'recurrences'>) {
   const id = idParam(request);
   const body = parseBody(request.event, PauseRequestSchema, {});
   return reply(
@@ -155,13 +155,13 @@ async function pause(request: RouteRequest) {
   );
 }
 
-async function resume(request: RouteRequest) {
+async function resume(request: RouteRequest<'recurrences'>) {
   const id = idParam(request);
   parseBody(request.event, ResumeRequestSchema, {});
   return reply(200, presentRecurrence(await request.ctx.recurrences.resume(id, request.principal())));
 }
 
-async function cancel(request: RouteRequest) {
+async function cancel(request: RouteRequest<'recurrences'>) {
   const id = idParam(request);
   const body = parseBody(request.event, CancelRequestSchema, {});
   return reply(
@@ -171,7 +171,7 @@ async function cancel(request: RouteRequest) {
 }
 
 /** POST /recurring-payouts/{id}/occurrences/{localDate}/skip */
-async function skip(request: RouteRequest) {
+async function skip(request: RouteRequest<'recurrences'>) {
   const id = idParam(request);
   const localDate = request.params.localDate ?? '';
   if (!isCalendarDate(localDate)) {
@@ -188,7 +188,7 @@ const view = (description: string) => ({ 200: { description, schema: RecurringPa
 const recurrence = (description: string) => ({ 200: { description, schema: RecurringPayoutResponseSchema } });
 const COMMAND_PROBLEMS = ['validation', 'unauthenticated', 'not-found', 'concurrent-modification'] as const;
 
-export const recurringPayoutRoutes: readonly Route[] = [
+export const recurringPayoutRoutes: readonly Route<Answers, 'recurrences'>[] = [
   route({
     method: 'POST',
     path: '/recurring-payouts',

@@ -3,7 +3,7 @@ import * as z from '../../shared/zod.js';
 import { presentRefund } from '../presenters.js';
 import { idempotencyKeyOf, parseBody, parseQuery } from '../request.js';
 import { RefundDetailSchema, RefundPageSchema, RefundResponseSchema } from '../responses/refund.js';
-import { type Route, type RouteRequest, reply, route } from '../router.js';
+import { type Answers, type Route, type RouteRequest, reply, route } from '../router.js';
 import { ApproveRequestSchema, CancelRequestSchema, ListPayoutsQuerySchema } from '../schemas.js';
 
 /** `GET /refunds`: newest first, by status, cursor-paginated. */
@@ -13,7 +13,7 @@ export const ListRefundsQuerySchema = z.strictObject({
   cursor: ListPayoutsQuerySchema.shape.cursor,
 });
 
-async function listRefunds(request: RouteRequest) {
+async function listRefunds(request: RouteRequest<'refunds'>) {
   const query = parseQuery(request.event, ListRefundsQuerySchema);
   const page = await request.ctx.refunds.list({ ...query, limit: query.limit ?? 20 });
   return reply(200, {
@@ -28,7 +28,7 @@ import { idParam } from './payouts.js';
  * POST /refunds: through the control gate, within what was paid on the transaction, recorded once per
  * `Idempotency-Key`, then sent to the provider once (or left waiting for approval, or for payouts to resume).
  */
-async function createRefund(request: RouteRequest) {
+async function createRefund(request: RouteRequest<'refunds'>) {
   const idempotencyKey = idempotencyKeyOf(request.event);
   const body = parseBody(request.event, CreateRefundRequestSchema);
   const { refund, replayed } = await request.ctx.refunds.request({
@@ -41,20 +41,20 @@ async function createRefund(request: RouteRequest) {
 }
 
 /** GET /refunds/{id}: the refund with its audit trail. */
-async function getRefund(request: RouteRequest) {
+async function getRefund(request: RouteRequest<'refunds'>) {
   const { refund, audit } = await request.ctx.refunds.getWithAudit(idParam(request));
   return reply(200, presentRefund(refund, audit));
 }
 
 /** POST /refunds/{id}/approve: a second person (never the requester) approves; the refund is then sent. */
-async function approveRefund(request: RouteRequest) {
+async function approveRefund(request: RouteRequest<'refunds'>) {
   const id = idParam(request);
   parseBody(request.event, ApproveRequestSchema, {});
   return reply(200, presentRefund(await request.ctx.refunds.approve(id, request.principal())));
 }
 
 /** POST /refunds/{id}/cancel: withdraws a refund never sent, giving back its share of the transaction's total. */
-async function cancelRefund(request: RouteRequest) {
+async function cancelRefund(request: RouteRequest<'refunds'>) {
   const id = idParam(request);
   const body = parseBody(request.event, CancelRequestSchema, {});
   const refund = await request.ctx.refunds.cancel(id, request.principal(), body.reason);
@@ -64,7 +64,7 @@ async function cancelRefund(request: RouteRequest) {
 const theRefund = (description: string) => ({ description, schema: RefundResponseSchema });
 const COMMAND_PROBLEMS = ['validation', 'unauthenticated'] as const;
 
-export const refundRoutes: readonly Route[] = [
+export const refundRoutes: readonly Route<Answers, 'refunds'>[] = [
   route({
     method: 'POST',
     path: '/refunds',

@@ -144,14 +144,20 @@ export function platformRequests(template: CfnTemplate, r: TemplateResolver): Pl
         break;
       }
       case 'AWS::ApiGatewayV2::Route': {
-        const [method, path] = String(p.RouteKey).split(' ');
+        const routeKey = String(p.RouteKey);
+        // `$default` takes every request no route declares: such a request's source ARN names its own method and path.
+        const [method, path] = routeKey === '$default' ? ['GET', '/no-such-route'] : routeKey.split(' ');
         const api = r.ref(refId(p.ApiId));
+        // The route's target, `integrations/<Ref of the integration>`: the integration whose function it invokes.
+        const target = JSON.stringify(p.Target);
         const integration = resources.find(
-          ([, candidate]) => candidate.Type === 'AWS::ApiGatewayV2::Integration',
+          ([id, candidate]) =>
+            candidate.Type === 'AWS::ApiGatewayV2::Integration' && target.includes(`{"Ref":"${id}"}`),
         );
-        const fn = integration?.[1].Properties?.IntegrationUri;
+        if (!integration) throw new Error(`route ${routeKey} targets no integration in the template`);
+        const fn = integration[1].Properties?.IntegrationUri;
         requests.push({
-          what: `API route ${String(p.RouteKey)}`,
+          what: `API route ${routeKey}`,
           servicePrincipal: 'apigateway.amazonaws.com',
           request: {
             action: 'lambda:InvokeFunction',

@@ -1,10 +1,9 @@
 import { deepHealth } from '../../runtime/health.js';
 import { clipText, FIELD_MAXIMA } from '../../shared/field-limits.js';
 import * as z from '../../shared/zod.js';
-import { buildOpenApiDocument } from '../openapi.js';
 import { parseQuery } from '../request.js';
-import { DeepHealthFailedSchema, HealthResponseSchema, OpenApiDocumentSchema } from '../responses/meta.js';
-import { type Route, type RouteRequest, reply, route } from '../router.js';
+import { DeepHealthFailedSchema, HealthResponseSchema } from '../responses/meta.js';
+import { type Answers, type Route, type RouteRequest, reply, route } from '../router.js';
 
 export const HealthQuerySchema = z.strictObject({ deep: z.optional(z.enum(['true', 'false'])) });
 
@@ -12,7 +11,7 @@ export const HealthQuerySchema = z.strictObject({ deep: z.optional(z.enum(['true
  * GET /health: cheap (no I/O) unless `deep=true`, which reads the table and calls the provider once and answers
  * 503 naming what failed.
  */
-async function health(request: RouteRequest) {
+async function health(request: RouteRequest<'engine' | 'provider'>) {
   const { deep } = parseQuery(request.event, HealthQuerySchema);
   if (deep !== 'true') return reply(200, { status: 'ok' as const });
   const result = await deepHealth(request.ctx);
@@ -28,9 +27,7 @@ async function health(request: RouteRequest) {
 const checkOf = (check: { status: 'ok' } | { status: 'failed'; detail: string }) =>
   check.status === 'ok' ? check : { status: check.status, detail: clipText(check.detail, FIELD_MAXIMA.text) };
 
-let openApi: ReturnType<typeof buildOpenApiDocument> | undefined;
-
-export const metaRoutes: readonly Route[] = [
+export const healthRoutes: readonly Route<Answers, 'engine' | 'provider'>[] = [
   route({
     method: 'GET',
     path: '/health',
@@ -46,15 +43,5 @@ export const metaRoutes: readonly Route[] = [
     },
     problems: ['validation'],
     handler: health,
-  }),
-  route({
-    method: 'GET',
-    path: '/openapi.json',
-    responses: { 200: { description: 'this document', schema: OpenApiDocumentSchema } },
-    problems: [],
-    handler: async () => {
-      openApi ??= buildOpenApiDocument();
-      return reply(200, openApi);
-    },
   }),
 ];

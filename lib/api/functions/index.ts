@@ -1,0 +1,53 @@
+import { normalisePath, pathPattern, type Route } from '../router.js';
+import { correctionsApi } from './corrections.js';
+import { docsApi } from './docs.js';
+import { operationsApi } from './operations.js';
+import { payoutsApi } from './payouts.js';
+import { recurrencesApi } from './recurrences.js';
+
+/**
+ * The ops API's Lambda functions by name (their files in `functions/`, their entries in infra/handlers.ts), each
+ * with the routes it alone serves. This is the route table: each function's router and the API Gateway routes
+ * (infra/constructs/ops-api.ts) both come from it, and `apiRoutes` (lib/api/index.ts, the local server's) is
+ * its union. A function imports only its own entry, so its bundle carries only its own routes.
+ */
+export const API_FUNCTIONS = {
+  'api-payouts': payoutsApi,
+  'api-recurrences': recurrencesApi,
+  'api-operations': operationsApi,
+  'api-corrections': correctionsApi,
+  'api-docs': docsApi,
+} as const;
+export type ApiFunctionName = keyof typeof API_FUNCTIONS;
+
+/**
+ * Where API Gateway sends a request no declared route matches (its `$default` route): a function that answers
+ * the API's 404 problem, as the local server does, and has no access to anything.
+ */
+export const FALLBACK_API_FUNCTION: ApiFunctionName = 'api-docs';
+
+/** One route of the ops API and the function that serves it. */
+export interface ApiRouteEntry {
+  readonly functionName: ApiFunctionName;
+  readonly method: Route['method'];
+  readonly path: string;
+}
+
+/** Every route with the function that serves it, in the order the functions are listed. */
+export function apiRouteTable(): ApiRouteEntry[] {
+  return (Object.keys(API_FUNCTIONS) as ApiFunctionName[]).flatMap((functionName) =>
+    API_FUNCTIONS[functionName].routes.map(({ method, path }) => ({ functionName, method, path })),
+  );
+}
+
+/**
+ * The function API Gateway invokes for a request: the one whose route has this method and path template, else
+ * the fallback (`$default`). For tests that run the API as deployed, each function on its own role.
+ */
+export function apiFunctionServing(method: string, rawPath: string): ApiFunctionName {
+  const path = normalisePath(rawPath);
+  const served = apiRouteTable().find(
+    (route) => route.method === method.toUpperCase() && pathPattern(route.path).pattern.test(path),
+  );
+  return served?.functionName ?? FALLBACK_API_FUNCTION;
+}
