@@ -106,8 +106,14 @@ export const HANDLERS = {
       indexes: [byStatus.indexName, byMonth.indexName],
       queriesTable: true,
     },
+    // No route of it calls the provider, but the runtime every function builds will not start in Lambda without
+    // the token's secret (lib/runtime/runtime-config.ts): the token, never the PIN.
     provider: ProviderAccess.Token,
     timeout: Duration.seconds(29),
+    unexercisedGrants: {
+      'secretsmanager:GetSecretValue':
+        "The token's secret: required by the runtime's configuration (lib/runtime/runtime-config.ts), never read by these routes.",
+    },
   },
   'api-operations': {
     description: "Ops API (HTTP API, IAM auth): refunds, instant settlements, the provider's views, health",
@@ -144,6 +150,10 @@ export const HANDLERS = {
     sendsTo: ['submissions'],
     timeout: Duration.seconds(29),
     unexercisedGrants: {
+      'dynamodb:ConditionCheckItem':
+        "A replayed Settlement Available dead letter decides the settlement (lib/settlement/decision-store.ts); in the IAM proof api-operations' POST /instant-settlements and settlement-available run that SettlementService path.",
+      'dynamodb:DeleteItem':
+        "Deciding a replayed Settlement Available deletes the settlement's deferral item (see above).",
       'sqs:SendMessage':
         'SendMessageBatch of a correction job (lib/payouts/adapters/sqs-submission-queue.ts) is a signed fetch, not an SDK client, so the proof does not observe it; test/infra/submission-queue.test.ts checks who may send.',
       'sqs:GetQueueAttributes': "Part of CDK's grantSendMessages; the API only sends.",

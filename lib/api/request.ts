@@ -2,7 +2,8 @@ import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { IdempotencyKeySchema } from '../payouts/schemas.js';
 import { fieldIssues } from '../shared/validation.js';
 import type * as z from '../shared/zod.js';
-import { validationError } from './errors.js';
+import { ApiError, validationError } from './errors.js';
+import { ResourceIdSchema } from './schemas.js';
 
 /** The largest JSON body accepted. */
 export const MAX_BODY_BYTES = 256 * 1024;
@@ -95,5 +96,12 @@ function parseWith<T extends z.ZodMiniType>(
       fieldIssues(parsed.error).map((issue) => ({ path: renamePath(issue.path), message: issue.message })),
     );
   }
+  return parsed.data;
+}
+
+/** The `{id}` path parameter; a malformed id cannot exist, so it is a 404 like any unknown id. */
+export function idParam(request: { readonly params: Readonly<Record<string, string>> }): string {
+  const parsed = ResourceIdSchema.safeParse(request.params.id);
+  if (!parsed.success) throw new ApiError(404, 'not-found', 'Not found', 'no resource has this id');
   return parsed.data;
 }

@@ -9,8 +9,13 @@ import { API_FUNCTIONS, type ApiFunctionName, apiFunctionServing } from '../../l
 import type { ApiHandler } from '../../lib/api/router.js';
 import type { CorrectionJob, JobItem } from '../../lib/bulk-corrections/job-model.js';
 import { DynamoDbCorrectionJobStore } from '../../lib/bulk-corrections/job-store.js';
+import { type DeadLettered, DynamoDbDeadLetterStore, withDeadLetter } from '../../lib/events/dead-letter.js';
 import { EventBridgePublisher } from '../../lib/events/event-publisher.js';
-import { handlePayoutRequested, handleSettlementAvailable } from '../../lib/events/inbound-handlers.js';
+import {
+  handlePayoutRequested,
+  handleSettlementAvailable,
+  inboundEventHandlers,
+} from '../../lib/events/inbound-handlers.js';
 import { publishStreamBatch } from '../../lib/events/publish-stream-batch.js';
 import { runQueueBatch } from '../../lib/jobs/correction-batch.js';
 import { healthPartsOf, runHealthCanary } from '../../lib/jobs/health-canary.js';
@@ -35,6 +40,7 @@ import { type Clock, ManualClock } from '../../lib/shared/clock.js';
 import { ulid } from '../../lib/shared/ids.js';
 import { CapturingLogger, silentLogger } from '../../lib/shared/logger.js';
 import { bankTransfer, call } from '../api/support/harness.js';
+import { payoutRequested } from '../events/support.js';
 import { createTestTable } from '../support/dynamodb.js';
 import { proofOf, recordExercised } from '../support/iam/checked-calls.js';
 import { IamDeniedError, type IamProof } from '../support/iam/iam-proof.js';
@@ -250,6 +256,14 @@ describe('IAM proof: every call each handler makes is allowed by its own role', 
       for (const path of ['/refunds', `/refunds/${refund.body.id}`, '/instant-settlements']) {
         await exercise(path, () => call(api, { method: 'GET', path, principal: 'alice' }));
       }
+      for (const query of ['status=sent', 'status=pending_approval']) {
+        await exercise(`refunds ${query}`, () =>
+          call(api, { method: 'GET', path: '/refunds', query, principal: 'alice' }),
+        );
+      }
+      for (const path of ['/instant-settlements']) {
+        await exercise(path, () => call(api, { method: 'GET', path, principal: 'alice' }));
+      }
       const settlements = await providerOf(runtime).settlements.list({ status: 'SUCCESSFUL' });
       const merchantSettlement = settlements.items.find(
         (settlement) => settlement.category !== 'INSTANT_SETTLEMENT',
@@ -277,13 +291,21 @@ describe('IAM proof: every call each handler makes is allowed by its own role', 
       const created = await call(api, {
         method: 'POST',
         path: '/recurring-payouts',
-        body: {
-          ...bankTransfer(),
-          schedule: { frequency: 'monthly', dayOfMonth: 1, startDate: '2027-01-01' },
-        },
+        body: { ...bankTransfer(), interval: 'monthly', startDate: '2027-01-01', timeOfDay: '09:00' },
         principal: 'alice',
         headers: { 'Idempotency-Key': 'iam-rec' },
       });
+      expect(created.status).toBe(201);
+      for (const action of ['pause', 'resume']) {
+        await exercise(action, () =>
+          call(api, {
+            method: 'POST',
+            path: `/recurring-payouts/${created.body.id}/${action}`,
+            body: { reason: 'iam proof' },
+            principal: action === 'pause' ? 'alice' : 'bob',
+          }),
+        );
+      }
       for (const path of [
         '/recurring-payouts',
         `/recurring-payouts/${created.body.id}`,
@@ -318,6 +340,47 @@ describe('IAM proof: every call each handler makes is allowed by its own role', 
       ]) {
         await exercise(path, () => call(api, { method: 'GET', path, principal: 'alice' }));
       }
+      await exercise('correction', () =>
+        call(api, {
+          method: 'PATCH',
+          path: `/bulk-payout-items/${item?.id}`,
+          body: { narration: 'iam proof correction' },
+          principal: 'alice',
+        }),
+      );
+      // A wallet payout refused by the Payout Requested handler under a lower limit (setup, on that function's
+      // role), then replayed here: created and submitted at once, with the PIN.
+      const refusing = runtimeFor('payout-requested', proof, { MAX_PAYOUT_KOBO: '1000' });
+      const deliver = withDeadLetter(
+        inboundEventHandlers({
+          engine: refusing.engine,
+          settlements: settlementsOf(refusing),
+          logger,
+        })['Payout Requested'],
+        new DynamoDbDeadLetterStore(refusing.dynamoDb, refusing.tableName),
+      );
+      const fixtures = sandbox.fixtures();
+      const refused = (await deliver(
+        payoutRequested('evt-iam-replay', {
+          version: '1',
+          idempotencyKey: 'iam-replay',
+          payout: {
+            type: 'wallet_transfer',
+            amount: 10_000,
+            currency: 'NGN',
+            narration: 'replayed wallet payout',
+            sourceWalletId: fixtures.merchantWalletId,
+            destinationWalletId: fixtures.stores[0]?.walletId,
+          },
+        }),
+      )) as Partial<DeadLettered>;
+      expect(refused.deadLettered).toBe(true);
+      const replayed = await call(api, {
+        method: 'POST',
+        path: `/dead-letters/${refused.id}/replay`,
+        principal: 'alice',
+      });
+      expect(replayed.body).toMatchObject({ delivered: true });
     },
   );
 

@@ -13,6 +13,12 @@ import {
   providerAccessOf,
 } from '../../infra/handlers.js';
 import { PayoutsStack } from '../../infra/stacks/payouts-stack.js';
+import {
+  API_FUNCTIONS,
+  type ApiFunctionName,
+  apiRouteTable,
+  FALLBACK_API_FUNCTION,
+} from '../../lib/api/functions/index.js';
 import { apiRoutes } from '../../lib/api/index.js';
 import { DOMAIN_EVENT_SOURCE } from '../../lib/events/domain-events.js';
 import { INBOUND_EVENT_SOURCE } from '../../lib/events/schemas.js';
@@ -167,7 +173,9 @@ describe('provider secrets', () => {
     const withoutQueue = !present.includes('submit-payouts');
     expect([...senders].sort()).toEqual(
       [
-        'api',
+        // POST /payouts and approvals submit at once; a replayed Payout Requested dead letter does too.
+        'api-payouts',
+        'api-corrections',
         'payout-requested',
         ...(withoutQueue ? [] : ['submit-payouts']),
         ...(withoutQueue ? ['sweep-due-payouts'] : []),
@@ -178,19 +186,21 @@ describe('provider secrets', () => {
   });
 
   it('reach functions as ARNs only: the token to every provider caller, the PIN to money senders only', () => {
+    const functions = template.findResources('AWS::Lambda::Function');
     for (const name of present) {
       const access = providerAccessOf(name, present);
-      template.hasResourceProperties('AWS::Lambda::Function', {
-        Description: HANDLERS[name].description,
-        Environment: {
-          Variables: Match.objectLike({
-            PROVIDER_TOKEN_SECRET_ID: access === ProviderAccess.None ? Match.absent() : tokenSecretRef(),
-            PROVIDER_PIN_SECRET_ID: access === ProviderAccess.TokenAndPin ? pinSecretRef() : Match.absent(),
-            PROVIDER_TOKEN: Match.absent(),
-            PROVIDER_PIN: Match.absent(),
-          }),
-        },
+      // A function with no variables at all (api-docs) has no Environment.
+      const variables = functions[fnLogicalId(name)]?.Properties.Environment?.Variables ?? {};
+      expect({ name, token: variables.PROVIDER_TOKEN_SECRET_ID }).toEqual({
+        name,
+        token: access === ProviderAccess.None ? undefined : tokenSecretRef(),
       });
+      expect({ name, pin: variables.PROVIDER_PIN_SECRET_ID }).toEqual({
+        name,
+        pin: access === ProviderAccess.TokenAndPin ? pinSecretRef() : undefined,
+      });
+      expect(variables.PROVIDER_TOKEN).toBeUndefined();
+      expect(variables.PROVIDER_PIN).toBeUndefined();
     }
   });
 
@@ -385,12 +395,41 @@ describe('least privilege', () => {
 });
 
 describe('ops API', () => {
-  it('declares every route of lib/api, each requiring IAM (SigV4) authorisation', () => {
-    const routes = Object.values(template.findResources('AWS::ApiGatewayV2::Route'));
-    expect(routes.map((route) => route.Properties.RouteKey).sort()).toEqual(
-      apiRoutes.map((route) => `${route.method} ${route.path}`).sort(),
-    );
-    for (const route of routes) expect(route.Properties.AuthorizationType).toBe('AWS_IAM');
+  const routes = () => Object.values(template.findResources('AWS::ApiGatewayV2::Route'));
+  /** The function a route's integration invokes, by handler name. */
+  const servedBy = (route: { Properties?: { Target?: unknown } }): string | undefined => {
+    const integrations = template.findResources('AWS::ApiGatewayV2::Integration');
+    const [integrationId] =
+      Object.entries(integrations).find(([integrationId]) =>
+        JSON.stringify(route.Properties?.Target).includes(`{"Ref":"${integrationId}"}`),
+      ) ?? [];
+    const uri = JSON.stringify(integrations[integrationId ?? '']?.Properties.IntegrationUri);
+    return present.find((name) => uri.includes(`"${fnLogicalId(name)}"`));
+  };
+
+  it('declares every route of lib/api and $default, each requiring IAM (SigV4) authorisation', () => {
+    expect(
+      routes()
+        .map((route) => route.Properties.RouteKey)
+        .sort(),
+    ).toEqual([...apiRoutes.map((route) => `${route.method} ${route.path}`), '$default'].sort());
+    for (const route of routes()) expect(route.Properties.AuthorizationType).toBe('AWS_IAM');
+  });
+
+  it('sends each route to the function that serves it (lib/api/functions), and $default to the fallback', () => {
+    const sent = Object.fromEntries(routes().map((route) => [route.Properties.RouteKey, servedBy(route)]));
+    expect(sent).toEqual({
+      ...Object.fromEntries(
+        apiRouteTable().map((route) => [`${route.method} ${route.path}`, route.functionName]),
+      ),
+      $default: FALLBACK_API_FUNCTION,
+    });
+  });
+
+  it('deploys each function of lib/api/functions as an API handler of that name, and no other', () => {
+    const apiHandlers = present.filter((name) => HANDLERS[name].trigger.kind === 'api');
+    expect(apiHandlers.sort()).toEqual((Object.keys(API_FUNCTIONS) as ApiFunctionName[]).sort());
+    for (const [name, api] of Object.entries(API_FUNCTIONS)) expect(api.name).toBe(name);
   });
 
   it('writes JSON access logs', () => {

@@ -105,7 +105,7 @@ describe('submission queue', () => {
 
   it("tells the sweeper and the API's corrections function where the queue is, and no other handler", () => {
     const urlOf = (name: HandlerName) =>
-      template.findResources('AWS::Lambda::Function')[fnId(name)]?.Properties.Environment.Variables
+      template.findResources('AWS::Lambda::Function')[fnId(name)]?.Properties.Environment?.Variables
         .SUBMIT_QUEUE_URL;
     expect(urlOf('sweep-due-payouts')).toEqual({ Ref: queueId() });
     expect(urlOf('api-corrections')).toEqual({ Ref: queueId() });

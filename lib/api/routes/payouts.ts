@@ -1,9 +1,8 @@
 import { createAndSubmit } from '../../payouts/engine/create-and-submit.js';
 import { PayoutStatus } from '../../payouts/model.js';
 import { CreatePayoutRequestSchema } from '../../payouts/schemas.js';
-import { ApiError } from '../errors.js';
 import { presentPayout, presentPayoutPage } from '../presenters.js';
-import { idempotencyKeyOf, parseBody, parseQuery } from '../request.js';
+import { idempotencyKeyOf, idParam, parseBody, parseQuery } from '../request.js';
 import { PayoutDetailSchema, PayoutPageSchema, PayoutResponseSchema } from '../responses/payout.js';
 import { type Answers, type Route, type RouteRequest, reply, route } from '../router.js';
 import {
@@ -11,15 +10,7 @@ import {
   CancelRequestSchema,
   ListPayoutsQuerySchema,
   ResolveReviewRequestSchema,
-  ResourceIdSchema,
 } from '../schemas.js';
-
-/** The `{id}` path parameter; a malformed id cannot exist, so it is a 404 like any unknown id. */
-export function idParam(request: Pick<RouteRequest<never>, 'params'>): string {
-  const parsed = ResourceIdSchema.safeParse(request.params.id);
-  if (!parsed.success) throw new ApiError(404, 'not-found', 'Not found', 'no resource has this id');
-  return parsed.data;
-}
 
 /**
  * POST /payouts: create (idempotent per `Idempotency-Key`) and submit at once when it can go now (created

@@ -7,7 +7,7 @@ import { clientText } from '../../shared/text.js';
 import * as z from '../../shared/zod.js';
 import { ApiError } from '../errors.js';
 import { newest, omitted, principal } from '../presenters.js';
-import { idempotencyKeyOf, parseBody, parseQuery } from '../request.js';
+import { idempotencyKeyOf, idParam, parseBody, parseQuery } from '../request.js';
 import {
   RecurringPayoutPageSchema,
   type RecurringPayoutResponse,
@@ -23,7 +23,6 @@ import {
   queryInt,
   ResumeRequestSchema,
 } from '../schemas.js';
-import { idParam } from './payouts.js';
 
 export const ListRecurrencesQuerySchema = z.strictObject({
   status: z.optional(z.enum(RECURRENCE_STATUSES as [RecurrenceStatus, ...RecurrenceStatus[]])),

@@ -1,7 +1,7 @@
 import { CreateRefundRequestSchema, RefundStatus } from '../../refunds/model.js';
 import * as z from '../../shared/zod.js';
 import { presentRefund } from '../presenters.js';
-import { idempotencyKeyOf, parseBody, parseQuery } from '../request.js';
+import { idempotencyKeyOf, idParam, parseBody, parseQuery } from '../request.js';
 import { RefundDetailSchema, RefundPageSchema, RefundResponseSchema } from '../responses/refund.js';
 import { type Answers, type Route, type RouteRequest, reply, route } from '../router.js';
 import { ApproveRequestSchema, CancelRequestSchema, ListPayoutsQuerySchema } from '../schemas.js';
@@ -21,8 +21,6 @@ async function listRefunds(request: RouteRequest<'refunds'>) {
     ...(page.nextCursor && { nextCursor: page.nextCursor }),
   });
 }
-
-import { idParam } from './payouts.js';
 
 /**
  * POST /refunds: through the control gate, within what was paid on the transaction, recorded once per
