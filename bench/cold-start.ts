@@ -149,7 +149,8 @@ const MONEY_HANDLERS: readonly MoneyHandler[] = [
     },
   },
   {
-    name: 'api',
+    // The ops API's function serving POST /payouts (lib/api/functions/payouts.ts).
+    name: 'api-payouts',
     what: 'POST /payouts: creating and paying 1 payout',
     providerCalls: 1,
     prepare: async (_rig, run) => apiCreatePayout(`cold-api-${process.pid}-${run}`),

@@ -7,6 +7,7 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { apiFunctionServing } from '../lib/api/functions/index.js';
 import { apiHandlerOf } from '../lib/api/index.js';
 import type { DomainEvent } from '../lib/events/domain-events.js';
 import { type EventPublisher, InProcessEventBus, putEventsInput } from '../lib/events/event-publisher.js';
@@ -166,7 +167,9 @@ async function main(): Promise<void> {
   // Each entry point runs as the function that serves it in AWS (servedBy), so recorded calls are told apart.
   const apiHandler = apiHandlerOf(runtime);
   const api: LocalApiServer = await serveApiGatewayHandler(
-    (event) => servedBy('api', () => apiHandler(event)),
+    // One handler serves every route here; each request runs as the function that serves its route in AWS.
+    (event) =>
+      servedBy(apiFunctionServing(event.requestContext.http.method, event.rawPath), () => apiHandler(event)),
     {
       port: env.OPS_PORT ?? 3000,
       onError: (error) => runtime.logger.error('local server failure', { error: String(error) }),

@@ -3,7 +3,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 const serving = new AsyncLocalStorage<string>();
 
 /**
- * Runs `work` as the function that would serve it in AWS (`api`, `sweep-due-payouts`, `submit-payouts`, ...),
+ * Runs `work` as the function that would serve it in AWS (`api-payouts`, `sweep-due-payouts`, `submit-payouts`, ...),
  * so that where one process hosts them all (`npm start`, the local end-to-end tests) each AWS call can still
  * be told apart by the function that made it (the IAM proof, docs/iam-proof.md). The name follows the work
  * through every `await` it makes.

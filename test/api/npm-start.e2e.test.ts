@@ -140,7 +140,8 @@ describe('npm start', () => {
     expect(verdict.denials).toEqual([]);
     expect(Object.keys(verdict.callsByFunction)).toEqual(
       expect.arrayContaining([
-        'api',
+        // POST /payouts over HTTP runs as the API function serving it in AWS.
+        'api-payouts',
         'sweep-due-payouts',
         'submit-payouts',
         'reconcile-payouts',

@@ -223,7 +223,9 @@ describe('Settlement Available events', () => {
     await Promise.all([
       settlementAvailableFunction(wired.service, event),
       settlementAvailableFunction(wired.service, event),
-      servedBy('api', () => wired.service.payOut(settlement.id, 'api', { id: 'alice', kind: 'user' })),
+      servedBy('api-operations', () =>
+        wired.service.payOut(settlement.id, 'api', { id: 'alice', kind: 'user' }),
+      ),
       servedBy('poll-settlements', () => wired.service.poll()),
     ]);
     expect(instantPayoutsFor(h, settlement.id)).toHaveLength(1);

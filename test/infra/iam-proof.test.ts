@@ -296,12 +296,22 @@ describe('IAM proof: every call each handler makes is allowed by its own role', 
         headers: { 'Idempotency-Key': 'iam-rec' },
       });
       expect(created.status).toBe(201);
-      for (const action of ['pause', 'resume']) {
+      // Its first occurrence skipped (recorded with UpdateItem, lib/recurrence/store/dynamodb-recurrence-store.ts).
+      await exercise('skip', () =>
+        call(api, {
+          method: 'POST',
+          path: `/recurring-payouts/${created.body.id}/occurrences/2027-01-01/skip`,
+          body: { reason: 'iam proof' },
+          principal: 'alice',
+        }),
+      );
+      // Approved by a second person where it waits for one, then paused and resumed.
+      for (const action of ['approve', 'pause', 'resume']) {
         await exercise(action, () =>
           call(api, {
             method: 'POST',
             path: `/recurring-payouts/${created.body.id}/${action}`,
-            body: { reason: 'iam proof' },
+            body: action === 'approve' ? {} : { reason: 'iam proof' },
             principal: action === 'pause' ? 'alice' : 'bob',
           }),
         );

@@ -1,8 +1,10 @@
 import { ScanCommand } from '@aws-sdk/client-dynamodb';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { apiContextFrom } from '../../../lib/api/api-context.js';
+import { apiFunctionServing } from '../../../lib/api/functions/index.js';
 import { type ApiHandler, createApiHandler } from '../../../lib/api/index.js';
 import type { ApiDeadlines } from '../../../lib/api/request-deadline.js';
+import { servedBy } from '../../../lib/local/function-attribution.js';
 import { createRuntime, type Runtime } from '../../../lib/runtime/runtime.js';
 import { type Sandbox, type SandboxOptions, startSandbox } from '../../../lib/sandbox/index.js';
 import type { Clock } from '../../../lib/shared/clock.js';
@@ -24,7 +26,8 @@ export interface ApiHarness {
 
 /**
  * The real router over the real runtime: a fresh DynamoDB Local table and a sandbox on a free port. Every AWS
- * call the runtime makes is checked against the `api` function's role (the IAM proof, docs/iam-proof.md).
+ * call a request makes is checked against the role of the API function serving its route (the IAM proof,
+ * docs/iam-proof.md).
  */
 export async function startApiHarness(
   options: {
@@ -48,7 +51,8 @@ export async function startApiHarness(
       PROVIDER_PIN: sandbox.pin,
       ...options.env,
     },
-    { logger, awsCalls: iamChecked('api'), ...(options.clock && { clock: options.clock }) },
+    // Calls made outside a request (a test's own setup and reads) are no function's.
+    { logger, awsCalls: iamChecked(), ...(options.clock && { clock: options.clock }) },
   );
   const ctx = {
     ...apiContextFrom(runtime),
@@ -56,7 +60,7 @@ export async function startApiHarness(
     ...(options.deadlines && { deadlines: options.deadlines }),
   };
   // Every answer is checked against docs/openapi.json: an undocumented status or body fails the test.
-  const api = checkedAgainstContract(createApiHandler(ctx));
+  const api = checkedAgainstContract(asDeployed(createApiHandler(ctx)));
   return {
     api,
     runtime,
@@ -177,4 +181,15 @@ export async function eventually<T>(
     if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
     await new Promise((resolve) => setTimeout(resolve, intervalMs));
   }
+}
+
+/**
+ * Runs each request as the API function that serves its route in AWS (lib/api/functions), so that its AWS calls
+ * are checked against that function's role (the IAM proof, docs/iam-proof.md).
+ */
+export function asDeployed(handler: ApiHandler): ApiHandler {
+  return (event, invocation) =>
+    servedBy(apiFunctionServing(event.requestContext.http.method, event.rawPath), () =>
+      handler(event, invocation),
+    );
 }

@@ -56,7 +56,7 @@ export function usedProof(): Promise<IamProof> | undefined {
  * `functionName`; a call IAM would refuse fails as AWS would fail it. Calls of neither (UNATTRIBUTED) pass
  * unchecked.
  *
- * @example createRuntime(env, { awsCalls: iamChecked('api') });
+ * @example createRuntime(env, { awsCalls: iamChecked('api-payouts') });
  */
 export function iamChecked(functionName: string = UNATTRIBUTED): {
   functionName: string;
