@@ -27,8 +27,9 @@ export interface OpsApiProps {
 
 /**
  * The ops HTTP API: every route requires SigV4 (IAM authorisation) and goes to the one Lambda function that
- * serves it; a request no route declares goes to the fallback function (`$default`), which answers the API's
- * 404 problem. Each request is written to an access log in JSON.
+ * serves it; another method of a known path goes to that path's function (`ANY`), which answers 405; a request
+ * for an unknown path goes to the fallback function (`$default`), which answers the API's 404 problem. Each
+ * request is written to an access log in JSON.
  */
 export class OpsApi extends Construct {
   readonly api: HttpApi;
@@ -84,6 +85,22 @@ export class OpsApi extends Construct {
         methods: [HttpMethod[route.method]],
         integration: integrationOf(route.functionName),
       });
+    }
+    // Every other method of a known path goes to the function serving that path (API Gateway prefers the route
+    // with the method), whose router answers 405 with `Allow`, as the local server does. So each path is one
+    // function's: the route table is refused otherwise.
+    const pathOwners = new Map<string, string>();
+    for (const route of props.routes) {
+      const owner = pathOwners.get(route.path) ?? route.functionName;
+      if (owner !== route.functionName) {
+        throw new Error(
+          `${route.path} is served by ${owner} and ${route.functionName}: a path is one function's`,
+        );
+      }
+      pathOwners.set(route.path, owner);
+    }
+    for (const [path, owner] of pathOwners) {
+      this.api.addRoutes({ path, methods: [HttpMethod.ANY], integration: integrationOf(owner) });
     }
   }
 }

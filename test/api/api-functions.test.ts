@@ -46,6 +46,14 @@ describe('the ops API split into functions (lib/api/functions)', () => {
     ).toEqual(declared.sort());
   });
 
+  it('gives each path to one function, so a method it does not serve answers 405 there', () => {
+    const owners = new Map<string, Set<string>>();
+    for (const route of apiRouteTable()) {
+      owners.set(route.path, new Set([...(owners.get(route.path) ?? []), route.functionName]));
+    }
+    expect([...owners].filter(([, functions]) => functions.size !== 1)).toEqual([]);
+  });
+
   it('the local server serves the union of the functions, each route once', () => {
     expect(apiRoutes.map((route) => `${route.method} ${route.path}`).sort()).toEqual(
       apiRouteTable()
@@ -62,7 +70,9 @@ describe('the ops API split into functions (lib/api/functions)', () => {
     );
     expect(apiFunctionServing('GET', '/openapi.json')).toBe('api-docs');
     expect(apiFunctionServing('GET', '/no-such-route')).toBe(FALLBACK_API_FUNCTION);
-    expect(apiFunctionServing('PATCH', '/payouts')).toBe(FALLBACK_API_FUNCTION);
+    // Another method of a known path: that path's function, which answers 405.
+    expect(apiFunctionServing('PATCH', '/payouts')).toBe('api-payouts');
+    expect(apiFunctionServing('DELETE', '/dead-letters/x')).toBe('api-corrections');
   });
 
   it('the fallback ($default) answers an unknown path with the API’s 404 problem, as the local server does', async () => {

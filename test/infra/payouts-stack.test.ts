@@ -407,20 +407,29 @@ describe('ops API', () => {
     return present.find((name) => uri.includes(`"${fnLogicalId(name)}"`));
   };
 
-  it('declares every route of lib/api and $default, each requiring IAM (SigV4) authorisation', () => {
+  it('declares every route of lib/api, ANY on each path, and $default, each requiring IAM (SigV4) authorisation', () => {
     expect(
       routes()
         .map((route) => route.Properties.RouteKey)
         .sort(),
-    ).toEqual([...apiRoutes.map((route) => `${route.method} ${route.path}`), '$default'].sort());
+    ).toEqual(
+      [
+        ...apiRoutes.map((route) => `${route.method} ${route.path}`),
+        ...new Set(apiRoutes.map((route) => `ANY ${route.path}`)),
+        '$default',
+      ].sort(),
+    );
     for (const route of routes()) expect(route.Properties.AuthorizationType).toBe('AWS_IAM');
   });
 
-  it('sends each route to the function that serves it (lib/api/functions), and $default to the fallback', () => {
+  it('sends each route, and any other method of its path, to the function that serves it (lib/api/functions), and $default to the fallback', () => {
     const sent = Object.fromEntries(routes().map((route) => [route.Properties.RouteKey, servedBy(route)]));
     expect(sent).toEqual({
       ...Object.fromEntries(
-        apiRouteTable().map((route) => [`${route.method} ${route.path}`, route.functionName]),
+        apiRouteTable().flatMap((route) => [
+          [`${route.method} ${route.path}`, route.functionName],
+          [`ANY ${route.path}`, route.functionName],
+        ]),
       ),
       $default: FALLBACK_API_FUNCTION,
     });

@@ -41,13 +41,13 @@ export function apiRouteTable(): ApiRouteEntry[] {
 }
 
 /**
- * The function API Gateway invokes for a request: the one whose route has this method and path template, else
- * the fallback (`$default`). For tests that run the API as deployed, each function on its own role.
+ * The function API Gateway invokes for a request (infra/constructs/ops-api.ts): the one whose route has this
+ * method and path template, else the one serving the path (its `ANY` route: it answers 405), else the fallback
+ * (`$default`: 404). For `npm start` and the tests, which run each request as the function serving it in AWS.
  */
 export function apiFunctionServing(method: string, rawPath: string): ApiFunctionName {
   const path = normalisePath(rawPath);
-  const served = apiRouteTable().find(
-    (route) => route.method === method.toUpperCase() && pathPattern(route.path).pattern.test(path),
-  );
+  const onPath = apiRouteTable().filter((route) => pathPattern(route.path).pattern.test(path));
+  const served = onPath.find((route) => route.method === method.toUpperCase()) ?? onPath[0];
   return served?.functionName ?? FALLBACK_API_FUNCTION;
 }
