@@ -7,8 +7,8 @@
  * evaluates, only the services its handler imports: a module's zod schemas are module-level values esbuild must
  * keep once the module is imported. Where a job runs one operation of a service, it asks for that operation alone
  * (`recurrenceSweepOf`, `refundSenderOf`), and each service builds only the provider resources it calls on the
- * runtime's connection. This file gathers them for the ops API, which offers them all, and for tests; a job
- * imports the one it needs.
+ * runtime's connection. This file gathers them for the whole ops API (`npm start`, which serves every route in
+ * one process) and for tests; each API function (lib/api/functions/) and each job imports the ones it needs.
  *
  * Every service shares the engine's clock, so an injected clock moves them all, and the engine's limits, so a
  * rule, a refund or a correction passes the same gate as a payout.

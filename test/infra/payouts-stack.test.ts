@@ -435,6 +435,14 @@ describe('ops API', () => {
     });
   });
 
+  it('runs every API function on 512 MB with a 29 s timeout, inside API Gateway’s 30 s', () => {
+    const functions = template.findResources('AWS::Lambda::Function');
+    for (const name of Object.keys(API_FUNCTIONS) as ApiFunctionName[]) {
+      const { MemorySize, Timeout } = functions[fnLogicalId(name)]?.Properties ?? {};
+      expect({ name, MemorySize, Timeout }).toEqual({ name, MemorySize: 512, Timeout: 29 });
+    }
+  });
+
   it('deploys each function of lib/api/functions as an API handler of that name, and no other', () => {
     const apiHandlers = present.filter((name) => HANDLERS[name].trigger.kind === 'api');
     expect(apiHandlers.sort()).toEqual((Object.keys(API_FUNCTIONS) as ApiFunctionName[]).sort());
