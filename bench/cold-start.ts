@@ -10,6 +10,7 @@ import type { Context } from 'aws-lambda';
 import { build as build_ } from 'esbuild';
 import { buildHandlers, handlerEntry } from '../infra/bundling/build-handler.js';
 import { HANDLERS, type HandlerName } from '../infra/handlers.js';
+import { apiFunctionServing } from '../lib/api/functions/index.js';
 import {
   type BenchResult,
   bankTransfer,
@@ -149,8 +150,8 @@ const MONEY_HANDLERS: readonly MoneyHandler[] = [
     },
   },
   {
-    // The ops API's function serving POST /payouts (lib/api/functions/payouts.ts).
-    name: 'api-payouts',
+    // The ops API's function serving POST /payouts (lib/api/functions: api-payouts).
+    name: apiFunctionServing('POST', '/payouts'),
     what: 'POST /payouts: creating and paying 1 payout',
     providerCalls: 1,
     prepare: async (_rig, run) => apiCreatePayout(`cold-api-${process.pid}-${run}`),
