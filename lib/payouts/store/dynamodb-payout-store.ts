@@ -68,7 +68,7 @@ export class DynamoDbPayoutStore implements PayoutStore {
       ownerAttribute: 'payoutId',
       ownerId: payout.id,
       createdAt: payout.createdAt,
-      items: [toPayoutItem(payout), toAuditItem(audit), ...(claim ? [toAuditItem(claim.audit)] : [])],
+      items: [toPayoutItem(payout), toAuditItem(claim ? [audit, claim.audit] : [audit])],
       ...(claim && { guards: [this.#capUpdate(claim.cap)] }),
     }).catch((error: unknown) => {
       if (!(error instanceof IdempotentCreateGuardError)) throw error;
@@ -87,8 +87,15 @@ export class DynamoDbPayoutStore implements PayoutStore {
     return Item ? fromPayoutItem(Item) : undefined;
   }
 
-  getAudit(id: string): Promise<AuditEvent[]> {
-    return readItemCollection(this.#doc, this.tableName, keys.payout(id).pk, 'AUDIT#', fromAuditItem);
+  async getAudit(id: string): Promise<AuditEvent[]> {
+    const items = await readItemCollection(
+      this.#doc,
+      this.tableName,
+      keys.payout(id).pk,
+      'AUDIT#',
+      fromAuditItem,
+    );
+    return items.flat();
   }
 
   async transition(write: TransitionWrite): Promise<Payout> {
@@ -110,7 +117,7 @@ export class DynamoDbPayoutStore implements PayoutStore {
       {
         Put: {
           TableName: this.tableName,
-          Item: toAuditItem(audit),
+          Item: toAuditItem([audit]),
           ConditionExpression: 'attribute_not_exists(pk)',
         },
       },

@@ -99,16 +99,22 @@ const PayoutItemSchema = z.lazy(() =>
   }),
 );
 
+const auditFields = {
+  sequence: z.int(),
+  at: z.string(),
+  actor: principal,
+  from: z.nullable(status),
+  to: status,
+  reason: z.string(),
+  details: z.optional(z.record(z.string(), scalar)),
+};
+
 const AuditItemSchema = z.lazy(() =>
   z.object({
     payoutId: z.string(),
-    sequence: z.int(),
-    at: z.string(),
-    actor: principal,
-    from: z.nullable(status),
-    to: status,
-    reason: z.string(),
-    details: z.optional(z.record(z.string(), scalar)),
+    ...auditFields,
+    // Later events committed in the same write as the first (the creation already claimed: created, claimed).
+    following: z.optional(z.array(z.object(auditFields))),
   }),
 );
 
@@ -200,12 +206,26 @@ export function fromPayoutItem(item: Record<string, unknown>): Payout {
   return parse(PayoutItemSchema, { ...omitted, ...item }, 'payout');
 }
 
-export function toAuditItem(event: AuditEvent): Record<string, unknown> {
-  return { ...keys.audit(event.payoutId, event.sequence), entity: 'audit', ...event };
+/**
+ * One audit item for the events of one write, in sequence order, keyed by the first one's sequence. A write
+ * that records two decisions (a creation already claimed) stores both in one item: every item of a transaction
+ * costs 2 write units per started KB, so a second item would cost 2 more for ~200 bytes. The later events keep
+ * their own sequence but not the payout id, which the first one states.
+ */
+export function toAuditItem(events: readonly [AuditEvent, ...AuditEvent[]]): Record<string, unknown> {
+  const [first, ...following] = events;
+  return {
+    ...keys.audit(first.payoutId, first.sequence),
+    entity: 'audit',
+    ...first,
+    ...(following.length > 0 && { following: following.map(({ payoutId: _stated, ...event }) => event) }),
+  };
 }
 
-export function fromAuditItem(item: Record<string, unknown>): AuditEvent {
-  return parse(AuditItemSchema, item, 'audit event');
+/** The events an audit item holds, first to last (items written one event each hold one). */
+export function fromAuditItem(item: Record<string, unknown>): AuditEvent[] {
+  const { following, ...first } = parse(AuditItemSchema, item, 'audit event');
+  return [first, ...(following ?? []).map((event) => ({ payoutId: first.payoutId, ...event }))];
 }
 
 export function fromControlsItem(item: Record<string, unknown> | undefined): Controls {
