@@ -150,7 +150,9 @@ export function workQueueOf(payout: Payout): { queue: string; dueAt: string } | 
     case PayoutStatus.Pending:
       return { queue: WorkQueue.Submit, dueAt: payout.nextActionAt ?? payout.createdAt };
     case PayoutStatus.Submitting:
-      return payout.attempt ? { queue: WorkQueue.LeaseExpiry, dueAt: payout.attempt.leaseUntil } : undefined;
+      // No gsi3 entry: entering and leaving the index would cost two writes on every send. Lease expiry is
+      // found through the status index instead (DynamoDbPayoutStore.due, `LeaseExpiry`).
+      return undefined;
     case PayoutStatus.Unknown:
       return { queue: WorkQueue.Reconcile, dueAt: payout.nextActionAt ?? payout.updatedAt };
     case PayoutStatus.Scheduled:

@@ -25,7 +25,11 @@ export const TTL_ATTRIBUTE = 'expiresAt';
 export const WorkQueue = {
   /** `pending` payouts waiting to be submitted (fresh, after a pause, or after "unavailable"). */
   Submit: 'submit',
-  /** `submitting` payouts whose lease runs out: presumed crashed mid-call. */
+  /**
+   * `submitting` payouts whose lease runs out: presumed crashed mid-call. Not a gsi3 partition (a payout in flight
+   * holds no gsi3 keys): read from gsi1's `submitting` partition, filtered by the lease's end. Items written
+   * before still hold `WORK#lease` keys; no reader uses them, and their next write drops them.
+   */
   LeaseExpiry: 'lease',
   /** `unknown` payouts due for another reconciliation look-up. */
   Reconcile: 'reconcile',

@@ -1,0 +1,112 @@
+import { BatchWriteCommand, DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Payout } from '../../../lib/payouts/model.js';
+import { LEASE_SCAN_PAGE_ITEMS } from '../../../lib/payouts/store/dynamodb-payout-store.js';
+import { toPayoutItem } from '../../../lib/payouts/store/item-codec.js';
+import { WorkQueue } from '../../../lib/payouts/store/table-design.js';
+import { createTestTable } from '../../support/dynamodb.js';
+
+/**
+ * A payout in flight (`submitting`) holds no work-queue (gsi3) keys, which spares two index writes per send; its
+ * lease's end is found through the status index instead, filtered by `attempt.leaseUntil`. The filter applies
+ * after each page's limit, so a look must read on past pages of leases still running.
+ */
+const NOW = '2026-03-02T09:00:00.000Z';
+let table: Awaited<ReturnType<typeof createTestTable>>;
+let doc: DynamoDBDocumentClient;
+
+beforeAll(async () => {
+  table = await createTestTable('lease-expiry');
+  doc = DynamoDBDocumentClient.from(table.client);
+});
+afterAll(() => table.client.destroy());
+
+function inFlight(id: string, createdAt: string, leaseUntil: string): Payout {
+  return {
+    id,
+    idempotencyKey: `key-${id}`,
+    origin: 'api',
+    requestFingerprint: 'f'.repeat(64),
+    instruction: {
+      type: 'bank_transfer',
+      beneficiary: { bankCode: '058', accountNumber: '0123456789', accountName: 'Ada Supplies' },
+    },
+    amountKobo: 15_000,
+    currency: 'NGN',
+    narration: 'March invoice',
+    metadata: {},
+    status: 'submitting',
+    version: 2,
+    requestedBy: { id: 'alice', kind: 'user' },
+    capKey: 'merchant',
+    capDay: '2026-03-02',
+    attempt: { attemptId: `attempt-${id}`, number: 1, startedAt: createdAt, leaseUntil },
+    submissionCount: 1,
+    createdAt,
+    updatedAt: createdAt,
+  };
+}
+
+async function putAll(items: Record<string, unknown>[]): Promise<void> {
+  for (let start = 0; start < items.length; start += 25) {
+    await doc.send(
+      new BatchWriteCommand({
+        RequestItems: {
+          [table.tableName]: items.slice(start, start + 25).map((Item) => ({ PutRequest: { Item } })),
+        },
+      }),
+    );
+  }
+}
+
+describe('lease expiry through the status index', () => {
+  it('stores a payout in flight without work-queue keys', () => {
+    const item = toPayoutItem(inFlight('LEASEKEYS', '2026-03-02T08:00:00.000Z', NOW));
+
+    expect(item).not.toHaveProperty('gsi3pk');
+    expect(item).not.toHaveProperty('gsi3sk');
+    expect(item.gsi1pk).toBe('PAYOUT#STATUS#submitting');
+  });
+
+  it('finds an ended lease behind more than a page of leases still running, and only ended ones', async () => {
+    // Older payouts first in the index (by creation), all still within their lease.
+    const running = Array.from({ length: LEASE_SCAN_PAGE_ITEMS + 10 }, (_, n) =>
+      inFlight(
+        `RUNNING${String(n).padStart(5, '0')}`,
+        `2026-03-02T08:${String(Math.floor(n / 60)).padStart(2, '0')}:${String(n % 60).padStart(2, '0')}.000Z`,
+        '2026-03-02T09:05:00.000Z',
+      ),
+    );
+    const ended = inFlight('ENDED', '2026-03-02T08:59:00.000Z', '2026-03-02T08:59:30.000Z');
+    await putAll([...running, ended].map(toPayoutItem));
+
+    const due = await table.store.due(WorkQueue.LeaseExpiry, NOW, 50);
+
+    expect(due.map((payout) => payout.id)).toEqual(['ENDED']);
+    expect(due[0]).toEqual(ended);
+  });
+
+  it('still finds a payout in flight stored before, with work-queue keys of the old lease queue', async () => {
+    const older = inFlight('OLDSHAPE', '2026-03-02T07:00:00.000Z', '2026-03-02T07:00:30.000Z');
+    await doc.send(
+      new PutCommand({
+        TableName: table.tableName,
+        Item: {
+          ...toPayoutItem(older),
+          gsi3pk: 'WORK#lease',
+          gsi3sk: `2026-03-02T07:00:30.000Z#${older.id}`,
+        },
+      }),
+    );
+
+    const due = await table.store.due(WorkQueue.LeaseExpiry, NOW, 50);
+
+    expect(due.map((payout) => payout.id)).toEqual(['OLDSHAPE', 'ENDED']);
+  });
+
+  it('stops at the limit, oldest first', async () => {
+    const due = await table.store.due(WorkQueue.LeaseExpiry, NOW, 1);
+
+    expect(due.map((payout) => payout.id)).toEqual(['OLDSHAPE']);
+  });
+});
