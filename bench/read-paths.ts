@@ -7,6 +7,7 @@ import {
   QueryCommand,
   ScanCommand,
 } from '@aws-sdk/client-dynamodb';
+import { endedLeases } from '../lib/payouts/engine/reconcile-payouts.js';
 import { PayoutStatus } from '../lib/payouts/model.js';
 import { createTableInput, keys, TableIndexes, WorkQueue } from '../lib/payouts/store/table-design.js';
 import { ManualClock } from '../lib/shared/clock.js';
@@ -75,9 +76,9 @@ export async function benchReadPaths(endpoint: string): Promise<BenchResult> {
       ),
     );
     rows.push(
-      await measure(rig, 'reconciler: due lease + reconcile + watch, 2 counts', () =>
+      await measure(rig, 'reconciler: ended leases (status listing) + reconcile + watch, 2 counts', () =>
         Promise.all([
-          rig.store.due(WorkQueue.LeaseExpiry, now, 50),
+          endedLeases(rig.engine.ctx, now, 50),
           rig.store.due(WorkQueue.Reconcile, now, 50),
           rig.store.due(WorkQueue.Watch, now, 50),
           rig.store.countByStatus(PayoutStatus.NeedsReview, 1000),

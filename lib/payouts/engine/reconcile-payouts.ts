@@ -64,6 +64,35 @@ export interface ReconcileOptions {
   readonly lookupDeadlineMs?: number;
 }
 
+/** In-flight payouts one page of the look for ended leases reads, and the pages one look reads at most. */
+export const LEASE_SCAN_PAGE_ITEMS = 250;
+const LEASE_SCAN_MAX_PAGES = 40;
+
+/**
+ * `submitting` payouts whose lease ended by `now`, up to `limit`: presumed crashed mid-call. A payout in flight
+ * is in no work queue (it would cost two index writes on every send), so they are read from the status listing,
+ * every payout in flight with them (as many as the submission concurrency sends at once), newest first, page by
+ * page until `limit` are found or the listing ends, at most LEASE_SCAN_MAX_PAGES pages of LEASE_SCAN_PAGE_ITEMS
+ * (10,000 in flight) a pass: the reconciler passes again each minute.
+ */
+export async function endedLeases(ctx: EngineContext, now: string, limit: number): Promise<Payout[]> {
+  const ended: Payout[] = [];
+  let cursor: string | undefined;
+  for (let page = 0; page < LEASE_SCAN_MAX_PAGES && ended.length < limit; page++) {
+    const listed = await ctx.store.list({
+      status: PayoutStatus.Submitting,
+      limit: LEASE_SCAN_PAGE_ITEMS,
+      ...(cursor !== undefined && { cursor }),
+    });
+    for (const payout of listed.items) {
+      if (payout.attempt && payout.attempt.leaseUntil <= now && ended.length < limit) ended.push(payout);
+    }
+    if (listed.nextCursor === undefined) break;
+    cursor = listed.nextCursor;
+  }
+  return ended;
+}
+
 export async function reconcilePayouts(
   ctx: EngineContext,
   options: ReconcileOptions = {},
@@ -75,7 +104,8 @@ export async function reconcilePayouts(
   const due = async (queue: WorkQueue) =>
     outOfTime() ? [] : ctx.store.due(queue, ctx.clock.now().toISOString(), limit);
   let leasesExpired = 0;
-  for (const payout of await due(WorkQueue.LeaseExpiry)) {
+  const ended = outOfTime() ? [] : await endedLeases(ctx, ctx.clock.now().toISOString(), limit);
+  for (const payout of ended) {
     if (outOfTime()) break;
     if (await expireLease(ctx, payout)) leasesExpired++;
   }

@@ -13,7 +13,7 @@ import { createWithIdempotencyKey, IdempotentCreateGuardError } from '../../shar
 import { readItemCollection } from '../../shared/item-collection.js';
 import { jitteredPause } from '../../shared/jitter.js';
 import { DailyCapExceededError } from '../errors.js';
-import { type AuditEvent, type Controls, type Payout, PayoutStatus } from '../model.js';
+import type { AuditEvent, Controls, Payout, PayoutStatus } from '../model.js';
 import { capUpdateItem, type TransactItem } from './control-items.js';
 import {
   fromAuditItem,
@@ -32,7 +32,7 @@ import type {
   PayoutStore,
   TransitionWrite,
 } from './payout-store.js';
-import { keys, TableIndexes, WorkQueue } from './table-design.js';
+import { keys, TableIndexes, type WorkQueue } from './table-design.js';
 import { type Settled, WriteCoalescer } from './write-coalescer.js';
 
 /**
@@ -281,7 +281,6 @@ export class DynamoDbPayoutStore implements PayoutStore {
   }
 
   async due(queue: WorkQueue, dueBy: string, limit: number, after?: Payout): Promise<Payout[]> {
-    if (queue === WorkQueue.LeaseExpiry) return this.#leasesEndedBy(dueBy, limit);
     const index = TableIndexes.workQueue;
     const afterWork = after && workQueueOf(after);
     const page = await this.#doc.send(
@@ -303,47 +302,6 @@ export class DynamoDbPayoutStore implements PayoutStore {
       }),
     );
     return (page.Items ?? []).map(fromPayoutItem);
-  }
-
-  /**
-   * `submitting` payouts whose lease ended by `dueBy`, oldest first, up to `limit`. They are read from the status
-   * index, every payout in flight with them (as many as the submission concurrency keeps sending at once), and
-   * filtered by the lease's end; the filter applies after a page's `Limit`, so reading goes on page by page until
-   * `limit` are found or the partition ends, at most LEASE_SCAN_MAX_PAGES pages of LEASE_SCAN_PAGE_ITEMS (10,000
-   * payouts in flight) a call: the reconciler calls again each minute.
-   */
-  async #leasesEndedBy(dueBy: string, limit: number): Promise<Payout[]> {
-    const index = TableIndexes.byStatus;
-    const found: Payout[] = [];
-    let startKey: Record<string, unknown> | undefined;
-    let pages = 0;
-    do {
-      pages++;
-      const page = await this.#doc.send(
-        new QueryCommand({
-          TableName: this.tableName,
-          IndexName: index.indexName,
-          KeyConditionExpression: '#pk = :pk',
-          FilterExpression: '#attempt.#leaseUntil <= :dueBy',
-          ExpressionAttributeNames: {
-            '#pk': index.partitionKey,
-            '#attempt': 'attempt',
-            '#leaseUntil': 'leaseUntil',
-          },
-          ExpressionAttributeValues: {
-            ':pk': keys.statusPartition(PayoutStatus.Submitting),
-            ':dueBy': dueBy,
-          },
-          Limit: LEASE_SCAN_PAGE_ITEMS,
-          ...(startKey && { ExclusiveStartKey: startKey }),
-        }),
-      );
-      for (const item of page.Items ?? []) {
-        if (found.length < limit) found.push(fromPayoutItem(item));
-      }
-      startKey = page.LastEvaluatedKey;
-    } while (startKey && found.length < limit && pages < LEASE_SCAN_MAX_PAGES);
-    return found;
   }
 
   /**
@@ -404,9 +362,6 @@ export class DynamoDbPayoutStore implements PayoutStore {
 }
 
 const MAX_CONFLICT_RETRIES = 4;
-/** In-flight payouts one page of the look for ended leases reads, and the pages one look reads at most. */
-export const LEASE_SCAN_PAGE_ITEMS = 250;
-const LEASE_SCAN_MAX_PAGES = 40;
 const ITEMS_PER_TRANSITION = 2;
 /** TransactWriteItems takes at most 100 items; 25 transitions keep a batch well inside that and 4 MB. */
 const MAX_COALESCED_TRANSITIONS = 25;

@@ -99,7 +99,8 @@ const PayoutItemSchema = z.lazy(() =>
   }),
 );
 
-const auditFields = {
+const auditEvent = {
+  payoutId: z.string(),
   sequence: z.int(),
   at: z.string(),
   actor: principal,
@@ -111,10 +112,9 @@ const auditFields = {
 
 const AuditItemSchema = z.lazy(() =>
   z.object({
-    payoutId: z.string(),
-    ...auditFields,
+    ...auditEvent,
     // Later events committed in the same write as the first (the creation already claimed: created, claimed).
-    following: z.optional(z.array(z.object(auditFields))),
+    following: z.optional(z.array(z.object(auditEvent))),
   }),
 );
 
@@ -150,8 +150,7 @@ export function workQueueOf(payout: Payout): { queue: string; dueAt: string } | 
     case PayoutStatus.Pending:
       return { queue: WorkQueue.Submit, dueAt: payout.nextActionAt ?? payout.createdAt };
     case PayoutStatus.Submitting:
-      // No gsi3 entry: entering and leaving the index would cost two writes on every send. Lease expiry is
-      // found through the status index instead (DynamoDbPayoutStore.due, `LeaseExpiry`).
+      // In flight: no queue (see WorkQueue); the reconciler finds ended leases through the status listing.
       return undefined;
     case PayoutStatus.Unknown:
       return { queue: WorkQueue.Reconcile, dueAt: payout.nextActionAt ?? payout.updatedAt };
@@ -211,23 +210,24 @@ export function fromPayoutItem(item: Record<string, unknown>): Payout {
 /**
  * One audit item for the events of one write, in sequence order, keyed by the first one's sequence. A write
  * that records two decisions (a creation already claimed) stores both in one item: every item of a transaction
- * costs 2 write units per started KB, so a second item would cost 2 more for ~200 bytes. The later events keep
- * their own sequence but not the payout id, which the first one states.
+ * costs 2 write units per started KB, so a second item would cost 2 more for ~250 bytes.
  */
-export function toAuditItem(events: readonly [AuditEvent, ...AuditEvent[]]): Record<string, unknown> {
-  const [first, ...following] = events;
+export function toAuditItem([first, ...following]: readonly [AuditEvent, ...AuditEvent[]]): Record<
+  string,
+  unknown
+> {
   return {
     ...keys.audit(first.payoutId, first.sequence),
     entity: 'audit',
     ...first,
-    ...(following.length > 0 && { following: following.map(({ payoutId: _stated, ...event }) => event) }),
+    ...(following[0] && { following }),
   };
 }
 
 /** The events an audit item holds, first to last (items written one event each hold one). */
 export function fromAuditItem(item: Record<string, unknown>): AuditEvent[] {
-  const { following, ...first } = parse(AuditItemSchema, item, 'audit event');
-  return [first, ...(following ?? []).map((event) => ({ payoutId: first.payoutId, ...event }))];
+  const { following = [], ...first } = parse(AuditItemSchema, item, 'audit event');
+  return [first, ...following];
 }
 
 export function fromControlsItem(item: Record<string, unknown> | undefined): Controls {

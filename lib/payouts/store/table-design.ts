@@ -4,8 +4,8 @@
  *
  * | item            | pk                              | sk                 | gsi1 (by status)                | gsi2 (by month)            | gsi3 (work queue, sparse)      |
  * |-----------------|---------------------------------|--------------------|---------------------------------|----------------------------|--------------------------------|
- * | payout          | PAYOUT#<id>                     | PAYOUT             | PAYOUT#STATUS#<status> / created | PAYOUT#MONTH#<yyyy-mm> / created | WORK#<queue> / <dueAt>#<id> |
- * | audit event     | PAYOUT#<id>                     | AUDIT#<sequence>   |                                 |                            |                                |
+ * | payout          | PAYOUT#<id>                     | PAYOUT             | PAYOUT#STATUS#<status> / created | PAYOUT#MONTH#<yyyy-mm> / created | WORK#<queue> / <dueAt>#<id> (not in flight) |
+ * | audit item      | PAYOUT#<id>                     | AUDIT#<sequence>   |                                 |                            |                                |
  * | idempotency key | IDEMPOTENCY#<origin>#<key>      | IDEMPOTENCY        |                                 |                            |                                |
  * | controls        | CONTROL                         | GLOBAL             |                                 |                            |                                |
  * | daily cap       | CAP#<capKey>#<yyyy-mm-dd>       | CAP                |                                 |                            |                                |
@@ -21,16 +21,15 @@ export const TableIndexes = {
 /** Attribute DynamoDB's TTL deletes by (epoch seconds); set only on records meant to expire. */
 export const TTL_ATTRIBUTE = 'expiresAt';
 
-/** Work queues of the gsi3 index: what the scheduled handlers pick up when it is due. */
+/**
+ * Work queues of the gsi3 index: what the scheduled handlers pick up when it is due. A payout in flight
+ * (`submitting`) is in none: entering a queue and leaving it would cost two index writes on every send, so the
+ * reconciler finds ended leases through the status listing instead (engine/reconcile-payouts.ts, `endedLeases`).
+ * Items stored before with `WORK#lease` keys are `submitting` too, found the same way; their next write drops them.
+ */
 export const WorkQueue = {
   /** `pending` payouts waiting to be submitted (fresh, after a pause, or after "unavailable"). */
   Submit: 'submit',
-  /**
-   * `submitting` payouts whose lease runs out: presumed crashed mid-call. Not a gsi3 partition (a payout in flight
-   * holds no gsi3 keys): read from gsi1's `submitting` partition, filtered by the lease's end. Items written
-   * before still hold `WORK#lease` keys; no reader uses them, and their next write drops them.
-   */
-  LeaseExpiry: 'lease',
   /** `unknown` payouts due for another reconciliation look-up. */
   Reconcile: 'reconcile',
   /** `scheduled` payouts, by their scheduled time. */

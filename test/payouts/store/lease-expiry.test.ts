@@ -1,23 +1,32 @@
 import { BatchWriteCommand, DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { endedLeases, LEASE_SCAN_PAGE_ITEMS } from '../../../lib/payouts/engine/reconcile-payouts.js';
+import type { PayoutGateway } from '../../../lib/payouts/gateway.js';
 import type { Payout } from '../../../lib/payouts/model.js';
-import { LEASE_SCAN_PAGE_ITEMS } from '../../../lib/payouts/store/dynamodb-payout-store.js';
+import { PayoutEngine } from '../../../lib/payouts/payout-engine.js';
 import { toPayoutItem } from '../../../lib/payouts/store/item-codec.js';
-import { WorkQueue } from '../../../lib/payouts/store/table-design.js';
 import { createTestTable } from '../../support/dynamodb.js';
 
 /**
- * A payout in flight (`submitting`) holds no work-queue (gsi3) keys, which spares two index writes per send; its
- * lease's end is found through the status index instead, filtered by `attempt.leaseUntil`. The filter applies
- * after each page's limit, so a look must read on past pages of leases still running.
+ * A payout in flight (`submitting`) holds no work-queue (gsi3) keys, which spares two index writes per send; the
+ * reconciler finds ended leases through the status listing instead (`endedLeases`), page by page past the
+ * payouts whose lease still runs.
  */
 const NOW = '2026-03-02T09:00:00.000Z';
 let table: Awaited<ReturnType<typeof createTestTable>>;
 let doc: DynamoDBDocumentClient;
+let engine: PayoutEngine;
+/** The look reads and decides nothing at the provider: a gateway that must never be called. */
+const noProvider = new Proxy({} as PayoutGateway, {
+  get: () => () => {
+    throw new Error('the look for ended leases called the provider');
+  },
+});
 
 beforeAll(async () => {
   table = await createTestTable('lease-expiry');
   doc = DynamoDBDocumentClient.from(table.client);
+  engine = new PayoutEngine({ store: table.store, gateway: noProvider });
 });
 afterAll(() => table.client.destroy());
 
@@ -69,7 +78,7 @@ describe('lease expiry through the status index', () => {
   });
 
   it('finds an ended lease behind more than a page of leases still running, and only ended ones', async () => {
-    // Older payouts first in the index (by creation), all still within their lease.
+    // The listing reads newest first: more than a page of payouts created later, all still within their lease.
     const running = Array.from({ length: LEASE_SCAN_PAGE_ITEMS + 10 }, (_, n) =>
       inFlight(
         `RUNNING${String(n).padStart(5, '0')}`,
@@ -77,10 +86,10 @@ describe('lease expiry through the status index', () => {
         '2026-03-02T09:05:00.000Z',
       ),
     );
-    const ended = inFlight('ENDED', '2026-03-02T08:59:00.000Z', '2026-03-02T08:59:30.000Z');
+    const ended = inFlight('ENDED', '2026-03-02T07:59:00.000Z', '2026-03-02T07:59:30.000Z');
     await putAll([...running, ended].map(toPayoutItem));
 
-    const due = await table.store.due(WorkQueue.LeaseExpiry, NOW, 50);
+    const due = await endedLeases(engine.ctx, NOW, 50);
 
     expect(due.map((payout) => payout.id)).toEqual(['ENDED']);
     expect(due[0]).toEqual(ended);
@@ -99,14 +108,14 @@ describe('lease expiry through the status index', () => {
       }),
     );
 
-    const due = await table.store.due(WorkQueue.LeaseExpiry, NOW, 50);
+    const due = await endedLeases(engine.ctx, NOW, 50);
 
-    expect(due.map((payout) => payout.id)).toEqual(['OLDSHAPE', 'ENDED']);
+    expect(due.map((payout) => payout.id)).toEqual(['ENDED', 'OLDSHAPE']);
   });
 
-  it('stops at the limit, oldest first', async () => {
-    const due = await table.store.due(WorkQueue.LeaseExpiry, NOW, 1);
+  it('stops at the limit, newest first', async () => {
+    const due = await endedLeases(engine.ctx, NOW, 1);
 
-    expect(due.map((payout) => payout.id)).toEqual(['OLDSHAPE']);
+    expect(due.map((payout) => payout.id)).toEqual(['ENDED']);
   });
 });
