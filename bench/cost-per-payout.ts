@@ -159,7 +159,7 @@ export async function benchCostPerPayout(endpoint: string): Promise<BenchResult 
       "WCU reported: what DynamoDB Local answers, for reference only: for a transaction it reports a single item's units however many items it wrote (a 1-item and a 10-item transaction both report 8), so it is not a cost.",
       "By the sweep, claims and records that coincide are group-committed (several payouts per transaction, one cap update per batch), so round trips and cap-counter writes per payout fall below the inline path's.",
       'provider calls: requests the sandbox received (stats().requests); the happy path must be exactly 1 per payout.',
-      'create + submit inline: engine.createAndSubmit, as POST /payouts and Payout Requested call it: the payout is created already claimed (creation, claim, both audit events and the daily-cap reservation in one transaction), the pause is read, the provider called, the outcome recorded. The two steps (create pending, then submit) are what settlements, recurrences and the fallbacks of createAndSubmit take.',
+      'create + submit inline: engine.createAndSubmit, as POST /payouts and Payout Requested call it: the payout is created already claimed (creation, claim, both audit events in one audit item and the daily-cap reservation in one transaction), the pause is read, the provider called, the outcome recorded. The two steps (create pending, then submit) are what settlements, recurrences and the fallbacks of createAndSubmit take.',
       'The unknown path: the sandbox commits the payout and drops the connection (timeout-after-commit); the payout becomes unknown and is never resent; the reconciler lists the wallet DEBIT records in the window and finds its marker.',
     ],
   };
