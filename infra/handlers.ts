@@ -78,13 +78,19 @@ const DLQ_GRANT_EXTRAS = {
  * the trigger, the least-privilege grants, its DLQ and its alarms. A test fails when a file in
  * `functions/` has no entry, so no handler ships unwired.
  */
+/**
+ * What every ops API function shares: API Gateway's trigger and the request deadline, 29 s, inside API Gateway's
+ * 30 s (lib/api/request-deadline.ts).
+ */
+const OPS_API = { trigger: { kind: 'api' }, timeout: Duration.seconds(29) } as const;
+
 export const HANDLERS = {
   // The ops API, one function per group of routes (lib/api/functions/index.ts), each granted what its own routes
-  // use. All share the request deadline: 29 s, inside API Gateway's 30 s (lib/api/request-deadline.ts).
+  // use (OPS_API above).
   'api-payouts': {
     description:
       "Ops API (HTTP API, IAM auth): a payout's life (create, list, read, cancel, approve, resolve), controls",
-    trigger: { kind: 'api' },
+    ...OPS_API,
     // Lists payouts by status (gsi1) or by month (gsi2); reads a payout's history by key (Query on the table).
     // A payout's claim reads the pause after it committed (GetItem), so no ConditionCheck.
     table: {
@@ -94,11 +100,10 @@ export const HANDLERS = {
     },
     // Submits payouts at once (POST /payouts, approvals), wallet payouts included.
     provider: ProviderAccess.TokenAndPin,
-    timeout: Duration.seconds(29),
   },
   'api-recurrences': {
     description: "Ops API (HTTP API, IAM auth): recurring payouts, the provider's schedules, future payouts",
-    trigger: { kind: 'api' },
+    ...OPS_API,
     // Lists rules and payouts by status (gsi1) or month (gsi2), the provider's schedules by month (gsi2); reads a
     // rule's history by key (Query on the table).
     table: {
@@ -109,7 +114,6 @@ export const HANDLERS = {
     // No route of it calls the provider, but the runtime every function builds will not start in Lambda without
     // the token's secret (lib/runtime/runtime-config.ts): the token, never the PIN.
     provider: ProviderAccess.Token,
-    timeout: Duration.seconds(29),
     unexercisedGrants: {
       'secretsmanager:GetSecretValue':
         "The token's secret: required by the runtime's configuration (lib/runtime/runtime-config.ts), never read by these routes.",
@@ -117,7 +121,7 @@ export const HANDLERS = {
   },
   'api-operations': {
     description: "Ops API (HTTP API, IAM auth): refunds, instant settlements, the provider's views, health",
-    trigger: { kind: 'api' },
+    ...OPS_API,
     // Claims refunds (the claim checks the pause item: ConditionCheck); lists refunds and payouts by status or
     // month; deciding a settlement deletes its deferral item (lib/settlement/decision-store.ts).
     table: {
@@ -128,12 +132,11 @@ export const HANDLERS = {
     },
     // Sends refunds and pays settlements out by bank transfer, reads the provider's views: never from a wallet.
     provider: ProviderAccess.Token,
-    timeout: Duration.seconds(29),
   },
   'api-corrections': {
     description:
       'Ops API (HTTP API, IAM auth): bulk corrections, correction jobs, dead letters, the approvals queue',
-    trigger: { kind: 'api' },
+    ...OPS_API,
     // Lists what waits for approval and the bulk items by status (gsi1) or month (gsi2); reads bulk-item
     // histories by key (Query on the table); stores a correction job's rows 25 per BatchWriteItem
     // (lib/bulk-corrections/job-store.ts); a replayed Settlement Available deletes the settlement's deferral.
@@ -148,7 +151,6 @@ export const HANDLERS = {
     provider: ProviderAccess.TokenAndPin,
     // Hands correction jobs to the queue workers (POST /bulk-payout-items/corrections): docs/bulk-corrections.md.
     sendsTo: ['submissions'],
-    timeout: Duration.seconds(29),
     unexercisedGrants: {
       'dynamodb:ConditionCheckItem':
         "A replayed Settlement Available dead letter decides the settlement (lib/settlement/decision-store.ts); in the IAM proof api-operations' POST /instant-settlements and settlement-available run that SettlementService path.",
@@ -163,10 +165,9 @@ export const HANDLERS = {
   'api-docs': {
     description:
       'Ops API (HTTP API, IAM auth): the OpenAPI document, and the 404 problem for undeclared routes',
-    trigger: { kind: 'api' },
+    ...OPS_API,
     // Serves a document bundled with it: no table, no secret, no provider.
     provider: ProviderAccess.None,
-    timeout: Duration.seconds(29),
   },
   'sweep-due-payouts': {
     description: 'Every minute: release due scheduled payouts and hand pending ones to the submission queue',

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AuditEvent, Payout } from '../../../lib/payouts/model.js';
 import { keys } from '../../../lib/payouts/store/table-design.js';
 import { createTestTable } from '../../support/dynamodb.js';
+import { storedPayout } from './stored-payout.js';
 
 /**
  * The audit trail as stored: a creation already claimed (the API's and events' path) records its two decisions,
@@ -20,30 +21,6 @@ beforeAll(async () => {
 afterAll(() => table.client.destroy());
 
 const system = { id: 'engine', kind: 'system' } as const;
-
-function pendingPayout(id: string): Payout {
-  return {
-    id,
-    idempotencyKey: `key-${id}`,
-    origin: 'api',
-    requestFingerprint: 'f'.repeat(64),
-    instruction: {
-      type: 'bank_transfer',
-      beneficiary: { bankCode: '058', accountNumber: '0123456789', accountName: 'Ada Supplies' },
-    },
-    amountKobo: 15_000,
-    currency: 'NGN',
-    narration: 'March invoice',
-    metadata: {},
-    status: 'pending',
-    version: 1,
-    requestedBy: { id: 'alice', kind: 'user' },
-    capKey: 'merchant',
-    submissionCount: 0,
-    createdAt: '2026-03-02T08:00:00.000Z',
-    updatedAt: '2026-03-02T08:00:00.000Z',
-  };
-}
 
 function event(
   payoutId: string,
@@ -80,7 +57,7 @@ describe('payout audit items', () => {
     const id = 'AUDITPACKED00000000000001';
     const created = event(id, 1, null, 'pending');
     const claimed = event(id, 2, 'pending', 'submitting');
-    const claimedPayout: Payout = { ...pendingPayout(id), status: 'submitting', version: 2 };
+    const claimedPayout: Payout = { ...storedPayout(id), status: 'submitting', version: 2 };
 
     const outcome = await table.store.create(claimedPayout, created, {
       audit: claimed,
@@ -107,7 +84,7 @@ describe('payout audit items', () => {
     const id = 'AUDITSINGLE0000000000001';
     const created = event(id, 1, null, 'pending');
 
-    await table.store.create(pendingPayout(id), created);
+    await table.store.create(storedPayout(id), created);
 
     const items = await storedAuditItems(id);
     expect(items).toHaveLength(1);

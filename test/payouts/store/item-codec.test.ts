@@ -1,28 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import type { Payout } from '../../../lib/payouts/model.js';
 import { fromPayoutItem, toPayoutItem } from '../../../lib/payouts/store/item-codec.js';
+import { storedPayout } from './stored-payout.js';
 
-const payout: Payout = {
-  id: '01KJPRZB00E240SR7N3NE22ESV',
-  idempotencyKey: 'k-1',
-  origin: 'api',
-  requestFingerprint: 'f'.repeat(64),
-  instruction: {
-    type: 'bank_transfer',
-    beneficiary: { bankCode: '058', accountNumber: '0123456789', accountName: 'Ada Supplies' },
-  },
-  amountKobo: 15_000,
-  currency: 'NGN',
-  narration: 'March invoice',
-  metadata: {},
-  status: 'pending',
-  version: 1,
-  requestedBy: { id: 'alice', kind: 'user' },
-  capKey: 'merchant',
-  submissionCount: 0,
-  createdAt: '2026-03-02T08:00:00.000Z',
-  updatedAt: '2026-03-02T08:00:00.000Z',
-};
+const payout: Payout = storedPayout('01KJPRZB00E240SR7N3NE22ESV', { idempotencyKey: 'k-1' });
 
 describe('payout item codec', () => {
   it('does not store the id (the key holds it), the currency or an empty metadata map, and reads them back', () => {

@@ -6,6 +6,7 @@ import type { Payout } from '../../../lib/payouts/model.js';
 import { PayoutEngine } from '../../../lib/payouts/payout-engine.js';
 import { toPayoutItem } from '../../../lib/payouts/store/item-codec.js';
 import { createTestTable } from '../../support/dynamodb.js';
+import { storedPayout } from './stored-payout.js';
 
 /**
  * A payout in flight (`submitting`) holds no work-queue (gsi3) keys, which spares two index writes per send; the
@@ -31,29 +32,15 @@ beforeAll(async () => {
 afterAll(() => table.client.destroy());
 
 function inFlight(id: string, createdAt: string, leaseUntil: string): Payout {
-  return {
-    id,
-    idempotencyKey: `key-${id}`,
-    origin: 'api',
-    requestFingerprint: 'f'.repeat(64),
-    instruction: {
-      type: 'bank_transfer',
-      beneficiary: { bankCode: '058', accountNumber: '0123456789', accountName: 'Ada Supplies' },
-    },
-    amountKobo: 15_000,
-    currency: 'NGN',
-    narration: 'March invoice',
-    metadata: {},
+  return storedPayout(id, {
     status: 'submitting',
     version: 2,
-    requestedBy: { id: 'alice', kind: 'user' },
-    capKey: 'merchant',
     capDay: '2026-03-02',
     attempt: { attemptId: `attempt-${id}`, number: 1, startedAt: createdAt, leaseUntil },
     submissionCount: 1,
     createdAt,
     updatedAt: createdAt,
-  };
+  });
 }
 
 async function putAll(items: Record<string, unknown>[]): Promise<void> {
