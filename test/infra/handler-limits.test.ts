@@ -159,7 +159,8 @@ const LIMITS: Record<HandlerName, Limit> = {
     parts: [
       {
         // Past the stop instant no work queue is read; the gauges are, at most OPEN_COUNT_MAX_PAGES pages each
-        // (the two at once). A lease expiry (one write) or a queue read is cheaper than a decision.
+        // (the two at once). A lease expiry (one write), a queue read or a page of the in-flight listing the
+        // ended leases are found in (endedLeases: each page started only while there is time) is cheaper.
         name: 'one decision (its look-ups, abandoned at their deadline, and its transition), then the gauges',
         marginMs: RECONCILE_STOP_STARTING_BEFORE_DEADLINE_MS,
         unitMs: LOOKUP_DEADLINE_MS + dynamoDbCall + OPEN_COUNT_MAX_PAGES * dynamoDbCall,

@@ -72,13 +72,19 @@ const LEASE_SCAN_MAX_PAGES = 40;
  * `submitting` payouts whose lease ended by `now`, up to `limit`: presumed crashed mid-call. A payout in flight
  * is in no work queue (it would cost two index writes on every send), so they are read from the status listing,
  * every payout in flight with them (as many as the submission concurrency sends at once), newest first, page by
- * page until `limit` are found or the listing ends, at most LEASE_SCAN_MAX_PAGES pages of LEASE_SCAN_PAGE_ITEMS
- * (10,000 in flight) a pass: the reconciler passes again each minute.
+ * page until `limit` are found, the listing ends or `outOfTime` says stop, at most LEASE_SCAN_MAX_PAGES pages of
+ * LEASE_SCAN_PAGE_ITEMS (10,000 in flight) a pass: the reconciler passes again each minute.
  */
-export async function endedLeases(ctx: EngineContext, now: string, limit: number): Promise<Payout[]> {
+export async function endedLeases(
+  ctx: EngineContext,
+  now: string,
+  limit: number,
+  outOfTime: () => boolean = () => false,
+): Promise<Payout[]> {
   const ended: Payout[] = [];
   let cursor: string | undefined;
-  for (let page = 0; page < LEASE_SCAN_MAX_PAGES && ended.length < limit; page++) {
+  // Each page is one read, started only while there is time (the stop instant of the reconciler's invocation).
+  for (let page = 0; page < LEASE_SCAN_MAX_PAGES && ended.length < limit && !outOfTime(); page++) {
     const listed = await ctx.store.list({
       status: PayoutStatus.Submitting,
       limit: LEASE_SCAN_PAGE_ITEMS,
@@ -104,7 +110,7 @@ export async function reconcilePayouts(
   const due = async (queue: WorkQueue) =>
     outOfTime() ? [] : ctx.store.due(queue, ctx.clock.now().toISOString(), limit);
   let leasesExpired = 0;
-  const ended = outOfTime() ? [] : await endedLeases(ctx, ctx.clock.now().toISOString(), limit);
+  const ended = await endedLeases(ctx, ctx.clock.now().toISOString(), limit, outOfTime);
   for (const payout of ended) {
     if (outOfTime()) break;
     if (await expireLease(ctx, payout)) leasesExpired++;

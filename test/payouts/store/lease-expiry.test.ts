@@ -82,6 +82,16 @@ describe('lease expiry through the status index', () => {
     expect(due[0]).toEqual(ended);
   });
 
+  it('starts no page past the stop instant of its invocation', async () => {
+    let checks = 0;
+    const stopAfterFirstPage = () => checks++ >= 1;
+
+    // The ended lease is behind more than a page (previous test): a look that may read one page misses it.
+    expect(await endedLeases(engine.ctx, NOW, 50, stopAfterFirstPage)).toEqual([]);
+    expect(checks).toBe(2);
+    expect(await endedLeases(engine.ctx, NOW, 50, () => true)).toEqual([]);
+  });
+
   it('still finds a payout in flight stored before, with work-queue keys of the old lease queue', async () => {
     const older = inFlight('OLDSHAPE', '2026-03-02T07:00:00.000Z', '2026-03-02T07:00:30.000Z');
     await doc.send(
