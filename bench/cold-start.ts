@@ -25,7 +25,7 @@ import {
 } from './support.js';
 
 /** Timed cold runs of each handler; `BENCH_COLD_RUNS` overrides, for a steadier median while comparing changes. */
-const RUNS = Number(process.env.BENCH_COLD_RUNS ?? (quick ? 3 : 9));
+const RUNS = Number(process.env.BENCH_COLD_RUNS ?? (quick ? 3 : 21));
 /** Cold runs of every handler made and thrown away first: the OS file cache, the sandbox and the sockets settle. */
 const DISCARDED_RUNS = 2;
 /**
@@ -286,31 +286,38 @@ export async function benchColdStart(
     ];
     const timings = new Map<string, Timing[]>(timed.map((name) => [name, []]));
     const record = (name: string, timing: Timing) => timings.get(name)?.push(timing);
-    // Interleaved, so background load on the shared cores hits every side alike.
+    /** One timed cold start of each side, as a step of a round. */
+    const sides: { name: string; time: (run: number) => Promise<Timing> }[] = [
+      ...MONEY_HANDLERS.map((handler) => ({
+        name: handler.name,
+        time: async (run: number) => {
+          const event = await handler.prepare(rig, run);
+          return pays(rig, handler.name, handler.providerCalls, () =>
+            invoke(invoker, bundleFiles, handler.name, event, env),
+          );
+        },
+      })),
+      {
+        name: PEER_NODEJS_DEFAULT,
+        time: (run: number) =>
+          pays(rig, 'peer', 1, () =>
+            invoke(invoker, bundleFiles, PEER_NODEJS_DEFAULT, peerEvent(run, 'n'), env),
+          ),
+      },
+      {
+        name: PEER_LIKE_OURS,
+        time: (run: number) =>
+          pays(rig, 'peer', 1, () => invoke(invoker, bundleFiles, PEER_LIKE_OURS, peerEvent(run, 'o'), env)),
+      },
+    ];
+    // Interleaved, so background load on the shared cores hits every side alike, and each round starts one side
+    // later than the one before, so no side always follows the same one (a heavy bundle, a cold file cache).
     for (let run = -DISCARDED_RUNS; run < RUNS; run++) {
       if (run === 0) for (const list of timings.values()) list.length = 0;
       record('bare', await spawnTimed(['-e', BARE], env));
-      for (const handler of MONEY_HANDLERS) {
-        const event = await handler.prepare(rig, run);
-        record(
-          handler.name,
-          await pays(rig, handler.name, handler.providerCalls, () =>
-            invoke(invoker, bundleFiles, handler.name, event, env),
-          ),
-        );
-      }
-      record(
-        PEER_NODEJS_DEFAULT,
-        await pays(rig, 'peer', 1, () =>
-          invoke(invoker, bundleFiles, PEER_NODEJS_DEFAULT, peerEvent(run, 'n'), env),
-        ),
-      );
-      record(
-        PEER_LIKE_OURS,
-        await pays(rig, 'peer', 1, () =>
-          invoke(invoker, bundleFiles, PEER_LIKE_OURS, peerEvent(run, 'o'), env),
-        ),
-      );
+      const first = ((run % sides.length) + sides.length) % sides.length;
+      for (const side of [...sides.slice(first), ...sides.slice(0, first)])
+        record(side.name, await side.time(run));
     }
     const medianOf = (name: string, pick: (timing: Timing) => number) =>
       median((timings.get(name) ?? []).map(pick));
@@ -411,7 +418,7 @@ export async function benchColdStart(
         `The peer (bench/peer/powertools-handler.ts): Powertools idempotency (makeIdempotent + DynamoDBPersistenceLayer, own table with pk \`id\`) around one fetch to POST /settlement/instant/payout; not safe for payouts (it releases the lock when the call fails, so a timeout resends). Built twice in this run: ${PEER_NODEJS_DEFAULT} = ${PEER_BUILDS[PEER_NODEJS_DEFAULT].description}; ${PEER_LIKE_OURS} = ${PEER_BUILDS[PEER_LIKE_OURS].description}.`,
         `Targets (issue 18): each money handler's answered ms no more than the ${PEER_NODEJS_DEFAULT} peer's (÷ ≤ 1.00) and within ${WITHIN_MS_OF_PEER_LIKE_OURS} ms of the ${PEER_LIKE_OURS} peer's, medians of the same run.`,
         `Before timing, DynamoDB Local is warmed with ${DATABASE_WARM_UP} rounds of each side's own requests (the engine creating and sweeping a payout; Powertools idempotency on its table), and ${DISCARDED_RUNS} cold runs of each are thrown away: the database in AWS is never cold, only the function is measured cold.`,
-        "answered ms: in a fresh `node`, from the process's own start (performance.timeOrigin) to the handler's answer, after loading the bundle and handling one event against DynamoDB Local and the sandbox (latency 0) on loopback: a Lambda cold start, init plus the first invoke. Each timed invocation is checked to have paid exactly one payout (the sandbox's request count). The handlers run in local mode (provider token from the environment: there is no Secrets Manager here); the bare row is node reaching its first line of code; runs are interleaved.",
+        "answered ms: in a fresh `node`, from the process's own start (performance.timeOrigin) to the handler's answer, after loading the bundle and handling one event against DynamoDB Local and the sandbox (latency 0) on loopback: a Lambda cold start, init plus the first invoke. Each timed invocation is checked to have paid exactly one payout (the sandbox's request count). The handlers run in local mode (provider token from the environment: there is no Secrets Manager here); the bare row is node reaching its first line of code; runs are interleaved, each round starting one side later than the one before.",
         'Each money handler does more per event than the peer: a cap-checked claim transaction (for api and payout-requested, the idempotent create already claimed, in the same transaction), a consistent read of the pause after it and an audited outcome transaction; settlement-available also creates the payout idempotently in a transaction of its own, and first reads the settlement from the provider.',
       ],
     };
