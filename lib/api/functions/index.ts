@@ -40,6 +40,9 @@ export function apiRouteTable(): ApiRouteEntry[] {
   );
 }
 
+/** The route table with each path template compiled, once: `npm start` asks for every request. */
+let routePatterns: (ApiRouteEntry & { readonly pattern: RegExp })[] | undefined;
+
 /**
  * The function API Gateway invokes for a request (infra/constructs/ops-api.ts): the one whose route has this
  * method and path template, else the one serving the path (its `ANY` route: it answers 405), else the fallback
@@ -47,7 +50,8 @@ export function apiRouteTable(): ApiRouteEntry[] {
  */
 export function apiFunctionServing(method: string, rawPath: string): ApiFunctionName {
   const path = normalisePath(rawPath);
-  const onPath = apiRouteTable().filter((route) => pathPattern(route.path).pattern.test(path));
+  routePatterns ??= apiRouteTable().map((route) => ({ ...route, pattern: pathPattern(route.path).pattern }));
+  const onPath = routePatterns.filter((route) => route.pattern.test(path));
   const served = onPath.find((route) => route.method === method.toUpperCase()) ?? onPath[0];
   return served?.functionName ?? FALLBACK_API_FUNCTION;
 }
