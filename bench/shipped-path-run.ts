@@ -11,6 +11,7 @@ import { ensureTable } from '../lib/local/create-table.js';
 import { localAwsConfig } from '../lib/local/dynamodb-local.js';
 import { stageConfigOf, startLocalSubmissionWorkers } from '../lib/local/submission-workers.js';
 import { PayoutStatus } from '../lib/payouts/model.js';
+import { payoutEngineOf } from '../lib/runtime/payout-engine.js';
 import { runtimeFromProcessEnv } from '../lib/runtime/runtime.js';
 import { createDynamoDbClient } from '../lib/shared/dynamodb-client.js';
 import { silentLogger } from '../lib/shared/logger.js';
@@ -65,7 +66,7 @@ const runtime = runtimeFromProcessEnv();
 
 // The backlog: pending payouts, created before the clock starts (not timed).
 await forEachConcurrently(env.BENCH_BACKLOG, 32, (index) =>
-  runtime.engine.create(createCommand(bankTransfer(), `shipped-${index}`)),
+  payoutEngineOf(runtime).create(createCommand(bankTransfer(), `shipped-${index}`)),
 );
 
 const sweeper = (await import('../functions/sweep-due-payouts.js')).handler;

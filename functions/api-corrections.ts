@@ -1,5 +1,5 @@
 import { apiLambdaHandler } from '../lib/api/api-lambda-handler.js';
 import { correctionsApi } from '../lib/api/functions/corrections.js';
 
-/** The ops API's bulk corrections, correction jobs, dead letters, approvals (lib/api/functions/corrections.ts). */
+/** The ops API's bulk payout items, their corrections and correction jobs (lib/api/functions/corrections.ts). */
 export const handler = apiLambdaHandler(correctionsApi);

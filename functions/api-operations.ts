@@ -1,5 +1,5 @@
 import { apiLambdaHandler } from '../lib/api/api-lambda-handler.js';
 import { operationsApi } from '../lib/api/functions/operations.js';
 
-/** The ops API's refunds, instant settlements, the provider's views, health (lib/api/functions/operations.ts). */
+/** The ops API's refunds, the provider's views, health (lib/api/functions/operations.ts). */
 export const handler = apiLambdaHandler(operationsApi);

@@ -102,64 +102,86 @@ export const HANDLERS = {
     provider: ProviderAccess.TokenAndPin,
   },
   'api-recurrences': {
-    description: "Ops API (HTTP API, IAM auth): recurring payouts, the provider's schedules, future payouts",
+    description:
+      "Ops API (HTTP API, IAM auth): recurring payouts, the provider's schedules, future payouts, the approvals queue",
     ...OPS_API,
-    // Lists rules and payouts by status (gsi1) or month (gsi2), the provider's schedules by month (gsi2); reads a
-    // rule's history by key (Query on the table).
+    // Lists rules, payouts, refunds and bulk corrections by status (gsi1) or month (gsi2), the provider's schedules
+    // by month (gsi2); reads a rule's history by key (Query on the table).
     table: {
       access: 'readWriteNoPauseCheck',
       indexes: [byStatus.indexName, byMonth.indexName],
       queriesTable: true,
     },
-    // No route of it calls the provider, but the runtime every function builds will not start in Lambda without
-    // the token's secret (lib/runtime/runtime-config.ts): the token, never the PIN.
-    provider: ProviderAccess.Token,
-    unexercisedGrants: {
-      'secretsmanager:GetSecretValue':
-        "The token's secret: required by the runtime's configuration (lib/runtime/runtime-config.ts), never read by these routes.",
-    },
+    // No route of it calls the provider (the schedules are the copy sync-provider-schedules keeps): no secret.
+    provider: ProviderAccess.None,
   },
   'api-operations': {
-    description: "Ops API (HTTP API, IAM auth): refunds, instant settlements, the provider's views, health",
+    description: "Ops API (HTTP API, IAM auth): refunds, the provider's views, health",
     ...OPS_API,
-    // Claims refunds (the claim checks the pause item: ConditionCheck); lists refunds and payouts by status or
-    // month; deciding a settlement deletes its deferral item (lib/settlement/decision-store.ts).
+    // Claims refunds (the claim checks the pause item: ConditionCheck); lists refunds by status or month.
     table: {
       access: 'readWrite',
       indexes: [byStatus.indexName, byMonth.indexName],
       queriesTable: true,
+    },
+    // Sends refunds and reads the provider's views: never from a wallet.
+    provider: ProviderAccess.Token,
+  },
+  'api-settlements': {
+    description: 'Ops API (HTTP API, IAM auth): instant settlements',
+    ...OPS_API,
+    // Lists decisions and deferrals by state (gsi1) and settlement payouts by month (gsi2). A deferral is recorded
+    // only while no decision exists (ConditionCheck); a decision deletes the settlement's deferral
+    // (lib/settlement/decision-store.ts) in the transaction that records it.
+    table: {
+      access: 'readWrite',
+      indexes: [byStatus.indexName, byMonth.indexName],
       deletesItems: true,
     },
-    // Sends refunds and pays settlements out by bank transfer, reads the provider's views: never from a wallet.
+    // Pays settlements out by bank transfer: never from a wallet.
     provider: ProviderAccess.Token,
   },
   'api-corrections': {
-    description:
-      'Ops API (HTTP API, IAM auth): bulk corrections, correction jobs, dead letters, the approvals queue',
+    description: 'Ops API (HTTP API, IAM auth): bulk payout items, their corrections, correction jobs',
     ...OPS_API,
-    // Lists what waits for approval and the bulk items by status (gsi1) or month (gsi2); reads bulk-item
-    // histories by key (Query on the table); stores a correction job's rows 25 per BatchWriteItem
-    // (lib/bulk-corrections/job-store.ts); a replayed Settlement Available deletes the settlement's deferral.
+    // Lists bulk items and corrections by status (gsi1) or month (gsi2); reads bulk-item histories by key (Query on
+    // the table); stores a correction job's rows 25 per BatchWriteItem (lib/bulk-corrections/job-store.ts). A
+    // correction's claim checks no pause item in its transaction: no ConditionCheck.
     table: {
-      access: 'readWrite',
+      access: 'readWriteNoPauseCheck',
       indexes: [byStatus.indexName, byMonth.indexName],
       queriesTable: true,
-      deletesItems: true,
       batchWrites: true,
     },
-    // A replayed Payout Requested dead letter creates and submits the payout, wallet payouts included.
-    provider: ProviderAccess.TokenAndPin,
+    // Reads and corrects the provider's bulk payout items (the token only).
+    provider: ProviderAccess.Token,
     // Hands correction jobs to the queue workers (POST /bulk-payout-items/corrections): docs/bulk-corrections.md.
     sendsTo: ['submissions'],
     unexercisedGrants: {
-      'dynamodb:ConditionCheckItem':
-        "A replayed Settlement Available dead letter decides the settlement (lib/settlement/decision-store.ts); in the IAM proof api-operations' POST /instant-settlements and settlement-available run that SettlementService path.",
-      'dynamodb:DeleteItem':
-        "Deciding a replayed Settlement Available deletes the settlement's deferral item (see above).",
       'sqs:SendMessage':
         'SendMessageBatch of a correction job (lib/payouts/adapters/sqs-submission-queue.ts) is a signed fetch, not an SDK client, so the proof does not observe it; test/infra/submission-queue.test.ts checks who may send.',
       'sqs:GetQueueAttributes': "Part of CDK's grantSendMessages; the API only sends.",
       'sqs:GetQueueUrl': "Part of CDK's grantSendMessages; the API only sends.",
+    },
+  },
+  'api-dead-letters': {
+    description: 'Ops API (HTTP API, IAM auth): dead letters (list, replay, discard)',
+    ...OPS_API,
+    // Lists dead letters by status (gsi1) or month (gsi2). A replay runs the inbound handler: a Payout Requested
+    // creates and submits the payout, a Settlement Available decides the settlement (its deferral recorded only
+    // while no decision exists, deleted by the decision: lib/settlement/decision-store.ts).
+    table: {
+      access: 'readWrite',
+      indexes: [byStatus.indexName, byMonth.indexName],
+      deletesItems: true,
+    },
+    // A replayed Payout Requested creates and submits the payout, wallet payouts included.
+    provider: ProviderAccess.TokenAndPin,
+    unexercisedGrants: {
+      'dynamodb:ConditionCheckItem':
+        "A replayed Settlement Available deferred outside the allowed hours (lib/settlement/decision-store.ts); in the IAM proof api-settlements' POST /instant-settlements runs that SettlementService path.",
+      'dynamodb:DeleteItem':
+        "Deciding a replayed Settlement Available deletes the settlement's deferral item (see above).",
     },
   },
   'api-docs': {
@@ -269,7 +291,7 @@ export const HANDLERS = {
     unexercisedGrants: {
       ...DLQ_GRANT_EXTRAS,
       'dynamodb:UpdateItem':
-        "Claims the settlement's payout to submit it inline; in the IAM proof the API's POST /instant-settlements runs that same SettlementService path.",
+        "Claims the settlement's payout to submit it inline; in the IAM proof api-settlements' POST /instant-settlements runs that same SettlementService path.",
     },
   },
   'health-canary': {

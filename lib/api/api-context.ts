@@ -1,3 +1,5 @@
+import { approvalSourcesOf } from '../runtime/approvals.js';
+import { payoutEngineOf } from '../runtime/payout-engine.js';
 import { providerOf } from '../runtime/provider.js';
 import type { Runtime } from '../runtime/runtime.js';
 import {
@@ -14,7 +16,8 @@ import type { ApiContext } from './context.js';
 /** The ops API's view of the composition root: every service it routes to, built once per runtime. */
 export function apiContextFrom(runtime: Runtime): ApiContext {
   return {
-    engine: runtime.engine,
+    payouts: runtime.payouts,
+    engine: payoutEngineOf(runtime),
     recurrences: recurrencesOf(runtime),
     providerSchedules: providerSchedulesOf(runtime),
     provider: providerOf(runtime),
@@ -23,6 +26,7 @@ export function apiContextFrom(runtime: Runtime): ApiContext {
     bulkCorrections: bulkCorrectionsOf(runtime),
     correctionJobs: correctionJobsOf(runtime),
     deadLetters: deadLettersOf(runtime),
+    approvals: approvalSourcesOf(runtime),
     logger: runtime.logger,
     mode: runtime.mode,
     sessionNamedRoles: runtime.env.OPS_SESSION_NAMED_ROLES,

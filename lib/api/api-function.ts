@@ -21,7 +21,7 @@ export interface ApiFunction<S extends ApiService> {
 /**
  * Declares an API function: its routes are type-checked against the services it builds for them.
  *
- * @example export const payoutsApi = apiFunction<'engine'>({ name: 'api-payouts', routes, services: (runtime) => ({ engine: runtime.engine }) });
+ * @example export const payoutsApi = apiFunction<'payouts'>({ name: 'api-payouts', routes, services: (runtime) => ({ payouts: runtime.payouts }) });
  */
 export function apiFunction<S extends ApiService>(
   definition: Omit<ApiFunction<S>, 'routerOn'>,

@@ -1,7 +1,10 @@
+import type { BulkCorrectionService } from '../bulk-corrections/correction-service.js';
 import { sameIdentity } from '../payouts/identity.js';
 import type { Principal } from '../payouts/model.js';
+import type { PayoutLedger } from '../payouts/payout-ledger.js';
+import type { RecurrenceService } from '../recurrence/recurrence-service.js';
+import type { RefundService } from '../refunds/refund-service.js';
 import type { CursorPage } from '../shared/paging.js';
-import type { ApiContext } from './context.js';
 
 /** The kinds of money instruction that wait for a second person. */
 export const APPROVAL_KINDS = ['payout', 'refund', 'bulk-correction', 'recurring-payout'] as const;
@@ -26,15 +29,23 @@ export interface ApprovalsPage {
   readonly nextCursors: Partial<Record<ApprovalKind, string>>;
 }
 
-/** The services that hold instructions waiting for a second person. */
-type ApprovalSources = ApiContext<'engine' | 'refunds' | 'recurrences' | 'bulkCorrections'>;
+/**
+ * Where each kind of instruction waiting for a second person is listed. Listing is all the queue does, so the
+ * stores answer for the services (lib/runtime/approvals.ts): the function serving it carries no provider code.
+ */
+export interface ApprovalSources {
+  readonly payouts: Pick<PayoutLedger, 'list'>;
+  readonly refunds: Pick<RefundService, 'list'>;
+  readonly recurrences: Pick<RecurrenceService, 'list'>;
+  readonly bulkCorrections: Pick<BulkCorrectionService, 'listCorrections'>;
+}
 
 type Source = (limit: number, cursor: string | undefined) => Promise<CursorPage<WaitingApproval>>;
 
 function sources(ctx: ApprovalSources): Record<ApprovalKind, Source> {
   return {
     payout: async (limit, cursor) => {
-      const page = await ctx.engine.list({ status: 'pending_approval', limit, ...(cursor && { cursor }) });
+      const page = await ctx.payouts.list({ status: 'pending_approval', limit, ...(cursor && { cursor }) });
       return {
         items: page.items.map((payout) => ({
           kind: 'payout',

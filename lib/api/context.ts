@@ -2,12 +2,14 @@ import type { CorrectionJobService } from '../bulk-corrections/correction-jobs.j
 import type { BulkCorrectionService } from '../bulk-corrections/correction-service.js';
 import type { DeadLetterService } from '../events/dead-letter-service.js';
 import type { PayoutEngine } from '../payouts/payout-engine.js';
+import type { PayoutLedger } from '../payouts/payout-ledger.js';
 import type { ProviderClient } from '../provider/client.js';
 import type { ProviderScheduleService } from '../provider-schedules/provider-schedule-service.js';
 import type { RecurrenceService } from '../recurrence/recurrence-service.js';
 import type { RefundService } from '../refunds/refund-service.js';
 import type { SettlementService } from '../settlement/settlement-service.js';
 import type { Logger } from '../shared/logger.js';
+import type { ApprovalSources } from './approvals.js';
 import type { ApiDeadlines } from './request-deadline.js';
 
 /**
@@ -15,6 +17,9 @@ import type { ApiDeadlines } from './request-deadline.js';
  * so its bundle carries no other: a route declares the ones it reads (`RouteRequest<'refunds'>`).
  */
 export interface ApiServices {
+  /** The payouts as records: create, read, list, approve, cancel, the controls. */
+  readonly payouts: PayoutLedger;
+  /** The ledger and what calls the provider (a payout submitted at once, a review resolved as paid). */
   readonly engine: PayoutEngine;
   readonly refunds: RefundService;
   readonly recurrences: RecurrenceService;
@@ -25,6 +30,8 @@ export interface ApiServices {
   readonly bulkCorrections: BulkCorrectionService;
   /** Bulk corrections as jobs: accepted here, worked by the queue workers. */
   readonly correctionJobs: CorrectionJobService;
+  /** What waits for a second person, by kind (the approvals queue). */
+  readonly approvals: ApprovalSources;
   /** Inbound events no handler could accept: listed, replayed or discarded by a person. */
   readonly deadLetters: DeadLetterService;
   /** Only the read-through views use the provider directly. */

@@ -1,4 +1,5 @@
 import { deadLetterStoreOf } from '../runtime/dead-letter-store.js';
+import { payoutEngineOf } from '../runtime/payout-engine.js';
 import type { Runtime } from '../runtime/runtime.js';
 import { type DeadLettered, withDeadLetter } from './dead-letter.js';
 import { handlePayoutRequested, type PayoutRequestedOutcome } from './inbound-handlers.js';
@@ -15,7 +16,7 @@ export function payoutRequested(
   event: unknown,
 ): Promise<PayoutRequestedOutcome | DeadLettered> {
   return withDeadLetter(
-    (e: unknown) => handlePayoutRequested(runtime.engine, e, runtime.logger),
+    (e: unknown) => handlePayoutRequested(payoutEngineOf(runtime), e, runtime.logger),
     deadLetterStoreOf(runtime),
   )(event);
 }

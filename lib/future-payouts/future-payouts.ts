@@ -1,6 +1,6 @@
 import { type GateLimits, reachesApprovalThreshold } from '../payouts/gate.js';
 import type { Beneficiary, Payout } from '../payouts/model.js';
-import type { PayoutEngine } from '../payouts/payout-engine.js';
+import type { PayoutLedger } from '../payouts/payout-ledger.js';
 import type { CreatePayoutRequest } from '../payouts/schemas.js';
 import { beneficiaryKey, type ProviderScheduleView, type SyncStatus } from '../provider-schedules/model.js';
 import type { ProviderScheduleService } from '../provider-schedules/provider-schedule-service.js';
@@ -67,7 +67,7 @@ export interface FutureMovementView {
 }
 
 export interface FutureMovementSources {
-  readonly engine: Pick<PayoutEngine, 'list' | 'ctx'>;
+  readonly payouts: Pick<PayoutLedger, 'list' | 'ctx'>;
   readonly recurrences: Pick<RecurrenceService, 'list'>;
   readonly providerSchedules: Pick<ProviderScheduleService, 'view'>;
 }
@@ -92,11 +92,11 @@ export async function futureMoneyMovement(
   sources: FutureMovementSources,
   options: { days: number; limit?: number; after?: FuturePosition },
 ): Promise<FutureMovementView> {
-  const now = sources.engine.ctx.clock.now();
+  const now = sources.payouts.ctx.clock.now();
   const to = new Date(now.getTime() + options.days * 86_400_000);
-  const limits = sources.engine.ctx.config;
+  const limits = sources.payouts.ctx.config;
   const [payouts, recurrences, providerScheduled, providerRecurrent] = await Promise.all([
-    scheduledPayouts(sources.engine),
+    scheduledPayouts(sources.payouts),
     listedRecurrences(sources.recurrences),
     sources.providerSchedules.view('scheduled', PROVIDER_LIMIT),
     sources.providerSchedules.view('recurrent', PROVIDER_LIMIT),
@@ -158,9 +158,9 @@ function compare(a: FuturePosition, b: FuturePosition): number {
   return 0;
 }
 
-function scheduledPayouts(engine: FutureMovementSources['engine']) {
+function scheduledPayouts(payouts: FutureMovementSources['payouts']) {
   return collectPages(
-    (cursor) => engine.list({ status: 'scheduled', limit: PAGE, ...(cursor && { cursor }) }),
+    (cursor) => payouts.list({ status: 'scheduled', limit: PAGE, ...(cursor && { cursor }) }),
     MAX_PAGES,
   );
 }

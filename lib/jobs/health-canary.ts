@@ -1,6 +1,7 @@
 import type { MetricsSink } from '../payouts/engine/context.js';
 import { Settlements } from '../provider/resources/settlements.js';
 import { type DeepHealth, deepHealth } from '../runtime/health.js';
+import { providerConnectionOf } from '../runtime/provider-connection.js';
 import type { Runtime } from '../runtime/runtime.js';
 import type { Logger } from '../shared/logger.js';
 
@@ -38,13 +39,13 @@ export async function runHealthCanary(
 
 /** The scheduled function's entry point: the canary on the runtime's engine, metrics and logger. */
 export function healthCanary(runtime: Runtime): Promise<DeepHealth> {
-  return runHealthCanary(healthPartsOf(runtime), runtime.engine.ctx.metrics, runtime.logger);
+  return runHealthCanary(healthPartsOf(runtime), runtime.payouts.ctx.metrics, runtime.logger);
 }
 
-/** What the deep check reads, from the runtime: the engine's controls and the provider's settlements only. */
+/** What the deep check reads, from the runtime: the ledger's controls and the provider's settlements only. */
 export function healthPartsOf(runtime: Runtime): Parameters<typeof deepHealth>[0] {
   return {
-    engine: runtime.engine,
-    provider: { settlements: new Settlements(runtime.providerConnection.requester) },
+    payouts: runtime.payouts,
+    provider: { settlements: new Settlements(providerConnectionOf(runtime).requester) },
   };
 }

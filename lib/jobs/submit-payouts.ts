@@ -1,5 +1,6 @@
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { correctionJobsOf } from '../runtime/corrections.js';
+import { payoutEngineOf } from '../runtime/payout-engine.js';
 import { rateLimiterOf } from '../runtime/rate-limiter.js';
 import type { Runtime } from '../runtime/runtime.js';
 import { runQueueBatch } from './correction-batch.js';
@@ -19,7 +20,13 @@ export async function submitQueuedPayouts(
   const { response, report } = await runQueueBatch(
     {
       submit: (payouts) =>
-        runSubmissionBatch(runtime.engine, payouts, remainingMs, runtime.logger, limiter ? { limiter } : {}),
+        runSubmissionBatch(
+          payoutEngineOf(runtime),
+          payouts,
+          remainingMs,
+          runtime.logger,
+          limiter ? { limiter } : {},
+        ),
       jobs: correctionJobsOf(runtime),
     },
     event,

@@ -1,8 +1,10 @@
 import { enqueuePendingJobs } from '../bulk-corrections/pending-enqueue.js';
 import { correctionJobStoreOf } from '../runtime/correction-job-store.js';
+import { payoutEngineOf } from '../runtime/payout-engine.js';
 import { recurrenceSweepOf } from '../runtime/recurrence-sweep.js';
 import { refundSenderOf } from '../runtime/refunds.js';
 import type { Runtime } from '../runtime/runtime.js';
+import { submissionsOf } from '../runtime/submissions.js';
 import { logTick } from '../shared/logger.js';
 import { runDueDispatch, runDueSweep } from './scheduled.js';
 
@@ -14,21 +16,18 @@ import { runDueDispatch, runDueSweep } from './scheduled.js';
  */
 export async function sweepDuePayouts(runtime: Runtime, remainingMs: number) {
   const parts = {
-    engine: runtime.engine,
+    engine: payoutEngineOf(runtime),
     recurrences: recurrenceSweepOf(runtime),
     refunds: refundSenderOf(runtime),
   };
-  const report = runtime.submissions
-    ? await runDueDispatch(
-        { ...parts, submissions: runtime.submissions, ...pendingCorrectionsOf(runtime) },
-        remainingMs,
-        {
-          // The stage's per-tick maximum (infra/config/submission-sizing.ts); unbounded when unset.
-          ...(runtime.env.SUBMIT_MAX_ENQUEUE_PER_TICK && {
-            maxEnqueued: runtime.env.SUBMIT_MAX_ENQUEUE_PER_TICK,
-          }),
-        },
-      )
+  const submissions = submissionsOf(runtime);
+  const report = submissions
+    ? await runDueDispatch({ ...parts, submissions, ...pendingCorrectionsOf(runtime) }, remainingMs, {
+        // The stage's per-tick maximum (infra/config/submission-sizing.ts); unbounded when unset.
+        ...(runtime.env.SUBMIT_MAX_ENQUEUE_PER_TICK && {
+          maxEnqueued: runtime.env.SUBMIT_MAX_ENQUEUE_PER_TICK,
+        }),
+      })
     : await runDueSweep(parts, remainingMs);
   logTick(runtime.logger, 'sweep finished', { ...report });
   return report;
@@ -36,7 +35,7 @@ export async function sweepDuePayouts(runtime: Runtime, remainingMs: number) {
 
 /** The sweeper's hand-over of correction jobs the queue refused, where correction jobs are queued. */
 function pendingCorrectionsOf(runtime: Runtime) {
-  const queue = runtime.correctionWork;
+  const queue = submissionsOf(runtime);
   if (!queue) return {};
   return {
     pendingCorrections: (stopStartingAt: number) =>
@@ -44,7 +43,7 @@ function pendingCorrectionsOf(runtime: Runtime) {
         {
           store: correctionJobStoreOf(runtime),
           queue,
-          clock: runtime.engine.ctx.clock,
+          clock: runtime.payouts.ctx.clock,
           logger: runtime.logger,
         },
         { stopStartingAt },

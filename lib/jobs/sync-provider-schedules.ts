@@ -1,5 +1,6 @@
 import { Payouts } from '../provider/resources/payouts.js';
 import type { SyncRun } from '../provider-schedules/provider-schedule-service.js';
+import { providerConnectionOf } from '../runtime/provider-connection.js';
 import { providerSchedulesOf } from '../runtime/provider-schedules.js';
 import type { Runtime } from '../runtime/runtime.js';
 import { runProviderScheduleSync } from './scheduled.js';
@@ -11,7 +12,7 @@ import { runProviderScheduleSync } from './scheduled.js';
 export async function syncProviderSchedules(runtime: Runtime, remainingMs?: number): Promise<SyncRun> {
   const run = await runProviderScheduleSync(
     providerSchedulesOf(runtime),
-    new Payouts(runtime.providerConnection.requester),
+    new Payouts(providerConnectionOf(runtime).requester),
     remainingMs,
   );
   runtime.logger.info(

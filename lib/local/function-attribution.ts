@@ -8,7 +8,7 @@ const serving = new AsyncLocalStorage<string>();
  * be told apart by the function that made it (the IAM proof, docs/iam-proof.md). The name follows the work
  * through every `await` it makes.
  *
- * @example await servedBy('reconcile-payouts', () => runReconcile(runtime.engine));
+ * @example await servedBy('reconcile-payouts', () => runReconcile(payoutEngineOf(runtime)));
  */
 export function servedBy<T>(functionName: string, work: () => T): T {
   return serving.run(functionName, work);

@@ -1,5 +1,5 @@
 import type { PayoutInstruction } from '../payouts/model.js';
-import type { PayoutEngine } from '../payouts/payout-engine.js';
+import type { PayoutLedger } from '../payouts/payout-ledger.js';
 import type { CreatePayoutRequest } from '../payouts/schemas.js';
 import type { RecurrenceStatus } from '../recurrence/model.js';
 import type { RecurrencePage } from '../recurrence/store/recurrence-store.js';
@@ -20,7 +20,7 @@ function keyOf(payout: CreatePayoutRequest | PayoutInstruction): string | undefi
  * still `scheduled`.
  */
 export function ourScheduledBeneficiaries(
-  engine: Pick<PayoutEngine, 'list'>,
+  payouts: Pick<PayoutLedger, 'list'>,
   recurrences: {
     list(query: { status?: RecurrenceStatus; limit: number; cursor?: string }): Promise<RecurrencePage>;
   },
@@ -32,7 +32,7 @@ export function ourScheduledBeneficiaries(
         MAX_PAGES,
       ),
       collectPages(
-        (cursor) => engine.list({ status: 'scheduled', limit: 100, ...(cursor && { cursor }) }),
+        (cursor) => payouts.list({ status: 'scheduled', limit: 100, ...(cursor && { cursor }) }),
         MAX_PAGES,
       ),
     ]);

@@ -1,3 +1,4 @@
+import { DEFAULT_REQUEST_TIMEOUT_MS } from './call-deadline.js';
 import type { CredentialsSource } from './credentials.js';
 import { DEFAULT_TIMEOUTS, HttpTransport, type TransportTimeouts } from './http-transport.js';
 import { Requester } from './requester.js';
@@ -33,13 +34,7 @@ export type ProviderClientOptions = {
   logger?: Logger;
 };
 
-/**
- * The deadline of one HTTP attempt (connect, send, headers and body: an AbortSignal on the whole attempt), and
- * of one whole call too unless `RequestOptions.deadlineMs` says otherwise (`timeouts.requestMs` sets both): a
- * retry after a connection refused, a 401 refresh or a slow credentials read all fit inside it, so the limits
- * proof (test/infra/handler-limits.test.ts) may count one provider call at this figure.
- */
-export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
+export { DEFAULT_REQUEST_TIMEOUT_MS };
 
 /**
  * The connection to the provider under every resource: the transport, the credentials and the request layer

@@ -3,8 +3,10 @@ import { CorrectionJobService } from '../bulk-corrections/correction-jobs.js';
 import { BulkCorrectionService } from '../bulk-corrections/correction-service.js';
 import { BulkPayouts } from '../provider/resources/bulk-payouts.js';
 import { correctionJobStoreOf } from './correction-job-store.js';
+import { providerConnectionOf } from './provider-connection.js';
 import type { Runtime } from './runtime.js';
 import { once } from './service-cache.js';
+import { submissionsOf } from './submissions.js';
 
 export function bulkCorrectionsOf(runtime: Runtime): BulkCorrectionService {
   return once(
@@ -13,10 +15,10 @@ export function bulkCorrectionsOf(runtime: Runtime): BulkCorrectionService {
     () =>
       new BulkCorrectionService({
         store: new DynamoDbBulkItemStore(runtime.dynamoDb, runtime.tableName),
-        provider: { bulkPayouts: new BulkPayouts(runtime.providerConnection.requester) },
-        limits: runtime.engine.ctx.config,
-        controls: () => runtime.engine.controls(),
-        clock: runtime.engine.ctx.clock,
+        provider: { bulkPayouts: new BulkPayouts(providerConnectionOf(runtime).requester) },
+        limits: runtime.payouts.ctx.config,
+        controls: () => runtime.payouts.controls(),
+        clock: runtime.payouts.ctx.clock,
         logger: runtime.logger,
         // An approved row of a correction job takes its outcome in the job.
         heldJobRows: {
@@ -27,7 +29,7 @@ export function bulkCorrectionsOf(runtime: Runtime): BulkCorrectionService {
 }
 
 /**
- * Bulk corrections as jobs: the API accepts them and hands them to the submission queue (`correctionWork`),
+ * Bulk corrections as jobs: the API accepts them and hands them to the submission queue (`submissionsOf`),
  * the queue workers work their rows through the same correction service (and so the same gate).
  */
 export function correctionJobsOf(runtime: Runtime): CorrectionJobService {
@@ -38,9 +40,9 @@ export function correctionJobsOf(runtime: Runtime): CorrectionJobService {
       new CorrectionJobService({
         store: correctionJobStoreOf(runtime),
         corrections: bulkCorrectionsOf(runtime),
-        limits: runtime.engine.ctx.config,
-        queue: runtime.correctionWork,
-        clock: runtime.engine.ctx.clock,
+        limits: runtime.payouts.ctx.config,
+        queue: submissionsOf(runtime),
+        clock: runtime.payouts.ctx.clock,
         logger: runtime.logger,
       }),
   );

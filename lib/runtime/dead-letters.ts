@@ -1,6 +1,7 @@
 import { DeadLetterService } from '../events/dead-letter-service.js';
 import { inboundEventHandlers } from '../events/inbound-handlers.js';
 import { deadLetterStoreOf } from './dead-letter-store.js';
+import { payoutEngineOf } from './payout-engine.js';
 import type { Runtime } from './runtime.js';
 import { once } from './service-cache.js';
 import { settlementsOf } from './settlements.js';
@@ -14,11 +15,11 @@ export function deadLettersOf(runtime: Runtime): DeadLetterService {
       new DeadLetterService(
         deadLetterStoreOf(runtime),
         inboundEventHandlers({
-          engine: runtime.engine,
+          engine: payoutEngineOf(runtime),
           settlements: settlementsOf(runtime),
           logger: runtime.logger,
         }),
-        runtime.engine.ctx.clock,
+        runtime.payouts.ctx.clock,
       ),
   );
 }

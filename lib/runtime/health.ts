@@ -1,4 +1,4 @@
-import type { PayoutEngine } from '../payouts/payout-engine.js';
+import type { PayoutLedger } from '../payouts/payout-ledger.js';
 import type { ProviderClient } from '../provider/client.js';
 import { CredentialsError } from '../provider/credentials.js';
 import { ProviderError, ProviderRejectedError } from '../provider/errors.js';
@@ -33,7 +33,7 @@ export const DEEP_HEALTH_DEADLINE_MS = 20_000;
  */
 export async function deepHealth(
   ctx: {
-    engine: Pick<PayoutEngine, 'controls'>;
+    payouts: Pick<PayoutLedger, 'controls'>;
     provider: Pick<ProviderClient, 'settlements'>;
   },
   options: { deadlineMs?: number } = {},
@@ -41,7 +41,7 @@ export async function deepHealth(
   const deadlineMs = options.deadlineMs ?? DEEP_HEALTH_DEADLINE_MS;
   const [table, provider] = await Promise.all([
     check(
-      () => ctx.engine.controls(),
+      () => ctx.payouts.controls(),
       (error) => `the table could not be read: ${nameOf(error)}`,
       deadlineMs,
     ),

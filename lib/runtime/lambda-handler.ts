@@ -6,7 +6,7 @@ import { type Runtime, runtimeFromProcessEnv } from './runtime.js';
  * configuration fails the first invocation with the variable named), and the metrics gathered during the
  * invocation are written when it ends, whether it succeeded or threw.
  *
- * @example export const handler = withRuntime(async (event: ScheduledEvent, runtime) => runtime.engine.sweep());
+ * @example export const handler = withRuntime(async (event: ScheduledEvent, runtime) => payoutEngineOf(runtime).sweep());
  */
 export function withRuntime<E, R>(
   body: (event: E, runtime: Runtime, context: Context) => Promise<R>,

@@ -13,11 +13,11 @@ export function providerSchedulesOf(runtime: Runtime): ProviderScheduleService {
     () =>
       new ProviderScheduleService({
         store: new DynamoDbProviderScheduleStore(runtime.dynamoDb, runtime.tableName),
-        clock: runtime.engine.ctx.clock,
+        clock: runtime.payouts.ctx.clock,
         // The rules are read straight from their store (what RecurrenceService.list does), so the schedule sync
         // does not carry the recurrence service's code.
         ourBeneficiaries: ourScheduledBeneficiaries(
-          runtime.engine,
+          runtime.payouts,
           new DynamoDbRecurrenceStore(runtime.dynamoDb, runtime.tableName),
         ),
         logger: runtime.logger,

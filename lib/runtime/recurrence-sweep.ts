@@ -21,9 +21,9 @@ export interface RecurrenceSweep {
 export function recurrenceSweepOf(runtime: Runtime): RecurrenceSweep {
   const ctx = once(runtime, 'recurrenceSweep', () => ({
     store: new DynamoDbRecurrenceStore(runtime.dynamoDb, runtime.tableName),
-    payouts: runtime.engine,
-    limits: runtime.engine.ctx.config,
-    clock: runtime.engine.ctx.clock,
+    payouts: runtime.payouts,
+    limits: runtime.payouts.ctx.config,
+    clock: runtime.payouts.ctx.clock,
     logger: runtime.logger,
     config: defaultRecurrenceConfig,
   }));

@@ -22,9 +22,9 @@ export function recurrencesOf(runtime: Runtime): RecurrenceService {
     () =>
       new RecurrenceService({
         store: new DynamoDbRecurrenceStore(runtime.dynamoDb, runtime.tableName),
-        payouts: runtime.engine,
-        limits: runtime.engine.ctx.config,
-        clock: runtime.engine.ctx.clock,
+        payouts: runtime.payouts,
+        limits: runtime.payouts.ctx.config,
+        clock: runtime.payouts.ctx.clock,
         logger: runtime.logger,
       }),
   );

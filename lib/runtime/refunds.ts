@@ -3,6 +3,7 @@ import { Transactions } from '../provider/resources/transactions.js';
 import { RefundSender } from '../refunds/refund-sender.js';
 import { RefundService } from '../refunds/refund-service.js';
 import { DynamoDbRefundStore } from '../refunds/refund-store.js';
+import { providerConnectionOf } from './provider-connection.js';
 import type { Runtime } from './runtime.js';
 import { once } from './service-cache.js';
 
@@ -16,11 +17,11 @@ export function refundsOf(runtime: Runtime): RefundService {
         store: new DynamoDbRefundStore(runtime.dynamoDb, runtime.tableName),
         // Only the resources a refund calls: the sweep's bundle, which sends refunds, carries no other.
         provider: {
-          refunds: new Refunds(runtime.providerConnection.requester),
-          transactions: new Transactions(runtime.providerConnection.requester),
+          refunds: new Refunds(providerConnectionOf(runtime).requester),
+          transactions: new Transactions(providerConnectionOf(runtime).requester),
         },
-        limits: runtime.engine.ctx.config,
-        clock: runtime.engine.ctx.clock,
+        limits: runtime.payouts.ctx.config,
+        clock: runtime.payouts.ctx.clock,
         logger: runtime.logger,
       }),
   );
@@ -37,9 +38,9 @@ export function refundSenderOf(runtime: Runtime): RefundSender {
     () =>
       new RefundSender({
         store: new DynamoDbRefundStore(runtime.dynamoDb, runtime.tableName),
-        provider: { refunds: new Refunds(runtime.providerConnection.requester) },
-        limits: runtime.engine.ctx.config,
-        clock: runtime.engine.ctx.clock,
+        provider: { refunds: new Refunds(providerConnectionOf(runtime).requester) },
+        limits: runtime.payouts.ctx.config,
+        clock: runtime.payouts.ctx.clock,
         logger: runtime.logger,
       }),
   );

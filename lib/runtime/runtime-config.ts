@@ -1,5 +1,5 @@
 import { defaultEngineConfig } from '../payouts/config.js';
-import { DEFAULT_REQUEST_TIMEOUT_MS } from '../provider/connection.js';
+import { DEFAULT_REQUEST_TIMEOUT_MS } from '../provider/call-deadline.js';
 import { PayoutAutomationError } from '../shared/errors.js';
 import { describeIssues, fieldIssues } from '../shared/validation.js';
 import * as z from '../shared/zod.js';
@@ -16,7 +16,10 @@ export const RuntimeEnvSchema = z
   .object({
     TABLE_NAME: z.string().check(z.minLength(1)),
     PROVIDER_BASE_URL: z.url(),
-    /** AWS mode: Secrets Manager secret (ARN or name) holding `{ "token": "..." }`; every provider caller. */
+    /**
+     * AWS mode: Secrets Manager secret (ARN or name) holding `{ "token": "..." }`; set on every function that calls
+     * the provider (infra/handlers.ts `provider`), and only on those.
+     */
     PROVIDER_TOKEN_SECRET_ID: z.optional(z.string().check(z.minLength(1))),
     /**
      * AWS mode: the secret holding `{ "pin": "..." }`, encrypted with its own KMS key. Set only on the functions
@@ -74,27 +77,16 @@ export const RuntimeEnvSchema = z
     SQS_ENDPOINT: z.optional(z.url()),
   })
   .check(
-    z.refine(
-      (env) => Boolean(env.PROVIDER_TOKEN_SECRET_ID) || Boolean(env.PROVIDER_TOKEN && env.PROVIDER_PIN),
-      {
-        message: 'set PROVIDER_TOKEN_SECRET_ID (AWS) or both PROVIDER_TOKEN and PROVIDER_PIN (local mode)',
-        path: ['PROVIDER_TOKEN_SECRET_ID'],
-      },
-    ),
     z.refine((env) => !env.PROVIDER_PIN_SECRET_ID || Boolean(env.PROVIDER_TOKEN_SECRET_ID), {
       message: 'PROVIDER_PIN_SECRET_ID needs PROVIDER_TOKEN_SECRET_ID (the two secrets are read together)',
       path: ['PROVIDER_PIN_SECRET_ID'],
     }),
     // In Lambda the token and PIN come from Secrets Manager only, never from the environment.
-    z.refine(
-      (env) =>
-        !env.AWS_LAMBDA_FUNCTION_NAME ||
-        (Boolean(env.PROVIDER_TOKEN_SECRET_ID) && !env.PROVIDER_TOKEN && !env.PROVIDER_PIN),
-      {
-        message: 'in Lambda, set PROVIDER_TOKEN_SECRET_ID and do not set PROVIDER_TOKEN or PROVIDER_PIN',
-        path: ['PROVIDER_TOKEN_SECRET_ID'],
-      },
-    ),
+    z.refine((env) => !env.AWS_LAMBDA_FUNCTION_NAME || (!env.PROVIDER_TOKEN && !env.PROVIDER_PIN), {
+      message:
+        'in Lambda, the token and PIN come from their secrets (PROVIDER_TOKEN_SECRET_ID): do not set PROVIDER_TOKEN or PROVIDER_PIN',
+      path: ['PROVIDER_TOKEN_SECRET_ID'],
+    }),
     // Local mode (`npm start`, tests, benches) talks only to this machine: a real provider's URL next to a real
     // token and PIN would move real money from a laptop, and a missing DynamoDB endpoint would write to AWS.
     z.refine((env) => Boolean(env.AWS_LAMBDA_FUNCTION_NAME) || isLoopbackUrl(env.PROVIDER_BASE_URL), {

@@ -1,22 +1,10 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
-import { defaultProvider } from '@aws-sdk/credential-provider-node';
-import type { CorrectionWorkQueue } from '../bulk-corrections/job-queue.js';
-import { type PayoutProvider, ProviderPayoutGateway } from '../payouts/adapters/provider-payout-gateway.js';
-import { regionOfQueueUrl, SqsSubmissionQueue } from '../payouts/adapters/sqs-submission-queue.js';
 import type { EngineConfig } from '../payouts/config.js';
 import type { MetricsSink } from '../payouts/engine/context.js';
-import { PayoutEngine } from '../payouts/payout-engine.js';
-import type { SubmissionQueue } from '../payouts/queue/submission-queue.js';
+import { PayoutLedger } from '../payouts/payout-ledger.js';
 import { DynamoDbPayoutStore } from '../payouts/store/dynamodb-payout-store.js';
-import { ProviderConnection } from '../provider/connection.js';
-import { type CredentialsSource, StaticCredentialsSource } from '../provider/credentials.js';
-import { ChildAccounts } from '../provider/resources/child-accounts.js';
-import { Settlements } from '../provider/resources/settlements.js';
-import { Transactions } from '../provider/resources/transactions.js';
-import { Wallets } from '../provider/resources/wallets.js';
+import type { CredentialsSource } from '../provider/credentials.js';
 import type { SecretsManagerLike } from '../provider/secrets-manager-credentials.js';
-import { SecretsManagerCredentialsSource } from '../provider/secrets-manager-credentials.js';
 import type { Clock } from '../shared/clock.js';
 import { createDynamoDbClient } from '../shared/dynamodb-client.js';
 import { EmfMetricsSink } from '../shared/emf-metrics.js';
@@ -34,15 +22,13 @@ export interface Runtime {
   readonly dynamoDb: DynamoDBClient;
   readonly store: DynamoDbPayoutStore;
   /**
-   * The connection to the provider. Each service builds the resources it calls on it (`providerOf(runtime)`,
-   * provider.ts, is every resource, for the API), so a function's bundle carries only the resources its path calls.
+   * The payouts as records: create through the gate, read, list, approve, cancel, pause. What calls the
+   * provider is built on first use by the functions whose path calls it, each in a file of its own, so a function
+   * that never calls the provider carries none of its code (undici, the credentials, the gateway):
+   * `payoutEngineOf` (payout-engine.ts: submit, sweep, reconcile), `providerConnectionOf`
+   * (provider-connection.ts), `submissionsOf` (submissions.ts: the submission queue).
    */
-  readonly providerConnection: ProviderConnection;
-  readonly engine: PayoutEngine;
-  /** Where the sweeper hands due payouts to the workers; undefined (it submits them itself) without SUBMIT_QUEUE_URL. */
-  readonly submissions: SubmissionQueue | undefined;
-  /** Where the API hands correction-job work to the same workers (the submission queue); undefined without it. */
-  readonly correctionWork: CorrectionWorkQueue | undefined;
+  readonly payouts: PayoutLedger;
   /**
    * The SETTLEMENT_* variables as given. Only the functions that settle parse them into a policy
    * (`settlementPolicyOf(runtime)`, settlements.ts), so the others neither carry nor evaluate its schemas; the
@@ -50,8 +36,12 @@ export interface Runtime {
    */
   readonly settlementEnv: Readonly<Record<string, string | undefined>>;
   readonly logger: Logger;
+  /** What the runtime was built with, for the parts built on first use (the provider's credentials, the observer). */
+  readonly overrides: RuntimeOverrides;
   /** Writes the metrics gathered during one invocation (EMF in AWS; nothing locally). */
   flushMetrics(): void;
+  /** Adds what `close` releases: a part built on first use that holds connections. */
+  onClose(release: () => Promise<void> | void): void;
   close(): Promise<void>;
 }
 
@@ -70,13 +60,13 @@ export interface RuntimeOverrides {
 }
 
 /**
- * Builds the runtime from environment variables. AWS mode reads the provider's token from its secret and,
- * in the functions that send money only, the PIN from its own secret (each cached in memory, refreshed on a
- * 401); local mode takes them from PROVIDER_TOKEN / PROVIDER_PIN.
+ * Builds the runtime from environment variables: the table, the payout ledger, the logger and metrics. The
+ * provider's connection (and with it the credentials: in AWS mode the token from its secret and, in the functions
+ * that send money only, the PIN from its own) is built on first use (provider-connection.ts).
  *
  * @example
  * const runtime = createRuntime(process.env);
- * await runtime.engine.sweep();
+ * await payoutEngineOf(runtime).sweep();
  */
 export function createRuntime(
   env: Record<string, string | undefined>,
@@ -103,85 +93,34 @@ export function createRuntime(
   );
   if (overrides.awsCalls)
     observeAwsCalls(dynamoDb, overrides.awsCalls.functionName, overrides.awsCalls.observer);
-  const credentials = overrides.credentials ?? credentialsFor(config, overrides);
-  const provider = new ProviderConnection({
-    baseUrl: config.PROVIDER_BASE_URL,
-    credentials,
-    logger,
-    ...(config.PROVIDER_TIMEOUT_MS && { timeouts: { requestMs: config.PROVIDER_TIMEOUT_MS } }),
-  });
   const store = new DynamoDbPayoutStore(dynamoDb, config.TABLE_NAME);
-  const engine = new PayoutEngine({
+  const payouts = new PayoutLedger({
     store,
-    gateway: new ProviderPayoutGateway(payoutProviderOn(provider)),
     logger,
     config: engineConfigFrom(config),
     ...(metrics && { metrics }),
     ...(overrides.clock && { clock: overrides.clock }),
   });
-  const submissions = submissionQueueFor(config, mode, overrides);
+  const releases: (() => Promise<void> | void)[] = [];
   return {
     mode,
     env: config,
     tableName: config.TABLE_NAME,
     dynamoDb,
     store,
-    providerConnection: provider,
-    engine,
-    submissions,
-    correctionWork: submissions,
+    payouts,
     settlementEnv: Object.fromEntries(Object.entries(env).filter(([name]) => name.startsWith('SETTLEMENT_'))),
     logger,
+    overrides,
     flushMetrics: () => emf?.flush(),
+    onClose: (release) => {
+      releases.push(release);
+    },
     async close() {
-      await provider.close();
+      await Promise.all(releases.map((release) => release()));
       dynamoDb.destroy();
     },
   };
-}
-
-/** The resources the engine sends and looks up payouts with, on the runtime's one connection. */
-function payoutProviderOn(connection: ProviderConnection): PayoutProvider {
-  const { requester } = connection;
-  return {
-    prepare: () => connection.prepare(),
-    settlements: new Settlements(requester),
-    wallets: new Wallets(requester),
-    childAccounts: new ChildAccounts(requester),
-    transactions: new Transactions(requester),
-  };
-}
-
-function submissionQueueFor(
-  config: RuntimeEnv,
-  mode: Runtime['mode'],
-  overrides: RuntimeOverrides,
-): SqsSubmissionQueue | undefined {
-  if (!config.SUBMIT_QUEUE_URL) return undefined;
-  return new SqsSubmissionQueue({
-    queueUrl: config.SUBMIT_QUEUE_URL,
-    region: config.AWS_REGION ?? regionOfQueueUrl(config.SUBMIT_QUEUE_URL) ?? localAwsConfig.region,
-    // In Lambda the function role's credentials (the environment); locally the stand-in checks none.
-    credentials: mode === 'aws' ? defaultProvider() : localAwsConfig.credentials,
-    ...(config.SQS_ENDPOINT && { endpoint: config.SQS_ENDPOINT }),
-    ...(overrides.awsCalls && { observe: overrides.awsCalls }),
-  });
-}
-
-function credentialsFor(config: RuntimeEnv, overrides: RuntimeOverrides): CredentialsSource {
-  if (config.PROVIDER_TOKEN_SECRET_ID) {
-    const client = overrides.secretsManager ?? new SecretsManagerClient({});
-    if (overrides.awsCalls && client instanceof SecretsManagerClient)
-      observeAwsCalls(client, overrides.awsCalls.functionName, overrides.awsCalls.observer);
-    // The PIN's secret is named only to the functions that send money; the others hold no PIN and never ask.
-    return new SecretsManagerCredentialsSource({
-      tokenSecretId: config.PROVIDER_TOKEN_SECRET_ID,
-      ...(config.PROVIDER_PIN_SECRET_ID && { pinSecretId: config.PROVIDER_PIN_SECRET_ID }),
-      client,
-    });
-  }
-  // parseRuntimeEnv guarantees both are present when there is no secret id.
-  return new StaticCredentialsSource({ token: config.PROVIDER_TOKEN ?? '', pin: config.PROVIDER_PIN ?? '' });
 }
 
 function engineConfigFrom(config: RuntimeEnv): Partial<EngineConfig> {

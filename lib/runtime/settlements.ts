@@ -3,6 +3,8 @@ import { settlementPolicyFromEnv } from '../settlement/config.js';
 import { DynamoDbSettlementDecisionStore } from '../settlement/decision-store.js';
 import type { SettlementPolicy } from '../settlement/policy.js';
 import { SettlementService } from '../settlement/settlement-service.js';
+import { payoutEngineOf } from './payout-engine.js';
+import { providerConnectionOf } from './provider-connection.js';
 import type { Runtime } from './runtime.js';
 import { once } from './service-cache.js';
 
@@ -15,12 +17,12 @@ export function settlementsOf(runtime: Runtime): SettlementService | undefined {
     'settlements',
     () =>
       new SettlementService({
-        engine: runtime.engine,
-        provider: { settlements: new Settlements(runtime.providerConnection.requester) },
+        engine: payoutEngineOf(runtime),
+        provider: { settlements: new Settlements(providerConnectionOf(runtime).requester) },
         store: new DynamoDbSettlementDecisionStore(runtime.dynamoDb, runtime.tableName),
         policy,
         logger: runtime.logger,
-        clock: runtime.engine.ctx.clock,
+        clock: runtime.payouts.ctx.clock,
       }),
   );
 }

@@ -68,11 +68,13 @@ describe('the ops API split into functions (lib/api/functions)', () => {
     expect(apiFunctionServing('GET', '/bulk-correction-jobs/01ARZ3NDEKTSV4RRFFQ69G5FAV/results.csv')).toBe(
       'api-corrections',
     );
+    expect(apiFunctionServing('POST', '/instant-settlements')).toBe('api-settlements');
+    expect(apiFunctionServing('GET', '/approvals')).toBe('api-recurrences');
     expect(apiFunctionServing('GET', '/openapi.json')).toBe('api-docs');
     expect(apiFunctionServing('GET', '/no-such-route')).toBe(FALLBACK_API_FUNCTION);
     // Another method of a known path: that path's function, which answers 405.
     expect(apiFunctionServing('PATCH', '/payouts')).toBe('api-payouts');
-    expect(apiFunctionServing('DELETE', '/dead-letters/x')).toBe('api-corrections');
+    expect(apiFunctionServing('DELETE', '/dead-letters/x')).toBe('api-dead-letters');
   });
 
   it('the fallback ($default) answers an unknown path with the API’s 404 problem, as the local server does', async () => {

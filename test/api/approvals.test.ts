@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { payoutEngineOf } from '../../lib/runtime/payout-engine.js';
 import { bankTransfer } from '../support/engine-harness.js';
 import { type ApiHarness, call, startApiHarness } from './support/harness.js';
 
@@ -13,7 +14,7 @@ describe('the approvals queue (GET /approvals)', () => {
   });
 
   it("shows what waits for a second person, but never the viewer's own requests, each with the call that approves it", async () => {
-    const threshold = h.runtime.engine.ctx.config.approvalThresholdKobo;
+    const threshold = payoutEngineOf(h.runtime).ctx.config.approvalThresholdKobo;
     const byAlice = await call(h.api, {
       method: 'POST',
       path: '/payouts',

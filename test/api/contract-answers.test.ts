@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiRoutes } from '../../lib/api/index.js';
 import { providerOf } from '../../lib/runtime/provider.js';
+import { windowAwayFromNow } from '../support/settlement-hours.js';
 import { type ApiHarness, call, startApiHarness } from './support/harness.js';
 
 /**
@@ -15,13 +16,6 @@ const pathOf = (template: string) =>
     .replace('{localDate}', '2099-01-01')
     .replace('{settlementId}', 'settlement-unknown')
     .replaceAll(/\{\w+\}/g, UNKNOWN_ID);
-
-/** A one-hour window of the Lagos clock (UTC+1) that starts twelve hours from now: now is outside it. */
-function windowAwayFromNow(): string {
-  const start = (new Date().getUTCHours() + 1 + 12) % 24;
-  const pad = (hour: number) => String(hour).padStart(2, '0');
-  return `${pad(start)}:00-${pad(start + 1)}:00`;
-}
 
 describe('answers checked against the contract', () => {
   let h: ApiHarness;

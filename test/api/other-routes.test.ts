@@ -236,7 +236,7 @@ describe('meta and unknown routes', () => {
     const broken: any = {
       ...apiContextFrom(h.runtime),
       logger,
-      engine: {
+      payouts: {
         controls: async () => {
           throw new Error('table arn:aws:dynamodb:secret-table is gone');
         },

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ApiDeadlines } from '../../lib/api/request-deadline.js';
 import { runReconcile, runSweep } from '../../lib/jobs/scheduled.js';
 import { servedBy } from '../../lib/local/function-attribution.js';
+import { payoutEngineOf } from '../../lib/runtime/payout-engine.js';
 import { ManualClock } from '../../lib/shared/clock.js';
 import { type SilentServer, startSilentServer } from '../support/silent-server.js';
 import { type ApiHarness, bankTransfer, call, startApiHarness } from './support/harness.js';
@@ -52,13 +53,13 @@ async function timedCall(api: ApiHarness['api'], key: string) {
 
 /** Lets the engine's clock pass every lease, grace period and wait, then runs the reconciler and the sweeper. */
 async function letTimePassAndDecide(): Promise<void> {
-  const { config } = h.runtime.engine.ctx;
+  const { config } = payoutEngineOf(h.runtime).ctx;
   clock.advance(
     Math.max(config.submitLeaseMs, config.retryBaseMs * 4, config.reconcileGraceMs) +
       config.reconcileIntervalMs,
   );
-  await servedBy('reconcile-payouts', () => runReconcile(h.runtime.engine));
-  await servedBy('sweep-due-payouts', () => runSweep(h.runtime.engine, 60_000));
+  await servedBy('reconcile-payouts', () => runReconcile(payoutEngineOf(h.runtime)));
+  await servedBy('sweep-due-payouts', () => runSweep(payoutEngineOf(h.runtime), 60_000));
 }
 
 describe('POST /payouts under the request deadline', () => {
@@ -94,8 +95,8 @@ describe('POST /payouts under the request deadline', () => {
     }
     // No creator's hold: the next tick sends it.
     const before = sent();
-    await servedBy('sweep-due-payouts', () => runSweep(h.runtime.engine, 60_000));
-    await servedBy('sweep-due-payouts', () => runSweep(h.runtime.engine, 60_000));
+    await servedBy('sweep-due-payouts', () => runSweep(payoutEngineOf(h.runtime), 60_000));
+    await servedBy('sweep-due-payouts', () => runSweep(payoutEngineOf(h.runtime), 60_000));
     expect(sent()).toBe(before + 1);
   });
 

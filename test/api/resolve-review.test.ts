@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { servedBy } from '../../lib/local/function-attribution.js';
 import { reconcilePayouts } from '../../lib/payouts/engine/reconcile-payouts.js';
+import { payoutEngineOf } from '../../lib/runtime/payout-engine.js';
 import { type ApiHarness, bankTransfer, call, startApiHarness } from './support/harness.js';
 
 let h: ApiHarness;
@@ -44,7 +45,7 @@ async function payoutInReview(): Promise<string> {
   });
   const id: string = created.body.id;
   await duplicateAtProvider(id);
-  await servedBy('reconcile-payouts', () => reconcilePayouts(h.runtime.engine.ctx));
+  await servedBy('reconcile-payouts', () => reconcilePayouts(payoutEngineOf(h.runtime).ctx));
   expect((await call(h.api, { method: 'GET', path: `/payouts/${id}` })).body.status).toBe('needs_review');
   return id;
 }
@@ -64,7 +65,7 @@ describe('POST /payouts/{id}/resolve', () => {
     expect(created.body.status).toBe('unknown');
     const id: string = created.body.id;
     await duplicateAtProvider(id);
-    await servedBy('reconcile-payouts', () => reconcilePayouts(h.runtime.engine.ctx));
+    await servedBy('reconcile-payouts', () => reconcilePayouts(payoutEngineOf(h.runtime).ctx));
     expect((await call(h.api, { method: 'GET', path: `/payouts/${id}` })).body.status).toBe('needs_review');
 
     const incomplete = await call(h.api, {

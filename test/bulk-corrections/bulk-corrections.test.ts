@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { payoutEngineOf } from '../../lib/runtime/payout-engine.js';
 import { type ApiHarness, call, startApiHarness } from '../api/support/harness.js';
 
 const PATCH_PATH = '/payout/bulk/item';
@@ -159,7 +160,7 @@ describe('bulk payout item corrections (ops API)', () => {
   describe('bulk-item corrections move money unchecked (issue 13, finding 3)', () => {
     it('refuses moving a valid item to account 9999999999 for twice the per-payout maximum: 400 naming amount, nothing sent', async () => {
       const before = patchCount();
-      const twiceTheMaximum = 2 * h.runtime.engine.ctx.config.maxPayoutKobo;
+      const twiceTheMaximum = 2 * payoutEngineOf(h.runtime).ctx.config.maxPayoutKobo;
       const reply = await call(h.api, {
         method: 'PATCH',
         path: `/bulk-payout-items/${validIds[3]}`,
@@ -197,7 +198,7 @@ describe('bulk payout item corrections (ops API)', () => {
 
     it('holds an amount at or above the approval threshold, and sends nothing while payouts are paused', async () => {
       const id = validIds[2] ?? '';
-      const threshold = h.runtime.engine.ctx.config.approvalThresholdKobo;
+      const threshold = payoutEngineOf(h.runtime).ctx.config.approvalThresholdKobo;
       const held = await call(h.api, {
         method: 'PATCH',
         path: `/bulk-payout-items/${id}`,
@@ -207,7 +208,7 @@ describe('bulk payout item corrections (ops API)', () => {
       expect(held.status).toBe(202);
       expect(held.body.correction.reason).toContain('threshold');
       const before = patchCount();
-      await h.runtime.engine.pause({ id: 'ops', kind: 'user' }, 'incident');
+      await payoutEngineOf(h.runtime).pause({ id: 'ops', kind: 'user' }, 'incident');
       try {
         const narration = await call(h.api, {
           method: 'PATCH',
@@ -225,7 +226,7 @@ describe('bulk payout item corrections (ops API)', () => {
         expect(approval.status).toBe(409);
         expect(patchCount()).toBe(before);
       } finally {
-        await h.runtime.engine.resume({ id: 'ops', kind: 'user' });
+        await payoutEngineOf(h.runtime).resume({ id: 'ops', kind: 'user' });
       }
     });
   });

@@ -5,8 +5,10 @@ import type { JobItemStatus } from '../../lib/bulk-corrections/job-model.js';
 import { DynamoDbCorrectionJobStore } from '../../lib/bulk-corrections/job-store.js';
 import { ENQUEUE_RETRY_DELAY_MS, enqueuePendingJobs } from '../../lib/bulk-corrections/pending-enqueue.js';
 import { runQueueBatch } from '../../lib/jobs/correction-batch.js';
+import { payoutEngineOf } from '../../lib/runtime/payout-engine.js';
 import { createRuntime } from '../../lib/runtime/runtime.js';
 import { bulkCorrectionsOf } from '../../lib/runtime/services.js';
+import { submissionsOf } from '../../lib/runtime/submissions.js';
 import { ManualClock } from '../../lib/shared/clock.js';
 import { silentLogger } from '../../lib/shared/logger.js';
 import { call } from '../api/support/harness.js';
@@ -128,7 +130,7 @@ describe('bulk corrections as jobs: accepted at once, worked by the queue worker
 
     it('refuses a job row above the per-payout maximum with a 400 naming the row and amount, nothing stored or sent', async () => {
       const before = patchCount();
-      const twiceTheMaximum = 2 * h.runtime.engine.ctx.config.maxPayoutKobo;
+      const twiceTheMaximum = 2 * payoutEngineOf(h.runtime).ctx.config.maxPayoutKobo;
       const reply = await call(h.api, {
         method: 'POST',
         path: '/bulk-payout-items/corrections',
@@ -215,7 +217,7 @@ describe('bulk corrections as jobs: accepted at once, worked by the queue worker
 
     it('holds a job row at or above the approval threshold for a second person, and sends no job row while payouts are paused', async () => {
       const before = patchCount();
-      const threshold = h.runtime.engine.ctx.config.approvalThresholdKobo;
+      const threshold = payoutEngineOf(h.runtime).ctx.config.approvalThresholdKobo;
       const large = await call(h.api, {
         method: 'POST',
         path: '/bulk-payout-items/corrections',
@@ -226,7 +228,7 @@ describe('bulk corrections as jobs: accepted at once, worked by the queue worker
       const heldRows = await call(h.api, { method: 'GET', path: `${large.headers.location}/items` });
       expect(heldRows.body.items).toMatchObject([{ status: 'pending_approval' }]);
       expect(heldRows.body.items[0].approvalReason).toContain('threshold');
-      await h.runtime.engine.pause({ id: 'ops', kind: 'user' }, 'incident');
+      await payoutEngineOf(h.runtime).pause({ id: 'ops', kind: 'user' }, 'incident');
       try {
         const accepted = await call(h.api, {
           method: 'POST',
@@ -245,7 +247,7 @@ describe('bulk corrections as jobs: accepted at once, worked by the queue worker
         });
         expect(approval.status).toBe(409);
       } finally {
-        await h.runtime.engine.resume({ id: 'ops', kind: 'user' });
+        await payoutEngineOf(h.runtime).resume({ id: 'ops', kind: 'user' });
       }
       expect(patchCount()).toBe(before);
     });
@@ -278,7 +280,7 @@ describe('bulk corrections as jobs: accepted at once, worked by the queue worker
       const dyingJobs = new CorrectionJobService({
         store: new DyingStore(workerRuntime.dynamoDb, workerRuntime.tableName),
         corrections: bulkCorrectionsOf(workerRuntime),
-        limits: workerRuntime.engine.ctx.config,
+        limits: workerRuntime.payouts.ctx.config,
         queue: undefined,
         logger: silentLogger,
       });
@@ -344,7 +346,7 @@ describe('bulk corrections as jobs: accepted at once, worked by the queue worker
     it('hands a job the queue refused to the workers from the sweeper, with no person requeueing it; each row once', async () => {
       // SQS refusing a SendMessageBatch on demand is a fault neither SQS nor its local stand-in can be made to
       // produce, so the queue port is wrapped: it refuses while `refusing` is set, then sends to the stand-in.
-      const queue = h.runtime.correctionWork;
+      const queue = submissionsOf(h.runtime);
       if (!queue) throw new Error('the harness queues correction jobs');
       let refusing = true;
       const flaky = {
@@ -358,7 +360,7 @@ describe('bulk corrections as jobs: accepted at once, worked by the queue worker
       const jobs = new CorrectionJobService({
         store,
         corrections: bulkCorrectionsOf(h.runtime),
-        limits: h.runtime.engine.ctx.config,
+        limits: payoutEngineOf(h.runtime).ctx.config,
         queue: flaky,
         clock,
         logger: silentLogger,

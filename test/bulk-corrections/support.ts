@@ -8,6 +8,7 @@ import {
   stageConfigOf,
   startLocalSubmissionWorkers,
 } from '../../lib/local/submission-workers.js';
+import { payoutEngineOf } from '../../lib/runtime/payout-engine.js';
 import { createRuntime, type Runtime } from '../../lib/runtime/runtime.js';
 import { correctionJobsOf } from '../../lib/runtime/services.js';
 import { type Sandbox, startSandbox } from '../../lib/sandbox/index.js';
@@ -80,7 +81,7 @@ export async function startJobsHarness(latencyMs: number): Promise<JobsHarness> 
         {
           submit: (payouts) =>
             runSubmissionBatch(
-              workerRuntime.engine,
+              payoutEngineOf(workerRuntime),
               payouts,
               context.getRemainingTimeInMillis(),
               silentLogger,

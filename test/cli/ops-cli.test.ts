@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type CliIo, runCli } from '../../lib/cli/commands.js';
 import { OpsClient, regionOfApiUrl } from '../../lib/cli/ops-client.js';
 import { type LocalApiServer, serveApiGatewayHandler } from '../../lib/local/http-to-apigw.js';
+import { payoutEngineOf } from '../../lib/runtime/payout-engine.js';
 import { NodeSha256 } from '../../lib/shared/node-sha256.js';
 import { type ApiHarness, startApiHarness } from '../api/support/harness.js';
 import { bankTransfer } from '../support/engine-harness.js';
@@ -48,7 +49,7 @@ describe('the ops CLI against the local stack', () => {
     const { tmpdir } = await import('node:os');
     const { join } = await import('node:path');
     bodyFile = join(mkdtempSync(join(tmpdir(), 'ops-cli-')), 'payout.json');
-    const amount = h.runtime.engine.ctx.config.approvalThresholdKobo;
+    const amount = payoutEngineOf(h.runtime).ctx.config.approvalThresholdKobo;
     writeFileSync(bodyFile, JSON.stringify(bankTransfer(amount, { narration: 'supplier 17' })));
   });
   afterAll(async () => {
@@ -76,7 +77,7 @@ describe('the ops CLI against the local stack', () => {
     expect(declined.err).toContain('requested  alice');
     expect(declined.err).toContain('0123456789');
     expect(declined.questions).toHaveLength(1);
-    expect((await h.runtime.engine.get(payout.id))?.status).toBe('pending_approval');
+    expect((await payoutEngineOf(h.runtime).get(payout.id))?.status).toBe('pending_approval');
 
     const approved = await cli([...as('bob'), 'payouts', 'approve', payout.id], {}, [true]);
     expect(approved.status).toBe(0);

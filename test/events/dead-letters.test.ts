@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { type DeadLettered, DynamoDbDeadLetterStore, withDeadLetter } from '../../lib/events/dead-letter.js';
 import { inboundEventHandlers } from '../../lib/events/inbound-handlers.js';
+import { payoutEngineOf } from '../../lib/runtime/payout-engine.js';
 import { createRuntime, type Runtime } from '../../lib/runtime/runtime.js';
 import { settlementsOf } from '../../lib/runtime/settlements.js';
 import { type ApiHarness, call, startApiHarness } from '../api/support/harness.js';
@@ -38,7 +39,7 @@ describe('dead-lettered events (ops API)', () => {
     const store = new DynamoDbDeadLetterStore(strict.dynamoDb, strict.tableName);
     const deliver = withDeadLetter(
       inboundEventHandlers({
-        engine: strict.engine,
+        engine: payoutEngineOf(strict),
         settlements: settlementsOf(strict),
         logger: strict.logger,
       })['Payout Requested'],

@@ -223,7 +223,7 @@ describe('Settlement Available events', () => {
     await Promise.all([
       settlementAvailableFunction(wired.service, event),
       settlementAvailableFunction(wired.service, event),
-      servedBy('api-operations', () =>
+      servedBy('api-settlements', () =>
         wired.service.payOut(settlement.id, 'api', { id: 'alice', kind: 'user' }),
       ),
       servedBy('poll-settlements', () => wired.service.poll()),

@@ -14,6 +14,7 @@ import {
   PROJECT_ROOT,
 } from '../../infra/bundling/build-handler.js';
 import { NOT_SHIPPED } from '../../infra/bundling/shipped-dependencies.js';
+import { HANDLERS, type HandlerName, ProviderAccess } from '../../infra/handlers.js';
 
 /**
  * Builds every handler with the build the CDK construct runs (infra/bundling/build-handler.ts) and imports each bundle from a `.mjs`
@@ -73,34 +74,6 @@ describe('handler bundles', () => {
   });
 });
 
-/**
- * The functions still above BUNDLE_LIMIT_BYTES (issue 18), each held to what it weighs now so it can only shrink,
- * with what keeps it there. Common to the money handlers: undici (pool, HTTP/1.1 client, SIMD parser: ~110 KB),
- * the AWS SDK's DynamoDB and Secrets Manager clients with @smithy/core (~150 KB), zod (~40 KB), the engine
- * (lib/payouts, ~45 KB) and the provider's request layer with the resources the function calls (lib/provider,
- * ~20 KB); see docs/benchmarks.md. The ops API was one function of 604.7 KB (every route); split by route group
- * (lib/api/functions), api-payouts (POST /payouts) and api-docs meet the bound. The others carry, besides the
- * runtime every function builds (its engine: ~420 KB with the router, which is why no single group of routes
- * but the payouts' fits in 450 KB), the services of their own routes.
- */
-const OVER_THE_BOUND: Readonly<Record<string, { ceilingKb: number; why: string }>> = {
-  'api-recurrences': {
-    // 472.6 KB measured at the split.
-    ceilingKb: 472.6,
-    why: "recurring payouts (the recurrence service, its store and materialisation), the provider's schedules' view, future payouts",
-  },
-  'api-operations': {
-    // 475.7 KB measured at the split.
-    ceilingKb: 475.7,
-    why: "refunds (request, approval, sending), instant settlements (the settlement service and policy), the provider's views (every provider resource), the deep health check",
-  },
-  'api-corrections': {
-    // 525.3 KB measured at the split.
-    ceilingKb: 525.4,
-    why: 'bulk corrections and correction jobs (their stores, CSV, the queue sender), dead letters (a replay runs the inbound handlers, so the settlement service), and the approvals queue, which lists every kind of instruction and so carries the refund and recurrence services',
-  },
-};
-
 /** Local tooling, the provider sandbox, benchmarks, scripts and tests never ship to Lambda. */
 const NOT_FOR_LAMBDA = /^(lib\/local|lib\/sandbox|bench|scripts|test)\//;
 
@@ -118,20 +91,16 @@ describe('what the bundles carry', () => {
     }
   });
 
-  it.each(handlers)(
-    `%s weighs at most ${BUNDLE_LIMIT_BYTES / 1024} KB (index.mjs, minified), or its listed ceiling`,
-    (name) => {
-      const bytes = bundles.get(name)?.bytes ?? Number.POSITIVE_INFINITY;
-      const over = OVER_THE_BOUND[name];
-      const ceiling = over ? over.ceilingKb * 1024 : BUNDLE_LIMIT_BYTES;
-      expect(bytes, `${name} is ${(bytes / 1024).toFixed(1)} KB`).toBeLessThanOrEqual(ceiling);
-      // A listed function that comes under the bound leaves the list, so the bound then holds it.
-      if (over)
-        expect(bytes, `${name} now meets the bound: remove it from OVER_THE_BOUND`).toBeGreaterThan(
-          BUNDLE_LIMIT_BYTES,
-        );
-    },
-  );
+  /**
+   * Each bundle carries only its own path (issue 18): the runtime every function builds is the table, the ledger
+   * and the logger; the provider's connection, the payout engine's send path and the submission queue are built
+   * on first use by the functions that call them (lib/runtime/provider-connection.ts, payout-engine.ts,
+   * submissions.ts), and the ops API is one function per group of routes (lib/api/functions).
+   */
+  it.each(handlers)(`%s weighs at most ${BUNDLE_LIMIT_BYTES / 1024} KB (index.mjs, minified)`, (name) => {
+    const bytes = bundles.get(name)?.bytes ?? Number.POSITIVE_INFINITY;
+    expect(bytes, `${name} is ${(bytes / 1024).toFixed(1)} KB`).toBeLessThanOrEqual(BUNDLE_LIMIT_BYTES);
+  });
 
   /**
    * Operations in files of their own, each in the bundles of the functions that run it and no other (bytes in
@@ -139,31 +108,58 @@ describe('what the bundles carry', () => {
    * by whoever calls them on one connection; the engine's, the recurrences' and the refunds' single-function
    * operations are not methods of a class every function carries.
    */
+  /** The functions that send payouts or look them up at the provider (they ask for `payoutEngineOf`). */
+  const PAYOUT_SENDERS = [
+    'api-dead-letters',
+    'api-payouts',
+    'api-settlements',
+    'payout-requested',
+    'poll-settlements',
+    'reconcile-payouts',
+    'settlement-available',
+    'submit-payouts',
+    'sweep-due-payouts',
+  ];
   const ONLY_IN = {
     'lib/provider/client.ts': ['api-operations'],
     'lib/provider/schemas/payment-link.ts': ['api-operations'],
     // Every API function's presenters know the provider's store fields (lib/api/responses/provider.ts).
     'lib/provider/schemas/store.ts': [
       'api-corrections',
+      'api-dead-letters',
       'api-docs',
       'api-operations',
       'api-payouts',
       'api-recurrences',
+      'api-settlements',
     ],
     'lib/provider/schemas/virtual-account.ts': ['api-operations'],
     'lib/provider/schemas/bulk-payout.ts': ['api-corrections', 'api-operations', 'submit-payouts'],
     'lib/provider/schemas/payout.ts': ['api-operations', 'sync-provider-schedules'],
-    'lib/provider/schemas/refund.ts': ['api-corrections', 'api-operations', 'sweep-due-payouts'],
+    'lib/provider/schemas/refund.ts': ['api-operations', 'sweep-due-payouts'],
+    // The engine's send path (the gateway, the submission) only where payouts are sent or looked up
+    // (lib/runtime/payout-engine.ts): not the provider's views, health, refunds, corrections or recurrences.
+    'lib/payouts/adapters/provider-payout-gateway.ts': PAYOUT_SENDERS,
+    'lib/payouts/engine/submit-payout.ts': PAYOUT_SENDERS,
+    // The submission queue where work is handed to the workers (and the workers' correction-job service).
+    'lib/payouts/adapters/sqs-submission-queue.ts': [
+      'api-corrections',
+      'submit-payouts',
+      'sweep-due-payouts',
+    ],
     'lib/payouts/engine/submit-requested.ts': ['submit-payouts'],
     'lib/payouts/store/dynamodb-rate-limiter.ts': ['submit-payouts'],
-    'lib/recurrence/recurrence-service.ts': ['api-corrections', 'api-recurrences'],
-    'lib/refunds/refund-service.ts': ['api-corrections', 'api-operations'],
-    'lib/refunds/refund-sender.ts': ['api-corrections', 'api-operations', 'sweep-due-payouts'],
+    'lib/recurrence/recurrence-service.ts': ['api-recurrences'],
+    'lib/refunds/refund-service.ts': ['api-operations'],
+    'lib/refunds/refund-sender.ts': ['api-operations', 'sweep-due-payouts'],
     // The API's route code only in the function serving the route (lib/api/functions).
     'lib/api/routes/payouts.ts': ['api-payouts'],
     'lib/api/routes/recurring-payouts.ts': ['api-recurrences'],
     'lib/api/routes/refunds.ts': ['api-operations'],
     'lib/api/routes/bulk-payout-items.ts': ['api-corrections'],
+    'lib/api/routes/instant-settlements.ts': ['api-settlements'],
+    'lib/api/routes/dead-letters.ts': ['api-dead-letters'],
+    'lib/api/routes/approvals.ts': ['api-recurrences'],
     'lib/api/routes/openapi-document.ts': ['api-docs'],
   } as const satisfies Record<string, readonly string[]>;
 
@@ -179,14 +175,22 @@ describe('what the bundles carry', () => {
   });
 
   it.each(handlers)(
-    '%s carries undici (its pool and SIMD HTTP parser) and zod, the packages the design names',
+    '%s carries undici (its pool and SIMD HTTP parser) if and only if the stack lets it call the provider, and zod',
     (name) => {
-      const inputs = Object.keys(bundles.get(name)?.inputs ?? {});
-      // Neither the publisher nor api-docs (which serves a document and calls nothing) talks HTTP to the provider.
-      if (name !== 'publish-domain-events' && name !== 'api-docs') {
-        expect(inputs.some((input) => input.endsWith('undici/lib/dispatcher/pool.js'))).toBe(true);
-        expect(inputs.some((input) => input.endsWith('undici/lib/llhttp/llhttp_simd-wasm.js'))).toBe(true);
-      }
+      // What esbuild kept: a module imported but all of it unused weighs 0 bytes in the output.
+      const inputs = Object.entries(bundles.get(name)?.inputs ?? {})
+        .filter(([, input]) => input.bytesInOutput > 0)
+        .map(([input]) => input);
+      const callsProvider = HANDLERS[name as HandlerName].provider !== ProviderAccess.None;
+      expect(inputs.some((input) => input.endsWith('undici/lib/dispatcher/pool.js'))).toBe(callsProvider);
+      expect(inputs.some((input) => input.endsWith('undici/lib/llhttp/llhttp_simd-wasm.js'))).toBe(
+        callsProvider,
+      );
+      // The connection and the credentials' reader come with it, and go with it.
+      expect(inputs.includes('lib/provider/connection.ts')).toBe(callsProvider);
+      expect(inputs.some((input) => input.includes('node_modules/@aws-sdk/client-secrets-manager/'))).toBe(
+        callsProvider,
+      );
       expect(inputs.some((input) => input.includes('node_modules/zod/'))).toBe(true);
     },
   );

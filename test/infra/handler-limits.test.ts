@@ -171,7 +171,9 @@ const LIMITS: Record<HandlerName, Limit> = {
   'api-payouts': API_ANSWERS,
   'api-recurrences': API_ANSWERS,
   'api-operations': API_ANSWERS,
+  'api-settlements': API_ANSWERS,
   'api-corrections': API_ANSWERS,
+  'api-dead-letters': API_ANSWERS,
   'api-docs': API_ANSWERS,
   'payout-requested': {
     // Not `answersAtDeadline`: no caller waits for an answer, so answering early gains nothing; cut off, the

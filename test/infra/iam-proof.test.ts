@@ -26,6 +26,7 @@ import { LocalSqsQueue } from '../../lib/local/local-sqs-queue.js';
 import { type LocalSqsEndpoint, serveLocalSqs } from '../../lib/local/sqs-endpoint.js';
 import { stageConfigOf, submissionQueueSettings } from '../../lib/local/submission-workers.js';
 import { observeAwsCalls } from '../../lib/runtime/aws-call-observer.js';
+import { payoutEngineOf } from '../../lib/runtime/payout-engine.js';
 import { providerOf } from '../../lib/runtime/provider.js';
 import { createRuntime, type Runtime } from '../../lib/runtime/runtime.js';
 import {
@@ -35,6 +36,7 @@ import {
   refundsOf,
 } from '../../lib/runtime/services.js';
 import { settlementsOf } from '../../lib/runtime/settlements.js';
+import { submissionsOf } from '../../lib/runtime/submissions.js';
 import { type Sandbox, startSandbox } from '../../lib/sandbox/index.js';
 import { type Clock, ManualClock } from '../../lib/shared/clock.js';
 import { ulid } from '../../lib/shared/ids.js';
@@ -48,6 +50,7 @@ import { type ProofTemplate, proofTemplate } from '../support/iam/proof-template
 import { startSecretsManagerStub } from '../support/iam/secrets-manager-stub.js';
 import { StackPolicies } from '../support/iam/stack-policies.js';
 import { type CfnTemplate, TEST_REGION } from '../support/iam/template-resolver.js';
+import { windowAwayFromNow } from '../support/settlement-hours.js';
 
 /**
  * Issue 16: every AWS SDK call each handler makes, checked against that handler's own role in the synthesized
@@ -240,10 +243,9 @@ describe('IAM proof: every call each handler makes is allowed by its own role', 
   );
 
   it.skipIf(!present.includes('api-operations'))(
-    "api-operations: a refund, an instant settlement, the provider's views, the deep health check",
+    "api-operations: a refund, the provider's views, the deep health check",
     async () => {
-      const runtime = runtimeFor('api-operations');
-      const api = API_FUNCTIONS['api-operations'].routerOn(runtime);
+      const api = apiFunction('api-operations');
       const post = (path: string, body: unknown, key: string, principal = 'alice') =>
         call(api, { method: 'POST', path, body, principal, headers: { 'Idempotency-Key': key } });
       const transaction = sandbox.fixtures().paymentLinkTransactions.find((t) => t.amountPaid >= 10);
@@ -253,7 +255,7 @@ describe('IAM proof: every call each handler makes is allowed by its own role', 
         'iam-rf',
       );
       expect(refund.status).toBe(201);
-      for (const path of ['/refunds', `/refunds/${refund.body.id}`, '/instant-settlements']) {
+      for (const path of ['/refunds', `/refunds/${refund.body.id}`]) {
         await exercise(path, () => call(api, { method: 'GET', path, principal: 'alice' }));
       }
       for (const query of ['status=sent', 'status=pending_approval']) {
@@ -261,16 +263,6 @@ describe('IAM proof: every call each handler makes is allowed by its own role', 
           call(api, { method: 'GET', path: '/refunds', query, principal: 'alice' }),
         );
       }
-      for (const path of ['/instant-settlements']) {
-        await exercise(path, () => call(api, { method: 'GET', path, principal: 'alice' }));
-      }
-      const settlements = await providerOf(runtime).settlements.list({ status: 'SUCCESSFUL' });
-      const merchantSettlement = settlements.items.find(
-        (settlement) => settlement.category !== 'INSTANT_SETTLEMENT',
-      );
-      await exercise('instant settlement', () =>
-        post('/instant-settlements', { settlementId: merchantSettlement?.id }, 'iam-instant'),
-      );
       for (const path of ['/provider/settlements', '/provider/stores', '/provider/wallet-transactions']) {
         await exercise(path, () => call(api, { method: 'GET', path, principal: 'alice' }));
       }
@@ -284,8 +276,69 @@ describe('IAM proof: every call each handler makes is allowed by its own role', 
     },
   );
 
+  it.skipIf(!present.includes('api-settlements'))(
+    'api-settlements: an instant settlement asked for by a person and paid out at once, and the listings',
+    async () => {
+      // Instant settlement turned on before the sandbox's settlements, at every hour: this one is paid out.
+      const api = apiFunction('api-settlements', proof, {
+        SETTLEMENT_SINCE: '2020-01-01T00:00:00Z',
+        SETTLEMENT_ALLOWED_HOURS: '00:00-24:00',
+      });
+      for (const query of ['', 'status=succeeded']) {
+        await exercise(`instant settlements ${query}`, () =>
+          call(api, { method: 'GET', path: '/instant-settlements', query, principal: 'alice' }),
+        );
+      }
+      // The settlement to pay out, read from the provider's view on the role of the function serving it.
+      const settlements = await providerOf(runtimeFor('api-operations')).settlements.list({
+        status: 'SUCCESSFUL',
+      });
+      const merchantSettlement = settlements.items.find(
+        (settlement) => settlement.category !== 'INSTANT_SETTLEMENT',
+      );
+      expect(merchantSettlement).toBeDefined();
+      const settled = await call(api, {
+        method: 'POST',
+        path: '/instant-settlements',
+        body: { settlementId: merchantSettlement?.id },
+        principal: 'alice',
+        headers: { 'Idempotency-Key': 'iam-instant' },
+      });
+      expect(settled.status).toBe(200);
+      expect(settled.body).toMatchObject({ outcome: 'paid' });
+      for (const query of ['state=paid', 'state=deferred']) {
+        await exercise(`instant settlements ${query}`, () =>
+          call(api, { method: 'GET', path: '/instant-settlements', query, principal: 'alice' }),
+        );
+      }
+      // Outside the allowed hours another one is deferred: its deferral recorded, conditional on no decision.
+      const deferring = apiFunction('api-settlements', proof, {
+        SETTLEMENT_SINCE: '2020-01-01T00:00:00Z',
+        SETTLEMENT_ALLOWED_HOURS: windowAwayFromNow(),
+      });
+      const another = settlements.items.findLast(
+        (settlement) =>
+          settlement.category !== 'INSTANT_SETTLEMENT' && settlement.id !== merchantSettlement?.id,
+      );
+      const deferred = await call(deferring, {
+        method: 'POST',
+        path: '/instant-settlements',
+        body: { settlementId: another?.id },
+        principal: 'alice',
+      });
+      expect(deferred.status).toBe(202);
+      await exercise('one decision', () =>
+        call(api, {
+          method: 'GET',
+          path: `/instant-settlements/${merchantSettlement?.id}`,
+          principal: 'alice',
+        }),
+      );
+    },
+  );
+
   it.skipIf(!present.includes('api-recurrences'))(
-    "api-recurrences: a recurring payout, the provider's schedules, future payouts",
+    "api-recurrences: a recurring payout, the provider's schedules, future payouts, the approvals queue",
     async () => {
       const api = apiFunction('api-recurrences');
       const created = await call(api, {
@@ -322,6 +375,7 @@ describe('IAM proof: every call each handler makes is allowed by its own role', 
         '/future-payouts',
         '/provider/scheduled-payouts',
         '/provider/recurrent-payouts',
+        '/approvals',
       ]) {
         await exercise(path, () => call(api, { method: 'GET', path, principal: 'alice' }));
       }
@@ -329,7 +383,7 @@ describe('IAM proof: every call each handler makes is allowed by its own role', 
   );
 
   it.skipIf(!present.includes('api-corrections'))(
-    'api-corrections: a bulk item, correction jobs, dead letters, the approvals queue',
+    'api-corrections: a bulk item, its correction, correction jobs',
     async () => {
       const runtime = runtimeFor('api-corrections');
       const api = API_FUNCTIONS['api-corrections'].routerOn(runtime);
@@ -345,8 +399,6 @@ describe('IAM proof: every call each handler makes is allowed by its own role', 
         '/bulk-correction-jobs',
         `/bulk-correction-jobs/${job.jobId}`,
         `/bulk-correction-jobs/${job.jobId}/items`,
-        '/dead-letters',
-        '/approvals',
       ]) {
         await exercise(path, () => call(api, { method: 'GET', path, principal: 'alice' }));
       }
@@ -358,12 +410,42 @@ describe('IAM proof: every call each handler makes is allowed by its own role', 
           principal: 'alice',
         }),
       );
+      // A new destination for a valid item waits for a second person (listed by status), who sends it.
+      const valid = sandbox.fixtures().bulkPayoutItems.find((candidate) => candidate.isValid);
+      const held = await call(api, {
+        method: 'PATCH',
+        path: `/bulk-payout-items/${valid?.id}`,
+        body: { accountNumber: '9999999999' },
+        principal: 'alice',
+      });
+      expect(held.status).toBe(202);
+      await exercise('held corrections', () =>
+        call(api, { method: 'GET', path: '/bulk-payout-items', query: 'isValid=false', principal: 'bob' }),
+      );
+      const approved = await call(api, {
+        method: 'POST',
+        path: `/bulk-payout-items/${valid?.id}/corrections/${held.body.correction.correctionId}/approve`,
+        principal: 'bob',
+      });
+      expect(approved.status).toBe(200);
+    },
+  );
+
+  it.skipIf(!present.includes('api-dead-letters'))(
+    'api-dead-letters: the list, and a replay that creates and submits a wallet payout',
+    async () => {
+      const api = apiFunction('api-dead-letters');
+      for (const query of ['', 'status=open']) {
+        await exercise(`/dead-letters ${query}`, () =>
+          call(api, { method: 'GET', path: '/dead-letters', query, principal: 'alice' }),
+        );
+      }
       // A wallet payout refused by the Payout Requested handler under a lower limit (setup, on that function's
       // role), then replayed here: created and submitted at once, with the PIN.
       const refusing = runtimeFor('payout-requested', proof, { MAX_PAYOUT_KOBO: '1000' });
       const deliver = withDeadLetter(
         inboundEventHandlers({
-          engine: refusing.engine,
+          engine: payoutEngineOf(refusing),
           settlements: settlementsOf(refusing),
           logger,
         })['Payout Requested'],
@@ -460,11 +542,11 @@ describe('IAM proof: every call each handler makes is allowed by its own role', 
         { SUBMIT_QUEUE_URL: sqs.queueUrl, SQS_ENDPOINT: sqs.url },
         later,
       );
-      const submissions = sweeper.submissions;
+      const submissions = submissionsOf(sweeper);
       if (!submissions) throw new Error('sweep-due-payouts has no SUBMIT_QUEUE_URL in the template');
       const report = await runDueDispatch(
         {
-          engine: sweeper.engine,
+          engine: payoutEngineOf(sweeper),
           recurrences: recurrencesOf(sweeper),
           refunds: refundsOf(sweeper),
           submissions,
@@ -491,13 +573,13 @@ describe('IAM proof: every call each handler makes is allowed by its own role', 
       const runtime = runtimeFor('submit-payouts');
       const fixtures = sandbox.fixtures();
       const created = await Promise.all([
-        runtime.engine.create({
+        payoutEngineOf(runtime).create({
           request: bankTransfer({ narration: 'queued bank payout' }),
           idempotencyKey: 'iam-queued-bank',
           origin: 'api',
           actor: { id: 'alice', kind: 'user' },
-        } as Parameters<Runtime['engine']['create']>[0]),
-        runtime.engine.create({
+        } as Parameters<Runtime['payouts']['create']>[0]),
+        payoutEngineOf(runtime).create({
           request: {
             type: 'wallet_transfer',
             amount: 10_000,
@@ -509,7 +591,7 @@ describe('IAM proof: every call each handler makes is allowed by its own role', 
           idempotencyKey: 'iam-queued-wallet',
           origin: 'api',
           actor: { id: 'alice', kind: 'user' },
-        } as Parameters<Runtime['engine']['create']>[0]),
+        } as Parameters<Runtime['payouts']['create']>[0]),
       ]);
       const event = {
         Records: created.map(({ payout }, index) => ({
@@ -526,7 +608,7 @@ describe('IAM proof: every call each handler makes is allowed by its own role', 
       } as unknown as SQSEvent;
       // A fresh invocation: the function's whole timeout left.
       const remainingMs = HANDLERS['submit-payouts'].timeout.toMilliseconds();
-      const { response } = await runSubmissionBatch(runtime.engine, event, remainingMs, logger);
+      const { response } = await runSubmissionBatch(payoutEngineOf(runtime), event, remainingMs, logger);
       expect(response.batchItemFailures).toEqual([]);
       // A correction job's row, stored as the API stores it (setup, outside the proof), worked by this worker.
       const bulkItem = fixtures.bulkPayoutItems.find((candidate) => candidate.isValid);
@@ -584,7 +666,7 @@ describe('IAM proof: every call each handler makes is allowed by its own role', 
       });
       // A fresh invocation: the reconciler's whole timeout left.
       const report = await runReconcile(
-        runtime.engine,
+        payoutEngineOf(runtime),
         HANDLERS['reconcile-payouts'].timeout.toMilliseconds(),
       );
       expect(report).toBeDefined();
@@ -628,7 +710,7 @@ describe('IAM proof: every call each handler makes is allowed by its own role', 
 
   it.skipIf(!present.includes('payout-requested'))('payout-requested', async () => {
     const runtime = runtimeFor('payout-requested');
-    const outcome = await handlePayoutRequested(runtime.engine, {
+    const outcome = await handlePayoutRequested(payoutEngineOf(runtime), {
       version: '0',
       id: 'evt-iam-payout',
       'detail-type': 'Payout Requested',
@@ -650,7 +732,11 @@ describe('IAM proof: every call each handler makes is allowed by its own role', 
     'health-canary: the deep check reads the controls item and the token secret',
     async () => {
       const runtime = runtimeFor('health-canary');
-      const health = await runHealthCanary(healthPartsOf(runtime), runtime.engine.ctx.metrics, logger);
+      const health = await runHealthCanary(
+        healthPartsOf(runtime),
+        payoutEngineOf(runtime).ctx.metrics,
+        logger,
+      );
       expect(health.status).toBe('ok');
     },
   );

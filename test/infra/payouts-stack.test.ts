@@ -175,7 +175,7 @@ describe('provider secrets', () => {
       [
         // POST /payouts and approvals submit at once; a replayed Payout Requested dead letter does too.
         'api-payouts',
-        'api-corrections',
+        'api-dead-letters',
         'payout-requested',
         ...(withoutQueue ? [] : ['submit-payouts']),
         ...(withoutQueue ? ['sweep-due-payouts'] : []),

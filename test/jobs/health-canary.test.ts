@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEEP_HEALTH_FAILED_METRIC, healthPartsOf, runHealthCanary } from '../../lib/jobs/health-canary.js';
 import type { MetricsSink } from '../../lib/payouts/engine/context.js';
+import { payoutEngineOf } from '../../lib/runtime/payout-engine.js';
 import { createRuntime, type Runtime } from '../../lib/runtime/runtime.js';
 import { type Sandbox, startSandbox } from '../../lib/sandbox/index.js';
 import { CapturingLogger } from '../../lib/shared/logger.js';
@@ -64,7 +65,11 @@ describe('health canary (functions/health-canary.ts)', () => {
     const logger = new CapturingLogger();
     const metrics = new CapturingMetrics();
     const runtime = canaryRuntime(sandbox.token, logger, metrics);
-    const health = await runHealthCanary(healthPartsOf(runtime), runtime.engine.ctx.metrics, runtime.logger);
+    const health = await runHealthCanary(
+      healthPartsOf(runtime),
+      payoutEngineOf(runtime).ctx.metrics,
+      runtime.logger,
+    );
     expect(health.status).toBe('ok');
     expect(canaryPoints(metrics)).toEqual({ overall: [0], byCheck: { table: 0, provider: 0 } });
     expect(logger.entries.filter((entry) => entry.level === 'error')).toEqual([]);
@@ -74,7 +79,11 @@ describe('health canary (functions/health-canary.ts)', () => {
     const logger = new CapturingLogger();
     const metrics = new CapturingMetrics();
     const runtime = canaryRuntime(WRONG_TOKEN, logger, metrics);
-    const health = await runHealthCanary(healthPartsOf(runtime), runtime.engine.ctx.metrics, runtime.logger);
+    const health = await runHealthCanary(
+      healthPartsOf(runtime),
+      payoutEngineOf(runtime).ctx.metrics,
+      runtime.logger,
+    );
     expect(health.status).toBe('failed');
     expect(canaryPoints(metrics)).toEqual({ overall: [1], byCheck: { table: 0, provider: 1 } });
     const failure = logger.entries.find((entry) => entry.message === 'deep health check failed');
@@ -92,9 +101,14 @@ describe('health canary (functions/health-canary.ts)', () => {
     const metrics = new CapturingMetrics();
     const runtime = canaryRuntime(sandbox.token, logger, metrics);
     const started = Date.now();
-    const health = await runHealthCanary(healthPartsOf(runtime), runtime.engine.ctx.metrics, runtime.logger, {
-      deadlineMs: 100,
-    });
+    const health = await runHealthCanary(
+      healthPartsOf(runtime),
+      payoutEngineOf(runtime).ctx.metrics,
+      runtime.logger,
+      {
+        deadlineMs: 100,
+      },
+    );
     expect(Date.now() - started).toBeLessThan(2_000);
     expect(health.checks.provider).toEqual({ status: 'failed', detail: expect.stringContaining('deadline') });
     // The table's answer is not this test's subject (under a loaded machine it may miss 100 ms too).

@@ -4,8 +4,10 @@ import { runDueDispatch } from '../../lib/jobs/scheduled.js';
 import { servedBy } from '../../lib/local/function-attribution.js';
 import { stageConfigOf, startLocalSubmissionWorkers } from '../../lib/local/submission-workers.js';
 import { PayoutStatus } from '../../lib/payouts/model.js';
+import { payoutEngineOf } from '../../lib/runtime/payout-engine.js';
 import { type Runtime, runtimeFromProcessEnv } from '../../lib/runtime/runtime.js';
 import { recurrencesOf, refundsOf } from '../../lib/runtime/services.js';
+import { submissionsOf } from '../../lib/runtime/submissions.js';
 import { type Sandbox, startSandbox } from '../../lib/sandbox/index.js';
 import { silentLogger } from '../../lib/shared/logger.js';
 import { createTestTable } from '../support/dynamodb.js';
@@ -70,12 +72,12 @@ afterAll(async () => {
 const providerCalls = () => sandbox.stats().requests['/settlement/instant/payout'] ?? 0;
 
 async function tick() {
-  const submissions = runtime.submissions;
+  const submissions = submissionsOf(runtime);
   if (!submissions) throw new Error('the runtime has no submission queue');
   return servedBy('sweep-due-payouts', () =>
     runDueDispatch(
       {
-        engine: runtime.engine,
+        engine: payoutEngineOf(runtime),
         recurrences: recurrencesOf(runtime),
         refunds: refundsOf(runtime),
         submissions,
@@ -90,7 +92,7 @@ describe('submission through the local queue and the deployed worker', () => {
     const created = [];
     for (let index = 0; index < 25; index++) {
       created.push(
-        (await runtime.engine.create(command(bankTransfer(20_000 + index), `e2e-${index}`))).payout,
+        (await payoutEngineOf(runtime).create(command(bankTransfer(20_000 + index), `e2e-${index}`))).payout,
       );
     }
     const before = invocations;
@@ -98,7 +100,7 @@ describe('submission through the local queue and the deployed worker', () => {
     expect(report.payouts).toMatchObject({ enqueued: 25, leftOver: false });
     await workers.queue.idle();
     for (const payout of created) {
-      expect((await runtime.engine.get(payout.id))?.status).toBe(PayoutStatus.Succeeded);
+      expect((await payoutEngineOf(runtime).get(payout.id))?.status).toBe(PayoutStatus.Succeeded);
     }
     expect(providerCalls()).toBe(25);
     // 25 messages at a batch size of 10: three invocations at least.
@@ -115,7 +117,7 @@ describe('submission through the local queue and the deployed worker', () => {
   });
 
   it('sends nothing again when a crashed invocation is redelivered after the visibility timeout', async () => {
-    const { payout } = await runtime.engine.create(command(bankTransfer(31_000), 'e2e-crash'));
+    const { payout } = await payoutEngineOf(runtime).create(command(bankTransfer(31_000), 'e2e-crash'));
     const calls = providerCalls();
     crashAfterHandler = true;
     await tick();
@@ -129,6 +131,6 @@ describe('submission through the local queue and the deployed worker', () => {
     await workers.queue.idle();
     expect(workers.queue.stats()).toMatchObject({ visible: 0, inFlight: 0, deadLetters: 0 });
     expect(providerCalls()).toBe(calls + 1);
-    expect((await runtime.engine.get(payout.id))?.status).toBe(PayoutStatus.Succeeded);
+    expect((await payoutEngineOf(runtime).get(payout.id))?.status).toBe(PayoutStatus.Succeeded);
   });
 });

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runDueSweep } from '../../lib/jobs/scheduled.js';
 import { servedBy } from '../../lib/local/function-attribution.js';
+import { payoutEngineOf } from '../../lib/runtime/payout-engine.js';
 import { recurrencesOf, refundsOf } from '../../lib/runtime/services.js';
 import { type ApiHarness, bankTransfer, call, startApiHarness } from '../api/support/harness.js';
 
@@ -199,7 +200,7 @@ describe('recurring payouts API', () => {
       }),
     });
     const parts = {
-      engine: h.runtime.engine,
+      engine: payoutEngineOf(h.runtime),
       recurrences: recurrencesOf(h.runtime),
       refunds: refundsOf(h.runtime),
     };

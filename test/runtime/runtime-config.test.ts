@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { payoutEngineOf } from '../../lib/runtime/payout-engine.js';
+import { providerConnectionOf } from '../../lib/runtime/provider-connection.js';
 import { createRuntime } from '../../lib/runtime/runtime.js';
 import { ConfigurationError, parseRuntimeEnv } from '../../lib/runtime/runtime-config.js';
 
@@ -30,7 +32,7 @@ describe('runtime configuration', () => {
 
   it('reads the reconciliation settings, and refuses a watch window not longer than the grace period', async () => {
     const runtime = createRuntime({ ...local, MAX_ABSENT_ATTEMPTS: '3', WATCH_WINDOW_MS: '86400000' });
-    expect(runtime.engine.ctx.config).toMatchObject({
+    expect(payoutEngineOf(runtime).ctx.config).toMatchObject({
       maxAbsentAttempts: 3,
       watchWindowMs: 86_400_000,
       reconcileGraceMs: 600_000,
@@ -72,5 +74,28 @@ describe('runtime configuration', () => {
     const localRuntime = createRuntime(local);
     expect(localRuntime.mode).toBe('local');
     return Promise.all([runtime.close(), localRuntime.close()]);
+  });
+
+  it('builds a Lambda function without provider access (no secret) that records payouts but cannot reach the provider', async () => {
+    const { PROVIDER_TOKEN: _t, PROVIDER_PIN: _p, ...withoutCredentials } = local;
+    const runtime = createRuntime({
+      ...withoutCredentials,
+      AWS_LAMBDA_FUNCTION_NAME: 'api-recurrences',
+      AWS_REGION: 'eu-west-1',
+    });
+    expect(runtime.payouts.ctx.config.maxPayoutKobo).toBeGreaterThan(0);
+    expect(() => providerConnectionOf(runtime)).toThrow(ConfigurationError);
+    expect(() => payoutEngineOf(runtime)).toThrow(/PROVIDER_TOKEN_SECRET_ID/);
+    await runtime.close();
+  });
+
+  it('asks for the credentials only where the provider is called, naming them, in local mode too', async () => {
+    const { PROVIDER_TOKEN: _t, ...withoutToken } = local;
+    // The runtime builds (the table, the ledger): a function without provider access needs no credentials.
+    const runtime = createRuntime(withoutToken);
+    expect(() => providerConnectionOf(runtime)).toThrow(
+      /PROVIDER_TOKEN_SECRET_ID.*PROVIDER_TOKEN and PROVIDER_PIN/,
+    );
+    await runtime.close();
   });
 });

@@ -1,9 +1,11 @@
 import { normalisePath, pathPattern, type Route } from '../router.js';
 import { correctionsApi } from './corrections.js';
+import { deadLettersApi } from './dead-letters.js';
 import { docsApi } from './docs.js';
 import { operationsApi } from './operations.js';
 import { payoutsApi } from './payouts.js';
 import { recurrencesApi } from './recurrences.js';
+import { settlementsApi } from './settlements.js';
 
 /**
  * The ops API's Lambda functions by name (their files in `functions/`, their entries in infra/handlers.ts), each
@@ -15,7 +17,9 @@ export const API_FUNCTIONS = {
   'api-payouts': payoutsApi,
   'api-recurrences': recurrencesApi,
   'api-operations': operationsApi,
+  'api-settlements': settlementsApi,
   'api-corrections': correctionsApi,
+  'api-dead-letters': deadLettersApi,
   'api-docs': docsApi,
 } as const;
 export type ApiFunctionName = keyof typeof API_FUNCTIONS;

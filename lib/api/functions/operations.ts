@@ -1,20 +1,17 @@
 import { providerOf } from '../../runtime/provider.js';
 import { refundsOf } from '../../runtime/refunds.js';
-import { settlementsOf } from '../../runtime/settlements.js';
 import { apiFunction } from '../api-function.js';
 import { healthRoutes } from '../routes/health.js';
-import { instantSettlementRoutes } from '../routes/instant-settlements.js';
 import { providerViewRoutes } from '../routes/provider-views.js';
 import { refundRoutes } from '../routes/refunds.js';
 
-/** `api-operations`: refunds, instant settlements, the provider's views and the health check. */
-export const operationsApi = apiFunction<'engine' | 'refunds' | 'settlements' | 'provider'>({
+/** `api-operations`: refunds, the provider's views and the health check. */
+export const operationsApi = apiFunction<'payouts' | 'refunds' | 'provider'>({
   name: 'api-operations',
-  routes: [...refundRoutes, ...instantSettlementRoutes, ...providerViewRoutes, ...healthRoutes],
+  routes: [...refundRoutes, ...providerViewRoutes, ...healthRoutes],
   services: (runtime) => ({
-    engine: runtime.engine,
+    payouts: runtime.payouts,
     refunds: refundsOf(runtime),
-    settlements: settlementsOf(runtime),
     provider: providerOf(runtime),
   }),
 });

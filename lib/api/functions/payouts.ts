@@ -1,10 +1,11 @@
+import { payoutEngineOf } from '../../runtime/payout-engine.js';
 import { apiFunction } from '../api-function.js';
 import { controlRoutes } from '../routes/controls.js';
 import { payoutRoutes } from '../routes/payouts.js';
 
 /** `api-payouts`: a payout's life (create, list, read, cancel, approve, resolve) and the controls (pause, resume). */
-export const payoutsApi = apiFunction<'engine'>({
+export const payoutsApi = apiFunction<'payouts' | 'engine'>({
   name: 'api-payouts',
   routes: [...payoutRoutes, ...controlRoutes],
-  services: (runtime) => ({ engine: runtime.engine }),
+  services: (runtime) => ({ payouts: runtime.payouts, engine: payoutEngineOf(runtime) }),
 });

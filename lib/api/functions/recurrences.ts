@@ -1,17 +1,24 @@
+import { approvalSourcesOf } from '../../runtime/approvals.js';
 import { providerSchedulesOf } from '../../runtime/provider-schedules.js';
 import { recurrencesOf } from '../../runtime/recurrences.js';
 import { apiFunction } from '../api-function.js';
+import { approvalRoutes } from '../routes/approvals.js';
 import { futurePayoutRoutes } from '../routes/future-payouts.js';
 import { providerScheduleRoutes } from '../routes/provider-schedules.js';
 import { recurringPayoutRoutes } from '../routes/recurring-payouts.js';
 
-/** `api-recurrences`: recurring payouts, the provider's own schedules, and what is due in the coming days. */
-export const recurrencesApi = apiFunction<'engine' | 'recurrences' | 'providerSchedules'>({
+/**
+ * `api-recurrences`: recurring payouts, the provider's own schedules (as synced to the table), what is due in
+ * the coming days, and the approvals queue. None of these routes calls the provider, so this function has no
+ * provider access and carries no provider code.
+ */
+export const recurrencesApi = apiFunction<'payouts' | 'recurrences' | 'providerSchedules' | 'approvals'>({
   name: 'api-recurrences',
-  routes: [...recurringPayoutRoutes, ...providerScheduleRoutes, ...futurePayoutRoutes],
+  routes: [...recurringPayoutRoutes, ...providerScheduleRoutes, ...futurePayoutRoutes, ...approvalRoutes],
   services: (runtime) => ({
-    engine: runtime.engine,
+    payouts: runtime.payouts,
     recurrences: recurrencesOf(runtime),
     providerSchedules: providerSchedulesOf(runtime),
+    approvals: approvalSourcesOf(runtime),
   }),
 });

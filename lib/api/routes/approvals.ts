@@ -16,14 +16,12 @@ export const ListApprovalsQuerySchema = z.strictObject({
   cursor: ListPayoutsQuerySchema.shape.cursor,
 });
 
-async function listApprovals(
-  request: RouteRequest<'engine' | 'refunds' | 'recurrences' | 'bulkCorrections'>,
-) {
+async function listApprovals(request: RouteRequest<'approvals'>) {
   const query = parseQuery(request.event, ListApprovalsQuerySchema);
   if (query.cursor !== undefined && query.kind === undefined) {
     throw validationError([{ path: 'kind', message: 'is required with cursor: each kind pages on its own' }]);
   }
-  const page = await waitingApprovals(request.ctx, request.principal(), {
+  const page = await waitingApprovals(request.ctx.approvals, request.principal(), {
     ...query,
     limit: query.limit ?? 20,
   });
@@ -40,10 +38,7 @@ async function listApprovals(
   });
 }
 
-export const approvalRoutes: readonly Route<
-  Answers,
-  'engine' | 'refunds' | 'recurrences' | 'bulkCorrections'
->[] = [
+export const approvalRoutes: readonly Route<Answers, 'approvals'>[] = [
   route({
     method: 'GET',
     path: '/approvals',

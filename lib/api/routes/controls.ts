@@ -4,23 +4,23 @@ import { ControlsResponseSchema } from '../responses/payout.js';
 import { type Answers, type Route, type RouteRequest, reply, route } from '../router.js';
 import { PauseRequestSchema, ResumeRequestSchema } from '../schemas.js';
 
-async function pause(request: RouteRequest<'engine'>) {
+async function pause(request: RouteRequest<'payouts'>) {
   const body = parseBody(request.event, PauseRequestSchema);
-  return reply(200, presentControls(await request.ctx.engine.pause(request.principal(), body.reason)));
+  return reply(200, presentControls(await request.ctx.payouts.pause(request.principal(), body.reason)));
 }
 
-async function resume(request: RouteRequest<'engine'>) {
+async function resume(request: RouteRequest<'payouts'>) {
   const body = parseBody(request.event, ResumeRequestSchema, {});
-  return reply(200, presentControls(await request.ctx.engine.resume(request.principal(), body.reason)));
+  return reply(200, presentControls(await request.ctx.payouts.resume(request.principal(), body.reason)));
 }
 
-async function getControls(request: RouteRequest<'engine'>) {
-  return reply(200, presentControls(await request.ctx.engine.controls()));
+async function getControls(request: RouteRequest<'payouts'>) {
+  return reply(200, presentControls(await request.ctx.payouts.controls()));
 }
 
 const controls = (description: string) => ({ 200: { description, schema: ControlsResponseSchema } });
 
-export const controlRoutes: readonly Route<Answers, 'engine'>[] = [
+export const controlRoutes: readonly Route<Answers, 'payouts'>[] = [
   route({
     method: 'POST',
     path: '/controls/pause',

@@ -51,16 +51,16 @@ const presentMovement = (m: FutureMovement) => ({
  * GET /future-payouts: every planned money movement on both sides, earliest first, double-planned accounts
  * flagged; at most `limit` (500) an answer, the rest by `nextCursor`.
  */
-async function listFuturePayouts(request: RouteRequest<'engine' | 'recurrences' | 'providerSchedules'>) {
+async function listFuturePayouts(request: RouteRequest<'payouts' | 'recurrences' | 'providerSchedules'>) {
   const query = parseQuery(request.event, FuturePayoutsQuerySchema);
   let after: FuturePosition | undefined;
   if (query.cursor !== undefined) {
     after = decodeCursor(query.cursor, FuturePositionSchema);
     if (!after) throw new InvalidCursorError('is not a cursor of this listing');
   }
-  const { engine, recurrences, providerSchedules } = request.ctx;
+  const { payouts, recurrences, providerSchedules } = request.ctx;
   const { next, items, ...view } = await futureMoneyMovement(
-    { engine, recurrences, providerSchedules },
+    { payouts, recurrences, providerSchedules },
     {
       days: query.days ?? 30,
       ...(query.limit !== undefined && { limit: query.limit }),
@@ -74,17 +74,18 @@ async function listFuturePayouts(request: RouteRequest<'engine' | 'recurrences' 
   });
 }
 
-export const futurePayoutRoutes: readonly Route<Answers, 'engine' | 'recurrences' | 'providerSchedules'>[] = [
-  route({
-    method: 'GET',
-    path: '/future-payouts',
-    responses: {
-      200: {
-        description: `the movements in the window, earliest first, at most ${FUTURE_PAGE_MAX} an answer`,
-        schema: FutureMovementViewSchema,
+export const futurePayoutRoutes: readonly Route<Answers, 'payouts' | 'recurrences' | 'providerSchedules'>[] =
+  [
+    route({
+      method: 'GET',
+      path: '/future-payouts',
+      responses: {
+        200: {
+          description: `the movements in the window, earliest first, at most ${FUTURE_PAGE_MAX} an answer`,
+          schema: FutureMovementViewSchema,
+        },
       },
-    },
-    problems: ['validation'],
-    handler: listFuturePayouts,
-  }),
-];
+      problems: ['validation'],
+      handler: listFuturePayouts,
+    }),
+  ];

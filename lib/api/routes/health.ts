@@ -11,7 +11,7 @@ export const HealthQuerySchema = z.strictObject({ deep: z.optional(z.enum(['true
  * GET /health: cheap (no I/O) unless `deep=true`, which reads the table and calls the provider once and answers
  * 503 naming what failed.
  */
-async function health(request: RouteRequest<'engine' | 'provider'>) {
+async function health(request: RouteRequest<'payouts' | 'provider'>) {
   const { deep } = parseQuery(request.event, HealthQuerySchema);
   if (deep !== 'true') return reply(200, { status: 'ok' as const });
   const result = await deepHealth(request.ctx);
@@ -27,7 +27,7 @@ async function health(request: RouteRequest<'engine' | 'provider'>) {
 const checkOf = (check: { status: 'ok' } | { status: 'failed'; detail: string }) =>
   check.status === 'ok' ? check : { status: check.status, detail: clipText(check.detail, FIELD_MAXIMA.text) };
 
-export const healthRoutes: readonly Route<Answers, 'engine' | 'provider'>[] = [
+export const healthRoutes: readonly Route<Answers, 'payouts' | 'provider'>[] = [
   route({
     method: 'GET',
     path: '/health',

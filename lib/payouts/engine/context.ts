@@ -13,10 +13,9 @@ export interface MetricsSink {
 
 export const noMetrics: MetricsSink = { count() {}, timing() {} };
 
-/** Everything the engine's operations need, injected once. */
+/** Everything the engine's operations that record decisions need, injected once. */
 export interface EngineContext {
   readonly store: PayoutStore;
-  readonly gateway: PayoutGateway;
   readonly clock: Clock;
   readonly config: EngineConfig;
   readonly logger: Logger;
@@ -27,6 +26,14 @@ export interface EngineContext {
    * (submit-payout.ts, `pausedNow`).
    */
   readonly pause: { lastSeenPaused: boolean };
+}
+
+/**
+ * What the operations that call the provider need besides: the gateway. Only the functions that send or look
+ * payouts up at the provider build one (lib/runtime/payout-engine.ts), so the others carry no provider code.
+ */
+export interface SendingContext extends EngineContext {
+  readonly gateway: PayoutGateway;
 }
 
 export interface TransitionSpec {

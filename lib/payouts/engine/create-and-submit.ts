@@ -1,7 +1,7 @@
 import { IdempotencyKeyContestedError } from '../../shared/idempotent-create.js';
 import { DailyCapExceededError } from '../errors.js';
 import { PayoutStatus } from '../model.js';
-import { buildTransition, type EngineContext } from './context.js';
+import { buildTransition, type SendingContext } from './context.js';
 import {
   type CreatePayoutCommand,
   type CreatePayoutResult,
@@ -41,7 +41,7 @@ function tooLate(window: SendWindow | undefined): boolean {
 
 /** Sends a claim inside `window`; a claim too late to send is given back unsent (cap released, attempt not counted). */
 async function sendWithin(
-  ctx: EngineContext,
+  ctx: SendingContext,
   claimed: Claimed,
   window: SendWindow | undefined,
 ): Promise<SubmitResult> {
@@ -88,7 +88,7 @@ export interface CreateAndSubmitResult extends CreatePayoutResult {
  * const { payout, replayed } = await createAndSubmit(ctx, { request, idempotencyKey: 'inv-9', origin: 'api', actor });
  */
 export async function createAndSubmit(
-  ctx: EngineContext,
+  ctx: SendingContext,
   command: CreatePayoutCommand,
   options: CreateAndSubmitOptions = {},
 ): Promise<CreateAndSubmitResult> {
@@ -140,7 +140,7 @@ export async function createAndSubmit(
 
 /** The two steps: create (pending, held for its creator), then submit when it is pending. */
 async function createThenSubmit(
-  ctx: EngineContext,
+  ctx: SendingContext,
   command: CreatePayoutCommand,
   options: CreateAndSubmitOptions,
 ): Promise<CreateAndSubmitResult> {
@@ -152,7 +152,7 @@ async function createThenSubmit(
  * logged, never thrown: the payout is recorded, and the sweeper or the reconciler takes it on.
  */
 export function submitIfPending(
-  ctx: EngineContext,
+  ctx: SendingContext,
   created: CreatePayoutResult,
   options: CreateAndSubmitOptions = {},
 ): CreateAndSubmitResult | Promise<CreateAndSubmitResult> {
@@ -170,7 +170,7 @@ export function submitIfPending(
 
 /** The creator's send: its failure never fails the create (the payout is recorded; the sweeper or reconciler goes on). */
 async function sendInline(
-  ctx: EngineContext,
+  ctx: SendingContext,
   created: CreatePayoutResult,
   send: () => Promise<SubmitResult>,
 ): Promise<CreateAndSubmitResult> {

@@ -3,7 +3,7 @@ import { invalidPayoutTransition } from '../errors.js';
 import { assertMayApprove } from '../gate.js';
 import { type Payout, PayoutStatus, type Principal } from '../model.js';
 import { canTransition } from '../transitions.js';
-import { buildTransition, type EngineContext, type TransitionSpec } from './context.js';
+import { buildTransition, type EngineContext, type SendingContext, type TransitionSpec } from './context.js';
 import { resolveAsPaid } from './resolve-as-paid.js';
 
 async function load(ctx: EngineContext, id: string): Promise<Payout> {
@@ -72,7 +72,7 @@ export async function cancelPayout(
  * record (see `resolveAsPaid`); `force` with a second person's confirmation overrides a failed verification.
  */
 export async function resolveReview(
-  ctx: EngineContext,
+  ctx: SendingContext,
   id: string,
   actor: Principal,
   decision:

@@ -2,7 +2,7 @@ import { ProviderLookupFailedError, ResolutionMismatchError } from '../errors.js
 import { assertMayApprove } from '../gate.js';
 import { providerAttemptOf, type RecordCheck } from '../gateway.js';
 import { type Payout, PayoutStatus, type Principal, type ProviderReceipt } from '../model.js';
-import { buildTransition, type EngineContext } from './context.js';
+import { buildTransition, type SendingContext } from './context.js';
 
 export interface PaidDecision {
   readonly transactionId: string;
@@ -23,7 +23,7 @@ export interface PaidDecision {
  * @throws ResolutionMismatchError, ApprovalForbiddenError, ProviderLookupFailedError
  */
 export async function resolveAsPaid(
-  ctx: EngineContext,
+  ctx: SendingContext,
   payout: Payout,
   actor: Principal,
   decision: PaidDecision,
@@ -62,7 +62,7 @@ export async function resolveAsPaid(
   });
 }
 
-async function checkRecord(ctx: EngineContext, payout: Payout, transactionId: string): Promise<RecordCheck> {
+async function checkRecord(ctx: SendingContext, payout: Payout, transactionId: string): Promise<RecordCheck> {
   if (!ctx.gateway.check) {
     return { kind: 'not_found', reason: 'this deployment cannot read provider records to verify it' };
   }
@@ -79,7 +79,7 @@ async function checkRecord(ctx: EngineContext, payout: Payout, transactionId: st
 
 /** The first forced call: recorded on the payout (and audited), applied only when another person confirms it. */
 async function propose(
-  ctx: EngineContext,
+  ctx: SendingContext,
   payout: Payout,
   actor: Principal,
   decision: PaidDecision,
@@ -104,7 +104,7 @@ async function propose(
 }
 
 function markPaid(
-  ctx: EngineContext,
+  ctx: SendingContext,
   payout: Payout,
   actor: Principal,
   receipt: ProviderReceipt,
@@ -131,7 +131,7 @@ function markPaid(
 
 /** A change made meanwhile (another resolution) surfaces as ConcurrentModificationError: a 409, nothing lost. */
 function write(
-  ctx: EngineContext,
+  ctx: SendingContext,
   payout: Payout,
   spec: Parameters<typeof buildTransition>[1],
 ): Promise<Payout> {

@@ -5,7 +5,7 @@ import { DailyCapExceededError } from '../errors.js';
 import type { SendOptions, SendOutcome } from '../gateway.js';
 import { type Payout, PayoutStatus, systemPrincipal } from '../model.js';
 import type { CapChange } from '../store/payout-store.js';
-import { addMs, buildTransition, type EngineContext, type TransitionSpec } from './context.js';
+import { addMs, buildTransition, type SendingContext, type TransitionSpec } from './context.js';
 
 const submitter = systemPrincipal('submitter');
 const RECORD_ATTEMPTS = 3;
@@ -24,7 +24,7 @@ export type SubmitResult =
  * recorded; when the answer cannot be read as paid or refused, the payout becomes `unknown` and only the
  * reconciler decides it. Nothing here ever sends a payout that was claimed before.
  */
-export async function submitPayout(ctx: EngineContext, payout: Payout): Promise<SubmitResult> {
+export async function submitPayout(ctx: SendingContext, payout: Payout): Promise<SubmitResult> {
   const claimed = await claimForSubmission(ctx, payout, { byCreator: true });
   if (claimed.kind === 'claimed') return (await sendClaimed(ctx, claimed)).recording;
   if (claimed.why === PAUSED && heldForCreator(ctx, claimed.payout)) return releaseHold(ctx, claimed);
@@ -34,7 +34,7 @@ export async function submitPayout(ctx: EngineContext, payout: Payout): Promise<
 const PAUSED = 'payouts are paused';
 
 /** Still inside the hold set at creation for the creator's own submission (see `submitsInline`). */
-function heldForCreator(ctx: EngineContext, payout: Payout): boolean {
+function heldForCreator(ctx: SendingContext, payout: Payout): boolean {
   return (
     payout.status === PayoutStatus.Pending &&
     payout.submissionCount === 0 &&
@@ -49,7 +49,7 @@ function heldForCreator(ctx: EngineContext, payout: Payout): boolean {
  * given back because of the pause has already dropped the hold with the claim.
  */
 async function releaseHold(
-  ctx: EngineContext,
+  ctx: SendingContext,
   skipped: Extract<SubmitResult, { kind: 'skipped' }>,
 ): Promise<Extract<SubmitResult, { kind: 'skipped' }>> {
   try {
@@ -81,7 +81,7 @@ export type Claimed = { readonly kind: 'claimed'; readonly payout: Payout };
  * payout never attempted has no other reason to wait.
  */
 export async function claimForSubmission(
-  ctx: EngineContext,
+  ctx: SendingContext,
   payout: Payout,
   options: { byCreator?: boolean } = {},
 ): Promise<Claimed | Extract<SubmitResult, { kind: 'skipped' }>> {
@@ -101,7 +101,7 @@ export async function claimForSubmission(
  * payout is safe in `submitting` under its lease.
  */
 export async function sendClaimed(
-  ctx: EngineContext,
+  ctx: SendingContext,
   claimed: Claimed,
   options?: SendOptions,
 ): Promise<{ kind: 'sent'; recording: Promise<SubmitResult>; outcome: SendOutcome }> {
@@ -138,7 +138,11 @@ export function afterPendingIo<T>(work: () => Promise<T>): Promise<T> {
  * Gives back a claim whose payout was never sent (the sweep claimed it ahead and then ran out of time): back to
  * `pending`, its daily-cap amount released and the attempt not counted, so the next tick sends it as usual.
  */
-export async function releaseUnsentClaim(ctx: EngineContext, claimed: Claimed, why: string): Promise<Payout> {
+export async function releaseUnsentClaim(
+  ctx: SendingContext,
+  claimed: Claimed,
+  why: string,
+): Promise<Payout> {
   const payout = claimed.payout;
   const now = ctx.clock.now();
   const spec: TransitionSpec = {
@@ -155,7 +159,7 @@ export async function releaseUnsentClaim(ctx: EngineContext, claimed: Claimed, w
 
 /** The claim of a pending payout: pending -> submitting with a new attempt and its lease, reserving the cap. */
 export function claimSpec(
-  ctx: EngineContext,
+  ctx: SendingContext,
   payout: Payout,
   now: Date,
 ): TransitionSpec & { readonly cap: CapChange } {
@@ -187,7 +191,7 @@ export function claimSpec(
 }
 
 async function claim(
-  ctx: EngineContext,
+  ctx: SendingContext,
   payout: Payout,
   now: Date,
 ): Promise<Claimed | Extract<SubmitResult, { kind: 'skipped' }>> {
@@ -229,7 +233,7 @@ async function claim(
  * afterwards reaches the provider, as with the ConditionCheck the claim's transaction used to carry (2 write
  * units a claim); one landing between the claim and the read stops it too. See docs/data-model.md.
  */
-export async function pausedNow(ctx: EngineContext): Promise<boolean> {
+export async function pausedNow(ctx: SendingContext): Promise<boolean> {
   const { paused } = await ctx.store.getControls();
   ctx.pause.lastSeenPaused = paused;
   return paused;
@@ -240,7 +244,7 @@ export async function pausedNow(ctx: EngineContext): Promise<boolean> {
  * sweeper sends the payout once payouts resume.
  */
 export async function unlessPaused(
-  ctx: EngineContext,
+  ctx: SendingContext,
   claimed: Claimed,
 ): Promise<Claimed | Extract<SubmitResult, { kind: 'skipped' }>> {
   if (!(await pausedNow(ctx))) return claimed;
@@ -248,7 +252,7 @@ export async function unlessPaused(
 }
 
 async function failForCap(
-  ctx: EngineContext,
+  ctx: SendingContext,
   payout: Payout,
   now: Date,
 ): Promise<Extract<SubmitResult, { kind: 'skipped' }>> {
@@ -280,7 +284,7 @@ async function failForCap(
 }
 
 /** The gateway returns outcomes; anything it throws is a bug, and a bug after sending must read as "unknown". */
-async function sendSafely(ctx: EngineContext, payout: Payout, options?: SendOptions): Promise<SendOutcome> {
+async function sendSafely(ctx: SendingContext, payout: Payout, options?: SendOptions): Promise<SendOutcome> {
   try {
     return await ctx.gateway.send(payout, options);
   } catch (error) {
@@ -298,7 +302,7 @@ async function sendSafely(ctx: EngineContext, payout: Payout, options?: SendOpti
 
 /** The transition that records a provider outcome for a payout in `submitting`. */
 export function outcomeTransition(
-  ctx: EngineContext,
+  ctx: SendingContext,
   claimed: Payout,
   outcome: SendOutcome,
   now: Date,
@@ -373,7 +377,7 @@ export function outcomeTransition(
   }
 }
 
-async function recordOutcome(ctx: EngineContext, claimed: Payout, outcome: SendOutcome): Promise<Payout> {
+async function recordOutcome(ctx: SendingContext, claimed: Payout, outcome: SendOutcome): Promise<Payout> {
   for (let attempt = 1; ; attempt++) {
     const now = ctx.clock.now();
     try {
@@ -396,7 +400,7 @@ async function recordOutcome(ctx: EngineContext, claimed: Payout, outcome: SendO
 
 /** The lease ran out while the provider was answering and the reconciler already moved the payout on. */
 async function recordAfterConflict(
-  ctx: EngineContext,
+  ctx: SendingContext,
   claimed: Payout,
   outcome: SendOutcome,
 ): Promise<Payout> {

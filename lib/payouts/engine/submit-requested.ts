@@ -1,7 +1,7 @@
 import { PayoutStatus } from '../model.js';
 import { MAX_SEND_LATENESS_MS, type ProviderRateLimiter } from '../queue/rate-limiter.js';
 import type { SubmissionRequest } from '../queue/submission-queue.js';
-import type { EngineContext } from './context.js';
+import type { SendingContext } from './context.js';
 import {
   type Claimed,
   claimForSubmission,
@@ -59,7 +59,7 @@ type Step = RequestedSubmitResult | Claimed;
  * threw is a rejected entry, so the caller can hand exactly that message back to the queue.
  */
 export async function submitRequested(
-  ctx: EngineContext,
+  ctx: SendingContext,
   requests: readonly SubmissionRequest[],
   options: SubmitRequestedOptions = {},
 ): Promise<PromiseSettledResult<RequestedSubmitResult>[]> {
@@ -100,7 +100,7 @@ export async function submitRequested(
 }
 
 async function claimOne(
-  ctx: EngineContext,
+  ctx: SendingContext,
   request: SubmissionRequest,
   options: SubmitRequestedOptions,
 ): Promise<Step> {
@@ -116,7 +116,7 @@ async function claimOne(
 }
 
 async function sendAtSlot(
-  ctx: EngineContext,
+  ctx: SendingContext,
   claim: Claimed,
   slot: number,
   options: SubmitRequestedOptions,
@@ -152,7 +152,7 @@ async function sendAtSlot(
  * unsent; a replacement not reserved by then, or a second miss, leaves late.
  */
 async function waitForSlot(
-  ctx: EngineContext,
+  ctx: SendingContext,
   claim: Claimed,
   firstSlot: number,
   options: SubmitRequestedOptions,
@@ -189,7 +189,7 @@ async function waitForSlot(
  * `pending` and the next tick enqueues it.
  */
 async function retryAfterRateLimit(
-  ctx: EngineContext,
+  ctx: SendingContext,
   recorded: RequestedSubmitResult,
   options: SubmitRequestedOptions,
   limiter: ProviderRateLimiter,

@@ -2,7 +2,7 @@ import { ConcurrentModificationError } from '../../shared/errors.js';
 import { reachesApprovalThreshold } from '../gate.js';
 import { type Payout, PayoutStatus, systemPrincipal } from '../model.js';
 import { WorkQueue } from '../store/table-design.js';
-import { buildTransition, type EngineContext, type TransitionSpec } from './context.js';
+import { buildTransition, type SendingContext, type TransitionSpec } from './context.js';
 import {
   afterPendingIo,
   type Claimed,
@@ -38,7 +38,7 @@ const scheduler = systemPrincipal('scheduler');
  * One tick of the due-payout sweeper: releases scheduled payouts whose time has come, then submits the
  * pending ones with bounded concurrency. Safe to run twice at once: every step is a conditional claim.
  */
-export async function sweepDuePayouts(ctx: EngineContext, options: SweepOptions = {}): Promise<SweepReport> {
+export async function sweepDuePayouts(ctx: SendingContext, options: SweepOptions = {}): Promise<SweepReport> {
   const limit = options.limit ?? 200;
   const concurrency = Math.max(1, options.concurrency ?? 8);
   // Both queues are read at once (one round trip, not two); payouts released now join the pending ones.
@@ -121,7 +121,7 @@ export async function sweepDuePayouts(ctx: EngineContext, options: SweepOptions 
 }
 
 export async function releaseScheduled(
-  ctx: EngineContext,
+  ctx: SendingContext,
   limit: number,
 ): Promise<{ released: number; missed: number; nowPending: Payout[] }> {
   const now = ctx.clock.now();

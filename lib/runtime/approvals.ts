@@ -1,0 +1,19 @@
+import type { ApprovalSources } from '../api/approvals.js';
+import { DynamoDbBulkItemStore } from '../bulk-corrections/bulk-item-store.js';
+import { DynamoDbRefundStore } from '../refunds/refund-store.js';
+import { recurrencesOf } from './recurrences.js';
+import type { Runtime } from './runtime.js';
+import { once } from './service-cache.js';
+
+/**
+ * The approvals queue's listings: each kind's store (or, for recurring payouts, its service, which calls no
+ * provider), not the refund and bulk-correction services, which build provider resources the queue never calls.
+ */
+export function approvalSourcesOf(runtime: Runtime): ApprovalSources {
+  return once(runtime, 'approvals', () => ({
+    payouts: runtime.payouts,
+    refunds: new DynamoDbRefundStore(runtime.dynamoDb, runtime.tableName),
+    recurrences: recurrencesOf(runtime),
+    bulkCorrections: new DynamoDbBulkItemStore(runtime.dynamoDb, runtime.tableName),
+  }));
+}

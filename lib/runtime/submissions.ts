@@ -1,0 +1,25 @@
+import { defaultProvider } from '@aws-sdk/credential-provider-node';
+import { regionOfQueueUrl, SqsSubmissionQueue } from '../payouts/adapters/sqs-submission-queue.js';
+import { localAwsConfig } from '../shared/local-aws-config.js';
+import type { Runtime } from './runtime.js';
+import { once } from './service-cache.js';
+
+/**
+ * The submission queue (SQS), built on first use: where the sweeper hands due payouts to the workers and the
+ * API hands correction-job work to the same workers. Undefined without SUBMIT_QUEUE_URL: the sweeper then
+ * submits payouts itself.
+ */
+export function submissionsOf(runtime: Runtime): SqsSubmissionQueue | undefined {
+  return once(runtime, 'submissions', () => {
+    const { env, mode, overrides } = runtime;
+    if (!env.SUBMIT_QUEUE_URL) return undefined;
+    return new SqsSubmissionQueue({
+      queueUrl: env.SUBMIT_QUEUE_URL,
+      region: env.AWS_REGION ?? regionOfQueueUrl(env.SUBMIT_QUEUE_URL) ?? localAwsConfig.region,
+      // In Lambda the function role's credentials (the environment); locally the stand-in checks none.
+      credentials: mode === 'aws' ? defaultProvider() : localAwsConfig.credentials,
+      ...(env.SQS_ENDPOINT && { endpoint: env.SQS_ENDPOINT }),
+      ...(overrides.awsCalls && { observe: overrides.awsCalls }),
+    });
+  });
+}
