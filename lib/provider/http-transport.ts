@@ -75,8 +75,10 @@ export class HttpTransport implements Transport {
     };
   }
 
+  /** Loads undici and opens a connection to the provider ahead of the first request (see OriginPool). */
   async prepare(): Promise<void> {
-    await this.#connectionPool().catch(() => undefined);
+    const pool = await this.#connectionPool().catch(() => undefined);
+    pool?.connectAhead();
   }
 
   /** The pool, created on first use; a failed load is not cached, so the next request tries again. */

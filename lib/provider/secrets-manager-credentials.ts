@@ -1,11 +1,18 @@
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import * as z from 'zod/mini';
+import { SETTLED_SDK_CONFIG } from '../shared/sdk-settled-config.js';
 import {
   CredentialsError,
   type CredentialsReadOptions,
   type CredentialsSource,
   noPinError,
 } from './credentials.js';
+
+/**
+ * The Secrets Manager client's settings: its default of 3 attempts, and nothing left for the SDK to look up in
+ * files on the first read (SETTLED_SDK_CONFIG).
+ */
+export const SECRETS_MANAGER_CLIENT_CONFIG = { ...SETTLED_SDK_CONFIG, maxAttempts: 3 } as const;
 
 /** The part of the Secrets Manager client this source uses; injectable for tests. */
 export type SecretsManagerLike = Pick<SecretsManagerClient, 'send'>;
@@ -41,7 +48,7 @@ export class SecretsManagerCredentialsSource implements CredentialsSource {
   readonly #pin: CachedSecretField | undefined;
 
   constructor(options: SecretsManagerCredentialsOptions) {
-    const client = options.client ?? new SecretsManagerClient({});
+    const client = options.client ?? new SecretsManagerClient(SECRETS_MANAGER_CLIENT_CONFIG);
     const cache = { client, ttlMs: options.ttlMs ?? 5 * 60_000, now: options.now ?? Date.now };
     this.#token = new CachedSecretField({
       ...cache,

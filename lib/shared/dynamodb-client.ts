@@ -1,5 +1,6 @@
 import { DynamoDBClient, type DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
 import type { HandlerExecutionContext } from '@smithy/types';
+import { SETTLED_SDK_CONFIG } from './sdk-settled-config.js';
 
 /**
  * Deadlines on each HTTP attempt; by default the SDK waits forever on a connection that went quiet. Both are
@@ -28,6 +29,18 @@ export const DYNAMODB_CALL_DEADLINE_MS = 13_000;
 export const SMITHY_CONTEXT_KEY = '__smithy_context' as const;
 
 /**
+ * Nothing left for the SDK to look up in files on the first call (SETTLED_SDK_CONFIG), with DynamoDB's own:
+ * its default of 4 attempts, which every call's deadline (DYNAMODB_CALL_DEADLINE_MS) bounds, account-ID
+ * endpoints where the credentials name an account, no endpoint discovery.
+ */
+export const SETTLED_CLIENT_CONFIG = {
+  ...SETTLED_SDK_CONFIG,
+  maxAttempts: 4,
+  accountIdEndpointMode: 'preferred',
+  endpointDiscoveryEnabled: false,
+} as const satisfies DynamoDBClientConfig;
+
+/**
  * The project's DynamoDB client.
  *
  * - Every call has a total deadline (`callDeadlineMs`, DYNAMODB_CALL_DEADLINE_MS but in tests, retries
@@ -38,6 +51,7 @@ export const SMITHY_CONTEXT_KEY = '__smithy_context' as const;
  *   left to its own timeouts (REQUEST_HANDLER) and its answer dropped. A timed-out write is retried by the SDK
  *   within the deadline; the conditions on every write make a retry of one that did commit fail instead of
  *   apply twice, and a write abandoned at the deadline is as uncertain as a timed-out one always was.
+ * - Nothing left for the SDK to look up in files on the first call (SETTLED_CLIENT_CONFIG).
  * - No SDK logger middleware. The project logs its own decisions and never passes the SDK a logger, yet the
  *   middleware still runs the SDK's no-op logger and, to feed it, walks every request and response through the
  *   sensitive-field filter: about 1 % of the engine's CPU for nothing. Errors still reach the callers.
@@ -46,7 +60,7 @@ export function createDynamoDbClient(
   config: DynamoDBClientConfig = {},
   callDeadlineMs = DYNAMODB_CALL_DEADLINE_MS,
 ): DynamoDBClient {
-  const client = new DynamoDBClient({ requestHandler: REQUEST_HANDLER, ...config });
+  const client = new DynamoDBClient({ ...SETTLED_CLIENT_CONFIG, requestHandler: REQUEST_HANDLER, ...config });
   client.middlewareStack.remove('loggerMiddleware');
   client.middlewareStack.add(
     (next, context) => (args) => withinCallDeadline(callDeadlineMs, context, () => next(args)),

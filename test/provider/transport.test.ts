@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ProviderClient } from '../../lib/provider/client.js';
 import type { CredentialsSource } from '../../lib/provider/credentials.js';
 import { StaticCredentialsSource } from '../../lib/provider/credentials.js';
@@ -14,6 +14,7 @@ import {
   SecretsManagerCredentialsSource,
   type SecretsManagerLike,
 } from '../../lib/provider/secrets-manager-credentials.js';
+import { CONNECT_AHEAD_MAX_IDLE_MS } from '../../lib/provider/undici-pool.js';
 import { closedPort, type Handler, json, startServer } from './support/http-server.js';
 import { bodies } from './support/payloads.js';
 
@@ -291,6 +292,45 @@ describe('getting ready ahead of a call', () => {
     await transport.prepare();
     expect(server.received).toHaveLength(0);
     await expect(transport.request(list)).resolves.toMatchObject({ status: 200 });
+    expect(server.received).toHaveLength(1);
+  });
+
+  it('opens one connection ahead on prepare, sending nothing, and the request goes out on it', async () => {
+    const server = await startServer((_req, res) => json(res, 200, bodies.stores));
+    const transport = new HttpTransport(server.url);
+    cleanups.push(() => transport.close(), server.close);
+
+    await transport.prepare();
+    await vi.waitFor(() => expect(server.connections()).toBe(1));
+    expect(server.received).toHaveLength(0);
+    await expect(transport.request(list)).resolves.toMatchObject({ status: 200 });
+    expect(server.received).toHaveLength(1);
+    expect(server.connections()).toBe(1);
+  });
+
+  it('closes a connection opened ahead that no request used, on close and after its idle limit', async () => {
+    const server = await startServer((_req, res) => json(res, 200, bodies.stores));
+    cleanups.push(server.close);
+    const closing = new HttpTransport(server.url);
+    await closing.prepare();
+    await vi.waitFor(() => expect(server.openConnections()).toBe(1));
+    await closing.close();
+    await vi.waitFor(() => expect(server.openConnections()).toBe(0));
+
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    const idle = new HttpTransport(server.url);
+    cleanups.push(() => idle.close());
+    try {
+      await idle.prepare();
+      await vi.waitFor(() => expect(server.openConnections()).toBe(1));
+      vi.advanceTimersByTime(CONNECT_AHEAD_MAX_IDLE_MS);
+    } finally {
+      vi.useRealTimers();
+    }
+    await vi.waitFor(() => expect(server.openConnections()).toBe(0));
+    // The request opens a connection of its own.
+    await expect(idle.request(list)).resolves.toMatchObject({ status: 200 });
+    expect(server.connections()).toBe(3);
     expect(server.received).toHaveLength(1);
   });
 

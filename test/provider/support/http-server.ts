@@ -22,8 +22,13 @@ export async function startServer(handler: Handler) {
       handler(request, res, received.length - 1);
     });
   });
-  server.on('connection', () => {
+  let open = 0;
+  server.on('connection', (socket) => {
     connections += 1;
+    open += 1;
+    socket.on('close', () => {
+      open -= 1;
+    });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
@@ -31,6 +36,8 @@ export async function startServer(handler: Handler) {
     url: `http://127.0.0.1:${port}`,
     received,
     connections: () => connections,
+    /** Connections still open (the client's side may close one). */
+    openConnections: () => open,
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();
