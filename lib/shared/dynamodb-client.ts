@@ -69,7 +69,37 @@ export function createDynamoDbClient(
       name: 'deadline',
     },
   );
+  const waiting: (() => void)[] = [];
+  sentWaiters.set(client, waiting);
+  // The innermost middleware: `next` is the HTTP handler, which writes the request once its own promise jobs
+  // have run; whoever waits for that is told after them.
+  client.middlewareStack.add(
+    (next) => (args) => {
+      const answer = next(args);
+      if (waiting.length > 0) {
+        const told = waiting.splice(0);
+        setImmediate(() => {
+          for (const tell of told) tell();
+        });
+      }
+      return answer;
+    },
+    { step: 'deserialize', priority: 'low', name: 'requestSent' },
+  );
   return client;
+}
+
+const sentWaiters = new WeakMap<DynamoDBClient, (() => void)[]>();
+
+/**
+ * Resolves once the next request of `client` (one made by createDynamoDbClient, or a document client on it) has
+ * been handed to the network: work meant to overlap a round trip starts then, instead of running in the middle
+ * of the SDK's own asynchronous steps and delaying the request (issue 18). Never resolves if no request follows.
+ */
+export function nextRequestSent(client: DynamoDBClient): Promise<void> {
+  const waiting = sentWaiters.get(client);
+  if (!waiting) return new Promise((resolve) => setImmediate(resolve));
+  return new Promise((resolve) => waiting.push(resolve));
 }
 
 function withinCallDeadline<T>(

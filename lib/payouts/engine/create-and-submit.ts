@@ -10,10 +10,10 @@ import {
   settleCreation,
 } from './create-payout.js';
 import {
-  afterPendingIo,
   type Claimed,
   claimSpec,
   pausedNow,
+  prepareWhileWriting,
   releaseUnsentClaim,
   type SubmitResult,
   sendClaimed,
@@ -113,8 +113,8 @@ export async function createAndSubmit(
   const spec = claimSpec(ctx, payout, now);
   const claim = buildTransition(payout, spec, now);
   const creating = ctx.store.create(claim.after, audit, { audit: claim.audit, cap: spec.cap });
-  // As for any claim: the gateway gets ready while the write is on its way (see submit-payout.ts, `claim`).
-  afterPendingIo(async () => ctx.gateway.prepare?.()).catch(() => undefined);
+  // As for any claim: the gateway gets ready while the write is on its way.
+  prepareWhileWriting(ctx);
   const outcome = await creating.catch((error: unknown) => {
     // A full cap, or a transaction that kept colliding (the cap counter is hot): the two steps, as before.
     if (error instanceof DailyCapExceededError || error instanceof IdempotencyKeyContestedError)

@@ -129,6 +129,18 @@ export async function sendClaimed(
   return { kind: 'sent', recording, outcome };
 }
 
+/**
+ * Once the claim just asked for is on its way (`afterWriteSent`), the gateway gets ready for the send that
+ * follows. On a cold start that is loading the HTTP client, opening the connection and fetching the provider's
+ * credentials, which then overlap the claim's round trip instead of delaying its departure. Only a head start:
+ * whatever it would have failed on, the send meets and records.
+ */
+export function prepareWhileWriting(ctx: SendingContext): void {
+  (ctx.store.afterWriteSent?.() ?? afterPendingIo(async () => undefined))
+    .then(() => ctx.gateway.prepare?.())
+    .catch(() => undefined);
+}
+
 /** Runs `work` once the I/O callbacks and promise jobs already queued have run (the event loop's check phase). */
 export function afterPendingIo<T>(work: () => Promise<T>): Promise<T> {
   return new Promise<void>((resolve) => setImmediate(resolve)).then(work);
@@ -199,11 +211,7 @@ async function claim(
   if (payout.amountKobo > ctx.config.dailyCapKobo) return failForCap(ctx, payout, now);
   if (ctx.pause.lastSeenPaused && (await pausedNow(ctx))) return { kind: 'skipped', payout, why: PAUSED };
   const claiming = ctx.store.transition(buildTransition(payout, spec, now));
-  // Once the claim is on its way (the store queued it first, so its request goes out before this runs), the
-  // gateway gets ready for the send that follows. On a cold start that is loading the HTTP client and fetching
-  // the provider's credentials, which then overlap this round trip. Only a head start: whatever it would have
-  // failed on, the send meets and records.
-  afterPendingIo(async () => ctx.gateway.prepare?.()).catch(() => undefined);
+  prepareWhileWriting(ctx);
   let claimed: Payout;
   try {
     claimed = await claiming;

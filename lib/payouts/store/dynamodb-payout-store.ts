@@ -8,6 +8,7 @@ import {
   TransactWriteCommand,
 } from '@aws-sdk/lib-dynamodb';
 import { encodeCursor, isStartKeyRejection } from '../../shared/cursor.js';
+import { nextRequestSent } from '../../shared/dynamodb-client.js';
 import { ConcurrentModificationError, InvalidCursorError } from '../../shared/errors.js';
 import { createWithIdempotencyKey, IdempotentCreateGuardError } from '../../shared/idempotent-create.js';
 import { readItemCollection } from '../../shared/item-collection.js';
@@ -42,6 +43,7 @@ import { type Settled, WriteCoalescer } from './write-coalescer.js';
  */
 export class DynamoDbPayoutStore implements PayoutStore {
   readonly #doc: DynamoDBDocumentClient;
+  readonly #client: DynamoDBClient;
   readonly #coalescer: WriteCoalescer<TransitionWrite, Payout> | undefined;
 
   /** `coalesceWrites: false` commits every transition alone (one TransactWriteItems each). */
@@ -50,6 +52,7 @@ export class DynamoDbPayoutStore implements PayoutStore {
     readonly tableName: string,
     options: { coalesceWrites?: boolean } = {},
   ) {
+    this.#client = client;
     this.#doc = DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
     this.#coalescer =
       options.coalesceWrites === false
@@ -59,6 +62,10 @@ export class DynamoDbPayoutStore implements PayoutStore {
             keyOf: (write) => write.after.id,
             groupOf: (write) => coalescingGroup(write) ?? '',
           });
+  }
+
+  afterWriteSent(): Promise<void> {
+    return nextRequestSent(this.#client);
   }
 
   async create(payout: Payout, audit: AuditEvent, claim?: CreationClaim): Promise<CreateOutcome> {

@@ -58,6 +58,12 @@ export interface PayoutStore {
    * written) when the key is free but the cap would be exceeded.
    */
   create(payout: Payout, audit: AuditEvent, claim?: CreationClaim): Promise<CreateOutcome>;
+  /**
+   * Resolves once the write asked for just before has left for the database, so that work meant to overlap its
+   * round trip (the gateway getting ready for the send) starts then and does not delay it. Optional: without it
+   * the engine waits for the event loop's next check phase.
+   */
+  afterWriteSent?(): Promise<void>;
   get(id: string): Promise<Payout | undefined>;
   getAudit(id: string): Promise<AuditEvent[]>;
   /** Applies a transition; throws ConcurrentModificationError or DailyCapExceededError. */
