@@ -11,6 +11,7 @@ import { build as build_ } from 'esbuild';
 import { buildHandlers, handlerEntry } from '../infra/bundling/build-handler.js';
 import { HANDLERS, type HandlerName } from '../infra/handlers.js';
 import { apiFunctionServing } from '../lib/api/functions/index.js';
+import { payoutSweeper } from '../lib/payouts/payout-sweeper.js';
 import {
   type BenchResult,
   bankTransfer,
@@ -537,7 +538,7 @@ async function warmUpDatabase(rig: EngineRig, idempotencyTable: string): Promise
   });
   for (let round = 0; round < DATABASE_WARM_UP; round++) {
     await rig.engine.create(createCommand(bankTransfer(), `warm-${process.pid}-${round}`));
-    await rig.engine.sweep({ stopStartingAt: Date.now() + 30_000 });
+    await payoutSweeper(rig.engine).sweep({ stopStartingAt: Date.now() + 30_000 });
     await peerOperations({ idempotencyKey: `warm-${process.pid}-${round}` });
   }
 }

@@ -1,5 +1,6 @@
 import { createAndSubmit } from '../lib/payouts/engine/create-and-submit.js';
 import { reconcilePayouts } from '../lib/payouts/engine/reconcile-payouts.js';
+import { payoutSweeper } from '../lib/payouts/payout-sweeper.js';
 import { ManualClock } from '../lib/shared/clock.js';
 import { CapacityMeter, type CapacitySnapshot } from './capacity-meter.js';
 import {
@@ -61,7 +62,7 @@ export async function benchCostPerPayout(endpoint: string): Promise<BenchResult 
     for (let i = 0; i < PAYOUTS; i++) await happy.engine.create(createCommand(bankTransfer(), `cost-b-${i}`));
     rows.push(
       await measure(happy, 'submit by sweep (happy)', async () => {
-        const report = await happy.engine.sweep({ limit: PAYOUTS, concurrency: 4 });
+        const report = await payoutSweeper(happy.engine).sweep({ limit: PAYOUTS, concurrency: 4 });
         if (report.outcomes.succeeded !== PAYOUTS) throw new Error(`sweep: ${JSON.stringify(report)}`);
       }),
     );

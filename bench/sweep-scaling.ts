@@ -1,5 +1,6 @@
 import { BatchWriteCommand, DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { Payout } from '../lib/payouts/model.js';
+import { payoutSweeper } from '../lib/payouts/payout-sweeper.js';
 import { toPayoutItem } from '../lib/payouts/store/item-codec.js';
 import { ManualClock } from '../lib/shared/clock.js';
 import { ulid } from '../lib/shared/ids.js';
@@ -63,7 +64,7 @@ async function runCase(endpoint: string, notYetDue: number): Promise<Row> {
     let itemsRead = 0;
     rig.meter.filter = (commandName) => commandName === 'QueryCommand';
     const before = rig.meter.snapshot();
-    const report = await rig.engine.sweep({ limit: 200, concurrency: 8 });
+    const report = await payoutSweeper(rig.engine).sweep({ limit: 200, concurrency: 8 });
     const used = CapacityMeter.diff(before, rig.meter.snapshot());
     rig.meter.filter = undefined;
     queryUnits = used.readUnits;

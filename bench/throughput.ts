@@ -1,4 +1,5 @@
 import { performance } from 'node:perf_hooks';
+import { payoutSweeper } from '../lib/payouts/payout-sweeper.js';
 import type { CapacityMeter } from './capacity-meter.js';
 import {
   type BenchResult,
@@ -94,7 +95,7 @@ async function runCase(endpoint: string, { concurrency, latencyMs, payouts }: Th
     let sweeps = 0;
     const outcomes: Record<string, number> = {};
     while (submitted < payouts && sweeps < MAX_SWEEPS) {
-      const report = await rig.engine.sweep({ limit: payouts, concurrency });
+      const report = await payoutSweeper(rig.engine).sweep({ limit: payouts, concurrency });
       sweeps++;
       submitted += report.submitted;
       skipped += report.skipped;

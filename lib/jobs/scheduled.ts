@@ -3,6 +3,7 @@ import type { DispatchReport } from '../payouts/engine/dispatch.js';
 import { type ReconcileReport, reconcilePayouts } from '../payouts/engine/reconcile-payouts.js';
 import type { SweepReport } from '../payouts/engine/sweep.js';
 import type { PayoutEngine } from '../payouts/payout-engine.js';
+import type { PayoutSweeper } from '../payouts/payout-sweeper.js';
 import type { SubmissionQueue } from '../payouts/queue/submission-queue.js';
 import type {
   ProviderScheduleService,
@@ -34,7 +35,11 @@ export const DISPATCH_STOP_STARTING_BEFORE_DEADLINE_MS = 65_000;
  * One tick of the due-payout sweeper, as the EventBridge schedule (AWS) and the local scheduler run it.
  * `remainingMs` is what the invocation has left (Lambda's `getRemainingTimeInMillis()`).
  */
-export function runSweep(engine: PayoutEngine, remainingMs: number, now = Date.now()): Promise<SweepReport> {
+export function runSweep(
+  engine: Pick<PayoutSweeper, 'sweep'>,
+  remainingMs: number,
+  now = Date.now(),
+): Promise<SweepReport> {
   return engine.sweep({ stopStartingAt: now + remainingMs - STOP_STARTING_BEFORE_DEADLINE_MS });
 }
 
@@ -62,7 +67,7 @@ export function runReconcile(
  */
 export async function runDueSweep(
   parts: {
-    engine: Pick<PayoutEngine, 'sweep'>;
+    engine: Pick<PayoutSweeper, 'sweep'>;
     recurrences: Pick<RecurrenceService, 'sweep'>;
     refunds: Pick<RefundSender, 'sweep'>;
   },
@@ -98,7 +103,7 @@ export async function runDueSweep(
  */
 export async function runDueDispatch(
   parts: {
-    engine: Pick<PayoutEngine, 'dispatch'>;
+    engine: Pick<PayoutSweeper, 'dispatch'>;
     recurrences: Pick<RecurrenceService, 'sweep'>;
     refunds: Pick<RefundSender, 'sweep'>;
     submissions: SubmissionQueue;

@@ -1,4 +1,5 @@
 import { enqueuePendingJobs } from '../bulk-corrections/pending-enqueue.js';
+import { payoutSweeper } from '../payouts/payout-sweeper.js';
 import { correctionJobStoreOf } from '../runtime/correction-job-store.js';
 import { payoutEngineOf } from '../runtime/payout-engine.js';
 import { recurrenceSweepOf } from '../runtime/recurrence-sweep.js';
@@ -16,7 +17,7 @@ import { runDueDispatch, runDueSweep } from './scheduled.js';
  */
 export async function sweepDuePayouts(runtime: Runtime, remainingMs: number) {
   const parts = {
-    engine: payoutEngineOf(runtime),
+    engine: payoutSweeper(payoutEngineOf(runtime)),
     recurrences: recurrenceSweepOf(runtime),
     refunds: refundSenderOf(runtime),
   };

@@ -1,12 +1,7 @@
 import type { SendingContext } from './engine/context.js';
-import { type DispatchOptions, type DispatchReport, dispatchDuePayouts } from './engine/dispatch.js';
-import { resolveReview } from './engine/payout-commands.js';
 import { type SubmitResult, submitPayout } from './engine/submit-payout.js';
-import { type SweepOptions, type SweepReport, sweepDuePayouts } from './engine/sweep.js';
 import type { PayoutGateway } from './gateway.js';
-import type { Payout, Principal } from './model.js';
 import { engineContextFrom, PayoutLedger, type PayoutLedgerOptions } from './payout-ledger.js';
-import type { SubmissionQueue } from './queue/submission-queue.js';
 
 export interface PayoutEngineOptions extends PayoutLedgerOptions {
   readonly gateway: PayoutGateway;
@@ -23,7 +18,8 @@ export interface PayoutEngineOptions extends PayoutLedgerOptions {
  *
  * Operations only one function runs are functions of their own on `engine.ctx`, not methods, so no other
  * function's bundle carries them: the submission workers' `submitRequested` (engine/submit-requested.ts), the
- * reconciler's `reconcilePayouts` (engine/reconcile-payouts.ts).
+ * reconciler's `reconcilePayouts` (engine/reconcile-payouts.ts), the sweeper's `payoutSweeper`
+ * (payout-sweeper.ts), a review resolved by a person, `resolveReview` (engine/payout-commands.ts).
  */
 export class PayoutEngine extends PayoutLedger {
   declare readonly ctx: SendingContext;
@@ -36,27 +32,5 @@ export class PayoutEngine extends PayoutLedger {
   /** Submits a pending payout now (no-op for any other status). */
   async submit(id: string): Promise<SubmitResult> {
     return submitPayout(this.ctx, await this.load(id));
-  }
-
-  /**
-   * A person's decision on a payout in `needs_review`; a `succeeded` one is checked against the provider's
-   * record (engine/resolve-as-paid.ts).
-   */
-  resolveReview(
-    id: string,
-    actor: Principal,
-    decision: Parameters<typeof resolveReview>[3],
-  ): Promise<Payout> {
-    return resolveReview(this.ctx, id, actor, decision);
-  }
-
-  /** One tick of the due-payout sweeper (EventBridge schedule in AWS, the local scheduler in `npm start`). */
-  sweep(options?: SweepOptions): Promise<SweepReport> {
-    return sweepDuePayouts(this.ctx, options);
-  }
-
-  /** One tick of the sweeper that fans submission out: releases due scheduled payouts, enqueues the pending. */
-  dispatch(queue: SubmissionQueue, options?: DispatchOptions): Promise<DispatchReport> {
-    return dispatchDuePayouts(this.ctx, queue, options);
   }
 }

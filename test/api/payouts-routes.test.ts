@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { runSweep } from '../../lib/jobs/scheduled.js';
 import { servedBy } from '../../lib/local/function-attribution.js';
+import { payoutSweeper } from '../../lib/payouts/payout-sweeper.js';
 import { payoutEngineOf } from '../../lib/runtime/payout-engine.js';
 import { type ApiHarness, bankTransfer, call, startApiHarness } from './support/harness.js';
 
@@ -234,7 +235,7 @@ describe('POST /payouts/{id}/approve', () => {
     });
     expect(reply.status).toBe(200);
     expect(reply.body).toMatchObject({ status: 'pending', approvedBy: { id: 'bob', kind: 'user' } });
-    await servedBy('sweep-due-payouts', () => runSweep(payoutEngineOf(h.runtime), 60_000));
+    await servedBy('sweep-due-payouts', () => runSweep(payoutSweeper(payoutEngineOf(h.runtime)), 60_000));
     const after = await call(h.api, { method: 'GET', path: `/payouts/${created.body.id}` });
     expect(after.body.status).toBe('succeeded');
   });
@@ -264,7 +265,7 @@ describe('pausing', () => {
     const created = await create(bankTransfer());
     expect(created.status).toBe(201);
     expect(created.body.status).toBe('pending');
-    await servedBy('sweep-due-payouts', () => runSweep(payoutEngineOf(h.runtime), 60_000));
+    await servedBy('sweep-due-payouts', () => runSweep(payoutSweeper(payoutEngineOf(h.runtime)), 60_000));
     expect((await call(h.api, { method: 'GET', path: `/payouts/${created.body.id}` })).body.status).toBe(
       'pending',
     );
@@ -272,7 +273,7 @@ describe('pausing', () => {
 
     const resumed = await call(h.api, { method: 'POST', path: '/controls/resume', principal: 'carol' });
     expect(resumed.body.paused).toBe(false);
-    await servedBy('sweep-due-payouts', () => runSweep(payoutEngineOf(h.runtime), 60_000));
+    await servedBy('sweep-due-payouts', () => runSweep(payoutSweeper(payoutEngineOf(h.runtime)), 60_000));
     expect((await call(h.api, { method: 'GET', path: `/payouts/${created.body.id}` })).body.status).toBe(
       'succeeded',
     );

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ApiDeadlines } from '../../lib/api/request-deadline.js';
 import { runReconcile, runSweep } from '../../lib/jobs/scheduled.js';
 import { servedBy } from '../../lib/local/function-attribution.js';
+import { payoutSweeper } from '../../lib/payouts/payout-sweeper.js';
 import { payoutEngineOf } from '../../lib/runtime/payout-engine.js';
 import { ManualClock } from '../../lib/shared/clock.js';
 import { type SilentServer, startSilentServer } from '../support/silent-server.js';
@@ -59,7 +60,7 @@ async function letTimePassAndDecide(): Promise<void> {
       config.reconcileIntervalMs,
   );
   await servedBy('reconcile-payouts', () => runReconcile(payoutEngineOf(h.runtime)));
-  await servedBy('sweep-due-payouts', () => runSweep(payoutEngineOf(h.runtime), 60_000));
+  await servedBy('sweep-due-payouts', () => runSweep(payoutSweeper(payoutEngineOf(h.runtime)), 60_000));
 }
 
 describe('POST /payouts under the request deadline', () => {
@@ -95,8 +96,8 @@ describe('POST /payouts under the request deadline', () => {
     }
     // No creator's hold: the next tick sends it.
     const before = sent();
-    await servedBy('sweep-due-payouts', () => runSweep(payoutEngineOf(h.runtime), 60_000));
-    await servedBy('sweep-due-payouts', () => runSweep(payoutEngineOf(h.runtime), 60_000));
+    await servedBy('sweep-due-payouts', () => runSweep(payoutSweeper(payoutEngineOf(h.runtime)), 60_000));
+    await servedBy('sweep-due-payouts', () => runSweep(payoutSweeper(payoutEngineOf(h.runtime)), 60_000));
     expect(sent()).toBe(before + 1);
   });
 

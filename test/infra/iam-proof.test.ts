@@ -25,6 +25,7 @@ import { localAwsConfig } from '../../lib/local/dynamodb-local.js';
 import { LocalSqsQueue } from '../../lib/local/local-sqs-queue.js';
 import { type LocalSqsEndpoint, serveLocalSqs } from '../../lib/local/sqs-endpoint.js';
 import { stageConfigOf, submissionQueueSettings } from '../../lib/local/submission-workers.js';
+import { payoutSweeper } from '../../lib/payouts/payout-sweeper.js';
 import { observeAwsCalls } from '../../lib/runtime/aws-call-observer.js';
 import { payoutEngineOf } from '../../lib/runtime/payout-engine.js';
 import { providerOf } from '../../lib/runtime/provider.js';
@@ -546,7 +547,7 @@ describe('IAM proof: every call each handler makes is allowed by its own role', 
       if (!submissions) throw new Error('sweep-due-payouts has no SUBMIT_QUEUE_URL in the template');
       const report = await runDueDispatch(
         {
-          engine: payoutEngineOf(sweeper),
+          engine: payoutSweeper(payoutEngineOf(sweeper)),
           recurrences: recurrencesOf(sweeper),
           refunds: refundsOf(sweeper),
           submissions,

@@ -4,6 +4,7 @@ import { runDueDispatch } from '../../lib/jobs/scheduled.js';
 import { servedBy } from '../../lib/local/function-attribution.js';
 import { stageConfigOf, startLocalSubmissionWorkers } from '../../lib/local/submission-workers.js';
 import { PayoutStatus } from '../../lib/payouts/model.js';
+import { payoutSweeper } from '../../lib/payouts/payout-sweeper.js';
 import { payoutEngineOf } from '../../lib/runtime/payout-engine.js';
 import { type Runtime, runtimeFromProcessEnv } from '../../lib/runtime/runtime.js';
 import { recurrencesOf, refundsOf } from '../../lib/runtime/services.js';
@@ -77,7 +78,7 @@ async function tick() {
   return servedBy('sweep-due-payouts', () =>
     runDueDispatch(
       {
-        engine: payoutEngineOf(runtime),
+        engine: payoutSweeper(payoutEngineOf(runtime)),
         recurrences: recurrencesOf(runtime),
         refunds: refundsOf(runtime),
         submissions,

@@ -5,6 +5,7 @@ import { ProviderPayoutGateway } from '../../lib/payouts/adapters/provider-payou
 import { reconcilePayouts } from '../../lib/payouts/engine/reconcile-payouts.js';
 import { type Payout, PayoutStatus, TERMINAL_STATUSES } from '../../lib/payouts/model.js';
 import type { PayoutEngine } from '../../lib/payouts/payout-engine.js';
+import { payoutSweeper } from '../../lib/payouts/payout-sweeper.js';
 import type { CreatePayoutRequest } from '../../lib/payouts/schemas.js';
 import type { PayoutStore } from '../../lib/payouts/store/payout-store.js';
 import { ProviderClient, StaticCredentialsSource } from '../../lib/provider/index.js';
@@ -195,7 +196,7 @@ describe('chaos: faults, duplicates and crashes', () => {
         Math.max(config.submitLeaseMs, config.retryBaseMs * 4, config.reconcileGraceMs) +
           config.reconcileIntervalMs,
       );
-      await normal.sweep({ limit: 500, concurrency: 8 });
+      await payoutSweeper(normal).sweep({ limit: 500, concurrency: 8 });
       await reconcilePayouts(normal.ctx, { limit: 500 });
       const open = await Promise.all(undecidedStatuses.map((status) => h.store.countByStatus(status, 1)));
       if (open.every((count) => count === 0)) break;

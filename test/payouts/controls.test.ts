@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ApprovalForbiddenError } from '../../lib/payouts/errors.js';
 import { PayoutStatus } from '../../lib/payouts/model.js';
+import { payoutSweeper } from '../../lib/payouts/payout-sweeper.js';
 import type { TransitionWrite } from '../../lib/payouts/store/payout-store.js';
 import { InvalidTransitionError } from '../../lib/shared/errors.js';
 import { calendarDayIn } from '../../lib/shared/wall-clock.js';
@@ -76,7 +77,7 @@ describe('pause', () => {
     });
 
     await h.engine.resume(bob);
-    await h.engine.sweep();
+    await payoutSweeper(h.engine).sweep();
     expect((await h.engine.get(payout.id))?.status).toBe(PayoutStatus.Succeeded);
   });
 
@@ -119,7 +120,7 @@ describe('pause', () => {
     expect((await h.engine.getWithAudit(payout.id)).audit).toHaveLength(3);
 
     await h.engine.resume(bob);
-    await h.engine.sweep();
+    await payoutSweeper(h.engine).sweep();
     expect((await h.engine.get(payout.id))?.status).toBe(PayoutStatus.Succeeded);
     expect(ledgerEntriesOf(h.sandbox, payout.id)).toHaveLength(1);
   });

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createAndSubmit } from '../../lib/payouts/engine/create-and-submit.js';
 import { type Payout, PayoutStatus } from '../../lib/payouts/model.js';
+import { payoutSweeper } from '../../lib/payouts/payout-sweeper.js';
 import type { PayoutStore } from '../../lib/payouts/store/payout-store.js';
 import { IdempotencyConflictError } from '../../lib/shared/errors.js';
 import { calendarDayIn } from '../../lib/shared/wall-clock.js';
@@ -154,7 +155,7 @@ describe('create and submit in one', () => {
     expect(calls.create).toBe(1);
 
     await h.engine.resume(bob);
-    await h.engine.sweep();
+    await payoutSweeper(h.engine).sweep();
     for (const payout of [result.payout, knowing.payout]) {
       expect((await h.engine.get(payout.id))?.status).toBe(PayoutStatus.Succeeded);
       expect(ledgerEntriesOf(h.sandbox, payout.id)).toHaveLength(1);

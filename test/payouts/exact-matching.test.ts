@@ -9,6 +9,7 @@ import type { MetricsSink } from '../../lib/payouts/engine/context.js';
 import { reconcilePayouts } from '../../lib/payouts/engine/reconcile-payouts.js';
 import { PayoutStatus } from '../../lib/payouts/model.js';
 import { PayoutEngine } from '../../lib/payouts/payout-engine.js';
+import { payoutSweeper } from '../../lib/payouts/payout-sweeper.js';
 import { ulid } from '../../lib/shared/ids.js';
 import { calendarDayIn } from '../../lib/shared/wall-clock.js';
 import {
@@ -106,7 +107,7 @@ describe('exact matching of provider records', () => {
     await reconcilePayouts(engine.ctx);
     expect((await engine.get(a))?.status).toBe(PayoutStatus.Pending);
     h.clock.advance(engine.ctx.config.retryBaseMs);
-    await engine.sweep();
+    await payoutSweeper(engine).sweep();
     const paid = await engine.get(a);
     expect(paid?.status).toBe(PayoutStatus.Succeeded);
     expect(paid?.receipt?.transactionId).not.toBe(spoofId);
@@ -150,7 +151,7 @@ describe('exact matching of provider records', () => {
     await reconcilePayouts(engine.ctx);
     h.clock.advance(engine.ctx.config.retryBaseMs);
     h.sandbox.injectFault({ path: '/settlement/instant/payout', fault: 'timeout-after-commit', times: 1 });
-    await engine.sweep();
+    await payoutSweeper(engine).sweep();
     expect((await engine.get(payout.id))?.status).toBe(PayoutStatus.Unknown);
 
     h.clock.advance(engine.ctx.config.reconcileIntervalMs);
@@ -171,7 +172,7 @@ describe('markers of attempts', () => {
     await engine.submit(payout.id);
     expect((await engine.get(payout.id))?.status).toBe(PayoutStatus.Pending);
     h.clock.advance(engine.ctx.config.retryBaseMs * 4);
-    await engine.sweep();
+    await payoutSweeper(engine).sweep();
     const paid = await engine.get(payout.id);
     expect(paid?.status).toBe(PayoutStatus.Succeeded);
     expect(paid?.attempt?.number).toBe(2);
@@ -206,7 +207,7 @@ describe('an earlier attempt that shows up late', () => {
     await reconcilePayouts(engine.ctx);
     expect((await engine.get(payout.id))?.status).toBe(PayoutStatus.Pending);
     h.clock.advance(engine.ctx.config.retryBaseMs);
-    await engine.sweep();
+    await payoutSweeper(engine).sweep();
     expect((await engine.get(payout.id))?.status).toBe(PayoutStatus.Succeeded);
     await reconcilePayouts(engine.ctx);
     expect((await engine.get(payout.id))?.status).toBe(PayoutStatus.Succeeded);
@@ -242,7 +243,7 @@ describe('an earlier attempt that shows up late', () => {
     h.clock.advance(engine.ctx.config.reconcileGraceMs + 1);
     await reconcilePayouts(engine.ctx);
     h.clock.advance(engine.ctx.config.retryBaseMs);
-    await engine.sweep();
+    await payoutSweeper(engine).sweep();
     expect((await engine.get(payout.id))?.status).toBe(PayoutStatus.Succeeded);
 
     h.sandbox.injectFault({ path: '/transaction/wallet', fault: 'error-503', times: 0 });

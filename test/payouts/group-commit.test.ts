@@ -3,6 +3,7 @@ import { localAwsConfig } from '../../lib/local/dynamodb-local.js';
 import { buildTransition } from '../../lib/payouts/engine/context.js';
 import { DailyCapExceededError } from '../../lib/payouts/errors.js';
 import { type Payout, PayoutStatus, systemPrincipal } from '../../lib/payouts/model.js';
+import { payoutSweeper } from '../../lib/payouts/payout-sweeper.js';
 import { DynamoDbPayoutStore } from '../../lib/payouts/store/dynamodb-payout-store.js';
 import { createDynamoDbClient } from '../../lib/shared/dynamodb-client.js';
 import { ConcurrentModificationError } from '../../lib/shared/errors.js';
@@ -126,7 +127,7 @@ describe('group commit in the payout store', () => {
     await h.store.setControls({ paused: true, reason: 'test pause' });
     const sweeper = h.engineWith({});
     try {
-      const report = await sweeper.sweep({ limit: 50, concurrency: 3 });
+      const report = await payoutSweeper(sweeper).sweep({ limit: 50, concurrency: 3 });
       expect(report.submitted).toBe(0);
       for (const payout of payouts) {
         expect(await h.engine.get(payout.id)).toMatchObject({

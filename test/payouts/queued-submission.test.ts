@@ -7,6 +7,7 @@ import {
 } from '../../lib/jobs/submission-batch.js';
 import { MAX_SLOTS_PER_SEND } from '../../lib/payouts/engine/submit-requested.js';
 import { PayoutStatus } from '../../lib/payouts/model.js';
+import { payoutSweeper } from '../../lib/payouts/payout-sweeper.js';
 import { MAX_SEND_LATENESS_MS } from '../../lib/payouts/queue/rate-limiter.js';
 import type { SubmissionQueue, SubmissionRequest } from '../../lib/payouts/queue/submission-queue.js';
 import { DynamoDbRateLimiter } from '../../lib/payouts/store/dynamodb-rate-limiter.js';
@@ -89,7 +90,7 @@ describe('the sweeper, fanning submission out', () => {
     h.clock.advance(5 * 60_000);
     const queue = new RecordingQueue();
 
-    const report = await h.engine.dispatch(queue, { pageSize: 3 });
+    const report = await payoutSweeper(h.engine).dispatch(queue, { pageSize: 3 });
 
     expect(report).toMatchObject({ released: 1, missed: 0, leftOver: false });
     const ids = queue.requests.map((request) => request.payoutId);
@@ -106,7 +107,7 @@ describe('the sweeper, fanning submission out', () => {
     const pending = await pendingPayouts(5);
     const queue = new RecordingQueue();
 
-    const report = await h.engine.dispatch(queue, { pageSize: 2, maxEnqueued: 3 });
+    const report = await payoutSweeper(h.engine).dispatch(queue, { pageSize: 2, maxEnqueued: 3 });
 
     expect(report).toMatchObject({ enqueued: 3, leftOver: true });
     expect(queue.requests).toHaveLength(3);
@@ -123,7 +124,7 @@ describe('the sweeper, fanning submission out', () => {
     await h.engine.submit(payout.id);
     expect((await h.engine.get(payout.id))?.nextActionAt).toBeDefined();
     const queue = new RecordingQueue();
-    await h.engine.dispatch(queue);
+    await payoutSweeper(h.engine).dispatch(queue);
     expect(queue.requests.map((request) => request.payoutId)).not.toContain(payout.id);
   });
 });

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { outcomeTransition } from '../../lib/payouts/engine/submit-payout.js';
 import { PayoutStatus } from '../../lib/payouts/model.js';
+import { payoutSweeper } from '../../lib/payouts/payout-sweeper.js';
 import { RateLimiterUnavailableError } from '../../lib/payouts/queue/rate-limiter.js';
 import { DynamoDbRateLimiter } from '../../lib/payouts/store/dynamodb-rate-limiter.js';
 import { createTestTable } from '../support/dynamodb.js';
@@ -45,7 +46,7 @@ describe("the provider's rate limit", () => {
       expect(now?.rateLimitedCount).toBe(attempt);
       h.clock.advance(2_000);
       // The sweeper sends it again once its Retry-After (1 s) has passed.
-      await h.engine.sweep();
+      await payoutSweeper(h.engine).sweep();
     }
     expect((await h.engine.get(payout.id))?.status).toBe(PayoutStatus.Succeeded);
     expect(h.sandbox.stats().requests['/settlement/instant/payout']).toBe(6);

@@ -1,8 +1,10 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ProviderPayoutGateway } from '../../lib/payouts/adapters/provider-payout-gateway.js';
+import { resolveReview } from '../../lib/payouts/engine/payout-commands.js';
 import { reconcilePayouts } from '../../lib/payouts/engine/reconcile-payouts.js';
 import { PayoutStatus } from '../../lib/payouts/model.js';
 import { PayoutEngine } from '../../lib/payouts/payout-engine.js';
+import { payoutSweeper } from '../../lib/payouts/payout-sweeper.js';
 import type { PayoutStore } from '../../lib/payouts/store/payout-store.js';
 import {
   bankTransfer,
@@ -79,10 +81,10 @@ describe('reconciling payouts whose outcome is unknown', () => {
       expect(h.sandbox.stats().requests['/settlement/instant/payout']).toBe(1);
 
       // Not before the wait is over, then exactly once, marked as attempt 2.
-      await h.engine.sweep();
+      await payoutSweeper(h.engine).sweep();
       expect(h.sandbox.stats().requests['/settlement/instant/payout']).toBe(1);
       h.clock.advance(h.engine.ctx.config.retryBaseMs);
-      await h.engine.sweep();
+      await payoutSweeper(h.engine).sweep();
       const paid = await h.engine.get(id);
       expect(paid?.status).toBe(PayoutStatus.Succeeded);
       const entries = ledgerEntriesOf(h.sandbox, id);
@@ -115,7 +117,7 @@ describe('reconciling payouts whose outcome is unknown', () => {
     for (let attempt = 1; attempt <= 2; attempt++) {
       h.sandbox.injectFault({ path: paths, fault: 'reset-before-commit', times: 1 });
       h.clock.advance(engine.ctx.config.retryBaseMs * 2);
-      await engine.sweep();
+      await payoutSweeper(engine).sweep();
       expect((await engine.get(payout.id))?.status).toBe(PayoutStatus.Unknown);
       h.clock.advance(engine.ctx.config.reconcileGraceMs + 1);
       await reconcilePayouts(engine.ctx);
@@ -125,7 +127,7 @@ describe('reconciling payouts whose outcome is unknown', () => {
     expect(failed?.failure?.code).toBe('ABSENT_AT_PROVIDER');
     expect(failed?.watchedAttempts?.map((a) => a.number)).toEqual([1, 2]);
     h.clock.advance(engine.ctx.config.retryBaseMs * 100);
-    await engine.sweep();
+    await payoutSweeper(engine).sweep();
     expect(h.sandbox.stats().requests[paths]).toBe(2);
     expect(ledgerEntriesOf(h.sandbox, payout.id)).toHaveLength(0);
   });
@@ -145,7 +147,7 @@ describe('reconciling payouts whose outcome is unknown', () => {
     expect(failed?.failure?.code).toBe('PROVIDER_422');
     h.clock.advance(h.engine.ctx.config.reconcileGraceMs * 10);
     await reconcilePayouts(h.engine.ctx);
-    await h.engine.sweep();
+    await payoutSweeper(h.engine).sweep();
     expect((await h.engine.get(payout.id))?.status).toBe(PayoutStatus.Failed);
     expect(h.sandbox.stats().requests['/settlement/instant/payout']).toBe(1);
   });
@@ -193,7 +195,8 @@ describe('reconciling payouts whose outcome is unknown', () => {
     h.sandbox.clearFaults();
     expect((await h.engine.get(id))?.status).toBe(PayoutStatus.NeedsReview);
 
-    const resolved = await h.engine.resolveReview(
+    const resolved = await resolveReview(
+      h.engine.ctx,
       id,
       { id: 'carol', kind: 'user' },
       { outcome: 'failed', note: 'not on the bank statement' },
@@ -243,7 +246,7 @@ describe('a sweep whose outcome writes fail', () => {
     for (let i = 0; i < 3; i++)
       ids.push((await h.engine.create(command(bankTransfer(20_000 + i), key('sweep-crash')))).payout.id);
     const crashing = h.engineWith({ store: crashingAfterProviderCall(h.store) });
-    await expect(crashing.sweep({ concurrency: 2 })).rejects.toThrow(/simulated crash/);
+    await expect(payoutSweeper(crashing).sweep({ concurrency: 2 })).rejects.toThrow(/simulated crash/);
     for (const id of ids) {
       expect((await h.engine.get(id))?.status).toBe(PayoutStatus.Submitting);
       expect(ledgerEntriesOf(h.sandbox, id)).toHaveLength(1);

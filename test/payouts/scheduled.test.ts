@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PayoutStatus } from '../../lib/payouts/model.js';
+import { payoutSweeper } from '../../lib/payouts/payout-sweeper.js';
 import {
   bankTransfer,
   command,
@@ -23,11 +24,11 @@ describe('one-off scheduled payouts', () => {
     );
     expect(payout.status).toBe(PayoutStatus.Scheduled);
 
-    await h.engine.sweep();
+    await payoutSweeper(h.engine).sweep();
     expect((await h.engine.get(payout.id))?.status).toBe(PayoutStatus.Scheduled);
 
     h.clock.advance(30 * 60_000);
-    await Promise.all([h.engine.sweep(), h.engine.sweep()]);
+    await Promise.all([payoutSweeper(h.engine).sweep(), payoutSweeper(h.engine).sweep()]);
     expect((await h.engine.get(payout.id))?.status).toBe(PayoutStatus.Succeeded);
     expect(ledgerEntriesOf(h.sandbox, payout.id)).toHaveLength(1);
   });
@@ -38,7 +39,7 @@ describe('one-off scheduled payouts', () => {
     );
     await h.engine.cancel(payout.id, { id: 'bob', kind: 'user' });
     h.clock.advance(10 * 60_000);
-    await h.engine.sweep();
+    await payoutSweeper(h.engine).sweep();
     expect((await h.engine.get(payout.id))?.status).toBe(PayoutStatus.Cancelled);
     expect(ledgerEntriesOf(h.sandbox, payout.id)).toHaveLength(0);
   });
@@ -48,7 +49,7 @@ describe('one-off scheduled payouts', () => {
       command(bankTransfer(45_000, { scheduleAt: inMinutes(5) }), 'sched-3'),
     );
     h.clock.advance(5 * 60_000 + 61 * 60_000);
-    const report = await h.engine.sweep();
+    const report = await payoutSweeper(h.engine).sweep();
     expect(report.missed).toBeGreaterThanOrEqual(1);
     const missed = await h.engine.get(payout.id);
     expect(missed?.status).toBe(PayoutStatus.Missed);
@@ -65,7 +66,7 @@ describe('one-off scheduled payouts', () => {
       command(bankTransfer(45_000, { scheduleAt: inMinutes(5) }), 'sched-4'),
     );
     h.clock.advance(5 * 60_000 + 59 * 60_000);
-    await h.engine.sweep();
+    await payoutSweeper(h.engine).sweep();
     expect((await h.engine.get(payout.id))?.status).toBe(PayoutStatus.Succeeded);
   });
 });

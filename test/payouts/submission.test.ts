@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { toKobo } from '../../lib/money.js';
 import { PayoutStatus } from '../../lib/payouts/model.js';
+import { payoutSweeper } from '../../lib/payouts/payout-sweeper.js';
 import type { CreatePayoutRequest } from '../../lib/payouts/schemas.js';
 import {
   ConcurrentModificationError,
@@ -205,12 +206,12 @@ describe('submitting a payout', () => {
     expect((await h.engine.submit(mine.payout.id)).payout.status).toBe(PayoutStatus.Succeeded);
 
     // The creator "crashed" before submitting `held`: the sweeper leaves it alone during the hold...
-    await h.engine.sweep();
+    await payoutSweeper(h.engine).sweep();
     expect((await h.engine.get(held.payout.id))?.status).toBe(PayoutStatus.Pending);
     expect(ledgerEntriesOf(h.sandbox, held.payout.id)).toHaveLength(0);
     // ...and sends it once the hold is over.
     h.clock.advance(h.engine.ctx.config.inlineSubmitHoldMs);
-    await h.engine.sweep();
+    await payoutSweeper(h.engine).sweep();
     expect((await h.engine.get(held.payout.id))?.status).toBe(PayoutStatus.Succeeded);
     expect(ledgerEntriesOf(h.sandbox, held.payout.id)).toHaveLength(1);
   });
@@ -224,11 +225,11 @@ describe('submitting a payout', () => {
     expect(waiting?.nextActionAt).toBeDefined();
     expect(ledgerEntriesOf(h.sandbox, payout.id)).toHaveLength(0);
 
-    await h.engine.sweep();
+    await payoutSweeper(h.engine).sweep();
     expect((await h.engine.get(payout.id))?.status).toBe(PayoutStatus.Pending);
     expect(ledgerEntriesOf(h.sandbox, payout.id)).toHaveLength(0);
     h.clock.advance(h.engine.ctx.config.retryBaseMs);
-    await h.engine.sweep();
+    await payoutSweeper(h.engine).sweep();
     expect((await h.engine.get(payout.id))?.status).toBe(PayoutStatus.Succeeded);
     expect(ledgerEntriesOf(h.sandbox, payout.id)).toHaveLength(1);
   });

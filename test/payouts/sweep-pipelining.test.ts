@@ -2,6 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ProviderPayoutGateway } from '../../lib/payouts/adapters/provider-payout-gateway.js';
 import type { PayoutGateway } from '../../lib/payouts/gateway.js';
 import { type Payout, PayoutStatus } from '../../lib/payouts/model.js';
+import { payoutSweeper } from '../../lib/payouts/payout-sweeper.js';
 import type { PayoutStore } from '../../lib/payouts/store/payout-store.js';
 import { calendarDayIn } from '../../lib/shared/wall-clock.js';
 import {
@@ -85,7 +86,9 @@ describe('the sweep claims ahead', () => {
       },
     };
 
-    const report = await h.engineWith({ store: claims.store, gateway }).sweep({ concurrency: 1 });
+    const report = await payoutSweeper(h.engineWith({ store: claims.store, gateway })).sweep({
+      concurrency: 1,
+    });
 
     expect(claimedDuringFirstCall).toBe(true);
     expect(report.submitted).toBe(2);
@@ -117,7 +120,7 @@ describe('the sweep claims ahead', () => {
     const capDay = calendarDayIn(h.engine.ctx.config.capTimeZone, h.clock.now());
     const capBefore = await h.store.getCapUsage(payouts[0]?.capKey ?? '', capDay);
 
-    const report = await h.engineWith({ store: claims.store, gateway }).sweep(options);
+    const report = await payoutSweeper(h.engineWith({ store: claims.store, gateway })).sweep(options);
     const first = { payout: sentFirst as Payout };
     const second = { payout: otherThan(payouts, first.payout) };
 
@@ -139,7 +142,7 @@ describe('the sweep claims ahead', () => {
     expect(paidFirst?.capDay).toBe(capDay);
     expect(await h.store.getCapUsage(first.payout.capKey, capDay)).toBe(capBefore + first.payout.amountKobo);
 
-    await h.engine.sweep();
+    await payoutSweeper(h.engine).sweep();
     expect((await h.engine.get(second.payout.id))?.status).toBe(PayoutStatus.Succeeded);
     expect(ledgerEntriesOf(h.sandbox, second.payout.id)).toHaveLength(1);
   });

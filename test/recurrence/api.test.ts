@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runDueSweep } from '../../lib/jobs/scheduled.js';
 import { servedBy } from '../../lib/local/function-attribution.js';
+import { payoutSweeper } from '../../lib/payouts/payout-sweeper.js';
 import { payoutEngineOf } from '../../lib/runtime/payout-engine.js';
 import { recurrencesOf, refundsOf } from '../../lib/runtime/services.js';
 import { type ApiHarness, bankTransfer, call, startApiHarness } from '../api/support/harness.js';
@@ -200,7 +201,7 @@ describe('recurring payouts API', () => {
       }),
     });
     const parts = {
-      engine: payoutEngineOf(h.runtime),
+      engine: payoutSweeper(payoutEngineOf(h.runtime)),
       recurrences: recurrencesOf(h.runtime),
       refunds: refundsOf(h.runtime),
     };

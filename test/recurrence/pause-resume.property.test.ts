@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Payout, PayoutStatus } from '../../lib/payouts/model.js';
+import { payoutSweeper } from '../../lib/payouts/payout-sweeper.js';
 import { occurrenceKey } from '../../lib/recurrence/materialise.js';
 import { OccurrenceState } from '../../lib/recurrence/model.js';
 import { InvalidTransitionError, ValidationError } from '../../lib/shared/errors.js';
@@ -157,7 +158,7 @@ describe('pause, resume, skip and cancel against a model (issue 14, finding 4)',
               now = firstAt + tick.offset;
               h.clock.set(new Date(now).toISOString());
               await h.recurrences.sweep();
-              if (tick.pays) await h.engine.sweep();
+              if (tick.pays) await payoutSweeper(h.engine).sweep();
             }
           }
           now = firstAt + offset;

@@ -3,6 +3,7 @@ import { inject } from 'vitest';
 import { runDueSweep } from '../../lib/jobs/scheduled.js';
 import { localAwsConfig } from '../../lib/local/dynamodb-local.js';
 import type { EngineConfig } from '../../lib/payouts/config.js';
+import { type PayoutSweeper, payoutSweeper } from '../../lib/payouts/payout-sweeper.js';
 import type { RecurrenceConfig } from '../../lib/recurrence/context.js';
 import { RecurrenceService } from '../../lib/recurrence/recurrence-service.js';
 import type { CreateRecurrenceRequest } from '../../lib/recurrence/schemas.js';
@@ -18,7 +19,7 @@ export interface RecurrenceHarness extends EngineHarness {
   /** One tick exactly as the every-minute schedule runs it (`runDueSweep`), with a refund service on the same table. */
   tick(): Promise<{
     recurrences: Awaited<ReturnType<RecurrenceService['sweep']>>;
-    engine: Awaited<ReturnType<EngineHarness['engine']['sweep']>>;
+    engine: Awaited<ReturnType<PayoutSweeper['sweep']>>;
   }>;
 }
 
@@ -50,7 +51,7 @@ export async function startRecurrenceHarness(
     recurrenceStore,
     refunds,
     async tick() {
-      const report = await runDueSweep({ engine: h.engine, recurrences, refunds }, 60_000);
+      const report = await runDueSweep({ engine: payoutSweeper(h.engine), recurrences, refunds }, 60_000);
       return { recurrences: report.recurrences, engine: report.payouts };
     },
     async close() {

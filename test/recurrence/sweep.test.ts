@@ -1,6 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { runDueSweep } from '../../lib/jobs/scheduled.js';
 import { PayoutStatus } from '../../lib/payouts/model.js';
+import { type PayoutSweeper, payoutSweeper } from '../../lib/payouts/payout-sweeper.js';
 import { RecurrenceStatus } from '../../lib/recurrence/model.js';
 import { alice, bob, ledgerEntriesOf } from '../support/engine-harness.js';
 import { dailyRule, type RecurrenceHarness, startRecurrenceHarness } from './support.js';
@@ -121,8 +122,8 @@ describe('recurrence sweep', () => {
       engineLooked = resolve;
     });
     const engine = {
-      sweep: async (options?: Parameters<typeof h.engine.sweep>[0]) => {
-        const report = await h.engine.sweep(options);
+      sweep: async (options?: Parameters<PayoutSweeper['sweep']>[0]) => {
+        const report = await payoutSweeper(h.engine).sweep(options);
         engineLooked();
         return report;
       },

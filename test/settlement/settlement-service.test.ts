@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { payoutSweeper } from '../../lib/payouts/payout-sweeper.js';
 import { NotFoundError } from '../../lib/shared/errors.js';
 import { alice, type EngineHarness, startEngineHarness } from '../support/engine-harness.js';
 import {
@@ -207,10 +208,10 @@ describe('SettlementService', () => {
 
       // The payout left pending is the sweeper's at its next tick (not held back for an inline submission);
       // nothing is paid twice.
-      await fresh.engine.sweep();
+      await payoutSweeper(fresh.engine).sweep();
       expect(instantPayouts()).toBe(2);
       expect(await wired.service.poll(system)).toMatchObject({ paid: 0, failed: 0 });
-      await fresh.engine.sweep();
+      await payoutSweeper(fresh.engine).sweep();
       expect(instantPayouts()).toBe(2);
       wired.dynamoDb.destroy();
     } finally {

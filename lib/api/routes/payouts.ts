@@ -1,4 +1,5 @@
 import { createAndSubmit } from '../../payouts/engine/create-and-submit.js';
+import { resolveReview } from '../../payouts/engine/payout-commands.js';
 import { PayoutStatus } from '../../payouts/model.js';
 import { CreatePayoutRequestSchema } from '../../payouts/schemas.js';
 import { presentPayout, presentPayoutPage } from '../presenters.js';
@@ -63,7 +64,7 @@ async function approvePayout(request: RouteRequest<'engine'>) {
 async function resolvePayout(request: RouteRequest<'engine'>) {
   const id = idParam(request);
   const decision = parseBody(request.event, ResolveReviewRequestSchema);
-  const payout = await request.ctx.engine.resolveReview(id, request.principal(), decision);
+  const payout = await resolveReview(request.ctx.engine.ctx, id, request.principal(), decision);
   // A forced resolution's first call only records the proposal: accepted, waiting for a second person.
   const proposed = payout.status === PayoutStatus.NeedsReview;
   return reply(proposed ? 202 : 200, presentPayout(payout));
