@@ -247,13 +247,14 @@ export const HANDLERS = {
     // Four minutes: a settlement is decided only with POLL_STOP_STARTING_BEFORE_DEADLINE_MS (172 s) left
     // (lib/jobs/poll-settlements.ts), which leaves 68 s to decide in; shorter than prod's 5-minute poll interval.
     timeout: Duration.minutes(4),
-    // Paying a settlement is SettlementService.payOut, the code POST /instant-settlements (api) and
+    // Paying a settlement is SettlementService.payOut, the code POST /instant-settlements (api-settlements) and
     // settlement-available also run; in the IAM proof those two decide the sandbox's open settlements first.
     unexercisedGrants: {
       ...DLQ_GRANT_EXTRAS,
       'dynamodb:PutItem':
         'Records the decision and creates the payout when a settlement is paid (see above).',
-      'dynamodb:UpdateItem': "Claims the settlement's payout to submit it (see above).",
+      'dynamodb:UpdateItem':
+        "Reserves the daily cap for the settlement's payout and records its outcome (see above).",
       'dynamodb:DeleteItem': 'Deciding a settlement deletes its deferral item (see above).',
     },
   },
@@ -291,7 +292,7 @@ export const HANDLERS = {
     unexercisedGrants: {
       ...DLQ_GRANT_EXTRAS,
       'dynamodb:UpdateItem':
-        "Claims the settlement's payout to submit it inline; in the IAM proof api-settlements' POST /instant-settlements runs that same SettlementService path.",
+        "Reserves the daily cap for the settlement's payout (created already claimed) and records its outcome; in the IAM proof api-settlements' POST /instant-settlements runs that same SettlementService path.",
     },
   },
   'health-canary': {

@@ -1,5 +1,6 @@
 import { formatNaira, MoneyError, toKobo } from '../money.js';
-import { submitIfPending } from '../payouts/engine/create-and-submit.js';
+import { createAndSubmit, submitIfPending } from '../payouts/engine/create-and-submit.js';
+import type { CreatePayoutCommand } from '../payouts/engine/create-payout.js';
 import { type Payout, type Principal, systemPrincipal } from '../payouts/model.js';
 import type { PayoutEngine } from '../payouts/payout-engine.js';
 import type { CreatePayoutRequest } from '../payouts/schemas.js';
@@ -172,44 +173,55 @@ export class SettlementService {
     }
     if (verdict.kind === 'skip') return this.#skip({ ...base, code: verdict.code, reason: verdict.reason });
 
-    let payout: Payout;
+    const command: CreatePayoutCommand = {
+      request: this.#payoutRequest(settlementId, verdict.amountKobo),
+      idempotencyKey: settlementId,
+      origin: SETTLEMENT_ORIGIN,
+      actor,
+      sourceRef: settlementId,
+    };
+    const paid = (payout: Payout) =>
+      this.#store.record({
+        ...base,
+        decision: 'paid',
+        reason: `paying ${formatNaira(payout.amountKobo)} to ${this.policy.destination.accountNumber}`,
+        payoutId: payout.id,
+        amountKobo: payout.amountKobo,
+      });
     try {
-      ({ payout } = await this.#engine.create({
-        request: this.#payoutRequest(settlementId, verdict.amountKobo),
-        idempotencyKey: settlementId,
-        origin: SETTLEMENT_ORIGIN,
-        actor,
-        sourceRef: settlementId,
-        // Left to the sweeper, the payout is not held back from it for an inline submission that never comes.
-        submitsInline: options.submitInline !== false,
-      }));
+      if (options.submitInline === false) {
+        // Not submitted here, the payout stays pending (not held back for an inline send that never comes): the
+        // sweeper sends it at its next tick.
+        const { payout } = await this.#engine.create({ ...command, submitsInline: false });
+        return { outcome: 'paid', decision: await paid(payout), payout };
+      }
+      // Created already claimed in one transaction and sent at once (createAndSubmit), the decision recorded
+      // while it is sent: the payout exists once per settlement whatever the decision says (the engine's
+      // idempotency on the settlement id) and the claim sends it at most once, so neither waits for the other.
+      // Should the record fail, the trigger fails and its retry records it. A replay is sent if still pending.
+      let recording: Promise<SettlementDecision> | undefined;
+      const sent = await createAndSubmit(this.#engine.ctx, command, {
+        submitReplayed: true,
+        onCreated: ({ payout }) => {
+          recording = paid(payout);
+          recording.catch(() => undefined);
+        },
+      });
+      return { outcome: 'paid', decision: await (recording ?? paid(sent.payout)), payout: sent.payout };
     } catch (error) {
       if (error instanceof ValidationError) {
         return this.#skip({ ...base, code: SkipCode.EngineRejected, reason: error.message });
       }
-      if (error instanceof IdempotencyConflictError) {
-        // The policy changed between two triggers: the first payout stands, this request is not sent.
-        const existing = await this.#engine.get(error.existingId);
-        if (!existing) throw error;
-        payout = existing;
-      } else {
-        throw error;
-      }
+      if (!(error instanceof IdempotencyConflictError)) throw error;
+      // The policy changed between two triggers: the first payout stands, this request is not sent.
+      const existing = await this.#engine.get(error.existingId);
+      if (!existing) throw error;
+      const recording = paid(existing);
+      if (options.submitInline === false)
+        return { outcome: 'paid', decision: await recording, payout: existing };
+      const [decision, submitted] = await Promise.all([recording, this.#submit(existing)]);
+      return { outcome: 'paid', decision, payout: submitted };
     }
-    const recording = this.#store.record({
-      ...base,
-      decision: 'paid',
-      reason: `paying ${formatNaira(payout.amountKobo)} to ${this.policy.destination.accountNumber}`,
-      payoutId: payout.id,
-      amountKobo: payout.amountKobo,
-    });
-    // Not submitted here, the payout stays pending: the sweeper sends it at its next tick.
-    if (options.submitInline === false) return { outcome: 'paid', decision: await recording, payout };
-    // Otherwise the decision is recorded while the payout is submitted: the payout exists once per settlement
-    // whatever the decision says (the engine's idempotency on the settlement id) and the claim sends it at most
-    // once, so neither waits for the other. Should the record fail, the trigger fails and its retry records it.
-    const [decision, submitted] = await Promise.all([recording, this.#submit(payout)]);
-    return { outcome: 'paid', decision, payout: submitted };
   }
 
   /**

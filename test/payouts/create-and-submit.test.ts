@@ -99,6 +99,35 @@ describe('create and submit in one', () => {
     expect(await h.store.getCapUsage('merchant', capDay)).toBe(capBefore + 25_000);
   });
 
+  it('tells onCreated the payout once it exists and before it is sent, on the first call and on a replay', async () => {
+    const told: { id: string; status: string; sentBefore: number; stored: Promise<Payout | undefined> }[] =
+      [];
+    const onCreated = ({ payout }: { payout: Payout }) => {
+      told.push({
+        id: payout.id,
+        status: payout.status,
+        sentBefore: ledgerEntriesOf(h.sandbox, payout.id).length,
+        stored: h.store.get(payout.id),
+      });
+    };
+    const idempotencyKey = key('told');
+    const first = await createAndSubmit(h.engine.ctx, command(bankTransfer(11_000), idempotencyKey), {
+      onCreated,
+    });
+    expect(first.payout.status).toBe(PayoutStatus.Succeeded);
+    // Told with the payout created already claimed, nothing sent yet, and the payout already in the store.
+    expect(told.map(({ id, status, sentBefore }) => ({ id, status, sentBefore }))).toEqual([
+      { id: first.payout.id, status: PayoutStatus.Submitting, sentBefore: 0 },
+    ]);
+    expect(await told[0]?.stored).toBeDefined();
+    const again = await createAndSubmit(h.engine.ctx, command(bankTransfer(11_000), idempotencyKey), {
+      onCreated,
+    });
+    expect(again.replayed).toBe(true);
+    expect(told.map((t) => t.id)).toEqual([first.payout.id, first.payout.id]);
+    expect(ledgerEntriesOf(h.sandbox, first.payout.id)).toHaveLength(1);
+  });
+
   it('replays the same key and body without sending again, and refuses the key with another body', async () => {
     const first = await createAndSubmit(h.engine.ctx, command(bankTransfer(12_000), key('replay')));
     const again = await createAndSubmit(
