@@ -47,7 +47,7 @@ export async function benchCostPerPayout(endpoint: string): Promise<BenchResult 
     );
     const ids: string[] = [];
     rows.push(
-      await measure(happy, 'create (two steps: settlement, recurrence)', async () => {
+      await measure(happy, 'create (two steps: recurrence, fallbacks)', async () => {
         for (let i = 0; i < PAYOUTS; i++) {
           const { payout } = await happy.engine.create(createCommand(bankTransfer(), `cost-c-${i}`));
           ids.push(payout.id);
@@ -142,7 +142,7 @@ export async function benchCostPerPayout(endpoint: string): Promise<BenchResult 
       ...rows,
       happyPath,
       totalOf(rows, 'TOTAL two steps (create, then submit)', [
-        'create (two steps: settlement, recurrence)',
+        'create (two steps: recurrence, fallbacks)',
         'submit after create (two steps)',
       ]),
       totalOf(rows, 'TOTAL unknown-then-reconciled', [
@@ -160,7 +160,7 @@ export async function benchCostPerPayout(endpoint: string): Promise<BenchResult 
       "WCU reported: what DynamoDB Local answers, for reference only: for a transaction it reports a single item's units however many items it wrote (a 1-item and a 10-item transaction both report 8), so it is not a cost.",
       "By the sweep, claims and records that coincide are group-committed (several payouts per transaction, one cap update per batch), so round trips and cap-counter writes per payout fall below the inline path's.",
       'provider calls: requests the sandbox received (stats().requests); the happy path must be exactly 1 per payout.',
-      'create + submit inline: engine.createAndSubmit, as POST /payouts and Payout Requested call it: the payout is created already claimed (creation, claim, both audit events in one audit item and the daily-cap reservation in one transaction), the pause is read, the provider called, the outcome recorded. The two steps (create pending, then submit) are what settlements, recurrences and the fallbacks of createAndSubmit take.',
+      'create + submit inline: engine.createAndSubmit, as POST /payouts and Payout Requested call it: the payout is created already claimed (creation, claim, both audit events in one audit item and the daily-cap reservation in one transaction), the pause is read, the provider called, the outcome recorded. The two steps (create pending, then submit) are what recurring payouts, a settlement the poll leaves to the sweeper and the fallbacks of createAndSubmit take; a settlement paid at once (event, POST /instant-settlements) is created already claimed too.',
       'The unknown path: the sandbox commits the payout and drops the connection (timeout-after-commit); the payout becomes unknown and is never resent; the reconciler lists the wallet DEBIT records in the window and finds its marker.',
     ],
   };
