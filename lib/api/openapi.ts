@@ -316,7 +316,8 @@ function operations(): Record<string, Record<string, Operation>> {
       post: {
         operationId: 'correctBulkPayoutItems',
         summary:
-          'Correct many bulk payout items as a job: JSON `{ corrections }` or a text/csv upload. Every row is validated first: one bad row refuses the batch (400 naming `corrections[i].field`, or `row n.field` for a CSV), nothing stored or sent. The job is stored and handed to the queue workers; the answer (202, Location) comes before any provider call. 503 `not-enqueued`: the job is stored but not all of it reached the workers (requeue it)',
+          'Correct many bulk payout items as a job: JSON `{ corrections }` or a text/csv upload. Every row is validated first: one bad row refuses the batch (400 naming `corrections[i].field`, or `row n.field` for a CSV), nothing stored or sent. The job is stored and handed to the queue workers; the answer (202, Location) comes before any provider call. 503 `not-enqueued`: the job is stored but not all of it reached the workers (requeue it). With an Idempotency-Key (optional), a retry of the same request answers the job it created and queues nothing; the key with other rows is 409',
+        parameters: [{ ...idempotencyHeader, required: false }],
         requestBody: {
           required: true,
           content: {

@@ -72,10 +72,17 @@ export function parseQuery<T extends z.ZodMiniType>(event: APIGatewayProxyEventV
 
 /** The `Idempotency-Key` header, required, 1-255 printable ASCII characters. */
 export function idempotencyKeyOf(event: APIGatewayProxyEventV2): string {
-  const value = event.headers['idempotency-key'];
-  if (value === undefined) {
+  const key = optionalIdempotencyKeyOf(event);
+  if (key === undefined) {
     throw validationError([{ path: 'Idempotency-Key', message: 'header is required' }]);
   }
+  return key;
+}
+
+/** The `Idempotency-Key` header where a route takes one but does not require it; validated when present. */
+export function optionalIdempotencyKeyOf(event: APIGatewayProxyEventV2): string | undefined {
+  const value = event.headers['idempotency-key'];
+  if (value === undefined) return undefined;
   const parsed = IdempotencyKeySchema.safeParse(value);
   if (!parsed.success) {
     throw validationError(

@@ -1,8 +1,8 @@
 import { admit, type GateLimits, MoneyEntryPoint } from '../payouts/gate.js';
 import type { Principal } from '../payouts/model.js';
 import { type Clock, systemClock } from '../shared/clock.js';
-import { NotFoundError, ValidationError } from '../shared/errors.js';
-import { ulid } from '../shared/ids.js';
+import { IdempotencyConflictError, NotFoundError, ValidationError } from '../shared/errors.js';
+import { fingerprint, ulid } from '../shared/ids.js';
 import { type Logger, silentLogger } from '../shared/logger.js';
 import type { CursorPage } from '../shared/paging.js';
 import { type FieldIssue, fieldIssues } from '../shared/validation.js';
@@ -51,7 +51,7 @@ const WORKER_STOPPED = {
  * row passes the gate, is held for a second person or claimed (`queued -> sending`) and sent once.
  *
  * @example
- * const job = await jobs.submit(entries, 'json', { id: 'alice', kind: 'user' });
+ * const { job } = await jobs.submit(entries, 'json', { id: 'alice', kind: 'user' }, 'batch-2026-06');
  * const view = await jobs.get(job.jobId); // view.counts, view.progress
  */
 export class CorrectionJobService {
@@ -78,9 +78,22 @@ export class CorrectionJobService {
    * @throws CorrectionJobsNotConfiguredError without a queue (nothing stored)
    * @throws CorrectionJobNotEnqueuedError when the job is stored but the queue refused some of its work
    */
-  async submit(entries: readonly unknown[], naming: RowNaming, actor: Principal): Promise<JobView> {
+  async submit(
+    entries: readonly unknown[],
+    naming: RowNaming,
+    actor: Principal,
+    idempotencyKey?: string,
+  ): Promise<{ readonly job: JobView; readonly replayed: boolean }> {
     const rows = this.#validate(entries, naming);
     if (!this.#queue) throw new CorrectionJobsNotConfiguredError();
+    // With a key, a retry of the same request answers the job the first one created (its current view), and
+    // the key with another request is refused: the same rows are never queued twice.
+    const keyed =
+      idempotencyKey === undefined
+        ? undefined
+        : { idempotencyKey, requestFingerprint: fingerprint({ naming, rows }) };
+    const replayed = keyed && (await this.#keyedJob(keyed));
+    if (replayed) return { job: replayed, replayed: true };
     const now = this.#clock.now();
     const at = now.toISOString();
     const jobId = ulid(now);
@@ -101,13 +114,20 @@ export class CorrectionJobService {
       createdAt: at,
     };
     // Stored with its work: when the queue refuses some of it below, the sweeper hands it over later.
-    await this.#store.create(job, items, {
-      work: workOf(jobId, items),
-      dueAt: nextEnqueueAt(now, 0),
-    });
+    const stored = await this.#store.create(
+      job,
+      items,
+      { work: workOf(jobId, items), dueAt: nextEnqueueAt(now, 0) },
+      keyed,
+    );
+    if (!stored.created && keyed) {
+      // A concurrent request with the same key stored its job first: that one is the answer.
+      const winner = await this.#keyedJob(keyed);
+      if (winner) return { job: winner, replayed: true };
+    }
     this.#logger.info('correction job accepted', { jobId, rows: items.length });
     await this.#enqueue(jobId, items);
-    return viewOf(job, items);
+    return { job: viewOf(job, items), replayed: false };
   }
 
   /**
@@ -238,6 +258,18 @@ export class CorrectionJobService {
   }
 
   /** Every row parsed, or one refusal naming every bad row and field. */
+  /** The job holding the key, if any; the key with another request is refused. */
+  async #keyedJob(keyed: {
+    idempotencyKey: string;
+    requestFingerprint: string;
+  }): Promise<JobView | undefined> {
+    const holder = await this.#store.keyedJob(keyed.idempotencyKey);
+    if (!holder) return undefined;
+    if (holder.requestFingerprint !== keyed.requestFingerprint)
+      throw new IdempotencyConflictError('correction job', keyed.idempotencyKey, holder.jobId);
+    return this.get(holder.jobId);
+  }
+
   #validate(entries: readonly unknown[], naming: RowNaming) {
     const issues: FieldIssue[] = [];
     const rows = entries.map((entry, index) => {

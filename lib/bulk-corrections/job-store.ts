@@ -10,6 +10,7 @@ import {
 import { TableIndexes } from '../payouts/store/table-design.js';
 import { decodeCursor, encodeCursor } from '../shared/cursor.js';
 import { InvalidCursorError } from '../shared/errors.js';
+import { createWithIdempotencyKey } from '../shared/idempotent-create.js';
 import { type Listing, listingAttributes, queryListing } from '../shared/index-listing.js';
 import type { CursorPage } from '../shared/paging.js';
 import * as z from '../shared/zod.js';
@@ -26,6 +27,7 @@ import { type CorrectionWork, CorrectionWorkSchema } from './job-queue.js';
  * |------|--------------------------|---------------|--------------------------------------------------------|
  * | job  | CORRECTION_JOB#<jobId>   | JOB           | CORRECTION_JOB#BY#<requester> / CORRECTION_JOB#ALL     |
  * | row  | CORRECTION_JOB#<jobId>   | ITEM#<0000>   |                                                        |
+ * | key  | IDEMPOTENCY#correction-job#<key> | IDEMPOTENCY | (the client's Idempotency-Key, naming the job: `jobId`) |
  *
  * Counts are derived from the rows, so a fleet of workers never contends on one item. The job item changes only
  * while its work is not yet with the queue: it carries that work (`enqueue`) and sits in the work-queue index
@@ -34,6 +36,11 @@ import { type CorrectionWork, CorrectionWorkSchema } from './job-queue.js';
  */
 export const jobKeys = {
   job: (jobId: string) => ({ pk: `CORRECTION_JOB#${jobId}`, sk: 'JOB' }),
+  /** A client's Idempotency-Key on POST /bulk-payout-items/corrections, naming the job it created. */
+  idempotency: (idempotencyKey: string) => ({
+    pk: `IDEMPOTENCY#correction-job#${idempotencyKey}`,
+    sk: 'IDEMPOTENCY',
+  }),
   item: (jobId: string, index: number) => ({
     pk: `CORRECTION_JOB#${jobId}`,
     sk: `ITEM#${String(index).padStart(4, '0')}`,
@@ -135,11 +142,18 @@ export class DynamoDbCorrectionJobStore {
    * Stores a job: its rows first, 25 per BatchWriteItem, a few calls at once (retrying what DynamoDB hands back), then the job item,
    * so a job that is visible has every row. A request that dies half-way leaves rows nobody lists or sends.
    */
+  /**
+   * Stores a job: its rows first, then the job item, which makes it exist. With `keyed`, the job item is written
+   * in one transaction with its idempotency key item (`IDEMPOTENCY#correction-job#<key>`), each only if absent,
+   * and carries the request's fingerprint; when another job holds the key already, nothing of the job item is
+   * written and its id is answered (the rows written here stay behind, unreferenced).
+   */
   async create(
     job: CorrectionJob,
     items: readonly JobItem[],
     pending?: { work: readonly CorrectionWork[]; dueAt: string },
-  ): Promise<void> {
+    keyed?: { readonly idempotencyKey: string; readonly requestFingerprint: string },
+  ): Promise<{ readonly created: true } | { readonly created: false; readonly ownerId: string }> {
     const batches: JobItem[][] = [];
     for (let start = 0; start < items.length; start += ROWS_PER_BATCH_WRITE) {
       batches.push(items.slice(start, start + ROWS_PER_BATCH_WRITE));
@@ -149,23 +163,54 @@ export class DynamoDbCorrectionJobStore {
       while (next < batches.length) await this.#writeRows(job.jobId, batches[next++] as JobItem[]);
     };
     await Promise.all(Array.from({ length: Math.min(BATCH_WRITES_IN_FLIGHT, batches.length) }, writer));
+    const jobItem = {
+      ...jobKeys.job(job.jobId),
+      entity: 'correction-job',
+      ...job,
+      ...listingAttributes(jobListing, job.requestedBy.id, job.createdAt, job.jobId),
+      ...(pending && {
+        enqueue: { work: pending.work, attempts: 0 },
+        [workQueue.partitionKey]: ENQUEUE_PARTITION,
+        [workQueue.sortKey]: `${pending.dueAt}#${job.jobId}`,
+      }),
+    };
+    if (keyed) {
+      return createWithIdempotencyKey(this.#doc, {
+        tableName: this.tableName,
+        key: jobKeys.idempotency(keyed.idempotencyKey),
+        ownerAttribute: 'jobId',
+        ownerId: job.jobId,
+        createdAt: job.createdAt,
+        items: [{ ...jobItem, requestFingerprint: keyed.requestFingerprint }],
+      });
+    }
     await this.#doc.send(
       new PutCommand({
         TableName: this.tableName,
-        Item: {
-          ...jobKeys.job(job.jobId),
-          entity: 'correction-job',
-          ...job,
-          ...listingAttributes(jobListing, job.requestedBy.id, job.createdAt, job.jobId),
-          ...(pending && {
-            enqueue: { work: pending.work, attempts: 0 },
-            [workQueue.partitionKey]: ENQUEUE_PARTITION,
-            [workQueue.sortKey]: `${pending.dueAt}#${job.jobId}`,
-          }),
-        },
+        Item: jobItem,
         ConditionExpression: 'attribute_not_exists(pk)',
       }),
     );
+    return { created: true };
+  }
+
+  /** The job that holds an idempotency key, with the fingerprint of the request that created it; undefined if none. */
+  async keyedJob(
+    idempotencyKey: string,
+  ): Promise<{ readonly jobId: string; readonly requestFingerprint?: string } | undefined> {
+    const { Item: key } = await this.#doc.send(
+      new GetCommand({
+        TableName: this.tableName,
+        Key: jobKeys.idempotency(idempotencyKey),
+        ConsistentRead: true,
+      }),
+    );
+    if (typeof key?.jobId !== 'string') return undefined;
+    const { Item: job } = await this.#doc.send(
+      new GetCommand({ TableName: this.tableName, Key: jobKeys.job(key.jobId), ConsistentRead: true }),
+    );
+    const requestFingerprint: unknown = job?.requestFingerprint;
+    return { jobId: key.jobId, ...(typeof requestFingerprint === 'string' && { requestFingerprint }) };
   }
 
   /** One BatchWriteItem of at most 25 rows, offering what DynamoDB hands back unprocessed again. */

@@ -219,7 +219,8 @@ export const COMMANDS: readonly CommandSpec[] = [
     words: ['bulk', 'corrections'],
     method: 'POST',
     path: '/bulk-payout-items/corrections',
-    summary: 'correct many items as a job: JSON { corrections } (202 with the job)',
+    summary:
+      'correct many items as a job: JSON { corrections } (202 with the job; with --key, a retry answers that job)',
     body: 'required',
   },
   {

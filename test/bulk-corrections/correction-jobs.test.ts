@@ -150,6 +150,67 @@ describe('bulk corrections as jobs: accepted at once, worked by the queue worker
       expect(patchCount()).toBe(before);
     });
 
+    it('answers a retry with the same Idempotency-Key with the job it created, queues and sends its rows once, and refuses the key with other rows', async () => {
+      const before = patchCount();
+      const post = (corrections: unknown[], key: string) =>
+        call(h.api, {
+          method: 'POST',
+          path: '/bulk-payout-items/corrections',
+          principal: 'alice',
+          headers: { 'Idempotency-Key': key },
+          body: { corrections },
+        });
+      const rows = [
+        { bulkPayoutItemId: validIds[2], narration: 'retried once' },
+        { bulkPayoutItemId: validIds[3], narration: 'retried once' },
+      ];
+      // Two requests with the key race each other (the first's answer lost, its retry sent at once), then a
+      // later retry comes.
+      const [first, second] = await Promise.all([post(rows, 'jobs-retry-1'), post(rows, 'jobs-retry-1')]);
+      const third = await post(rows, 'jobs-retry-1');
+      const [created, raced] = first.status === 202 ? [first, second] : [second, first];
+      expect(created.status).toBe(202);
+      for (const again of [raced, third]) {
+        expect(again.status).toBe(200);
+        expect(again.headers['idempotent-replayed']).toBe('true');
+        expect(again.body.jobId).toBe(created.body.jobId);
+        expect(again.headers.location).toBe(created.headers.location);
+      }
+      await h.drain();
+      expect(patchCount()).toBe(before + 2);
+      const done = await call(h.api, { method: 'GET', path: created.headers.location ?? '' });
+      expect(done.body).toMatchObject({ status: 'completed', counts: { corrected: 2 } });
+      // A retry after the job ran answers it as it stands now, and sends nothing again.
+      const later = await post(rows, 'jobs-retry-1');
+      expect(later.status).toBe(200);
+      expect(later.body).toMatchObject({ jobId: created.body.jobId, status: 'completed' });
+      await h.drain();
+      expect(patchCount()).toBe(before + 2);
+      // The key with other rows: 409, nothing stored or queued.
+      const jobsBefore = (await call(h.api, { method: 'GET', path: '/bulk-correction-jobs' })).body.items
+        .length;
+      const other = await post(
+        [{ bulkPayoutItemId: validIds[2], narration: 'something else' }],
+        'jobs-retry-1',
+      );
+      expect(other.status).toBe(409);
+      expect(other.body.type).toContain('idempotency-conflict');
+      expect(h.workers.queue.stats().visible).toBe(0);
+      expect((await call(h.api, { method: 'GET', path: '/bulk-correction-jobs' })).body.items).toHaveLength(
+        jobsBefore,
+      );
+      // Without a key, the same rows are a job of their own, as before.
+      const unkeyed = await call(h.api, {
+        method: 'POST',
+        path: '/bulk-payout-items/corrections',
+        principal: 'alice',
+        body: { corrections: rows },
+      });
+      expect(unkeyed.status).toBe(202);
+      expect(unkeyed.body.jobId).not.toBe(created.body.jobId);
+      await h.drain();
+    });
+
     it('works a job through the queue: per-row results, counts, pages, a results CSV; a held row waits for a second person and is then sent', async () => {
       const before = patchCount();
       const accepted = await call(h.api, {

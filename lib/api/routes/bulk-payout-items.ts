@@ -14,7 +14,7 @@ import { clipText, FIELD_MAXIMA } from '../../shared/field-limits.js';
 import * as z from '../../shared/zod.js';
 import { ApiError, validationError } from '../errors.js';
 import { failureOf, newest, omitted, principal } from '../presenters.js';
-import { MAX_BODY_BYTES, parseBody, parseQuery } from '../request.js';
+import { MAX_BODY_BYTES, optionalIdempotencyKeyOf, parseBody, parseQuery } from '../request.js';
 import {
   AppliedCorrectionSchema,
   BulkItemDetailSchema,
@@ -22,7 +22,7 @@ import {
   type BulkItemResponse,
   HeldCorrectionSchema,
 } from '../responses/bulk-item.js';
-import { AcceptedCorrectionJobSchema } from '../responses/correction-job.js';
+import { AcceptedCorrectionJobSchema, CorrectionJobSchema } from '../responses/correction-job.js';
 import { type Answers, type Route, type RouteRequest, reply, route } from '../router.js';
 import { ListPayoutsQuerySchema } from '../schemas.js';
 import { jobLocation, presentAcceptedJob } from './correction-jobs.js';
@@ -170,6 +170,8 @@ async function approveCorrection(request: RouteRequest<'bulkCorrections' | 'corr
  * POST /bulk-payout-items/corrections: JSON `{ corrections: [...] }` or a `text/csv` upload, accepted as a job.
  * Every row is validated first (a bad row refuses the batch: 400 naming the row and field, nothing stored or
  * sent); the job is stored and handed to the queue workers, and the answer is 202 with the job and its Location.
+ * With an `Idempotency-Key`, a retry of the same request answers 200 (`Idempotent-Replayed: true`) with the job the
+ * first one created, as it stands now, and queues nothing; the key with other rows is 409.
  */
 async function correctMany(request: RouteRequest<'bulkCorrections' | 'correctionJobs'>) {
   const contentType = (request.event.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase();
@@ -195,12 +197,15 @@ async function correctMany(request: RouteRequest<'bulkCorrections' | 'correction
   } else {
     entries = parseBody(request.event, BatchEnvelopeSchema).corrections;
   }
-  const job = await request.ctx.correctionJobs.submit(
+  const { job, replayed } = await request.ctx.correctionJobs.submit(
     entries,
     contentType === 'text/csv' ? 'csv' : 'json',
     request.principal(),
+    optionalIdempotencyKeyOf(request.event),
   );
-  return reply(202, presentAcceptedJob(job), { location: jobLocation(job.jobId) });
+  const location = { location: jobLocation(job.jobId) };
+  if (replayed) return reply(200, presentAcceptedJob(job), { ...location, 'idempotent-replayed': 'true' });
+  return reply(202, presentAcceptedJob(job), location);
 }
 
 /** `GET /bulk-payout-items`: items corrected here, newest change first. */
@@ -262,13 +267,18 @@ export const bulkPayoutItemRoutes: readonly Route<Answers, 'bulkCorrections' | '
     method: 'POST',
     path: '/bulk-payout-items/corrections',
     responses: {
+      200: {
+        description:
+          'replay of the same Idempotency-Key and rows: the job the first request created, as it stands now; headers Idempotent-Replayed: true and Location. Nothing queued again',
+        schema: CorrectionJobSchema,
+      },
       202: {
         description:
           'accepted as a job (every row `queued`); header Location: /bulk-correction-jobs/{jobId}. No provider call was made yet',
         schema: AcceptedCorrectionJobSchema,
       },
     },
-    problems: ['validation', 'unauthenticated', 'not-configured', 'not-enqueued'],
+    problems: ['validation', 'unauthenticated', 'not-configured', 'not-enqueued', 'idempotency-conflict'],
     handler: correctMany,
   }),
   route({
