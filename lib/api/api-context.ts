@@ -1,4 +1,5 @@
 import { approvalSourcesOf } from '../runtime/approvals.js';
+import { payoutAuditPagesOf } from '../runtime/payout-audit-pages.js';
 import { payoutEngineOf } from '../runtime/payout-engine.js';
 import { providerOf } from '../runtime/provider.js';
 import type { Runtime } from '../runtime/runtime.js';
@@ -18,6 +19,7 @@ export function apiContextFrom(runtime: Runtime): ApiContext {
   return {
     payouts: runtime.payouts,
     engine: payoutEngineOf(runtime),
+    payoutAuditPages: payoutAuditPagesOf(runtime),
     recurrences: recurrencesOf(runtime),
     providerSchedules: providerSchedulesOf(runtime),
     provider: providerOf(runtime),

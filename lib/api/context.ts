@@ -3,6 +3,7 @@ import type { BulkCorrectionService } from '../bulk-corrections/correction-servi
 import type { DeadLetterService } from '../events/dead-letter-service.js';
 import type { PayoutEngine } from '../payouts/payout-engine.js';
 import type { PayoutLedger } from '../payouts/payout-ledger.js';
+import type { PayoutAuditPages } from '../payouts/store/audit-pages.js';
 import type { ProviderClient } from '../provider/client.js';
 import type { ProviderScheduleService } from '../provider-schedules/provider-schedule-service.js';
 import type { RecurrenceService } from '../recurrence/recurrence-service.js';
@@ -21,6 +22,8 @@ export interface ApiServices {
   readonly payouts: PayoutLedger;
   /** The ledger and what calls the provider (a payout submitted at once, a review resolved as paid). */
   readonly engine: PayoutEngine;
+  /** Payouts' whole audit trails, page by page. */
+  readonly payoutAuditPages: PayoutAuditPages;
   readonly refunds: RefundService;
   readonly recurrences: RecurrenceService;
   /** The read view of the provider's own scheduled and recurrent payouts. */

@@ -22,6 +22,7 @@ import { DiscardDeadLetterRequestSchema, ListDeadLettersQuerySchema } from './ro
 import { FuturePayoutsQuerySchema } from './routes/future-payouts.js';
 import { HealthQuerySchema } from './routes/health.js';
 import { InstantSettlementRequestSchema } from './routes/instant-settlements.js';
+import { AuditPageQuerySchema } from './routes/payouts.js';
 import { ProviderScheduleQuerySchema } from './routes/provider-schedules.js';
 import { ListRecurrencesQuerySchema, SkipOccurrenceRequestSchema } from './routes/recurring-payouts.js';
 import { ListRefundsQuerySchema } from './routes/refunds.js';
@@ -112,6 +113,14 @@ function operations(): Record<string, Record<string, Operation>> {
         operationId: 'getPayout',
         summary: 'A payout with its audit trail',
         parameters: [idPath],
+      },
+    },
+    '/payouts/{id}/audit': {
+      get: {
+        operationId: 'getPayoutAudit',
+        summary:
+          "A payout's whole audit trail, oldest first, page by page (`GET /payouts/{id}` holds only its newest events and counts the rest in `auditOmitted`)",
+        parameters: [idPath, ...queryParameters(AuditPageQuerySchema)],
       },
     },
     '/payouts/{id}/cancel': {

@@ -39,6 +39,14 @@ export const COMMANDS: readonly CommandSpec[] = [
   },
   { words: ['payouts', 'get'], method: 'GET', path: '/payouts/{id}', summary: 'a payout with its audit' },
   {
+    words: ['payouts', 'audit'],
+    method: 'GET',
+    path: '/payouts/{id}/audit',
+    summary: "a payout's whole audit trail, oldest first (--all for every page)",
+    list: true,
+    query: ['limit'],
+  },
+  {
     words: ['payouts', 'create'],
     method: 'POST',
     path: '/payouts',

@@ -18,6 +18,7 @@ export { approvalSourcesOf } from './approvals.js';
 export { correctionJobStoreOf } from './correction-job-store.js';
 export { bulkCorrectionsOf, correctionJobsOf } from './corrections.js';
 export { deadLettersOf } from './dead-letters.js';
+export { payoutAuditPagesOf } from './payout-audit-pages.js';
 export { payoutEngineOf } from './payout-engine.js';
 export { providerOf } from './provider.js';
 export { providerConnectionOf } from './provider-connection.js';

@@ -136,6 +136,56 @@ describe('GET /payouts/{id}', () => {
   });
 });
 
+describe('GET /payouts/{id}/audit', () => {
+  /** Every page of the trail at `limit`, following nextCursor. */
+  async function allPages(id: string, limit: number) {
+    const pages: number[][] = [];
+    let cursor: string | undefined;
+    do {
+      const reply = await call(h.api, {
+        method: 'GET',
+        path: `/payouts/${id}/audit`,
+        query: `limit=${limit}${cursor ? `&cursor=${cursor}` : ''}`,
+      });
+      expect(reply.status).toBe(200);
+      pages.push(reply.body.items.map((event: { sequence: number }) => event.sequence));
+      cursor = reply.body.nextCursor;
+    } while (cursor && pages.length < 10);
+    return pages;
+  }
+
+  it('pages through the whole trail oldest first, each event once, across audit items holding several', async () => {
+    // Created already claimed: events 1 and 2 share one audit item, the outcome (3) is another.
+    const created = await create(bankTransfer());
+    const whole = await call(h.api, { method: 'GET', path: `/payouts/${created.body.id}/audit` });
+    expect(whole.body.items.map((event: { to: string }) => event.to)).toEqual([
+      'pending',
+      'submitting',
+      'succeeded',
+    ]);
+    expect(whole.body.nextCursor).toBeUndefined();
+    expect((await allPages(created.body.id, 1)).flat()).toEqual([1, 2, 3]);
+    expect((await allPages(created.body.id, 2))[0]).toEqual([1, 2]);
+    expect((await allPages(created.body.id, 2)).flat()).toEqual([1, 2, 3]);
+  });
+
+  it('answers 404 for an unknown payout and 400 for a bad limit or a cursor it did not issue', async () => {
+    const unknown = await call(h.api, { method: 'GET', path: '/payouts/01ARZ3NDEKTSV4RRFFQ69G5FAV/audit' });
+    expect(unknown.status).toBe(404);
+    const created = await create(bankTransfer());
+    for (const query of [
+      'limit=0',
+      'limit=101',
+      'cursor=not-a-cursor',
+      'cursor=eyJhZnRlciI6MX0',
+      'other=1',
+    ]) {
+      const reply = await call(h.api, { method: 'GET', path: `/payouts/${created.body.id}/audit`, query });
+      expect(reply.status, query).toBe(400);
+    }
+  });
+});
+
 describe('GET /payouts', () => {
   it('lists newest first and pages with an opaque cursor', async () => {
     const ids: string[] = [];

@@ -163,6 +163,9 @@ export type PayoutResponse = z.output<typeof PayoutResponseSchema>;
 
 export const PayoutPageSchema = pageOf(PayoutResponseSchema);
 
+/** `GET /payouts/{id}/audit`: a page of the payout's whole audit trail, oldest first. */
+export const PayoutAuditPageSchema = pageOf(PayoutAuditEventSchema);
+
 export const ControlsResponseSchema = z.lazy(() =>
   z.object({
     paused: z.boolean(),

@@ -2,14 +2,23 @@ import { createAndSubmit } from '../../payouts/engine/create-and-submit.js';
 import { resolveReview } from '../../payouts/engine/payout-commands.js';
 import { PayoutStatus } from '../../payouts/model.js';
 import { CreatePayoutRequestSchema } from '../../payouts/schemas.js';
-import { presentPayout, presentPayoutPage } from '../presenters.js';
+import { decodeCursor, encodeCursor } from '../../shared/cursor.js';
+import { InvalidCursorError, NotFoundError } from '../../shared/errors.js';
+import * as z from '../../shared/zod.js';
+import { presentAuditEvent, presentPayout, presentPayoutPage } from '../presenters.js';
 import { idempotencyKeyOf, idParam, parseBody, parseQuery } from '../request.js';
-import { PayoutDetailSchema, PayoutPageSchema, PayoutResponseSchema } from '../responses/payout.js';
+import {
+  PayoutAuditPageSchema,
+  PayoutDetailSchema,
+  PayoutPageSchema,
+  PayoutResponseSchema,
+} from '../responses/payout.js';
 import { type Answers, type Route, type RouteRequest, reply, route } from '../router.js';
 import {
   ApproveRequestSchema,
   CancelRequestSchema,
   ListPayoutsQuerySchema,
+  queryInt,
   ResolveReviewRequestSchema,
 } from '../schemas.js';
 
@@ -38,6 +47,36 @@ async function createPayout(request: RouteRequest<'engine'>) {
 async function getPayout(request: RouteRequest<'engine'>) {
   const { payout, audit } = await request.ctx.engine.getWithAudit(idParam(request));
   return reply(200, presentPayout(payout, audit));
+}
+
+/** `GET /payouts/{id}/audit`: the whole trail page by page (the payout's own answer holds its newest events). */
+export const AuditPageQuerySchema = z.strictObject({
+  limit: z.optional(queryInt(1, 100, 'page size in events, 1 to 100, default 50')),
+  cursor: ListPayoutsQuerySchema.shape.cursor,
+});
+
+/** The position a page of an audit trail stopped at, as its cursor carries it. */
+const AuditCursorSchema = z.strictObject({
+  item: z.int().check(z.nonnegative()),
+  sequence: z.int().check(z.positive()),
+});
+
+async function getAuditPage(request: RouteRequest<'engine' | 'payoutAuditPages'>) {
+  const query = parseQuery(request.event, AuditPageQuerySchema);
+  const after = query.cursor === undefined ? undefined : decodeCursor(query.cursor, AuditCursorSchema);
+  if (query.cursor !== undefined && after === undefined) {
+    throw new InvalidCursorError('is not a cursor of this listing');
+  }
+  const id = idParam(request);
+  if (!(await request.ctx.engine.get(id))) throw new NotFoundError('payout', id);
+  const page = await request.ctx.payoutAuditPages.page(id, {
+    limit: query.limit ?? 50,
+    ...(after && { after }),
+  });
+  return reply(200, {
+    items: page.events.map(presentAuditEvent),
+    ...(page.next && { nextCursor: encodeCursor(page.next) }),
+  });
 }
 
 async function listPayouts(request: RouteRequest<'engine'>) {
@@ -74,7 +113,7 @@ const thePayout = (description: string) => ({ description, schema: PayoutRespons
 /** Every command names a person: in AWS an unsigned call is 401, locally a malformed X-Ops-Principal a 400. */
 const COMMAND_PROBLEMS = ['validation', 'unauthenticated'] as const;
 
-export const payoutRoutes: readonly Route<Answers, 'engine'>[] = [
+export const payoutRoutes: readonly Route<Answers, 'engine' | 'payoutAuditPages'>[] = [
   route({
     method: 'POST',
     path: '/payouts',
@@ -98,6 +137,15 @@ export const payoutRoutes: readonly Route<Answers, 'engine'>[] = [
     responses: { 200: { description: 'the payout with its audit trail', schema: PayoutDetailSchema } },
     problems: ['not-found'],
     handler: getPayout,
+  }),
+  route({
+    method: 'GET',
+    path: '/payouts/{id}/audit',
+    responses: {
+      200: { description: 'a page of the audit trail, oldest first', schema: PayoutAuditPageSchema },
+    },
+    problems: ['validation', 'not-found'],
+    handler: getAuditPage,
   }),
   route({
     method: 'POST',
