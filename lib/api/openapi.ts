@@ -24,7 +24,11 @@ import { HealthQuerySchema } from './routes/health.js';
 import { InstantSettlementRequestSchema } from './routes/instant-settlements.js';
 import { AuditPageQuerySchema } from './routes/payouts.js';
 import { ProviderScheduleQuerySchema } from './routes/provider-schedules.js';
-import { ListRecurrencesQuerySchema, SkipOccurrenceRequestSchema } from './routes/recurring-payouts.js';
+import {
+  HistoryPageQuerySchema,
+  ListRecurrencesQuerySchema,
+  SkipOccurrenceRequestSchema,
+} from './routes/recurring-payouts.js';
 import { ListRefundsQuerySchema } from './routes/refunds.js';
 import {
   ApproveRequestSchema,
@@ -239,6 +243,14 @@ function operations(): Record<string, Record<string, Operation>> {
       get: {
         operationId: 'getRecurringPayout',
         parameters: [idPath],
+      },
+    },
+    '/recurring-payouts/{id}/history': {
+      get: {
+        operationId: 'getRecurringPayoutHistory',
+        summary:
+          'What became of every occurrence of a recurring payout, newest first, page by page (`GET /recurring-payouts/{id}` holds the newest 50 and, when there are more, `historyNextCursor` to go on from here)',
+        parameters: [idPath, ...queryParameters(HistoryPageQuerySchema)],
       },
     },
     '/recurring-payouts/{id}/approve': {

@@ -106,6 +106,14 @@ export const COMMANDS: readonly CommandSpec[] = [
     summary: 'a rule, its next occurrences and history',
   },
   {
+    words: ['recurring', 'history'],
+    method: 'GET',
+    path: '/recurring-payouts/{id}/history',
+    summary: 'what became of every occurrence, newest first (--all for every page)',
+    list: true,
+    query: ['limit'],
+  },
+  {
     words: ['recurring', 'create'],
     method: 'POST',
     path: '/recurring-payouts',

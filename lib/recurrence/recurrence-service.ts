@@ -50,9 +50,21 @@ export interface RecurrenceServiceOptions {
 export interface RecurrenceView {
   readonly recurrence: Recurrence;
   readonly upcoming: readonly (Occurrence & { readonly skipped: boolean })[];
-  readonly history: readonly (OccurrenceRecord & { readonly payoutStatus?: PayoutStatus })[];
+  readonly history: readonly HistoryEntry[];
+  /** Where older history goes on (`history(id, { before })`); absent when `history` is all of it. */
+  readonly historyBefore?: string;
   /** Who created, paused, resumed, cancelled or skipped it, and why; oldest first. */
   readonly audit: readonly RecurrenceAuditEvent[];
+}
+
+/** What became of one occurrence, with its payout's status now. */
+export type HistoryEntry = OccurrenceRecord & { readonly payoutStatus?: PayoutStatus };
+
+/** One page of a recurring payout's history, newest first. */
+export interface HistoryPage {
+  readonly entries: readonly HistoryEntry[];
+  /** The local date the next (older) page starts before; absent on the last page. */
+  readonly before?: string;
 }
 
 /** How many retries a command makes when the sweeper advanced the recurrence meanwhile. */
@@ -176,24 +188,38 @@ export class RecurrenceService {
             limit: this.ctx.config.upcomingShown,
           })
         : [];
-    const [records, audit] = await Promise.all([
-      this.ctx.store.occurrences(id, this.ctx.config.historyShown),
+    const [history, audit] = await Promise.all([
+      this.#historyPage(id, { limit: this.ctx.config.historyShown }),
       this.ctx.store.audit(id),
     ]);
-    const history = await Promise.all(
-      records.map(async (record) => {
+    return {
+      recurrence,
+      upcoming: upcoming.map((o) => ({ ...o, skipped: recurrence.skippedDates.includes(o.localDate) })),
+      history: history.entries,
+      ...(history.before && { historyBefore: history.before }),
+      audit,
+    };
+  }
+
+  /** The whole history, page by page, newest first: each page ends where `before` says the next one starts. */
+  async history(id: string, query: { limit: number; before?: string }): Promise<HistoryPage> {
+    await this.get(id);
+    return this.#historyPage(id, query);
+  }
+
+  async #historyPage(id: string, query: { limit: number; before?: string }): Promise<HistoryPage> {
+    const records = await this.ctx.store.occurrences(id, query.limit + 1, query.before);
+    const shown = records.slice(0, query.limit);
+    const entries = await Promise.all(
+      shown.map(async (record) => {
         const payout: Payout | undefined = record.payoutId
           ? await this.ctx.payouts.get(record.payoutId)
           : undefined;
         return { ...record, ...(payout && { payoutStatus: payout.status }) };
       }),
     );
-    return {
-      recurrence,
-      upcoming: upcoming.map((o) => ({ ...o, skipped: recurrence.skippedDates.includes(o.localDate) })),
-      history,
-      audit,
-    };
+    const last = shown.at(-1);
+    return { entries, ...(records.length > query.limit && last && { before: last.localDate }) };
   }
 
   list(query: { status?: RecurrenceStatus; limit: number; cursor?: string }): Promise<RecurrencePage> {

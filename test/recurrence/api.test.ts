@@ -89,6 +89,72 @@ describe('recurring payouts API', () => {
     expect(listed.body.items.map((r: { id: string }) => r.id)).toContain(created.body.id);
   });
 
+  it('shows the newest 50 history entries and pages through all of them, newest first, each once', async () => {
+    const created = await call(h.api, {
+      method: 'POST',
+      path: '/recurring-payouts',
+      headers: { 'Idempotency-Key': 'history-1' },
+      body: rule(),
+    });
+    // 53 occurrences already decided (recorded as the sweeper records a passed-over one), a week apart.
+    const store = recurrencesOf(h.runtime).ctx.store;
+    const dates = Array.from({ length: 53 }, (_, index) =>
+      new Date(Date.UTC(2025, 0, 6 + 7 * index)).toISOString().slice(0, 10),
+    );
+    for (const [index, localDate] of dates.entries()) {
+      await store.recordSkipped({
+        recurrenceId: created.body.id,
+        localDate,
+        index,
+        at: `${localDate}T08:00:00.000Z`,
+        state: 'skipped',
+        reason: 'history test',
+        recordedAt: `${localDate}T08:00:00.000Z`,
+      });
+    }
+    const newestFirst = [...dates].reverse();
+    const view = await call(h.api, { method: 'GET', path: `/recurring-payouts/${created.body.id}` });
+    expect(view.body.history.map((entry: { localDate: string }) => entry.localDate)).toEqual(
+      newestFirst.slice(0, 50),
+    );
+    const rest = await call(h.api, {
+      method: 'GET',
+      path: `/recurring-payouts/${created.body.id}/history`,
+      query: `cursor=${view.body.historyNextCursor}`,
+    });
+    expect(rest.body.items.map((entry: { localDate: string }) => entry.localDate)).toEqual(
+      newestFirst.slice(50),
+    );
+    expect(rest.body.nextCursor).toBeUndefined();
+    const paged: string[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await call(h.api, {
+        method: 'GET',
+        path: `/recurring-payouts/${created.body.id}/history`,
+        query: `limit=20${cursor ? `&cursor=${cursor}` : ''}`,
+      });
+      expect(page.status).toBe(200);
+      paged.push(...page.body.items.map((entry: { localDate: string }) => entry.localDate));
+      cursor = page.body.nextCursor;
+    } while (cursor && paged.length < 100);
+    expect(paged).toEqual(newestFirst);
+
+    const unknown = await call(h.api, {
+      method: 'GET',
+      path: '/recurring-payouts/01ARZ3NDEKTSV4RRFFQ69G5FAV/history',
+    });
+    expect(unknown.status).toBe(404);
+    for (const query of ['limit=0', 'cursor=bogus', 'cursor=eyJiZWZvcmUiOiIyMDI2LTEzLTQ1In0']) {
+      const bad = await call(h.api, {
+        method: 'GET',
+        path: `/recurring-payouts/${created.body.id}/history`,
+        query,
+      });
+      expect(bad.status, query).toBe(400);
+    }
+  });
+
   it('skips a named occurrence, pauses, resumes and cancels', async () => {
     const { body } = await call(h.api, {
       method: 'POST',

@@ -68,6 +68,32 @@ export const RecurringPayoutResponseSchema = z
   );
 export type RecurringPayoutResponse = z.output<typeof RecurringPayoutResponseSchema>;
 
+/** What became of one occurrence (`history` of a recurring payout, and its pages). */
+export const RecurrenceHistoryEntrySchema = z.lazy(() =>
+  z.object({
+    localDate: calendarDate,
+    at: instant,
+    state: z
+      .enum(Object.values(OccurrenceState) as [OccurrenceState, ...OccurrenceState[]])
+      .check(
+        z.describe(
+          '`held`: a pause cancelled its payout; the resume pays it again (a new payout, `generation` + 1) ' +
+            'if its time is after the resume, or records it `skipped` with the reason',
+        ),
+      ),
+    payoutId: z.optional(idText),
+    generation: z.optional(
+      z.int().check(z.describe('present from 2 on: the payout after a pause and resume')),
+    ),
+    payoutStatus: z.optional(z.enum(PAYOUT_STATUSES as [PayoutStatus, ...PayoutStatus[]])),
+    reason: z.optional(sentence),
+    recordedAt: instant,
+  }),
+);
+
+/** `GET /recurring-payouts/{id}/history`: a page of the whole history, newest first. */
+export const RecurrenceHistoryPageSchema = pageOf(RecurrenceHistoryEntrySchema);
+
 /** GET, create, approve and skip answer the recurring payout with its coming occurrences, history and audit. */
 export const RecurringPayoutViewSchema = z.lazy(() =>
   z.object({
@@ -76,32 +102,20 @@ export const RecurringPayoutViewSchema = z.lazy(() =>
       .array(z.object({ localDate: calendarDate, at: instant, skipped: z.boolean() }))
       .check(z.maxLength(FIELD_MAXIMA.audit)),
     history: z
-      .array(
-        z.object({
-          localDate: calendarDate,
-          at: instant,
-          state: z
-            .enum(Object.values(OccurrenceState) as [OccurrenceState, ...OccurrenceState[]])
-            .check(
-              z.describe(
-                '`held`: a pause cancelled its payout; the resume pays it again (a new payout, `generation` + 1) ' +
-                  'if its time is after the resume, or records it `skipped` with the reason',
-              ),
-            ),
-          payoutId: z.optional(idText),
-          generation: z.optional(
-            z.int().check(z.describe('present from 2 on: the payout after a pause and resume')),
-          ),
-          payoutStatus: z.optional(z.enum(PAYOUT_STATUSES as [PayoutStatus, ...PayoutStatus[]])),
-          reason: z.optional(sentence),
-          recordedAt: instant,
-        }),
-      )
+      .array(RecurrenceHistoryEntrySchema)
       .check(
         z.maxLength(FIELD_MAXIMA.audit),
-        z.describe(`newest first: what became of each occurrence (the newest ${FIELD_MAXIMA.audit})`),
+        z.describe(
+          'newest first: what became of each occurrence (the newest 50; older ones from GET /recurring-payouts/{id}/history, with `historyNextCursor`)',
+        ),
       ),
-    historyOmitted: omittedCount,
+    historyNextCursor: z.optional(
+      upTo(FIELD_MAXIMA.cursor).check(
+        z.describe(
+          'present when the history goes further back: pass as `cursor` to GET /recurring-payouts/{id}/history',
+        ),
+      ),
+    ),
     audit: z
       .array(
         z.object({

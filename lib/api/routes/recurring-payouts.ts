@@ -1,7 +1,9 @@
 import { RECURRENCE_STATUSES, type Recurrence, type RecurrenceStatus } from '../../recurrence/model.js';
-import type { RecurrenceView } from '../../recurrence/recurrence-service.js';
+import type { HistoryEntry, RecurrenceView } from '../../recurrence/recurrence-service.js';
 import { isCalendarDate } from '../../recurrence/rules.js';
 import { CreateRecurrenceRequestSchema } from '../../recurrence/schemas.js';
+import { decodeCursor, encodeCursor } from '../../shared/cursor.js';
+import { InvalidCursorError } from '../../shared/errors.js';
 import { clipText, FIELD_MAXIMA } from '../../shared/field-limits.js';
 import { clientText } from '../../shared/text.js';
 import * as z from '../../shared/zod.js';
@@ -9,6 +11,7 @@ import { ApiError } from '../errors.js';
 import { newest, omitted, principal } from '../presenters.js';
 import { idempotencyKeyOf, idParam, parseBody, parseQuery } from '../request.js';
 import {
+  RecurrenceHistoryPageSchema,
   RecurringPayoutPageSchema,
   type RecurringPayoutResponse,
   RecurringPayoutResponseSchema,
@@ -19,6 +22,7 @@ import { type Answers, type Route, type RouteRequest, reply, route } from '../ro
 import {
   ApproveRequestSchema,
   CancelRequestSchema,
+  ListPayoutsQuerySchema,
   PauseRequestSchema,
   queryInt,
   ResumeRequestSchema,
@@ -79,6 +83,19 @@ export function presentRecurrence(recurrence: Recurrence): RecurringPayoutRespon
   };
 }
 
+function presentHistoryEntry(entry: HistoryEntry) {
+  return {
+    localDate: entry.localDate,
+    at: entry.at,
+    state: entry.state,
+    ...(entry.payoutId && { payoutId: entry.payoutId }),
+    ...(entry.generation && entry.generation > 1 && { generation: entry.generation }),
+    ...(entry.payoutStatus && { payoutStatus: entry.payoutStatus }),
+    ...(entry.reason && { reason: clipText(entry.reason, TEXT) }),
+    recordedAt: entry.recordedAt,
+  };
+}
+
 function presentView(view: RecurrenceView): RecurringPayoutView {
   return {
     ...presentRecurrence(view.recurrence),
@@ -86,17 +103,8 @@ function presentView(view: RecurrenceView): RecurringPayoutView {
       .slice(0, NEWEST)
       .map((o) => ({ localDate: o.localDate, at: o.at, skipped: o.skipped })),
     // Newest first: the first ones are the newest.
-    history: view.history.slice(0, NEWEST).map((entry) => ({
-      localDate: entry.localDate,
-      at: entry.at,
-      state: entry.state,
-      ...(entry.payoutId && { payoutId: entry.payoutId }),
-      ...(entry.generation && entry.generation > 1 && { generation: entry.generation }),
-      ...(entry.payoutStatus && { payoutStatus: entry.payoutStatus }),
-      ...(entry.reason && { reason: clipText(entry.reason, TEXT) }),
-      recordedAt: entry.recordedAt,
-    })),
-    ...omitted('historyOmitted', view.history.length),
+    history: view.history.slice(0, NEWEST).map(presentHistoryEntry),
+    ...(view.historyBefore && { historyNextCursor: encodeCursor({ before: view.historyBefore }) }),
     audit: newest(view.audit).map(({ recurrenceId: _id, ...event }) => ({
       ...event,
       actor: principal(event.actor),
@@ -104,6 +112,33 @@ function presentView(view: RecurrenceView): RecurringPayoutView {
     })),
     ...omitted('auditOmitted', view.audit.length),
   };
+}
+
+/** `GET /recurring-payouts/{id}/history`: what became of every occurrence, newest first, page by page. */
+export const HistoryPageQuerySchema = z.strictObject({
+  limit: z.optional(queryInt(1, 100, 'page size, 1 to 100, default 50')),
+  cursor: ListPayoutsQuerySchema.shape.cursor,
+});
+
+/** Where a page of the history stopped, as its cursor carries it: the local date the next page starts before. */
+const HistoryCursorSchema = z.strictObject({
+  before: z.string().check(z.refine(isCalendarDate, 'must be a calendar date')),
+});
+
+async function getHistory(request: RouteRequest<'recurrences'>) {
+  const query = parseQuery(request.event, HistoryPageQuerySchema);
+  const position = query.cursor === undefined ? undefined : decodeCursor(query.cursor, HistoryCursorSchema);
+  if (query.cursor !== undefined && position === undefined) {
+    throw new InvalidCursorError('is not a cursor of this listing');
+  }
+  const page = await request.ctx.recurrences.history(idParam(request), {
+    limit: query.limit ?? 50,
+    ...(position && { before: position.before }),
+  });
+  return reply(200, {
+    items: page.entries.map(presentHistoryEntry),
+    ...(page.before && { nextCursor: encodeCursor({ before: page.before }) }),
+  });
 }
 
 /** POST /recurring-payouts: recorded once per `Idempotency-Key`; occurrences are paid by the sweeper. */
@@ -214,6 +249,18 @@ export const recurringPayoutRoutes: readonly Route<Answers, 'recurrences'>[] = [
     responses: view('the recurring payout with its coming occurrences, history and audit'),
     problems: ['not-found'],
     handler: getRecurrence,
+  }),
+  route({
+    method: 'GET',
+    path: '/recurring-payouts/{id}/history',
+    responses: {
+      200: {
+        description: 'a page of the history, newest first: what became of each occurrence',
+        schema: RecurrenceHistoryPageSchema,
+      },
+    },
+    problems: ['validation', 'not-found'],
+    handler: getHistory,
   }),
   route({
     method: 'POST',

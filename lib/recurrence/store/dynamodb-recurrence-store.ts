@@ -265,21 +265,27 @@ export class DynamoDbRecurrenceStore implements RecurrenceStore {
     return Item ? fromOccurrenceItem(Item) : undefined;
   }
 
-  async occurrences(recurrenceId: string, limit: number): Promise<OccurrenceRecord[]> {
+  async occurrences(recurrenceId: string, limit: number, before?: string): Promise<OccurrenceRecord[]> {
+    // Before a date: from that occurrence's key down (BETWEEN is inclusive, so one more is read and it is left out).
     const { Items } = await this.#doc.send(
       new QueryCommand({
         TableName: this.tableName,
-        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+        KeyConditionExpression:
+          before === undefined
+            ? 'pk = :pk AND begins_with(sk, :prefix)'
+            : 'pk = :pk AND sk BETWEEN :prefix AND :before',
         ExpressionAttributeValues: {
           ':pk': recurrenceKeys.recurrence(recurrenceId).pk,
           ':prefix': 'OCCURRENCE#',
+          ...(before !== undefined && { ':before': recurrenceKeys.occurrence(recurrenceId, before).sk }),
         },
         ScanIndexForward: false,
-        Limit: limit,
+        Limit: before === undefined ? limit : limit + 1,
         ConsistentRead: true,
       }),
     );
-    return (Items ?? []).map(fromOccurrenceItem);
+    const records = (Items ?? []).map(fromOccurrenceItem);
+    return before === undefined ? records : records.filter((r) => r.localDate !== before).slice(0, limit);
   }
 }
 

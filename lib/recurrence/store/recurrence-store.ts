@@ -45,6 +45,6 @@ export interface RecurrenceStore {
   /** Records a skip (named skip, passed over while paused or before approval, cancelled). */
   recordSkipped(record: OccurrenceRecord): Promise<void>;
   getOccurrence(recurrenceId: string, localDate: string): Promise<OccurrenceRecord | undefined>;
-  /** Occurrence history, newest first. */
-  occurrences(recurrenceId: string, limit: number): Promise<OccurrenceRecord[]>;
+  /** Occurrence history, newest first; with `before` (a local date), only the occurrences before it. */
+  occurrences(recurrenceId: string, limit: number, before?: string): Promise<OccurrenceRecord[]>;
 }
