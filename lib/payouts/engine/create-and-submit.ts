@@ -1,7 +1,7 @@
 import { IdempotencyKeyContestedError } from '../../shared/idempotent-create.js';
 import { DailyCapExceededError } from '../errors.js';
 import { PayoutStatus } from '../model.js';
-import { buildTransition, type SendingContext } from './context.js';
+import { buildTransition, type EngineContext, type SendingContext } from './context.js';
 import {
   type CreatePayoutCommand,
   type CreatePayoutResult,
@@ -181,7 +181,7 @@ export function submitIfPending(
 
 /** The creator's send: its failure never fails the create (the payout is recorded; the sweeper or reconciler goes on). */
 async function sendInline(
-  ctx: SendingContext,
+  ctx: EngineContext,
   created: CreatePayoutResult,
   send: () => Promise<SubmitResult>,
 ): Promise<CreateAndSubmitResult> {

@@ -1,7 +1,7 @@
 import { PayoutStatus } from '../model.js';
 import type { SubmissionQueue, SubmissionRequest } from '../queue/submission-queue.js';
 import { WorkQueue } from '../store/table-design.js';
-import type { SendingContext } from './context.js';
+import type { EngineContext } from './context.js';
 import { releaseScheduled } from './sweep.js';
 
 export interface DispatchOptions {
@@ -38,7 +38,7 @@ export const DEFAULT_DISPATCH_PAGE_SIZE = 500;
  * whole month-end backlog and the queue's consumers pay it at their own concurrency.
  */
 export async function dispatchDuePayouts(
-  ctx: SendingContext,
+  ctx: EngineContext,
   queue: SubmissionQueue,
   options: DispatchOptions = {},
 ): Promise<DispatchReport> {
@@ -61,7 +61,7 @@ export async function dispatchDuePayouts(
   }
   let enqueued = 0;
   const dueBy = ctx.clock.now().toISOString();
-  let after: Parameters<SendingContext['store']['due']>[3];
+  let after: Parameters<EngineContext['store']['due']>[3];
   while (!leftOver) {
     const limit = Math.min(pageSize, maxEnqueued - enqueued);
     const page = await ctx.store.due(WorkQueue.Submit, dueBy, limit, after);

@@ -1,7 +1,7 @@
 import { providerAttemptOf } from '../gateway.js';
 import { type Payout, PayoutStatus, systemPrincipal, type WatchedAttempt } from '../model.js';
 import { WorkQueue } from '../store/table-design.js';
-import { addMs, type SendingContext, type TransitionSpec } from './context.js';
+import { addMs, type EngineContext, type SendingContext, type TransitionSpec } from './context.js';
 import {
   type AttemptLook,
   type FoundLook,
@@ -76,7 +76,7 @@ const LEASE_SCAN_MAX_PAGES = 40;
  * LEASE_SCAN_PAGE_ITEMS (10,000 in flight) a pass: the reconciler passes again each minute.
  */
 export async function endedLeases(
-  ctx: SendingContext,
+  ctx: EngineContext,
   now: string,
   limit: number,
   outOfTime: () => boolean = () => false,
@@ -151,7 +151,7 @@ export async function reconcilePayouts(
   return report;
 }
 
-async function expireLease(ctx: SendingContext, payout: Payout): Promise<boolean> {
+async function expireLease(ctx: EngineContext, payout: Payout): Promise<boolean> {
   const now = ctx.clock.now();
   if (
     payout.status !== PayoutStatus.Submitting ||
@@ -206,7 +206,7 @@ export async function reconcileOne(
 }
 
 function decideUnknown(
-  ctx: SendingContext,
+  ctx: EngineContext,
   payout: Payout,
   now: Date,
   elapsed: number,
@@ -276,7 +276,7 @@ function succeeded(
 }
 
 /** The current attempt, proved absent now: watched for a late record until the watch window ends. */
-function provedAbsent(ctx: SendingContext, payout: Payout, now: Date): WatchedAttempt {
+function provedAbsent(ctx: EngineContext, payout: Payout, now: Date): WatchedAttempt {
   return {
     number: providerAttemptOf(payout),
     startedAt: payout.attempt?.startedAt ?? payout.createdAt,
@@ -292,7 +292,7 @@ function provedAbsent(ctx: SendingContext, payout: Payout, now: Date): WatchedAt
  * absent attempt; at the limit it fails. Either way the cap reservation is released (a new claim reserves again)
  * and the absent attempt is watched.
  */
-function afterProvedAbsence(ctx: SendingContext, payout: Payout, now: Date, elapsed: number): TransitionSpec {
+function afterProvedAbsence(ctx: EngineContext, payout: Payout, now: Date, elapsed: number): TransitionSpec {
   const absent = provedAbsent(ctx, payout, now);
   const watchedAttempts = [...(payout.watchedAttempts ?? []), absent];
   const release = payout.capDay
@@ -330,7 +330,7 @@ function needsReview(reason: string): TransitionSpec {
 }
 
 function recheck(
-  ctx: SendingContext,
+  ctx: EngineContext,
   payout: Payout,
   now: Date,
   elapsed: number,

@@ -2,7 +2,7 @@ import { ProviderLookupFailedError, ResolutionMismatchError } from '../errors.js
 import { assertMayApprove } from '../gate.js';
 import { providerAttemptOf, type RecordCheck } from '../gateway.js';
 import { type Payout, PayoutStatus, type Principal, type ProviderReceipt } from '../model.js';
-import { buildTransition, type SendingContext } from './context.js';
+import { buildTransition, type EngineContext, type SendingContext } from './context.js';
 
 export interface PaidDecision {
   readonly transactionId: string;
@@ -79,7 +79,7 @@ async function checkRecord(ctx: SendingContext, payout: Payout, transactionId: s
 
 /** The first forced call: recorded on the payout (and audited), applied only when another person confirms it. */
 async function propose(
-  ctx: SendingContext,
+  ctx: EngineContext,
   payout: Payout,
   actor: Principal,
   decision: PaidDecision,
@@ -104,7 +104,7 @@ async function propose(
 }
 
 function markPaid(
-  ctx: SendingContext,
+  ctx: EngineContext,
   payout: Payout,
   actor: Principal,
   receipt: ProviderReceipt,
@@ -131,7 +131,7 @@ function markPaid(
 
 /** A change made meanwhile (another resolution) surfaces as ConcurrentModificationError: a 409, nothing lost. */
 function write(
-  ctx: SendingContext,
+  ctx: EngineContext,
   payout: Payout,
   spec: Parameters<typeof buildTransition>[1],
 ): Promise<Payout> {

@@ -5,7 +5,13 @@ import { DailyCapExceededError } from '../errors.js';
 import type { SendOptions, SendOutcome } from '../gateway.js';
 import { type Payout, PayoutStatus, systemPrincipal } from '../model.js';
 import type { CapChange } from '../store/payout-store.js';
-import { addMs, buildTransition, type SendingContext, type TransitionSpec } from './context.js';
+import {
+  addMs,
+  buildTransition,
+  type EngineContext,
+  type SendingContext,
+  type TransitionSpec,
+} from './context.js';
 
 const submitter = systemPrincipal('submitter');
 const RECORD_ATTEMPTS = 3;
@@ -34,7 +40,7 @@ export async function submitPayout(ctx: SendingContext, payout: Payout): Promise
 const PAUSED = 'payouts are paused';
 
 /** Still inside the hold set at creation for the creator's own submission (see `submitsInline`). */
-function heldForCreator(ctx: SendingContext, payout: Payout): boolean {
+function heldForCreator(ctx: EngineContext, payout: Payout): boolean {
   return (
     payout.status === PayoutStatus.Pending &&
     payout.submissionCount === 0 &&
@@ -49,7 +55,7 @@ function heldForCreator(ctx: SendingContext, payout: Payout): boolean {
  * given back because of the pause has already dropped the hold with the claim.
  */
 async function releaseHold(
-  ctx: SendingContext,
+  ctx: EngineContext,
   skipped: Extract<SubmitResult, { kind: 'skipped' }>,
 ): Promise<Extract<SubmitResult, { kind: 'skipped' }>> {
   try {
@@ -150,11 +156,7 @@ export function afterPendingIo<T>(work: () => Promise<T>): Promise<T> {
  * Gives back a claim whose payout was never sent (the sweep claimed it ahead and then ran out of time): back to
  * `pending`, its daily-cap amount released and the attempt not counted, so the next tick sends it as usual.
  */
-export async function releaseUnsentClaim(
-  ctx: SendingContext,
-  claimed: Claimed,
-  why: string,
-): Promise<Payout> {
+export async function releaseUnsentClaim(ctx: EngineContext, claimed: Claimed, why: string): Promise<Payout> {
   const payout = claimed.payout;
   const now = ctx.clock.now();
   const spec: TransitionSpec = {
@@ -171,7 +173,7 @@ export async function releaseUnsentClaim(
 
 /** The claim of a pending payout: pending -> submitting with a new attempt and its lease, reserving the cap. */
 export function claimSpec(
-  ctx: SendingContext,
+  ctx: EngineContext,
   payout: Payout,
   now: Date,
 ): TransitionSpec & { readonly cap: CapChange } {
@@ -241,7 +243,7 @@ async function claim(
  * afterwards reaches the provider, as with the ConditionCheck the claim's transaction used to carry (2 write
  * units a claim); one landing between the claim and the read stops it too. See docs/data-model.md.
  */
-export async function pausedNow(ctx: SendingContext): Promise<boolean> {
+export async function pausedNow(ctx: EngineContext): Promise<boolean> {
   const { paused } = await ctx.store.getControls();
   ctx.pause.lastSeenPaused = paused;
   return paused;
@@ -252,7 +254,7 @@ export async function pausedNow(ctx: SendingContext): Promise<boolean> {
  * sweeper sends the payout once payouts resume.
  */
 export async function unlessPaused(
-  ctx: SendingContext,
+  ctx: EngineContext,
   claimed: Claimed,
 ): Promise<Claimed | Extract<SubmitResult, { kind: 'skipped' }>> {
   if (!(await pausedNow(ctx))) return claimed;
@@ -260,7 +262,7 @@ export async function unlessPaused(
 }
 
 async function failForCap(
-  ctx: SendingContext,
+  ctx: EngineContext,
   payout: Payout,
   now: Date,
 ): Promise<Extract<SubmitResult, { kind: 'skipped' }>> {
@@ -310,7 +312,7 @@ async function sendSafely(ctx: SendingContext, payout: Payout, options?: SendOpt
 
 /** The transition that records a provider outcome for a payout in `submitting`. */
 export function outcomeTransition(
-  ctx: SendingContext,
+  ctx: EngineContext,
   claimed: Payout,
   outcome: SendOutcome,
   now: Date,
@@ -385,7 +387,7 @@ export function outcomeTransition(
   }
 }
 
-async function recordOutcome(ctx: SendingContext, claimed: Payout, outcome: SendOutcome): Promise<Payout> {
+async function recordOutcome(ctx: EngineContext, claimed: Payout, outcome: SendOutcome): Promise<Payout> {
   for (let attempt = 1; ; attempt++) {
     const now = ctx.clock.now();
     try {
@@ -408,7 +410,7 @@ async function recordOutcome(ctx: SendingContext, claimed: Payout, outcome: Send
 
 /** The lease ran out while the provider was answering and the reconciler already moved the payout on. */
 async function recordAfterConflict(
-  ctx: SendingContext,
+  ctx: EngineContext,
   claimed: Payout,
   outcome: SendOutcome,
 ): Promise<Payout> {

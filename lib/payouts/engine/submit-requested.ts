@@ -1,7 +1,7 @@
 import { PayoutStatus } from '../model.js';
 import { MAX_SEND_LATENESS_MS, type ProviderRateLimiter } from '../queue/rate-limiter.js';
 import type { SubmissionRequest } from '../queue/submission-queue.js';
-import type { SendingContext } from './context.js';
+import type { EngineContext, SendingContext } from './context.js';
 import {
   type Claimed,
   claimForSubmission,
@@ -152,7 +152,7 @@ async function sendAtSlot(
  * unsent; a replacement not reserved by then, or a second miss, leaves late.
  */
 async function waitForSlot(
-  ctx: SendingContext,
+  ctx: EngineContext,
   claim: Claimed,
   firstSlot: number,
   options: SubmitRequestedOptions,

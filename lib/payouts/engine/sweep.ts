@@ -2,7 +2,7 @@ import { ConcurrentModificationError } from '../../shared/errors.js';
 import { reachesApprovalThreshold } from '../gate.js';
 import { type Payout, PayoutStatus, systemPrincipal } from '../model.js';
 import { WorkQueue } from '../store/table-design.js';
-import { buildTransition, type SendingContext, type TransitionSpec } from './context.js';
+import { buildTransition, type EngineContext, type SendingContext, type TransitionSpec } from './context.js';
 import {
   afterPendingIo,
   type Claimed,
@@ -121,7 +121,7 @@ export async function sweepDuePayouts(ctx: SendingContext, options: SweepOptions
 }
 
 export async function releaseScheduled(
-  ctx: SendingContext,
+  ctx: EngineContext,
   limit: number,
 ): Promise<{ released: number; missed: number; nowPending: Payout[] }> {
   const now = ctx.clock.now();

@@ -2,7 +2,13 @@ import { DeadlineExceededError, withinDeadline } from '../../shared/deadline.js'
 import { ConcurrentModificationError } from '../../shared/errors.js';
 import { type FindOutcome, providerAttemptOf } from '../gateway.js';
 import { type Payout, PayoutStatus, systemPrincipal, type WatchedAttempt } from '../model.js';
-import { addMs, buildTransition, type SendingContext, type TransitionSpec } from './context.js';
+import {
+  addMs,
+  buildTransition,
+  type EngineContext,
+  type SendingContext,
+  type TransitionSpec,
+} from './context.js';
 
 const reconciler = systemPrincipal('reconciler');
 const MAX_RECHECK_INTERVAL_MS = 60 * 60_000;
@@ -87,7 +93,7 @@ export async function lookFor(
 }
 
 /** The wait before the next look, growing with the time since the attempt, from the interval up to an hour. */
-export function recheckWait(ctx: SendingContext, elapsed: number): number {
+export function recheckWait(ctx: EngineContext, elapsed: number): number {
   return Math.min(MAX_RECHECK_INTERVAL_MS, Math.max(ctx.config.reconcileIntervalMs, elapsed / 2));
 }
 
@@ -163,7 +169,7 @@ export async function watchPayout(
 }
 
 function decideWatch(
-  ctx: SendingContext,
+  ctx: EngineContext,
   payout: Payout,
   now: Date,
   watched: readonly WatchedAttempt[],
@@ -231,7 +237,7 @@ function decideWatch(
 }
 
 /** Logs and counts a payout handed to a person; a double payment has its own metric and alarm. */
-export function reportNeedsReview(ctx: SendingContext, payout: Payout, reason: string): void {
+export function reportNeedsReview(ctx: EngineContext, payout: Payout, reason: string): void {
   ctx.metrics.count('PayoutNeedsReview');
   if (payout.paidTwice) ctx.metrics.count('PayoutPaidTwice');
   ctx.logger.error(payout.paidTwice ? 'payout paid twice' : 'payout needs review', {
@@ -243,7 +249,7 @@ export function reportNeedsReview(ctx: SendingContext, payout: Payout, reason: s
 
 /** A transition by the reconciler; losing a race to another writer is not an error (it decided first). */
 export async function tryTransition(
-  ctx: SendingContext,
+  ctx: EngineContext,
   payout: Payout,
   spec: TransitionSpec,
 ): Promise<Payout | undefined> {
