@@ -1,3 +1,4 @@
+import { InvalidCursorError } from './errors.js';
 import type * as z from './zod.js';
 
 /** The longest cursor accepted; the API's query schemas say the same. */
@@ -33,6 +34,22 @@ export function decodeCursor<T extends z.ZodMiniType>(cursor: string, shape: T):
   }
   const parsed = shape.safeParse(json);
   return parsed.success ? parsed.data : undefined;
+}
+
+/**
+ * The cursor a client sent with a listing, read back against the shape the listing issues: undefined when none
+ * was sent, InvalidCursorError (a 400 naming `cursor`) when it is not one of the listing's.
+ *
+ * @example const after = readCursor(query.cursor, AuditCursorSchema);
+ */
+export function readCursor<T extends z.ZodMiniType>(
+  cursor: string | undefined,
+  shape: T,
+): z.infer<T> | undefined {
+  if (cursor === undefined) return undefined;
+  const position = decodeCursor(cursor, shape);
+  if (position === undefined) throw new InvalidCursorError('is not a cursor of this listing');
+  return position;
 }
 
 /** True for the error DynamoDB answers when a query's `ExclusiveStartKey` does not fit the query. */

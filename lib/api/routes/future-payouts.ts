@@ -1,12 +1,10 @@
 import {
   FUTURE_PAGE_MAX,
   type FutureMovement,
-  type FuturePosition,
   FutureSource,
   futureMoneyMovement,
 } from '../../future-payouts/future-payouts.js';
-import { decodeCursor, encodeCursor } from '../../shared/cursor.js';
-import { InvalidCursorError } from '../../shared/errors.js';
+import { encodeCursor, readCursor } from '../../shared/cursor.js';
 import { clipText, FIELD_MAXIMA } from '../../shared/field-limits.js';
 import * as z from '../../shared/zod.js';
 import { parseQuery } from '../request.js';
@@ -53,11 +51,7 @@ const presentMovement = (m: FutureMovement) => ({
  */
 async function listFuturePayouts(request: RouteRequest<'payouts' | 'recurrences' | 'providerSchedules'>) {
   const query = parseQuery(request.event, FuturePayoutsQuerySchema);
-  let after: FuturePosition | undefined;
-  if (query.cursor !== undefined) {
-    after = decodeCursor(query.cursor, FuturePositionSchema);
-    if (!after) throw new InvalidCursorError('is not a cursor of this listing');
-  }
+  const after = readCursor(query.cursor, FuturePositionSchema);
   const { payouts, recurrences, providerSchedules } = request.ctx;
   const { next, items, ...view } = await futureMoneyMovement(
     { payouts, recurrences, providerSchedules },

@@ -2,8 +2,8 @@ import { createAndSubmit } from '../../payouts/engine/create-and-submit.js';
 import { resolveReview } from '../../payouts/engine/payout-commands.js';
 import { PayoutStatus } from '../../payouts/model.js';
 import { CreatePayoutRequestSchema } from '../../payouts/schemas.js';
-import { decodeCursor, encodeCursor } from '../../shared/cursor.js';
-import { InvalidCursorError, NotFoundError } from '../../shared/errors.js';
+import { encodeCursor, readCursor } from '../../shared/cursor.js';
+import { NotFoundError } from '../../shared/errors.js';
 import * as z from '../../shared/zod.js';
 import { presentAuditEvent, presentPayout, presentPayoutPage } from '../presenters.js';
 import { idempotencyKeyOf, idParam, parseBody, parseQuery } from '../request.js';
@@ -63,10 +63,7 @@ const AuditCursorSchema = z.strictObject({
 
 async function getAuditPage(request: RouteRequest<'engine' | 'payoutAuditPages'>) {
   const query = parseQuery(request.event, AuditPageQuerySchema);
-  const after = query.cursor === undefined ? undefined : decodeCursor(query.cursor, AuditCursorSchema);
-  if (query.cursor !== undefined && after === undefined) {
-    throw new InvalidCursorError('is not a cursor of this listing');
-  }
+  const after = readCursor(query.cursor, AuditCursorSchema);
   const id = idParam(request);
   if (!(await request.ctx.engine.get(id))) throw new NotFoundError('payout', id);
   const page = await request.ctx.payoutAuditPages.page(id, {

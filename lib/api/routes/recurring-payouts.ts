@@ -2,8 +2,7 @@ import { RECURRENCE_STATUSES, type Recurrence, type RecurrenceStatus } from '../
 import type { HistoryEntry, RecurrenceView } from '../../recurrence/recurrence-service.js';
 import { isCalendarDate } from '../../recurrence/rules.js';
 import { CreateRecurrenceRequestSchema } from '../../recurrence/schemas.js';
-import { decodeCursor, encodeCursor } from '../../shared/cursor.js';
-import { InvalidCursorError } from '../../shared/errors.js';
+import { encodeCursor, readCursor } from '../../shared/cursor.js';
 import { clipText, FIELD_MAXIMA } from '../../shared/field-limits.js';
 import { clientText } from '../../shared/text.js';
 import * as z from '../../shared/zod.js';
@@ -127,10 +126,7 @@ const HistoryCursorSchema = z.strictObject({
 
 async function getHistory(request: RouteRequest<'recurrences'>) {
   const query = parseQuery(request.event, HistoryPageQuerySchema);
-  const position = query.cursor === undefined ? undefined : decodeCursor(query.cursor, HistoryCursorSchema);
-  if (query.cursor !== undefined && position === undefined) {
-    throw new InvalidCursorError('is not a cursor of this listing');
-  }
+  const position = readCursor(query.cursor, HistoryCursorSchema);
   const page = await request.ctx.recurrences.history(idParam(request), {
     limit: query.limit ?? 50,
     ...(position && { before: position.before }),
