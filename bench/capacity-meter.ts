@@ -25,7 +25,7 @@ export interface CapacitySnapshot {
   /**
    * Write units by AWS's published rules, computed from the requests: transactional writes 2 per KB per item
    * (Put from the item's size; Update, Delete, ConditionCheck taken as one KB: they touch small items), other
-   * writes DynamoDB Local's figure. Base table only: see `indexWriteUnits`.
+   * writes 1 per KB per item (`singleWriteUnits`). Base table only: see `indexWriteUnits`.
    */
   readonly awsWriteUnits: number;
   /**
@@ -136,6 +136,7 @@ export class CapacityMeter {
           this.#add(commandName, (result.output as { ConsumedCapacity?: unknown }).ConsumedCapacity);
           if (commandName === 'TransactWriteItemsCommand')
             this.#totals.awsWriteUnits += transactionalWriteUnits(args.input as TransactInput);
+          else this.#totals.awsWriteUnits += singleWriteUnits(commandName, args.input as WriteInput);
           await this.#priceIndexWrites(commandName, writes);
         }
         return result;
@@ -235,7 +236,6 @@ export class CapacityMeter {
     if (READ_COMMANDS.has(commandName)) this.#totals.readUnits += units;
     else this.#totals.writeUnits += units;
     if (commandName === 'TransactWriteItemsCommand') this.#totals.transactWriteUnits += units;
-    else if (!READ_COMMANDS.has(commandName)) this.#totals.awsWriteUnits += units;
   }
 }
 
@@ -259,6 +259,18 @@ export function transactionalWriteUnits(input: TransactInput): number {
     units += 2 * Math.max(1, Math.ceil(bytes / KB));
   }
   return units;
+}
+
+/**
+ * 1 WCU per KB (rounded up) per item, as AWS bills a PutItem, UpdateItem, DeleteItem or each item of a
+ * BatchWriteItem: Put from the item's size, Update and Delete taken as one KB (they touch small items). Base table
+ * only: DynamoDB Local's own figure for these (ReturnConsumedCapacity TOTAL) includes the index writes, which
+ * `indexWriteUnits` prices on their own.
+ */
+export function singleWriteUnits(commandName: string, input: WriteInput): number {
+  const units = (item: Item | undefined) => Math.max(1, Math.ceil((item ? itemBytes(item) : KB) / KB));
+  if (READ_COMMANDS.has(commandName)) return 0;
+  return itemWritesOf(commandName, input).reduce((sum, write) => sum + units(write.item), 0);
 }
 
 /** Every write request shape the meter prices index writes for (marshalled, as on the wire). */

@@ -9,6 +9,8 @@ import {
 } from '@aws-sdk/client-dynamodb';
 import { endedLeases } from '../lib/payouts/engine/reconcile-payouts.js';
 import { PayoutStatus } from '../lib/payouts/model.js';
+import { PayoutAuditTrail } from '../lib/payouts/store/audit-trail.js';
+import { PayoutListing } from '../lib/payouts/store/payout-listing.js';
 import { createTableInput, keys, TableIndexes, WorkQueue } from '../lib/payouts/store/table-design.js';
 import { ManualClock } from '../lib/shared/clock.js';
 import { CapacityMeter } from './capacity-meter.js';
@@ -30,7 +32,7 @@ const UNKNOWN = 5;
 
 /**
  * DynamoDB round trips and read units of the read paths the data model serves: the list routes (all, by
- * status, with a type filter, a second page) and the queue reads of the sweeper and the reconciler, over a
+ * status, with a type filter, a second page), a payout with its audit trail and a page of the trail, and the queue reads of the sweeper and the reconciler, over a
  * table holding succeeded, pending and unknown payouts. Index projections decide what these cost, so a change
  * of the data model shows here as well as in the write units.
  */
@@ -38,6 +40,7 @@ export async function benchReadPaths(endpoint: string): Promise<BenchResult> {
   const clock = new ManualClock(START);
   const rig = await startEngineRig(endpoint, { prefix: 'read-paths', clock });
   const rows: Row[] = [];
+  const listing = new PayoutListing(rig.dynamoDb, rig.tableName);
   try {
     for (let i = 0; i < SUCCEEDED; i++) {
       const { payout } = await rig.engine.create(createCommand(bankTransfer(), `read-s-${i}`));
@@ -53,21 +56,34 @@ export async function benchReadPaths(endpoint: string): Promise<BenchResult> {
     const now = clock.now().toISOString();
 
     // `to` as the API passes it when the caller gives none would be the wall clock; the bench's clock is fixed.
-    const first = await rig.engine.list({ limit: 20, to: now });
-    rows.push(await measure(rig, 'list all, first page (20)', () => rig.engine.list({ limit: 20, to: now })));
+    const first = await listing.list({ limit: 20, to: now });
+    rows.push(await measure(rig, 'list all, first page (20)', () => listing.list({ limit: 20, to: now })));
     rows.push(
       await measure(rig, 'list all, second page (20)', () =>
-        rig.engine.list({ limit: 20, to: now, ...(first.nextCursor && { cursor: first.nextCursor }) }),
+        listing.list({ limit: 20, to: now, ...(first.nextCursor && { cursor: first.nextCursor }) }),
       ),
     );
     rows.push(
       await measure(rig, 'list by status succeeded (20)', () =>
-        rig.engine.list({ status: PayoutStatus.Succeeded, limit: 20 }),
+        listing.list({ status: PayoutStatus.Succeeded, limit: 20 }),
       ),
     );
     rows.push(
       await measure(rig, 'list by status + type filter (20)', () =>
-        rig.engine.list({ status: PayoutStatus.Succeeded, type: 'bank_transfer', limit: 20 }),
+        listing.list({ status: PayoutStatus.Succeeded, type: 'bank_transfer', limit: 20 }),
+      ),
+    );
+    const trail = new PayoutAuditTrail(rig.dynamoDb, rig.tableName);
+    const [decided] = (await listing.list({ status: PayoutStatus.Succeeded, limit: 1 })).items.map(
+      ({ id }) => id,
+    );
+    if (!decided) throw new Error('read-paths: no succeeded payout to read');
+    rows.push(
+      await measure(rig, 'a payout with its audit trail (GET /payouts/{id})', () => trail.whole(decided)),
+    );
+    rows.push(
+      await measure(rig, 'audit trail, first page (GET /payouts/{id}/audit, 50)', () =>
+        trail.page(decided, { limit: 50 }),
       ),
     );
     rows.push(

@@ -1,6 +1,7 @@
 import { approvalSourcesOf } from '../runtime/approvals.js';
-import { payoutAuditPagesOf } from '../runtime/payout-audit-pages.js';
+import { payoutAuditTrailOf } from '../runtime/payout-audit-trail.js';
 import { payoutEngineOf } from '../runtime/payout-engine.js';
+import { payoutListingOf } from '../runtime/payout-listing.js';
 import { providerOf } from '../runtime/provider.js';
 import type { Runtime } from '../runtime/runtime.js';
 import {
@@ -19,7 +20,8 @@ export function apiContextFrom(runtime: Runtime): ApiContext {
   return {
     payouts: runtime.payouts,
     engine: payoutEngineOf(runtime),
-    payoutAuditPages: payoutAuditPagesOf(runtime),
+    payoutAuditTrail: payoutAuditTrailOf(runtime),
+    payoutListing: payoutListingOf(runtime),
     recurrences: recurrencesOf(runtime),
     providerSchedules: providerSchedulesOf(runtime),
     provider: providerOf(runtime),

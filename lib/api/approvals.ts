@@ -1,7 +1,7 @@
 import type { BulkCorrectionService } from '../bulk-corrections/correction-service.js';
 import { sameIdentity } from '../payouts/identity.js';
 import type { Principal } from '../payouts/model.js';
-import type { PayoutLedger } from '../payouts/payout-ledger.js';
+import type { PayoutListing } from '../payouts/store/payout-listing.js';
 import type { RecurrenceService } from '../recurrence/recurrence-service.js';
 import type { RefundService } from '../refunds/refund-service.js';
 import type { CursorPage } from '../shared/paging.js';
@@ -34,7 +34,7 @@ export interface ApprovalsPage {
  * stores answer for the services (lib/runtime/approvals.ts): the function serving it carries no provider code.
  */
 export interface ApprovalSources {
-  readonly payouts: Pick<PayoutLedger, 'list'>;
+  readonly payouts: Pick<PayoutListing, 'list'>;
   readonly refunds: Pick<RefundService, 'list'>;
   readonly recurrences: Pick<RecurrenceService, 'list'>;
   readonly bulkCorrections: Pick<BulkCorrectionService, 'listCorrections'>;

@@ -3,7 +3,8 @@ import type { BulkCorrectionService } from '../bulk-corrections/correction-servi
 import type { DeadLetterService } from '../events/dead-letter-service.js';
 import type { PayoutEngine } from '../payouts/payout-engine.js';
 import type { PayoutLedger } from '../payouts/payout-ledger.js';
-import type { PayoutAuditPages } from '../payouts/store/audit-pages.js';
+import type { PayoutAuditTrail } from '../payouts/store/audit-trail.js';
+import type { PayoutListing } from '../payouts/store/payout-listing.js';
 import type { ProviderClient } from '../provider/client.js';
 import type { ProviderScheduleService } from '../provider-schedules/provider-schedule-service.js';
 import type { RecurrenceService } from '../recurrence/recurrence-service.js';
@@ -18,12 +19,14 @@ import type { ApiDeadlines } from './request-deadline.js';
  * so its bundle carries no other: a route declares the ones it reads (`RouteRequest<'refunds'>`).
  */
 export interface ApiServices {
-  /** The payouts as records: create, read, list, approve, cancel, the controls. */
+  /** The payouts as records: create, read, cancel, the controls (approve and pause over its context). */
   readonly payouts: PayoutLedger;
   /** The ledger and what calls the provider (a payout submitted at once, a review resolved as paid). */
   readonly engine: PayoutEngine;
   /** Payouts' whole audit trails, page by page. */
-  readonly payoutAuditPages: PayoutAuditPages;
+  readonly payoutAuditTrail: PayoutAuditTrail;
+  /** The payouts as listed: by status or all, by time and type, page by page. */
+  readonly payoutListing: PayoutListing;
   readonly refunds: RefundService;
   readonly recurrences: RecurrenceService;
   /** The read view of the provider's own scheduled and recurrent payouts. */

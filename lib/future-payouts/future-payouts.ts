@@ -2,6 +2,7 @@ import { type GateLimits, reachesApprovalThreshold } from '../payouts/gate.js';
 import type { Beneficiary, Payout } from '../payouts/model.js';
 import type { PayoutLedger } from '../payouts/payout-ledger.js';
 import type { CreatePayoutRequest } from '../payouts/schemas.js';
+import type { PayoutListing } from '../payouts/store/payout-listing.js';
 import { beneficiaryKey, type ProviderScheduleView, type SyncStatus } from '../provider-schedules/model.js';
 import type { ProviderScheduleService } from '../provider-schedules/provider-schedule-service.js';
 import { type Recurrence, RecurrenceStatus } from '../recurrence/model.js';
@@ -67,7 +68,9 @@ export interface FutureMovementView {
 }
 
 export interface FutureMovementSources {
-  readonly payouts: Pick<PayoutLedger, 'list' | 'ctx'>;
+  /** The clock and the limits (the engine's context). */
+  readonly ledger: Pick<PayoutLedger, 'ctx'>;
+  readonly payouts: Pick<PayoutListing, 'list'>;
   readonly recurrences: Pick<RecurrenceService, 'list'>;
   readonly providerSchedules: Pick<ProviderScheduleService, 'view'>;
 }
@@ -92,9 +95,9 @@ export async function futureMoneyMovement(
   sources: FutureMovementSources,
   options: { days: number; limit?: number; after?: FuturePosition },
 ): Promise<FutureMovementView> {
-  const now = sources.payouts.ctx.clock.now();
+  const now = sources.ledger.ctx.clock.now();
   const to = new Date(now.getTime() + options.days * 86_400_000);
-  const limits = sources.payouts.ctx.config;
+  const limits = sources.ledger.ctx.config;
   const [payouts, recurrences, providerScheduled, providerRecurrent] = await Promise.all([
     scheduledPayouts(sources.payouts),
     listedRecurrences(sources.recurrences),

@@ -5,11 +5,10 @@ import type { Logger } from '../shared/logger.js';
 import { silentLogger } from '../shared/logger.js';
 import { defaultEngineConfig, type EngineConfig } from './config.js';
 import { type EngineContext, type MetricsSink, noMetrics } from './engine/context.js';
-import { pausePayouts, resumePayouts } from './engine/controls.js';
 import { type CreatePayoutCommand, type CreatePayoutResult, createPayout } from './engine/create-payout.js';
-import { approvePayout, cancelPayout } from './engine/payout-commands.js';
-import type { AuditEvent, Controls, Payout, Principal } from './model.js';
-import type { ListPage, ListQuery, PayoutStore } from './store/payout-store.js';
+import { cancelPayout } from './engine/payout-commands.js';
+import type { Controls, Payout, Principal } from './model.js';
+import type { PayoutStore } from './store/payout-store.js';
 
 export interface PayoutLedgerOptions {
   readonly store: PayoutStore;
@@ -20,8 +19,11 @@ export interface PayoutLedgerOptions {
 }
 
 /**
- * The payouts as records: accepts each once per idempotency key through the control gate, reads and lists them,
- * and applies people's commands (approve, cancel, pause, resume). It never calls the provider: a function that
+ * The payouts as records: accepts each once per idempotency key through the control gate and reads them (listings
+ * are `PayoutListing`'s, store/payout-listing.ts).
+ * It cancels (recurring payouts cancel their occurrences through it);
+ * approving and pausing are free functions over its context (`approvePayout` in engine/payout-commands.ts,
+ * `pausePayouts` and `resumePayouts` in engine/controls.ts), so only the function serving them carries them. It never calls the provider: a function that
  * only records and reads payouts (the recurrence and correction routes, the approvals queue) builds this and
  * carries no provider code. `PayoutEngine` (payout-engine.ts) adds what sends and looks payouts up.
  *
@@ -45,30 +47,8 @@ export class PayoutLedger {
     return this.ctx.store.get(id);
   }
 
-  /** The payout with its audit trail, oldest event first. */
-  async getWithAudit(id: string): Promise<{ payout: Payout; audit: AuditEvent[] }> {
-    const payout = await this.load(id);
-    return { payout, audit: await this.ctx.store.getAudit(id) };
-  }
-
-  list(query: ListQuery): Promise<ListPage> {
-    return this.ctx.store.list(query);
-  }
-
-  approve(id: string, approver: Principal): Promise<Payout> {
-    return approvePayout(this.ctx, id, approver);
-  }
-
   cancel(id: string, actor: Principal, reason?: string): Promise<Payout> {
     return cancelPayout(this.ctx, id, actor, reason);
-  }
-
-  pause(actor: Principal, reason: string): Promise<Controls> {
-    return pausePayouts(this.ctx, actor, reason);
-  }
-
-  resume(actor: Principal, reason?: string): Promise<Controls> {
-    return resumePayouts(this.ctx, actor, reason);
   }
 
   controls(): Promise<Controls> {

@@ -1,6 +1,6 @@
 import type { PayoutInstruction } from '../payouts/model.js';
-import type { PayoutLedger } from '../payouts/payout-ledger.js';
 import type { CreatePayoutRequest } from '../payouts/schemas.js';
+import type { PayoutListing } from '../payouts/store/payout-listing.js';
 import type { RecurrenceStatus } from '../recurrence/model.js';
 import type { RecurrencePage } from '../recurrence/store/recurrence-store.js';
 import { collectPages } from '../shared/paging.js';
@@ -20,7 +20,7 @@ function keyOf(payout: CreatePayoutRequest | PayoutInstruction): string | undefi
  * still `scheduled`.
  */
 export function ourScheduledBeneficiaries(
-  payouts: Pick<PayoutLedger, 'list'>,
+  payouts: Pick<PayoutListing, 'list'>,
   recurrences: {
     list(query: { status?: RecurrenceStatus; limit: number; cursor?: string }): Promise<RecurrencePage>;
   },

@@ -1,6 +1,7 @@
 import type { ApprovalSources } from '../api/approvals.js';
 import { DynamoDbBulkItemStore } from '../bulk-corrections/bulk-item-store.js';
 import { DynamoDbRefundStore } from '../refunds/refund-store.js';
+import { payoutListingOf } from './payout-listing.js';
 import { recurrencesOf } from './recurrences.js';
 import type { Runtime } from './runtime.js';
 import { once } from './service-cache.js';
@@ -11,7 +12,7 @@ import { once } from './service-cache.js';
  */
 export function approvalSourcesOf(runtime: Runtime): ApprovalSources {
   return once(runtime, 'approvals', () => ({
-    payouts: runtime.payouts,
+    payouts: payoutListingOf(runtime),
     refunds: new DynamoDbRefundStore(runtime.dynamoDb, runtime.tableName),
     recurrences: recurrencesOf(runtime),
     bulkCorrections: new DynamoDbBulkItemStore(runtime.dynamoDb, runtime.tableName),

@@ -2,6 +2,7 @@ import { ourScheduledBeneficiaries } from '../provider-schedules/our-beneficiari
 import { ProviderScheduleService } from '../provider-schedules/provider-schedule-service.js';
 import { DynamoDbProviderScheduleStore } from '../provider-schedules/store.js';
 import { DynamoDbRecurrenceStore } from '../recurrence/store/dynamodb-recurrence-store.js';
+import { payoutListingOf } from './payout-listing.js';
 import type { Runtime } from './runtime.js';
 import { once } from './service-cache.js';
 
@@ -17,7 +18,7 @@ export function providerSchedulesOf(runtime: Runtime): ProviderScheduleService {
         // The rules are read straight from their store (what RecurrenceService.list does), so the schedule sync
         // does not carry the recurrence service's code.
         ourBeneficiaries: ourScheduledBeneficiaries(
-          runtime.payouts,
+          payoutListingOf(runtime),
           new DynamoDbRecurrenceStore(runtime.dynamoDb, runtime.tableName),
         ),
         logger: runtime.logger,

@@ -22,9 +22,10 @@ export interface Runtime {
   readonly dynamoDb: DynamoDBClient;
   readonly store: DynamoDbPayoutStore;
   /**
-   * The payouts as records: create through the gate, read, list, approve, cancel, pause. What calls the
-   * provider is built on first use by the functions whose path calls it, each in a file of its own, so a function
-   * that never calls the provider carries none of its code (undici, the credentials, the gateway):
+   * The payouts as records: create through the gate, read, cancel (approving and pausing are free functions over
+   * its context; listing is `payoutListingOf`). What calls the provider is built on first use by the functions
+   * whose path calls it, each in a file of its own, so a function that never calls the provider carries none of
+   * its code (undici, the credentials, the gateway):
    * `payoutEngineOf` (payout-engine.ts: submit, sweep, reconcile), `providerConnectionOf`
    * (provider-connection.ts), `submissionsOf` (submissions.ts: the submission queue).
    */

@@ -18,6 +18,8 @@ export interface IdempotentCreate {
   readonly ownerAttribute: string;
   readonly ownerId: string;
   readonly createdAt: string;
+  /** More attributes of the idempotency item (a payout's creation audit events). */
+  readonly keyAttributes?: Readonly<Record<string, unknown>>;
   /** The records created with the key (each written only if its `pk` does not exist yet). */
   readonly items: readonly Record<string, unknown>[];
   /**
@@ -72,6 +74,7 @@ export async function createWithIdempotencyKey(
     entity: 'idempotency',
     [request.ownerAttribute]: request.ownerId,
     createdAt: request.createdAt,
+    ...request.keyAttributes,
   };
   const guards = request.guards ?? [];
   const firstGuard = 1 + request.items.length;

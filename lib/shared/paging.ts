@@ -7,7 +7,7 @@ export interface CursorPage<T> {
 /**
  * Reads a cursor-paginated listing to its end, or to `maxPages`; `truncated` says the bound stopped it.
  *
- * @example const { items } = await collectPages((cursor) => engine.list({ status: 'scheduled', limit: 100, ...(cursor && { cursor }) }), 10);
+ * @example const { items } = await collectPages((cursor) => listing.list({ status: 'scheduled', limit: 100, ...(cursor && { cursor }) }), 10);
  */
 export async function collectPages<T>(
   page: (cursor?: string) => Promise<CursorPage<T>>,

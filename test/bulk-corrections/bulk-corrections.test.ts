@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { pausePayouts, resumePayouts } from '../../lib/payouts/engine/controls.js';
 import { payoutEngineOf } from '../../lib/runtime/payout-engine.js';
 import { type ApiHarness, call, startApiHarness } from '../api/support/harness.js';
 
@@ -208,7 +209,7 @@ describe('bulk payout item corrections (ops API)', () => {
       expect(held.status).toBe(202);
       expect(held.body.correction.reason).toContain('threshold');
       const before = patchCount();
-      await payoutEngineOf(h.runtime).pause({ id: 'ops', kind: 'user' }, 'incident');
+      await pausePayouts(payoutEngineOf(h.runtime).ctx, { id: 'ops', kind: 'user' }, 'incident');
       try {
         const narration = await call(h.api, {
           method: 'PATCH',
@@ -226,7 +227,7 @@ describe('bulk payout item corrections (ops API)', () => {
         expect(approval.status).toBe(409);
         expect(patchCount()).toBe(before);
       } finally {
-        await payoutEngineOf(h.runtime).resume({ id: 'ops', kind: 'user' });
+        await resumePayouts(payoutEngineOf(h.runtime).ctx, { id: 'ops', kind: 'user' });
       }
     });
   });

@@ -5,6 +5,7 @@ import type { JobItemStatus } from '../../lib/bulk-corrections/job-model.js';
 import { DynamoDbCorrectionJobStore } from '../../lib/bulk-corrections/job-store.js';
 import { ENQUEUE_RETRY_DELAY_MS, enqueuePendingJobs } from '../../lib/bulk-corrections/pending-enqueue.js';
 import { runQueueBatch } from '../../lib/jobs/correction-batch.js';
+import { pausePayouts, resumePayouts } from '../../lib/payouts/engine/controls.js';
 import { payoutEngineOf } from '../../lib/runtime/payout-engine.js';
 import { createRuntime } from '../../lib/runtime/runtime.js';
 import { bulkCorrectionsOf } from '../../lib/runtime/services.js';
@@ -289,7 +290,7 @@ describe('bulk corrections as jobs: accepted at once, worked by the queue worker
       const heldRows = await call(h.api, { method: 'GET', path: `${large.headers.location}/items` });
       expect(heldRows.body.items).toMatchObject([{ status: 'pending_approval' }]);
       expect(heldRows.body.items[0].approvalReason).toContain('threshold');
-      await payoutEngineOf(h.runtime).pause({ id: 'ops', kind: 'user' }, 'incident');
+      await pausePayouts(payoutEngineOf(h.runtime).ctx, { id: 'ops', kind: 'user' }, 'incident');
       try {
         const accepted = await call(h.api, {
           method: 'POST',
@@ -308,7 +309,7 @@ describe('bulk corrections as jobs: accepted at once, worked by the queue worker
         });
         expect(approval.status).toBe(409);
       } finally {
-        await payoutEngineOf(h.runtime).resume({ id: 'ops', kind: 'user' });
+        await resumePayouts(payoutEngineOf(h.runtime).ctx, { id: 'ops', kind: 'user' });
       }
       expect(patchCount()).toBe(before);
     });

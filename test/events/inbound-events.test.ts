@@ -10,6 +10,7 @@ import { InvalidEventError } from '../../lib/events/inbound-errors.js';
 import { handlePayoutRequested, handleSettlementAvailable } from '../../lib/events/inbound-handlers.js';
 import { localAwsConfig } from '../../lib/local/dynamodb-local.js';
 import { servedBy } from '../../lib/local/function-attribution.js';
+import { approvePayout } from '../../lib/payouts/engine/payout-commands.js';
 import { instantPayoutsFor, seededSettlement, settlementServiceFor } from '../settlement/support.js';
 import {
   bankTransfer,
@@ -84,7 +85,7 @@ describe('Payout Requested events', () => {
       idempotencyKey: 'billing-inv-77',
       requestedBy: { id: 'system:event:merchant.payouts', kind: 'system' },
     });
-    const { audit } = await h.engine.getWithAudit(a.payoutId);
+    const { audit } = await h.getWithAudit(a.payoutId);
     expect(audit[0]?.details).toMatchObject({ statedRequester: 'billing-service' });
   });
 
@@ -98,12 +99,12 @@ describe('Payout Requested events', () => {
     expect(outcome.status).toBe('pending_approval');
     expect(ledgerEntriesOf(h.sandbox, outcome.payoutId)).toHaveLength(0);
     await expect(
-      h.engine.approve(outcome.payoutId, { id: 'system:event:merchant.payouts', kind: 'system' }),
+      approvePayout(h.engine.ctx, outcome.payoutId, { id: 'system:event:merchant.payouts', kind: 'system' }),
     ).rejects.toMatchObject({ code: 'APPROVAL_FORBIDDEN' });
     await expect(
-      h.engine.approve(outcome.payoutId, { id: 'SYSTEM:EVENT:merchant.payouts', kind: 'user' }),
+      approvePayout(h.engine.ctx, outcome.payoutId, { id: 'SYSTEM:EVENT:merchant.payouts', kind: 'user' }),
     ).rejects.toMatchObject({ code: 'APPROVAL_FORBIDDEN' });
-    const approved = await h.engine.approve(outcome.payoutId, { id: 'alice', kind: 'user' });
+    const approved = await approvePayout(h.engine.ctx, outcome.payoutId, { id: 'alice', kind: 'user' });
     expect(approved).toMatchObject({ status: 'pending', approvedBy: { id: 'alice', kind: 'user' } });
   });
 

@@ -151,7 +151,7 @@ describe('what the bundles carry', () => {
     'lib/payouts/engine/sweep.ts': ['sweep-due-payouts'],
     'lib/payouts/engine/dispatch.ts': ['sweep-due-payouts'],
     'lib/payouts/engine/resolve-as-paid.ts': ['api-payouts'],
-    'lib/payouts/store/audit-pages.ts': ['api-payouts'],
+    'lib/payouts/store/audit-trail.ts': ['api-payouts'],
     'lib/payouts/store/dynamodb-rate-limiter.ts': ['submit-payouts'],
     'lib/recurrence/recurrence-service.ts': ['api-recurrences'],
     'lib/refunds/refund-service.ts': ['api-operations'],

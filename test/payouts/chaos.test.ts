@@ -260,7 +260,7 @@ describe('chaos: faults, duplicates and crashes', () => {
     expect(left).toBe(outflow);
 
     // No log line, stored payout or audit event carries the provider's token or PIN.
-    const audits = await Promise.all(payouts.map((p) => h.store.getAudit(p.id)));
+    const audits = await Promise.all(payouts.map((p) => h.getWithAudit(p.id).then(({ audit }) => audit)));
     const everything = JSON.stringify([h.logger.entries, payouts, audits]);
     expect(everything).not.toContain(HARNESS_TOKEN);
     expect(everything).not.toContain(HARNESS_PIN);

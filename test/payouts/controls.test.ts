@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { pausePayouts, resumePayouts } from '../../lib/payouts/engine/controls.js';
+import { approvePayout } from '../../lib/payouts/engine/payout-commands.js';
 import { ApprovalForbiddenError } from '../../lib/payouts/errors.js';
 import { PayoutStatus } from '../../lib/payouts/model.js';
 import { payoutSweeper } from '../../lib/payouts/payout-sweeper.js';
@@ -32,7 +34,7 @@ beforeAll(async () => {
 afterAll(async () => h.close());
 beforeEach(async () => {
   h.sandbox.reset();
-  await h.engine.resume(alice);
+  await resumePayouts(h.engine.ctx, alice);
 });
 
 describe('approvals', () => {
@@ -42,10 +44,12 @@ describe('approvals', () => {
     await h.engine.submit(payout.id);
     expect(ledgerEntriesOf(h.sandbox, payout.id)).toHaveLength(0);
 
-    await expect(h.engine.approve(payout.id, alice)).rejects.toBeInstanceOf(ApprovalForbiddenError);
-    const approved = await h.engine.approve(payout.id, bob);
+    await expect(approvePayout(h.engine.ctx, payout.id, alice)).rejects.toBeInstanceOf(
+      ApprovalForbiddenError,
+    );
+    const approved = await approvePayout(h.engine.ctx, payout.id, bob);
     expect(approved).toMatchObject({ status: PayoutStatus.Pending, approvedBy: { id: 'bob' } });
-    await expect(h.engine.approve(payout.id, bob)).rejects.toBeInstanceOf(InvalidTransitionError);
+    await expect(approvePayout(h.engine.ctx, payout.id, bob)).rejects.toBeInstanceOf(InvalidTransitionError);
   });
 });
 
@@ -64,7 +68,7 @@ describe('cancelling', () => {
 
 describe('pause', () => {
   it('submits nothing while paused and loses nothing: pending payouts go out after resume', async () => {
-    await h.engine.pause(bob, 'bank incident');
+    await pausePayouts(h.engine.ctx, bob, 'bank incident');
     const { payout } = await h.engine.create(command(bankTransfer(20_000), key('paused')));
     const result = await h.engine.submit(payout.id);
     expect(result).toMatchObject({ kind: 'skipped', why: 'payouts are paused' });
@@ -76,7 +80,7 @@ describe('pause', () => {
       updatedBy: { id: 'bob' },
     });
 
-    await h.engine.resume(bob);
+    await resumePayouts(h.engine.ctx, bob);
     await payoutSweeper(h.engine).sweep();
     expect((await h.engine.get(payout.id))?.status).toBe(PayoutStatus.Succeeded);
   });
@@ -106,7 +110,7 @@ describe('pause', () => {
     const result = await engine.submit(payout.id);
 
     expect(result).toMatchObject({ kind: 'skipped', why: 'payouts are paused' });
-    const { payout: after, audit } = await h.engine.getWithAudit(payout.id);
+    const { payout: after, audit } = await h.getWithAudit(payout.id);
     expect(after).toMatchObject({ status: PayoutStatus.Pending, submissionCount: 0 });
     expect(after.attempt).toBeUndefined();
     expect(after.nextActionAt).toBeUndefined();
@@ -117,9 +121,9 @@ describe('pause', () => {
     // While it knows payouts are paused, the engine claims nothing: no write, no provider call.
     const again = await engine.submit(payout.id);
     expect(again).toMatchObject({ kind: 'skipped', why: 'payouts are paused' });
-    expect((await h.engine.getWithAudit(payout.id)).audit).toHaveLength(3);
+    expect((await h.getWithAudit(payout.id)).audit).toHaveLength(3);
 
-    await h.engine.resume(bob);
+    await resumePayouts(h.engine.ctx, bob);
     await payoutSweeper(h.engine).sweep();
     expect((await h.engine.get(payout.id))?.status).toBe(PayoutStatus.Succeeded);
     expect(ledgerEntriesOf(h.sandbox, payout.id)).toHaveLength(1);

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { resumePayouts } from '../../lib/payouts/engine/controls.js';
 import { createAndSubmit } from '../../lib/payouts/engine/create-and-submit.js';
 import { type Payout, PayoutStatus } from '../../lib/payouts/model.js';
 import { payoutSweeper } from '../../lib/payouts/payout-sweeper.js';
@@ -30,7 +31,7 @@ beforeAll(async () => {
 afterAll(async () => h.close());
 beforeEach(async () => {
   h.sandbox.reset();
-  await h.engine.resume(alice);
+  await resumePayouts(h.engine.ctx, alice);
 });
 
 /** The store, with the calls the engine makes counted; `faults` replace a method for one call each. */
@@ -88,7 +89,7 @@ describe('create and submit in one', () => {
     expect(result.payout.status).toBe(PayoutStatus.Succeeded);
     // One create (payout already claimed, with its cap reservation) and one transition (the outcome).
     expect(calls).toEqual({ create: 1, transition: 1 });
-    const { payout, audit } = await h.engine.getWithAudit(result.payout.id);
+    const { payout, audit } = await h.getWithAudit(result.payout.id);
     expect(payout).toMatchObject({ status: PayoutStatus.Succeeded, version: 3, submissionCount: 1, capDay });
     expect(audit.map((event) => [event.sequence, event.from, event.to])).toEqual([
       [1, null, 'pending'],
@@ -183,7 +184,7 @@ describe('create and submit in one', () => {
     expect(ledgerEntriesOf(h.sandbox, knowing.payout.id)).toHaveLength(0);
     expect(calls.create).toBe(1);
 
-    await h.engine.resume(bob);
+    await resumePayouts(h.engine.ctx, bob);
     await payoutSweeper(h.engine).sweep();
     for (const payout of [result.payout, knowing.payout]) {
       expect((await h.engine.get(payout.id))?.status).toBe(PayoutStatus.Succeeded);
@@ -210,7 +211,7 @@ describe('create and submit in one', () => {
     expect(result).toMatchObject({ replayed: false, payout: { id: committed?.id, status: 'succeeded' } });
     expect(calls.create).toBe(1);
     expect(ledgerEntriesOf(h.sandbox, result.payout.id)).toHaveLength(1);
-    const { audit } = await h.engine.getWithAudit(result.payout.id);
+    const { audit } = await h.getWithAudit(result.payout.id);
     expect(audit.map((event) => event.to)).toEqual(['pending', 'submitting', 'succeeded']);
   });
 

@@ -129,7 +129,7 @@ describe('exact matching of provider records', () => {
       h.clock.advance(engine.ctx.config.reconcileIntervalMs);
       const report = await reconcilePayouts(engine.ctx);
       expect(report.needsReview).toBe(1);
-      const reviewed = await engine.getWithAudit(a);
+      const reviewed = await h.getWithAudit(a);
       expect(reviewed.payout.status).toBe(PayoutStatus.NeedsReview);
       expect(reviewed.payout.receipt).toBeUndefined();
       const reason = reviewed.audit.at(-1)?.reason ?? '';
@@ -215,7 +215,7 @@ describe('an earlier attempt that shows up late', () => {
     h.clock.advance(lag);
     const report = await reconcilePayouts(engine.ctx);
     expect(report.paidTwice).toBe(1);
-    const { payout: reviewed, audit } = await engine.getWithAudit(payout.id);
+    const { payout: reviewed, audit } = await h.getWithAudit(payout.id);
     expect(reviewed.status).toBe(PayoutStatus.NeedsReview);
     const entries = ledgerEntriesOf(h.sandbox, payout.id);
     expect(entries).toHaveLength(2);
@@ -253,7 +253,7 @@ describe('an earlier attempt that shows up late', () => {
     h.clock.advance(engine.ctx.config.reconcileGiveUpMs);
     await reconcilePayouts(engine.ctx);
     h.sandbox.clearFaults();
-    const { payout: reviewed, audit } = await engine.getWithAudit(payout.id);
+    const { payout: reviewed, audit } = await h.getWithAudit(payout.id);
     expect(reviewed.status).toBe(PayoutStatus.NeedsReview);
     expect(audit.at(-1)?.reason).toMatch(/whether attempts 1 ever paid could not be checked/);
   });
@@ -287,7 +287,7 @@ describe('an earlier attempt that shows up late', () => {
 
     h.clock.advance(lag);
     await reconcilePayouts(strict.ctx);
-    const { payout: reviewed, audit } = await strict.getWithAudit(payout.id);
+    const { payout: reviewed, audit } = await h.getWithAudit(payout.id);
     expect(reviewed.status).toBe(PayoutStatus.NeedsReview);
     expect(audit.at(-1)?.reason).toMatch(/recorded as failed, but a record of an earlier attempt showed up/);
     expect(audit.at(-1)?.reason).toContain(ledgerEntriesOf(h.sandbox, payout.id)[0]?.transactionId ?? 'none');

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { localAwsConfig } from '../../lib/local/dynamodb-local.js';
 import { buildTransition } from '../../lib/payouts/engine/context.js';
+import { resumePayouts } from '../../lib/payouts/engine/controls.js';
 import { DailyCapExceededError } from '../../lib/payouts/errors.js';
 import { type Payout, PayoutStatus, systemPrincipal } from '../../lib/payouts/model.js';
 import { payoutSweeper } from '../../lib/payouts/payout-sweeper.js';
@@ -71,7 +72,7 @@ describe('group commit in the payout store', () => {
     expect(results.map((result) => result.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
     expect((results[1] as PromiseRejectedResult).reason).toBeInstanceOf(ConcurrentModificationError);
     for (const payout of [first, stale, third]) {
-      const after = await h.engine.getWithAudit(payout.id);
+      const after = await h.getWithAudit(payout.id);
       expect(after.payout.status).toBe(PayoutStatus.Cancelled);
       expect(after.audit.map((event) => event.to)).toEqual(['pending', 'cancelled']);
     }
@@ -138,7 +139,7 @@ describe('group commit in the payout store', () => {
       }
       expect(await h.store.getCapUsage(capKey, day)).toBe(capBefore);
     } finally {
-      await h.engine.resume(alice, 'test over');
+      await resumePayouts(h.engine.ctx, alice, 'test over');
     }
   });
 });

@@ -55,7 +55,7 @@ describe('reconciling payouts whose outcome is unknown', () => {
     const settled = await h.engine.get(id);
     expect(settled?.status).toBe(PayoutStatus.Succeeded);
     expect(settled?.receipt?.transactionId).toBe(ledgerEntriesOf(h.sandbox, id)[0]?.transactionId);
-    const { audit } = await h.engine.getWithAudit(id);
+    const { audit } = await h.getWithAudit(id);
     expect(audit.map((event) => event.to)).toEqual(['pending', 'submitting', 'unknown', 'succeeded']);
     expect(audit.at(-1)?.actor.id).toBe('system:reconciler');
   });
@@ -202,7 +202,7 @@ describe('reconciling payouts whose outcome is unknown', () => {
       { outcome: 'failed', note: 'not on the bank statement' },
     );
     expect(resolved.status).toBe(PayoutStatus.Failed);
-    const { audit } = await h.engine.getWithAudit(id);
+    const { audit } = await h.getWithAudit(id);
     expect(audit.at(-1)).toMatchObject({ from: 'needs_review', to: 'failed', actor: { id: 'carol' } });
     expect(audit.at(-1)?.reason).toMatch(/not on the bank statement/);
   });
@@ -230,7 +230,7 @@ describe('reconciliation under a deadline', () => {
     expect(cut).toMatchObject({ succeeded: 0, stillUnknown: 1 });
     const after = await h.engine.get(id);
     expect(after?.status).toBe(PayoutStatus.Unknown);
-    const { audit } = await h.engine.getWithAudit(id);
+    const { audit } = await h.getWithAudit(id);
     expect(JSON.stringify(audit)).not.toContain('proved absent');
     // Nothing is lost: the next pass, once the payout is due for a look again, finds the record.
     h.clock.advance(h.engine.ctx.config.reconcileIntervalMs);

@@ -32,7 +32,7 @@ describe('creating a payout', () => {
     const { payout, replayed } = await h.engine.create(command(bankTransfer(250_000), key('create')));
     expect(replayed).toBe(false);
     expect(payout.status).toBe(PayoutStatus.Pending);
-    const { audit } = await h.engine.getWithAudit(payout.id);
+    const { audit } = await h.getWithAudit(payout.id);
     expect(audit.map((event) => [event.from, event.to])).toEqual([[null, 'pending']]);
     expect(audit[0]?.actor.id).toBe('alice');
   });
@@ -108,7 +108,7 @@ describe('submitting a payout', () => {
     expect(paid?.receipt?.transactionId).toBe(entries[0]?.transactionId);
     expect(paid?.receipt?.chargesKobo).toBe(toKobo(entries[0]?.charges ?? -1));
     expect(entries[0]?.metadata).toMatchObject({ payoutId: payout.id });
-    const { audit } = await h.engine.getWithAudit(payout.id);
+    const { audit } = await h.getWithAudit(payout.id);
     expect(audit.map((event) => event.to)).toEqual(['pending', 'submitting', 'succeeded']);
   });
 

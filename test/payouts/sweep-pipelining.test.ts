@@ -125,7 +125,7 @@ describe('the sweep claims ahead', () => {
     const second = { payout: otherThan(payouts, first.payout) };
 
     expect(report).toMatchObject({ submitted: 1, leftOver: true });
-    const released = await h.engine.getWithAudit(second.payout.id);
+    const released = await h.getWithAudit(second.payout.id);
     expect(released.payout.status).toBe(PayoutStatus.Pending);
     expect(released.payout.submissionCount).toBe(0);
     expect(released.payout.attempt).toBeUndefined();

@@ -1,5 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { defaultEngineConfig } from '../../lib/payouts/config.js';
+import { approvePayout } from '../../lib/payouts/engine/payout-commands.js';
 import { ApprovalForbiddenError } from '../../lib/payouts/errors.js';
 import { PayoutStatus, systemPrincipal } from '../../lib/payouts/model.js';
 import { RecurrenceStatus } from '../../lib/recurrence/model.js';
@@ -51,7 +52,7 @@ describe('recurring payouts under four eyes (issue 13, findings 1 and 6)', () =>
     const scheduled = await occurrencePayout(recurrence.id);
     expect(scheduled).toMatchObject({ requestedBy: alice, approvedBy: bob, status: PayoutStatus.Scheduled });
     // The occurrence was requested by alice: she cannot approve it either (it needs no approval: bob gave it).
-    await expect(h.engine.approve(scheduled?.id ?? '', alice)).rejects.toThrow();
+    await expect(approvePayout(h.engine.ctx, scheduled?.id ?? '', alice)).rejects.toThrow();
 
     at('2026-05-01T09:00:00.000Z');
     await h.tick();
@@ -81,14 +82,16 @@ describe('recurring payouts under four eyes (issue 13, findings 1 and 6)', () =>
     expect(waiting).toMatchObject({ status: PayoutStatus.PendingApproval, requestedBy: alice });
     expect(waiting?.approvedBy).toBeUndefined();
 
-    await expect(h.engine.approve(waiting?.id ?? '', alice)).rejects.toBeInstanceOf(ApprovalForbiddenError);
-    await expect(h.engine.approve(waiting?.id ?? '', systemPrincipal('recurrence'))).rejects.toBeInstanceOf(
+    await expect(approvePayout(h.engine.ctx, waiting?.id ?? '', alice)).rejects.toBeInstanceOf(
       ApprovalForbiddenError,
     );
+    await expect(
+      approvePayout(h.engine.ctx, waiting?.id ?? '', systemPrincipal('recurrence')),
+    ).rejects.toBeInstanceOf(ApprovalForbiddenError);
     expect((await occurrencePayout(recurrence.id))?.status).toBe(PayoutStatus.PendingApproval);
     expect(ledgerEntriesOf(h.sandbox, waiting?.id ?? '')).toHaveLength(0);
 
-    await h.engine.approve(waiting?.id ?? '', bob);
+    await approvePayout(h.engine.ctx, waiting?.id ?? '', bob);
     await h.tick();
     expect((await occurrencePayout(recurrence.id))?.status).toBe(PayoutStatus.Succeeded);
   });

@@ -195,7 +195,7 @@ describe('pause, resume, skip and cancel against a model (issue 14, finding 4)',
         if (model.cancelledAt === Number.POSITIVE_INFINITY)
           await h.recurrences.cancel(id, alice, 'end of run');
 
-        const { items } = await h.engine.list({ from: createdFrom, limit: 100 });
+        const { items } = await h.listing.list({ from: createdFrom, limit: 100 });
         const ours = items.filter((payout) => payout.sourceRef === id);
         const view = await h.recurrences.view(id);
         dates.forEach((date, day) => {

@@ -24,7 +24,7 @@ const lagos = (day: string, time: string) => h.clock.set(new Date(`${day}T${time
 
 /** Every payout ever created for one occurrence, whatever its generation, oldest first (by key). */
 async function payoutsOf(recurrenceId: string, localDate: string) {
-  const { items } = await h.engine.list({ limit: 100 });
+  const { items } = await h.listing.list({ limit: 100 });
   const keys = [1, 2, 3, 4].map((generation) => occurrenceKey(recurrenceId, localDate, generation));
   return keys.flatMap((key) => items.filter((p) => p.idempotencyKey === key));
 }

@@ -73,7 +73,7 @@ describe('recurrence sweep', () => {
 
     const history = await historyOf(recurrence.id);
     expect(history).toHaveLength(1);
-    const payouts = await h.engine.list({ status: PayoutStatus.Succeeded, limit: 100 });
+    const payouts = await h.listing.list({ status: PayoutStatus.Succeeded, limit: 100 });
     const ours = payouts.items.filter((p) => p.sourceRef === recurrence.id);
     expect(ours).toHaveLength(1);
     expect(ledgerEntriesOf(h.sandbox, ours[0]?.id ?? '')).toHaveLength(1);

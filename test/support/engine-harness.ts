@@ -1,9 +1,11 @@
 import { ProviderPayoutGateway } from '../../lib/payouts/adapters/provider-payout-gateway.js';
 import type { EngineConfig } from '../../lib/payouts/config.js';
 import type { PayoutGateway } from '../../lib/payouts/gateway.js';
-import type { PayoutOrigin, Principal } from '../../lib/payouts/model.js';
+import type { AuditEvent, Payout, PayoutOrigin, Principal } from '../../lib/payouts/model.js';
 import { PayoutEngine } from '../../lib/payouts/payout-engine.js';
 import type { CreatePayoutRequest } from '../../lib/payouts/schemas.js';
+import { PayoutAuditTrail } from '../../lib/payouts/store/audit-trail.js';
+import { PayoutListing } from '../../lib/payouts/store/payout-listing.js';
 import type { PayoutStore } from '../../lib/payouts/store/payout-store.js';
 import { ProviderClient, StaticCredentialsSource } from '../../lib/provider/index.js';
 import { observeAwsCalls } from '../../lib/runtime/aws-call-observer.js';
@@ -32,6 +34,10 @@ export interface EngineHarness {
   readonly clock: ManualClock;
   readonly logger: CapturingLogger;
   readonly tableName: string;
+  /** The payouts as the API lists them. */
+  readonly listing: PayoutListing;
+  /** The payout with its whole audit trail, oldest first, as `GET /payouts/{id}` reads it; throws when absent. */
+  getWithAudit(id: string): Promise<{ payout: Payout; audit: AuditEvent[] }>;
   /** Builds another engine over the same table and provider, e.g. with a faulty store or gateway. */
   engineWith(parts: { store?: PayoutStore; gateway?: PayoutGateway }): PayoutEngine;
   close(): Promise<void>;
@@ -71,6 +77,12 @@ export async function startEngineHarness(config: Partial<EngineConfig> = {}): Pr
     logger,
     tableName,
     engineWith,
+    listing: new PayoutListing(dynamoDb, tableName),
+    async getWithAudit(id) {
+      const found = await new PayoutAuditTrail(dynamoDb, tableName).whole(id);
+      if (!found) throw new Error(`no payout ${id}`);
+      return found;
+    },
     async close() {
       await client.close();
       await sandbox.close();

@@ -1,16 +1,18 @@
-import { payoutAuditPagesOf } from '../../runtime/payout-audit-pages.js';
+import { payoutAuditTrailOf } from '../../runtime/payout-audit-trail.js';
 import { payoutEngineOf } from '../../runtime/payout-engine.js';
+import { payoutListingOf } from '../../runtime/payout-listing.js';
 import { apiFunction } from '../api-function.js';
 import { controlRoutes } from '../routes/controls.js';
 import { payoutRoutes } from '../routes/payouts.js';
 
 /** `api-payouts`: a payout's life (create, list, read, cancel, approve, resolve) and the controls (pause, resume). */
-export const payoutsApi = apiFunction<'payouts' | 'engine' | 'payoutAuditPages'>({
+export const payoutsApi = apiFunction<'payouts' | 'engine' | 'payoutAuditTrail' | 'payoutListing'>({
   name: 'api-payouts',
   routes: [...payoutRoutes, ...controlRoutes],
   services: (runtime) => ({
     payouts: runtime.payouts,
     engine: payoutEngineOf(runtime),
-    payoutAuditPages: payoutAuditPagesOf(runtime),
+    payoutAuditTrail: payoutAuditTrailOf(runtime),
+    payoutListing: payoutListingOf(runtime),
   }),
 });

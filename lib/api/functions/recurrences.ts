@@ -1,4 +1,5 @@
 import { approvalSourcesOf } from '../../runtime/approvals.js';
+import { payoutListingOf } from '../../runtime/payout-listing.js';
 import { providerSchedulesOf } from '../../runtime/provider-schedules.js';
 import { recurrencesOf } from '../../runtime/recurrences.js';
 import { apiFunction } from '../api-function.js';
@@ -12,11 +13,14 @@ import { recurringPayoutRoutes } from '../routes/recurring-payouts.js';
  * the coming days, and the approvals queue. None of these routes calls the provider, so this function has no
  * provider access and carries no provider code.
  */
-export const recurrencesApi = apiFunction<'payouts' | 'recurrences' | 'providerSchedules' | 'approvals'>({
+export const recurrencesApi = apiFunction<
+  'payouts' | 'payoutListing' | 'recurrences' | 'providerSchedules' | 'approvals'
+>({
   name: 'api-recurrences',
   routes: [...recurringPayoutRoutes, ...providerScheduleRoutes, ...futurePayoutRoutes, ...approvalRoutes],
   services: (runtime) => ({
     payouts: runtime.payouts,
+    payoutListing: payoutListingOf(runtime),
     recurrences: recurrencesOf(runtime),
     providerSchedules: providerSchedulesOf(runtime),
     approvals: approvalSourcesOf(runtime),

@@ -1,3 +1,4 @@
+import { pausePayouts, resumePayouts } from '../../payouts/engine/controls.js';
 import { presentControls } from '../presenters.js';
 import { parseBody } from '../request.js';
 import { ControlsResponseSchema } from '../responses/payout.js';
@@ -6,12 +7,18 @@ import { PauseRequestSchema, ResumeRequestSchema } from '../schemas.js';
 
 async function pause(request: RouteRequest<'payouts'>) {
   const body = parseBody(request.event, PauseRequestSchema);
-  return reply(200, presentControls(await request.ctx.payouts.pause(request.principal(), body.reason)));
+  return reply(
+    200,
+    presentControls(await pausePayouts(request.ctx.payouts.ctx, request.principal(), body.reason)),
+  );
 }
 
 async function resume(request: RouteRequest<'payouts'>) {
   const body = parseBody(request.event, ResumeRequestSchema, {});
-  return reply(200, presentControls(await request.ctx.payouts.resume(request.principal(), body.reason)));
+  return reply(
+    200,
+    presentControls(await resumePayouts(request.ctx.payouts.ctx, request.principal(), body.reason)),
+  );
 }
 
 async function getControls(request: RouteRequest<'payouts'>) {

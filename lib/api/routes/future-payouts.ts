@@ -49,12 +49,14 @@ const presentMovement = (m: FutureMovement) => ({
  * GET /future-payouts: every planned money movement on both sides, earliest first, double-planned accounts
  * flagged; at most `limit` (500) an answer, the rest by `nextCursor`.
  */
-async function listFuturePayouts(request: RouteRequest<'payouts' | 'recurrences' | 'providerSchedules'>) {
+async function listFuturePayouts(
+  request: RouteRequest<'payouts' | 'payoutListing' | 'recurrences' | 'providerSchedules'>,
+) {
   const query = parseQuery(request.event, FuturePayoutsQuerySchema);
   const after = readCursor(query.cursor, FuturePositionSchema);
-  const { payouts, recurrences, providerSchedules } = request.ctx;
+  const { payouts, payoutListing, recurrences, providerSchedules } = request.ctx;
   const { next, items, ...view } = await futureMoneyMovement(
-    { payouts, recurrences, providerSchedules },
+    { ledger: payouts, payouts: payoutListing, recurrences, providerSchedules },
     {
       days: query.days ?? 30,
       ...(query.limit !== undefined && { limit: query.limit }),
@@ -68,18 +70,20 @@ async function listFuturePayouts(request: RouteRequest<'payouts' | 'recurrences'
   });
 }
 
-export const futurePayoutRoutes: readonly Route<Answers, 'payouts' | 'recurrences' | 'providerSchedules'>[] =
-  [
-    route({
-      method: 'GET',
-      path: '/future-payouts',
-      responses: {
-        200: {
-          description: `the movements in the window, earliest first, at most ${FUTURE_PAGE_MAX} an answer`,
-          schema: FutureMovementViewSchema,
-        },
+export const futurePayoutRoutes: readonly Route<
+  Answers,
+  'payouts' | 'payoutListing' | 'recurrences' | 'providerSchedules'
+>[] = [
+  route({
+    method: 'GET',
+    path: '/future-payouts',
+    responses: {
+      200: {
+        description: `the movements in the window, earliest first, at most ${FUTURE_PAGE_MAX} an answer`,
+        schema: FutureMovementViewSchema,
       },
-      problems: ['validation'],
-      handler: listFuturePayouts,
-    }),
-  ];
+    },
+    problems: ['validation'],
+    handler: listFuturePayouts,
+  }),
+];

@@ -1,5 +1,5 @@
 import { createAndSubmit } from '../../payouts/engine/create-and-submit.js';
-import { resolveReview } from '../../payouts/engine/payout-commands.js';
+import { approvePayout as approveAsCommand, resolveReview } from '../../payouts/engine/payout-commands.js';
 import { PayoutStatus } from '../../payouts/model.js';
 import { CreatePayoutRequestSchema } from '../../payouts/schemas.js';
 import { encodeCursor, readCursor } from '../../shared/cursor.js';
@@ -44,9 +44,11 @@ async function createPayout(request: RouteRequest<'engine'>) {
   return reply(201, presentPayout(payout), { location: `/payouts/${payout.id}` });
 }
 
-async function getPayout(request: RouteRequest<'engine'>) {
-  const { payout, audit } = await request.ctx.engine.getWithAudit(idParam(request));
-  return reply(200, presentPayout(payout, audit));
+async function getPayout(request: RouteRequest<'payoutAuditTrail'>) {
+  const id = idParam(request);
+  const found = await request.ctx.payoutAuditTrail.whole(id);
+  if (!found) throw new NotFoundError('payout', id);
+  return reply(200, presentPayout(found.payout, found.audit));
 }
 
 /** `GET /payouts/{id}/audit`: the whole trail page by page (the payout's own answer holds its newest events). */
@@ -61,24 +63,24 @@ const AuditCursorSchema = z.strictObject({
   sequence: z.int().check(z.positive()),
 });
 
-async function getAuditPage(request: RouteRequest<'engine' | 'payoutAuditPages'>) {
+async function getAuditPage(request: RouteRequest<'payoutAuditTrail'>) {
   const query = parseQuery(request.event, AuditPageQuerySchema);
   const after = readCursor(query.cursor, AuditCursorSchema);
   const id = idParam(request);
-  if (!(await request.ctx.engine.get(id))) throw new NotFoundError('payout', id);
-  const page = await request.ctx.payoutAuditPages.page(id, {
+  const page = await request.ctx.payoutAuditTrail.page(id, {
     limit: query.limit ?? 50,
     ...(after && { after }),
   });
+  if (!page) throw new NotFoundError('payout', id);
   return reply(200, {
     items: page.events.map(presentAuditEvent),
     ...(page.next && { nextCursor: encodeCursor(page.next) }),
   });
 }
 
-async function listPayouts(request: RouteRequest<'engine'>) {
+async function listPayouts(request: RouteRequest<'payoutListing'>) {
   const query = parseQuery(request.event, ListPayoutsQuerySchema);
-  const page = await request.ctx.engine.list({ ...query, limit: query.limit ?? 20 });
+  const page = await request.ctx.payoutListing.list({ ...query, limit: query.limit ?? 20 });
   return reply(200, presentPayoutPage(page.items, page.nextCursor));
 }
 
@@ -92,7 +94,7 @@ async function cancelPayout(request: RouteRequest<'engine'>) {
 async function approvePayout(request: RouteRequest<'engine'>) {
   const id = idParam(request);
   parseBody(request.event, ApproveRequestSchema, {});
-  const payout = await request.ctx.engine.approve(id, request.principal());
+  const payout = await approveAsCommand(request.ctx.engine.ctx, id, request.principal());
   return reply(200, presentPayout(payout));
 }
 
@@ -110,7 +112,7 @@ const thePayout = (description: string) => ({ description, schema: PayoutRespons
 /** Every command names a person: in AWS an unsigned call is 401, locally a malformed X-Ops-Principal a 400. */
 const COMMAND_PROBLEMS = ['validation', 'unauthenticated'] as const;
 
-export const payoutRoutes: readonly Route<Answers, 'engine' | 'payoutAuditPages'>[] = [
+export const payoutRoutes: readonly Route<Answers, 'engine' | 'payoutAuditTrail' | 'payoutListing'>[] = [
   route({
     method: 'POST',
     path: '/payouts',

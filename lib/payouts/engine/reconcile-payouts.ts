@@ -82,19 +82,15 @@ export async function endedLeases(
   outOfTime: () => boolean = () => false,
 ): Promise<Payout[]> {
   const ended: Payout[] = [];
-  let cursor: string | undefined;
+  let after: Record<string, unknown> | undefined;
   // Each page is one read, started only while there is time (the stop instant of the reconciler's invocation).
   for (let page = 0; page < LEASE_SCAN_MAX_PAGES && ended.length < limit && !outOfTime(); page++) {
-    const listed = await ctx.store.list({
-      status: PayoutStatus.Submitting,
-      limit: LEASE_SCAN_PAGE_ITEMS,
-      ...(cursor !== undefined && { cursor }),
-    });
+    const listed = await ctx.store.inStatus(PayoutStatus.Submitting, LEASE_SCAN_PAGE_ITEMS, after);
     for (const payout of listed.items) {
       if (payout.attempt && payout.attempt.leaseUntil <= now && ended.length < limit) ended.push(payout);
     }
-    if (listed.nextCursor === undefined) break;
-    cursor = listed.nextCursor;
+    if (listed.lastKey === undefined) break;
+    after = listed.lastKey;
   }
   return ended;
 }

@@ -1,38 +1,35 @@
-import { type DynamoDBClient, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import {
+  ConditionalCheckFailedException,
+  type DynamoDBClient,
+  TransactionCanceledException,
+} from '@aws-sdk/client-dynamodb';
 import {
   DynamoDBDocumentClient,
   GetCommand,
   PutCommand,
   QueryCommand,
-  type QueryCommandInput,
   TransactWriteCommand,
 } from '@aws-sdk/lib-dynamodb';
-import { encodeCursor, isStartKeyRejection } from '../../shared/cursor.js';
 import { nextRequestSent } from '../../shared/dynamodb-client.js';
-import { ConcurrentModificationError, InvalidCursorError } from '../../shared/errors.js';
+import { ConcurrentModificationError } from '../../shared/errors.js';
 import { createWithIdempotencyKey, IdempotentCreateGuardError } from '../../shared/idempotent-create.js';
-import { readItemCollection } from '../../shared/item-collection.js';
+import { itemBytes } from '../../shared/item-size.js';
 import { jitteredPause } from '../../shared/jitter.js';
 import { DailyCapExceededError } from '../errors.js';
 import type { AuditEvent, Controls, Payout, PayoutStatus } from '../model.js';
+import { carriedBy, payoutOf } from './carried-audit.js';
 import { capUpdateItem, type TransactItem } from './control-items.js';
 import {
-  fromAuditItem,
+  type CarriedAudit,
+  carriedAuditOf,
   fromControlsItem,
-  fromPayoutItem,
+  type StoredEvent,
   toAuditItem,
   toPayoutItem,
+  toStoredEvent,
   workQueueOf,
 } from './item-codec.js';
-import { readPayoutCursor } from './list-cursor.js';
-import type {
-  CreateOutcome,
-  CreationClaim,
-  ListPage,
-  ListQuery,
-  PayoutStore,
-  TransitionWrite,
-} from './payout-store.js';
+import type { CreateOutcome, CreationClaim, PayoutStore, TransitionWrite } from './payout-store.js';
 import { keys, TableIndexes, type WorkQueue } from './table-design.js';
 import { type Settled, WriteCoalescer } from './write-coalescer.js';
 
@@ -68,20 +65,30 @@ export class DynamoDbPayoutStore implements PayoutStore {
     return nextRequestSent(this.#client);
   }
 
+  /**
+   * The creation's audit events (with a claim, both) ride on the idempotency key item, written in the same
+   * transaction: an item of its own would cost 2 more write units (docs/data-model.md, "Write cost").
+   */
   async create(payout: Payout, audit: AuditEvent, claim?: CreationClaim): Promise<CreateOutcome> {
+    const events = claim ? [audit, claim.audit] : [audit];
+    const carried: CarriedAudit = { events: [], onKeyItem: events.length };
     const outcome = await createWithIdempotencyKey(this.#doc, {
       tableName: this.tableName,
       key: keys.idempotency(payout.origin, payout.idempotencyKey),
       ownerAttribute: 'payoutId',
       ownerId: payout.id,
       createdAt: payout.createdAt,
-      items: [toPayoutItem(payout), toAuditItem(claim ? [audit, claim.audit] : [audit])],
+      keyAttributes: { ev: events.map(toStoredEvent) },
+      items: [toPayoutItem(payout, carried)],
       ...(claim && { guards: [this.#capUpdate(claim.cap)] }),
     }).catch((error: unknown) => {
       if (!(error instanceof IdempotentCreateGuardError)) throw error;
       throw new DailyCapExceededError('the daily cap would be exceeded', { cause: error });
     });
-    if (outcome.created) return { created: true, payout };
+    if (outcome.created) {
+      carriedBy.set(payout, carried);
+      return { created: true, payout };
+    }
     const existing = await this.get(outcome.ownerId);
     if (!existing) throw new ConcurrentModificationError('payout', payout.id);
     return { created: false, existing };
@@ -91,44 +98,61 @@ export class DynamoDbPayoutStore implements PayoutStore {
     const { Item } = await this.#doc.send(
       new GetCommand({ TableName: this.tableName, Key: keys.payout(id), ConsistentRead: true }),
     );
-    return Item ? fromPayoutItem(Item) : undefined;
-  }
-
-  async getAudit(id: string): Promise<AuditEvent[]> {
-    const items = await readItemCollection(
-      this.#doc,
-      this.tableName,
-      keys.payout(id).pk,
-      'AUDIT#',
-      fromAuditItem,
-    );
-    return items.flat();
+    return Item ? payoutOf(Item) : undefined;
   }
 
   async transition(write: TransitionWrite): Promise<Payout> {
     return this.#coalescer && coalescingGroup(write) ? this.#coalescer.add(write) : this.#commitOne(write);
   }
 
-  /** Both items of a transition: the payout, conditional on the version read, and its audit event. */
-  #transitionItems({ before, after, audit }: TransitionWrite): TransactItem[] {
-    return [
-      {
-        Put: {
-          TableName: this.tableName,
-          Item: toPayoutItem(after),
-          ConditionExpression: '#version = :version AND #status = :status',
-          ExpressionAttributeNames: { '#version': 'version', '#status': 'status' },
-          ExpressionAttributeValues: { ':version': before.version, ':status': before.status },
+  /**
+   * What a transition writes besides a cap change: the payout, conditional on the version read, carrying its new
+   * audit event after the ones it already carries while the item stays under 1 KB (`ITEM_BYTES_BUDGET`), so
+   * that a plain transition is one conditional Put. When the events no longer fit, they move, with the new one,
+   * to an audit item in the same transaction, and the payout carries none.
+   */
+  async #transitionWrite({ before, after, audit }: TransitionWrite): Promise<PreparedTransition> {
+    const carried = carriedBy.get(before) ?? (await this.#carriedAuditAt(before));
+    const events: [StoredEvent, ...StoredEvent[]] = [toStoredEvent(audit)];
+    events.unshift(...carried.events);
+    const embedded: CarriedAudit = { events, onKeyItem: carried.onKeyItem };
+    const item = toPayoutItem(after, embedded);
+    const condition = {
+      ConditionExpression: '#version = :version AND #status = :status',
+      ExpressionAttributeNames: { '#version': 'version', '#status': 'status' },
+      ExpressionAttributeValues: { ':version': before.version, ':status': before.status },
+    };
+    if (itemBytes(item) <= ITEM_BYTES_BUDGET) {
+      return { carried: embedded, items: [{ Put: { TableName: this.tableName, Item: item, ...condition } }] };
+    }
+    const moved: CarriedAudit = { events: [], onKeyItem: carried.onKeyItem };
+    return {
+      carried: moved,
+      items: [
+        { Put: { TableName: this.tableName, Item: toPayoutItem(after, moved), ...condition } },
+        {
+          Put: {
+            TableName: this.tableName,
+            Item: toAuditItem(before.id, events),
+            ConditionExpression: 'attribute_not_exists(pk)',
+          },
         },
-      },
-      {
-        Put: {
-          TableName: this.tableName,
-          Item: toAuditItem([audit]),
-          ConditionExpression: 'attribute_not_exists(pk)',
-        },
-      },
-    ];
+      ],
+    };
+  }
+
+  /**
+   * The events `before` carries when this store did not read or write it itself (a payout handed over from
+   * elsewhere): read again, and only if the item is still exactly `before`.
+   */
+  async #carriedAuditAt(before: Payout): Promise<CarriedAudit> {
+    const { Item } = await this.#doc.send(
+      new GetCommand({ TableName: this.tableName, Key: keys.payout(before.id), ConsistentRead: true }),
+    );
+    if (!Item || Item.version !== before.version || Item.status !== before.status) {
+      throw new ConcurrentModificationError('payout', before.id);
+    }
+    return carriedAuditOf(Item);
   }
 
   /**
@@ -140,7 +164,16 @@ export class DynamoDbPayoutStore implements PayoutStore {
    */
   async #commitMany(writes: readonly TransitionWrite[], attempt = 0): Promise<Settled<Payout>[]> {
     if (writes.length === 1) return [await settled(this.#commitOne(writes[0] as TransitionWrite))];
-    const items = writes.flatMap((write) => this.#transitionItems(write));
+    const prepared = await Promise.all(writes.map((write) => settled(this.#transitionWrite(write))));
+    const unprepared = prepared.findIndex((result) => !result.ok);
+    if (unprepared >= 0) return this.#commitEach(writes);
+    const transitions = prepared.map((result) => (result as { value: PreparedTransition }).value);
+    const items: TransactItem[] = [];
+    const ranges = transitions.map((transition) => {
+      const start = items.length;
+      items.push(...transition.items);
+      return [start, items.length] as const;
+    });
     const shared = writes[0] as TransitionWrite;
     const capIndex = shared.cap ? items.length : -1;
     if (shared.cap) {
@@ -153,7 +186,10 @@ export class DynamoDbPayoutStore implements PayoutStore {
     }
     try {
       await this.#doc.send(new TransactWriteCommand({ TransactItems: items }));
-      return writes.map((write) => ({ ok: true, value: write.after }));
+      return writes.map((write, index) => {
+        carriedBy.set(write.after, (transitions[index] as PreparedTransition).carried);
+        return { ok: true, value: write.after };
+      });
     } catch (error) {
       const reasons = cancellationReasons(error);
       // Not a cancellation (the network, a throttle): whether it committed is unknown, as for a single write.
@@ -161,7 +197,7 @@ export class DynamoDbPayoutStore implements PayoutStore {
       const results: Settled<Payout>[] = [];
       const again: number[] = [];
       writes.forEach((write, index) => {
-        const own = reasons.slice(ITEMS_PER_TRANSITION * index, ITEMS_PER_TRANSITION * (index + 1));
+        const own = reasons.slice(...(ranges[index] as readonly [number, number]));
         if (own.includes('ConditionalCheckFailed')) {
           results[index] = {
             ok: false,
@@ -201,12 +237,23 @@ export class DynamoDbPayoutStore implements PayoutStore {
 
   async #commitOne(write: TransitionWrite): Promise<Payout> {
     const { before, after } = write;
-    const items = this.#transitionItems(write);
+    const prepared = await this.#transitionWrite(write);
+    const [payoutWrite] = prepared.items;
+    if (!write.cap && prepared.items.length === 1 && payoutWrite?.Put) {
+      await this.#doc.send(new PutCommand(payoutWrite.Put)).catch((error: unknown) => {
+        if (!(error instanceof ConditionalCheckFailedException)) throw error;
+        throw new ConcurrentModificationError('payout', before.id, { cause: error });
+      });
+      carriedBy.set(after, prepared.carried);
+      return after;
+    }
+    const items = [...prepared.items];
     const capIndex = write.cap ? items.length : -1;
     if (write.cap) items.push(this.#capUpdate(write.cap));
     for (let attempt = 0; ; attempt++) {
       try {
         await this.#doc.send(new TransactWriteCommand({ TransactItems: items }));
+        carriedBy.set(after, prepared.carried);
         return after;
       } catch (error) {
         const reasons = cancellationReasons(error);
@@ -232,59 +279,33 @@ export class DynamoDbPayoutStore implements PayoutStore {
     return capUpdateItem(this.tableName, cap, reservations);
   }
 
-  async list(query: ListQuery): Promise<ListPage> {
-    const index = query.status ? TableIndexes.byStatus : TableIndexes.byMonth;
-    const from = query.from ?? '0000';
-    const to = `${query.to ?? '9999'}\uffff`;
-    // Without a status the listing walks month partitions backwards from `to` (or now) to `from`; without
-    // `from` it stops after a year of empty months, so a young table is not read back to 2020 month by month.
-    const firstMonth = monthOf(query.to ?? new Date().toISOString());
-    const lastMonth = monthOf(query.from ?? '2020-01-01T00:00:00.000Z');
-    const cursor = readPayoutCursor(query.cursor, query, { first: firstMonth, last: lastMonth });
-    const fromCursor = cursor?.key !== undefined;
-    let month = cursor?.month ?? (query.status ? undefined : firstMonth);
-    let startKey: Record<string, unknown> | undefined = cursor?.key;
-    const items: Payout[] = [];
-    let scannedThisMonth = 0;
-    let emptyMonths = 0;
-    for (;;) {
-      const partition = query.status ? keys.statusPartition(query.status) : keys.monthPartition(month ?? '');
-      const input: QueryCommandInput = {
+  /**
+   * One page of the payouts in `status`, newest first (the by-status index), from where the previous page's
+   * `lastKey` left off: what the reconciler walks to find ended leases. The API's listings (filters, months,
+   * cursors) are `PayoutListing`'s.
+   */
+  async inStatus(
+    status: PayoutStatus,
+    limit: number,
+    after?: Record<string, unknown>,
+  ): Promise<{ items: Payout[]; lastKey?: Record<string, unknown> }> {
+    const index = TableIndexes.byStatus;
+    const page = await this.#doc.send(
+      new QueryCommand({
         TableName: this.tableName,
         IndexName: index.indexName,
-        KeyConditionExpression: '#pk = :pk AND #sk BETWEEN :from AND :to',
-        ExpressionAttributeNames: { '#pk': index.partitionKey, '#sk': index.sortKey },
-        ExpressionAttributeValues: { ':pk': partition, ':from': from, ':to': to },
+        KeyConditionExpression: '#pk = :pk',
+        ExpressionAttributeNames: { '#pk': index.partitionKey },
+        ExpressionAttributeValues: { ':pk': keys.statusPartition(status) },
         ScanIndexForward: false,
-        Limit: query.limit - items.length,
-        ExclusiveStartKey: startKey,
-      };
-      if (query.type) {
-        input.FilterExpression = 'instruction.#type = :type';
-        input.ExpressionAttributeNames = { ...input.ExpressionAttributeNames, '#type': 'type' };
-        input.ExpressionAttributeValues = { ...input.ExpressionAttributeValues, ':type': query.type };
-      }
-      const page = await this.#doc.send(new QueryCommand(input)).catch((error: unknown) => {
-        // The cursor's shape was checked; should DynamoDB still refuse its key, the cursor is what is wrong.
-        if (fromCursor && startKey === cursor?.key && isStartKeyRejection(error)) {
-          throw new InvalidCursorError('is not a cursor this listing returned', { cause: error });
-        }
-        throw error;
-      });
-      for (const item of page.Items ?? []) items.push(fromPayoutItem(item));
-      scannedThisMonth += page.ScannedCount ?? 0;
-      startKey = page.LastEvaluatedKey;
-      if (startKey) {
-        if (items.length >= query.limit) return { items, nextCursor: encodeCursor({ month, key: startKey }) };
-        continue;
-      }
-      if (query.status || !month || month <= lastMonth) return { items };
-      emptyMonths = scannedThisMonth === 0 ? emptyMonths + 1 : 0;
-      scannedThisMonth = 0;
-      if (!query.from && emptyMonths >= EMPTY_MONTHS_BEFORE_STOPPING) return { items };
-      month = previousMonth(month);
-      if (items.length >= query.limit) return { items, nextCursor: encodeCursor({ month }) };
-    }
+        Limit: limit,
+        ...(after && { ExclusiveStartKey: after }),
+      }),
+    );
+    return {
+      items: (page.Items ?? []).map(payoutOf),
+      ...(page.LastEvaluatedKey && { lastKey: page.LastEvaluatedKey }),
+    };
   }
 
   async due(queue: WorkQueue, dueBy: string, limit: number, after?: Payout): Promise<Payout[]> {
@@ -308,7 +329,7 @@ export class DynamoDbPayoutStore implements PayoutStore {
           }),
       }),
     );
-    return (page.Items ?? []).map(fromPayoutItem);
+    return (page.Items ?? []).map(payoutOf);
   }
 
   /**
@@ -369,7 +390,18 @@ export class DynamoDbPayoutStore implements PayoutStore {
 }
 
 const MAX_CONFLICT_RETRIES = 4;
-const ITEMS_PER_TRANSITION = 2;
+/**
+ * A payout item carries audit events while it stays within this many bytes: under 1 KB, so each write of it
+ * costs one unit in the table and in each index entry, with room for the approximation of number sizes.
+ */
+const ITEM_BYTES_BUDGET = 1000;
+
+/** The items a transition writes (the payout; an audit item when its events moved off it) and what it then carries. */
+interface PreparedTransition {
+  readonly items: TransactItem[];
+  readonly carried: CarriedAudit;
+}
+
 /** TransactWriteItems takes at most 100 items; 25 transitions keep a batch well inside that and 4 MB. */
 const MAX_COALESCED_TRANSITIONS = 25;
 
@@ -379,7 +411,7 @@ const MAX_COALESCED_TRANSITIONS = 25;
  * the same counter go together, with one update for their sum. Anything else (a cap release, say) goes alone.
  */
 function coalescingGroup(write: TransitionWrite): string | undefined {
-  if (!write.cap) return 'plain';
+  if (!write.cap) return undefined;
   if (write.cap.limitKobo !== undefined && write.cap.deltaKobo > 0) {
     return `claim:${write.cap.capKey}:${write.cap.day}:${write.cap.limitKobo}`;
   }
@@ -392,20 +424,7 @@ function settled<T>(promise: Promise<T>): Promise<Settled<T>> {
     (error: unknown) => ({ ok: false, error }),
   );
 }
-/** Without `from`, a listing stops walking back after this many consecutive months with no payout. */
-const EMPTY_MONTHS_BEFORE_STOPPING = 12;
-
 function cancellationReasons(error: unknown): (string | undefined)[] | undefined {
   if (!(error instanceof TransactionCanceledException)) return undefined;
   return (error.CancellationReasons ?? []).map((reason) => reason.Code);
-}
-
-function monthOf(iso: string): string {
-  return iso.slice(0, 7);
-}
-
-function previousMonth(month: string): string {
-  const [year, monthNumber] = month.split('-').map(Number);
-  const date = new Date(Date.UTC(year ?? 1970, (monthNumber ?? 1) - 2, 1));
-  return date.toISOString().slice(0, 7);
 }

@@ -1,6 +1,7 @@
 import { PayoutAutomationError } from '../../shared/errors.js';
 import * as z from '../../shared/zod.js';
 import { type AuditEvent, type Controls, PAYOUT_STATUSES, type Payout, PayoutStatus } from '../model.js';
+import { fromStoredNames, storedNameOf, toStoredNames } from './compact-names.js';
 import { keys, TableIndexes, WorkQueue } from './table-design.js';
 
 /**
@@ -110,6 +111,8 @@ const auditEvent = {
   details: z.optional(z.record(z.string(), scalar)),
 };
 
+const AuditEventSchema = z.lazy(() => z.object(auditEvent));
+
 const AuditItemSchema = z.lazy(() =>
   z.object({
     ...auditEvent,
@@ -168,21 +171,42 @@ export function workQueueOf(payout: Payout): { queue: string; dueAt: string } | 
   }
 }
 
+/** An audit event as an item carries it (`toStoredEvent`). */
+export type StoredEvent = Readonly<Record<string, unknown>>;
+
+/** The audit events a payout item carries (see `toPayoutItem`), and how many of its first events its key item holds. */
+export interface CarriedAudit {
+  /** Events stored on the payout item itself, oldest first, as stored. */
+  readonly events: readonly StoredEvent[];
+  /** The creation's events (sequence 1 to this) are on the payout's idempotency key item. */
+  readonly onKeyItem: number;
+}
+
+const NO_CARRIED_AUDIT: CarriedAudit = { events: [], onKeyItem: 0 };
+
 /**
- * The stored payout leaves out what it does not need to hold: the id (its key says it), the currency (NGN is the
- * only one) and an empty metadata map. Every write of a payout costs its size per started KB in the table and in
- * each index entry, and a decided payout sits just around 1 KB (docs/data-model.md, "Write cost"); `fromPayoutItem`
- * puts the three back, and reads items that still hold them as they are.
+ * A payout as stored: attribute names shortened (`compact-names.ts`), without what it does not need to hold (the
+ * id, which its key says; the currency, NGN being the only one; an empty metadata map), and with the audit events
+ * it carries (`ev`, and `ke`: how many of the creation's events the idempotency key item holds). Every write of a
+ * payout costs its size per started KB in the table and in each index entry, and a decided payout with its
+ * outcome's event stays under 1 KB this way (docs/data-model.md, "Write cost"). `fromPayoutItem` reads these and
+ * items written before in long names alike.
  */
-export function toPayoutItem(payout: Payout): Record<string, unknown> {
+export function toPayoutItem(
+  payout: Payout,
+  audit: CarriedAudit = NO_CARRIED_AUDIT,
+): Record<string, unknown> {
   const work = workQueueOf(payout);
   const { byStatus, byMonth, workQueue } = TableIndexes;
-  const { id, currency: _onlyCurrency, metadata, ...stored } = payout;
+  const { id, currency: _onlyCurrency, metadata, status, version, ...stored } = payout;
   return {
     ...keys.payout(id),
     entity: 'payout',
-    ...stored,
-    ...(Object.keys(metadata).length > 0 && { metadata }),
+    status,
+    version,
+    ...toStoredNames({ ...stored, ...(Object.keys(metadata).length > 0 && { metadata }) }),
+    ...(audit.events.length > 0 && { ev: audit.events }),
+    ...(audit.onKeyItem > 0 && { ke: audit.onKeyItem }),
     [byStatus.partitionKey]: keys.statusPartition(payout.status),
     [byStatus.sortKey]: `${payout.createdAt}#${id}`,
     [byMonth.partitionKey]: keys.monthPartition(payout.createdAt.slice(0, 7)),
@@ -196,36 +220,76 @@ export function toPayoutItem(payout: Payout): Record<string, unknown> {
 
 const PAYOUT_KEY_PREFIX = keys.payout('').pk;
 
-export function fromPayoutItem(item: Record<string, unknown>): Payout {
+function payoutIdOf(item: Record<string, unknown>): string | undefined {
   const { pk } = item;
-  const omitted = {
-    ...(typeof pk === 'string' &&
-      pk.startsWith(PAYOUT_KEY_PREFIX) && { id: pk.slice(PAYOUT_KEY_PREFIX.length) }),
-    currency: 'NGN',
-    metadata: {},
+  return typeof pk === 'string' && pk.startsWith(PAYOUT_KEY_PREFIX)
+    ? pk.slice(PAYOUT_KEY_PREFIX.length)
+    : undefined;
+}
+
+/** Items written before the stored names hold `amountKobo`, which every payout has. */
+function isLongNamed(item: Record<string, unknown>): boolean {
+  return 'amountKobo' in item;
+}
+
+export function fromPayoutItem(item: Record<string, unknown>): Payout {
+  const { ev: _carried, ke: _onKeyItem, ...rest } = item;
+  const id = payoutIdOf(item);
+  const omitted = { ...(id !== undefined && { id }), currency: 'NGN', metadata: {} };
+  // `status` and `version` keep their names in both shapes (no stored name maps back to them).
+  const named = isLongNamed(rest) ? rest : fromStoredNames(rest);
+  return parse(PayoutItemSchema, { ...omitted, ...named }, 'payout');
+}
+
+/** The audit events a stored payout item carries, as stored (none for items written before events rode on it). */
+export function carriedAuditOf(item: Record<string, unknown>): CarriedAudit {
+  return {
+    events: Array.isArray(item.ev) ? (item.ev as StoredEvent[]) : [],
+    onKeyItem: typeof item.ke === 'number' ? item.ke : 0,
   };
-  return parse(PayoutItemSchema, { ...omitted, ...item }, 'payout');
+}
+
+/** An audit event as a payout or key item carries it: stored names, without the payout id (the item says it). */
+export function toStoredEvent(event: AuditEvent): StoredEvent {
+  const { payoutId: _itemSays, from, ...rest } = event;
+  return toStoredNames({ ...rest, ...(from !== null && { from }) });
+}
+
+/** Events carried by an item (`toStoredEvent`), oldest first. */
+export function eventsOf(stored: readonly unknown[], payoutId: string, what: string): AuditEvent[] {
+  return stored.map((entry) =>
+    parse(
+      AuditEventSchema,
+      { payoutId, from: null, ...fromStoredNames(entry as Record<string, unknown>) },
+      `${what} audit event`,
+    ),
+  );
+}
+
+/** The payout's id on an item of its partition (the payout item, an audit item). */
+export function payoutIdOfItem(item: Record<string, unknown>): string {
+  return payoutIdOf(item) ?? '';
 }
 
 /**
- * One audit item for the events of one write, in sequence order, keyed by the first one's sequence. A write
- * that records two decisions (a creation already claimed) stores both in one item: every item of a transaction
- * costs 2 write units per started KB, so a second item would cost 2 more for ~250 bytes.
+ * An audit item: events a write moved off the payout item because they no longer fitted under 1 KB with it,
+ * keyed by the first one's sequence. Items written before hold one write's events each in long names (a
+ * creation already claimed: created, claimed, the second in `following`); `fromAuditItem` reads both.
  */
-export function toAuditItem([first, ...following]: readonly [AuditEvent, ...AuditEvent[]]): Record<
-  string,
-  unknown
-> {
+export function toAuditItem(
+  payoutId: string,
+  events: readonly [StoredEvent, ...StoredEvent[]],
+): Record<string, unknown> {
   return {
-    ...keys.audit(first.payoutId, first.sequence),
+    ...keys.audit(payoutId, Number(events[0][storedNameOf('sequence')])),
     entity: 'audit',
-    ...first,
-    ...(following[0] && { following }),
+    ev: events,
   };
 }
 
-/** The events an audit item holds, first to last (items written one event each hold one). */
+/** The events an audit item holds, first to last. */
 export function fromAuditItem(item: Record<string, unknown>): AuditEvent[] {
+  if (Array.isArray(item.ev)) return eventsOf(item.ev, payoutIdOfItem(item), 'audit item');
   const { following = [], ...first } = parse(AuditItemSchema, item, 'audit event');
   return [first, ...following];
 }

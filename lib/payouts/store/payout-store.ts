@@ -65,10 +65,17 @@ export interface PayoutStore {
    */
   afterWriteSent?(): Promise<void>;
   get(id: string): Promise<Payout | undefined>;
-  getAudit(id: string): Promise<AuditEvent[]>;
   /** Applies a transition; throws ConcurrentModificationError or DailyCapExceededError. */
   transition(write: TransitionWrite): Promise<Payout>;
-  list(query: ListQuery): Promise<ListPage>;
+  /**
+   * One page of the payouts in `status`, newest first, after `after` (the previous page's `lastKey`). Listings with
+   * filters and cursors are `PayoutListing`'s (payout-listing.ts).
+   */
+  inStatus(
+    status: PayoutStatus,
+    limit: number,
+    after?: Record<string, unknown>,
+  ): Promise<{ items: Payout[]; lastKey?: Record<string, unknown> }>;
   /**
    * Payouts in a work queue whose due time is at or before `dueBy`, earliest first; with `after` (the last
    * payout of the previous page, as that page returned it), the page that follows it.

@@ -1,15 +1,21 @@
-import { DynamoDBDocumentClient, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AuditEvent, Payout } from '../../../lib/payouts/model.js';
+import { PayoutAuditTrail } from '../../../lib/payouts/store/audit-trail.js';
+import { DynamoDbPayoutStore } from '../../../lib/payouts/store/dynamodb-payout-store.js';
+import { toPayoutItem } from '../../../lib/payouts/store/item-codec.js';
 import { keys } from '../../../lib/payouts/store/table-design.js';
+import { ConcurrentModificationError } from '../../../lib/shared/errors.js';
+import { itemBytes } from '../../../lib/shared/item-size.js';
 import { createTestTable } from '../../support/dynamodb.js';
 import { storedPayout } from './stored-payout.js';
 
 /**
- * The audit trail as stored: a creation already claimed (the API's and events' path) records its two decisions,
- * created and claimed, in ONE audit item of its transaction, since each item of a transaction costs 2 write
- * units; every other write records its one event in an item of its own. Items written one event each before
- * (a creation already claimed used to write two) read back the same.
+ * Where a payout's audit events are stored (docs/data-model.md, "Audit events"): the creation's (with a claim,
+ * both) on the idempotency key item of the creation's transaction; each later event on the payout item itself,
+ * in the same conditional write as the change it records, while the item stays under 1 KB; when it would not,
+ * the events move to an audit item in the same transaction. Trails stored before (one audit item per write,
+ * payouts in long attribute names) read back the same and go on in the new shape.
  */
 let table: Awaited<ReturnType<typeof createTestTable>>;
 let doc: DynamoDBDocumentClient;
@@ -52,49 +58,101 @@ async function storedAuditItems(payoutId: string) {
   return Items ?? [];
 }
 
-describe('payout audit items', () => {
-  it('stores the two events of a creation already claimed in one item, and reads them back as two', async () => {
+async function payoutItem(payoutId: string) {
+  const { Item } = await doc.send(
+    new GetCommand({ TableName: table.tableName, Key: keys.payout(payoutId), ConsistentRead: true }),
+  );
+  return Item ?? {};
+}
+
+/** A payout item as stored before the stored names: every attribute in its long name. */
+function longNamedItem(payout: Payout): Record<string, unknown> {
+  const { id: _keySays, currency: _onlyNgn, metadata: _empty, ...fields } = payout;
+  const { pk, sk, entity, gsi1pk, gsi1sk, gsi2pk, gsi2sk } = toPayoutItem(payout);
+  return { pk, sk, entity, gsi1pk, gsi1sk, gsi2pk, gsi2sk, ...fields };
+}
+
+async function trailOf(payoutId: string) {
+  return (await new PayoutAuditTrail(table.client, table.tableName).whole(payoutId))?.audit;
+}
+
+const cap = { capKey: 'merchant', day: '2026-03-02', deltaKobo: 15_000, limitKobo: 1_000_000 };
+
+describe('payout audit events as stored', () => {
+  it('keeps a creation already claimed on the key item, and the outcome on the payout item: no audit item', async () => {
     const id = 'AUDITPACKED00000000000001';
     const created = event(id, 1, null, 'pending');
     const claimed = event(id, 2, 'pending', 'submitting');
     const claimedPayout: Payout = { ...storedPayout(id), status: 'submitting', version: 2 };
 
-    const outcome = await table.store.create(claimedPayout, created, {
-      audit: claimed,
-      cap: { capKey: 'merchant', day: '2026-03-02', deltaKobo: 15_000, limitKobo: 1_000_000 },
-    });
+    const outcome = await table.store.create(claimedPayout, created, { audit: claimed, cap });
 
     expect(outcome.created).toBe(true);
-    const items = await storedAuditItems(id);
-    expect(items.map((item) => item.sk)).toEqual(['AUDIT#000001']);
-    expect(await table.store.getAudit(id)).toEqual([created, claimed]);
+    const { Item: keyItem } = await doc.send(
+      new GetCommand({
+        TableName: table.tableName,
+        Key: keys.idempotency('api', claimedPayout.idempotencyKey),
+      }),
+    );
+    expect(keyItem?.ev).toHaveLength(2);
+    expect(await storedAuditItems(id)).toEqual([]);
+    expect(await trailOf(id)).toEqual([created, claimed]);
 
-    // The next decision goes on in an item of its own, after both.
     const paid = event(id, 3, 'submitting', 'succeeded');
     await table.store.transition({
       before: claimedPayout,
       after: { ...claimedPayout, status: 'succeeded', version: 3 },
       audit: paid,
     });
-    expect((await storedAuditItems(id)).map((item) => item.sk)).toEqual(['AUDIT#000001', 'AUDIT#000003']);
-    expect(await table.store.getAudit(id)).toEqual([created, claimed, paid]);
+
+    const stored = await payoutItem(id);
+    expect(stored.ev).toHaveLength(1);
+    expect(itemBytes(stored)).toBeLessThan(1024);
+    expect(await storedAuditItems(id)).toEqual([]);
+    expect(await trailOf(id)).toEqual([created, claimed, paid]);
   });
 
-  it('writes one event per item for a creation not claimed', async () => {
-    const id = 'AUDITSINGLE0000000000001';
-    const created = event(id, 1, null, 'pending');
+  it('moves the carried events to an audit item, in the same write, once the payout would pass 1 KB', async () => {
+    const id = 'AUDITMOVED000000000000001';
+    let payout = storedPayout(id, { narration: 'n'.repeat(200) });
+    const trail = [event(id, 1, null, 'pending')];
+    await table.store.create(payout, trail[0] as AuditEvent);
+    for (let sequence = 2; sequence <= 12; sequence++) {
+      const after: Payout = {
+        ...payout,
+        version: sequence,
+        nextActionAt: `2026-03-02T09:00:${10 + sequence}.000Z`,
+      };
+      const step = {
+        ...event(id, sequence, 'pending', 'pending'),
+        reason: `looked again, ${'x'.repeat(60)}`,
+      };
+      await table.store.transition({ before: payout, after, audit: step });
+      trail.push(step);
+      payout = after;
+      expect(itemBytes(await payoutItem(id))).toBeLessThan(1024);
+    }
 
-    await table.store.create(storedPayout(id), created);
-
-    const items = await storedAuditItems(id);
-    expect(items).toHaveLength(1);
-    expect(items[0]).not.toHaveProperty('following');
-    expect(await table.store.getAudit(id)).toEqual([created]);
+    const moved = await storedAuditItems(id);
+    expect(moved.length).toBeGreaterThan(0);
+    expect(await trailOf(id)).toEqual(trail);
+    // Page by page too, across the key item, the audit items and the events the payout carries.
+    const pages = new PayoutAuditTrail(table.client, table.tableName);
+    const read: AuditEvent[] = [];
+    let after: Parameters<PayoutAuditTrail['page']>[1]['after'];
+    do {
+      const page = await pages.page(id, { limit: 2, ...(after && { after }) });
+      read.push(...(page?.events ?? []));
+      after = page?.next;
+    } while (after);
+    expect(read).toEqual(trail);
   });
 
-  it('reads a trail written one event per item before, in sequence order', async () => {
+  it('reads a payout and trail stored before (long names, one audit item per write) and goes on in the new shape', async () => {
     const id = 'AUDITLEGACY0000000000001';
     const legacy = [event(id, 1, null, 'pending'), event(id, 2, 'pending', 'submitting')];
+    const claimedPayout: Payout = { ...storedPayout(id), status: 'submitting', version: 2 };
+    await doc.send(new PutCommand({ TableName: table.tableName, Item: longNamedItem(claimedPayout) }));
     for (const old of legacy) {
       await doc.send(
         new PutCommand({
@@ -104,6 +162,40 @@ describe('payout audit items', () => {
       );
     }
 
-    expect(await table.store.getAudit(id)).toEqual(legacy);
+    expect(await new PayoutAuditTrail(table.client, table.tableName).whole(id)).toEqual({
+      payout: claimedPayout,
+      audit: legacy,
+    });
+
+    // A store that did not read it (another process) reads the item again before writing its next event.
+    const paid = event(id, 3, 'submitting', 'succeeded');
+    const decided: Payout = { ...claimedPayout, status: 'succeeded', version: 3 };
+    const elsewhere = new DynamoDbPayoutStore(table.client, table.tableName);
+    await elsewhere.transition({ before: { ...claimedPayout }, after: decided, audit: paid });
+
+    expect(await payoutItem(id)).not.toHaveProperty('amountKobo');
+    expect(await new PayoutAuditTrail(table.client, table.tableName).whole(id)).toEqual({
+      payout: decided,
+      audit: [...legacy, paid],
+    });
+  });
+
+  it('refuses a transition from a version the item no longer has, writing nothing', async () => {
+    const id = 'AUDITSTALE00000000000001';
+    const created = event(id, 1, null, 'pending');
+    const payout = storedPayout(id);
+    await table.store.create(payout, created);
+    const next: Payout = { ...payout, version: 2, nextActionAt: '2026-03-02T09:00:00.000Z' };
+    await table.store.transition({ before: payout, after: next, audit: event(id, 2, 'pending', 'pending') });
+
+    const stale = table.store.transition({
+      before: { ...payout },
+      after: { ...payout, version: 2, status: 'cancelled' },
+      audit: event(id, 2, 'pending', 'cancelled'),
+    });
+
+    await expect(stale).rejects.toBeInstanceOf(ConcurrentModificationError);
+    expect((await table.store.get(id))?.status).toBe('pending');
+    expect(await trailOf(id)).toHaveLength(2);
   });
 });

@@ -20,8 +20,32 @@ describe('payout item codec', () => {
     const tagged: Payout = { ...payout, metadata: { invoice: 'INV-7', batch: 3 } };
     const item = toPayoutItem(tagged);
 
-    expect(item.metadata).toEqual({ invoice: 'INV-7', batch: 3 });
+    // Under its stored name, with the client's own keys as they are.
+    expect(item.md).toEqual({ invoice: 'INV-7', batch: 3 });
     expect(fromPayoutItem(item)).toEqual(tagged);
+  });
+
+  it('stores attributes under short names, keeping status, version and the index keys as they are', () => {
+    const item = toPayoutItem({
+      ...payout,
+      receipt: { transactionId: 't-1', status: 'SUCCESS', chargesKobo: 0 },
+    });
+
+    expect(item).toMatchObject({
+      status: 'pending',
+      version: 1,
+      am: 15_000,
+      rc: { tx: 't-1', st: 'SUCCESS' },
+    });
+    expect(item).not.toHaveProperty('amountKobo');
+    expect(item).toHaveProperty('gsi1pk', 'PAYOUT#STATUS#pending');
+  });
+
+  it('reads an item stored in long names before', () => {
+    const { id: _keySays, currency: _onlyNgn, metadata: _empty, ...fields } = payout;
+    const { pk, sk, gsi1pk, gsi1sk } = toPayoutItem(payout);
+
+    expect(fromPayoutItem({ pk, sk, gsi1pk, gsi1sk, entity: 'payout', ...fields })).toEqual(payout);
   });
 
   it('reads an item written before, which holds the id, the currency and an empty metadata map', () => {

@@ -74,7 +74,7 @@ describe('lease expiry through the status index', () => {
       ),
     );
     const ended = inFlight('ENDED', '2026-03-02T07:59:00.000Z', '2026-03-02T07:59:30.000Z');
-    await putAll([...running, ended].map(toPayoutItem));
+    await putAll([...running, ended].map((payout) => toPayoutItem(payout)));
 
     const due = await endedLeases(engine.ctx, NOW, 50);
 
