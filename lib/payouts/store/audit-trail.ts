@@ -104,7 +104,7 @@ export class PayoutAuditTrail {
    * Reads the payout item (undefined when there is no such payout), the key item's events when the page starts
    * among them, then audit items from the one holding `after` on, `limit` + 1 items a query with consistent
    * reads, until it has more than `limit` events after it or the audit items end; then the events the payout
-   * item carries. The payout item is read first: events only move from it to audit items (audit-trail.ts).
+   * item carries. The payout item is read first: events only move from it to audit items (above).
    */
   async page(
     payoutId: string,

@@ -8,6 +8,7 @@ import { type CarriedAudit, carriedAuditOf, fromPayoutItem } from './item-codec.
  */
 export const carriedBy = new WeakMap<Payout, CarriedAudit>();
 
+/** A stored payout item as a payout, remembering the audit events it carries for its next transition. */
 export function payoutOf(item: Record<string, unknown>): Payout {
   const payout = fromPayoutItem(item);
   carriedBy.set(payout, carriedAuditOf(item));

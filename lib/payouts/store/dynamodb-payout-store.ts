@@ -57,7 +57,7 @@ export class DynamoDbPayoutStore implements PayoutStore {
         : new WriteCoalescer((writes) => this.#commitMany(writes), {
             maxBatch: MAX_COALESCED_TRANSITIONS,
             keyOf: (write) => write.after.id,
-            groupOf: (write) => coalescingGroup(write) ?? '',
+            groupOf: (write) => claimGroup(write) ?? 'moving',
           });
   }
 
@@ -101,8 +101,16 @@ export class DynamoDbPayoutStore implements PayoutStore {
     return Item ? payoutOf(Item) : undefined;
   }
 
+  /**
+   * A claim goes with the claims of its cap counter (group commit); a plain transition that fits is one `PutItem`
+   * (1 unit: in a shared transaction it would cost 2); one whose events move to an audit item is a transaction
+   * anyway, so it goes with the others of its turn.
+   */
   async transition(write: TransitionWrite): Promise<Payout> {
-    return this.#coalescer && coalescingGroup(write) ? this.#coalescer.add(write) : this.#commitOne(write);
+    if (!this.#coalescer) return this.#commitOne(write);
+    if (write.cap) return claimGroup(write) ? this.#coalescer.add(write) : this.#commitOne(write);
+    const prepared = await this.#transitionWrite(write);
+    return prepared.items.length === 1 ? this.#putAlone(write, prepared) : this.#coalescer.add(write);
   }
 
   /**
@@ -152,7 +160,9 @@ export class DynamoDbPayoutStore implements PayoutStore {
     if (!Item || Item.version !== before.version || Item.status !== before.status) {
       throw new ConcurrentModificationError('payout', before.id);
     }
-    return carriedAuditOf(Item);
+    const carried = carriedAuditOf(Item);
+    carriedBy.set(before, carried);
+    return carried;
   }
 
   /**
@@ -228,6 +238,18 @@ export class DynamoDbPayoutStore implements PayoutStore {
     }
   }
 
+  /** A plain transition that fits as one conditional `PutItem` of the payout carrying its event. */
+  async #putAlone({ before, after }: TransitionWrite, prepared: PreparedTransition): Promise<Payout> {
+    const put = prepared.items[0]?.Put;
+    if (!put) throw new Error('a plain transition writes its payout');
+    await this.#doc.send(new PutCommand(put)).catch((error: unknown) => {
+      if (!(error instanceof ConditionalCheckFailedException)) throw error;
+      throw new ConcurrentModificationError('payout', before.id, { cause: error });
+    });
+    carriedBy.set(after, prepared.carried);
+    return after;
+  }
+
   /** One by one, in order: claims on one counter must not race each other for the last of the cap. */
   async #commitEach(writes: readonly TransitionWrite[]): Promise<Settled<Payout>[]> {
     const results: Settled<Payout>[] = [];
@@ -238,15 +260,7 @@ export class DynamoDbPayoutStore implements PayoutStore {
   async #commitOne(write: TransitionWrite): Promise<Payout> {
     const { before, after } = write;
     const prepared = await this.#transitionWrite(write);
-    const [payoutWrite] = prepared.items;
-    if (!write.cap && prepared.items.length === 1 && payoutWrite?.Put) {
-      await this.#doc.send(new PutCommand(payoutWrite.Put)).catch((error: unknown) => {
-        if (!(error instanceof ConditionalCheckFailedException)) throw error;
-        throw new ConcurrentModificationError('payout', before.id, { cause: error });
-      });
-      carriedBy.set(after, prepared.carried);
-      return after;
-    }
+    if (!write.cap && prepared.items.length === 1) return this.#putAlone(write, prepared);
     const items = [...prepared.items];
     const capIndex = write.cap ? items.length : -1;
     if (write.cap) items.push(this.#capUpdate(write.cap));
@@ -406,11 +420,10 @@ interface PreparedTransition {
 const MAX_COALESCED_TRANSITIONS = 25;
 
 /**
- * Which writes may share a transaction. Plain transitions (recording an outcome, reconciling) touch only their
- * own items. Claims share their wallet's cap counter, which a transaction can hold once, so only claims on
- * the same counter go together, with one update for their sum. Anything else (a cap release, say) goes alone.
+ * The group a claim commits with: claims share their wallet's cap counter, which a transaction can hold once, so
+ * only claims on the same counter go together, with one update for their sum. A cap release goes alone.
  */
-function coalescingGroup(write: TransitionWrite): string | undefined {
+function claimGroup(write: TransitionWrite): string | undefined {
   if (!write.cap) return undefined;
   if (write.cap.limitKobo !== undefined && write.cap.deltaKobo > 0) {
     return `claim:${write.cap.capKey}:${write.cap.day}:${write.cap.limitKobo}`;

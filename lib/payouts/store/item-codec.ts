@@ -266,11 +266,6 @@ export function eventsOf(stored: readonly unknown[], payoutId: string, what: str
   );
 }
 
-/** The payout's id on an item of its partition (the payout item, an audit item). */
-export function payoutIdOfItem(item: Record<string, unknown>): string {
-  return payoutIdOf(item) ?? '';
-}
-
 /**
  * An audit item: events a write moved off the payout item because they no longer fitted under 1 KB with it,
  * keyed by the first one's sequence. Items written before hold one write's events each in long names (a
@@ -289,7 +284,7 @@ export function toAuditItem(
 
 /** The events an audit item holds, first to last. */
 export function fromAuditItem(item: Record<string, unknown>): AuditEvent[] {
-  if (Array.isArray(item.ev)) return eventsOf(item.ev, payoutIdOfItem(item), 'audit item');
+  if (Array.isArray(item.ev)) return eventsOf(item.ev, payoutIdOf(item) ?? '', 'audit item');
   const { following = [], ...first } = parse(AuditItemSchema, item, 'audit event');
   return [first, ...following];
 }
