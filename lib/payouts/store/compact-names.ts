@@ -82,7 +82,9 @@ export const STORED_NAMES: Readonly<Record<string, string>> = {
   details: 'd',
 };
 
-const SHORT_TO_LONG: Readonly<Record<string, string>> = Object.fromEntries(
+// Maps, not objects, for the lookups: a stored name like `constructor` must not find Object.prototype's.
+const LONG_TO_SHORT: ReadonlyMap<string, string> = new Map(Object.entries(STORED_NAMES));
+const SHORT_TO_LONG: ReadonlyMap<string, string> = new Map(
   Object.entries(STORED_NAMES).map(([long, short]) => [short, long]),
 );
 
@@ -93,7 +95,7 @@ type Plain = Readonly<Record<string, unknown>>;
 
 function rename(
   value: unknown,
-  names: Readonly<Record<string, string>>,
+  names: ReadonlyMap<string, string>,
   longOf: (name: string) => string,
 ): unknown {
   if (Array.isArray(value)) return value.map((element) => rename(element, names, longOf));
@@ -101,22 +103,22 @@ function rename(
   const renamed: Record<string, unknown> = {};
   for (const [name, inner] of Object.entries(value)) {
     if (inner === undefined) continue;
-    renamed[names[name] ?? name] = OPAQUE.has(longOf(name)) ? inner : rename(inner, names, longOf);
+    renamed[names.get(name) ?? name] = OPAQUE.has(longOf(name)) ? inner : rename(inner, names, longOf);
   }
   return renamed;
 }
 
 /** The stored name of an attribute. */
 export function storedNameOf(name: string): string {
-  return STORED_NAMES[name] ?? name;
+  return LONG_TO_SHORT.get(name) ?? name;
 }
 
 /** `value`'s attributes under their stored names, at every depth (the client's maps as they are). */
 export function toStoredNames(value: Plain): Record<string, unknown> {
-  return rename(value, STORED_NAMES, (name) => name) as Record<string, unknown>;
+  return rename(value, LONG_TO_SHORT, (name) => name) as Record<string, unknown>;
 }
 
 /** The inverse of `toStoredNames`. */
 export function fromStoredNames(value: Plain): Record<string, unknown> {
-  return rename(value, SHORT_TO_LONG, (name) => SHORT_TO_LONG[name] ?? name) as Record<string, unknown>;
+  return rename(value, SHORT_TO_LONG, (name) => SHORT_TO_LONG.get(name) ?? name) as Record<string, unknown>;
 }

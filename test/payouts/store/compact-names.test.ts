@@ -20,7 +20,18 @@ describe('stored names', () => {
     expect(fromStoredNames(toStoredNames(Object.fromEntries(long.map((name) => [name, 1]))))).toEqual(
       Object.fromEntries(long.map((name) => [name, 1])),
     );
-    for (const kept of ['pk', 'sk', 'entity', 'version', 'ev', 'ke', 'gsi1pk', 'gsi2sk']) {
+    for (const kept of [
+      'pk',
+      'sk',
+      'entity',
+      'version',
+      'ev',
+      'ke',
+      'gsi1pk',
+      'gsi2sk',
+      'constructor',
+      'toString',
+    ]) {
       expect(fromStoredNames({ [kept]: 1 })).toEqual({ [kept]: 1 });
     }
   });
