@@ -7,6 +7,7 @@ import {
   QueryCommand,
   ScanCommand,
 } from '@aws-sdk/client-dynamodb';
+import { createAndSubmit } from '../lib/payouts/engine/create-and-submit.js';
 import { endedLeases } from '../lib/payouts/engine/reconcile-payouts.js';
 import { PayoutStatus } from '../lib/payouts/model.js';
 import { PayoutAuditTrail } from '../lib/payouts/store/audit-trail.js';
@@ -78,8 +79,19 @@ export async function benchReadPaths(endpoint: string): Promise<BenchResult> {
       ({ id }) => id,
     );
     if (!decided) throw new Error('read-paths: no succeeded payout to read');
+    const { payout: paidAtOnce } = await createAndSubmit(
+      rig.engine.ctx,
+      createCommand(bankTransfer(), 'read-now'),
+    );
     rows.push(
-      await measure(rig, 'a payout with its audit trail (GET /payouts/{id})', () => trail.whole(decided)),
+      await measure(rig, 'a payout paid at once (POST /payouts) with its audit trail', () =>
+        trail.whole(paidAtOnce.id),
+      ),
+    );
+    rows.push(
+      await measure(rig, 'a payout paid in two steps with its audit trail (GET /payouts/{id})', () =>
+        trail.whole(decided),
+      ),
     );
     rows.push(
       await measure(rig, 'audit trail, first page (GET /payouts/{id}/audit, 50)', () =>

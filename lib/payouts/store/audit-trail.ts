@@ -46,6 +46,14 @@ async function keyItemEvents(
   return Array.isArray(Item?.ev) ? eventsOf(Item.ev, payout.id, 'idempotency key') : [];
 }
 
+/**
+ * Whether a payout may have audit items: every payout created before events rode on items has some; one whose
+ * creation's events are on its key item has them only once events moved off it (`moved`).
+ */
+function mayHaveAuditItems(carried: CarriedAudit): boolean {
+  return carried.onKeyItem === 0 || carried.moved === true;
+}
+
 /** The events of several sources in sequence order, each once. */
 function inSequence(...sources: readonly (readonly AuditEvent[])[]): AuditEvent[] {
   const bySequence = new Map<number, AuditEvent>();
@@ -94,17 +102,20 @@ export class PayoutAuditTrail {
     if (!read) return undefined;
     const [created, moved] = await Promise.all([
       keyItemEvents(this.#doc, this.tableName, read),
-      readItemCollection(this.#doc, this.tableName, keys.payout(payoutId).pk, 'AUDIT#', fromAuditItem),
+      mayHaveAuditItems(read.carried)
+        ? readItemCollection(this.#doc, this.tableName, keys.payout(payoutId).pk, 'AUDIT#', fromAuditItem)
+        : [],
     ]);
     const carried = eventsOf(read.carried.events, payoutId, 'payout');
     return { payout: read.payout, audit: inSequence(created, moved.flat(), carried) };
   }
 
   /**
-   * Reads the payout item (undefined when there is no such payout), the key item's events when the page starts
-   * among them, then audit items from the one holding `after` on, `limit` + 1 items a query with consistent
-   * reads, until it has more than `limit` events after it or the audit items end; then the events the payout
-   * item carries. The payout item is read first: events only move from it to audit items (above).
+   * Reads the payout item (undefined when there is no such payout), then the key item's events when the page
+   * starts among them and, together, audit items from the one holding `after` on (when it may have any),
+   * `limit` + 1 items a query with consistent reads, until it has more than `limit` events after it or the audit
+   * items end; then the events the payout item carries. The payout item is read first: events only move from it
+   * to audit items (above).
    */
   async page(
     payoutId: string,
@@ -117,9 +128,11 @@ export class PayoutAuditTrail {
     const take = (events: readonly AuditEvent[], item: number) => {
       for (const event of events) if (event.sequence > after) found.push({ event, item });
     };
-    if (after < read.carried.onKeyItem) take(await keyItemEvents(this.#doc, this.tableName, read), 0);
+    // The key item is read while the audit items are.
+    const created =
+      after < read.carried.onKeyItem ? keyItemEvents(this.#doc, this.tableName, read) : undefined;
     let startKey: Record<string, unknown> | undefined;
-    do {
+    while (mayHaveAuditItems(read.carried)) {
       const page = await this.#doc.send(
         new QueryCommand({
           TableName: this.tableName,
@@ -139,7 +152,9 @@ export class PayoutAuditTrail {
         take(events, events[0]?.sequence ?? 0);
       }
       startKey = page.LastEvaluatedKey;
-    } while (startKey && found.length <= query.limit);
+      if (!startKey || found.length > query.limit) break;
+    }
+    if (created) take(await created, 0);
     if (!startKey) {
       const carried = eventsOf(read.carried.events, payoutId, 'payout');
       take(carried, carried[0]?.sequence ?? 0);

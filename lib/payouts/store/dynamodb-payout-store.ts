@@ -123,7 +123,7 @@ export class DynamoDbPayoutStore implements PayoutStore {
     const carried = carriedBy.get(before) ?? (await this.#carriedAuditAt(before));
     const events: [StoredEvent, ...StoredEvent[]] = [toStoredEvent(audit)];
     events.unshift(...carried.events);
-    const embedded: CarriedAudit = { events, onKeyItem: carried.onKeyItem };
+    const embedded: CarriedAudit = { ...carried, events };
     const item = toPayoutItem(after, embedded);
     const condition = {
       ConditionExpression: '#version = :version AND #status = :status',
@@ -133,7 +133,7 @@ export class DynamoDbPayoutStore implements PayoutStore {
     if (itemBytes(item) <= ITEM_BYTES_BUDGET) {
       return { carried: embedded, items: [{ Put: { TableName: this.tableName, Item: item, ...condition } }] };
     }
-    const moved: CarriedAudit = { events: [], onKeyItem: carried.onKeyItem };
+    const moved: CarriedAudit = { events: [], onKeyItem: carried.onKeyItem, moved: true };
     return {
       carried: moved,
       items: [

@@ -180,6 +180,11 @@ export interface CarriedAudit {
   readonly events: readonly StoredEvent[];
   /** The creation's events (sequence 1 to this) are on the payout's idempotency key item. */
   readonly onKeyItem: number;
+  /**
+   * Some of its events moved to audit items. Without it, a payout whose creation's events are on its key item
+   * has no audit item, and a reader of its trail need not look for one.
+   */
+  readonly moved?: boolean;
 }
 
 const NO_CARRIED_AUDIT: CarriedAudit = { events: [], onKeyItem: 0 };
@@ -207,6 +212,7 @@ export function toPayoutItem(
     ...toStoredNames({ ...stored, ...(Object.keys(metadata).length > 0 && { metadata }) }),
     ...(audit.events.length > 0 && { ev: audit.events }),
     ...(audit.onKeyItem > 0 && { ke: audit.onKeyItem }),
+    ...(audit.moved && { mv: true }),
     [byStatus.partitionKey]: keys.statusPartition(payout.status),
     [byStatus.sortKey]: `${payout.createdAt}#${id}`,
     [byMonth.partitionKey]: keys.monthPartition(payout.createdAt.slice(0, 7)),
@@ -233,7 +239,7 @@ function isLongNamed(item: Record<string, unknown>): boolean {
 }
 
 export function fromPayoutItem(item: Record<string, unknown>): Payout {
-  const { ev: _carried, ke: _onKeyItem, ...rest } = item;
+  const { ev: _carried, ke: _onKeyItem, mv: _moved, ...rest } = item;
   const id = payoutIdOf(item);
   const omitted = { ...(id !== undefined && { id }), currency: 'NGN', metadata: {} };
   // `status` and `version` keep their names in both shapes (no stored name maps back to them).
@@ -246,6 +252,7 @@ export function carriedAuditOf(item: Record<string, unknown>): CarriedAudit {
   return {
     events: Array.isArray(item.ev) ? (item.ev as StoredEvent[]) : [],
     onKeyItem: typeof item.ke === 'number' ? item.ke : 0,
+    ...(item.mv === true && { moved: true }),
   };
 }
 

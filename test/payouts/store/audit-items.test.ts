@@ -5,8 +5,10 @@ import { PayoutAuditTrail } from '../../../lib/payouts/store/audit-trail.js';
 import { DynamoDbPayoutStore } from '../../../lib/payouts/store/dynamodb-payout-store.js';
 import { toPayoutItem } from '../../../lib/payouts/store/item-codec.js';
 import { keys } from '../../../lib/payouts/store/table-design.js';
+import { createDynamoDbClient } from '../../../lib/shared/dynamodb-client.js';
 import { ConcurrentModificationError } from '../../../lib/shared/errors.js';
 import { itemBytes } from '../../../lib/shared/item-size.js';
+import { localAwsConfig } from '../../../lib/shared/local-aws-config.js';
 import { createTestTable } from '../../support/dynamodb.js';
 import { storedPayout } from './stored-payout.js';
 
@@ -110,6 +112,22 @@ describe('payout audit events as stored', () => {
     expect(itemBytes(stored)).toBeLessThan(1024);
     expect(await storedAuditItems(id)).toEqual([]);
     expect(await trailOf(id)).toEqual([created, claimed, paid]);
+
+    // Nothing moved to an audit item, so a reader looks for none: the payout item, then its key item.
+    const commands: string[] = [];
+    const counted = createDynamoDbClient({ endpoint: table.endpoint, ...localAwsConfig });
+    counted.middlewareStack.add(
+      (next, context) => (args) => {
+        commands.push(String(context.commandName));
+        return next(args);
+      },
+      { step: 'initialize' },
+    );
+    const trail = new PayoutAuditTrail(counted, table.tableName);
+    expect((await trail.whole(id))?.audit).toEqual([created, claimed, paid]);
+    expect((await trail.page(id, { limit: 2 }))?.events).toEqual([created, claimed]);
+    expect(commands).toEqual(['GetItemCommand', 'GetItemCommand', 'GetItemCommand', 'GetItemCommand']);
+    counted.destroy();
   });
 
   it('moves the carried events to an audit item, in the same write, once the payout would pass 1 KB', async () => {
