@@ -225,7 +225,16 @@ describe('IAM proof: every call each handler makes is allowed by its own role', 
         'iam-wallet',
       );
       expect(wallet.status).toBe(201);
-      const large = await post('/payouts', bankTransfer({ amount: 20_000_000 }), 'iam-large');
+      // Metadata big enough that its approval's event moves its events off the payout item to an audit item.
+      const large = await post(
+        '/payouts',
+        bankTransfer({
+          amount: 20_000_000,
+          metadata: { note: 'n'.repeat(200), ref: 'r'.repeat(200), memo: 'm'.repeat(200) },
+        }),
+        'iam-large',
+      );
+      expect(large.status).toBe(201);
       await exercise('approve', () => post(`/payouts/${large.body.id}/approve`, {}, 'iam-approve', 'bob'));
       for (const query of ['status=succeeded', 'from=2026-01-01T00:00:00Z&to=2027-12-31T00:00:00Z', '']) {
         await exercise(`list ${query}`, () =>
@@ -235,6 +244,10 @@ describe('IAM proof: every call each handler makes is allowed by its own role', 
       await exercise('get', () =>
         call(api, { method: 'GET', path: `/payouts/${paid.body.id}`, principal: 'alice' }),
       );
+      // Its events moved to an audit item, which reading its trail queries.
+      for (const path of [`/payouts/${large.body.id}`, `/payouts/${large.body.id}/audit`]) {
+        await exercise(`get ${path}`, () => call(api, { method: 'GET', path, principal: 'alice' }));
+      }
       await exercise('/controls', () => call(api, { method: 'GET', path: '/controls', principal: 'alice' }));
       await exercise('pause', () => post('/controls/pause', { reason: 'iam proof' }, 'iam-pause'));
       await exercise('resume', () => post('/controls/resume', {}, 'iam-resume', 'bob'));

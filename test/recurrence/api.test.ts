@@ -247,8 +247,10 @@ describe('recurring payouts API', () => {
   });
 
   it('pays a due occurrence through the sweep handler path, once', async () => {
-    // A rule whose first occurrence is the next whole minute in Lagos, within the sweep horizon.
-    const soon = new Date(Date.now() + 60_000);
+    // A rule whose first occurrence is a whole minute in Lagos within the sweep horizon, and at least a minute
+    // ahead (the minute after next): with the next one, a test run in a minute's last second saw it fall due
+    // during the sweep and be paid (`succeeded`) before the view was read.
+    const soon = new Date(Date.now() + 120_000);
     const local = new Intl.DateTimeFormat('en-GB', {
       timeZone: 'Africa/Lagos',
       hour: '2-digit',
