@@ -41,7 +41,7 @@ import { type Settled, WriteCoalescer } from './write-coalescer.js';
 export class DynamoDbPayoutStore implements PayoutStore {
   readonly #doc: DynamoDBDocumentClient;
   readonly #client: DynamoDBClient;
-  readonly #coalescer: WriteCoalescer<TransitionWrite, Payout> | undefined;
+  readonly #coalescer: WriteCoalescer<PreparedTransition, Payout> | undefined;
 
   /** `coalesceWrites: false` commits every transition alone (one TransactWriteItems each). */
   constructor(
@@ -56,8 +56,8 @@ export class DynamoDbPayoutStore implements PayoutStore {
         ? undefined
         : new WriteCoalescer((writes) => this.#commitMany(writes), {
             maxBatch: MAX_COALESCED_TRANSITIONS,
-            keyOf: (write) => write.after.id,
-            groupOf: (write) => claimGroup(write) ?? 'moving',
+            keyOf: ({ write }) => write.after.id,
+            groupOf: ({ write }) => claimGroup(write) ?? 'moving',
           });
   }
 
@@ -107,19 +107,22 @@ export class DynamoDbPayoutStore implements PayoutStore {
    * anyway, so it goes with the others of its turn.
    */
   async transition(write: TransitionWrite): Promise<Payout> {
-    if (!this.#coalescer) return this.#commitOne(write);
-    if (write.cap) return claimGroup(write) ? this.#coalescer.add(write) : this.#commitOne(write);
-    const prepared = await this.#transitionWrite(write);
-    return prepared.items.length === 1 ? this.#putAlone(write, prepared) : this.#coalescer.add(write);
+    const prepared = await this.#prepare(write);
+    if (!write.cap && prepared.items.length === 1) return this.#putAlone(prepared);
+    const coalescer = this.#coalescer;
+    if (coalescer && (!write.cap || claimGroup(write))) return coalescer.add(prepared);
+    return this.#commitOne(prepared);
   }
 
   /**
    * What a transition writes besides a cap change: the payout, conditional on the version read, carrying its new
    * audit event after the ones it already carries while the item stays under 1 KB (`ITEM_BYTES_BUDGET`), so
    * that a plain transition is one conditional Put. When the events no longer fit, they move, with the new one,
-   * to an audit item in the same transaction, and the payout carries none.
+   * to an audit item in the same transaction, and the payout carries none. Prepared once: the commits below
+   * write what this decided.
    */
-  async #transitionWrite({ before, after, audit }: TransitionWrite): Promise<PreparedTransition> {
+  async #prepare(write: TransitionWrite): Promise<PreparedTransition> {
+    const { before, after, audit } = write;
     const carried = carriedBy.get(before) ?? (await this.#carriedAuditAt(before));
     const events: [StoredEvent, ...StoredEvent[]] = [toStoredEvent(audit)];
     events.unshift(...carried.events);
@@ -131,10 +134,15 @@ export class DynamoDbPayoutStore implements PayoutStore {
       ExpressionAttributeValues: { ':version': before.version, ':status': before.status },
     };
     if (itemBytes(item) <= ITEM_BYTES_BUDGET) {
-      return { carried: embedded, items: [{ Put: { TableName: this.tableName, Item: item, ...condition } }] };
+      return {
+        write,
+        carried: embedded,
+        items: [{ Put: { TableName: this.tableName, Item: item, ...condition } }],
+      };
     }
     const moved: CarriedAudit = { events: [], onKeyItem: carried.onKeyItem, moved: true };
     return {
+      write,
       carried: moved,
       items: [
         { Put: { TableName: this.tableName, Item: toPayoutItem(after, moved), ...condition } },
@@ -166,18 +174,16 @@ export class DynamoDbPayoutStore implements PayoutStore {
   }
 
   /**
-   * Several transitions of one coalescing group in one TransactWriteItems: outcome records side by side, or
-   * claims on one wallet's day with a single cap update for their sum (the cap item is hot: one update for many
+   * Several transitions of one coalescing group in one TransactWriteItems: transitions whose events move to an
+   * audit item side by side, or claims on one wallet's day with a single cap update for their sum (the cap item is hot: one update for many
    * claims instead of many colliding ones). When it is cancelled, a write whose own condition failed gets
    * ConcurrentModificationError, as alone it would, and the others are committed again; when the summed cap did
    * not fit, each claim is decided alone, so the cap takes exactly the claims that fit.
    */
-  async #commitMany(writes: readonly TransitionWrite[], attempt = 0): Promise<Settled<Payout>[]> {
-    if (writes.length === 1) return [await settled(this.#commitOne(writes[0] as TransitionWrite))];
-    const prepared = await Promise.all(writes.map((write) => settled(this.#transitionWrite(write))));
-    const unprepared = prepared.findIndex((result) => !result.ok);
-    if (unprepared >= 0) return this.#commitEach(writes);
-    const transitions = prepared.map((result) => (result as { value: PreparedTransition }).value);
+  async #commitMany(transitions: readonly PreparedTransition[], attempt = 0): Promise<Settled<Payout>[]> {
+    if (transitions.length === 1)
+      return [await settled(this.#commitOne(transitions[0] as PreparedTransition))];
+    const writes = transitions.map(({ write }) => write);
     const items: TransactItem[] = [];
     const ranges = transitions.map((transition) => {
       const start = items.length;
@@ -191,13 +197,13 @@ export class DynamoDbPayoutStore implements PayoutStore {
       // The counter's condition passes when the counter does not exist yet (the day's first claim), so a sum
       // above the cap must never reach it: such a batch is decided claim by claim.
       if (shared.cap.limitKobo !== undefined && deltaKobo > shared.cap.limitKobo)
-        return this.#commitEach(writes);
+        return this.#commitEach(transitions);
       items.push(this.#capUpdate({ ...shared.cap, deltaKobo }, writes.length));
     }
     try {
       await this.#doc.send(new TransactWriteCommand({ TransactItems: items }));
-      return writes.map((write, index) => {
-        carriedBy.set(write.after, (transitions[index] as PreparedTransition).carried);
+      return transitions.map(({ write, carried }) => {
+        carriedBy.set(write.after, carried);
         return { ok: true, value: write.after };
       });
     } catch (error) {
@@ -215,14 +221,14 @@ export class DynamoDbPayoutStore implements PayoutStore {
           };
         } else again.push(index);
       });
-      const rest = again.map((index) => writes[index] as TransitionWrite);
+      const rest = again.map((index) => transitions[index] as PreparedTransition);
       let retried: Settled<Payout>[] = [];
       if (capIndex >= 0 && reasons[capIndex] === 'ConditionalCheckFailed') {
         retried = await this.#commitEach(rest);
       } else if (rest.length > 0) {
         const progressed = rest.length < writes.length;
         if (!progressed && attempt >= MAX_CONFLICT_RETRIES) {
-          retried = rest.map((write) => ({
+          retried = rest.map(({ write }) => ({
             ok: false,
             error: new ConcurrentModificationError('payout', write.before.id, { cause: error }),
           }));
@@ -239,7 +245,8 @@ export class DynamoDbPayoutStore implements PayoutStore {
   }
 
   /** A plain transition that fits as one conditional `PutItem` of the payout carrying its event. */
-  async #putAlone({ before, after }: TransitionWrite, prepared: PreparedTransition): Promise<Payout> {
+  async #putAlone(prepared: PreparedTransition): Promise<Payout> {
+    const { before, after } = prepared.write;
     const put = prepared.items[0]?.Put;
     if (!put) throw new Error('a plain transition writes its payout');
     await this.#doc.send(new PutCommand(put)).catch((error: unknown) => {
@@ -251,16 +258,16 @@ export class DynamoDbPayoutStore implements PayoutStore {
   }
 
   /** One by one, in order: claims on one counter must not race each other for the last of the cap. */
-  async #commitEach(writes: readonly TransitionWrite[]): Promise<Settled<Payout>[]> {
+  async #commitEach(transitions: readonly PreparedTransition[]): Promise<Settled<Payout>[]> {
     const results: Settled<Payout>[] = [];
-    for (const write of writes) results.push(await settled(this.#commitOne(write)));
+    for (const transition of transitions) results.push(await settled(this.#commitOne(transition)));
     return results;
   }
 
-  async #commitOne(write: TransitionWrite): Promise<Payout> {
+  /** A transition that is a transaction: a claim or a release with its cap change, or events moving off. */
+  async #commitOne(prepared: PreparedTransition): Promise<Payout> {
+    const { write } = prepared;
     const { before, after } = write;
-    const prepared = await this.#transitionWrite(write);
-    if (!write.cap && prepared.items.length === 1) return this.#putAlone(write, prepared);
     const items = [...prepared.items];
     const capIndex = write.cap ? items.length : -1;
     if (write.cap) items.push(this.#capUpdate(write.cap));
@@ -412,6 +419,7 @@ const ITEM_BYTES_BUDGET = 1000;
 
 /** The items a transition writes (the payout; an audit item when its events moved off it) and what it then carries. */
 interface PreparedTransition {
+  readonly write: TransitionWrite;
   readonly items: TransactItem[];
   readonly carried: CarriedAudit;
 }
