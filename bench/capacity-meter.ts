@@ -254,10 +254,7 @@ const KB = 1024;
 /** 2 WCU per KB (rounded up) per item, as AWS bills transactional writes. */
 export function transactionalWriteUnits(input: TransactInput): number {
   let units = 0;
-  for (const item of input.TransactItems ?? []) {
-    const bytes = item.Put?.Item ? itemBytes(item.Put.Item) : KB;
-    units += 2 * Math.max(1, Math.ceil(bytes / KB));
-  }
+  for (const item of input.TransactItems ?? []) units += 2 * startedKbOf(item.Put?.Item);
   return units;
 }
 
@@ -268,9 +265,12 @@ export function transactionalWriteUnits(input: TransactInput): number {
  * `indexWriteUnits` prices on their own.
  */
 export function singleWriteUnits(commandName: string, input: WriteInput): number {
-  const units = (item: Item | undefined) => Math.max(1, Math.ceil((item ? itemBytes(item) : KB) / KB));
-  if (READ_COMMANDS.has(commandName)) return 0;
-  return itemWritesOf(commandName, input).reduce((sum, write) => sum + units(write.item), 0);
+  return itemWritesOf(commandName, input).reduce((sum, write) => sum + startedKbOf(write.item), 0);
+}
+
+/** The KB a write of `item` is billed by, started KB counted whole; an Update, Delete or check (no item) as 1. */
+function startedKbOf(item: Item | undefined): number {
+  return Math.max(1, Math.ceil((item ? itemBytes(item) : KB) / KB));
 }
 
 /** Every write request shape the meter prices index writes for (marshalled, as on the wire). */
