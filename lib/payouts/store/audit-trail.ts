@@ -12,7 +12,7 @@ import { keys } from './table-design.js';
  * created before. Events only ever move from the payout item to an audit item, so a reader that reads the payout
  * item first and the audit items after misses none; one it sees in both places is the same event.
  */
-export interface PayoutWithCarriedAudit {
+interface PayoutWithCarriedAudit {
   readonly payout: Payout;
   readonly carried: CarriedAudit;
 }
