@@ -95,10 +95,16 @@ export class DynamoDbPayoutStore implements PayoutStore {
   }
 
   async get(id: string): Promise<Payout | undefined> {
+    const item = await this.#payoutItem(id);
+    return item ? payoutOf(item) : undefined;
+  }
+
+  /** The stored payout item as it is now (consistent), undefined when there is none. */
+  async #payoutItem(id: string): Promise<Record<string, unknown> | undefined> {
     const { Item } = await this.#doc.send(
       new GetCommand({ TableName: this.tableName, Key: keys.payout(id), ConsistentRead: true }),
     );
-    return Item ? payoutOf(Item) : undefined;
+    return Item;
   }
 
   /**
@@ -162,13 +168,11 @@ export class DynamoDbPayoutStore implements PayoutStore {
    * elsewhere): read again, and only if the item is still exactly `before`.
    */
   async #carriedAuditAt(before: Payout): Promise<CarriedAudit> {
-    const { Item } = await this.#doc.send(
-      new GetCommand({ TableName: this.tableName, Key: keys.payout(before.id), ConsistentRead: true }),
-    );
-    if (!Item || Item.version !== before.version || Item.status !== before.status) {
+    const item = await this.#payoutItem(before.id);
+    if (!item || item.version !== before.version || item.status !== before.status) {
       throw new ConcurrentModificationError('payout', before.id);
     }
-    const carried = carriedAuditOf(Item);
+    const carried = carriedAuditOf(item);
     carriedBy.set(before, carried);
     return carried;
   }
