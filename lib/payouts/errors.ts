@@ -36,6 +36,16 @@ export class DailyCapExceededError extends PayoutAutomationError {
   override readonly code = 'DAILY_CAP_EXCEEDED';
 }
 
+/**
+ * A write meant to commit with a payout's creation (CreationCompanion: a settlement's decision) failed its
+ * condition while the idempotency key was free: nothing was written. The record it would have written exists
+ * already; its owner reads it.
+ */
+export class CreationCompanionRefusedError extends PayoutAutomationError {
+  override readonly name = 'CreationCompanionRefusedError';
+  override readonly code = 'CREATION_COMPANION_REFUSED';
+}
+
 /** The provider record named to resolve a payout as paid is not the payout's payment (or does not exist). */
 export class ResolutionMismatchError extends PayoutAutomationError {
   override readonly name = 'ResolutionMismatchError';

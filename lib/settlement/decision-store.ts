@@ -1,5 +1,6 @@
 import { type DynamoDBClient, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, GetCommand, PutCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import type { TransactItem } from '../payouts/store/control-items.js';
 import { type Listing, listingAttributes, queryListing } from '../shared/index-listing.js';
 import type { CursorPage } from '../shared/paging.js';
 import * as z from '../shared/zod.js';
@@ -125,32 +126,39 @@ export class DynamoDbSettlementDecisionStore {
    * Records the decision unless one exists, removing the settlement's deferral in the same write; answers the
    * decision that holds (ours or the earlier one).
    */
+  /**
+   * The writes that record `decision` (once: conditional on no decision yet) and close the settlement's deferral:
+   * sent alone by `record`, or as the companion of the payout's creation (CreationCompanion), so that a settlement
+   * paid and the decision naming its payout commit together.
+   */
+  recording(decision: SettlementDecision): { readonly items: readonly TransactItem[] } {
+    return {
+      items: [
+        {
+          Put: {
+            TableName: this.tableName,
+            Item: {
+              ...settlementKeys.decision(decision.settlementId),
+              entity: 'settlement-decision',
+              ...decision,
+              ...listingAttributes(
+                settlementListing,
+                decision.decision,
+                decision.decidedAt,
+                decision.settlementId,
+              ),
+            },
+            ConditionExpression: 'attribute_not_exists(pk)',
+          },
+        },
+        { Delete: { TableName: this.tableName, Key: settlementKeys.deferral(decision.settlementId) } },
+      ],
+    };
+  }
+
   async record(decision: SettlementDecision): Promise<SettlementDecision> {
     try {
-      await this.#doc.send(
-        new TransactWriteCommand({
-          TransactItems: [
-            {
-              Put: {
-                TableName: this.tableName,
-                Item: {
-                  ...settlementKeys.decision(decision.settlementId),
-                  entity: 'settlement-decision',
-                  ...decision,
-                  ...listingAttributes(
-                    settlementListing,
-                    decision.decision,
-                    decision.decidedAt,
-                    decision.settlementId,
-                  ),
-                },
-                ConditionExpression: 'attribute_not_exists(pk)',
-              },
-            },
-            { Delete: { TableName: this.tableName, Key: settlementKeys.deferral(decision.settlementId) } },
-          ],
-        }),
-      );
+      await this.#doc.send(new TransactWriteCommand({ TransactItems: [...this.recording(decision).items] }));
       return decision;
     } catch (error) {
       if (!(error instanceof TransactionCanceledException)) throw error;

@@ -1,6 +1,7 @@
 import { formatNaira, MoneyError, toKobo } from '../money.js';
 import { createAndSubmit, submitIfPending } from '../payouts/engine/create-and-submit.js';
-import type { CreatePayoutCommand } from '../payouts/engine/create-payout.js';
+import type { CreatePayoutCommand, CreatePayoutResult } from '../payouts/engine/create-payout.js';
+import { CreationCompanionRefusedError } from '../payouts/errors.js';
 import { type Payout, type Principal, systemPrincipal } from '../payouts/model.js';
 import type { PayoutEngine } from '../payouts/payout-engine.js';
 import type { CreatePayoutRequest } from '../payouts/schemas.js';
@@ -22,6 +23,13 @@ import { decideSettlement, type SettlementPolicy, SkipCode } from './policy.js';
 /** Settlement payouts are created by the engine with this origin; the settlement id is the idempotency key. */
 export const SETTLEMENT_ORIGIN = 'settlement';
 const PAGE_SIZE = 100;
+/**
+ * The newest settlements a look-up reads first. The settlement an event or the API names was usually made
+ * moments ago, so it is among them, and a page of this size costs the provider and the parse a tenth of a full
+ * one (our own instant payouts are settlements too, so full pages are the rule). Past it, the look-up walks
+ * pages of PAGE_SIZE from the first.
+ */
+export const FIRST_LOOK_SIZE = 10;
 /** One page of the poll's settlement listing (every attempt and retry of it) is abandoned after this long. */
 export const POLL_PAGE_READ_DEADLINE_MS = 15_000;
 
@@ -173,50 +181,55 @@ export class SettlementService {
     }
     if (verdict.kind === 'skip') return this.#skip({ ...base, code: verdict.code, reason: verdict.reason });
 
+    const decisionFor = (payout: Payout): SettlementDecision => ({
+      ...base,
+      decision: 'paid',
+      reason: `paying ${formatNaira(payout.amountKobo)} to ${this.policy.destination.accountNumber}`,
+      payoutId: payout.id,
+      amountKobo: payout.amountKobo,
+    });
     const command: CreatePayoutCommand = {
       request: this.#payoutRequest(settlementId, verdict.amountKobo),
       idempotencyKey: settlementId,
       origin: SETTLEMENT_ORIGIN,
       actor,
       sourceRef: settlementId,
+      // The decision commits in the payout's creating transaction: a settlement is paid exactly when a decision
+      // names its payout, and no trigger waits on a second write for it.
+      companion: (payout) => this.#store.recording(decisionFor(payout)),
     };
-    const paid = (payout: Payout) =>
-      this.#store.record({
-        ...base,
-        decision: 'paid',
-        reason: `paying ${formatNaira(payout.amountKobo)} to ${this.policy.destination.accountNumber}`,
-        payoutId: payout.id,
-        amountKobo: payout.amountKobo,
-      });
+    // A replay of the key wrote nothing: the decision an earlier trigger committed is read back (recording it now
+    // if that payout was created before decisions rode along with it).
+    const decisionOf = (created: CreatePayoutResult): SettlementDecision | Promise<SettlementDecision> =>
+      created.replayed ? this.#store.record(decisionFor(created.payout)) : decisionFor(created.payout);
     try {
       if (options.submitInline === false) {
         // Not submitted here, the payout stays pending (not held back for an inline send that never comes): the
         // sweeper sends it at its next tick.
-        const { payout } = await this.#engine.create({ ...command, submitsInline: false });
-        return { outcome: 'paid', decision: await paid(payout), payout };
+        const created = await this.#engine.create({ ...command, submitsInline: false });
+        return { outcome: 'paid', decision: await decisionOf(created), payout: created.payout };
       }
-      // Created already claimed in one transaction and sent at once (createAndSubmit), the decision recorded
-      // while it is sent: the payout exists once per settlement whatever the decision says (the engine's
-      // idempotency on the settlement id) and the claim sends it at most once, so neither waits for the other.
-      // Should the record fail, the trigger fails and its retry records it. A replay is sent if still pending.
-      let recording: Promise<SettlementDecision> | undefined;
-      const sent = await createAndSubmit(this.#engine.ctx, command, {
-        submitReplayed: true,
-        onCreated: ({ payout }) => {
-          recording = paid(payout);
-          recording.catch(() => undefined);
-        },
-      });
-      return { outcome: 'paid', decision: await (recording ?? paid(sent.payout)), payout: sent.payout };
+      // Created already claimed in one transaction with its decision and sent at once (createAndSubmit): the
+      // payout exists once per settlement (the engine's idempotency on the settlement id) and the claim sends it
+      // at most once. A replay is sent if still pending.
+      const sent = await createAndSubmit(this.#engine.ctx, command, { submitReplayed: true });
+      return { outcome: 'paid', decision: await decisionOf(sent), payout: sent.payout };
     } catch (error) {
       if (error instanceof ValidationError) {
         return this.#skip({ ...base, code: SkipCode.EngineRejected, reason: error.message });
+      }
+      if (error instanceof CreationCompanionRefusedError) {
+        // Another trigger decided the settlement meanwhile without paying it (the key was free): its decision
+        // stands, and nothing was written here.
+        const recorded = await this.#store.get(settlementId);
+        if (!recorded) throw error;
+        return this.#replay(recorded, options.submitInline !== false);
       }
       if (!(error instanceof IdempotencyConflictError)) throw error;
       // The policy changed between two triggers: the first payout stands, this request is not sent.
       const existing = await this.#engine.get(error.existingId);
       if (!existing) throw error;
-      const recording = paid(existing);
+      const recording = this.#store.record(decisionFor(existing));
       if (options.submitInline === false)
         return { outcome: 'paid', decision: await recording, payout: existing };
       const [decision, submitted] = await Promise.all([recording, this.#submit(existing)]);
@@ -314,12 +327,19 @@ export class SettlementService {
 
   /** The settlement as the provider lists it; `stop` ends the walk early (its answer is then not wanted). */
   async #lookUp(settlementId: string, stop: () => boolean): Promise<Settlement> {
-    for await (const settlement of this.#provider.settlements.listAll(
-      { perPage: PAGE_SIZE },
-      { maxPages: this.#maxPages },
-    )) {
-      if (settlement.id === settlementId) return settlement;
-      if (stop()) break;
+    const newest = await this.#provider.settlements.list({ perPage: FIRST_LOOK_SIZE, page: 1 });
+    const found = newest.items.find((settlement) => settlement.id === settlementId);
+    if (found) return found;
+    // The first look was the provider's only page: there is nothing more to walk.
+    const more = newest.items.length > 0 && newest.pagination.page < newest.pagination.totalPages;
+    if (more && !stop()) {
+      for await (const settlement of this.#provider.settlements.listAll(
+        { perPage: PAGE_SIZE },
+        { maxPages: this.#maxPages },
+      )) {
+        if (settlement.id === settlementId) return settlement;
+        if (stop()) break;
+      }
     }
     throw new NotFoundError('settlement', settlementId, {
       detail: `the provider lists no settlement ${settlementId} in its newest ${this.#maxPages * PAGE_SIZE} settlements`,

@@ -1,6 +1,8 @@
+import { DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { resumePayouts } from '../../lib/payouts/engine/controls.js';
 import { createAndSubmit } from '../../lib/payouts/engine/create-and-submit.js';
+import { CreationCompanionRefusedError } from '../../lib/payouts/errors.js';
 import { type Payout, PayoutStatus } from '../../lib/payouts/model.js';
 import { payoutSweeper } from '../../lib/payouts/payout-sweeper.js';
 import type { PayoutStore } from '../../lib/payouts/store/payout-store.js';
@@ -100,33 +102,95 @@ describe('create and submit in one', () => {
     expect(await h.store.getCapUsage('merchant', capDay)).toBe(capBefore + 25_000);
   });
 
-  it('tells onCreated the payout once it exists and before it is sent, on the first call and on a replay', async () => {
-    const told: { id: string; status: string; sentBefore: number; stored: Promise<Payout | undefined> }[] =
-      [];
-    const onCreated = ({ payout }: { payout: Payout }) => {
-      told.push({
-        id: payout.id,
-        status: payout.status,
-        sentBefore: ledgerEntriesOf(h.sandbox, payout.id).length,
-        stored: h.store.get(payout.id),
+  describe('with a companion (a record that commits with the creation: a settlement decision)', () => {
+    const recordKey = (label: string) => ({ pk: `COMPANION#${label}-${++keyCounter}`, sk: 'RECORD' });
+    const companionAt = (at: { pk: string; sk: string }) => (payout: Payout) => ({
+      items: [
+        {
+          Put: {
+            TableName: h.tableName,
+            Item: { ...at, payoutId: payout.id, status: payout.status },
+            ConditionExpression: 'attribute_not_exists(pk)',
+          },
+        },
+      ],
+    });
+    const read = async (at: { pk: string; sk: string }) =>
+      (
+        await DynamoDBDocumentClient.from(h.dynamoDb).send(
+          new GetCommand({ TableName: h.tableName, Key: at, ConsistentRead: true }),
+        )
+      ).Item;
+
+    it('writes it in the creating transaction, naming the payout, created claimed or in two steps', async () => {
+      const { store, calls } = countingStore();
+      const claimedAt = recordKey('claimed');
+      const paid = await createAndSubmit(h.engineWith({ store }).ctx, {
+        ...command(bankTransfer(11_000), key('companion-claimed')),
+        companion: companionAt(claimedAt),
       });
-    };
-    const idempotencyKey = key('told');
-    const first = await createAndSubmit(h.engine.ctx, command(bankTransfer(11_000), idempotencyKey), {
-      onCreated,
+      expect(paid.payout.status).toBe(PayoutStatus.Succeeded);
+      // Written with the payout created already claimed: no write of its own.
+      expect(calls).toEqual({ create: 1, transition: 1 });
+      expect(await read(claimedAt)).toMatchObject({
+        payoutId: paid.payout.id,
+        status: PayoutStatus.Submitting,
+      });
+
+      const waitingAt = recordKey('two-steps');
+      const waiting = await createAndSubmit(h.engine.ctx, {
+        ...command(
+          {
+            ...bankTransfer(12_000),
+            scheduleAt: new Date(h.clock.now().getTime() + 3_600_000).toISOString(),
+          },
+          key('companion-two-steps'),
+        ),
+        companion: companionAt(waitingAt),
+      });
+      expect(waiting.payout.status).toBe(PayoutStatus.Scheduled);
+      expect(await read(waitingAt)).toMatchObject({ payoutId: waiting.payout.id });
     });
-    expect(first.payout.status).toBe(PayoutStatus.Succeeded);
-    // Told with the payout created already claimed, nothing sent yet, and the payout already in the store.
-    expect(told.map(({ id, status, sentBefore }) => ({ id, status, sentBefore }))).toEqual([
-      { id: first.payout.id, status: PayoutStatus.Submitting, sentBefore: 0 },
-    ]);
-    expect(await told[0]?.stored).toBeDefined();
-    const again = await createAndSubmit(h.engine.ctx, command(bankTransfer(11_000), idempotencyKey), {
-      onCreated,
+
+    it('writes none on a replay of the key', async () => {
+      const idempotencyKey = key('companion-replay');
+      const first = await createAndSubmit(h.engine.ctx, {
+        ...command(bankTransfer(13_000), idempotencyKey),
+        companion: companionAt(recordKey('first')),
+      });
+      const replayAt = recordKey('replay');
+      const again = await createAndSubmit(h.engine.ctx, {
+        ...command(bankTransfer(13_000), idempotencyKey),
+        companion: companionAt(replayAt),
+      });
+      expect(again).toMatchObject({ replayed: true, payout: { id: first.payout.id } });
+      expect(await read(replayAt)).toBeUndefined();
+      expect(ledgerEntriesOf(h.sandbox, first.payout.id)).toHaveLength(1);
     });
-    expect(again.replayed).toBe(true);
-    expect(told.map((t) => t.id)).toEqual([first.payout.id, first.payout.id]);
-    expect(ledgerEntriesOf(h.sandbox, first.payout.id)).toHaveLength(1);
+
+    it('refused (its record exists), fails the create, writing, reserving and sending nothing', async () => {
+      const takenAt = recordKey('taken');
+      await DynamoDBDocumentClient.from(h.dynamoDb).send(
+        new PutCommand({ TableName: h.tableName, Item: { ...takenAt, payoutId: 'decided-before' } }),
+      );
+      const capDay = calendarDayIn(h.engine.ctx.config.capTimeZone, h.clock.now());
+      const capBefore = await h.store.getCapUsage('merchant', capDay);
+      const idempotencyKey = key('companion-refused');
+
+      await expect(
+        createAndSubmit(h.engine.ctx, {
+          ...command(bankTransfer(14_000), idempotencyKey),
+          companion: companionAt(takenAt),
+        }),
+      ).rejects.toBeInstanceOf(CreationCompanionRefusedError);
+
+      expect(h.sandbox.stats().requests['/settlement/instant/payout'] ?? 0).toBe(0);
+      expect(await h.store.getCapUsage('merchant', capDay)).toBe(capBefore);
+      expect(await read(takenAt)).toMatchObject({ payoutId: 'decided-before' });
+      // The key is still free: the same request without the companion creates a payout.
+      const after = await createAndSubmit(h.engine.ctx, command(bankTransfer(14_000), idempotencyKey));
+      expect(after.replayed).toBe(false);
+    });
   });
 
   it('replays the same key and body without sending again, and refuses the key with another body', async () => {

@@ -1,11 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { payoutSweeper } from '../../lib/payouts/payout-sweeper.js';
+import { Settlements } from '../../lib/provider/resources/settlements.js';
+import { DynamoDbSettlementDecisionStore } from '../../lib/settlement/decision-store.js';
+import { FIRST_LOOK_SIZE } from '../../lib/settlement/settlement-service.js';
 import { NotFoundError } from '../../lib/shared/errors.js';
 import { alice, type EngineHarness, startEngineHarness } from '../support/engine-harness.js';
 import {
   destination,
   idempotencyItems,
   instantPayoutsFor,
+  newSettlement,
   seededSettlement,
   settlementServiceFor,
 } from './support.js';
@@ -304,6 +308,94 @@ describe('SettlementService', () => {
         outcome: 'skipped',
         decision: { code: 'CATEGORY_EXCLUDED' },
       });
+      wired.dynamoDb.destroy();
+    } finally {
+      await fresh.close();
+    }
+  });
+
+  it('records the decision in the payout’s creating transaction: the decision store writes nothing of its own', async () => {
+    const wired = settlementServiceFor(h);
+    const ownCommands: string[] = [];
+    wired.dynamoDb.middlewareStack.add(
+      (next, context) => (args) => {
+        ownCommands.push(context.commandName ?? '?');
+        return next(args);
+      },
+      { step: 'initialize', name: 'countCommands' },
+    );
+    const settlement = await newSettlement(h);
+
+    const paid = await wired.service.payOut(settlement, 'event', system);
+
+    expect(paid).toMatchObject({ outcome: 'paid', payout: { status: 'succeeded' } });
+    // The decision store only read (is it decided?); the decision came with the payout's creation.
+    expect(ownCommands).toEqual(['GetItemCommand']);
+    expect(await wired.service.decision(settlement)).toMatchObject({
+      decision: 'paid',
+      payoutId: paid.outcome === 'paid' ? paid.payout?.id : undefined,
+    });
+    wired.dynamoDb.destroy();
+  });
+
+  it('pays nothing when another trigger decided not to pay between its read of the decision and its payout', async () => {
+    const settlement = await newSettlement(h, 'CARD_SETTLEMENT');
+    // The first trigger's policy leaves card settlements out: it records CATEGORY_EXCLUDED.
+    const excluding = settlementServiceFor(h, { categories: ['MERCHANT_SETTLEMENT'] });
+    expect(await excluding.service.payOut(settlement, 'event', system)).toMatchObject({
+      outcome: 'skipped',
+      decision: { code: 'CATEGORY_EXCLUDED' },
+    });
+    // A second trigger (policy now paying them) that read "no decision" just before that was recorded: its
+    // first read of the decision is answered as it was then.
+    let readBefore = true;
+    const late = settlementServiceFor(h, undefined, {
+      store: (dynamoDb, tableName) =>
+        new (class extends DynamoDbSettlementDecisionStore {
+          override async get(settlementId: string) {
+            if (readBefore) {
+              readBefore = false;
+              return undefined;
+            }
+            return super.get(settlementId);
+          }
+        })(dynamoDb, tableName),
+    });
+
+    const result = await late.service.payOut(settlement, 'api', ops);
+
+    expect(readBefore).toBe(false);
+    expect(result).toMatchObject({ outcome: 'skipped', decision: { code: 'CATEGORY_EXCLUDED' } });
+    expect(instantPayoutsFor(h, settlement)).toHaveLength(0);
+    // The payout was never written: its creation and the refused decision were one transaction.
+    expect(await idempotencyItems(late.dynamoDb, h.tableName, settlement)).toHaveLength(0);
+    excluding.dynamoDb.destroy();
+    late.dynamoDb.destroy();
+  });
+
+  it('looks for a settlement among the newest first (one small page), then walks full pages', async () => {
+    const fresh = await startEngineHarness();
+    try {
+      const pageSizes: (number | undefined)[] = [];
+      const settlements = new (class extends Settlements {
+        override list(...args: Parameters<Settlements['list']>) {
+          pageSizes.push(args[0]?.perPage);
+          return super.list(...args);
+        }
+      })(fresh.client.connection.requester);
+      const wired = settlementServiceFor(fresh, {}, { provider: { settlements } });
+      const old = await seededSettlement(fresh, 'MERCHANT_SETTLEMENT', 'SUCCESSFUL');
+      for (let i = 0; i < FIRST_LOOK_SIZE; i++) await newSettlement(fresh, 'CARD_SETTLEMENT');
+      const newest = await newSettlement(fresh);
+
+      expect(await wired.service.payOut(newest, 'event', system)).toMatchObject({ outcome: 'paid' });
+      expect(pageSizes).toEqual([FIRST_LOOK_SIZE]);
+
+      pageSizes.length = 0;
+      expect(await wired.service.payOut(old.id, 'event', system)).toMatchObject({ outcome: 'paid' });
+      // Past the newest: the walk starts again from the first page, in pages of 100.
+      expect(pageSizes).toEqual([FIRST_LOOK_SIZE, 100]);
+      expect(instantPayoutsFor(fresh, old.id)).toHaveLength(1);
       wired.dynamoDb.destroy();
     } finally {
       await fresh.close();

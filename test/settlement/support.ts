@@ -1,7 +1,7 @@
 import { DynamoDBClient, QueryCommand } from '@aws-sdk/client-dynamodb';
 import { inject } from 'vitest';
 import { localAwsConfig } from '../../lib/local/dynamodb-local.js';
-import type { Settlement } from '../../lib/provider/index.js';
+import type { ProviderClient, Settlement } from '../../lib/provider/index.js';
 import { observeAwsCalls } from '../../lib/runtime/aws-call-observer.js';
 import { DynamoDbSettlementDecisionStore } from '../../lib/settlement/decision-store.js';
 import type { SettlementPolicy } from '../../lib/settlement/policy.js';
@@ -22,15 +22,26 @@ export const allDayPolicy: SettlementPolicy = {
   since: '2025-01-01T00:00:00.000Z',
 };
 
-/** A settlement service over the harness's engine, table and sandbox. */
-export function settlementServiceFor(h: EngineHarness, policy: Partial<SettlementPolicy> = {}) {
+/**
+ * A settlement service over the harness's engine, table and sandbox; `parts` swap in a provider or a decision store
+ * of the test's (built on the client given).
+ */
+export function settlementServiceFor(
+  h: EngineHarness,
+  policy: Partial<SettlementPolicy> = {},
+  parts: {
+    provider?: Pick<ProviderClient, 'settlements'>;
+    store?: (dynamoDb: DynamoDBClient, tableName: string) => DynamoDbSettlementDecisionStore;
+  } = {},
+) {
   const dynamoDb = new DynamoDBClient({ endpoint: inject('dynamoDbEndpoint'), ...localAwsConfig });
   const iam = iamChecked(UNATTRIBUTED);
   observeAwsCalls(dynamoDb, iam.functionName, iam.observer);
-  const store = new DynamoDbSettlementDecisionStore(dynamoDb, h.tableName);
+  const store =
+    parts.store?.(dynamoDb, h.tableName) ?? new DynamoDbSettlementDecisionStore(dynamoDb, h.tableName);
   const service = new SettlementService({
     engine: h.engine,
-    provider: h.client,
+    provider: parts.provider ?? h.client,
     store,
     policy: { ...allDayPolicy, ...policy },
     clock: h.clock,
@@ -49,6 +60,18 @@ export async function seededSettlement(
   const found = items.find((s) => s.category === category && s.status === status);
   if (!found) throw new Error(`no seeded ${status} ${category}`);
   return found;
+}
+
+/** A new SUCCESSFUL settlement at the sandbox, the newest it lists (its admin path, no provider request). */
+export async function newSettlement(h: EngineHarness, category = 'MERCHANT_SETTLEMENT'): Promise<string> {
+  const response = await fetch(new URL('/__sandbox/settlements', h.sandbox.url), {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ category, amountKobo: 250_000 }),
+  });
+  const body = (await response.json()) as { settlement?: { id: string } };
+  if (!body.settlement) throw new Error(`the sandbox added no settlement: ${JSON.stringify(body)}`);
+  return body.settlement.id;
 }
 
 /** The instant payouts the sandbox committed for one settlement id. */

@@ -1,3 +1,4 @@
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { ProviderPayoutGateway } from '../../lib/payouts/adapters/provider-payout-gateway.js';
 import type { EngineConfig } from '../../lib/payouts/config.js';
 import type { PayoutGateway } from '../../lib/payouts/gateway.js';
@@ -34,6 +35,8 @@ export interface EngineHarness {
   readonly clock: ManualClock;
   readonly logger: CapturingLogger;
   readonly tableName: string;
+  /** The DynamoDB client of the harness's table. */
+  readonly dynamoDb: DynamoDBClient;
   /** The payouts as the API lists them. */
   readonly listing: PayoutListing;
   /** The payout with its whole audit trail, oldest first, as `GET /payouts/{id}` reads it; throws when absent. */
@@ -76,6 +79,7 @@ export async function startEngineHarness(config: Partial<EngineConfig> = {}): Pr
     clock,
     logger,
     tableName,
+    dynamoDb,
     engineWith,
     listing: new PayoutListing(dynamoDb, tableName),
     async getWithAudit(id) {

@@ -62,11 +62,6 @@ export interface CreateAndSubmitOptions {
    * nothing is sent here and the payout is left pending, without the creator's hold, for the sweeper.
    */
   readonly sendWindow?: SendWindow;
-  /**
-   * Told once the payout exists (created, or found by its key), before it is sent: work that needs its id (a
-   * settlement's decision, which names its payout) runs while it is sent instead of after.
-   */
-  readonly onCreated?: (created: CreatePayoutResult) => void;
 }
 
 /** A create by a caller that sends the payout itself: what was created (or replayed), and what its send did. */
@@ -100,7 +95,7 @@ export async function createAndSubmit(
   const window = options.sendWindow;
   if (tooLate(window)) {
     // Too late to send before the caller must answer: created pending, no hold, the sweeper's to send.
-    return told(await createPayout(ctx, command), options);
+    return createPayout(ctx, command);
   }
   const inline = { ...command, submitsInline: true };
   // With a window, the two steps create no creator's hold: a payout this call does not send (paused, past the
@@ -117,7 +112,12 @@ export async function createAndSubmit(
   }
   const spec = claimSpec(ctx, payout, now);
   const claim = buildTransition(payout, spec, now);
-  const creating = ctx.store.create(claim.after, audit, { audit: claim.audit, cap: spec.cap });
+  const creating = ctx.store.create(
+    claim.after,
+    audit,
+    { audit: claim.audit, cap: spec.cap },
+    command.companion?.(claim.after),
+  );
   // As for any claim: the gateway gets ready while the write is on its way.
   prepareWhileWriting(ctx);
   const outcome = await creating.catch((error: unknown) => {
@@ -136,7 +136,6 @@ export async function createAndSubmit(
     claim.after,
     ours ? { created: true, payout: claim.after } : outcome,
   );
-  told(created, options);
   if (created.replayed) return submitIfPending(ctx, created, options);
   return sendInline(ctx, created, async () => {
     const checked = await unlessPaused(ctx, { kind: 'claimed', payout: created.payout });
@@ -150,12 +149,7 @@ async function createThenSubmit(
   command: CreatePayoutCommand,
   options: CreateAndSubmitOptions,
 ): Promise<CreateAndSubmitResult> {
-  return submitIfPending(ctx, told(await createPayout(ctx, command), options), options);
-}
-
-function told(created: CreatePayoutResult, options: CreateAndSubmitOptions): CreatePayoutResult {
-  options.onCreated?.(created);
-  return created;
+  return submitIfPending(ctx, await createPayout(ctx, command), options);
 }
 
 /**

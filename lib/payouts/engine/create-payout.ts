@@ -11,7 +11,7 @@ import {
   type Principal,
 } from '../model.js';
 import type { CreatePayoutRequest } from '../schemas.js';
-import type { CreateOutcome } from '../store/payout-store.js';
+import type { CreateOutcome, CreationCompanion } from '../store/payout-store.js';
 import { addMs, type EngineContext } from './context.js';
 
 export interface CreatePayoutCommand {
@@ -34,6 +34,12 @@ export interface CreatePayoutCommand {
   readonly approvedBy?: Principal;
   /** Facts about the request kept in the creation's audit event only (an event's stated requester). */
   readonly auditDetails?: Readonly<Record<string, string>>;
+  /**
+   * A record that commits with the payout's creation or not at all, built once the payout (and its id) is known:
+   * a settlement's decision naming the payout it pays. Not written on a replay of the key. When its condition
+   * fails (the record exists) the create throws CreationCompanionRefusedError and writes nothing.
+   */
+  readonly companion?: (payout: Payout) => CreationCompanion;
 }
 
 /** The gate's entry point for a payout created with this origin. */
@@ -64,7 +70,12 @@ export async function createPayout(
   command: CreatePayoutCommand,
 ): Promise<CreatePayoutResult> {
   const { payout, audit } = prepareCreation(ctx, command, ctx.clock.now());
-  return settleCreation(ctx, command, payout, await ctx.store.create(payout, audit));
+  return settleCreation(
+    ctx,
+    command,
+    payout,
+    await ctx.store.create(payout, audit, undefined, command.companion?.(payout)),
+  );
 }
 
 /** A new payout (version 1) and its creation's audit event, after the gate and validation; nothing written. */

@@ -15,7 +15,7 @@ import { ConcurrentModificationError } from '../../shared/errors.js';
 import { createWithIdempotencyKey, IdempotentCreateGuardError } from '../../shared/idempotent-create.js';
 import { itemBytes } from '../../shared/item-size.js';
 import { jitteredPause } from '../../shared/jitter.js';
-import { DailyCapExceededError } from '../errors.js';
+import { CreationCompanionRefusedError, DailyCapExceededError } from '../errors.js';
 import type { AuditEvent, Controls, Payout, PayoutStatus } from '../model.js';
 import { carriedBy, payoutOf } from './carried-audit.js';
 import { capUpdateItem, type TransactItem } from './control-items.js';
@@ -29,7 +29,13 @@ import {
   toStoredEvent,
   workQueueOf,
 } from './item-codec.js';
-import type { CreateOutcome, CreationClaim, PayoutStore, TransitionWrite } from './payout-store.js';
+import type {
+  CreateOutcome,
+  CreationClaim,
+  CreationCompanion,
+  PayoutStore,
+  TransitionWrite,
+} from './payout-store.js';
 import { keys, TableIndexes, type WorkQueue } from './table-design.js';
 import { type Settled, WriteCoalescer } from './write-coalescer.js';
 
@@ -69,7 +75,12 @@ export class DynamoDbPayoutStore implements PayoutStore {
    * The creation's audit events (with a claim, both) ride on the idempotency key item, written in the same
    * transaction: an item of its own would cost 2 more write units (docs/data-model.md, "Write cost").
    */
-  async create(payout: Payout, audit: AuditEvent, claim?: CreationClaim): Promise<CreateOutcome> {
+  async create(
+    payout: Payout,
+    audit: AuditEvent,
+    claim?: CreationClaim,
+    companion?: CreationCompanion,
+  ): Promise<CreateOutcome> {
     const events = claim ? [audit, claim.audit] : [audit];
     const carried: CarriedAudit = { events: [], onKeyItem: events.length };
     const outcome = await createWithIdempotencyKey(this.#doc, {
@@ -80,10 +91,17 @@ export class DynamoDbPayoutStore implements PayoutStore {
       createdAt: payout.createdAt,
       keyAttributes: { ev: events.map(toStoredEvent) },
       items: [toPayoutItem(payout, carried)],
-      ...(claim && { guards: [this.#capUpdate(claim.cap)] }),
+      guards: [...(claim ? [this.#capUpdate(claim.cap)] : []), ...(companion?.items ?? [])],
     }).catch((error: unknown) => {
       if (!(error instanceof IdempotentCreateGuardError)) throw error;
-      throw new DailyCapExceededError('the daily cap would be exceeded', { cause: error });
+      if (claim && error.guardIndex === 0)
+        throw new DailyCapExceededError('the daily cap would be exceeded', { cause: error });
+      throw new CreationCompanionRefusedError(
+        'a write meant to commit with the creation failed its condition',
+        {
+          cause: error,
+        },
+      );
     });
     if (outcome.created) {
       carriedBy.set(payout, carried);

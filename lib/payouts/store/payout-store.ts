@@ -1,4 +1,5 @@
 import type { AuditEvent, Controls, Payout, PayoutStatus } from '../model.js';
+import type { TransactItem } from './control-items.js';
 import type { WorkQueue } from './table-design.js';
 
 /** A cap counter change that commits or fails together with a transition. */
@@ -43,6 +44,16 @@ export interface CreationClaim {
   readonly cap: CapChange;
 }
 
+/**
+ * Writes of another record that commit in the creation's transaction or not at all: a settlement's decision,
+ * which names the payout it pays (lib/settlement/decision-store.ts). Built by that record's own store for the
+ * same table; the payout store only adds them to the transaction. When one fails its condition while the key is
+ * still free, nothing is written and the create throws CreationCompanionRefusedError.
+ */
+export interface CreationCompanion {
+  readonly items: readonly TransactItem[];
+}
+
 export type CreateOutcome =
   | { readonly created: true; readonly payout: Payout }
   | { readonly created: false; readonly existing: Payout };
@@ -55,9 +66,15 @@ export interface PayoutStore {
   /**
    * Creates payout, idempotency key and first audit event atomically, or returns the payout that holds the key.
    * With `claim`, the payout is created claimed in the same transaction; throws DailyCapExceededError (nothing
-   * written) when the key is free but the cap would be exceeded.
+   * written) when the key is free but the cap would be exceeded. With `companion`, its writes join the
+   * transaction (written only when the payout is created, never on a replay of the key).
    */
-  create(payout: Payout, audit: AuditEvent, claim?: CreationClaim): Promise<CreateOutcome>;
+  create(
+    payout: Payout,
+    audit: AuditEvent,
+    claim?: CreationClaim,
+    companion?: CreationCompanion,
+  ): Promise<CreateOutcome>;
   /**
    * Resolves once the write asked for just before has left for the database, so that work meant to overlap its
    * round trip (the gateway getting ready for the send) starts then and does not delay it. Optional: without it
