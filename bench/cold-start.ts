@@ -11,7 +11,10 @@ import { build as build_ } from 'esbuild';
 import { buildHandlers, handlerEntry } from '../infra/bundling/build-handler.js';
 import { HANDLERS, type HandlerName } from '../infra/handlers.js';
 import { apiFunctionServing } from '../lib/api/functions/index.js';
+import { LocalSqsQueue } from '../lib/local/local-sqs-queue.js';
+import { serveLocalSqs } from '../lib/local/sqs-endpoint.js';
 import { payoutSweeper } from '../lib/payouts/payout-sweeper.js';
+import { silentLogger } from '../lib/shared/logger.js';
 import {
   type BenchResult,
   bankTransfer,
@@ -119,25 +122,50 @@ interface Timing {
   result: unknown;
 }
 
-/** A money handler of the project, timed cold while it pays exactly one payout. */
+/** A money handler of the project, timed cold while it pays (or hands over) exactly one payout. */
 interface MoneyHandler {
+  /** The row, and its key in `coldStart.handlers`. */
   readonly name: string;
+  /** The function whose bundle runs: `name` unless a row runs a function in another composition. */
+  readonly bundle?: HandlerName;
   readonly what: string;
   /** Provider requests one cold invocation makes: the payout, plus the look-ups its path needs. */
   readonly providerCalls: number;
+  /**
+   * Runs with the submission queue as deployed (SUBMIT_QUEUE_URL, here the local SQS stand-in) and must hand it
+   * exactly this many messages.
+   */
+  readonly enqueues?: number;
   /** Readies the state this run's event pays (a due payout, a queued one, a fresh settlement) and builds the event. */
   readonly prepare: (rig: EngineRig, run: number) => Promise<unknown>;
+  /** Untimed, after the run: pays what the run handed over, so every run starts from the same backlog. */
+  readonly settle?: (rig: EngineRig) => Promise<unknown>;
+}
+
+/** A payout due now, for the sweeper to find, and the schedule's event. */
+async function duePayout(rig: EngineRig, run: number, label: string) {
+  await rig.engine.create(createCommand(bankTransfer(), `cold-${label}-${process.pid}-${run}`));
+  return { 'detail-type': 'Scheduled Event' };
 }
 
 const MONEY_HANDLERS: readonly MoneyHandler[] = [
   {
+    // As deployed: the stack gives the sweeper the submission queue whenever it deploys the submit-payouts
+    // workers (infra/stacks/payouts-stack.ts), and the workers pay (their row below).
     name: 'sweep-due-payouts',
-    what: 'sweeping and paying 1 due payout',
+    what: 'sweeping 1 due payout and handing it to the submission queue (SQS), as deployed',
+    providerCalls: 0,
+    enqueues: 1,
+    prepare: (rig, run) => duePayout(rig, run, 'sweep'),
+    settle: (rig) => payoutSweeper(rig.engine).sweep({ stopStartingAt: Date.now() + 30_000 }),
+  },
+  {
+    // A stack deployed without the submit-payouts workers: no queue, so the sweeper sends what is due itself.
+    name: 'sweep-due-payouts-inline',
+    bundle: 'sweep-due-payouts',
+    what: 'sweeping and paying 1 due payout itself (a stack without submit-payouts: no queue)',
     providerCalls: 1,
-    prepare: async (rig, run) => {
-      await rig.engine.create(createCommand(bankTransfer(), `cold-sweep-${process.pid}-${run}`));
-      return { 'detail-type': 'Scheduled Event' };
-    },
+    prepare: (rig, run) => duePayout(rig, run, 'sweep-inline'),
   },
   {
     name: 'submit-payouts',
@@ -219,6 +247,10 @@ export interface ColdStartReport {
   readonly handlers: Record<
     string,
     TimedBuild & {
+      /** What one timed invocation does. */
+      readonly what: string;
+      /** The function whose bundle ran (a row may time a function in another deployed composition). */
+      readonly function: string;
       readonly ratioToNodejsFunctionDefaultPeer: number;
       readonly msOverPeerBundledLikeOurs: number;
       readonly noSlowerThanNodejsFunctionDefaultPeer: boolean;
@@ -267,6 +299,7 @@ export async function benchColdStart(
   sizes.set(PEER_NODEJS_DEFAULT, nodejsDefault.bytes);
 
   const rig = await startEngineRig(endpoint, { prefix: 'cold' });
+  const submissions = await startSubmissionQueue();
   const idempotencyTable = `${rig.tableName}-idempotency`;
   await rig.dynamoDb.send(
     new CreateTableCommand({
@@ -293,9 +326,21 @@ export async function benchColdStart(
         name: handler.name,
         time: async (run: number) => {
           const event = await handler.prepare(rig, run);
-          return pays(rig, handler.name, handler.providerCalls, () =>
-            invoke(invoker, bundleFiles, handler.name, event, env),
+          const queuedBefore = submissions.queue.stats().visible;
+          const timing = await pays(rig, handler.name, handler.providerCalls, () =>
+            invoke(
+              invoker,
+              bundleFiles,
+              handler.bundle ?? handler.name,
+              event,
+              handler.enqueues === undefined ? env : { ...env, ...submissions.environment },
+            ),
           );
+          const queued = submissions.queue.stats().visible - queuedBefore;
+          if (queued !== (handler.enqueues ?? 0))
+            throw new Error(`${handler.name} queued ${queued} messages instead of ${handler.enqueues ?? 0}`);
+          await handler.settle?.(rig);
+          return timing;
         },
       })),
       {
@@ -322,8 +367,10 @@ export async function benchColdStart(
     }
     const medianOf = (name: string, pick: (timing: Timing) => number) =>
       median((timings.get(name) ?? []).map(pick));
+    const bundleOf = (name: string) =>
+      MONEY_HANDLERS.find((handler) => handler.name === name)?.bundle ?? name;
     const timedBuild = (name: string): TimedBuild => ({
-      bundleBytes: sizes.get(name) ?? 0,
+      bundleBytes: sizes.get(bundleOf(name)) ?? 0,
       answeredMs: fixed(
         medianOf(name, (t) => t.answeredMs),
         1,
@@ -349,11 +396,13 @@ export async function benchColdStart(
         [PEER_LIKE_OURS]: { ...peerOurs, build: PEER_BUILDS[PEER_LIKE_OURS].description },
       },
       handlers: Object.fromEntries(
-        MONEY_HANDLERS.map(({ name }) => {
+        MONEY_HANDLERS.map(({ name, what, bundle }) => {
           const own = timedBuild(name);
           return [
             name,
             {
+              what,
+              function: bundle ?? name,
               ...own,
               ratioToNodejsFunctionDefaultPeer: fixed(own.answeredMs / peerDefault.answeredMs, 3),
               msOverPeerBundledLikeOurs: fixed(own.answeredMs - peerOurs.answeredMs, 1),
@@ -396,7 +445,7 @@ export async function benchColdStart(
       row(PEER_LIKE_OURS, "paying 1 payout (the peer, the project's own build)"),
       ...MONEY_HANDLERS.map((handler) => row(handler.name, handler.what)),
       ...handlerNames
-        .filter((name) => !MONEY_HANDLERS.some((handler) => handler.name === name))
+        .filter((name) => !MONEY_HANDLERS.some((handler) => (handler.bundle ?? handler.name) === name))
         .map((name) => ({
           handler: name,
           'handles one event by': '(size only)',
@@ -425,8 +474,34 @@ export async function benchColdStart(
     };
   } finally {
     await rig.dynamoDb.send(new DeleteTableCommand({ TableName: idempotencyTable })).catch(() => undefined);
+    await submissions.close();
     await rig.close();
   }
+}
+
+/**
+ * The submission queue the deployed sweeper hands due payouts to: the local SQS stand-in (lib/local), served on
+ * 127.0.0.1 as `npm start` serves it, with no consumer (the submit-payouts row times the workers' side).
+ */
+async function startSubmissionQueue() {
+  const queue = new LocalSqsQueue({
+    name: 'payout-submissions.fifo',
+    fifo: true,
+    visibilityTimeoutMs: 60_000,
+    maxReceiveCount: 5,
+    batchSize: 10,
+    // Nothing is received: what the sweeper hands over is paid in the bench's own process (`settle`).
+    maxConcurrency: 0,
+    functionTimeoutMs: 60_000,
+    consumer: async () => undefined,
+    logger: silentLogger,
+  });
+  const endpoint = await serveLocalSqs(queue, { port: 0, logger: silentLogger });
+  return {
+    queue,
+    environment: { SUBMIT_QUEUE_URL: endpoint.queueUrl, SQS_ENDPOINT: endpoint.url },
+    close: () => endpoint.close(),
+  };
 }
 
 /** An SQS event of one submission message, as the event source mapping delivers it. */

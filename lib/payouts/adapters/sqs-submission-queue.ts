@@ -1,6 +1,7 @@
 import { SignatureV4 } from '@smithy/signature-v4';
 import type { AwsCredentialIdentity, AwsCredentialIdentityProvider } from '@smithy/types';
 import type { AwsCallObserver } from '../../runtime/aws-call-observer.js';
+import { postText } from '../../shared/http-post.js';
 import { NodeSha256 } from '../../shared/node-sha256.js';
 import * as z from '../../shared/zod.js';
 import {
@@ -46,7 +47,8 @@ export interface SqsSubmissionQueueOptions {
 
 /**
  * The submission queue on Amazon SQS: `SendMessageBatch` over SQS's JSON protocol, signed with SigV4 by the
- * SDK's own signer (the project ships no SQS client; this is the one call it makes). On a FIFO queue each
+ * SDK's own signer and posted over Node's `http`/`https` (`postText`), which the functions load anyway (the
+ * project ships no SQS client; this is the one call it makes). On a FIFO queue each
  * payout is its own message group and `<payoutId>:<version>` its deduplication id, so the next tick enqueueing
  * a payout still waiting in the queue is dropped by SQS (see docs/submission.md).
  *
@@ -146,16 +148,15 @@ export class SqsSubmissionQueue implements SubmissionQueue {
       },
       body,
     });
-    const response = await fetch(new URL('/', this.#endpoint), {
-      method: 'POST',
-      headers: signed.headers,
+    const { status, text } = await postText(
+      new URL('/', this.#endpoint),
+      signed.headers,
       body,
-      signal: AbortSignal.timeout(SQS_REQUEST_TIMEOUT_MS),
-    });
-    const text = await response.text();
-    if (!response.ok) {
+      SQS_REQUEST_TIMEOUT_MS,
+    );
+    if (status < 200 || status > 299) {
       throw new SubmissionQueueError(
-        `SendMessageBatch answered ${response.status} ${errorTypeOf(text)} for ${batch.length} requests`,
+        `SendMessageBatch answered ${status} ${errorTypeOf(text)} for ${batch.length} requests`,
       );
     }
     const answer = SendMessageBatchAnswerSchema.safeParse(JSON.parse(text));
