@@ -142,8 +142,12 @@ export class DynamoDbPayoutStore implements PayoutStore {
    * What a transition writes besides a cap change: the payout, conditional on the version read, carrying its new
    * audit event after the ones it already carries while the item stays under 1 KB (`ITEM_BYTES_BUDGET`), so
    * that a plain transition is one conditional Put. When the events no longer fit, they move, with the new one,
-   * to an audit item in the same transaction, and the payout carries none. Prepared once: the commits below
-   * write what this decided.
+   * to an audit item in the same transaction, and the payout carries none. A change of the cap (a claim, or its
+   * release) moves them always: it is a transaction anyway, where the audit item costs 2 units, and a payout that
+   * carried its claim's event would have no room for its outcome's (a bare bank transfer decided is 740 B as
+   * stored, its claim's event 119 B, its outcome's 196 B with the provider's transaction id), whose write would
+   * then be a transaction of the payout and an audit item (4 units, and slower) instead of one `PutItem` (1).
+   * Prepared once: the commits below write what this decided.
    */
   async #prepare(write: TransitionWrite): Promise<PreparedTransition> {
     const { before, after, audit } = write;
@@ -157,7 +161,7 @@ export class DynamoDbPayoutStore implements PayoutStore {
       ExpressionAttributeNames: { '#version': 'version', '#status': 'status' },
       ExpressionAttributeValues: { ':version': before.version, ':status': before.status },
     };
-    if (itemBytes(item) <= ITEM_BYTES_BUDGET) {
+    if (!write.cap && itemBytes(item) <= ITEM_BYTES_BUDGET) {
       return {
         write,
         carried: embedded,

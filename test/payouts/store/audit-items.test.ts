@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AuditEvent, Payout } from '../../../lib/payouts/model.js';
 import { PayoutAuditTrail } from '../../../lib/payouts/store/audit-trail.js';
 import { DynamoDbPayoutStore } from '../../../lib/payouts/store/dynamodb-payout-store.js';
-import { toPayoutItem } from '../../../lib/payouts/store/item-codec.js';
+import { toPayoutItem, toStoredEvent } from '../../../lib/payouts/store/item-codec.js';
 import { keys } from '../../../lib/payouts/store/table-design.js';
 import { createDynamoDbClient } from '../../../lib/shared/dynamodb-client.js';
 import { ConcurrentModificationError } from '../../../lib/shared/errors.js';
@@ -164,6 +164,84 @@ describe('payout audit events as stored', () => {
       after = page?.next;
     } while (after);
     expect(read).toEqual(trail);
+  });
+
+  /** A payout of the two steps (created pending, then claimed with the cap), claimed and paid with a receipt. */
+  async function claimAndPay(id: string, narration: string) {
+    const counted = createDynamoDbClient({ endpoint: table.endpoint, ...localAwsConfig });
+    const commands: string[] = [];
+    counted.middlewareStack.add(
+      (next, context) => (args) => {
+        commands.push(String(context.commandName));
+        return next(args);
+      },
+      { step: 'initialize' },
+    );
+    const store = new DynamoDbPayoutStore(counted, table.tableName);
+    const created = event(id, 1, null, 'pending');
+    const pending = storedPayout(id, { narration });
+    await store.create(pending, created);
+    const claimedPayout: Payout = {
+      ...pending,
+      status: 'submitting',
+      version: 2,
+      capDay: '2026-03-02',
+      submissionCount: 1,
+      attempt: {
+        attemptId: '01KJPRZB00FVY2R893FSSBCC43',
+        number: 1,
+        startedAt: '2026-03-02T08:00:00.000Z',
+        leaseUntil: '2026-03-02T08:02:00.000Z',
+        providerAttempt: 1,
+      },
+    };
+    const claimed = event(id, 2, 'pending', 'submitting');
+    const paidPayout: Payout = {
+      ...claimedPayout,
+      status: 'succeeded',
+      version: 3,
+      // A receipt as the sandbox gives one.
+      receipt: {
+        transactionId: '5a4db0c0-0000-4000-8008-000000000006',
+        reference: '5a4db0c0-0000-4000-8013-000000000001',
+        sessionId: '100004260302080000000000000015',
+        status: 'SUCCESS',
+        chargesKobo: 1075,
+        paidAt: '2026-03-02T09:00:00+01:00',
+      },
+    };
+    const paid = event(id, 3, 'submitting', 'succeeded');
+    const carrying = (payout: Payout, ...events: AuditEvent[]) =>
+      itemBytes(toPayoutItem(payout, { events: events.map(toStoredEvent), onKeyItem: 1 }));
+
+    await store.transition({ before: pending, after: claimedPayout, audit: claimed, cap });
+    const afterClaim = {
+      auditItems: (await storedAuditItems(id)).map((item) => item.sk),
+      carried: ((await payoutItem(id)).ev as unknown[] | undefined)?.length ?? 0,
+    };
+    commands.length = 0;
+    await store.transition({ before: claimedPayout, after: paidPayout, audit: paid });
+    const outcomeCommands = [...commands];
+    expect(await trailOf(id)).toEqual([created, claimed, paid]);
+    counted.destroy();
+    return {
+      afterClaim,
+      outcomeCommands,
+      bothFit: carrying(paidPayout, claimed, paid) <= 1000,
+      outcomeAloneFits: carrying(paidPayout, paid) <= 1000,
+      claimFits: carrying(claimedPayout, claimed) <= 1000,
+    };
+  }
+
+  it('writes a claim’s event to an audit item in the claim: the payout has room for its outcome’s, one PutItem', async () => {
+    const paid = await claimAndPay(
+      'AUDITCLAIMMOVED0000000001',
+      'supplier invoice 2041 for March 2026, paid from the main wallet account',
+    );
+    // The claim's event would fit on the claimed payout, and the outcome's alone on the paid one, but not both.
+    expect(paid).toMatchObject({ claimFits: true, outcomeAloneFits: true, bothFit: false });
+    expect(paid.afterClaim).toEqual({ auditItems: ['AUDIT#000002'], carried: 0 });
+    expect(paid.outcomeCommands).toEqual(['PutItemCommand']);
   });
 
   it('reads a payout and trail stored before (long names, one audit item per write) and goes on in the new shape', async () => {
