@@ -74,6 +74,20 @@ function longNamedItem(payout: Payout): Record<string, unknown> {
   return { pk, sk, entity, gsi1pk, gsi1sk, gsi2pk, gsi2sk, ...fields };
 }
 
+/** A client of the test table that lists the commands it sends, in order. */
+function countingClient() {
+  const commands: string[] = [];
+  const counted = createDynamoDbClient({ endpoint: table.endpoint, ...localAwsConfig });
+  counted.middlewareStack.add(
+    (next, context) => (args) => {
+      commands.push(String(context.commandName));
+      return next(args);
+    },
+    { step: 'initialize' },
+  );
+  return { counted, commands };
+}
+
 async function trailOf(payoutId: string) {
   return (await new PayoutAuditTrail(table.client, table.tableName).whole(payoutId))?.audit;
 }
@@ -114,15 +128,7 @@ describe('payout audit events as stored', () => {
     expect(await trailOf(id)).toEqual([created, claimed, paid]);
 
     // Nothing moved to an audit item, so a reader looks for none: the payout item, then its key item.
-    const commands: string[] = [];
-    const counted = createDynamoDbClient({ endpoint: table.endpoint, ...localAwsConfig });
-    counted.middlewareStack.add(
-      (next, context) => (args) => {
-        commands.push(String(context.commandName));
-        return next(args);
-      },
-      { step: 'initialize' },
-    );
+    const { counted, commands } = countingClient();
     const trail = new PayoutAuditTrail(counted, table.tableName);
     expect((await trail.whole(id))?.audit).toEqual([created, claimed, paid]);
     expect((await trail.page(id, { limit: 2 }))?.events).toEqual([created, claimed]);
@@ -168,15 +174,7 @@ describe('payout audit events as stored', () => {
 
   /** A payout of the two steps (created pending, then claimed with the cap), claimed and paid with a receipt. */
   async function claimAndPay(id: string, narration: string) {
-    const counted = createDynamoDbClient({ endpoint: table.endpoint, ...localAwsConfig });
-    const commands: string[] = [];
-    counted.middlewareStack.add(
-      (next, context) => (args) => {
-        commands.push(String(context.commandName));
-        return next(args);
-      },
-      { step: 'initialize' },
-    );
+    const { counted, commands } = countingClient();
     const store = new DynamoDbPayoutStore(counted, table.tableName);
     const created = event(id, 1, null, 'pending');
     const pending = storedPayout(id, { narration });
