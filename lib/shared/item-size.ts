@@ -20,6 +20,8 @@ function valueBytes(value: unknown): number {
   if (Array.isArray(value))
     return 3 + value.reduce((sum: number, element) => sum + 1 + valueBytes(element), 0);
   if (value instanceof Uint8Array) return value.byteLength;
+  // A string or number set: its elements, without the list's overheads.
+  if (value instanceof Set) return [...value].reduce((sum: number, element) => sum + valueBytes(element), 0);
   if (typeof value === 'object') return 3 + itemBytes(value as Record<string, unknown>);
   return 0;
 }

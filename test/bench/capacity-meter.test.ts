@@ -38,6 +38,15 @@ describe('transactional write units by AWS rules', () => {
     expect(itemBytes({ m: { M: { a: { S: 'bc' } } }, l: { L: [{ S: 'd' }, { NULL: true }] } })).toBe(
       1 + 3 + (1 + 2) + 1 + 3 + (1 + 1) + (1 + 1),
     );
+    // Sets: their elements only; binary: its bytes; a negative number: its digits.
+    expect(
+      itemBytes({
+        ss: { SS: ['ab', 'c'] },
+        ns: { NS: ['10', '12345'] },
+        b: { B: new Uint8Array(5) },
+        neg: { N: '-1.5' },
+      }),
+    ).toBe(2 + (2 + 1) + 2 + (2 + 4) + 1 + 5 + 3 + 2);
     const units = transactionalWriteUnits({
       TransactItems: [
         { Put: { Item: { pk: { S: 'P#1' }, blob: { S: name } } } },
