@@ -10,10 +10,17 @@ export interface PostAnswer {
 /** Connections kept per origin: the most requests one caller has in flight (the sweeper's 16 batches). */
 const MAX_SOCKETS = 16;
 
-/** Keep-alive, so the batches of one sweep, and of the next warm invocation, reuse their connections. */
+/**
+ * How long a connection may sit unused before it is closed (undici's default, as the provider's pool has it).
+ * Node keeps an idle socket forever otherwise, and a Lambda frozen between invocations would wake up to reuse one
+ * the far end closed long ago; the close is a timer, which fires before the next invocation's request.
+ */
+const IDLE_SOCKET_TIMEOUT_MS = 4_000;
+
+/** Keep-alive, so the batches of one sweep, and of a warm invocation soon after, reuse their connections. */
 const agents = {
-  'http:': new HttpAgent({ keepAlive: true, maxSockets: MAX_SOCKETS }),
-  'https:': new HttpsAgent({ keepAlive: true, maxSockets: MAX_SOCKETS }),
+  'http:': new HttpAgent({ keepAlive: true, maxSockets: MAX_SOCKETS, timeout: IDLE_SOCKET_TIMEOUT_MS }),
+  'https:': new HttpsAgent({ keepAlive: true, maxSockets: MAX_SOCKETS, timeout: IDLE_SOCKET_TIMEOUT_MS }),
 };
 
 /**
