@@ -20,12 +20,12 @@ export interface PayoutLedgerOptions {
 
 /**
  * The payouts as records: accepts each once per idempotency key through the control gate and reads them (listings
- * are `PayoutListing`'s, store/payout-listing.ts).
- * It cancels (recurring payouts cancel their occurrences through it);
- * approving and pausing are free functions over its context (`approvePayout` in engine/payout-commands.ts,
- * `pausePayouts` and `resumePayouts` in engine/controls.ts), so only the function serving them carries them. It never calls the provider: a function that
- * only records and reads payouts (the recurrence and correction routes, the approvals queue) builds this and
- * carries no provider code. `PayoutEngine` (payout-engine.ts) adds what sends and looks payouts up.
+ * are `PayoutListing`'s, store/payout-listing.ts). It cancels (recurring payouts cancel their occurrences through
+ * it); approving and pausing are free functions over its context (`approvePayout` in engine/payout-commands.ts,
+ * `pausePayouts` and `resumePayouts` in engine/controls.ts), so only the function serving them carries them. It
+ * never calls the provider: a function that only records and reads payouts (the recurrence and correction routes,
+ * the approvals queue) builds this and carries no provider code. `PayoutEngine` (payout-engine.ts) adds what
+ * sends and looks payouts up.
  *
  * @example
  * const ledger = new PayoutLedger({ store });

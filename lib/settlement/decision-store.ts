@@ -1,6 +1,6 @@
 import { type DynamoDBClient, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, GetCommand, PutCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import type { TransactItem } from '../payouts/store/control-items.js';
+import type { CreationCompanion } from '../payouts/store/payout-store.js';
 import { type Listing, listingAttributes, queryListing } from '../shared/index-listing.js';
 import type { CursorPage } from '../shared/paging.js';
 import * as z from '../shared/zod.js';
@@ -131,7 +131,7 @@ export class DynamoDbSettlementDecisionStore {
    * sent alone by `record`, or as the companion of the payout's creation (CreationCompanion), so that a settlement
    * paid and the decision naming its payout commit together.
    */
-  recording(decision: SettlementDecision): { readonly items: readonly TransactItem[] } {
+  recording(decision: SettlementDecision): CreationCompanion {
     return {
       items: [
         {

@@ -3,7 +3,7 @@ import { type CarriedAudit, carriedAuditOf, fromPayoutItem } from './item-codec.
 
 /**
  * The audit events each payout this process read or wrote carries, by the object the store handed out: a
- * transition from it appends to them without reading the item again (`#transitionWrite`). Payouts are
+ * transition from it appends to them without reading the item again (`DynamoDbPayoutStore`'s `#prepare`). Payouts are
  * immutable values, so an object stands for exactly one stored version.
  */
 export const carriedBy = new WeakMap<Payout, CarriedAudit>();

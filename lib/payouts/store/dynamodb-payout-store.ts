@@ -96,12 +96,8 @@ export class DynamoDbPayoutStore implements PayoutStore {
       if (!(error instanceof IdempotentCreateGuardError)) throw error;
       if (claim && error.guardIndex === 0)
         throw new DailyCapExceededError('the daily cap would be exceeded', { cause: error });
-      throw new CreationCompanionRefusedError(
-        'a write meant to commit with the creation failed its condition',
-        {
-          cause: error,
-        },
-      );
+      const message = 'a write meant to commit with the creation failed its condition';
+      throw new CreationCompanionRefusedError(message, { cause: error });
     });
     if (outcome.created) {
       carriedBy.set(payout, carried);
@@ -154,19 +150,21 @@ export class DynamoDbPayoutStore implements PayoutStore {
     const carried = carriedBy.get(before) ?? (await this.#carriedAuditAt(before));
     const events: [StoredEvent, ...StoredEvent[]] = [toStoredEvent(audit)];
     events.unshift(...carried.events);
-    const embedded: CarriedAudit = { ...carried, events };
-    const item = toPayoutItem(after, embedded);
     const condition = {
       ConditionExpression: '#version = :version AND #status = :status',
       ExpressionAttributeNames: { '#version': 'version', '#status': 'status' },
       ExpressionAttributeValues: { ':version': before.version, ':status': before.status },
     };
-    if (!write.cap && itemBytes(item) <= ITEM_BYTES_BUDGET) {
-      return {
-        write,
-        carried: embedded,
-        items: [{ Put: { TableName: this.tableName, Item: item, ...condition } }],
-      };
+    if (!write.cap) {
+      const embedded: CarriedAudit = { ...carried, events };
+      const item = toPayoutItem(after, embedded);
+      if (itemBytes(item) <= ITEM_BYTES_BUDGET) {
+        return {
+          write,
+          carried: embedded,
+          items: [{ Put: { TableName: this.tableName, Item: item, ...condition } }],
+        };
+      }
     }
     const moved: CarriedAudit = { events: [], onKeyItem: carried.onKeyItem, moved: true };
     return {
