@@ -91,7 +91,7 @@ const REMAINING_MS = 60_000;
 /** Imports a bundle, hands it one event, prints timings; what a Lambda init + first invoke does. */
 const INVOKER = `${TRACE_DIR ? TRACER : ''}
 const started = performance.now();
-// A CommonJS bundle (.cjs) is loaded with require(), as Lambda loads NodejsFunction's default output.
+// A CommonJS bundle (.cjs: every bundle here) is loaded with require(), as Lambda's runtime loads it; an .mjs with import().
 const mod = process.argv[2].endsWith('.cjs')
   ? (await import('node:module')).createRequire(import.meta.url)(process.argv[2])
   : await import(process.argv[2]);
@@ -231,8 +231,8 @@ const PEER_BUILDS = {
   },
   [PEER_LIKE_OURS]: {
     description:
-      "The project's own build (infra/bundling/build-handler.ts, the one the CDK construct runs): ESM, minified, the AWS SDK bundled; loaded with import()",
-    format: 'esm',
+      "The project's own build (infra/bundling/build-handler.ts, the one the CDK construct runs): esbuild CommonJS, minified, the AWS SDK bundled; loaded with require()",
+    format: 'cjs',
     external: [],
     minify: true,
   },
@@ -464,7 +464,7 @@ export async function benchColdStart(
       rows,
       coldStart,
       notes: [
-        "Bundles: the project's own build (infra/bundling/build-handler.ts), which the CDK construct runs at synth and the bundle test checks: esbuild ESM, platform node, target node22, minified, the AWS SDK bundled from its ESM build with its default credential chain cut to the environment link, the createRequire banner, and the plugin that leaves out the parts of undici and the SDK no function reaches (infra/bundling/shipped-dependencies.ts). bundle KB is the size of index.mjs, all a function loads.",
+        "Bundles: the project's own build (infra/bundling/build-handler.ts), which the CDK construct runs at synth and the bundle test checks: esbuild CommonJS (index.cjs, which Lambda loads with require()), platform node, target node22, minified, the AWS SDK bundled from its ESM build with its default credential chain cut to the environment link, and the plugin that leaves out the parts of undici and the SDK no function reaches (infra/bundling/shipped-dependencies.ts). bundle KB is the size of index.cjs, all a function loads.",
         `The peer (bench/peer/powertools-handler.ts): Powertools idempotency (makeIdempotent + DynamoDBPersistenceLayer, own table with pk \`id\`) around one fetch to POST /settlement/instant/payout; not safe for payouts (it releases the lock when the call fails, so a timeout resends). Built twice in this run: ${PEER_NODEJS_DEFAULT} = ${PEER_BUILDS[PEER_NODEJS_DEFAULT].description}; ${PEER_LIKE_OURS} = ${PEER_BUILDS[PEER_LIKE_OURS].description}.`,
         `Targets (issue 18): each money handler's answered ms no more than the ${PEER_NODEJS_DEFAULT} peer's (÷ ≤ 1.00) and within ${WITHIN_MS_OF_PEER_LIKE_OURS} ms of the ${PEER_LIKE_OURS} peer's, medians of the same run.`,
         `Before timing, DynamoDB Local is warmed with ${DATABASE_WARM_UP} rounds of each side's own requests (the engine creating and sweeping a payout; Powertools idempotency on its table), and ${DISCARDED_RUNS} cold runs of each are thrown away: the database in AWS is never cold, only the function is measured cold.`,

@@ -9,7 +9,7 @@ import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
 import { PROJECT_ROOT } from '../bundling/build-handler.js';
 
-export { BUNDLE_OPTIONS, ESM_REQUIRE_BANNER, PROJECT_ROOT } from '../bundling/build-handler.js';
+export { BUNDLE_OPTIONS, PROJECT_ROOT } from '../bundling/build-handler.js';
 
 /**
  * Item actions on the table per access level: exactly the calls the stores make (Get, conditional
@@ -44,7 +44,7 @@ export interface PayoutFunctionProps {
 }
 
 /**
- * One Lambda handler from `functions/` with the project's defaults: nodejs22.x on arm64, ESM bundle built by
+ * One Lambda handler from `functions/` with the project's defaults: nodejs22.x on arm64, a CommonJS bundle built by
  * the project's own build (infra/bundling/build-handler.ts, the one the bundle test and the cold-start
  * benchmark run; no Docker), source maps, X-Ray, its own log group with retention. Permissions come only
  * through the `bind…` helpers, each of which sets the environment variable and the grant together.

@@ -1,11 +1,11 @@
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { basename, join } from 'node:path';
 import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import {
+  BUNDLE_FILE,
   BUNDLE_LIMIT_BYTES,
   type BuiltHandler,
   buildHandlers,
@@ -17,9 +17,9 @@ import { NOT_SHIPPED } from '../../infra/bundling/shipped-dependencies.js';
 import { HANDLERS, type HandlerName, ProviderAccess } from '../../infra/handlers.js';
 
 /**
- * Builds every handler with the build the CDK construct runs (infra/bundling/build-handler.ts) and imports each bundle from a `.mjs`
- * file, so a bundle that cannot load (a missing createRequire banner, a dependency esbuild cannot inline,
- * work at import that needs AWS) fails here instead of in Lambda. The bundles live outside the project, where
+ * Builds every handler with the build the CDK construct runs (infra/bundling/build-handler.ts) and loads each
+ * bundle with `require()` from its `.cjs` file, as Lambda does, so a bundle that cannot load (a dependency esbuild
+ * cannot inline, work at import that needs AWS) fails here instead of in Lambda. The bundles live outside the project, where
  * no node_modules can be found: like Lambda, they must carry everything, the AWS SDK included.
  */
 const handlers = readdirSync(join(PROJECT_ROOT, 'functions'))
@@ -45,32 +45,38 @@ beforeAll(async () => {
     Object.fromEntries(handlers.map((name) => [name, handlerEntry(name)])),
     outRoot,
   );
-  // The package.json Lambda sees next to index.mjs is none; mark the folder ESM explicitly all the same.
-  mkdirSync(outRoot, { recursive: true });
-  writeFileSync(join(outRoot, 'package.json'), '{"type":"module"}');
 }, 120_000);
 
 afterAll(() => {
   rmSync(outRoot, { recursive: true, force: true });
 });
 
-/** A plain `node` (not the test runner, whose resolver would find the project's packages) imports the bundle. */
-const LOAD = `const m = await import(process.argv[1]); if (typeof m.handler !== 'function') { console.error('no handler export'); process.exit(3); }`;
+/** A plain `node` (not the test runner, whose resolver would find the project's packages) requires the bundle. */
+const LOAD = `const m = require(process.argv[1]); if (typeof m.handler !== 'function') { console.error('no handler export'); process.exit(3); }`;
 
 describe('handler bundles', () => {
-  it.each(handlers)('%s bundles and loads as ESM in a bare node, with a handler function', (name) => {
-    const loaded = spawnSync(
-      process.execPath,
-      ['--input-type=module', '-e', LOAD, pathToFileURL(bundles.get(name)?.file ?? '').href],
-      {
+  it.each(handlers)(
+    '%s bundles, and loads with require() in a bare node, with a handler function',
+    (name) => {
+      const file = bundles.get(name)?.file ?? '';
+      expect(basename(file)).toBe(BUNDLE_FILE);
+      const loaded = spawnSync(process.execPath, ['-e', LOAD, file], {
         cwd: outRoot,
         env: { PATH: process.env.PATH, ...lambdaEnvironment },
         encoding: 'utf8',
         timeout: 30_000,
-      },
+      });
+      expect(loaded.stderr).not.toMatch(/Cannot find (package|module)|ERR_MODULE_NOT_FOUND/);
+      expect(loaded.status, loaded.stderr).toBe(0);
+    },
+  );
+
+  it('a build esbuild warns about is refused: import.meta in a CommonJS bundle would be empty', async () => {
+    const entry = join(outRoot, 'import-meta-entry.ts');
+    writeFileSync(entry, 'export const handler = async () => import.meta.url;');
+    await expect(buildHandlers({ 'import-meta': entry }, join(outRoot, 'refused'))).rejects.toThrow(
+      /esbuild warned: "import\.meta" is not available with the "cjs" output format/,
     );
-    expect(loaded.stderr).not.toMatch(/Cannot find (package|module)|ERR_MODULE_NOT_FOUND/);
-    expect(loaded.status, loaded.stderr).toBe(0);
   });
 });
 
@@ -97,10 +103,13 @@ describe('what the bundles carry', () => {
    * on first use by the functions that call them (lib/runtime/provider-connection.ts, payout-engine.ts,
    * submissions.ts), and the ops API is one function per group of routes (lib/api/functions).
    */
-  it.each(handlers)(`%s weighs at most ${BUNDLE_LIMIT_BYTES / 1024} KB (index.mjs, minified)`, (name) => {
-    const bytes = bundles.get(name)?.bytes ?? Number.POSITIVE_INFINITY;
-    expect(bytes, `${name} is ${(bytes / 1024).toFixed(1)} KB`).toBeLessThanOrEqual(BUNDLE_LIMIT_BYTES);
-  });
+  it.each(handlers)(
+    `%s weighs at most ${BUNDLE_LIMIT_BYTES / 1024} KB (${BUNDLE_FILE}, minified)`,
+    (name) => {
+      const bytes = bundles.get(name)?.bytes ?? Number.POSITIVE_INFINITY;
+      expect(bytes, `${name} is ${(bytes / 1024).toFixed(1)} KB`).toBeLessThanOrEqual(BUNDLE_LIMIT_BYTES);
+    },
+  );
 
   /**
    * Operations in files of their own, each in the bundles of the functions that run it and no other (bytes in
@@ -200,11 +209,19 @@ describe('what the bundles carry', () => {
   );
 });
 
-/** Builds a probe script with the handlers' own build, so it sees what the bundles see. */
+/**
+ * Builds a probe script with the handlers' own build, so it sees what the bundles see; as an ES module (with the
+ * `require` the CommonJS code inlined into it needs), for the top-level await of its script.
+ */
 async function buildProbe(file: string, contents: string): Promise<string> {
   const outfile = join(outRoot, file);
   await build({
-    ...handlerBuildOptions(),
+    ...handlerBuildOptions({
+      format: 'esm',
+      banner: {
+        js: "import { createRequire } from 'module'; const require = createRequire(import.meta.url);",
+      },
+    }),
     stdin: { contents, resolveDir: PROJECT_ROOT, loader: 'ts' },
     outfile,
     absWorkingDir: PROJECT_ROOT,
