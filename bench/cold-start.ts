@@ -9,11 +9,14 @@ import { CreateTableCommand, DeleteTableCommand } from '@aws-sdk/client-dynamodb
 import type { Context } from 'aws-lambda';
 import { build as build_ } from 'esbuild';
 import { buildHandlers, handlerEntry } from '../infra/bundling/build-handler.js';
+import { settlementEnvironment } from '../infra/config/stage-config.js';
 import { HANDLERS, type HandlerName } from '../infra/handlers.js';
 import { apiFunctionServing } from '../lib/api/functions/index.js';
 import { LocalSqsQueue } from '../lib/local/local-sqs-queue.js';
 import { serveLocalSqs } from '../lib/local/sqs-endpoint.js';
+import { stageConfigOf } from '../lib/local/submission-workers.js';
 import { payoutSweeper } from '../lib/payouts/payout-sweeper.js';
+import { DynamoDbSettlementDecisionStore } from '../lib/settlement/decision-store.js';
 import { silentLogger } from '../lib/shared/logger.js';
 import {
   type BenchResult,
@@ -299,6 +302,9 @@ export async function benchColdStart(
   sizes.set(PEER_NODEJS_DEFAULT, nodejsDefault.bytes);
 
   const rig = await startEngineRig(endpoint, { prefix: 'cold' });
+  // A deployed stage without settlement.since (dev) records when instant settlement was first turned on at its
+  // first trigger, and every cold start reads it back: recorded now, before the settlements the runs add.
+  await new DynamoDbSettlementDecisionStore(rig.dynamoDb, rig.tableName).enabledSince(new Date());
   const submissions = await startSubmissionQueue();
   const idempotencyTable = `${rig.tableName}-idempotency`;
   await rig.dynamoDb.send(
@@ -469,7 +475,7 @@ export async function benchColdStart(
         `Targets (issue 18): each money handler's answered ms no more than the ${PEER_NODEJS_DEFAULT} peer's (÷ ≤ 1.00) and within ${WITHIN_MS_OF_PEER_LIKE_OURS} ms of the ${PEER_LIKE_OURS} peer's, medians of the same run.`,
         `Before timing, DynamoDB Local is warmed with ${DATABASE_WARM_UP} rounds of each side's own requests (the engine creating and sweeping a payout; Powertools idempotency on its table), and ${DISCARDED_RUNS} cold runs of each are thrown away: the database in AWS is never cold, only the function is measured cold.`,
         "answered ms: in a fresh `node`, from the process's own start (performance.timeOrigin) to the handler's answer, after loading the bundle and handling one event against DynamoDB Local and the sandbox (latency 0) on loopback: a Lambda cold start, init plus the first invoke. Each timed invocation is checked to have paid exactly one payout (the sandbox's request count). The handlers run in local mode (provider token from the environment: there is no Secrets Manager here); the bare row is node reaching its first line of code; runs are interleaved, each round starting one side later than the one before.",
-        'Each money handler does more per event than the peer: a cap-checked claim transaction (for api and payout-requested, the idempotent create already claimed, in the same transaction), a consistent read of the pause after it and the audited outcome (one conditional PutItem of the payout carrying its audit event); settlement-available first reads the settlement from the provider (the 10 newest) and its decision (concurrently), and writes its decision in the creating transaction.',
+        'Each money handler does more per event than the peer: a cap-checked claim transaction (for api and payout-requested, the idempotent create already claimed, in the same transaction), a consistent read of the pause after it and the audited outcome (one conditional PutItem of the payout carrying its audit event); settlement-available first reads the settlement from the provider (the 10 newest), its decision and the cutoff recorded when instant settlement was turned on (concurrently), and writes its decision in the creating transaction; it runs with the settlement policy of the dev stage (cdk.json: no settlement.since, a minimum, two categories) but all-day hours, so that the row does not depend on the time of day.',
       ],
     };
   } finally {
@@ -630,6 +636,10 @@ function benchContext(requestId: string): Context {
   };
 }
 
+const { SETTLEMENT_ALLOWED_HOURS: _allowedHours, ...SETTLEMENT_ENV } = settlementEnvironment(
+  stageConfigOf('dev'),
+);
+
 function childEnv(rig: EngineRig, endpoint: string, idempotencyTable: string): NodeJS.ProcessEnv {
   return {
     PATH: process.env.PATH,
@@ -645,11 +655,9 @@ function childEnv(rig: EngineRig, endpoint: string, idempotencyTable: string): N
     AWS_SECRET_ACCESS_KEY: 'local',
     AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
     POWERTOOLS_LOG_LEVEL: 'ERROR',
-    // Instant settlement on, for settlement-available; settlements the bench adds are after the cutoff.
-    SETTLEMENT_DESTINATION_BANK_CODE: '058',
-    SETTLEMENT_DESTINATION_ACCOUNT_NUMBER: '0123456789',
-    SETTLEMENT_DESTINATION_ACCOUNT_NAME: 'Demo Merchant Ltd',
-    SETTLEMENT_SINCE: '2000-01-01T00:00:00Z',
+    // settlement-available with the dev stage's policy as deployed (infra/config/stage-config.ts, cdk.json), but
+    // for its allowed hours: outside them the event is deferred, not paid, and the row would time the clock.
+    ...SETTLEMENT_ENV,
     ...(TRACE_DIR && { BENCH_TRACE_DIR: TRACE_DIR }),
   };
 }

@@ -145,12 +145,15 @@ export class SettlementService {
     known?: Settlement,
     options: { submitInline?: boolean } = {},
   ): Promise<PayOutResult> {
-    // The decision and the provider's record are read together (one round trip of waiting, not two). A recorded
-    // decision wins and the look-up stops at the page it is on: a duplicate trigger costs one page read at most.
+    // The decision, the provider's record and the cutoff are read together (one round trip of waiting, not
+    // three; the cutoff is read once per container when no settlement.since is set). A recorded decision wins
+    // and the look-up stops at the page it is on: a duplicate trigger costs one page read at most.
     let decided = false;
     const lookingUp =
       known?.id === settlementId ? Promise.resolve(known) : this.#lookUp(settlementId, () => decided);
     lookingUp.catch(() => undefined);
+    const cutoff = this.cutoff();
+    cutoff.catch(() => undefined);
     // One turn of the event loop first, in which the look-up's connection can be made and its request sent: the
     // provider then works on its answer while this process reads the decision. On a cold start that read's first
     // request is ~10 ms of the SDK's CPU, and a connection it finds pending would only be served after it.
@@ -162,7 +165,7 @@ export class SettlementService {
     }
     const settlement = await lookingUp;
     const now = this.#clock.now();
-    const verdict = decideSettlement(settlement, this.policy, now, await this.cutoff());
+    const verdict = decideSettlement(settlement, this.policy, now, await cutoff);
     const base = {
       settlementId,
       settlement: snapshotOf(settlement),

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { payoutSweeper } from '../../lib/payouts/payout-sweeper.js';
 import { Settlements } from '../../lib/provider/resources/settlements.js';
 import { DynamoDbSettlementDecisionStore } from '../../lib/settlement/decision-store.js';
@@ -50,6 +50,58 @@ describe('SettlementService', () => {
       first.dynamoDb.destroy();
       later.dynamoDb.destroy();
       await own.close();
+    });
+
+    it('reads the recorded cutoff while the provider looks the settlement up, not after: no round trip of its own', async () => {
+      const own = await startEngineHarness();
+      try {
+        // Recorded by an earlier container, as in any deployment after its first trigger.
+        const earlier = settlementServiceFor(own, { since: undefined });
+        const enabledAt = await earlier.service.cutoff();
+        earlier.dynamoDb.destroy();
+        own.clock.advance(60_000);
+        const settlement = await newSettlement(own);
+
+        // The provider answers the look-up only once the test lets it; meanwhile the reads are counted.
+        let answer = () => {};
+        const answered = new Promise<void>((resolve) => {
+          answer = resolve;
+        });
+        const settlements = new (class extends Settlements {
+          override async list(...args: Parameters<Settlements['list']>) {
+            await answered;
+            return super.list(...args);
+          }
+        })(own.client.connection.requester);
+        const wired = settlementServiceFor(own, { since: undefined }, { provider: { settlements } });
+        const reads: unknown[] = [];
+        wired.dynamoDb.middlewareStack.add(
+          (next, context) => async (args) => {
+            const output = await next(args);
+            if (context.commandName === 'GetItemCommand') reads.push((args.input as { Key?: unknown }).Key);
+            return output;
+          },
+          { step: 'initialize', name: 'countReads' },
+        );
+
+        const paying = wired.service.payOut(settlement, 'event', system);
+        await vi.waitFor(() => expect(reads).toHaveLength(2));
+        answer();
+
+        expect(await paying).toMatchObject({ outcome: 'paid' });
+        // Both answered before the listing: the decision (none) and the cutoff, and nothing read after it.
+        expect(reads).toEqual(
+          expect.arrayContaining([
+            { pk: `SETTLEMENT#${settlement}`, sk: 'DECISION' },
+            { pk: 'SETTLEMENT_CONFIG', sk: 'ENABLED_SINCE' },
+          ]),
+        );
+        expect(reads).toHaveLength(2);
+        expect(await wired.service.cutoff()).toBe(enabledAt);
+        wired.dynamoDb.destroy();
+      } finally {
+        await own.close();
+      }
     });
 
     it('pays a settlement created at or after an explicit settlement.since, and skips one created before it', async () => {
