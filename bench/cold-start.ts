@@ -9,7 +9,7 @@ import { CreateTableCommand, DeleteTableCommand } from '@aws-sdk/client-dynamodb
 import type { Context } from 'aws-lambda';
 import { build as build_ } from 'esbuild';
 import { buildHandlers, handlerEntry } from '../infra/bundling/build-handler.js';
-import { settlementEnvironment } from '../infra/config/stage-config.js';
+import { functionEnvironment } from '../infra/config/function-environment.js';
 import { HANDLERS, type HandlerName } from '../infra/handlers.js';
 import { apiFunctionServing } from '../lib/api/functions/index.js';
 import { LocalSqsQueue } from '../lib/local/local-sqs-queue.js';
@@ -474,7 +474,7 @@ export async function benchColdStart(
         `The peer (bench/peer/powertools-handler.ts): Powertools idempotency (makeIdempotent + DynamoDBPersistenceLayer, own table with pk \`id\`) around one fetch to POST /settlement/instant/payout; not safe for payouts (it releases the lock when the call fails, so a timeout resends). Built twice in this run: ${PEER_NODEJS_DEFAULT} = ${PEER_BUILDS[PEER_NODEJS_DEFAULT].description}; ${PEER_LIKE_OURS} = ${PEER_BUILDS[PEER_LIKE_OURS].description}.`,
         `Targets (issue 18): each money handler's answered ms no more than the ${PEER_NODEJS_DEFAULT} peer's (÷ ≤ 1.00) and within ${WITHIN_MS_OF_PEER_LIKE_OURS} ms of the ${PEER_LIKE_OURS} peer's, medians of the same run.`,
         `Before timing, DynamoDB Local is warmed with ${DATABASE_WARM_UP} rounds of each side's own requests (the engine creating and sweeping a payout; Powertools idempotency on its table), and ${DISCARDED_RUNS} cold runs of each are thrown away: the database in AWS is never cold, only the function is measured cold.`,
-        "answered ms: in a fresh `node`, from the process's own start (performance.timeOrigin) to the handler's answer, after loading the bundle and handling one event against DynamoDB Local and the sandbox (latency 0) on loopback: a Lambda cold start, init plus the first invoke. Each timed invocation is checked to have paid exactly one payout (the sandbox's request count). The handlers run in local mode (provider token from the environment: there is no Secrets Manager here); the bare row is node reaching its first line of code; runs are interleaved, each round starting one side later than the one before.",
+        "answered ms: in a fresh `node`, from the process's own start (performance.timeOrigin) to the handler's answer, after loading the bundle and handling one event against DynamoDB Local and the sandbox (latency 0) on loopback: a Lambda cold start, init plus the first invoke. Each timed invocation is checked to have paid exactly one payout (the sandbox's request count). The handlers run with the environment the dev stack gives them (infra/config/function-environment.ts: its limits, the provider rate limit submit-payouts paces its sends by, the settlement policy), the settlements' allowed hours apart, and in local mode (provider token from the environment: there is no Secrets Manager here); the bare row is node reaching its first line of code; runs are interleaved, each round starting one side later than the one before.",
         'Each money handler does more per event than the peer: a cap-checked claim transaction (for api and payout-requested, the idempotent create already claimed, in the same transaction), a consistent read of the pause after it and the audited outcome (one conditional PutItem of the payout carrying its audit event); settlement-available first reads the settlement from the provider (the 10 newest), its decision and the cutoff recorded when instant settlement was turned on (concurrently), and writes its decision in the creating transaction; it runs with the settlement policy of the dev stage (cdk.json: no settlement.since, a minimum, two categories) but all-day hours, so that the row does not depend on the time of day.',
       ],
     };
@@ -636,7 +636,12 @@ function benchContext(requestId: string): Context {
   };
 }
 
-const { SETTLEMENT_ALLOWED_HOURS: _allowedHours, ...SETTLEMENT_ENV } = settlementEnvironment(
+/**
+ * What the dev stack gives the functions (infra/config/function-environment.ts), but for the settlements' allowed
+ * hours: outside them a settlement event is deferred, not paid, and its row would time the clock.
+ */
+const { SETTLEMENT_ALLOWED_HOURS: _allowedHours, ...DEPLOYED_ENV } = functionEnvironment(
+  'dev',
   stageConfigOf('dev'),
 );
 
@@ -644,6 +649,7 @@ function childEnv(rig: EngineRig, endpoint: string, idempotencyTable: string): N
   return {
     PATH: process.env.PATH,
     HOME: process.env.HOME,
+    ...DEPLOYED_ENV,
     TABLE_NAME: rig.tableName,
     IDEMPOTENCY_TABLE_NAME: idempotencyTable,
     DYNAMODB_ENDPOINT: endpoint,
@@ -655,9 +661,6 @@ function childEnv(rig: EngineRig, endpoint: string, idempotencyTable: string): N
     AWS_SECRET_ACCESS_KEY: 'local',
     AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
     POWERTOOLS_LOG_LEVEL: 'ERROR',
-    // settlement-available with the dev stage's policy as deployed (infra/config/stage-config.ts, cdk.json), but
-    // for its allowed hours: outside them the event is deferred, not paid, and the row would time the clock.
-    ...SETTLEMENT_ENV,
     ...(TRACE_DIR && { BENCH_TRACE_DIR: TRACE_DIR }),
   };
 }

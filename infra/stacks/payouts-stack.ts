@@ -7,12 +7,8 @@ import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import { apiRouteTable, FALLBACK_API_FUNCTION } from '../../lib/api/functions/index.js';
 import { PUBLISHED_OUTCOMES } from '../../lib/events/domain-events.js';
-import {
-  reconciliationEnvironment,
-  type StageConfig,
-  settlementEnvironment,
-} from '../config/stage-config.js';
-import { submissionEnvironment } from '../config/submission-sizing.js';
+import { functionEnvironment } from '../config/function-environment.js';
+import type { StageConfig } from '../config/stage-config.js';
 import { Data } from '../constructs/data.js';
 import { deadLetterQueue } from '../constructs/dead-letter-queue.js';
 import { DomainEvents } from '../constructs/domain-events.js';
@@ -55,17 +51,7 @@ export class PayoutsStack extends Stack {
     this.data = new Data(this, 'Data', { stage, deletionProtection: config.deletionProtection });
     this.events = new Events(this, 'Events', { stage });
     const scheduling = new Scheduling(this, 'Schedules');
-    const runtimeEnvironment = {
-      PROVIDER_BASE_URL: config.providerBaseUrl,
-      MAX_PAYOUT_KOBO: String(config.maxPayoutKobo),
-      DAILY_CAP_KOBO: String(config.dailyCapKobo),
-      APPROVAL_THRESHOLD_KOBO: String(config.approvalThresholdKobo),
-      OPS_SESSION_NAMED_ROLES: config.opsSessionNamedRoles.join(','),
-      ...submissionEnvironment(config),
-      ...settlementEnvironment(config),
-      ...reconciliationEnvironment(config),
-      STAGE: stage,
-    };
+    const runtimeEnvironment = functionEnvironment(stage, config);
 
     const deployed = props.handlers ?? presentHandlers();
     const apiFunctions = new Map<string, IFunction>();
