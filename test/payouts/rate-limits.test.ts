@@ -114,6 +114,52 @@ describe("the provider's rate limit", () => {
     }
   });
 
+  it('reserves in one write when it guesses the pacer right: a lone slot an idle pacer, a batch a busy one, then as found last', async () => {
+    const now = 5_000_000;
+    const table = await createTestTable('pacer');
+    const writes: string[] = [];
+    table.client.middlewareStack.add(
+      (next) => async (args) => {
+        const write = (args.input as { ConditionExpression?: string }).ConditionExpression?.startsWith(
+          'attribute_not_exists',
+        )
+          ? 'idle'
+          : 'append';
+        try {
+          const output = await next(args);
+          writes.push(`${write} applied`);
+          return output;
+        } catch (error) {
+          writes.push(`${write} refused`);
+          throw error;
+        }
+      },
+      { step: 'initialize', name: 'countPacerWrites' },
+    );
+    const limiter = () =>
+      new DynamoDbRateLimiter(table.client, table.tableName, { perSecond: 100, now: () => now });
+    const taken = async (reserving: Promise<number[]>) => {
+      writes.length = 0;
+      await reserving;
+      return [...writes];
+    };
+    try {
+      const lone = limiter();
+      // A quiet fleet: one message, an idle pacer.
+      expect(await taken(lone.reserve(1))).toEqual(['idle applied']);
+      // A backlog: a fresh worker's batch finds the pacer busy.
+      expect(await taken(limiter().reserve(10))).toEqual(['append applied']);
+      // The lone worker found it idle last time: it tries that first, then appends.
+      expect(await taken(lone.reserve(1))).toEqual(['idle refused', 'append applied']);
+      // And now it knows the pacer busy.
+      expect(await taken(lone.reserve(1))).toEqual(['append applied']);
+      // A fresh worker with a lone slot on a busy pacer: two writes, never more.
+      expect(await taken(limiter().reserve(1))).toEqual(['idle refused', 'append applied']);
+    } finally {
+      table.client.destroy();
+    }
+  });
+
   it('gives up a reservation whose signal is aborted, with a typed error', async () => {
     const { limiters, close } = await pacers(1, 100, () => 4_000_000);
     try {

@@ -7,8 +7,10 @@ const LIMITER_KEY = { pk: 'RATELIMIT#provider', sk: 'RATELIMIT' } as const;
 /**
  * Conditional writes a reservation makes at most, all against the same instant `now`: append to a busy pacer
  * (`nextSlotAt >= now`); if it failed, start an idle one (`nextSlotAt < now`); if that failed too, another
- * worker moved it to `now` or later, and as it only ever grows the third write, an append, succeeds. Under a
- * backlog the first write succeeds. The worker's worst case counts all three (test/infra/handler-limits.test.ts).
+ * worker moved it to `now` or later, and as it only ever grows the third write, an append, succeeds. A
+ * reservation that starts with the idle write makes two at most: when it fails, the append that follows cannot.
+ * Which write goes first is the limiter's guess (see `reserve`); a right guess is one write. The worker's worst
+ * case counts all three (test/infra/handler-limits.test.ts).
  */
 export const MAX_RESERVE_WRITES = 3;
 
@@ -44,6 +46,8 @@ export class DynamoDbRateLimiter implements ProviderRateLimiter {
   readonly #now: () => number;
   /** The last reservations' round trips (ms, on the limiter's clock); their median is the next one's head start. */
   readonly #roundTripsMs: number[] = [];
+  /** Whether this limiter's last reservation found the pacer idle; undefined before its first. */
+  #foundIdle: boolean | undefined;
 
   constructor(
     client: DynamoDBClient,
@@ -64,7 +68,10 @@ export class DynamoDbRateLimiter implements ProviderRateLimiter {
     // (it is at or past `now`), the append that follows cannot fail. `now` is when the answer is expected back.
     const sentAt = this.#now();
     const now = sentAt + Math.min(medianOf(this.#roundTripsMs), MAX_RESERVE_LEAD_MS);
-    const slots = await this.#reserveFrom(now, span, slotsFrom, options.signal);
+    // The first write is the one that succeeded last time. Before any, a lone slot (one queued message with
+    // nothing behind it) is taken for a quiet fleet and an idle pacer, a batch for a backlog and a busy one.
+    const idleFirst = this.#foundIdle ?? count === 1;
+    const slots = await this.#reserveFrom(now, span, slotsFrom, idleFirst, options.signal);
     this.#roundTripsMs.push(this.#now() - sentAt);
     if (this.#roundTripsMs.length > ROUND_TRIPS_KEPT) this.#roundTripsMs.shift();
     return slots;
@@ -74,12 +81,15 @@ export class DynamoDbRateLimiter implements ProviderRateLimiter {
     now: number,
     span: number,
     slotsFrom: (start: number) => number[],
+    idleFirst: boolean,
     abortSignal: AbortSignal | undefined,
   ): Promise<number[]> {
     const sendOptions = abortSignal ? { abortSignal } : {};
     for (let write = 0; write < MAX_RESERVE_WRITES; write++) {
+      // The two writes take turns, from the one guessed.
+      const appends = write % 2 === (idleFirst ? 1 : 0);
       try {
-        if (write % 2 === 0) {
+        if (appends) {
           // A busy pacer (its next slot is ahead: the usual case while a backlog drains): take the next
           // `count` slots in one write that no other worker's reservation can make fail.
           const { Attributes } = await this.#doc.send(
@@ -94,7 +104,10 @@ export class DynamoDbRateLimiter implements ProviderRateLimiter {
             sendOptions,
           );
           const next: unknown = Attributes?.nextSlotAt;
-          if (typeof next === 'number') return slotsFrom(next - span);
+          if (typeof next === 'number') {
+            this.#foundIdle = false;
+            return slotsFrom(next - span);
+          }
         } else {
           // An idle pacer (its next slot has passed, or it was never used): the slots start now.
           await this.#doc.send(
@@ -107,6 +120,7 @@ export class DynamoDbRateLimiter implements ProviderRateLimiter {
             }),
             sendOptions,
           );
+          this.#foundIdle = true;
           return slotsFrom(now);
         }
       } catch (error) {
