@@ -85,7 +85,7 @@ describe('SettlementService', () => {
         );
 
         const paying = wired.service.payOut(settlement, 'event', system);
-        await vi.waitFor(() => expect(reads).toHaveLength(2));
+        await vi.waitFor(() => expect(reads).toHaveLength(2), { timeout: 5_000 });
         answer();
 
         expect(await paying).toMatchObject({ outcome: 'paid' });
