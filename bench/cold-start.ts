@@ -94,10 +94,8 @@ const REMAINING_MS = 60_000;
 /** Imports a bundle, hands it one event, prints timings; what a Lambda init + first invoke does. */
 const INVOKER = `${TRACE_DIR ? TRACER : ''}
 const started = performance.now();
-// A CommonJS bundle (.cjs: every bundle here) is loaded with require(), as Lambda's runtime loads it; an .mjs with import().
-const mod = process.argv[2].endsWith('.cjs')
-  ? (await import('node:module')).createRequire(import.meta.url)(process.argv[2])
-  : await import(process.argv[2]);
+// Every bundle here is CommonJS (.cjs), loaded with require() as Lambda's runtime loads it.
+const mod = (await import('node:module')).createRequire(import.meta.url)(process.argv[2]);
 const imported = performance.now();
 globalThis.benchTraceMark?.('imported');
 const context = {

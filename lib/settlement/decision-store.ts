@@ -123,10 +123,6 @@ export class DynamoDbSettlementDecisionStore {
   }
 
   /**
-   * Records the decision unless one exists, removing the settlement's deferral in the same write; answers the
-   * decision that holds (ours or the earlier one).
-   */
-  /**
    * The writes that record `decision` (once: conditional on no decision yet) and close the settlement's deferral:
    * sent alone by `record`, or as the companion of the payout's creation (CreationCompanion), so that a settlement
    * paid and the decision naming its payout commit together.
@@ -156,6 +152,10 @@ export class DynamoDbSettlementDecisionStore {
     };
   }
 
+  /**
+   * Records the decision unless one exists, removing the settlement's deferral in the same write; answers the
+   * decision that holds (ours or the earlier one).
+   */
   async record(decision: SettlementDecision): Promise<SettlementDecision> {
     try {
       await this.#doc.send(new TransactWriteCommand({ TransactItems: [...this.recording(decision).items] }));
