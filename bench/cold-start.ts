@@ -16,6 +16,7 @@ import { LocalSqsQueue } from '../lib/local/local-sqs-queue.js';
 import { serveLocalSqs } from '../lib/local/sqs-endpoint.js';
 import { stageConfigOf } from '../lib/local/submission-workers.js';
 import { payoutSweeper } from '../lib/payouts/payout-sweeper.js';
+import { addSettlement } from '../lib/sandbox/index.js';
 import { DynamoDbSettlementDecisionStore } from '../lib/settlement/decision-store.js';
 import { silentLogger } from '../lib/shared/logger.js';
 import {
@@ -216,7 +217,13 @@ const MONEY_HANDLERS: readonly MoneyHandler[] = [
       time: new Date().toISOString(),
       region: 'us-east-1',
       resources: [],
-      detail: { version: '1', settlementId: await newSettlement(rig) },
+      detail: {
+        version: '1',
+        settlementId: await addSettlement(rig.sandbox.url, {
+          category: 'MERCHANT_SETTLEMENT',
+          amountKobo: 250_000,
+        }),
+      },
     }),
   },
 ];
@@ -567,19 +574,6 @@ function apiCreatePayout(idempotencyKey: string) {
     body: JSON.stringify(bankTransfer()),
     isBase64Encoded: false,
   };
-}
-
-/** A fresh successful merchant settlement at the sandbox (its admin path, which counts as no provider request). */
-async function newSettlement(rig: EngineRig): Promise<string> {
-  const response = await fetch(new URL('/__sandbox/settlements', rig.sandbox.url), {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ category: 'MERCHANT_SETTLEMENT', amountKobo: 250_000 }),
-  });
-  const body = (await response.json()) as { settlement?: { id?: string } };
-  if (!response.ok || typeof body.settlement?.id !== 'string')
-    throw new Error(`the sandbox added no settlement: ${response.status} ${JSON.stringify(body)}`);
-  return body.settlement.id;
 }
 
 /** The peer as NodejsFunction builds it by default for nodejs22.x (aws-cdk-lib 2.276, local esbuild). */

@@ -59,6 +59,27 @@ export function handleAdmin(req: SandboxRequest, target: AdminTarget): Reply {
   }
 }
 
+/**
+ * Adds a successful settlement at a running sandbox through its admin path (`POST /__sandbox/settlements`, which
+ * counts as no provider request) and answers its id; it is the newest the sandbox lists.
+ *
+ * @example const id = await addSettlement(sandbox.url, { category: 'MERCHANT_SETTLEMENT', amountKobo: 250_000 });
+ */
+export async function addSettlement(
+  sandboxUrl: string,
+  spec: { category: SettlementCategory; amountKobo: number },
+): Promise<string> {
+  const response = await fetch(new URL('/__sandbox/settlements', sandboxUrl), {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(spec),
+  });
+  const body = (await response.json()) as { settlement?: { id?: unknown } };
+  if (!response.ok || typeof body.settlement?.id !== 'string')
+    throw new Error(`the sandbox added no settlement: ${response.status} ${JSON.stringify(body)}`);
+  return body.settlement.id;
+}
+
 const SETTLED_CATEGORIES: readonly SettlementCategory[] = [
   SETTLEMENT_CATEGORY.merchant,
   SETTLEMENT_CATEGORY.card,

@@ -3,6 +3,7 @@ import { inject } from 'vitest';
 import { localAwsConfig } from '../../lib/local/dynamodb-local.js';
 import type { ProviderClient, Settlement } from '../../lib/provider/index.js';
 import { observeAwsCalls } from '../../lib/runtime/aws-call-observer.js';
+import { addSettlement, type SettlementCategory } from '../../lib/sandbox/index.js';
 import { DynamoDbSettlementDecisionStore } from '../../lib/settlement/decision-store.js';
 import type { SettlementPolicy } from '../../lib/settlement/policy.js';
 import { SettlementService } from '../../lib/settlement/settlement-service.js';
@@ -63,15 +64,11 @@ export async function seededSettlement(
 }
 
 /** A new SUCCESSFUL settlement at the sandbox, the newest it lists (its admin path, no provider request). */
-export async function newSettlement(h: EngineHarness, category = 'MERCHANT_SETTLEMENT'): Promise<string> {
-  const response = await fetch(new URL('/__sandbox/settlements', h.sandbox.url), {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ category, amountKobo: 250_000 }),
-  });
-  const body = (await response.json()) as { settlement?: { id: string } };
-  if (!body.settlement) throw new Error(`the sandbox added no settlement: ${JSON.stringify(body)}`);
-  return body.settlement.id;
+export function newSettlement(
+  h: EngineHarness,
+  category: SettlementCategory = 'MERCHANT_SETTLEMENT',
+): Promise<string> {
+  return addSettlement(h.sandbox.url, { category, amountKobo: 250_000 });
 }
 
 /** The instant payouts the sandbox committed for one settlement id. */
