@@ -154,10 +154,6 @@ export class SettlementService {
     lookingUp.catch(() => undefined);
     const cutoff = this.cutoff();
     cutoff.catch(() => undefined);
-    // One turn of the event loop first, in which the look-up's connection can be made and its request sent: the
-    // provider then works on its answer while this process reads the decision. On a cold start that read's first
-    // request is ~10 ms of the SDK's CPU, and a connection it finds pending would only be served after it.
-    if (known?.id !== settlementId) await new Promise((resolve) => setImmediate(resolve));
     const recorded = await this.#store.get(settlementId);
     if (recorded) {
       decided = true;
