@@ -51,7 +51,7 @@ function jsonSchema(schema: z.ZodMiniType): JsonSchema {
 }
 
 /** One OpenAPI query parameter per property of a strict query-string schema. */
-function queryParameters(schema: z.ZodMiniObject): JsonSchema[] {
+function queryParameters(schema: z.ZodMiniType): JsonSchema[] {
   const object = jsonSchema(schema);
   const properties = z.record(z.string(), z.record(z.string(), z.unknown())).parse(object.properties ?? {});
   const required = new Set(z.array(z.string()).parse(object.required ?? []));

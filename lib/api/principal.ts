@@ -9,9 +9,11 @@ export const LOCAL_PRINCIPAL_HEADER = 'x-ops-principal';
 /** Who a local request is when it names nobody. */
 export const LOCAL_DEFAULT_PRINCIPAL = 'local-operator';
 
-const iamContext = z.object({
-  authorizer: z.object({ iam: z.object({ userArn: z.string().check(z.minLength(1)) }) }),
-});
+const iamContext = z.lazy(() =>
+  z.object({
+    authorizer: z.object({ iam: z.object({ userArn: z.string().check(z.minLength(1)) }) }),
+  }),
+);
 
 const localPrincipal = z
   .string()

@@ -22,70 +22,87 @@ export const queryInt = (min: number, max: number, description: string) =>
 const statusValues = PAYOUT_STATUSES as [PayoutStatus, ...PayoutStatus[]];
 const typeValues = PAYOUT_TYPES as [PayoutType, ...PayoutType[]];
 
-export const ListPayoutsQuerySchema = z.strictObject({
-  status: z.optional(z.enum(statusValues)),
-  type: z.optional(z.enum(typeValues)),
-  /** Inclusive lower bound on `createdAt`. */
-  from: z.optional(z.iso.datetime({ offset: true }).check(z.describe('inclusive lower bound on createdAt'))),
-  /** Inclusive upper bound on `createdAt`. */
-  to: z.optional(z.iso.datetime({ offset: true }).check(z.describe('inclusive upper bound on createdAt'))),
-  /** 1 to 100, default 20. */
-  limit: z.optional(queryInt(1, 100, 'page size, 1 to 100, default 20')),
-  /** Opaque: the `nextCursor` of the previous page. */
-  cursor: z.optional(
-    z
-      .string()
-      .check(
-        z.minLength(1),
-        z.maxLength(2048),
-        z.describe(
-          'opaque: the nextCursor of the previous page of the same listing (same filters); anything else is a 400 naming cursor',
-        ),
+// Built on first use (z.lazy): a function loads the schemas of every route it serves and of the OpenAPI
+// document, and a cold start parses with one or two of them (issue 18).
+
+/** `limit` of a cursor-paginated listing: 1 to 100, default 20. */
+export const PageLimitSchema = z.lazy(() => queryInt(1, 100, 'page size, 1 to 100, default 20'));
+
+/** `cursor` of a cursor-paginated listing. Opaque: the `nextCursor` of the previous page. */
+export const PageCursorSchema = z.lazy(() =>
+  z
+    .string()
+    .check(
+      z.minLength(1),
+      z.maxLength(2048),
+      z.describe(
+        'opaque: the nextCursor of the previous page of the same listing (same filters); anything else is a 400 naming cursor',
       ),
-  ),
-});
+    ),
+);
+
+export const ListPayoutsQuerySchema = z.lazy(() =>
+  z.strictObject({
+    status: z.optional(z.enum(statusValues)),
+    type: z.optional(z.enum(typeValues)),
+    /** Inclusive lower bound on `createdAt`. */
+    from: z.optional(
+      z.iso.datetime({ offset: true }).check(z.describe('inclusive lower bound on createdAt')),
+    ),
+    /** Inclusive upper bound on `createdAt`. */
+    to: z.optional(z.iso.datetime({ offset: true }).check(z.describe('inclusive upper bound on createdAt'))),
+    limit: z.optional(PageLimitSchema),
+    cursor: z.optional(PageCursorSchema),
+  }),
+);
 export type ListPayoutsQuery = z.infer<typeof ListPayoutsQuerySchema>;
 
 /** `GET /instant-settlements`: decisions and open deferrals, newest first. */
-export const ListSettlementsQuerySchema = z.strictObject({
-  /** Only decisions of this kind, or only settlements deferred and not yet decided. */
-  state: z.optional(z.enum(['paid', 'skipped', 'deferred'])),
-  limit: ListPayoutsQuerySchema.shape.limit,
-  cursor: ListPayoutsQuerySchema.shape.cursor,
-});
+export const ListSettlementsQuerySchema = z.lazy(() =>
+  z.strictObject({
+    /** Only decisions of this kind, or only settlements deferred and not yet decided. */
+    state: z.optional(z.enum(['paid', 'skipped', 'deferred'])),
+    limit: z.optional(PageLimitSchema),
+    cursor: z.optional(PageCursorSchema),
+  }),
+);
 
-export const ProviderPageQuerySchema = z.strictObject({
-  page: z.optional(queryInt(1, 100_000, '1-based page, default 1')),
-  perPage: z.optional(queryInt(1, 100, 'records per page, 1 to 100, default 20')),
-});
+export const ProviderPageQuerySchema = z.lazy(() =>
+  z.strictObject({
+    page: z.optional(queryInt(1, 100_000, '1-based page, default 1')),
+    perPage: z.optional(queryInt(1, 100, 'records per page, 1 to 100, default 20')),
+  }),
+);
 
 /** Path parameter `{id}` of payouts and refunds (ULIDs; anything else cannot exist). */
-export const ResourceIdSchema = z
-  .string()
-  .check(z.regex(/^[0-9A-Za-z]{1,64}$/, 'must be an id of letters and digits'));
+export const ResourceIdSchema = z.lazy(() =>
+  z.string().check(z.regex(/^[0-9A-Za-z]{1,64}$/, 'must be an id of letters and digits')),
+);
 
-const reason = clientText({ max: 200 });
+const reason = z.lazy(() => clientText({ max: 200 }));
 
-export const PauseRequestSchema = z.strictObject({ reason });
-export const ResumeRequestSchema = z.strictObject({ reason: z.optional(reason) });
-export const CancelRequestSchema = z.strictObject({ reason: z.optional(reason) });
-export const ApproveRequestSchema = z.strictObject({});
+export const PauseRequestSchema = z.lazy(() => z.strictObject({ reason }));
+export const ResumeRequestSchema = z.lazy(() => z.strictObject({ reason: z.optional(reason) }));
+export const CancelRequestSchema = z.lazy(() => z.strictObject({ reason: z.optional(reason) }));
+export const ApproveRequestSchema = z.lazy(() => z.strictObject({}));
 
 /** A person's decision on a payout in `needs_review`, after checking the provider's records by hand. */
-export const ResolveReviewRequestSchema = z.discriminatedUnion('outcome', [
-  z.strictObject({
-    outcome: z.literal('succeeded'),
-    /** The provider's transaction id that proves the money moved. */
-    transactionId: z.string().check(z.trim(), z.minLength(1), z.maxLength(100)),
-    note: clientText({ max: 500 }),
-    /**
-     * Resolve as paid although the record does not prove it: the first such call records a proposal, a second
-     * person's identical call applies it (docs/payout-engine.md, "Resolving a payout in needs_review").
-     */
-    force: z.optional(z.boolean()),
-  }),
-  z.strictObject({
-    outcome: z.literal('failed'),
-    note: clientText({ max: 500 }),
-  }),
-]);
+export const ResolveReviewRequestSchema = z.lazy(() =>
+  z.discriminatedUnion('outcome', [
+    z.strictObject({
+      outcome: z.literal('succeeded'),
+      /** The provider's transaction id that proves the money moved. */
+      transactionId: z.string().check(z.trim(), z.minLength(1), z.maxLength(100)),
+      note: clientText({ max: 500 }),
+      /**
+       * Resolve as paid although the record does not prove it: the first such call records a proposal, a second
+       * person's identical call applies it (docs/payout-engine.md, "Resolving a payout in needs_review").
+       */
+      force: z.optional(z.boolean()),
+    }),
+    z.strictObject({
+      outcome: z.literal('failed'),
+      note: clientText({ max: 500 }),
+    }),
+  ]),
+);

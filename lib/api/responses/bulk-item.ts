@@ -29,7 +29,7 @@ export const FieldChangeSchema = z.lazy(() =>
   }),
 );
 
-const outcomes = z.enum(CORRECTION_OUTCOMES);
+const outcomes = z.lazy(() => z.enum(CORRECTION_OUTCOMES));
 
 /** The provider's validation record of an item. */
 export const ValidationRecordSchema = z.lazy(() =>
@@ -44,7 +44,8 @@ export const ValidationRecordSchema = z.lazy(() =>
   }),
 );
 
-export const BulkItemResponseSchema = z.object({
+/** The fields of a bulk item's answer, also at the top of its detail. */
+const bulkItemFields = () => ({
   bulkPayoutItemId: wordText,
   isValid: z.boolean(),
   reason: z.nullable(sentence),
@@ -60,6 +61,8 @@ export const BulkItemResponseSchema = z.object({
     .check(z.describe('the values our corrections set')),
   updatedAt: instant,
 });
+
+export const BulkItemResponseSchema = z.lazy(() => z.object(bulkItemFields()));
 export type BulkItemResponse = z.output<typeof BulkItemResponseSchema>;
 
 export const CorrectionAuditSchema = z.lazy(() =>
@@ -98,7 +101,7 @@ export const BulkItemPageSchema = pageOf(BulkItemResponseSchema);
 
 export const BulkItemDetailSchema = z.lazy(() =>
   z.object({
-    ...BulkItemResponseSchema.shape,
+    ...bulkItemFields(),
     audit: z
       .array(CorrectionAuditSchema)
       .check(

@@ -45,21 +45,23 @@ export const FieldIssueSchema = z.lazy(() => z.object({ path: upTo(FIELD_MAXIMA.
 
 /** One page of a cursor-paginated listing, newest first; `nextCursor` is absent on the last page. */
 export const pageOf = <T extends z.ZodMiniType>(item: T) =>
-  z.object({
-    items: z.array(item).check(z.maxLength(FIELD_MAXIMA.page)),
-    nextCursor: z.optional(
-      upTo(FIELD_MAXIMA.cursor).check(
-        z.describe('pass as `cursor` (with the same filters) for the next page'),
+  z.lazy(() =>
+    z.object({
+      items: z.array(item).check(z.maxLength(FIELD_MAXIMA.page)),
+      nextCursor: z.optional(
+        upTo(FIELD_MAXIMA.cursor).check(
+          z.describe('pass as `cursor` (with the same filters) for the next page'),
+        ),
       ),
-    ),
-  });
+    }),
+  );
 
 /**
  * How many older entries a list inside one record left out (present only when some were): the answer keeps the
  * newest, so an auditor reading it knows the trail goes further back.
  */
 export const omittedCount = z.optional(
-  z.int().check(z.gte(1), z.describe('how many older entries are left out (absent: none)')),
+  z.lazy(() => z.int().check(z.gte(1), z.describe('how many older entries are left out (absent: none)'))),
 );
 
 /** `{ code, message }` of a failure. */

@@ -24,8 +24,8 @@ import {
 // Built on first use (z.lazy): the route table holds these for the OpenAPI document, which a cold start never
 // builds; the generated document is the same (test/api/other-routes.test.ts compares it with docs/openapi.json).
 
-const statuses = z.enum(PAYOUT_STATUSES as [PayoutStatus, ...PayoutStatus[]]);
-const types = z.enum(PAYOUT_TYPES as [PayoutType, ...PayoutType[]]);
+const statuses = z.lazy(() => z.enum(PAYOUT_STATUSES as [PayoutStatus, ...PayoutStatus[]]));
+const types = z.lazy(() => z.enum(PAYOUT_TYPES as [PayoutType, ...PayoutType[]]));
 
 export const BeneficiaryResponseSchema = z.lazy(() =>
   z.object({
@@ -36,13 +36,13 @@ export const BeneficiaryResponseSchema = z.lazy(() =>
 );
 
 /** The instruction fields of a payout's `type`, at the top level: only those of its type are present. */
-export const instructionFields = {
+export const instructionFields = () => ({
   beneficiary: z.optional(BeneficiaryResponseSchema),
   sourceWalletId: z.optional(wordText),
   destinationWalletId: z.optional(wordText),
   walletId: z.optional(wordText),
   childAccountId: z.optional(wordText),
-};
+});
 
 /** Labels as a client (or the service) set them: at most 10 keys of 40 characters, strings of 200. */
 export const MetadataResponseSchema = z.lazy(() =>
@@ -79,7 +79,7 @@ const payoutFields = () => ({
   amount: kobo,
   currency: z.literal('NGN'),
   narration: upTo(FIELD_MAXIMA.name),
-  ...instructionFields,
+  ...instructionFields(),
   metadata: MetadataResponseSchema,
   idempotencyKey: idText,
   origin: z.enum(Object.values(PayoutOrigin) as [PayoutOrigin, ...PayoutOrigin[]]),

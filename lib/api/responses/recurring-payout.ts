@@ -37,35 +37,40 @@ export const RecurrenceRuleResponseSchema = z.lazy(() =>
   }),
 );
 
-export const RecurringPayoutResponseSchema = z
-  .object({
-    id: idText,
-    status: z.enum(RECURRENCE_STATUSES as [RecurrenceStatus, ...RecurrenceStatus[]]),
-    statusReason: z.optional(sentence),
-    type: z.enum(PAYOUT_TYPES as [PayoutType, ...PayoutType[]]),
-    amount: kobo.check(z.describe('integer kobo, per occurrence')),
-    currency: z.literal('NGN'),
-    narration: upTo(FIELD_MAXIMA.name),
-    ...instructionFields,
-    metadata: z.optional(MetadataResponseSchema),
-    schedule: RecurrenceRuleResponseSchema,
-    nextOccurrence: z.optional(z.object({ localDate: z.optional(calendarDate), at: instant })),
-    skippedDates: z
-      .array(calendarDate)
-      .check(z.maxLength(FIELD_MAXIMA.audit), z.describe(`the latest ${FIELD_MAXIMA.audit} dates skipped`)),
-    idempotencyKey: idText,
-    createdBy: PrincipalSchema,
-    approvedBy: z.optional(PrincipalSchema),
-    createdAt: instant,
-    updatedAt: instant,
-  })
-  .check(
-    z.describe(
-      'A recurring payout: the payout fields of its `type` at the top level, the rule under `schedule`. ' +
-        'At or above the approval threshold it is `pending_approval` until a person other than its creator ' +
-        'approves it; its occurrences are then requested by `createdBy` and carry `approvedBy`.',
+/** The fields of a recurring payout's answer, also at the top of its view. */
+const recurringPayoutFields = () => ({
+  id: idText,
+  status: z.enum(RECURRENCE_STATUSES as [RecurrenceStatus, ...RecurrenceStatus[]]),
+  statusReason: z.optional(sentence),
+  type: z.enum(PAYOUT_TYPES as [PayoutType, ...PayoutType[]]),
+  amount: kobo.check(z.describe('integer kobo, per occurrence')),
+  currency: z.literal('NGN'),
+  narration: upTo(FIELD_MAXIMA.name),
+  ...instructionFields(),
+  metadata: z.optional(MetadataResponseSchema),
+  schedule: RecurrenceRuleResponseSchema,
+  nextOccurrence: z.optional(z.object({ localDate: z.optional(calendarDate), at: instant })),
+  skippedDates: z
+    .array(calendarDate)
+    .check(z.maxLength(FIELD_MAXIMA.audit), z.describe(`the latest ${FIELD_MAXIMA.audit} dates skipped`)),
+  idempotencyKey: idText,
+  createdBy: PrincipalSchema,
+  approvedBy: z.optional(PrincipalSchema),
+  createdAt: instant,
+  updatedAt: instant,
+});
+
+export const RecurringPayoutResponseSchema = z.lazy(() =>
+  z
+    .object(recurringPayoutFields())
+    .check(
+      z.describe(
+        'A recurring payout: the payout fields of its `type` at the top level, the rule under `schedule`. ' +
+          'At or above the approval threshold it is `pending_approval` until a person other than its creator ' +
+          'approves it; its occurrences are then requested by `createdBy` and carry `approvedBy`.',
+      ),
     ),
-  );
+);
 export type RecurringPayoutResponse = z.output<typeof RecurringPayoutResponseSchema>;
 
 /** What became of one occurrence (`history` of a recurring payout, and its pages). */
@@ -97,7 +102,7 @@ export const RecurrenceHistoryPageSchema = pageOf(RecurrenceHistoryEntrySchema);
 /** GET, create, approve and skip answer the recurring payout with its coming occurrences, history and audit. */
 export const RecurringPayoutViewSchema = z.lazy(() =>
   z.object({
-    ...RecurringPayoutResponseSchema.shape,
+    ...recurringPayoutFields(),
     upcoming: z
       .array(z.object({ localDate: calendarDate, at: instant, skipped: z.boolean() }))
       .check(z.maxLength(FIELD_MAXIMA.audit)),

@@ -17,7 +17,7 @@ import {
 // Built on first use (z.lazy): the route table holds these for the OpenAPI document, which a cold start never
 // builds; the generated document is the same (test/api/other-routes.test.ts compares it with docs/openapi.json).
 
-const statuses = z.enum(Object.values(RefundStatus) as [RefundStatus, ...RefundStatus[]]);
+const statuses = z.lazy(() => z.enum(Object.values(RefundStatus) as [RefundStatus, ...RefundStatus[]]));
 
 /** The fields of a refund as every answer gives it (its audit only on `GET /refunds/{id}`). */
 const refundFields = () => ({

@@ -15,7 +15,7 @@ const SettlementSnapshotSchema = z.lazy(() =>
     })
     .check(z.describe("the provider's record as read fresh when deciding")),
 );
-const trigger = z.enum(['event', 'api', 'poll']);
+const trigger = z.lazy(() => z.enum(['event', 'api', 'poll']));
 
 export const SettlementDecisionResponseSchema = z.lazy(() =>
   z.object({

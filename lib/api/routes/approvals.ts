@@ -6,15 +6,17 @@ import { principal } from '../presenters.js';
 import { parseQuery } from '../request.js';
 import { ApprovalsPageSchema } from '../responses/approvals.js';
 import { type Answers, type Route, type RouteRequest, reply, route } from '../router.js';
-import { ListPayoutsQuerySchema } from '../schemas.js';
+import { PageCursorSchema, PageLimitSchema } from '../schemas.js';
 
 /** `GET /approvals`: what waits for a second person that the caller may approve. */
-export const ListApprovalsQuerySchema = z.strictObject({
-  /** One kind only; required with `cursor` (each kind pages on its own). */
-  kind: z.optional(z.enum(APPROVAL_KINDS)),
-  limit: ListPayoutsQuerySchema.shape.limit,
-  cursor: ListPayoutsQuerySchema.shape.cursor,
-});
+export const ListApprovalsQuerySchema = z.lazy(() =>
+  z.strictObject({
+    /** One kind only; required with `cursor` (each kind pages on its own). */
+    kind: z.optional(z.enum(APPROVAL_KINDS)),
+    limit: z.optional(PageLimitSchema),
+    cursor: z.optional(PageCursorSchema),
+  }),
+);
 
 async function listApprovals(request: RouteRequest<'approvals'>) {
   const query = parseQuery(request.event, ListApprovalsQuerySchema);

@@ -24,7 +24,7 @@ import {
 } from '../responses/bulk-item.js';
 import { AcceptedCorrectionJobSchema, CorrectionJobSchema } from '../responses/correction-job.js';
 import { type Answers, type Route, type RouteRequest, reply, route } from '../router.js';
-import { ListPayoutsQuerySchema } from '../schemas.js';
+import { PageCursorSchema, PageLimitSchema } from '../schemas.js';
 import { jobLocation, presentAcceptedJob } from './correction-jobs.js';
 
 function itemId(request: Pick<RouteRequest<never>, 'params'>): string {
@@ -209,11 +209,13 @@ async function correctMany(request: RouteRequest<'bulkCorrections' | 'correction
 }
 
 /** `GET /bulk-payout-items`: items corrected here, newest change first. */
-export const ListBulkItemsQuerySchema = z.strictObject({
-  isValid: z.optional(z.enum(['true', 'false'])),
-  limit: ListPayoutsQuerySchema.shape.limit,
-  cursor: ListPayoutsQuerySchema.shape.cursor,
-});
+export const ListBulkItemsQuerySchema = z.lazy(() =>
+  z.strictObject({
+    isValid: z.optional(z.enum(['true', 'false'])),
+    limit: z.optional(PageLimitSchema),
+    cursor: z.optional(PageCursorSchema),
+  }),
+);
 
 async function listItems(request: RouteRequest<'bulkCorrections' | 'correctionJobs'>) {
   const query = parseQuery(request.event, ListBulkItemsQuerySchema);

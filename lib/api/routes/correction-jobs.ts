@@ -11,9 +11,11 @@ import {
   CorrectionJobSchema,
 } from '../responses/correction-job.js';
 import { type Answers, type Route, type RouteRequest, reply, route } from '../router.js';
-import { ListPayoutsQuerySchema } from '../schemas.js';
+import { PageCursorSchema, PageLimitSchema } from '../schemas.js';
 
-export const JobIdSchema = z.string().check(z.regex(/^[0-9A-HJKMNP-TV-Z]{26}$/, 'must be a job id'));
+export const JobIdSchema = z.lazy(() =>
+  z.string().check(z.regex(/^[0-9A-HJKMNP-TV-Z]{26}$/, 'must be a job id')),
+);
 
 /** Where a job is read. */
 export const jobLocation = (jobId: string) => `/bulk-correction-jobs/${jobId}`;
@@ -43,10 +45,12 @@ function jobId(request: RouteRequest<'correctionJobs'>): string {
 }
 
 /** `GET /bulk-correction-jobs` and `GET /bulk-correction-jobs/{id}/items`: a page. */
-export const ListCorrectionJobsQuerySchema = z.strictObject({
-  limit: ListPayoutsQuerySchema.shape.limit,
-  cursor: ListPayoutsQuerySchema.shape.cursor,
-});
+export const ListCorrectionJobsQuerySchema = z.lazy(() =>
+  z.strictObject({
+    limit: z.optional(PageLimitSchema),
+    cursor: z.optional(PageCursorSchema),
+  }),
+);
 
 const { word: WORD, name: NAME, text: TEXT } = FIELD_MAXIMA;
 

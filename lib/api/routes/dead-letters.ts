@@ -15,21 +15,25 @@ import {
   ReplayRefusedSchema,
 } from '../responses/dead-letter.js';
 import { type Answers, type Route, type RouteRequest, reply, route } from '../router.js';
-import { ListPayoutsQuerySchema } from '../schemas.js';
+import { PageCursorSchema, PageLimitSchema } from '../schemas.js';
 
 /** `GET /dead-letters`: newest first, by status, cursor-paginated. */
-export const ListDeadLettersQuerySchema = z.strictObject({
-  status: z.optional(z.enum(DEAD_LETTER_STATUSES)),
-  limit: ListPayoutsQuerySchema.shape.limit,
-  cursor: ListPayoutsQuerySchema.shape.cursor,
-});
+export const ListDeadLettersQuerySchema = z.lazy(() =>
+  z.strictObject({
+    status: z.optional(z.enum(DEAD_LETTER_STATUSES)),
+    limit: z.optional(PageLimitSchema),
+    cursor: z.optional(PageCursorSchema),
+  }),
+);
 
 /** Body of `POST /dead-letters/{id}/discard`. */
-export const DiscardDeadLetterRequestSchema = z.strictObject({
-  reason: clientText({ max: 500 }),
-});
+export const DiscardDeadLetterRequestSchema = z.lazy(() =>
+  z.strictObject({
+    reason: clientText({ max: 500 }),
+  }),
+);
 
-const DeadLetterIdSchema = z.string().check(z.regex(/^[0-9A-HJKMNP-TV-Z]{26}$/));
+const DeadLetterIdSchema = z.lazy(() => z.string().check(z.regex(/^[0-9A-HJKMNP-TV-Z]{26}$/)));
 
 function letterId(request: RouteRequest<'deadLetters'>): string {
   const parsed = DeadLetterIdSchema.safeParse(request.params.id);

@@ -10,24 +10,32 @@ import * as z from '../../shared/zod.js';
 import { parseQuery } from '../request.js';
 import { FutureMovementViewSchema } from '../responses/schedules.js';
 import { type Answers, type Route, type RouteRequest, reply, route } from '../router.js';
-import { ListPayoutsQuerySchema, queryInt } from '../schemas.js';
+import { PageCursorSchema, queryInt } from '../schemas.js';
 
-export const FuturePayoutsQuerySchema = z.strictObject({
-  /** How many days ahead, 1 to 366 (default 30). */
-  days: z.optional(queryInt(1, 366, 'how many days ahead, 1 to 366, default 30')),
-  /** Movements per answer, 1 to 500 (default 500). */
-  limit: z.optional(
-    queryInt(1, FUTURE_PAGE_MAX, `movements per answer, 1 to ${FUTURE_PAGE_MAX}, default ${FUTURE_PAGE_MAX}`),
-  ),
-  cursor: ListPayoutsQuerySchema.shape.cursor,
-});
+export const FuturePayoutsQuerySchema = z.lazy(() =>
+  z.strictObject({
+    /** How many days ahead, 1 to 366 (default 30). */
+    days: z.optional(queryInt(1, 366, 'how many days ahead, 1 to 366, default 30')),
+    /** Movements per answer, 1 to 500 (default 500). */
+    limit: z.optional(
+      queryInt(
+        1,
+        FUTURE_PAGE_MAX,
+        `movements per answer, 1 to ${FUTURE_PAGE_MAX}, default ${FUTURE_PAGE_MAX}`,
+      ),
+    ),
+    cursor: z.optional(PageCursorSchema),
+  }),
+);
 
-const FuturePositionSchema = z.strictObject({
-  at: z.string().check(z.maxLength(64)),
-  source: z.enum(Object.values(FutureSource) as [FutureSource, ...FutureSource[]]),
-  id: z.string().check(z.maxLength(FIELD_MAXIMA.id)),
-  detail: z.string().check(z.maxLength(FIELD_MAXIMA.word)),
-});
+const FuturePositionSchema = z.lazy(() =>
+  z.strictObject({
+    at: z.string().check(z.maxLength(64)),
+    source: z.enum(Object.values(FutureSource) as [FutureSource, ...FutureSource[]]),
+    id: z.string().check(z.maxLength(FIELD_MAXIMA.id)),
+    detail: z.string().check(z.maxLength(FIELD_MAXIMA.word)),
+  }),
+);
 
 const { id: ID, word: WORD, name: NAME } = FIELD_MAXIMA;
 

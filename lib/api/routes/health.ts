@@ -5,7 +5,9 @@ import { parseQuery } from '../request.js';
 import { DeepHealthFailedSchema, HealthResponseSchema } from '../responses/meta.js';
 import { type Answers, type Route, type RouteRequest, reply, route } from '../router.js';
 
-export const HealthQuerySchema = z.strictObject({ deep: z.optional(z.enum(['true', 'false'])) });
+export const HealthQuerySchema = z.lazy(() =>
+  z.strictObject({ deep: z.optional(z.enum(['true', 'false'])) }),
+);
 
 /**
  * GET /health: cheap (no I/O) unless `deep=true`, which reads the table and calls the provider once and answers

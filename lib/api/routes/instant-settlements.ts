@@ -19,7 +19,9 @@ import { type Answers, type Route, type RouteRequest, reply, route } from '../ro
 import { ListSettlementsQuerySchema } from '../schemas.js';
 
 /** Body of `POST /instant-settlements`. */
-export const InstantSettlementRequestSchema = z.strictObject({ settlementId: SettlementIdSchema });
+export const InstantSettlementRequestSchema = z.lazy(() =>
+  z.strictObject({ settlementId: SettlementIdSchema }),
+);
 
 function serviceOf(request: RouteRequest<'settlements'>): SettlementService {
   if (!request.ctx.settlements) throw new SettlementNotConfiguredError();

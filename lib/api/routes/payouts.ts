@@ -18,6 +18,7 @@ import {
   ApproveRequestSchema,
   CancelRequestSchema,
   ListPayoutsQuerySchema,
+  PageCursorSchema,
   queryInt,
   ResolveReviewRequestSchema,
 } from '../schemas.js';
@@ -52,16 +53,20 @@ async function getPayout(request: RouteRequest<'payoutAuditTrail'>) {
 }
 
 /** `GET /payouts/{id}/audit`: the whole trail page by page (the payout's own answer holds its newest events). */
-export const AuditPageQuerySchema = z.strictObject({
-  limit: z.optional(queryInt(1, 100, 'page size in events, 1 to 100, default 50')),
-  cursor: ListPayoutsQuerySchema.shape.cursor,
-});
+export const AuditPageQuerySchema = z.lazy(() =>
+  z.strictObject({
+    limit: z.optional(queryInt(1, 100, 'page size in events, 1 to 100, default 50')),
+    cursor: z.optional(PageCursorSchema),
+  }),
+);
 
 /** The position a page of an audit trail stopped at, as its cursor carries it. */
-const AuditCursorSchema = z.strictObject({
-  item: z.int().check(z.nonnegative()),
-  sequence: z.int().check(z.positive()),
-});
+const AuditCursorSchema = z.lazy(() =>
+  z.strictObject({
+    item: z.int().check(z.nonnegative()),
+    sequence: z.int().check(z.positive()),
+  }),
+);
 
 async function getAuditPage(request: RouteRequest<'payoutAuditTrail'>) {
   const query = parseQuery(request.event, AuditPageQuerySchema);

@@ -6,18 +6,20 @@ import { PROVIDER_SCHEDULE_PAGE_MAX, ProviderScheduleViewSchema } from '../respo
 import { type Answers, type Route, type RouteRequest, reply, route } from '../router.js';
 import { queryInt } from '../schemas.js';
 
-export const ProviderScheduleQuerySchema = z.strictObject({
-  /** `true`: only entries that still move money (not cancelled, date ahead). */
-  upcoming: z.optional(z.enum(['true', 'false'])),
-  /** 1 to 500, default 100. */
-  limit: z.optional(
-    queryInt(
-      1,
-      PROVIDER_SCHEDULE_PAGE_MAX,
-      `schedules per answer, 1 to ${PROVIDER_SCHEDULE_PAGE_MAX}, default 100`,
+export const ProviderScheduleQuerySchema = z.lazy(() =>
+  z.strictObject({
+    /** `true`: only entries that still move money (not cancelled, date ahead). */
+    upcoming: z.optional(z.enum(['true', 'false'])),
+    /** 1 to 500, default 100. */
+    limit: z.optional(
+      queryInt(
+        1,
+        PROVIDER_SCHEDULE_PAGE_MAX,
+        `schedules per answer, 1 to ${PROVIDER_SCHEDULE_PAGE_MAX}, default 100`,
+      ),
     ),
-  ),
-});
+  }),
+);
 
 /** A copy of a provider schedule as answered: every text the provider wrote clipped to 100 characters. */
 const present = (entry: ProviderScheduleView) =>

@@ -21,32 +21,36 @@ import { type Answers, type Route, type RouteRequest, reply, route } from '../ro
 import {
   ApproveRequestSchema,
   CancelRequestSchema,
-  ListPayoutsQuerySchema,
+  PageCursorSchema,
   PauseRequestSchema,
   queryInt,
   ResumeRequestSchema,
 } from '../schemas.js';
 
-export const ListRecurrencesQuerySchema = z.strictObject({
-  status: z.optional(z.enum(RECURRENCE_STATUSES as [RecurrenceStatus, ...RecurrenceStatus[]])),
-  /** 1 to 100, default 20. */
-  limit: z.optional(queryInt(1, 100, 'page size, 1 to 100, default 20')),
-  cursor: z.optional(
-    z
-      .string()
-      .check(
-        z.minLength(1),
-        z.maxLength(2048),
-        z.describe(
-          'opaque: the nextCursor of the previous page, with the same status; anything else is a 400 naming cursor',
+export const ListRecurrencesQuerySchema = z.lazy(() =>
+  z.strictObject({
+    status: z.optional(z.enum(RECURRENCE_STATUSES as [RecurrenceStatus, ...RecurrenceStatus[]])),
+    /** 1 to 100, default 20. */
+    limit: z.optional(queryInt(1, 100, 'page size, 1 to 100, default 20')),
+    cursor: z.optional(
+      z
+        .string()
+        .check(
+          z.minLength(1),
+          z.maxLength(2048),
+          z.describe(
+            'opaque: the nextCursor of the previous page, with the same status; anything else is a 400 naming cursor',
+          ),
         ),
-      ),
-  ),
-});
+    ),
+  }),
+);
 
-export const SkipOccurrenceRequestSchema = z.strictObject({
-  reason: z.optional(clientText({ max: 200 })),
-});
+export const SkipOccurrenceRequestSchema = z.lazy(() =>
+  z.strictObject({
+    reason: z.optional(clientText({ max: 200 })),
+  }),
+);
 
 const { word: WORD, text: TEXT, audit: NEWEST } = FIELD_MAXIMA;
 
@@ -114,15 +118,19 @@ function presentView(view: RecurrenceView): RecurringPayoutView {
 }
 
 /** `GET /recurring-payouts/{id}/history`: what became of every occurrence, newest first, page by page. */
-export const HistoryPageQuerySchema = z.strictObject({
-  limit: z.optional(queryInt(1, 100, 'page size, 1 to 100, default 50')),
-  cursor: ListPayoutsQuerySchema.shape.cursor,
-});
+export const HistoryPageQuerySchema = z.lazy(() =>
+  z.strictObject({
+    limit: z.optional(queryInt(1, 100, 'page size, 1 to 100, default 50')),
+    cursor: z.optional(PageCursorSchema),
+  }),
+);
 
 /** Where a page of the history stopped, as its cursor carries it: the local date the next page starts before. */
-const HistoryCursorSchema = z.strictObject({
-  before: z.string().check(z.refine(isCalendarDate, 'must be a calendar date')),
-});
+const HistoryCursorSchema = z.lazy(() =>
+  z.strictObject({
+    before: z.string().check(z.refine(isCalendarDate, 'must be a calendar date')),
+  }),
+);
 
 async function getHistory(request: RouteRequest<'recurrences'>) {
   const query = parseQuery(request.event, HistoryPageQuerySchema);

@@ -4,14 +4,16 @@ import { presentRefund } from '../presenters.js';
 import { idempotencyKeyOf, idParam, parseBody, parseQuery } from '../request.js';
 import { RefundDetailSchema, RefundPageSchema, RefundResponseSchema } from '../responses/refund.js';
 import { type Answers, type Route, type RouteRequest, reply, route } from '../router.js';
-import { ApproveRequestSchema, CancelRequestSchema, ListPayoutsQuerySchema } from '../schemas.js';
+import { ApproveRequestSchema, CancelRequestSchema, PageCursorSchema, PageLimitSchema } from '../schemas.js';
 
 /** `GET /refunds`: newest first, by status, cursor-paginated. */
-export const ListRefundsQuerySchema = z.strictObject({
-  status: z.optional(z.enum(Object.values(RefundStatus) as [RefundStatus, ...RefundStatus[]])),
-  limit: ListPayoutsQuerySchema.shape.limit,
-  cursor: ListPayoutsQuerySchema.shape.cursor,
-});
+export const ListRefundsQuerySchema = z.lazy(() =>
+  z.strictObject({
+    status: z.optional(z.enum(Object.values(RefundStatus) as [RefundStatus, ...RefundStatus[]])),
+    limit: z.optional(PageLimitSchema),
+    cursor: z.optional(PageCursorSchema),
+  }),
+);
 
 async function listRefunds(request: RouteRequest<'refunds'>) {
   const query = parseQuery(request.event, ListRefundsQuerySchema);
