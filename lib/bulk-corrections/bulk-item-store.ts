@@ -75,7 +75,7 @@ const stateSchema = z.lazy(() =>
   }),
 );
 const principalSchema = z.lazy(() => z.object({ id: z.string(), kind: z.enum(['user', 'system']) }));
-const outcomeSchema = z.enum(CORRECTION_OUTCOMES);
+const outcomeSchema = z.lazy(() => z.enum(CORRECTION_OUTCOMES));
 const changesSchema = z.lazy(() =>
   z.array(
     z.object({

@@ -4,16 +4,18 @@ import * as z from '../shared/zod.js';
 /** The largest batch of corrections one request may carry. */
 export const MAX_BATCH_CORRECTIONS = 500;
 
-export const BulkPayoutItemIdSchema = z
-  .string()
-  .check(
-    z.minLength(1),
-    z.maxLength(64),
-    z.regex(/^[A-Za-z0-9_-]+$/, 'must be an id of letters, digits, - or _'),
-  );
+export const BulkPayoutItemIdSchema = z.lazy(() =>
+  z
+    .string()
+    .check(
+      z.minLength(1),
+      z.maxLength(64),
+      z.regex(/^[A-Za-z0-9_-]+$/, 'must be an id of letters, digits, - or _'),
+    ),
+);
 
 /** The fields ops may correct; checked here before anything is sent (CONTRACT.md "Bodies" and "Bulk payout items"). */
-const correctionFields = {
+const correctionFields = () => ({
   accountNumber: z.optional(z.string().check(z.regex(/^\d{10}$/, 'must be a 10-digit NUBAN account number'))),
   bankCode: z.optional(z.string().check(z.regex(/^\d{3,6}$/, 'must be a bank code of 3 to 6 digits'))),
   /** Integer kobo; the provider takes whole naira here, so a multiple of 100. */
@@ -38,7 +40,7 @@ const correctionFields = {
       ),
   ),
   narration: z.optional(clientText({ max: 100 })),
-};
+});
 
 /** The fields a correction row may set (`amount` in kobo once validated). */
 export const CORRECTION_FIELD_NAMES = [
@@ -56,18 +58,20 @@ const atLeastOne = z.refine<Partial<Record<(typeof FIELD_NAMES)[number], unknown
 );
 
 /** Body of `PATCH /bulk-payout-items/{id}`. */
-export const CorrectionFieldsSchema = z.strictObject(correctionFields).check(atLeastOne);
+export const CorrectionFieldsSchema = z.lazy(() => z.strictObject(correctionFields()).check(atLeastOne));
 export type CorrectionFields = z.infer<typeof CorrectionFieldsSchema>;
 
 /** One entry of a batch: the item's id and its fields. */
-export const BatchCorrectionSchema = z
-  .strictObject({ bulkPayoutItemId: BulkPayoutItemIdSchema, ...correctionFields })
-  .check(atLeastOne);
+export const BatchCorrectionSchema = z.lazy(() =>
+  z.strictObject({ bulkPayoutItemId: BulkPayoutItemIdSchema, ...correctionFields() }).check(atLeastOne),
+);
 
 /**
  * Body of `POST /bulk-payout-items/corrections`, which is accepted as a job. Only the envelope is checked here;
  * the job then validates every entry against `BatchCorrectionSchema` and refuses the batch when any is bad.
  */
-export const BatchEnvelopeSchema = z.strictObject({
-  corrections: z.array(z.unknown()).check(z.minLength(1), z.maxLength(MAX_BATCH_CORRECTIONS)),
-});
+export const BatchEnvelopeSchema = z.lazy(() =>
+  z.strictObject({
+    corrections: z.array(z.unknown()).check(z.minLength(1), z.maxLength(MAX_BATCH_CORRECTIONS)),
+  }),
+);

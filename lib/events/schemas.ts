@@ -15,13 +15,15 @@ export const InboundEventType = {
 export type InboundEventType = (typeof InboundEventType)[keyof typeof InboundEventType];
 
 /** Settlement ids as the provider issues them (UUID-shaped); bounded so they fit a narration and a key. */
-export const SettlementIdSchema = z
-  .string()
-  .check(
-    z.minLength(1),
-    z.maxLength(64),
-    z.regex(/^[A-Za-z0-9_-]+$/, 'must be an id of letters, digits, - or _'),
-  );
+export const SettlementIdSchema = z.lazy(() =>
+  z
+    .string()
+    .check(
+      z.minLength(1),
+      z.maxLength(64),
+      z.regex(/^[A-Za-z0-9_-]+$/, 'must be an id of letters, digits, - or _'),
+    ),
+);
 
 /**
  * `detail` of `Payout Requested`, version 1: the same body as `POST /payouts`. The payout is created once per
@@ -32,16 +34,18 @@ export const SettlementIdSchema = z
  *   "payout": { "type": "bank_transfer", "amount": 250000, "currency": "NGN", "narration": "invoice 2041",
  *               "beneficiary": { "bankCode": "058", "accountNumber": "0123456789", "accountName": "Ada Obi" } } }
  */
-export const PayoutRequestedDetailSchema = z.strictObject({
-  version: z.literal('1'),
-  idempotencyKey: z.optional(IdempotencyKeySchema),
-  payout: CreatePayoutRequestSchema,
-  /**
-   * Who asked, as the sending system knows them: kept in the payout's audit as `statedRequester`, never taken
-   * as its requester (the producer is), so nobody can name themselves into approving their own payout.
-   */
-  requestedBy: z.optional(clientText({ max: 128 })),
-});
+export const PayoutRequestedDetailSchema = z.lazy(() =>
+  z.strictObject({
+    version: z.literal('1'),
+    idempotencyKey: z.optional(IdempotencyKeySchema),
+    payout: CreatePayoutRequestSchema,
+    /**
+     * Who asked, as the sending system knows them: kept in the payout's audit as `statedRequester`, never taken
+     * as its requester (the producer is), so nobody can name themselves into approving their own payout.
+     */
+    requestedBy: z.optional(clientText({ max: 128 })),
+  }),
+);
 export type PayoutRequestedDetail = z.infer<typeof PayoutRequestedDetailSchema>;
 
 /**
@@ -50,16 +54,20 @@ export type PayoutRequestedDetail = z.infer<typeof PayoutRequestedDetailSchema>;
  *
  * @example { "version": "1", "settlementId": "6c1f0e1a-93b4-4c59-8a55-0f7b0c3f6d11" }
  */
-export const SettlementAvailableDetailSchema = z.object({
-  version: z.literal('1'),
-  settlementId: SettlementIdSchema,
-});
+export const SettlementAvailableDetailSchema = z.lazy(() =>
+  z.object({
+    version: z.literal('1'),
+    settlementId: SettlementIdSchema,
+  }),
+);
 export type SettlementAvailableDetail = z.infer<typeof SettlementAvailableDetailSchema>;
 
 /** The parts of the EventBridge envelope every inbound event must have. */
-export const InboundEnvelopeSchema = z.object({
-  id: z.string().check(z.minLength(1), z.maxLength(255)),
-  source: z.literal(INBOUND_EVENT_SOURCE),
-  'detail-type': z.enum([InboundEventType.PayoutRequested, InboundEventType.SettlementAvailable]),
-  detail: z.unknown(),
-});
+export const InboundEnvelopeSchema = z.lazy(() =>
+  z.object({
+    id: z.string().check(z.minLength(1), z.maxLength(255)),
+    source: z.literal(INBOUND_EVENT_SOURCE),
+    'detail-type': z.enum([InboundEventType.PayoutRequested, InboundEventType.SettlementAvailable]),
+    detail: z.unknown(),
+  }),
+);

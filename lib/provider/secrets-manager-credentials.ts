@@ -17,10 +17,10 @@ export const SECRETS_MANAGER_CLIENT_CONFIG = { ...SETTLED_SDK_CONFIG, maxAttempt
 /** The part of the Secrets Manager client this source uses; injectable for tests. */
 export type SecretsManagerLike = Pick<SecretsManagerClient, 'send'>;
 
-const value = z.string().check(z.minLength(1));
+const value = z.lazy(() => z.string().check(z.minLength(1)));
 /** The token's secret holds the token only: a PIN left in it would be readable by every provider caller. */
-const tokenSecret = z.strictObject({ token: value });
-const pinSecret = z.strictObject({ pin: value });
+const tokenSecret = z.lazy(() => z.strictObject({ token: value }));
+const pinSecret = z.lazy(() => z.strictObject({ pin: value }));
 
 export type SecretsManagerCredentialsOptions = {
   /** ARN or name of the secret whose string is JSON `{ "token": "..." }`. */

@@ -60,7 +60,7 @@ function toAuditItem(event: RefundAuditEvent): Record<string, unknown> {
 }
 
 const principalSchema = z.lazy(() => z.object({ id: z.string(), kind: z.enum(['user', 'system']) }));
-const statusSchema = z.enum(Object.values(RefundStatus));
+const statusSchema = z.lazy(() => z.enum(Object.values(RefundStatus)));
 
 /** The stored item, checked on every read: a corrupt item fails loudly rather than flowing on. */
 const refundItemSchema = z.lazy(() =>

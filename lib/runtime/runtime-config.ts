@@ -4,9 +4,16 @@ import { PayoutAutomationError } from '../shared/errors.js';
 import { describeIssues, fieldIssues } from '../shared/validation.js';
 import * as z from '../shared/zod.js';
 
-const kobo = z.optional(z.coerce.number().check(z.int(), z.positive()));
-const milliseconds = z.optional(z.coerce.number().check(z.int(), z.positive()));
-const count = z.optional(z.coerce.number().check(z.int(), z.positive()));
+// One instance per kind of variable, shared by the variables of that kind: every cold start builds this schema
+// and parses the environment with it, and each instance is built (zod's constructors run) once.
+/** A whole number above zero: kobo, milliseconds, a count, a rate. */
+const positiveWhole = z.optional(z.coerce.number().check(z.int(), z.positive()));
+const kobo = positiveWhole;
+const milliseconds = positiveWhole;
+const count = positiveWhole;
+const nonEmptyText = z.optional(z.string().check(z.minLength(1)));
+const optionalUrl = z.optional(z.url());
+const optionalText = z.optional(z.string());
 
 /**
  * Configuration read from the environment, validated once at start-up so a handler fails fast at init
@@ -20,20 +27,20 @@ export const RuntimeEnvSchema = z
      * AWS mode: Secrets Manager secret (ARN or name) holding `{ "token": "..." }`; set on every function that calls
      * the provider (infra/handlers.ts `provider`), and only on those.
      */
-    PROVIDER_TOKEN_SECRET_ID: z.optional(z.string().check(z.minLength(1))),
+    PROVIDER_TOKEN_SECRET_ID: nonEmptyText,
     /**
      * AWS mode: the secret holding `{ "pin": "..." }`, encrypted with its own KMS key. Set only on the functions
      * that send money (infra/handlers.ts `sendsMoney`); without it the function never reads a PIN.
      */
-    PROVIDER_PIN_SECRET_ID: z.optional(z.string().check(z.minLength(1))),
+    PROVIDER_PIN_SECRET_ID: nonEmptyText,
     /** Local mode only: the credentials themselves. */
-    PROVIDER_TOKEN: z.optional(z.string().check(z.minLength(1))),
-    PROVIDER_PIN: z.optional(z.string().check(z.minLength(1))),
+    PROVIDER_TOKEN: nonEmptyText,
+    PROVIDER_PIN: nonEmptyText,
     PROVIDER_TIMEOUT_MS: milliseconds,
-    DYNAMODB_ENDPOINT: z.optional(z.url()),
-    AWS_REGION: z.optional(z.string()),
+    DYNAMODB_ENDPOINT: optionalUrl,
+    AWS_REGION: optionalText,
     /** Set by Lambda: its presence is what makes the runtime run in AWS mode. */
-    AWS_LAMBDA_FUNCTION_NAME: z.optional(z.string()),
+    AWS_LAMBDA_FUNCTION_NAME: optionalText,
     MAX_PAYOUT_KOBO: kobo,
     DAILY_CAP_KOBO: kobo,
     APPROVAL_THRESHOLD_KOBO: kobo,
@@ -68,13 +75,13 @@ export const RuntimeEnvSchema = z
       ),
     ),
     /** The submission queue (SQS, FIFO): set for the sweeper, which then enqueues instead of submitting. */
-    SUBMIT_QUEUE_URL: z.optional(z.url()),
+    SUBMIT_QUEUE_URL: optionalUrl,
     /** The provider's rate limit (requests/s) the submission workers keep to, fleet-wide; none when unset. */
-    PROVIDER_RATE_LIMIT_PER_SECOND: z.optional(z.coerce.number().check(z.int(), z.positive())),
+    PROVIDER_RATE_LIMIT_PER_SECOND: count,
     /** Most payouts one sweeper tick hands to the submission queue (infra/config/submission-sizing.ts). */
-    SUBMIT_MAX_ENQUEUE_PER_TICK: z.optional(z.coerce.number().check(z.int(), z.positive())),
+    SUBMIT_MAX_ENQUEUE_PER_TICK: count,
     /** Local mode only: where the queue's stand-in answers (`npm start`); AWS mode uses the queue URL's origin. */
-    SQS_ENDPOINT: z.optional(z.url()),
+    SQS_ENDPOINT: optionalUrl,
   })
   .check(
     z.refine((env) => !env.PROVIDER_PIN_SECRET_ID || Boolean(env.PROVIDER_TOKEN_SECRET_ID), {

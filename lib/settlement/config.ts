@@ -17,61 +17,65 @@ const koboVar = (fallback: number) =>
  * The settlement policy's environment variables. Instant settlement is off unless the destination account
  * is configured; when any destination variable is set, all three must be.
  */
-export const SettlementEnvSchema = z
-  .object({
-    SETTLEMENT_DESTINATION_BANK_CODE: z.optional(z.string()),
-    SETTLEMENT_DESTINATION_ACCOUNT_NUMBER: z.optional(z.string()),
-    SETTLEMENT_DESTINATION_ACCOUNT_NAME: z.optional(z.string()),
-    /** Smallest amount worth paying out (after the keep-back). Default 100 kobo (1.00). */
-    SETTLEMENT_MIN_KOBO: koboVar(100),
-    /** Kept back from every settlement. Default 0. */
-    SETTLEMENT_KEEP_BACK_KOBO: koboVar(0),
-    /** `HH:MM-HH:MM` on the Lagos clock, may wrap midnight; default all day. */
-    SETTLEMENT_ALLOWED_HOURS: z._default(
-      z.string().check(z.regex(HOURS_PATTERN, 'must be HH:MM-HH:MM (Lagos time), e.g. 08:00-18:00')),
-      '00:00-24:00',
-    ),
-    /**
-     * ISO 8601 instant: settlements created before it are never paid automatically (`BEFORE_CUTOFF`). Default:
-     * the moment instant settlement was first turned on, recorded in the table by the first trigger.
-     */
-    SETTLEMENT_SINCE: z.optional(
-      z
-        .string()
-        .check(
-          z.refine(
-            (value) => /^\d{4}-\d{2}-\d{2}T/.test(value) && !Number.isNaN(Date.parse(value)),
-            'must be an ISO 8601 instant, e.g. 2026-11-23T00:00:00Z',
+export const SettlementEnvSchema = z.lazy(() =>
+  z
+    .object({
+      SETTLEMENT_DESTINATION_BANK_CODE: z.optional(z.string()),
+      SETTLEMENT_DESTINATION_ACCOUNT_NUMBER: z.optional(z.string()),
+      SETTLEMENT_DESTINATION_ACCOUNT_NAME: z.optional(z.string()),
+      /** Smallest amount worth paying out (after the keep-back). Default 100 kobo (1.00). */
+      SETTLEMENT_MIN_KOBO: koboVar(100),
+      /** Kept back from every settlement. Default 0. */
+      SETTLEMENT_KEEP_BACK_KOBO: koboVar(0),
+      /** `HH:MM-HH:MM` on the Lagos clock, may wrap midnight; default all day. */
+      SETTLEMENT_ALLOWED_HOURS: z._default(
+        z.string().check(z.regex(HOURS_PATTERN, 'must be HH:MM-HH:MM (Lagos time), e.g. 08:00-18:00')),
+        '00:00-24:00',
+      ),
+      /**
+       * ISO 8601 instant: settlements created before it are never paid automatically (`BEFORE_CUTOFF`). Default:
+       * the moment instant settlement was first turned on, recorded in the table by the first trigger.
+       */
+      SETTLEMENT_SINCE: z.optional(
+        z
+          .string()
+          .check(
+            z.refine(
+              (value) => /^\d{4}-\d{2}-\d{2}T/.test(value) && !Number.isNaN(Date.parse(value)),
+              'must be an ISO 8601 instant, e.g. 2026-11-23T00:00:00Z',
+            ),
           ),
-        ),
+      ),
+      /** Comma-separated settlement categories to pay out. */
+      SETTLEMENT_CATEGORIES: z._default(
+        z.string(),
+        `${SettlementCategory.Merchant},${SettlementCategory.Card}`,
+      ),
+    })
+    .check(
+      z.refine(
+        (env) => {
+          const set = [
+            env.SETTLEMENT_DESTINATION_BANK_CODE,
+            env.SETTLEMENT_DESTINATION_ACCOUNT_NUMBER,
+            env.SETTLEMENT_DESTINATION_ACCOUNT_NAME,
+          ].filter((value) => value !== undefined && value !== '').length;
+          return set === 0 || set === 3;
+        },
+        {
+          message:
+            'set all three of SETTLEMENT_DESTINATION_BANK_CODE, _ACCOUNT_NUMBER and _ACCOUNT_NAME, or none',
+          path: ['SETTLEMENT_DESTINATION_BANK_CODE'],
+        },
+      ),
     ),
-    /** Comma-separated settlement categories to pay out. */
-    SETTLEMENT_CATEGORIES: z._default(
-      z.string(),
-      `${SettlementCategory.Merchant},${SettlementCategory.Card}`,
-    ),
-  })
-  .check(
-    z.refine(
-      (env) => {
-        const set = [
-          env.SETTLEMENT_DESTINATION_BANK_CODE,
-          env.SETTLEMENT_DESTINATION_ACCOUNT_NUMBER,
-          env.SETTLEMENT_DESTINATION_ACCOUNT_NAME,
-        ].filter((value) => value !== undefined && value !== '').length;
-        return set === 0 || set === 3;
-      },
-      {
-        message:
-          'set all three of SETTLEMENT_DESTINATION_BANK_CODE, _ACCOUNT_NUMBER and _ACCOUNT_NAME, or none',
-        path: ['SETTLEMENT_DESTINATION_BANK_CODE'],
-      },
-    ),
-  );
+);
 
-const CategoriesSchema = z
-  .array(z.enum([SettlementCategory.Merchant, SettlementCategory.Card, SettlementCategory.Subaccount]))
-  .check(z.minLength(1));
+const CategoriesSchema = z.lazy(() =>
+  z
+    .array(z.enum([SettlementCategory.Merchant, SettlementCategory.Card, SettlementCategory.Subaccount]))
+    .check(z.minLength(1)),
+);
 
 /**
  * The policy from the environment, or undefined when instant settlement is not configured.

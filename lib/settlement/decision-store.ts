@@ -33,7 +33,7 @@ const snapshotSchema = z.lazy(() =>
     date: z.string(),
   }),
 );
-const triggerSchema = z.enum(['event', 'api', 'poll']);
+const triggerSchema = z.lazy(() => z.enum(['event', 'api', 'poll']));
 
 const deferralItemSchema = z.lazy(() =>
   z.object({

@@ -148,7 +148,7 @@ describe('the documentation as a whole', () => {
     const names = [
       ...startVariables,
       ...Object.keys(RuntimeEnvSchema.shape),
-      ...Object.keys(SettlementEnvSchema.shape),
+      ...Object.keys(SettlementEnvSchema._zod.innerType.shape),
       ...Object.keys(StageConfigSchema.shape),
     ];
     const missing = names.filter((name) => !doc.includes(`\`${name}\``));

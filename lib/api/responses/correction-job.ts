@@ -17,7 +17,7 @@ import {
 // Built on first use (z.lazy): the route table holds these for the OpenAPI document, which a cold start never
 // builds; the generated document is the same (test/api/other-routes.test.ts compares it with docs/openapi.json).
 
-const itemStatus = z.lazy(() => z.enum(Object.values(JobItemStatus)));
+const itemStatus = z.enum(Object.values(JobItemStatus));
 const location = z.lazy(() =>
   upTo(FIELD_MAXIMA.name).check(z.describe('where the job is read: /bulk-correction-jobs/{jobId}')),
 );

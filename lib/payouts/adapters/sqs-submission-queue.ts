@@ -18,12 +18,16 @@ const ENTRIES_PER_BATCH = 10;
 const BATCHES_IN_FLIGHT = 16;
 export const SQS_REQUEST_TIMEOUT_MS = 5_000;
 
-const SendMessageBatchAnswerSchema = z.object({
-  Successful: z.optional(z.array(z.object({ Id: z.string() }))),
-  Failed: z.optional(
-    z.array(z.object({ Id: z.string(), Code: z.optional(z.string()), SenderFault: z.optional(z.boolean()) })),
-  ),
-});
+const SendMessageBatchAnswerSchema = z.lazy(() =>
+  z.object({
+    Successful: z.optional(z.array(z.object({ Id: z.string() }))),
+    Failed: z.optional(
+      z.array(
+        z.object({ Id: z.string(), Code: z.optional(z.string()), SenderFault: z.optional(z.boolean()) }),
+      ),
+    ),
+  }),
+);
 
 /** One message as sent; the ids matter on a FIFO queue only. */
 export interface QueueMessage {

@@ -6,10 +6,12 @@ import * as z from '../../shared/zod.js';
  * version when it was found due: with the id it names one "still pending" state, so a FIFO queue drops the
  * same request enqueued again by the next tick (`deduplicationIdOf`), and a new state is a new request.
  */
-export const SubmissionRequestSchema = z.strictObject({
-  payoutId: z.string().check(z.minLength(1), z.maxLength(64)),
-  version: z.int().check(z.nonnegative()),
-});
+export const SubmissionRequestSchema = z.lazy(() =>
+  z.strictObject({
+    payoutId: z.string().check(z.minLength(1), z.maxLength(64)),
+    version: z.int().check(z.nonnegative()),
+  }),
+);
 export type SubmissionRequest = z.infer<typeof SubmissionRequestSchema>;
 
 /**

@@ -9,10 +9,12 @@ import { keys, TableIndexes, WorkQueue } from './table-design.js';
  * item fails loudly with the attribute named instead of flowing on as a wrong payout.
  */
 
-const principal = z.object({ id: z.string(), kind: z.enum(['user', 'system']) });
-const scalar = z.union([z.string(), z.number(), z.boolean(), z.null()]);
-const beneficiary = z.object({ bankCode: z.string(), accountNumber: z.string(), accountName: z.string() });
-const status = z.enum(PAYOUT_STATUSES as [PayoutStatus, ...PayoutStatus[]]);
+const principal = z.lazy(() => z.object({ id: z.string(), kind: z.enum(['user', 'system']) }));
+const scalar = z.lazy(() => z.union([z.string(), z.number(), z.boolean(), z.null()]));
+const beneficiary = z.lazy(() =>
+  z.object({ bankCode: z.string(), accountNumber: z.string(), accountName: z.string() }),
+);
+const status = z.lazy(() => z.enum(PAYOUT_STATUSES as [PayoutStatus, ...PayoutStatus[]]));
 
 // The item schemas are built on first use (z.lazy): a cold start that only writes never builds them.
 const instruction = z.lazy(() =>
@@ -100,7 +102,7 @@ const PayoutItemSchema = z.lazy(() =>
   }),
 );
 
-const auditEvent = {
+const auditEvent = () => ({
   payoutId: z.string(),
   sequence: z.int(),
   at: z.string(),
@@ -109,15 +111,15 @@ const auditEvent = {
   to: status,
   reason: z.string(),
   details: z.optional(z.record(z.string(), scalar)),
-};
+});
 
-const AuditEventSchema = z.lazy(() => z.object(auditEvent));
+const AuditEventSchema = z.lazy(() => z.object(auditEvent()));
 
 const AuditItemSchema = z.lazy(() =>
   z.object({
-    ...auditEvent,
+    ...auditEvent(),
     // Later events committed in the same write as the first (the creation already claimed: created, claimed).
-    following: z.optional(z.array(z.object(auditEvent))),
+    following: z.optional(z.array(z.object(auditEvent()))),
   }),
 );
 

@@ -10,7 +10,7 @@ export const calendarDate = z.iso.date();
 export const metadata = z.record(z.string(), z.unknown());
 
 /** The eight originator/beneficiary bank and account fields. */
-export const bankParties = {
+export const bankParties = () => ({
   originatorBankCode: z.string(),
   originatorBankName: z.string(),
   originatorAccountName: z.string(),
@@ -19,7 +19,7 @@ export const bankParties = {
   beneficiaryBankName: z.string(),
   beneficiaryAccountName: z.string(),
   beneficiaryAccountNumber: z.string(),
-};
+});
 
 /** Merchant reference embedded in payment-link transactions. */
-export const merchantRef = z.looseObject({ id: z.string(), businessName: z.string() });
+export const merchantRef = z.lazy(() => z.looseObject({ id: z.string(), businessName: z.string() }));

@@ -17,4 +17,6 @@ export function envelope<T extends z.ZodMiniType>(data: T, message: 'required' |
 }
 
 /** Error body: `{ status: false, message }`. Read leniently: a garbled error body still yields the status. */
-export const errorBody = z.looseObject({ status: z.optional(z.boolean()), message: z.optional(z.string()) });
+export const errorBody = z.lazy(() =>
+  z.looseObject({ status: z.optional(z.boolean()), message: z.optional(z.string()) }),
+);

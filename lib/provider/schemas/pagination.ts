@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
 
-const count = z.int().check(z.nonnegative());
+const count = z.lazy(() => z.int().check(z.nonnegative()));
 
 /** Pagination block of most lists: `page`, `size`, `totalRecords`, `totalPages`. */
 export const sizePagination = { page: count, size: count, totalRecords: count, totalPages: count };

@@ -137,7 +137,7 @@ const paymentStatusMetadata = z.lazy(() =>
     subaccountSettlement: amount,
     mainAccountSettlement: amount,
     totalSettlementAmount: amount,
-    ...bankParties,
+    ...bankParties(),
     originatorBankVerificationNumber: z.string(),
     beneficiaryBankVerificationNumber: z.string(),
   }),

@@ -60,7 +60,7 @@ export const storeDetailSchema = z.lazy(() =>
 );
 export type StoreDetail = z.infer<typeof storeDetailSchema>;
 
-const named = { id: z.string(), name: z.string(), code: z.string(), createdAt: timestamp };
+const named = () => ({ id: z.string(), name: z.string(), code: z.string(), createdAt: timestamp });
 
 /** Item of `data.usages` in GET /branch/terminal/usage. */
 export const terminalUsageSchema = z.lazy(() =>
@@ -68,8 +68,8 @@ export const terminalUsageSchema = z.lazy(() =>
     id: z.string(),
     createdAt: timestamp,
     // A store's code may be null (as in the store list), also when embedded here.
-    store: z.looseObject({ ...named, code: z.nullable(z.string()) }),
-    terminal: z.looseObject(named),
+    store: z.looseObject({ ...named(), code: z.nullable(z.string()) }),
+    terminal: z.looseObject(named()),
     agent: z.looseObject({
       id: z.string(),
       firstName: z.string(),

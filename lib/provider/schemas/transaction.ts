@@ -20,7 +20,7 @@ export const walletTransactionSchema = z.lazy(() =>
     settledAmount: amount,
     createdAt: timestamp,
     narration: z.optional(z.string()),
-    ...bankParties,
+    ...bankParties(),
     // On BANK_FUNDING records.
     paidAt: z.optional(timestamp),
     userId: z.optional(z.string()),
@@ -58,7 +58,7 @@ export const transactionDetailSchema = z.lazy(() =>
     description: z.string(),
     createdAt: timestamp,
     narration: z.string(),
-    ...bankParties,
+    ...bankParties(),
     /** On payment-link transactions only (CONTRACT.md): what was paid, the most that may be refunded in total. */
     amountPaid: z.optional(amount),
   }),

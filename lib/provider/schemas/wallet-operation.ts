@@ -5,7 +5,7 @@ import * as z from 'zod/mini';
 import { amount, metadata, timestamp } from './common.js';
 
 /** Fields every wallet operation result has (instant payout and child bank omit originator bank code/name). */
-const base = {
+const base = () => ({
   paidAt: timestamp,
   transactionId: z.string(),
   status: z.string(),
@@ -20,16 +20,16 @@ const base = {
   beneficiaryAccountNumber: z.string(),
   originatorAccountName: z.string(),
   originatorAccountNumber: z.string(),
-};
-const originatorBank = { originatorBankCode: z.string(), originatorBankName: z.string() };
-const merchantWallet = { merchantId: z.string(), walletId: z.string() };
+});
+const originatorBank = () => ({ originatorBankCode: z.string(), originatorBankName: z.string() });
+const merchantWallet = () => ({ merchantId: z.string(), walletId: z.string() });
 
 /** `data` of POST /wallet/transfer. */
 export const walletTransferResultSchema = z.lazy(() =>
   z.looseObject({
-    ...base,
-    ...originatorBank,
-    ...merchantWallet,
+    ...base(),
+    ...originatorBank(),
+    ...merchantWallet(),
     reference: z.string(),
     fromWalletId: z.string(),
     toWalletId: z.string(),
@@ -43,9 +43,9 @@ export type WalletTransferResult = z.infer<typeof walletTransferResultSchema>;
 /** `data` of POST /wallet/credit (echoes the request metadata as `requestMetadata`). */
 export const walletCreditResultSchema = z.lazy(() =>
   z.looseObject({
-    ...base,
-    ...originatorBank,
-    ...merchantWallet,
+    ...base(),
+    ...originatorBank(),
+    ...merchantWallet(),
     reference: z.string(),
     requestMetadata: metadata,
   }),
@@ -55,9 +55,9 @@ export type WalletCreditResult = z.infer<typeof walletCreditResultSchema>;
 /** `data` of POST /wallet/enable (a wallet debit). */
 export const walletDebitResultSchema = z.lazy(() =>
   z.looseObject({
-    ...base,
-    ...originatorBank,
-    ...merchantWallet,
+    ...base(),
+    ...originatorBank(),
+    ...merchantWallet(),
     reference: z.string(),
     customerMetadata: metadata,
   }),
@@ -67,9 +67,9 @@ export type WalletDebitResult = z.infer<typeof walletDebitResultSchema>;
 /** `data` of POST /child/debit. */
 export const childDebitResultSchema = z.lazy(() =>
   z.looseObject({
-    ...base,
-    ...originatorBank,
-    ...merchantWallet,
+    ...base(),
+    ...originatorBank(),
+    ...merchantWallet(),
     transactionReference: z.string(),
     customerMetadata: metadata,
     mode: z.string(),
@@ -83,7 +83,7 @@ export type ChildDebitResult = z.infer<typeof childDebitResultSchema>;
 /** `data` of POST /child/bank. */
 export const childBankTransferResultSchema = z.lazy(() =>
   z.looseObject({
-    ...base,
+    ...base(),
     reference: z.string(),
     originatorWalletId: z.string(),
     sessionId: z.string(),
@@ -97,7 +97,7 @@ export type ChildBankTransferResult = z.infer<typeof childBankTransferResultSche
 /** `data` of POST /settlement/instant/payout. */
 export const instantPayoutResultSchema = z.lazy(() =>
   z.looseObject({
-    ...base,
+    ...base(),
     reference: z.string(),
     originatorWalletId: z.string(),
     sessionId: z.string(),
