@@ -5,8 +5,9 @@ import {
   runSubmissionBatch,
   WORKER_STOP_STARTING_BEFORE_DEADLINE_MS,
 } from '../../lib/jobs/submission-batch.js';
+import { pausePayouts, resumePayouts } from '../../lib/payouts/engine/controls.js';
 import { MAX_SLOTS_PER_SEND } from '../../lib/payouts/engine/submit-requested.js';
-import { PayoutStatus } from '../../lib/payouts/model.js';
+import { PayoutStatus, systemPrincipal } from '../../lib/payouts/model.js';
 import { payoutSweeper } from '../../lib/payouts/payout-sweeper.js';
 import { MAX_SEND_LATENESS_MS } from '../../lib/payouts/queue/rate-limiter.js';
 import type { SubmissionQueue, SubmissionRequest } from '../../lib/payouts/queue/submission-queue.js';
@@ -396,6 +397,71 @@ describe('the submission worker', () => {
       expect(ledgerEntriesOf(h.sandbox, payout.id)).toHaveLength(1);
     } finally {
       table.client.destroy();
+    }
+  });
+
+  it("reads each claim's pause while the batch reserves its send slots, and sends once both are back", async () => {
+    const limiter = new DynamoDbRateLimiter(pacerTable.client, pacerTable.tableName, { perSecond: 1_000 });
+    let reservations = 0;
+    const countingLimiter = replaceMethod(
+      limiter,
+      'reserve',
+      (...args: Parameters<typeof limiter.reserve>) => {
+        reservations++;
+        return limiter.reserve(...args);
+      },
+    );
+    // How many reservations had gone out when each pause read answered: one, if the two go out together.
+    const reservationsAtPauseAnswer: number[] = [];
+    const store = replaceMethod(h.store, 'getControls', async () => {
+      const controls = await h.store.getControls();
+      reservationsAtPauseAnswer.push(reservations);
+      return controls;
+    });
+    const payouts = await pendingPayouts(2);
+    const { response, report } = await runSubmissionBatch(
+      h.engineWith({ store }),
+      sqsEvent(payouts.map((payout) => ({ payoutId: payout.id, version: payout.version }))),
+      FRESH_INVOCATION_MS,
+      h.logger,
+      { limiter: countingLimiter },
+    );
+    expect(response.batchItemFailures).toEqual([]);
+    expect(report).toMatchObject({ sent: 2, outcomes: { succeeded: 2 } });
+    expect(reservationsAtPauseAnswer).toEqual([1, 1]);
+    expect(reservations).toBe(1);
+    for (const payout of payouts) expect(ledgerEntriesOf(h.sandbox, payout.id)).toHaveLength(1);
+  });
+
+  it('sends nothing when the pause lands after the claims committed, though their slots were reserved', async () => {
+    const limiter = new DynamoDbRateLimiter(pacerTable.client, pacerTable.tableName, { perSecond: 1_000 });
+    // Another process (the ops CLI, say) pauses the moment this worker's claims have committed, before the
+    // pause reads that follow them: the slots are reserved meanwhile and go unused.
+    let pausing: Promise<unknown> | undefined;
+    const store = replaceMethod(h.store, 'getControls', async () => {
+      pausing ??= pausePayouts(h.engine.ctx, systemPrincipal('ops-cli'), 'landed after the claims');
+      await pausing;
+      return h.store.getControls();
+    });
+    const payouts = await pendingPayouts(2);
+    try {
+      const { response, report } = await runSubmissionBatch(
+        h.engineWith({ store }),
+        sqsEvent(payouts.map((payout) => ({ payoutId: payout.id, version: payout.version }))),
+        FRESH_INVOCATION_MS,
+        h.logger,
+        { limiter },
+      );
+      expect(response.batchItemFailures).toEqual([]);
+      expect(report).toMatchObject({ sent: 0, skipped: 2 });
+      expect(providerCalls()).toBe(0);
+      for (const payout of payouts) {
+        const { payout: after, audit } = await h.getWithAudit(payout.id);
+        expect(after).toMatchObject({ status: PayoutStatus.Pending, submissionCount: 0 });
+        expect(audit.map((event) => event.to)).toEqual(['pending', 'submitting', 'pending']);
+      }
+    } finally {
+      await resumePayouts(h.engine.ctx, systemPrincipal('ops-cli'));
     }
   });
 

@@ -82,6 +82,12 @@ async function releaseHold(
 export type Claimed = { readonly kind: 'claimed'; readonly payout: Payout };
 
 /**
+ * A claim committed whose pause read is still to come: not a `Claimed`, so it cannot be sent until
+ * `unlessPaused` has read the pause and answered the claim (or given it back).
+ */
+export type ClaimAwaitingPause = { readonly kind: 'awaiting-pause'; readonly payout: Payout };
+
+/**
  * Claims a pending, due payout (pending -> submitting, with the daily cap; then the pause), sending nothing.
  * `byCreator`: the explicit submission right after creation, which the hold for inline submission is for; a
  * payout never attempted has no other reason to wait.
@@ -91,6 +97,19 @@ export async function claimForSubmission(
   payout: Payout,
   options: { byCreator?: boolean } = {},
 ): Promise<Claimed | Extract<SubmitResult, { kind: 'skipped' }>> {
+  const claimed = await claimLeavingPause(ctx, payout, options);
+  return claimed.kind === 'awaiting-pause' ? unlessPaused(ctx, claimed) : claimed;
+}
+
+/**
+ * `claimForSubmission` without its last step, the pause read after the commit: the caller reads it with
+ * `unlessPaused` (alongside other work of its own, such as reserving the send slot) before anything is sent.
+ */
+export async function claimLeavingPause(
+  ctx: SendingContext,
+  payout: Payout,
+  options: { byCreator?: boolean } = {},
+): Promise<ClaimAwaitingPause | Extract<SubmitResult, { kind: 'skipped' }>> {
   if (payout.status !== PayoutStatus.Pending)
     return { kind: 'skipped', payout, why: `status is ${payout.status}` };
   const now = ctx.clock.now();
@@ -156,7 +175,11 @@ export function afterPendingIo<T>(work: () => Promise<T>): Promise<T> {
  * Gives back a claim whose payout was never sent (the sweep claimed it ahead and then ran out of time): back to
  * `pending`, its daily-cap amount released and the attempt not counted, so the next tick sends it as usual.
  */
-export async function releaseUnsentClaim(ctx: EngineContext, claimed: Claimed, why: string): Promise<Payout> {
+export async function releaseUnsentClaim(
+  ctx: EngineContext,
+  claimed: Claimed | ClaimAwaitingPause,
+  why: string,
+): Promise<Payout> {
   const payout = claimed.payout;
   const now = ctx.clock.now();
   const spec: TransitionSpec = {
@@ -208,7 +231,7 @@ async function claim(
   ctx: SendingContext,
   payout: Payout,
   now: Date,
-): Promise<Claimed | Extract<SubmitResult, { kind: 'skipped' }>> {
+): Promise<ClaimAwaitingPause | Extract<SubmitResult, { kind: 'skipped' }>> {
   const spec = claimSpec(ctx, payout, now);
   if (payout.amountKobo > ctx.config.dailyCapKobo) return failForCap(ctx, payout, now);
   if (ctx.pause.lastSeenPaused && (await pausedNow(ctx))) return { kind: 'skipped', payout, why: PAUSED };
@@ -234,7 +257,7 @@ async function claim(
       claimed = current;
     } else throw error;
   }
-  return unlessPaused(ctx, { kind: 'claimed', payout: claimed });
+  return { kind: 'awaiting-pause', payout: claimed };
 }
 
 /**
@@ -255,9 +278,9 @@ export async function pausedNow(ctx: EngineContext): Promise<boolean> {
  */
 export async function unlessPaused(
   ctx: EngineContext,
-  claimed: Claimed,
+  claimed: Claimed | ClaimAwaitingPause,
 ): Promise<Claimed | Extract<SubmitResult, { kind: 'skipped' }>> {
-  if (!(await pausedNow(ctx))) return claimed;
+  if (!(await pausedNow(ctx))) return { kind: 'claimed', payout: claimed.payout };
   return { kind: 'skipped', payout: await releaseUnsentClaim(ctx, claimed, PAUSED), why: PAUSED };
 }
 

@@ -3,11 +3,14 @@ import { MAX_SEND_LATENESS_MS, type ProviderRateLimiter } from '../queue/rate-li
 import type { SubmissionRequest } from '../queue/submission-queue.js';
 import type { EngineContext, SendingContext } from './context.js';
 import {
+  type ClaimAwaitingPause,
   type Claimed,
   claimForSubmission,
+  claimLeavingPause,
   releaseUnsentClaim,
   type SubmitResult,
   sendClaimed,
+  unlessPaused,
 } from './submit-payout.js';
 
 /** What a worker did with one request: sent, skipped (nothing sent), or deferred (not started: try again). */
@@ -49,14 +52,15 @@ export interface SubmitRequestedOptions {
   readonly now?: () => number;
 }
 
-type Step = RequestedSubmitResult | Claimed;
+type Step = RequestedSubmitResult | ClaimAwaitingPause;
 
 /**
  * Submits the payouts named by a batch of queued requests, all at once: each is read and claimed (the
- * exactly-once gate: a request for a payout already claimed, sent or no longer pending sends nothing), the
- * batch reserves its send slots from the fleet's rate limiter in one go, and each payout is sent at its slot
- * and its outcome recorded. Results are in the order of `requests`; a request whose read, claim or recording
- * threw is a rejected entry, so the caller can hand exactly that message back to the queue.
+ * exactly-once gate: a request for a payout already claimed, sent or no longer pending sends nothing); then each
+ * claim's pause is read while the batch reserves its send slots from the fleet's rate limiter in one go, and
+ * each payout not paused is sent at its slot and its outcome recorded. Results are in the order of `requests`;
+ * a request whose read, claim, pause read or recording threw is a rejected entry, so the caller can hand
+ * exactly that message back to the queue.
  */
 export async function submitRequested(
   ctx: SendingContext,
@@ -64,39 +68,62 @@ export async function submitRequested(
   options: SubmitRequestedOptions = {},
 ): Promise<PromiseSettledResult<RequestedSubmitResult>[]> {
   const steps = await Promise.allSettled(requests.map((request) => claimOne(ctx, request, options)));
-  const claimed = steps.flatMap((step, index) =>
-    step.status === 'fulfilled' && step.value.kind === 'claimed' ? [{ index, claim: step.value }] : [],
+  const committed = steps.flatMap((step, index) =>
+    step.status === 'fulfilled' && step.value.kind === 'awaiting-pause' ? [{ index, claim: step.value }] : [],
   );
   const now = options.now ?? Date.now;
-  let slots: number[];
-  try {
-    slots = options.limiter ? await options.limiter.reserve(claimed.length) : claimed.map(() => now());
-  } catch (error) {
-    // No slot, no send: every claim is given back unsent and its message handed back to the queue.
-    await Promise.allSettled(
-      claimed.map(({ claim }) => releaseUnsentClaim(ctx, claim, 'no send slot from the rate limiter')),
-    );
-    return steps.map((step) =>
-      step.status === 'fulfilled' && step.value.kind === 'claimed'
-        ? { status: 'rejected', reason: error }
-        : (step as PromiseSettledResult<RequestedSubmitResult>),
-    );
-  }
-  const sends = new Map(
-    claimed.map(({ index, claim }, position) => [
-      index,
-      sendAtSlot(ctx, claim, slots[position] ?? now(), options, now),
-    ]),
-  );
-  const results = await Promise.allSettled(
+  // The claims' pause reads and the batch's slot reservation go out together, once every claim committed: a
+  // payout leaves only when both are back, so a pause that landed before its read still stops it (the slot
+  // reserved for it goes unused), and the two round trips overlap instead of adding up.
+  const [checks, reservation] = await Promise.all([
+    Promise.allSettled(committed.map(({ claim }) => unlessPaused(ctx, claim))),
+    reserveSlots(options, committed.length, now),
+  ]);
+  const outcomes = new Map<number, Promise<RequestedSubmitResult> | { readonly failed: unknown }>();
+  committed.forEach(({ index }, position) => {
+    const check = checks[position];
+    if (check === undefined || check.status === 'rejected') {
+      outcomes.set(index, { failed: check?.reason });
+    } else if (check.value.kind !== 'claimed') {
+      outcomes.set(index, Promise.resolve(check.value));
+    } else if ('failed' in reservation) {
+      // No slot, no send: the claim is given back unsent and its message handed back to the queue.
+      const claim = check.value;
+      outcomes.set(
+        index,
+        releaseUnsentClaim(ctx, claim, 'no send slot from the rate limiter').then(
+          () => Promise.reject(reservation.failed),
+          () => Promise.reject(reservation.failed),
+        ),
+      );
+    } else {
+      outcomes.set(index, sendAtSlot(ctx, check.value, reservation.slots[position] ?? now(), options, now));
+    }
+  });
+  return Promise.allSettled(
     steps.map(async (step, index): Promise<RequestedSubmitResult> => {
-      const send = sends.get(index);
-      if (send) return send;
+      const outcome = outcomes.get(index);
+      if (outcome && 'failed' in outcome) throw outcome.failed;
+      if (outcome) return outcome;
       if (step.status === 'rejected') throw step.reason;
       return step.value as RequestedSubmitResult;
     }),
   );
-  return results;
+}
+
+/** The batch's send slots: from the fleet's rate limiter, or now for every claim when there is none. */
+function reserveSlots(
+  options: SubmitRequestedOptions,
+  count: number,
+  now: () => number,
+): Promise<{ readonly slots: number[] } | { readonly failed: unknown }> {
+  const reserving = options.limiter
+    ? options.limiter.reserve(count)
+    : Promise.resolve(Array.from({ length: count }, () => now()));
+  return reserving.then(
+    (slots) => ({ slots }),
+    (failed: unknown) => ({ failed }),
+  );
 }
 
 async function claimOne(
@@ -112,7 +139,7 @@ async function claimOne(
     ctx.logger.warn('queued payout not found', { payoutId: request.payoutId });
     return { kind: 'deferred', payoutId: request.payoutId, why: 'no such payout' };
   }
-  return claimForSubmission(ctx, payout);
+  return claimLeavingPause(ctx, payout);
 }
 
 async function sendAtSlot(
