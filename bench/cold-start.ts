@@ -27,6 +27,7 @@ import {
   fixed,
   median,
   projectRoot,
+  quantile,
   quick,
   type Row,
   startEngineRig,
@@ -263,9 +264,24 @@ export interface ColdStartReport {
       readonly msOverPeerBundledLikeOurs: number;
       readonly noSlowerThanNodejsFunctionDefaultPeer: boolean;
       readonly within15MsOfPeerBundledLikeOurs: boolean;
+      /**
+       * The same comparisons round by round (each round times every side once, one after another): the median
+       * and quartiles of this handler's answer less, or divided by, the peer's in the same round. How far the
+       * run's noise moves a row; the targets are judged on the medians above.
+       */
+      readonly perRound: {
+        readonly msOverPeerBundledLikeOurs: Quartiles;
+        readonly ratioToNodejsFunctionDefaultPeer: Quartiles;
+      };
     }
   >;
   readonly bundleBytes: Record<string, number>;
+}
+
+interface Quartiles {
+  readonly p25: number;
+  readonly median: number;
+  readonly p75: number;
 }
 
 interface TimedBuild {
@@ -396,6 +412,24 @@ export async function benchColdStart(
       ),
     });
     const bareMs = medianOf('bare', (t) => t.answeredMs);
+    /** `combine` of this side's answer and the peer's, round by round: every side is timed once a round. */
+    const perRound = (
+      name: string,
+      peer: string,
+      combine: (own: number, peer: number) => number,
+      digits: number,
+    ): Quartiles => {
+      const peerTimings = timings.get(peer) ?? [];
+      const values = (timings.get(name) ?? []).flatMap((timing, round) => {
+        const other = peerTimings[round];
+        return other ? [combine(timing.answeredMs, other.answeredMs)] : [];
+      });
+      return {
+        p25: fixed(quantile(values, 0.25), digits),
+        median: fixed(quantile(values, 0.5), digits),
+        p75: fixed(quantile(values, 0.75), digits),
+      };
+    };
     const peerDefault = timedBuild(PEER_NODEJS_DEFAULT);
     const peerOurs = timedBuild(PEER_LIKE_OURS);
     const coldStart: ColdStartReport = {
@@ -420,11 +454,22 @@ export async function benchColdStart(
               noSlowerThanNodejsFunctionDefaultPeer: own.answeredMs <= peerDefault.answeredMs,
               within15MsOfPeerBundledLikeOurs:
                 own.answeredMs - peerOurs.answeredMs <= WITHIN_MS_OF_PEER_LIKE_OURS,
+              perRound: {
+                msOverPeerBundledLikeOurs: perRound(name, PEER_LIKE_OURS, (a, b) => a - b, 1),
+                ratioToNodejsFunctionDefaultPeer: perRound(name, PEER_NODEJS_DEFAULT, (a, b) => a / b, 3),
+              },
             },
           ];
         }),
       ),
       bundleBytes: Object.fromEntries(sizes),
+    };
+    /** A money handler's per-round comparisons, as quartile ranges; empty for the peers. */
+    const roundByRound = (name: string): string => {
+      const rounds = coldStart.handlers[name]?.perRound;
+      if (!rounds) return '';
+      const { ratioToNodejsFunctionDefaultPeer: ratio, msOverPeerBundledLikeOurs: ms } = rounds;
+      return `${fixed(ratio.p25, 2)} to ${fixed(ratio.p75, 2)}; ${fixed(ms.p25, 0)} to ${fixed(ms.p75, 0)}`;
     };
     const row = (name: string, what: string): Row => {
       const own = timedBuild(name);
@@ -438,6 +483,7 @@ export async function benchColdStart(
         'first event ms': fixed(own.firstEventMs, 0),
         '÷ NodejsFunction-default peer': fixed(own.answeredMs / peerDefault.answeredMs, 2),
         'ms over peer bundled like ours': fixed(own.answeredMs - peerOurs.answeredMs, 0),
+        'round by round: ÷ default peer, ms over like ours (p25 to p75)': roundByRound(name),
       };
     };
     const rows: Row[] = [
@@ -451,6 +497,7 @@ export async function benchColdStart(
         'first event ms': '',
         '÷ NodejsFunction-default peer': '',
         'ms over peer bundled like ours': '',
+        'round by round: ÷ default peer, ms over like ours (p25 to p75)': '',
       },
       row(PEER_NODEJS_DEFAULT, 'paying 1 payout (the peer, NodejsFunction defaults: CJS, SDK external)'),
       row(PEER_LIKE_OURS, "paying 1 payout (the peer, the project's own build)"),
@@ -467,6 +514,7 @@ export async function benchColdStart(
           'first event ms': '',
           '÷ NodejsFunction-default peer': '',
           'ms over peer bundled like ours': '',
+          'round by round: ÷ default peer, ms over like ours (p25 to p75)': '',
         })),
     ];
     return {
@@ -478,6 +526,7 @@ export async function benchColdStart(
         "Bundles: the project's own build (infra/bundling/build-handler.ts), which the CDK construct runs at synth and the bundle test checks: esbuild CommonJS (index.cjs, which Lambda loads with require()), platform node, target node22, minified, the AWS SDK bundled from its ESM build with its default credential chain cut to the environment link, and the plugin that leaves out the parts of undici and the SDK no function reaches (infra/bundling/shipped-dependencies.ts). bundle KB is the size of index.cjs, all a function loads.",
         `The peer (bench/peer/powertools-handler.ts): Powertools idempotency (makeIdempotent + DynamoDBPersistenceLayer, own table with pk \`id\`) around one fetch to POST /settlement/instant/payout; not safe for payouts (it releases the lock when the call fails, so a timeout resends). Built twice in this run: ${PEER_NODEJS_DEFAULT} = ${PEER_BUILDS[PEER_NODEJS_DEFAULT].description}; ${PEER_LIKE_OURS} = ${PEER_BUILDS[PEER_LIKE_OURS].description}.`,
         `Targets (issue 18): each money handler's answered ms no more than the ${PEER_NODEJS_DEFAULT} peer's (÷ ≤ 1.00) and within ${WITHIN_MS_OF_PEER_LIKE_OURS} ms of the ${PEER_LIKE_OURS} peer's, medians of the same run.`,
+        "round by round: every round times each side once, one after another; the quartiles of the handler's answer divided by the NodejsFunction-default peer's and less the peer bundled like ours' in the same round show how far the run's noise moves a row (coldStart.handlers.*.perRound).",
         `Before timing, DynamoDB Local is warmed with ${DATABASE_WARM_UP} rounds of each side's own requests (the engine creating and sweeping a payout; Powertools idempotency on its table), and ${DISCARDED_RUNS} cold runs of each are thrown away: the database in AWS is never cold, only the function is measured cold.`,
         "answered ms: in a fresh `node`, from the process's own start (performance.timeOrigin) to the handler's answer, after loading the bundle and handling one event against DynamoDB Local and the sandbox (latency 0) on loopback: a Lambda cold start, init plus the first invoke. Each timed invocation is checked to have paid exactly one payout (the sandbox's request count). The handlers run with the environment the dev stack gives them (infra/config/function-environment.ts: its limits, the provider rate limit submit-payouts paces its sends by, the settlement policy), the settlements' allowed hours apart, and in local mode (provider token from the environment: there is no Secrets Manager here); the bare row is node reaching its first line of code; runs are interleaved, each round starting one side later than the one before.",
         'Each money handler does more per event than the peer: a cap-checked claim transaction (for api and payout-requested, the idempotent create already claimed, in the same transaction), a consistent read of the pause after it and the audited outcome (one conditional PutItem of the payout carrying its audit event); settlement-available first reads the settlement from the provider (the 10 newest), its decision and the cutoff recorded when instant settlement was turned on (concurrently), and writes its decision in the creating transaction; it runs with the settlement policy of the dev stage (cdk.json: no settlement.since, a minimum, two categories) but all-day hours, so that the row does not depend on the time of day.',

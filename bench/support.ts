@@ -244,6 +244,17 @@ export function median(values: readonly number[]): number {
 }
 
 /** Rounds to `digits` decimals for tables and JSON. */
+/** The q-quantile (0 to 1) of `values`, interpolated between the two nearest ranks. */
+export function quantile(values: readonly number[], q: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  if (sorted.length === 0) return Number.NaN;
+  const position = (sorted.length - 1) * q;
+  const below = Math.floor(position);
+  const low = sorted[below] ?? Number.NaN;
+  const high = sorted[Math.min(below + 1, sorted.length - 1)] ?? low;
+  return low + (high - low) * (position - below);
+}
+
 export function fixed(value: number, digits = 2): number {
   const scale = 10 ** digits;
   return Math.round(value * scale) / scale;
