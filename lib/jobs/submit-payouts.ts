@@ -27,7 +27,8 @@ export async function submitQueuedPayouts(
           runtime.logger,
           limiter ? { limiter } : {},
         ),
-      jobs: correctionJobsOf(runtime),
+      // Built for the first correction row only: a batch of payouts never needs the correction services.
+      jobs: { work: (...row) => correctionJobsOf(runtime).work(...row) },
     },
     event,
     remainingMs,
