@@ -234,16 +234,11 @@ export async function forEachConcurrently(
   await Promise.all(Array.from({ length: Math.min(concurrency, count) }, worker));
 }
 
+/** The middle value of `values` (the mean of the two middle ones when their count is even). */
 export function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  if (sorted.length === 0) return Number.NaN;
-  return sorted.length % 2 === 1
-    ? (sorted[middle] ?? Number.NaN)
-    : ((sorted[middle - 1] ?? 0) + (sorted[middle] ?? 0)) / 2;
+  return quantile(values, 0.5);
 }
 
-/** Rounds to `digits` decimals for tables and JSON. */
 /** The q-quantile (0 to 1) of `values`, interpolated between the two nearest ranks. */
 export function quantile(values: readonly number[], q: number): number {
   const sorted = [...values].sort((a, b) => a - b);
@@ -255,6 +250,7 @@ export function quantile(values: readonly number[], q: number): number {
   return low + (high - low) * (position - below);
 }
 
+/** Rounds to `digits` decimals for tables and JSON. */
 export function fixed(value: number, digits = 2): number {
   const scale = 10 ** digits;
   return Math.round(value * scale) / scale;

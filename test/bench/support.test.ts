@@ -6,10 +6,16 @@ describe('the bench statistics', () => {
     const values = [40, 10, 30, 20];
     expect(quantile(values, 0)).toBe(10);
     expect(quantile(values, 0.25)).toBe(17.5);
-    expect(quantile(values, 0.5)).toBe(median(values));
+    expect(quantile(values, 0.5)).toBe(25);
     expect(quantile(values, 0.75)).toBe(32.5);
     expect(quantile(values, 1)).toBe(40);
     expect(values).toEqual([40, 10, 30, 20]);
+  });
+
+  it('takes the median as the middle value, or the mean of the two middle ones', () => {
+    expect(median([3, 1, 2])).toBe(2);
+    expect(median([40, 10, 30, 20])).toBe(25);
+    expect(median([])).toBeNaN();
   });
 
   it('has no quantile of nothing, and the one value of a single run', () => {
