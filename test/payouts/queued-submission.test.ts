@@ -401,36 +401,47 @@ describe('the submission worker', () => {
   });
 
   it("reads each claim's pause while the batch reserves its send slots, and sends once both are back", async () => {
-    const limiter = new DynamoDbRateLimiter(pacerTable.client, pacerTable.tableName, { perSecond: 1_000 });
-    let reservations = 0;
-    const countingLimiter = replaceMethod(
-      limiter,
-      'reserve',
-      (...args: Parameters<typeof limiter.reserve>) => {
-        reservations++;
-        return limiter.reserve(...args);
-      },
-    );
-    // How many reservations had gone out when each pause read answered: one, if the two go out together.
-    const reservationsAtPauseAnswer: number[] = [];
-    const store = replaceMethod(h.store, 'getControls', async () => {
-      const controls = await h.store.getControls();
-      reservationsAtPauseAnswer.push(reservations);
-      return controls;
-    });
-    const payouts = await pendingPayouts(2);
-    const { response, report } = await runSubmissionBatch(
-      h.engineWith({ store }),
-      sqsEvent(payouts.map((payout) => ({ payoutId: payout.id, version: payout.version }))),
-      FRESH_INVOCATION_MS,
-      h.logger,
-      { limiter: countingLimiter },
-    );
-    expect(response.batchItemFailures).toEqual([]);
-    expect(report).toMatchObject({ sent: 2, outcomes: { succeeded: 2 } });
-    expect(reservationsAtPauseAnswer).toEqual([1, 1]);
-    expect(reservations).toBe(1);
-    for (const payout of payouts) expect(ledgerEntriesOf(h.sandbox, payout.id)).toHaveLength(1);
+    // A pacer of its own and a clock that does not move: no slot is ever missed, so a reservation counted here is
+    // the batch's, never a missed slot's replacement (which a loaded machine would otherwise make).
+    const table = await createTestTable('pacer');
+    try {
+      const fixed = 11_000_000;
+      const limiter = new DynamoDbRateLimiter(table.client, table.tableName, {
+        perSecond: 1_000,
+        now: () => fixed,
+      });
+      let reservations = 0;
+      const countingLimiter = replaceMethod(
+        limiter,
+        'reserve',
+        (...args: Parameters<typeof limiter.reserve>) => {
+          reservations++;
+          return limiter.reserve(...args);
+        },
+      );
+      // How many reservations had gone out when each pause read answered: one, if the two go out together.
+      const reservationsAtPauseAnswer: number[] = [];
+      const store = replaceMethod(h.store, 'getControls', async () => {
+        const controls = await h.store.getControls();
+        reservationsAtPauseAnswer.push(reservations);
+        return controls;
+      });
+      const payouts = await pendingPayouts(2);
+      const { response, report } = await runSubmissionBatch(
+        h.engineWith({ store }),
+        sqsEvent(payouts.map((payout) => ({ payoutId: payout.id, version: payout.version }))),
+        FRESH_INVOCATION_MS,
+        h.logger,
+        { limiter: countingLimiter, sleep: async () => undefined, clock: () => fixed },
+      );
+      expect(response.batchItemFailures).toEqual([]);
+      expect(report).toMatchObject({ sent: 2, outcomes: { succeeded: 2 } });
+      expect(reservationsAtPauseAnswer).toEqual([1, 1]);
+      expect(reservations).toBe(1);
+      for (const payout of payouts) expect(ledgerEntriesOf(h.sandbox, payout.id)).toHaveLength(1);
+    } finally {
+      table.client.destroy();
+    }
   });
 
   it('sends nothing when the pause lands after the claims committed, though their slots were reserved', async () => {
