@@ -1,18 +1,10 @@
-import { clientText } from '../shared/text.js';
+import { clientText, issuedId } from '../shared/text.js';
 import * as z from '../shared/zod.js';
 
 /** The largest batch of corrections one request may carry. */
 export const MAX_BATCH_CORRECTIONS = 500;
 
-export const BulkPayoutItemIdSchema = z.lazy(() =>
-  z
-    .string()
-    .check(
-      z.minLength(1),
-      z.maxLength(64),
-      z.regex(/^[A-Za-z0-9_-]+$/, 'must be an id of letters, digits, - or _'),
-    ),
-);
+export const BulkPayoutItemIdSchema = z.lazy(issuedId);
 
 /** The fields ops may correct; checked here before anything is sent (CONTRACT.md "Bodies" and "Bulk payout items"). */
 const correctionFields = () => ({

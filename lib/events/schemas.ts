@@ -1,5 +1,5 @@
 import { CreatePayoutRequestSchema, IdempotencyKeySchema } from '../payouts/schemas.js';
-import { clientText } from '../shared/text.js';
+import { clientText, issuedId } from '../shared/text.js';
 import * as z from '../shared/zod.js';
 
 /**
@@ -15,15 +15,7 @@ export const InboundEventType = {
 export type InboundEventType = (typeof InboundEventType)[keyof typeof InboundEventType];
 
 /** Settlement ids as the provider issues them (UUID-shaped); bounded so they fit a narration and a key. */
-export const SettlementIdSchema = z.lazy(() =>
-  z
-    .string()
-    .check(
-      z.minLength(1),
-      z.maxLength(64),
-      z.regex(/^[A-Za-z0-9_-]+$/, 'must be an id of letters, digits, - or _'),
-    ),
-);
+export const SettlementIdSchema = z.lazy(issuedId);
 
 /**
  * `detail` of `Payout Requested`, version 1: the same body as `POST /payouts`. The payout is created once per

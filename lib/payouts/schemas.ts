@@ -1,5 +1,5 @@
 import { FIELD_MAXIMA } from '../shared/field-limits.js';
-import { clientText, firstUnprintable } from '../shared/text.js';
+import { clientText, firstUnprintable, issuedId } from '../shared/text.js';
 import * as z from '../shared/zod.js';
 
 /**
@@ -42,13 +42,7 @@ function buildBeneficiary() {
 
 function build() {
   const beneficiary = beneficiarySchema();
-  const walletId = z
-    .string()
-    .check(
-      z.minLength(1),
-      z.maxLength(64),
-      z.regex(/^[A-Za-z0-9_-]+$/, 'must be an id of letters, digits, - or _'),
-    );
+  const walletId = issuedId();
 
   /** A metadata key: a plain name, never a member of Object.prototype nor one the engine reserves. */
   const metadataKey = z.string().check(
