@@ -87,14 +87,12 @@ export async function submitRequested(
     } else if (check.value.kind !== 'claimed') {
       outcomes.set(index, Promise.resolve(check.value));
     } else if ('failed' in reservation) {
-      // No slot, no send: the claim is given back unsent and its message handed back to the queue.
-      const claim = check.value;
+      // No slot, no send: the claim is given back unsent (whether or not that write succeeds) and its message
+      // handed back to the queue.
+      const noSlot = () => Promise.reject(reservation.failed);
       outcomes.set(
         index,
-        releaseUnsentClaim(ctx, claim, 'no send slot from the rate limiter').then(
-          () => Promise.reject(reservation.failed),
-          () => Promise.reject(reservation.failed),
-        ),
+        releaseUnsentClaim(ctx, check.value, 'no send slot from the rate limiter').then(noSlot, noSlot),
       );
     } else {
       outcomes.set(index, sendAtSlot(ctx, check.value, reservation.slots[position] ?? now(), options, now));

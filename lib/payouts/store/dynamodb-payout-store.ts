@@ -200,9 +200,9 @@ export class DynamoDbPayoutStore implements PayoutStore {
   /**
    * Several transitions of one coalescing group in one TransactWriteItems: transitions whose events move to an
    * audit item side by side, or claims on one wallet's day with a single cap update for their sum (the cap item
-   * is hot: one update for many claims instead of many colliding ones). When it is cancelled, a write whose own condition failed gets
-   * ConcurrentModificationError, as alone it would, and the others are committed again; when the summed cap did
-   * not fit, each claim is decided alone, so the cap takes exactly the claims that fit.
+   * is hot: one update for many claims instead of many colliding ones). When it is cancelled, a write whose own
+   * condition failed gets ConcurrentModificationError, as alone it would, and the others are committed again;
+   * when the summed cap did not fit, each claim is decided alone, so the cap takes exactly the claims that fit.
    */
   async #commitMany(transitions: readonly PreparedTransition[], attempt = 0): Promise<Settled<Payout>[]> {
     if (transitions.length === 1)
