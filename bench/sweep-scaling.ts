@@ -1,8 +1,8 @@
-import { BatchWriteCommand, DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { Payout } from '../lib/payouts/model.js';
 import { payoutSweeper } from '../lib/payouts/payout-sweeper.js';
 import { toPayoutItem } from '../lib/payouts/store/item-codec.js';
 import { ManualClock } from '../lib/shared/clock.js';
+import { BatchWriteCommand, DocumentClient } from '../lib/shared/document-client.js';
 import { ulid } from '../lib/shared/ids.js';
 import { CapacityMeter } from './capacity-meter.js';
 import {
@@ -87,9 +87,7 @@ async function runCase(endpoint: string, notYetDue: number): Promise<Row> {
 
 /** Copies of a scheduled payout, due a day and more from now, written 25 to a BatchWriteItem. */
 async function seedNotYetDue(rig: EngineRig, template: Payout, count: number): Promise<void> {
-  const doc = DynamoDBDocumentClient.from(rig.dynamoDb, {
-    marshallOptions: { removeUndefinedValues: true },
-  });
+  const doc = DocumentClient.from(rig.dynamoDb);
   const base = new Date(template.createdAt).getTime() + 24 * 60 * 60_000;
   const batches = Math.ceil(count / BATCH);
   await forEachConcurrently(batches, 8, async (batch) => {

@@ -1,12 +1,12 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { TableIndexes } from '../payouts/store/table-design.js';
 import {
-  DynamoDBDocumentClient,
+  DocumentClient,
   GetCommand,
   PutCommand,
   QueryCommand,
   UpdateCommand,
-} from '@aws-sdk/lib-dynamodb';
-import { TableIndexes } from '../payouts/store/table-design.js';
+} from '../shared/document-client.js';
 import { ConcurrentModificationError, InvalidTransitionError } from '../shared/errors.js';
 import { ulid } from '../shared/ids.js';
 import { type Listing, listingAttributes, queryListing } from '../shared/index-listing.js';
@@ -117,13 +117,13 @@ const auditSchema = z.lazy(() =>
 
 /** Latest state and audit of bulk payout items; the state is replaced only at the version it was read. */
 export class DynamoDbBulkItemStore {
-  readonly #doc: DynamoDBDocumentClient;
+  readonly #doc: DocumentClient;
 
   constructor(
     client: DynamoDBClient,
     readonly tableName: string,
   ) {
-    this.#doc = DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
+    this.#doc = DocumentClient.from(client);
   }
 
   async get(id: string): Promise<BulkItemState | undefined> {

@@ -1,14 +1,14 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { TableIndexes } from '../payouts/store/table-design.js';
+import { decodeCursor, encodeCursor } from '../shared/cursor.js';
 import {
   BatchWriteCommand,
-  DynamoDBDocumentClient,
+  DocumentClient,
   GetCommand,
   PutCommand,
   QueryCommand,
   UpdateCommand,
-} from '@aws-sdk/lib-dynamodb';
-import { TableIndexes } from '../payouts/store/table-design.js';
-import { decodeCursor, encodeCursor } from '../shared/cursor.js';
+} from '../shared/document-client.js';
 import { InvalidCursorError } from '../shared/errors.js';
 import { createWithIdempotencyKey } from '../shared/idempotent-create.js';
 import { type Listing, listingAttributes, queryListing } from '../shared/index-listing.js';
@@ -129,13 +129,13 @@ const ItemCursorSchema = z.lazy(() =>
 
 /** The job and its rows; every change of a row is conditional on the state it was read in. */
 export class DynamoDbCorrectionJobStore {
-  readonly #doc: DynamoDBDocumentClient;
+  readonly #doc: DocumentClient;
 
   constructor(
     client: DynamoDBClient,
     readonly tableName: string,
   ) {
-    this.#doc = DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
+    this.#doc = DocumentClient.from(client);
   }
 
   /**

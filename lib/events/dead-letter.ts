@@ -1,7 +1,7 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Principal } from '../payouts/model.js';
 import { type Clock, systemClock } from '../shared/clock.js';
+import { DocumentClient, GetCommand, PutCommand, UpdateCommand } from '../shared/document-client.js';
 import { InvalidTransitionError } from '../shared/errors.js';
 import { ulid } from '../shared/ids.js';
 import { type Listing, listingAttributes, queryListing } from '../shared/index-listing.js';
@@ -103,13 +103,13 @@ const letterSchema = z.lazy(() =>
  * action appended, so two people cannot both act on one letter.
  */
 export class DynamoDbDeadLetterStore implements DeadLetterSink {
-  readonly #doc: DynamoDBDocumentClient;
+  readonly #doc: DocumentClient;
 
   constructor(
     client: DynamoDBClient,
     readonly tableName: string,
   ) {
-    this.#doc = DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
+    this.#doc = DocumentClient.from(client);
   }
 
   async send(letter: DeadLetter): Promise<void> {

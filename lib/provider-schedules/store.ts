@@ -1,12 +1,12 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { TableIndexes, TTL_ATTRIBUTE } from '../payouts/store/table-design.js';
 import {
   BatchWriteCommand,
-  DynamoDBDocumentClient,
+  DocumentClient,
   GetCommand,
   PutCommand,
   QueryCommand,
-} from '@aws-sdk/lib-dynamodb';
-import { TableIndexes, TTL_ATTRIBUTE } from '../payouts/store/table-design.js';
+} from '../shared/document-client.js';
 import * as z from '../shared/zod.js';
 import type { ProviderScheduleEntry, ProviderScheduleKind, SyncCursor, SyncStatus } from './model.js';
 
@@ -66,13 +66,13 @@ const CursorSchema = z.object({
 });
 
 export class DynamoDbProviderScheduleStore {
-  readonly #doc: DynamoDBDocumentClient;
+  readonly #doc: DocumentClient;
 
   constructor(
     client: DynamoDBClient,
     readonly tableName: string,
   ) {
-    this.#doc = DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
+    this.#doc = DocumentClient.from(client);
   }
 
   /**

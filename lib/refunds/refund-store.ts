@@ -1,14 +1,9 @@
 import { type DynamoDBClient, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import {
-  DynamoDBDocumentClient,
-  GetCommand,
-  QueryCommand,
-  TransactWriteCommand,
-} from '@aws-sdk/lib-dynamodb';
 import { DailyCapExceededError, PayoutsPausedError } from '../payouts/errors.js';
 import { capUpdateItem, pauseCheckItem, type TransactItem } from '../payouts/store/control-items.js';
 import type { CapChange } from '../payouts/store/payout-store.js';
 import { TableIndexes } from '../payouts/store/table-design.js';
+import { DocumentClient, GetCommand, QueryCommand, TransactWriteCommand } from '../shared/document-client.js';
 import { ConcurrentModificationError } from '../shared/errors.js';
 import { createWithIdempotencyKey, IdempotentCreateGuardError } from '../shared/idempotent-create.js';
 import { type Listing, listingAttributes, queryListing } from '../shared/index-listing.js';
@@ -128,13 +123,13 @@ const MAX_CONFLICT_RETRIES = 4;
  * (pause, daily cap, refunded total) it needs, in one TransactWriteItems.
  */
 export class DynamoDbRefundStore {
-  readonly #doc: DynamoDBDocumentClient;
+  readonly #doc: DocumentClient;
 
   constructor(
     client: DynamoDBClient,
     readonly tableName: string,
   ) {
-    this.#doc = DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
+    this.#doc = DocumentClient.from(client);
   }
 
   /**

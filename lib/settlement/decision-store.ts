@@ -1,6 +1,6 @@
 import { type DynamoDBClient, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, GetCommand, PutCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { CreationCompanion } from '../payouts/store/payout-store.js';
+import { DocumentClient, GetCommand, PutCommand, TransactWriteCommand } from '../shared/document-client.js';
 import { type Listing, listingAttributes, queryListing } from '../shared/index-listing.js';
 import type { CursorPage } from '../shared/paging.js';
 import * as z from '../shared/zod.js';
@@ -71,13 +71,13 @@ const settlementListing: Listing = {
 
 /** Settlement decisions: written once per settlement (first writer wins), never changed afterwards. */
 export class DynamoDbSettlementDecisionStore {
-  readonly #doc: DynamoDBDocumentClient;
+  readonly #doc: DocumentClient;
 
   constructor(
     client: DynamoDBClient,
     readonly tableName: string,
   ) {
-    this.#doc = DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
+    this.#doc = DocumentClient.from(client);
   }
 
   async get(settlementId: string): Promise<SettlementDecision | undefined> {

@@ -1,10 +1,10 @@
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import {
-  type DynamoDBDocumentClient,
+  type DocumentClient,
   GetCommand,
   TransactWriteCommand,
   type TransactWriteCommandInput,
-} from '@aws-sdk/lib-dynamodb';
+} from './document-client.js';
 import { PayoutAutomationError } from './errors.js';
 import { jitteredPause } from './jitter.js';
 
@@ -63,7 +63,7 @@ export class IdempotentCreateGuardError extends PayoutAutomationError {
  * const outcome = await createWithIdempotencyKey(doc, { tableName, key, ownerAttribute: 'refundId', ownerId: refund.id, createdAt, items: [refundItem] });
  */
 export async function createWithIdempotencyKey(
-  doc: DynamoDBDocumentClient,
+  doc: DocumentClient,
   request: IdempotentCreate,
 ): Promise<IdempotentCreateOutcome> {
   const put = (item: Record<string, unknown>) => ({

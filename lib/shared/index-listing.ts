@@ -1,6 +1,6 @@
-import { type DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { TableIndexes } from '../payouts/store/table-design.js';
 import { decodeCursor, encodeCursor } from './cursor.js';
+import { type DocumentClient, QueryCommand } from './document-client.js';
 import { InvalidCursorError } from './errors.js';
 import type { CursorPage } from './paging.js';
 import * as z from './zod.js';
@@ -52,7 +52,7 @@ const PositionSchema = z.lazy(() => {
  * @throws InvalidCursorError when the cursor is not one this listing issued for this state
  */
 export async function queryListing<T>(
-  doc: DynamoDBDocumentClient,
+  doc: DocumentClient,
   tableName: string,
   listing: Listing,
   query: { readonly state?: string; readonly limit: number; readonly cursor?: string },

@@ -1,4 +1,4 @@
-import { type DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { type DocumentClient, QueryCommand } from './document-client.js';
 
 /**
  * Every item of one partition whose sort key starts with `prefix` (an audit trail), in sort-key order, read page
@@ -7,7 +7,7 @@ import { type DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb
  * @example const events = await readItemCollection(doc, table, `PAYOUT#${id}`, 'AUDIT#', fromAuditItem);
  */
 export async function readItemCollection<T>(
-  doc: DynamoDBDocumentClient,
+  doc: DocumentClient,
   tableName: string,
   partitionKey: string,
   prefix: string,

@@ -1,4 +1,3 @@
-import { DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { resumePayouts } from '../../lib/payouts/engine/controls.js';
 import { createAndSubmit } from '../../lib/payouts/engine/create-and-submit.js';
@@ -6,6 +5,7 @@ import { CreationCompanionRefusedError } from '../../lib/payouts/errors.js';
 import { type Payout, PayoutStatus } from '../../lib/payouts/model.js';
 import { payoutSweeper } from '../../lib/payouts/payout-sweeper.js';
 import type { PayoutStore } from '../../lib/payouts/store/payout-store.js';
+import { DocumentClient, GetCommand, PutCommand } from '../../lib/shared/document-client.js';
 import { IdempotencyConflictError } from '../../lib/shared/errors.js';
 import { calendarDayIn } from '../../lib/shared/wall-clock.js';
 import {
@@ -117,7 +117,7 @@ describe('create and submit in one', () => {
     });
     const read = async (at: { pk: string; sk: string }) =>
       (
-        await DynamoDBDocumentClient.from(h.dynamoDb).send(
+        await DocumentClient.from(h.dynamoDb).send(
           new GetCommand({ TableName: h.tableName, Key: at, ConsistentRead: true }),
         )
       ).Item;
@@ -170,7 +170,7 @@ describe('create and submit in one', () => {
 
     it('refused (its record exists), fails the create, writing, reserving and sending nothing', async () => {
       const takenAt = recordKey('taken');
-      await DynamoDBDocumentClient.from(h.dynamoDb).send(
+      await DocumentClient.from(h.dynamoDb).send(
         new PutCommand({ TableName: h.tableName, Item: { ...takenAt, payoutId: 'decided-before' } }),
       );
       const capDay = calendarDayIn(h.engine.ctx.config.capTimeZone, h.clock.now());

@@ -1,5 +1,4 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { BatchWriteCommand, DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { localAwsConfig } from '../../lib/local/dynamodb-local.js';
 import type { PayoutGateway } from '../../lib/payouts/gateway.js';
@@ -8,6 +7,7 @@ import { DynamoDbPayoutStore } from '../../lib/payouts/store/dynamodb-payout-sto
 import { toPayoutItem } from '../../lib/payouts/store/item-codec.js';
 import { PayoutListing } from '../../lib/payouts/store/payout-listing.js';
 import { ManualClock } from '../../lib/shared/clock.js';
+import { BatchWriteCommand, DocumentClient } from '../../lib/shared/document-client.js';
 import { ulid } from '../../lib/shared/ids.js';
 import { createTestTable } from '../support/dynamodb.js';
 import { bankTransfer, command } from '../support/engine-harness.js';
@@ -75,9 +75,7 @@ describe('counting payouts by status', () => {
     const template = (await engine.create(command(bankTransfer(3_000), 'count-template'))).payout;
     const before = await store.countByStatus(template.status, 10_000); // a few, from the tests above and this one
     // 1,199 more payouts of about 1.2 KB in the same status: 1.4 MB, more than one COUNT page reads.
-    const doc = DynamoDBDocumentClient.from(table.client, {
-      marshallOptions: { removeUndefinedValues: true },
-    });
+    const doc = DocumentClient.from(table.client);
     const copies = Array.from({ length: 1_199 }, (_, index) =>
       toPayoutItem({
         ...template,

@@ -1,3 +1,5 @@
+import type { AttributeValue } from '@aws-sdk/client-dynamodb';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { payoutSweeper } from '../../lib/payouts/payout-sweeper.js';
 import { Settlements } from '../../lib/provider/resources/settlements.js';
@@ -78,7 +80,9 @@ describe('SettlementService', () => {
         wired.dynamoDb.middlewareStack.add(
           (next, context) => async (args) => {
             const output = await next(args);
-            if (context.commandName === 'GetItemCommand') reads.push((args.input as { Key?: unknown }).Key);
+            // The client's command carries the key as DynamoDB types: read back as plain values.
+            const { Key } = args.input as { Key?: Record<string, AttributeValue> };
+            if (context.commandName === 'GetItemCommand' && Key) reads.push(unmarshall(Key));
             return output;
           },
           { step: 'initialize', name: 'countReads' },

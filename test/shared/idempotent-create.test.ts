@@ -1,14 +1,14 @@
-import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DocumentClient, GetCommand } from '../../lib/shared/document-client.js';
 import { createWithIdempotencyKey } from '../../lib/shared/idempotent-create.js';
 import { createTestTable } from '../support/dynamodb.js';
 
 let table: Awaited<ReturnType<typeof createTestTable>>;
-let doc: DynamoDBDocumentClient;
+let doc: DocumentClient;
 
 beforeAll(async () => {
   table = await createTestTable('idempotent');
-  doc = DynamoDBDocumentClient.from(table.client);
+  doc = DocumentClient.from(table.client);
 });
 afterAll(() => table.client.destroy());
 

@@ -1,5 +1,5 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { DocumentClient, GetCommand, QueryCommand } from '../../shared/document-client.js';
 import { readItemCollection } from '../../shared/item-collection.js';
 import type { AuditEvent, Payout } from '../model.js';
 import { type CarriedAudit, carriedAuditOf, eventsOf, fromAuditItem, fromPayoutItem } from './item-codec.js';
@@ -19,7 +19,7 @@ interface PayoutWithCarriedAudit {
 
 /** The payout item (consistent), with the events it carries; undefined when there is no such payout. */
 async function readPayoutItem(
-  doc: DynamoDBDocumentClient,
+  doc: DocumentClient,
   tableName: string,
   id: string,
 ): Promise<PayoutWithCarriedAudit | undefined> {
@@ -31,7 +31,7 @@ async function readPayoutItem(
 
 /** The creation's events, which the payout's idempotency key item carries (none for payouts created before). */
 async function keyItemEvents(
-  doc: DynamoDBDocumentClient,
+  doc: DocumentClient,
   tableName: string,
   { payout, carried }: PayoutWithCarriedAudit,
 ): Promise<AuditEvent[]> {
@@ -87,13 +87,13 @@ export interface AuditPage {
  * @example const { events, next } = await new PayoutAuditTrail(client, table).page(id, { limit: 50 });
  */
 export class PayoutAuditTrail {
-  readonly #doc: DynamoDBDocumentClient;
+  readonly #doc: DocumentClient;
 
   constructor(
     client: DynamoDBClient,
     readonly tableName: string,
   ) {
-    this.#doc = DynamoDBDocumentClient.from(client);
+    this.#doc = DocumentClient.from(client);
   }
 
   /** The payout and its whole trail, oldest first, in two round trips; undefined when there is no such payout. */

@@ -1,4 +1,4 @@
-import type { TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import type { TransactWriteCommandInput } from '../../shared/document-client.js';
 import type { CapChange } from './payout-store.js';
 import { keys } from './table-design.js';
 

@@ -4,12 +4,12 @@ import {
   TransactionCanceledException,
 } from '@aws-sdk/client-dynamodb';
 import {
-  DynamoDBDocumentClient,
+  DocumentClient,
   GetCommand,
   PutCommand,
   QueryCommand,
   TransactWriteCommand,
-} from '@aws-sdk/lib-dynamodb';
+} from '../../shared/document-client.js';
 import { nextRequestSent } from '../../shared/dynamodb-client.js';
 import { ConcurrentModificationError } from '../../shared/errors.js';
 import { createWithIdempotencyKey, IdempotentCreateGuardError } from '../../shared/idempotent-create.js';
@@ -45,7 +45,7 @@ import { type Settled, WriteCoalescer } from './write-coalescer.js';
  * engine once a claim committed: submit-payout.ts, `pausedNow`).
  */
 export class DynamoDbPayoutStore implements PayoutStore {
-  readonly #doc: DynamoDBDocumentClient;
+  readonly #doc: DocumentClient;
   readonly #client: DynamoDBClient;
   readonly #coalescer: WriteCoalescer<PreparedTransition, Payout> | undefined;
 
@@ -56,7 +56,7 @@ export class DynamoDbPayoutStore implements PayoutStore {
     options: { coalesceWrites?: boolean } = {},
   ) {
     this.#client = client;
-    this.#doc = DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
+    this.#doc = DocumentClient.from(client);
     this.#coalescer =
       options.coalesceWrites === false
         ? undefined

@@ -1,5 +1,5 @@
 import { ConditionalCheckFailedException, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DocumentClient, UpdateCommand } from '../../shared/document-client.js';
 import { type ProviderRateLimiter, RateLimiterUnavailableError } from '../queue/rate-limiter.js';
 
 /** The one item every worker paces itself by. */
@@ -41,7 +41,7 @@ const ROUND_TRIPS_KEPT = 8;
  * const limiter = new DynamoDbRateLimiter(client, tableName, { perSecond: 50 });
  */
 export class DynamoDbRateLimiter implements ProviderRateLimiter {
-  readonly #doc: DynamoDBDocumentClient;
+  readonly #doc: DocumentClient;
   readonly #intervalMs: number;
   readonly #now: () => number;
   /** The last reservations' round trips (ms, on the limiter's clock); their median is the next one's head start. */
@@ -54,7 +54,7 @@ export class DynamoDbRateLimiter implements ProviderRateLimiter {
     readonly tableName: string,
     options: { perSecond: number; now?: () => number },
   ) {
-    this.#doc = DynamoDBDocumentClient.from(client);
+    this.#doc = DocumentClient.from(client);
     this.#intervalMs = 1000 / options.perSecond;
     this.#now = options.now ?? Date.now;
   }

@@ -1,6 +1,6 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { encodeCursor, isStartKeyRejection } from '../../shared/cursor.js';
+import { DocumentClient, QueryCommand, type QueryCommandInput } from '../../shared/document-client.js';
 import { InvalidCursorError } from '../../shared/errors.js';
 import type { Payout } from '../model.js';
 import { payoutOf } from './carried-audit.js';
@@ -17,13 +17,13 @@ import { keys, TableIndexes } from './table-design.js';
  * @example const { items, nextCursor } = await new PayoutListing(client, table).list({ status: 'pending', limit: 20 });
  */
 export class PayoutListing {
-  readonly #doc: DynamoDBDocumentClient;
+  readonly #doc: DocumentClient;
 
   constructor(
     client: DynamoDBClient,
     readonly tableName: string,
   ) {
-    this.#doc = DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
+    this.#doc = DocumentClient.from(client);
   }
 
   async list(query: ListQuery): Promise<ListPage> {

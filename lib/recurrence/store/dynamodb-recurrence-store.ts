@@ -3,16 +3,16 @@ import {
   type DynamoDBClient,
   TransactionCanceledException,
 } from '@aws-sdk/client-dynamodb';
+import { TableIndexes } from '../../payouts/store/table-design.js';
+import { decodeCursor, encodeCursor } from '../../shared/cursor.js';
 import {
-  DynamoDBDocumentClient,
+  DocumentClient,
   GetCommand,
   PutCommand,
   QueryCommand,
   TransactWriteCommand,
   UpdateCommand,
-} from '@aws-sdk/lib-dynamodb';
-import { TableIndexes } from '../../payouts/store/table-design.js';
-import { decodeCursor, encodeCursor } from '../../shared/cursor.js';
+} from '../../shared/document-client.js';
 import { ConcurrentModificationError, InvalidCursorError } from '../../shared/errors.js';
 import { createWithIdempotencyKey } from '../../shared/idempotent-create.js';
 import * as z from '../../shared/zod.js';
@@ -43,13 +43,13 @@ import { recurrenceKeys } from './table-keys.js';
  * of the sparse gsi3 index: only active recurrences whose next occurrence is due are read.
  */
 export class DynamoDbRecurrenceStore implements RecurrenceStore {
-  readonly #doc: DynamoDBDocumentClient;
+  readonly #doc: DocumentClient;
 
   constructor(
     client: DynamoDBClient,
     readonly tableName: string,
   ) {
-    this.#doc = DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
+    this.#doc = DocumentClient.from(client);
   }
 
   async create(recurrence: Recurrence, audit: RecurrenceAuditEvent): Promise<CreateRecurrenceOutcome> {

@@ -1,10 +1,10 @@
-import { DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AuditEvent, Payout } from '../../../lib/payouts/model.js';
 import { PayoutAuditTrail } from '../../../lib/payouts/store/audit-trail.js';
 import { DynamoDbPayoutStore } from '../../../lib/payouts/store/dynamodb-payout-store.js';
 import { toPayoutItem, toStoredEvent } from '../../../lib/payouts/store/item-codec.js';
 import { keys } from '../../../lib/payouts/store/table-design.js';
+import { DocumentClient, GetCommand, PutCommand, QueryCommand } from '../../../lib/shared/document-client.js';
 import { createDynamoDbClient } from '../../../lib/shared/dynamodb-client.js';
 import { ConcurrentModificationError } from '../../../lib/shared/errors.js';
 import { itemBytes } from '../../../lib/shared/item-size.js';
@@ -20,11 +20,11 @@ import { storedPayout } from './stored-payout.js';
  * payouts in long attribute names) read back the same and go on in the new shape.
  */
 let table: Awaited<ReturnType<typeof createTestTable>>;
-let doc: DynamoDBDocumentClient;
+let doc: DocumentClient;
 
 beforeAll(async () => {
   table = await createTestTable('audit-items');
-  doc = DynamoDBDocumentClient.from(table.client);
+  doc = DocumentClient.from(table.client);
 });
 afterAll(() => table.client.destroy());
 

@@ -1,10 +1,10 @@
-import { BatchWriteCommand, DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { endedLeases, LEASE_SCAN_PAGE_ITEMS } from '../../../lib/payouts/engine/reconcile-payouts.js';
 import type { PayoutGateway } from '../../../lib/payouts/gateway.js';
 import type { Payout } from '../../../lib/payouts/model.js';
 import { PayoutEngine } from '../../../lib/payouts/payout-engine.js';
 import { toPayoutItem } from '../../../lib/payouts/store/item-codec.js';
+import { BatchWriteCommand, DocumentClient, PutCommand } from '../../../lib/shared/document-client.js';
 import { createTestTable } from '../../support/dynamodb.js';
 import { storedPayout } from './stored-payout.js';
 
@@ -15,7 +15,7 @@ import { storedPayout } from './stored-payout.js';
  */
 const NOW = '2026-03-02T09:00:00.000Z';
 let table: Awaited<ReturnType<typeof createTestTable>>;
-let doc: DynamoDBDocumentClient;
+let doc: DocumentClient;
 let engine: PayoutEngine;
 /** The look reads and decides nothing at the provider: a gateway that must never be called. */
 const noProvider = new Proxy({} as PayoutGateway, {
@@ -26,7 +26,7 @@ const noProvider = new Proxy({} as PayoutGateway, {
 
 beforeAll(async () => {
   table = await createTestTable('lease-expiry');
-  doc = DynamoDBDocumentClient.from(table.client);
+  doc = DocumentClient.from(table.client);
   engine = new PayoutEngine({ store: table.store, gateway: noProvider });
 });
 afterAll(() => table.client.destroy());
