@@ -1,5 +1,6 @@
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import * as z from 'zod/mini';
+import { collectResponseBody } from '../shared/response-body.js';
 import { SETTLED_SDK_CONFIG } from '../shared/sdk-settled-config.js';
 import {
   CredentialsError,
@@ -13,6 +14,14 @@ import {
  * files on the first read (SETTLED_SDK_CONFIG).
  */
 export const SECRETS_MANAGER_CLIENT_CONFIG = { ...SETTLED_SDK_CONFIG, maxAttempts: 3 } as const;
+
+/**
+ * The project's Secrets Manager client: SECRETS_MANAGER_CLIENT_CONFIG, and its answers read as the Node streams
+ * they are (collectResponseBody: no web streams loaded on a cold start's first read).
+ */
+export function createSecretsManagerClient(): SecretsManagerClient {
+  return new SecretsManagerClient({ ...SECRETS_MANAGER_CLIENT_CONFIG, streamCollector: collectResponseBody });
+}
 
 /** The part of the Secrets Manager client this source uses; injectable for tests. */
 export type SecretsManagerLike = Pick<SecretsManagerClient, 'send'>;
@@ -48,7 +57,7 @@ export class SecretsManagerCredentialsSource implements CredentialsSource {
   readonly #pin: CachedSecretField | undefined;
 
   constructor(options: SecretsManagerCredentialsOptions) {
-    const client = options.client ?? new SecretsManagerClient(SECRETS_MANAGER_CLIENT_CONFIG);
+    const client = options.client ?? createSecretsManagerClient();
     const cache = { client, ttlMs: options.ttlMs ?? 5 * 60_000, now: options.now ?? Date.now };
     this.#token = new CachedSecretField({
       ...cache,

@@ -2,7 +2,7 @@ import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { ProviderConnection } from '../provider/connection.js';
 import { type CredentialsSource, StaticCredentialsSource } from '../provider/credentials.js';
 import {
-  SECRETS_MANAGER_CLIENT_CONFIG,
+  createSecretsManagerClient,
   SecretsManagerCredentialsSource,
 } from '../provider/secrets-manager-credentials.js';
 import { observeAwsCalls } from './aws-call-observer.js';
@@ -34,7 +34,7 @@ export function providerConnectionOf(runtime: Runtime): ProviderConnection {
 
 function credentialsFor({ env, overrides }: Runtime): CredentialsSource {
   if (env.PROVIDER_TOKEN_SECRET_ID) {
-    const client = overrides.secretsManager ?? new SecretsManagerClient(SECRETS_MANAGER_CLIENT_CONFIG);
+    const client = overrides.secretsManager ?? createSecretsManagerClient();
     if (overrides.awsCalls && client instanceof SecretsManagerClient)
       observeAwsCalls(client, overrides.awsCalls.functionName, overrides.awsCalls.observer);
     // The PIN's secret is named only to the functions that send money; the others hold no PIN and never ask.

@@ -1,5 +1,6 @@
 import { DynamoDBClient, type DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
 import type { HandlerExecutionContext } from '@smithy/types';
+import { collectResponseBody } from './response-body.js';
 import { SETTLED_SDK_CONFIG } from './sdk-settled-config.js';
 
 /**
@@ -52,6 +53,7 @@ export const SETTLED_CLIENT_CONFIG = {
  *   within the deadline; the conditions on every write make a retry of one that did commit fail instead of
  *   apply twice, and a write abandoned at the deadline is as uncertain as a timed-out one always was.
  * - Nothing left for the SDK to look up in files on the first call (SETTLED_CLIENT_CONFIG).
+ * - Answers read as the Node streams they are (collectResponseBody), without loading web streams on the first.
  * - No SDK logger middleware. The project logs its own decisions and never passes the SDK a logger, yet the
  *   middleware still runs the SDK's no-op logger and, to feed it, walks every request and response through the
  *   sensitive-field filter: about 1 % of the engine's CPU for nothing. Errors still reach the callers.
@@ -60,7 +62,12 @@ export function createDynamoDbClient(
   config: DynamoDBClientConfig = {},
   callDeadlineMs = DYNAMODB_CALL_DEADLINE_MS,
 ): DynamoDBClient {
-  const client = new DynamoDBClient({ ...SETTLED_CLIENT_CONFIG, requestHandler: REQUEST_HANDLER, ...config });
+  const client = new DynamoDBClient({
+    ...SETTLED_CLIENT_CONFIG,
+    requestHandler: REQUEST_HANDLER,
+    streamCollector: collectResponseBody,
+    ...config,
+  });
   client.middlewareStack.remove('loggerMiddleware');
   client.middlewareStack.add(
     (next, context) => (args) => withinCallDeadline(callDeadlineMs, context, () => next(args)),
