@@ -93,6 +93,16 @@ function fromItem(item: Record<string, AttributeValue> | undefined): Document | 
   return item && unmarshall(item);
 }
 
+/** `input` with its expression values marshalled; the caller marshals its key or item. */
+function withValuesMarshalled<T extends Values>({ ExpressionAttributeValues, ...rest }: T) {
+  return { ...rest, ExpressionAttributeValues: toValues(ExpressionAttributeValues) };
+}
+
+/** `input` with its key and expression values marshalled. */
+function withKeyMarshalled<T extends Values & { Key: Document }>(input: T) {
+  return { ...withValuesMarshalled(input), Key: toItem(input.Key) };
+}
+
 export type GetCommandInput = Omit<GetItemCommandInput, 'Key'> & { Key: Document };
 export type GetCommandOutput = Omit<GetItemCommandOutput, 'Item'> & { Item?: Document };
 
@@ -115,13 +125,8 @@ export class PutCommand implements DocumentCommand<PutCommandOutput> {
   constructor(readonly input: PutCommandInput) {}
 
   async sendWith(client: DynamoDBClient, options: SendOptions | undefined): Promise<PutCommandOutput> {
-    const { Item, ExpressionAttributeValues, ...rest } = this.input;
     const output = await client.send(
-      new PutItemCommand({
-        ...rest,
-        Item: toItem(Item),
-        ExpressionAttributeValues: toValues(ExpressionAttributeValues),
-      }),
+      new PutItemCommand({ ...withValuesMarshalled(this.input), Item: toItem(this.input.Item) }),
       options,
     );
     return { ...output, Attributes: fromItem(output.Attributes) };
@@ -137,15 +142,7 @@ export class UpdateCommand implements DocumentCommand<UpdateCommandOutput> {
   constructor(readonly input: UpdateCommandInput) {}
 
   async sendWith(client: DynamoDBClient, options: SendOptions | undefined): Promise<UpdateCommandOutput> {
-    const { Key, ExpressionAttributeValues, ...rest } = this.input;
-    const output = await client.send(
-      new UpdateItemCommand({
-        ...rest,
-        Key: toItem(Key),
-        ExpressionAttributeValues: toValues(ExpressionAttributeValues),
-      }),
-      options,
-    );
+    const output = await client.send(new UpdateItemCommand(withKeyMarshalled(this.input)), options);
     return { ...output, Attributes: fromItem(output.Attributes) };
   }
 }
@@ -162,12 +159,11 @@ export class QueryCommand implements DocumentCommand<QueryCommandOutput> {
   constructor(readonly input: QueryCommandInput) {}
 
   async sendWith(client: DynamoDBClient, options: SendOptions | undefined): Promise<QueryCommandOutput> {
-    const { ExclusiveStartKey, ExpressionAttributeValues, ...rest } = this.input;
+    const { ExclusiveStartKey } = this.input;
     const output = await client.send(
       new QueryItemsCommand({
-        ...rest,
+        ...withValuesMarshalled(this.input),
         ExclusiveStartKey: ExclusiveStartKey && toItem(ExclusiveStartKey),
-        ExpressionAttributeValues: toValues(ExpressionAttributeValues),
       }),
       options,
     );
@@ -211,24 +207,11 @@ export class TransactWriteCommand implements DocumentCommand<TransactWriteComman
 function toTransactItem(
   action: TransactWriteItem,
 ): NonNullable<TransactWriteItemsCommandInput['TransactItems']>[number] {
-  const { ConditionCheck: check, Put: put, Delete: remove, Update: update } = action;
-  if (put) {
-    const { Item, ExpressionAttributeValues, ...rest } = put;
-    return {
-      Put: { ...rest, Item: toItem(Item), ExpressionAttributeValues: toValues(ExpressionAttributeValues) },
-    };
-  }
-  const keyed = check ?? remove ?? update;
-  if (!keyed) throw new TypeError('a transaction action names none of ConditionCheck, Put, Delete, Update');
-  const { Key, ExpressionAttributeValues, ...rest } = keyed;
-  const marshalled = {
-    ...rest,
-    Key: toItem(Key),
-    ExpressionAttributeValues: toValues(ExpressionAttributeValues),
-  };
-  if (check) return { ConditionCheck: marshalled as ConditionCheck };
-  if (remove) return { Delete: marshalled };
-  return { Update: marshalled as Update };
+  if (action.Put) return { Put: { ...withValuesMarshalled(action.Put), Item: toItem(action.Put.Item) } };
+  if (action.ConditionCheck) return { ConditionCheck: withKeyMarshalled(action.ConditionCheck) };
+  if (action.Delete) return { Delete: withKeyMarshalled(action.Delete) };
+  if (action.Update) return { Update: withKeyMarshalled(action.Update) };
+  throw new TypeError('a transaction action names none of ConditionCheck, Put, Delete, Update');
 }
 
 /** One request of a batch write, with a plain item or key. */
