@@ -41,6 +41,19 @@ export const PageCursorSchema = z.lazy(() =>
     ),
 );
 
+/**
+ * The query of a read that goes page by page and takes nothing else (a payout's audit trail, a recurrence's
+ * history): a page size of 1 to 100, described by `limitDescription`, and the cursor.
+ */
+export function pageOnlyQuery(limitDescription: string) {
+  return z.lazy(() =>
+    z.strictObject({
+      limit: z.optional(queryInt(1, 100, limitDescription)),
+      cursor: z.optional(PageCursorSchema),
+    }),
+  );
+}
+
 export const ListPayoutsQuerySchema = z.lazy(() =>
   z.strictObject({
     status: z.optional(z.enum(statusValues)),

@@ -18,8 +18,7 @@ import {
   ApproveRequestSchema,
   CancelRequestSchema,
   ListPayoutsQuerySchema,
-  PageCursorSchema,
-  queryInt,
+  pageOnlyQuery,
   ResolveReviewRequestSchema,
 } from '../schemas.js';
 
@@ -53,12 +52,7 @@ async function getPayout(request: RouteRequest<'payoutAuditTrail'>) {
 }
 
 /** `GET /payouts/{id}/audit`: the whole trail page by page (the payout's own answer holds its newest events). */
-export const AuditPageQuerySchema = z.lazy(() =>
-  z.strictObject({
-    limit: z.optional(queryInt(1, 100, 'page size in events, 1 to 100, default 50')),
-    cursor: z.optional(PageCursorSchema),
-  }),
-);
+export const AuditPageQuerySchema = pageOnlyQuery('page size in events, 1 to 100, default 50');
 
 /** The position a page of an audit trail stopped at, as its cursor carries it. */
 const AuditCursorSchema = z.lazy(() =>

@@ -21,8 +21,8 @@ import { type Answers, type Route, type RouteRequest, reply, route } from '../ro
 import {
   ApproveRequestSchema,
   CancelRequestSchema,
-  PageCursorSchema,
   PauseRequestSchema,
+  pageOnlyQuery,
   queryInt,
   ResumeRequestSchema,
 } from '../schemas.js';
@@ -118,12 +118,7 @@ function presentView(view: RecurrenceView): RecurringPayoutView {
 }
 
 /** `GET /recurring-payouts/{id}/history`: what became of every occurrence, newest first, page by page. */
-export const HistoryPageQuerySchema = z.lazy(() =>
-  z.strictObject({
-    limit: z.optional(queryInt(1, 100, 'page size, 1 to 100, default 50')),
-    cursor: z.optional(PageCursorSchema),
-  }),
-);
+export const HistoryPageQuerySchema = pageOnlyQuery('page size, 1 to 100, default 50');
 
 /** Where a page of the history stopped, as its cursor carries it: the local date the next page starts before. */
 const HistoryCursorSchema = z.lazy(() =>
