@@ -38,6 +38,22 @@ afterAll(async () => {
 });
 beforeEach(() => h.sandbox.reset());
 
+/**
+ * A pacer on a table of its own, closed after `run`: for a test whose clock must meet no other test's
+ * reservations on the shared pacer.
+ */
+async function withOwnPacer<T>(
+  options: ConstructorParameters<typeof DynamoDbRateLimiter>[2],
+  run: (limiter: DynamoDbRateLimiter) => Promise<T>,
+): Promise<T> {
+  const table = await createTestTable('pacer');
+  try {
+    return await run(new DynamoDbRateLimiter(table.client, table.tableName, options));
+  } finally {
+    table.client.destroy();
+  }
+}
+
 /** Records what the sweeper enqueued, as the FIFO queue would receive it. */
 class RecordingQueue implements SubmissionQueue {
   readonly requests: SubmissionRequest[] = [];
@@ -323,14 +339,9 @@ describe('the submission worker', () => {
   });
 
   it('sends a payout that missed its slot at a new one, so a late send never crowds the sends on time', async () => {
-    const table = await createTestTable('pacer');
-    try {
-      const start = 7_000_000;
-      let clock = start;
-      const limiter = new DynamoDbRateLimiter(table.client, table.tableName, {
-        perSecond: 10,
-        now: () => clock,
-      });
+    const start = 7_000_000;
+    let clock = start;
+    await withOwnPacer({ perSecond: 10, now: () => clock }, async (limiter) => {
       const payouts = await pendingPayouts(2);
       const slept: number[] = [];
       // The first timer fires 60 ms late (a busy event loop): more than MAX_SEND_LATENESS_MS after its slot.
@@ -360,19 +371,12 @@ describe('the submission worker', () => {
       for (const payout of payouts) expect(ledgerEntriesOf(h.sandbox, payout.id)).toHaveLength(1);
       // Three slots were taken from the fleet's pacer: the next worker's is the fourth.
       expect(await limiter.reserve(1)).toEqual([start + 300]);
-    } finally {
-      table.client.destroy();
-    }
+    });
   });
 
   it('leaves late after MAX_SLOTS_PER_SEND missed slots rather than give up a claimed payout', async () => {
-    const table = await createTestTable('pacer');
-    try {
-      let clock = 8_000_000;
-      const limiter = new DynamoDbRateLimiter(table.client, table.tableName, {
-        perSecond: 10,
-        now: () => clock,
-      });
+    let clock = 8_000_000;
+    await withOwnPacer({ perSecond: 10, now: () => clock }, async (limiter) => {
       await limiter.reserve(1);
       const [payout] = await pendingPayouts(1);
       if (!payout) throw new Error('no payout');
@@ -395,21 +399,14 @@ describe('the submission worker', () => {
       expect(slept).toHaveLength(MAX_SLOTS_PER_SEND);
       expect(report).toMatchObject({ sent: 1, outcomes: { succeeded: 1 } });
       expect(ledgerEntriesOf(h.sandbox, payout.id)).toHaveLength(1);
-    } finally {
-      table.client.destroy();
-    }
+    });
   });
 
   it("reads each claim's pause while the batch reserves its send slots, and sends once both are back", async () => {
     // A pacer of its own and a clock that does not move: no slot is ever missed, so a reservation counted here is
     // the batch's, never a missed slot's replacement (which a loaded machine would otherwise make).
-    const table = await createTestTable('pacer');
-    try {
-      const fixed = 11_000_000;
-      const limiter = new DynamoDbRateLimiter(table.client, table.tableName, {
-        perSecond: 1_000,
-        now: () => fixed,
-      });
+    const fixed = 11_000_000;
+    await withOwnPacer({ perSecond: 1_000, now: () => fixed }, async (limiter) => {
       let reservations = 0;
       const countingLimiter = replaceMethod(
         limiter,
@@ -439,9 +436,7 @@ describe('the submission worker', () => {
       expect(reservationsAtPauseAnswer).toEqual([1, 1]);
       expect(reservations).toBe(1);
       for (const payout of payouts) expect(ledgerEntriesOf(h.sandbox, payout.id)).toHaveLength(1);
-    } finally {
-      table.client.destroy();
-    }
+    });
   });
 
   it('sends nothing when the pause lands after the claims committed, though their slots were reserved', async () => {
