@@ -25,8 +25,10 @@ const typeValues = PAYOUT_TYPES as [PayoutType, ...PayoutType[]];
 // Built on first use (z.lazy): a function loads the schemas of every route it serves and of the OpenAPI
 // document, and a cold start parses with one or two of them (issue 18).
 
+const PAGE_LIMIT_DESCRIPTION = 'page size, 1 to 100, default 20';
+
 /** `limit` of a cursor-paginated listing: 1 to 100, default 20. */
-export const PageLimitSchema = z.lazy(() => queryInt(1, 100, 'page size, 1 to 100, default 20'));
+export const PageLimitSchema = z.lazy(() => queryInt(1, 100, PAGE_LIMIT_DESCRIPTION));
 
 /** `cursor` of a cursor-paginated listing. Opaque: the `nextCursor` of the previous page. */
 export const PageCursorSchema = z.lazy(() =>
@@ -43,9 +45,10 @@ export const PageCursorSchema = z.lazy(() =>
 
 /**
  * The query of a read that goes page by page and takes nothing else (a payout's audit trail, a recurrence's
- * history): a page size of 1 to 100, described by `limitDescription`, and the cursor.
+ * history, correction jobs and their rows): a page size of 1 to 100, described by `limitDescription` (by default
+ * as `PageLimitSchema`'s), and the cursor.
  */
-export function pageOnlyQuery(limitDescription: string) {
+export function pageOnlyQuery(limitDescription = PAGE_LIMIT_DESCRIPTION) {
   return z.lazy(() =>
     z.strictObject({
       limit: z.optional(queryInt(1, 100, limitDescription)),

@@ -11,7 +11,7 @@ import {
   CorrectionJobSchema,
 } from '../responses/correction-job.js';
 import { type Answers, type Route, type RouteRequest, reply, route } from '../router.js';
-import { PageCursorSchema, PageLimitSchema } from '../schemas.js';
+import { pageOnlyQuery } from '../schemas.js';
 
 export const JobIdSchema = z.lazy(() =>
   z.string().check(z.regex(/^[0-9A-HJKMNP-TV-Z]{26}$/, 'must be a job id')),
@@ -45,12 +45,7 @@ function jobId(request: RouteRequest<'correctionJobs'>): string {
 }
 
 /** `GET /bulk-correction-jobs` and `GET /bulk-correction-jobs/{id}/items`: a page. */
-export const ListCorrectionJobsQuerySchema = z.lazy(() =>
-  z.strictObject({
-    limit: z.optional(PageLimitSchema),
-    cursor: z.optional(PageCursorSchema),
-  }),
-);
+export const ListCorrectionJobsQuerySchema = pageOnlyQuery();
 
 const { word: WORD, name: NAME, text: TEXT } = FIELD_MAXIMA;
 
