@@ -50,6 +50,15 @@ const outDir = join(projectRoot, '.cache', 'bench-bundles');
 const PEER_NODEJS_DEFAULT = 'peer-nodejsfunction-default';
 /** The peer built by the project's own build (infra/bundling/build-handler.ts), like every function here. */
 const PEER_LIKE_OURS = 'peer-bundled-like-ours';
+/**
+ * The same two builds, each handed a settlement to check against the provider's listing before paying it: the
+ * settlement handler's own work done the common way. Reported beside the settlement's row, for comparison only:
+ * issue 18's targets are judged against the peers above.
+ */
+const VERIFYING_PEERS = [
+  { name: 'peer-nodejsfunction-default-verifying', bundle: PEER_NODEJS_DEFAULT, variant: 'nv' },
+  { name: 'peer-bundled-like-ours-verifying', bundle: PEER_LIKE_OURS, variant: 'ov' },
+] as const;
 /** Targets of issue 18, as ratios and differences within one run. */
 const WITHIN_MS_OF_PEER_LIKE_OURS = 15;
 const RESULT_PREFIX = 'BENCH_RESULT ';
@@ -143,7 +152,13 @@ interface MoneyHandler {
   readonly prepare: (rig: EngineRig, run: number) => Promise<unknown>;
   /** Untimed, after the run: pays what the run handed over, so every run starts from the same backlog. */
   readonly settle?: (rig: EngineRig) => Promise<unknown>;
+  /** Checks what its event names with the provider before paying: also compared with the verifying peers. */
+  readonly verifiesWithProvider?: true;
 }
+
+/** A fresh successful merchant settlement in the sandbox, for one run to pay out. */
+const freshSettlement = (rig: EngineRig) =>
+  addSettlement(rig.sandbox.url, { category: 'MERCHANT_SETTLEMENT', amountKobo: 250_000 });
 
 /** A payout due now, for the sweeper to find, and the schedule's event. */
 async function duePayout(rig: EngineRig, run: number, label: string) {
@@ -209,6 +224,7 @@ const MONEY_HANDLERS: readonly MoneyHandler[] = [
     what: '"Settlement Available": looking the settlement up and paying it out',
     // The settlement is read fresh from the provider's listing before it is paid (SettlementService.payOut).
     providerCalls: 2,
+    verifiesWithProvider: true,
     prepare: async (rig, run) => ({
       version: '0',
       id: `cold-settlement-${process.pid}-${run}`,
@@ -218,13 +234,7 @@ const MONEY_HANDLERS: readonly MoneyHandler[] = [
       time: new Date().toISOString(),
       region: 'us-east-1',
       resources: [],
-      detail: {
-        version: '1',
-        settlementId: await addSettlement(rig.sandbox.url, {
-          category: 'MERCHANT_SETTLEMENT',
-          amountKobo: 250_000,
-        }),
-      },
+      detail: { version: '1', settlementId: await freshSettlement(rig) },
     }),
   },
 ];
@@ -246,6 +256,10 @@ const PEER_BUILDS = {
     minify: true,
   },
 } as const;
+
+/** What sets a verifying peer apart from the plain one it is built as. */
+const VERIFYING_BUILD_NOTE =
+  "the same bundle handed a settlement's id: it reads the provider's 10 newest settlements (GET /settlement), checks that one is listed as a successful merchant settlement, and pays out the amount listed";
 
 /** What `bench/results/latest.json` reports as `coldStart`. */
 export interface ColdStartReport {
@@ -269,13 +283,25 @@ export interface ColdStartReport {
        * and quartiles of this handler's answer less, or divided by, the peer's in the same round. How far the
        * run's noise moves a row; the targets are judged on the medians above.
        */
-      readonly perRound: {
-        readonly msOverPeerBundledLikeOurs: Quartiles;
-        readonly ratioToNodejsFunctionDefaultPeer: Quartiles;
-      };
+      readonly perRound: PeerComparison['perRound'];
+      /**
+       * For a handler that checks its event with the provider first (the settlement): the same comparisons with
+       * the verifying peers, which make that check too. For the reader's judgement only; no target is set on it.
+       */
+      readonly againstVerifyingPeers?: PeerComparison;
     }
   >;
   readonly bundleBytes: Record<string, number>;
+}
+
+/** A handler's answer against a pair of peers (one per build): medians of the run, and round by round. */
+interface PeerComparison {
+  readonly ratioToNodejsFunctionDefaultPeer: number;
+  readonly msOverPeerBundledLikeOurs: number;
+  readonly perRound: {
+    readonly msOverPeerBundledLikeOurs: Quartiles;
+    readonly ratioToNodejsFunctionDefaultPeer: Quartiles;
+  };
 }
 
 interface Quartiles {
@@ -344,6 +370,7 @@ export async function benchColdStart(
       ...MONEY_HANDLERS.map((handler) => handler.name),
       PEER_NODEJS_DEFAULT,
       PEER_LIKE_OURS,
+      ...VERIFYING_PEERS.map((peer) => peer.name),
     ];
     const timings = new Map<string, Timing[]>(timed.map((name) => [name, []]));
     const record = (name: string, timing: Timing) => timings.get(name)?.push(timing);
@@ -382,6 +409,14 @@ export async function benchColdStart(
         time: (run: number) =>
           pays(rig, 'peer', 1, () => invoke(invoker, bundleFiles, PEER_LIKE_OURS, peerEvent(run, 'o'), env)),
       },
+      ...VERIFYING_PEERS.map(({ name, bundle, variant }) => ({
+        name,
+        time: async (run: number) => {
+          const event = { ...peerEvent(run, variant), settlementId: await freshSettlement(rig) };
+          // The listing's read, then the payout.
+          return pays(rig, name, 2, () => invoke(invoker, bundleFiles, bundle, event, env));
+        },
+      })),
     ];
     // Interleaved, so background load on the shared cores hits every side alike, and each round starts one side
     // later than the one before, so no side always follows the same one (a heavy bundle, a cold file cache).
@@ -395,7 +430,9 @@ export async function benchColdStart(
     const medianOf = (name: string, pick: (timing: Timing) => number) =>
       median((timings.get(name) ?? []).map(pick));
     const bundleOf = (name: string) =>
-      MONEY_HANDLERS.find((handler) => handler.name === name)?.bundle ?? name;
+      MONEY_HANDLERS.find((handler) => handler.name === name)?.bundle ??
+      VERIFYING_PEERS.find((peer) => peer.name === name)?.bundle ??
+      name;
     const timedBuild = (name: string): TimedBuild => ({
       bundleBytes: sizes.get(bundleOf(name)) ?? 0,
       answeredMs: fixed(
@@ -432,6 +469,20 @@ export async function benchColdStart(
     };
     const peerDefault = timedBuild(PEER_NODEJS_DEFAULT);
     const peerOurs = timedBuild(PEER_LIKE_OURS);
+    const [verifyingDefault, verifyingOurs] = VERIFYING_PEERS;
+    /** A side's answer against a pair of peers: the NodejsFunction-default build and the one like ours. */
+    const compare = (
+      own: TimedBuild,
+      name: string,
+      peers: { readonly nodejsDefault: string; readonly likeOurs: string },
+    ): PeerComparison => ({
+      ratioToNodejsFunctionDefaultPeer: fixed(own.answeredMs / timedBuild(peers.nodejsDefault).answeredMs, 3),
+      msOverPeerBundledLikeOurs: fixed(own.answeredMs - timedBuild(peers.likeOurs).answeredMs, 1),
+      perRound: {
+        msOverPeerBundledLikeOurs: perRound(name, peers.likeOurs, (a, b) => a - b, 1),
+        ratioToNodejsFunctionDefaultPeer: perRound(name, peers.nodejsDefault, (a, b) => a / b, 3),
+      },
+    });
     const coldStart: ColdStartReport = {
       runs: RUNS,
       loadAverage: { atStart: loadAtStart, atEnd: loadavg().map((value) => fixed(value, 2)) },
@@ -439,31 +490,54 @@ export async function benchColdStart(
       peers: {
         [PEER_NODEJS_DEFAULT]: { ...peerDefault, build: PEER_BUILDS[PEER_NODEJS_DEFAULT].description },
         [PEER_LIKE_OURS]: { ...peerOurs, build: PEER_BUILDS[PEER_LIKE_OURS].description },
+        ...Object.fromEntries(
+          VERIFYING_PEERS.map(({ name, bundle }) => [
+            name,
+            { ...timedBuild(name), build: `${PEER_BUILDS[bundle].description}; ${VERIFYING_BUILD_NOTE}` },
+          ]),
+        ),
       },
       handlers: Object.fromEntries(
-        MONEY_HANDLERS.map(({ name, what, bundle }) => {
+        MONEY_HANDLERS.map(({ name, what, bundle, verifiesWithProvider }) => {
           const own = timedBuild(name);
+          const { perRound: rounds, ...medians } = compare(own, name, {
+            nodejsDefault: PEER_NODEJS_DEFAULT,
+            likeOurs: PEER_LIKE_OURS,
+          });
           return [
             name,
             {
               what,
               function: bundle ?? name,
               ...own,
-              ratioToNodejsFunctionDefaultPeer: fixed(own.answeredMs / peerDefault.answeredMs, 3),
-              msOverPeerBundledLikeOurs: fixed(own.answeredMs - peerOurs.answeredMs, 1),
+              ...medians,
               noSlowerThanNodejsFunctionDefaultPeer: own.answeredMs <= peerDefault.answeredMs,
               within15MsOfPeerBundledLikeOurs:
                 own.answeredMs - peerOurs.answeredMs <= WITHIN_MS_OF_PEER_LIKE_OURS,
-              perRound: {
-                msOverPeerBundledLikeOurs: perRound(name, PEER_LIKE_OURS, (a, b) => a - b, 1),
-                ratioToNodejsFunctionDefaultPeer: perRound(name, PEER_NODEJS_DEFAULT, (a, b) => a / b, 3),
-              },
+              perRound: rounds,
+              ...(verifiesWithProvider && {
+                againstVerifyingPeers: compare(own, name, {
+                  nodejsDefault: verifyingDefault.name,
+                  likeOurs: verifyingOurs.name,
+                }),
+              }),
             },
           ];
         }),
       ),
       bundleBytes: Object.fromEntries(sizes),
     };
+    /** The rows that check their event with the provider, against the verifying peers (median and quartiles). */
+    const verifyingAgainst = () =>
+      Object.entries(coldStart.handlers)
+        .flatMap(([name, { againstVerifyingPeers: against }]) => {
+          if (!against) return [];
+          const { ratioToNodejsFunctionDefaultPeer: ratio, msOverPeerBundledLikeOurs: ms } = against.perRound;
+          return [
+            `${name} ÷ ${fixed(against.ratioToNodejsFunctionDefaultPeer, 3)} (rounds ${fixed(ratio.p25, 2)} to ${fixed(ratio.p75, 2)}), ${fixed(against.msOverPeerBundledLikeOurs, 1)} ms over (rounds ${fixed(ms.p25, 0)} to ${fixed(ms.p75, 0)})`,
+          ];
+        })
+        .join('; ');
     /** A money handler's per-round comparisons, as quartile ranges; empty for the peers. */
     const roundByRound = (name: string): string => {
       const rounds = coldStart.handlers[name]?.perRound;
@@ -501,6 +575,14 @@ export async function benchColdStart(
       },
       row(PEER_NODEJS_DEFAULT, 'paying 1 payout (the peer, NodejsFunction defaults: CJS, SDK external)'),
       row(PEER_LIKE_OURS, "paying 1 payout (the peer, the project's own build)"),
+      row(
+        verifyingDefault.name,
+        'checking 1 settlement in the listing, then paying it (NodejsFunction defaults)',
+      ),
+      row(
+        verifyingOurs.name,
+        "checking 1 settlement in the listing, then paying it (the project's own build)",
+      ),
       ...MONEY_HANDLERS.map((handler) => row(handler.name, handler.what)),
       ...handlerNames
         .filter((name) => !MONEY_HANDLERS.some((handler) => (handler.bundle ?? handler.name) === name))
@@ -526,6 +608,7 @@ export async function benchColdStart(
         "Bundles: the project's own build (infra/bundling/build-handler.ts), which the CDK construct runs at synth and the bundle test checks: esbuild CommonJS (index.cjs, which Lambda loads with require()), platform node, target node22, minified, the AWS SDK bundled from its ESM build with its default credential chain cut to the environment link, and the plugin that leaves out the parts of undici and the SDK no function reaches (infra/bundling/shipped-dependencies.ts). bundle KB is the size of index.cjs, all a function loads.",
         `The peer (bench/peer/powertools-handler.ts): Powertools idempotency (makeIdempotent + DynamoDBPersistenceLayer, own table with pk \`id\`) around one fetch to POST /settlement/instant/payout; not safe for payouts (it releases the lock when the call fails, so a timeout resends). Built twice in this run: ${PEER_NODEJS_DEFAULT} = ${PEER_BUILDS[PEER_NODEJS_DEFAULT].description}; ${PEER_LIKE_OURS} = ${PEER_BUILDS[PEER_LIKE_OURS].description}.`,
         `Targets (issue 18): each money handler's answered ms no more than the ${PEER_NODEJS_DEFAULT} peer's (÷ ≤ 1.00) and within ${WITHIN_MS_OF_PEER_LIKE_OURS} ms of the ${PEER_LIKE_OURS} peer's, medians of the same run.`,
+        `The verifying peers (${verifyingDefault.name}, ${verifyingOurs.name}): ${VERIFYING_BUILD_NOTE}, as settlement-available never pays an event's word. For comparison only, no target is judged on them: ${verifyingAgainst()}.`,
         "round by round: every round times each side once, one after another; the quartiles of the handler's answer divided by the NodejsFunction-default peer's and less the peer bundled like ours' in the same round show how far the run's noise moves a row (coldStart.handlers.*.perRound).",
         `Before timing, DynamoDB Local is warmed with ${DATABASE_WARM_UP} rounds of each side's own requests (the engine creating and sweeping a payout; Powertools idempotency on its table), and ${DISCARDED_RUNS} cold runs of each are thrown away: the database in AWS is never cold, only the function is measured cold.`,
         "answered ms: in a fresh `node`, from the process's own start (performance.timeOrigin) to the handler's answer, after loading the bundle and handling one event against DynamoDB Local and the sandbox (latency 0) on loopback: a Lambda cold start, init plus the first invoke. Each timed invocation is checked to have paid exactly one payout (the sandbox's request count). The handlers run with the environment the dev stack gives them (infra/config/function-environment.ts: its limits, the provider rate limit submit-payouts paces its sends by, the settlement policy), the settlements' allowed hours apart, and in local mode (provider token from the environment: there is no Secrets Manager here); the bare row is node reaching its first line of code; runs are interleaved, each round starting one side later than the one before.",
