@@ -168,8 +168,11 @@ export class DynamoDbSettlementDecisionStore {
     }
   }
 
-  /** Records (or replaces) the settlement's latest deferral, unless it has been decided meanwhile. */
-  async recordDeferral(deferral: SettlementDeferral): Promise<void> {
+  /**
+   * Records (or replaces) the settlement's latest deferral, unless it has been decided: then nothing is written,
+   * and the decision that holds is answered.
+   */
+  async recordDeferral(deferral: SettlementDeferral): Promise<SettlementDecision | undefined> {
     try {
       await this.#doc.send(
         new TransactWriteCommand({
@@ -200,9 +203,13 @@ export class DynamoDbSettlementDecisionStore {
           ],
         }),
       );
+      return undefined;
     } catch (error) {
-      // Decided meanwhile: the decision stands and no deferral is shown.
+      // Decided: the decision stands and no deferral is shown.
       if (!(error instanceof TransactionCanceledException)) throw error;
+      const decided = await this.get(deferral.settlementId);
+      if (!decided) throw error;
+      return decided;
     }
   }
 

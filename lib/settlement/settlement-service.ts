@@ -145,21 +145,17 @@ export class SettlementService {
     known?: Settlement,
     options: { submitInline?: boolean } = {},
   ): Promise<PayOutResult> {
-    // The decision, the provider's record and the cutoff are read together (one round trip of waiting, not
-    // three; the cutoff is read once per container when no settlement.since is set). A recorded decision wins
-    // and the look-up stops at the page it is on: a duplicate trigger costs one page read at most.
-    let decided = false;
-    const lookingUp =
-      known?.id === settlementId ? Promise.resolve(known) : this.#lookUp(settlementId, () => decided);
-    lookingUp.catch(() => undefined);
+    const submitInline = options.submitInline !== false;
+    // The provider's record and the cutoff are read together (the cutoff once per container when no
+    // settlement.since is set). The decision is not read first: a first trigger, the usual one, finds none, and
+    // a repeated one is met by the writes below, each first-writer-wins (the payout's idempotency key, the
+    // decision's record, the deferral's check), which answer the decision that holds. It is read ahead only for
+    // a settlement past the provider's newest, alongside the walk (#find).
     const cutoff = this.cutoff();
     cutoff.catch(() => undefined);
-    const recorded = await this.#store.get(settlementId);
-    if (recorded) {
-      decided = true;
-      return this.#replay(recorded, options.submitInline !== false);
-    }
-    const settlement = await lookingUp;
+    const found = known?.id === settlementId ? { settlement: known } : await this.#find(settlementId);
+    if ('decided' in found) return this.#replay(found.decided, submitInline);
+    const { settlement } = found;
     const now = this.#clock.now();
     const verdict = decideSettlement(settlement, this.policy, now, await cutoff);
     const base = {
@@ -170,7 +166,7 @@ export class SettlementService {
       decidedAt: now.toISOString(),
     };
     if (verdict.kind === 'defer') {
-      await this.#store.recordDeferral({
+      const decided = await this.#store.recordDeferral({
         settlementId,
         code: verdict.code,
         reason: verdict.reason,
@@ -179,10 +175,13 @@ export class SettlementService {
         deferredBy: actor,
         deferredAt: base.decidedAt,
       });
+      // Decided by an earlier trigger: that decision stands, and no deferral was recorded.
+      if (decided) return this.#replay(decided, submitInline);
       this.#logger.info('settlement payout deferred', { settlementId, trigger, reason: verdict.reason });
       return { outcome: 'deferred', reason: verdict.reason };
     }
-    if (verdict.kind === 'skip') return this.#skip({ ...base, code: verdict.code, reason: verdict.reason });
+    if (verdict.kind === 'skip')
+      return this.#skip({ ...base, code: verdict.code, reason: verdict.reason }, submitInline);
 
     const decisionFor = (payout: Payout): SettlementDecision => ({
       ...base,
@@ -206,7 +205,7 @@ export class SettlementService {
     const decisionOf = (created: CreatePayoutResult): SettlementDecision | Promise<SettlementDecision> =>
       created.replayed ? this.#store.record(decisionFor(created.payout)) : decisionFor(created.payout);
     try {
-      if (options.submitInline === false) {
+      if (!submitInline) {
         // Not submitted here, the payout stays pending (not held back for an inline send that never comes): the
         // sweeper sends it at its next tick.
         const created = await this.#engine.create({ ...command, submitsInline: false });
@@ -219,22 +218,21 @@ export class SettlementService {
       return { outcome: 'paid', decision: await decisionOf(sent), payout: sent.payout };
     } catch (error) {
       if (error instanceof ValidationError) {
-        return this.#skip({ ...base, code: SkipCode.EngineRejected, reason: error.message });
+        return this.#skip({ ...base, code: SkipCode.EngineRejected, reason: error.message }, submitInline);
       }
       if (error instanceof CreationCompanionRefusedError) {
         // Another trigger decided the settlement meanwhile without paying it (the key was free): its decision
         // stands, and nothing was written here.
         const recorded = await this.#store.get(settlementId);
         if (!recorded) throw error;
-        return this.#replay(recorded, options.submitInline !== false);
+        return this.#replay(recorded, submitInline);
       }
       if (!(error instanceof IdempotencyConflictError)) throw error;
       // The policy changed between two triggers: the first payout stands, this request is not sent.
       const existing = await this.#engine.get(error.existingId);
       if (!existing) throw error;
       const recording = this.#store.record(decisionFor(existing));
-      if (options.submitInline === false)
-        return { outcome: 'paid', decision: await recording, payout: existing };
+      if (!submitInline) return { outcome: 'paid', decision: await recording, payout: existing };
       const [decision, submitted] = await Promise.all([recording, this.#submit(existing)]);
       return { outcome: 'paid', decision, payout: submitted };
     }
@@ -300,16 +298,16 @@ export class SettlementService {
     return { outcome: 'paid', decision: recorded, ...(payout && { payout: await this.#submit(payout) }) };
   }
 
-  async #skip(decision: Omit<SettlementDecision, 'decision'>): Promise<PayOutResult> {
+  /** Records the skip, unless an earlier trigger decided the settlement: then that decision is replayed. */
+  async #skip(decision: Omit<SettlementDecision, 'decision'>, submitInline: boolean): Promise<PayOutResult> {
     const held = await this.#store.record({ ...decision, decision: 'skipped' });
+    if (held.decision === 'paid') return this.#replay(held, submitInline);
     this.#logger.info('settlement not paid out', {
       settlementId: held.settlementId,
       code: held.code,
       reason: held.reason,
     });
-    return held.decision === 'paid'
-      ? { outcome: 'paid', decision: held }
-      : { outcome: 'skipped', decision: held };
+    return { outcome: 'skipped', decision: held };
   }
 
   /** Submits a pending payout; a failure here is left to the sweeper, never to the caller. */
@@ -328,22 +326,44 @@ export class SettlementService {
     };
   }
 
-  /** The settlement as the provider lists it; `stop` ends the walk early (its answer is then not wanted). */
-  async #lookUp(settlementId: string, stop: () => boolean): Promise<Settlement> {
+  /**
+   * The settlement as the provider lists it, or the decision an earlier trigger recorded for it. A settlement
+   * among the provider's newest is returned as listed. Past them (an older one, which the API may name long after
+   * it was decided), its decision is read alongside the walk, and a recorded one ends the walk and wins: a
+   * repeated trigger for it costs a page read or two, not the whole walk.
+   *
+   * @throws NotFoundError when the provider does not list it within the bound and it has no decision
+   */
+  async #find(
+    settlementId: string,
+  ): Promise<{ readonly settlement: Settlement } | { readonly decided: SettlementDecision }> {
     const newest = await this.#provider.settlements.list({ perPage: FIRST_LOOK_SIZE, page: 1 });
-    const found = newest.items.find((settlement) => settlement.id === settlementId);
-    if (found) return found;
+    const listed = newest.items.find((settlement) => settlement.id === settlementId);
+    if (listed) return { settlement: listed };
+    let decided = false;
+    const reading = this.#store.get(settlementId).then((recorded) => {
+      decided = recorded !== undefined;
+      return recorded;
+    });
+    reading.catch(() => undefined);
+    let walked: Settlement | undefined;
     // The first look was the provider's only page: there is nothing more to walk.
     const more = newest.items.length > 0 && newest.pagination.page < newest.pagination.totalPages;
-    if (more && !stop()) {
+    if (more) {
       for await (const settlement of this.#provider.settlements.listAll(
         { perPage: PAGE_SIZE },
         { maxPages: this.#maxPages },
       )) {
-        if (settlement.id === settlementId) return settlement;
-        if (stop()) break;
+        if (settlement.id === settlementId) {
+          walked = settlement;
+          break;
+        }
+        if (decided) break;
       }
     }
+    const recorded = await reading;
+    if (recorded) return { decided: recorded };
+    if (walked) return { settlement: walked };
     throw new NotFoundError('settlement', settlementId, {
       detail: `the provider lists no settlement ${settlementId} in its newest ${this.#maxPages * PAGE_SIZE} settlements`,
     });

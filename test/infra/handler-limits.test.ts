@@ -60,11 +60,12 @@ const STAGES = ['dev', 'prod'];
 const afterClaimMs = MAX_RESERVE_WRITES * dynamoDbCall + MAX_SLOT_WAIT_MS + providerCall + dynamoDbCall;
 
 /**
- * One settlement decided by the poll (lib/settlement/settlement-service.ts): the poll's read of its decision,
- * payOut's own read, the cutoff (read, put, read again), the payout's creation (the idempotent transaction, the
- * key's read, the payout's read) and the read after an idempotency conflict, the decision's record (put, read).
+ * One settlement decided by the poll (lib/settlement/settlement-service.ts): the poll's read of its decision
+ * (payOut reads none of its own), the cutoff (read, put, read again), the payout's creation (the idempotent
+ * transaction, the key's read, the payout's read) and the read after an idempotency conflict, the decision's
+ * record (put, read). A refused creation (one read) and a skip or a deferral (their write and one read) cost less.
  */
-const settlementDecisionMs = 11 * dynamoDbCall;
+const settlementDecisionMs = 10 * dynamoDbCall;
 
 /**
  * How each function's worst case is bounded. Every function in `infra/handlers.ts` needs an entry: a new

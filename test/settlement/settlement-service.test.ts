@@ -3,7 +3,6 @@ import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { payoutSweeper } from '../../lib/payouts/payout-sweeper.js';
 import { Settlements } from '../../lib/provider/resources/settlements.js';
-import { DynamoDbSettlementDecisionStore } from '../../lib/settlement/decision-store.js';
 import { FIRST_LOOK_SIZE } from '../../lib/settlement/settlement-service.js';
 import { NotFoundError } from '../../lib/shared/errors.js';
 import { alice, type EngineHarness, startEngineHarness } from '../support/engine-harness.js';
@@ -54,7 +53,7 @@ describe('SettlementService', () => {
       await own.close();
     });
 
-    it('reads the recorded cutoff while the provider looks the settlement up, not after: no round trip of its own', async () => {
+    it('reads the recorded cutoff while the provider looks the settlement up, not after, and no decision first: no round trip of its own', async () => {
       const own = await startEngineHarness();
       try {
         // Recorded by an earlier container, as in any deployment after its first trigger.
@@ -89,18 +88,13 @@ describe('SettlementService', () => {
         );
 
         const paying = wired.service.payOut(settlement, 'event', system);
-        await vi.waitFor(() => expect(reads).toHaveLength(2), { timeout: 5_000 });
+        await vi.waitFor(() => expect(reads).toHaveLength(1), { timeout: 5_000 });
         answer();
 
         expect(await paying).toMatchObject({ outcome: 'paid' });
-        // Both answered before the listing: the decision (none) and the cutoff, and nothing read after it.
-        expect(reads).toEqual(
-          expect.arrayContaining([
-            { pk: `SETTLEMENT#${settlement}`, sk: 'DECISION' },
-            { pk: 'SETTLEMENT_CONFIG', sk: 'ENABLED_SINCE' },
-          ]),
-        );
-        expect(reads).toHaveLength(2);
+        // The cutoff answered before the listing, and nothing was read after it: not the decision either, which a
+        // first trigger finds absent (a repeated one is answered by the writes, the tests below).
+        expect(reads).toEqual([{ pk: 'SETTLEMENT_CONFIG', sk: 'ENABLED_SINCE' }]);
         expect(await wired.service.cutoff()).toBe(enabledAt);
         wired.dynamoDb.destroy();
       } finally {
@@ -385,8 +379,8 @@ describe('SettlementService', () => {
     const paid = await wired.service.payOut(settlement, 'event', system);
 
     expect(paid).toMatchObject({ outcome: 'paid', payout: { status: 'succeeded' } });
-    // The decision store only read (is it decided?); the decision came with the payout's creation.
-    expect(ownCommands).toEqual(['GetItemCommand']);
+    // The decision store sent nothing, not even a read: the decision came with the payout's creation.
+    expect(ownCommands).toEqual([]);
     expect(await wired.service.decision(settlement)).toMatchObject({
       decision: 'paid',
       payoutId: paid.outcome === 'paid' ? paid.payout?.id : undefined,
@@ -394,7 +388,7 @@ describe('SettlementService', () => {
     wired.dynamoDb.destroy();
   });
 
-  it('pays nothing when another trigger decided not to pay between its read of the decision and its payout', async () => {
+  it('pays nothing for a settlement another trigger decided not to pay, though its own policy would: the recorded decision refuses the payout', async () => {
     const settlement = await newSettlement(h, 'CARD_SETTLEMENT');
     // The first trigger's policy leaves card settlements out: it records CATEGORY_EXCLUDED.
     const excluding = settlementServiceFor(h, { categories: ['MERCHANT_SETTLEMENT'] });
@@ -402,31 +396,93 @@ describe('SettlementService', () => {
       outcome: 'skipped',
       decision: { code: 'CATEGORY_EXCLUDED' },
     });
-    // A second trigger (policy now paying them) that read "no decision" just before that was recorded: its
-    // first read of the decision is answered as it was then.
-    let readBefore = true;
-    const late = settlementServiceFor(h, undefined, {
-      store: (dynamoDb, tableName) =>
-        new (class extends DynamoDbSettlementDecisionStore {
-          override async get(settlementId: string) {
-            if (readBefore) {
-              readBefore = false;
-              return undefined;
-            }
-            return super.get(settlementId);
-          }
-        })(dynamoDb, tableName),
-    });
+    // A second trigger, whose policy pays card settlements: it reads no decision first, and goes to pay.
+    const late = settlementServiceFor(h);
 
     const result = await late.service.payOut(settlement, 'api', ops);
 
-    expect(readBefore).toBe(false);
     expect(result).toMatchObject({ outcome: 'skipped', decision: { code: 'CATEGORY_EXCLUDED' } });
     expect(instantPayoutsFor(h, settlement)).toHaveLength(0);
     // The payout was never written: its creation and the refused decision were one transaction.
     expect(await idempotencyItems(late.dynamoDb, h.tableName, settlement)).toHaveLength(0);
     excluding.dynamoDb.destroy();
     late.dynamoDb.destroy();
+  });
+
+  it('answers the paid decision when a paid settlement is triggered again under a policy that would now skip it, and records no skip', async () => {
+    const paying = settlementServiceFor(h);
+    const settlement = await newSettlement(h, 'CARD_SETTLEMENT');
+    const paid = await paying.service.payOut(settlement, 'event', system);
+    const payoutId = paid.outcome === 'paid' ? paid.decision.payoutId : undefined;
+    expect(payoutId).toBeDefined();
+    const excluding = settlementServiceFor(h, { categories: ['MERCHANT_SETTLEMENT'] });
+
+    const again = await excluding.service.payOut(settlement, 'api', ops);
+
+    expect(again).toMatchObject({
+      outcome: 'paid',
+      decision: { decision: 'paid', payoutId, trigger: 'event' },
+    });
+    expect(await paying.service.decision(settlement)).toMatchObject({ decision: 'paid', payoutId });
+    expect(instantPayoutsFor(h, settlement)).toHaveLength(1);
+    paying.dynamoDb.destroy();
+    excluding.dynamoDb.destroy();
+  });
+
+  it('answers the recorded decision when a decided settlement is triggered again outside the allowed hours, and records no deferral', async () => {
+    const fresh = await startEngineHarness();
+    try {
+      const paying = settlementServiceFor(fresh);
+      const settlement = await newSettlement(fresh);
+      const paid = await paying.service.payOut(settlement, 'event', system);
+      const payoutId = paid.outcome === 'paid' ? paid.decision.payoutId : undefined;
+      expect(payoutId).toBeDefined();
+      // 08:00-09:00 Lagos is 07:00-08:00Z; the harness clock starts at 08:00Z (09:00 Lagos): outside them.
+      const outOfHours = settlementServiceFor(fresh, { allowedMinutes: { from: 8 * 60, to: 9 * 60 } });
+
+      const again = await outOfHours.service.payOut(settlement, 'api', ops);
+
+      expect(again).toMatchObject({ outcome: 'paid', decision: { decision: 'paid', payoutId } });
+      expect(await outOfHours.service.deferral(settlement)).toBeUndefined();
+      const listed = await outOfHours.service.list({ state: 'deferred', limit: 10 });
+      expect(listed.items).toEqual([]);
+      expect(instantPayoutsFor(fresh, settlement)).toHaveLength(1);
+      paying.dynamoDb.destroy();
+      outOfHours.dynamoDb.destroy();
+    } finally {
+      await fresh.close();
+    }
+  });
+
+  it('answers the decision of a settlement the provider no longer lists within the bound, instead of NotFoundError', async () => {
+    const fresh = await startEngineHarness();
+    try {
+      const paying = settlementServiceFor(fresh);
+      const settlement = await newSettlement(fresh);
+      const paid = await paying.service.payOut(settlement, 'event', system);
+      const payoutId = paid.outcome === 'paid' ? paid.decision.payoutId : undefined;
+      expect(payoutId).toBeDefined();
+      // The provider's listing as it is long after: the settlement is past every page a look-up walks.
+      const pageSizes: (number | undefined)[] = [];
+      const settlements = new (class extends Settlements {
+        override async list(...args: Parameters<Settlements['list']>) {
+          pageSizes.push(args[0]?.perPage);
+          const page = await super.list(...args);
+          return { ...page, items: page.items.filter((listed) => listed.id !== settlement) };
+        }
+      })(fresh.client.connection.requester);
+      const later = settlementServiceFor(fresh, {}, { provider: { settlements } });
+
+      const again = await later.service.payOut(settlement, 'api', ops);
+
+      expect(again).toMatchObject({ outcome: 'paid', decision: { decision: 'paid', payoutId } });
+      expect(pageSizes[0]).toBe(FIRST_LOOK_SIZE);
+      expect(instantPayoutsFor(fresh, settlement)).toHaveLength(1);
+      paying.dynamoDb.destroy();
+      later.dynamoDb.destroy();
+    } finally {
+      await fresh.close();
+    }
   });
 
   it('looks for a settlement among the newest first (one small page), then walks full pages', async () => {

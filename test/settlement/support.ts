@@ -30,16 +30,12 @@ export const allDayPolicy: SettlementPolicy = {
 export function settlementServiceFor(
   h: EngineHarness,
   policy: Partial<SettlementPolicy> = {},
-  parts: {
-    provider?: Pick<ProviderClient, 'settlements'>;
-    store?: (dynamoDb: DynamoDBClient, tableName: string) => DynamoDbSettlementDecisionStore;
-  } = {},
+  parts: { provider?: Pick<ProviderClient, 'settlements'> } = {},
 ) {
   const dynamoDb = new DynamoDBClient({ endpoint: inject('dynamoDbEndpoint'), ...localAwsConfig });
   const iam = iamChecked(UNATTRIBUTED);
   observeAwsCalls(dynamoDb, iam.functionName, iam.observer);
-  const store =
-    parts.store?.(dynamoDb, h.tableName) ?? new DynamoDbSettlementDecisionStore(dynamoDb, h.tableName);
+  const store = new DynamoDbSettlementDecisionStore(dynamoDb, h.tableName);
   const service = new SettlementService({
     engine: h.engine,
     provider: parts.provider ?? h.client,
