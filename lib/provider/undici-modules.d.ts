@@ -21,12 +21,6 @@ declare module 'undici/lib/core/connect.js' {
   export default build;
 }
 
-declare module 'undici/lib/llhttp/llhttp_simd-wasm.js' {
-  /** undici's HTTP/1.1 parser (llhttp) as WebAssembly bytes; inflated from the bundle's packed copy. */
-  const wasm: Buffer;
-  export default wasm;
-}
-
 declare module 'undici/lib/llhttp/constants.js' {
   export const TYPE: { readonly BOTH: number; readonly REQUEST: number; readonly RESPONSE: number };
 }

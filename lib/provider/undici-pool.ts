@@ -4,7 +4,6 @@ import request from 'undici/lib/api/api-request.js';
 import buildConnectorOf from 'undici/lib/core/connect.js';
 import Pool from 'undici/lib/dispatcher/pool.js';
 import { TYPE } from 'undici/lib/llhttp/constants.js';
-import httpParserWasm from 'undici/lib/llhttp/llhttp_simd-wasm.js';
 
 /**
  * undici's keep-alive `Pool` and its `request`, imported from their own modules rather than the package entry.
@@ -142,8 +141,10 @@ export function warmHttpParser(): boolean {
     try {
       const ignore = () => 0;
       const env = Object.fromEntries(PARSER_CALLBACKS.map((name) => [name, ignore]));
+      const bytes = httpParserBytes();
+      if (!bytes) return false;
       const { WebAssembly: wasm } = globalThis as unknown as { WebAssembly: WebAssemblyApi };
-      const instance = new wasm.Instance(new wasm.Module(httpParserWasm), { env });
+      const instance = new wasm.Instance(new wasm.Module(bytes), { env });
       const parser = instance.exports as unknown as HttpParserExports;
       const handle = parser.llhttp_alloc(TYPE.RESPONSE);
       const data = parser.malloc(SAMPLE_RESPONSE.length);
@@ -157,4 +158,16 @@ export function warmHttpParser(): boolean {
     }
   })();
   return httpParserWarmed;
+}
+
+/**
+ * undici's parser, the very bytes it compiles (in a bundle, inflated once from the packed copy; see
+ * infra/bundling/shipped-dependencies.ts). Required, not imported: esbuild hands an ES import of a CommonJS module
+ * a namespace copy of its exports, and for this Buffer that copy walks all its 72,000 indices (about 28 ms of a
+ * cold start). Unbundled ES modules without `require` (`npm start` under tsx) get no head start.
+ */
+function httpParserBytes(): Uint8Array | undefined {
+  if (typeof require !== 'function') return undefined;
+  const bytes: unknown = require('undici/lib/llhttp/llhttp_simd-wasm.js');
+  return bytes instanceof Uint8Array ? bytes : undefined;
 }
