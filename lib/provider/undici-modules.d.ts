@@ -1,4 +1,4 @@
-// Types for the undici modules the transport imports directly (see undici-pool.ts). They are the package's
+// Types for the two undici modules the transport imports directly (see undici-pool.ts). They are the package's
 // own classes and function, so they take the package's own types.
 declare module 'undici/lib/dispatcher/pool.js' {
   import type { Pool } from 'undici';
@@ -19,8 +19,4 @@ declare module 'undici/lib/core/connect.js' {
 
   const build: typeof buildConnector;
   export default build;
-}
-
-declare module 'undici/lib/llhttp/constants.js' {
-  export const TYPE: { readonly BOTH: number; readonly REQUEST: number; readonly RESPONSE: number };
 }

@@ -14,7 +14,7 @@ import {
   SecretsManagerCredentialsSource,
   type SecretsManagerLike,
 } from '../../lib/provider/secrets-manager-credentials.js';
-import { CONNECT_AHEAD_MAX_IDLE_MS, warmHttpParser } from '../../lib/provider/undici-pool.js';
+import { CONNECT_AHEAD_MAX_IDLE_MS } from '../../lib/provider/undici-pool.js';
 import { closedPort, type Handler, json, startServer } from './support/http-server.js';
 import { bodies } from './support/payloads.js';
 
@@ -306,17 +306,6 @@ describe('getting ready ahead of a call', () => {
     await expect(transport.request(list)).resolves.toMatchObject({ status: 200 });
     expect(server.received).toHaveLength(1);
     expect(server.connections()).toBe(1);
-  });
-
-  it("readies undici's HTTP parser with the connection ahead: the pinned undici's parser compiles and parses a response", async () => {
-    const server = await startServer((_req, res) => json(res, 200, bodies.stores));
-    const transport = new HttpTransport(server.url);
-    cleanups.push(() => transport.close(), server.close);
-
-    await transport.prepare();
-    // Once per process, and true only when a throwaway instance parsed a whole response without an error code.
-    expect(warmHttpParser()).toBe(true);
-    await expect(transport.request(list)).resolves.toMatchObject({ status: 200 });
   });
 
   it('closes a connection opened ahead that no request used, on close and after its idle limit', async () => {
