@@ -410,11 +410,7 @@ describe('SettlementService', () => {
   });
 
   it('answers the paid decision when a paid settlement is triggered again under a policy that would now skip it, and records no skip', async () => {
-    const paying = settlementServiceFor(h);
-    const settlement = await newSettlement(h, 'CARD_SETTLEMENT');
-    const paid = await paying.service.payOut(settlement, 'event', system);
-    const payoutId = paid.outcome === 'paid' ? paid.decision.payoutId : undefined;
-    expect(payoutId).toBeDefined();
+    const { settlement, payoutId, paying } = await paidSettlement(h, 'CARD_SETTLEMENT');
     const excluding = settlementServiceFor(h, { categories: ['MERCHANT_SETTLEMENT'] });
 
     const again = await excluding.service.payOut(settlement, 'api', ops);
@@ -432,11 +428,7 @@ describe('SettlementService', () => {
   it('answers the recorded decision when a decided settlement is triggered again outside the allowed hours, and records no deferral', async () => {
     const fresh = await startEngineHarness();
     try {
-      const paying = settlementServiceFor(fresh);
-      const settlement = await newSettlement(fresh);
-      const paid = await paying.service.payOut(settlement, 'event', system);
-      const payoutId = paid.outcome === 'paid' ? paid.decision.payoutId : undefined;
-      expect(payoutId).toBeDefined();
+      const { settlement, payoutId, paying } = await paidSettlement(fresh);
       // 08:00-09:00 Lagos is 07:00-08:00Z; the harness clock starts at 08:00Z (09:00 Lagos): outside them.
       const outOfHours = settlementServiceFor(fresh, { allowedMinutes: { from: 8 * 60, to: 9 * 60 } });
 
@@ -457,11 +449,7 @@ describe('SettlementService', () => {
   it('answers the decision of a settlement the provider no longer lists within the bound, instead of NotFoundError', async () => {
     const fresh = await startEngineHarness();
     try {
-      const paying = settlementServiceFor(fresh);
-      const settlement = await newSettlement(fresh);
-      const paid = await paying.service.payOut(settlement, 'event', system);
-      const payoutId = paid.outcome === 'paid' ? paid.decision.payoutId : undefined;
-      expect(payoutId).toBeDefined();
+      const { settlement, payoutId, paying } = await paidSettlement(fresh);
       // The provider's listing as it is long after: the settlement is past every page a look-up walks.
       const pageSizes: (number | undefined)[] = [];
       const settlements = new (class extends Settlements {
@@ -523,3 +511,13 @@ describe('SettlementService', () => {
     wired.dynamoDb.destroy();
   });
 });
+
+/** A settlement a first trigger paid: its id, the payout its decision names, and the service that paid it. */
+async function paidSettlement(harness: EngineHarness, category?: Parameters<typeof newSettlement>[1]) {
+  const paying = settlementServiceFor(harness);
+  const settlement = await newSettlement(harness, category);
+  const paid = await paying.service.payOut(settlement, 'event', system);
+  const payoutId = paid.outcome === 'paid' ? paid.decision.payoutId : undefined;
+  expect(payoutId).toBeDefined();
+  return { settlement, payoutId, paying };
+}
