@@ -5,8 +5,9 @@ import { logTick } from '../shared/logger.js';
 
 /**
  * The poll decides no settlement with less than this left: a page read abandoned at its deadline, or one
- * settlement's decision (its read, the cutoff, the payout's creation, the decision's record: ten table calls,
- * eleven when this was set), each call to its deadline (test/infra/handler-limits.test.ts).
+ * settlement's decision (its read, the cutoff, the payout's creation, the decision's record: ten table calls;
+ * the margin was set for eleven, when a trigger also read the decision first), each call to its deadline
+ * (test/infra/handler-limits.test.ts).
  */
 export const POLL_STOP_STARTING_BEFORE_DEADLINE_MS = 172_000;
 
