@@ -1,5 +1,5 @@
 import { ConditionalCheckFailedException, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DocumentClient, PutCommand, UpdateCommand } from '../../shared/document-client.js';
+import { DocumentClient, UpdateCommand } from '../../shared/document-client.js';
 import { type ProviderRateLimiter, RateLimiterUnavailableError } from '../queue/rate-limiter.js';
 
 /** The one item every worker paces itself by. */
@@ -109,16 +109,14 @@ export class DynamoDbRateLimiter implements ProviderRateLimiter {
             return slotsFrom(next - span);
           }
         } else {
-          // An idle pacer (its next slot has passed, or it was never used): the slots start now. The item is
-          // its key and nextSlotAt, so a conditional put is the same write as an update setting nextSlotAt; as a
-          // put it is the kind of request a worker's outcome sends anyway, and a cold worker paying a lone payout
-          // (a quiet fleet) compiles no UpdateItem on its first event.
+          // An idle pacer (its next slot has passed, or it was never used): the slots start now.
           await this.#doc.send(
-            new PutCommand({
+            new UpdateCommand({
               TableName: this.tableName,
-              Item: { ...LIMITER_KEY, nextSlotAt: now + span },
+              Key: LIMITER_KEY,
+              UpdateExpression: 'SET nextSlotAt = :next',
               ConditionExpression: 'attribute_not_exists(pk) OR nextSlotAt < :now',
-              ExpressionAttributeValues: { ':now': now },
+              ExpressionAttributeValues: { ':next': now + span, ':now': now },
             }),
             sendOptions,
           );
