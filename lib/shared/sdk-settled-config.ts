@@ -13,4 +13,6 @@ export const SETTLED_SDK_CONFIG = {
   useFipsEndpoint: false,
   authSchemePreference: [] as string[],
   userAgentAppId: async () => undefined,
+  /** Read by the signer of every request (AWS_DISABLE_CLOCK_SKEW_CORRECTION, else the files). */
+  disableClockSkewCorrection: false,
 } as const;
