@@ -1,14 +1,10 @@
-import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, get, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
-import { promisify } from 'node:util';
 import { afterEach, describe, expect, inject, it } from 'vitest';
-import { buildHandlers } from '../../infra/bundling/build-handler.js';
 import { collectResponseBody } from '../../lib/shared/response-body.js';
+import { withBundledFixture } from '../support/bundled-fixture.js';
 
 let server: Server | undefined;
 afterEach(async () => {
@@ -64,28 +60,16 @@ describe('collectResponseBody', () => {
 });
 
 describe('the project’s DynamoDB client on a cold start', () => {
-  it('reads its first answer without loading web streams, which the SDK’s default collector loads', async () => {
+  it('reads its first answer without loading web streams, which the SDK’s default client loads', async () => {
     // Bundled as the functions are (the SDK's own packages load web streams at import when not bundled).
-    const outdir = mkdtempSync(join(tmpdir(), 'first-answer-'));
-    try {
-      const built = await buildHandlers(
-        { 'first-answer': join(import.meta.dirname, 'fixtures', 'first-answer.ts') },
-        outdir,
+    await withBundledFixture(join(import.meta.dirname, 'fixtures', 'first-answer.ts'), async (run) => {
+      const [project, sdkDefault] = await Promise.all(
+        (['project', 'sdk-default'] as const).map((client) =>
+          run({ endpoint: inject('dynamoDbEndpoint'), client }),
+        ),
       );
-      const file = built.get('first-answer')?.file ?? '';
-      const run = async (client: 'project' | 'sdk-default') => {
-        const event = JSON.stringify({ endpoint: inject('dynamoDbEndpoint'), client });
-        const script = `require(process.argv[1]).handler(${event}).then((r) => process.stdout.write(JSON.stringify(r)))`;
-        const { stdout } = await promisify(execFile)(process.execPath, ['-e', script, file], {
-          env: { PATH: process.env.PATH, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' },
-        });
-        return JSON.parse(stdout) as { before: boolean; after: boolean };
-      };
-      const [project, sdkDefault] = await Promise.all([run('project'), run('sdk-default')]);
       expect(project).toEqual({ before: false, after: false });
       expect(sdkDefault).toEqual({ before: false, after: true });
-    } finally {
-      rmSync(outdir, { recursive: true, force: true });
-    }
+    });
   }, 60_000);
 });

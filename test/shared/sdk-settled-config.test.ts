@@ -1,14 +1,10 @@
-import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { buildHandlers } from '../../infra/bundling/build-handler.js';
 import { SECRETS_MANAGER_CLIENT_CONFIG } from '../../lib/provider/secrets-manager-credentials.js';
 import { createDynamoDbClient, SETTLED_CLIENT_CONFIG } from '../../lib/shared/dynamodb-client.js';
+import { withBundledFixture } from '../support/bundled-fixture.js';
 
 /** A resolved client setting: a value, or a provider of one. */
 async function resolved(setting: unknown): Promise<unknown> {
@@ -70,32 +66,17 @@ describe('the SDK settings given up front (no file is read on the first call)', 
 describe('the first DynamoDB call of a cold start', () => {
   it('reads no file, where the SDK’s default client reads its config files', async () => {
     // Bundled as the functions are, and run in a fresh node with an empty home: what a Lambda has.
-    const outdir = mkdtempSync(join(tmpdir(), 'first-call-files-'));
-    try {
-      const built = await buildHandlers(
-        { 'first-call-files': join(import.meta.dirname, 'fixtures', 'first-call-files.ts') },
-        outdir,
-      );
-      const file = built.get('first-call-files')?.file ?? '';
-      const run = async (client: 'project' | 'sdk-default') => {
-        const event = JSON.stringify({ endpoint: inject('dynamoDbEndpoint'), client });
-        const script = `require(process.argv[1]).handler(${event}).then((r) => process.stdout.write(JSON.stringify(r)))`;
-        const { stdout } = await promisify(execFile)(process.execPath, ['-e', script, file], {
-          env: {
-            PATH: process.env.PATH,
-            HOME: outdir,
-            AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
-          },
-        });
-        return JSON.parse(stdout) as { read: string[] };
-      };
-      const [project, sdkDefault] = await Promise.all([run('project'), run('sdk-default')]);
-      expect(project.read).toEqual([]);
-      expect(sdkDefault.read).toEqual(
-        expect.arrayContaining([join(outdir, '.aws', 'config'), join(outdir, '.aws', 'credentials')]),
-      );
-    } finally {
-      rmSync(outdir, { recursive: true, force: true });
-    }
+    await withBundledFixture(
+      join(import.meta.dirname, 'fixtures', 'first-call-files.ts'),
+      async (run, home) => {
+        const files = async (client: 'project' | 'sdk-default') =>
+          ((await run({ endpoint: inject('dynamoDbEndpoint'), client })) as { read: string[] }).read;
+        const [project, sdkDefault] = await Promise.all([files('project'), files('sdk-default')]);
+        expect(project).toEqual([]);
+        expect(sdkDefault).toEqual(
+          expect.arrayContaining([join(home, '.aws', 'config'), join(home, '.aws', 'credentials')]),
+        );
+      },
+    );
   }, 60_000);
 });
