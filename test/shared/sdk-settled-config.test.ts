@@ -4,7 +4,9 @@ import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { SECRETS_MANAGER_CLIENT_CONFIG } from '../../lib/provider/secrets-manager-credentials.js';
 import { createDynamoDbClient, SETTLED_CLIENT_CONFIG } from '../../lib/shared/dynamodb-client.js';
+import { closedPort } from '../provider/support/http-server.js';
 import { withBundledFixture } from '../support/bundled-fixture.js';
+import type { FirstCallClient } from './fixtures/first-call-files.js';
 
 /** A resolved client setting: a value, or a provider of one. */
 async function resolved(setting: unknown): Promise<unknown> {
@@ -63,19 +65,30 @@ describe('the SDK settings given up front (no file is read on the first call)', 
   });
 });
 
-describe('the first DynamoDB call of a cold start', () => {
-  it('reads no file, where the SDK’s default client reads its config files', async () => {
+describe('the first call of a cold start', () => {
+  it('reads no file, with DynamoDB or Secrets Manager, where the SDK’s default clients read their config files', async () => {
     // Bundled as the functions are, and run in a fresh node with an empty home: what a Lambda has.
+    const closed = await closedPort();
     await withBundledFixture(
       join(import.meta.dirname, 'fixtures', 'first-call-files.ts'),
       async (run, home) => {
-        const files = async (client: 'project' | 'sdk-default') =>
-          ((await run({ endpoint: inject('dynamoDbEndpoint'), client })) as { read: string[] }).read;
-        const [project, sdkDefault] = await Promise.all([files('project'), files('sdk-default')]);
-        expect(project).toEqual([]);
-        expect(sdkDefault).toEqual(
-          expect.arrayContaining([join(home, '.aws', 'config'), join(home, '.aws', 'credentials')]),
+        const files = async (client: FirstCallClient) => {
+          const event = {
+            endpoint: inject('dynamoDbEndpoint'),
+            closedEndpoint: `http://127.0.0.1:${closed}`,
+            client,
+          };
+          return ((await run(event)) as { read: string[] }).read;
+        };
+        const clients = ['project', 'project-secrets', 'sdk-default', 'sdk-default-secrets'] as const;
+        const [project, projectSecrets, sdkDefault, sdkDefaultSecrets] = await Promise.all(
+          clients.map(files),
         );
+        expect(project).toEqual([]);
+        expect(projectSecrets).toEqual([]);
+        const configFiles = [join(home, '.aws', 'config'), join(home, '.aws', 'credentials')];
+        expect(sdkDefault).toEqual(expect.arrayContaining(configFiles));
+        expect(sdkDefaultSecrets).toEqual(expect.arrayContaining(configFiles));
       },
     );
   }, 60_000);
