@@ -1,4 +1,8 @@
-import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import {
+  GetSecretValueCommand,
+  SecretsManagerClient,
+  type SecretsManagerClientConfig,
+} from '@aws-sdk/client-secrets-manager';
 import * as z from 'zod/mini';
 import { collectResponseBody } from '../shared/response-body.js';
 import { SETTLED_SDK_CONFIG } from '../shared/sdk-settled-config.js';
@@ -17,10 +21,15 @@ export const SECRETS_MANAGER_CLIENT_CONFIG = { ...SETTLED_SDK_CONFIG, maxAttempt
 
 /**
  * The project's Secrets Manager client: SECRETS_MANAGER_CLIENT_CONFIG, and its answers read as the Node streams
- * they are (collectResponseBody: no web streams loaded on a cold start's first read).
+ * they are (collectResponseBody: no web streams loaded on a cold start's first read). `config` overrides, as a
+ * test sets an endpoint.
  */
-export function createSecretsManagerClient(): SecretsManagerClient {
-  return new SecretsManagerClient({ ...SECRETS_MANAGER_CLIENT_CONFIG, streamCollector: collectResponseBody });
+export function createSecretsManagerClient(config: SecretsManagerClientConfig = {}): SecretsManagerClient {
+  return new SecretsManagerClient({
+    ...SECRETS_MANAGER_CLIENT_CONFIG,
+    streamCollector: collectResponseBody,
+    ...config,
+  });
 }
 
 /** The part of the Secrets Manager client this source uses; injectable for tests. */

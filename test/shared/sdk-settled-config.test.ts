@@ -2,7 +2,10 @@ import { join } from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { SECRETS_MANAGER_CLIENT_CONFIG } from '../../lib/provider/secrets-manager-credentials.js';
+import {
+  createSecretsManagerClient,
+  SECRETS_MANAGER_CLIENT_CONFIG,
+} from '../../lib/provider/secrets-manager-credentials.js';
 import { createDynamoDbClient, SETTLED_CLIENT_CONFIG } from '../../lib/shared/dynamodb-client.js';
 import { closedPort } from '../provider/support/http-server.js';
 import { withBundledFixture } from '../support/bundled-fixture.js';
@@ -54,7 +57,7 @@ describe('the SDK settings given up front (no file is read on the first call)', 
 
   it('are for Secrets Manager what the SDK resolves when nothing is configured', async () => {
     const plain = new SecretsManagerClient(base);
-    const settled = new SecretsManagerClient({ ...base, ...SECRETS_MANAGER_CLIENT_CONFIG });
+    const settled = createSecretsManagerClient(base);
     try {
       const keys = Object.keys(SECRETS_MANAGER_CLIENT_CONFIG);
       expect(await settings(settled.config, keys)).toEqual(await settings(plain.config, keys));
