@@ -1,6 +1,7 @@
 import { type DynamoDBClient, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import type { CreationCompanion } from '../payouts/store/payout-store.js';
 import { DocumentClient, GetCommand, PutCommand, TransactWriteCommand } from '../shared/document-client.js';
+import { nextRequestSent } from '../shared/dynamodb-client.js';
 import { type Listing, listingAttributes, queryListing } from '../shared/index-listing.js';
 import type { CursorPage } from '../shared/paging.js';
 import * as z from '../shared/zod.js';
@@ -71,13 +72,20 @@ const settlementListing: Listing = {
 
 /** Settlement decisions: written once per settlement (first writer wins), never changed afterwards. */
 export class DynamoDbSettlementDecisionStore {
+  readonly #client: DynamoDBClient;
   readonly #doc: DocumentClient;
 
   constructor(
     client: DynamoDBClient,
     readonly tableName: string,
   ) {
+    this.#client = client;
     this.#doc = DocumentClient.from(client);
+  }
+
+  /** Resolves once this store's next request is on its way to DynamoDB (see `nextRequestSent`). */
+  afterRequestSent(): Promise<void> {
+    return nextRequestSent(this.#client);
   }
 
   async get(settlementId: string): Promise<SettlementDecision | undefined> {

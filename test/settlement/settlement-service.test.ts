@@ -1,9 +1,11 @@
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
+import { localAwsConfig } from '../../lib/local/dynamodb-local.js';
 import { payoutSweeper } from '../../lib/payouts/payout-sweeper.js';
 import { Settlements } from '../../lib/provider/resources/settlements.js';
 import { FIRST_LOOK_SIZE } from '../../lib/settlement/settlement-service.js';
+import { createDynamoDbClient } from '../../lib/shared/dynamodb-client.js';
 import { NotFoundError } from '../../lib/shared/errors.js';
 import { alice, type EngineHarness, startEngineHarness } from '../support/engine-harness.js';
 import {
@@ -98,6 +100,27 @@ describe('SettlementService', () => {
         expect(await wired.service.cutoff()).toBe(enabledAt);
         wired.dynamoDb.destroy();
       } finally {
+        await own.close();
+      }
+    });
+
+    it('still answers when its read of the cutoff fails before it is sent (no credentials), and pays nothing', async () => {
+      const own = await startEngineHarness();
+      const dynamoDb = createDynamoDbClient({
+        endpoint: inject('dynamoDbEndpoint'),
+        region: localAwsConfig.region,
+        credentials: () => Promise.reject(new Error('no credentials here')),
+      });
+      try {
+        const settlement = await newSettlement(own);
+        // The read fails before it is sent: a trigger waiting for it to be sent would wait for ever.
+        const wired = settlementServiceFor(own, { since: undefined }, { dynamoDb });
+        await expect(wired.service.payOut(settlement, 'event', system)).rejects.toThrow(
+          'no credentials here',
+        );
+        expect(instantPayoutsFor(own, settlement)).toHaveLength(0);
+      } finally {
+        dynamoDb.destroy();
         await own.close();
       }
     });

@@ -24,15 +24,16 @@ export const allDayPolicy: SettlementPolicy = {
 };
 
 /**
- * A settlement service over the harness's engine, table and sandbox; `parts` swap in a provider or a decision store
- * of the test's (built on the client given).
+ * A settlement service over the harness's engine, table and sandbox; `parts` swap in a provider, or the DynamoDB
+ * client its decision store is built on.
  */
 export function settlementServiceFor(
   h: EngineHarness,
   policy: Partial<SettlementPolicy> = {},
-  parts: { provider?: Pick<ProviderClient, 'settlements'> } = {},
+  parts: { provider?: Pick<ProviderClient, 'settlements'>; dynamoDb?: DynamoDBClient } = {},
 ) {
-  const dynamoDb = new DynamoDBClient({ endpoint: inject('dynamoDbEndpoint'), ...localAwsConfig });
+  const dynamoDb =
+    parts.dynamoDb ?? new DynamoDBClient({ endpoint: inject('dynamoDbEndpoint'), ...localAwsConfig });
   const iam = iamChecked(UNATTRIBUTED);
   observeAwsCalls(dynamoDb, iam.functionName, iam.observer);
   const store = new DynamoDbSettlementDecisionStore(dynamoDb, h.tableName);
