@@ -129,11 +129,15 @@ export class SettlementService {
   #readCutoff(): { cutoff: Promise<string>; sent: Promise<void> } {
     const reads = this.policy.since === undefined && this.#enabledSince === undefined;
     const cutoff = this.cutoff();
+    // Also what keeps a failed read from going unhandled until payOut awaits it.
     const settled = cutoff.then(
       () => undefined,
       () => undefined,
     );
-    return { cutoff, sent: reads ? Promise.race([this.#store.afterRequestSent(), settled]) : settled };
+    return {
+      cutoff,
+      sent: reads ? Promise.race([this.#store.afterRequestSent(), settled]) : Promise.resolve(),
+    };
   }
 
   /** The recorded decision, if any. */
@@ -166,7 +170,7 @@ export class SettlementService {
   ): Promise<PayOutResult> {
     const submitInline = options.submitInline !== false;
     // The provider's record and the cutoff are read together (the cutoff once per container when no
-    // settlement.since is set). The decision is not read first: a first trigger, the usual one, finds none, and
+    // settlement.since is set; its read leaves first, see #readCutoff). The decision is not read first: a first trigger, the usual one, finds none, and
     // a repeated one is met by the writes below, each first-writer-wins (the payout's idempotency key, the
     // decision's record, the deferral's check), which answer the decision that holds. It is read ahead only for
     // a settlement past the provider's newest, alongside the walk (#find).

@@ -104,7 +104,7 @@ describe('SettlementService', () => {
       }
     });
 
-    it('still answers when its read of the cutoff fails before it is sent (no credentials), and pays nothing', async () => {
+    it('answers with the failure when its read of the cutoff fails before it is sent (no credentials), and pays nothing', async () => {
       const own = await startEngineHarness();
       const dynamoDb = createDynamoDbClient({
         endpoint: inject('dynamoDbEndpoint'),
@@ -113,8 +113,8 @@ describe('SettlementService', () => {
       });
       try {
         const settlement = await newSettlement(own);
-        // The read fails before it is sent: a trigger waiting for it to be sent would wait for ever.
         const wired = settlementServiceFor(own, { since: undefined }, { dynamoDb });
+        // The read fails before it is sent: a trigger that waited only for it to be sent would wait for ever.
         await expect(wired.service.payOut(settlement, 'event', system)).rejects.toThrow(
           'no credentials here',
         );
