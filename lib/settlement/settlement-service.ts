@@ -127,7 +127,8 @@ export class SettlementService {
    * trip runs while undici loads for the listing: 4 ms off a cold settlement (docs/benchmarks.md).
    */
   #readCutoff(): { cutoff: Promise<string>; sent: Promise<void> } {
-    const reads = this.policy.since === undefined && this.#enabledSince === undefined;
+    // As cutoff() decides: no configured settlement.since and nothing read in this container yet.
+    const reads = !this.policy.since && this.#enabledSince === undefined;
     const cutoff = this.cutoff();
     // Also what keeps a failed read from going unhandled until payOut awaits it.
     const settled = cutoff.then(
@@ -170,10 +171,10 @@ export class SettlementService {
   ): Promise<PayOutResult> {
     const submitInline = options.submitInline !== false;
     // The provider's record and the cutoff are read together (the cutoff once per container when no
-    // settlement.since is set; its read leaves first, see #readCutoff). The decision is not read first: a first trigger, the usual one, finds none, and
-    // a repeated one is met by the writes below, each first-writer-wins (the payout's idempotency key, the
-    // decision's record, the deferral's check), which answer the decision that holds. It is read ahead only for
-    // a settlement past the provider's newest, alongside the walk (#find).
+    // settlement.since is set; its read leaves first, see #readCutoff). The decision is not read first: a first
+    // trigger, the usual one, finds none, and a repeated one is met by the writes below, each first-writer-wins
+    // (the payout's idempotency key, the decision's record, the deferral's check), which answer the decision that
+    // holds. It is read ahead only for a settlement past the provider's newest, alongside the walk (#find).
     const { cutoff, sent } = this.#readCutoff();
     if (known?.id !== settlementId) await sent;
     const found = known?.id === settlementId ? { settlement: known } : await this.#find(settlementId);
