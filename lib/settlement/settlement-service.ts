@@ -108,37 +108,19 @@ export class SettlementService {
   }
 
   /** Settlements created before this instant are never paid automatically (`BEFORE_CUTOFF`). */
-  async cutoff(): Promise<string> {
-    if (this.policy.since) return this.policy.since;
+  cutoff(): Promise<string> {
+    return this.#startCutoff().cutoff;
+  }
+
+  /** The cutoff, and whether this call started its read (none configured, none read in this container yet). */
+  #startCutoff(): { cutoff: Promise<string>; reading: boolean } {
+    if (this.policy.since) return { cutoff: Promise.resolve(this.policy.since), reading: false };
+    const reading = this.#enabledSince === undefined;
     this.#enabledSince ??= this.#store.enabledSince(this.#clock.now()).catch((error: unknown) => {
       this.#enabledSince = undefined;
       throw error;
     });
-    return this.#enabledSince;
-  }
-
-  /**
-   * Starts reading the cutoff; `sent` settles once its read is on its way to DynamoDB (at once when no read is
-   * needed, and when the read fails before it is sent).
-   *
-   * Why wait for it: both the read and the provider's listing cost a cold start its client's first request
-   * (each about 10 ms of CPU, nothing to overlap). Started together, the listing reached the network first and
-   * the read waited for its CPU, then made the trigger wait for DynamoDB's answer. Sent first, the read's round
-   * trip runs while undici loads for the listing: 4 ms off a cold settlement (docs/benchmarks.md).
-   */
-  #readCutoff(): { cutoff: Promise<string>; sent: Promise<void> } {
-    // As cutoff() decides: no configured settlement.since and nothing read in this container yet.
-    const reads = !this.policy.since && this.#enabledSince === undefined;
-    const cutoff = this.cutoff();
-    // Also what keeps a failed read from going unhandled until payOut awaits it.
-    const settled = cutoff.then(
-      () => undefined,
-      () => undefined,
-    );
-    return {
-      cutoff,
-      sent: reads ? Promise.race([this.#store.afterRequestSent(), settled]) : Promise.resolve(),
-    };
+    return { cutoff: this.#enabledSince, reading };
   }
 
   /** The recorded decision, if any. */
@@ -171,12 +153,22 @@ export class SettlementService {
   ): Promise<PayOutResult> {
     const submitInline = options.submitInline !== false;
     // The provider's record and the cutoff are read together (the cutoff once per container when no
-    // settlement.since is set; its read leaves first, see #readCutoff). The decision is not read first: a first
+    // settlement.since is set; its read leaves first, below). The decision is not read first: a first
     // trigger, the usual one, finds none, and a repeated one is met by the writes below, each first-writer-wins
     // (the payout's idempotency key, the decision's record, the deferral's check), which answer the decision that
     // holds. It is read ahead only for a settlement past the provider's newest, alongside the walk (#find).
-    const { cutoff, sent } = this.#readCutoff();
-    if (known?.id !== settlementId) await sent;
+    const { cutoff, reading } = this.#startCutoff();
+    // Settles either way: also what keeps a failed read handled until `await cutoff` below.
+    const answered = cutoff.then(
+      () => undefined,
+      () => undefined,
+    );
+    // Both the cutoff's read and the provider's listing cost a cold start its client's first request (each about
+    // 10 ms of CPU, nothing to overlap). Started together, the listing reached the network first, the read waited
+    // for its CPU, and the trigger then waited for DynamoDB's answer. The listing is asked for once the read is on
+    // its way (or has failed before it), so the read's round trip runs while undici loads: 4 ms off a cold
+    // settlement (docs/benchmarks.md).
+    if (reading && known?.id !== settlementId) await Promise.race([this.#store.afterRequestSent(), answered]);
     const found = known?.id === settlementId ? { settlement: known } : await this.#find(settlementId);
     if ('decided' in found) return this.#replay(found.decided, submitInline);
     const { settlement } = found;
