@@ -6,16 +6,22 @@ import { performance } from 'node:perf_hooks';
 import { IdempotencyConfig, makeIdempotent } from '@aws-lambda-powertools/idempotency';
 import { DynamoDBPersistenceLayer } from '@aws-lambda-powertools/idempotency/dynamodb';
 import { CreateTableCommand, DeleteTableCommand } from '@aws-sdk/client-dynamodb';
-import type { Context } from 'aws-lambda';
+import type { APIGatewayProxyEventV2, Context, SQSEvent } from 'aws-lambda';
 import { build as build_ } from 'esbuild';
 import { buildHandlers, handlerEntry } from '../infra/bundling/build-handler.js';
 import { functionEnvironment } from '../infra/config/function-environment.js';
 import { HANDLERS, type HandlerName } from '../infra/handlers.js';
 import { apiFunctionServing } from '../lib/api/functions/index.js';
+import { payoutsApi } from '../lib/api/functions/payouts.js';
+import { payoutRequested } from '../lib/events/rule-targets.js';
+import { settlementAvailable } from '../lib/events/settlement-target.js';
+import { submitQueuedPayouts } from '../lib/jobs/submit-payouts.js';
+import { sweepDuePayouts } from '../lib/jobs/sweep-due-payouts.js';
 import { LocalSqsQueue } from '../lib/local/local-sqs-queue.js';
 import { serveLocalSqs } from '../lib/local/sqs-endpoint.js';
 import { stageConfigOf } from '../lib/local/submission-workers.js';
 import { payoutSweeper } from '../lib/payouts/payout-sweeper.js';
+import { createRuntime, type Runtime } from '../lib/runtime/runtime.js';
 import { addSettlement } from '../lib/sandbox/index.js';
 import { DynamoDbSettlementDecisionStore } from '../lib/settlement/decision-store.js';
 import { silentLogger } from '../lib/shared/logger.js';
@@ -38,10 +44,13 @@ const RUNS = Number(process.env.BENCH_COLD_RUNS ?? (quick ? 3 : 21));
 /** Cold runs of every handler made and thrown away first: the OS file cache, the sandbox and the sockets settle. */
 const DISCARDED_RUNS = 2;
 /**
- * Requests each side's code makes against DynamoDB Local before anything is timed. DynamoDB Local is a JVM:
+ * Rounds of each side's own requests against DynamoDB Local before anything is timed. DynamoDB Local is a JVM:
  * until its JIT has compiled a request path, that path runs several times slower (a transaction took ~25 ms
- * in the first cold runs and ~4 ms once warm), and transactions, which the sweep uses and the peer does not,
- * warm up last. DynamoDB in AWS is never cold, so neither is the database here; only the function is.
+ * in the first cold runs and ~4 ms once warm), and transactions, which the handlers use and the peer does not,
+ * warm up last. DynamoDB in AWS is never cold, so neither is the database here; only the function is. Each
+ * handler warms its own paths (`ownCode`): when only the engine's create and sweep were warmed, the rows whose
+ * requests differ (the settlement's decision and deferral in its creating transaction, the workers' pacer, the
+ * create already claimed) met a database still cold for them, 2 to 4 ms a row (docs/benchmarks.md).
  */
 const DATABASE_WARM_UP = quick ? 40 : 150;
 /** Git-ignored: bundles must sit inside the project so the external `@aws-sdk/*` resolve from node_modules. */
@@ -150,10 +159,21 @@ interface MoneyHandler {
   readonly enqueues?: number;
   /** Readies the state this run's event pays (a due payout, a queued one, a fresh settlement) and builds the event. */
   readonly prepare: (rig: EngineRig, run: number) => Promise<unknown>;
+  /**
+   * What the function's handler runs, in this process, on a runtime built from the same environment: how
+   * DynamoDB Local is warmed with this row's own requests before anything is timed (warmUpDatabase).
+   */
+  readonly ownCode: (runtimes: WarmUpRuntimes, event: unknown, remainingMs: number) => Promise<unknown>;
   /** Untimed, after the run: pays what the run handed over, so every run starts from the same backlog. */
   readonly settle?: (rig: EngineRig) => Promise<unknown>;
   /** Checks what its event names with the provider before paying: also compared with the verifying peers. */
   readonly verifiesWithProvider?: true;
+}
+
+/** The runtimes the warm-up runs the handlers' own code on: as deployed (with the submission queue), and without. */
+interface WarmUpRuntimes {
+  readonly withQueue: Runtime;
+  readonly withoutQueue: Runtime;
 }
 
 /** A fresh successful merchant settlement in the sandbox, for one run to pay out. */
@@ -175,6 +195,7 @@ const MONEY_HANDLERS: readonly MoneyHandler[] = [
     providerCalls: 0,
     enqueues: 1,
     prepare: (rig, run) => duePayout(rig, run, 'sweep'),
+    ownCode: (runtimes, _event, remainingMs) => sweepDuePayouts(runtimes.withQueue, remainingMs),
     settle: (rig) => payoutSweeper(rig.engine).sweep({ stopStartingAt: Date.now() + 30_000 }),
   },
   {
@@ -184,6 +205,7 @@ const MONEY_HANDLERS: readonly MoneyHandler[] = [
     what: 'sweeping and paying 1 due payout itself (a stack without submit-payouts: no queue)',
     providerCalls: 1,
     prepare: (rig, run) => duePayout(rig, run, 'sweep-inline'),
+    ownCode: (runtimes, _event, remainingMs) => sweepDuePayouts(runtimes.withoutQueue, remainingMs),
   },
   {
     name: 'submit-payouts',
@@ -195,6 +217,8 @@ const MONEY_HANDLERS: readonly MoneyHandler[] = [
       );
       return sqsEvent(run, { payoutId: payout.id, version: payout.version });
     },
+    ownCode: (runtimes, event, remainingMs) =>
+      submitQueuedPayouts(runtimes.withoutQueue, event as SQSEvent, remainingMs),
   },
   {
     // The ops API's function serving POST /payouts (lib/api/functions: api-payouts).
@@ -202,6 +226,8 @@ const MONEY_HANDLERS: readonly MoneyHandler[] = [
     what: 'POST /payouts: creating and paying 1 payout',
     providerCalls: 1,
     prepare: async (_rig, run) => apiCreatePayout(`cold-api-${process.pid}-${run}`),
+    ownCode: (runtimes, event, remainingMs) =>
+      payoutsApi.routerOn(runtimes.withoutQueue)(event as APIGatewayProxyEventV2, { remainingMs }),
   },
   {
     name: 'payout-requested',
@@ -218,6 +244,7 @@ const MONEY_HANDLERS: readonly MoneyHandler[] = [
       resources: [],
       detail: { version: '1', payout: bankTransfer() },
     }),
+    ownCode: (runtimes, event) => payoutRequested(runtimes.withoutQueue, event),
   },
   {
     name: 'settlement-available',
@@ -236,6 +263,7 @@ const MONEY_HANDLERS: readonly MoneyHandler[] = [
       resources: [],
       detail: { version: '1', settlementId: await freshSettlement(rig) },
     }),
+    ownCode: (runtimes, event) => settlementAvailable(runtimes.withoutQueue, event),
   },
 ];
 
@@ -363,8 +391,8 @@ export async function benchColdStart(
     }),
   );
   try {
-    await warmUpDatabase(rig, idempotencyTable);
     const env = childEnv(rig, endpoint, idempotencyTable);
+    await warmUpDatabase(rig, idempotencyTable, env, submissions.environment);
     const timed = [
       'bare',
       ...MONEY_HANDLERS.map((handler) => handler.name),
@@ -610,7 +638,7 @@ export async function benchColdStart(
         `Targets (issue 18): each money handler's answered ms no more than the ${PEER_NODEJS_DEFAULT} peer's (÷ ≤ 1.00) and within ${WITHIN_MS_OF_PEER_LIKE_OURS} ms of the ${PEER_LIKE_OURS} peer's, medians of the same run.`,
         `The verifying peers (${verifyingDefault.name}, ${verifyingOurs.name}): ${VERIFYING_BUILD_NOTE}, as settlement-available never pays an event's word. For comparison only, no target is judged on them: ${verifyingAgainst()}.`,
         "round by round: every round times each side once, one after another; the quartiles of the handler's answer divided by the NodejsFunction-default peer's and less the peer bundled like ours' in the same round show how far the run's noise moves a row (coldStart.handlers.*.perRound).",
-        `Before timing, DynamoDB Local is warmed with ${DATABASE_WARM_UP} rounds of each side's own requests (the engine creating and sweeping a payout; Powertools idempotency on its table), and ${DISCARDED_RUNS} cold runs of each are thrown away: the database in AWS is never cold, only the function is measured cold.`,
+        `Before timing, DynamoDB Local is warmed with ${DATABASE_WARM_UP} rounds of each side's own requests (each money handler's own code, run in the bench's process on a runtime built from its function's environment, with the events of its timed runs; the peer's Powertools idempotency on its table), and ${DISCARDED_RUNS} cold runs of each are thrown away: the database in AWS is never cold, only the function is measured cold.`,
         "answered ms: in a fresh `node`, from the process's own start (performance.timeOrigin) to the handler's answer, after loading the bundle and handling one event against DynamoDB Local and the sandbox (latency 0) on loopback: a Lambda cold start, init plus the first invoke. Each timed invocation is checked to have paid exactly one payout (the sandbox's request count). The handlers run with the environment the dev stack gives them (infra/config/function-environment.ts: its limits, the provider rate limit submit-payouts paces its sends by, the settlement policy), the settlements' allowed hours apart, and in local mode (provider token from the environment: there is no Secrets Manager here); the bare row is node reaching its first line of code; runs are interleaved, each round starting one side later than the one before.",
         'Each money handler does more per event than the peer: a cap-checked claim transaction (for api and payout-requested, the idempotent create already claimed, in the same transaction), a consistent read of the pause after it and the audited outcome (one conditional PutItem of the payout carrying its audit event); settlement-available first reads the cutoff recorded when instant settlement was turned on and the settlement from the provider (the 10 newest; the listing is asked for once the read of the cutoff is on its way; no read of its decision, which a repeated trigger meets in the writes), and writes its decision in the creating transaction; it runs with the settlement policy of the dev stage (cdk.json: no settlement.since, a minimum, two categories) but all-day hours, so that the row does not depend on the time of day.',
       ],
@@ -730,7 +758,18 @@ async function buildNodejsFunctionDefault(entry: string): Promise<{ file: string
 }
 
 /** Runs each side's DynamoDB requests until DynamoDB Local's JVM has compiled them (see DATABASE_WARM_UP). */
-async function warmUpDatabase(rig: EngineRig, idempotencyTable: string): Promise<void> {
+/**
+ * Warms DynamoDB Local with each side's own requests: every money handler's own code (`ownCode`), run in this
+ * process on a runtime built from its function's environment, with the events its timed runs get; and the peer's
+ * Powertools idempotency on its table. Each warm-up invocation is checked to make its row's provider calls, so
+ * a path that stopped paying cannot go unwarmed.
+ */
+async function warmUpDatabase(
+  rig: EngineRig,
+  idempotencyTable: string,
+  env: NodeJS.ProcessEnv,
+  queueEnvironment: Readonly<Record<string, string>>,
+): Promise<void> {
   const config = new IdempotencyConfig({ eventKeyJmesPath: 'idempotencyKey' });
   // Outside a handler Powertools cannot tell the time left and warns on every call; give it what Lambda would.
   config.registerLambdaContext(benchContext('warm-up'));
@@ -741,10 +780,25 @@ async function warmUpDatabase(rig: EngineRig, idempotencyTable: string): Promise
     }),
     config,
   });
-  for (let round = 0; round < DATABASE_WARM_UP; round++) {
-    await rig.engine.create(createCommand(bankTransfer(), `warm-${process.pid}-${round}`));
-    await payoutSweeper(rig.engine).sweep({ stopStartingAt: Date.now() + 30_000 });
-    await peerOperations({ idempotencyKey: `warm-${process.pid}-${round}` });
+  const runtimes: WarmUpRuntimes = {
+    withQueue: createRuntime({ ...env, ...queueEnvironment }, { logger: silentLogger }),
+    withoutQueue: createRuntime(env, { logger: silentLogger }),
+  };
+  try {
+    for (let round = 0; round < DATABASE_WARM_UP; round++) {
+      // Below the discarded runs' numbers, so no warm-up event repeats a timed run's idempotency key.
+      const run = -DISCARDED_RUNS - 1 - round;
+      for (const handler of MONEY_HANDLERS) {
+        const event = await handler.prepare(rig, run);
+        await pays(rig, `${handler.name} (warm-up)`, handler.providerCalls, () =>
+          handler.ownCode(runtimes, event, remainingMsOf(handler.bundle ?? handler.name)),
+        );
+        await handler.settle?.(rig);
+      }
+      await peerOperations({ idempotencyKey: `warm-${process.pid}-${round}` });
+    }
+  } finally {
+    await Promise.all([runtimes.withQueue.close(), runtimes.withoutQueue.close()]);
   }
 }
 
@@ -809,9 +863,13 @@ async function invoke(
 ): Promise<Timing> {
   const file = files.get(name);
   if (!file) throw new Error(`no bundle for ${name}`);
+  return spawnTimed([invoker, file, JSON.stringify(event), String(remainingMsOf(name))], env);
+}
+
+/** The time a function's context reports left as an invocation begins: its configured timeout. */
+function remainingMsOf(name: string): number {
   const timeout = name in HANDLERS ? HANDLERS[name as HandlerName].timeout : undefined;
-  const remainingMs = timeout?.toMilliseconds() ?? REMAINING_MS;
-  return spawnTimed([invoker, file, JSON.stringify(event), String(remainingMs)], env);
+  return timeout?.toMilliseconds() ?? REMAINING_MS;
 }
 
 function spawnTimed(args: string[], env: NodeJS.ProcessEnv): Promise<Timing> {
@@ -843,19 +901,17 @@ function spawnTimed(args: string[], env: NodeJS.ProcessEnv): Promise<Timing> {
   });
 }
 
-/** Runs one cold invocation and checks, by the sandbox's request count, that it made the provider calls of one payout. */
-async function pays(
-  rig: EngineRig,
-  what: string,
-  expected: number,
-  run: () => Promise<Timing>,
-): Promise<Timing> {
+/**
+ * Runs one invocation (a timed cold one, or the warm-up's in this process) and checks, by the sandbox's request
+ * count, that it made the provider calls of one payout.
+ */
+async function pays<T>(rig: EngineRig, what: string, expected: number, run: () => Promise<T>): Promise<T> {
   const before = await rig.providerCalls();
-  const timing = await run();
+  const answer = await run();
   const calls = (await rig.providerCalls()) - before;
-  if (calls !== expected)
-    throw new Error(
-      `${what} made ${calls} provider calls instead of ${expected}: ${JSON.stringify(timing.result)}`,
-    );
-  return timing;
+  if (calls !== expected) {
+    const shown = answer && typeof answer === 'object' && 'result' in answer ? answer.result : answer;
+    throw new Error(`${what} made ${calls} provider calls instead of ${expected}: ${JSON.stringify(shown)}`);
+  }
+  return answer;
 }
