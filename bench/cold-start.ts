@@ -757,12 +757,11 @@ async function buildNodejsFunctionDefault(entry: string): Promise<{ file: string
   return { file, bytes: statSync(file).size };
 }
 
-/** Runs each side's DynamoDB requests until DynamoDB Local's JVM has compiled them (see DATABASE_WARM_UP). */
 /**
- * Warms DynamoDB Local with each side's own requests: every money handler's own code (`ownCode`), run in this
- * process on a runtime built from its function's environment, with the events its timed runs get; and the peer's
- * Powertools idempotency on its table. Each warm-up invocation is checked to make its row's provider calls, so
- * a path that stopped paying cannot go unwarmed.
+ * Runs each side's own DynamoDB requests until DynamoDB Local's JVM has compiled them (see DATABASE_WARM_UP):
+ * every money handler's own code (`ownCode`), in this process on a runtime built from its function's environment,
+ * with the events its timed runs get; and the peer's Powertools idempotency on its table. Each warm-up invocation
+ * is checked to make its row's provider calls, so a path that stopped paying cannot go unwarmed.
  */
 async function warmUpDatabase(
   rig: EngineRig,
