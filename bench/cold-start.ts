@@ -392,7 +392,7 @@ export async function benchColdStart(
   );
   try {
     const env = childEnv(rig, endpoint, idempotencyTable);
-    await warmUpDatabase(rig, idempotencyTable, env, submissions.environment);
+    await warmUpDatabase(rig, idempotencyTable, env, submissions);
     const timed = [
       'bare',
       ...MONEY_HANDLERS.map((handler) => handler.name),
@@ -406,10 +406,8 @@ export async function benchColdStart(
     const sides: { name: string; time: (run: number) => Promise<Timing> }[] = [
       ...MONEY_HANDLERS.map((handler) => ({
         name: handler.name,
-        time: async (run: number) => {
-          const event = await handler.prepare(rig, run);
-          const queuedBefore = submissions.queue.stats().visible;
-          const timing = await pays(rig, handler.name, handler.providerCalls, () =>
+        time: (run: number) =>
+          paysOnce(rig, submissions, handler, run, handler.name, (event) =>
             invoke(
               invoker,
               bundleFiles,
@@ -417,13 +415,7 @@ export async function benchColdStart(
               event,
               handler.enqueues === undefined ? env : { ...env, ...submissions.environment },
             ),
-          );
-          const queued = submissions.queue.stats().visible - queuedBefore;
-          if (queued !== (handler.enqueues ?? 0))
-            throw new Error(`${handler.name} queued ${queued} messages instead of ${handler.enqueues ?? 0}`);
-          await handler.settle?.(rig);
-          return timing;
-        },
+          ),
       })),
       {
         name: PEER_NODEJS_DEFAULT,
@@ -654,6 +646,9 @@ export async function benchColdStart(
  * The submission queue the deployed sweeper hands due payouts to: the local SQS stand-in (lib/local), served on
  * 127.0.0.1 as `npm start` serves it, with no consumer (the submit-payouts row times the workers' side).
  */
+/** The local SQS stand-in the sweeper hands payouts to, with the environment that points a function at it. */
+type SubmissionQueueStandIn = Awaited<ReturnType<typeof startSubmissionQueue>>;
+
 async function startSubmissionQueue() {
   const queue = new LocalSqsQueue({
     name: 'payout-submissions.fifo',
@@ -767,7 +762,7 @@ async function warmUpDatabase(
   rig: EngineRig,
   idempotencyTable: string,
   env: NodeJS.ProcessEnv,
-  queueEnvironment: Readonly<Record<string, string>>,
+  submissions: SubmissionQueueStandIn,
 ): Promise<void> {
   const config = new IdempotencyConfig({ eventKeyJmesPath: 'idempotencyKey' });
   // Outside a handler Powertools cannot tell the time left and warns on every call; give it what Lambda would.
@@ -780,7 +775,7 @@ async function warmUpDatabase(
     config,
   });
   const runtimes: WarmUpRuntimes = {
-    withQueue: createRuntime({ ...env, ...queueEnvironment }, { logger: silentLogger }),
+    withQueue: createRuntime({ ...env, ...submissions.environment }, { logger: silentLogger }),
     withoutQueue: createRuntime(env, { logger: silentLogger }),
   };
   try {
@@ -788,11 +783,9 @@ async function warmUpDatabase(
       // Below the discarded runs' numbers, so no warm-up event repeats a timed run's idempotency key.
       const run = -DISCARDED_RUNS - 1 - round;
       for (const handler of MONEY_HANDLERS) {
-        const event = await handler.prepare(rig, run);
-        await pays(rig, `${handler.name} (warm-up)`, handler.providerCalls, () =>
+        await paysOnce(rig, submissions, handler, run, `${handler.name} (warm-up)`, (event) =>
           handler.ownCode(runtimes, event, remainingMsOf(handler.bundle ?? handler.name)),
         );
-        await handler.settle?.(rig);
       }
       await peerOperations({ idempotencyKey: `warm-${process.pid}-${round}` });
     }
@@ -901,8 +894,29 @@ function spawnTimed(args: string[], env: NodeJS.ProcessEnv): Promise<Timing> {
 }
 
 /**
- * Runs one invocation (a timed cold one, or the warm-up's in this process) and checks, by the sandbox's request
- * count, that it made the provider calls of one payout.
+ * One invocation of a money handler's row, timed cold or the warm-up's in this process: readies its event, runs
+ * it, checks that it made its row's provider calls and queued its row's messages, and settles what it handed over.
+ */
+async function paysOnce<T>(
+  rig: EngineRig,
+  submissions: SubmissionQueueStandIn,
+  handler: MoneyHandler,
+  run: number,
+  what: string,
+  invokeWith: (event: unknown) => Promise<T>,
+): Promise<T> {
+  const event = await handler.prepare(rig, run);
+  const queuedBefore = submissions.queue.stats().visible;
+  const answer = await pays(rig, what, handler.providerCalls, () => invokeWith(event));
+  const queued = submissions.queue.stats().visible - queuedBefore;
+  if (queued !== (handler.enqueues ?? 0))
+    throw new Error(`${what} queued ${queued} messages instead of ${handler.enqueues ?? 0}`);
+  await handler.settle?.(rig);
+  return answer;
+}
+
+/**
+ * Runs one invocation and checks, by the sandbox's request count, that it made the provider calls of one payout.
  */
 async function pays<T>(rig: EngineRig, what: string, expected: number, run: () => Promise<T>): Promise<T> {
   const before = await rig.providerCalls();
