@@ -165,9 +165,10 @@ export class SettlementService {
     );
     // Both the cutoff's read and the provider's listing cost a cold start its client's first request (each about
     // 10 ms of CPU, nothing to overlap). Started together, the listing reached the network first, the read waited
-    // for its CPU, and the trigger then waited for DynamoDB's answer. The listing is asked for once the read is on
-    // its way (or has failed before it), so the read's round trip runs while undici loads: 4 ms off a cold
-    // settlement (docs/benchmarks.md).
+    // for its CPU, and the trigger then waited for DynamoDB's answer. The listing is asked for once the read has
+    // been handed to the HTTP handler (or has failed before it): 4 ms off a cold settlement in alternating pairs.
+    // On its new connection its bytes still leave after undici has loaded (traced), so the gain is not an
+    // overlapped round trip (docs/benchmarks.md).
     if (reading && known?.id !== settlementId) await Promise.race([this.#store.afterRequestSent(), answered]);
     const found = known?.id === settlementId ? { settlement: known } : await this.#find(settlementId);
     if ('decided' in found) return this.#replay(found.decided, submitInline);

@@ -100,8 +100,12 @@ const sentWaiters = new WeakMap<DynamoDBClient, (() => void)[]>();
 
 /**
  * Resolves once the next request of `client` (one made by createDynamoDbClient, or a document client on it) has
- * been handed to the network: work meant to overlap a round trip starts then, instead of running in the middle
- * of the SDK's own asynchronous steps and delaying the request (issue 18). Never resolves if no request follows.
+ * been handed to the HTTP handler, its SDK steps done: work meant to overlap a round trip starts then, instead of
+ * running in the middle of those steps and delaying the request (issue 18). On an open connection the request
+ * is written by then. On a new one (a cold start's first request) it is written once the connection opens, which
+ * waits for whatever synchronous work the waiter started (traced: after undici has loaded). Telling waiters only
+ * once the bytes were written was measured and brought no row of the cold-start benchmark closer
+ * (docs/benchmarks.md). Never resolves if no request follows.
  */
 export function nextRequestSent(client: DynamoDBClient): Promise<void> {
   const waiting = sentWaiters.get(client);

@@ -156,8 +156,9 @@ export async function sendClaimed(
 
 /**
  * Once the claim just asked for is on its way (`afterWriteSent`), the gateway gets ready for the send that
- * follows. On a cold start that is loading the HTTP client, opening the connection and fetching the provider's
- * credentials, which then overlap the claim's round trip instead of delaying its departure. Only a head start:
+ * follows: on a cold start, loading the HTTP client, opening the connection and fetching the provider's
+ * credentials, which overlap the claim's round trip instead of following it. (A claim that is its client's first
+ * request is written once its connection opens, after that loading: see `nextRequestSent`.) Only a head start:
  * whatever it would have failed on, the send meets and records.
  */
 export function prepareWhileWriting(ctx: SendingContext): void {
