@@ -1,8 +1,10 @@
 import { DEFAULT_REQUEST_TIMEOUT_MS } from './call-deadline.js';
 import type { CredentialsSource } from './credentials.js';
 import { DEFAULT_TIMEOUTS, HttpTransport, type TransportTimeouts } from './http-transport.js';
+import { NodeHttpTransport } from './node-http-transport.js';
 import { Requester } from './requester.js';
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from './retry.js';
+import { SplitTransport } from './split-transport.js';
 import type { Transport } from './transport.js';
 import type { Logger } from './types.js';
 
@@ -25,11 +27,14 @@ export type ProviderClientOptions = {
   timeouts?: Partial<ClientTimeouts>;
   retry?: ClientRetryOptions;
   /**
-   * Most keep-alive connections to the provider at once (default 16). Requests beyond it wait in the pool,
-   * so a sweep with a higher concurrency needs at least as many.
+   * Most keep-alive connections to the provider at once (default 16), for reads and for payouts each. Requests
+   * beyond it wait in the pool, so a sweep with a higher concurrency needs at least as many.
    */
   connections?: number;
-  /** Replaces the undici transport (tests, benchmarks). `timeouts` other than `requestMs` then do not apply. */
+  /**
+   * Replaces the transports (tests, benchmarks): by default reads go over Node's HTTP client and everything else
+   * over undici. `timeouts` other than `requestMs` then do not apply.
+   */
   transport?: Transport;
   logger?: Logger;
 };
@@ -53,10 +58,13 @@ export class ProviderConnection {
 
   constructor(options: ProviderClientOptions) {
     const timeouts = { ...DEFAULT_TIMEOUTS, requestMs: DEFAULT_REQUEST_TIMEOUT_MS, ...options.timeouts };
+    const pool = { ...(options.connections !== undefined && { connections: options.connections }) };
+    // Reads over Node's own HTTP client, payouts over undici (SplitTransport, NodeHttpTransport say why).
     this.#transport =
       options.transport ??
-      new HttpTransport(options.baseUrl, timeouts, {
-        ...(options.connections !== undefined && { connections: options.connections }),
+      new SplitTransport({
+        reads: new NodeHttpTransport(options.baseUrl, timeouts, pool),
+        writes: new HttpTransport(options.baseUrl, timeouts, pool),
       });
     this.#credentials = options.credentials;
     const { sleep, random, ...policy } = options.retry ?? {};
