@@ -163,12 +163,10 @@ export class SettlementService {
       () => undefined,
       () => undefined,
     );
-    // Both the cutoff's read and the provider's listing cost a cold start its client's first request (each about
-    // 10 ms of CPU, nothing to overlap). Started together, the listing reached the network first, the read waited
-    // for its CPU, and the trigger then waited for DynamoDB's answer. The listing is asked for once the read has
-    // been handed to the HTTP handler (or has failed before it): 4 ms off a cold settlement in alternating pairs.
-    // On its new connection its bytes still leave after undici has loaded (traced), so the gain is not an
-    // overlapped round trip (docs/benchmarks.md).
+    // On a cold start the cutoff's read is its client's first request (about 10 ms of CPU); the listing, a read,
+    // goes over Node's own HTTP client, loaded already (lib/provider/split-transport.ts), and costs little. The
+    // listing is asked for once the read has been handed to the HTTP handler (or has failed before it), so that
+    // neither delays the other's request; asking for the listing first measured no better (docs/benchmarks.md).
     if (reading && known?.id !== settlementId) await Promise.race([this.#store.afterRequestSent(), answered]);
     const found = known?.id === settlementId ? { settlement: known } : await this.#find(settlementId);
     if ('decided' in found) return this.#replay(found.decided, submitInline);
