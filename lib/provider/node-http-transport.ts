@@ -40,6 +40,8 @@ export class NodeHttpTransport implements Transport {
   readonly #timeouts: TransportTimeouts;
   readonly #agent: HttpAgent;
   readonly #request: typeof httpRequest;
+  /** TLS: a new connection is ready once its handshake is done, not at its TCP connect. */
+  readonly #secure: boolean;
   #closed = false;
 
   constructor(
@@ -58,9 +60,9 @@ export class NodeHttpTransport implements Transport {
       timeout: IDLE_CONNECTION_MS,
       scheduling: 'lifo' as const,
     };
-    const secure = url.protocol === 'https:';
-    this.#agent = secure ? new HttpsAgent(agentOptions) : new HttpAgent(agentOptions);
-    this.#request = secure ? httpsRequest : httpRequest;
+    this.#secure = url.protocol === 'https:';
+    this.#agent = this.#secure ? new HttpsAgent(agentOptions) : new HttpAgent(agentOptions);
+    this.#request = this.#secure ? httpsRequest : httpRequest;
   }
 
   request(request: TransportRequest): Promise<TransportResponse> {
@@ -104,9 +106,7 @@ export class NodeHttpTransport implements Transport {
           this.#timeouts.connectMs,
           () => new TransportError(NetworkErrorKind.ConnectTimeout, Phase.BeforeSend, 'connect timeout'),
         );
-        socket.once(socket.constructor.name === 'TLSSocket' ? 'secureConnect' : 'connect', () =>
-          clearTimeout(timer),
-        );
+        socket.once(this.#secure ? 'secureConnect' : 'connect', () => clearTimeout(timer));
       });
       outgoing.once('finish', () =>
         arm(
