@@ -108,13 +108,17 @@ export class NodeHttpTransport implements Transport {
         );
         socket.once(this.#secure ? 'secureConnect' : 'connect', () => clearTimeout(timer));
       });
-      outgoing.once('finish', () =>
+      let answered = false;
+      outgoing.once('finish', () => {
+        // A server may answer before it has read the whole request: its body's timer then runs instead.
+        if (answered) return;
         arm(
           this.#timeouts.headersMs,
           () => new TransportError(NetworkErrorKind.Timeout, Phase.AfterSend, 'headers timeout'),
-        ),
-      );
+        );
+      });
       outgoing.once('response', (response: IncomingMessage) => {
+        answered = true;
         const bodyTimeout = () =>
           new TransportError(NetworkErrorKind.Timeout, Phase.AfterSend, 'body timeout');
         arm(this.#timeouts.bodyMs, bodyTimeout);
@@ -123,7 +127,7 @@ export class NodeHttpTransport implements Transport {
           chunks.push(chunk);
           arm(this.#timeouts.bodyMs, bodyTimeout);
         });
-        response.once('error', fail);
+        response.on('error', fail);
         // Closed before its end: the connection was cut mid-body.
         response.once('close', () => {
           if (!response.complete)
@@ -145,7 +149,8 @@ export class NodeHttpTransport implements Transport {
           });
         });
       });
-      outgoing.once('error', fail);
+      // Every error, not just the first: a request destroyed after failing may report another, and `fail` settles once.
+      outgoing.on('error', fail);
       if (signal.aborted) return fail(signal.reason);
       signal.addEventListener('abort', onAbort, { once: true });
       outgoing.end(body);
