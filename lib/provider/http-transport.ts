@@ -1,5 +1,6 @@
 import { NetworkErrorKind, Phase } from './failure.js';
 import {
+  originAndBasePath,
   type Transport,
   TransportError,
   type TransportRequest,
@@ -63,9 +64,7 @@ export class HttpTransport implements Transport {
     timeouts: TransportTimeouts = DEFAULT_TIMEOUTS,
     options: { connections?: number } = {},
   ) {
-    const url = new URL(baseUrl);
-    this.#origin = url.origin;
-    this.#basePath = url.pathname.replace(/\/+$/, '');
+    ({ origin: this.#origin, basePath: this.#basePath } = originAndBasePath(baseUrl));
     this.#poolOptions = {
       connect: { timeout: timeouts.connectMs },
       headersTimeout: timeouts.headersMs,

@@ -8,6 +8,7 @@ import {
   toTransportError,
 } from './http-transport.js';
 import {
+  originAndBasePath,
   type Transport,
   TransportError,
   type TransportRequest,
@@ -49,9 +50,9 @@ export class NodeHttpTransport implements Transport {
     timeouts: TransportTimeouts = DEFAULT_TIMEOUTS,
     options: { connections?: number } = {},
   ) {
-    const url = new URL(baseUrl);
-    this.#origin = new URL(url.origin);
-    this.#basePath = url.pathname.replace(/\/+$/, '');
+    const { origin, basePath } = originAndBasePath(baseUrl);
+    this.#origin = new URL(origin);
+    this.#basePath = basePath;
     this.#timeouts = timeouts;
     const agentOptions = {
       keepAlive: true,
@@ -60,7 +61,7 @@ export class NodeHttpTransport implements Transport {
       timeout: IDLE_CONNECTION_MS,
       scheduling: 'lifo' as const,
     };
-    this.#secure = url.protocol === 'https:';
+    this.#secure = this.#origin.protocol === 'https:';
     this.#agent = this.#secure ? new HttpsAgent(agentOptions) : new HttpAgent(agentOptions);
     this.#request = this.#secure ? httpsRequest : httpRequest;
   }

@@ -46,3 +46,9 @@ export class TransportError extends Error {
     this.phase = phase;
   }
 }
+
+/** A base URL as a transport uses it: the origin it connects to, and the path every request goes under. */
+export function originAndBasePath(baseUrl: string): { readonly origin: string; readonly basePath: string } {
+  const url = new URL(baseUrl);
+  return { origin: url.origin, basePath: url.pathname.replace(/\/+$/, '') };
+}
