@@ -43,7 +43,8 @@ const AFTER_SEND_CODES: Record<string, NetworkErrorKind> = {
 };
 
 /**
- * undici transport: one keep-alive connection pool per client and origin.
+ * undici transport: one keep-alive connection pool per client and origin. The provider connection sends every
+ * call that can move money over it, and reads over Node's own client (SplitTransport, NodeHttpTransport).
  *
  * undici is loaded on first use (or on `prepare`), not when this module is: evaluating it is ~10 ms of a cold
  * start, and the engine calls `prepare` while its claim is on the way to DynamoDB, so that time overlaps a
