@@ -1,5 +1,7 @@
 import { NetworkErrorKind, Phase } from './failure.js';
 import {
+  exchangeSignal,
+  flatHeaders,
   originAndBasePath,
   type Transport,
   TransportError,
@@ -22,6 +24,13 @@ export const DEFAULT_TIMEOUTS: TransportTimeouts = { connectMs: 5_000, headersMs
 
 /** Keep-alive connections per origin unless told otherwise; requests beyond it queue in the pool. */
 export const DEFAULT_CONNECTIONS = 16;
+
+/**
+ * How long a keep-alive connection may sit unused before it is closed, by either transport (undici's and
+ * NodeHttpTransport). A server may drop one idle for longer, and a request written to a dropped socket fails
+ * after it may have been read.
+ */
+export const IDLE_CONNECTION_MS = 4_000;
 
 /** Connection errors that happen before any byte of the request is written. */
 const BEFORE_SEND_CODES: Record<string, NetworkErrorKind> = {
@@ -70,7 +79,7 @@ export class HttpTransport implements Transport {
       connect: { timeout: timeouts.connectMs },
       headersTimeout: timeouts.headersMs,
       bodyTimeout: timeouts.bodyMs,
-      keepAliveTimeout: 4_000,
+      keepAliveTimeout: IDLE_CONNECTION_MS,
       connections: options.connections ?? DEFAULT_CONNECTIONS,
     };
   }
@@ -102,8 +111,7 @@ export class HttpTransport implements Transport {
         cause: error,
       });
     }
-    const deadline = request.timeoutMs === undefined ? undefined : AbortSignal.timeout(request.timeoutMs);
-    const signal = AbortSignal.any([deadline, request.signal].filter((signal) => signal !== undefined));
+    const signal = exchangeSignal(request);
     try {
       const response = await pool.request({
         path: `${this.#basePath}${request.path}`,
@@ -115,16 +123,9 @@ export class HttpTransport implements Transport {
         reset: false,
       });
       const body = await response.body.text();
-      const headers: Record<string, string | undefined> = {};
-      for (const [name, value] of Object.entries(response.headers)) {
-        headers[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
-      }
-      return { status: response.statusCode, headers, body };
+      return { status: response.statusCode, headers: flatHeaders(response.headers), body };
     } catch (error) {
-      // A signal aborted by a timer (AbortSignal.timeout, the requester's call deadline) is a timeout, not a
-      // caller's decision to give up.
-      const timedOut = signal.reason?.name === 'TimeoutError';
-      throw toTransportError(error, signal.aborted && !timedOut, timedOut);
+      throw failureUnder(error, signal);
     }
   }
 
@@ -133,6 +134,14 @@ export class HttpTransport implements Transport {
     const pool = await this.#pool?.catch(() => undefined);
     await pool?.close();
   }
+}
+
+/** An exchange's failure, told by the signal it ran under (exchangeSignal) as a timeout, an abort or the error's own. */
+export function failureUnder(error: unknown, signal: AbortSignal): TransportError {
+  // A signal aborted by a timer (AbortSignal.timeout, the requester's call deadline) is a timeout, not a
+  // caller's decision to give up.
+  const timedOut = signal.reason?.name === 'TimeoutError';
+  return toTransportError(error, signal.aborted && !timedOut, timedOut);
 }
 
 /** Maps an undici/Node error to a transport error; exported for tests. */

@@ -4,23 +4,19 @@ import { NetworkErrorKind, Phase } from './failure.js';
 import {
   DEFAULT_CONNECTIONS,
   DEFAULT_TIMEOUTS,
+  failureUnder,
+  IDLE_CONNECTION_MS,
   type TransportTimeouts,
-  toTransportError,
 } from './http-transport.js';
 import {
+  exchangeSignal,
+  flatHeaders,
   originAndBasePath,
   type Transport,
   TransportError,
   type TransportRequest,
   type TransportResponse,
 } from './transport.js';
-
-/**
- * How long a keep-alive connection may sit unused before it is closed: undici's own threshold, so that both
- * transports let go of an idle connection alike. A server may drop one idle for longer, and a request written to
- * a dropped socket fails after it may have been read.
- */
-export const IDLE_CONNECTION_MS = 4_000;
 
 /**
  * Node's own `http`/`https` client as a transport: one keep-alive agent per client and origin, with the same
@@ -72,8 +68,7 @@ export class NodeHttpTransport implements Transport {
         new TransportError(NetworkErrorKind.Other, Phase.BeforeSend, 'transport is closed'),
       );
     }
-    const deadline = request.timeoutMs === undefined ? undefined : AbortSignal.timeout(request.timeoutMs);
-    const signal = AbortSignal.any([deadline, request.signal].filter((signal) => signal !== undefined));
+    const signal = exchangeSignal(request);
     return new Promise<TransportResponse>((resolve, reject) => {
       let timer: NodeJS.Timeout | undefined;
       let settled = false;
@@ -87,10 +82,7 @@ export class NodeHttpTransport implements Transport {
         clearTimeout(timer);
         signal.removeEventListener('abort', onAbort);
         outgoing.destroy();
-        if (error instanceof TransportError) return reject(error);
-        // A signal aborted by a timer (AbortSignal.timeout) is a timeout, not a caller's decision to give up.
-        const timedOut = signal.reason?.name === 'TimeoutError';
-        reject(toTransportError(error, signal.aborted && !timedOut, timedOut));
+        reject(error instanceof TransportError ? error : failureUnder(error, signal));
       };
       const onAbort = () => fail(signal.reason);
       const body = request.body ?? '';
@@ -139,13 +131,9 @@ export class NodeHttpTransport implements Transport {
           settled = true;
           clearTimeout(timer);
           signal.removeEventListener('abort', onAbort);
-          const headers: Record<string, string | undefined> = {};
-          for (const [name, value] of Object.entries(response.headers)) {
-            headers[name] = Array.isArray(value) ? value.join(', ') : value;
-          }
           resolve({
             status: response.statusCode ?? 0,
-            headers,
+            headers: flatHeaders(response.headers),
             body: Buffer.concat(chunks).toString('utf8'),
           });
         });

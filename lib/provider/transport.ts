@@ -47,6 +47,23 @@ export class TransportError extends Error {
   }
 }
 
+/** The signal one exchange runs under: its own deadline (`timeoutMs`) and the caller's signal, whichever ends first. */
+export function exchangeSignal(request: TransportRequest): AbortSignal {
+  const deadline = request.timeoutMs === undefined ? undefined : AbortSignal.timeout(request.timeoutMs);
+  return AbortSignal.any([deadline, request.signal].filter((signal) => signal !== undefined));
+}
+
+/** Response headers as a transport answers them: names in lower case, a repeated header's values joined. */
+export function flatHeaders(
+  raw: Readonly<Record<string, string | string[] | undefined>>,
+): Record<string, string | undefined> {
+  const headers: Record<string, string | undefined> = {};
+  for (const [name, value] of Object.entries(raw)) {
+    headers[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
+  }
+  return headers;
+}
+
 /** A base URL as a transport uses it: the origin it connects to, and the path every request goes under. */
 export function originAndBasePath(baseUrl: string): { readonly origin: string; readonly basePath: string } {
   const url = new URL(baseUrl);
