@@ -37,25 +37,20 @@ export interface OriginPool {
  */
 export const CONNECT_AHEAD_MAX_IDLE_MS = 2_000;
 
-/** Set once the parser has been readied: undici builds it once per process. */
-let parserReadied = false;
-
 /**
  * Readies undici's HTTP/1.1 parser (WebAssembly), which undici builds when its first connection is handed to it:
  * on the payout's path, after the request has begun. Bundled, the parser's bytes are packed and inflate when
  * first required (infra/bundling/shipped-dependencies.ts), so requiring them here inflates them while the caller
  * waits on its claim; `WebAssembly.compile` then compiles them off the main thread, and undici's own synchronous
- * compile of the same bytes finds V8's module already built: the paying functions' cold starts 1 to 3 ms shorter
- * (docs/benchmarks.md). A failed compile is left to undici, which compiles again and reports it.
+ * compile of the same bytes finds V8's module already built. This took about 2 ms off the paying functions' cold
+ * start (docs/benchmarks.md). A failed compile is left to undici, which compiles again and reports it.
  *
  * A plain `require` of undici's own module, so that undici finds these very bytes in the module cache. Not an
  * import: as an ES import of CommonJS, the bundle would copy the Buffer onto a namespace object, a getter per
  * byte (46 ms). Unbundled, as ES modules (tests, local mode), there is no `require`, and nothing is readied.
  */
 function readyParserAhead(): void {
-  // A later connection (a warm container's, another transport's) finds undici's parser built.
-  if (parserReadied || typeof require !== 'function') return;
-  parserReadied = true;
+  if (typeof require !== 'function') return;
   const bytes: Uint8Array = require('undici/lib/llhttp/llhttp_simd-wasm.js');
   WebAssembly.compile(bytes).catch(() => undefined);
 }
