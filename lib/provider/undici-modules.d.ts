@@ -20,9 +20,3 @@ declare module 'undici/lib/core/connect.js' {
   const build: typeof buildConnector;
   export default build;
 }
-
-// Node's global WebAssembly, whose value TypeScript declares in its DOM library only, which this project does not
-// load: the one call undici-pool.ts makes on it.
-declare namespace WebAssembly {
-  function compile(bytes: Uint8Array): Promise<unknown>;
-}

@@ -23,8 +23,7 @@ export interface OriginPool {
   /**
    * Opens a connection now, while the caller waits on something else (its claim on the way to DynamoDB), when
    * the pool has none: the first request then finds the TCP (and, to a real provider, TLS) handshake done
-   * instead of making it on the payout's critical path. Never sends anything. Readies undici's HTTP parser
-   * too (`readyParserAhead`).
+   * instead of making it on the payout's critical path. Never sends anything.
    */
   connectAhead(): void;
   close(): Promise<void>;
@@ -36,24 +35,6 @@ export interface OriginPool {
  * written to a dropped socket fails after it may have been read.
  */
 export const CONNECT_AHEAD_MAX_IDLE_MS = 2_000;
-
-/**
- * Readies undici's HTTP/1.1 parser (WebAssembly), which undici builds when its first connection is handed to it:
- * on the payout's path, after the request has begun. Bundled, the parser's bytes are packed and inflate when
- * first required (infra/bundling/shipped-dependencies.ts), so requiring them here inflates them while the caller
- * waits on its claim; `WebAssembly.compile` then compiles them off the main thread, and undici's own synchronous
- * compile of the same bytes finds V8's module already built. This took about 2 ms off the paying functions' cold
- * start (docs/benchmarks.md). A failed compile is left to undici, which compiles again and reports it.
- *
- * A plain `require` of undici's own module, so that undici finds these very bytes in the module cache. Not an
- * import: as an ES import of CommonJS, the bundle would copy the Buffer onto a namespace object, a getter per
- * byte (46 ms). Unbundled, as ES modules (tests, local mode), there is no `require`, and nothing is readied.
- */
-function readyParserAhead(): void {
-  if (typeof require !== 'function') return;
-  const bytes: Uint8Array = require('undici/lib/llhttp/llhttp_simd-wasm.js');
-  WebAssembly.compile(bytes).catch(() => undefined);
-}
 
 export function openPool(origin: string, options: PoolOptions): OriginPool {
   const connector = buildConnectorOf({
@@ -89,7 +70,6 @@ export function openPool(origin: string, options: PoolOptions): OriginPool {
       // The process may end with nothing sent (a paused payout): the wait must not keep it alive.
       timer.unref();
       ahead = { socket, timer };
-      readyParserAhead();
     },
     close: async () => {
       const unused = ahead;

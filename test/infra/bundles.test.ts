@@ -277,53 +277,6 @@ console.log(JSON.stringify({ seen, statuses: [first.status, second.status], bodi
     });
   });
 
-  it("the transport's prepare readies undici's parser ahead: compiled off the main thread, the same bytes undici builds from", async () => {
-    const probe = await buildProbe(
-      'parser-ahead-probe.mjs',
-      `import { createHash } from 'node:crypto';
-import { createServer } from 'node:http';
-import { HttpTransport } from './lib/provider/http-transport.ts';
-const digest = (bytes) => createHash('sha256').update(bytes).digest('hex');
-const compiledAhead = [];
-const compile = WebAssembly.compile;
-WebAssembly.compile = (bytes) => { compiledAhead.push(bytes); return compile(bytes); };
-const builtByUndici = [];
-const Module = WebAssembly.Module;
-WebAssembly.Module = class extends Module {
-  constructor(bytes) { super(bytes); builtByUndici.push(bytes); }
-};
-const server = createServer((_req, res) => res.end('{"ok":true}'));
-await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
-const transport = new HttpTransport('http://127.0.0.1:' + server.address().port);
-await transport.prepare();
-const beforeRequest = { compiled: compiledAhead.length, built: builtByUndici.length };
-const response = await transport.request({ method: 'POST', path: '/payouts', headers: {}, body: '{}' });
-await transport.close();
-server.close();
-console.log(JSON.stringify({
-  beforeRequest,
-  compiledAhead: compiledAhead.map(digest),
-  builtFromTheSameBytes: builtByUndici.map((bytes) => bytes === compiledAhead[0]),
-  status: response.status,
-}));`,
-    );
-    const run = runNode(probe);
-    expect(run.status, run.stderr).toBe(0);
-    const { createRequire } = await import('node:module');
-    const shipped: Buffer = createRequire(join(PROJECT_ROOT, 'package.json'))(
-      'undici/lib/llhttp/llhttp_simd-wasm.js',
-    );
-    const { createHash } = await import('node:crypto');
-    expect(JSON.parse(run.stdout)).toEqual({
-      // Compiled during prepare, before any request; undici had built nothing yet.
-      beforeRequest: { compiled: 1, built: 0 },
-      compiledAhead: [createHash('sha256').update(shipped).digest('hex')],
-      // undici's own compile, at the first connection, took the very Buffer compiled ahead: no second inflate.
-      builtFromTheSameBytes: [true],
-      status: 200,
-    });
-  });
-
   it('the packed SIMD parser inflates to the bytes undici ships, and compiles on this Node', async () => {
     const probe = await buildProbe(
       'simd-probe.mjs',
