@@ -15,8 +15,16 @@ const UNPRINTABLE = /[\p{Cc}\p{Cf}\p{Co}\p{Cs}\p{Zl}\p{Zp}]|[^\P{Zs} ]/u;
  */
 const PAYOUT_MARKER = /po_[0-9a-hjkmnp-tv-z]{26}/i;
 
+/**
+ * Printable ASCII, none of which UNPRINTABLE matches (its one space, U+0020, is allowed). Most texts are only
+ * that, and this test answers at once, where UNPRINTABLE's Unicode classes cost a cold process about 0.15 ms a
+ * call until V8 compiles the expression (test/shared/text.test.ts holds both to the same answers).
+ */
+const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
+
 /** The first character a person could not see or that would be misread (`U+202E`), or undefined. */
 export function firstUnprintable(text: string): string | undefined {
+  if (PRINTABLE_ASCII.test(text)) return undefined;
   const match = UNPRINTABLE.exec(text);
   if (!match) return undefined;
   const code = match[0].codePointAt(0) ?? 0;
@@ -25,7 +33,9 @@ export function firstUnprintable(text: string): string | undefined {
 
 /** True when the text, folded as a provider or a bank might fold it (NFKC, any case), carries a payout marker. */
 export function carriesPayoutMarker(text: string): boolean {
-  return PAYOUT_MARKER.test(text) || PAYOUT_MARKER.test(text.normalize('NFKC'));
+  if (PAYOUT_MARKER.test(text)) return true;
+  // Printable ASCII folds to itself.
+  return !PRINTABLE_ASCII.test(text) && PAYOUT_MARKER.test(text.normalize('NFKC'));
 }
 
 export interface ClientTextOptions {
