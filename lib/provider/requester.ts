@@ -1,4 +1,5 @@
 import type * as z from 'zod/mini';
+import { signalWithDeadline } from '../shared/deadline.js';
 import { classifyFailure } from './classify.js';
 import type { CredentialsSource } from './credentials.js';
 import {
@@ -68,8 +69,10 @@ export class Requester {
     callOptions: RequestOptions = {},
   ): Promise<z.output<S>> {
     // Its reason is a TimeoutError: the transport reads an abort by it as a timeout, not a caller's abort.
-    const deadline = AbortSignal.timeout(callOptions.deadlineMs ?? this.#options.defaultTimeoutMs);
-    const signal = AbortSignal.any([deadline, callOptions.signal ?? deadline]);
+    const signal = signalWithDeadline(
+      callOptions.deadlineMs ?? this.#options.defaultTimeoutMs,
+      callOptions.signal,
+    );
     const options = { ...callOptions, signal };
     const { retry, logger } = this.#options;
     const path = withQuery(spec.path, spec.query);

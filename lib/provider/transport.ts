@@ -1,3 +1,4 @@
+import { signalWithDeadline } from '../shared/deadline.js';
 import type { HttpMethod } from './errors.js';
 import type { NetworkErrorKind, Phase } from './failure.js';
 
@@ -49,8 +50,8 @@ export class TransportError extends Error {
 
 /** The signal one exchange runs under: its own deadline (`timeoutMs`) and the caller's signal, whichever ends first. */
 export function exchangeSignal(request: TransportRequest): AbortSignal {
-  const deadline = request.timeoutMs === undefined ? undefined : AbortSignal.timeout(request.timeoutMs);
-  return AbortSignal.any([deadline, request.signal].filter((signal) => signal !== undefined));
+  if (request.timeoutMs !== undefined) return signalWithDeadline(request.timeoutMs, request.signal);
+  return AbortSignal.any(request.signal ? [request.signal] : []);
 }
 
 /** Response headers as a transport answers them: names in lower case, a repeated header's values joined. */
