@@ -1,31 +1,17 @@
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ProviderClient } from '../../lib/provider/client.js';
 import { StaticCredentialsSource } from '../../lib/provider/credentials.js';
 import { ProviderOutcomeUnknownError } from '../../lib/provider/errors.js';
 import { type Sandbox, startSandbox } from '../../lib/sandbox/index.js';
 import { signalWithDeadline } from '../../lib/shared/deadline.js';
+import { underCollections } from '../support/garbage-collection.js';
 
 /**
  * Deadlines that hold while garbage is collected. Node holds the sources of `AbortSignal.any` weakly, and a
  * timeout signal nobody holds is collected with its timer: a call's deadline then never comes (one provider call
  * in twenty answered after 400 ms despite a 100 ms deadline, before `signalWithDeadline`). Collections are forced
- * here every few milliseconds, through the flag V8 reads when a context is created.
+ * here every 2 ms (test/support/garbage-collection.ts).
  */
-setFlagsFromString('--expose-gc');
-const collectGarbage = runInNewContext('gc') as () => void;
-
-/** Runs `work` while collecting garbage every 2 ms. */
-async function underCollections<T>(work: () => Promise<T>): Promise<T> {
-  const collecting = setInterval(collectGarbage, 2);
-  try {
-    return await work();
-  } finally {
-    clearInterval(collecting);
-  }
-}
-
 describe('signalWithDeadline', () => {
   it('aborts at its deadline with a TimeoutError, though only the signal is held and garbage is collected', {
     timeout: 5_000,

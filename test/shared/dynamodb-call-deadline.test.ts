@@ -9,6 +9,7 @@ import {
   REQUEST_HANDLER,
   SMITHY_CONTEXT_KEY,
 } from '../../lib/shared/dynamodb-client.js';
+import { underCollections } from '../support/garbage-collection.js';
 import { type SilentServer, startSilentServer } from '../support/silent-server.js';
 
 const get = new GetItemCommand({ TableName: 't', Key: { pk: { S: 'a' } } });
@@ -59,6 +60,16 @@ describe('a DynamoDB call against a peer that never answers', () => {
       expect(ms).toBeGreaterThanOrEqual(290);
       expect(ms).toBeLessThan(300 + 1_000);
       expect(silent.connections() - before).toBe(1);
+    } finally {
+      client.destroy();
+    }
+  });
+
+  it('fails at its total deadline while garbage is collected every 2 ms (a deadline nobody holds is collected)', async () => {
+    const client = createDynamoDbClient({ endpoint: silent.url, ...localAwsConfig, maxAttempts: 3 }, 300);
+    try {
+      const { error } = await underCollections(() => timed(() => client.send(get)));
+      expect(error).toMatchObject({ name: 'TimeoutError' });
     } finally {
       client.destroy();
     }
