@@ -76,11 +76,16 @@ export class NodeHttpTransport implements Transport {
         clearTimeout(timer);
         timer = setTimeout(() => fail(failure()), ms);
       };
-      const fail = (error: unknown) => {
-        if (settled) return;
+      /** Ends the exchange once, first come first served: false when it had ended already. */
+      const settle = () => {
+        if (settled) return false;
         settled = true;
         clearTimeout(timer);
         signal.removeEventListener('abort', onAbort);
+        return true;
+      };
+      const fail = (error: unknown) => {
+        if (!settle()) return;
         outgoing.destroy();
         reject(error instanceof TransportError ? error : failureUnder(error, signal));
       };
@@ -127,10 +132,7 @@ export class NodeHttpTransport implements Transport {
             fail(Object.assign(new Error('response cut short'), { code: 'ECONNRESET' }));
         });
         response.once('end', () => {
-          if (settled) return;
-          settled = true;
-          clearTimeout(timer);
-          signal.removeEventListener('abort', onAbort);
+          if (!settle()) return;
           resolve({
             status: response.statusCode ?? 0,
             headers: flatHeaders(response.headers),
