@@ -126,12 +126,13 @@ const context = {
 };
 const result = await mod.handler(JSON.parse(process.argv[3]), context);
 const handled = performance.now();
-process.stdout.write('\\n${RESULT_PREFIX}' + JSON.stringify({ answeredMs: handled, importMs: imported - started, handleMs: handled - imported, result }) + '\\n');
+const cpu = process.cpuUsage();
+process.stdout.write('\\n${RESULT_PREFIX}' + JSON.stringify({ answeredMs: handled, importMs: imported - started, handleMs: handled - imported, cpuMs: (cpu.user + cpu.system) / 1000, result }) + '\\n');
 process.exit(0);
 `;
 
 /** A bare start: how long node takes to reach the first line of user code. */
-const BARE = `process.stdout.write('\\n${RESULT_PREFIX}' + JSON.stringify({ answeredMs: performance.now(), importMs: 0, handleMs: 0 }) + '\\n');`;
+const BARE = `const answeredMs = performance.now(); const cpu = process.cpuUsage(); process.stdout.write('\\n${RESULT_PREFIX}' + JSON.stringify({ answeredMs, importMs: 0, handleMs: 0, cpuMs: (cpu.user + cpu.system) / 1000 }) + '\\n');`;
 
 interface Timing {
   /** From spawn to the process's exit. */
@@ -140,6 +141,11 @@ interface Timing {
   answeredMs: number;
   importMs: number;
   handleMs: number;
+  /**
+   * CPU the process had used by then, every thread (process.cpuUsage: user + system): steadier than the wall
+   * clock between two builds of one handler, for a change that removes work, but not what Lambda waits for.
+   */
+  cpuMs: number;
   result: unknown;
 }
 
@@ -343,6 +349,8 @@ interface TimedBuild {
   readonly answeredMs: number;
   readonly importMs: number;
   readonly firstEventMs: number;
+  /** Median CPU of the process up to the answer (all threads): for comparing changes, no target is judged on it. */
+  readonly cpuMs: number;
 }
 
 /**
@@ -467,6 +475,10 @@ export async function benchColdStart(
         medianOf(name, (t) => t.handleMs),
         1,
       ),
+      cpuMs: fixed(
+        medianOf(name, (t) => t.cpuMs),
+        1,
+      ),
     });
     const bareMs = medianOf('bare', (t) => t.answeredMs);
     /** `combine` of this side's answer and the peer's, round by round: every side is timed once a round. */
@@ -575,6 +587,7 @@ export async function benchColdStart(
         'over bare node ms': fixed(own.answeredMs - bareMs, 0),
         'import ms': fixed(own.importMs, 0),
         'first event ms': fixed(own.firstEventMs, 0),
+        'CPU ms': fixed(own.cpuMs, 0),
         '÷ NodejsFunction-default peer': fixed(own.answeredMs / peerDefault.answeredMs, 2),
         'ms over peer bundled like ours': fixed(own.answeredMs - peerOurs.answeredMs, 0),
         'round by round: ÷ default peer, ms over like ours (p25 to p75)': roundByRound(name),
@@ -589,6 +602,10 @@ export async function benchColdStart(
         'over bare node ms': 0,
         'import ms': '',
         'first event ms': '',
+        'CPU ms': fixed(
+          medianOf('bare', (t) => t.cpuMs),
+          0,
+        ),
         '÷ NodejsFunction-default peer': '',
         'ms over peer bundled like ours': '',
         'round by round: ÷ default peer, ms over like ours (p25 to p75)': '',
@@ -614,6 +631,7 @@ export async function benchColdStart(
           'over bare node ms': '',
           'import ms': '',
           'first event ms': '',
+          'CPU ms': '',
           '÷ NodejsFunction-default peer': '',
           'ms over peer bundled like ours': '',
           'round by round: ÷ default peer, ms over like ours (p25 to p75)': '',
