@@ -50,7 +50,7 @@ const DISCARDED_RUNS = 2;
  * warm up last. DynamoDB in AWS is never cold, so neither is the database here; only the function is. Each
  * handler warms its own paths (`ownCode`): when only the engine's create and sweep were warmed, the rows whose
  * requests differ (the settlement's decision and deferral in its creating transaction, the workers' pacer, the
- * create already claimed) met a database still cold for them, 2 to 4 ms a row (docs/benchmarks.md).
+ * create already claimed) met a database still cold for them, 2 to 4 ms a row (docs/cold-start.md).
  */
 const DATABASE_WARM_UP = quick ? 40 : 150;
 /** Git-ignored: bundles must sit inside the project so the external `@aws-sdk/*` resolve from node_modules. */

@@ -127,7 +127,7 @@ const SMITHY_CORE_REPLACED = new RegExp(
  * undici embeds its SIMD HTTP parser as base64 text (71 KB). The same wasm bytes, brotli-compressed, are a
  * third of that, which keeps every bundle under 450 KB; they are inflated when undici first needs the parser
  * (the first provider connection): loading node:zlib and the first decompression take about 2 ms of that cold
- * start (docs/benchmarks.md). test/infra/bundles.test.ts proves the bundled transport still speaks HTTP/1.1.
+ * start (docs/cold-start.md). test/infra/bundles.test.ts proves the bundled transport still speaks HTTP/1.1.
  */
 function compressedSimdParser(path: string): string {
   const source = readFileSync(path, 'utf8');

@@ -20,7 +20,7 @@ import {
 } from './model.js';
 
 // The schemas below are built on first use (z.lazy), not when a function loads this module: a cold start that never
-// reads these items does not pay for them (docs/benchmarks.md, cold start).
+// reads these items does not pay for them (docs/cold-start.md).
 
 /** Keys of bulk-item items in the project's single table: the latest state and one audit item per correction. */
 export const bulkItemKeys = {

@@ -1,7 +1,7 @@
 import * as z from '../shared/zod.js';
 
 // The schemas below are built on first use (z.lazy), not when a function loads this module: a cold start that never
-// reads these items does not pay for them (docs/benchmarks.md, cold start).
+// reads these items does not pay for them (docs/cold-start.md).
 
 /**
  * One unit of work of a correction job, as the API hands it to the queue workers: the rows of one bulk payout

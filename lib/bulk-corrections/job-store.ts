@@ -18,7 +18,7 @@ import type { CorrectionJob, JobItem, JobItemResult, JobItemStatus } from './job
 import { type CorrectionWork, CorrectionWorkSchema } from './job-queue.js';
 
 // The schemas below are built on first use (z.lazy), not when a function loads this module: a cold start that never
-// reads these items does not pay for them (docs/benchmarks.md, cold start).
+// reads these items does not pay for them (docs/cold-start.md).
 
 /**
  * Correction jobs in the single table, one item collection per job:

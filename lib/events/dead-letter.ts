@@ -10,7 +10,7 @@ import * as z from '../shared/zod.js';
 import { InvalidEventError } from './inbound-errors.js';
 
 // The schemas below are built on first use (z.lazy), not when a function loads this module: a cold start that never
-// reads these items does not pay for them (docs/benchmarks.md, cold start).
+// reads these items does not pay for them (docs/cold-start.md).
 
 /** What became of a dead letter: it waits for a person, was delivered again successfully, or was put aside. */
 export const DeadLetterStatus = { Open: 'open', Replayed: 'replayed', Discarded: 'discarded' } as const;

@@ -27,7 +27,7 @@ import {
  * 6 ms more before the first byte leaves. A function whose first provider call is a read (the settlement's
  * look-up) would pay that on its path; one whose first is a payout loads undici while its claim is on its way to
  * DynamoDB. The provider connection sends reads here and everything that can move money over undici
- * (ProviderConnection): see docs/benchmarks.md.
+ * (ProviderConnection): see docs/cold-start.md.
  *
  * @example const transport = new NodeHttpTransport('http://127.0.0.1:4010', { connectMs: 1000, headersMs: 5000, bodyMs: 5000 });
  */

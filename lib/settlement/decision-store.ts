@@ -13,7 +13,7 @@ import type {
 } from './model.js';
 
 // The schemas below are built on first use (z.lazy), not when a function loads this module: a cold start that never
-// reads these items does not pay for them (docs/benchmarks.md, cold start).
+// reads these items does not pay for them (docs/cold-start.md).
 
 /** Keys of settlement decisions in the project's single table (see lib/payouts/store/table-design.ts). */
 export const settlementKeys = {

@@ -166,7 +166,7 @@ export class SettlementService {
     // On a cold start the cutoff's read is its client's first request (about 10 ms of CPU); the listing, a read,
     // goes over Node's own HTTP client, loaded already (lib/provider/split-transport.ts), and costs little. The
     // listing is asked for once the read has been handed to the HTTP handler (or has failed before it), so that
-    // neither delays the other's request; asking for the listing first measured no better (docs/benchmarks.md).
+    // neither delays the other's request; asking for the listing first measured no better (docs/cold-start.md).
     if (reading && known?.id !== settlementId) await Promise.race([this.#store.afterRequestSent(), answered]);
     const found = known?.id === settlementId ? { settlement: known } : await this.#find(settlementId);
     if ('decided' in found) return this.#replay(found.decided, submitInline);

@@ -35,7 +35,7 @@ import { marshall, type NativeAttributeValue, unmarshall } from '@aws-sdk/util-d
  * Why not `@aws-sdk/lib-dynamodb`'s `DynamoDBDocumentClient`, which does the same: each of its commands adds two
  * middlewares (marshal, unmarshal) to a stack of its own, so every send resolves one more middleware stack and
  * walks its input and output through a generic key-path walker: on a cold start, up to 3 ms of a function's first
- * event in alternating runs, and about 5 KB of its bundle (issue 18, docs/benchmarks.md); warm, about 1 ms of
+ * event in alternating runs, and about 5 KB of its bundle (issue 18, docs/cold-start.md); warm, about 1 ms of
  * the engine's overhead per payout. Here each command marshals the fields it knows before the client's command
  * is built and unmarshals its answer after: the same `marshall` and `unmarshall` of `@aws-sdk/util-dynamodb`,
  * so the items on the table are the same.

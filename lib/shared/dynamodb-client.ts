@@ -105,7 +105,7 @@ const sentWaiters = new WeakMap<DynamoDBClient, (() => void)[]>();
  * is written by then. On a new one (a cold start's first request) it is written once the connection opens, which
  * waits for whatever synchronous work the waiter started (traced: after undici has loaded). Telling waiters only
  * once the bytes were written was measured and brought no row of the cold-start benchmark closer
- * (docs/benchmarks.md). Never resolves if no request follows.
+ * (docs/cold-start.md). Never resolves if no request follows.
  */
 export function nextRequestSent(client: DynamoDBClient): Promise<void> {
   const waiting = sentWaiters.get(client);

@@ -27,7 +27,7 @@ const agents = {
  * One POST over Node's own `http`/`https`, which the AWS SDK's clients already load, and use, in every function.
  *
  * Why not the global `fetch`: it loads Node's built-in undici on its first call, about 13 ms of a cold start
- * spent before the request leaves (measured with `BENCH_TRACE_DIR`, docs/benchmarks.md: the deployed sweeper's
+ * spent before the request leaves (measured with `BENCH_TRACE_DIR`, docs/cold-start.md: the deployed sweeper's
  * hand-over to SQS). The whole exchange, the body read included, ends within `timeoutMs`; past it the promise
  * rejects with the `TimeoutError` of `AbortSignal.timeout`, and the connection is closed.
  *

@@ -15,7 +15,7 @@ export interface LambdaLoggerOptions {
 /**
  * One JSON object per line in Lambda, with the fields the Powertools logger writes (`level`, `message`,
  * `timestamp`, `service`, `sampling_rate`, `xray_trace_id`), then the appended keys, then the entry's fields.
- * Written here rather than taken from Powertools: 35 KB of every bundle for a JSON line (see docs/benchmarks.md).
+ * Written here rather than taken from Powertools: 35 KB of every bundle for a JSON line (see docs/cold-start.md).
  * The level comes from POWERTOOLS_LOG_LEVEL, then AWS_LAMBDA_LOG_LEVEL (Lambda's log-level control), default INFO.
  *
  * @example

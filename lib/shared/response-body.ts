@@ -7,7 +7,7 @@ import type { Readable } from 'node:stream';
  * default collector first asks whether the body is a `Blob` or a web `ReadableStream`, and the question alone
  * loads Node's web streams (the `ReadableStream` global is built on first access) on every cold start's first
  * answer, for a kind of body this handler never returns: 0.5 to 2.8 ms of a function's cold start in alternating
- * runs (issue 18, docs/benchmarks.md). The bytes are the same: the chunks in order, in a `Uint8Array` of their
+ * runs (issue 18, docs/cold-start.md). The bytes are the same: the chunks in order, in a `Uint8Array` of their
  * own (the SDK re-types the array it is given, so it must not be a Buffer shared with Node's pool).
  *
  * @throws TypeError for a body that is not a Node stream (another HTTP handler); never with this one

@@ -1,7 +1,7 @@
 import * as z from 'zod/mini';
 
 // Each schema is built on first use (z.lazy): every function loads all the provider's resources but parses few of
-// them, and building them at load was a large part of a cold start's zod work (docs/benchmarks.md).
+// them, and building them at load was a large part of a cold start's zod work (docs/cold-start.md).
 import { amount, calendarDate, timestamp } from './common.js';
 import { sizePagination } from './pagination.js';
 

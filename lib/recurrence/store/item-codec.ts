@@ -13,7 +13,7 @@ import {
 import { recurrenceKeys } from './table-keys.js';
 
 // The schemas below are built on first use (z.lazy), not when a function loads this module: a cold start that never
-// reads these items does not pay for them (docs/benchmarks.md, cold start).
+// reads these items does not pay for them (docs/cold-start.md).
 
 /** Items read back are a boundary too: parsed, so a hand-edited item fails loudly, naming the attribute. */
 
