@@ -151,10 +151,8 @@ interface Timing {
 
 /** A money handler of the project, timed cold while it pays (or hands over) exactly one payout. */
 interface MoneyHandler {
-  /** The row, and its key in `coldStart.handlers`. */
-  readonly name: string;
-  /** The function whose bundle runs: `name` unless a row runs a function in another composition. */
-  readonly bundle?: HandlerName;
+  /** The row, its key in `coldStart.handlers`, and the function whose bundle runs. */
+  readonly name: HandlerName;
   readonly what: string;
   /** Provider requests one cold invocation makes: the payout, plus the look-ups its path needs. */
   readonly providerCalls: number;
@@ -205,15 +203,6 @@ const MONEY_HANDLERS: readonly MoneyHandler[] = [
     settle: (rig) => payoutSweeper(rig.engine).sweep({ stopStartingAt: Date.now() + 30_000 }),
   },
   {
-    // A stack deployed without the submit-payouts workers: no queue, so the sweeper sends what is due itself.
-    name: 'sweep-due-payouts-inline',
-    bundle: 'sweep-due-payouts',
-    what: 'sweeping and paying 1 due payout itself (a stack without submit-payouts: no queue)',
-    providerCalls: 1,
-    prepare: (rig, run) => duePayout(rig, run, 'sweep-inline'),
-    ownCode: (runtimes, _event, remainingMs) => sweepDuePayouts(runtimes.withoutQueue, remainingMs),
-  },
-  {
     name: 'submit-payouts',
     what: 'submitting 1 queued payout (one SQS message)',
     providerCalls: 1,
@@ -253,10 +242,12 @@ const MONEY_HANDLERS: readonly MoneyHandler[] = [
     ownCode: (runtimes, event) => payoutRequested(runtimes.withoutQueue, event),
   },
   {
+    // As deployed: the stack gives it the submission queue whenever it deploys the workers, who pay.
     name: 'settlement-available',
-    what: '"Settlement Available": looking the settlement up and paying it out',
+    what: '"Settlement Available": looking the settlement up and handing its payout to the submission queue (SQS), as deployed',
     // The settlement is read fresh from the provider's listing before it is paid (SettlementService.payOut).
-    providerCalls: 2,
+    providerCalls: 1,
+    enqueues: 1,
     verifiesWithProvider: true,
     prepare: async (rig, run) => ({
       version: '0',
@@ -269,7 +260,8 @@ const MONEY_HANDLERS: readonly MoneyHandler[] = [
       resources: [],
       detail: { version: '1', settlementId: await freshSettlement(rig) },
     }),
-    ownCode: (runtimes, event) => settlementAvailable(runtimes.withoutQueue, event),
+    ownCode: (runtimes, event) => settlementAvailable(runtimes.withQueue, event),
+    settle: (rig) => payoutSweeper(rig.engine).sweep({ stopStartingAt: Date.now() + 30_000 }),
   },
 ];
 
@@ -306,7 +298,7 @@ export interface ColdStartReport {
     TimedBuild & {
       /** What one timed invocation does. */
       readonly what: string;
-      /** The function whose bundle ran (a row may time a function in another deployed composition). */
+      /** The function whose bundle ran, as deployed. */
       readonly function: string;
       readonly ratioToNodejsFunctionDefaultPeer: number;
       readonly msOverPeerBundledLikeOurs: number;
@@ -419,7 +411,7 @@ export async function benchColdStart(
             invoke(
               invoker,
               bundleFiles,
-              handler.bundle ?? handler.name,
+              handler.name,
               event,
               handler.enqueues === undefined ? env : { ...env, ...submissions.environment },
             ),
@@ -457,10 +449,7 @@ export async function benchColdStart(
     }
     const medianOf = (name: string, pick: (timing: Timing) => number) =>
       median((timings.get(name) ?? []).map(pick));
-    const bundleOf = (name: string) =>
-      MONEY_HANDLERS.find((handler) => handler.name === name)?.bundle ??
-      VERIFYING_PEERS.find((peer) => peer.name === name)?.bundle ??
-      name;
+    const bundleOf = (name: string) => VERIFYING_PEERS.find((peer) => peer.name === name)?.bundle ?? name;
     const timedBuild = (name: string): TimedBuild => ({
       bundleBytes: sizes.get(bundleOf(name)) ?? 0,
       answeredMs: fixed(
@@ -530,7 +519,7 @@ export async function benchColdStart(
         ),
       },
       handlers: Object.fromEntries(
-        MONEY_HANDLERS.map(({ name, what, bundle, verifiesWithProvider }) => {
+        MONEY_HANDLERS.map(({ name, what, verifiesWithProvider }) => {
           const own = timedBuild(name);
           const { perRound: rounds, ...medians } = compare(own, name, {
             nodejsDefault: PEER_NODEJS_DEFAULT,
@@ -540,7 +529,7 @@ export async function benchColdStart(
             name,
             {
               what,
-              function: bundle ?? name,
+              function: name,
               ...own,
               ...medians,
               noSlowerThanNodejsFunctionDefaultPeer: own.answeredMs <= peerDefault.answeredMs,
@@ -622,7 +611,7 @@ export async function benchColdStart(
       ),
       ...MONEY_HANDLERS.map((handler) => row(handler.name, handler.what)),
       ...handlerNames
-        .filter((name) => !MONEY_HANDLERS.some((handler) => (handler.bundle ?? handler.name) === name))
+        .filter((name) => !MONEY_HANDLERS.some((handler) => handler.name === name))
         .map((name) => ({
           handler: name,
           'handles one event by': '(size only)',
@@ -649,8 +638,8 @@ export async function benchColdStart(
         `The verifying peers (${verifyingDefault.name}, ${verifyingOurs.name}): ${VERIFYING_BUILD_NOTE}, as settlement-available never pays an event's word. For comparison only, no target is judged on them: ${verifyingAgainst()}.`,
         "round by round: every round times each side once, one after another; the quartiles of the handler's answer divided by the NodejsFunction-default peer's and less the peer bundled like ours' in the same round show how far the run's noise moves a row (coldStart.handlers.*.perRound).",
         `Before timing, DynamoDB Local is warmed with ${DATABASE_WARM_UP} rounds of each side's own requests (each money handler's own code, run in the bench's process on a runtime built from its function's environment, with the events of its timed runs; the peer's Powertools idempotency on its table), and ${DISCARDED_RUNS} cold runs of each are thrown away: the database in AWS is never cold, only the function is measured cold.`,
-        "answered ms: in a fresh `node`, from the process's own start (performance.timeOrigin) to the handler's answer, after loading the bundle and handling one event against DynamoDB Local and the sandbox (latency 0) on loopback: a Lambda cold start, init plus the first invoke. Each timed invocation is checked to have paid exactly one payout (the sandbox's request count). The handlers run with the environment the dev stack gives them (infra/config/function-environment.ts: its limits, the provider rate limit submit-payouts paces its sends by, the settlement policy), the settlements' allowed hours apart, and in local mode (provider token from the environment: there is no Secrets Manager here); the bare row is node reaching its first line of code; runs are interleaved, each round starting one side later than the one before.",
-        'Each money handler does more per event than the peer: a cap-checked claim transaction (for api and payout-requested, the idempotent create already claimed, in the same transaction), a consistent read of the pause after it and the audited outcome (one conditional PutItem of the payout carrying its audit event); settlement-available first reads the cutoff recorded when instant settlement was turned on and the settlement from the provider (the 10 newest, a read over the Node HTTP client where payouts go over undici; the listing is asked for once the read of the cutoff is on its way; no read of its decision, which a repeated trigger meets in the writes), and writes its decision in the creating transaction; it runs with the settlement policy of the dev stage (cdk.json: no settlement.since, a minimum, two categories) but all-day hours, so that the row does not depend on the time of day.',
+        "answered ms: in a fresh `node`, from the process's own start (performance.timeOrigin) to the handler's answer, after loading the bundle and handling one event against DynamoDB Local and the sandbox (latency 0) on loopback: a Lambda cold start, init plus the first invoke. Each timed invocation is checked to have paid exactly one payout (the sandbox's request count), or, for a row that hands its payout over, to have queued exactly one message and sent none. The handlers run with the environment the dev stack gives them (infra/config/function-environment.ts: its limits, the provider rate limit submit-payouts paces its sends by, the settlement policy), the settlements' allowed hours apart, and in local mode (provider token from the environment: there is no Secrets Manager here); the bare row is node reaching its first line of code; runs are interleaved, each round starting one side later than the one before.",
+        'Each money handler that pays does more per event than the peer: a cap-checked claim transaction (for api and payout-requested, the idempotent create already claimed, in the same transaction), a consistent read of the pause after it and the audited outcome (one conditional PutItem of the payout carrying its audit event). The two that hand over pay nothing themselves, as deployed (the workers pay: the submit-payouts row): the sweeper queries its work queue; settlement-available reads the cutoff recorded when instant settlement was turned on and the settlement from the provider (the 10 newest, over the Node HTTP client; the listing is asked for once the read of the cutoff is on its way; no read of its decision, which a repeated trigger meets in the writes), creates the payout pending with its decision in the same transaction and hands it to the queue; it runs with the settlement policy of the dev stage (cdk.json: no settlement.since, a minimum, two categories) but all-day hours, so that the row does not depend on the time of day.',
       ],
     };
   } finally {
@@ -802,7 +791,7 @@ async function warmUpDatabase(
       const run = -DISCARDED_RUNS - 1 - round;
       for (const handler of MONEY_HANDLERS) {
         await paysOnce(rig, submissions, handler, run, `${handler.name} (warm-up)`, (event) =>
-          handler.ownCode(runtimes, event, remainingMsOf(handler.bundle ?? handler.name)),
+          handler.ownCode(runtimes, event, remainingMsOf(handler.name)),
         );
       }
       await peerOperations({ idempotencyKey: `warm-${process.pid}-${round}` });

@@ -46,13 +46,11 @@ export interface HandlerSpec {
     readonly deletesItems?: boolean;
   };
   readonly provider: ProviderAccess;
-  /**
-   * Its provider access in a stack without the submission queue (`submit-payouts` not deployed), where it
-   * submits payouts itself; see `providerAccessOf`.
-   */
-  readonly providerWithoutQueue?: ProviderAccess;
   readonly timeout?: Duration;
-  /** Queues it sends to: SUBMIT_QUEUE_URL and sqs:SendMessage on that queue only. */
+  /**
+   * Queues it sends to: SUBMIT_QUEUE_URL and sqs:SendMessage on that queue only. It is deployed only with the
+   * queue's consumer (`assertDeployable`).
+   */
   readonly sendsTo?: readonly 'submissions'[];
   /**
    * Granted actions the IAM proof (test/infra/iam-proof.test.ts) never sees this handler use, each with the
@@ -200,8 +198,6 @@ export const HANDLERS = {
     // Sends refunds recorded but not yet sent (the token). Payouts go to the submission queue, whose workers
     // send them; the IAM proof found the sweeper never reading the PIN it was granted.
     provider: ProviderAccess.Token,
-    // Without the queue it submits every pending payout itself, wallet payouts included.
-    providerWithoutQueue: ProviderAccess.TokenAndPin,
     sendsTo: ['submissions'],
     // runSweep stops starting payouts 20 s before the deadline; 2 minutes leaves room for a backlog.
     timeout: Duration.minutes(2),
@@ -240,23 +236,16 @@ export const HANDLERS = {
     description: 'On a schedule: pay out settlements no event has decided yet, per the settlement policy',
     trigger: { kind: 'schedule', every: (config) => Duration.minutes(config.settlementPollMinutes) },
     // Settlement decisions and payouts are read and written by key; the settlements come from the provider.
-    // Deciding a settlement deletes its deferral item (lib/settlement/decision-store.ts; found by the IAM proof).
-    table: { access: 'readWriteNoPauseCheck', indexes: [], deletesItems: true },
-    // Lists settlements and pays them out by bank transfer, which carries no PIN.
+    // Deciding a settlement deletes its deferral item, and a deferral is recorded only while no decision exists
+    // (lib/settlement/decision-store.ts; both found by the IAM proof).
+    table: { access: 'decideSettlements', indexes: [], deletesItems: true },
+    // Lists settlements and hands each payout to the submission workers: it sends no money itself.
     provider: ProviderAccess.Token,
+    sendsTo: ['submissions'],
     // Four minutes: a settlement is decided only with POLL_STOP_STARTING_BEFORE_DEADLINE_MS (172 s) left
     // (lib/jobs/poll-settlements.ts), which leaves 68 s to decide in; shorter than prod's 5-minute poll interval.
     timeout: Duration.minutes(4),
-    // Paying a settlement is SettlementService.payOut, the code POST /instant-settlements (api-settlements) and
-    // settlement-available also run; in the IAM proof those two decide the sandbox's open settlements first.
-    unexercisedGrants: {
-      ...DLQ_GRANT_EXTRAS,
-      'dynamodb:PutItem':
-        'Records the decision and creates the payout when a settlement is paid (see above).',
-      'dynamodb:UpdateItem':
-        "Reserves the daily cap for the settlement's payout and records its outcome (see above).",
-      'dynamodb:DeleteItem': 'Deciding a settlement deletes its deferral item (see above).',
-    },
+    unexercisedGrants: DLQ_GRANT_EXTRAS,
   },
   'sync-provider-schedules': {
     description: 'On a schedule: synchronise payout schedules kept at the provider',
@@ -284,16 +273,14 @@ export const HANDLERS = {
   'settlement-available': {
     description: 'EventBridge "Settlement Available": pay the settlement out per the settlement policy',
     trigger: { kind: 'event', detailType: InboundEventType.SettlementAvailable },
-    // Deciding a settlement deletes its deferral item (lib/settlement/decision-store.ts; found by the IAM proof).
-    table: { access: 'readWriteNoPauseCheck', indexes: [], deletesItems: true },
-    // Pays a settlement out by bank transfer, which carries no PIN.
+    // Deciding a settlement deletes its deferral item, and a deferral is recorded only while no decision exists
+    // (lib/settlement/decision-store.ts; both found by the IAM proof).
+    table: { access: 'decideSettlements', indexes: [], deletesItems: true },
+    // Reads the provider's settlements and hands the payout to the submission workers: it sends no money itself.
     provider: ProviderAccess.Token,
+    sendsTo: ['submissions'],
     timeout: Duration.seconds(60),
-    unexercisedGrants: {
-      ...DLQ_GRANT_EXTRAS,
-      'dynamodb:UpdateItem':
-        "Reserves the daily cap for the settlement's payout (created already claimed) and records its outcome; in the IAM proof api-settlements' POST /instant-settlements runs that same SettlementService path.",
-    },
+    unexercisedGrants: DLQ_GRANT_EXTRAS,
   },
   'health-canary': {
     description:
@@ -317,14 +304,21 @@ export const HANDLERS = {
 export type HandlerName = keyof typeof HANDLERS;
 
 /**
- * The provider access `name` is deployed with, given the handlers deployed alongside it: the sweeper holds
- * the PIN only in a stack without the submission queue, where it submits payouts itself.
+ * Refuses a composition the project neither ships nor measures: a function that hands payouts to the
+ * submission workers (`sendsTo`) deployed without them. Their code sends payouts itself when it has no queue
+ * (a runtime built without SUBMIT_QUEUE_URL, as tests build them), which in AWS would take roles, rates and
+ * cold starts nobody checked: the sweeper would need the PIN, and pay at one tick's pace (docs/submission.md).
+ *
+ * @throws Error naming the functions that would be left without the workers
  */
-export function providerAccessOf(name: HandlerName, deployed: readonly HandlerName[]): ProviderAccess {
-  const spec: HandlerSpec = HANDLERS[name];
-  return spec.providerWithoutQueue !== undefined && !deployed.includes('submit-payouts')
-    ? spec.providerWithoutQueue
-    : spec.provider;
+export function assertDeployable(deployed: readonly HandlerName[]): void {
+  if (deployed.includes('submit-payouts')) return;
+  const senders = deployed.filter((name) => 'sendsTo' in HANDLERS[name]);
+  if (senders.length > 0) {
+    throw new Error(
+      `the submission workers (functions/submit-payouts.ts) must be deployed with the functions that hand them payouts: ${senders.join(', ')}`,
+    );
+  }
 }
 
 /** The registered handlers whose source exists: helpers add files to `functions/` while others are deployed. */

@@ -25,6 +25,12 @@ export const TABLE_ACTIONS = {
    * committed (GetItem) instead of checking it in the transaction, so no ConditionCheck.
    */
   readWriteNoPauseCheck: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
+  /**
+   * Decides settlements: creates their payouts pending for the submission workers (it claims none, so it
+   * updates no item) and records decisions and deferrals, a deferral only while no decision exists
+   * (ConditionCheck).
+   */
+  decideSettlements: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:ConditionCheckItem'],
   /** Transitions known payouts (update plus audit put) and never claims one, so never checks the pause item. */
   decide: ['dynamodb:PutItem', 'dynamodb:UpdateItem'],
   /** Writes whole items it never reads back, and reads only its own cursor (the provider-schedule copy). */

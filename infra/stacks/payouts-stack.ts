@@ -19,11 +19,11 @@ import { PayoutFunction } from '../constructs/payout-function.js';
 import { Scheduling } from '../constructs/scheduling.js';
 import { SubmissionQueue } from '../constructs/submission-queue.js';
 import {
+  assertDeployable,
   HANDLERS,
   type HandlerName,
   ProviderAccess,
   presentHandlers,
-  providerAccessOf,
 } from '../handlers.js';
 
 export interface PayoutsStackProps extends StackProps {
@@ -54,8 +54,9 @@ export class PayoutsStack extends Stack {
     const runtimeEnvironment = functionEnvironment(stage, config);
 
     const deployed = props.handlers ?? presentHandlers();
+    assertDeployable(deployed);
     const apiFunctions = new Map<string, IFunction>();
-    // The queue exists with its consumer: without the workers, the sweeper submits inline as before.
+    // The queue exists with its consumer, which every function that sends to it is deployed with.
     const submissions = deployed.includes('submit-payouts')
       ? new SubmissionQueue(this, 'Submissions', {
           workerTimeout: HANDLERS['submit-payouts'].timeout,
@@ -87,7 +88,7 @@ export class PayoutsStack extends Stack {
           deletesItems: 'deletesItems' in spec.table && spec.table.deletesItems,
         });
       }
-      const provider = providerAccessOf(name, deployed);
+      const { provider } = spec;
       if (provider !== ProviderAccess.None) {
         fn.bindProviderSecrets({
           token: this.data.providerTokenSecret,
@@ -160,7 +161,7 @@ export class PayoutsStack extends Stack {
         publisher: this.functions.get('publish-domain-events')?.function.role,
       }),
     });
-    this.#restrictPinSecret(deployed);
+    this.#restrictPinSecret();
 
     this.monitoring = new Monitoring(this, 'Monitoring', {
       stage,
@@ -203,9 +204,9 @@ export class PayoutsStack extends Stack {
    * whatever IAM policies elsewhere in the account allow (an explicit Deny in a resource policy wins). Putting
    * a new value (PutSecretValue) stays with the account's administrators.
    */
-  #restrictPinSecret(deployed: readonly HandlerName[]): void {
+  #restrictPinSecret(): void {
     const senderRoles = [...this.functions.entries()]
-      .filter(([name]) => providerAccessOf(name, deployed) === ProviderAccess.TokenAndPin)
+      .filter(([name]) => HANDLERS[name].provider === ProviderAccess.TokenAndPin)
       .flatMap(([, fn]) => (fn.function.role ? [fn.function.role.roleArn] : []));
     this.data.providerPinSecret.addToResourcePolicy(
       new PolicyStatement({

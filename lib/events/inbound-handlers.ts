@@ -2,7 +2,7 @@ import { createAndSubmit } from '../payouts/engine/create-and-submit.js';
 import { type Payout, type Principal, systemPrincipal } from '../payouts/model.js';
 import type { PayoutEngine } from '../payouts/payout-engine.js';
 import { SettlementNotConfiguredError } from '../settlement/errors.js';
-import type { PayOutResult, SettlementService } from '../settlement/settlement-service.js';
+import type { PayOutResult, PayoutSender, SettlementService } from '../settlement/settlement-service.js';
 import { IdempotencyConflictError, ValidationError } from '../shared/errors.js';
 import { type Logger, silentLogger } from '../shared/logger.js';
 import { InvalidEventError } from './inbound-errors.js';
@@ -86,7 +86,9 @@ export function eventProducer(source: string): Principal {
 
 /**
  * `Settlement Available`: pays the settlement out through the settlement service (which reads it fresh from
- * the provider), idempotent on the settlement id like the poll and the ops call.
+ * the provider), idempotent on the settlement id like the poll and the ops call. The payout is sent by
+ * `sender`: the deployed function hands it to the submission workers (settlement-target.ts); a person's replay
+ * of a dead letter sends it at once.
  *
  * @throws InvalidEventError before anything is read or written
  * @throws SettlementNotConfiguredError when the deployment has no settlement policy
@@ -94,10 +96,17 @@ export function eventProducer(source: string): Principal {
 export async function handleSettlementAvailable(
   settlements: SettlementService | undefined,
   event: unknown,
+  sender?: PayoutSender,
 ): Promise<PayOutResult> {
   const parsed = parseSettlementAvailable(event);
   if (!settlements) throw new SettlementNotConfiguredError();
-  return settlements.payOut(parsed.settlementId, 'event', { id: 'system:settlement-event', kind: 'system' });
+  return settlements.payOut(
+    parsed.settlementId,
+    'event',
+    { id: 'system:settlement-event', kind: 'system' },
+    undefined,
+    sender,
+  );
 }
 
 /** What the inbound handlers need: the engine, instant settlement when configured, and a logger. */

@@ -1,17 +1,24 @@
 import { deadLetterStoreOf } from '../runtime/dead-letter-store.js';
 import type { Runtime } from '../runtime/runtime.js';
 import { settlementsOf } from '../runtime/settlements.js';
-import type { PayOutResult } from '../settlement/settlement-service.js';
+import { submissionsOf } from '../runtime/submissions.js';
+import type { PayOutResult, PayoutSender } from '../settlement/settlement-service.js';
 import { type DeadLettered, withDeadLetter } from './dead-letter.js';
 import { handleSettlementAvailable } from './inbound-handlers.js';
 
-/** `Settlement Available`: pays the settlement out at most once. */
+/**
+ * `Settlement Available`: pays the settlement out at most once. Where the submission workers are deployed
+ * (SUBMIT_QUEUE_URL), its payout is handed to them rather than sent here: nobody waits on this event, and the
+ * function then never sends money itself (docs/instant-settlement.md). Without them it sends the payout itself.
+ */
 export async function settlementAvailable(
   runtime: Runtime,
   event: unknown,
 ): Promise<PayOutResult['outcome'] | DeadLettered> {
+  const queue = submissionsOf(runtime);
+  const sender: PayoutSender = queue ? { by: 'queue', queue } : { by: 'inline' };
   const result = await withDeadLetter(
-    (e: unknown) => handleSettlementAvailable(settlementsOf(runtime), e),
+    (e: unknown) => handleSettlementAvailable(settlementsOf(runtime), e, sender),
     deadLetterStoreOf(runtime),
   )(event);
   if ('deadLettered' in result) return result;

@@ -1,5 +1,6 @@
 import type { Runtime } from '../runtime/runtime.js';
 import { settlementsOf } from '../runtime/settlements.js';
+import { submissionsOf } from '../runtime/submissions.js';
 import type { PollReport } from '../settlement/settlement-service.js';
 import { logTick } from '../shared/logger.js';
 
@@ -12,15 +13,17 @@ import { logTick } from '../shared/logger.js';
 export const POLL_STOP_STARTING_BEFORE_DEADLINE_MS = 172_000;
 
 /**
- * The poll submits a payout inline only with this much left: the decision and the submission (the claim, the
- * pacer's slot, the provider call, the recording). With less, the payout is created for the sweeper, which sends
- * it at its next tick. This is longer than the function's timeout: in Lambda the poll never submits inline.
+ * Without the submission queue, the poll submits a payout inline only with this much left: the decision and the
+ * submission (the claim, the pacer's slot, the provider call, the recording). With less, the payout is created
+ * for the sweeper, which sends it at its next tick. This is longer than the function's timeout: in Lambda, where
+ * the poll hands every payout to the submission workers, it would never submit inline anyway.
  */
 export const POLL_SUBMIT_INLINE_BEFORE_DEADLINE_MS = 320_000;
 
 /**
  * Pays SUCCESSFUL settlements no trigger has decided yet; a no-op when instant settlement is not configured.
- * `remainingMs` is what the invocation has left (Lambda's `getRemainingTimeInMillis()`).
+ * `remainingMs` is what the invocation has left (Lambda's `getRemainingTimeInMillis()`). Where the submission
+ * workers are deployed (SUBMIT_QUEUE_URL), each payout is handed to them at once.
  */
 export async function pollSettlements(
   runtime: Runtime,
@@ -37,6 +40,7 @@ export async function pollSettlements(
           stopStartingAt: now + remainingMs - POLL_STOP_STARTING_BEFORE_DEADLINE_MS,
           submitInlineUntil: now + remainingMs - POLL_SUBMIT_INLINE_BEFORE_DEADLINE_MS,
         },
+    submissionsOf(runtime),
   );
   // Each decision is logged by the settlement service; an idle poll says nothing at INFO.
   logTick(runtime.logger, 'settlement poll finished', { ...report });

@@ -70,7 +70,7 @@ const FIVE_MINUTES_MS = 5 * 60_000;
  * `maxConcurrency` invocations of at most `batchSize` messages run at once.
  *
  * `pump()` starts what can start now; `start(intervalMs)` pumps on a timer (as Lambda's pollers do) and after
- * every send and every invocation; `drained()` resolves when nothing is visible or in flight.
+ * every send and every invocation; `idle()` resolves when no invocation is running.
  *
  * @example
  * const queue = new LocalSqsQueue({ name: 'submissions.fifo', fifo: true, ..., consumer: handler });

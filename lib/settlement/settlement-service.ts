@@ -1,9 +1,11 @@
 import { formatNaira, MoneyError, toKobo } from '../money.js';
 import { createAndSubmit, submitIfPending } from '../payouts/engine/create-and-submit.js';
 import type { CreatePayoutCommand, CreatePayoutResult } from '../payouts/engine/create-payout.js';
+import { handOverPending } from '../payouts/engine/hand-over.js';
 import { CreationCompanionRefusedError } from '../payouts/errors.js';
 import { type Payout, type Principal, systemPrincipal } from '../payouts/model.js';
 import type { PayoutEngine } from '../payouts/payout-engine.js';
+import type { SubmissionQueue } from '../payouts/queue/submission-queue.js';
 import type { CreatePayoutRequest } from '../payouts/schemas.js';
 import type { ProviderClient } from '../provider/client.js';
 import type { Settlement } from '../provider/schemas/settlement.js';
@@ -44,6 +46,19 @@ export interface PollBudget {
 }
 const NARRATION_ID_LENGTH = 48;
 
+/**
+ * Who sends a paid settlement's payout. `inline`: the trigger itself, at once (the ops API, whose caller waits
+ * for what the provider said). `queue`: the submission workers, handed the payout at once (the event, where the
+ * workers are deployed; docs/instant-settlement.md). `sweeper`: the sweeper's next tick (a poll short of time).
+ */
+export type PayoutSender =
+  | { readonly by: 'inline' }
+  | { readonly by: 'queue'; readonly queue: SubmissionQueue }
+  | { readonly by: 'sweeper' };
+
+const INLINE: PayoutSender = { by: 'inline' };
+const SWEEPER: PayoutSender = { by: 'sweeper' };
+
 export interface SettlementServiceOptions {
   readonly engine: PayoutEngine;
   readonly provider: Pick<ProviderClient, 'settlements'>;
@@ -71,6 +86,11 @@ export interface PollReport {
   readonly skipped: number;
   readonly deferred: number;
   readonly failed: number;
+  /**
+   * Settlements paid whose payout was handed to the submission workers (a poll given their queue; one the queue
+   * refused is enqueued by the sweeper's next tick).
+   */
+  readonly handedOver: number;
   /** Settlements paid whose payout was left to the sweeper, the poll's time being too short to submit it. */
   readonly leftToSweeper: number;
   /** The poll stopped before its deadline; the next poll decides what is left (undecided settlements). */
@@ -140,7 +160,8 @@ export class SettlementService {
 
   /**
    * Decides and, when the policy says so, pays one settlement. `known` is a record the caller has just read
-   * from the provider (the poll); otherwise the provider is asked: an event's word is never trusted.
+   * from the provider (the poll); otherwise the provider is asked: an event's word is never trusted. `sender`
+   * says who sends the payout (this call by default).
    *
    * @throws NotFoundError when the provider does not list the settlement within the look-up bound
    */
@@ -149,9 +170,8 @@ export class SettlementService {
     trigger: SettlementTrigger,
     actor: Principal,
     known?: Settlement,
-    options: { submitInline?: boolean } = {},
+    sender: PayoutSender = INLINE,
   ): Promise<PayOutResult> {
-    const submitInline = options.submitInline !== false;
     // The provider's record and the cutoff are read together (the cutoff once per container when no
     // settlement.since is set; its read leaves first, below). The decision is not read first: a first
     // trigger, the usual one, finds none, and a repeated one is met by the writes below, each first-writer-wins
@@ -169,7 +189,7 @@ export class SettlementService {
     // neither delays the other's request; asking for the listing first measured no better (docs/cold-start.md).
     if (reading && known?.id !== settlementId) await Promise.race([this.#store.afterRequestSent(), answered]);
     const found = known?.id === settlementId ? { settlement: known } : await this.#find(settlementId);
-    if ('decided' in found) return this.#replay(found.decided, submitInline);
+    if ('decided' in found) return this.#replay(found.decided, sender);
     const { settlement } = found;
     const now = this.#clock.now();
     const verdict = decideSettlement(settlement, this.policy, now, await cutoff);
@@ -191,12 +211,12 @@ export class SettlementService {
         deferredAt: base.decidedAt,
       });
       // Decided by an earlier trigger: that decision stands, and no deferral was recorded.
-      if (decided) return this.#replay(decided, submitInline);
+      if (decided) return this.#replay(decided, sender);
       this.#logger.info('settlement payout deferred', { settlementId, trigger, reason: verdict.reason });
       return { outcome: 'deferred', reason: verdict.reason };
     }
     if (verdict.kind === 'skip')
-      return this.#skip({ ...base, code: verdict.code, reason: verdict.reason }, submitInline);
+      return this.#skip({ ...base, code: verdict.code, reason: verdict.reason }, sender);
 
     const decisionFor = (payout: Payout): SettlementDecision => ({
       ...base,
@@ -220,11 +240,15 @@ export class SettlementService {
     const decisionOf = (created: CreatePayoutResult): SettlementDecision | Promise<SettlementDecision> =>
       created.replayed ? this.#store.record(decisionFor(created.payout)) : decisionFor(created.payout);
     try {
-      if (!submitInline) {
-        // Not submitted here, the payout stays pending (not held back for an inline send that never comes): the
-        // sweeper sends it at its next tick.
+      if (sender.by !== 'inline') {
+        // Not sent here, the payout is created pending, not held back for an inline send that never comes: it is
+        // handed to the submission workers, or the sweeper sends it at its next tick.
         const created = await this.#engine.create({ ...command, submitsInline: false });
-        return { outcome: 'paid', decision: await decisionOf(created), payout: created.payout };
+        const [decision, payout] = await Promise.all([
+          decisionOf(created),
+          this.#send(created.payout, sender),
+        ]);
+        return { outcome: 'paid', decision, payout };
       }
       // Created already claimed in one transaction with its decision and sent at once (createAndSubmit): the
       // payout exists once per settlement (the engine's idempotency on the settlement id) and the claim sends it
@@ -233,23 +257,22 @@ export class SettlementService {
       return { outcome: 'paid', decision: await decisionOf(sent), payout: sent.payout };
     } catch (error) {
       if (error instanceof ValidationError) {
-        return this.#skip({ ...base, code: SkipCode.EngineRejected, reason: error.message }, submitInline);
+        return this.#skip({ ...base, code: SkipCode.EngineRejected, reason: error.message }, sender);
       }
       if (error instanceof CreationCompanionRefusedError) {
         // Another trigger decided the settlement meanwhile without paying it (the key was free): its decision
         // stands, and nothing was written here.
         const recorded = await this.#store.get(settlementId);
         if (!recorded) throw error;
-        return this.#replay(recorded, submitInline);
+        return this.#replay(recorded, sender);
       }
       if (!(error instanceof IdempotencyConflictError)) throw error;
       // The policy changed between two triggers: the first payout stands, this request is not sent.
       const existing = await this.#engine.get(error.existingId);
       if (!existing) throw error;
       const recording = this.#store.record(decisionFor(existing));
-      if (!submitInline) return { outcome: 'paid', decision: await recording, payout: existing };
-      const [decision, submitted] = await Promise.all([recording, this.#submit(existing)]);
-      return { outcome: 'paid', decision, payout: submitted };
+      const [decision, payout] = await Promise.all([recording, this.#send(existing, sender)]);
+      return { outcome: 'paid', decision, payout };
     }
   }
 
@@ -257,11 +280,13 @@ export class SettlementService {
    * One poll: walks SUCCESSFUL settlements, newest first, up to the page bound, and pays every one of a
    * paid-out category that has no decision yet. A failure on one settlement never stops the others. With a
    * `budget` it starts no page and no settlement after `stopStartingAt` (the next poll finds the undecided ones
-   * again) and submits no payout inline after `submitInlineUntil` (the sweeper sends it).
+   * again) and submits no payout inline after `submitInlineUntil` (the sweeper sends it). Given the submission
+   * workers' `queue`, it sends none itself: each payout is handed to them at once.
    */
   async poll(
     actor: Principal = systemPrincipal('settlement-poll'),
     budget?: PollBudget,
+    queue?: SubmissionQueue,
   ): Promise<PollReport> {
     const now = budget?.now ?? Date.now;
     const report = {
@@ -271,7 +296,12 @@ export class SettlementService {
       skipped: 0,
       deferred: 0,
       failed: 0,
+      handedOver: 0,
       leftToSweeper: 0,
+    };
+    const senderNow = (): PayoutSender => {
+      if (queue) return { by: 'queue', queue };
+      return !budget || now() < budget.submitInlineUntil ? INLINE : SWEEPER;
     };
     for (let page = 1; page <= this.#maxPages; page++) {
       if (budget && now() >= budget.stopStartingAt) return { ...report, stoppedEarly: true };
@@ -287,11 +317,12 @@ export class SettlementService {
           report.alreadyDecided++;
           continue;
         }
-        const submitInline = !budget || now() < budget.submitInlineUntil;
+        const sender = senderNow();
         try {
-          const result = await this.payOut(settlement.id, 'poll', actor, settlement, { submitInline });
+          const result = await this.payOut(settlement.id, 'poll', actor, settlement, sender);
           report[result.outcome]++;
-          if (result.outcome === 'paid' && !submitInline) report.leftToSweeper++;
+          if (result.outcome === 'paid' && sender.by === 'queue') report.handedOver++;
+          if (result.outcome === 'paid' && sender.by === 'sweeper') report.leftToSweeper++;
         } catch (error) {
           report.failed++;
           this.#logger.error('settlement poll could not decide a settlement', {
@@ -305,18 +336,22 @@ export class SettlementService {
     return { ...report, stoppedEarly: false };
   }
 
-  async #replay(recorded: SettlementDecision, submitInline: boolean): Promise<PayOutResult> {
+  async #replay(recorded: SettlementDecision, sender: PayoutSender): Promise<PayOutResult> {
     if (recorded.decision === 'skipped') return { outcome: 'skipped', decision: recorded };
-    if (!submitInline) return { outcome: 'paid', decision: recorded };
+    if (sender.by === 'sweeper') return { outcome: 'paid', decision: recorded };
     const payout = recorded.payoutId ? await this.#engine.get(recorded.payoutId) : undefined;
-    // A crash after recording may have left the payout pending: submitting again is a no-op otherwise.
-    return { outcome: 'paid', decision: recorded, ...(payout && { payout: await this.#submit(payout) }) };
+    // A crash after recording may have left the payout pending: sending it again is a no-op otherwise.
+    return {
+      outcome: 'paid',
+      decision: recorded,
+      ...(payout && { payout: await this.#send(payout, sender) }),
+    };
   }
 
   /** Records the skip, unless an earlier trigger decided the settlement: then that decision is replayed. */
-  async #skip(decision: Omit<SettlementDecision, 'decision'>, submitInline: boolean): Promise<PayOutResult> {
+  async #skip(decision: Omit<SettlementDecision, 'decision'>, sender: PayoutSender): Promise<PayOutResult> {
     const held = await this.#store.record({ ...decision, decision: 'skipped' });
-    if (held.decision === 'paid') return this.#replay(held, submitInline);
+    if (held.decision === 'paid') return this.#replay(held, sender);
     this.#logger.info('settlement not paid out', {
       settlementId: held.settlementId,
       code: held.code,
@@ -325,9 +360,20 @@ export class SettlementService {
     return { outcome: 'skipped', decision: held };
   }
 
-  /** Submits a pending payout; a failure here is left to the sweeper, never to the caller. */
-  async #submit(payout: Payout): Promise<Payout> {
-    return (await submitIfPending(this.#engine.ctx, { payout, replayed: false })).payout;
+  /**
+   * Has a pending payout sent by `sender`: submitted here, handed to the workers, or left as it is for the
+   * sweeper. A failure here is left to the sweeper, never to the caller.
+   */
+  async #send(payout: Payout, sender: PayoutSender): Promise<Payout> {
+    switch (sender.by) {
+      case 'inline':
+        return (await submitIfPending(this.#engine.ctx, { payout, replayed: false })).payout;
+      case 'queue':
+        await handOverPending(this.#engine.ctx, payout, sender.queue);
+        return payout;
+      case 'sweeper':
+        return payout;
+    }
   }
 
   #payoutRequest(settlementId: string, amountKobo: number): CreatePayoutRequest {

@@ -11,20 +11,33 @@ import { handlePayoutRequested, handleSettlementAvailable } from '../../lib/even
 import { localAwsConfig } from '../../lib/local/dynamodb-local.js';
 import { servedBy } from '../../lib/local/function-attribution.js';
 import { approvePayout } from '../../lib/payouts/engine/payout-commands.js';
-import { instantPayoutsFor, seededSettlement, settlementServiceFor } from '../settlement/support.js';
+import {
+  instantPayoutsFor,
+  newSettlement,
+  seededSettlement,
+  settlementServiceFor,
+} from '../settlement/support.js';
 import {
   bankTransfer,
   type EngineHarness,
   ledgerEntriesOf,
   startEngineHarness,
 } from '../support/engine-harness.js';
+import { type HarnessWorkers, startHarnessWorkers } from '../support/submission-workers.js';
 import { payoutRequested } from './support.js';
 
-/** The rule's target, with its AWS calls checked against the `settlement-available` function's role. */
+/**
+ * The rule's target, with its AWS calls checked against the `settlement-available` function's role: as deployed,
+ * it hands the payout to the submission workers.
+ */
 const settlementAvailableFunction = (
   service: Parameters<typeof handleSettlementAvailable>[0],
   event: unknown,
-) => servedBy('settlement-available', () => handleSettlementAvailable(service, event));
+  workers: HarnessWorkers,
+) =>
+  servedBy('settlement-available', () =>
+    handleSettlementAvailable(service, event, { by: 'queue', queue: workers.submissions }),
+  );
 
 const validDetail = (overrides: Record<string, unknown> = {}) => ({
   version: '1',
@@ -197,11 +210,14 @@ describe('Payout Requested events', () => {
 
 describe('Settlement Available events', () => {
   let h: EngineHarness;
+  let workers: HarnessWorkers;
 
   beforeAll(async () => {
     h = await startEngineHarness();
+    workers = await startHarnessWorkers(h);
   });
   afterAll(async () => {
+    await workers.stop();
     await h.close();
   });
 
@@ -221,15 +237,38 @@ describe('Settlement Available events', () => {
     const wired = settlementServiceFor(h);
     const settlement = await seededSettlement(h, 'MERCHANT_SETTLEMENT', 'SUCCESSFUL');
     const event = settlementAvailable('evt-s1', { version: '1', settlementId: settlement.id });
+    // Each trigger as deployed: the event and the poll hand the payout to the workers, the ops call sends it.
     await Promise.all([
-      settlementAvailableFunction(wired.service, event),
-      settlementAvailableFunction(wired.service, event),
+      settlementAvailableFunction(wired.service, event, workers),
+      settlementAvailableFunction(wired.service, event, workers),
       servedBy('api-settlements', () =>
         wired.service.payOut(settlement.id, 'api', { id: 'alice', kind: 'user' }),
       ),
-      servedBy('poll-settlements', () => wired.service.poll()),
+      servedBy('poll-settlements', () => wired.service.poll(undefined, undefined, workers.submissions)),
     ]);
+    await workers.idle();
     expect(instantPayoutsFor(h, settlement.id)).toHaveLength(1);
+    wired.dynamoDb.destroy();
+  });
+
+  it('hands the payout to the submission workers, which pay it once however often the event arrives', async () => {
+    const wired = settlementServiceFor(h);
+    const settlementId = await newSettlement(h);
+    const before = h.sandbox.stats().requests['/settlement/instant/payout'] ?? 0;
+    const event = settlementAvailable('evt-s3', { version: '1', settlementId });
+    const first = await settlementAvailableFunction(wired.service, event, workers);
+    // The function itself sent nothing: its payout was created pending and handed over.
+    expect(first).toMatchObject({ outcome: 'paid', payout: { status: 'pending' } });
+    const payoutId = first.outcome === 'paid' ? first.decision.payoutId : undefined;
+    expect(payoutId).toBeDefined();
+    await workers.idle();
+    // Delivered again after the workers paid it: the decision holds, and nothing is sent again.
+    const again = await settlementAvailableFunction(wired.service, event, workers);
+    await workers.idle();
+    expect(again).toMatchObject({ outcome: 'paid', decision: { payoutId } });
+    expect(instantPayoutsFor(h, settlementId)).toHaveLength(1);
+    expect((h.sandbox.stats().requests['/settlement/instant/payout'] ?? 0) - before).toBe(1);
+    expect((await h.engine.get(payoutId ?? ''))?.status).toBe('succeeded');
     wired.dynamoDb.destroy();
   });
 
@@ -238,7 +277,7 @@ describe('Settlement Available events', () => {
     const before = h.sandbox.stats().requests['/settlement'] ?? 0;
     const sink = new InMemoryDeadLetterSink();
     const handle = withDeadLetter(
-      (e: unknown) => settlementAvailableFunction(wired.service, e),
+      (e: unknown) => settlementAvailableFunction(wired.service, e, workers),
       sink,
       h.clock,
     );

@@ -153,6 +153,8 @@ describe('what the bundles carry', () => {
     // The submission queue where work is handed to the workers (and the workers' correction-job service).
     'lib/payouts/adapters/sqs-submission-queue.ts': [
       'api-corrections',
+      'poll-settlements',
+      'settlement-available',
       'submit-payouts',
       'sweep-due-payouts',
     ],

@@ -183,19 +183,23 @@ const LIMITS: Record<HandlerName, Limit> = {
     why: 'creates and submits at once; EventBridge retries a cut-off invocation, whose idempotent create finds the payout and whose claim finds it taken',
   },
   'settlement-available': {
+    // Its look-up may walk up to 10 pages of the provider's listing, so one invocation is not bounded by its
+    // timeout; it claims nothing (the workers send), so a cut-off leaves at most a pending payout, due at once.
     kind: 'cutOffGuardedByLease',
-    why: 'pays a settlement out at once; a retry finds the decision recorded and the payout claimed',
+    why: "decides a settlement and hands its payout to the workers; a cut-off leaves at most a pending payout, which the sweeper enqueues, and the retry finds the decision recorded; only the workers' claim sends",
   },
   'poll-settlements': {
     kind: 'stopsStarting',
     parts: [
       {
-        name: 'one page read (abandoned at its deadline) or one settlement decided',
+        // A settlement's payout is handed to the workers: one SendMessageBatch, tried twice at most.
+        name: 'one page read (abandoned at its deadline) or one settlement decided and handed over',
         marginMs: POLL_STOP_STARTING_BEFORE_DEADLINE_MS,
-        unitMs: Math.max(POLL_PAGE_READ_DEADLINE_MS, settlementDecisionMs),
+        unitMs: Math.max(POLL_PAGE_READ_DEADLINE_MS, settlementDecisionMs + 2 * SQS_REQUEST_TIMEOUT_MS),
       },
       {
-        // The decision, then the engine's submit: the payout's read, its claim, and what follows a claim.
+        // Without the queue (outside a stack): the decision, then the engine's submit (the payout's read, its
+        // claim, and what follows a claim).
         name: 'one settlement decided and its payout submitted inline',
         marginMs: POLL_SUBMIT_INLINE_BEFORE_DEADLINE_MS,
         unitMs: settlementDecisionMs + dynamoDbCall + dynamoDbCall + afterClaimMs,

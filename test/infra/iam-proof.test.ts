@@ -11,14 +11,12 @@ import type { CorrectionJob, JobItem } from '../../lib/bulk-corrections/job-mode
 import { DynamoDbCorrectionJobStore } from '../../lib/bulk-corrections/job-store.js';
 import { type DeadLettered, DynamoDbDeadLetterStore, withDeadLetter } from '../../lib/events/dead-letter.js';
 import { EventBridgePublisher } from '../../lib/events/event-publisher.js';
-import {
-  handlePayoutRequested,
-  handleSettlementAvailable,
-  inboundEventHandlers,
-} from '../../lib/events/inbound-handlers.js';
+import { handlePayoutRequested, inboundEventHandlers } from '../../lib/events/inbound-handlers.js';
 import { publishStreamBatch } from '../../lib/events/publish-stream-batch.js';
+import { settlementAvailable } from '../../lib/events/settlement-target.js';
 import { runQueueBatch } from '../../lib/jobs/correction-batch.js';
 import { healthPartsOf, runHealthCanary } from '../../lib/jobs/health-canary.js';
+import { pollSettlements } from '../../lib/jobs/poll-settlements.js';
 import { runDueDispatch, runProviderScheduleSync, runReconcile } from '../../lib/jobs/scheduled.js';
 import { runSubmissionBatch } from '../../lib/jobs/submission-batch.js';
 import { localAwsConfig } from '../../lib/local/dynamodb-local.js';
@@ -38,7 +36,8 @@ import {
 } from '../../lib/runtime/services.js';
 import { settlementsOf } from '../../lib/runtime/settlements.js';
 import { submissionsOf } from '../../lib/runtime/submissions.js';
-import { type Sandbox, startSandbox } from '../../lib/sandbox/index.js';
+import { addSettlement, type Sandbox, startSandbox } from '../../lib/sandbox/index.js';
+import type { PollReport } from '../../lib/settlement/settlement-service.js';
 import { type Clock, ManualClock } from '../../lib/shared/clock.js';
 import { ulid } from '../../lib/shared/ids.js';
 import { CapturingLogger, silentLogger } from '../../lib/shared/logger.js';
@@ -695,15 +694,23 @@ describe('IAM proof: every call each handler makes is allowed by its own role', 
     },
   );
 
-  it.skipIf(!present.includes('settlement-available'))('settlement-available', async () => {
-    const runtime = runtimeFor('settlement-available');
-    const listed = await providerOf(runtime).settlements.list({ status: 'SUCCESSFUL' });
-    // A merchant settlement (our own instant payouts are settlements too, never paid out again).
-    const settlementId =
-      listed.items.findLast((settlement) => settlement.category !== 'INSTANT_SETTLEMENT')?.id ??
-      '6c1f0e1a-93b4-4c59-8a55-0f7b0c3f6d11';
-    await exercise('settlement', () =>
-      handleSettlementAvailable(settlementsOf(runtime), {
+  it.skipIf(!present.includes('settlement-available'))(
+    'settlement-available: a fresh settlement looked up and its payout handed to the workers',
+    async () => {
+      // The template's queue URL is AWS's; the signed SendMessageBatch goes to the stand-in instead. Instant
+      // settlement turned on before the settlement, at every hour: it is paid out whatever the time.
+      const runtime = runtimeFor('settlement-available', proof, {
+        SUBMIT_QUEUE_URL: sqs.queueUrl,
+        SQS_ENDPOINT: sqs.url,
+        SETTLEMENT_SINCE: '2020-01-01T00:00:00Z',
+        SETTLEMENT_ALLOWED_HOURS: '00:00-24:00',
+      });
+      const settlementId = await addSettlement(sandbox.url, {
+        category: 'MERCHANT_SETTLEMENT',
+        amountKobo: 250_000,
+      });
+      // The function's own code: with the queue in its environment, it hands the payout to the workers.
+      const outcome = await settlementAvailable(runtime, {
         version: '0',
         id: 'evt-iam-settlement',
         'detail-type': 'Settlement Available',
@@ -713,14 +720,74 @@ describe('IAM proof: every call each handler makes is allowed by its own role', 
         region: TEST_REGION,
         resources: [],
         detail: { version: '1', settlementId },
-      }),
-    );
-  });
+      });
+      const decision = await settlementsOf(runtime)?.decision(settlementId);
+      expect({ outcome, decision }).toMatchObject({ outcome: 'paid' });
+      expect(enqueued.map((record) => JSON.parse(record.body).payoutId)).toContain(decision?.payoutId);
+    },
+  );
 
-  it.skipIf(!present.includes('poll-settlements'))('poll-settlements', async () => {
-    const runtime = runtimeFor('poll-settlements');
-    await exercise('poll', async () => settlementsOf(runtime)?.poll());
-  });
+  it.skipIf(!present.includes('settlement-available'))(
+    'settlement-available: a settlement outside the allowed hours, its deferral recorded while no decision exists',
+    async () => {
+      const runtime = runtimeFor('settlement-available', proof, {
+        SUBMIT_QUEUE_URL: sqs.queueUrl,
+        SQS_ENDPOINT: sqs.url,
+        SETTLEMENT_SINCE: '2020-01-01T00:00:00Z',
+        SETTLEMENT_ALLOWED_HOURS: windowAwayFromNow(),
+      });
+      const settlementId = await addSettlement(sandbox.url, {
+        category: 'MERCHANT_SETTLEMENT',
+        amountKobo: 250_000,
+      });
+      const outcome = await settlementAvailable(runtime, {
+        version: '0',
+        id: 'evt-iam-settlement-deferred',
+        'detail-type': 'Settlement Available',
+        source: 'merchant.payouts',
+        account: '123456789012',
+        time: new Date().toISOString(),
+        region: TEST_REGION,
+        resources: [],
+        detail: { version: '1', settlementId },
+      });
+      expect(outcome).toBe('deferred');
+      expect(await settlementsOf(runtime)?.deferral(settlementId)).toMatchObject({ settlementId });
+    },
+  );
+
+  it.skipIf(!present.includes('poll-settlements'))(
+    'poll-settlements: a settlement no event decided, its payout handed to the workers',
+    async () => {
+      const runtime = runtimeFor('poll-settlements', proof, {
+        SUBMIT_QUEUE_URL: sqs.queueUrl,
+        SQS_ENDPOINT: sqs.url,
+        SETTLEMENT_SINCE: '2020-01-01T00:00:00Z',
+        SETTLEMENT_ALLOWED_HOURS: '00:00-24:00',
+      });
+      await addSettlement(sandbox.url, { category: 'MERCHANT_SETTLEMENT', amountKobo: 250_000 });
+      const report = await pollSettlements(runtime, 240_000);
+      expect(report).toMatchObject({ failed: 0 });
+      expect(report).toHaveProperty('handedOver');
+      expect((report as PollReport).handedOver).toBeGreaterThanOrEqual(1);
+    },
+  );
+
+  it.skipIf(!present.includes('poll-settlements'))(
+    'poll-settlements: a settlement outside the allowed hours, its deferral recorded while no decision exists',
+    async () => {
+      const runtime = runtimeFor('poll-settlements', proof, {
+        SUBMIT_QUEUE_URL: sqs.queueUrl,
+        SQS_ENDPOINT: sqs.url,
+        SETTLEMENT_SINCE: '2020-01-01T00:00:00Z',
+        SETTLEMENT_ALLOWED_HOURS: windowAwayFromNow(),
+      });
+      await addSettlement(sandbox.url, { category: 'MERCHANT_SETTLEMENT', amountKobo: 250_000 });
+      const report = await pollSettlements(runtime, 240_000);
+      expect(report).toMatchObject({ failed: 0 });
+      expect((report as PollReport).deferred).toBeGreaterThanOrEqual(1);
+    },
+  );
 
   it.skipIf(!present.includes('payout-requested'))('payout-requested', async () => {
     const runtime = runtimeFor('payout-requested');

@@ -10,7 +10,6 @@ import {
   type HandlerSpec,
   ProviderAccess,
   presentHandlers,
-  providerAccessOf,
 } from '../../infra/handlers.js';
 import { PayoutsStack } from '../../infra/stacks/payouts-stack.js';
 import {
@@ -114,7 +113,7 @@ describe('provider secrets', () => {
   const roleArnOf = (name: HandlerName) => ({
     'Fn::GetAtt': [id(stack.functions.get(name)?.function.role?.node.defaultChild), 'Arn'],
   });
-  const senders = present.filter((name) => providerAccessOf(name, present) === ProviderAccess.TokenAndPin);
+  const senders = present.filter((name) => HANDLERS[name].provider === ProviderAccess.TokenAndPin);
 
   it('hold no value in the template and are retained', () => {
     const secrets = template.findResources('AWS::SecretsManager::Secret');
@@ -169,16 +168,14 @@ describe('provider secrets', () => {
     expect(encrypted[0]?.Properties.Description).toMatch(/PIN/);
   });
 
-  it('are sent money by exactly the API, the submission workers and the Payout Requested handler (the sweeper only without the queue)', () => {
-    const withoutQueue = !present.includes('submit-payouts');
+  it('are sent money by exactly the API, the submission workers and the Payout Requested handler', () => {
     expect([...senders].sort()).toEqual(
       [
         // POST /payouts and approvals submit at once; a replayed Payout Requested dead letter does too.
         'api-payouts',
         'api-dead-letters',
         'payout-requested',
-        ...(withoutQueue ? [] : ['submit-payouts']),
-        ...(withoutQueue ? ['sweep-due-payouts'] : []),
+        'submit-payouts',
       ]
         .filter((name) => present.includes(name as HandlerName))
         .sort(),
@@ -188,7 +185,7 @@ describe('provider secrets', () => {
   it('reach functions as ARNs only: the token to every provider caller, the PIN to money senders only', () => {
     const functions = template.findResources('AWS::Lambda::Function');
     for (const name of present) {
-      const access = providerAccessOf(name, present);
+      const access = HANDLERS[name].provider;
       // A function with no variables at all (api-docs) has no Environment.
       const variables = functions[fnLogicalId(name)]?.Properties.Environment?.Variables ?? {};
       expect({ name, token: variables.PROVIDER_TOKEN_SECRET_ID }).toEqual({
@@ -313,7 +310,7 @@ describe('least privilege', () => {
     (name) => {
       const tokenSecret = { Ref: id(stack.data.providerTokenSecret.node.defaultChild) };
       const pinSecret = { Ref: id(stack.data.providerPinSecret.node.defaultChild) };
-      const sendsMoney = providerAccessOf(name, present) === ProviderAccess.TokenAndPin;
+      const sendsMoney = HANDLERS[name].provider === ProviderAccess.TokenAndPin;
       expect(statementWith(name, 'secretsmanager:')).toEqual([
         { Effect: 'Allow', Action: 'secretsmanager:GetSecretValue', Resource: tokenSecret },
         ...(sendsMoney

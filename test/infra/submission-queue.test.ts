@@ -3,9 +3,9 @@ import { Match, type Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { StageConfig } from '../../infra/config/stage-config.js';
 import { VISIBILITY_TIMEOUT_FACTOR } from '../../infra/constructs/submission-queue.js';
-import { HANDLERS, type HandlerName } from '../../infra/handlers.js';
-import type { PayoutsStack } from '../../infra/stacks/payouts-stack.js';
-import { stageConfigFromCdkJson, synthStack } from './support/synth.js';
+import { assertDeployable, HANDLERS, type HandlerName } from '../../infra/handlers.js';
+import { PayoutsStack } from '../../infra/stacks/payouts-stack.js';
+import { stageConfigFromCdkJson, synthStack, testApp } from './support/synth.js';
 
 let stack: PayoutsStack;
 let template: Template;
@@ -88,8 +88,15 @@ describe('submission queue', () => {
     });
   });
 
-  it("may be sent to by the sweeper and the API's corrections function (correction jobs) only, and consumed by the workers only", () => {
-    for (const sender of ['sweep-due-payouts', 'api-corrections'] as const) {
+  const senders: readonly HandlerName[] = [
+    'sweep-due-payouts',
+    'api-corrections',
+    'settlement-available',
+    'poll-settlements',
+  ];
+
+  it("may be sent to by the sweeper, the settlement's event and poll, and the API's corrections function (correction jobs) only, and consumed by the workers only", () => {
+    for (const sender of senders) {
       expect(queueActionsOf(sender), sender).toContain('sqs:SendMessage');
       expect(queueActionsOf(sender), sender).not.toContain('sqs:ReceiveMessage');
     }
@@ -98,20 +105,41 @@ describe('submission queue', () => {
     );
     expect(queueActionsOf('submit-payouts')).not.toContain('sqs:SendMessage');
     for (const name of stack.functions.keys()) {
-      if (name === 'sweep-due-payouts' || name === 'submit-payouts' || name === 'api-corrections') continue;
+      if (senders.includes(name) || name === 'submit-payouts') continue;
       expect(queueActionsOf(name), name).toEqual([]);
     }
   });
 
-  it("tells the sweeper and the API's corrections function where the queue is, and no other handler", () => {
+  it('tells its senders where the queue is, and no other handler', () => {
     const urlOf = (name: HandlerName) =>
       template.findResources('AWS::Lambda::Function')[fnId(name)]?.Properties.Environment?.Variables
         .SUBMIT_QUEUE_URL;
-    expect(urlOf('sweep-due-payouts')).toEqual({ Ref: queueId() });
-    expect(urlOf('api-corrections')).toEqual({ Ref: queueId() });
+    for (const name of senders) expect(urlOf(name), name).toEqual({ Ref: queueId() });
     for (const name of stack.functions.keys()) {
-      if (name !== 'sweep-due-payouts' && name !== 'api-corrections')
-        expect(urlOf(name), name).toBeUndefined();
+      if (!senders.includes(name)) expect(urlOf(name), name).toBeUndefined();
     }
+  });
+});
+
+describe('a stack without the submission workers', () => {
+  it('is refused while a function that hands them payouts is in it, naming those functions', () => {
+    const withoutWorkers = (Object.keys(HANDLERS) as HandlerName[]).filter(
+      (name) => name !== 'submit-payouts',
+    );
+    expect(
+      () =>
+        new PayoutsStack(testApp(), 'Payouts-without-workers', {
+          stage: 'dev',
+          config: stageConfigFromCdkJson('dev'),
+          handlers: withoutWorkers,
+        }),
+    ).toThrow(
+      `the submission workers (functions/submit-payouts.ts) must be deployed with the functions that hand them payouts: ${['api-corrections', 'sweep-due-payouts', 'poll-settlements', 'settlement-available'].join(', ')}`,
+    );
+  });
+
+  it('is accepted when none of its functions hands the workers payouts', () => {
+    expect(() => assertDeployable(['api-payouts', 'payout-requested', 'reconcile-payouts'])).not.toThrow();
+    expect(() => assertDeployable(['sweep-due-payouts'])).toThrow(/payouts: sweep-due-payouts$/);
   });
 });

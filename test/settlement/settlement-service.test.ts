@@ -3,11 +3,14 @@ import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import { localAwsConfig } from '../../lib/local/dynamodb-local.js';
 import { payoutSweeper } from '../../lib/payouts/payout-sweeper.js';
+import { SubmissionQueueError, type SubmissionRequest } from '../../lib/payouts/queue/submission-queue.js';
 import { Settlements } from '../../lib/provider/resources/settlements.js';
+import { addSettlement } from '../../lib/sandbox/index.js';
 import { FIRST_LOOK_SIZE } from '../../lib/settlement/settlement-service.js';
 import { createDynamoDbClient } from '../../lib/shared/dynamodb-client.js';
 import { NotFoundError } from '../../lib/shared/errors.js';
 import { alice, type EngineHarness, startEngineHarness } from '../support/engine-harness.js';
+import { startHarnessWorkers } from '../support/submission-workers.js';
 import {
   destination,
   idempotencyItems,
@@ -294,6 +297,92 @@ describe('SettlementService', () => {
     } finally {
       await fresh.close();
     }
+  });
+
+  describe('handing the payout to the submission workers (the event and the poll, as deployed)', () => {
+    it('hands each payout of a poll to the workers, sending none itself; the workers pay each once', async () => {
+      const fresh = await startEngineHarness();
+      const workers = await startHarnessWorkers(fresh);
+      try {
+        const wired = settlementServiceFor(fresh);
+        const instantPayouts = () => fresh.sandbox.stats().requests['/settlement/instant/payout'] ?? 0;
+        const handedOver: string[] = [];
+        const queue = {
+          enqueue: async (requests: readonly SubmissionRequest[]) => {
+            handedOver.push(...requests.map((request) => request.payoutId));
+            // The workers may pay while the poll goes on; the poll itself never sends.
+            await workers.submissions.enqueue(requests);
+          },
+        };
+        const report = await wired.service.poll(system, undefined, queue);
+        expect(report.paid).toBeGreaterThan(0);
+        expect(report).toMatchObject({ handedOver: report.paid, leftToSweeper: 0, failed: 0 });
+        expect(handedOver).toHaveLength(report.paid);
+        await workers.idle();
+        expect(instantPayouts()).toBe(report.paid);
+        // The next poll finds every settlement decided and hands nothing over again.
+        expect(await wired.service.poll(system, undefined, queue)).toMatchObject({ paid: 0, handedOver: 0 });
+        expect(handedOver).toHaveLength(report.paid);
+        wired.dynamoDb.destroy();
+      } finally {
+        await workers.stop();
+        await fresh.close();
+      }
+    });
+
+    it('leaves a payout the queue refused pending and due: the decision stands and the sweeper hands it over at its next tick', async () => {
+      const wired = settlementServiceFor(h);
+      const settlementId = await newSettlement(h);
+      const refusing = {
+        enqueue: async () => {
+          throw new SubmissionQueueError('the queue refused 1 of 1 requests');
+        },
+      };
+      const result = await wired.service.payOut(settlementId, 'event', system, undefined, {
+        by: 'queue',
+        queue: refusing,
+      });
+      expect(result).toMatchObject({ outcome: 'paid', payout: { status: 'pending' } });
+      const payoutId = result.outcome === 'paid' ? result.decision.payoutId : undefined;
+      expect(await wired.service.decision(settlementId)).toMatchObject({ decision: 'paid', payoutId });
+      expect(
+        h.logger.entries.some((entry) =>
+          entry.message.startsWith('hand-over to the submission queue failed'),
+        ),
+      ).toBe(true);
+      // Not held back for a send of its creator: due at once on the work queue, so the next tick enqueues it.
+      const enqueued: SubmissionRequest[] = [];
+      await payoutSweeper(h.engine).dispatch({
+        enqueue: async (requests) => {
+          enqueued.push(...requests);
+        },
+      });
+      expect(enqueued.map((request) => request.payoutId)).toContain(payoutId);
+      wired.dynamoDb.destroy();
+    });
+
+    it('hands nothing over for a payout that waits for a second person', async () => {
+      const wired = settlementServiceFor(h);
+      // Above the approval threshold (1,000,000 NGN), below the per-payout maximum.
+      const amountKobo = h.engine.ctx.config.approvalThresholdKobo * 2;
+      expect(amountKobo).toBeLessThan(h.engine.ctx.config.maxPayoutKobo);
+      const settlementId = await addSettlement(h.sandbox.url, {
+        category: 'MERCHANT_SETTLEMENT',
+        amountKobo,
+      });
+      const enqueued: SubmissionRequest[] = [];
+      const result = await wired.service.payOut(settlementId, 'event', system, undefined, {
+        by: 'queue',
+        queue: {
+          enqueue: async (requests) => {
+            enqueued.push(...requests);
+          },
+        },
+      });
+      expect(result).toMatchObject({ outcome: 'paid', payout: { status: 'pending_approval' } });
+      expect(enqueued).toEqual([]);
+      wired.dynamoDb.destroy();
+    });
   });
 
   it('lists every decision newest first, page by page, and refuses a cursor it did not issue', async () => {

@@ -1,0 +1,35 @@
+import { type Payout, PayoutStatus } from '../model.js';
+import type { SubmissionQueue } from '../queue/submission-queue.js';
+import type { EngineContext } from './context.js';
+
+/**
+ * Hands a pending payout to the submission workers, as the sweeper's dispatch does, instead of sending it here.
+ * The payout must have been created without the creator's hold (`submitsInline` unset): it is then on the work
+ * queue, due at once, so a refused hand-over costs it a sweeper tick, never the payout; and the sweeper finding
+ * it before the workers do enqueues the same request (a FIFO queue drops it). The workers' claim keeps the send
+ * exactly-once whoever enqueued it, and however often. Answers whether the queue took the request; a payout
+ * that is not pending (awaiting approval, already claimed or sent) is not handed over.
+ *
+ * @example if (!(await handOverPending(engine.ctx, payout, queue))) logger.info('left to the sweeper');
+ */
+export async function handOverPending(
+  ctx: EngineContext,
+  payout: Payout,
+  queue: SubmissionQueue,
+): Promise<boolean> {
+  if (payout.status !== PayoutStatus.Pending) return false;
+  try {
+    await queue.enqueue([{ payoutId: payout.id, version: payout.version }]);
+  } catch (error) {
+    ctx.logger.warn(
+      'hand-over to the submission queue failed: the sweeper enqueues the payout at its next tick',
+      {
+        payoutId: payout.id,
+        error: error instanceof Error ? error.message : String(error),
+      },
+    );
+    return false;
+  }
+  ctx.metrics.count('PayoutsEnqueued', 1);
+  return true;
+}
