@@ -21,7 +21,7 @@ const HAPPY_STEP = 'create + submit inline (API, events)';
 
 /**
  * DynamoDB round trips and capacity units, and provider calls, per payout: on the happy path (create and submit
- * inline as the API and events do, in one create-and-claim; the two steps settlement and recurrence take; or
+ * inline as the API and events do, in one create-and-claim; the two steps settlements and recurrences take; or
  * submit by a sweep) and on the path where the provider's answer is lost
  * (timeout after commit) so the payout becomes `unknown` and a reconciliation pass finds it.
  */
@@ -161,7 +161,7 @@ export async function benchCostPerPayout(endpoint: string): Promise<BenchResult 
       "By the sweep, claims that coincide are group-committed (several payouts per transaction, one cap update per batch), so round trips and cap-counter writes per payout fall below the inline path's; outcomes are recorded one conditional PutItem each (1 unit, where a transaction item costs 2).",
       "Audit events ride on the items a write writes anyway (docs/data-model.md, \"Audit events\"): the creation's on the idempotency key item, each later one on the payout item while it stays under 1 KB; the two steps' outcome does not fit beside the claim's event, so it moves both to an audit item (a transaction).",
       'provider calls: requests the sandbox received (stats().requests); the happy path must be exactly 1 per payout.',
-      'create + submit inline: engine.createAndSubmit, as POST /payouts and Payout Requested call it: the payout is created already claimed (key item with both audit events, payout and the daily-cap reservation in one transaction), the pause is read, the provider called, the outcome recorded. The two steps (create pending, then submit) are what recurring payouts, a settlement the poll leaves to the sweeper and the fallbacks of createAndSubmit take; a settlement paid at once (event, POST /instant-settlements) is created already claimed too.',
+      'create + submit inline: engine.createAndSubmit, as POST /payouts and Payout Requested call it: the payout is created already claimed (key item with both audit events, payout and the daily-cap reservation in one transaction), the pause is read, the provider called, the outcome recorded. The two steps (create pending, then submit) are what recurring payouts, the settlements the event and the poll decide (their payouts are handed to the submission workers, with the decision in the creating transaction) and the fallbacks of createAndSubmit take; a settlement paid by POST /instant-settlements is created already claimed, with its decision.',
       'The unknown path: the sandbox commits the payout and drops the connection (timeout-after-commit); the payout becomes unknown and is never resent; the reconciler lists the wallet DEBIT records in the window and finds its marker.',
     ],
   };
