@@ -13,7 +13,8 @@ import { runDueDispatch, runDueSweep } from './scheduled.js';
  * The every-minute tick: recurring payouts materialise their due occurrences, due scheduled payouts are
  * released and pending ones handed to the submission queue (the `submit-payouts` workers send them), and
  * refunds recorded but never sent go out; correction jobs whose work the queue refused are handed over again.
- * Without a queue (SUBMIT_QUEUE_URL unset) it submits them itself.
+ * Without a queue (SUBMIT_QUEUE_URL unset: a runtime built outside a stack, which always deploys the workers
+ * with the sweeper) it submits them itself.
  */
 export async function sweepDuePayouts(runtime: Runtime, remainingMs: number) {
   const parts = {
