@@ -694,33 +694,41 @@ describe('IAM proof: every call each handler makes is allowed by its own role', 
     },
   );
 
+  /**
+   * A settlement trigger's runtime as deployed, settlement turned on before the sandbox's settlements, allowed
+   * at `allowedHours`. The template's queue URL is AWS's; the signed SendMessageBatch goes to the stand-in.
+   */
+  const settlementTriggerRuntime = (name: HandlerName, allowedHours: string) =>
+    runtimeFor(name, proof, {
+      SUBMIT_QUEUE_URL: sqs.queueUrl,
+      SQS_ENDPOINT: sqs.url,
+      SETTLEMENT_SINCE: '2020-01-01T00:00:00Z',
+      SETTLEMENT_ALLOWED_HOURS: allowedHours,
+    });
+  const freshSettlement = () =>
+    addSettlement(sandbox.url, { category: 'MERCHANT_SETTLEMENT', amountKobo: 250_000 });
+  /** The function's own code on a `Settlement Available` for a fresh settlement. */
+  const settlementEvent = async (runtime: Runtime, eventId: string) => {
+    const settlementId = await freshSettlement();
+    const outcome = await settlementAvailable(runtime, {
+      version: '0',
+      id: eventId,
+      'detail-type': 'Settlement Available',
+      source: 'merchant.payouts',
+      account: '123456789012',
+      time: new Date().toISOString(),
+      region: TEST_REGION,
+      resources: [],
+      detail: { version: '1', settlementId },
+    });
+    return { settlementId, outcome };
+  };
+
   it.skipIf(!present.includes('settlement-available'))(
     'settlement-available: a fresh settlement looked up and its payout handed to the workers',
     async () => {
-      // The template's queue URL is AWS's; the signed SendMessageBatch goes to the stand-in instead. Instant
-      // settlement turned on before the settlement, at every hour: it is paid out whatever the time.
-      const runtime = runtimeFor('settlement-available', proof, {
-        SUBMIT_QUEUE_URL: sqs.queueUrl,
-        SQS_ENDPOINT: sqs.url,
-        SETTLEMENT_SINCE: '2020-01-01T00:00:00Z',
-        SETTLEMENT_ALLOWED_HOURS: '00:00-24:00',
-      });
-      const settlementId = await addSettlement(sandbox.url, {
-        category: 'MERCHANT_SETTLEMENT',
-        amountKobo: 250_000,
-      });
-      // The function's own code: with the queue in its environment, it hands the payout to the workers.
-      const outcome = await settlementAvailable(runtime, {
-        version: '0',
-        id: 'evt-iam-settlement',
-        'detail-type': 'Settlement Available',
-        source: 'merchant.payouts',
-        account: '123456789012',
-        time: new Date().toISOString(),
-        region: TEST_REGION,
-        resources: [],
-        detail: { version: '1', settlementId },
-      });
+      const runtime = settlementTriggerRuntime('settlement-available', '00:00-24:00');
+      const { settlementId, outcome } = await settlementEvent(runtime, 'evt-iam-settlement');
       const decision = await settlementsOf(runtime)?.decision(settlementId);
       expect({ outcome, decision }).toMatchObject({ outcome: 'paid' });
       expect(enqueued.map((record) => JSON.parse(record.body).payoutId)).toContain(decision?.payoutId);
@@ -730,27 +738,8 @@ describe('IAM proof: every call each handler makes is allowed by its own role', 
   it.skipIf(!present.includes('settlement-available'))(
     'settlement-available: a settlement outside the allowed hours, its deferral recorded while no decision exists',
     async () => {
-      const runtime = runtimeFor('settlement-available', proof, {
-        SUBMIT_QUEUE_URL: sqs.queueUrl,
-        SQS_ENDPOINT: sqs.url,
-        SETTLEMENT_SINCE: '2020-01-01T00:00:00Z',
-        SETTLEMENT_ALLOWED_HOURS: windowAwayFromNow(),
-      });
-      const settlementId = await addSettlement(sandbox.url, {
-        category: 'MERCHANT_SETTLEMENT',
-        amountKobo: 250_000,
-      });
-      const outcome = await settlementAvailable(runtime, {
-        version: '0',
-        id: 'evt-iam-settlement-deferred',
-        'detail-type': 'Settlement Available',
-        source: 'merchant.payouts',
-        account: '123456789012',
-        time: new Date().toISOString(),
-        region: TEST_REGION,
-        resources: [],
-        detail: { version: '1', settlementId },
-      });
+      const runtime = settlementTriggerRuntime('settlement-available', windowAwayFromNow());
+      const { settlementId, outcome } = await settlementEvent(runtime, 'evt-iam-settlement-deferred');
       expect(outcome).toBe('deferred');
       expect(await settlementsOf(runtime)?.deferral(settlementId)).toMatchObject({ settlementId });
     },
@@ -759,33 +748,22 @@ describe('IAM proof: every call each handler makes is allowed by its own role', 
   it.skipIf(!present.includes('poll-settlements'))(
     'poll-settlements: a settlement no event decided, its payout handed to the workers',
     async () => {
-      const runtime = runtimeFor('poll-settlements', proof, {
-        SUBMIT_QUEUE_URL: sqs.queueUrl,
-        SQS_ENDPOINT: sqs.url,
-        SETTLEMENT_SINCE: '2020-01-01T00:00:00Z',
-        SETTLEMENT_ALLOWED_HOURS: '00:00-24:00',
-      });
-      await addSettlement(sandbox.url, { category: 'MERCHANT_SETTLEMENT', amountKobo: 250_000 });
-      const report = await pollSettlements(runtime, 240_000);
+      const runtime = settlementTriggerRuntime('poll-settlements', '00:00-24:00');
+      await freshSettlement();
+      const report = (await pollSettlements(runtime, 240_000)) as PollReport;
       expect(report).toMatchObject({ failed: 0 });
-      expect(report).toHaveProperty('handedOver');
-      expect((report as PollReport).handedOver).toBeGreaterThanOrEqual(1);
+      expect(report.handedOver).toBeGreaterThanOrEqual(1);
     },
   );
 
   it.skipIf(!present.includes('poll-settlements'))(
     'poll-settlements: a settlement outside the allowed hours, its deferral recorded while no decision exists',
     async () => {
-      const runtime = runtimeFor('poll-settlements', proof, {
-        SUBMIT_QUEUE_URL: sqs.queueUrl,
-        SQS_ENDPOINT: sqs.url,
-        SETTLEMENT_SINCE: '2020-01-01T00:00:00Z',
-        SETTLEMENT_ALLOWED_HOURS: windowAwayFromNow(),
-      });
-      await addSettlement(sandbox.url, { category: 'MERCHANT_SETTLEMENT', amountKobo: 250_000 });
-      const report = await pollSettlements(runtime, 240_000);
+      const runtime = settlementTriggerRuntime('poll-settlements', windowAwayFromNow());
+      await freshSettlement();
+      const report = (await pollSettlements(runtime, 240_000)) as PollReport;
       expect(report).toMatchObject({ failed: 0 });
-      expect((report as PollReport).deferred).toBeGreaterThanOrEqual(1);
+      expect(report.deferred).toBeGreaterThanOrEqual(1);
     },
   );
 
