@@ -9,7 +9,8 @@ import { handleSettlementAvailable } from './inbound-handlers.js';
 /**
  * `Settlement Available`: pays the settlement out at most once. Where the submission workers are deployed
  * (SUBMIT_QUEUE_URL), its payout is handed to them rather than sent here: nobody waits on this event, and the
- * function then never sends money itself (docs/instant-settlement.md). Without them it sends the payout itself.
+ * function then never sends money itself (docs/submission.md, "Settlements"). Without them it sends the payout
+ * itself.
  */
 export async function settlementAvailable(
   runtime: Runtime,

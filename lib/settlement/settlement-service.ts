@@ -48,8 +48,9 @@ const NARRATION_ID_LENGTH = 48;
 
 /**
  * Who sends a paid settlement's payout. `inline`: the trigger itself, at once (the ops API, whose caller waits
- * for what the provider said). `queue`: the submission workers, handed the payout at once (the event, where the
- * workers are deployed; docs/instant-settlement.md). `sweeper`: the sweeper's next tick (a poll short of time).
+ * for what the provider said). `queue`: the submission workers, handed the payout at once (the event and the
+ * poll, where the workers are deployed; docs/submission.md, "Settlements"). `sweeper`: the sweeper's next tick
+ * (a poll without the queue and short of time).
  */
 export type PayoutSender =
   | { readonly by: 'inline' }
