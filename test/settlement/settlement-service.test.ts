@@ -330,6 +330,29 @@ describe('SettlementService', () => {
       }
     });
 
+    it('pays once when the sweeper finds the handed-over payout due and enqueues it too', async () => {
+      const workers = await startHarnessWorkers(h);
+      try {
+        const wired = settlementServiceFor(h);
+        const settlementId = await newSettlement(h);
+        const queue = { by: 'queue', queue: workers.submissions } as const;
+        // The event hands the payout over while a sweeper tick enqueues whatever is due, this payout included.
+        const [result] = await Promise.all([
+          wired.service.payOut(settlementId, 'event', system, undefined, queue),
+          payoutSweeper(h.engine).dispatch(workers.submissions),
+        ]);
+        await payoutSweeper(h.engine).dispatch(workers.submissions);
+        await workers.idle();
+        expect(result).toMatchObject({ outcome: 'paid' });
+        expect(instantPayoutsFor(h, settlementId)).toHaveLength(1);
+        const payoutId = result.outcome === 'paid' ? result.decision.payoutId : undefined;
+        expect((await h.engine.get(payoutId ?? ''))?.status).toBe('succeeded');
+        wired.dynamoDb.destroy();
+      } finally {
+        await workers.stop();
+      }
+    });
+
     it('leaves a payout the queue refused pending and due: the decision stands and the sweeper hands it over at its next tick', async () => {
       const wired = settlementServiceFor(h);
       const settlementId = await newSettlement(h);
