@@ -7,17 +7,17 @@ import type { EngineContext } from './context.js';
  * The payout must have been created without the creator's hold (`submitsInline` unset): it is then on the work
  * queue, due at once, so a refused hand-over costs it a sweeper tick, never the payout; and the sweeper finding
  * it before the workers do enqueues the same request (a FIFO queue drops it). The workers' claim keeps the send
- * exactly-once whoever enqueued it, and however often. Answers whether the queue took the request; a payout
- * that is not pending (awaiting approval, already claimed or sent) is not handed over.
+ * exactly-once whoever enqueued it, and however often. A payout that is not pending (awaiting approval, already
+ * claimed or sent) is not handed over.
  *
- * @example if (!(await handOverPending(engine.ctx, payout, queue))) logger.info('left to the sweeper');
+ * @example await handOverPending(engine.ctx, payout, queue);
  */
 export async function handOverPending(
   ctx: EngineContext,
   payout: Payout,
   queue: SubmissionQueue,
-): Promise<boolean> {
-  if (payout.status !== PayoutStatus.Pending) return false;
+): Promise<void> {
+  if (payout.status !== PayoutStatus.Pending) return;
   try {
     await queue.enqueue([{ payoutId: payout.id, version: payout.version }]);
   } catch (error) {
@@ -28,8 +28,7 @@ export async function handOverPending(
         error: error instanceof Error ? error.message : String(error),
       },
     );
-    return false;
+    return;
   }
   ctx.metrics.count('PayoutsEnqueued', 1);
-  return true;
 }
