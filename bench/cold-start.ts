@@ -76,15 +76,18 @@ const NODE_ARGS = process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
 const CHILD_TIMEOUT_MS = 60_000;
 
 /**
- * `BENCH_TRACE_DIR=dir`: each child also writes `dir/<pid>-<bundle>.txt`, the timeline of its requests (DynamoDB
+ * `BENCH_TRACE_DIR=dir`: each child also writes `dir/<pid>-<function>.txt`, the timeline of its requests (DynamoDB
  * over node:http, the provider over undici) in ms from the process's start; `BENCH_NODE_ARGS` can add a CPU
- * profile to line it up with. Off by default: subscribing to the channels costs time of its own.
+ * profile to line it up with, by the `origin-us` line (a profile's timestamps are µs on the same clock). Off by
+ * default: subscribing to the channels costs time of its own.
  */
 const TRACE_DIR = process.env.BENCH_TRACE_DIR;
 const TRACER = `
 const dc = await import('node:diagnostics_channel');
 const lines = [];
 const mark = (what) => lines.push(performance.now().toFixed(1) + ' ' + what);
+// Where performance.now()'s zero lies on the clock of a CPU profile's timestamps (µs): lines up the two.
+lines.push('0.0 origin-us ' + (process.hrtime.bigint() / 1000n - BigInt(Math.round(performance.now() * 1000))));
 dc.subscribe('http.client.request.start', ({ request }) => {
   const what = request.getHeader('x-amz-target') ?? request.path;
   mark('start ' + what);
@@ -94,7 +97,7 @@ dc.subscribe('undici:request:create', ({ request }) => mark('start ' + request.p
 dc.subscribe('undici:client:connected', () => mark('connected (undici)'));
 dc.subscribe('undici:request:trailers', ({ request }) => mark('end ' + request.path));
 const { writeFileSync } = await import('node:fs');
-process.on('exit', () => writeFileSync(process.env.BENCH_TRACE_DIR + '/' + process.pid + '-' + process.argv[2].split('/').pop() + '.txt', lines.join('\\n') + '\\n'));
+process.on('exit', () => writeFileSync(process.env.BENCH_TRACE_DIR + '/' + process.pid + '-' + process.argv[2].split('/').at(-2) + '.txt', lines.join('\\n') + '\\n'));
 globalThis.benchTraceMark = mark;
 `;
 
