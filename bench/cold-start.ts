@@ -188,8 +188,8 @@ const freshSettlement = (rig: EngineRig) =>
   addSettlement(rig.sandbox.url, { category: 'MERCHANT_SETTLEMENT', amountKobo: 250_000 });
 
 /** A payout due now, for the sweeper to find, and the schedule's event. */
-async function duePayout(rig: EngineRig, run: number, label: string) {
-  await rig.engine.create(createCommand(bankTransfer(), `cold-${label}-${process.pid}-${run}`));
+async function duePayout(rig: EngineRig, run: number) {
+  await rig.engine.create(createCommand(bankTransfer(), `cold-sweep-${process.pid}-${run}`));
   return { 'detail-type': 'Scheduled Event' };
 }
 
@@ -201,7 +201,7 @@ const MONEY_HANDLERS: readonly MoneyHandler[] = [
     what: 'sweeping 1 due payout and handing it to the submission queue (SQS), as deployed',
     providerCalls: 0,
     enqueues: 1,
-    prepare: (rig, run) => duePayout(rig, run, 'sweep'),
+    prepare: duePayout,
     ownCode: (runtimes, _event, remainingMs) => sweepDuePayouts(runtimes.withQueue, remainingMs),
     settle: (rig) => payoutSweeper(rig.engine).sweep({ stopStartingAt: Date.now() + 30_000 }),
   },
