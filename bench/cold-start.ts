@@ -91,7 +91,9 @@ lines.push('0.0 origin-us ' + (process.hrtime.bigint() / 1000n - BigInt(Math.rou
 dc.subscribe('http.client.request.start', ({ request }) => {
   const what = request.getHeader('x-amz-target') ?? request.path;
   mark('start ' + what);
-  request.once('response', (response) => response.once('end', () => mark('end ' + what)));
+  request.once('response', (response) =>
+    response.once('end', () => mark('end ' + what + (request.reusedSocket ? '' : ' (new connection)'))),
+  );
 });
 dc.subscribe('undici:request:create', ({ request }) => mark('start ' + request.path));
 dc.subscribe('undici:client:connected', () => mark('connected (undici)'));
