@@ -1,6 +1,6 @@
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { type BuildOptions, build, type Metafile } from 'esbuild';
-import { shippedDependencies } from './shipped-dependencies.js';
+import { carriesSimdParser, shippedDependencies, writeSimdParser } from './shipped-dependencies.js';
 
 /** The project root: `functions/`, `package-lock.json` and `tsconfig.json` live there. */
 export const PROJECT_ROOT = join(import.meta.dirname, '..', '..');
@@ -72,6 +72,11 @@ export interface BuiltHandler {
   readonly bytes: number;
   /** Every source file in the bundle with the bytes it contributes, by path relative to the project. */
   readonly inputs: Metafile['outputs'][string]['inputs'];
+  /**
+   * The files the bundle reads at run time from its own directory, written beside it (undici's SIMD parser,
+   * SIMD_PARSER_FILE, where it calls the provider); the asset ships them with `index.cjs`.
+   */
+  readonly runtimeFiles: readonly string[];
 }
 
 /**
@@ -106,7 +111,9 @@ export async function buildHandlers(
     const [path, output] =
       Object.entries(metafile.outputs).find(([file]) => file.endsWith(`${name}/${BUNDLE_FILE}`)) ?? [];
     if (!path || !output) throw new Error(`esbuild wrote no bundle for ${name}`);
-    built.set(name, { file: join(PROJECT_ROOT, path), bytes: output.bytes, inputs: output.inputs });
+    const file = join(PROJECT_ROOT, path);
+    const runtimeFiles = carriesSimdParser(output.inputs) ? [writeSimdParser(dirname(file))] : [];
+    built.set(name, { file, bytes: output.bytes, inputs: output.inputs, runtimeFiles });
   }
   return built;
 }

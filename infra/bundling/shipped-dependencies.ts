@@ -1,5 +1,6 @@
-import { readFileSync } from 'node:fs';
-import { brotliCompressSync, constants } from 'node:zlib';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
 import type { Plugin } from 'esbuild';
 
 /**
@@ -124,26 +125,50 @@ const SMITHY_CORE_REPLACED = new RegExp(
 );
 
 /**
- * undici embeds its SIMD HTTP parser as base64 text (71 KB). The same wasm bytes, brotli-compressed, are a
- * third of that, which keeps every bundle under 450 KB; they are inflated when undici first needs the parser
- * (the first provider connection): loading node:zlib and the first decompression take about 2 ms of that cold
- * start (docs/cold-start.md). test/infra/bundles.test.ts proves the bundled transport still speaks HTTP/1.1.
+ * The file beside each bundle that carries undici (in the same directory as its `index.cjs`): undici's SIMD
+ * HTTP parser as the raw wasm bytes (53 KB). undici embeds them as base64 text (71 KB); carried in the bundle they
+ * were brotli-packed to stay under the size bound, and loading `node:zlib` and inflating them took about 2 ms
+ * of the first provider connection (docs/cold-start.md). Read from this file, they take a `readFileSync`, and
+ * the bundle is 20 KB smaller. `writeSimdParser` puts the file there; test/infra/bundles.test.ts proves the
+ * bundled transport speaks HTTP/1.1 with it.
  */
-function compressedSimdParser(path: string): string {
-  const source = readFileSync(path, 'utf8');
-  const base64 = /const wasmBase64 = '([A-Za-z0-9+/=]+)'/.exec(source)?.[1];
-  if (!base64) throw new Error(`no embedded wasm found in ${path}: has undici changed how it ships llhttp?`);
-  const compressed = brotliCompressSync(Buffer.from(base64, 'base64'), {
-    params: { [constants.BROTLI_PARAM_QUALITY]: constants.BROTLI_MAX_QUALITY },
-  });
-  return [
-    "'use strict';",
-    "const { brotliDecompressSync } = require('node:zlib');",
-    `module.exports = brotliDecompressSync(Buffer.from('${compressed.toString('base64')}', 'base64'));`,
-  ].join('\n');
+export const SIMD_PARSER_FILE = 'llhttp_simd.wasm';
+
+/** The bundle's stand-in for undici's `llhttp_simd-wasm.js`: the same bytes, read from SIMD_PARSER_FILE. */
+const SIMD_PARSER_FROM_FILE = [
+  "'use strict';",
+  // A bundle is CommonJS: __dirname is the directory Lambda unpacked it to.
+  `module.exports = require('node:fs').readFileSync(require('node:path').join(__dirname, '${SIMD_PARSER_FILE}'));`,
+].join('\n');
+
+/** Whether a bundle (by its metafile inputs) carries undici's SIMD parser, and so reads SIMD_PARSER_FILE. */
+export function carriesSimdParser(inputs: Readonly<Record<string, { bytesInOutput: number }>>): boolean {
+  return Object.entries(inputs).some(
+    ([input, { bytesInOutput }]) => SIMD_PARSER.test(input) && bytesInOutput > 0,
+  );
 }
 
-/** The esbuild plugin that applies NOT_SHIPPED, packs undici's SIMD parser and trims the clients' package.json. */
+/** Writes SIMD_PARSER_FILE into `dir`: the wasm bytes undici ships (decoded from its base64 text). */
+export function writeSimdParser(dir: string): string {
+  const file = join(dir, SIMD_PARSER_FILE);
+  writeFileSync(file, simdParserBytes());
+  return file;
+}
+
+function simdParserBytes(): Buffer {
+  const source = readFileSync(
+    createRequire(import.meta.url).resolve('undici/lib/llhttp/llhttp_simd-wasm.js'),
+    'utf8',
+  );
+  const base64 = /const wasmBase64 = '([A-Za-z0-9+/=]+)'/.exec(source)?.[1];
+  if (!base64)
+    throw new Error(
+      `no embedded wasm found in undici's llhttp_simd-wasm.js: has undici changed how it ships llhttp?`,
+    );
+  return Buffer.from(base64, 'base64');
+}
+
+/** The esbuild plugin that applies NOT_SHIPPED, reads undici's SIMD parser from its file and trims the clients' package.json. */
 export function shippedDependencies(): Plugin {
   return {
     name: 'shipped-dependencies',
@@ -153,7 +178,7 @@ export function shippedDependencies(): Plugin {
         return { path: String(index), namespace: NAMESPACE };
       });
       build.onLoad({ filter: /[\\/]undici[\\/]lib[\\/]/ }, (args) => {
-        if (SIMD_PARSER.test(args.path)) return { contents: compressedSimdParser(args.path), loader: 'js' };
+        if (SIMD_PARSER.test(args.path)) return { contents: SIMD_PARSER_FROM_FILE, loader: 'js' };
         const entry = NOT_SHIPPED.find((candidate) => candidate.path.test(args.path));
         return entry ? { contents: stubSource(entry), loader: 'js' } : undefined;
       });

@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { basename, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import {
@@ -13,7 +13,7 @@ import {
   handlerEntry,
   PROJECT_ROOT,
 } from '../../infra/bundling/build-handler.js';
-import { NOT_SHIPPED } from '../../infra/bundling/shipped-dependencies.js';
+import { NOT_SHIPPED, SIMD_PARSER_FILE, writeSimdParser } from '../../infra/bundling/shipped-dependencies.js';
 import { HANDLERS, type HandlerName, ProviderAccess } from '../../infra/handlers.js';
 
 /**
@@ -69,6 +69,25 @@ describe('handler bundles', () => {
       expect(loaded.stderr).not.toMatch(/Cannot find (package|module)|ERR_MODULE_NOT_FOUND/);
       expect(loaded.status, loaded.stderr).toBe(0);
     },
+  );
+
+  it.each([
+    ['submit-payouts', [BUNDLE_FILE, `${BUNDLE_FILE}.map`, SIMD_PARSER_FILE]],
+    ['api-docs', [BUNDLE_FILE, `${BUNDLE_FILE}.map`]],
+  ])(
+    'the asset the CDK construct bundles for %s holds %j',
+    (name, files) => {
+      // infra/bundling/cli.ts, as the construct's local bundling step runs it.
+      const asset = mkdtempSync(join(outRoot, `asset-${name}-`));
+      const bundled = spawnSync(
+        process.execPath,
+        ['--import', 'tsx', join(PROJECT_ROOT, 'infra', 'bundling', 'cli.ts'), name, asset],
+        { cwd: PROJECT_ROOT, encoding: 'utf8', timeout: 60_000 },
+      );
+      expect(bundled.status, bundled.stderr).toBe(0);
+      expect(readdirSync(asset).sort()).toEqual([...files].sort());
+    },
+    60_000,
   );
 
   it('a build esbuild warns about is refused: import.meta in a CommonJS bundle would be empty', async () => {
@@ -201,6 +220,11 @@ describe('what the bundles carry', () => {
       expect(inputs.some((input) => input.endsWith('undici/lib/llhttp/llhttp_simd-wasm.js'))).toBe(
         callsProvider,
       );
+      // The parser's bytes are the file beside the bundle, written with it where the bundle reads it.
+      const bundle = bundles.get(name);
+      expect(bundle?.runtimeFiles).toEqual(
+        callsProvider && bundle ? [join(dirname(bundle.file), SIMD_PARSER_FILE)] : [],
+      );
       // The connection and the credentials' reader come with it, and go with it.
       expect(inputs.includes('lib/provider/connection.ts')).toBe(callsProvider);
       expect(inputs.some((input) => input.includes('node_modules/@aws-sdk/client-secrets-manager/'))).toBe(
@@ -221,13 +245,19 @@ async function buildProbe(file: string, contents: string): Promise<string> {
     ...handlerBuildOptions({
       format: 'esm',
       banner: {
-        js: "import { createRequire } from 'module'; const require = createRequire(import.meta.url);",
+        // The CommonJS code inlined needs `require`, and `__dirname` to find the files beside the bundle.
+        js: [
+          "import { createRequire } from 'module'; const require = createRequire(import.meta.url);",
+          "const __dirname = require('path').dirname(require('url').fileURLToPath(import.meta.url));",
+        ].join(' '),
       },
     }),
     stdin: { contents, resolveDir: PROJECT_ROOT, loader: 'ts' },
     outfile,
     absWorkingDir: PROJECT_ROOT,
   });
+  // As buildHandlers writes it beside a bundle that calls the provider.
+  writeSimdParser(outRoot);
   return outfile;
 }
 
@@ -279,13 +309,13 @@ console.log(JSON.stringify({ seen, statuses: [first.status, second.status], bodi
     });
   });
 
-  it('the packed SIMD parser inflates to the bytes undici ships, and compiles on this Node', async () => {
+  it('the SIMD parser read from the file beside the bundle is the bytes undici ships, and compiles on this Node', async () => {
     const probe = await buildProbe(
       'simd-probe.mjs',
-      `import packed from 'undici/lib/llhttp/llhttp_simd-wasm.js';
+      `import parser from 'undici/lib/llhttp/llhttp_simd-wasm.js';
 import { createHash } from 'node:crypto';
-new WebAssembly.Module(packed);
-console.log(createHash('sha256').update(packed).digest('hex'));`,
+new WebAssembly.Module(parser);
+console.log(createHash('sha256').update(parser).digest('hex'));`,
     );
     const run = runNode(probe);
     expect(run.status, run.stderr).toBe(0);
