@@ -1,7 +1,8 @@
 /**
  * `node --import tsx infra/bundling/cli.ts <handler> <outdir>`: builds one handler of `functions/` into
- * `<outdir>/index.cjs`, with its source map and the files it reads at run time (`BuiltHandler.runtimeFiles`). The CDK construct runs it as the asset's local bundling step: CDK
- * bundles synchronously, and esbuild runs plugins only in its asynchronous API.
+ * `<outdir>/index.cjs`, with its source map and the files it reads at run time (`BuiltHandler.runtimeFiles`).
+ * The CDK construct runs it as the asset's local bundling step: CDK bundles synchronously, and esbuild runs
+ * plugins only in its asynchronous API.
  */
 import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -126,11 +126,11 @@ const SMITHY_CORE_REPLACED = new RegExp(
 
 /**
  * The file beside each bundle that carries undici (in the same directory as its `index.cjs`): undici's SIMD
- * HTTP parser as the raw wasm bytes (53 KB). undici embeds them as base64 text (71 KB); carried in the bundle they
- * were brotli-packed to stay under the size bound, and loading `node:zlib` and inflating them took about 2 ms
- * of the first provider connection (docs/cold-start.md). Read from this file, they take a `readFileSync`, and
- * the bundle is 20 KB smaller. `writeSimdParser` puts the file there; test/infra/bundles.test.ts proves the
- * bundled transport speaks HTTP/1.1 with it.
+ * HTTP parser as the raw wasm bytes (53 KB). undici embeds them as base64 text (71 KB); carried in the bundle
+ * they were brotli-packed to stay under the size bound, and loading `node:zlib` and inflating them took about
+ * 2 ms of the first provider connection in a fresh node (docs/cold-start.md). Read from this file, they take a
+ * `readFileSync`, and the bundle is 20 KB smaller. `writeSimdParser` puts the file there;
+ * test/infra/bundles.test.ts proves the bundled transport speaks HTTP/1.1 with it.
  */
 export const SIMD_PARSER_FILE = 'llhttp_simd.wasm';
 
@@ -168,7 +168,10 @@ function simdParserBytes(): Buffer {
   return Buffer.from(base64, 'base64');
 }
 
-/** The esbuild plugin that applies NOT_SHIPPED, reads undici's SIMD parser from its file and trims the clients' package.json. */
+/**
+ * The esbuild plugin that applies NOT_SHIPPED, has undici's SIMD parser read from its file and trims the
+ * clients' package.json.
+ */
 export function shippedDependencies(): Plugin {
   return {
     name: 'shipped-dependencies',
