@@ -129,7 +129,7 @@ const SMITHY_CORE_REPLACED = new RegExp(
  * HTTP parser as the raw wasm bytes (53 KB). undici embeds them as base64 text (71 KB); carried in the bundle
  * they were brotli-packed to stay under the size bound, and loading `node:zlib` and inflating them took about
  * 2 ms of the first provider connection in a fresh node (docs/cold-start.md). Read from this file, they take a
- * `readFileSync`, and the bundle is 20 KB smaller. `writeSimdParser` puts the file there;
+ * `readFileSync`, and the bundle is about 20 KB smaller. `writeSimdParser` puts the file there;
  * test/infra/bundles.test.ts proves the bundled transport speaks HTTP/1.1 with it.
  */
 export const SIMD_PARSER_FILE = 'llhttp_simd.wasm';
