@@ -1,5 +1,4 @@
-import { PayoutStatus } from '../model.js';
-import type { SubmissionQueue, SubmissionRequest } from '../queue/submission-queue.js';
+import { type SubmissionQueue, submissionRequestsFor } from '../queue/submission-queue.js';
 import { WorkQueue } from '../store/table-design.js';
 import type { EngineContext } from './context.js';
 import { releaseScheduled } from './sweep.js';
@@ -65,9 +64,7 @@ export async function dispatchDuePayouts(
   while (!leftOver) {
     const limit = Math.min(pageSize, maxEnqueued - enqueued);
     const page = await ctx.store.due(WorkQueue.Submit, dueBy, limit, after);
-    const requests: SubmissionRequest[] = page
-      .filter((payout) => payout.status === PayoutStatus.Pending)
-      .map((payout) => ({ payoutId: payout.id, version: payout.version }));
+    const requests = submissionRequestsFor(page);
     if (requests.length > 0) await queue.enqueue(requests);
     enqueued += requests.length;
     after = page.at(-1);

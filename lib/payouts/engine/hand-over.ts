@@ -1,5 +1,5 @@
-import { type Payout, PayoutStatus } from '../model.js';
-import type { SubmissionQueue } from '../queue/submission-queue.js';
+import type { Payout } from '../model.js';
+import { type SubmissionQueue, submissionRequestsFor } from '../queue/submission-queue.js';
 import type { EngineContext } from './context.js';
 
 /**
@@ -17,9 +17,10 @@ export async function handOverPending(
   payout: Payout,
   queue: SubmissionQueue,
 ): Promise<void> {
-  if (payout.status !== PayoutStatus.Pending) return;
+  const requests = submissionRequestsFor([payout]);
+  if (requests.length === 0) return;
   try {
-    await queue.enqueue([{ payoutId: payout.id, version: payout.version }]);
+    await queue.enqueue(requests);
   } catch (error) {
     ctx.logger.warn(
       'hand-over to the submission queue failed: the sweeper enqueues the payout at its next tick',

@@ -1,5 +1,6 @@
 import { PayoutAutomationError } from '../../shared/errors.js';
 import * as z from '../../shared/zod.js';
+import { type Payout, PayoutStatus } from '../model.js';
 
 /**
  * One request to submit a payout, as the sweeper hands it to the submission workers. `version` is the payout's
@@ -13,6 +14,16 @@ export const SubmissionRequestSchema = z.lazy(() =>
   }),
 );
 export type SubmissionRequest = z.infer<typeof SubmissionRequestSchema>;
+
+/**
+ * The submission requests for `payouts`: one for each still pending, in its current state; a payout in any
+ * other state (awaiting approval, claimed, ended) is nobody's to submit and gets none.
+ */
+export function submissionRequestsFor(payouts: readonly Payout[]): SubmissionRequest[] {
+  return payouts
+    .filter((payout) => payout.status === PayoutStatus.Pending)
+    .map((payout) => ({ payoutId: payout.id, version: payout.version }));
+}
 
 /**
  * The port through which the sweeper fans submission out to the workers: SQS in AWS, the local stand-in under
