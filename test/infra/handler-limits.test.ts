@@ -30,7 +30,7 @@ import { SQS_REQUEST_TIMEOUT_MS } from '../../lib/payouts/adapters/sqs-submissio
 import { defaultEngineConfig } from '../../lib/payouts/config.js';
 import { DEFAULT_DISPATCH_PAGE_SIZE } from '../../lib/payouts/engine/dispatch.js';
 import { OPEN_COUNT_MAX_PAGES } from '../../lib/payouts/engine/reconcile-payouts.js';
-import { MAX_SLOT_WAIT_MS } from '../../lib/payouts/engine/submit-requested.js';
+import { MAX_SLOT_WAIT_MS, PAUSE_RECHECK_DEADLINE_MS } from '../../lib/payouts/engine/submit-requested.js';
 import { LOOKUP_DEADLINE_MS } from '../../lib/payouts/engine/watch-attempts.js';
 import { MAX_RESERVE_WRITES } from '../../lib/payouts/store/dynamodb-rate-limiter.js';
 import { DEFAULT_REQUEST_TIMEOUT_MS } from '../../lib/provider/client.js';
@@ -54,10 +54,16 @@ const STAGES = ['dev', 'prod'];
 /**
  * What a claimed payout may still do before its outcome is written: reserve its slot (the pacer's conditional
  * writes), wait for the slot (a missed slot's replacement is reserved within that wait: its writes are cut off
- * at its end), the provider call, the recording (the fleet's cool-down after a 429 is written alongside it). A
- * retry after a 429 claims anew and is bounded the same way.
+ * at its end), read the pause again if it waited (abandoned at its own deadline), the provider call, the
+ * recording (the fleet's cool-down after a 429 is written alongside it). A retry after a 429 claims anew and is
+ * bounded the same way.
  */
-const afterClaimMs = MAX_RESERVE_WRITES * dynamoDbCall + MAX_SLOT_WAIT_MS + providerCall + dynamoDbCall;
+const afterClaimMs =
+  MAX_RESERVE_WRITES * dynamoDbCall +
+  MAX_SLOT_WAIT_MS +
+  PAUSE_RECHECK_DEADLINE_MS +
+  providerCall +
+  dynamoDbCall;
 
 /**
  * One settlement decided by the poll (lib/settlement/settlement-service.ts): the poll's read of its decision

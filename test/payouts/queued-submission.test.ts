@@ -433,7 +433,9 @@ describe('the submission worker', () => {
       );
       expect(response.batchItemFailures).toEqual([]);
       expect(report).toMatchObject({ sent: 2, outcomes: { succeeded: 2 } });
-      expect(reservationsAtPauseAnswer).toEqual([1, 1]);
+      // Both claims' reads answered after the batch's one reservation had gone out; the second payout's slot is
+      // 1 ms after the first, so it waits, and reads the pause once more before it leaves.
+      expect(reservationsAtPauseAnswer).toEqual([1, 1, 1]);
       expect(reservations).toBe(1);
       for (const payout of payouts) expect(ledgerEntriesOf(h.sandbox, payout.id)).toHaveLength(1);
     });
@@ -469,6 +471,43 @@ describe('the submission worker', () => {
     } finally {
       await resumePayouts(h.engine.ctx, systemPrincipal('ops-cli'));
     }
+  });
+
+  it('sends nothing when the pause lands while a claimed payout waits for its slot, and gives the claim back', async () => {
+    const fixed = 12_000_000;
+    await withOwnPacer({ perSecond: 10, now: () => fixed }, async (limiter) => {
+      // The fleet is held back 5 s (a cool-down after a 429): the payout's slot is 5 s after its claim and its
+      // first pause read, and the operator pauses while it waits.
+      await limiter.coolDown(fixed + 5_000);
+      const [payout] = await pendingPayouts(1);
+      if (!payout) throw new Error('no payout');
+      const waits: number[] = [];
+      try {
+        const { response, report } = await runSubmissionBatch(
+          h.engine,
+          sqsEvent([{ payoutId: payout.id, version: payout.version }]),
+          FRESH_INVOCATION_MS,
+          h.logger,
+          {
+            limiter,
+            clock: () => fixed,
+            sleep: async (ms) => {
+              waits.push(ms);
+              await pausePayouts(h.engine.ctx, systemPrincipal('ops-cli'), 'landed while the payout waited');
+            },
+          },
+        );
+        expect(waits).toEqual([5_000]);
+        expect(response.batchItemFailures).toEqual([]);
+        expect(report).toMatchObject({ sent: 0, skipped: 1 });
+        expect(providerCalls()).toBe(0);
+        const { payout: after, audit } = await h.getWithAudit(payout.id);
+        expect(after).toMatchObject({ status: PayoutStatus.Pending, submissionCount: 0 });
+        expect(audit.map((event) => event.to)).toEqual(['pending', 'submitting', 'pending']);
+      } finally {
+        await resumePayouts(h.engine.ctx, systemPrincipal('ops-cli'));
+      }
+    });
   });
 
   it('gives a claim back unsent when its slot is too far away, and does not hand the message back', async () => {

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ProviderPayoutGateway } from '../../lib/payouts/adapters/provider-payout-gateway.js';
+import { pausePayouts, resumePayouts } from '../../lib/payouts/engine/controls.js';
 import type { PayoutGateway } from '../../lib/payouts/gateway.js';
-import { type Payout, PayoutStatus } from '../../lib/payouts/model.js';
+import { type Payout, PayoutStatus, systemPrincipal } from '../../lib/payouts/model.js';
 import { payoutSweeper } from '../../lib/payouts/payout-sweeper.js';
 import type { PayoutStore } from '../../lib/payouts/store/payout-store.js';
 import { calendarDayIn } from '../../lib/shared/wall-clock.js';
@@ -145,6 +146,48 @@ describe('the sweep claims ahead', () => {
     await payoutSweeper(h.engine).sweep();
     expect((await h.engine.get(second.payout.id))?.status).toBe(PayoutStatus.Succeeded);
     expect(ledgerEntriesOf(h.sandbox, second.payout.id)).toHaveLength(1);
+  });
+});
+
+describe('a claim taken ahead and the pause', () => {
+  it('sends nothing claimed ahead when the pause lands before its turn, and gives its claim back', async () => {
+    const payouts = [
+      (await h.engine.create(command(bankTransfer(160_000), key('paused-ahead-1')))).payout,
+      (await h.engine.create(command(bankTransfer(170_000), key('paused-ahead-2')))).payout,
+    ];
+    const claims = claimTracker();
+    const real = new ProviderPayoutGateway(h.client);
+    let sentFirst: Payout | undefined;
+    const gateway: PayoutGateway = {
+      find: (payout, window) => real.find(payout, window),
+      async send(payout) {
+        if (!sentFirst) {
+          sentFirst = payout;
+          // The other payout is claimed ahead (and its pause read) while this call is in flight; then the
+          // operator pauses, before its turn.
+          await claims.of(otherThan(payouts, payout));
+          await pausePayouts(
+            h.engine.ctx,
+            systemPrincipal('ops-cli'),
+            'landed while a claim waited its turn',
+          );
+        }
+        return real.send(payout);
+      },
+    };
+    try {
+      const report = await payoutSweeper(h.engineWith({ store: claims.store, gateway })).sweep({
+        concurrency: 1,
+      });
+      const second = otherThan(payouts, sentFirst as Payout);
+      expect(report).toMatchObject({ submitted: 1, skipped: 1 });
+      expect(ledgerEntriesOf(h.sandbox, second.id)).toHaveLength(0);
+      const released = await h.getWithAudit(second.id);
+      expect(released.payout).toMatchObject({ status: PayoutStatus.Pending, submissionCount: 0 });
+      expect(released.audit.map((event) => event.to)).toEqual(['pending', 'submitting', 'pending']);
+    } finally {
+      await resumePayouts(h.engine.ctx, systemPrincipal('ops-cli'));
+    }
   });
 });
 

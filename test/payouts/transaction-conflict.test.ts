@@ -3,6 +3,8 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { localAwsConfig } from '../../lib/local/dynamodb-local.js';
 import { PayoutStatus } from '../../lib/payouts/model.js';
 import { DynamoDbPayoutStore } from '../../lib/payouts/store/dynamodb-payout-store.js';
+import { ConcurrentModificationError } from '../../lib/shared/errors.js';
+import { calendarDayIn } from '../../lib/shared/wall-clock.js';
 import {
   bankTransfer,
   command,
@@ -16,12 +18,17 @@ import {
  * fail with `TransactionConflict`. DynamoDB Local serialises transactions instead and never produces it, so
  * this test injects that one answer with a middleware on a real client; every write still goes to DynamoDB Local.
  */
-function clientFailingTransactions(times: number): { client: DynamoDBClient; injected: () => number } {
+function clientFailingTransactions(
+  times: number,
+  { after = 0 }: { after?: number } = {},
+): { client: DynamoDBClient; injected: () => number } {
   const client = new DynamoDBClient({ endpoint: inject('dynamoDbEndpoint'), ...localAwsConfig });
   let injected = 0;
+  let passed = 0;
   client.middlewareStack.add(
     (next, context) => async (args) => {
-      if (context.commandName === 'TransactWriteItemsCommand' && injected < times) {
+      if (context.commandName === 'TransactWriteItemsCommand' && passed < after) passed++;
+      else if (context.commandName === 'TransactWriteItemsCommand' && injected < times) {
         injected++;
         throw new TransactionCanceledException({
           message:
@@ -68,6 +75,50 @@ describe('a transaction conflict on claim', () => {
     const result = await engine.submit(payout.id);
     expect(result.kind).toBe('skipped');
     expect((await h.engine.get(payout.id))?.status).toBe(PayoutStatus.Pending);
+    expect(ledgerEntriesOf(h.sandbox, payout.id)).toHaveLength(0);
+    client.destroy();
+  });
+});
+
+describe('a transaction conflict on recording an outcome that releases the cap', () => {
+  // A 429 sends nothing: its outcome puts the payout back to `pending` and releases its cap reservation, in a
+  // transaction with the cap counter, which other workers' claims contend for. The claim (the first
+  // transaction) goes through; the conflicts hit the recording.
+  const rateLimited = () =>
+    h.sandbox.injectFault({ path: '/settlement/instant/payout', fault: 'error-429', times: 1 });
+  const capDay = () => calendarDayIn(h.engine.ctx.config.capTimeZone, h.clock.now());
+
+  it("records it once the conflicts pass, though they outlast one store call's retries", async () => {
+    const { payout } = await h.engine.create(command(bankTransfer(93_000), 'conflict-3'));
+    const capBefore = await h.store.getCapUsage(payout.capKey, capDay());
+    // More conflicts than one store call rides out (its first try and four retries), fewer than the recording's.
+    const { client, injected } = clientFailingTransactions(6, { after: 1 });
+    rateLimited();
+    const engine = h.engineWith({ store: new DynamoDbPayoutStore(client, h.tableName) });
+
+    const result = await engine.submit(payout.id);
+
+    expect(injected()).toBe(6);
+    expect(result).toMatchObject({ kind: 'sent', outcome: 'not_sent' });
+    expect(await h.engine.get(payout.id)).toMatchObject({ status: PayoutStatus.Pending });
+    expect(await h.store.getCapUsage(payout.capKey, capDay())).toBe(capBefore);
+    expect(ledgerEntriesOf(h.sandbox, payout.id)).toHaveLength(0);
+    client.destroy();
+  });
+
+  it('fails rather than report it recorded when the conflicts never pass, leaving the payout to the reconciler', async () => {
+    const { payout } = await h.engine.create(command(bankTransfer(94_000), 'conflict-4'));
+    const capBefore = await h.store.getCapUsage(payout.capKey, capDay());
+    const { client } = clientFailingTransactions(1_000, { after: 1 });
+    rateLimited();
+    const engine = h.engineWith({ store: new DynamoDbPayoutStore(client, h.tableName) });
+
+    await expect(engine.submit(payout.id)).rejects.toBeInstanceOf(ConcurrentModificationError);
+
+    // Still claimed, its reservation held: its lease runs out and the reconciler decides it, as for a store
+    // that is down. Nothing was sent.
+    expect(await h.engine.get(payout.id)).toMatchObject({ status: PayoutStatus.Submitting });
+    expect(await h.store.getCapUsage(payout.capKey, capDay())).toBe(capBefore + payout.amountKobo);
     expect(ledgerEntriesOf(h.sandbox, payout.id)).toHaveLength(0);
     client.destroy();
   });

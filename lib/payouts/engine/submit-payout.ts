@@ -267,8 +267,11 @@ async function claim(
  * afterwards reaches the provider, as with the ConditionCheck the claim's transaction used to carry (2 write
  * units a claim); one landing between the claim and the read stops it too. See docs/data-model.md.
  */
-export async function pausedNow(ctx: EngineContext): Promise<boolean> {
-  const { paused } = await ctx.store.getControls();
+export async function pausedNow(
+  ctx: EngineContext,
+  options: { signal?: AbortSignal } = {},
+): Promise<boolean> {
+  const { paused } = await ctx.store.getControls(options);
   ctx.pause.lastSeenPaused = paused;
   return paused;
 }
@@ -280,8 +283,9 @@ export async function pausedNow(ctx: EngineContext): Promise<boolean> {
 export async function unlessPaused(
   ctx: EngineContext,
   claimed: Claimed | ClaimAwaitingPause,
+  options: { signal?: AbortSignal } = {},
 ): Promise<Claimed | Extract<SubmitResult, { kind: 'skipped' }>> {
-  if (!(await pausedNow(ctx))) return { kind: 'claimed', payout: claimed.payout };
+  if (!(await pausedNow(ctx, options))) return { kind: 'claimed', payout: claimed.payout };
   return { kind: 'skipped', payout: await releaseUnsentClaim(ctx, claimed, PAUSED), why: PAUSED };
 }
 
@@ -419,7 +423,14 @@ async function recordOutcome(ctx: EngineContext, claimed: Payout, outcome: SendO
         buildTransition(claimed, outcomeTransition(ctx, claimed, outcome, now), now),
       );
     } catch (error) {
-      if (error instanceof ConcurrentModificationError) return recordAfterConflict(ctx, claimed, outcome);
+      if (error instanceof ConcurrentModificationError) {
+        const current = await ctx.store.get(claimed.id);
+        if (!unchangedSinceClaim(current, claimed))
+          return recordAfterConflict(ctx, claimed, outcome, current);
+        // Nobody moved the payout: the write was refused for contention (a release meets the claims on the
+        // same cap counter) or throttling, not for its condition. Try again, as for an unreachable store; if
+        // it stays refused, fail, so the outcome is never reported as recorded while it was not.
+      }
       // The store is unreachable: retry a little; if it stays down the lease expires and reconciliation
       // finds the provider's record, so the outcome is not lost, only late.
       ctx.logger.error('could not record the provider outcome', {
@@ -432,13 +443,26 @@ async function recordOutcome(ctx: EngineContext, claimed: Payout, outcome: SendO
   }
 }
 
-/** The lease ran out while the provider was answering and the reconciler already moved the payout on. */
+/** Still as our claim left it: in `submitting`, at the claim's version, under our attempt. */
+function unchangedSinceClaim(current: Payout | undefined, claimed: Payout): boolean {
+  return (
+    current !== undefined &&
+    current.status === PayoutStatus.Submitting &&
+    current.version === claimed.version &&
+    current.attempt?.attemptId === claimed.attempt?.attemptId
+  );
+}
+
+/**
+ * The payout moved on since the claim: the lease ran out while the provider was answering and the reconciler
+ * moved it, or our own write landed and its answer was lost.
+ */
 async function recordAfterConflict(
   ctx: EngineContext,
   claimed: Payout,
   outcome: SendOutcome,
+  current: Payout | undefined,
 ): Promise<Payout> {
-  const current = await ctx.store.get(claimed.id);
   if (!current) throw new ConcurrentModificationError('payout', claimed.id);
   if (current.status !== PayoutStatus.Unknown || current.attempt?.attemptId !== claimed.attempt?.attemptId) {
     return current;

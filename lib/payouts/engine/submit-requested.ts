@@ -26,6 +26,13 @@ export type RequestedSubmitResult =
 export const MAX_SLOT_WAIT_MS = 15_000;
 
 /**
+ * The longest the pause's second read (a payout that waited for its slot) may take. Past it the claim is given
+ * back unsent, as when paused: a send must not wait on a slow read, and the worker's worst case counts this
+ * bound, not a whole DynamoDB call (test/infra/handler-limits.test.ts).
+ */
+export const PAUSE_RECHECK_DEADLINE_MS = 1_000;
+
+/**
  * 429s one invocation rides out for a payout (claiming it again once the Retry-After has passed) before it
  * leaves the payout to the next tick: a 429 costs the payout a second, not a sweeper tick.
  */
@@ -168,7 +175,10 @@ async function sendAtSlot(
 }
 
 /**
- * Waits for the payout's slot; undefined when it may be sent now. A slot passed by more than
+ * Waits for the payout's slot; undefined when it may be sent now. A payout that waited reads the pause again
+ * before it leaves: the read beside the reservation is up to MAX_SLOT_WAIT_MS old by then, and "once the pause
+ * returns nothing new is sent" must hold for a payout still waiting for its slot (paused, its claim is given
+ * back unsent, as when the pause lands between the claim and the first read). A slot passed by more than
  * MAX_SEND_LATENESS_MS by the time the payout could leave (its reservation came back late, or the timer fired
  * late on a busy event loop) is replaced by a new one: sends that leave late crowd the sends on time into
  * fewer seconds, which a provider counting any one second answers with 429. A missed slot costs the fleet one
@@ -185,6 +195,19 @@ async function waitForSlot(
 ): Promise<Extract<RequestedSubmitResult, { kind: 'skipped' }> | undefined> {
   const waitUntil = now() + MAX_SLOT_WAIT_MS;
   let slot = firstSlot;
+  let waited = false;
+  /** Sent now, unless the payout waited and payouts were paused meanwhile (or the pause could not be read). */
+  const leaveNow = async () => {
+    if (!waited) return undefined;
+    let checked: Awaited<ReturnType<typeof unlessPaused>>;
+    try {
+      checked = await unlessPaused(ctx, claim, { signal: AbortSignal.timeout(PAUSE_RECHECK_DEADLINE_MS) });
+    } catch {
+      const why = `the pause could not be read again within ${PAUSE_RECHECK_DEADLINE_MS} ms`;
+      return { kind: 'skipped' as const, payout: await releaseUnsentClaim(ctx, claim, why), why };
+    }
+    return checked.kind === 'claimed' ? undefined : checked;
+  };
   for (let taken = 1; ; taken++) {
     if (slot > waitUntil) {
       const why = `the provider's rate limit leaves no slot within ${MAX_SLOT_WAIT_MS} ms`;
@@ -193,16 +216,19 @@ async function waitForSlot(
       return { kind: 'skipped', payout: released, why };
     }
     const waitMs = slot - now();
-    if (waitMs > 0) await (options.sleep ?? realSleep)(waitMs);
+    if (waitMs > 0) {
+      await (options.sleep ?? realSleep)(waitMs);
+      waited = true;
+    }
     const missed = now() - slot > MAX_SEND_LATENESS_MS;
     const leftMs = waitUntil - now();
-    if (!options.limiter || !missed || taken >= MAX_SLOTS_PER_SEND || leftMs <= 0) return undefined;
+    if (!options.limiter || !missed || taken >= MAX_SLOTS_PER_SEND || leftMs <= 0) return leaveNow();
     ctx.metrics.count('SendSlotMissed');
     try {
       [slot = now()] = await options.limiter.reserve(1, { signal: AbortSignal.timeout(leftMs) });
     } catch {
       // No new slot in time: leave at the missed one rather than give up a claimed payout.
-      return undefined;
+      return leaveNow();
     }
   }
 }

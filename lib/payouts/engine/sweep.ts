@@ -10,6 +10,7 @@ import {
   releaseUnsentClaim,
   type SubmitResult,
   sendClaimed,
+  unlessPaused,
 } from './submit-payout.js';
 
 export interface SweepOptions {
@@ -84,6 +85,21 @@ export async function sweepDuePayouts(ctx: SendingContext, options: SweepOptions
     }
     return undefined;
   };
+  /**
+   * A claim taken ahead has waited for the previous provider call since its pause read: the pause is read again
+   * when its turn comes, so "once the pause returns nothing new is sent" holds for it too. Paused, the claim is
+   * given back unsent and the worker takes the next payout, whose claim reads the pause anew.
+   */
+  const whenItsTurnComes = async (ahead: Claimed): Promise<Claimed | undefined> => {
+    try {
+      const checked = await unlessPaused(ctx, ahead);
+      if (checked.kind === 'claimed') return checked;
+      tally(checked);
+    } catch (error) {
+      failures.push(error);
+    }
+    return claimNext();
+  };
   // Each worker claims its next payout while the provider answers the current one, so a worker's pace is the
   // provider's latency, not latency plus a claim. A claim taken ahead waits at most one provider call (well
   // within the lease); if time runs out meanwhile it is given back unsent.
@@ -99,14 +115,15 @@ export async function sweepDuePayouts(ctx: SendingContext, options: SweepOptions
       } catch (error) {
         failures.push(error);
       }
-      current = await upcoming;
-      if (current && outOfTime()) {
+      const ahead = await upcoming;
+      if (ahead && outOfTime()) {
         stoppedEarly = true;
-        await releaseUnsentClaim(ctx, current, 'the sweep ran out of time before its turn').catch(
+        await releaseUnsentClaim(ctx, ahead, 'the sweep ran out of time before its turn').catch(
           (error) => void failures.push(error),
         );
         return;
       }
+      current = ahead && (await whenItsTurnComes(ahead));
     }
   };
   await Promise.all(Array.from({ length: Math.min(concurrency, due.length) }, worker));

@@ -410,9 +410,10 @@ export class DynamoDbPayoutStore implements PayoutStore {
     return counted;
   }
 
-  async getControls(): Promise<Controls> {
+  async getControls(options: { signal?: AbortSignal } = {}): Promise<Controls> {
     const { Item } = await this.#doc.send(
       new GetCommand({ TableName: this.tableName, Key: keys.controls(), ConsistentRead: true }),
+      options.signal ? { abortSignal: options.signal } : undefined,
     );
     return fromControlsItem(Item);
   }

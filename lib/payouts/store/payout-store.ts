@@ -99,7 +99,8 @@ export interface PayoutStore {
    */
   due(queue: WorkQueue, dueBy: string, limit: number, after?: Payout): Promise<Payout[]>;
   countByStatus(status: PayoutStatus, limit: number, options?: { maxPages?: number }): Promise<number>;
-  getControls(): Promise<Controls>;
+  /** The pause, read strongly consistently; `signal` abandons the read (a bounded re-check before a send). */
+  getControls(options?: { signal?: AbortSignal }): Promise<Controls>;
   setControls(controls: Controls): Promise<void>;
   /** The day's reserved total for a source wallet, in kobo. */
   getCapUsage(capKey: string, day: string): Promise<number>;
