@@ -29,10 +29,11 @@ const localPrincipal = z
  * so the four-eyes rule can be exercised by two "people".
  *
  * The request context of an HTTP API carries the caller's ARN (`userArn`) and ids, never the session's
- * `sts:SourceIdentity`. So the session name of an assumed role is vouched for (appended as `#<session>`,
- * which `identityOf` keeps) only for the roles listed in `sessionNamedRoles`: roles whose trust policy binds
- * the session name to the person, and IAM Identity Center roles, whose session name Identity Center sets to
- * the user's name. Any other role's sessions are one identity (docs/controls.md, "Identity").
+ * `sts:SourceIdentity`. So the session name of an assumed role is vouched for (appended as `#<session>`, which
+ * `identityOf` takes as the person, whichever role they came through) only for the roles listed in
+ * `sessionNamedRoles`: roles whose trust policy binds the session name to the person, and IAM Identity Center
+ * roles, whose session name Identity Center sets to the user's name. Any other role's sessions are one identity
+ * (docs/controls.md, "Identity"). The stored principal keeps the whole ARN, so the audit still shows the role.
  */
 export function principalOf(
   event: APIGatewayProxyEventV2,

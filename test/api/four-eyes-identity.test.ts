@@ -12,6 +12,8 @@ import { type ApiHarness, bankTransfer, call, startApiHarness } from './support/
 const ACCOUNT = '123456789012';
 const role = (name: string, session: string) => `arn:aws:sts::${ACCOUNT}:assumed-role/${name}/${session}`;
 const IDENTITY_CENTER_ROLE = 'AWSReservedSSO_PayoutOps_0123456789abcdef';
+/** A second Identity Center permission set: the same person reaches the API through another role. */
+const SECOND_PERMISSION_SET_ROLE = 'AWSReservedSSO_PayoutAdmin_fedcba9876543210';
 
 let h: ApiHarness;
 let local: ApiHandler;
@@ -22,7 +24,7 @@ beforeAll(async () => {
     mode: 'aws',
     env: {
       APPROVAL_THRESHOLD_KOBO: '10000000',
-      OPS_SESSION_NAMED_ROLES: 'AWSReservedSSO_PayoutOps_*, PayoutApprovers',
+      OPS_SESSION_NAMED_ROLES: 'AWSReservedSSO_PayoutOps_*, AWSReservedSSO_PayoutAdmin_*, PayoutApprovers',
     },
   });
   local = checkedAgainstContract(createApiHandler({ ...apiContextFrom(h.runtime), mode: 'local' }));
@@ -119,5 +121,81 @@ describe('four eyes by stable identity (AWS, IAM principal of the signed request
     });
     expect(reply.status).toBe(403);
     await expectStillWaiting(id);
+  });
+});
+
+/**
+ * The cross-role defect: a vouched session's identity was its role plus the person, so one person could request
+ * through one role and approve through another. A vouched person is now one identity, whichever role they use.
+ */
+describe('four eyes across roles: a vouched person is one identity whichever role they come through', () => {
+  const iamUser = (name: string) => `arn:aws:iam::${ACCOUNT}:user/${name}`;
+
+  it('refuses alice approving through a second Identity Center permission set the payout she requested', async () => {
+    const id = await requestAs(h.api, { iamUserArn: role(IDENTITY_CENTER_ROLE, 'alice@example.com') });
+    const reply = await approveAs(h.api, id, {
+      iamUserArn: role(SECOND_PERMISSION_SET_ROLE, 'alice@example.com'),
+    });
+    expect(reply.status).toBe(403);
+    expect(reply.body.type).toBe('urn:payout-automation:problem:approval-forbidden');
+    await expectStillWaiting(id);
+  });
+
+  it('refuses IAM user alice approving through the vouched role bound to her, and the other way round', async () => {
+    const first = await requestAs(h.api, { iamUserArn: iamUser('alice') });
+    const viaRole = await approveAs(h.api, first, { iamUserArn: role('PayoutApprovers', 'alice') });
+    expect(viaRole.status).toBe(403);
+    await expectStillWaiting(first);
+
+    const second = await requestAs(h.api, { iamUserArn: role('PayoutApprovers', 'alice') });
+    const asUser = await approveAs(h.api, second, { iamUserArn: iamUser('payments/Alice') });
+    expect(asUser.status).toBe(403);
+    await expectStillWaiting(second);
+  });
+
+  it('refuses the same person across roles when the session name differs only in case', async () => {
+    const id = await requestAs(h.api, { iamUserArn: role(IDENTITY_CENTER_ROLE, 'Alice@Example.com') });
+    const reply = await approveAs(h.api, id, {
+      iamUserArn: role(SECOND_PERMISSION_SET_ROLE, 'alice@EXAMPLE.COM'),
+    });
+    expect(reply.status).toBe(403);
+    await expectStillWaiting(id);
+  });
+
+  it('refuses a new-form approver of a request stored under the previous identity form role/<role>#<person>', async () => {
+    // A requester stored as the identity the previous derivation returned (`role/<role>#<person>`) is still
+    // that person: the approval must not succeed because one side was written in the old form.
+    const previousForm = `arn:aws:iam::${ACCOUNT}:role/${IDENTITY_CENTER_ROLE.toLowerCase()}#alice@example.com`;
+    const id = await requestAs(local, { principal: previousForm });
+    const reply = await approveAs(h.api, id, {
+      iamUserArn: role(SECOND_PERMISSION_SET_ROLE, 'alice@example.com'),
+    });
+    expect(reply.status).toBe(403);
+    await expectStillWaiting(id);
+  });
+
+  it('still lets a different person in the same vouched role approve, and records who did', async () => {
+    const id = await requestAs(h.api, { iamUserArn: iamUser('alice') });
+    const reply = await approveAs(h.api, id, { iamUserArn: role('PayoutApprovers', 'bob') });
+    expect(reply.status).toBe(200);
+    expect(reply.body.approvedBy).toEqual({ id: `${role('PayoutApprovers', 'bob')}#bob`, kind: 'user' });
+  });
+
+  it('keeps every session of a role that is not vouched one identity', async () => {
+    const id = await requestAs(h.api, { iamUserArn: role('PayoutOperators', 'alice@example.com') });
+    const reply = await approveAs(h.api, id, { iamUserArn: role('PayoutOperators', 'bob@example.com') });
+    expect(reply.status).toBe(403);
+    await expectStillWaiting(id);
+  });
+
+  it("leaves alice's own request out of her approvals queue whichever permission set she views it through", async () => {
+    const id = await requestAs(h.api, { iamUserArn: role(IDENTITY_CENTER_ROLE, 'alice@example.com') });
+    const queue = (iamUserArn: string) =>
+      call(h.api, { method: 'GET', path: '/approvals', query: 'kind=payout&limit=1', iamUserArn });
+    const forAlice = await queue(role(SECOND_PERMISSION_SET_ROLE, 'Alice@example.com'));
+    expect(forAlice.status).toBe(200);
+    expect(forAlice.body.items.map((item: { id: string }) => item.id)).not.toContain(id);
+    const forBob = await queue(role(SECOND_PERMISSION_SET_ROLE, 'bob@example.com'));
+    expect(forBob.body.items.map((item: { id: string }) => item.id)).toContain(id);
   });
 });
