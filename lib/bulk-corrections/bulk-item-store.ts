@@ -283,6 +283,39 @@ export class DynamoDbBulkItemStore {
     }
   }
 
+  /**
+   * Gives back an approval claimed at `approvedAt` whose correction was never sent (payouts were paused once the
+   * claim committed): `approved` -> `pending_approval`, the approver forgotten, so a person approves it again
+   * after resume. Conditional on that claim and on no outcome recorded, so it never reopens a sent correction.
+   */
+  async releaseApproval(correction: PendingCorrection, approvedAt: string): Promise<void> {
+    try {
+      await this.#doc.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: bulkItemKeys.correction(correction.bulkPayoutItemId, correction.correctionId),
+          UpdateExpression: 'SET #status = :waiting, #listedUnder = :listed REMOVE approvedBy, approvedAt',
+          ConditionExpression: '#status = :approved AND approvedAt = :at AND attribute_not_exists(outcome)',
+          ExpressionAttributeNames: {
+            '#status': 'status',
+            '#listedUnder': TableIndexes.byStatus.partitionKey,
+          },
+          ExpressionAttributeValues: {
+            ':waiting': 'pending_approval',
+            ':approved': 'approved',
+            ':listed': correctionListing.statePartition('pending_approval'),
+            ':at': approvedAt,
+          },
+        }),
+      );
+    } catch (error) {
+      if (error instanceof Error && error.name === 'ConditionalCheckFailedException') {
+        throw new ConcurrentModificationError('correction', correction.correctionId, { cause: error });
+      }
+      throw error;
+    }
+  }
+
   /** Records what came of an approved correction. */
   async recordOutcome(id: string, correctionId: string, outcome: string): Promise<void> {
     await this.#doc.send(

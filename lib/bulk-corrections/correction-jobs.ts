@@ -218,18 +218,23 @@ export class CorrectionJobService {
 
   async #run(row: JobItem, actor: Principal): Promise<void> {
     const fields = CorrectionFieldsSchema.parse(row.fields);
+    // Whether this delivery took the row's claim: a row paused after its claim (the pause read that follows the
+    // claim) leaves `sending` for `paused`, the claim given back unsent; one held, refused or paused before any
+    // claim leaves `queued`.
+    let claimed = false;
     const result = await this.#corrections.correctJobRow(row.bulkPayoutItemId, fields, actor, {
       job: { jobId: row.jobId, index: row.index },
       correctionId: row.correctionId,
-      claim: () => this.#store.transition(row, JobItemStatus.Queued, JobItemStatus.Sending, this.#now()),
+      claim: async () => {
+        claimed = await this.#store.transition(row, JobItemStatus.Queued, JobItemStatus.Sending, this.#now());
+        return claimed;
+      },
     });
     if (result.outcome === 'skipped') return;
     const { status, result: rowResult } = rowOutcomeOf(result);
-    // Held, refused and paused rows were never claimed; sent ones were.
-    const sent = !(['pending_approval', 'invalid', 'paused'] as const).some((o) => o === result.outcome);
     await this.#store.transition(
       row,
-      sent ? JobItemStatus.Sending : JobItemStatus.Queued,
+      claimed ? JobItemStatus.Sending : JobItemStatus.Queued,
       status,
       this.#now(),
       rowResult,
@@ -285,10 +290,11 @@ export class CorrectionJobService {
         return undefined;
       }
       try {
-        // The gate's maximum refuses the batch now; the approval threshold is the worker's, per row.
+        // The gate's maximum refuses the batch now on the row's own amount; the approval threshold, and the
+        // amount of an item whose destination changes, are the worker's, per row (correction-service.ts).
         admit(this.#limits, {
           entryPoint: MoneyEntryPoint.BulkCorrection,
-          amountKobo: parsed.data.amount ?? 0,
+          amountKobo: parsed.data.amount,
           amountPath: `${prefix}.amount`,
         });
       } catch (error) {

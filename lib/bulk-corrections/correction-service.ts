@@ -40,7 +40,10 @@ export interface JobRowHooks {
   readonly job: NonNullable<PendingCorrection['job']>;
   /** The id its held correction takes: fixed when the job was accepted, so a redelivery holds it once. */
   readonly correctionId: string;
-  /** Takes the row's claim before the provider call; false when another delivery holds it (nothing is sent). */
+  /**
+   * Takes the row's claim before the provider call; false when another delivery holds it (nothing is sent). A
+   * `paused` result after the claim was taken means the pause was read after it: the caller gives the claim back.
+   */
   readonly claim: () => Promise<boolean>;
 }
 
@@ -134,9 +137,20 @@ export class BulkCorrectionService {
         detail: `bulk payout item ${id} has no correction ${correctionId}`,
       });
     assertMayApprove(held.requestedBy, approver, `correction ${correctionId} of bulk payout item ${id}`);
+    // Read before the claim too, so that approving while paused writes no claim only to give it back.
+    const pausedBefore = await this.#pausedResult();
+    if (pausedBefore) return pausedBefore;
+    const approvedAt = this.#clock.now().toISOString();
+    await this.#store.claimApproval(held, approver, approvedAt);
+    // Read again once the claim committed: a pause that landed after the read above is seen here, so once
+    // `pausePayouts` returns no approval claimed afterwards is sent (the payout engine's rule, `pausedNow`).
     const paused = await this.#pausedResult();
-    if (paused) return paused;
-    await this.#store.claimApproval(held, approver, this.#clock.now().toISOString());
+    if (paused) {
+      // Given back unsent: the correction waits for approval again, and any person but the requester may
+      // approve it after resume.
+      await this.#store.releaseApproval(held, approvedAt);
+      return paused;
+    }
     const fields = CorrectionFieldsSchema.parse(held.fields);
     const result = await this.#send(id, fields, held.requestedBy, approver);
     await this.#store.recordOutcome(id, correctionId, result.outcome);
@@ -159,10 +173,11 @@ export class BulkCorrectionService {
   }
 
   /**
-   * The gate: an amount above the maximum is refused; an amount at or above the approval threshold, or a new
-   * destination for an item the provider may hold as valid, waits for a second person; nothing is sent while
-   * payouts are paused. The provider offers no read of an item, so an item is taken as possibly valid unless
-   * its latest record here (from an earlier correction) says it is invalid.
+   * The gate: an amount above the maximum is refused; an amount at or above the approval threshold, an amount
+   * not known here (`amountAtStake`), or a new destination for an item the provider may hold as valid, waits
+   * for a second person; nothing is sent while payouts are paused. The provider offers no read of an item, so
+   * an item is taken as possibly valid unless its latest record here (from an earlier correction) says it is
+   * invalid.
    */
   async #request(
     id: string,
@@ -177,7 +192,7 @@ export class BulkCorrectionService {
     try {
       ({ approvalRequired } = admit(this.#limits, {
         entryPoint: MoneyEntryPoint.BulkCorrection,
-        amountKobo: fields.amount ?? 0,
+        amountKobo: amountAtStake(fields, before),
         ...(changesDestination &&
           !knownInvalid && {
             approvalReason:
@@ -191,10 +206,18 @@ export class BulkCorrectionService {
         return { outcome: CorrectionOutcome.Invalid, issues: error.issues };
       throw error;
     }
-    const paused = await this.#pausedResult();
-    if (paused) return paused;
+    // Read before any claim or hold: while paused a row ends `paused` without a claim to give back, and nothing
+    // is held. A single correction has no claim, so for it this read is the last step before the send.
+    const pausedBefore = await this.#pausedResult();
+    if (pausedBefore) return pausedBefore;
     if (!approvalRequired) {
-      if (row && !(await row.claim())) return { outcome: 'skipped' };
+      if (!row) return this.#send(id, fields, actor, undefined, before);
+      if (!(await row.claim())) return { outcome: 'skipped' };
+      // Read again once the row's claim committed: a pause that landed after the read above is seen here, so
+      // once `pausePayouts` returns no row claimed afterwards is sent. Paused, the caller gives the claim back
+      // (the row leaves `sending` for `paused`, nothing sent).
+      const paused = await this.#pausedResult();
+      if (paused) return paused;
       return this.#send(id, fields, actor, undefined, before);
     }
     const now = this.#clock.now();
@@ -356,6 +379,20 @@ export class BulkCorrectionService {
     await this.#store.appendAudit(audit);
     return { outcome: CorrectionOutcome.Unknown, failure, audit };
   }
+}
+
+/**
+ * The amount, in kobo, that the gate weighs for a correction. A new amount is the amount. A new destination
+ * redirects the item's whole amount: the one an earlier correction of ours set and the provider saved, or
+ * `undefined` when none did (the provider's records carry no amount and it offers no read of an item), which the
+ * gate never takes as 0 but holds for a second person. A correction of the narration or phone number alone moves
+ * no money elsewhere and changes no amount, so it weighs nothing.
+ */
+function amountAtStake(fields: CorrectionFields, before: BulkItemState | undefined): number | undefined {
+  if (fields.amount !== undefined) return fields.amount;
+  if (fields.accountNumber === undefined && fields.bankCode === undefined) return 0;
+  const known = before?.values.amountKobo;
+  return typeof known === 'number' ? known : undefined;
 }
 
 function valuesOf(fields: CorrectionFields): FieldValues {

@@ -30,7 +30,11 @@ export interface GateLimits {
 
 export interface GateRequest {
   readonly entryPoint: MoneyEntryPoint;
-  readonly amountKobo: number;
+  /**
+   * The amount the instruction sends, in kobo; `undefined` when it is not known here (a bulk item whose
+   * destination changes and whose amount the service never saw). An unknown amount is never taken as 0.
+   */
+  readonly amountKobo: number | undefined;
   /** The request field that carries the amount, named in a refusal (`amount`, `detail.payout.amount`). */
   readonly amountPath?: string;
   /** Something other than the amount demands a second person (a bulk item's destination changed). */
@@ -44,10 +48,17 @@ export interface GateDecision {
 
 /**
  * The one control gate: the per-payout maximum and the approval threshold, the same for every entry point.
+ * It fails closed on an unknown amount: neither the maximum nor the threshold can be shown to hold, so a second
+ * person must approve, whatever the limits (docs/bulk-corrections.md, "Controls").
  *
  * @throws ValidationError naming the amount's field when the amount is above the maximum
  */
 export function admit(limits: GateLimits, request: GateRequest): GateDecision {
+  if (request.amountKobo === undefined) {
+    const unknown =
+      'the amount it sends is not known here, so neither the per-payout maximum nor the approval threshold could be checked';
+    return { approvalRequired: request.approvalReason ? `${request.approvalReason}; ${unknown}` : unknown };
+  }
   const path = request.amountPath ?? 'amount';
   if (request.amountKobo > limits.maxPayoutKobo) {
     const message = `must be at most ${limits.maxPayoutKobo} kobo (the per-payout maximum)`;

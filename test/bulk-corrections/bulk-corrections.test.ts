@@ -103,13 +103,9 @@ describe('bulk payout item corrections (ops API)', () => {
         outcome: 'still_invalid',
       },
     ]);
-    // The provider now holds it as invalid: fixing its destination is one person's job again.
-    const fixed = await call(h.api, {
-      method: 'PATCH',
-      path: `/bulk-payout-items/${invalidIds[1]}`,
-      principal: 'alice',
-      body: { bankCode: '058' },
-    });
+    // The provider now holds it as invalid, but its amount is not known here: the new destination redirects an
+    // amount nobody checked, so it still waits for a second person.
+    const fixed = await heldThenApproved(invalidIds[1] ?? '', { bankCode: '058' }, 'alice', 'bob');
     expect(fixed.status).toBe(200);
     expect(fixed.body.outcome).toBe('corrected');
   });
