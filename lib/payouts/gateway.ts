@@ -72,6 +72,8 @@ export type RecordCheck =
       readonly reason: string;
       readonly record: ProviderRecordSummary;
       readonly receipt: ProviderReceipt;
+      /** The attempt whose marker ends its narration, when it carries one of this payout's. */
+      readonly attemptNumber?: number;
     }
   | { readonly kind: 'not_found'; readonly reason: string }
   | { readonly kind: 'lookup_failed'; readonly code: string; readonly message: string };

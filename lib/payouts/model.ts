@@ -117,6 +117,12 @@ export interface WatchedAttempt {
   readonly capDay?: string;
   readonly provedAbsentAt: string;
   readonly watchUntil: string;
+  /**
+   * The records that carry the attempt's marker without being its payment (they disagree, or are not final), as
+   * the watch last handed them to a person (`transactionId=status`, sorted): the same records do not reopen the
+   * payout again, a change in them does, and the attempt stays watched (a record not final may still turn paid).
+   */
+  readonly shownRecords?: string;
 }
 
 /** A forced resolution as `succeeded` proposed by one person, waiting for a second person to confirm it. */

@@ -6,6 +6,7 @@ import { localAwsConfig } from '../../lib/local/dynamodb-local.js';
 import { StreamRelay } from '../../lib/local/stream-relay.js';
 import { ProviderPayoutGateway } from '../../lib/payouts/adapters/provider-payout-gateway.js';
 import type { MetricsSink } from '../../lib/payouts/engine/context.js';
+import { resolveReview } from '../../lib/payouts/engine/payout-commands.js';
 import { reconcilePayouts } from '../../lib/payouts/engine/reconcile-payouts.js';
 import { PayoutStatus } from '../../lib/payouts/model.js';
 import { PayoutEngine } from '../../lib/payouts/payout-engine.js';
@@ -49,6 +50,7 @@ beforeEach(() => {
 });
 
 const VICTIM_ACCOUNT = { bankCode: '058', accountNumber: '1111111111', accountName: 'Victim Payee' };
+const carol = { id: 'carol', kind: 'user' } as const;
 /** 500,000.00 naira. */
 const HALF_A_MILLION = 50_000_000;
 
@@ -142,6 +144,35 @@ describe('exact matching of provider records', () => {
       expect(h.sandbox.stats().requests['/settlement/instant/payout']).toBe(2);
     },
   );
+
+  it('hands a foreign record ending with the marker of a payout resolved as failed to a person once, not at every pass, and shows a change in its records again', async () => {
+    const a = await unknownPayoutA();
+    await providerPayout(1, VICTIM_ACCOUNT.accountNumber, `manual po_${a}`);
+    h.clock.advance(engine.ctx.config.reconcileIntervalMs);
+    await reconcilePayouts(engine.ctx);
+    const note = { outcome: 'failed' as const, note: 'the 1 NGN debit is not ours; A was never paid' };
+    const resolved = await resolveReview(engine.ctx, a, carol, note);
+    // Attempt 1 was never found nor proved absent: it is watched, and the watch shows the same record once more.
+    expect(resolved.watchedAttempts?.map((attempt) => attempt.number)).toEqual([1]);
+    await reconcilePayouts(engine.ctx);
+    const reopened = await engine.get(a);
+    expect(reopened?.status).toBe(PayoutStatus.NeedsReview);
+    // Still watched, remembering the record it showed: a record not final could still turn paid.
+    expect(reopened?.watchedAttempts).toEqual([
+      expect.objectContaining({ number: 1, shownRecords: expect.any(String) }),
+    ]);
+
+    await resolveReview(engine.ctx, a, carol, note);
+    h.clock.advance(engine.ctx.config.reconcileIntervalMs);
+    await reconcilePayouts(engine.ctx);
+    expect((await engine.get(a))?.status).toBe(PayoutStatus.Failed);
+
+    // A second record carrying the marker: the records changed, and a person sees them again.
+    await providerPayout(2, VICTIM_ACCOUNT.accountNumber, `another manual po_${a}`);
+    h.clock.advance(engine.ctx.config.reconcileIntervalMs);
+    await reconcilePayouts(engine.ctx);
+    expect((await engine.get(a))?.status).toBe(PayoutStatus.NeedsReview);
+  });
 
   it('ignores a record of its own earlier attempt when looking for a later one, and the other way round', async () => {
     const { payout } = await engine.create(command(bankTransfer(303_000), key('own-attempts')));
@@ -293,5 +324,128 @@ describe('an earlier attempt that shows up late', () => {
     expect(audit.at(-1)?.reason).toContain(ledgerEntriesOf(h.sandbox, payout.id)[0]?.transactionId ?? 'none');
     // ...and the money did leave the wallet after all: the day's cap counts it again.
     expect(await h.store.getCapUsage(payout.capKey, day)).toBe(capBefore + 505_000);
+  });
+
+  /** The money that left the wallets for a payout, in kobo, by the sandbox's own ledger. */
+  const moneyLeft = (payoutId: string) =>
+    ledgerEntriesOf(h.sandbox, payoutId).reduce((sum, entry) => sum + Math.round(entry.amount * 100), 0);
+
+  it('counts both payments on the cap when a payout paid by its earlier attempt finds its later one listed late', async () => {
+    const lag = engine.ctx.config.reconcileGraceMs + 30 * 60_000;
+    h.sandbox.setListingLag(lag);
+    const { payout } = await engine.create(command(bankTransfer(404_000), key('late-current')));
+    const day = calendarDayIn(engine.ctx.config.capTimeZone, h.clock.now());
+    const capBefore = await h.store.getCapUsage(payout.capKey, day);
+    // Attempt 1 pays, lists late, is proved absent; attempt 2 pays too, its answer lost.
+    h.sandbox.injectFault({ path: '/settlement/instant/payout', fault: 'timeout-after-commit', times: 1 });
+    await engine.submit(payout.id);
+    h.clock.advance(engine.ctx.config.reconcileGraceMs + 1);
+    await reconcilePayouts(engine.ctx);
+    h.clock.advance(engine.ctx.config.retryBaseMs);
+    h.sandbox.injectFault({ path: '/settlement/instant/payout', fault: 'timeout-after-commit', times: 1 });
+    await payoutSweeper(engine).sweep();
+    expect((await engine.get(payout.id))?.status).toBe(PayoutStatus.Unknown);
+    // Attempt 1 lists now; attempt 2 not yet, and its grace period is over: paid once, by attempt 1.
+    h.clock.advance(lag - engine.ctx.config.reconcileGraceMs - 1 - engine.ctx.config.retryBaseMs);
+    await reconcilePayouts(engine.ctx);
+    const paid = await engine.get(payout.id);
+    expect(paid?.status).toBe(PayoutStatus.Succeeded);
+    expect(paid?.paidByAttempt).toBe(1);
+    expect(await h.store.getCapUsage(payout.capKey, day)).toBe(capBefore + 404_000);
+
+    h.clock.advance(lag);
+    await reconcilePayouts(engine.ctx);
+    const reviewed = await engine.get(payout.id);
+    expect(reviewed?.paidTwice?.attempts).toEqual([1, 2]);
+    expect(moneyLeft(payout.id)).toBe(808_000);
+    expect(await h.store.getCapUsage(payout.capKey, day)).toBe(capBefore + moneyLeft(payout.id));
+
+    // Resolved with attempt 2's record: the payout no longer says attempt 1 paid it.
+    const second = ledgerEntriesOf(h.sandbox, payout.id).find((e) =>
+      e.narration.endsWith(`po_${payout.id}_2`),
+    );
+    const resolved = await resolveReview(engine.ctx, payout.id, carol, {
+      outcome: 'succeeded',
+      transactionId: second?.transactionId ?? '',
+      note: 'attempt 1 is being recovered',
+    });
+    expect(resolved.receipt?.transactionId).toBe(second?.transactionId);
+    expect(resolved.paidByAttempt).toBeUndefined();
+    expect(resolved.watchedAttempts).toEqual([]);
+  });
+
+  it('reports a double the reconciler finds while the payout is unknown once: its resolution starts no watch of it', async () => {
+    const lag = engine.ctx.config.reconcileGraceMs + 30 * 60_000;
+    h.sandbox.setListingLag(lag);
+    const { payout } = await engine.create(command(bankTransfer(212_000), key('double-while-unknown')));
+    const day = calendarDayIn(engine.ctx.config.capTimeZone, h.clock.now());
+    const capBefore = await h.store.getCapUsage(payout.capKey, day);
+    h.sandbox.injectFault({ path: '/settlement/instant/payout', fault: 'timeout-after-commit', times: 1 });
+    await engine.submit(payout.id);
+    h.clock.advance(engine.ctx.config.reconcileGraceMs + 1);
+    await reconcilePayouts(engine.ctx);
+    h.clock.advance(engine.ctx.config.retryBaseMs);
+    h.sandbox.injectFault({ path: '/settlement/instant/payout', fault: 'timeout-after-commit', times: 1 });
+    await payoutSweeper(engine).sweep();
+    // Both attempts list at once: paid twice, found while attempt 2 is still unknown.
+    h.clock.advance(lag);
+    await reconcilePayouts(engine.ctx);
+    const reviewed = await engine.get(payout.id);
+    expect(reviewed?.paidTwice?.attempts).toEqual([1, 2]);
+    expect(await h.store.getCapUsage(payout.capKey, day)).toBe(capBefore + moneyLeft(payout.id));
+
+    const first = ledgerEntriesOf(h.sandbox, payout.id).find((e) => e.narration.endsWith(`po_${payout.id}`));
+    const resolved = await resolveReview(engine.ctx, payout.id, carol, {
+      outcome: 'succeeded',
+      transactionId: first?.transactionId ?? '',
+      note: 'attempt 2 is being recovered',
+    });
+    expect(resolved.watchedAttempts).toEqual([]);
+    await reconcilePayouts(engine.ctx);
+    expect((await engine.get(payout.id))?.status).toBe(PayoutStatus.Succeeded);
+    expect(counted.filter((name) => name === 'PayoutPaidTwice')).toHaveLength(1);
+    expect(await h.store.getCapUsage(payout.capKey, day)).toBe(capBefore + moneyLeft(payout.id));
+  });
+
+  it('counts both payments on the cap when a payout failed as absent finds both its attempts listed late', async () => {
+    const strict = new PayoutEngine({
+      store: h.store,
+      gateway: new ProviderPayoutGateway(h.client),
+      clock: h.clock,
+      logger: h.logger,
+      config: { maxAbsentAttempts: 2 },
+    });
+    const lag = strict.ctx.config.reconcileGraceMs + 30 * 60_000;
+    h.sandbox.setListingLag(lag);
+    const { payout } = await strict.create(command(bankTransfer(303_000), key('late-both-failed')));
+    const day = calendarDayIn(strict.ctx.config.capTimeZone, h.clock.now());
+    const capBefore = await h.store.getCapUsage(payout.capKey, day);
+    // Both attempts pay, their answers lost, and each lists only after it was proved absent.
+    h.sandbox.injectFault({ path: '/settlement/instant/payout', fault: 'error-500-after-commit', times: 1 });
+    await strict.submit(payout.id);
+    h.clock.advance(strict.ctx.config.reconcileGraceMs + 1);
+    await reconcilePayouts(strict.ctx);
+    expect((await strict.get(payout.id))?.status).toBe(PayoutStatus.Pending);
+    h.clock.advance(strict.ctx.config.retryBaseMs);
+    h.sandbox.injectFault({ path: '/settlement/instant/payout', fault: 'error-500-after-commit', times: 1 });
+    await payoutSweeper(strict).sweep();
+    expect((await strict.get(payout.id))?.status).toBe(PayoutStatus.Unknown);
+    h.clock.advance(strict.ctx.config.reconcileGraceMs + 1);
+    await reconcilePayouts(strict.ctx);
+    const failed = await strict.get(payout.id);
+    expect(failed?.status).toBe(PayoutStatus.Failed);
+    expect(failed?.watchedAttempts?.map((a) => [a.number, a.capDay])).toEqual([
+      [1, day],
+      [2, day],
+    ]);
+    expect(await h.store.getCapUsage(payout.capKey, day)).toBe(capBefore);
+
+    h.clock.advance(lag);
+    await reconcilePayouts(strict.ctx);
+    const reviewed = await strict.get(payout.id);
+    expect(reviewed?.status).toBe(PayoutStatus.NeedsReview);
+    expect(reviewed?.paidTwice?.attempts).toEqual([1, 2]);
+    expect(moneyLeft(payout.id)).toBe(606_000);
+    expect(await h.store.getCapUsage(payout.capKey, day)).toBe(capBefore + moneyLeft(payout.id));
   });
 });

@@ -2,12 +2,16 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ProviderPayoutGateway } from '../../lib/payouts/adapters/provider-payout-gateway.js';
 import { resolveReview } from '../../lib/payouts/engine/payout-commands.js';
 import { reconcilePayouts } from '../../lib/payouts/engine/reconcile-payouts.js';
-import { PayoutStatus } from '../../lib/payouts/model.js';
+import { type Payout, PayoutStatus } from '../../lib/payouts/model.js';
 import { PayoutEngine } from '../../lib/payouts/payout-engine.js';
 import { payoutSweeper } from '../../lib/payouts/payout-sweeper.js';
 import type { PayoutStore } from '../../lib/payouts/store/payout-store.js';
+import { WorkQueue } from '../../lib/payouts/store/table-design.js';
+import { calendarDayIn } from '../../lib/shared/wall-clock.js';
 import {
+  alice,
   bankTransfer,
+  bob,
   command,
   type EngineHarness,
   ledgerEntriesOf,
@@ -205,6 +209,188 @@ describe('reconciling payouts whose outcome is unknown', () => {
     const { audit } = await h.getWithAudit(id);
     expect(audit.at(-1)).toMatchObject({ from: 'needs_review', to: 'failed', actor: { id: 'carol' } });
     expect(audit.at(-1)?.reason).toMatch(/not on the bank statement/);
+  });
+});
+
+/** The wallet listings fail for `reconcileGiveUpMs`, so the reconciler hands the payout to a person undecided. */
+async function reviewAfterADayOfFailedLookups(id: string): Promise<void> {
+  h.sandbox.injectFault({ path: '/transaction/wallet', fault: 'error-503', times: 0 });
+  h.clock.advance(h.engine.ctx.config.reconcileGiveUpMs + 1);
+  await reconcilePayouts(h.engine.ctx);
+  h.sandbox.clearFaults();
+  expect((await h.engine.get(id))?.status).toBe(PayoutStatus.NeedsReview);
+}
+
+/** Whether the reconciler's watch will look at the payout again (it sits in the watch work queue). */
+async function inWatchQueue(payout: Payout): Promise<boolean> {
+  const farFuture = new Date(h.clock.now().getTime() + 365 * 86_400_000).toISOString();
+  const due = await h.store.due(WorkQueue.Watch, farFuture, 1000);
+  return due.some((one) => one.id === payout.id);
+}
+
+const carol = { id: 'carol', kind: 'user' } as const;
+const today = () => calendarDayIn(h.engine.ctx.config.capTimeZone, h.clock.now());
+
+/** A bank payout made straight at the provider with a chosen narration (a person on its dashboard). */
+async function providerPayout(amountNaira: number, narration: string): Promise<string> {
+  const response = await fetch(`${h.sandbox.url}/settlement/instant/payout`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${h.sandbox.token}`, 'content-type': 'application/json' },
+    body: JSON.stringify({
+      amount: amountNaira,
+      bankCode: '058',
+      accountNumber: '0123456789',
+      accountName: 'Ada Supplies',
+      narration,
+      metadata: {},
+    }),
+  });
+  expect(response.status).toBe(200);
+  return ((await response.json()) as { data: { transactionId: string } }).data.transactionId;
+}
+
+describe('a payout a person resolves while its attempt in flight was never found nor proved absent', () => {
+  it('keeps watching that attempt after it is resolved as paid by an earlier attempt, and reports the double', async () => {
+    // Attempt 1 pays, but lists only after the grace period: it is proved absent and attempt 2 is sent.
+    const lag = h.engine.ctx.config.reconcileGraceMs + 30 * 60_000;
+    h.sandbox.setListingLag(lag);
+    const { payout } = await h.engine.create(command(bankTransfer(404_000), key('resolved-earlier')));
+    const day = today();
+    const capBefore = await h.store.getCapUsage(payout.capKey, day);
+    h.sandbox.injectFault({ path: '/settlement/instant/payout', fault: 'timeout-after-commit', times: 1 });
+    await h.engine.submit(payout.id);
+    h.clock.advance(h.engine.ctx.config.reconcileGraceMs + 1);
+    await reconcilePayouts(h.engine.ctx);
+    expect((await h.engine.get(payout.id))?.status).toBe(PayoutStatus.Pending);
+    // Attempt 2 pays too, its answer lost; then the provider cannot be asked for a day.
+    h.clock.advance(h.engine.ctx.config.retryBaseMs);
+    h.sandbox.injectFault({ path: '/settlement/instant/payout', fault: 'timeout-after-commit', times: 1 });
+    await payoutSweeper(h.engine).sweep();
+    expect((await h.engine.get(payout.id))?.status).toBe(PayoutStatus.Unknown);
+    await reviewAfterADayOfFailedLookups(payout.id);
+
+    const first = ledgerEntriesOf(h.sandbox, payout.id).find((e) => e.narration.endsWith(`po_${payout.id}`));
+    const resolved = await resolveReview(h.engine.ctx, payout.id, carol, {
+      outcome: 'succeeded',
+      transactionId: first?.transactionId ?? '',
+      note: 'attempt 1 is on the bank statement',
+    });
+    expect(resolved.status).toBe(PayoutStatus.Succeeded);
+    expect(resolved.paidByAttempt).toBe(1);
+    expect(resolved.watchedAttempts?.map((a) => a.number)).toEqual([2]);
+    expect(await inWatchQueue(resolved)).toBe(true);
+
+    await reconcilePayouts(h.engine.ctx);
+    const { payout: reviewed, audit } = await h.getWithAudit(payout.id);
+    const entries = ledgerEntriesOf(h.sandbox, payout.id);
+    expect(entries).toHaveLength(2);
+    expect(reviewed.status).toBe(PayoutStatus.NeedsReview);
+    expect(reviewed.paidTwice?.attempts).toEqual([1, 2]);
+    expect([...(reviewed.paidTwice?.transactionIds ?? [])].sort()).toEqual(
+      entries.map((e) => e.transactionId).sort(),
+    );
+    expect(audit.at(-1)?.reason).toMatch(/^paid twice: attempts 1 and 2/);
+    // Both payments left the wallet, and the day's cap counts both.
+    expect(await h.store.getCapUsage(payout.capKey, day)).toBe(capBefore + 2 * 404_000);
+
+    // Resolved again (attempt 2 is being recovered): the double is known, so nothing reports it a second time.
+    const settled = await resolveReview(h.engine.ctx, payout.id, carol, {
+      outcome: 'succeeded',
+      transactionId: first?.transactionId ?? '',
+      note: 'attempt 2 refunded by the bank',
+    });
+    expect(settled.watchedAttempts).toEqual([]);
+    expect(await inWatchQueue(settled)).toBe(false);
+    await reconcilePayouts(h.engine.ctx);
+    expect((await h.engine.get(payout.id))?.status).toBe(PayoutStatus.Succeeded);
+    expect(await h.store.getCapUsage(payout.capKey, day)).toBe(capBefore + 2 * 404_000);
+  });
+
+  it('keeps watching that attempt after it is resolved as failed, and reopens the payout when it shows up paid', async () => {
+    const { payout } = await h.engine.create(command(bankTransfer(515_000), key('resolved-failed')));
+    const day = today();
+    const capBefore = await h.store.getCapUsage(payout.capKey, day);
+    h.sandbox.injectFault({ path: '/settlement/instant/payout', fault: 'timeout-after-commit', times: 1 });
+    await h.engine.submit(payout.id);
+    expect(ledgerEntriesOf(h.sandbox, payout.id)).toHaveLength(1);
+    await reviewAfterADayOfFailedLookups(payout.id);
+
+    const resolved = await resolveReview(h.engine.ctx, payout.id, carol, {
+      outcome: 'failed',
+      note: 'not on the bank statement yet',
+    });
+    expect(resolved.status).toBe(PayoutStatus.Failed);
+    expect(resolved.watchedAttempts?.map((a) => a.number)).toEqual([1]);
+    expect(await inWatchQueue(resolved)).toBe(true);
+    expect(resolved.watchedAttempts?.[0]?.capDay).toBe(day);
+    expect(await h.store.getCapUsage(payout.capKey, day)).toBe(capBefore);
+
+    await reconcilePayouts(h.engine.ctx);
+    const { payout: reviewed, audit } = await h.getWithAudit(payout.id);
+    expect(reviewed.status).toBe(PayoutStatus.NeedsReview);
+    expect(audit.at(-1)?.reason).toMatch(/recorded as failed, but a record of an earlier attempt showed up/);
+    expect(audit.at(-1)?.reason).toContain(ledgerEntriesOf(h.sandbox, payout.id)[0]?.transactionId ?? 'none');
+    // The money did leave: the cap counts it again on the day the attempt had reserved.
+    expect(await h.store.getCapUsage(payout.capKey, day)).toBe(capBefore + 515_000);
+
+    // Resolved as failed once more: no reservation is held to give back, and the attempt is not watched again.
+    const again = await resolveReview(h.engine.ctx, payout.id, carol, {
+      outcome: 'failed',
+      note: 'the bank returned it',
+    });
+    expect(again.watchedAttempts).toEqual([]);
+    expect(await inWatchQueue(again)).toBe(false);
+    await reconcilePayouts(h.engine.ctx);
+    expect((await h.engine.get(payout.id))?.status).toBe(PayoutStatus.Failed);
+    expect(await h.store.getCapUsage(payout.capKey, day)).toBe(capBefore + 515_000);
+  });
+
+  it('adds no watch when the resolution names the attempt in flight as the one that paid', async () => {
+    const { payout } = await h.engine.create(command(bankTransfer(626_000), key('resolved-current')));
+    h.sandbox.injectFault({ path: '/settlement/instant/payout', fault: 'timeout-after-commit', times: 1 });
+    await h.engine.submit(payout.id);
+    await reviewAfterADayOfFailedLookups(payout.id);
+
+    const [entry] = ledgerEntriesOf(h.sandbox, payout.id);
+    const resolved = await resolveReview(h.engine.ctx, payout.id, carol, {
+      outcome: 'succeeded',
+      transactionId: entry?.transactionId ?? '',
+      note: 'the one record is ours',
+    });
+    expect(resolved.status).toBe(PayoutStatus.Succeeded);
+    expect(resolved.watchedAttempts ?? []).toEqual([]);
+    expect(resolved.paidByAttempt).toBeUndefined();
+    expect(await inWatchQueue(resolved)).toBe(false);
+    await reconcilePayouts(h.engine.ctx);
+    expect((await h.engine.get(payout.id))?.status).toBe(PayoutStatus.Succeeded);
+  });
+
+  it('adds no watch when a forced resolution names a record carrying the marker of the attempt in flight', async () => {
+    const { payout } = await h.engine.create(command(bankTransfer(737_000), key('forced-current')));
+    h.sandbox.injectFault({ path: '/settlement/instant/payout', fault: 'timeout-after-commit', times: 1 });
+    await h.engine.submit(payout.id);
+    await reviewAfterADayOfFailedLookups(payout.id);
+    // A record with the payout's marker but another amount: verification fails, so two people force it.
+    const forced = {
+      outcome: 'succeeded' as const,
+      transactionId: await providerPayout(1, `refund po_${payout.id}`),
+      force: true,
+    };
+    const proposed = await resolveReview(h.engine.ctx, payout.id, alice, {
+      ...forced,
+      note: 'on the statement',
+    });
+    expect(proposed.status).toBe(PayoutStatus.NeedsReview);
+    const resolved = await resolveReview(h.engine.ctx, payout.id, bob, {
+      ...forced,
+      note: 'checked with alice',
+    });
+    expect(resolved.status).toBe(PayoutStatus.Succeeded);
+    expect(resolved.watchedAttempts ?? []).toEqual([]);
+    expect(await inWatchQueue(resolved)).toBe(false);
+    // Were attempt 1 watched, the two records carrying its marker would reopen the payout at every pass.
+    await reconcilePayouts(h.engine.ctx);
+    expect((await h.engine.get(payout.id))?.status).toBe(PayoutStatus.Succeeded);
   });
 });
 

@@ -114,6 +114,7 @@ export class ProviderRecordSearch {
         reason: `status ${record.status}, not SUCCESS`,
         record: summarise(record),
         receipt: receiptOfRecord(record),
+        attemptNumber,
       };
     }
     const around = new Date(record.createdAt).getTime();
@@ -130,6 +131,7 @@ export class ProviderRecordSearch {
         reason: mismatch,
         record: summarise(record),
         receipt: receiptOfRecord(record),
+        attemptNumber,
       };
     }
     return { kind: 'matches', receipt: receiptOfRecord(record), attemptNumber, record: summarise(record) };

@@ -5,6 +5,7 @@ import { type Payout, PayoutStatus, type Principal } from '../model.js';
 import { canTransition } from '../transitions.js';
 import { buildTransition, type EngineContext, type SendingContext, type TransitionSpec } from './context.js';
 import { resolveAsPaid } from './resolve-as-paid.js';
+import { watchOnResolution } from './watch-attempts.js';
 
 async function load(ctx: EngineContext, id: string): Promise<Payout> {
   const payout = await ctx.store.get(id);
@@ -99,9 +100,21 @@ export async function resolveReview(
     changes: {
       failure: { code: 'RESOLVED_NOT_PAID', message: decision.note },
       resolutionProposal: undefined,
+      // An attempt in flight that nothing decided is watched: should it have paid after all, the watch reports it.
+      ...watchOnResolution(ctx, payout, ctx.clock.now(), payout.watchedAttempts ?? []),
     },
-    ...(payout.capDay && {
+    ...(holdsCapReservation(payout) && {
       cap: { capKey: payout.capKey, day: payout.capDay, deltaKobo: -payout.amountKobo },
     }),
   });
+}
+
+/**
+ * Whether a payout in `needs_review` still holds its claim's cap reservation, which resolving it as not paid gives
+ * back. One that failed before it was reopened gave it back then (`failure` never leaves a payout, and nothing
+ * reserves again after it), and a late record that reopened it was counted again because that money left: giving
+ * it back once more would count money that left as not spent.
+ */
+function holdsCapReservation(payout: Payout): payout is Payout & { capDay: string } {
+  return payout.capDay !== undefined && payout.failure === undefined;
 }

@@ -14,6 +14,7 @@ import {
   recheckWait,
   reportNeedsReview,
   tryTransition,
+  watchCurrentAttempt,
   watchPayout,
 } from './watch-attempts.js';
 
@@ -224,7 +225,7 @@ function decideUnknown(
     // The money moved by an earlier attempt whose record showed up late, and the current one is proved absent:
     // paid once. The current attempt is watched from now on, in case its record shows up late too.
     const stillWatched = (payout.watchedAttempts ?? []).filter((a) => a.number !== paying.attempt.number);
-    return succeeded(payout, paying, [...stillWatched, provedAbsent(ctx, payout, now)]);
+    return succeeded(payout, paying, [...stillWatched, watchCurrentAttempt(ctx, payout, now)]);
   }
   const failedLookup = all.find(isFailedLookup);
   if (failedLookup) {
@@ -271,17 +272,6 @@ function succeeded(
   };
 }
 
-/** The current attempt, proved absent now: watched for a late record until the watch window ends. */
-function provedAbsent(ctx: EngineContext, payout: Payout, now: Date): WatchedAttempt {
-  return {
-    number: providerAttemptOf(payout),
-    startedAt: payout.attempt?.startedAt ?? payout.createdAt,
-    ...(payout.capDay && { capDay: payout.capDay }),
-    provedAbsentAt: now.toISOString(),
-    watchUntil: addMs(now, ctx.config.watchWindowMs),
-  };
-}
-
 /**
  * The attempt is proved absent (grace period over, the window listed to its end). Below the attempt limit the
  * payout goes back to `pending` for a new attempt, whose marker carries its number, after a wait that doubles per
@@ -289,7 +279,7 @@ function provedAbsent(ctx: EngineContext, payout: Payout, now: Date): WatchedAtt
  * and the absent attempt is watched.
  */
 function afterProvedAbsence(ctx: EngineContext, payout: Payout, now: Date, elapsed: number): TransitionSpec {
-  const absent = provedAbsent(ctx, payout, now);
+  const absent = watchCurrentAttempt(ctx, payout, now);
   const watchedAttempts = [...(payout.watchedAttempts ?? []), absent];
   const release = payout.capDay
     ? { capKey: payout.capKey, day: payout.capDay, deltaKobo: -payout.amountKobo }

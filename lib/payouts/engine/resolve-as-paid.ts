@@ -3,6 +3,7 @@ import { assertMayApprove } from '../gate.js';
 import { providerAttemptOf, type RecordCheck } from '../gateway.js';
 import { type Payout, PayoutStatus, type Principal, type ProviderReceipt } from '../model.js';
 import { buildTransition, type EngineContext, type SendingContext } from './context.js';
+import { watchOnResolution } from './watch-attempts.js';
 
 export interface PaidDecision {
   readonly transactionId: string;
@@ -57,7 +58,9 @@ export async function resolveAsPaid(
     check.kind === 'mismatch'
       ? check.receipt
       : { transactionId: decision.transactionId, status: 'UNVERIFIED', chargesKobo: 0 };
-  return markPaid(ctx, payout, actor, receipt, undefined, {
+  // A record that disagrees may still carry one of the payout's markers: that attempt is the one named as paying.
+  const namedAttempt = check.kind === 'mismatch' ? check.attemptNumber : undefined;
+  return markPaid(ctx, payout, actor, receipt, namedAttempt, {
     reason: `resolved as paid by force: proposed by ${proposal.proposedBy.id} (${proposal.note}), confirmed by ${actor.id} (${decision.note}), although ${mismatch}`,
   });
 }
@@ -103,6 +106,11 @@ async function propose(
   });
 }
 
+/**
+ * Succeeds the payout with `receipt`, the record of attempt `attemptNumber` when its marker says which. The attempt
+ * that paid is no longer watched for; the others still are, for the rest of their window, and so is the attempt in
+ * flight when nothing decided it (`watchOnResolution`): if it paid too, the watch reports the double.
+ */
 function markPaid(
   ctx: EngineContext,
   payout: Payout,
@@ -111,7 +119,7 @@ function markPaid(
   attemptNumber: number | undefined,
   text: { reason: string },
 ): Promise<Payout> {
-  const byEarlier = attemptNumber !== undefined && attemptNumber !== providerAttemptOf(payout);
+  const stillWatched = (payout.watchedAttempts ?? []).filter((a) => a.number !== attemptNumber);
   return write(ctx, payout, {
     to: PayoutStatus.Succeeded,
     actor,
@@ -119,14 +127,21 @@ function markPaid(
     changes: {
       receipt,
       resolutionProposal: undefined,
-      ...(byEarlier && { paidByAttempt: attemptNumber }),
-      // The attempt that paid is no longer watched for; the others still are, for the rest of their window.
-      ...(payout.watchedAttempts && {
-        watchedAttempts: payout.watchedAttempts.filter((a) => a.number !== attemptNumber),
-      }),
+      ...paidByAttemptOf(payout, attemptNumber),
+      ...watchOnResolution(ctx, payout, ctx.clock.now(), stillWatched, attemptNumber),
     },
     details: { transactionId: receipt.transactionId },
   });
+}
+
+/**
+ * `paidByAttempt` once the named record's attempt is known: set for an earlier attempt, cleared for the current
+ * one (a payout that had succeeded through an earlier attempt may be resolved with the current attempt's record),
+ * so the watch names the attempt that paid. Unchanged when the record carries no marker of the payout.
+ */
+function paidByAttemptOf(payout: Payout, attemptNumber: number | undefined): Pick<Payout, 'paidByAttempt'> {
+  if (attemptNumber === undefined) return {};
+  return { paidByAttempt: attemptNumber !== providerAttemptOf(payout) ? attemptNumber : undefined };
 }
 
 /** A change made meanwhile (another resolution) surfaces as ConcurrentModificationError: a 409, nothing lost. */

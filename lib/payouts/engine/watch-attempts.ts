@@ -2,6 +2,7 @@ import { DeadlineExceededError, withinDeadline } from '../../shared/deadline.js'
 import { ConcurrentModificationError } from '../../shared/errors.js';
 import { type FindOutcome, providerAttemptOf } from '../gateway.js';
 import { type Payout, PayoutStatus, systemPrincipal, type WatchedAttempt } from '../model.js';
+import type { CapChange } from '../store/payout-store.js';
 import {
   addMs,
   buildTransition,
@@ -38,6 +39,14 @@ export const isAmbiguous = (look: AttemptLook): look is LookOf<'ambiguous'> =>
   look.outcome.kind === 'ambiguous';
 export const isFailedLookup = (look: AttemptLook): look is LookOf<'lookup_failed'> =>
   look.outcome.kind === 'lookup_failed';
+
+/** The records an ambiguous look found, as a watched attempt remembers them (`WatchedAttempt.shownRecords`). */
+function shownRecordsOf(look: LookOf<'ambiguous'>): string {
+  return look.outcome.candidates
+    .map((candidate) => `${candidate.transactionId}=${candidate.status}`)
+    .sort()
+    .join(',');
+}
 
 /** One found record as a review reason names it. */
 function describeFound(look: FoundLook): string {
@@ -103,9 +112,100 @@ function payingAttempt(payout: Payout): number {
 }
 
 /**
+ * The payout's current attempt as a watched attempt, from `now` until the watch window ends: once the reconciler
+ * proved it absent, or once a person resolved the payout while it was never found nor proved absent
+ * (`watchOnResolution`). `provedAbsentAt` is when its watch began; `capDay` the day its claim had reserved.
+ */
+export function watchCurrentAttempt(ctx: EngineContext, payout: Payout, now: Date): WatchedAttempt {
+  return {
+    number: providerAttemptOf(payout),
+    startedAt: payout.attempt?.startedAt ?? payout.createdAt,
+    ...(payout.capDay && { capDay: payout.capDay }),
+    provedAbsentAt: now.toISOString(),
+    watchUntil: addMs(now, ctx.config.watchWindowMs),
+  };
+}
+
+/**
+ * Whether the payout came to a person with its current attempt undecided: never decided (no receipt, no failure:
+ * neither ever leaves a payout), its claim's reservation still held (`capDay`; a proved absence gives it back and
+ * clears it), and its record not among those reported as paid twice. That is a payout the reconciler handed over
+ * from `unknown` because the provider could not be asked, or its records could not be read as one payout (or a
+ * cancelled one whose last claim was given back unsent: watching an attempt that never left finds nothing). Every
+ * other current attempt of a payout in `needs_review` is accounted for: it paid (the receipt), was refused, was
+ * proved absent and is watched, or its late record is what reopened the payout.
+ */
+function currentAttemptUndecided(payout: Payout): boolean {
+  const current = providerAttemptOf(payout);
+  return (
+    payout.receipt === undefined &&
+    payout.failure === undefined &&
+    payout.capDay !== undefined &&
+    !(payout.paidTwice?.attempts.includes(current) ?? false)
+  );
+}
+
+/**
+ * The watch after a person resolves a payout in `needs_review` (as paid, verified or forced, or as failed):
+ * `stillWatched` stay watched, and so does the current attempt when it is undecided (`currentAttemptUndecided`)
+ * and the resolution does not name it as the one that paid (`namedAttempt`). Without that, a decided payout with
+ * nothing watched is in no work queue, and a late record of that attempt, a second payment or the payment of a
+ * payout resolved as failed, would never be seen. A watch started here is due at once, even after an earlier
+ * watch ended (the ended attempts are then looked at again with it).
+ */
+export function watchOnResolution(
+  ctx: EngineContext,
+  payout: Payout,
+  now: Date,
+  stillWatched: readonly WatchedAttempt[],
+  namedAttempt?: number,
+): Pick<Payout, 'watchedAttempts' | 'watchEndedAt' | 'nextActionAt'> {
+  const watchCurrent = namedAttempt !== providerAttemptOf(payout) && currentAttemptUndecided(payout);
+  if (!watchCurrent) return payout.watchedAttempts ? { watchedAttempts: stillWatched } : {};
+  return {
+    watchedAttempts: [...stillWatched, watchCurrentAttempt(ctx, payout, now)],
+    watchEndedAt: undefined,
+    nextActionAt: undefined,
+  };
+}
+
+/**
+ * The attempt among those found paid whose money the payout's held cap reservation already counts, if any. Only a
+ * payout in flight (`submitting`, `unknown`) holds its current attempt's reservation unspent; a `succeeded` one's
+ * counts the payment it was decided on, which is never among the watched attempts looked for, and a `failed` or
+ * `cancelled` one holds none (given back when the attempt was proved absent, refused or resolved as not paid).
+ */
+function attemptCoveredByReservation(payout: Payout): number | undefined {
+  const inFlight = payout.status === PayoutStatus.Unknown || payout.status === PayoutStatus.Submitting;
+  return inFlight && payout.capDay ? providerAttemptOf(payout) : undefined;
+}
+
+/** The Lagos day whose cap an attempt had reserved: as watched, or the payout's own for its current attempt. */
+function capDayOfAttempt(payout: Payout, attempt: number): string | undefined {
+  const watched = payout.watchedAttempts?.find((a) => a.number === attempt);
+  return watched?.capDay ?? (attempt === providerAttemptOf(payout) ? payout.capDay : undefined);
+}
+
+/**
+ * The cap change that counts again the money of paid attempts no held reservation counts, because it did leave the
+ * wallet. A transition carries one cap change, so when the attempts had reserved different days the sum goes on
+ * the latest of them (the one that still limits claims); none when no day is known.
+ */
+function recountOfPaidAttempts(payout: Payout, records: readonly FoundLook[]): CapChange | undefined {
+  const covered = attemptCoveredByReservation(payout);
+  const recounted = records.filter((look) => look.attempt.number !== covered);
+  const days = recounted
+    .map((look) => capDayOfAttempt(payout, look.attempt.number))
+    .filter((day): day is string => day !== undefined);
+  const latest = days.reduce<string | undefined>((last, day) => (last && last > day ? last : day), undefined);
+  if (!latest) return undefined;
+  return { capKey: payout.capKey, day: latest, deltaKobo: payout.amountKobo * recounted.length };
+}
+
+/**
  * `needs_review` because more than one attempt moved the money: "paid twice: attempts n and m", with every record.
- * The found attempts leave the watch (they are known now; a person decides on them), and the money they moved
- * is counted on the day cap of the attempt that had reserved it, because it did leave the wallet.
+ * The found attempts leave the watch (they are known now; a person decides on them), and the money of every one
+ * no held reservation counts is counted again (`recountOfPaidAttempts`), because it did leave the wallet.
  */
 export function paidTwiceSpec(
   payout: Payout,
@@ -124,11 +224,7 @@ export function paidTwiceSpec(
     .join('; ');
   const watched = payout.watchedAttempts ?? [];
   const known = new Set(records.map((l) => l.attempt.number));
-  // Money moved by an earlier attempt left the wallet although its reservation was released: count it again.
-  const late = records.filter((l) => l.attempt.number !== providerAttemptOf(payout));
-  const recountDay = late
-    .map((look) => watched.find((a) => a.number === look.attempt.number)?.capDay)
-    .find((day): day is string => day !== undefined);
+  const recount = recountOfPaidAttempts(payout, records);
   return {
     to: PayoutStatus.NeedsReview,
     actor: reconciler,
@@ -140,9 +236,7 @@ export function paidTwiceSpec(
       watchedAttempts: watched.filter((a) => !known.has(a.number)),
     },
     details: { paidTwice: sorted.join(',') },
-    ...(recountDay && {
-      cap: { capKey: payout.capKey, day: recountDay, deltaKobo: payout.amountKobo * late.length },
-    }),
+    ...(recount && { cap: recount }),
   };
 }
 
@@ -183,21 +277,35 @@ function decideWatch(
     });
   }
   if (found.length > 1) return paidTwiceSpec(payout, found);
-  const ambiguous = looks.filter(isAmbiguous);
+  // Records a person was already shown for an attempt, unchanged, do not reopen the payout again: left to reopen
+  // it, they would after every resolution, for ever. The attempt stays watched all the same, so a record not final
+  // that turns paid is still found (and a change in its records is shown again).
+  const shownBefore = (look: AttemptLook) =>
+    watched.find((a) => a.number === look.attempt.number)?.shownRecords;
+  const newlyAmbiguous = looks
+    .filter(isAmbiguous)
+    .filter((look) => shownRecordsOf(look) !== shownBefore(look));
   const [late] = found;
-  if (late || ambiguous.length > 0) {
+  if (late || newlyAmbiguous.length > 0) {
     const details = [
       ...found.map((look) => `attempt ${look.attempt.number} was paid after all: ${describeFound(look)}`),
-      ...ambiguous.map((look) => `attempt ${look.attempt.number}: ${look.outcome.detail}`),
+      ...newlyAmbiguous.map((look) => `attempt ${look.attempt.number}: ${look.outcome.detail}`),
     ];
     const cap = late ? watched.find((a) => a.number === late.attempt.number)?.capDay : undefined;
+    const shownNow = new Map(newlyAmbiguous.map((look) => [look.attempt.number, shownRecordsOf(look)]));
     return {
       to: PayoutStatus.NeedsReview,
       actor: reconciler,
       reason: `recorded as ${payout.status}, but a record of an earlier attempt showed up: ${details.join(' | ')}`,
       changes: {
         nextActionAt: undefined,
-        watchedAttempts: watched.filter((a) => !found.some((look) => look.attempt.number === a.number)),
+        // A found attempt leaves the watch (it is known now; a person decides on it); one shown stays watched.
+        watchedAttempts: watched
+          .filter((a) => !found.some((look) => look.attempt.number === a.number))
+          .map((a) => {
+            const shownRecords = shownNow.get(a.number);
+            return shownRecords === undefined ? a : { ...a, shownRecords };
+          }),
       },
       ...(cap && { cap: { capKey: payout.capKey, day: cap, deltaKobo: payout.amountKobo } }),
     };
@@ -208,7 +316,7 @@ function decideWatch(
     return {
       to: payout.status,
       actor: reconciler,
-      reason: `stopped watching attempts ${watched.map((a) => a.number).join(', ')}: no record within the watch window`,
+      reason: `stopped watching attempts ${watched.map((a) => a.number).join(', ')}: no record within the watch window${looks.some(isAmbiguous) ? ' but those already shown to a person' : ''}`,
       changes: { nextActionAt: undefined, watchEndedAt: now.toISOString() },
     };
   }
@@ -231,7 +339,7 @@ function decideWatch(
     actor: reconciler,
     reason: failed
       ? `watching earlier attempts: look-up failed (${failed.outcome.code}); will look again`
-      : `watching earlier attempts ${watched.map((a) => a.number).join(', ')}: no record yet`,
+      : `watching earlier attempts ${watched.map((a) => a.number).join(', ')}: ${looks.some(isAmbiguous) ? 'no record but those already shown to a person, unchanged' : 'no record yet'}`,
     changes: { nextActionAt: addMs(now, recheckWait(ctx, since)) },
   };
 }

@@ -57,6 +57,7 @@ export const STORED_NAMES: Readonly<Record<string, string>> = {
   providerAttempt: 'pa',
   provedAbsentAt: 'pv',
   watchUntil: 'wu',
+  shownRecords: 'sh',
   // receipt, failure, paid twice, resolution proposal
   transactionId: 'tx',
   reference: 'rf',

@@ -82,6 +82,7 @@ const PayoutItemSchema = z.lazy(() =>
           capDay: z.optional(z.string()),
           provedAbsentAt: z.string(),
           watchUntil: z.string(),
+          shownRecords: z.optional(z.string()),
         }),
       ),
     ),
