@@ -1,7 +1,7 @@
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { Payout } from '../payouts/model.js';
-import { PayoutStatus } from '../payouts/model.js';
+import { newlyPaidTwice, PayoutStatus } from '../payouts/model.js';
 import { fromPayoutItem } from '../payouts/store/item-codec.js';
 import { clipText, FIELD_MAXIMA } from '../shared/field-limits.js';
 import * as z from '../shared/zod.js';
@@ -113,6 +113,14 @@ export interface PayoutStreamRecord {
 }
 
 /** DynamoDB JSON to plain values; the payout codec validates the result, so no shape is trusted here. */
+function paidTwiceOf(item: Record<string, unknown>): Pick<Payout, 'paidTwice'> | undefined {
+  try {
+    return fromPayoutItem(item);
+  } catch {
+    return undefined;
+  }
+}
+
 function decode(image: Readonly<Record<string, object>>): Record<string, unknown> {
   return unmarshall(image as Record<string, AttributeValue>);
 }
@@ -127,11 +135,15 @@ export function domainEventOf(record: PayoutStreamRecord): DomainEvent | undefin
   if (!image || (record.eventName !== 'MODIFY' && record.eventName !== 'INSERT')) return undefined;
   const item = decode(image);
   if (item.entity !== 'payout') return undefined;
-  const oldStatus = record.dynamodb?.OldImage ? decode(record.dynamodb.OldImage).status : undefined;
+  const old = record.dynamodb?.OldImage ? decode(record.dynamodb.OldImage) : undefined;
   const payout = fromPayoutItem(item);
-  if (oldStatus === payout.status) return undefined;
+  if (old?.status === payout.status) return undefined;
+  // `paidTwice` stays on a payout once set: only the change that found the double publishes it as one. An old
+  // image that no longer reads as a payout counts as none: the double is published (an alarm too many, never one
+  // too few).
+  const before = old?.entity === 'payout' ? paidTwiceOf(old) : undefined;
   const detailType =
-    payout.status === PayoutStatus.NeedsReview && payout.paidTwice
+    payout.status === PayoutStatus.NeedsReview && newlyPaidTwice(before, payout)
       ? PAID_TWICE_EVENT
       : (PUBLISHED_OUTCOMES as Partial<Record<PayoutStatus, DomainEventType>>)[payout.status];
   if (!detailType) return undefined;

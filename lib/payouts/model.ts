@@ -199,3 +199,18 @@ export interface Controls {
   readonly updatedBy?: Principal;
   readonly updatedAt?: string;
 }
+
+/**
+ * Whether `after` reports a double payment `before` did not: `paidTwice` stays on a payout once set, so a later
+ * `needs_review` for another reason (a record that disagrees, a look-up that kept failing) must not be reported,
+ * counted or published as paid twice again. A further attempt found paid changes it, and is reported.
+ */
+export function newlyPaidTwice(
+  before: Pick<Payout, 'paidTwice'> | undefined,
+  after: Pick<Payout, 'paidTwice'>,
+): boolean {
+  if (!after.paidTwice) return false;
+  const key = (paid: Payout['paidTwice']) =>
+    paid ? `${paid.attempts.join(',')}|${paid.transactionIds.join(',')}` : '';
+  return key(after.paidTwice) !== key(before?.paidTwice);
+}

@@ -1,11 +1,12 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import type { DomainEvent } from '../../lib/events/domain-events.js';
+import { type DomainEvent, domainEventOf } from '../../lib/events/domain-events.js';
 import { type EventPublisher, InProcessEventBus } from '../../lib/events/event-publisher.js';
 import { publishStreamBatch } from '../../lib/events/publish-stream-batch.js';
 import { localAwsConfig } from '../../lib/local/dynamodb-local.js';
 import { StreamRelay } from '../../lib/local/stream-relay.js';
+import { type Payout, PayoutStatus } from '../../lib/payouts/model.js';
 import { toPayoutItem } from '../../lib/payouts/store/item-codec.js';
 import { bankTransfer, command, type EngineHarness, startEngineHarness } from '../support/engine-harness.js';
 
@@ -128,5 +129,38 @@ describe('domain events from the table stream', () => {
     expect(second).toEqual({ failedSequenceNumbers: [], published: 2 });
     expect(received).toHaveLength(5);
     expect(new Set(received).size).toBe(5);
+  });
+});
+
+describe('a double payment as a domain event', () => {
+  /** The stream's record of a payout moving from `before` to `after`, full images as DynamoDB writes them. */
+  const change = (before: Payout, after: Payout) => ({
+    eventName: 'MODIFY' as const,
+    dynamodb: {
+      SequenceNumber: '1',
+      OldImage: marshall(toPayoutItem(before), { removeUndefinedValues: true }),
+      NewImage: marshall(toPayoutItem(after), { removeUndefinedValues: true }),
+    },
+  });
+
+  it('is published as Payout Paid Twice by the change that found it, and never again by a later review', async () => {
+    const { payout } = await h.engine.create(command(bankTransfer(10_000), 'events-paid-twice'));
+    await h.engine.submit(payout.id);
+    const paid = (await h.store.get(payout.id)) as Payout;
+    const paidTwice = { attempts: [1, 2], transactionIds: ['tx-1', 'tx-2'] };
+    const found: Payout = { ...paid, status: PayoutStatus.NeedsReview, paidTwice };
+    expect(domainEventOf(change(paid, found))?.detailType).toBe('Payout Paid Twice');
+
+    // Resolved, then handed to a person again for another reason: paidTwice is still on the payout.
+    const resolved: Payout = { ...found, status: PayoutStatus.Succeeded };
+    const reviewedAgain: Payout = { ...resolved, status: PayoutStatus.NeedsReview };
+    expect(domainEventOf(change(resolved, reviewedAgain))?.detailType).toBe('Payout Needs Review');
+
+    // A further attempt found paid changes the record of the double: published again.
+    const thrice: Payout = {
+      ...reviewedAgain,
+      paidTwice: { attempts: [1, 2, 3], transactionIds: ['tx-1', 'tx-2', 'tx-3'] },
+    };
+    expect(domainEventOf(change(resolved, thrice))?.detailType).toBe('Payout Paid Twice');
   });
 });

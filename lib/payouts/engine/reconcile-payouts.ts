@@ -1,5 +1,5 @@
 import { providerAttemptOf } from '../gateway.js';
-import { type Payout, PayoutStatus, systemPrincipal, type WatchedAttempt } from '../model.js';
+import { newlyPaidTwice, type Payout, PayoutStatus, systemPrincipal, type WatchedAttempt } from '../model.js';
 import { WorkQueue } from '../store/table-design.js';
 import { addMs, type EngineContext, type SendingContext, type TransitionSpec } from './context.js';
 import {
@@ -122,7 +122,7 @@ export async function reconcilePayouts(
     else if (after.status === PayoutStatus.Pending) tally.reattempted++;
     else if (after.status === PayoutStatus.NeedsReview) tally.needsReview++;
     else tally.stillUnknown++;
-    if (after.paidTwice && !payout.paidTwice) paidTwice++;
+    if (newlyPaidTwice(payout, after)) paidTwice++;
   }
   let watched = 0;
   for (const payout of await due(WorkQueue.Watch)) {
@@ -130,7 +130,7 @@ export async function reconcilePayouts(
     const after = await watchPayout(ctx, payout, lookupDeadlineMs);
     watched++;
     if (after.status === PayoutStatus.NeedsReview) tally.needsReview++;
-    if (after.paidTwice && !payout.paidTwice) paidTwice++;
+    if (newlyPaidTwice(payout, after)) paidTwice++;
   }
   const [openNeedsReview, openUnknown] = await Promise.all([
     ctx.store.countByStatus(PayoutStatus.NeedsReview, OPEN_COUNT_LIMIT, { maxPages: OPEN_COUNT_MAX_PAGES }),
@@ -190,7 +190,7 @@ export async function reconcileOne(
   const after = await tryTransition(ctx, payout, spec);
   if (after?.status === PayoutStatus.Succeeded)
     ctx.metrics.count('PayoutAmountKobo', payout.amountKobo, { type: payout.instruction.type });
-  if (after?.status === PayoutStatus.NeedsReview) reportNeedsReview(ctx, after, spec.reason);
+  if (after?.status === PayoutStatus.NeedsReview) reportNeedsReview(ctx, payout, after, spec.reason);
   else if (after && after.status !== payout.status) {
     ctx.logger.info('payout reconciled', {
       payoutId: payout.id,

@@ -1,7 +1,7 @@
 import { DeadlineExceededError, withinDeadline } from '../../shared/deadline.js';
 import { ConcurrentModificationError } from '../../shared/errors.js';
 import { type FindOutcome, providerAttemptOf } from '../gateway.js';
-import { type Payout, PayoutStatus, systemPrincipal, type WatchedAttempt } from '../model.js';
+import { newlyPaidTwice, type Payout, PayoutStatus, systemPrincipal, type WatchedAttempt } from '../model.js';
 import type { CapChange } from '../store/payout-store.js';
 import {
   addMs,
@@ -258,7 +258,7 @@ export async function watchPayout(
   );
   const spec = decideWatch(ctx, payout, now, watched, looks);
   const after = await tryTransition(ctx, payout, spec);
-  if (after?.status === PayoutStatus.NeedsReview) reportNeedsReview(ctx, after, spec.reason);
+  if (after?.status === PayoutStatus.NeedsReview) reportNeedsReview(ctx, payout, after, spec.reason);
   return after ?? payout;
 }
 
@@ -344,11 +344,12 @@ function decideWatch(
   };
 }
 
-/** Logs and counts a payout handed to a person; a double payment has its own metric and alarm. */
-export function reportNeedsReview(ctx: EngineContext, payout: Payout, reason: string): void {
+/** Logs and counts a payout handed to a person; a double payment found now has its own metric and alarm. */
+export function reportNeedsReview(ctx: EngineContext, before: Payout, payout: Payout, reason: string): void {
   ctx.metrics.count('PayoutNeedsReview');
-  if (payout.paidTwice) ctx.metrics.count('PayoutPaidTwice');
-  ctx.logger.error(payout.paidTwice ? 'payout paid twice' : 'payout needs review', {
+  const paidTwice = newlyPaidTwice(before, payout);
+  if (paidTwice) ctx.metrics.count('PayoutPaidTwice');
+  ctx.logger.error(paidTwice ? 'payout paid twice' : 'payout needs review', {
     payoutId: payout.id,
     idempotencyKey: payout.idempotencyKey,
     reason,
