@@ -156,7 +156,10 @@ export interface Payout {
   readonly sourceRef?: string;
   /** The source wallet the daily cap is counted against. */
   readonly capKey: string;
-  /** The Lagos calendar day whose cap this payout reserved, once claimed. */
+  /**
+   * The Lagos calendar day whose cap this payout's claim reserved, while the reservation is held (cleared when a
+   * claim is given back, nothing was sent, or an attempt is proved absent; kept on a refusal, with its failure).
+   */
   readonly capDay?: string;
   readonly attempt?: SubmissionAttempt;
   readonly submissionCount: number;

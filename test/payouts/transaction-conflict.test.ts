@@ -100,7 +100,10 @@ describe('a transaction conflict on recording an outcome that releases the cap',
 
     expect(injected()).toBe(6);
     expect(result).toMatchObject({ kind: 'sent', outcome: 'not_sent' });
-    expect(await h.engine.get(payout.id)).toMatchObject({ status: PayoutStatus.Pending });
+    const after = await h.engine.get(payout.id);
+    expect(after).toMatchObject({ status: PayoutStatus.Pending });
+    // Its reservation released, it holds no cap day either.
+    expect(after?.capDay).toBeUndefined();
     expect(await h.store.getCapUsage(payout.capKey, capDay())).toBe(capBefore);
     expect(ledgerEntriesOf(h.sandbox, payout.id)).toHaveLength(0);
     client.destroy();

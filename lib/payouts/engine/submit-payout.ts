@@ -376,6 +376,8 @@ export function outcomeTransition(
           changes: {
             nextActionAt: addMs(now, outcome.retryAfterMs ?? ctx.config.retryBaseMs),
             rateLimitedCount: (claimed.rateLimitedCount ?? 0) + 1,
+            // Released with the claim: a payout holds a cap day only while it holds its reservation.
+            capDay: undefined,
           },
           details: { code: outcome.code },
           ...(release && { cap: release }),
@@ -399,7 +401,7 @@ export function outcomeTransition(
         to: PayoutStatus.Pending,
         actor: submitter,
         reason: `nothing was sent (${outcome.message}); will try again`,
-        changes: { nextActionAt: addMs(now, backoff) },
+        changes: { nextActionAt: addMs(now, backoff), capDay: undefined },
         details: { code: outcome.code },
         ...(release && { cap: release }),
       };
