@@ -18,6 +18,8 @@ import {
   command,
   type EngineHarness,
   ledgerEntriesOf,
+  payByTwoAttemptsListedLate,
+  payoutMadeAtProvider,
   startEngineHarness,
 } from '../support/engine-harness.js';
 
@@ -70,26 +72,13 @@ async function unknownPayoutA(): Promise<string> {
  * provider's own dashboard) would make it. Sent straight to the sandbox: whether our API refuses the marker in a
  * client narration is the input side's business; the matcher must hold without it.
  */
-async function providerPayout(
-  amountNaira: number,
-  accountNumber: string,
-  narration: string,
-): Promise<string> {
-  const response = await fetch(`${h.sandbox.url}/settlement/instant/payout`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${h.sandbox.token}`, 'content-type': 'application/json' },
-    body: JSON.stringify({
-      amount: amountNaira,
-      bankCode: '058',
-      accountNumber,
-      accountName: 'Someone Else',
-      narration,
-      metadata: {},
-    }),
+function providerPayout(amountNaira: number, accountNumber: string, narration: string): Promise<string> {
+  return payoutMadeAtProvider(h.sandbox, {
+    amountNaira,
+    accountNumber,
+    accountName: 'Someone Else',
+    narration,
   });
-  expect(response.status).toBe(200);
-  const body = (await response.json()) as { data: { transactionId: string } };
-  return body.data.transactionId;
 }
 
 describe('exact matching of provider records', () => {
@@ -331,19 +320,11 @@ describe('an earlier attempt that shows up late', () => {
     ledgerEntriesOf(h.sandbox, payoutId).reduce((sum, entry) => sum + Math.round(entry.amount * 100), 0);
 
   it('counts both payments on the cap when a payout paid by its earlier attempt finds its later one listed late', async () => {
-    const lag = engine.ctx.config.reconcileGraceMs + 30 * 60_000;
-    h.sandbox.setListingLag(lag);
     const { payout } = await engine.create(command(bankTransfer(404_000), key('late-current')));
     const day = calendarDayIn(engine.ctx.config.capTimeZone, h.clock.now());
     const capBefore = await h.store.getCapUsage(payout.capKey, day);
     // Attempt 1 pays, lists late, is proved absent; attempt 2 pays too, its answer lost.
-    h.sandbox.injectFault({ path: '/settlement/instant/payout', fault: 'timeout-after-commit', times: 1 });
-    await engine.submit(payout.id);
-    h.clock.advance(engine.ctx.config.reconcileGraceMs + 1);
-    await reconcilePayouts(engine.ctx);
-    h.clock.advance(engine.ctx.config.retryBaseMs);
-    h.sandbox.injectFault({ path: '/settlement/instant/payout', fault: 'timeout-after-commit', times: 1 });
-    await payoutSweeper(engine).sweep();
+    const lag = await payByTwoAttemptsListedLate(h, engine, payout);
     expect((await engine.get(payout.id))?.status).toBe(PayoutStatus.Unknown);
     // Attempt 1 lists now; attempt 2 not yet, and its grace period is over: paid once, by attempt 1.
     h.clock.advance(lag - engine.ctx.config.reconcileGraceMs - 1 - engine.ctx.config.retryBaseMs);
@@ -375,18 +356,10 @@ describe('an earlier attempt that shows up late', () => {
   });
 
   it('reports a double the reconciler finds while the payout is unknown once: its resolution starts no watch of it', async () => {
-    const lag = engine.ctx.config.reconcileGraceMs + 30 * 60_000;
-    h.sandbox.setListingLag(lag);
     const { payout } = await engine.create(command(bankTransfer(212_000), key('double-while-unknown')));
     const day = calendarDayIn(engine.ctx.config.capTimeZone, h.clock.now());
     const capBefore = await h.store.getCapUsage(payout.capKey, day);
-    h.sandbox.injectFault({ path: '/settlement/instant/payout', fault: 'timeout-after-commit', times: 1 });
-    await engine.submit(payout.id);
-    h.clock.advance(engine.ctx.config.reconcileGraceMs + 1);
-    await reconcilePayouts(engine.ctx);
-    h.clock.advance(engine.ctx.config.retryBaseMs);
-    h.sandbox.injectFault({ path: '/settlement/instant/payout', fault: 'timeout-after-commit', times: 1 });
-    await payoutSweeper(engine).sweep();
+    const lag = await payByTwoAttemptsListedLate(h, engine, payout);
     // Both attempts list at once: paid twice, found while attempt 2 is still unknown.
     h.clock.advance(lag);
     await reconcilePayouts(engine.ctx);

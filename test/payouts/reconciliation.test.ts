@@ -15,6 +15,8 @@ import {
   command,
   type EngineHarness,
   ledgerEntriesOf,
+  payByTwoAttemptsListedLate,
+  payoutMadeAtProvider,
   startEngineHarness,
 } from '../support/engine-harness.js';
 import { replaceMethod } from '../support/replace-method.js';
@@ -232,40 +234,18 @@ const carol = { id: 'carol', kind: 'user' } as const;
 const today = () => calendarDayIn(h.engine.ctx.config.capTimeZone, h.clock.now());
 
 /** A bank payout made straight at the provider with a chosen narration (a person on its dashboard). */
-async function providerPayout(amountNaira: number, narration: string): Promise<string> {
-  const response = await fetch(`${h.sandbox.url}/settlement/instant/payout`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${h.sandbox.token}`, 'content-type': 'application/json' },
-    body: JSON.stringify({
-      amount: amountNaira,
-      bankCode: '058',
-      accountNumber: '0123456789',
-      accountName: 'Ada Supplies',
-      narration,
-      metadata: {},
-    }),
-  });
-  expect(response.status).toBe(200);
-  return ((await response.json()) as { data: { transactionId: string } }).data.transactionId;
+function providerPayout(amountNaira: number, narration: string): Promise<string> {
+  return payoutMadeAtProvider(h.sandbox, { amountNaira, narration });
 }
 
 describe('a payout a person resolves while its attempt in flight was never found nor proved absent', () => {
   it('keeps watching that attempt after it is resolved as paid by an earlier attempt, and reports the double', async () => {
     // Attempt 1 pays, but lists only after the grace period: it is proved absent and attempt 2 is sent.
-    const lag = h.engine.ctx.config.reconcileGraceMs + 30 * 60_000;
-    h.sandbox.setListingLag(lag);
     const { payout } = await h.engine.create(command(bankTransfer(404_000), key('resolved-earlier')));
     const day = today();
     const capBefore = await h.store.getCapUsage(payout.capKey, day);
-    h.sandbox.injectFault({ path: '/settlement/instant/payout', fault: 'timeout-after-commit', times: 1 });
-    await h.engine.submit(payout.id);
-    h.clock.advance(h.engine.ctx.config.reconcileGraceMs + 1);
-    await reconcilePayouts(h.engine.ctx);
-    expect((await h.engine.get(payout.id))?.status).toBe(PayoutStatus.Pending);
     // Attempt 2 pays too, its answer lost; then the provider cannot be asked for a day.
-    h.clock.advance(h.engine.ctx.config.retryBaseMs);
-    h.sandbox.injectFault({ path: '/settlement/instant/payout', fault: 'timeout-after-commit', times: 1 });
-    await payoutSweeper(h.engine).sweep();
+    await payByTwoAttemptsListedLate(h, h.engine, payout);
     expect((await h.engine.get(payout.id))?.status).toBe(PayoutStatus.Unknown);
     await reviewAfterADayOfFailedLookups(payout.id);
 

@@ -1,9 +1,11 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { ProviderPayoutGateway } from '../../lib/payouts/adapters/provider-payout-gateway.js';
 import type { EngineConfig } from '../../lib/payouts/config.js';
+import { reconcilePayouts } from '../../lib/payouts/engine/reconcile-payouts.js';
 import type { PayoutGateway } from '../../lib/payouts/gateway.js';
 import type { AuditEvent, Payout, PayoutOrigin, Principal } from '../../lib/payouts/model.js';
 import { PayoutEngine } from '../../lib/payouts/payout-engine.js';
+import { payoutSweeper } from '../../lib/payouts/payout-sweeper.js';
 import type { CreatePayoutRequest } from '../../lib/payouts/schemas.js';
 import { PayoutAuditTrail } from '../../lib/payouts/store/audit-trail.js';
 import { PayoutListing } from '../../lib/payouts/store/payout-listing.js';
@@ -116,4 +118,61 @@ export function command(request: CreatePayoutRequest, idempotencyKey: string, ac
 /** The sandbox's committed operations that carry a payout's marker. */
 export function ledgerEntriesOf(sandbox: Sandbox, payoutId: string) {
   return sandbox.ledger().operations.filter((entry) => entry.narration.includes(`po_${payoutId}`));
+}
+
+/**
+ * A bank payout made straight at the provider with a narration of one's choosing, as a person on its dashboard
+ * would make it (a record our matcher must tell from a payout's own). Returns its transaction id.
+ */
+export async function payoutMadeAtProvider(
+  sandbox: Sandbox,
+  {
+    amountNaira,
+    narration,
+    accountNumber = '0123456789',
+    accountName = 'Ada Supplies',
+  }: {
+    amountNaira: number;
+    narration: string;
+    accountNumber?: string;
+    accountName?: string;
+  },
+): Promise<string> {
+  const response = await fetch(`${sandbox.url}/settlement/instant/payout`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${sandbox.token}`, 'content-type': 'application/json' },
+    body: JSON.stringify({
+      amount: amountNaira,
+      bankCode: '058',
+      accountNumber,
+      accountName,
+      narration,
+      metadata: {},
+    }),
+  });
+  if (response.status !== 200) throw new Error(`the sandbox refused the payout: ${response.status}`);
+  return ((await response.json()) as { data: { transactionId: string } }).data.transactionId;
+}
+
+/**
+ * Pays a pending payout by two attempts: attempt 1 pays, its answer lost, and lists only after the grace period
+ * (the sandbox's listing lag is set to that and left so), so it is proved absent and attempt 2 is sent, which pays
+ * too, its answer lost: the payout ends `unknown` on attempt 2. Returns the listing lag.
+ */
+export async function payByTwoAttemptsListedLate(
+  h: Pick<EngineHarness, 'sandbox' | 'clock'>,
+  engine: PayoutEngine,
+  payout: Payout,
+): Promise<number> {
+  const { reconcileGraceMs, retryBaseMs } = engine.ctx.config;
+  const lag = reconcileGraceMs + 30 * 60_000;
+  h.sandbox.setListingLag(lag);
+  h.sandbox.injectFault({ path: '/settlement/instant/payout', fault: 'timeout-after-commit', times: 1 });
+  await engine.submit(payout.id);
+  h.clock.advance(reconcileGraceMs + 1);
+  await reconcilePayouts(engine.ctx);
+  h.clock.advance(retryBaseMs);
+  h.sandbox.injectFault({ path: '/settlement/instant/payout', fault: 'timeout-after-commit', times: 1 });
+  await payoutSweeper(engine).sweep();
+  return lag;
 }
