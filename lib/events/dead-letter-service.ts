@@ -3,6 +3,7 @@ import { type Clock, systemClock } from '../shared/clock.js';
 import { InvalidTransitionError, NotFoundError } from '../shared/errors.js';
 import { type DeadLetter, DeadLetterStatus, type DynamoDbDeadLetterStore } from './dead-letter.js';
 import { InvalidEventError } from './inbound-errors.js';
+import type { InboundDelivery, InboundHandler } from './inbound-handlers.js';
 import type { InboundEventType } from './schemas.js';
 
 export interface ReplayResult {
@@ -22,7 +23,7 @@ export interface ReplayResult {
 export class DeadLetterService {
   constructor(
     private readonly store: DynamoDbDeadLetterStore,
-    private readonly handlers: Readonly<Record<InboundEventType, (event: unknown) => Promise<unknown>>>,
+    private readonly handlers: Readonly<Record<InboundEventType, InboundHandler>>,
     private readonly clock: Clock = systemClock,
   ) {}
 
@@ -43,7 +44,7 @@ export class DeadLetterService {
    *
    * @throws DeadLetterNotFoundError, DeadLetterNotReplayableError, DeadLetterChangedError
    */
-  async replay(id: string, actor: Principal): Promise<ReplayResult> {
+  async replay(id: string, actor: Principal, delivery: InboundDelivery = {}): Promise<ReplayResult> {
     const letter = await this.#open(id);
     const handler = letter.detailType ? this.handlers[letter.detailType as InboundEventType] : undefined;
     if (!handler) {
@@ -54,7 +55,7 @@ export class DeadLetterService {
     }
     const at = this.clock.now().toISOString();
     try {
-      const outcome = await handler(letter.event);
+      const outcome = await handler(letter.event, delivery);
       const after = await this.store.act(letter, DeadLetterStatus.Replayed, {
         action: 'replay',
         by: actor,

@@ -1,4 +1,4 @@
-import { createAndSubmit } from '../payouts/engine/create-and-submit.js';
+import { createAndSubmit, type SendWindow } from '../payouts/engine/create-and-submit.js';
 import { type Payout, type Principal, systemPrincipal } from '../payouts/model.js';
 import type { PayoutEngine } from '../payouts/payout-engine.js';
 import { SettlementNotConfiguredError } from '../settlement/errors.js';
@@ -28,6 +28,7 @@ export async function handlePayoutRequested(
   engine: PayoutEngine,
   event: unknown,
   logger: Logger = silentLogger,
+  delivery: InboundDelivery = {},
 ): Promise<PayoutRequestedOutcome> {
   const parsed = parsePayoutRequested(event);
   // The requester is the producer, which EventBridge vouches for (the bus policy admits only the stage's
@@ -46,7 +47,7 @@ export async function handlePayoutRequested(
         ...(parsed.requestedBy !== undefined && { auditDetails: { statedRequester: parsed.requestedBy } }),
       },
       // A redelivered event whose first delivery stopped before sending (a crash) sends it now.
-      { submitReplayed: true },
+      { submitReplayed: true, ...(delivery.sendWindow && { sendWindow: delivery.sendWindow }) },
     );
   } catch (error) {
     if (error instanceof ValidationError) {
@@ -109,6 +110,14 @@ export async function handleSettlementAvailable(
   );
 }
 
+/**
+ * How an event is delivered to its handler: by its rule (no bound but the function's own timeout), or by a person's
+ * replay through the ops API, whose request deadline bounds any inline send (`sendWindow`, as POST /payouts).
+ */
+export interface InboundDelivery {
+  readonly sendWindow?: SendWindow;
+}
+
 /** What the inbound handlers need: the engine, instant settlement when configured, and a logger. */
 export interface InboundDependencies {
   readonly engine: PayoutEngine;
@@ -116,15 +125,24 @@ export interface InboundDependencies {
   readonly logger: Logger;
 }
 
+/** One inbound event type's handler. */
+export type InboundHandler = (event: unknown, delivery?: InboundDelivery) => Promise<unknown>;
+
 /**
  * The handler of each inbound event type: what the EventBridge rules invoke in AWS, the local bus delivers in
  * `npm start`, and a person's replay of a dead letter calls again.
  */
 export function inboundEventHandlers(
   deps: InboundDependencies,
-): Readonly<Record<InboundEventType, (event: unknown) => Promise<unknown>>> {
+): Readonly<Record<InboundEventType, InboundHandler>> {
   return {
-    [InboundEventType.PayoutRequested]: (event) => handlePayoutRequested(deps.engine, event, deps.logger),
-    [InboundEventType.SettlementAvailable]: (event) => handleSettlementAvailable(deps.settlements, event),
+    [InboundEventType.PayoutRequested]: (event, delivery) =>
+      handlePayoutRequested(deps.engine, event, deps.logger, delivery),
+    [InboundEventType.SettlementAvailable]: (event, delivery) =>
+      handleSettlementAvailable(
+        deps.settlements,
+        event,
+        delivery?.sendWindow ? { by: 'inline', sendWindow: delivery.sendWindow } : undefined,
+      ),
   };
 }

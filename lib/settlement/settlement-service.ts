@@ -1,5 +1,5 @@
 import { formatNaira, MoneyError, toKobo } from '../money.js';
-import { createAndSubmit, submitIfPending } from '../payouts/engine/create-and-submit.js';
+import { createAndSubmit, type SendWindow, submitIfPending } from '../payouts/engine/create-and-submit.js';
 import type { CreatePayoutCommand, CreatePayoutResult } from '../payouts/engine/create-payout.js';
 import { handOverPending } from '../payouts/engine/hand-over.js';
 import { CreationCompanionRefusedError } from '../payouts/errors.js';
@@ -48,12 +48,12 @@ const NARRATION_ID_LENGTH = 48;
 
 /**
  * Who sends a paid settlement's payout. `inline`: the trigger itself, at once (the ops API, whose caller waits
- * for what the provider said). `queue`: the submission workers, handed the payout at once (the event and the
+ * for what the provider said; with the request's `sendWindow`, only within it, as `POST /payouts`). `queue`: the submission workers, handed the payout at once (the event and the
  * poll, where the workers are deployed; docs/submission.md, "Settlements"). `sweeper`: the sweeper's next tick
  * (a poll without the queue and short of time).
  */
 export type PayoutSender =
-  | { readonly by: 'inline' }
+  | { readonly by: 'inline'; readonly sendWindow?: SendWindow }
   | { readonly by: 'queue'; readonly queue: SubmissionQueue }
   | { readonly by: 'sweeper' };
 
@@ -254,7 +254,10 @@ export class SettlementService {
       // Created already claimed in one transaction with its decision and sent at once (createAndSubmit): the
       // payout exists once per settlement (the engine's idempotency on the settlement id) and the claim sends it
       // at most once. A replay is sent if still pending.
-      const sent = await createAndSubmit(this.#engine.ctx, command, { submitReplayed: true });
+      const sent = await createAndSubmit(this.#engine.ctx, command, {
+        submitReplayed: true,
+        ...(sender.sendWindow && { sendWindow: sender.sendWindow }),
+      });
       return { outcome: 'paid', decision: await decisionOf(sent), payout: sent.payout };
     } catch (error) {
       if (error instanceof ValidationError) {
@@ -368,7 +371,15 @@ export class SettlementService {
   async #send(payout: Payout, sender: PayoutSender): Promise<Payout> {
     switch (sender.by) {
       case 'inline':
-        return (await submitIfPending(this.#engine.ctx, { payout, replayed: false })).payout;
+        // With a send window (the API) a payout not created already claimed here is the sweeper's, as for
+        // POST /payouts: nothing starts that the request's deadline could cut off mid-call.
+        return (
+          await submitIfPending(
+            this.#engine.ctx,
+            { payout, replayed: false },
+            sender.sendWindow ? { sendWindow: sender.sendWindow } : {},
+          )
+        ).payout;
       case 'queue':
         await handOverPending(this.#engine.ctx, payout, sender.queue);
         return payout;

@@ -1,10 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ApiDeadlines } from '../../lib/api/request-deadline.js';
+import { type DeadLettered, DynamoDbDeadLetterStore, withDeadLetter } from '../../lib/events/dead-letter.js';
+import { InvalidEventError } from '../../lib/events/inbound-errors.js';
 import { runReconcile, runSweep } from '../../lib/jobs/scheduled.js';
 import { servedBy } from '../../lib/local/function-attribution.js';
 import { payoutSweeper } from '../../lib/payouts/payout-sweeper.js';
 import { payoutEngineOf } from '../../lib/runtime/payout-engine.js';
+import { providerOf } from '../../lib/runtime/provider.js';
 import { ManualClock } from '../../lib/shared/clock.js';
+import { payoutRequested } from '../events/support.js';
+import { ledgerEntriesOf } from '../support/engine-harness.js';
 import { type SilentServer, startSilentServer } from '../support/silent-server.js';
 import { type ApiHarness, bankTransfer, call, startApiHarness } from './support/harness.js';
 
@@ -150,5 +155,96 @@ describe('POST /payouts under the request deadline', () => {
     } finally {
       await slow.close();
     }
+  });
+});
+
+describe('the other routes that may send inline, under the request deadline', () => {
+  /**
+   * A harness on the same table whose every request starts with no time left to send inline (the send window
+   * closes as the request begins), and has ample time to answer otherwise.
+   */
+  const withNoTimeToSend = (env: Record<string, string> = {}) =>
+    startApiHarness({
+      env: { TABLE_NAME: h.tableName, ...env },
+      deadlines: deadlines({ localBudgetMs: 20_000, sendBeforeDeadlineMs: 20_000 }),
+    });
+  /** Two ticks of the sweeper on the main harness, its clock past the real one the late harness created by. */
+  const sweepTwice = async () => {
+    clock.advance(Math.max(0, Date.now() + 60_000 - clock.now().getTime()));
+    for (let tick = 0; tick < 2; tick++) {
+      await servedBy('sweep-due-payouts', () => runSweep(payoutSweeper(payoutEngineOf(h.runtime)), 60_000));
+    }
+  };
+
+  it('POST /instant-settlements decides the settlement and leaves its payout pending, sending nothing; the sweeper sends it once', async () => {
+    let payoutId = '';
+    const late = await withNoTimeToSend({
+      SETTLEMENT_DESTINATION_BANK_CODE: '058',
+      SETTLEMENT_DESTINATION_ACCOUNT_NUMBER: '0987654321',
+      SETTLEMENT_DESTINATION_ACCOUNT_NAME: 'Demo Merchant Ltd',
+      SETTLEMENT_SINCE: '2025-01-01T00:00:00Z',
+    });
+    try {
+      const { items } = await providerOf(late.runtime).settlements.list({ perPage: 100 });
+      const merchant = items.find((s) => s.category === 'MERCHANT_SETTLEMENT' && s.status === 'SUCCESSFUL');
+      const before = late.sandbox.stats().requests[INSTANT_PAYOUT] ?? 0;
+      const reply = await call(late.api, {
+        method: 'POST',
+        path: '/instant-settlements',
+        principal: 'alice',
+        body: { settlementId: merchant?.id },
+      });
+      expect(reply.status).toBe(200);
+      expect(reply.body).toMatchObject({ outcome: 'paid', payout: { status: 'pending' } });
+      payoutId = reply.body.payout.id;
+      expect(late.sandbox.stats().requests[INSTANT_PAYOUT] ?? 0).toBe(before);
+    } finally {
+      await late.close();
+    }
+    await sweepTwice();
+    expect((await call(h.api, { method: 'GET', path: `/payouts/${payoutId}` })).body.status).toBe(
+      'succeeded',
+    );
+    expect(ledgerEntriesOf(h.sandbox, payoutId)).toHaveLength(1);
+  });
+
+  it('POST /dead-letters/{id}/replay creates the payout the event asks for pending, sending nothing; the sweeper sends it once', async () => {
+    const idempotencyKey = newKey();
+    const late = await withNoTimeToSend();
+    try {
+      // A letter kept when the event was refused once (here by a handler that refused everything).
+      const store = new DynamoDbDeadLetterStore(late.runtime.dynamoDb, late.runtime.tableName);
+      const refuse = async (): Promise<never> => {
+        throw new InvalidEventError('evt-replay-late', [{ path: 'detail', message: 'refused then' }]);
+      };
+      const kept = (await withDeadLetter(
+        refuse,
+        store,
+      )(
+        payoutRequested('evt-replay-late', {
+          version: '1',
+          idempotencyKey,
+          payout: bankTransfer(),
+        }),
+      )) as DeadLettered;
+      const before = late.sandbox.stats().requests[INSTANT_PAYOUT] ?? 0;
+      const reply = await call(late.api, {
+        method: 'POST',
+        path: `/dead-letters/${kept.id}/replay`,
+        principal: 'alice',
+      });
+      expect(reply.status).toBe(200);
+      expect(reply.body).toMatchObject({ delivered: true });
+      expect(late.sandbox.stats().requests[INSTANT_PAYOUT] ?? 0).toBe(before);
+    } finally {
+      await late.close();
+    }
+    await sweepTwice();
+    const listed = await call(h.api, { method: 'GET', path: '/payouts', query: 'limit=100' });
+    const payout = listed.body.items.find(
+      (item: { idempotencyKey: string }) => item.idempotencyKey === idempotencyKey,
+    );
+    expect(payout?.status).toBe('succeeded');
+    expect(ledgerEntriesOf(h.sandbox, payout?.id ?? '')).toHaveLength(1);
   });
 });

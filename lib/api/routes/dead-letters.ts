@@ -104,7 +104,10 @@ async function getDeadLetter(request: RouteRequest<'deadLetters'>) {
  */
 async function replay(request: RouteRequest<'deadLetters'>) {
   parseBody(request.event, z.strictObject({}), {});
-  const result = await request.ctx.deadLetters.replay(letterId(request), request.principal());
+  // A payout the event asks for is sent here only within the request's send window, as by POST /payouts.
+  const result = await request.ctx.deadLetters.replay(letterId(request), request.principal(), {
+    sendWindow: request.deadline.sendWindow,
+  });
   const letter = present(result.letter);
   return result.delivered
     ? reply(200, { delivered: true as const, letter })

@@ -91,7 +91,11 @@ function present(result: Exclude<PayOutResult, { outcome: 'deferred' }>) {
  */
 async function payOut(request: RouteRequest<'settlements'>) {
   const { settlementId } = parseBody(request.event, InstantSettlementRequestSchema);
-  const result = await serviceOf(request).payOut(settlementId, 'api', request.principal());
+  // Sent here only within the request's send window, as POST /payouts: past it, the sweeper sends it.
+  const result = await serviceOf(request).payOut(settlementId, 'api', request.principal(), undefined, {
+    by: 'inline',
+    sendWindow: request.deadline.sendWindow,
+  });
   const location = { location: `/instant-settlements/${settlementId}` };
   if (result.outcome === 'deferred') {
     return reply(202, { outcome: result.outcome, reason: clipText(result.reason, TEXT) }, location);
