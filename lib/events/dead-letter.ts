@@ -3,8 +3,10 @@ import type { Principal } from '../payouts/model.js';
 import { type Clock, systemClock } from '../shared/clock.js';
 import { DocumentClient, GetCommand, PutCommand, UpdateCommand } from '../shared/document-client.js';
 import { InvalidTransitionError } from '../shared/errors.js';
+import { clipText, FIELD_MAXIMA } from '../shared/field-limits.js';
 import { ulid } from '../shared/ids.js';
 import { type Listing, listingAttributes, queryListing } from '../shared/index-listing.js';
+import { itemBytes } from '../shared/item-size.js';
 import type { CursorPage } from '../shared/paging.js';
 import * as z from '../shared/zod.js';
 import { InvalidEventError } from './inbound-errors.js';
@@ -32,19 +34,42 @@ export interface DeadLetterAction {
 /** An event no handler could accept, with the error that says why. */
 export interface DeadLetter {
   readonly id: string;
+  /**
+   * The event as delivered. When it was too large to keep (`eventTooLarge`), only the start of its JSON, a
+   * string: no handler takes that, so a replay is refused again.
+   */
   readonly event: unknown;
   /** The event's `detail-type`, when it had one: which handler a replay goes to. */
   readonly detailType?: string;
-  readonly error: {
-    readonly name: string;
-    readonly code: string;
-    readonly message: string;
-    readonly issues: readonly { path: string; message: string }[];
-  };
+  readonly error: DeadLetterError;
   readonly at: string;
   readonly status: DeadLetterStatus;
   readonly actions: readonly DeadLetterAction[];
+  /**
+   * Set when the event did not fit in the table's item whole: its size as JSON and its `id`. `event` then holds
+   * the start of its JSON; the letter cannot be replayed, only discarded (the sender must send it again).
+   */
+  readonly eventTooLarge?: { readonly bytes: number; readonly eventId?: string };
 }
+
+/**
+ * Why the event was refused: the first `DEAD_LETTER_ISSUES` fields that are wrong, each clipped, and the message
+ * clipped, as `deadLetterOf` keeps them: an event can name thousands of unknown fields, each issue and the
+ * message listing them all, and the letter must fit in one item.
+ */
+export interface DeadLetterError {
+  readonly name: string;
+  readonly code: string;
+  readonly message: string;
+  readonly issues: readonly { path: string; message: string }[];
+  /** Issues left out after the first `DEAD_LETTER_ISSUES` (the message says so too). */
+  readonly issuesOmitted?: number;
+}
+
+/** Issues a letter keeps: as many as `GET /dead-letters/{id}` answers. */
+export const DEAD_LETTER_ISSUES = FIELD_MAXIMA.issues;
+/** Characters of the event's JSON a letter keeps when the event is too large to keep whole. */
+export const DEAD_LETTER_EVENT_PREVIEW = 1_000;
 
 /** Where invalid events go: the table in AWS and in `npm start` alike, so ops list, replay and discard them. */
 export interface DeadLetterSink {
@@ -73,16 +98,28 @@ const indexKeys = (letter: Pick<DeadLetter, 'id' | 'at' | 'status'>) =>
   listingAttributes(deadLetterListing, letter.status, letter.at, letter.id);
 
 const principalSchema = z.lazy(() => z.object({ id: z.string(), kind: z.enum(['user', 'system']) }));
-const letterSchema = z.lazy(() =>
+
+/**
+ * A letter as the table holds it. The event is in one of four forms (`eventAttributes` writes the first three):
+ * - `eventJson`: the event as JSON, a string, which round-trips any JSON exactly. Not DynamoDB maps: an invalid
+ *   event may hold anything JSON can, and as maps the marshaller refuses a number beyond 2^53 (`1e16`), DynamoDB
+ *   one closer to 0 than 1e-130 and maps nested 32 deep, each failing the write that keeps the letter.
+ * - `eventJsonGzip`: the same JSON, gzipped, when the string alone would not fit (a JSON whose numbers grow when
+ *   written again: `1e20` comes back as 21 digits, so 256 KB of them as more than 1 MB).
+ * - `eventPreview`, `eventBytes`, `eventId`, `replayable: false`: the start of the JSON, when even that does not
+ *   fit (or DynamoDB found the item too large); such a letter can only be discarded.
+ * - `event`, as DynamoDB maps: letters written before, read as they are.
+ */
+const storedLetterSchema = z.lazy(() =>
   z.object({
     id: z.string(),
-    event: z.unknown(),
     detailType: z.optional(z.string()),
     error: z.object({
       name: z.string(),
       code: z.string(),
       message: z.string(),
       issues: z.array(z.object({ path: z.string(), message: z.string() })),
+      issuesOmitted: z.optional(z.int()),
     }),
     at: z.string(),
     status: z.enum(DEAD_LETTER_STATUSES),
@@ -94,8 +131,28 @@ const letterSchema = z.lazy(() =>
         note: z.string(),
       }),
     ),
+    eventJson: z.optional(z.string()),
+    eventJsonGzip: z.optional(z.instanceof(Uint8Array)),
+    eventPreview: z.optional(z.string()),
+    eventBytes: z.optional(z.int()),
+    eventId: z.optional(z.string()),
+    replayable: z.optional(z.boolean()),
+    event: z.optional(z.unknown()),
   }),
 );
+type StoredLetter = z.output<typeof storedLetterSchema>;
+
+/** DynamoDB's largest item: 400 KB, attribute names and values (lib/shared/item-size.ts counts them). */
+const ITEM_MAX_BYTES = 400 * 1024;
+/**
+ * The most a letter takes when written, so that the actions appended later still fit: each is a note of at most
+ * FIELD_MAXIMA.text characters (`act` clips it), who and when, under 2 KB, so at least 16 of them, and far more
+ * as they are written (a replay's note is a line).
+ */
+const LETTER_MAX_BYTES = ITEM_MAX_BYTES - 32 * 1024;
+
+/** node:zlib on first use: only a letter whose JSON does not fit as a string needs it (a cold start's ~1.5 ms). */
+const zlib = () => import('node:zlib');
 
 /**
  * Dead letters in the project's table: one item each (`DEAD_LETTER#<id>`), listed by status (gsi1) and all
@@ -112,11 +169,39 @@ export class DynamoDbDeadLetterStore implements DeadLetterSink {
     this.#doc = DocumentClient.from(client);
   }
 
+  /**
+   * Keeps the letter, whatever event it holds: the event whole when it fits in one item (as JSON, gzipped if need
+   * be), else its size, id and first characters, marked not replayable. An event is dead-lettered because it is
+   * invalid, so its content must not be able to fail the write: a throw here would send it back to Lambda's
+   * retries and on to the function's failure queue, where ops can neither list, replay nor discard it.
+   */
   async send(letter: DeadLetter): Promise<void> {
+    const base = {
+      ...keys.letter(letter.id),
+      entity: 'dead-letter',
+      id: letter.id,
+      ...(letter.detailType !== undefined && { detailType: letter.detailType }),
+      error: clipError(letter.error),
+      at: letter.at,
+      status: letter.status,
+      actions: letter.actions,
+      ...indexKeys(letter),
+    };
+    const item = await eventAttributes(letter, base);
+    try {
+      await this.#put(item);
+    } catch (error) {
+      // The size is our estimate (lib/shared/item-size.ts); should DynamoDB count more, the smaller letter.
+      if (item.replayable === false || !isItemTooLarge(error)) throw error;
+      await this.#put(tooLargeItem(base, jsonOf(letter.event), letter.event));
+    }
+  }
+
+  async #put(item: Record<string, unknown>): Promise<void> {
     await this.#doc.send(
       new PutCommand({
         TableName: this.tableName,
-        Item: { ...keys.letter(letter.id), entity: 'dead-letter', ...letter, ...indexKeys(letter) },
+        Item: item,
         ConditionExpression: 'attribute_not_exists(pk)',
       }),
     );
@@ -126,7 +211,7 @@ export class DynamoDbDeadLetterStore implements DeadLetterSink {
     const { Item } = await this.#doc.send(
       new GetCommand({ TableName: this.tableName, Key: keys.letter(id), ConsistentRead: true }),
     );
-    return Item ? letterSchema.parse(Item) : undefined;
+    return Item ? letterOf(storedLetterSchema.parse(Item)) : undefined;
   }
 
   /**
@@ -140,22 +225,26 @@ export class DynamoDbDeadLetterStore implements DeadLetterSink {
     cursor?: string;
   }): Promise<CursorPage<DeadLetter>> {
     const { status, ...rest } = query;
-    return queryListing(
+    const page = await queryListing(
       this.#doc,
       this.tableName,
       deadLetterListing,
       { ...rest, ...(status && { state: status }) },
-      (item) => letterSchema.parse(item),
+      (item) => storedLetterSchema.parse(item),
     );
+    return { ...page, items: await Promise.all(page.items.map(letterOf)) };
   }
 
   /**
-   * Records a person's action and the letter's new status, only if it is still open.
+   * Records a person's action and the letter's new status, only if it is still open. The note is clipped to
+   * FIELD_MAXIMA.text: a replay refused again notes the new error, which may list thousands of fields, and every
+   * action stays on the item.
    *
    * @throws DeadLetterChangedError when someone acted on it first
    */
   async act(letter: DeadLetter, status: DeadLetterStatus, action: DeadLetterAction): Promise<DeadLetter> {
-    const after: DeadLetter = { ...letter, status, actions: [...letter.actions, action] };
+    const kept: DeadLetterAction = { ...action, note: clipText(action.note, FIELD_MAXIMA.text) };
+    const after: DeadLetter = { ...letter, status, actions: [...letter.actions, kept] };
     try {
       await this.#doc.send(
         new UpdateCommand({
@@ -191,22 +280,118 @@ export class DynamoDbDeadLetterStore implements DeadLetterSink {
   }
 }
 
+/** The letter's item with its event in the first form that fits (see `storedLetterSchema`). */
+async function eventAttributes(
+  letter: DeadLetter,
+  base: Record<string, unknown>,
+): Promise<Record<string, unknown>> {
+  const json = jsonOf(letter.event);
+  // A letter read back already too large (a copy of one) has only its preview to keep.
+  if (letter.eventTooLarge) {
+    return tooLargeItem(base, json, letter.event, letter.eventTooLarge);
+  }
+  const plain = { ...base, eventJson: json };
+  if (itemBytes(plain) <= LETTER_MAX_BYTES) return plain;
+  const { gzipSync } = await zlib();
+  const packed = { ...base, eventJsonGzip: gzipSync(json) };
+  if (itemBytes(packed) <= LETTER_MAX_BYTES) return packed;
+  return tooLargeItem(base, json, letter.event);
+}
+
+/** The smaller letter: the start of the event's JSON, its size and id; never replayed. */
+function tooLargeItem(
+  base: Record<string, unknown>,
+  json: string,
+  event: unknown,
+  known?: DeadLetter['eventTooLarge'],
+): Record<string, unknown> {
+  const eventId = known ? known.eventId : stringField(event, 'id');
+  return {
+    ...base,
+    eventPreview: clipText(json, DEAD_LETTER_EVENT_PREVIEW),
+    eventBytes: known ? known.bytes : Buffer.byteLength(json),
+    ...(eventId !== undefined && { eventId: clipText(eventId, FIELD_MAXIMA.id) }),
+    replayable: false,
+  };
+}
+
+/** The event as JSON: what Lambda parsed it from, so it always has one (`undefined`, in a test, is `null`). */
+function jsonOf(event: unknown): string {
+  return JSON.stringify(event) ?? 'null';
+}
+
+/** DynamoDB refused the item as larger than 400 KB. */
+function isItemTooLarge(error: unknown): boolean {
+  return error instanceof Error && error.name === 'ValidationException' && /item size/i.test(error.message);
+}
+
+async function letterOf(stored: StoredLetter): Promise<DeadLetter> {
+  const { eventJson, eventJsonGzip, eventPreview, eventBytes, eventId, replayable, event, ...letter } =
+    stored;
+  if (eventJson !== undefined) return { ...letter, event: JSON.parse(eventJson) };
+  if (eventJsonGzip !== undefined) {
+    const { gunzipSync } = await zlib();
+    return { ...letter, event: JSON.parse(gunzipSync(eventJsonGzip).toString('utf8')) };
+  }
+  if (replayable === false || eventPreview !== undefined) {
+    return {
+      ...letter,
+      event: eventPreview ?? '',
+      eventTooLarge: { bytes: eventBytes ?? 0, ...(eventId !== undefined && { eventId }) },
+    };
+  }
+  // Written before events were kept as JSON: the event as DynamoDB maps, as the document client reads them.
+  return { ...letter, event };
+}
+
+/**
+ * The error as a letter keeps it: the first DEAD_LETTER_ISSUES issues, each within what the API answers of one
+ * (FIELD_MAXIMA.name, FIELD_MAXIMA.text), the message within FIELD_MAXIMA.message and saying how many issues were
+ * left out. An event with 9,000 unknown fields otherwise lists them in an issue and again in the message, which
+ * with the event itself is more than an item holds. Clipping a clipped error changes nothing.
+ */
+export function clipError(error: DeadLetterError): DeadLetterError {
+  const issues = error.issues.slice(0, DEAD_LETTER_ISSUES).map((issue) => ({
+    path: clipText(issue.path, FIELD_MAXIMA.name),
+    message: clipText(issue.message, FIELD_MAXIMA.text),
+  }));
+  const before = error.issuesOmitted ?? 0;
+  const leftOut = error.issues.length - issues.length;
+  const said =
+    leftOut > 0 ? ` (${before + error.issues.length} issues; the first ${issues.length} kept)` : '';
+  return {
+    name: clipText(error.name, FIELD_MAXIMA.word),
+    code: clipText(error.code, FIELD_MAXIMA.word),
+    message: `${clipText(error.message, FIELD_MAXIMA.message - said.length)}${said}`,
+    issues,
+    ...(before + leftOut > 0 && { issuesOmitted: before + leftOut }),
+  };
+}
+
 export type DeadLettered = {
   readonly deadLettered: true;
   readonly id: string;
   readonly error: DeadLetter['error'];
 };
 
-const DetailTypeOnly = z.lazy(() => z.object({ 'detail-type': z.string() }));
+/** `event[name]` when the event is an object and that field a string. */
+function stringField(event: unknown, name: string): string | undefined {
+  if (typeof event !== 'object' || event === null) return undefined;
+  const value: unknown = (event as Record<string, unknown>)[name];
+  return typeof value === 'string' ? value : undefined;
+}
 
-/** The dead letter of an invalid event: what a handler could not accept, and why. */
+/**
+ * The dead letter of an invalid event: what a handler could not accept, and why (the error clipped: `clipError`).
+ * The detail-type is clipped to FIELD_MAXIMA.name: every one a handler takes is shorter.
+ */
 export function deadLetterOf(event: unknown, error: InvalidEventError, at: Date): DeadLetter {
-  const detailType = DetailTypeOnly.safeParse(event);
+  const detailType = stringField(event, 'detail-type');
   return {
     id: ulid(at),
     event,
-    ...(detailType.success && { detailType: detailType.data['detail-type'] }),
-    error: { name: error.name, code: error.code, message: error.message, issues: error.issues },
+    ...(detailType !== undefined && { detailType: clipText(detailType, FIELD_MAXIMA.name) }),
+    error: clipError({ name: error.name, code: error.code, message: error.message, issues: error.issues }),
     at: at.toISOString(),
     status: DeadLetterStatus.Open,
     actions: [],
@@ -217,6 +402,7 @@ export function deadLetterOf(event: unknown, error: InvalidEventError, at: Date)
  * Wraps an event handler so that an `InvalidEventError` sends the event with its error to the sink instead
  * of failing (it can never succeed, so a retry would only delay it); every other error (DynamoDB, provider) is
  * rethrown, so the event is delivered again and, after the retries, lands on the function's failure queue.
+ * Whatever the invalid event holds, the table's sink keeps it (`DynamoDbDeadLetterStore.send`).
  *
  * @example
  * const handle = withDeadLetter((event) => handlePayoutRequested(engine, event), store);

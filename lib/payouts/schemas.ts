@@ -17,6 +17,24 @@ const RESERVED_METADATA_KEYS = new Set(['payoutId', 'idempotencyKey']);
 /** `constructor`, `toString`, `__proto__`, …: a key that names a member of every object misleads code that reads it. */
 const PROTOTYPE_MEMBERS = new Set(Object.getOwnPropertyNames(Object.prototype));
 
+/** The smallest magnitude other than 0 DynamoDB stores as a number (it refuses `1e-131` as an underflow). */
+const DYNAMODB_SMALLEST_NUMBER = 1e-130;
+const METADATA_NUMBER_RULE =
+  `must be a number from -${Number.MAX_SAFE_INTEGER} to ${Number.MAX_SAFE_INTEGER}, ` +
+  `and 0 or at least ${DYNAMODB_SMALLEST_NUMBER} away from it`;
+
+/**
+ * A metadata number the payout's item can hold exactly: DynamoDB's marshaller refuses a number beyond
+ * ±Number.MAX_SAFE_INTEGER (past it a double skips integers: a 20-digit bank reference arrives already changed), and
+ * DynamoDB one closer to 0 than 1e-130.
+ * Accepted, either failed the write after validation: a 500 on `POST /payouts`, an event retried onto its queue.
+ * (zod refuses NaN and the infinities for any number.)
+ */
+function isStorableNumber(value: number): boolean {
+  const magnitude = Math.abs(value);
+  return magnitude <= Number.MAX_SAFE_INTEGER && (magnitude === 0 || magnitude >= DYNAMODB_SMALLEST_NUMBER);
+}
+
 // Built on first use (z.lazy, each builder runs once), not when a function loads this module: the sweep and the
 // settlement functions load it for a schema they may never parse with (a stored rule's template), and building
 // the six payout variants at load was most of their import's zod work. The bank account is built on its own: a
@@ -63,7 +81,8 @@ function build() {
         'must be printable text (no control, bidirectional, zero-width or non-standard space characters)',
       ),
     ),
-    z.number(),
+    // A refinement: the rule (a range with a gap around 0) is more than a minimum and a maximum.
+    z.number().check(z.refine(isStorableNumber, METADATA_NUMBER_RULE)),
     z.boolean(),
     z.null(),
   ]);

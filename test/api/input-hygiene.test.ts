@@ -109,6 +109,45 @@ describe('metadata keys that name object members', () => {
   });
 });
 
+describe('metadata numbers the payout item cannot hold', () => {
+  // A bank reference sent as a JSON number (20 digits: no double holds it exactly), 2^53, and numbers DynamoDB
+  // refuses: once accepted, each failed the payout's write with a plain Error, a 500.
+  const refused: [string, number][] = [
+    ['bankRef', JSON.parse('12345678901234567890') as number],
+    ['limit', 2 ** 53],
+    ['debt', -1e16],
+    ['huge', 1e300],
+    ['tiny', 1e-200],
+  ];
+  for (const [key, value] of refused) {
+    it(`refuses metadata.${key} = ${value} on POST /payouts and POST /recurring-payouts with a 400, storing nothing`, async () => {
+      await expectNoEffect(async () => {
+        const reply = await post('/payouts', bankTransfer({ metadata: { invoice: 'INV-1', [key]: value } }));
+        expectRefusal(reply, `metadata.${key}`);
+        expect(reply.body.errors).toHaveLength(1);
+        expect(reply.body.errors[0].message).toContain(String(Number.MAX_SAFE_INTEGER));
+        expectRefusal(
+          await post('/recurring-payouts', rule({ metadata: { [key]: value } })),
+          `metadata.${key}`,
+        );
+      });
+    });
+  }
+
+  it('still accepts numbers up to 2^53 - 1 either way, fractions and 0', async () => {
+    const metadata = {
+      max: Number.MAX_SAFE_INTEGER,
+      min: -Number.MAX_SAFE_INTEGER,
+      rate: 0.075,
+      none: 0,
+      small: 1e-130,
+    };
+    const reply = await post('/payouts', bankTransfer({ metadata }));
+    expect(reply.status, JSON.stringify(reply.body)).toBe(201);
+    expect(reply.body.metadata).toEqual(metadata);
+  });
+});
+
 describe('narrations, names and notes', () => {
   for (const [attack, text] of Object.entries(hostileText)) {
     it(`refuses a narration or account name with ${attack} on POST /payouts and POST /recurring-payouts`, async () => {
@@ -167,6 +206,39 @@ describe('narrations, names and notes', () => {
       }),
     );
     expect(reply.status).toBe(201);
+  });
+});
+
+describe('dates of a recurring payout (recurring payouts review, finding 4)', () => {
+  const dates: [string, Record<string, string>][] = [
+    ['startDate', { startDate: '9999-12-31' }],
+    ['startDate', { startDate: '9999-12-27', interval: 'daily' }],
+    ['startDate', { startDate: '1999-12-31' }],
+    ['endDate', { endDate: '3000-01-01' }],
+  ];
+  for (const [field, overrides] of dates) {
+    it(`refuses ${JSON.stringify(overrides)} with a 400 naming ${field}, and stores nothing`, async () => {
+      await expectNoEffect(async () => {
+        const reply = await post('/recurring-payouts', rule(overrides));
+        expectRefusal(reply, field);
+        expect(reply.body.errors[0].message).toMatch(/2000-01-01 to 2999-12-31/);
+      });
+    });
+  }
+
+  it('answers a skip of a date no occurrence reaches with a 400, not a 500', async () => {
+    const created = await post('/recurring-payouts', rule({ narration: 'far skip' }));
+    expect(created.status).toBe(201);
+    await expectNoEffect(async () => {
+      const skipped = await call(h.api, {
+        method: 'POST',
+        path: `/recurring-payouts/${created.body.id}/occurrences/9999-12-31/skip`,
+        body: {},
+      });
+      expectRefusal(skipped, 'localDate');
+    });
+    const read = await call(h.api, { method: 'GET', path: `/recurring-payouts/${created.body.id}` });
+    expect(read.status).toBe(200);
   });
 });
 

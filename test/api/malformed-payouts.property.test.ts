@@ -72,6 +72,10 @@ const invalidValues: Record<string, unknown[]> = {
     { payoutId: 'x' },
     { k: 'a\u202Eb' },
     Object.fromEntries(Array.from({ length: 10 }, (_, i) => [`k${i}`, 'x'.repeat(200)])),
+    // Numbers the payout's item cannot hold: beyond ±(2^53 - 1), or closer to 0 than DynamoDB stores.
+    { bankRef: JSON.parse('12345678901234567890') },
+    { k: -(2 ** 53) },
+    { k: 1e-200 },
   ],
 };
 const invalidBeneficiaries: unknown[] = [

@@ -1,9 +1,13 @@
+import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { type DeadLettered, DynamoDbDeadLetterStore, withDeadLetter } from '../../lib/events/dead-letter.js';
 import { inboundEventHandlers } from '../../lib/events/inbound-handlers.js';
 import { payoutEngineOf } from '../../lib/runtime/payout-engine.js';
 import { createRuntime, type Runtime } from '../../lib/runtime/runtime.js';
 import { settlementsOf } from '../../lib/runtime/settlements.js';
+import { DocumentClient, PutCommand } from '../../lib/shared/document-client.js';
+import { ulid } from '../../lib/shared/ids.js';
+import { listingAttributes } from '../../lib/shared/index-listing.js';
 import { type ApiHarness, call, startApiHarness } from '../api/support/harness.js';
 import { bankTransfer } from '../support/engine-harness.js';
 import { iamChecked } from '../support/iam/checked-calls.js';
@@ -124,6 +128,96 @@ describe('dead-lettered events (ops API)', () => {
     expect(replayDiscarded.status).toBe(409);
     const byStatus = await call(h.api, { method: 'GET', path: '/dead-letters', query: 'status=discarded' });
     expect(byStatus.body.items.map((item: { id: string }) => item.id)).toContain(id);
+  });
+
+  it('reads and replays a letter written before events were kept as JSON (the event as DynamoDB maps)', async () => {
+    const at = new Date();
+    const id = ulid(at);
+    const event = payoutRequested('evt-old-form', {
+      version: '1',
+      idempotencyKey: 'inv-old-form',
+      payout: bankTransfer(250_000, { narration: 'old form letter' }),
+    });
+    // As the store wrote a letter before: every field of the letter spread into the item, the event as maps.
+    await DocumentClient.from(strict.dynamoDb).send(
+      new PutCommand({
+        TableName: h.tableName,
+        Item: {
+          pk: `DEAD_LETTER#${id}`,
+          sk: 'LETTER',
+          entity: 'dead-letter',
+          id,
+          event,
+          detailType: 'Payout Requested',
+          error: {
+            name: 'InvalidEventError',
+            code: 'INVALID_EVENT',
+            message: 'invalid event evt-old-form: detail.payout.amount: above the maximum',
+            issues: [{ path: 'detail.payout.amount', message: 'above the maximum' }],
+          },
+          at: at.toISOString(),
+          status: 'open',
+          actions: [],
+          ...listingAttributes(
+            { statePartition: (status) => `DEAD_LETTER#STATUS#${status}`, allPartition: 'DEAD_LETTER#ALL' },
+            'open',
+            at.toISOString(),
+            id,
+          ),
+        },
+      }),
+    );
+    const open = await call(h.api, { method: 'GET', path: '/dead-letters', query: 'status=open&limit=100' });
+    expect(open.body.items.map((item: { id: string }) => item.id)).toContain(id);
+    const read = await call(h.api, { method: 'GET', path: `/dead-letters/${id}` });
+    expect(read.status).toBe(200);
+    expect(read.body.event).toEqual(event);
+    const replayed = await call(h.api, {
+      method: 'POST',
+      path: `/dead-letters/${id}/replay`,
+      principal: 'alice',
+    });
+    expect(replayed.status).toBe(200);
+    expect(replayed.body).toMatchObject({ delivered: true, letter: { status: 'replayed' } });
+    const listed = await call(h.api, { method: 'GET', path: '/payouts', query: 'limit=100' });
+    expect(
+      listed.body.items.filter((p: { narration: string }) => p.narration === 'old form letter'),
+    ).toHaveLength(1);
+  });
+
+  it('lists an event too large for any item, by its id, type and size, and it is put aside, never delivered', async () => {
+    // 600 KB of noise (no EventBridge event is so large; gzip leaves it over 400 KB): the letter keeps its start.
+    const id = await deadLetter('evt-far-too-large', {
+      version: '1',
+      payout: bankTransfer(250_000, { narration: 'far too large' }),
+      noise: randomBytes(450_000).toString('base64'),
+    });
+    const open = await call(h.api, { method: 'GET', path: '/dead-letters', query: 'status=open&limit=100' });
+    const listed = open.body.items.find((item: { id: string }) => item.id === id);
+    expect(listed).toMatchObject({ status: 'open', detailType: 'Payout Requested' });
+    expect(listed.error.issues.map((issue: { path: string }) => issue.path)).toContain('detail.noise');
+    const stored = await new DynamoDbDeadLetterStore(strict.dynamoDb, h.tableName).get(id);
+    expect(stored?.eventTooLarge).toMatchObject({ eventId: 'evt-far-too-large' });
+    expect(stored?.eventTooLarge?.bytes).toBeGreaterThan(600_000);
+
+    const replay = await call(h.api, {
+      method: 'POST',
+      path: `/dead-letters/${id}/replay`,
+      principal: 'alice',
+    });
+    expect(replay.status).not.toBe(200);
+    const payouts = await call(h.api, { method: 'GET', path: '/payouts', query: 'limit=100' });
+    expect(payouts.body.items.filter((p: { narration: string }) => p.narration === 'far too large')).toEqual(
+      [],
+    );
+    const discarded = await call(h.api, {
+      method: 'POST',
+      path: `/dead-letters/${id}/discard`,
+      principal: 'bob',
+      body: { reason: 'too large to keep; billing re-sends it' },
+    });
+    expect(discarded.status).toBe(200);
+    expect(discarded.body).toMatchObject({ status: 'discarded' });
   });
 
   it('answers 404 for an unknown letter and 400 for a tampered cursor', async () => {
