@@ -1,13 +1,15 @@
-import { ApprovalForbiddenError } from '../payouts/errors.js';
+import type { CreatePayoutResult } from '../payouts/engine/create-payout.js';
+import { ApprovalForbiddenError, CreationCompanionRefusedError } from '../payouts/errors.js';
 import { PayoutStatus, systemPrincipal } from '../payouts/model.js';
 import {
+  ConcurrentModificationError,
   IdempotencyConflictError,
   InvalidTransitionError,
   isConcurrentModificationOf,
   ValidationError,
 } from '../shared/errors.js';
 import type { RecurrenceContext } from './context.js';
-import { OccurrenceState, type Recurrence, RecurrenceStatus } from './model.js';
+import { type OccurrenceRecord, OccurrenceState, type Recurrence, RecurrenceStatus } from './model.js';
 import { type Occurrence, occurrences } from './rules.js';
 
 export interface RecurrenceSweepOptions {
@@ -105,6 +107,14 @@ async function materialiseRecurrence(ctx: RecurrenceContext, start: Recurrence, 
         result.skipped++;
       } else {
         const outcome = await materialiseOccurrence(ctx, recurrence, occurrence, now);
+        if (outcome.kind === 'conflict') {
+          // A command or another tick changed the recurrence or this occurrence first: nothing was created, and
+          // the next tick starts from what they are now.
+          result.conflict = true;
+          return result;
+        }
+        // The payout's creation moved the version on (see materialiseOccurrence): the pointer's write follows it.
+        recurrence = { ...recurrence, version: outcome.version };
         if (outcome.kind === 'skipped') result.skipped++;
         else {
           created = outcome.payoutId;
@@ -142,14 +152,26 @@ async function materialiseRecurrence(ctx: RecurrenceContext, start: Recurrence, 
   }
 }
 
+/** What became of the occurrence, and the recurrence's version after it (`version`). */
 type MaterialiseOutcome =
-  | { readonly kind: 'materialised'; readonly payoutId: string; readonly late: boolean }
-  | { readonly kind: 'skipped' };
+  | {
+      readonly kind: 'materialised';
+      readonly payoutId: string;
+      readonly late: boolean;
+      readonly version: number;
+    }
+  | { readonly kind: 'skipped'; readonly version: number }
+  | { readonly kind: 'conflict' };
 
 /**
  * Creates (or finds again) the occurrence's payout, requested by the rule's creator and carrying the rule's
  * approver, and records it. An occurrence already skipped gets no payout; one held by a pause gets its next
  * generation (the cancelled payout keeps the older key).
+ *
+ * A new payout commits in one transaction with its history record and a step of the recurrence's version
+ * (RecurrenceStore.materialisation): no payout of an occurrence exists without the record naming it, even when
+ * the tick dies right after; and a pause, cancel or skip that read the recurrence before the payout existed
+ * fails its conditional write and reads the history again, where it finds the payout to stop.
  */
 async function materialiseOccurrence(
   ctx: RecurrenceContext,
@@ -158,16 +180,27 @@ async function materialiseOccurrence(
   now: Date,
 ): Promise<MaterialiseOutcome> {
   const late = occurrence.at < now.toISOString();
+  const { version } = recurrence;
   const existing = await ctx.store.getOccurrence(recurrence.id, occurrence.localDate);
-  if (existing?.state === OccurrenceState.Skipped) return { kind: 'skipped' };
+  if (existing?.state === OccurrenceState.Skipped) return { kind: 'skipped', version };
   if (existing?.state === OccurrenceState.Materialised && existing.payoutId) {
     // A tick that advanced no pointer after recording it (crash, lost race): the payout exists already.
-    return { kind: 'materialised', payoutId: existing.payoutId, late };
+    return { kind: 'materialised', payoutId: existing.payoutId, late, version };
   }
   const generation = existing?.state === OccurrenceState.Held ? (existing.generation ?? 1) + 1 : 1;
-  let payoutId: string;
+  const recordOf = (payoutId: string): OccurrenceRecord => ({
+    recurrenceId: recurrence.id,
+    localDate: occurrence.localDate,
+    index: occurrence.index,
+    at: occurrence.at,
+    state: OccurrenceState.Materialised,
+    payoutId,
+    generation,
+    recordedAt: now.toISOString(),
+  });
+  let created: CreatePayoutResult;
   try {
-    const { payout } = await ctx.payouts.create({
+    created = await ctx.payouts.create({
       request: { ...recurrence.template, scheduleAt: occurrence.at },
       idempotencyKey: occurrenceKey(recurrence.id, occurrence.localDate, generation),
       origin: 'schedule',
@@ -175,9 +208,12 @@ async function materialiseOccurrence(
       // Four eyes: the person who made the rule asks for every occurrence, so they can never approve one.
       actor: recurrence.createdBy,
       ...(recurrence.approvedBy && { approvedBy: recurrence.approvedBy }),
+      // Only while the record and the recurrence are as read here: a skip, pause or cancel that wrote first
+      // means no payout at all.
+      companion: (payout) => ctx.store.materialisation(recordOf(payout.id), recurrence),
     });
-    payoutId = payout.id;
   } catch (error) {
+    if (error instanceof CreationCompanionRefusedError) return { kind: 'conflict' };
     if (
       !(
         error instanceof ValidationError ||
@@ -192,32 +228,20 @@ async function materialiseOccurrence(
       localDate: occurrence.localDate,
       error: error.message,
     });
-    await ctx.store.recordSkipped({
-      recurrenceId: recurrence.id,
-      localDate: occurrence.localDate,
-      index: occurrence.index,
-      at: occurrence.at,
-      state: OccurrenceState.Skipped,
-      reason: `refused: ${error.message}`,
-      recordedAt: now.toISOString(),
-    });
-    return { kind: 'skipped' };
+    await skipOccurrence(ctx, recurrence, occurrence, now, `refused: ${error.message}`);
+    return { kind: 'skipped', version };
   }
-  const outcome = await ctx.store.recordMaterialised({
-    recurrenceId: recurrence.id,
-    localDate: occurrence.localDate,
-    index: occurrence.index,
-    at: occurrence.at,
-    state: OccurrenceState.Materialised,
-    payoutId,
-    generation,
-    recordedAt: now.toISOString(),
-  });
+  const payoutId = created.payout.id;
+  // Only a creation wrote the companion (and stepped the version); a replay of the key wrote nothing.
+  const after = created.replayed ? version : version + 1;
+  // A new payout's record committed with it; a replay of the key (another tick created it) wrote nothing, so
+  // the record is made to name it here. Either way this reads back what holds now.
+  const outcome = await ctx.store.recordMaterialised(recordOf(payoutId));
   if (!outcome.recorded) {
     // A skip, or a pause and resume that moved to a newer generation, landed between reading the record and
     // creating this payout: the record wins, so this payout must never be paid.
     if (outcome.current.payoutId !== payoutId) await cancelQuietly(ctx, payoutId, 'occurrence skipped');
-    return { kind: 'skipped' };
+    return { kind: 'skipped', version: after };
   }
   if (late) {
     ctx.logger.warn('recurring payout occurrence materialised after its time', {
@@ -227,7 +251,7 @@ async function materialiseOccurrence(
       payoutId,
     });
   }
-  return { kind: 'materialised', payoutId, late };
+  return { kind: 'materialised', payoutId, late, version: after };
 }
 
 /**
@@ -254,10 +278,25 @@ async function stopIfNoLongerActive(
   }
 }
 
+/** What a skip did: recorded it, found it skipped already, or left it because its payout is past cancelling. */
+export type SkipOutcome =
+  | { readonly kind: 'recorded' }
+  | { readonly kind: 'alreadySkipped' }
+  | { readonly kind: 'payoutMoved'; readonly payoutId: string };
+
+/** How many times a skip reads the record again after it changed under it (each change is another writer's). */
+const SKIP_ATTEMPTS = 5;
+
 /**
- * Records that an occurrence will not be paid, cancelling its payout if one is still scheduled. A payout
- * already released (or cancelled by a person) is left as it is and the record too: its payout's status tells
- * what happened, and the history never says "skipped" of money that moved. False when nothing was recorded.
+ * Records that an occurrence will not be paid, cancelling its payout if one is still scheduled (one cancelled
+ * already, by a pause or a person, is recorded skipped too). A payout already released is left as it is and the
+ * record too (`payoutMoved`): its payout's status tells what happened, and the history never says "skipped" of
+ * money that moved.
+ *
+ * The record is written only over the one read: when a tick materialised the occurrence in between, the skip
+ * reads it again, cancels that payout first, and only then records the skip.
+ *
+ * @throws ConcurrentModificationError when the record kept changing under it
  */
 export async function skipOccurrence(
   ctx: RecurrenceContext,
@@ -265,27 +304,50 @@ export async function skipOccurrence(
   occurrence: Occurrence,
   now: Date,
   reason: string,
-): Promise<boolean> {
-  const existing = await ctx.store.getOccurrence(recurrence.id, occurrence.localDate);
-  if (existing?.state === OccurrenceState.Skipped) return false;
+): Promise<SkipOutcome> {
+  let existing = await ctx.store.getOccurrence(recurrence.id, occurrence.localDate);
+  for (let attempt = 1; ; attempt++) {
+    const outcome = await skipOverRecord(ctx, recurrence, occurrence, now, reason, existing);
+    if (outcome) return outcome;
+    if (attempt >= SKIP_ATTEMPTS) throw new ConcurrentModificationError('recurring payout', recurrence.id);
+    existing = await ctx.store.getOccurrence(recurrence.id, occurrence.localDate);
+  }
+}
+
+/**
+ * One attempt of `skipOccurrence` over `existing`, the record as last read (undefined: none). Undefined when the
+ * record changed before the skip could be written over it.
+ */
+export async function skipOverRecord(
+  ctx: RecurrenceContext,
+  recurrence: Recurrence,
+  occurrence: Occurrence,
+  now: Date,
+  reason: string,
+  existing: OccurrenceRecord | undefined,
+): Promise<SkipOutcome | undefined> {
+  if (existing?.state === OccurrenceState.Skipped) return { kind: 'alreadySkipped' };
   if (
     existing?.state === OccurrenceState.Materialised &&
     existing.payoutId &&
     !(await cancelledOrCancel(ctx, existing.payoutId, reason))
   ) {
-    return false;
+    return { kind: 'payoutMoved', payoutId: existing.payoutId };
   }
-  await ctx.store.recordSkipped({
-    recurrenceId: recurrence.id,
-    localDate: occurrence.localDate,
-    index: occurrence.index,
-    at: occurrence.at,
-    state: OccurrenceState.Skipped,
-    reason,
-    ...(existing?.payoutId && { payoutId: existing.payoutId }),
-    recordedAt: now.toISOString(),
-  });
-  return true;
+  const recorded = await ctx.store.recordSkipped(
+    {
+      recurrenceId: recurrence.id,
+      localDate: occurrence.localDate,
+      index: occurrence.index,
+      at: occurrence.at,
+      state: OccurrenceState.Skipped,
+      reason,
+      ...(existing?.payoutId && { payoutId: existing.payoutId }),
+      recordedAt: now.toISOString(),
+    },
+    existing,
+  );
+  return recorded ? { kind: 'recorded' } : undefined;
 }
 
 /** True when the payout is cancelled, by this call (it was still `scheduled`) or before. */

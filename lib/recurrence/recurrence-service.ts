@@ -22,7 +22,9 @@ import {
   occurrenceFrom,
   type RecurrenceSweepOptions,
   type RecurrenceSweepReport,
+  type SkipOutcome,
   skipOccurrence,
+  skipOverRecord,
   sweepRecurrences,
 } from './materialise.js';
 import {
@@ -69,6 +71,14 @@ export interface HistoryPage {
 
 /** How many retries a command makes when the sweeper advanced the recurrence meanwhile. */
 const COMMAND_RETRIES = 3;
+
+/**
+ * Passed occurrences are recorded a page at a time (one key-range read of their records per page), each page's
+ * skips written this many at once. A command cut off by the API's deadline keeps the pages it wrote: the same
+ * command again finds them recorded and goes on from there.
+ */
+const PASSED_PAGE = 100;
+const PASSED_WRITES_AT_ONCE = 10;
 
 /**
  * Recurring payouts: a payout template plus a rule. Occurrences become ordinary scheduled payouts, each with
@@ -324,14 +334,12 @@ export class RecurrenceService {
       const why = `recurring payout cancelled by ${actor.id}`;
       if (recurrence.status === RecurrenceStatus.Paused) {
         // No resume will come to record the occurrences that fell in the pause: record them now.
-        for (const occurrence of this.#passed(recurrence, now)) {
-          await skipOccurrence(this.ctx, recurrence, occurrence, now, `fell while paused; ${why}`);
-        }
+        await this.#recordPassed(recurrence, now, `fell while paused; ${why}`);
       }
       for (const record of await this.#futureRecords(recurrence, now)) {
         if (record.state === OccurrenceState.Skipped) continue;
         const occurrence = occurrenceOn(recurrence.rule, record.localDate);
-        if (occurrence) await skipOccurrence(this.ctx, recurrence, occurrence, now, why);
+        if (occurrence) await this.#skipAsRead(recurrence, occurrence, now, why, record);
       }
       return { status: RecurrenceStatus.Cancelled, statusReason: reason ?? `cancelled by ${actor.id}` };
     });
@@ -339,10 +347,15 @@ export class RecurrenceService {
 
   /**
    * Skips one named occurrence (its local date). Not yet materialised: it never will be. Materialised and
-   * still scheduled: its payout is cancelled. Already released or paid: refused.
+   * still scheduled: its payout is cancelled. Already released or paid: refused. A tick that materialises it
+   * while the skip runs loses: the skip finds the payout, cancels it, then records the skip (audited).
    */
   skip(id: string, localDate: string, actor: Principal, reason?: string): Promise<Recurrence> {
     const note = `occurrence of ${localDate} skipped by ${actor.id}${reason ? `: ${reason}` : ''}`;
+    const why = reason ? `skipped by ${actor.id}: ${reason}` : `skipped by ${actor.id}`;
+    // Set once an attempt of this command recorded the skip: a retry (a tick moved the pointer past the
+    // occurrence meanwhile) then finds it skipped, and must still write the command's audit event.
+    let recordedHere = false;
     return this.#command(
       id,
       actor,
@@ -363,34 +376,65 @@ export class RecurrenceService {
             { path: 'localDate', message: `${localDate} is not an occurrence of recurring payout ${id}` },
           ]);
         }
-        const why = reason ? `skipped by ${actor.id}: ${reason}` : `skipped by ${actor.id}`;
-        if (occurrence.index < recurrence.nextIndex) {
-          const record = await this.ctx.store.getOccurrence(id, localDate);
-          if (record?.state === OccurrenceState.Skipped) return {};
-          if (
-            record?.state === OccurrenceState.Materialised &&
-            record.payoutId &&
-            !(await cancelQuietly(this.ctx, record.payoutId, why))
-          ) {
-            throw new InvalidTransitionError(
-              'recurring payout',
-              `the occurrence of ${localDate} is already past its scheduled state (payout ${record.payoutId}); it cannot be skipped`,
-            );
-          }
-          if (!record?.payoutId && occurrence.at < now.toISOString()) {
-            throw new InvalidTransitionError(
-              'recurring payout',
-              `the occurrence of ${localDate} is in the past`,
-            );
-          }
-          await skipOccurrence(this.ctx, recurrence, occurrence, now, why);
-          return {};
+        const ahead = occurrence.index >= recurrence.nextIndex;
+        if (!recordedHere) recordedHere = await this.#skipNamed(recurrence, occurrence, ahead, now, why);
+        // Dates ahead of the pointer are also kept on the recurrence, so the tick passes over them.
+        if (ahead && !recurrence.skippedDates.includes(localDate)) {
+          return { skippedDates: [...recurrence.skippedDates, localDate].sort() };
         }
-        await skipOccurrence(this.ctx, recurrence, occurrence, now, why);
-        if (recurrence.skippedDates.includes(localDate)) return {};
-        return { skippedDates: [...recurrence.skippedDates, localDate].sort() };
+        return recordedHere ? {} : undefined;
       },
       note,
+    );
+  }
+
+  /**
+   * Records the skip of a named occurrence, cancelling its payout if it has one. True when this call recorded
+   * it, false when it was skipped already.
+   *
+   * @throws InvalidTransitionError when its payout is past cancelling, or it passed without a payout
+   */
+  async #skipNamed(
+    recurrence: Recurrence,
+    occurrence: Occurrence,
+    ahead: boolean,
+    now: Date,
+    why: string,
+  ): Promise<boolean> {
+    const { localDate } = occurrence;
+    const record = await this.ctx.store.getOccurrence(recurrence.id, localDate);
+    if (
+      !ahead &&
+      record?.state !== OccurrenceState.Skipped &&
+      !record?.payoutId &&
+      occurrence.at < now.toISOString()
+    ) {
+      throw new InvalidTransitionError('recurring payout', `the occurrence of ${localDate} is in the past`);
+    }
+    const outcome = await this.#skipAsRead(recurrence, occurrence, now, why, record);
+    if (outcome.kind === 'payoutMoved') {
+      throw new InvalidTransitionError(
+        'recurring payout',
+        `the occurrence of ${localDate} is already past its scheduled state (payout ${outcome.payoutId}); it cannot be skipped`,
+      );
+    }
+    return outcome.kind === 'recorded';
+  }
+
+  /**
+   * `skipOccurrence` starting from `record`, the occurrence's record as already read (undefined: none), so the
+   * read is not repeated; read again only when it changed before the skip was written.
+   */
+  async #skipAsRead(
+    recurrence: Recurrence,
+    occurrence: Occurrence,
+    now: Date,
+    why: string,
+    record: OccurrenceRecord | undefined,
+  ): Promise<SkipOutcome> {
+    return (
+      (await skipOverRecord(this.ctx, recurrence, occurrence, now, why, record)) ??
+      (await skipOccurrence(this.ctx, recurrence, occurrence, now, why))
     );
   }
 
@@ -399,19 +443,24 @@ export class RecurrenceService {
     return sweepRecurrences(this.ctx, options);
   }
 
-  /** Reads, applies a change, writes conditionally; retries when the sweeper advanced the recurrence meanwhile. */
+  /**
+   * Reads, applies a change, writes conditionally with the command's audit event; retries when the sweeper
+   * advanced the recurrence meanwhile.
+   */
   async #command(
     id: string,
     actor: Principal,
     action: RecurrenceAuditEvent['action'],
-    change: (recurrence: Recurrence, now: Date) => Promise<Partial<Recurrence>>,
+    change: (recurrence: Recurrence, now: Date) => Promise<Partial<Recurrence> | undefined>,
     note?: string,
   ): Promise<Recurrence> {
     for (let attempt = 0; ; attempt++) {
       const recurrence = await this.get(id);
       const now = this.ctx.clock.now();
+      // Undefined: the command changed nothing (a repeated skip), so nothing is written or audited. An empty
+      // change still writes a version with the command's audit event: it decided something elsewhere.
       const changes = await change(recurrence, now);
-      if (Object.keys(changes).length === 0) return recurrence;
+      if (!changes) return recurrence;
       try {
         const version = recurrence.version + 1;
         return await this.ctx.store.replace(
@@ -442,9 +491,7 @@ export class RecurrenceService {
     why: string,
     statusReason: string,
   ): Promise<Partial<Recurrence>> {
-    for (const occurrence of this.#passed(recurrence, now)) {
-      await skipOccurrence(this.ctx, recurrence, occurrence, now, why);
-    }
+    await this.#recordPassed(recurrence, now, why);
     const next = occurrences(recurrence.rule, { fromIndex: recurrence.nextIndex, from: now, limit: 1 })[0];
     if (!next)
       return { status: RecurrenceStatus.Completed, statusReason: `${statusReason}; no occurrence left` };
@@ -457,18 +504,51 @@ export class RecurrenceService {
     };
   }
 
-  /** The occurrences from the pointer whose time is before now (at most a year of them). */
-  #passed(recurrence: Recurrence, now: Date): Occurrence[] {
-    return occurrences(recurrence.rule, {
-      fromIndex: recurrence.nextIndex,
-      to: new Date(now.getTime() - 1),
-      limit: 366,
-    });
+  /**
+   * Records every occurrence from the pointer whose time is before now as skipped (`why`), however many: a page
+   * of occurrences at a time, their records read by one key range, their skips written a few at once.
+   */
+  async #recordPassed(recurrence: Recurrence, now: Date, why: string): Promise<void> {
+    const before = new Date(now.getTime() - 1);
+    for (let fromIndex = recurrence.nextIndex; ; ) {
+      const page = occurrences(recurrence.rule, { fromIndex, to: before, limit: PASSED_PAGE });
+      const [first, last] = [page[0], page.at(-1)];
+      if (!first || !last) return;
+      const records = await this.ctx.store.occurrencesFrom(recurrence.id, {
+        from: first.localDate,
+        to: last.localDate,
+      });
+      const recordOn = new Map(records.map((record) => [record.localDate, record]));
+      await forEachAtOnce(page, PASSED_WRITES_AT_ONCE, (occurrence) =>
+        this.#skipAsRead(recurrence, occurrence, now, why, recordOn.get(occurrence.localDate)),
+      );
+      if (page.length < PASSED_PAGE) return;
+      fromIndex = last.index + 1;
+    }
   }
 
-  /** History entries of occurrences after now (materialised ahead of their time, held or skipped). */
+  /**
+   * History entries of occurrences after now (materialised ahead of their time, held or skipped): every record
+   * from the first occurrence at or after now to the newest, by key range. Records are keyed by local date, in
+   * the order of their occurrences' times, so the range holds all of them however many future dates were skipped.
+   */
   async #futureRecords(recurrence: Recurrence, now: Date): Promise<OccurrenceRecord[]> {
-    const records = await this.ctx.store.occurrences(recurrence.id, this.ctx.config.maxOccurrencesPerTick);
+    const first = occurrences(recurrence.rule, { from: now, limit: 1 })[0];
+    if (!first) return [];
+    const records = await this.ctx.store.occurrencesFrom(recurrence.id, { from: first.localDate });
     return records.filter((record) => record.at > now.toISOString());
   }
+}
+
+/** Runs `work` on every item, at most `atOnce` at a time; rejects with the first failure. */
+async function forEachAtOnce<T>(
+  items: readonly T[],
+  atOnce: number,
+  work: (item: T) => Promise<unknown>,
+): Promise<void> {
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) await work(items[next++] as T);
+  };
+  await Promise.all(Array.from({ length: Math.min(atOnce, items.length) }, worker));
 }

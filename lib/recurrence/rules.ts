@@ -46,10 +46,25 @@ export interface OccurrenceWindow {
 
 const DAY_MS = 86_400_000;
 
+/**
+ * The dates a rule may name (`startDate`, `endDate`) and its occurrences may fall on, inclusive. Every date in
+ * the range has a four-digit year, which the occurrence keys and their string order need (the date after
+ * 9999-12-31 is `+010000-01-01`, which neither parses nor sorts); a rule runs out of occurrences at the end
+ * of the range, as at an `endDate`, so none can leave it.
+ */
+export const RULE_DATES = { first: '2000-01-01', last: '2999-12-31' } as const;
+
+/** `Date.UTC` of a civil date; unlike `Date.UTC(y, …)` itself, correct for years 0 to 99 too (not read as 19xx). */
+function utcMs(year: number, monthIndex: number, day: number): number {
+  const date = new Date(0);
+  date.setUTCFullYear(year, monthIndex, day);
+  return date.getTime();
+}
+
 /** A civil date as days since 1970-01-01 (proleptic Gregorian), and back. */
 function toDays(date: string): number {
   const [y, m, d] = parseDate(date);
-  return Math.round(Date.UTC(y, m - 1, d) / DAY_MS);
+  return Math.round(utcMs(y, m - 1, d) / DAY_MS);
 }
 
 function fromDays(days: number): string {
@@ -69,8 +84,13 @@ export function isCalendarDate(date: string): boolean {
   return m >= 1 && m <= 12 && d >= 1 && d <= daysInMonth(y, m);
 }
 
+/** True for a calendar date a rule may name: within RULE_DATES. */
+export function isRuleDate(date: string): boolean {
+  return isCalendarDate(date) && date >= RULE_DATES.first && date <= RULE_DATES.last;
+}
+
 export function daysInMonth(year: number, month: number): number {
-  return new Date(Date.UTC(year, month, 0)).getUTCDate();
+  return new Date(utcMs(year, month, 0)).getUTCDate();
 }
 
 /** True when `timeZone` is an IANA zone this runtime knows. */
@@ -125,12 +145,13 @@ export function occurrences(rule: RecurrenceRule, window: OccurrenceWindow = {})
   const result: Occurrence[] = [];
   const fromMs = window.from?.getTime();
   const toMs = window.to?.getTime();
+  const lastDate = lastDateOf(rule);
   let index = window.fromIndex ?? 0;
   if (window.from) index = Math.max(index, indexNear(rule, window.from.toISOString().slice(0, 10)));
   while (result.length < limit) {
     if (rule.maxOccurrences !== undefined && index >= rule.maxOccurrences) break;
     const localDate = localDateAt(rule, index);
-    if (rule.endDate !== undefined && localDate > rule.endDate) break;
+    if (localDate > lastDate) break;
     const atMs = zonedToUtc(localDate, rule.timeOfDay, rule.timeZone);
     if (toMs !== undefined && atMs > toMs) break;
     if (fromMs === undefined || atMs >= fromMs) {
@@ -143,12 +164,14 @@ export function occurrences(rule: RecurrenceRule, window: OccurrenceWindow = {})
 
 /** The occurrence of a rule on a local date, or undefined when the rule does not pay that day. */
 export function occurrenceOn(rule: RecurrenceRule, localDate: string): Occurrence | undefined {
-  if (!isCalendarDate(localDate) || localDate < rule.startDate) return undefined;
+  const lastDate = lastDateOf(rule);
+  // A date past the rule's last one is never reached: without this, the search below would walk past year 9999.
+  if (!isCalendarDate(localDate) || localDate < rule.startDate || localDate > lastDate) return undefined;
   let index = indexNear(rule, localDate);
   for (;;) {
     if (rule.maxOccurrences !== undefined && index >= rule.maxOccurrences) return undefined;
     const date = localDateAt(rule, index);
-    if (date > localDate || (rule.endDate !== undefined && date > rule.endDate)) return undefined;
+    if (date > localDate) return undefined;
     if (date === localDate) {
       return {
         index,
@@ -158,6 +181,14 @@ export function occurrenceOn(rule: RecurrenceRule, localDate: string): Occurrenc
     }
     index++;
   }
+}
+
+/**
+ * The last date an occurrence may fall on: the rule's `endDate`, never past RULE_DATES. The first date a rule
+ * computes past it is at most `every` (366) months later, still a four-digit year, so comparing strings stops it.
+ */
+function lastDateOf(rule: RecurrenceRule): string {
+  return rule.endDate !== undefined && rule.endDate < RULE_DATES.last ? rule.endDate : RULE_DATES.last;
 }
 
 /** The zone's offset from UTC at an instant, in ms (local minus UTC). */

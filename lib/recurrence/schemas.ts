@@ -1,12 +1,17 @@
 import { payoutRequestVariants } from '../payouts/schemas.js';
 import { FIELD_MAXIMA } from '../shared/field-limits.js';
 import * as z from '../shared/zod.js';
-import { isCalendarDate, isTimeZone } from './rules.js';
+import { isRuleDate, isTimeZone, RULE_DATES } from './rules.js';
 
 /** The zone used when a recurring payout names none: the merchants' own. */
 export const DEFAULT_TIME_ZONE = 'Africa/Lagos';
 
-const localDate = z.string().check(z.refine(isCalendarDate, 'must be a calendar date YYYY-MM-DD'));
+/** A rule's dates stay within RULE_DATES: refused here (400 naming the field), never stored to fail every read. */
+const localDate = z
+  .string()
+  .check(
+    z.refine(isRuleDate, `must be a calendar date YYYY-MM-DD from ${RULE_DATES.first} to ${RULE_DATES.last}`),
+  );
 
 /** Fields of a recurrence rule, added to the payout fields of `POST /recurring-payouts`. */
 export const recurrenceFields = {

@@ -1,6 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { PayoutStatus } from '../../lib/payouts/model.js';
 import { occurrenceKey } from '../../lib/recurrence/materialise.js';
+import type { RecurrenceAuditEvent } from '../../lib/recurrence/model.js';
 import { OccurrenceState, RecurrenceStatus } from '../../lib/recurrence/model.js';
 import { RecurrenceService } from '../../lib/recurrence/recurrence-service.js';
 import { alice, bob, ledgerEntriesOf } from '../support/engine-harness.js';
@@ -162,5 +163,210 @@ describe('pause and resume (issue 14, finding 4)', () => {
     await h.tick();
     const payouts = await payoutsOf(recurrence.id, '2026-04-07');
     expect(payouts.map((p) => p.status)).toEqual([PayoutStatus.Cancelled, PayoutStatus.Succeeded]);
+  });
+});
+
+/** The local date `days` after `date`. */
+const dayAfter = (date: string, days: number) =>
+  new Date(Date.parse(`${date}T00:00:00Z`) + days * 86_400_000).toISOString().slice(0, 10);
+
+const actionsOf = (audit: readonly RecurrenceAuditEvent[]) => audit.map((event) => event.action);
+
+describe('commands that race a tick or follow a crashed one (recurring payouts review)', () => {
+  it('cancels the payout of a tick that ran between a skip reading the occurrence and writing it, and audits the skip', async () => {
+    lagos('2026-04-09', '09:00');
+    const { recurrence } = await h.recurrences.create({
+      request: dailyRule({ startDate: '2026-04-09', timeOfDay: '11:02', narration: 'raced skip' }),
+      idempotencyKey: 'raced-skip',
+      actor: alice,
+    });
+    lagos('2026-04-09', '10:55');
+    // Injected interleaving (the real store, with a tick run at one chosen point): the skip read no record of the
+    // occurrence; the tick then creates its payout, records it and moves the pointer past it; then the skip writes.
+    let raced = false;
+    const store = replaceMethod(h.recurrenceStore, 'recordSkipped', async (record, expected) => {
+      if (!raced) {
+        raced = true;
+        expect((await h.recurrences.sweep()).materialised).toBe(1);
+      }
+      return h.recurrenceStore.recordSkipped(record, expected);
+    });
+    const racing = new RecurrenceService({ ...h.recurrences.ctx, store });
+    await racing.skip(recurrence.id, '2026-04-09', bob, 'paid by hand');
+    expect(raced).toBe(true);
+
+    lagos('2026-04-09', '11:02');
+    await h.tick();
+    await h.tick();
+    const payouts = await payoutsOf(recurrence.id, '2026-04-09');
+    expect(payouts.map((p) => p.status)).toEqual([PayoutStatus.Cancelled]);
+    expect(payouts.flatMap((p) => ledgerEntriesOf(h.sandbox, p.id))).toHaveLength(0);
+    expect(await h.recurrenceStore.getOccurrence(recurrence.id, '2026-04-09')).toMatchObject({
+      state: OccurrenceState.Skipped,
+      payoutId: payouts[0]?.id,
+      reason: 'skipped by bob: paid by hand',
+    });
+    const { audit } = await h.recurrences.view(recurrence.id);
+    expect(actionsOf(audit)).toEqual(['created', 'skipped']);
+    expect(audit[1]).toMatchObject({
+      actor: bob,
+      reason: 'occurrence of 2026-04-09 skipped by bob: paid by hand',
+    });
+  });
+
+  it('refuses a skip racing a tick once the payout it created is past cancelling, and leaves its record', async () => {
+    lagos('2026-04-10', '09:00');
+    const { recurrence } = await h.recurrences.create({
+      request: dailyRule({ startDate: '2026-04-10', timeOfDay: '11:02', narration: 'raced late skip' }),
+      idempotencyKey: 'raced-late-skip',
+      actor: alice,
+    });
+    lagos('2026-04-10', '11:03');
+    // The tick that runs between the skip's read and its write materialises the occurrence late and the engine
+    // pays it at once: nothing is left to cancel, so the skip is refused and the history keeps the payout.
+    let raced = false;
+    const store = replaceMethod(h.recurrenceStore, 'recordSkipped', async (record, expected) => {
+      if (!raced) {
+        raced = true;
+        await h.tick();
+      }
+      return h.recurrenceStore.recordSkipped(record, expected);
+    });
+    const racing = new RecurrenceService({ ...h.recurrences.ctx, store });
+    await expect(racing.skip(recurrence.id, '2026-04-10', bob)).rejects.toThrow(/cannot be skipped/);
+
+    const [payout] = await payoutsOf(recurrence.id, '2026-04-10');
+    expect(payout?.status).toBe(PayoutStatus.Succeeded);
+    expect(await h.recurrenceStore.getOccurrence(recurrence.id, '2026-04-10')).toMatchObject({
+      state: OccurrenceState.Materialised,
+      payoutId: payout?.id,
+    });
+    expect(actionsOf((await h.recurrences.view(recurrence.id)).audit)).toEqual(['created']);
+  });
+
+  it('stops the payout of a tick that died right after creating it when the rule is paused', async () => {
+    lagos('2026-04-11', '09:00');
+    const { recurrence } = await h.recurrences.create({
+      request: dailyRule({ startDate: '2026-04-11', timeOfDay: '11:02', narration: 'crashed tick' }),
+      idempotencyKey: 'crashed-tick',
+      actor: alice,
+    });
+    lagos('2026-04-11', '10:55');
+    // Injected fault (a process dying at a given point): the tick dies right after creating the payout.
+    const store = replaceMethod(h.recurrenceStore, 'recordMaterialised', async () => {
+      throw new Error('simulated crash after the payout was created');
+    });
+    const crashing = new RecurrenceService({ ...h.recurrences.ctx, store });
+    await expect(crashing.sweep()).rejects.toThrow(/simulated crash/);
+    const [created] = await payoutsOf(recurrence.id, '2026-04-11');
+    expect(created?.status).toBe(PayoutStatus.Scheduled);
+
+    // The rule leaves the work queue: no tick comes back for the occurrence. The pause must find the payout.
+    lagos('2026-04-11', '10:58');
+    await h.recurrences.pause(recurrence.id, bob, 'supplier dispute');
+    lagos('2026-04-11', '11:02');
+    await h.tick();
+    await h.tick();
+
+    const payouts = await payoutsOf(recurrence.id, '2026-04-11');
+    expect(payouts.map((p) => p.status)).toEqual([PayoutStatus.Cancelled]);
+    expect(payouts.flatMap((p) => ledgerEntriesOf(h.sandbox, p.id))).toHaveLength(0);
+    expect(await h.recurrenceStore.getOccurrence(recurrence.id, '2026-04-11')).toMatchObject({
+      state: OccurrenceState.Held,
+      payoutId: created?.id,
+    });
+    expect(actionsOf((await h.recurrences.view(recurrence.id)).audit)).toEqual(['created', 'paused']);
+  });
+
+  it('pays the payout of a tick that died right after creating it once, when the next tick finds it', async () => {
+    lagos('2026-04-12', '09:00');
+    const { recurrence } = await h.recurrences.create({
+      request: dailyRule({ startDate: '2026-04-12', timeOfDay: '11:02', narration: 'crashed tick resumed' }),
+      idempotencyKey: 'crashed-tick-next',
+      actor: alice,
+    });
+    lagos('2026-04-12', '10:55');
+    // Injected fault, as above: the tick dies right after creating the payout.
+    const store = replaceMethod(h.recurrenceStore, 'recordMaterialised', async () => {
+      throw new Error('simulated crash after the payout was created');
+    });
+    await expect(new RecurrenceService({ ...h.recurrences.ctx, store }).sweep()).rejects.toThrow(/crash/);
+    lagos('2026-04-12', '10:56');
+    await Promise.all([h.tick(), h.tick()]);
+    lagos('2026-04-12', '11:02');
+    await h.tick();
+
+    const payouts = await payoutsOf(recurrence.id, '2026-04-12');
+    expect(payouts.map((p) => p.status)).toEqual([PayoutStatus.Succeeded]);
+    expect(payouts.flatMap((p) => ledgerEntriesOf(h.sandbox, p.id))).toHaveLength(1);
+    expect((await h.recurrences.get(recurrence.id)).nextLocalDate).toBe('2026-04-13');
+  });
+
+  for (const command of ['pause', 'cancel'] as const) {
+    it(`${command} stops today's payout however many future dates were skipped (more than a tick's 50)`, async () => {
+      const today = command === 'pause' ? '2026-04-14' : '2026-04-16';
+      lagos(today, '09:00');
+      const { recurrence } = await h.recurrences.create({
+        request: dailyRule({ startDate: today, timeOfDay: '11:02', narration: `many skips, ${command}` }),
+        idempotencyKey: `many-skips-${command}`,
+        actor: alice,
+      });
+      for (let day = 1; day <= 51; day++) {
+        await h.recurrences.skip(recurrence.id, dayAfter(today, day), bob, 'holiday');
+      }
+      lagos(today, '10:55');
+      expect((await h.tick()).recurrences.materialised).toBe(1);
+
+      lagos(today, '10:58');
+      if (command === 'pause') await h.recurrences.pause(recurrence.id, bob);
+      else await h.recurrences.cancel(recurrence.id, bob);
+      lagos(today, '11:02');
+      await h.tick();
+      await h.tick();
+
+      const payouts = await payoutsOf(recurrence.id, today);
+      expect(payouts.map((p) => p.status)).toEqual([PayoutStatus.Cancelled]);
+      expect(payouts.flatMap((p) => ledgerEntriesOf(h.sandbox, p.id))).toHaveLength(0);
+      expect(await h.recurrenceStore.getOccurrence(recurrence.id, today)).toMatchObject({
+        state: command === 'pause' ? OccurrenceState.Held : OccurrenceState.Skipped,
+        payoutId: payouts[0]?.id,
+      });
+    });
+  }
+
+  // Last in this file: the clock (shared with the sandbox) moves on more than a year here.
+  it('records every occurrence that fell in a pause longer than a year, each once, and resumes after them', async () => {
+    lagos('2026-04-20', '09:00');
+    const { recurrence } = await h.recurrences.create({
+      request: dailyRule({ startDate: '2026-04-20', timeOfDay: '11:02', narration: 'long pause' }),
+      idempotencyKey: 'long-pause',
+      actor: alice,
+    });
+    await h.recurrences.pause(recurrence.id, bob, 'closed for a while');
+    const resumedOn = dayAfter('2026-04-20', 400);
+    lagos(resumedOn, '09:00');
+    const resumed = await h.recurrences.resume(recurrence.id, bob);
+    expect(resumed).toMatchObject({ status: RecurrenceStatus.Active, nextLocalDate: resumedOn });
+
+    const entries: { localDate: string; state: string; reason?: string }[] = [];
+    let before: string | undefined;
+    do {
+      const page = await h.recurrences.history(recurrence.id, { limit: 100, ...(before && { before }) });
+      entries.push(...page.entries);
+      before = page.before;
+    } while (before);
+    const fell = Array.from({ length: 400 }, (_, day) => dayAfter('2026-04-20', day));
+    expect(entries.map((entry) => entry.localDate)).toEqual([...fell].reverse());
+    expect(
+      entries.every(
+        (entry) =>
+          entry.state === OccurrenceState.Skipped && entry.reason === 'fell while paused; resumed by bob',
+      ),
+    ).toBe(true);
+    expect(actionsOf((await h.recurrences.view(recurrence.id)).audit)).toEqual([
+      'created',
+      'paused',
+      'resumed',
+    ]);
   });
 });

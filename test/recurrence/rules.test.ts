@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import {
   daysInMonth,
   isCalendarDate,
+  isRuleDate,
   localDateAt,
   occurrenceOn,
   occurrences,
@@ -253,5 +254,43 @@ describe('time zones', () => {
       '2026-10-25',
       '2026-10-26',
     ]);
+  });
+});
+
+describe('the range of dates a rule may reach (recurring payouts review, finding 4)', () => {
+  it('accepts the dates of 2000 to 2999 only, and reads years 0 to 99 as themselves, not as 19xx', () => {
+    expect(['2000-01-01', '2026-02-28', '2999-12-31'].every(isRuleDate)).toBe(true);
+    expect(['1999-12-31', '3000-01-01', '9999-12-31', '0026-02-28'].some(isRuleDate)).toBe(false);
+    // Year 0 is a leap year in the proleptic calendar; Date.UTC(0, …) means 1900, which is not.
+    expect(daysInMonth(0, 2)).toBe(29);
+    expect(isCalendarDate('0000-02-29')).toBe(true);
+  });
+
+  it('ends every rule at the end of the range, so no occurrence leaves it and no search walks past it', () => {
+    const rule = (
+      interval: RecurrenceRule['interval'],
+      every: number,
+      startDate: string,
+    ): RecurrenceRule => ({
+      interval,
+      every,
+      startDate,
+      timeOfDay: '09:00',
+      timeZone: 'Africa/Lagos',
+    });
+    expect(occurrences(rule('daily', 1, '2999-12-30'), { limit: 10 }).map((o) => o.localDate)).toEqual([
+      '2999-12-30',
+      '2999-12-31',
+    ]);
+    expect(occurrences(rule('monthly', 366, '2999-12-31'), { limit: 10 }).map((o) => o.localDate)).toEqual([
+      '2999-12-31',
+    ]);
+    expect(occurrences(rule('weekly', 1, '2999-12-25'), { fromIndex: 1, limit: 10 })).toEqual([]);
+    // A date no occurrence can reach is not an occurrence, at once (it was searched for until year 275760).
+    const started = Date.now();
+    expect(occurrenceOn(rule('weekly', 1, '2026-01-01'), '9999-12-31')).toBeUndefined();
+    expect(occurrenceOn(rule('monthly', 366, '2026-01-31'), '9999-12-31')).toBeUndefined();
+    expect(occurrenceOn(rule('daily', 1, '2026-01-01'), '2999-12-31')?.localDate).toBe('2999-12-31');
+    expect(Date.now() - started).toBeLessThan(1_000);
   });
 });

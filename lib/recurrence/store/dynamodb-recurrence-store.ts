@@ -3,6 +3,7 @@ import {
   type DynamoDBClient,
   TransactionCanceledException,
 } from '@aws-sdk/client-dynamodb';
+import type { CreationCompanion } from '../../payouts/store/payout-store.js';
 import { TableIndexes } from '../../payouts/store/table-design.js';
 import { decodeCursor, encodeCursor } from '../../shared/cursor.js';
 import {
@@ -159,35 +160,14 @@ export class DynamoDbRecurrenceStore implements RecurrenceStore {
   }
 
   async recordMaterialised(record: OccurrenceRecord): Promise<RecordMaterialisedOutcome> {
-    const key = recurrenceKeys.occurrence(record.recurrenceId, record.localDate);
+    const write = materialisedWrite(record);
     try {
       const { Attributes } = await this.#doc.send(
         new UpdateCommand({
           TableName: this.tableName,
-          Key: key,
-          UpdateExpression:
-            'SET entity = :entity, recurrenceId = :rid, localDate = :date, #index = :index, #at = :at, ' +
-            'payoutId = :payoutId, generation = :generation, #state = :materialised, recordedAt = :now ' +
-            'REMOVE reason',
-          // Nothing recorded yet; or held at an older generation (a resume materialises it again); or the same
-          // payout again (a repeated tick). A skip, or a newer generation, is never overwritten.
-          ConditionExpression:
-            'attribute_not_exists(#state) OR ' +
-            '(#state = :held AND (attribute_not_exists(generation) OR generation < :generation)) OR ' +
-            '(#state = :materialised AND payoutId = :payoutId)',
-          ExpressionAttributeNames: { '#index': 'index', '#at': 'at', '#state': 'state' },
-          ExpressionAttributeValues: {
-            ':entity': 'occurrence',
-            ':rid': record.recurrenceId,
-            ':date': record.localDate,
-            ':index': record.index,
-            ':at': record.at,
-            ':payoutId': record.payoutId,
-            ':generation': record.generation ?? 1,
-            ':materialised': OccurrenceState.Materialised,
-            ':held': OccurrenceState.Held,
-            ':now': record.recordedAt,
-          },
+          ...write,
+          // Also the same payout again (a repeated tick, or a replay of the key): recording it is a no-op.
+          ConditionExpression: `${write.ConditionExpression} OR (#state = :materialised AND payoutId = :payoutId)`,
           ReturnValues: 'ALL_NEW',
         }),
       );
@@ -199,6 +179,27 @@ export class DynamoDbRecurrenceStore implements RecurrenceStore {
         throw new ConcurrentModificationError('recurring payout', record.recurrenceId, { cause: error });
       return { recorded: false, current };
     }
+  }
+
+  materialisation(record: OccurrenceRecord, recurrence: Recurrence): CreationCompanion {
+    return {
+      items: [
+        { Update: { TableName: this.tableName, ...materialisedWrite(record) } },
+        {
+          // The version steps on, so that a command that read the recurrence before this payout existed (and
+          // so missed it in the history) fails its conditional write and reads the history again. Only the
+          // version: the pointer and the work-queue keys are the tick's own write after this one.
+          Update: {
+            TableName: this.tableName,
+            Key: recurrenceKeys.recurrence(recurrence.id),
+            UpdateExpression: 'SET #version = :next',
+            ConditionExpression: '#version = :version',
+            ExpressionAttributeNames: { '#version': 'version' },
+            ExpressionAttributeValues: { ':version': recurrence.version, ':next': recurrence.version + 1 },
+          },
+        },
+      ],
+    };
   }
 
   async holdOccurrence(
@@ -230,28 +231,41 @@ export class DynamoDbRecurrenceStore implements RecurrenceStore {
     }
   }
 
-  async recordSkipped(record: OccurrenceRecord): Promise<void> {
-    await this.#doc.send(
-      new UpdateCommand({
-        TableName: this.tableName,
-        Key: recurrenceKeys.occurrence(record.recurrenceId, record.localDate),
-        UpdateExpression:
-          'SET entity = :entity, recurrenceId = :rid, localDate = :date, #index = :index, #at = :at, ' +
-          `#state = :state, reason = :reason, recordedAt = :now${record.payoutId ? ', payoutId = :payoutId' : ''}`,
-        ExpressionAttributeNames: { '#index': 'index', '#at': 'at', '#state': 'state' },
-        ExpressionAttributeValues: {
-          ':entity': 'occurrence',
-          ':rid': record.recurrenceId,
-          ':date': record.localDate,
-          ':index': record.index,
-          ':at': record.at,
-          ':state': record.state,
-          ':reason': record.reason ?? 'skipped',
-          ':now': record.recordedAt,
-          ...(record.payoutId && { ':payoutId': record.payoutId }),
-        },
-      }),
-    );
+  async recordSkipped(record: OccurrenceRecord, expected?: OccurrenceRecord): Promise<boolean> {
+    try {
+      await this.#doc.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: recurrenceKeys.occurrence(record.recurrenceId, record.localDate),
+          UpdateExpression:
+            'SET entity = :entity, recurrenceId = :rid, localDate = :date, #index = :index, #at = :at, ' +
+            `#state = :state, reason = :reason, recordedAt = :now${record.payoutId ? ', payoutId = :payoutId' : ''}`,
+          // Only over the record the caller read and decided on: a payout materialised meanwhile is never
+          // overwritten by "skipped" (the caller reads again and cancels it first).
+          ConditionExpression: !expected
+            ? 'attribute_not_exists(#state)'
+            : `#state = :expectedState AND ${expected.payoutId ? 'payoutId = :expectedPayoutId' : 'attribute_not_exists(payoutId)'}`,
+          ExpressionAttributeNames: { '#index': 'index', '#at': 'at', '#state': 'state' },
+          ExpressionAttributeValues: {
+            ':entity': 'occurrence',
+            ':rid': record.recurrenceId,
+            ':date': record.localDate,
+            ':index': record.index,
+            ':at': record.at,
+            ':state': record.state,
+            ':reason': record.reason ?? 'skipped',
+            ':now': record.recordedAt,
+            ...(record.payoutId && { ':payoutId': record.payoutId }),
+            ...(expected && { ':expectedState': expected.state }),
+            ...(expected?.payoutId && { ':expectedPayoutId': expected.payoutId }),
+          },
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (error instanceof ConditionalCheckFailedException) return false;
+      throw error;
+    }
   }
 
   async getOccurrence(recurrenceId: string, localDate: string): Promise<OccurrenceRecord | undefined> {
@@ -287,6 +301,63 @@ export class DynamoDbRecurrenceStore implements RecurrenceStore {
     const records = (Items ?? []).map(fromOccurrenceItem);
     return before === undefined ? records : records.filter((r) => r.localDate !== before).slice(0, limit);
   }
+
+  async occurrencesFrom(
+    recurrenceId: string,
+    range: { from: string; to?: string },
+  ): Promise<OccurrenceRecord[]> {
+    const records: OccurrenceRecord[] = [];
+    let after: Record<string, unknown> | undefined;
+    do {
+      const page = await this.#doc.send(
+        new QueryCommand({
+          TableName: this.tableName,
+          KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
+          ExpressionAttributeValues: {
+            ':pk': recurrenceKeys.recurrence(recurrenceId).pk,
+            ':from': recurrenceKeys.occurrence(recurrenceId, range.from).sk,
+            // Every date sorts before `\uffff`: without `to`, the range runs to the newest record.
+            ':to': recurrenceKeys.occurrence(recurrenceId, range.to ?? '\uffff').sk,
+          },
+          ConsistentRead: true,
+          ExclusiveStartKey: after,
+        }),
+      );
+      records.push(...(page.Items ?? []).map(fromOccurrenceItem));
+      after = page.LastEvaluatedKey;
+    } while (after);
+    return records;
+  }
+}
+/**
+ * The write that records an occurrence's payout, on the condition that nothing was recorded yet or the record is
+ * `held` at an older generation (a resume materialises it again). A skip, or a newer generation, is never
+ * overwritten.
+ */
+function materialisedWrite(record: OccurrenceRecord) {
+  return {
+    Key: recurrenceKeys.occurrence(record.recurrenceId, record.localDate),
+    UpdateExpression:
+      'SET entity = :entity, recurrenceId = :rid, localDate = :date, #index = :index, #at = :at, ' +
+      'payoutId = :payoutId, generation = :generation, #state = :materialised, recordedAt = :now ' +
+      'REMOVE reason',
+    ConditionExpression:
+      'attribute_not_exists(#state) OR ' +
+      '(#state = :held AND (attribute_not_exists(generation) OR generation < :generation))',
+    ExpressionAttributeNames: { '#index': 'index', '#at': 'at', '#state': 'state' },
+    ExpressionAttributeValues: {
+      ':entity': 'occurrence',
+      ':rid': record.recurrenceId,
+      ':date': record.localDate,
+      ':index': record.index,
+      ':at': record.at,
+      ':payoutId': record.payoutId,
+      ':generation': record.generation ?? 1,
+      ':materialised': OccurrenceState.Materialised,
+      ':held': OccurrenceState.Held,
+      ':now': record.recordedAt,
+    },
+  };
 }
 
 /**

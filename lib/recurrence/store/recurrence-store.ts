@@ -1,3 +1,4 @@
+import type { CreationCompanion } from '../../payouts/store/payout-store.js';
 import type { OccurrenceRecord, Recurrence, RecurrenceAuditEvent, RecurrenceStatus } from '../model.js';
 
 export type CreateRecurrenceOutcome =
@@ -38,13 +39,30 @@ export interface RecurrenceStore {
    */
   recordMaterialised(record: OccurrenceRecord): Promise<RecordMaterialisedOutcome>;
   /**
+   * The writes that record an occurrence's payout in the transaction that creates the payout (its companion), so
+   * that no payout of an occurrence ever exists without the record naming it: a tick that dies after the create
+   * leaves a payout every pause, cancel and skip finds. They also step the recurrence's version by one, so a
+   * command that read it before fails its conditional write and reads the history again. The create is refused
+   * (CreationCompanionRefusedError, nothing written) unless the record could be written as `recordMaterialised`
+   * writes a new one and the recurrence is still at `recurrence.version`.
+   */
+  materialisation(record: OccurrenceRecord, recurrence: Recurrence): CreationCompanion;
+  /**
    * Marks a materialised occurrence `held` after a pause cancelled its payout; only while the record still
    * names that payout and is `materialised`. False when it changed meanwhile.
    */
   holdOccurrence(recurrenceId: string, localDate: string, payoutId: string, reason: string): Promise<boolean>;
-  /** Records a skip (named skip, passed over while paused or before approval, cancelled). */
-  recordSkipped(record: OccurrenceRecord): Promise<void>;
+  /**
+   * Records a skip (named skip, passed over while paused or before approval, cancelled), only over `expected`,
+   * the record the caller read (none when absent): same state and payoutId. False when it changed meanwhile.
+   */
+  recordSkipped(record: OccurrenceRecord, expected?: OccurrenceRecord): Promise<boolean>;
   getOccurrence(recurrenceId: string, localDate: string): Promise<OccurrenceRecord | undefined>;
   /** Occurrence history, newest first; with `before` (a local date), only the occurrences before it. */
   occurrences(recurrenceId: string, limit: number, before?: string): Promise<OccurrenceRecord[]>;
+  /**
+   * Every record from the local date `from` to `to` (inclusive; without it, to the newest), oldest first: a range
+   * of the keys, read page by page, however many records the range holds.
+   */
+  occurrencesFrom(recurrenceId: string, range: { from: string; to?: string }): Promise<OccurrenceRecord[]>;
 }
