@@ -76,8 +76,11 @@ const StartEnvSchema = z.object({
   RECORD_AWS_CALLS_TO: z.optional(z.string().check(z.minLength(1))),
 });
 
-/** What one sweep invocation may take, as if it were a Lambda with this much time. */
-const SWEEP_BUDGET_MS = 60_000;
+/**
+ * What one sweep invocation may take: the `sweep-due-payouts` Lambda's 2-minute timeout (infra/handlers.ts), so its
+ * stop margins (lib/jobs/scheduled.ts; refunds start only with 90 s left) leave it the same time to work as in AWS.
+ */
+const SWEEP_BUDGET_MS = 120_000;
 /** The provider's own schedules change rarely; in AWS this job runs on its own slower schedule. */
 const PROVIDER_SYNC_EVERY_MS = 5 * 60_000;
 

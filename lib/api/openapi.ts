@@ -29,7 +29,7 @@ import {
   ListRecurrencesQuerySchema,
   SkipOccurrenceRequestSchema,
 } from './routes/recurring-payouts.js';
-import { ListRefundsQuerySchema } from './routes/refunds.js';
+import { ListRefundsQuerySchema, ResolveRefundRequestSchema } from './routes/refunds.js';
 import {
   ApproveRequestSchema,
   CancelRequestSchema,
@@ -211,6 +211,20 @@ function operations(): Record<string, Record<string, Operation>> {
           'Withdraw a refund never sent (pending_approval, requested, not_sent); its share of the transaction total is given back',
         parameters: [idPath],
         requestBody: body(CancelRequestSchema, false),
+      },
+    },
+    '/refunds/{id}/resolve': {
+      post: {
+        operationId: 'resolveRefund',
+        summary:
+          'Settle an unknown refund after checking the provider by hand: not_sent (cancelled, its share of the transaction total and its cap reservation given back) or accepted (pending, with the provider refund id); the note is audited',
+        description:
+          'The provider has no read of a refund, so the decision is a person’s word and takes two people: the first call records a ' +
+          'proposal (202, the refund stays unknown with `resolutionProposal`); the same decision (outcome and providerRefundId) by a ' +
+          'different person applies it (200), with both people and both notes in the audit; by the proposer it is 403. Another ' +
+          'decision replaces the proposal. Only an unknown refund can be resolved: 409 otherwise.',
+        parameters: [idPath],
+        requestBody: body(ResolveRefundRequestSchema),
       },
     },
     ...Object.fromEntries(

@@ -6,7 +6,7 @@ import type {
   PayoutInstruction,
   Principal,
 } from '../payouts/model.js';
-import type { Refund, RefundAuditEvent } from '../refunds/model.js';
+import type { Refund, RefundAuditEvent, RefundResolutionProposal } from '../refunds/model.js';
 import { clipText, FIELD_MAXIMA } from '../shared/field-limits.js';
 import type * as z from '../shared/zod.js';
 import { providerFields } from './responses/provider.js';
@@ -179,6 +179,16 @@ export function presentControls(controls: Controls) {
   };
 }
 
+function presentResolutionProposal(proposal: RefundResolutionProposal) {
+  return {
+    outcome: proposal.outcome,
+    ...(proposal.outcome === 'accepted' && { providerRefundId: clipText(proposal.providerRefundId, REF) }),
+    note: clipText(proposal.note, TEXT),
+    proposedBy: principal(proposal.proposedBy),
+    proposedAt: proposal.proposedAt,
+  };
+}
+
 export function presentRefund(refund: Refund, audit?: readonly RefundAuditEvent[]) {
   return {
     id: refund.id,
@@ -194,6 +204,9 @@ export function presentRefund(refund: Refund, audit?: readonly RefundAuditEvent[
     ...(refund.providerRefundId && { providerRefundId: clipText(refund.providerRefundId, REF) }),
     ...(refund.providerStatus && { providerStatus: clipText(refund.providerStatus, WORD) }),
     ...(refund.failure && { failure: failureOf(refund.failure) }),
+    ...(refund.resolutionProposal && {
+      resolutionProposal: presentResolutionProposal(refund.resolutionProposal),
+    }),
     createdAt: refund.createdAt,
     updatedAt: refund.updatedAt,
     ...(audit && {

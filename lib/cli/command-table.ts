@@ -196,6 +196,14 @@ export const COMMANDS: readonly CommandSpec[] = [
     bodyFlags: ['reason'],
   },
   {
+    words: ['refunds', 'resolve'],
+    method: 'POST',
+    path: '/refunds/{id}/resolve',
+    summary: 'settle an unknown refund (proposal; a second person applies it)',
+    body: 'required',
+    confirmFrom: '/refunds/{id}',
+  },
+  {
     words: ['settlements', 'pay'],
     method: 'POST',
     path: '/instant-settlements',

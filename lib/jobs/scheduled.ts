@@ -18,6 +18,15 @@ import type { RefundSender } from '../refunds/refund-sender.js';
 export const STOP_STARTING_BEFORE_DEADLINE_MS = 20_000;
 
 /**
+ * The sweep starts no refund with less than this left: one refund's claim (and the read after a lost answer, or the
+ * refunded total's read and the refusal's write), the provider call abandoned at REFUND_SEND_DEADLINE_MS, and the
+ * recording (and its read after a lost answer), each call to its deadline (test/infra/handler-limits.test.ts). Cut
+ * off mid-call, a refund would stay `sending` until its lease ends and then wait for a person as `unknown`. The
+ * sweep's 2-minute timeout leaves 30 s to start refunds, dozens at the provider's usual pace.
+ */
+export const REFUND_STOP_STARTING_BEFORE_DEADLINE_MS = 90_000;
+
+/**
  * The reconciler starts no payout with less than this left: one decision (its look-ups, each abandoned at
  * `LOOKUP_DEADLINE_MS`, and its transition) and the pass's gauges, each call to its deadline
  * (test/infra/handler-limits.test.ts). Its 2-minute timeout leaves 55 s to start decisions, hundreds at the
@@ -63,7 +72,8 @@ export function runReconcile(
  * conditional claim. The three read different work queues, so they run at once: a tick costs one round trip of
  * queries, not four in a row. Occurrences are normally materialised a horizon ahead of their time; when this
  * tick materialised any, the engine looks once more, so one already due (after an outage) is still paid now.
- * All stop starting new work `STOP_STARTING_BEFORE_DEADLINE_MS` before the deadline and leave the rest.
+ * All stop starting new work in time and leave the rest: payouts and recurrences
+ * `STOP_STARTING_BEFORE_DEADLINE_MS` before the deadline, refunds `REFUND_STOP_STARTING_BEFORE_DEADLINE_MS`.
  */
 export async function runDueSweep(
   parts: {
@@ -85,7 +95,7 @@ export async function runDueSweep(
     await Promise.allSettled([
       parts.recurrences.sweep({ stopStartingAt }),
       parts.engine.sweep({ stopStartingAt }),
-      parts.refunds.sweep({ stopStartingAt }),
+      parts.refunds.sweep({ stopStartingAt: now + remainingMs - REFUND_STOP_STARTING_BEFORE_DEADLINE_MS }),
     ]),
   );
   const payouts =
@@ -130,7 +140,7 @@ export async function runDueDispatch(
     await Promise.allSettled([
       parts.recurrences.sweep({ stopStartingAt }),
       dispatch(),
-      parts.refunds.sweep({ stopStartingAt }),
+      parts.refunds.sweep({ stopStartingAt: now + remainingMs - REFUND_STOP_STARTING_BEFORE_DEADLINE_MS }),
       // A job's hand-over is as costly as a page of the dispatch (test/infra/handler-limits.test.ts).
       parts.pendingCorrections?.(now + remainingMs - DISPATCH_STOP_STARTING_BEFORE_DEADLINE_MS) ??
         Promise.resolve(noCorrections),

@@ -73,9 +73,26 @@ export interface Refund {
   readonly sendAttempts?: number;
   /** Id of the latest claim, so a claimer whose committed claim's answer was lost knows the claim is its own. */
   readonly claimId?: string;
+  /** An `unknown` refund's settlement proposed by one person, applied only when a second person confirms it. */
+  readonly resolutionProposal?: RefundResolutionProposal;
   readonly createdAt: string;
   readonly updatedAt: string;
 }
+
+/**
+ * How a person settles an `unknown` refund after checking the provider's records by hand: `not_sent` (the
+ * provider has no such refund: it is cancelled and gives back what it holds) or `accepted` (the provider's refund
+ * `providerRefundId` exists: it is `pending`, as if the provider had answered).
+ */
+export type RefundResolution =
+  | { readonly outcome: 'not_sent'; readonly note: string }
+  | { readonly outcome: 'accepted'; readonly providerRefundId: string; readonly note: string };
+
+/** A resolution proposed by one person, waiting for a second person to send the same one. */
+export type RefundResolutionProposal = RefundResolution & {
+  readonly proposedBy: Principal;
+  readonly proposedAt: string;
+};
 
 /** One change of a refund, written in the same transaction as the change (`from` absent at creation). */
 export interface RefundAuditEvent {
@@ -96,6 +113,15 @@ export const REFUND_CAP_KEY = 'merchant';
 export const REFUND_RETRY_DELAY_MS = 60_000;
 /** A `sending` claim older than this is presumed crashed mid-call: its refund becomes `unknown`, never resent. */
 export const REFUND_SENDING_LEASE_MS = 120_000;
+
+/**
+ * The whole provider call of a refund sent without a request's send window (the sweep, a replay or approval made
+ * outside the API), retries and credential reads included, instead of the client's default (which PROVIDER_TIMEOUT_MS
+ * may raise): with the claim and the recording it must fit the sweep's stop margin
+ * (REFUND_STOP_STARTING_BEFORE_DEADLINE_MS, lib/jobs/scheduled.ts; test/infra/handler-limits.test.ts). A call
+ * cut off after sending leaves the refund `unknown`.
+ */
+export const REFUND_SEND_DEADLINE_MS = 20_000;
 
 /** The sweeper stops retrying a refund the provider could not take after this many attempts. */
 export const MAX_REFUND_SEND_ATTEMPTS = 10;

@@ -1,4 +1,5 @@
 import { toNaira } from '../money.js';
+import type { SendWindow } from '../payouts/engine/create-and-submit.js';
 import { DailyCapExceededError, PayoutsPausedError } from '../payouts/errors.js';
 import { type Principal, systemPrincipal } from '../payouts/model.js';
 import type { ProviderClient } from '../provider/client.js';
@@ -11,6 +12,7 @@ import { RefundExceedsAmountPaidError } from './errors.js';
 import {
   MAX_REFUND_SEND_ATTEMPTS,
   REFUND_CAP_KEY,
+  REFUND_SEND_DEADLINE_MS,
   REFUND_SENDING_LEASE_MS,
   type Refund,
   type RefundAuditEvent,
@@ -29,6 +31,14 @@ export interface RefundSenderOptions {
 }
 
 const sender = systemPrincipal('refunds');
+
+const TOO_LATE =
+  'the send window passed before the provider was called: nothing was sent; the claim is given back, and the refund waits for the sweep as before it';
+
+/** Whether a send bounded by `window` may no longer start (wall clock: a frozen container still sees time pass). */
+function tooLate(window: SendWindow | undefined): boolean {
+  return window !== undefined && Date.now() >= window.sendBy;
+}
 
 /**
  * Sends refunds: the conditional claim (with the pause check and the daily cap), the provider call at most once,
@@ -73,10 +83,13 @@ export class RefundSender {
     return { looked: due.length, answered };
   }
 
-  /** A replayed request: send what was never sent; a claim that outlived its lease may have reached the provider. */
-  async resume(refund: Refund): Promise<Refund> {
+  /**
+   * A replayed request (or the sweep): send what was never sent, within `window` when the caller must answer by a
+   * deadline; a claim that outlived its lease may have reached the provider.
+   */
+  async resume(refund: Refund, window?: SendWindow): Promise<Refund> {
     if (refund.status === RefundStatus.Requested || refund.status === RefundStatus.NotSent) {
-      return this.claimAndSend(refund);
+      return this.claimAndSend(refund, window);
     }
     const now = this.#clock.now();
     if (
@@ -100,8 +113,17 @@ export class RefundSender {
    * Only the request whose claim commits calls the provider; the others return the refund as it stands. The claim
    * commits with the pause check and the reservation on the `merchant` daily cap (and, for a refund whose share of
    * the transaction's total was released when the sweeper gave up on it, that share again).
+   *
+   * With a `window` (the API's request deadline, lib/api/request-deadline.ts), as for an inline payout: past
+   * `sendBy` nothing is claimed or sent and the refund is left as it is (`requested`) for the sweep; a claim that
+   * committed past it is given back unsent; the provider call is abandoned at `window.deadlineMs`. Without one
+   * the call is abandoned at REFUND_SEND_DEADLINE_MS, which the sweep's stop margin is sized for.
    */
-  async claimAndSend(refund: Refund): Promise<Refund> {
+  async claimAndSend(refund: Refund, window?: SendWindow): Promise<Refund> {
+    if (tooLate(window)) {
+      this.#logger.info('refund left for the sweep: send window passed', { refundId: refund.id });
+      return refund;
+    }
     const now = this.#clock.now();
     if (refund.amountKobo > this.#limits.dailyCapKobo) return this.#refuseForCap(refund);
     const claimId = ulid(now);
@@ -145,7 +167,25 @@ export class RefundSender {
     }
     // Our own claim, committed by a request whose answer was lost and refused on the SDK's retry, is ours to send.
     const ours = claim.refund.status === RefundStatus.Sending && claim.refund.claimId === claimId;
-    return claim.changed || ours ? this.#send(claim.refund) : claim.refund;
+    if (!claim.changed && !ours) return claim.refund;
+    // The claim's write may have taken the window's time: a call started now could outlast the request.
+    if (tooLate(window)) return this.#giveBack(claim.refund, refund, reserveShare);
+    return this.#send(claim.refund, window?.deadlineMs ?? REFUND_SEND_DEADLINE_MS);
+  }
+
+  /**
+   * Undoes a claim that was never sent: back to the status, attempts and share it had before (`before`), with the
+   * day's cap reservation the claim took given back, so the sweep sends it as it would have.
+   */
+  async #giveBack(claimed: Refund, before: Refund, reservedShare: boolean): Promise<Refund> {
+    const release = releases(claimed, { total: reservedShare });
+    this.#logger.info('refund claim given back: send window passed', { refundId: claimed.id });
+    const { refund: current } = await this.change(
+      claimed,
+      { status: before.status, sendAttempts: before.sendAttempts, ...release.changes },
+      { actor: sender, reason: TOO_LATE, ...release.change },
+    );
+    return current;
   }
 
   #refuseForCap(refund: Refund): Promise<Refund> {
@@ -191,17 +231,21 @@ export class RefundSender {
     }
   }
 
-  async #send(refund: Refund): Promise<Refund> {
+  /** The provider call, abandoned at `deadlineMs` (retries and credential reads included), and its recorded answer. */
+  async #send(refund: Refund, deadlineMs: number): Promise<Refund> {
     let changes: Partial<Refund>;
     let reason: string;
     let release: ReturnType<typeof releases> | undefined;
     try {
-      const { data } = await this.#provider.refunds.create({
-        transactionId: refund.transactionId,
-        amount: toNaira(refund.amountKobo),
-        customerNote: refund.customerNote,
-        merchantNote: refund.merchantNote,
-      });
+      const { data } = await this.#provider.refunds.create(
+        {
+          transactionId: refund.transactionId,
+          amount: toNaira(refund.amountKobo),
+          customerNote: refund.customerNote,
+          merchantNote: refund.merchantNote,
+        },
+        { deadlineMs },
+      );
       changes = { status: RefundStatus.Pending, providerRefundId: data.id, providerStatus: data.status };
       reason = `the provider accepted the refund (${data.id})`;
     } catch (error) {

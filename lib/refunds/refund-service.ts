@@ -1,4 +1,5 @@
 import { defaultEngineConfig, type EngineConfig } from '../payouts/config.js';
+import type { SendWindow } from '../payouts/engine/create-and-submit.js';
 import { admit, assertMayApprove, type GateLimits, MoneyEntryPoint } from '../payouts/gate.js';
 import type { Principal } from '../payouts/model.js';
 import type { ProviderClient } from '../provider/client.js';
@@ -8,12 +9,20 @@ import {
   IdempotencyConflictError,
   InvalidTransitionError,
   NotFoundError,
+  ValidationError,
 } from '../shared/errors.js';
 import { fingerprint, ulid } from '../shared/ids.js';
 import { type Logger, silentLogger } from '../shared/logger.js';
 import { amountPaidOn } from './amount-paid.js';
 import { RefundExceedsAmountPaidError } from './errors.js';
-import { type CreateRefundRequest, type Refund, type RefundAuditEvent, RefundStatus } from './model.js';
+import {
+  type CreateRefundRequest,
+  type Refund,
+  type RefundAuditEvent,
+  type RefundResolution,
+  type RefundResolutionProposal,
+  RefundStatus,
+} from './model.js';
 import { RefundSender } from './refund-sender.js';
 import type { DynamoDbRefundStore } from './refund-store.js';
 import { releases } from './send-outcome.js';
@@ -28,6 +37,12 @@ export interface RefundServiceOptions {
   readonly limits?: RefundLimits;
   readonly clock?: Clock;
   readonly logger?: Logger;
+}
+
+/** The bound of a send made for a caller that must answer by a deadline (the API: `request.deadline.sendWindow`). */
+export interface InlineSendOptions {
+  /** Past `sendBy` nothing is sent (the refund waits in `requested` for the sweep); a call has `deadlineMs`. */
+  readonly sendWindow?: SendWindow;
 }
 
 export interface RequestRefundResult {
@@ -48,7 +63,9 @@ export interface RequestRefundResult {
  * - Sending starts with a conditional claim (`requested`/`not_sent` -> `sending`) that commits with the pause
  *   check and the `merchant` daily cap, as a payout's claim does: while payouts are paused nothing is claimed
  *   and the refund waits in `requested`; above the cap it is refused.
- * - A refund that may have reached the provider (`unknown`, or a claim past its lease) is never resent.
+ * - A refund that may have reached the provider (`unknown`, or a claim past its lease) is never resent; a person
+ *   settles it with `resolve`, which a second person confirms.
+ * - A caller with a deadline passes its `sendWindow`: past it nothing is sent and the sweep sends the refund.
  * - Every change writes its audit event in the same transaction.
  *
  * @example
@@ -83,12 +100,16 @@ export class RefundService {
    * @throws ValidationError (above the maximum), RefundTransactionNotRefundableError,
    *   RefundExceedsAmountPaidError, IdempotencyConflictError; nothing is stored or sent then
    */
-  async request(command: {
-    request: CreateRefundRequest;
-    idempotencyKey: string;
-    actor: Principal;
-  }): Promise<RequestRefundResult> {
+  async request(
+    command: {
+      request: CreateRefundRequest;
+      idempotencyKey: string;
+      actor: Principal;
+    },
+    options: InlineSendOptions = {},
+  ): Promise<RequestRefundResult> {
     const { request, idempotencyKey, actor } = command;
+    const window = options.sendWindow;
     const decision = admit(this.#limits, {
       entryPoint: MoneyEntryPoint.Refund,
       amountKobo: request.amount,
@@ -96,7 +117,7 @@ export class RefundService {
     });
     const requestFingerprint = fingerprint(request);
     const recorded = await this.#store.findByIdempotencyKey(idempotencyKey);
-    if (recorded) return this.#replay(recorded, requestFingerprint, idempotencyKey);
+    if (recorded) return this.#replay(recorded, requestFingerprint, idempotencyKey, window);
 
     const amountPaidKobo = await amountPaidOn(this.#provider, request.transactionId);
     if (request.amount > amountPaidKobo) {
@@ -133,22 +154,22 @@ export class RefundService {
         : `requested by ${actor.id}`,
     };
     const outcome = await this.#store.create(refund, audit);
-    if (!outcome.created) return this.#replay(outcome.existing, requestFingerprint, idempotencyKey);
+    if (!outcome.created) return this.#replay(outcome.existing, requestFingerprint, idempotencyKey, window);
     if (status === RefundStatus.PendingApproval) {
       this.#logger.info('refund waits for approval', { refundId: refund.id });
       return { refund, replayed: false };
     }
-    return { refund: await this.#sender.claimAndSend(refund), replayed: false };
+    return { refund: await this.#sender.claimAndSend(refund, window), replayed: false };
   }
 
   /**
    * A second person approves a refund in `pending_approval`; it is then sent at once (or waits in `requested`
-   * while payouts are paused).
+   * while payouts are paused, or when the caller's `sendWindow` has passed: the sweep sends it).
    *
    * @throws ApprovalForbiddenError when the approver is the requester (by stable identity) or not a person
    * @throws InvalidTransitionError when the refund is not waiting for approval
    */
-  async approve(id: string, approver: Principal): Promise<Refund> {
+  async approve(id: string, approver: Principal, options: InlineSendOptions = {}): Promise<Refund> {
     const refund = await this.get(id);
     if (refund.status !== RefundStatus.PendingApproval) {
       throw new InvalidTransitionError(
@@ -163,7 +184,7 @@ export class RefundService {
       { actor: approver, reason: `approved by ${approver.id}` },
     );
     if (!approval.changed) throw new ConcurrentModificationError('refund', id);
-    return this.#sender.claimAndSend(approval.refund);
+    return this.#sender.claimAndSend(approval.refund, options.sendWindow);
   }
 
   /**
@@ -201,6 +222,104 @@ export class RefundService {
   }
 
   /**
+   * A person settles an `unknown` refund after checking the provider's records by hand. The provider has no read of
+   * a refund (lib/provider/CONTRACT.md), so nothing can verify the word given: like a forced payout resolution it
+   * takes two people. The first call records the decision as `resolutionProposal` (`applied: false`, the refund
+   * stays `unknown`); the same decision (outcome and provider refund id) by another person, by stable identity
+   * (`assertMayApprove`), applies it. Another decision replaces the proposal, by whoever sends it.
+   *
+   * - `not_sent`: the refund is `cancelled` (`failure` RESOLVED_NOT_SENT), giving back its share of the
+   *   transaction's refunded total and the day's cap reservation it holds, so the refund can be asked for again.
+   * - `accepted`: the refund is `pending` with the provider's refund id; it keeps both, since the money left.
+   *
+   * @throws InvalidTransitionError unless the refund is `unknown`; ValidationError for a blank note;
+   *   ApprovalForbiddenError when the proposer (or a system) confirms; ConcurrentModificationError when the refund
+   *   changed meanwhile
+   */
+  async resolve(
+    id: string,
+    actor: Principal,
+    decision: RefundResolution,
+  ): Promise<{ refund: Refund; applied: boolean }> {
+    const refund = await this.get(id);
+    if (refund.status !== RefundStatus.Unknown) {
+      throw new InvalidTransitionError(
+        'refund',
+        `refund ${id} is ${refund.status}; only an unknown refund can be resolved`,
+      );
+    }
+    if (decision.note.trim() === '') {
+      throw new ValidationError('note: must explain the decision', [
+        { path: 'note', message: 'must explain the decision' },
+      ]);
+    }
+    const proposal = refund.resolutionProposal;
+    if (!proposal || !sameResolution(proposal, decision)) {
+      return { refund: await this.#proposeResolution(refund, actor, decision), applied: false };
+    }
+    assertMayApprove(proposal.proposedBy, actor, `the resolution of refund ${id}`);
+    return { refund: await this.#applyResolution(refund, proposal, actor, decision), applied: true };
+  }
+
+  async #proposeResolution(refund: Refund, actor: Principal, decision: RefundResolution): Promise<Refund> {
+    const resolutionProposal: RefundResolutionProposal = {
+      ...decision,
+      proposedBy: actor,
+      proposedAt: this.#clock.now().toISOString(),
+    };
+    const proposed = await this.#sender.change(
+      refund,
+      { resolutionProposal },
+      {
+        actor,
+        reason: `${actor.id} proposes to resolve it as ${describeResolution(decision)} (${decision.note}); a second person must confirm`,
+      },
+    );
+    if (!proposed.changed) throw new ConcurrentModificationError('refund', refund.id);
+    return proposed.refund;
+  }
+
+  async #applyResolution(
+    refund: Refund,
+    proposal: RefundResolutionProposal,
+    actor: Principal,
+    decision: RefundResolution,
+  ): Promise<Refund> {
+    const reason = `resolved as ${describeResolution(decision)}: proposed by ${proposal.proposedBy.id} (${proposal.note}), confirmed by ${actor.id} (${decision.note})`;
+    const applied =
+      decision.outcome === 'accepted'
+        ? await this.#sender.change(
+            refund,
+            {
+              status: RefundStatus.Pending,
+              providerRefundId: decision.providerRefundId,
+              failure: undefined,
+              resolutionProposal: undefined,
+            },
+            // Money left: the share of the transaction's total and the cap reservation stay counted.
+            { actor, reason },
+          )
+        : await this.#cancelAsNotSent(refund, actor, reason, decision.note);
+    if (!applied.changed) throw new ConcurrentModificationError('refund', refund.id);
+    return applied.refund;
+  }
+
+  /** Nothing reached the provider: as a cancellation, the share of the total and the cap reservation go back. */
+  #cancelAsNotSent(refund: Refund, actor: Principal, reason: string, note: string) {
+    const release = releases(refund, { total: true });
+    return this.#sender.change(
+      refund,
+      {
+        status: RefundStatus.Cancelled,
+        failure: { code: 'RESOLVED_NOT_SENT', message: note },
+        resolutionProposal: undefined,
+        ...release.changes,
+      },
+      { actor, reason, ...release.change },
+    );
+  }
+
+  /**
    * One pass of the sweeper over refunds not yet settled: sends those recorded but never sent (a crash, the
    * provider unreachable, payouts paused), after the same conditional claim, and hands stale claims to a person
    * as `unknown` (refund-sender.ts).
@@ -232,10 +351,25 @@ export class RefundService {
     existing: Refund,
     requestFingerprint: string,
     idempotencyKey: string,
+    window: SendWindow | undefined,
   ): Promise<RequestRefundResult> {
     if (existing.requestFingerprint !== requestFingerprint) {
       throw new IdempotencyConflictError('refund', idempotencyKey, existing.id);
     }
-    return this.#sender.resume(existing).then((refund) => ({ refund, replayed: true }));
+    return this.#sender.resume(existing, window).then((refund) => ({ refund, replayed: true }));
   }
+}
+
+/** Whether a second call decides what the proposal does (its note may differ: each person writes their own). */
+function sameResolution(proposal: RefundResolution, decision: RefundResolution): boolean {
+  if (proposal.outcome === 'accepted' && decision.outcome === 'accepted') {
+    return proposal.providerRefundId === decision.providerRefundId;
+  }
+  return proposal.outcome === decision.outcome;
+}
+
+function describeResolution(decision: RefundResolution): string {
+  return decision.outcome === 'accepted'
+    ? `accepted by the provider (refund ${decision.providerRefundId})`
+    : 'not sent (cancelled, its share of the total and its cap reservation given back)';
 }

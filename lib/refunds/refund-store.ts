@@ -57,6 +57,24 @@ function toAuditItem(event: RefundAuditEvent): Record<string, unknown> {
 const principalSchema = z.lazy(() => z.object({ id: z.string(), kind: z.enum(['user', 'system']) }));
 const statusSchema = z.lazy(() => z.enum(Object.values(RefundStatus)));
 
+const resolutionProposalSchema = z.lazy(() =>
+  z.discriminatedUnion('outcome', [
+    z.object({
+      outcome: z.literal('not_sent'),
+      note: z.string(),
+      proposedBy: principalSchema,
+      proposedAt: z.string(),
+    }),
+    z.object({
+      outcome: z.literal('accepted'),
+      providerRefundId: z.string(),
+      note: z.string(),
+      proposedBy: principalSchema,
+      proposedAt: z.string(),
+    }),
+  ]),
+);
+
 /** The stored item, checked on every read: a corrupt item fails loudly rather than flowing on. */
 const refundItemSchema = z.lazy(() =>
   z.object({
@@ -79,6 +97,7 @@ const refundItemSchema = z.lazy(() =>
     failure: z.optional(z.object({ code: z.string(), message: z.string() })),
     sendAttempts: z.optional(z.int().check(z.nonnegative())),
     claimId: z.optional(z.string()),
+    resolutionProposal: z.optional(resolutionProposalSchema),
     createdAt: z.string(),
     updatedAt: z.string(),
   }),

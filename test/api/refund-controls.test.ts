@@ -1,4 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ApiDeadlines } from '../../lib/api/request-deadline.js';
+import { servedBy } from '../../lib/local/function-attribution.js';
+import { refundSenderOf } from '../../lib/runtime/refunds.js';
+import { ManualClock } from '../../lib/shared/clock.js';
 import { type ApiHarness, call, startApiHarness } from './support/harness.js';
 
 /** Issue 13, finding 4, through the ops API: the refund attacks answer with problems that name the field. */
@@ -117,5 +121,239 @@ describe('refund controls through the API', () => {
     expect(second.body.items[0].id).toBe(all.body.items[1].id);
     const bad = await call(h.api, { method: 'GET', path: '/refunds', query: 'status=refunded' });
     expect(bad.status).toBe(400);
+  });
+});
+
+/** Small figures so the deadlines pass within a test; production's are checked in handler-limits.test.ts. */
+const deadlines = (overrides: Partial<ApiDeadlines>): ApiDeadlines => ({
+  marginMs: 0,
+  localBudgetMs: 3_000,
+  sendBeforeDeadlineMs: 2_000,
+  sendDeadlineMs: 500,
+  ...overrides,
+});
+
+describe('refunds sent inline under the request deadline', () => {
+  /**
+   * A harness of its own (table, sandbox, and a clock the sweep reads), every request under `figures`: its sweep
+   * sees only its own refunds.
+   */
+  async function withDeadlines(figures: Partial<ApiDeadlines>) {
+    const clock = new ManualClock(new Date());
+    const harness = await startApiHarness({
+      env: { MAX_PAYOUT_KOBO: '2000000', APPROVAL_THRESHOLD_KOBO: '1200000' },
+      deadlines: deadlines(figures),
+      clock,
+      sandbox: { now: () => clock.now() },
+    });
+    const sent = () => harness.sandbox.stats().requests['/refund'] ?? 0;
+    const transaction = (naira: number) => {
+      const found = harness.sandbox.fixtures().paymentLinkTransactions.find((t) => t.amountPaid === naira);
+      if (!found) throw new Error(`the sandbox has no transaction with ${naira} paid`);
+      return found.id;
+    };
+    const ask = async (transactionId: string, amount: number, principal = 'dave') => {
+      const started = performance.now();
+      const reply = await call(harness.api, {
+        method: 'POST',
+        path: '/refunds',
+        headers: { 'Idempotency-Key': `rf-deadline-${Date.now()}-${++keys}` },
+        body: { transactionId, amount, customerNote: 'sorry', merchantNote: 'late refund' },
+        principal,
+      });
+      return { reply, ms: performance.now() - started };
+    };
+    /** The sweep a minute later, when a refund left `requested` is due. */
+    const sweepLater = () => {
+      clock.advance(61_000);
+      return servedBy('sweep-due-payouts', () => refundSenderOf(harness.runtime).sweep());
+    };
+    return { harness, sent, transaction, ask, sweepLater };
+  }
+
+  it('answers POST /refunds past its send window with the refund requested and nothing in flight; the sweep sends it once', async () => {
+    // The figures that answered 503 while the refund was still in flight at the provider.
+    const late = await withDeadlines({
+      localBudgetMs: 1_000,
+      sendBeforeDeadlineMs: 1_000,
+      sendDeadlineMs: 500,
+    });
+    try {
+      late.harness.sandbox.injectFault({ path: '/refund', fault: 'latency', latencyMs: 1_500 });
+      const before = late.sent();
+      const { reply, ms } = await late.ask(late.transaction(15_000), 100_000);
+      expect(reply.status).toBe(201);
+      expect(reply.body.status).toBe('requested');
+      expect(ms).toBeLessThan(1_000);
+      expect(late.sent()).toBe(before);
+
+      late.harness.sandbox.clearFaults();
+      await late.sweepLater();
+      expect(late.sent()).toBe(before + 1);
+      const swept = await call(late.harness.api, { method: 'GET', path: `/refunds/${reply.body.id}` });
+      expect(swept.body.status).toBe('pending');
+    } finally {
+      await late.harness.close();
+    }
+  });
+
+  it('answers POST /refunds/{id}/approve past its send window with the refund approved and not sent; the sweep sends it once', async () => {
+    const late = await withDeadlines({
+      localBudgetMs: 1_000,
+      sendBeforeDeadlineMs: 1_000,
+      sendDeadlineMs: 500,
+    });
+    try {
+      const held = await late.ask(late.transaction(50_000), 1_300_000, 'dave');
+      expect(held.reply.body.status).toBe('pending_approval');
+      late.harness.sandbox.injectFault({ path: '/refund', fault: 'latency', latencyMs: 1_500 });
+      const before = late.sent();
+      const started = performance.now();
+      const approved = await call(late.harness.api, {
+        method: 'POST',
+        path: `/refunds/${held.reply.body.id}/approve`,
+        principal: 'erin',
+      });
+      expect(approved.status).toBe(200);
+      expect(approved.body).toMatchObject({ status: 'requested', approvedBy: { id: 'erin' } });
+      expect(performance.now() - started).toBeLessThan(1_000);
+      expect(late.sent()).toBe(before);
+
+      late.harness.sandbox.clearFaults();
+      await late.sweepLater();
+      expect(late.sent()).toBe(before + 1);
+      const swept = await call(late.harness.api, { method: 'GET', path: `/refunds/${held.reply.body.id}` });
+      expect(swept.body.status).toBe('pending');
+    } finally {
+      await late.harness.close();
+    }
+  });
+
+  it('abandons an inline refund call at the send deadline: answered in time as unknown, sent once, never again', async () => {
+    const slow = await withDeadlines({
+      localBudgetMs: 3_000,
+      sendBeforeDeadlineMs: 2_000,
+      sendDeadlineMs: 500,
+    });
+    try {
+      // The provider takes the refund at once and answers 1.5 s later: past the inline send's 500 ms.
+      slow.harness.sandbox.injectFault({ path: '/refund', fault: 'latency', latencyMs: 1_500 });
+      const before = slow.sent();
+      const { reply, ms } = await slow.ask(slow.transaction(2_000), 5_000);
+      expect(reply.status).toBe(201);
+      expect(reply.body.status).toBe('unknown');
+      expect(ms).toBeLessThan(1_500);
+      await slow.sweepLater();
+      expect(slow.sent()).toBe(before + 1);
+    } finally {
+      await slow.harness.close();
+    }
+  });
+});
+
+describe('POST /refunds/{id}/resolve', () => {
+  /** A refund whose answer was lost after the provider took it: `unknown`, holding its share and cap. */
+  async function unknownRefund(transactionId: string, amount: number): Promise<string> {
+    h.sandbox.injectFault({ path: '/refund', fault: 'timeout-after-commit', times: 1 });
+    const reply = await requestRefund(transactionId, amount);
+    expect(reply.status).toBe(201);
+    expect(reply.body.status).toBe('unknown');
+    return reply.body.id;
+  }
+  const resolve = (id: string, principal: string, body: unknown) =>
+    call(h.api, { method: 'POST', path: `/refunds/${id}/resolve`, body, principal });
+
+  it('resolves an unknown refund as not sent when a second person confirms: cancelled, its share given back, the full amount asked again is accepted', async () => {
+    const tx = paid(1_234.56);
+    const id = await unknownRefund(tx, 123_456);
+    // Stuck before: asking again is refused (the share is held) and cancelling is refused (it may have been sent).
+    expect((await requestRefund(tx, 123_456)).status).toBe(422);
+    expect(
+      (await call(h.api, { method: 'POST', path: `/refunds/${id}/cancel`, principal: 'dave' })).status,
+    ).toBe(409);
+
+    const proposed = await resolve(id, 'dave', {
+      outcome: 'not_sent',
+      note: 'no refund in the provider dashboard',
+    });
+    expect(proposed.status).toBe(202);
+    expect(proposed.body).toMatchObject({
+      status: 'unknown',
+      resolutionProposal: { outcome: 'not_sent', proposedBy: { id: 'dave' } },
+    });
+    // The proposer cannot confirm, under any spelling of their identity.
+    const own = await resolve(id, 'DAVE', { outcome: 'not_sent', note: 'confirming my own' });
+    expect(own.status).toBe(403);
+
+    const confirmed = await resolve(id, 'erin', { outcome: 'not_sent', note: 'checked the statement too' });
+    expect(confirmed.status).toBe(200);
+    expect(confirmed.body).toMatchObject({ status: 'cancelled', failure: { code: 'RESOLVED_NOT_SENT' } });
+    expect(confirmed.body.resolutionProposal).toBeUndefined();
+    expect((await resolve(id, 'frank', { outcome: 'not_sent', note: 'again' })).status).toBe(409);
+
+    const before = refundCalls();
+    const again = await requestRefund(tx, 123_456);
+    expect(again.status).toBe(201);
+    expect(again.body.status).toBe('pending');
+    expect(refundCalls()).toBe(before + 1);
+
+    const { body } = await call(h.api, { method: 'GET', path: `/refunds/${id}` });
+    const [proposal, resolution] = body.audit.slice(-2);
+    expect(proposal).toMatchObject({ from: 'unknown', to: 'unknown', actor: { id: 'dave' } });
+    expect(proposal.reason).toContain('no refund in the provider dashboard');
+    expect(resolution).toMatchObject({ from: 'unknown', to: 'cancelled', actor: { id: 'erin' } });
+    expect(resolution.reason).toContain('proposed by dave (no refund in the provider dashboard)');
+    expect(resolution.reason).toContain('confirmed by erin (checked the statement too)');
+  });
+
+  it('resolves an unknown refund as accepted when a second person sends the same provider refund id: pending, the id recorded, its share kept', async () => {
+    const tx = paid(294.9);
+    const id = await unknownRefund(tx, 29_490);
+    const accepted = { outcome: 'accepted', providerRefundId: 'RF-2026-0042', note: 'in the dashboard' };
+    expect((await resolve(id, 'dave', accepted)).status).toBe(202);
+    // Another id is another decision: it replaces the proposal, and its proposer cannot confirm it.
+    const other = await resolve(id, 'erin', { ...accepted, providerRefundId: 'RF-2026-0043' });
+    expect(other.status).toBe(202);
+    expect(other.body.resolutionProposal).toMatchObject({
+      providerRefundId: 'RF-2026-0043',
+      proposedBy: { id: 'erin' },
+    });
+    expect((await resolve(id, 'erin', { ...accepted, providerRefundId: 'RF-2026-0043' })).status).toBe(403);
+
+    const confirmed = await resolve(id, 'dave', { ...accepted, providerRefundId: 'RF-2026-0043' });
+    expect(confirmed.status).toBe(200);
+    expect(confirmed.body).toMatchObject({ status: 'pending', providerRefundId: 'RF-2026-0043' });
+    expect(confirmed.body.failure).toBeUndefined();
+    // Money left: its share stays counted.
+    expect((await requestRefund(tx, 1)).status).toBe(422);
+  });
+
+  it('resolves only an unknown refund (409), and answers a bad body with a 400 naming the field', async () => {
+    const sent = await requestRefund(paid(15_000), 1_000);
+    expect(sent.body.status).toBe('pending');
+    expect((await resolve(sent.body.id, 'dave', { outcome: 'not_sent', note: 'x' })).status).toBe(409);
+    expect(
+      (await resolve('01ARZ3NDEKTSV4RRFFQ69G5FAV', 'dave', { outcome: 'not_sent', note: 'x' })).status,
+    ).toBe(404);
+
+    const bad: [unknown, string][] = [
+      [{ note: 'which outcome?' }, 'outcome'],
+      [{ outcome: 'refunded', note: 'x' }, 'outcome'],
+      [{ outcome: 'not_sent' }, 'note'],
+      [{ outcome: 'not_sent', note: '   ' }, 'note'],
+      [{ outcome: 'accepted', note: 'x' }, 'providerRefundId'],
+      [{ outcome: 'accepted', providerRefundId: '', note: 'x' }, 'providerRefundId'],
+    ];
+    for (const [body, path] of bad) {
+      const reply = await resolve(sent.body.id, 'dave', body);
+      expect(reply.status, JSON.stringify(body)).toBe(400);
+      expect(reply.body.errors.map((issue: { path: string }) => issue.path)).toContain(path);
+    }
+    const noBody = await call(h.api, {
+      method: 'POST',
+      path: `/refunds/${sent.body.id}/resolve`,
+      principal: 'dave',
+    });
+    expect(noBody.status).toBe(400);
   });
 });

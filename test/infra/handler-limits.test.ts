@@ -23,6 +23,7 @@ import {
 import {
   DISPATCH_STOP_STARTING_BEFORE_DEADLINE_MS,
   RECONCILE_STOP_STARTING_BEFORE_DEADLINE_MS,
+  REFUND_STOP_STARTING_BEFORE_DEADLINE_MS,
   SYNC_STOP_STARTING_BEFORE_DEADLINE_MS,
 } from '../../lib/jobs/scheduled.js';
 import { WORKER_STOP_STARTING_BEFORE_DEADLINE_MS } from '../../lib/jobs/submission-batch.js';
@@ -38,6 +39,7 @@ import {
   SYNC_PAGE_READ_DEADLINE_MS,
   SYNC_PAGE_WRITE_DEADLINE_MS,
 } from '../../lib/provider-schedules/provider-schedule-service.js';
+import { REFUND_SEND_DEADLINE_MS } from '../../lib/refunds/model.js';
 import { DEEP_HEALTH_DEADLINE_MS } from '../../lib/runtime/health.js';
 import { POLL_PAGE_READ_DEADLINE_MS } from '../../lib/settlement/settlement-service.js';
 import { DYNAMODB_CALL_DEADLINE_MS } from '../../lib/shared/dynamodb-client.js';
@@ -158,6 +160,16 @@ const LIMITS: Record<HandlerName, Limit> = {
         name: 'one correction job the queue refused, handed over again',
         marginMs: DISPATCH_STOP_STARTING_BEFORE_DEADLINE_MS,
         unitMs: 2 * Math.ceil(MAX_BATCH_CORRECTIONS / 10 / 16) * SQS_REQUEST_TIMEOUT_MS + dynamoDbCall,
+      },
+      {
+        // lib/refunds/refund-sender.ts, beside the dispatch with its own stop instant: the claim (and the read
+        // after its lost answer), the provider call abandoned at its deadline, the recording (and its read after a
+        // lost answer). A claim refused on the transaction's total (the total's read, the refusal and its read),
+        // past the cap (the refusal and its read) or a stale claim handed to a person (a write, a read) costs no
+        // more and sends nothing.
+        name: 'one refund claimed, sent and recorded',
+        marginMs: REFUND_STOP_STARTING_BEFORE_DEADLINE_MS,
+        unitMs: 2 * dynamoDbCall + REFUND_SEND_DEADLINE_MS + 2 * dynamoDbCall,
       },
     ],
   },

@@ -306,6 +306,114 @@ describe('withdrawing a refund', () => {
   });
 });
 
+describe('settling a refund that may have reached the provider (unknown)', () => {
+  /** A refund whose answer was lost after the provider took it: `unknown`, holding its share and its cap. */
+  async function unknownRefund(setup: Setup, transactionId: string, amount: number) {
+    sandbox.injectFault({ path: '/refund', fault: 'timeout-after-commit', times: 1 });
+    const { refund } = await ask(setup, refundOf(transactionId, amount));
+    expect(refund.status).toBe(RefundStatus.Unknown);
+    return refund;
+  }
+  const capDay = (setup: Setup) => calendarDayIn(defaultEngineConfig.capTimeZone, setup.clock.now());
+
+  it('cancels an unknown refund resolved as not sent once a second person confirms, giving back its share and its cap reservation', async () => {
+    const setup = await fresh();
+    const tx = paidTransaction(2_000);
+    const refund = await unknownRefund(setup, tx, 200_000);
+    expect(await setup.store.refundedTotal(tx)).toBe(200_000);
+    expect(await setup.payouts.getCapUsage(REFUND_CAP_KEY, capDay(setup))).toBe(200_000);
+    await expect(setup.service.cancel(refund.id, bob)).rejects.toBeInstanceOf(InvalidTransitionError);
+
+    const proposal = await setup.service.resolve(refund.id, bob, {
+      outcome: 'not_sent',
+      note: 'no such refund at the provider',
+    });
+    expect(proposal.applied).toBe(false);
+    expect(proposal.refund).toMatchObject({
+      status: RefundStatus.Unknown,
+      resolutionProposal: { outcome: 'not_sent', proposedBy: bob },
+    });
+    // Nothing is given back on one person's word.
+    expect(await setup.store.refundedTotal(tx)).toBe(200_000);
+
+    const resolved = await setup.service.resolve(refund.id, carol, {
+      outcome: 'not_sent',
+      note: 'confirmed',
+    });
+    expect(resolved.applied).toBe(true);
+    expect(resolved.refund).toMatchObject({
+      status: RefundStatus.Cancelled,
+      countsInTotal: false,
+      failure: { code: 'RESOLVED_NOT_SENT', message: 'confirmed' },
+    });
+    expect(resolved.refund.capDay).toBeUndefined();
+    expect(resolved.refund.resolutionProposal).toBeUndefined();
+    expect(await setup.store.refundedTotal(tx)).toBe(0);
+    expect(await setup.payouts.getCapUsage(REFUND_CAP_KEY, capDay(setup))).toBe(0);
+
+    const before = refundCalls();
+    expect((await ask(setup, refundOf(tx, 200_000))).refund.status).toBe(RefundStatus.Pending);
+    expect(refundCalls()).toBe(before + 1);
+    const { audit } = await setup.service.getWithAudit(refund.id);
+    expect(audit.slice(-2).map((event) => [event.from, event.to, event.actor.id])).toEqual([
+      ['unknown', 'unknown', 'bob'],
+      ['unknown', 'cancelled', 'carol'],
+    ]);
+    expect(audit.at(-1)?.reason).toMatch(
+      /proposed by bob \(no such refund at the provider\), confirmed by carol \(confirmed\)/,
+    );
+  });
+
+  it('records an unknown refund resolved as accepted with the provider refund id once a second person confirms, keeping its share and cap', async () => {
+    const setup = await fresh();
+    const tx = paidTransaction(2_000);
+    const refund = await unknownRefund(setup, tx, 150_000);
+    const accepted = { outcome: 'accepted', providerRefundId: 'RF-77', note: 'in the dashboard' } as const;
+    expect((await setup.service.resolve(refund.id, bob, accepted)).applied).toBe(false);
+    const resolved = await setup.service.resolve(refund.id, carol, { ...accepted, note: 'seen it too' });
+    expect(resolved.applied).toBe(true);
+    expect(resolved.refund).toMatchObject({ status: RefundStatus.Pending, providerRefundId: 'RF-77' });
+    expect(resolved.refund.failure).toBeUndefined();
+    expect(await setup.store.refundedTotal(tx)).toBe(150_000);
+    expect(await setup.payouts.getCapUsage(REFUND_CAP_KEY, capDay(setup))).toBe(150_000);
+    await expect(setup.service.resolve(refund.id, bob, accepted)).rejects.toBeInstanceOf(
+      InvalidTransitionError,
+    );
+  });
+
+  it('refuses the proposer confirming their own resolution, under any spelling of their identity, and a system', async () => {
+    const setup = await fresh();
+    const refund = await unknownRefund(setup, paidTransaction(15_000), 100_000);
+    const decision = { outcome: 'not_sent', note: 'not there' } as const;
+    await setup.service.resolve(refund.id, alice, decision);
+    for (const confirmer of [
+      alice,
+      { id: ' ALICE ', kind: 'user' } as const,
+      { id: 'system:x', kind: 'system' } as const,
+    ]) {
+      await expect(setup.service.resolve(refund.id, confirmer, decision)).rejects.toBeInstanceOf(
+        ApprovalForbiddenError,
+      );
+    }
+    expect((await setup.service.get(refund.id)).status).toBe(RefundStatus.Unknown);
+    expect(await setup.store.refundedTotal(refund.transactionId)).toBe(100_000);
+  });
+
+  it('resolves only an unknown refund, and only with a note', async () => {
+    const setup = await fresh();
+    const { refund } = await ask(setup, refundOf(paidTransaction(2_000), 10_000));
+    expect(refund.status).toBe(RefundStatus.Pending);
+    const decision = { outcome: 'not_sent', note: 'x' } as const;
+    await expect(setup.service.resolve(refund.id, bob, decision)).rejects.toBeInstanceOf(
+      InvalidTransitionError,
+    );
+    const unknown = await unknownRefund(setup, paidTransaction(15_000), 10_000);
+    const blank = setup.service.resolve(unknown.id, bob, { outcome: 'not_sent', note: '  ' });
+    await expect(blank).rejects.toBeInstanceOf(ValidationError);
+    await expect(blank).rejects.toMatchObject({ issues: [{ path: 'note' }] });
+  });
+});
+
 /** The request fields of a stored refund, to replay it. */
 function pick(refund: {
   transactionId: string;

@@ -1,17 +1,25 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { REFUND_STOP_STARTING_BEFORE_DEADLINE_MS, runDueSweep } from '../../lib/jobs/scheduled.js';
+import { defaultEngineConfig } from '../../lib/payouts/config.js';
 import { ProviderClient, StaticCredentialsSource } from '../../lib/provider/index.js';
+import type { RequestOptions } from '../../lib/provider/types.js';
 import {
   MAX_REFUND_RETRY_DELAY_MS,
   MAX_REFUND_SEND_ATTEMPTS,
+  REFUND_CAP_KEY,
   REFUND_RETRY_DELAY_MS,
+  REFUND_SEND_DEADLINE_MS,
   RefundStatus,
 } from '../../lib/refunds/model.js';
+import { RefundSender } from '../../lib/refunds/refund-sender.js';
 import { RefundService } from '../../lib/refunds/refund-service.js';
 import { DynamoDbRefundStore } from '../../lib/refunds/refund-store.js';
 import { type Sandbox, startSandbox } from '../../lib/sandbox/index.js';
 import { ManualClock } from '../../lib/shared/clock.js';
 import { ConcurrentModificationError } from '../../lib/shared/errors.js';
 import { fingerprint } from '../../lib/shared/ids.js';
+import { silentLogger } from '../../lib/shared/logger.js';
+import { calendarDayIn } from '../../lib/shared/wall-clock.js';
 import { createTestTable } from '../support/dynamodb.js';
 import { replaceMethod } from '../support/replace-method.js';
 
@@ -20,11 +28,12 @@ let client: ProviderClient;
 let store: DynamoDbRefundStore;
 let service: RefundService;
 let destroy: () => void;
+let table: Awaited<ReturnType<typeof createTestTable>>;
 const clock = new ManualClock('2026-03-02T08:00:00.000Z');
 const actor = { id: 'alice', kind: 'user' } as const;
 
 beforeAll(async () => {
-  const table = await createTestTable('refunds');
+  table = await createTestTable('refunds');
   destroy = () => table.client.destroy();
   sandbox = await startSandbox();
   client = new ProviderClient({
@@ -233,5 +242,123 @@ describe('the refund sweep', () => {
     } finally {
       sandbox.clearFaults();
     }
+  });
+});
+
+describe('the bounds of a refund send', () => {
+  const stranded = (id: string) => ({
+    id,
+    idempotencyKey: `rf-${id}`,
+    requestFingerprint: fingerprint(request()),
+    transactionId: request().transactionId,
+    amountKobo: 1_000,
+    customerNote: 'sorry',
+    merchantNote: 'double charge',
+    status: RefundStatus.Requested,
+    version: 1,
+    requestedBy: actor,
+    createdAt: clock.now().toISOString(),
+    updatedAt: clock.now().toISOString(),
+  });
+  const idle = {
+    engine: {
+      sweep: async () => ({
+        released: 0,
+        missed: 0,
+        submitted: 0,
+        skipped: 0,
+        outcomes: {},
+        leftOver: false,
+      }),
+    },
+    recurrences: {
+      sweep: async () => ({
+        read: 0,
+        materialised: 0,
+        late: 0,
+        skipped: 0,
+        completed: 0,
+        conflicts: 0,
+        leftOver: false,
+      }),
+    },
+  };
+
+  it("starts no refund with less than the sweep's refund stop margin left, and abandons a refund's provider call at its deadline", async () => {
+    const calls: (RequestOptions | undefined)[] = [];
+    const sender = new RefundSender({
+      store,
+      provider: {
+        refunds: replaceMethod(client.refunds, 'create', (params, options) => {
+          calls.push(options);
+          return client.refunds.create(params, options);
+        }),
+      },
+      limits: defaultEngineConfig,
+      clock,
+      logger: silentLogger,
+    });
+    await store.create(stranded('REFUNDBOUNDED01'));
+    clock.advance(61_000);
+    const before = refundCalls();
+    // Less than the margin left: a refund started now could be cut off mid-call.
+    const short = await runDueSweep(
+      { ...idle, refunds: sender },
+      REFUND_STOP_STARTING_BEFORE_DEADLINE_MS - 1,
+    );
+    expect(short.refunds.answered).toBe(0);
+    expect(refundCalls()).toBe(before);
+    expect((await service.get('REFUNDBOUNDED01')).status).toBe(RefundStatus.Requested);
+
+    const fresh = await runDueSweep(
+      { ...idle, refunds: sender },
+      REFUND_STOP_STARTING_BEFORE_DEADLINE_MS + 30_000,
+    );
+    expect(fresh.refunds.answered).toBeGreaterThanOrEqual(1);
+    expect((await service.get('REFUNDBOUNDED01')).status).toBe(RefundStatus.Pending);
+    expect(refundCalls()).toBeGreaterThan(before);
+    // Every call the sweep made is bounded by the deadline its stop margin is sized for, not the client's default.
+    expect(calls.length).toBeGreaterThan(0);
+    expect(calls.every((options) => options?.deadlineMs === REFUND_SEND_DEADLINE_MS)).toBe(true);
+  });
+
+  it('gives back unsent a claim that committed after its send window passed, with its cap reservation and attempt', async () => {
+    const day = calendarDayIn(defaultEngineConfig.capTimeZone, clock.now());
+    const capBefore = await table.store.getCapUsage(REFUND_CAP_KEY, day);
+    // DynamoDB Local answers at once: the claim's write is made to last until the window has passed.
+    const sendBy = Date.now() + 2_000;
+    const slowClaims = replaceMethod(store, 'update', async (before, after, change) => {
+      if (after.status === RefundStatus.Sending) {
+        await new Promise((resolve) => setTimeout(resolve, Math.max(0, sendBy - Date.now()) + 10));
+      }
+      return store.update(before, after, change);
+    });
+    const slow = new RefundService({ store: slowClaims, provider: client, clock });
+    const before = refundCalls();
+    const { refund } = await slow.request(
+      { request: request(), idempotencyKey: 'rf-window-in-claim', actor },
+      { sendWindow: { sendBy, deadlineMs: 500 } },
+    );
+    expect(refund).toMatchObject({ status: RefundStatus.Requested });
+    expect(refund.sendAttempts).toBeUndefined();
+    expect(refund.capDay).toBeUndefined();
+    expect(refundCalls()).toBe(before);
+    expect(await table.store.getCapUsage(REFUND_CAP_KEY, day)).toBe(capBefore);
+    const { audit } = await service.getWithAudit(refund.id);
+    expect(audit.map((event) => event.to)).toEqual(['requested', 'sending', 'requested']);
+
+    // Past its window nothing is claimed at all; within one, it is sent.
+    const late = await service.request(
+      { request: request(), idempotencyKey: 'rf-window-in-claim', actor },
+      { sendWindow: { sendBy: Date.now() - 1, deadlineMs: 500 } },
+    );
+    expect(late.refund.status).toBe(RefundStatus.Requested);
+    expect(refundCalls()).toBe(before);
+    const sent = await service.request(
+      { request: request(), idempotencyKey: 'rf-window-in-claim', actor },
+      { sendWindow: { sendBy: Date.now() + 60_000, deadlineMs: 5_000 } },
+    );
+    expect(sent.refund.status).toBe(RefundStatus.Pending);
+    expect(refundCalls()).toBe(before + 1);
   });
 });

@@ -34,6 +34,19 @@ const refundFields = () => ({
   providerRefundId: z.optional(referenceText),
   providerStatus: z.optional(wordText),
   failure: z.optional(FailureSchema),
+  resolutionProposal: z.optional(
+    z
+      .object({
+        outcome: z.enum(['not_sent', 'accepted']),
+        providerRefundId: z.optional(referenceText),
+        note: sentence,
+        proposedBy: PrincipalSchema,
+        proposedAt: instant,
+      })
+      .check(
+        z.describe('the resolution of an unknown refund, waiting for a second person to send the same one'),
+      ),
+  ),
   createdAt: instant,
   updatedAt: instant,
 });

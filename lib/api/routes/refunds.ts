@@ -1,4 +1,5 @@
 import { CreateRefundRequestSchema, RefundStatus } from '../../refunds/model.js';
+import { clientText } from '../../shared/text.js';
 import * as z from '../../shared/zod.js';
 import { presentRefund } from '../presenters.js';
 import { idempotencyKeyOf, idParam, parseBody, parseQuery } from '../request.js';
@@ -13,6 +14,27 @@ export const ListRefundsQuerySchema = z.lazy(() =>
     limit: z.optional(PageLimitSchema),
     cursor: z.optional(PageCursorSchema),
   }),
+);
+
+/**
+ * `POST /refunds/{id}/resolve`: a person's settlement of an `unknown` refund after checking the provider's records
+ * by hand, applied when a second person sends the same decision (RefundService.resolve).
+ */
+export const ResolveRefundRequestSchema = z.lazy(() =>
+  z.discriminatedUnion('outcome', [
+    z.strictObject({
+      /** The provider has no such refund: it is cancelled, its share and cap reservation given back. */
+      outcome: z.literal('not_sent'),
+      note: clientText({ max: 500 }),
+    }),
+    z.strictObject({
+      /** The provider accepted it: it becomes `pending` with this id. */
+      outcome: z.literal('accepted'),
+      /** The provider's id of the refund, as its records show it. */
+      providerRefundId: z.string().check(z.trim(), z.minLength(1), z.maxLength(100)),
+      note: clientText({ max: 500 }),
+    }),
+  ]),
 );
 
 async function listRefunds(request: RouteRequest<'refunds'>) {
@@ -31,11 +53,11 @@ async function listRefunds(request: RouteRequest<'refunds'>) {
 async function createRefund(request: RouteRequest<'refunds'>) {
   const idempotencyKey = idempotencyKeyOf(request.event);
   const body = parseBody(request.event, CreateRefundRequestSchema);
-  const { refund, replayed } = await request.ctx.refunds.request({
-    request: body,
-    idempotencyKey,
-    actor: request.principal(),
-  });
+  // Sent here only within the request's send window, as POST /payouts: past it the refund waits for the sweep.
+  const { refund, replayed } = await request.ctx.refunds.request(
+    { request: body, idempotencyKey, actor: request.principal() },
+    { sendWindow: request.deadline.sendWindow },
+  );
   if (replayed) return reply(200, presentRefund(refund), { 'idempotent-replayed': 'true' });
   return reply(201, presentRefund(refund), { location: `/refunds/${refund.id}` });
 }
@@ -46,11 +68,17 @@ async function getRefund(request: RouteRequest<'refunds'>) {
   return reply(200, presentRefund(refund, audit));
 }
 
-/** POST /refunds/{id}/approve: a second person (never the requester) approves; the refund is then sent. */
+/**
+ * POST /refunds/{id}/approve: a second person (never the requester) approves; the refund is then sent, within the
+ * request's send window (past it, the sweep sends it).
+ */
 async function approveRefund(request: RouteRequest<'refunds'>) {
   const id = idParam(request);
   parseBody(request.event, ApproveRequestSchema, {});
-  return reply(200, presentRefund(await request.ctx.refunds.approve(id, request.principal())));
+  const refund = await request.ctx.refunds.approve(id, request.principal(), {
+    sendWindow: request.deadline.sendWindow,
+  });
+  return reply(200, presentRefund(refund));
 }
 
 /** POST /refunds/{id}/cancel: withdraws a refund never sent, giving back its share of the transaction's total. */
@@ -59,6 +87,14 @@ async function cancelRefund(request: RouteRequest<'refunds'>) {
   const body = parseBody(request.event, CancelRequestSchema, {});
   const refund = await request.ctx.refunds.cancel(id, request.principal(), body.reason);
   return reply(200, presentRefund(refund));
+}
+
+/** POST /refunds/{id}/resolve: 202 while the decision waits for a second person, 200 once applied. */
+async function resolveRefund(request: RouteRequest<'refunds'>) {
+  const id = idParam(request);
+  const decision = parseBody(request.event, ResolveRefundRequestSchema);
+  const { refund, applied } = await request.ctx.refunds.resolve(id, request.principal(), decision);
+  return reply(applied ? 200 : 202, presentRefund(refund));
 }
 
 const theRefund = (description: string) => ({ description, schema: RefundResponseSchema });
@@ -114,5 +150,21 @@ export const refundRoutes: readonly Route<Answers, 'refunds'>[] = [
     responses: { 200: theRefund('cancelled') },
     problems: [...COMMAND_PROBLEMS, 'not-found', 'invalid-transition', 'concurrent-modification'],
     handler: cancelRefund,
+  }),
+  route({
+    method: 'POST',
+    path: '/refunds/{id}/resolve',
+    responses: {
+      200: theRefund('resolved: cancelled (not_sent) or pending (accepted)'),
+      202: theRefund('resolution proposed (`resolutionProposal`); a second person must send the same one'),
+    },
+    problems: [
+      ...COMMAND_PROBLEMS,
+      'approval-forbidden',
+      'not-found',
+      'invalid-transition',
+      'concurrent-modification',
+    ],
+    handler: resolveRefund,
   }),
 ];
