@@ -1,7 +1,13 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { Principal } from '../payouts/model.js';
 import { type Clock, systemClock } from '../shared/clock.js';
-import { DocumentClient, GetCommand, PutCommand, UpdateCommand } from '../shared/document-client.js';
+import {
+  DocumentClient,
+  GetCommand,
+  PutCommand,
+  UpdateCommand,
+  type UpdateCommandInput,
+} from '../shared/document-client.js';
 import { InvalidTransitionError } from '../shared/errors.js';
 import { clipText, FIELD_MAXIMA } from '../shared/field-limits.js';
 import { ulid } from '../shared/ids.js';
@@ -50,6 +56,21 @@ export interface DeadLetter {
    * the start of its JSON; the letter cannot be replayed, only discarded (the sender must send it again).
    */
   readonly eventTooLarge?: { readonly bytes: number; readonly eventId?: string };
+  /** Set while a replay is delivering the event (`DynamoDbDeadLetterStore.claimReplay`). */
+  readonly replayClaim?: ReplayClaim;
+}
+
+/**
+ * A replay's hold on an open letter while its handler runs. Without it a discard could commit while the handler
+ * pays the payout, and the letter would say "discarded" of an event that was delivered. Until `leaseUntil` no one
+ * else can act on the letter; after it (a replay that crashed) the claim no longer blocks.
+ */
+export interface ReplayClaim {
+  readonly by: Principal;
+  /** This replay's own id: only the replay that claimed the letter finishes or releases the claim. */
+  readonly claimId: string;
+  /** ISO 8601; longer than a replay can run (`DEAD_LETTER_REPLAY_LEASE_MS`). */
+  readonly leaseUntil: string;
 }
 
 /**
@@ -70,6 +91,12 @@ export interface DeadLetterError {
 export const DEAD_LETTER_ISSUES = FIELD_MAXIMA.issues;
 /** Characters of the event's JSON a letter keeps when the event is too large to keep whole. */
 export const DEAD_LETTER_EVENT_PREVIEW = 1_000;
+/**
+ * How long a replay's claim holds the letter: longer than the ops API function that replays it runs (29 s, its
+ * timeout: infra/handlers.ts, `API_DEADLINES.localBudgetMs`), so a claim never lapses under a replay still
+ * running, and a replay that crashed frees the letter within a minute.
+ */
+export const DEAD_LETTER_REPLAY_LEASE_MS = 60_000;
 
 /** Where invalid events go: the table in AWS and in `npm start` alike, so ops list, replay and discard them. */
 export interface DeadLetterSink {
@@ -138,6 +165,8 @@ const storedLetterSchema = z.lazy(() =>
     eventId: z.optional(z.string()),
     replayable: z.optional(z.boolean()),
     event: z.optional(z.unknown()),
+    // Absent on letters written before replays claimed them, and on every letter no replay is delivering.
+    replayClaim: z.optional(z.object({ by: principalSchema, claimId: z.string(), leaseUntil: z.string() })),
   }),
 );
 type StoredLetter = z.output<typeof storedLetterSchema>;
@@ -157,7 +186,8 @@ const zlib = () => import('node:zlib');
 /**
  * Dead letters in the project's table: one item each (`DEAD_LETTER#<id>`), listed by status (gsi1) and all
  * together (gsi2), newest first. A person's replay or discard is a conditional write on the status, with the
- * action appended, so two people cannot both act on one letter.
+ * action appended, so two people cannot both act on one letter; a replay first claims the letter (`claimReplay`),
+ * so that nothing else is recorded on it while its handler runs.
  */
 export class DynamoDbDeadLetterStore implements DeadLetterSink {
   readonly #doc: DocumentClient;
@@ -236,48 +266,125 @@ export class DynamoDbDeadLetterStore implements DeadLetterSink {
   }
 
   /**
-   * Records a person's action and the letter's new status, only if it is still open. The note is clipped to
-   * FIELD_MAXIMA.text: a replay refused again notes the new error, which may list thousands of fields, and every
-   * action stays on the item.
+   * Claims an open letter for a replay by `claim.by`, before its handler runs, so that no one else acts on it
+   * until the replay records what came of it (`act` with the claim) or lets go (`releaseClaim`).
    *
-   * @throws DeadLetterChangedError when someone acted on it first
+   * @throws InvalidTransitionError when the letter is no longer open or another replay's claim holds it
    */
-  async act(letter: DeadLetter, status: DeadLetterStatus, action: DeadLetterAction): Promise<DeadLetter> {
+  async claimReplay(id: string, claim: ReplayClaim, now: string): Promise<void> {
+    const terms = guardOf({ now });
+    await this.#update(id, {
+      UpdateExpression: 'SET #claim = :claim',
+      ConditionExpression: terms.condition,
+      ExpressionAttributeNames: terms.names,
+      ExpressionAttributeValues: { ...terms.values, ':claim': claim },
+    });
+  }
+
+  /**
+   * Records a person's action and the letter's new status, only if it is still open, and removes the replay's
+   * claim in the same write: a replay's result only under its own claim, a discard only while no live claim holds
+   * the letter. The action is appended to the item's list (not the list as read), so none is lost; the answer is
+   * the letter as written. The note is clipped to FIELD_MAXIMA.text: a replay refused again notes the new error,
+   * which may list thousands of fields, and every action stays on the item.
+   *
+   * @throws InvalidTransitionError when someone acted on it first, or a replay holds it
+   */
+  async act(
+    letter: DeadLetter,
+    status: DeadLetterStatus,
+    action: DeadLetterAction,
+    guard: ActGuard,
+  ): Promise<DeadLetter> {
     const kept: DeadLetterAction = { ...action, note: clipText(action.note, FIELD_MAXIMA.text) };
-    const after: DeadLetter = { ...letter, status, actions: [...letter.actions, kept] };
+    const index = indexKeys({ ...letter, status });
+    const terms = guardOf(guard);
+    const { Attributes } = await this.#update(letter.id, {
+      UpdateExpression: `SET #status = :status, actions = list_append(actions, :action), ${Object.keys(index)
+        .map((name) => `#${name} = :${name}`)
+        .join(', ')} REMOVE #claim`,
+      ConditionExpression: terms.condition,
+      ExpressionAttributeNames: {
+        ...terms.names,
+        ...Object.fromEntries(Object.keys(index).map((name) => [`#${name}`, name])),
+      },
+      ExpressionAttributeValues: {
+        ...terms.values,
+        ':status': status,
+        ':action': [kept],
+        ...Object.fromEntries(Object.entries(index).map(([name, value]) => [`:${name}`, value])),
+      },
+      ReturnValues: 'ALL_NEW',
+    });
+    return letterOf(storedLetterSchema.parse(Attributes));
+  }
+
+  /**
+   * Removes this replay's claim without recording anything: its handler failed in a way a retry may not (the
+   * table, the provider), so the letter is open to the next replay at once, not only when the lease lapses.
+   */
+  async releaseClaim(id: string, claim: ReplayClaim): Promise<void> {
+    await this.#update(id, {
+      UpdateExpression: 'REMOVE #claim',
+      ConditionExpression: '#claim.#claimId = :claimId',
+      ExpressionAttributeNames: { '#claim': CLAIM, '#claimId': 'claimId' },
+      ExpressionAttributeValues: { ':claimId': claim.claimId },
+    });
+  }
+
+  /** A conditional update of the letter's item; a failed condition is refused with what holds the letter. */
+  async #update(id: string, input: Omit<UpdateCommandInput, 'TableName' | 'Key'>) {
     try {
-      await this.#doc.send(
-        new UpdateCommand({
-          TableName: this.tableName,
-          Key: keys.letter(letter.id),
-          UpdateExpression: `SET #status = :status, actions = :actions, ${Object.keys(indexKeys(after))
-            .map((name) => `#${name} = :${name}`)
-            .join(', ')}`,
-          ConditionExpression: '#status = :open',
-          ExpressionAttributeNames: {
-            '#status': 'status',
-            ...Object.fromEntries(Object.keys(indexKeys(after)).map((name) => [`#${name}`, name])),
-          },
-          ExpressionAttributeValues: {
-            ':status': status,
-            ':actions': after.actions,
-            ':open': DeadLetterStatus.Open,
-            ...Object.fromEntries(
-              Object.entries(indexKeys(after)).map(([name, value]) => [`:${name}`, value]),
-            ),
-          },
-        }),
+      return await this.#doc.send(
+        new UpdateCommand({ ...input, TableName: this.tableName, Key: keys.letter(id) }),
       );
-      return after;
     } catch (error) {
       if (error instanceof Error && error.name === 'ConditionalCheckFailedException') {
-        throw new InvalidTransitionError('dead letter', `dead letter ${letter.id} is no longer open`, {
-          cause: error,
-        });
+        throw await this.#refusal(id, error);
       }
       throw error;
     }
   }
+
+  /** Why a conditional write on the letter failed, read after the fact: so the person is told who holds it. */
+  async #refusal(id: string, cause: Error): Promise<InvalidTransitionError> {
+    const current = await this.get(id);
+    const claim = current?.replayClaim;
+    const detail =
+      current && current.status !== DeadLetterStatus.Open
+        ? `dead letter ${id} is ${current.status}, not open`
+        : claim
+          ? `dead letter ${id} is being replayed by ${claim.by.id} (claimed until ${claim.leaseUntil}); try again once that replay is done`
+          : `dead letter ${id} is no longer open`;
+    return new InvalidTransitionError('dead letter', detail, { cause });
+  }
+}
+
+/** The attribute of a letter's item that holds its replay's claim. */
+const CLAIM = 'replayClaim';
+
+/** Who may write to a letter: a replay holding its claim, or anyone at `now` while no live claim holds it. */
+export type ActGuard = { readonly claim: ReplayClaim } | { readonly now: string };
+
+/** The condition of a write to an open letter under `guard`, with its names and values. */
+function guardOf(guard: ActGuard) {
+  const open = {
+    names: { '#status': 'status', '#claim': CLAIM },
+    values: { ':open': DeadLetterStatus.Open },
+  };
+  if ('claim' in guard) {
+    return {
+      condition: '#status = :open AND #claim.#claimId = :claimId',
+      names: { ...open.names, '#claimId': 'claimId' },
+      values: { ...open.values, ':claimId': guard.claim.claimId },
+    };
+  }
+  // A claim past its lease is a replay that crashed: it no longer blocks.
+  return {
+    condition: '#status = :open AND (attribute_not_exists(#claim) OR #claim.#leaseUntil <= :now)',
+    names: { ...open.names, '#leaseUntil': 'leaseUntil' },
+    values: { ...open.values, ':now': guard.now },
+  };
 }
 
 /** The letter's item with its event in the first form that fits (see `storedLetterSchema`). */

@@ -1,14 +1,30 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { type DeadLettered, DynamoDbDeadLetterStore, withDeadLetter } from '../../lib/events/dead-letter.js';
-import { inboundEventHandlers } from '../../lib/events/inbound-handlers.js';
+import { apiContextFrom } from '../../lib/api/api-context.js';
+import { type ApiHandler, createApiHandler } from '../../lib/api/index.js';
+import { API_DEADLINES } from '../../lib/api/request-deadline.js';
+import {
+  DEAD_LETTER_REPLAY_LEASE_MS,
+  type DeadLettered,
+  DynamoDbDeadLetterStore,
+  type ReplayClaim,
+  withDeadLetter,
+} from '../../lib/events/dead-letter.js';
+import { DeadLetterService } from '../../lib/events/dead-letter-service.js';
+import {
+  type InboundDelivery,
+  type InboundHandler,
+  inboundEventHandlers,
+} from '../../lib/events/inbound-handlers.js';
 import { payoutEngineOf } from '../../lib/runtime/payout-engine.js';
 import { createRuntime, type Runtime } from '../../lib/runtime/runtime.js';
 import { settlementsOf } from '../../lib/runtime/settlements.js';
-import { DocumentClient, PutCommand } from '../../lib/shared/document-client.js';
+import { DocumentClient, PutCommand, UpdateCommand } from '../../lib/shared/document-client.js';
+import { FIELD_MAXIMA } from '../../lib/shared/field-limits.js';
 import { ulid } from '../../lib/shared/ids.js';
 import { listingAttributes } from '../../lib/shared/index-listing.js';
-import { type ApiHarness, call, startApiHarness } from '../api/support/harness.js';
+import { checkedAgainstContract } from '../api/support/contract.js';
+import { type ApiHarness, asDeployed, call, startApiHarness } from '../api/support/harness.js';
 import { bankTransfer } from '../support/engine-harness.js';
 import { iamChecked } from '../support/iam/checked-calls.js';
 import { payoutRequested } from './support.js';
@@ -54,6 +70,45 @@ describe('dead-lettered events (ops API)', () => {
     return outcome.id;
   }
 
+  /**
+   * The ops API as the harness serves it, but with the `Payout Requested` handler of a replay run `around` the
+   * real one: a test holds a replay inside its handler, or fails it there.
+   */
+  function apiAround(
+    around: (real: InboundHandler, event: unknown, delivery?: InboundDelivery) => Promise<unknown>,
+  ): ApiHandler {
+    const handlers = inboundEventHandlers({
+      engine: payoutEngineOf(h.runtime),
+      settlements: settlementsOf(h.runtime),
+      logger: h.runtime.logger,
+    });
+    const real = handlers['Payout Requested'];
+    const deadLetters = new DeadLetterService(new DynamoDbDeadLetterStore(h.runtime.dynamoDb, h.tableName), {
+      ...handlers,
+      'Payout Requested': (event, delivery) => around(real, event, delivery),
+    });
+    return checkedAgainstContract(
+      asDeployed(createApiHandler({ ...apiContextFrom(h.runtime), deadLetters })),
+    );
+  }
+
+  /** Writes a replay's claim on the letter as a replay would, e.g. one that crashed inside its handler. */
+  async function claimOf(id: string, claim: ReplayClaim): Promise<void> {
+    await DocumentClient.from(h.runtime.dynamoDb).send(
+      new UpdateCommand({
+        TableName: h.tableName,
+        Key: { pk: `DEAD_LETTER#${id}`, sk: 'LETTER' },
+        UpdateExpression: 'SET replayClaim = :claim',
+        ExpressionAttributeValues: { ':claim': claim },
+      }),
+    );
+  }
+
+  async function paidWith(narration: string) {
+    const listed = await call(h.api, { method: 'GET', path: '/payouts', query: 'limit=100' });
+    return listed.body.items.filter((p: { narration: string }) => p.narration === narration);
+  }
+
   it('an invalid event is listed as open with the field that is wrong, not only logged', async () => {
     const id = await deadLetter('evt-invalid-1', {
       version: '1',
@@ -86,6 +141,137 @@ describe('dead-lettered events (ops API)', () => {
     const paid = listed.body.items.filter((p: { narration: string }) => p.narration === 'refused yesterday');
     expect(paid).toHaveLength(1);
     expect(paid[0].status).toBe('succeeded');
+  });
+
+  it('refuses a discard and a second replay while a replay is inside its handler: the letter ends replayed, paid once', async () => {
+    const id = await deadLetter('evt-replay-vs-discard', {
+      version: '1',
+      idempotencyKey: 'inv-replay-vs-discard',
+      payout: bankTransfer(250_000, { narration: 'replayed while discarded' }),
+    });
+    let inside!: () => void;
+    let release!: () => void;
+    const entered = new Promise<void>((resolve) => {
+      inside = resolve;
+    });
+    const released = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    // The payout is created and paid, then the replay waits before recording it: where the discard used to win.
+    const held = apiAround(async (real, event, delivery) => {
+      const outcome = await real(event, delivery);
+      inside();
+      await released;
+      return outcome;
+    });
+    const replaying = call(held, { method: 'POST', path: `/dead-letters/${id}/replay`, principal: 'alice' });
+    await entered;
+
+    const discard = await call(h.api, {
+      method: 'POST',
+      path: `/dead-letters/${id}/discard`,
+      principal: 'bob',
+      body: { reason: 'sent by mistake' },
+    });
+    expect(discard.status).toBe(409);
+    expect(discard.body.detail).toContain('being replayed by alice');
+    const second = await call(h.api, {
+      method: 'POST',
+      path: `/dead-letters/${id}/replay`,
+      principal: 'bob',
+    });
+    expect(second.status).toBe(409);
+    expect(second.body.detail).toContain('being replayed by alice');
+    release();
+
+    const replayed = await replaying;
+    expect(replayed.status).toBe(200);
+    expect(replayed.body).toMatchObject({ delivered: true, letter: { status: 'replayed' } });
+    const read = await call(h.api, { method: 'GET', path: `/dead-letters/${id}` });
+    expect(read.body.status).toBe('replayed');
+    expect(read.body.actions).toEqual([
+      expect.objectContaining({
+        action: 'replay',
+        by: expect.objectContaining({ id: 'alice' }),
+        note: 'delivered',
+      }),
+    ]);
+    const paid = await paidWith('replayed while discarded');
+    expect(paid).toHaveLength(1);
+    expect(paid[0].status).toBe('succeeded');
+    expect(
+      (await new DynamoDbDeadLetterStore(h.runtime.dynamoDb, h.tableName).get(id))?.replayClaim,
+    ).toBeUndefined();
+  });
+
+  it('a live claim holds the letter, naming who replays it; one past its lease (a crashed replay) does not block', async () => {
+    // The lease outlasts the ops API function that replays (its timeout), so it never lapses under a live replay.
+    expect(DEAD_LETTER_REPLAY_LEASE_MS).toBeGreaterThan(API_DEADLINES.localBudgetMs);
+    const id = await deadLetter('evt-crashed-replay', {
+      version: '1',
+      idempotencyKey: 'inv-crashed-replay',
+      payout: bankTransfer(250_000, { narration: 'replayed after a crash' }),
+    });
+    const carol = { id: 'carol', kind: 'user' as const };
+    await claimOf(id, {
+      by: carol,
+      claimId: ulid(),
+      leaseUntil: new Date(Date.now() + 60_000).toISOString(),
+    });
+    const blocked = await call(h.api, {
+      method: 'POST',
+      path: `/dead-letters/${id}/replay`,
+      principal: 'alice',
+    });
+    expect(blocked.status).toBe(409);
+    expect(blocked.body.detail).toContain('being replayed by carol');
+    const discard = await call(h.api, {
+      method: 'POST',
+      path: `/dead-letters/${id}/discard`,
+      principal: 'bob',
+      body: { reason: 'sent by mistake' },
+    });
+    expect(discard.status).toBe(409);
+
+    await claimOf(id, { by: carol, claimId: ulid(), leaseUntil: new Date(Date.now() - 1_000).toISOString() });
+    const replayed = await call(h.api, {
+      method: 'POST',
+      path: `/dead-letters/${id}/replay`,
+      principal: 'alice',
+    });
+    expect(replayed.status).toBe(200);
+    expect(replayed.body.letter).toMatchObject({ status: 'replayed' });
+    expect(replayed.body.letter.actions).toHaveLength(1);
+    expect(await paidWith('replayed after a crash')).toHaveLength(1);
+    expect(
+      (await new DynamoDbDeadLetterStore(h.runtime.dynamoDb, h.tableName).get(id))?.replayClaim,
+    ).toBeUndefined();
+  });
+
+  it('a replay that fails otherwise than by refusing the event lets go of its claim and records nothing', async () => {
+    const id = await deadLetter('evt-replay-fails', {
+      version: '1',
+      idempotencyKey: 'inv-replay-fails',
+      payout: bankTransfer(250_000, { narration: 'replayed after a failure' }),
+    });
+    const failing = apiAround(async () => {
+      throw new Error('the provider went away');
+    });
+    const failed = await call(failing, {
+      method: 'POST',
+      path: `/dead-letters/${id}/replay`,
+      principal: 'alice',
+    });
+    expect(failed.status).toBe(500);
+    const read = await call(h.api, { method: 'GET', path: `/dead-letters/${id}` });
+    expect(read.body).toMatchObject({ status: 'open', actions: [] });
+    // Free at once, not only when the lease lapses.
+    const replayed = await call(h.api, {
+      method: 'POST',
+      path: `/dead-letters/${id}/replay`,
+      principal: 'alice',
+    });
+    expect(replayed.status).toBe(200);
   });
 
   it('keeps a letter open when the replay is refused again, and discards it with a reason, once', async () => {
@@ -205,7 +391,7 @@ describe('dead-lettered events (ops API)', () => {
       path: `/dead-letters/${id}/replay`,
       principal: 'alice',
     });
-    expect(replay.status).not.toBe(200);
+    expect(replay.status).toBe(409);
     const payouts = await call(h.api, { method: 'GET', path: '/payouts', query: 'limit=100' });
     expect(payouts.body.items.filter((p: { narration: string }) => p.narration === 'far too large')).toEqual(
       [],
@@ -218,6 +404,60 @@ describe('dead-lettered events (ops API)', () => {
     });
     expect(discarded.status).toBe(200);
     expect(discarded.body).toMatchObject({ status: 'discarded' });
+  });
+
+  it('a letter too large to keep shows the size and start it kept, and its replay is 409 with nothing recorded', async () => {
+    const id = await deadLetter('evt-too-large-view', {
+      version: '1',
+      payout: bankTransfer(250_000, { narration: 'too large to view' }),
+      noise: randomBytes(450_000).toString('base64'),
+    });
+    const stored = await new DynamoDbDeadLetterStore(h.runtime.dynamoDb, h.tableName).get(id);
+    const bytes = stored?.eventTooLarge?.bytes;
+    expect(bytes).toBeGreaterThan(600_000);
+    const kept = String(stored?.event);
+    expect(kept.startsWith('{"version":"0","id":"evt-too-large-view"')).toBe(true);
+
+    const read = await call(h.api, { method: 'GET', path: `/dead-letters/${id}` });
+    expect(read.status).toBe(200);
+    expect(read.body.eventBytes).toBe(bytes);
+    expect(read.body.eventPreview).toBe(kept);
+    expect(read.body).not.toHaveProperty('event');
+    const open = await call(h.api, { method: 'GET', path: '/dead-letters', query: 'status=open&limit=100' });
+    const listed = open.body.items.find((item: { id: string }) => item.id === id);
+    expect(listed.eventBytes).toBe(bytes);
+    expect(kept.startsWith(listed.eventPreview.slice(0, -1))).toBe(true);
+
+    const replay = await call(h.api, {
+      method: 'POST',
+      path: `/dead-letters/${id}/replay`,
+      principal: 'alice',
+    });
+    expect(replay.status).toBe(409);
+    expect(replay.body.detail).toContain('cannot be replayed');
+    const after = await call(h.api, { method: 'GET', path: `/dead-letters/${id}` });
+    expect(after.body).toMatchObject({ status: 'open', actions: [] });
+    expect(await paidWith('too large to view')).toEqual([]);
+  });
+
+  it('counts the issues the letter left out (it keeps the first 50) in what it answers', async () => {
+    // Each metadata key that is not a plain name is an issue of its own.
+    const metadata = Object.fromEntries(Array.from({ length: 80 }, (_, i) => [`${i}bad`, 1]));
+    const id = await deadLetter('evt-issues-omitted', {
+      version: '1',
+      payout: bankTransfer(250_000, { metadata }),
+    });
+    const stored = await new DynamoDbDeadLetterStore(h.runtime.dynamoDb, h.tableName).get(id);
+    const all = (stored?.error.issues.length ?? 0) + (stored?.error.issuesOmitted ?? 0);
+    expect(stored?.error.issuesOmitted).toBeGreaterThan(0);
+
+    const read = await call(h.api, { method: 'GET', path: `/dead-letters/${id}` });
+    expect(read.body.error.issues).toHaveLength(FIELD_MAXIMA.issues);
+    expect(read.body.error.issuesOmitted).toBe(all - FIELD_MAXIMA.issues);
+    const open = await call(h.api, { method: 'GET', path: '/dead-letters', query: 'status=open&limit=100' });
+    const listed = open.body.items.find((item: { id: string }) => item.id === id);
+    expect(listed.error.issues).toHaveLength(FIELD_MAXIMA.rowIssues);
+    expect(listed.error.issuesOmitted).toBe(all - FIELD_MAXIMA.rowIssues);
   });
 
   it('answers 404 for an unknown letter and 400 for a tampered cursor', async () => {

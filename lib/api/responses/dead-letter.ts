@@ -1,4 +1,4 @@
-import { DEAD_LETTER_STATUSES } from '../../events/dead-letter.js';
+import { DEAD_LETTER_EVENT_PREVIEW, DEAD_LETTER_STATUSES } from '../../events/dead-letter.js';
 import { FIELD_MAXIMA } from '../../shared/field-limits.js';
 import * as z from '../../shared/zod.js';
 import {
@@ -25,8 +25,24 @@ export const DEAD_LETTER_EVENT_MAX_BYTES = 2 * 1024 * 1024;
 /** Characters of the event's JSON a listing shows. */
 export const DEAD_LETTER_PREVIEW = 200;
 
-/** What a listing and the detail both say of a dead letter. */
-const letterFields = (issues: number) => ({
+/** A listing's start of the event's JSON, on every letter. */
+const listedPreview = () =>
+  upTo(DEAD_LETTER_PREVIEW).check(
+    z.describe(`the start of the event's JSON (its first ${DEAD_LETTER_PREVIEW} characters)`),
+  );
+/** The detail's, only when it cannot answer the event whole. */
+const detailPreview = () =>
+  upTo(DEAD_LETTER_EVENT_PREVIEW).check(
+    z.describe(
+      `the start of the event's JSON when the event is not answered whole: its first ${DEAD_LETTER_PREVIEW} characters when it is larger than ${DEAD_LETTER_EVENT_MAX_BYTES} bytes, or the first ${DEAD_LETTER_EVENT_PREVIEW} the letter kept of an event too large to keep (which cannot be replayed)`,
+    ),
+  );
+
+/**
+ * What a listing and the detail both say of a dead letter: the first `issues` of its error's, and the start of
+ * its event as `eventPreview` says.
+ */
+const letterFields = (issues: number, eventPreview: ReturnType<typeof listedPreview>) => ({
   id: idText,
   detailType: z.optional(
     wordText.check(z.describe("the event's detail-type: which handler a replay goes to")),
@@ -42,20 +58,22 @@ const letterFields = (issues: number) => ({
   }),
   at: instant,
   status: z.enum(DEAD_LETTER_STATUSES),
-  eventBytes: z.int().check(z.describe('the size of the event as JSON, in bytes')),
-  eventPreview: z.optional(
-    upTo(DEAD_LETTER_PREVIEW).check(
-      z.describe(`the start of the event's JSON: in a listing, or when the event is too large`),
+  eventBytes: z
+    .int()
+    .check(
+      z.describe('the size of the event as JSON, in bytes (as delivered, when it was too large to keep)'),
     ),
-  ),
+  eventPreview: z.optional(eventPreview),
 });
 
 /** A dead letter in a listing: its error and the start of its event (`GET /dead-letters/{id}` has all of it). */
-export const DeadLetterSummarySchema = z.lazy(() => z.object(letterFields(FIELD_MAXIMA.rowIssues)));
+export const DeadLetterSummarySchema = z.lazy(() =>
+  z.object(letterFields(FIELD_MAXIMA.rowIssues, listedPreview())),
+);
 
 export const DeadLetterResponseSchema = z.lazy(() =>
   z.object({
-    ...letterFields(FIELD_MAXIMA.issues),
+    ...letterFields(FIELD_MAXIMA.issues, detailPreview()),
     event: z.optional(
       z
         .unknown()

@@ -1,4 +1,8 @@
-import { DEAD_LETTER_STATUSES, type DeadLetter } from '../../events/dead-letter.js';
+import {
+  DEAD_LETTER_EVENT_PREVIEW,
+  DEAD_LETTER_STATUSES,
+  type DeadLetter,
+} from '../../events/dead-letter.js';
 import { clipText, FIELD_MAXIMA } from '../../shared/field-limits.js';
 import { clientText } from '../../shared/text.js';
 import * as z from '../../shared/zod.js';
@@ -43,38 +47,72 @@ function letterId(request: RouteRequest<'deadLetters'>): string {
 
 const { word: WORD, text: TEXT } = FIELD_MAXIMA;
 
+/**
+ * What the letter holds of its event: its JSON and size, or, for one too large to keep, the start of its JSON as
+ * kept and the size it had. That start is then the letter's `event` (a string) and must never be answered as the
+ * event or measured as one.
+ */
+interface KeptEvent {
+  readonly json: string;
+  readonly bytes: number;
+  /** False for a letter too large to keep: `json` is then the start it kept. */
+  readonly whole: boolean;
+}
+
+function keptEvent(letter: DeadLetter): KeptEvent {
+  if (letter.eventTooLarge) {
+    const json = typeof letter.event === 'string' ? letter.event : '';
+    return { json, bytes: letter.eventTooLarge.bytes, whole: false };
+  }
+  const json = JSON.stringify(letter.event) ?? 'null';
+  return { json, bytes: Buffer.byteLength(json), whole: true };
+}
+
 /** The letter's fields both answers give, clipped: its error with the first `issues` fields, its event's size. */
-function summaryOf(letter: DeadLetter, eventJson: string, issues: number) {
+function summaryOf(letter: DeadLetter, event: KeptEvent, issues: number) {
+  const { error } = letter;
   return {
     id: letter.id,
     ...(letter.detailType !== undefined && { detailType: clipText(letter.detailType, WORD) }),
     error: {
-      name: clipText(letter.error.name, WORD),
-      ...failureOf(letter.error),
-      issues: letter.error.issues.slice(0, issues).map(issueOf),
-      ...omitted('issuesOmitted', letter.error.issues.length, issues),
+      name: clipText(error.name, WORD),
+      ...failureOf(error),
+      issues: error.issues.slice(0, issues).map(issueOf),
+      // Those the letter itself left out (it keeps the first 50) are left out of the answer too.
+      ...omitted('issuesOmitted', error.issues.length + (error.issuesOmitted ?? 0), issues),
     },
     at: letter.at,
     status: letter.status,
-    eventBytes: Buffer.byteLength(eventJson),
+    eventBytes: event.bytes,
   };
 }
 
-const preview = (eventJson: string) => ({ eventPreview: clipText(eventJson, DEAD_LETTER_PREVIEW) });
+const preview = (eventJson: string, max: number) => ({ eventPreview: clipText(eventJson, max) });
+
+/** The detail's event: whole when the letter has it and it is within its maximum, else the start of its JSON. */
+function eventOrPreview(letter: DeadLetter, event: KeptEvent) {
+  if (!event.whole) return preview(event.json, DEAD_LETTER_EVENT_PREVIEW);
+  return event.bytes <= DEAD_LETTER_EVENT_MAX_BYTES
+    ? { event: letter.event }
+    : preview(event.json, DEAD_LETTER_PREVIEW);
+}
 
 /** In a listing: the error and the start of the event; the detail has the whole. */
 export function presentSummary(letter: DeadLetter): z.output<typeof DeadLetterSummarySchema> {
-  const eventJson = JSON.stringify(letter.event) ?? 'null';
-  return { ...summaryOf(letter, eventJson, FIELD_MAXIMA.rowIssues), ...preview(eventJson) };
+  const event = keptEvent(letter);
+  return { ...summaryOf(letter, event, FIELD_MAXIMA.rowIssues), ...preview(event.json, DEAD_LETTER_PREVIEW) };
 }
 
-/** The whole letter: the event as delivered (within DEAD_LETTER_EVENT_MAX_BYTES), the newest actions. */
+/**
+ * The whole letter: the event as delivered (within DEAD_LETTER_EVENT_MAX_BYTES), else the start of its JSON (all
+ * of it a letter too large to keep has); the newest actions.
+ */
 export function present(letter: DeadLetter): z.output<typeof DeadLetterResponseSchema> {
-  const eventJson = JSON.stringify(letter.event) ?? 'null';
-  const summary = summaryOf(letter, eventJson, FIELD_MAXIMA.issues);
+  const event = keptEvent(letter);
+  const summary = summaryOf(letter, event, FIELD_MAXIMA.issues);
   return {
     ...summary,
-    ...(summary.eventBytes <= DEAD_LETTER_EVENT_MAX_BYTES ? { event: letter.event } : preview(eventJson)),
+    ...eventOrPreview(letter, event),
     actions: newest(letter.actions).map((action) => ({
       action: action.action,
       by: principal(action.by),
@@ -100,7 +138,8 @@ async function getDeadLetter(request: RouteRequest<'deadLetters'>) {
 
 /**
  * POST /dead-letters/{id}/replay: the event goes to its handler again. 200 with `delivered: true` when taken;
- * 422 when it is refused again (the letter stays open, with this replay recorded).
+ * 422 when it is refused again (the letter stays open, with this replay recorded); 409 when the letter is not
+ * open, another replay is delivering it, or it kept too little of its event to deliver.
  */
 async function replay(request: RouteRequest<'deadLetters'>) {
   parseBody(request.event, z.strictObject({}), {});
