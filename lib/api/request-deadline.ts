@@ -1,4 +1,4 @@
-import type { SendWindow } from '../payouts/engine/create-and-submit.js';
+import type { SendWindow } from '../shared/send-window.js';
 
 /**
  * How the ops API bounds a request (docs/api.md, "Deadlines"). API Gateway gives up after 30 s and the Lambda

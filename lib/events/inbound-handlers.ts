@@ -1,10 +1,11 @@
-import { createAndSubmit, type SendWindow } from '../payouts/engine/create-and-submit.js';
+import { createAndSubmit } from '../payouts/engine/create-and-submit.js';
 import { type Payout, type Principal, systemPrincipal } from '../payouts/model.js';
 import type { PayoutEngine } from '../payouts/payout-engine.js';
 import { SettlementNotConfiguredError } from '../settlement/errors.js';
 import type { PayOutResult, PayoutSender, SettlementService } from '../settlement/settlement-service.js';
 import { IdempotencyConflictError, ValidationError } from '../shared/errors.js';
 import { type Logger, silentLogger } from '../shared/logger.js';
+import type { SendWindow } from '../shared/send-window.js';
 import { InvalidEventError } from './inbound-errors.js';
 import { parsePayoutRequested, parseSettlementAvailable } from './inbound-events.js';
 import { InboundEventType } from './schemas.js';

@@ -1,5 +1,4 @@
 import { toNaira } from '../money.js';
-import type { SendWindow } from '../payouts/engine/create-and-submit.js';
 import { DailyCapExceededError, PayoutsPausedError } from '../payouts/errors.js';
 import { type Principal, systemPrincipal } from '../payouts/model.js';
 import type { ProviderClient } from '../provider/client.js';
@@ -7,6 +6,7 @@ import type { Clock } from '../shared/clock.js';
 import { isConcurrentModificationOf } from '../shared/errors.js';
 import { ulid } from '../shared/ids.js';
 import type { Logger } from '../shared/logger.js';
+import { type SendWindow, sendWindowPassed } from '../shared/send-window.js';
 import { calendarDayIn } from '../shared/wall-clock.js';
 import { RefundExceedsAmountPaidError } from './errors.js';
 import {
@@ -34,11 +34,6 @@ const sender = systemPrincipal('refunds');
 
 const TOO_LATE =
   'the send window passed before the provider was called: nothing was sent; the claim is given back, and the refund waits for the sweep as before it';
-
-/** Whether a send bounded by `window` may no longer start (wall clock: a frozen container still sees time pass). */
-function tooLate(window: SendWindow | undefined): boolean {
-  return window !== undefined && Date.now() >= window.sendBy;
-}
 
 /**
  * Sends refunds: the conditional claim (with the pause check and the daily cap), the provider call at most once,
@@ -120,7 +115,7 @@ export class RefundSender {
    * the call is abandoned at REFUND_SEND_DEADLINE_MS, which the sweep's stop margin is sized for.
    */
   async claimAndSend(refund: Refund, window?: SendWindow): Promise<Refund> {
-    if (tooLate(window)) {
+    if (sendWindowPassed(window)) {
       this.#logger.info('refund left for the sweep: send window passed', { refundId: refund.id });
       return refund;
     }
@@ -169,7 +164,7 @@ export class RefundSender {
     const ours = claim.refund.status === RefundStatus.Sending && claim.refund.claimId === claimId;
     if (!claim.changed && !ours) return claim.refund;
     // The claim's write may have taken the window's time: a call started now could outlast the request.
-    if (tooLate(window)) return this.#giveBack(claim.refund, refund, reserveShare);
+    if (sendWindowPassed(window)) return this.#giveBack(claim.refund, refund, reserveShare);
     return this.#send(claim.refund, window?.deadlineMs ?? REFUND_SEND_DEADLINE_MS);
   }
 

@@ -1,5 +1,4 @@
 import { defaultEngineConfig, type EngineConfig } from '../payouts/config.js';
-import type { SendWindow } from '../payouts/engine/create-and-submit.js';
 import { admit, assertMayApprove, type GateLimits, MoneyEntryPoint } from '../payouts/gate.js';
 import type { Principal } from '../payouts/model.js';
 import type { ProviderClient } from '../provider/client.js';
@@ -13,6 +12,7 @@ import {
 } from '../shared/errors.js';
 import { fingerprint, ulid } from '../shared/ids.js';
 import { type Logger, silentLogger } from '../shared/logger.js';
+import type { SendWindow } from '../shared/send-window.js';
 import { amountPaidOn } from './amount-paid.js';
 import { RefundExceedsAmountPaidError } from './errors.js';
 import {

@@ -1,5 +1,5 @@
 import { formatNaira, MoneyError, toKobo } from '../money.js';
-import { createAndSubmit, type SendWindow, submitIfPending } from '../payouts/engine/create-and-submit.js';
+import { createAndSubmit, submitIfPending } from '../payouts/engine/create-and-submit.js';
 import type { CreatePayoutCommand, CreatePayoutResult } from '../payouts/engine/create-payout.js';
 import { handOverPending } from '../payouts/engine/hand-over.js';
 import { CreationCompanionRefusedError } from '../payouts/errors.js';
@@ -13,6 +13,7 @@ import { type Clock, systemClock } from '../shared/clock.js';
 import { withinDeadline } from '../shared/deadline.js';
 import { IdempotencyConflictError, NotFoundError, ValidationError } from '../shared/errors.js';
 import { type Logger, silentLogger } from '../shared/logger.js';
+import type { SendWindow } from '../shared/send-window.js';
 import type { DynamoDbSettlementDecisionStore } from './decision-store.js';
 import type {
   SettlementDecision,

@@ -1,4 +1,5 @@
 import { IdempotencyKeyContestedError } from '../../shared/idempotent-create.js';
+import { type SendWindow, sendWindowPassed } from '../../shared/send-window.js';
 import { DailyCapExceededError } from '../errors.js';
 import { PayoutStatus } from '../model.js';
 import { buildTransition, type EngineContext, type SendingContext } from './context.js';
@@ -21,23 +22,7 @@ import {
   unlessPaused,
 } from './submit-payout.js';
 
-/**
- * A creator's bound on its own send (the API's request deadline, lib/api/request-deadline.ts): no provider call
- * starts at or after `sendBy` (epoch ms, on the wall clock `Date.now`: a process frozen meanwhile, as a Lambda
- * container is between invocations, still sees the time that passed), and one that starts has `deadlineMs` in
- * all. A payout too late to
- * send is left (or given back) pending without a hold, so the sweeper sends it on its next tick.
- */
-export interface SendWindow {
-  readonly sendBy: number;
-  readonly deadlineMs: number;
-}
-
 const TOO_LATE = 'send window passed';
-
-function tooLate(window: SendWindow | undefined): boolean {
-  return window !== undefined && Date.now() >= window.sendBy;
-}
 
 /** Sends a claim inside `window`; a claim too late to send is given back unsent (cap released, attempt not counted). */
 async function sendWithin(
@@ -45,7 +30,7 @@ async function sendWithin(
   claimed: Claimed,
   window: SendWindow | undefined,
 ): Promise<SubmitResult> {
-  if (tooLate(window)) {
+  if (sendWindowPassed(window)) {
     return { kind: 'skipped', payout: await releaseUnsentClaim(ctx, claimed, TOO_LATE), why: TOO_LATE };
   }
   return (await sendClaimed(ctx, claimed, window && { deadlineMs: window.deadlineMs })).recording;
@@ -93,7 +78,7 @@ export async function createAndSubmit(
   options: CreateAndSubmitOptions = {},
 ): Promise<CreateAndSubmitResult> {
   const window = options.sendWindow;
-  if (tooLate(window)) {
+  if (sendWindowPassed(window)) {
     // Too late to send before the caller must answer: created pending, no hold, the sweeper's to send.
     return createPayout(ctx, command);
   }
