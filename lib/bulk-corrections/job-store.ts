@@ -1,5 +1,6 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { TableIndexes } from '../payouts/store/table-design.js';
+import { forEachAtOnce } from '../shared/at-once.js';
 import { decodeCursor, encodeCursor } from '../shared/cursor.js';
 import {
   BatchWriteCommand,
@@ -158,11 +159,7 @@ export class DynamoDbCorrectionJobStore {
     for (let start = 0; start < items.length; start += ROWS_PER_BATCH_WRITE) {
       batches.push(items.slice(start, start + ROWS_PER_BATCH_WRITE));
     }
-    let next = 0;
-    const writer = async () => {
-      while (next < batches.length) await this.#writeRows(job.jobId, batches[next++] as JobItem[]);
-    };
-    await Promise.all(Array.from({ length: Math.min(BATCH_WRITES_IN_FLIGHT, batches.length) }, writer));
+    await forEachAtOnce(batches, BATCH_WRITES_IN_FLIGHT, (batch) => this.#writeRows(job.jobId, batch));
     const jobItem = {
       ...jobKeys.job(job.jobId),
       entity: 'correction-job',

@@ -1,6 +1,7 @@
 import { admit, assertMayApprove, type GateLimits, MoneyEntryPoint } from '../payouts/gate.js';
 import type { Payout, PayoutStatus, Principal } from '../payouts/model.js';
 import { CreatePayoutRequestSchema } from '../payouts/schemas.js';
+import { forEachAtOnce } from '../shared/at-once.js';
 import type { Clock } from '../shared/clock.js';
 import {
   IdempotencyConflictError,
@@ -538,17 +539,4 @@ export class RecurrenceService {
     const records = await this.ctx.store.occurrencesFrom(recurrence.id, { from: first.localDate });
     return records.filter((record) => record.at > now.toISOString());
   }
-}
-
-/** Runs `work` on every item, at most `atOnce` at a time; rejects with the first failure. */
-async function forEachAtOnce<T>(
-  items: readonly T[],
-  atOnce: number,
-  work: (item: T) => Promise<unknown>,
-): Promise<void> {
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) await work(items[next++] as T);
-  };
-  await Promise.all(Array.from({ length: Math.min(atOnce, items.length) }, worker));
 }

@@ -1,6 +1,7 @@
 import { SignatureV4 } from '@smithy/signature-v4';
 import type { AwsCredentialIdentity, AwsCredentialIdentityProvider } from '@smithy/types';
 import type { AwsCallObserver } from '../../runtime/aws-call-observer.js';
+import { forEachAtOnce } from '../../shared/at-once.js';
 import { postText } from '../../shared/http-post.js';
 import { NodeSha256 } from '../../shared/node-sha256.js';
 import * as z from '../../shared/zod.js';
@@ -98,17 +99,12 @@ export class SqsSubmissionQueue implements SubmissionQueue {
     for (let start = 0; start < requests.length; start += ENTRIES_PER_BATCH) {
       batches.push(requests.slice(start, start + ENTRIES_PER_BATCH));
     }
-    let next = 0;
     const refused: QueueMessage[] = [];
-    const sender = async () => {
-      while (next < batches.length) {
-        const batch = batches[next++] as QueueMessage[];
-        // Entries SQS refused (throttling, an internal error) are offered once more before the tick fails.
-        const first = await this.#sendBatch(batch);
-        if (first.length > 0) refused.push(...(await this.#sendBatch(first)));
-      }
-    };
-    await Promise.all(Array.from({ length: Math.min(BATCHES_IN_FLIGHT, batches.length) }, sender));
+    await forEachAtOnce(batches, BATCHES_IN_FLIGHT, async (batch) => {
+      // Entries SQS refused (throttling, an internal error) are offered once more before the tick fails.
+      const first = await this.#sendBatch(batch);
+      if (first.length > 0) refused.push(...(await this.#sendBatch(first)));
+    });
     if (refused.length > 0) {
       throw new SubmissionQueueError(
         `the submission queue refused ${refused.length} of ${requests.length} messages`,
