@@ -1,5 +1,14 @@
 import { toWholeNaira } from '../money.js';
-import { admit, assertMayApprove, type GateLimits, MoneyEntryPoint } from '../payouts/gate.js';
+import {
+  admit,
+  assertMayApprove,
+  type GateDecision,
+  type GateLimits,
+  type GateRequest,
+  MoneyEntryPoint,
+  NO_LONGER_REQUIRED,
+  refusedAtApproval,
+} from '../payouts/gate.js';
 import type { Controls, Principal } from '../payouts/model.js';
 import type { ProviderClient } from '../provider/client.js';
 import {
@@ -9,7 +18,12 @@ import {
 } from '../provider/errors.js';
 import type { BulkPayoutItemRecord } from '../provider/schemas/bulk-payout.js';
 import { type Clock, systemClock } from '../shared/clock.js';
-import { isConcurrentModificationOf, NotFoundError, ValidationError } from '../shared/errors.js';
+import {
+  InvalidTransitionError,
+  isConcurrentModificationOf,
+  NotFoundError,
+  ValidationError,
+} from '../shared/errors.js';
 import { ulid } from '../shared/ids.js';
 import { type Logger, silentLogger } from '../shared/logger.js';
 import { fieldIssues } from '../shared/validation.js';
@@ -127,6 +141,11 @@ export class BulkCorrectionService {
 
   /**
    * A second person approves a held correction, which is then sent once (concurrent approvals send it once).
+   * The approval passes the control gate again, weighed as at its request but with the limits in force now and
+   * the item as known now: it releases the money, and the maximum may have been lowered while it waited. Above it
+   * the approval answers `invalid` naming `amount` (a 400), and the correction stays `pending_approval`, nothing
+   * claimed or sent. An amount still not known here fails closed as at the request: the approver stands in for
+   * both checks, so the approval goes ahead.
    *
    * @throws PendingCorrectionNotFoundError, CorrectionAlreadyDecidedError, ApprovalForbiddenError
    */
@@ -136,7 +155,34 @@ export class BulkCorrectionService {
       throw new NotFoundError('correction', correctionId, {
         detail: `bulk payout item ${id} has no correction ${correctionId}`,
       });
-    assertMayApprove(held.requestedBy, approver, `correction ${correctionId} of bulk payout item ${id}`);
+    const what = `correction ${correctionId} of bulk payout item ${id}`;
+    // A decided correction is refused as such, not weighed by the gate again (the claim below stays the check
+    // that counts when two approvals race).
+    if (held.status !== PendingCorrectionStatus.PendingApproval)
+      throw new InvalidTransitionError('correction', `${what} is no longer waiting for approval`);
+    assertMayApprove(held.requestedBy, approver, what);
+    const fields = CorrectionFieldsSchema.parse(held.fields);
+    let gate: GateDecision;
+    try {
+      gate = admit(this.#limits, gateRequestOf(fields, await this.#store.get(id)));
+    } catch (error) {
+      if (!(error instanceof ValidationError)) throw error;
+      // Nothing claimed, written or sent: like every refused command, it is not audited (the correction audit
+      // records corrections sent to the provider).
+      this.#logger.warn('correction approval refused by the gate', {
+        bulkPayoutItemId: id,
+        correctionId,
+        approvedBy: approver.id,
+      });
+      // A held correction has no cancel command: it waits until the maximum allows it.
+      const refusal = refusedAtApproval(
+        error,
+        what,
+        PendingCorrectionStatus.PendingApproval,
+        'approve it once the maximum allows it',
+      );
+      return { outcome: CorrectionOutcome.Invalid, issues: refusal.issues };
+    }
     // Read before the claim too, so that approving while paused writes no claim only to give it back.
     const pausedBefore = await this.#pausedResult();
     if (pausedBefore) return pausedBefore;
@@ -151,7 +197,13 @@ export class BulkCorrectionService {
       await this.#store.releaseApproval(held, approvedAt);
       return paused;
     }
-    const fields = CorrectionFieldsSchema.parse(held.fields);
+    this.#logger.info('held correction approved', {
+      bulkPayoutItemId: id,
+      correctionId,
+      approvedBy: approver.id,
+      // What the limits in force asked for when it was approved (it is approved all the same).
+      gate: gate.approvalRequired ?? NO_LONGER_REQUIRED,
+    });
     const result = await this.#send(id, fields, held.requestedBy, approver);
     await this.#store.recordOutcome(id, correctionId, result.outcome);
     if (held.job) await this.#heldJobRows?.recordHeldOutcome(held.job, result);
@@ -186,21 +238,9 @@ export class BulkCorrectionService {
     row?: JobRowHooks,
   ): Promise<CorrectionResult | { readonly outcome: 'skipped' }> {
     const before = await this.#store.get(id);
-    const changesDestination = fields.accountNumber !== undefined || fields.bankCode !== undefined;
-    const knownInvalid = before !== undefined && !before.record.isValid;
     let approvalRequired: string | undefined;
     try {
-      ({ approvalRequired } = admit(this.#limits, {
-        entryPoint: MoneyEntryPoint.BulkCorrection,
-        amountKobo: amountAtStake(fields, before),
-        ...(changesDestination &&
-          !knownInvalid && {
-            approvalReason:
-              before === undefined
-                ? 'changes the destination of an item whose validity is not known here (the provider may hold it as valid)'
-                : 'changes the destination of an item the provider holds as valid',
-          }),
-      }));
+      ({ approvalRequired } = admit(this.#limits, gateRequestOf(fields, before)));
     } catch (error) {
       if (error instanceof ValidationError)
         return { outcome: CorrectionOutcome.Invalid, issues: error.issues };
@@ -379,6 +419,26 @@ export class BulkCorrectionService {
     await this.#store.appendAudit(audit);
     return { outcome: CorrectionOutcome.Unknown, failure, audit };
   }
+}
+
+/**
+ * What the gate weighs for a correction of an item as known here (`before`): its amount at stake, and a new
+ * destination for an item the provider may hold as valid. The same for the request and for its approval.
+ */
+function gateRequestOf(fields: CorrectionFields, before: BulkItemState | undefined): GateRequest {
+  const changesDestination = fields.accountNumber !== undefined || fields.bankCode !== undefined;
+  const knownInvalid = before !== undefined && !before.record.isValid;
+  return {
+    entryPoint: MoneyEntryPoint.BulkCorrection,
+    amountKobo: amountAtStake(fields, before),
+    ...(changesDestination &&
+      !knownInvalid && {
+        approvalReason:
+          before === undefined
+            ? 'changes the destination of an item whose validity is not known here (the provider may hold it as valid)'
+            : 'changes the destination of an item the provider holds as valid',
+      }),
+  };
 }
 
 /**

@@ -71,6 +71,35 @@ export function admit(limits: GateLimits, request: GateRequest): GateDecision {
 }
 
 /**
+ * The gate's refusal of an instruction a person is approving. An approval runs `admit` again with the limits in
+ * force when it releases the money, not those the instruction was admitted under: operators may have lowered the
+ * maximum while it waited. The refusal stays the gate's 400 naming the amount's field, said for the approver, who
+ * sent no amount: which instruction, that the limits in force now refuse it, and that nothing changed.
+ *
+ * @example throw refusedAtApproval(error, `payout ${id} (${amount} kobo)`, 'pending_approval');
+ */
+export function refusedAtApproval(
+  refusal: ValidationError,
+  what: string,
+  stays: string,
+  next = 'cancel it, or approve it once the maximum allows it',
+): ValidationError {
+  return ValidationError.of(
+    refusal.issues.map((issue) => ({
+      path: issue.path,
+      message: `${issue.message}: ${what} cannot be approved under the limits in force now; it stays ${stays} and nothing was sent (${next})`,
+    })),
+    { cause: refusal },
+  );
+}
+
+/**
+ * Noted in the audit of an approval whose instruction the limits in force no longer hold for a second person (the
+ * threshold was raised while it waited): it is approved all the same, since a person asked to.
+ */
+export const NO_LONGER_REQUIRED = 'the limits in force now no longer ask for a second person';
+
+/**
  * True when an amount needs a second person's approval by itself. The gate's own rule, for the places that show
  * or release what was admitted earlier (the sweep releasing a scheduled payout, the future-payouts view).
  */

@@ -8,6 +8,7 @@ import {
   isConcurrentModificationOf,
   ValidationError,
 } from '../shared/errors.js';
+import type { CommandAudit } from './command-audit.js';
 import type { RecurrenceContext } from './context.js';
 import { type OccurrenceRecord, OccurrenceState, type Recurrence, RecurrenceStatus } from './model.js';
 import { type Occurrence, occurrences } from './rules.js';
@@ -294,7 +295,8 @@ const SKIP_ATTEMPTS = 5;
  * money that moved.
  *
  * The record is written only over the one read: when a tick materialised the occurrence in between, the skip
- * reads it again, cancels that payout first, and only then records the skip.
+ * reads it again, cancels that payout first, and only then records the skip. A command passes its `audit`, so the
+ * record never changes without the command's audit event (command-audit.ts); the sweep's own skips pass none.
  *
  * @throws ConcurrentModificationError when the record kept changing under it
  */
@@ -304,10 +306,11 @@ export async function skipOccurrence(
   occurrence: Occurrence,
   now: Date,
   reason: string,
+  audit?: CommandAudit,
 ): Promise<SkipOutcome> {
   let existing = await ctx.store.getOccurrence(recurrence.id, occurrence.localDate);
   for (let attempt = 1; ; attempt++) {
-    const outcome = await skipOverRecord(ctx, recurrence, occurrence, now, reason, existing);
+    const outcome = await skipOverRecord(ctx, recurrence, occurrence, now, reason, existing, audit);
     if (outcome) return outcome;
     if (attempt >= SKIP_ATTEMPTS) throw new ConcurrentModificationError('recurring payout', recurrence.id);
     existing = await ctx.store.getOccurrence(recurrence.id, occurrence.localDate);
@@ -325,6 +328,7 @@ export async function skipOverRecord(
   now: Date,
   reason: string,
   existing: OccurrenceRecord | undefined,
+  audit?: CommandAudit,
 ): Promise<SkipOutcome | undefined> {
   if (existing?.state === OccurrenceState.Skipped) return { kind: 'alreadySkipped' };
   if (
@@ -334,19 +338,19 @@ export async function skipOverRecord(
   ) {
     return { kind: 'payoutMoved', payoutId: existing.payoutId };
   }
-  const recorded = await ctx.store.recordSkipped(
-    {
-      recurrenceId: recurrence.id,
-      localDate: occurrence.localDate,
-      index: occurrence.index,
-      at: occurrence.at,
-      state: OccurrenceState.Skipped,
-      reason,
-      ...(existing?.payoutId && { payoutId: existing.payoutId }),
-      recordedAt: now.toISOString(),
-    },
-    existing,
-  );
+  const skipped: OccurrenceRecord = {
+    recurrenceId: recurrence.id,
+    localDate: occurrence.localDate,
+    index: occurrence.index,
+    at: occurrence.at,
+    state: OccurrenceState.Skipped,
+    reason,
+    ...(existing?.payoutId && { payoutId: existing.payoutId }),
+    recordedAt: now.toISOString(),
+  };
+  const recorded = audit
+    ? await audit.write(recurrence, (provisional) => ctx.store.recordSkipped(skipped, existing, provisional))
+    : await ctx.store.recordSkipped(skipped, existing);
   return recorded ? { kind: 'recorded' } : undefined;
 }
 

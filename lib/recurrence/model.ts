@@ -90,10 +90,25 @@ export type RecurrenceAction = (typeof RECURRENCE_ACTIONS)[number];
 /** An immutable record of one command on a recurring payout, written in the same transaction as the change. */
 export interface RecurrenceAuditEvent {
   readonly recurrenceId: string;
-  /** The recurrence version the command produced. */
+  /**
+   * The recurrence version the command produced; for a command's provisional event (CommandAuditEvent), the version
+   * it read, which it did not change.
+   */
   readonly sequence: number;
   readonly at: string;
   readonly actor: Principal;
   readonly action: RecurrenceAction;
   readonly reason: string;
+}
+
+/**
+ * A command's audit event as it is written, tied to its invocation by `commandId` (stored, never shown). A command
+ * that changes occurrence records before its own write of the recurrence (a pause's holds, a skip, the occurrences
+ * a resume, approval or cancellation records as skipped) writes a provisional event with the first of them, in the
+ * same transaction (lib/recurrence/command-audit.ts); its own event, with the same `commandId`, supersedes it when
+ * the command commits. A command that never does (409 after its retries, or cut off) leaves the provisional event
+ * in the trail: no occurrence record changes without an audit event naming who changed it.
+ */
+export interface CommandAuditEvent extends RecurrenceAuditEvent {
+  readonly commandId: string;
 }

@@ -1,4 +1,12 @@
-import { admit, assertMayApprove, type GateLimits, MoneyEntryPoint } from '../payouts/gate.js';
+import {
+  admit,
+  assertMayApprove,
+  type GateDecision,
+  type GateLimits,
+  MoneyEntryPoint,
+  NO_LONGER_REQUIRED,
+  refusedAtApproval,
+} from '../payouts/gate.js';
 import type { Payout, PayoutStatus, Principal } from '../payouts/model.js';
 import { CreatePayoutRequestSchema } from '../payouts/schemas.js';
 import { forEachAtOnce } from '../shared/at-once.js';
@@ -12,6 +20,7 @@ import {
 } from '../shared/errors.js';
 import { fingerprint, ulid } from '../shared/ids.js';
 import { type Logger, silentLogger } from '../shared/logger.js';
+import { CommandAudit } from './command-audit.js';
 import {
   defaultRecurrenceConfig,
   type PayoutPort,
@@ -240,12 +249,17 @@ export class RecurrenceService {
   /**
    * Approves a rule waiting in `pending_approval` (four eyes: a person other than its creator, never a system
    * principal). Its occurrences are then requested by the creator and carry this approver, so they need no
-   * approval of their own. Occurrences whose time passed while it waited are recorded as skipped.
+   * approval of their own. Occurrences whose time passed while it waited are recorded as skipped. The approval
+   * passes the control gate again with the limits in force now, since it releases the rule's money and the maximum
+   * may have been lowered while the rule waited (each occurrence would be refused at its creation anyway): above
+   * it the approval is refused and the rule stays `pending_approval`, unchanged, to be cancelled (or approved
+   * once the maximum allows it).
    *
    * @throws ApprovalForbiddenError when the approver is the creator or not a person
+   * @throws ValidationError naming `amount` when the amount is above the per-payout maximum in force now
    */
   approve(id: string, approver: Principal): Promise<Recurrence> {
-    return this.#command(id, approver, 'approved', async (recurrence, now) => {
+    return this.#command(id, approver, 'approved', async (recurrence, now, audit) => {
       if (recurrence.status !== RecurrenceStatus.PendingApproval) {
         throw new InvalidTransitionError(
           'recurring payout',
@@ -253,13 +267,36 @@ export class RecurrenceService {
         );
       }
       assertMayApprove(recurrence.createdBy, approver, `recurring payout ${id}`);
+      let gate: GateDecision;
+      try {
+        gate = admit(this.ctx.limits, {
+          entryPoint: MoneyEntryPoint.RecurringRule,
+          amountKobo: recurrence.template.amount,
+        });
+      } catch (error) {
+        if (!(error instanceof ValidationError)) throw error;
+        // Thrown before anything is written (no occurrence skipped, no version): like every refused command, it
+        // is not audited.
+        this.ctx.logger.warn('recurring payout approval refused by the gate', {
+          recurrenceId: id,
+          approvedBy: approver.id,
+        });
+        throw refusedAtApproval(
+          error,
+          `recurring payout ${id} (${recurrence.template.amount} kobo an occurrence)`,
+          RecurrenceStatus.PendingApproval,
+        );
+      }
+      // The approval's audit says what the limits in force asked for when it was given.
+      const approved = `approved by ${approver.id}${gate.approvalRequired ? '' : ` (${NO_LONGER_REQUIRED})`}`;
       return {
         approvedBy: approver,
         ...(await this.#restartFrom(
           recurrence,
           now,
           `fell before the rule was approved; approved by ${approver.id}`,
-          `approved by ${approver.id}`,
+          approved,
+          audit,
         )),
       };
     });
@@ -270,7 +307,7 @@ export class RecurrenceService {
    * occurrences `held`: the resume decides on them (paid if their time is after the resume, skipped if not).
    */
   pause(id: string, actor: Principal, reason?: string): Promise<Recurrence> {
-    return this.#command(id, actor, 'paused', async (recurrence, now) => {
+    return this.#command(id, actor, 'paused', async (recurrence, now, audit) => {
       if (recurrence.status !== RecurrenceStatus.Active) {
         throw new InvalidTransitionError(
           'recurring payout',
@@ -280,12 +317,16 @@ export class RecurrenceService {
       const why = `payout cancelled: paused by ${actor.id}`;
       let rewindTo = recurrence.nextIndex;
       for (const record of await this.#futureRecords(recurrence, now)) {
+        const { payoutId } = record;
         const held =
           record.state === OccurrenceState.Held ||
           (record.state === OccurrenceState.Materialised &&
-            record.payoutId !== undefined &&
-            (await cancelQuietly(this.ctx, record.payoutId, why)) &&
-            (await this.ctx.store.holdOccurrence(id, record.localDate, record.payoutId, why)));
+            payoutId !== undefined &&
+            (await cancelQuietly(this.ctx, payoutId, why)) &&
+            // Held only with the pause's audit event (committed with it, or before it by an earlier hold).
+            (await audit.write(recurrence, (provisional) =>
+              this.ctx.store.holdOccurrence(id, record.localDate, payoutId, why, provisional),
+            )));
         if (held) rewindTo = Math.min(rewindTo, record.index);
       }
       // The pointer goes back to the first held occurrence, so that the resume looks at it again.
@@ -304,7 +345,7 @@ export class RecurrenceService {
    * so the history shows every one of them.
    */
   resume(id: string, actor: Principal): Promise<Recurrence> {
-    return this.#command(id, actor, 'resumed', async (recurrence, now) => {
+    return this.#command(id, actor, 'resumed', async (recurrence, now, audit) => {
       if (recurrence.status !== RecurrenceStatus.Paused) {
         throw new InvalidTransitionError(
           'recurring payout',
@@ -316,13 +357,14 @@ export class RecurrenceService {
         now,
         `fell while paused; resumed by ${actor.id}`,
         `resumed by ${actor.id}`,
+        audit,
       );
     });
   }
 
   /** Ends the recurrence for good; payouts already created for future occurrences are cancelled. */
   cancel(id: string, actor: Principal, reason?: string): Promise<Recurrence> {
-    return this.#command(id, actor, 'cancelled', async (recurrence, now) => {
+    return this.#command(id, actor, 'cancelled', async (recurrence, now, audit) => {
       if (
         recurrence.status === RecurrenceStatus.Cancelled ||
         recurrence.status === RecurrenceStatus.Completed
@@ -335,12 +377,12 @@ export class RecurrenceService {
       const why = `recurring payout cancelled by ${actor.id}`;
       if (recurrence.status === RecurrenceStatus.Paused) {
         // No resume will come to record the occurrences that fell in the pause: record them now.
-        await this.#recordPassed(recurrence, now, `fell while paused; ${why}`);
+        await this.#recordPassed(recurrence, now, `fell while paused; ${why}`, audit);
       }
       for (const record of await this.#futureRecords(recurrence, now)) {
         if (record.state === OccurrenceState.Skipped) continue;
         const occurrence = occurrenceOn(recurrence.rule, record.localDate);
-        if (occurrence) await this.#skipAsRead(recurrence, occurrence, now, why, record);
+        if (occurrence) await this.#skipAsRead(recurrence, occurrence, now, why, record, audit);
       }
       return { status: RecurrenceStatus.Cancelled, statusReason: reason ?? `cancelled by ${actor.id}` };
     });
@@ -361,7 +403,7 @@ export class RecurrenceService {
       id,
       actor,
       'skipped',
-      async (recurrence, now) => {
+      async (recurrence, now, audit) => {
         if (
           recurrence.status === RecurrenceStatus.Cancelled ||
           recurrence.status === RecurrenceStatus.Completed
@@ -378,7 +420,8 @@ export class RecurrenceService {
           ]);
         }
         const ahead = occurrence.index >= recurrence.nextIndex;
-        if (!recordedHere) recordedHere = await this.#skipNamed(recurrence, occurrence, ahead, now, why);
+        if (!recordedHere)
+          recordedHere = await this.#skipNamed(recurrence, occurrence, ahead, now, why, audit);
         // Dates ahead of the pointer are also kept on the recurrence, so the tick passes over them.
         if (ahead && !recurrence.skippedDates.includes(localDate)) {
           return { skippedDates: [...recurrence.skippedDates, localDate].sort() };
@@ -401,6 +444,7 @@ export class RecurrenceService {
     ahead: boolean,
     now: Date,
     why: string,
+    audit: CommandAudit,
   ): Promise<boolean> {
     const { localDate } = occurrence;
     const record = await this.ctx.store.getOccurrence(recurrence.id, localDate);
@@ -412,7 +456,7 @@ export class RecurrenceService {
     ) {
       throw new InvalidTransitionError('recurring payout', `the occurrence of ${localDate} is in the past`);
     }
-    const outcome = await this.#skipAsRead(recurrence, occurrence, now, why, record);
+    const outcome = await this.#skipAsRead(recurrence, occurrence, now, why, record, audit);
     if (outcome.kind === 'payoutMoved') {
       throw new InvalidTransitionError(
         'recurring payout',
@@ -424,7 +468,8 @@ export class RecurrenceService {
 
   /**
    * `skipOccurrence` starting from `record`, the occurrence's record as already read (undefined: none), so the
-   * read is not repeated; read again only when it changed before the skip was written.
+   * read is not repeated; read again only when it changed before the skip was written. The skip commits with the
+   * command's audit event (`audit`), or after it.
    */
   async #skipAsRead(
     recurrence: Recurrence,
@@ -432,10 +477,11 @@ export class RecurrenceService {
     now: Date,
     why: string,
     record: OccurrenceRecord | undefined,
+    audit: CommandAudit,
   ): Promise<SkipOutcome> {
     return (
-      (await skipOverRecord(this.ctx, recurrence, occurrence, now, why, record)) ??
-      (await skipOccurrence(this.ctx, recurrence, occurrence, now, why))
+      (await skipOverRecord(this.ctx, recurrence, occurrence, now, why, record, audit)) ??
+      (await skipOccurrence(this.ctx, recurrence, occurrence, now, why, audit))
     );
   }
 
@@ -447,34 +493,51 @@ export class RecurrenceService {
   /**
    * Reads, applies a change, writes conditionally with the command's audit event; retries when the sweeper
    * advanced the recurrence meanwhile.
+   *
+   * `change` may change occurrence records before that write (holds, skips), and the write may then lose every
+   * retry (409) or never come (the request cut off): so each occurrence write goes through `audit`, which commits
+   * the command's provisional audit event with the first of them (command-audit.ts). The command's own event
+   * supersedes it when the write commits; otherwise it stays in the trail, naming who changed the records.
    */
   async #command(
     id: string,
     actor: Principal,
     action: RecurrenceAuditEvent['action'],
-    change: (recurrence: Recurrence, now: Date) => Promise<Partial<Recurrence> | undefined>,
+    change: (
+      recurrence: Recurrence,
+      now: Date,
+      audit: CommandAudit,
+    ) => Promise<Partial<Recurrence> | undefined>,
     note?: string,
   ): Promise<Recurrence> {
+    // One per invocation, across its retries: an occurrence changed by an attempt that lost stays covered by it.
+    const audit = new CommandAudit({
+      recurrenceId: id,
+      actor,
+      action,
+      reason: note ?? `${action} by ${actor.id}`,
+      clock: this.ctx.clock,
+    });
     for (let attempt = 0; ; attempt++) {
       const recurrence = await this.get(id);
       const now = this.ctx.clock.now();
       // Undefined: the command changed nothing (a repeated skip), so nothing is written or audited. An empty
       // change still writes a version with the command's audit event: it decided something elsewhere.
-      const changes = await change(recurrence, now);
+      const changes = await change(recurrence, now, audit);
       if (!changes) return recurrence;
       try {
         const version = recurrence.version + 1;
         return await this.ctx.store.replace(
           recurrence,
           { ...recurrence, ...changes, version, updatedAt: now.toISOString() },
-          {
+          audit.event({
             recurrenceId: id,
             sequence: version,
             at: now.toISOString(),
             actor,
             action,
             reason: note ?? changes.statusReason ?? `${action} by ${actor.id}`,
-          },
+          }),
         );
       } catch (error) {
         if (!isConcurrentModificationOf(error, 'recurring payout') || attempt >= COMMAND_RETRIES) throw error;
@@ -491,8 +554,9 @@ export class RecurrenceService {
     now: Date,
     why: string,
     statusReason: string,
+    audit: CommandAudit,
   ): Promise<Partial<Recurrence>> {
-    await this.#recordPassed(recurrence, now, why);
+    await this.#recordPassed(recurrence, now, why, audit);
     const next = occurrences(recurrence.rule, { fromIndex: recurrence.nextIndex, from: now, limit: 1 })[0];
     if (!next)
       return { status: RecurrenceStatus.Completed, statusReason: `${statusReason}; no occurrence left` };
@@ -509,7 +573,7 @@ export class RecurrenceService {
    * Records every occurrence from the pointer whose time is before now as skipped (`why`), however many: a page
    * of occurrences at a time, their records read by one key range, their skips written a few at once.
    */
-  async #recordPassed(recurrence: Recurrence, now: Date, why: string): Promise<void> {
+  async #recordPassed(recurrence: Recurrence, now: Date, why: string, audit: CommandAudit): Promise<void> {
     const before = new Date(now.getTime() - 1);
     for (let fromIndex = recurrence.nextIndex; ; ) {
       const page = occurrences(recurrence.rule, { fromIndex, to: before, limit: PASSED_PAGE });
@@ -521,7 +585,7 @@ export class RecurrenceService {
       });
       const recordOn = new Map(records.map((record) => [record.localDate, record]));
       await forEachAtOnce(page, PASSED_WRITES_AT_ONCE, (occurrence) =>
-        this.#skipAsRead(recurrence, occurrence, now, why, recordOn.get(occurrence.localDate)),
+        this.#skipAsRead(recurrence, occurrence, now, why, recordOn.get(occurrence.localDate), audit),
       );
       if (page.length < PASSED_PAGE) return;
       fromIndex = last.index + 1;

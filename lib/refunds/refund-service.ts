@@ -1,5 +1,13 @@
 import { defaultEngineConfig, type EngineConfig } from '../payouts/config.js';
-import { admit, assertMayApprove, type GateLimits, MoneyEntryPoint } from '../payouts/gate.js';
+import {
+  admit,
+  assertMayApprove,
+  type GateDecision,
+  type GateLimits,
+  MoneyEntryPoint,
+  NO_LONGER_REQUIRED,
+  refusedAtApproval,
+} from '../payouts/gate.js';
 import type { Principal } from '../payouts/model.js';
 import type { ProviderClient } from '../provider/client.js';
 import { type Clock, systemClock } from '../shared/clock.js';
@@ -13,7 +21,7 @@ import {
 import { fingerprint, ulid } from '../shared/ids.js';
 import { type Logger, silentLogger } from '../shared/logger.js';
 import type { SendWindow } from '../shared/send-window.js';
-import { amountPaidOn } from './amount-paid.js';
+import { amountPaidWithin } from './amount-paid.js';
 import { RefundExceedsAmountPaidError } from './errors.js';
 import {
   type CreateRefundRequest,
@@ -65,7 +73,9 @@ export interface RequestRefundResult {
  *   and the refund waits in `requested`; above the cap it is refused.
  * - A refund that may have reached the provider (`unknown`, or a claim past its lease) is never resent; a person
  *   settles it with `resolve`, which a second person confirms.
- * - A caller with a deadline passes its `sendWindow`: past it nothing is sent and the sweep sends the refund.
+ * - A caller with a deadline passes its `sendWindow`: past it nothing is sent and the sweep sends the refund; the
+ *   read of the transaction is abandoned when a send started at the window's last instant would end, before
+ *   anything is recorded (DeadlineExceededError).
  * - Every change writes its audit event in the same transaction.
  *
  * @example
@@ -97,8 +107,12 @@ export class RefundService {
   }
 
   /**
+   * With a `sendWindow`, the read of the transaction (what was paid) is bounded by it too (amount-paid.ts,
+   * transactionReadMs): it ends no later than an inline send started at the window's last instant would.
+   *
    * @throws ValidationError (above the maximum), RefundTransactionNotRefundableError,
-   *   RefundExceedsAmountPaidError, IdempotencyConflictError; nothing is stored or sent then
+   *   RefundExceedsAmountPaidError, IdempotencyConflictError, DeadlineExceededError (the read ran out of the
+   *   window); nothing is stored or sent then
    */
   async request(
     command: {
@@ -119,7 +133,9 @@ export class RefundService {
     const recorded = await this.#store.findByIdempotencyKey(idempotencyKey);
     if (recorded) return this.#replay(recorded, requestFingerprint, idempotencyKey, window);
 
-    const amountPaidKobo = await amountPaidOn(this.#provider, request.transactionId);
+    // Within the same window as the inline send: a provider slow to answer the read is abandoned in time for the API
+    // to answer (503 request-deadline, nothing recorded, so the retry with the same key starts afresh).
+    const amountPaidKobo = await amountPaidWithin(this.#provider, request.transactionId, window);
     if (request.amount > amountPaidKobo) {
       const already = await this.#store.refundedTotal(request.transactionId);
       throw new RefundExceedsAmountPaidError(request.amount, amountPaidKobo, already);
@@ -164,10 +180,14 @@ export class RefundService {
 
   /**
    * A second person approves a refund in `pending_approval`; it is then sent at once (or waits in `requested`
-   * while payouts are paused, or when the caller's `sendWindow` has passed: the sweep sends it).
+   * while payouts are paused, or when the caller's `sendWindow` has passed: the sweep sends it). The approval
+   * passes the control gate again with the limits in force now, since it releases the money and the maximum may
+   * have been lowered while the refund waited: above it the approval is refused, and the refund stays
+   * `pending_approval`, unchanged and unsent, to be cancelled (or approved once the maximum allows it).
    *
    * @throws ApprovalForbiddenError when the approver is the requester (by stable identity) or not a person
    * @throws InvalidTransitionError when the refund is not waiting for approval
+   * @throws ValidationError naming `amount` when the amount is above the per-payout maximum in force now
    */
   async approve(id: string, approver: Principal, options: InlineSendOptions = {}): Promise<Refund> {
     const refund = await this.get(id);
@@ -178,10 +198,31 @@ export class RefundService {
       );
     }
     assertMayApprove(refund.requestedBy, approver, `refund ${id}`);
+    let gate: GateDecision;
+    try {
+      gate = admit(this.#limits, {
+        entryPoint: MoneyEntryPoint.Refund,
+        amountKobo: refund.amountKobo,
+        amountPath: 'amount',
+      });
+    } catch (error) {
+      if (!(error instanceof ValidationError)) throw error;
+      // Nothing written or sent: a refused command changes nothing and, like every refused command, is not audited.
+      this.#logger.warn('refund approval refused by the gate', { refundId: id, approvedBy: approver.id });
+      throw refusedAtApproval(
+        error,
+        `refund ${id} (${refund.amountKobo} kobo)`,
+        RefundStatus.PendingApproval,
+      );
+    }
     const approval = await this.#sender.change(
       refund,
       { status: RefundStatus.Requested, approvedBy: approver },
-      { actor: approver, reason: `approved by ${approver.id}` },
+      {
+        actor: approver,
+        // The approval's audit says what the limits in force asked for when it was given.
+        reason: `approved by ${approver.id}${gate.approvalRequired ? '' : ` (${NO_LONGER_REQUIRED})`}`,
+      },
     );
     if (!approval.changed) throw new ConcurrentModificationError('refund', id);
     return this.#sender.claimAndSend(approval.refund, options.sendWindow);

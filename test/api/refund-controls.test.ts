@@ -152,12 +152,17 @@ describe('refunds sent inline under the request deadline', () => {
       if (!found) throw new Error(`the sandbox has no transaction with ${naira} paid`);
       return found.id;
     };
-    const ask = async (transactionId: string, amount: number, principal = 'dave') => {
+    const ask = async (
+      transactionId: string,
+      amount: number,
+      principal = 'dave',
+      key = `rf-deadline-${Date.now()}-${++keys}`,
+    ) => {
       const started = performance.now();
       const reply = await call(harness.api, {
         method: 'POST',
         path: '/refunds',
-        headers: { 'Idempotency-Key': `rf-deadline-${Date.now()}-${++keys}` },
+        headers: { 'Idempotency-Key': key },
         body: { transactionId, amount, customerNote: 'sorry', merchantNote: 'late refund' },
         principal,
       });
@@ -168,8 +173,82 @@ describe('refunds sent inline under the request deadline', () => {
       clock.advance(61_000);
       return servedBy('sweep-due-payouts', () => refundSenderOf(harness.runtime).sweep());
     };
-    return { harness, sent, transaction, ask, sweepLater };
+    /** The provider's reads of a transaction (`GET /transaction/info`) so far. */
+    const reads = () => harness.sandbox.stats().requests['/transaction/info'] ?? 0;
+    /** Every refund recorded on the harness's own table. */
+    const recorded = async () =>
+      (await call(harness.api, { method: 'GET', path: '/refunds', query: 'limit=100' })).body.items as {
+        id: string;
+        idempotencyKey: string;
+      }[];
+    return { harness, sent, transaction, ask, sweepLater, reads, recorded };
   }
+
+  it('abandons the read of the transaction with the inline send: 503 request-deadline in time, nothing recorded; the retry with the same key makes one refund', async () => {
+    const slow = await withDeadlines({
+      localBudgetMs: 3_000,
+      sendBeforeDeadlineMs: 2_000,
+      sendDeadlineMs: 500,
+    });
+    try {
+      // The provider answers the read 2 s late: past the 500 ms an inline send may take, well within the request's
+      // 3 s. Without its own bound the read would run to the client's 30 s default.
+      slow.harness.sandbox.injectFault({ path: '/transaction/info', fault: 'latency', latencyMs: 2_000 });
+      const key = `rf-slow-read-${Date.now()}`;
+      const transactionId = slow.transaction(15_000);
+      const before = slow.sent();
+      const readsBefore = slow.reads();
+      const { reply, ms } = await slow.ask(transactionId, 100_000, 'dave', key);
+      expect(reply.status).toBe(503);
+      expect(reply.headers['retry-after']).toBe('5');
+      expect(reply.body).toMatchObject({
+        type: 'urn:payout-automation:problem:request-deadline',
+        status: 503,
+      });
+      // Cut at the read's 500 ms (the send's bound), not at the request's 3 s nor the provider's 2 s.
+      expect(ms).toBeGreaterThanOrEqual(450);
+      expect(ms).toBeLessThan(1_500);
+      expect(slow.reads()).toBe(readsBefore + 1);
+      // Nothing recorded, nothing sent: no refund holds the key or a share of the transaction's total.
+      expect((await slow.recorded()).filter((refund) => refund.idempotencyKey === key)).toEqual([]);
+      expect(slow.sent()).toBe(before);
+
+      // The fault was for one read: the retry with the same key reads, records and sends the refund, once.
+      const retried = await slow.ask(transactionId, 100_000, 'dave', key);
+      expect(retried.reply.status).toBe(201);
+      expect(retried.reply.body.status).toBe('pending');
+      const replayed = await slow.ask(transactionId, 100_000, 'dave', key);
+      expect(replayed.reply.status).toBe(200);
+      expect(replayed.reply.headers['idempotent-replayed']).toBe('true');
+      expect(replayed.reply.body.id).toBe(retried.reply.body.id);
+      expect((await slow.recorded()).filter((refund) => refund.idempotencyKey === key)).toHaveLength(1);
+      expect(slow.sent()).toBe(before + 1);
+    } finally {
+      await slow.harness.close();
+    }
+  });
+
+  it('reads nothing and records nothing when the window a read must fit has already passed: 503 request-deadline at once', async () => {
+    // The send window closed 600 ms before the request began, so even a send started at its last instant (500 ms)
+    // would have ended already: no read may start.
+    const closed = await withDeadlines({
+      localBudgetMs: 1_000,
+      sendBeforeDeadlineMs: 1_600,
+      sendDeadlineMs: 500,
+    });
+    try {
+      const key = `rf-no-read-${Date.now()}`;
+      const readsBefore = closed.reads();
+      const { reply, ms } = await closed.ask(closed.transaction(15_000), 100_000, 'dave', key);
+      expect(reply.status).toBe(503);
+      expect(reply.body.type).toBe('urn:payout-automation:problem:request-deadline');
+      expect(ms).toBeLessThan(500);
+      expect(closed.reads()).toBe(readsBefore);
+      expect((await closed.recorded()).filter((refund) => refund.idempotencyKey === key)).toEqual([]);
+    } finally {
+      await closed.harness.close();
+    }
+  });
 
   it('answers POST /refunds past its send window with the refund requested and nothing in flight; the sweep sends it once', async () => {
     // The figures that answered 503 while the refund was still in flight at the provider.

@@ -39,6 +39,7 @@ import {
   SYNC_PAGE_READ_DEADLINE_MS,
   SYNC_PAGE_WRITE_DEADLINE_MS,
 } from '../../lib/provider-schedules/provider-schedule-service.js';
+import { transactionReadMs } from '../../lib/refunds/amount-paid.js';
 import { REFUND_SEND_DEADLINE_MS } from '../../lib/refunds/model.js';
 import { DEEP_HEALTH_DEADLINE_MS } from '../../lib/runtime/health.js';
 import { POLL_PAGE_READ_DEADLINE_MS } from '../../lib/settlement/settlement-service.js';
@@ -107,6 +108,27 @@ type Limit =
   | { readonly kind: 'notYetBounded'; readonly why: string };
 
 /**
+ * POST /refunds reads the transaction (what was paid) before it records anything, whenever its key's read lets it
+ * start (lib/refunds/amount-paid.ts). Counted as a part started at the send window's last instant (`sendBy`): how
+ * far past that instant the read may run, the latest over every start from the request's arrival to its deadline.
+ * Cut off, it answers 503 with nothing recorded; the create that follows a read has the rest of the margin, as the
+ * recording after a send does.
+ */
+function latestTransactionReadEndMs(): number {
+  const deadlineMs = API_DEADLINES.localBudgetMs - API_DEADLINES.marginMs;
+  const window = {
+    sendBy: deadlineMs - API_DEADLINES.sendBeforeDeadlineMs,
+    deadlineMs: API_DEADLINES.sendDeadlineMs,
+  };
+  let latestEnd = 0;
+  for (let start = 0; start <= deadlineMs; start += 100) {
+    const readMs = transactionReadMs(window, start);
+    if (readMs > 0) latestEnd = Math.max(latestEnd, start + readMs);
+  }
+  return latestEnd - window.sendBy;
+}
+
+/**
  * An ops API function: the router answers at the request's deadline. POST /payouts (api-payouts), an approval,
  * a refund, an instant settlement or a replayed dead letter may send inline: the provider call, its retries and
  * credential reads included (callDeadlineMs). The recording that follows has the rest of the margin; abandoned
@@ -120,6 +142,12 @@ const API_ANSWERS: Limit = {
       name: 'an inline send',
       marginMs: API_DEADLINES.sendBeforeDeadlineMs,
       unitMs: API_DEADLINES.sendDeadlineMs,
+      optional: true,
+    },
+    {
+      name: "a refund's read of its transaction, before anything is recorded",
+      marginMs: API_DEADLINES.sendBeforeDeadlineMs,
+      unitMs: latestTransactionReadEndMs(),
       optional: true,
     },
   ],

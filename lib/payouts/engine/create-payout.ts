@@ -42,8 +42,8 @@ export interface CreatePayoutCommand {
   readonly companion?: (payout: Payout) => CreationCompanion;
 }
 
-/** The gate's entry point for a payout created with this origin. */
-const ENTRY_POINT_OF: Readonly<Record<PayoutOrigin, MoneyEntryPoint>> = {
+/** The gate's entry point for a payout created with this origin; its approval passes the gate there again. */
+export const ENTRY_POINT_OF: Readonly<Record<PayoutOrigin, MoneyEntryPoint>> = {
   api: MoneyEntryPoint.ApiPayout,
   event: MoneyEntryPoint.EventPayout,
   schedule: MoneyEntryPoint.RecurringOccurrence,

@@ -1,9 +1,16 @@
 import { ConcurrentModificationError, NotFoundError, ValidationError } from '../../shared/errors.js';
 import { invalidPayoutTransition } from '../errors.js';
-import { assertMayApprove } from '../gate.js';
+import {
+  admit,
+  assertMayApprove,
+  type GateDecision,
+  NO_LONGER_REQUIRED,
+  refusedAtApproval,
+} from '../gate.js';
 import { type Payout, PayoutStatus, type Principal } from '../model.js';
 import { canTransition } from '../transitions.js';
 import { buildTransition, type EngineContext, type SendingContext, type TransitionSpec } from './context.js';
+import { ENTRY_POINT_OF } from './create-payout.js';
 import { resolveAsPaid } from './resolve-as-paid.js';
 import { watchOnResolution } from './watch-attempts.js';
 
@@ -30,8 +37,12 @@ async function apply(ctx: EngineContext, payout: Payout, spec: TransitionSpec): 
 }
 
 /**
- * Approves a payout waiting in `pending_approval` (four eyes: never by its requester).
+ * Approves a payout waiting in `pending_approval` (four eyes: never by its requester), after passing the control
+ * gate again with the limits in force now (its creation's entry point): an approval releases the money, and the
+ * maximum may have been lowered while the payout waited. Above it the approval is refused and the payout stays
+ * `pending_approval`, unchanged, to be cancelled (or approved once the maximum allows it).
  *
+ * @throws ApprovalForbiddenError, InvalidTransitionError, ValidationError naming `amount` when above the maximum
  * @example await approvePayout(ctx, '01J…', { id: 'alice', kind: 'user' });
  */
 export async function approvePayout(ctx: EngineContext, id: string, approver: Principal): Promise<Payout> {
@@ -44,10 +55,20 @@ export async function approvePayout(ctx: EngineContext, id: string, approver: Pr
     );
   }
   assertMayApprove(payout.requestedBy, approver, `payout ${id}`);
+  let gate: GateDecision;
+  try {
+    gate = admit(ctx.config, { entryPoint: ENTRY_POINT_OF[payout.origin], amountKobo: payout.amountKobo });
+  } catch (error) {
+    if (!(error instanceof ValidationError)) throw error;
+    // Nothing is written: a refused command changes nothing and, like every refused command, is not audited.
+    ctx.logger.warn('payout approval refused by the gate', { payoutId: id, approvedBy: approver.id });
+    throw refusedAtApproval(error, `payout ${id} (${payout.amountKobo} kobo)`, PayoutStatus.PendingApproval);
+  }
   return apply(ctx, payout, {
     to: PayoutStatus.Pending,
     actor: approver,
-    reason: `approved by ${approver.id}`,
+    // The approval's audit says what the limits in force asked for when it was given.
+    reason: `approved by ${approver.id}${gate.approvalRequired ? '' : ` (${NO_LONGER_REQUIRED})`}`,
     changes: { approvedBy: approver },
   });
 }

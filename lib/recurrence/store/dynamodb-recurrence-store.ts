@@ -12,12 +12,14 @@ import {
   PutCommand,
   QueryCommand,
   TransactWriteCommand,
+  type TransactWriteItem,
   UpdateCommand,
 } from '../../shared/document-client.js';
 import { ConcurrentModificationError, InvalidCursorError } from '../../shared/errors.js';
 import { createWithIdempotencyKey } from '../../shared/idempotent-create.js';
 import * as z from '../../shared/zod.js';
 import {
+  type CommandAuditEvent,
   type OccurrenceRecord,
   OccurrenceState,
   type Recurrence,
@@ -25,10 +27,11 @@ import {
   type RecurrenceStatus,
 } from '../model.js';
 import {
-  fromAuditItem,
   fromOccurrenceItem,
   fromRecurrenceItem,
+  shownAuditEvents,
   toAuditItem,
+  toProvisionalAuditItem,
   toRecurrenceItem,
 } from './item-codec.js';
 import type {
@@ -75,7 +78,11 @@ export class DynamoDbRecurrenceStore implements RecurrenceStore {
     return Item ? fromRecurrenceItem(Item) : undefined;
   }
 
-  async replace(before: Recurrence, after: Recurrence, audit?: RecurrenceAuditEvent): Promise<Recurrence> {
+  async replace(
+    before: Recurrence,
+    after: Recurrence,
+    audit?: RecurrenceAuditEvent | CommandAuditEvent,
+  ): Promise<Recurrence> {
     const put = {
       TableName: this.tableName,
       Item: toRecurrenceItem(after),
@@ -120,7 +127,7 @@ export class DynamoDbRecurrenceStore implements RecurrenceStore {
         ConsistentRead: true,
       }),
     );
-    return (Items ?? []).map(fromAuditItem);
+    return shownAuditEvents(Items ?? []);
   }
 
   async list(query: { status?: RecurrenceStatus; limit: number; cursor?: string }): Promise<RecurrencePage> {
@@ -202,68 +209,101 @@ export class DynamoDbRecurrenceStore implements RecurrenceStore {
     };
   }
 
-  async holdOccurrence(
+  holdOccurrence(
     recurrenceId: string,
     localDate: string,
     payoutId: string,
     reason: string,
+    provisional?: CommandAuditEvent,
   ): Promise<boolean> {
-    try {
-      await this.#doc.send(
-        new UpdateCommand({
-          TableName: this.tableName,
-          Key: recurrenceKeys.occurrence(recurrenceId, localDate),
-          UpdateExpression: 'SET #state = :held, reason = :reason',
-          ConditionExpression: '#state = :materialised AND payoutId = :payoutId',
-          ExpressionAttributeNames: { '#state': 'state' },
-          ExpressionAttributeValues: {
-            ':held': OccurrenceState.Held,
-            ':materialised': OccurrenceState.Materialised,
-            ':payoutId': payoutId,
-            ':reason': reason,
-          },
-        }),
-      );
-      return true;
-    } catch (error) {
-      if (error instanceof ConditionalCheckFailedException) return false;
-      throw error;
-    }
+    return this.#occurrenceWrite(
+      {
+        TableName: this.tableName,
+        Key: recurrenceKeys.occurrence(recurrenceId, localDate),
+        UpdateExpression: 'SET #state = :held, reason = :reason',
+        ConditionExpression: '#state = :materialised AND payoutId = :payoutId',
+        ExpressionAttributeNames: { '#state': 'state' },
+        ExpressionAttributeValues: {
+          ':held': OccurrenceState.Held,
+          ':materialised': OccurrenceState.Materialised,
+          ':payoutId': payoutId,
+          ':reason': reason,
+        },
+      },
+      recurrenceId,
+      provisional,
+    );
   }
 
-  async recordSkipped(record: OccurrenceRecord, expected?: OccurrenceRecord): Promise<boolean> {
+  recordSkipped(
+    record: OccurrenceRecord,
+    expected?: OccurrenceRecord,
+    provisional?: CommandAuditEvent,
+  ): Promise<boolean> {
+    return this.#occurrenceWrite(
+      {
+        TableName: this.tableName,
+        Key: recurrenceKeys.occurrence(record.recurrenceId, record.localDate),
+        UpdateExpression:
+          'SET entity = :entity, recurrenceId = :rid, localDate = :date, #index = :index, #at = :at, ' +
+          `#state = :state, reason = :reason, recordedAt = :now${record.payoutId ? ', payoutId = :payoutId' : ''}`,
+        // Only over the record the caller read and decided on: a payout materialised meanwhile is never
+        // overwritten by "skipped" (the caller reads again and cancels it first).
+        ConditionExpression: !expected
+          ? 'attribute_not_exists(#state)'
+          : `#state = :expectedState AND ${expected.payoutId ? 'payoutId = :expectedPayoutId' : 'attribute_not_exists(payoutId)'}`,
+        ExpressionAttributeNames: { '#index': 'index', '#at': 'at', '#state': 'state' },
+        ExpressionAttributeValues: {
+          ':entity': 'occurrence',
+          ':rid': record.recurrenceId,
+          ':date': record.localDate,
+          ':index': record.index,
+          ':at': record.at,
+          ':state': record.state,
+          ':reason': record.reason ?? 'skipped',
+          ':now': record.recordedAt,
+          ...(record.payoutId && { ':payoutId': record.payoutId }),
+          ...(expected && { ':expectedState': expected.state }),
+          ...(expected?.payoutId && { ':expectedPayoutId': expected.payoutId }),
+        },
+      },
+      record.recurrenceId,
+      provisional,
+    );
+  }
+
+  /**
+   * One conditional write of an occurrence record; with a command's `provisional` audit event, both in one
+   * transaction, so the change never commits without it (model.ts, CommandAuditEvent). False when the record's
+   * condition failed (it changed meanwhile) and nothing was written. A transaction refused for another reason (a
+   * conflicting transaction on the record) is a concurrent modification: the command reads everything again.
+   */
+  async #occurrenceWrite(
+    update: OccurrenceUpdate,
+    recurrenceId: string,
+    provisional: CommandAuditEvent | undefined,
+  ): Promise<boolean> {
     try {
+      if (!provisional) {
+        await this.#doc.send(new UpdateCommand(update));
+        return true;
+      }
       await this.#doc.send(
-        new UpdateCommand({
-          TableName: this.tableName,
-          Key: recurrenceKeys.occurrence(record.recurrenceId, record.localDate),
-          UpdateExpression:
-            'SET entity = :entity, recurrenceId = :rid, localDate = :date, #index = :index, #at = :at, ' +
-            `#state = :state, reason = :reason, recordedAt = :now${record.payoutId ? ', payoutId = :payoutId' : ''}`,
-          // Only over the record the caller read and decided on: a payout materialised meanwhile is never
-          // overwritten by "skipped" (the caller reads again and cancels it first).
-          ConditionExpression: !expected
-            ? 'attribute_not_exists(#state)'
-            : `#state = :expectedState AND ${expected.payoutId ? 'payoutId = :expectedPayoutId' : 'attribute_not_exists(payoutId)'}`,
-          ExpressionAttributeNames: { '#index': 'index', '#at': 'at', '#state': 'state' },
-          ExpressionAttributeValues: {
-            ':entity': 'occurrence',
-            ':rid': record.recurrenceId,
-            ':date': record.localDate,
-            ':index': record.index,
-            ':at': record.at,
-            ':state': record.state,
-            ':reason': record.reason ?? 'skipped',
-            ':now': record.recordedAt,
-            ...(record.payoutId && { ':payoutId': record.payoutId }),
-            ...(expected && { ':expectedState': expected.state }),
-            ...(expected?.payoutId && { ':expectedPayoutId': expected.payoutId }),
-          },
+        new TransactWriteCommand({
+          TransactItems: [
+            { Update: update },
+            // Its key is the command's own (commandId): nothing else writes it, so it needs no condition.
+            { Put: { TableName: this.tableName, Item: toProvisionalAuditItem(provisional) } },
+          ],
         }),
       );
       return true;
     } catch (error) {
       if (error instanceof ConditionalCheckFailedException) return false;
+      if (error instanceof TransactionCanceledException) {
+        if (error.CancellationReasons?.[0]?.Code === 'ConditionalCheckFailed') return false;
+        throw new ConcurrentModificationError('recurring payout', recurrenceId, { cause: error });
+      }
       throw error;
     }
   }
@@ -329,6 +369,9 @@ export class DynamoDbRecurrenceStore implements RecurrenceStore {
     return records;
   }
 }
+/** A conditional update of one occurrence record, as a single write or as a transaction's action alike. */
+type OccurrenceUpdate = NonNullable<TransactWriteItem['Update']> & { TableName: string };
+
 /**
  * The write that records an occurrence's payout, on the condition that nothing was recorded yet or the record is
  * `held` at an older generation (a resume materialises it again). A skip, or a newer generation, is never

@@ -2,6 +2,7 @@ import { CreatePayoutRequestSchema } from '../../payouts/schemas.js';
 import { TableIndexes } from '../../payouts/store/table-design.js';
 import * as z from '../../shared/zod.js';
 import {
+  type CommandAuditEvent,
   type OccurrenceRecord,
   OccurrenceState,
   RECURRENCE_ACTIONS,
@@ -126,10 +127,37 @@ const AuditItemSchema = z.lazy(() =>
   }),
 );
 
-export function toAuditItem(event: RecurrenceAuditEvent): Record<string, unknown> {
+/** A command's event keeps its `commandId` (CommandAuditEvent) on the item: it supersedes a provisional event. */
+export function toAuditItem(event: RecurrenceAuditEvent | CommandAuditEvent): Record<string, unknown> {
   return { ...recurrenceKeys.audit(event.recurrenceId, event.sequence), entity: 'recurrenceAudit', ...event };
 }
 
 export function fromAuditItem(item: Record<string, unknown>): RecurrenceAuditEvent {
   return AuditItemSchema.parse(item);
+}
+
+/** A command's provisional audit event (model.ts, CommandAuditEvent): a key of its own, marked `provisional`. */
+export function toProvisionalAuditItem(event: CommandAuditEvent): Record<string, unknown> {
+  return {
+    ...recurrenceKeys.provisionalAudit(event.recurrenceId, event.sequence, event.commandId),
+    entity: 'recurrenceAudit',
+    ...event,
+    provisional: true,
+  };
+}
+
+/**
+ * The trail as it is shown, in key order: every command's own event, and a command's provisional event only while
+ * no event of its own (the same `commandId`) supersedes it, so only for a command that never committed. Neither
+ * `commandId` nor `provisional` is shown (fromAuditItem keeps the event's fields).
+ */
+export function shownAuditEvents(items: readonly Record<string, unknown>[]): RecurrenceAuditEvent[] {
+  const committed = new Set(
+    items
+      .filter((item) => item.provisional !== true && item.commandId !== undefined)
+      .map((item) => item.commandId),
+  );
+  return items
+    .filter((item) => item.provisional !== true || !committed.has(item.commandId))
+    .map(fromAuditItem);
 }

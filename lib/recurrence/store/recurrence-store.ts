@@ -1,5 +1,11 @@
 import type { CreationCompanion } from '../../payouts/store/payout-store.js';
-import type { OccurrenceRecord, Recurrence, RecurrenceAuditEvent, RecurrenceStatus } from '../model.js';
+import type {
+  CommandAuditEvent,
+  OccurrenceRecord,
+  Recurrence,
+  RecurrenceAuditEvent,
+  RecurrenceStatus,
+} from '../model.js';
 
 export type CreateRecurrenceOutcome =
   | { readonly created: true; readonly recurrence: Recurrence }
@@ -22,9 +28,19 @@ export interface RecurrenceStore {
   /** Creates the recurrence and its idempotency key together, or returns the one that holds the key. */
   create(recurrence: Recurrence, audit: RecurrenceAuditEvent): Promise<CreateRecurrenceOutcome>;
   get(id: string): Promise<Recurrence | undefined>;
-  /** Writes `after` only if the stored item is still at `before.version`, with its audit event when given. */
-  replace(before: Recurrence, after: Recurrence, audit?: RecurrenceAuditEvent): Promise<Recurrence>;
-  /** The audit trail of one recurrence, oldest first. */
+  /**
+   * Writes `after` only if the stored item is still at `before.version`, with its audit event when given (a
+   * command's, with its `commandId`: it supersedes the command's provisional event, if it wrote one).
+   */
+  replace(
+    before: Recurrence,
+    after: Recurrence,
+    audit?: RecurrenceAuditEvent | CommandAuditEvent,
+  ): Promise<Recurrence>;
+  /**
+   * The audit trail of one recurrence, oldest first: every command's event, and the provisional event of a command
+   * that changed occurrence records but never committed its own (model.ts, CommandAuditEvent).
+   */
   audit(id: string): Promise<RecurrenceAuditEvent[]>;
   list(query: { status?: RecurrenceStatus; limit: number; cursor?: string }): Promise<RecurrencePage>;
   /**
@@ -49,14 +65,26 @@ export interface RecurrenceStore {
   materialisation(record: OccurrenceRecord, recurrence: Recurrence): CreationCompanion;
   /**
    * Marks a materialised occurrence `held` after a pause cancelled its payout; only while the record still
-   * names that payout and is `materialised`. False when it changed meanwhile.
+   * names that payout and is `materialised`. False when it changed meanwhile. With a command's `provisional` audit
+   * event, both commit in one transaction (or neither).
    */
-  holdOccurrence(recurrenceId: string, localDate: string, payoutId: string, reason: string): Promise<boolean>;
+  holdOccurrence(
+    recurrenceId: string,
+    localDate: string,
+    payoutId: string,
+    reason: string,
+    provisional?: CommandAuditEvent,
+  ): Promise<boolean>;
   /**
    * Records a skip (named skip, passed over while paused or before approval, cancelled), only over `expected`,
-   * the record the caller read (none when absent): same state and payoutId. False when it changed meanwhile.
+   * the record the caller read (none when absent): same state and payoutId. False when it changed meanwhile. With a
+   * command's `provisional` audit event, both commit in one transaction (or neither).
    */
-  recordSkipped(record: OccurrenceRecord, expected?: OccurrenceRecord): Promise<boolean>;
+  recordSkipped(
+    record: OccurrenceRecord,
+    expected?: OccurrenceRecord,
+    provisional?: CommandAuditEvent,
+  ): Promise<boolean>;
   getOccurrence(recurrenceId: string, localDate: string): Promise<OccurrenceRecord | undefined>;
   /** Occurrence history, newest first; with `before` (a local date), only the occurrences before it. */
   occurrences(recurrenceId: string, limit: number, before?: string): Promise<OccurrenceRecord[]>;

@@ -6,6 +6,7 @@
  * |----------------|----------------------------------|--------------------------|-------------------------------------------------|-----------------------------------|--------------------------------------------------|
  * | recurrence     | RECURRENCE#<id>                  | RECURRENCE               | RECURRENCE#STATUS#<status> / <createdAt>#<id>   | RECURRENCE#ALL / <createdAt>#<id> | WORK#recurrence / <nextOccurrenceAt>#<id> (active only) |
  * | audit event    | RECURRENCE#<id>                  | AUDIT#<sequence>         |                                                 |                                   |                                                  |
+ * | provisional    | RECURRENCE#<id>                  | AUDIT#<seq>#<commandId>  |                                                 |                                   |                                                  |
  * | occurrence     | RECURRENCE#<id>                  | OCCURRENCE#<localDate>   |                                                 |                                   |                                                  |
  * | idempotency    | IDEMPOTENCY#recurrence#<key>     | IDEMPOTENCY              |                                                 |                                   |                                                  |
  */
@@ -14,6 +15,14 @@ export const recurrenceKeys = {
   audit: (id: string, sequence: number) => ({
     pk: `RECURRENCE#${id}`,
     sk: `AUDIT#${String(sequence).padStart(6, '0')}`,
+  }),
+  /**
+   * A command's provisional audit event (model.ts, CommandAuditEvent): after the event that produced the version the
+   * command read (`sequence`) and before the next, and never the key of a command's own event.
+   */
+  provisionalAudit: (id: string, sequence: number, commandId: string) => ({
+    pk: `RECURRENCE#${id}`,
+    sk: `AUDIT#${String(sequence).padStart(6, '0')}#${commandId}`,
   }),
   occurrence: (id: string, localDate: string) => ({ pk: `RECURRENCE#${id}`, sk: `OCCURRENCE#${localDate}` }),
   idempotency: (key: string) => ({ pk: `IDEMPOTENCY#recurrence#${key}`, sk: 'IDEMPOTENCY' }),
