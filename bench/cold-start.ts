@@ -323,11 +323,6 @@ export interface ColdStartReport {
     }
   >;
   readonly bundleBytes: Record<string, number>;
-  /**
-   * The JavaScript a function requires later from files beside its bundle (infra/bundling/build-handler.ts,
-   * SEPARATE_MODULES: undici, once a payout's claim has left), by function; absent where there is none.
-   */
-  readonly requiredLaterBytes: Record<string, number>;
 }
 
 /** A handler's answer against a pair of peers (one per build): medians of the run, and round by round. */
@@ -348,7 +343,6 @@ interface Quartiles {
 
 interface TimedBuild {
   readonly bundleBytes: number;
-  readonly requiredLaterBytes: number;
   readonly answeredMs: number;
   readonly importMs: number;
   readonly firstEventMs: number;
@@ -383,14 +377,6 @@ export async function benchColdStart(
   );
   const bundleFiles = new Map([...built].map(([name, bundle]) => [name, bundle.file]));
   const sizes = new Map([...built].map(([name, bundle]) => [name, bundle.bytes]));
-  const requiredLater = new Map(
-    [...built]
-      .map(
-        ([name, bundle]) =>
-          [name, [...bundle.separateModules.values()].reduce((sum, bytes) => sum + bytes, 0)] as const,
-      )
-      .filter(([, bytes]) => bytes > 0),
-  );
   const nodejsDefault = await buildNodejsFunctionDefault(peerEntry);
   bundleFiles.set(PEER_NODEJS_DEFAULT, nodejsDefault.file);
   sizes.set(PEER_NODEJS_DEFAULT, nodejsDefault.bytes);
@@ -471,7 +457,6 @@ export async function benchColdStart(
     const bundleOf = (name: string) => VERIFYING_PEERS.find((peer) => peer.name === name)?.bundle ?? name;
     const timedBuild = (name: string): TimedBuild => ({
       bundleBytes: sizes.get(bundleOf(name)) ?? 0,
-      requiredLaterBytes: requiredLater.get(bundleOf(name)) ?? 0,
       answeredMs: fixed(
         medianOf(name, (t) => t.answeredMs),
         1,
@@ -567,7 +552,6 @@ export async function benchColdStart(
         }),
       ),
       bundleBytes: Object.fromEntries(sizes),
-      requiredLaterBytes: Object.fromEntries(requiredLater),
     };
     /** The rows that check their event with the provider, against the verifying peers (median and quartiles). */
     const verifyingAgainst = () =>
@@ -593,7 +577,6 @@ export async function benchColdStart(
         handler: name,
         'handles one event by': what,
         'bundle KB': fixed(own.bundleBytes / 1024, 0),
-        'required later KB': own.requiredLaterBytes > 0 ? fixed(own.requiredLaterBytes / 1024, 0) : '',
         'answered ms (median)': fixed(own.answeredMs, 0),
         'over bare node ms': fixed(own.answeredMs - bareMs, 0),
         'import ms': fixed(own.importMs, 0),
@@ -609,7 +592,6 @@ export async function benchColdStart(
         handler: 'node -e (bare)',
         'handles one event by': 'nothing: reaches its first line of code',
         'bundle KB': '',
-        'required later KB': '',
         'answered ms (median)': fixed(bareMs, 0),
         'over bare node ms': 0,
         'import ms': '',
@@ -639,7 +621,6 @@ export async function benchColdStart(
           handler: name,
           'handles one event by': '(size only)',
           'bundle KB': fixed((sizes.get(name) ?? 0) / 1024, 0),
-          'required later KB': requiredLater.has(name) ? fixed((requiredLater.get(name) ?? 0) / 1024, 0) : '',
           'answered ms (median)': '',
           'over bare node ms': '',
           'import ms': '',
@@ -656,7 +637,7 @@ export async function benchColdStart(
       rows,
       coldStart,
       notes: [
-        "Bundles: the project's own build (infra/bundling/build-handler.ts), which the CDK construct runs at synth and the bundle test checks: esbuild CommonJS (index.cjs, which Lambda loads with require()), platform node, target node22, minified, the AWS SDK bundled from its ESM build with its default credential chain cut to the environment link, and the plugin that leaves out the parts of undici and the SDK no function reaches (infra/bundling/shipped-dependencies.ts). bundle KB is the size of index.cjs, all the JavaScript a function parses before its first line runs; required later KB is the JavaScript it requires from a file beside it once it needs it (undici-pool.cjs, undici's pool, once a payout's claim is on its way to DynamoDB: SEPARATE_MODULES in the same file), and a function that calls the provider also reads undici's HTTP parser (53 KB of wasm) from llhttp_simd.wasm beside it, on its first provider connection. Both are timed in answered ms.",
+        "Bundles: the project's own build (infra/bundling/build-handler.ts), which the CDK construct runs at synth and the bundle test checks: esbuild CommonJS (index.cjs, which Lambda loads with require()), platform node, target node22, minified, the AWS SDK bundled from its ESM build with its default credential chain cut to the environment link, and the plugin that leaves out the parts of undici and the SDK no function reaches (infra/bundling/shipped-dependencies.ts). bundle KB is the size of index.cjs, all the JavaScript a function loads; a function that calls the provider also reads undici's HTTP parser (53 KB of wasm) from llhttp_simd.wasm beside it, on its first provider connection.",
         `The peer (bench/peer/powertools-handler.ts): Powertools idempotency (makeIdempotent + DynamoDBPersistenceLayer, own table with pk \`id\`) around one fetch to POST /settlement/instant/payout; not safe for payouts (it releases the lock when the call fails, so a timeout resends). Built twice in this run: ${PEER_NODEJS_DEFAULT} = ${PEER_BUILDS[PEER_NODEJS_DEFAULT].description}; ${PEER_LIKE_OURS} = ${PEER_BUILDS[PEER_LIKE_OURS].description}.`,
         `Targets (issue 18): each money handler's answered ms no more than the ${PEER_NODEJS_DEFAULT} peer's (÷ ≤ 1.00) and within ${WITHIN_MS_OF_PEER_LIKE_OURS} ms of the ${PEER_LIKE_OURS} peer's, medians of the same run.`,
         `The verifying peers (${verifyingDefault.name}, ${verifyingOurs.name}): ${VERIFYING_BUILD_NOTE}, as settlement-available never pays an event's word. For comparison only, no target is judged on them: ${verifyingAgainst()}.`,

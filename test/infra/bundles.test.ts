@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { basename, dirname, join, relative } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import {
@@ -9,11 +9,9 @@ import {
   BUNDLE_LIMIT_BYTES,
   type BuiltHandler,
   buildHandlers,
-  buildSeparateModules,
   handlerBuildOptions,
   handlerEntry,
   PROJECT_ROOT,
-  SEPARATE_MODULES,
 } from '../../infra/bundling/build-handler.js';
 import { NOT_SHIPPED, SIMD_PARSER_FILE, writeSimdParser } from '../../infra/bundling/shipped-dependencies.js';
 import { HANDLERS, type HandlerName, ProviderAccess } from '../../infra/handlers.js';
@@ -24,8 +22,6 @@ import { HANDLERS, type HandlerName, ProviderAccess } from '../../infra/handlers
  * cannot inline, work at import that needs AWS) fails here instead of in Lambda. The bundles live outside the project, where
  * no node_modules can be found: like Lambda, they must carry everything, the AWS SDK included.
  */
-/** undici's pool, built into a file of its own beside the bundles that call the provider (SEPARATE_MODULES). */
-const UNDICI_POOL_FILE = 'undici-pool.cjs';
 const handlers = readdirSync(join(PROJECT_ROOT, 'functions'))
   .filter((file) => file.endsWith('.ts'))
   .map((file) => file.replace(/\.ts$/, ''));
@@ -76,10 +72,7 @@ describe('handler bundles', () => {
   );
 
   it.each([
-    [
-      'submit-payouts',
-      [BUNDLE_FILE, `${BUNDLE_FILE}.map`, SIMD_PARSER_FILE, UNDICI_POOL_FILE, `${UNDICI_POOL_FILE}.map`],
-    ],
+    ['submit-payouts', [BUNDLE_FILE, `${BUNDLE_FILE}.map`, SIMD_PARSER_FILE]],
     ['api-docs', [BUNDLE_FILE, `${BUNDLE_FILE}.map`]],
   ])(
     'the asset the CDK construct bundles for %s holds %j',
@@ -230,9 +223,7 @@ describe('what the bundles carry', () => {
       // The parser's bytes are the file beside the bundle, written with it where the bundle reads it.
       const bundle = bundles.get(name);
       expect(bundle?.runtimeFiles).toEqual(
-        callsProvider && bundle
-          ? [join(dirname(bundle.file), UNDICI_POOL_FILE), join(dirname(bundle.file), SIMD_PARSER_FILE)]
-          : [],
+        callsProvider && bundle ? [join(dirname(bundle.file), SIMD_PARSER_FILE)] : [],
       );
       // The connection and the credentials' reader come with it, and go with it.
       expect(inputs.includes('lib/provider/connection.ts')).toBe(callsProvider);
@@ -242,61 +233,6 @@ describe('what the bundles carry', () => {
       expect(inputs.some((input) => input.includes('node_modules/zod/'))).toBe(true);
     },
   );
-});
-
-describe('modules required later, from a file beside the bundle (SEPARATE_MODULES)', () => {
-  const callers = handlers.filter((name) => HANDLERS[name as HandlerName].provider !== ProviderAccess.None);
-
-  it.each(callers)(
-    '%s parses no undici before its first line: its index.cjs requires undici-pool.cjs, which carries undici',
-    (name) => {
-      const bundle = bundles.get(name);
-      if (!bundle) throw new Error(`no bundle for ${name}`);
-      const own = readFileSync(bundle.file, 'utf8');
-      const pool = readFileSync(join(dirname(bundle.file), UNDICI_POOL_FILE), 'utf8');
-      // Strings of undici's own (its dispatchers' symbols, its parser's file): in its pool's file, never in the
-      // bundle parsed at import. Checked with includes, so that a failure does not print a whole bundle.
-      for (const undiciOwn of ['kNeedDrain', 'kMaxHeadersSize', SIMD_PARSER_FILE]) {
-        expect(pool.includes(undiciOwn), `${undiciOwn} in ${UNDICI_POOL_FILE}`).toBe(true);
-        expect(own.includes(undiciOwn), `${undiciOwn} in ${BUNDLE_FILE}`).toBe(false);
-      }
-      // Required (never import(), which would start the ES module loader), from the bundle's own directory.
-      expect(own.includes(`require("./${UNDICI_POOL_FILE}")`)).toBe(true);
-      expect(/\bimport\(/.test(own), `import( in ${BUNDLE_FILE}`).toBe(false);
-      expect(bundle.separateModules.get(UNDICI_POOL_FILE)).toBe(
-        statSync(join(dirname(bundle.file), UNDICI_POOL_FILE)).size,
-      );
-    },
-  );
-
-  it('a separate module carries none of the other modules of the project: it would get a copy of their state', async () => {
-    const separate = await buildSeparateModules(join(outRoot, 'separate-only'), {});
-    for (const module of SEPARATE_MODULES) {
-      const inputs = Object.keys(separate.get(module.file)?.inputs ?? {});
-      expect(inputs).toContain(relative(PROJECT_ROOT, module.source));
-      expect(inputs.filter((input) => !input.startsWith('node_modules/'))).toEqual([
-        relative(PROJECT_ROOT, module.source),
-      ]);
-    }
-  });
-
-  it('a separate module imported statically is refused: it would be parsed with the bundle after all', async () => {
-    const [pool] = SEPARATE_MODULES;
-    await expect(
-      build({
-        ...handlerBuildOptions(),
-        stdin: {
-          contents: `import { openPool } from '${pool.specifier}'; export const f = openPool;`,
-          resolveDir: pool.importer,
-          loader: 'ts',
-        },
-        write: false,
-        absWorkingDir: PROJECT_ROOT,
-      }),
-    ).rejects.toThrow(
-      /is a separate module \(SEPARATE_MODULES\): import it with import\(\), not import-statement/,
-    );
-  });
 });
 
 /**
@@ -320,9 +256,8 @@ async function buildProbe(file: string, contents: string): Promise<string> {
     outfile,
     absWorkingDir: PROJECT_ROOT,
   });
-  // As buildHandlers writes them beside a bundle that calls the provider.
+  // As buildHandlers writes it beside a bundle that calls the provider.
   writeSimdParser(outRoot);
-  await buildSeparateModules(outRoot, {});
   return outfile;
 }
 
