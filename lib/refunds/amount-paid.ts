@@ -1,8 +1,7 @@
 import { toKobo } from '../money.js';
 import type { ProviderClient } from '../provider/client.js';
 import { ProviderRejectedError } from '../provider/errors.js';
-import { DeadlineExceededError, withinDeadline } from '../shared/deadline.js';
-import type { SendWindow } from '../shared/send-window.js';
+import { readWithinWindow, type SendWindow } from '../shared/send-window.js';
 import { RefundTransactionNotRefundableError } from './errors.js';
 
 /**
@@ -49,23 +48,11 @@ export async function amountPaidOn(
 }
 
 /**
- * How long a refund request may spend reading the transaction within the caller's send window (the API's request
- * deadline, lib/api/request-deadline.ts), in ms at `now`: no longer than an inline send may take (`deadlineMs`),
- * and ending no later than a send started at the window's last instant would (`sendBy + deadlineMs`). That instant
- * is the one the API's limits proof already fits before the request's deadline with room to answer
- * (test/infra/handler-limits.test.ts), so the read needs no figure of its own. 0 once it has passed.
- *
- * @example transactionReadMs({ sendBy: now + 12_000, deadlineMs: 10_000 }, now) // 10_000
- */
-export function transactionReadMs(window: SendWindow, now: number = Date.now()): number {
-  return Math.max(0, Math.min(window.deadlineMs, window.sendBy + window.deadlineMs - now));
-}
-
-/**
- * `amountPaidOn` within `window` when the caller has one (transactionReadMs): the read is abandoned (its HTTP call
- * aborted, nothing left running) when that time is up, and rejects with `DeadlineExceededError`, at once when no
- * time is left. Nothing is recorded before this read answers, so the caller's retry with the same key starts afresh:
- * the API answers `503 request-deadline` (retry with the same key), as for any request past its deadline.
+ * `amountPaidOn` within `window` when the caller has one (readWithinWindow, lib/shared/send-window.ts): the read is
+ * abandoned (its HTTP call aborted, nothing left running) when its time within the window is up, and rejects with
+ * `DeadlineExceededError`, at once when no time is left. Nothing is recorded before this read answers, so the
+ * caller's retry with the same key starts afresh: the API answers `503 request-deadline` (retry with the same key),
+ * as for any request past its deadline.
  *
  * @example const paidKobo = await amountPaidWithin(client, transactionId, request.deadline.sendWindow);
  * @throws RefundTransactionNotRefundableError, DeadlineExceededError
@@ -76,8 +63,5 @@ export async function amountPaidWithin(
   window: SendWindow | undefined,
 ): Promise<number> {
   if (!window) return amountPaidOn(provider, transactionId);
-  const readMs = transactionReadMs(window);
-  // Not started at all: a read with no time left would still reach the provider before its abort.
-  if (readMs === 0) throw new DeadlineExceededError(0);
-  return withinDeadline(readMs, (signal) => amountPaidOn(provider, transactionId, { signal }));
+  return readWithinWindow(window, (signal) => amountPaidOn(provider, transactionId, { signal }));
 }

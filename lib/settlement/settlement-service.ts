@@ -13,7 +13,7 @@ import { type Clock, systemClock } from '../shared/clock.js';
 import { withinDeadline } from '../shared/deadline.js';
 import { IdempotencyConflictError, NotFoundError, ValidationError } from '../shared/errors.js';
 import { type Logger, silentLogger } from '../shared/logger.js';
-import type { SendWindow } from '../shared/send-window.js';
+import { readWithinWindow, type SendWindow } from '../shared/send-window.js';
 import type { DynamoDbSettlementDecisionStore } from './decision-store.js';
 import type {
   SettlementDecision,
@@ -163,9 +163,11 @@ export class SettlementService {
   /**
    * Decides and, when the policy says so, pays one settlement. `known` is a record the caller has just read
    * from the provider (the poll); otherwise the provider is asked: an event's word is never trusted. `sender`
-   * says who sends the payout (this call by default).
+   * says who sends the payout (this call by default). With an inline sender's `sendWindow` (the API), the
+   * provider's listing is read within that window too (readWithinWindow): a read cut off records and sends nothing.
    *
    * @throws NotFoundError when the provider does not list the settlement within the look-up bound
+   * @throws DeadlineExceededError when the listing's read ran out of the sender's window; nothing is recorded then
    */
   async payOut(
     settlementId: string,
@@ -190,7 +192,10 @@ export class SettlementService {
     // listing is asked for once the read has been handed to the HTTP handler (or has failed before it), so that
     // neither delays the other's request; asking for the listing first measured no better (docs/cold-start.md).
     if (reading && known?.id !== settlementId) await Promise.race([this.#store.afterRequestSent(), answered]);
-    const found = known?.id === settlementId ? { settlement: known } : await this.#find(settlementId);
+    const found =
+      known?.id === settlementId
+        ? { settlement: known }
+        : await this.#findWithin(settlementId, sender.by === 'inline' ? sender.sendWindow : undefined);
     if ('decided' in found) return this.#replay(found.decided, sender);
     const { settlement } = found;
     const now = this.#clock.now();
@@ -401,6 +406,22 @@ export class SettlementService {
   }
 
   /**
+   * #find within the caller's send window when it has one (the API: POST /instant-settlements, and a dead letter's
+   * replay of a `Settlement Available` event; readWithinWindow), so that the API answers `503 request-deadline` in
+   * time however slow the provider's listing is, instead of reading on past its answer and then recording and
+   * paying. Nothing is recorded before the look-up answers, so one cut off leaves nothing behind, and the retry
+   * (idempotent per settlement) looks again and decides once. Without a window (the event's function) each page's
+   * read keeps the client's own call deadline, and the function's timeout bounds the walk.
+   */
+  #findWithin(
+    settlementId: string,
+    window: SendWindow | undefined,
+  ): Promise<{ readonly settlement: Settlement } | { readonly decided: SettlementDecision }> {
+    if (!window) return this.#find(settlementId);
+    return readWithinWindow(window, (signal) => this.#find(settlementId, signal));
+  }
+
+  /**
    * The settlement as the provider lists it, or the decision an earlier trigger recorded for it. A settlement
    * among the provider's newest is returned as listed. Past them (an older one, which the API may name long after
    * it was decided), its decision is read alongside the walk, and a recorded one ends the walk and wins: a
@@ -410,8 +431,13 @@ export class SettlementService {
    */
   async #find(
     settlementId: string,
+    signal?: AbortSignal,
   ): Promise<{ readonly settlement: Settlement } | { readonly decided: SettlementDecision }> {
-    const newest = await this.#provider.settlements.list({ perPage: FIRST_LOOK_SIZE, page: 1 });
+    // `signal` abandons every page's read (the caller's window): the first look's and the walk's.
+    const newest = await this.#provider.settlements.list(
+      { perPage: FIRST_LOOK_SIZE, page: 1 },
+      signal && { signal },
+    );
     const listed = newest.items.find((settlement) => settlement.id === settlementId);
     if (listed) return { settlement: listed };
     let decided = false;
@@ -426,7 +452,7 @@ export class SettlementService {
     if (more) {
       for await (const settlement of this.#provider.settlements.listAll(
         { perPage: PAGE_SIZE },
-        { maxPages: this.#maxPages },
+        { maxPages: this.#maxPages, ...(signal && { signal }) },
       )) {
         if (settlement.id === settlementId) {
           walked = settlement;

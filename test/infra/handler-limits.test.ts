@@ -39,11 +39,11 @@ import {
   SYNC_PAGE_READ_DEADLINE_MS,
   SYNC_PAGE_WRITE_DEADLINE_MS,
 } from '../../lib/provider-schedules/provider-schedule-service.js';
-import { transactionReadMs } from '../../lib/refunds/amount-paid.js';
 import { REFUND_SEND_DEADLINE_MS } from '../../lib/refunds/model.js';
 import { DEEP_HEALTH_DEADLINE_MS } from '../../lib/runtime/health.js';
 import { POLL_PAGE_READ_DEADLINE_MS } from '../../lib/settlement/settlement-service.js';
 import { DYNAMODB_CALL_DEADLINE_MS } from '../../lib/shared/dynamodb-client.js';
+import { readWithinWindowMs } from '../../lib/shared/send-window.js';
 import { stageConfigFromCdkJson } from './support/synth.js';
 
 /** One DynamoDB call to its total deadline, the SDK's retries included (lib/shared/dynamodb-client.ts). */
@@ -108,13 +108,15 @@ type Limit =
   | { readonly kind: 'notYetBounded'; readonly why: string };
 
 /**
- * POST /refunds reads the transaction (what was paid) before it records anything, whenever its key's read lets it
- * start (lib/refunds/amount-paid.ts). Counted as a part started at the send window's last instant (`sendBy`): how
- * far past that instant the read may run, the latest over every start from the request's arrival to its deadline.
- * Cut off, it answers 503 with nothing recorded; the create that follows a read has the rest of the margin, as the
- * recording after a send does.
+ * A read bounded by the send window (readWithinWindowMs, lib/shared/send-window.ts), made before anything is
+ * recorded whenever the reads ahead of it let it start: POST /refunds' read of the transaction (what was paid,
+ * lib/refunds/amount-paid.ts), POST /instant-settlements' read of the provider's listing (the settlement's look-up,
+ * lib/settlement/settlement-service.ts). Counted as a part started at the send window's last instant (`sendBy`):
+ * how far past that instant the read may run, the latest over every start from the request's arrival to its
+ * deadline. Cut off, it answers 503 with nothing recorded; the create that follows a read has the rest of the
+ * margin, as the recording after a send does.
  */
-function latestTransactionReadEndMs(): number {
+function latestWindowedReadEndMs(): number {
   const deadlineMs = API_DEADLINES.localBudgetMs - API_DEADLINES.marginMs;
   const window = {
     sendBy: deadlineMs - API_DEADLINES.sendBeforeDeadlineMs,
@@ -122,7 +124,7 @@ function latestTransactionReadEndMs(): number {
   };
   let latestEnd = 0;
   for (let start = 0; start <= deadlineMs; start += 100) {
-    const readMs = transactionReadMs(window, start);
+    const readMs = readWithinWindowMs(window, start);
     if (readMs > 0) latestEnd = Math.max(latestEnd, start + readMs);
   }
   return latestEnd - window.sendBy;
@@ -147,7 +149,14 @@ const API_ANSWERS: Limit = {
     {
       name: "a refund's read of its transaction, before anything is recorded",
       marginMs: API_DEADLINES.sendBeforeDeadlineMs,
-      unitMs: latestTransactionReadEndMs(),
+      unitMs: latestWindowedReadEndMs(),
+      optional: true,
+    },
+    {
+      // Every page of the look-up (the first look and the walk) and the decision's read alongside it, together.
+      name: "an instant settlement's read of the provider's listing, before anything is recorded",
+      marginMs: API_DEADLINES.sendBeforeDeadlineMs,
+      unitMs: latestWindowedReadEndMs(),
       optional: true,
     },
   ],
