@@ -1,13 +1,11 @@
 import { toWholeNaira } from '../money.js';
 import {
   admit,
+  admitApproval,
   assertMayApprove,
-  type GateDecision,
   type GateLimits,
   type GateRequest,
   MoneyEntryPoint,
-  NO_LONGER_REQUIRED,
-  refusedAtApproval,
 } from '../payouts/gate.js';
 import type { Controls, Principal } from '../payouts/model.js';
 import type { ProviderClient } from '../provider/client.js';
@@ -162,26 +160,21 @@ export class BulkCorrectionService {
       throw new InvalidTransitionError('correction', `${what} is no longer waiting for approval`);
     assertMayApprove(held.requestedBy, approver, what);
     const fields = CorrectionFieldsSchema.parse(held.fields);
-    let gate: GateDecision;
+    let reason: string;
     try {
-      gate = admit(this.#limits, gateRequestOf(fields, await this.#store.get(id)));
-    } catch (error) {
-      if (!(error instanceof ValidationError)) throw error;
-      // Nothing claimed, written or sent: like every refused command, it is not audited (the correction audit
-      // records corrections sent to the provider).
-      this.#logger.warn('correction approval refused by the gate', {
-        bulkPayoutItemId: id,
-        correctionId,
-        approvedBy: approver.id,
-      });
-      // A held correction has no cancel command: it waits until the maximum allows it.
-      const refusal = refusedAtApproval(
-        error,
+      ({ reason } = admitApproval(this.#limits, gateRequestOf(fields, await this.#store.get(id)), {
         what,
-        PendingCorrectionStatus.PendingApproval,
-        'approve it once the maximum allows it',
-      );
-      return { outcome: CorrectionOutcome.Invalid, issues: refusal.issues };
+        stays: PendingCorrectionStatus.PendingApproval,
+        // A held correction has no cancel command: it waits until the maximum allows it.
+        instead: 'approve it once the maximum allows it',
+        approver,
+        logger: this.#logger,
+      }));
+    } catch (error) {
+      // Nothing claimed, written or sent; corrections answer their refusals as outcomes.
+      if (error instanceof ValidationError)
+        return { outcome: CorrectionOutcome.Invalid, issues: error.issues };
+      throw error;
     }
     // Read before the claim too, so that approving while paused writes no claim only to give it back.
     const pausedBefore = await this.#pausedResult();
@@ -200,9 +193,8 @@ export class BulkCorrectionService {
     this.#logger.info('held correction approved', {
       bulkPayoutItemId: id,
       correctionId,
-      approvedBy: approver.id,
-      // What the limits in force asked for when it was approved (it is approved all the same).
-      gate: gate.approvalRequired ?? NO_LONGER_REQUIRED,
+      // Says when the limits in force no longer ask for a second person (it is approved all the same).
+      reason,
     });
     const result = await this.#send(id, fields, held.requestedBy, approver);
     await this.#store.recordOutcome(id, correctionId, result.outcome);

@@ -1,4 +1,5 @@
 import { ValidationError } from '../shared/errors.js';
+import type { Logger } from '../shared/logger.js';
 import { ApprovalForbiddenError } from './errors.js';
 import { sameIdentity } from './identity.js';
 import type { Principal } from './model.js';
@@ -70,33 +71,58 @@ export function admit(limits: GateLimits, request: GateRequest): GateDecision {
   return request.approvalReason ? { approvalRequired: request.approvalReason } : {};
 }
 
-/**
- * The gate's refusal of an instruction a person is approving. An approval runs `admit` again with the limits in
- * force when it releases the money, not those the instruction was admitted under: operators may have lowered the
- * maximum while it waited. The refusal stays the gate's 400 naming the amount's field, said for the approver, who
- * sent no amount: which instruction, that the limits in force now refuse it, and that nothing changed.
- *
- * @example throw refusedAtApproval(error, `payout ${id} (${amount} kobo)`, 'pending_approval');
- */
-export function refusedAtApproval(
-  refusal: ValidationError,
-  what: string,
-  stays: string,
-  next = 'cancel it, or approve it once the maximum allows it',
-): ValidationError {
-  return ValidationError.of(
-    refusal.issues.map((issue) => ({
-      path: issue.path,
-      message: `${issue.message}: ${what} cannot be approved under the limits in force now; it stays ${stays} and nothing was sent (${next})`,
-    })),
-    { cause: refusal },
-  );
+/** An approval about to release an instruction, as the gate weighs it again (`admitApproval`). */
+export interface PendingApproval {
+  /** The instruction, named in a refusal and its log line: `payout 01J… (150000 kobo)`. */
+  readonly what: string;
+  /** The status the instruction stays in when the approval is refused. */
+  readonly stays: string;
+  /** What a refusal tells the approver to do instead; by default, cancel it or wait for the maximum. */
+  readonly instead?: string;
+  readonly approver: Principal;
+  /** Where a refusal is logged: it changes nothing, so no audit event records it. */
+  readonly logger: Pick<Logger, 'warn'>;
 }
 
 /**
- * Noted in the audit of an approval whose instruction the limits in force no longer hold for a second person (the
- * threshold was raised while it waited): it is approved all the same, since a person asked to.
+ * The gate again at an approval (docs/controls.md, "again at approval"): an approval releases the money, so it
+ * runs `admit` with the limits in force when it is given, through the entry point the instruction came in by, not
+ * those it was admitted under: operators may have lowered the maximum while it waited. Returns the decision and
+ * the approval's audit reason, which says so when the limits in force no longer ask for a second person (the
+ * threshold was raised meanwhile: approved all the same, since a person asked to).
+ *
+ * @throws ValidationError naming the amount's field, said for the approver, who sent no amount: which instruction,
+ *   that the limits in force refuse it, and that nothing changed (it stays `approval.stays`)
+ * @example const { reason } = admitApproval(limits, { entryPoint, amountKobo }, { what, stays, approver, logger });
  */
+export function admitApproval(
+  limits: GateLimits,
+  request: GateRequest,
+  approval: PendingApproval,
+): { readonly decision: GateDecision; readonly reason: string } {
+  let decision: GateDecision;
+  try {
+    decision = admit(limits, request);
+  } catch (error) {
+    if (!(error instanceof ValidationError)) throw error;
+    approval.logger.warn('approval refused by the gate', {
+      instruction: approval.what,
+      approvedBy: approval.approver.id,
+    });
+    const instead = approval.instead ?? 'cancel it, or approve it once the maximum allows it';
+    throw ValidationError.of(
+      error.issues.map((issue) => ({
+        path: issue.path,
+        message: `${issue.message}: ${approval.what} cannot be approved under the limits in force now; it stays ${approval.stays} and nothing was sent (${instead})`,
+      })),
+      { cause: error },
+    );
+  }
+  const approved = `approved by ${approval.approver.id}`;
+  return { decision, reason: decision.approvalRequired ? approved : `${approved} (${NO_LONGER_REQUIRED})` };
+}
+
+/** Noted in the audit of an approval the limits in force no longer ask for (`admitApproval`). */
 export const NO_LONGER_REQUIRED = 'the limits in force now no longer ask for a second person';
 
 /**

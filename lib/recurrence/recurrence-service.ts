@@ -1,12 +1,4 @@
-import {
-  admit,
-  assertMayApprove,
-  type GateDecision,
-  type GateLimits,
-  MoneyEntryPoint,
-  NO_LONGER_REQUIRED,
-  refusedAtApproval,
-} from '../payouts/gate.js';
+import { admit, admitApproval, assertMayApprove, type GateLimits, MoneyEntryPoint } from '../payouts/gate.js';
 import type { Payout, PayoutStatus, Principal } from '../payouts/model.js';
 import { CreatePayoutRequestSchema } from '../payouts/schemas.js';
 import { forEachAtOnce } from '../shared/at-once.js';
@@ -267,28 +259,17 @@ export class RecurrenceService {
         );
       }
       assertMayApprove(recurrence.createdBy, approver, `recurring payout ${id}`);
-      let gate: GateDecision;
-      try {
-        gate = admit(this.ctx.limits, {
-          entryPoint: MoneyEntryPoint.RecurringRule,
-          amountKobo: recurrence.template.amount,
-        });
-      } catch (error) {
-        if (!(error instanceof ValidationError)) throw error;
-        // Thrown before anything is written (no occurrence skipped, no version): like every refused command, it
-        // is not audited.
-        this.ctx.logger.warn('recurring payout approval refused by the gate', {
-          recurrenceId: id,
-          approvedBy: approver.id,
-        });
-        throw refusedAtApproval(
-          error,
-          `recurring payout ${id} (${recurrence.template.amount} kobo an occurrence)`,
-          RecurrenceStatus.PendingApproval,
-        );
-      }
-      // The approval's audit says what the limits in force asked for when it was given.
-      const approved = `approved by ${approver.id}${gate.approvalRequired ? '' : ` (${NO_LONGER_REQUIRED})`}`;
+      // Refused before anything is written (no occurrence skipped, no version).
+      const { reason: approved } = admitApproval(
+        this.ctx.limits,
+        { entryPoint: MoneyEntryPoint.RecurringRule, amountKobo: recurrence.template.amount },
+        {
+          what: `recurring payout ${id} (${recurrence.template.amount} kobo an occurrence)`,
+          stays: RecurrenceStatus.PendingApproval,
+          approver,
+          logger: this.ctx.logger,
+        },
+      );
       return {
         approvedBy: approver,
         ...(await this.#restartFrom(

@@ -1,13 +1,5 @@
 import { defaultEngineConfig, type EngineConfig } from '../payouts/config.js';
-import {
-  admit,
-  assertMayApprove,
-  type GateDecision,
-  type GateLimits,
-  MoneyEntryPoint,
-  NO_LONGER_REQUIRED,
-  refusedAtApproval,
-} from '../payouts/gate.js';
+import { admit, admitApproval, assertMayApprove, type GateLimits, MoneyEntryPoint } from '../payouts/gate.js';
 import type { Principal } from '../payouts/model.js';
 import type { ProviderClient } from '../provider/client.js';
 import { type Clock, systemClock } from '../shared/clock.js';
@@ -107,8 +99,9 @@ export class RefundService {
   }
 
   /**
-   * With a `sendWindow`, the read of the transaction (what was paid) is bounded by it too (amount-paid.ts,
-   * transactionReadMs): it ends no later than an inline send started at the window's last instant would.
+   * With a `sendWindow`, the read of the transaction (what was paid) is bounded by it too (amountPaidWithin,
+   * readWithinWindowMs in lib/shared/send-window.ts): it ends no later than an inline send started at the window's
+   * last instant would.
    *
    * @throws ValidationError (above the maximum), RefundTransactionNotRefundableError,
    *   RefundExceedsAmountPaidError, IdempotencyConflictError, DeadlineExceededError (the read ran out of the
@@ -198,31 +191,20 @@ export class RefundService {
       );
     }
     assertMayApprove(refund.requestedBy, approver, `refund ${id}`);
-    let gate: GateDecision;
-    try {
-      gate = admit(this.#limits, {
-        entryPoint: MoneyEntryPoint.Refund,
-        amountKobo: refund.amountKobo,
-        amountPath: 'amount',
-      });
-    } catch (error) {
-      if (!(error instanceof ValidationError)) throw error;
-      // Nothing written or sent: a refused command changes nothing and, like every refused command, is not audited.
-      this.#logger.warn('refund approval refused by the gate', { refundId: id, approvedBy: approver.id });
-      throw refusedAtApproval(
-        error,
-        `refund ${id} (${refund.amountKobo} kobo)`,
-        RefundStatus.PendingApproval,
-      );
-    }
+    const { reason } = admitApproval(
+      this.#limits,
+      { entryPoint: MoneyEntryPoint.Refund, amountKobo: refund.amountKobo, amountPath: 'amount' },
+      {
+        what: `refund ${id} (${refund.amountKobo} kobo)`,
+        stays: RefundStatus.PendingApproval,
+        approver,
+        logger: this.#logger,
+      },
+    );
     const approval = await this.#sender.change(
       refund,
       { status: RefundStatus.Requested, approvedBy: approver },
-      {
-        actor: approver,
-        // The approval's audit says what the limits in force asked for when it was given.
-        reason: `approved by ${approver.id}${gate.approvalRequired ? '' : ` (${NO_LONGER_REQUIRED})`}`,
-      },
+      { actor: approver, reason },
     );
     if (!approval.changed) throw new ConcurrentModificationError('refund', id);
     return this.#sender.claimAndSend(approval.refund, options.sendWindow);

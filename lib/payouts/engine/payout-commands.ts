@@ -1,12 +1,6 @@
 import { ConcurrentModificationError, NotFoundError, ValidationError } from '../../shared/errors.js';
 import { invalidPayoutTransition } from '../errors.js';
-import {
-  admit,
-  assertMayApprove,
-  type GateDecision,
-  NO_LONGER_REQUIRED,
-  refusedAtApproval,
-} from '../gate.js';
+import { admitApproval, assertMayApprove } from '../gate.js';
 import { type Payout, PayoutStatus, type Principal } from '../model.js';
 import { canTransition } from '../transitions.js';
 import { buildTransition, type EngineContext, type SendingContext, type TransitionSpec } from './context.js';
@@ -55,20 +49,20 @@ export async function approvePayout(ctx: EngineContext, id: string, approver: Pr
     );
   }
   assertMayApprove(payout.requestedBy, approver, `payout ${id}`);
-  let gate: GateDecision;
-  try {
-    gate = admit(ctx.config, { entryPoint: ENTRY_POINT_OF[payout.origin], amountKobo: payout.amountKobo });
-  } catch (error) {
-    if (!(error instanceof ValidationError)) throw error;
-    // Nothing is written: a refused command changes nothing and, like every refused command, is not audited.
-    ctx.logger.warn('payout approval refused by the gate', { payoutId: id, approvedBy: approver.id });
-    throw refusedAtApproval(error, `payout ${id} (${payout.amountKobo} kobo)`, PayoutStatus.PendingApproval);
-  }
+  const { reason } = admitApproval(
+    ctx.config,
+    { entryPoint: ENTRY_POINT_OF[payout.origin], amountKobo: payout.amountKobo },
+    {
+      what: `payout ${id} (${payout.amountKobo} kobo)`,
+      stays: PayoutStatus.PendingApproval,
+      approver,
+      logger: ctx.logger,
+    },
+  );
   return apply(ctx, payout, {
     to: PayoutStatus.Pending,
     actor: approver,
-    // The approval's audit says what the limits in force asked for when it was given.
-    reason: `approved by ${approver.id}${gate.approvalRequired ? '' : ` (${NO_LONGER_REQUIRED})`}`,
+    reason,
     changes: { approvedBy: approver },
   });
 }
