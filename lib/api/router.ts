@@ -209,7 +209,14 @@ export function createRouter<S extends ApiService>(
       const late = error instanceof DeadlineExceededError;
       const answer = problemResponse(
         problemFor(
-          late ? new ApiError(503, 'request-deadline', 'Deadline passed', 'retry with the same key') : error,
+          late
+            ? new ApiError(
+                503,
+                'request-deadline',
+                'Deadline passed',
+                'the request may have completed: send it again (with the same Idempotency-Key where the route takes one)',
+              )
+            : error,
           ctx.logger,
         ),
       );
