@@ -20,6 +20,11 @@ const PREFERRED_COLUMNS = [
   'createdAt',
   'decidedAt',
   'updatedAt',
+  // An audit trail's events (which have few of the above): who did what, and for a recurring payout's, whether the
+  // command took effect (`committed: false` is one that did not: docs/api.md, recurring payouts).
+  'actor',
+  'action',
+  'committed',
 ] as const;
 const MAX_COLUMNS = 6;
 

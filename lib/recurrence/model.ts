@@ -112,3 +112,15 @@ export interface RecurrenceAuditEvent {
 export interface CommandAuditEvent extends RecurrenceAuditEvent {
   readonly commandId: string;
 }
+
+/**
+ * One event of a recurrence's audit trail as it is read (RecurrenceStore.audit). `committed` is false for a
+ * command's provisional event that no event of its own superseded (CommandAuditEvent): the command changed the
+ * occurrence records the history shows, but its own write of the recurrence never committed (409 after its
+ * retries, or cut off by the request's deadline) or, while it still runs, has not yet. True for every other
+ * event. A field rather than the wording of `reason`, so that a reader, a script or the CLI can tell without
+ * parsing text (which an answer may clip).
+ */
+export interface RecurrenceTrailEvent extends RecurrenceAuditEvent {
+  readonly committed: boolean;
+}

@@ -35,6 +35,7 @@ import {
   type Recurrence,
   type RecurrenceAuditEvent,
   RecurrenceStatus,
+  type RecurrenceTrailEvent,
 } from './model.js';
 import { type Occurrence, occurrenceOn, occurrences, type RecurrenceRule } from './rules.js';
 import { type CreateRecurrenceRequest, DEFAULT_TIME_ZONE, RECURRENCE_FIELD_NAMES } from './schemas.js';
@@ -57,8 +58,11 @@ export interface RecurrenceView {
   readonly history: readonly HistoryEntry[];
   /** Where older history goes on (`history(id, { before })`); absent when `history` is all of it. */
   readonly historyBefore?: string;
-  /** Who created, paused, resumed, cancelled or skipped it, and why; oldest first. */
-  readonly audit: readonly RecurrenceAuditEvent[];
+  /**
+   * Who created, paused, resumed, cancelled or skipped it, and why; oldest first. `committed: false` marks the
+   * event of a command that changed occurrence records but did not take effect (model.ts, RecurrenceTrailEvent).
+   */
+  readonly audit: readonly RecurrenceTrailEvent[];
 }
 
 /** What became of one occurrence, with its payout's status now. */

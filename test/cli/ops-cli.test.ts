@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { SignatureV4 } from '@smithy/signature-v4';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type CliIo, runCli } from '../../lib/cli/commands.js';
+import { formatForPeople } from '../../lib/cli/format.js';
 import { OpsClient, regionOfApiUrl } from '../../lib/cli/ops-client.js';
 import { type LocalApiServer, serveApiGatewayHandler } from '../../lib/local/http-to-apigw.js';
 import { payoutEngineOf } from '../../lib/runtime/payout-engine.js';
@@ -133,6 +134,39 @@ describe('the ops CLI against the local stack', () => {
     expect(noKey.err).toContain('--key');
     expect((await cli(['--api', server.url, 'payouts', 'delete', 'x'])).status).toBe(2);
     expect((await h.items()).length).toBe(before);
+  });
+});
+
+describe('the ops CLI shows a recurring payout for people', () => {
+  it('lists its audit trail with who did what, and whether each command took effect', () => {
+    const shown = formatForPeople({
+      id: '01REC',
+      status: 'active',
+      audit: [
+        {
+          sequence: 1,
+          at: '2026-05-04T08:00:00.000Z',
+          actor: { id: 'alice', kind: 'user' },
+          action: 'created',
+          reason: 'created by alice',
+          committed: true,
+        },
+        {
+          sequence: 1,
+          at: '2026-05-04T09:00:00.000Z',
+          actor: { id: 'bob', kind: 'user' },
+          action: 'paused',
+          reason:
+            'not committed (a concurrent change won after its retries, or it was cut off): …; paused by bob',
+          committed: false,
+        },
+      ],
+    });
+    expect(shown.split('\n').slice(3)).toEqual([
+      '  AT                        ACTOR  ACTION   COMMITTED',
+      '  2026-05-04T08:00:00.000Z  alice  created  true',
+      '  2026-05-04T09:00:00.000Z  bob    paused   false',
+    ]);
   });
 });
 

@@ -1,10 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { apiContextFrom } from '../../lib/api/api-context.js';
+import { createApiHandler } from '../../lib/api/index.js';
 import { runDueSweep } from '../../lib/jobs/scheduled.js';
 import { servedBy } from '../../lib/local/function-attribution.js';
 import { payoutSweeper } from '../../lib/payouts/payout-sweeper.js';
+import { RecurrenceService } from '../../lib/recurrence/recurrence-service.js';
 import { payoutEngineOf } from '../../lib/runtime/payout-engine.js';
 import { recurrencesOf, refundsOf } from '../../lib/runtime/services.js';
-import { type ApiHarness, bankTransfer, call, startApiHarness } from '../api/support/harness.js';
+import { checkedAgainstContract } from '../api/support/contract.js';
+import { type ApiHarness, asDeployed, bankTransfer, call, startApiHarness } from '../api/support/harness.js';
+import { replaceMethod } from '../support/replace-method.js';
 
 let h: ApiHarness;
 beforeAll(async () => {
@@ -216,6 +221,14 @@ describe('recurring payouts API', () => {
     expect(final.audit.every((event: { actor: { id: string } }) => event.actor.id === 'local-operator')).toBe(
       true,
     );
+    // Every one of these commands took effect, and its event says so.
+    expect(final.audit.map((event: { committed: boolean }) => event.committed)).toEqual([
+      true,
+      true,
+      true,
+      true,
+      true,
+    ]);
   });
 
   it('refuses invalid rules with one problem entry per field', async () => {
@@ -281,5 +294,83 @@ describe('recurring payouts API', () => {
     expect(view.body.status).toBe('completed');
     expect(view.body.history).toHaveLength(1);
     expect(view.body.history[0]).toMatchObject({ state: 'materialised', payoutStatus: 'scheduled' });
+  });
+});
+
+describe('a command that did not take effect, in the API', () => {
+  /**
+   * The ops API over the real runtime, but with a concurrent writer landing between each command's read of the rule
+   * and its write: a real conditional write on DynamoDB Local (a version step, as a tick's materialisation makes),
+   * so every try of the command's own write fails its version condition and the command answers 409 after its
+   * retries (as in test/recurrence/command-contention.test.ts). Only the route under test goes through it.
+   */
+  function apiWhereCommandsAlwaysLose() {
+    const recurrences = recurrencesOf(h.runtime);
+    const { store } = recurrences.ctx;
+    const losing = replaceMethod(store, 'replace', async (before, after, audit) => {
+      if (audit) {
+        const current = await store.get(before.id);
+        if (current) await store.replace(current, { ...current, version: current.version + 1 });
+      }
+      return store.replace(before, after, audit);
+    });
+    return checkedAgainstContract(
+      asDeployed(
+        createApiHandler({
+          ...apiContextFrom(h.runtime),
+          recurrences: new RecurrenceService({ ...recurrences.ctx, store: losing }),
+        }),
+      ),
+    );
+  }
+
+  it('shows its event `committed: false`, and the same command sent again `committed: true`', async () => {
+    const { body: created } = await call(h.api, {
+      method: 'POST',
+      path: '/recurring-payouts',
+      headers: { 'Idempotency-Key': 'wages-not-committed' },
+      body: rule({ interval: 'daily' }),
+    });
+    const skipPath = `/recurring-payouts/${created.id}/occurrences/${lagosDay(4)}/skip`;
+
+    const lost = await call(apiWhereCommandsAlwaysLose(), {
+      method: 'POST',
+      path: skipPath,
+      body: { reason: 'public holiday' },
+    });
+    expect(lost.status).toBe(409);
+    expect(lost.body.type).toBe('urn:payout-automation:problem:concurrent-modification');
+
+    // The skip recorded the occurrence before it lost; the rule is as it was, and its event says the command did
+    // not take effect by a field, not only by the wording of its reason.
+    const afterLoss = (await call(h.api, { method: 'GET', path: `/recurring-payouts/${created.id}` })).body;
+    expect(afterLoss.skippedDates).toEqual([]);
+    expect(afterLoss.history[0]).toMatchObject({ localDate: lagosDay(4), state: 'skipped' });
+    expect(afterLoss.audit).toEqual([
+      expect.objectContaining({ action: 'created', committed: true }),
+      expect.objectContaining({
+        action: 'skipped',
+        actor: expect.objectContaining({ id: 'local-operator' }),
+        sequence: created.audit[0].sequence,
+        reason: expect.stringMatching(/^not committed .*public holiday$/),
+        committed: false,
+      }),
+    ]);
+
+    // Sent again without contention, it finds the occurrence skipped and takes effect: a new event, committed. The
+    // first invocation's event stays, still saying that invocation did not take effect.
+    const again = await call(h.api, { method: 'POST', path: skipPath, body: { reason: 'public holiday' } });
+    expect(again.status).toBe(200);
+    expect(again.body.skippedDates).toEqual([lagosDay(4)]);
+    expect(
+      again.body.audit.map((event: { action: string; committed: boolean }) => [
+        event.action,
+        event.committed,
+      ]),
+    ).toEqual([
+      ['created', true],
+      ['skipped', false],
+      ['skipped', true],
+    ]);
   });
 });

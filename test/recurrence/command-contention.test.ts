@@ -1,10 +1,13 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { DynamoDBClient, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
 import { problemFor } from '../../lib/api/problem.js';
+import { localAwsConfig } from '../../lib/local/dynamodb-local.js';
 import { PayoutStatus } from '../../lib/payouts/model.js';
 import { occurrenceKey } from '../../lib/recurrence/materialise.js';
 import type { Recurrence, RecurrenceAuditEvent } from '../../lib/recurrence/model.js';
 import { OccurrenceState, RecurrenceStatus } from '../../lib/recurrence/model.js';
 import { RecurrenceService } from '../../lib/recurrence/recurrence-service.js';
+import { DynamoDbRecurrenceStore } from '../../lib/recurrence/store/dynamodb-recurrence-store.js';
 import { ConcurrentModificationError } from '../../lib/shared/errors.js';
 import { silentLogger } from '../../lib/shared/logger.js';
 import { alice, bob } from '../support/engine-harness.js';
@@ -180,5 +183,110 @@ describe('a command that gives up on contention (409) leaves no occurrence chang
     const { audit } = await h.recurrences.view(recurrence.id);
     expect(actionsOf(audit)).toEqual(['created', 'paused']);
     expect(audit[1]).toMatchObject({ actor: bob, reason: 'checking the account', sequence: paused.version });
+  });
+});
+
+/**
+ * The recurrence service over a store whose DynamoDB client answers the first `conflicts` TransactWriteItems calls
+ * with a cancellation for `TransactionConflict` on their first action, as AWS does when another transaction holds
+ * the item at that moment. DynamoDB Local serialises transactions instead and never produces it on demand, so this
+ * fault is injected (a middleware on a real client); every other call, and every call after, goes to DynamoDB
+ * Local. `sent` lists the sort keys of each TransactWriteItems call that reached it, action by action.
+ */
+function conflictingFirst(conflicts: number) {
+  const client = new DynamoDBClient({ endpoint: inject('dynamoDbEndpoint'), ...localAwsConfig });
+  let injected = 0;
+  const sent: string[][] = [];
+  client.middlewareStack.add(
+    (next, context) => async (args) => {
+      if (context.commandName === 'TransactWriteItemsCommand') {
+        if (injected < conflicts) {
+          injected++;
+          throw new TransactionCanceledException({
+            message:
+              'Transaction cancelled, please refer cancellation reasons for specific reasons [TransactionConflict, None]',
+            $metadata: {},
+            CancellationReasons: [{ Code: 'TransactionConflict' }, { Code: 'None' }],
+          });
+        }
+        const { TransactItems = [] } = args.input as {
+          TransactItems?: {
+            Put?: { Item?: { sk?: { S?: string } } };
+            Update?: { Key?: { sk?: { S?: string } } };
+          }[];
+        };
+        sent.push(TransactItems.map((item) => item.Update?.Key?.sk?.S ?? item.Put?.Item?.sk?.S ?? '?'));
+      }
+      return next(args);
+    },
+    { step: 'initialize', name: 'injectTransactionConflict' },
+  );
+  const service = new RecurrenceService({
+    ...h.recurrences.ctx,
+    store: new DynamoDbRecurrenceStore(client, h.tableName),
+  });
+  return { service, injected: () => injected, sent, close: () => client.destroy() };
+}
+
+describe('a transaction conflict on the occurrence write that carries the provisional event', () => {
+  /** A daily 11:02 rule from `day`, read at 09:00: nothing materialised yet, so a skip ahead writes a new record. */
+  async function ruleFrom(day: string, key: string) {
+    lagos(day, '09:00');
+    const { recurrence } = await h.recurrences.create({
+      request: dailyRule({ startDate: day, timeOfDay: '11:02', narration: key }),
+      idempotencyKey: key,
+      actor: alice,
+    });
+    return recurrence;
+  }
+
+  it('is sent again, not answered 409: the command takes effect with one audit event, the occurrence written once', async () => {
+    const recurrence = await ruleFrom('2026-05-10', 'conflict-then-skip');
+    const day = '2026-05-12';
+    const { service, injected, sent, close } = conflictingFirst(1);
+
+    const skipped = await service.skip(recurrence.id, day, bob, 'bank holiday');
+    close();
+
+    expect(injected()).toBe(1);
+    expect(skipped).toMatchObject({ skippedDates: [day], version: recurrence.version + 1 });
+    // What reached DynamoDB: the occurrence with the provisional event once (the same transaction, sent again
+    // after the conflict), then the rule with the command's own event.
+    expect(sent).toEqual([
+      [`OCCURRENCE#${day}`, expect.stringMatching(/^AUDIT#000001#/)],
+      ['RECURRENCE', 'AUDIT#000002'],
+    ]);
+    expect(await h.recurrenceStore.getOccurrence(recurrence.id, day)).toMatchObject({
+      state: OccurrenceState.Skipped,
+      reason: 'skipped by bob: bank holiday',
+    });
+    const { audit } = await h.recurrences.view(recurrence.id);
+    expect(audit).toEqual([
+      expect.objectContaining({ action: 'created', committed: true }),
+      expect.objectContaining({
+        action: 'skipped',
+        actor: bob,
+        sequence: recurrence.version + 1,
+        reason: `occurrence of ${day} skipped by bob: bank holiday`,
+        committed: true,
+      }),
+    ]);
+  });
+
+  it('answers 409 when the conflicts outlast its retries, having written nothing', async () => {
+    const recurrence = await ruleFrom('2026-05-14', 'conflict-forever');
+    const day = '2026-05-16';
+    const { service, injected, sent, close } = conflictingFirst(Number.POSITIVE_INFINITY);
+
+    const problem = await answered(service.skip(recurrence.id, day, bob, 'bank holiday'));
+    close();
+
+    expect(problem.status).toBe(409);
+    expect(injected()).toBe(5); // the first try and four retries, each a whole transaction that wrote nothing
+    expect(sent).toEqual([]);
+    expect(await h.recurrenceStore.getOccurrence(recurrence.id, day)).toBeUndefined();
+    const { audit, recurrence: after } = await h.recurrences.view(recurrence.id);
+    expect(after).toMatchObject({ version: recurrence.version, skippedDates: [] });
+    expect(actionsOf(audit)).toEqual(['created']);
   });
 });

@@ -129,11 +129,23 @@ export const RecurringPayoutViewSchema = z.lazy(() =>
           actor: PrincipalSchema,
           action: z.enum(RECURRENCE_ACTIONS),
           reason: sentence,
+          committed: z
+            .boolean()
+            .check(
+              z.describe(
+                '`false`: the command did not take effect (409 after its retries, or cut off by the deadline; ' +
+                  'not yet, while it still runs): the rule is as it was, but the occurrence records it changed ' +
+                  '(holds, skips) stay as `history` shows them, and this event names who changed them; its ' +
+                  '`sequence` is the version it read. `true`: the command took effect at `sequence`.',
+              ),
+            ),
         }),
       )
       .check(
         z.maxLength(FIELD_MAXIMA.audit),
-        z.describe(`every command, oldest first (the newest ${FIELD_MAXIMA.audit})`),
+        z.describe(
+          `every command, oldest first (the newest ${FIELD_MAXIMA.audit}); one that did not take effect has \`committed: false\``,
+        ),
       ),
     auditOmitted: omittedCount,
   }),

@@ -108,10 +108,13 @@ function presentView(view: RecurrenceView): RecurringPayoutView {
     // Newest first: the first ones are the newest.
     history: view.history.slice(0, NEWEST).map(presentHistoryEntry),
     ...(view.historyBefore && { historyNextCursor: encodeCursor({ before: view.historyBefore }) }),
-    audit: newest(view.audit).map(({ recurrenceId: _id, ...event }) => ({
+    // `committed` on every event, not only `false` on a provisional one: no reader has to know that a missing
+    // field means the command took effect.
+    audit: newest(view.audit).map(({ recurrenceId: _id, committed, ...event }) => ({
       ...event,
       actor: principal(event.actor),
       reason: clipText(event.reason, TEXT),
+      committed,
     })),
     ...omitted('auditOmitted', view.audit.length),
   };

@@ -17,6 +17,7 @@ import {
 } from '../../shared/document-client.js';
 import { ConcurrentModificationError, InvalidCursorError } from '../../shared/errors.js';
 import { createWithIdempotencyKey } from '../../shared/idempotent-create.js';
+import { jitteredPause } from '../../shared/jitter.js';
 import * as z from '../../shared/zod.js';
 import {
   type CommandAuditEvent,
@@ -25,6 +26,7 @@ import {
   type Recurrence,
   type RecurrenceAuditEvent,
   type RecurrenceStatus,
+  type RecurrenceTrailEvent,
 } from '../model.js';
 import {
   fromOccurrenceItem,
@@ -118,7 +120,7 @@ export class DynamoDbRecurrenceStore implements RecurrenceStore {
     }
   }
 
-  async audit(id: string): Promise<RecurrenceAuditEvent[]> {
+  async audit(id: string): Promise<RecurrenceTrailEvent[]> {
     const { Items } = await this.#doc.send(
       new QueryCommand({
         TableName: this.tableName,
@@ -275,36 +277,51 @@ export class DynamoDbRecurrenceStore implements RecurrenceStore {
   /**
    * One conditional write of an occurrence record; with a command's `provisional` audit event, both in one
    * transaction, so the change never commits without it (model.ts, CommandAuditEvent). False when the record's
-   * condition failed (it changed meanwhile) and nothing was written. A transaction refused for another reason (a
-   * conflicting transaction on the record) is a concurrent modification: the command reads everything again.
+   * condition failed (it changed meanwhile) and nothing was written: the caller reads it again.
+   *
+   * A transaction cancelled only by `TransactionConflict` (another transaction on the record, such as a tick's
+   * materialisation, in flight at the same moment) wrote nothing and failed no condition, so the same transaction
+   * is sent again after a jittered pause, as the payout and refund stores do: without that, a collision that a
+   * moment's wait resolves would answer the command 409 at once, outside the command's own retries (which start
+   * only at its write of the recurrence). Conflicts that outlast the retries, or a cancellation for any other
+   * reason, are a concurrent modification: the command answers 409.
    */
   async #occurrenceWrite(
     update: OccurrenceUpdate,
     recurrenceId: string,
     provisional: CommandAuditEvent | undefined,
   ): Promise<boolean> {
-    try {
-      if (!provisional) {
+    if (!provisional) {
+      try {
         await this.#doc.send(new UpdateCommand(update));
         return true;
+      } catch (error) {
+        if (error instanceof ConditionalCheckFailedException) return false;
+        throw error;
       }
-      await this.#doc.send(
-        new TransactWriteCommand({
-          TransactItems: [
-            { Update: update },
-            // Its key is the command's own (commandId): nothing else writes it, so it needs no condition.
-            { Put: { TableName: this.tableName, Item: toProvisionalAuditItem(provisional) } },
-          ],
-        }),
-      );
-      return true;
-    } catch (error) {
-      if (error instanceof ConditionalCheckFailedException) return false;
-      if (error instanceof TransactionCanceledException) {
-        if (error.CancellationReasons?.[0]?.Code === 'ConditionalCheckFailed') return false;
-        throw new ConcurrentModificationError('recurring payout', recurrenceId, { cause: error });
+    }
+    const transaction = new TransactWriteCommand({
+      TransactItems: [
+        { Update: update },
+        // Its key is the command's own (commandId): nothing else writes it, so it needs no condition.
+        { Put: { TableName: this.tableName, Item: toProvisionalAuditItem(provisional) } },
+      ],
+    });
+    for (let attempt = 0; ; attempt++) {
+      try {
+        await this.#doc.send(transaction);
+        return true;
+      } catch (error) {
+        if (!(error instanceof TransactionCanceledException)) throw error;
+        const reasons = (error.CancellationReasons ?? []).map((reason) => reason.Code);
+        if (reasons[0] === 'ConditionalCheckFailed') return false;
+        const collidedOnly =
+          !reasons.includes('ConditionalCheckFailed') && reasons.includes('TransactionConflict');
+        if (!collidedOnly || attempt >= MAX_CONFLICT_RETRIES) {
+          throw new ConcurrentModificationError('recurring payout', recurrenceId, { cause: error });
+        }
+        await jitteredPause(attempt, 100);
       }
-      throw error;
     }
   }
 
@@ -369,6 +386,13 @@ export class DynamoDbRecurrenceStore implements RecurrenceStore {
     return records;
   }
 }
+
+/**
+ * Retries of an occurrence write cancelled only by a transaction conflict (#occurrenceWrite), as many as the
+ * payout and refund stores make of theirs: with the jittered pause, well under a second in all.
+ */
+const MAX_CONFLICT_RETRIES = 4;
+
 /** A conditional update of one occurrence record, as a single write or as a transaction's action alike. */
 type OccurrenceUpdate = NonNullable<TransactWriteItem['Update']> & { TableName: string };
 

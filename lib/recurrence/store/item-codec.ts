@@ -10,6 +10,7 @@ import {
   type Recurrence,
   type RecurrenceAuditEvent,
   RecurrenceStatus,
+  type RecurrenceTrailEvent,
 } from '../model.js';
 import { recurrenceKeys } from './table-keys.js';
 
@@ -148,10 +149,11 @@ export function toProvisionalAuditItem(event: CommandAuditEvent): Record<string,
 
 /**
  * The trail as it is shown, in key order: every command's own event, and a command's provisional event only while
- * no event of its own (the same `commandId`) supersedes it, so only for a command that never committed. Neither
- * `commandId` nor `provisional` is shown (fromAuditItem keeps the event's fields).
+ * no event of its own (the same `commandId`) supersedes it, so only for a command that never committed; that one
+ * is shown `committed: false` (model.ts, RecurrenceTrailEvent), every other `committed: true`. Neither `commandId`
+ * nor `provisional` is shown (fromAuditItem keeps the event's fields).
  */
-export function shownAuditEvents(items: readonly Record<string, unknown>[]): RecurrenceAuditEvent[] {
+export function shownAuditEvents(items: readonly Record<string, unknown>[]): RecurrenceTrailEvent[] {
   const committed = new Set(
     items
       .filter((item) => item.provisional !== true && item.commandId !== undefined)
@@ -159,5 +161,5 @@ export function shownAuditEvents(items: readonly Record<string, unknown>[]): Rec
   );
   return items
     .filter((item) => item.provisional !== true || !committed.has(item.commandId))
-    .map(fromAuditItem);
+    .map((item) => ({ ...fromAuditItem(item), committed: item.provisional !== true }));
 }

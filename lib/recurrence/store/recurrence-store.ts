@@ -5,6 +5,7 @@ import type {
   Recurrence,
   RecurrenceAuditEvent,
   RecurrenceStatus,
+  RecurrenceTrailEvent,
 } from '../model.js';
 
 export type CreateRecurrenceOutcome =
@@ -38,10 +39,11 @@ export interface RecurrenceStore {
     audit?: RecurrenceAuditEvent | CommandAuditEvent,
   ): Promise<Recurrence>;
   /**
-   * The audit trail of one recurrence, oldest first: every command's event, and the provisional event of a command
-   * that changed occurrence records but never committed its own (model.ts, CommandAuditEvent).
+   * The audit trail of one recurrence, oldest first: every command's event (`committed: true`), and the provisional
+   * event of a command that changed occurrence records but never committed its own (model.ts, CommandAuditEvent),
+   * `committed: false`.
    */
-  audit(id: string): Promise<RecurrenceAuditEvent[]>;
+  audit(id: string): Promise<RecurrenceTrailEvent[]>;
   list(query: { status?: RecurrenceStatus; limit: number; cursor?: string }): Promise<RecurrencePage>;
   /**
    * Active recurrences whose next occurrence is at or before `dueBy`, earliest first. Reads only those
