@@ -1,4 +1,4 @@
-import { type DynamoDBClient, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DailyCapExceededError, PayoutsPausedError } from '../payouts/errors.js';
 import { capUpdateItem, pauseCheckItem, type TransactItem } from '../payouts/store/control-items.js';
 import type { CapChange } from '../payouts/store/payout-store.js';
@@ -8,8 +8,8 @@ import { ConcurrentModificationError } from '../shared/errors.js';
 import { createWithIdempotencyKey, IdempotentCreateGuardError } from '../shared/idempotent-create.js';
 import { type Listing, listingAttributes, queryListing } from '../shared/index-listing.js';
 import { readItemCollection } from '../shared/item-collection.js';
-import { jitteredPause } from '../shared/jitter.js';
 import type { CursorPage } from '../shared/paging.js';
+import { commitRetryingConflicts } from '../shared/transaction-conflicts.js';
 import * as z from '../shared/zod.js';
 import { RefundExceedsAmountPaidError } from './errors.js';
 import { type Refund, type RefundAuditEvent, RefundStatus, refundWorkDueAt } from './model.js';
@@ -133,8 +133,6 @@ export interface RefundChange {
    */
   readonly totalDeltaKobo?: number;
 }
-
-const MAX_CONFLICT_RETRIES = 4;
 
 /**
  * Refund persistence: a conditional create with its idempotency key, its first audit event and its share of the
@@ -261,13 +259,12 @@ export class DynamoDbRefundStore {
     const totalIndex = change.totalDeltaKobo
       ? items.push(this.#totalUpdate(after, change.totalDeltaKobo)) - 1
       : -1;
-    for (let attempt = 0; ; attempt++) {
-      try {
+    return commitRetryingConflicts(
+      async () => {
         await this.#doc.send(new TransactWriteCommand({ TransactItems: items }));
         return after;
-      } catch (error) {
-        if (!(error instanceof TransactionCanceledException)) throw error;
-        const reasons = (error.CancellationReasons ?? []).map((reason) => reason.Code);
+      },
+      async (reasons, error) => {
         const failed = (index: number) => index >= 0 && reasons[index] === 'ConditionalCheckFailed';
         if (failed(0) || failed(auditIndex))
           throw new ConcurrentModificationError('refund', before.id, { cause: error });
@@ -277,16 +274,9 @@ export class DynamoDbRefundStore {
           throw new DailyCapExceededError(message, { cause: error });
         }
         if (failed(totalIndex)) throw await this.#exceeded(after, error);
-        // Only a collision with another transaction (on the shared cap counter, or the transaction's total) is
-        // worth repeating: every condition held, and the write is still exactly the one decided on.
-        const collidedOnly =
-          !reasons.includes('ConditionalCheckFailed') && reasons.includes('TransactionConflict');
-        if (!collidedOnly || attempt >= MAX_CONFLICT_RETRIES) {
-          throw new ConcurrentModificationError('refund', before.id, { cause: error });
-        }
-        await jitteredPause(attempt, 100);
-      }
-    }
+        throw new ConcurrentModificationError('refund', before.id, { cause: error });
+      },
+    );
   }
 
   /** Refunds the sweeper should look at by `dueBy`, earliest first; reads only those. */

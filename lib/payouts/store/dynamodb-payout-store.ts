@@ -1,8 +1,4 @@
-import {
-  ConditionalCheckFailedException,
-  type DynamoDBClient,
-  TransactionCanceledException,
-} from '@aws-sdk/client-dynamodb';
+import { ConditionalCheckFailedException, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import {
   DocumentClient,
   GetCommand,
@@ -15,6 +11,11 @@ import { ConcurrentModificationError } from '../../shared/errors.js';
 import { createWithIdempotencyKey, IdempotentCreateGuardError } from '../../shared/idempotent-create.js';
 import { itemBytes } from '../../shared/item-size.js';
 import { jitteredPause } from '../../shared/jitter.js';
+import {
+  cancellationReasons,
+  commitRetryingConflicts,
+  MAX_CONFLICT_RETRIES,
+} from '../../shared/transaction-conflicts.js';
 import { CreationCompanionRefusedError, DailyCapExceededError } from '../errors.js';
 import type { AuditEvent, Controls, Payout, PayoutStatus } from '../model.js';
 import { carriedBy, payoutOf } from './carried-audit.js';
@@ -295,28 +296,20 @@ export class DynamoDbPayoutStore implements PayoutStore {
     const items = [...prepared.items];
     const capIndex = write.cap ? items.length : -1;
     if (write.cap) items.push(this.#capUpdate(write.cap));
-    for (let attempt = 0; ; attempt++) {
-      try {
+    return commitRetryingConflicts(
+      async () => {
         await this.#doc.send(new TransactWriteCommand({ TransactItems: items }));
         carriedBy.set(after, prepared.carried);
         return after;
-      } catch (error) {
-        const reasons = cancellationReasons(error);
-        if (!reasons) throw error;
+      },
+      (reasons, error) => {
         if (capIndex >= 0 && reasons[capIndex] === 'ConditionalCheckFailed') {
           const message = `daily cap of ${write.cap?.capKey} on ${write.cap?.day} would be exceeded`;
           throw new DailyCapExceededError(message, { cause: error });
         }
-        // Only a collision with another transaction (typically on the shared daily-cap counter) is worth
-        // repeating: every condition held, and the write is still exactly the one decided on.
-        const collidedOnly =
-          !reasons.includes('ConditionalCheckFailed') && reasons.includes('TransactionConflict');
-        if (!collidedOnly || attempt >= MAX_CONFLICT_RETRIES) {
-          throw new ConcurrentModificationError('payout', before.id, { cause: error });
-        }
-        await jitteredPause(attempt, 100);
-      }
-    }
+        throw new ConcurrentModificationError('payout', before.id, { cause: error });
+      },
+    );
   }
 
   /** The cap counter's update for `reservations` claims together (a release counts none). */
@@ -435,7 +428,6 @@ export class DynamoDbPayoutStore implements PayoutStore {
   }
 }
 
-const MAX_CONFLICT_RETRIES = 4;
 /**
  * A payout item carries audit events while it stays within this many bytes: under 1 KB, so each write of it
  * costs one unit in the table and in each index entry, with room for the approximation of number sizes.
@@ -469,8 +461,4 @@ function settled<T>(promise: Promise<T>): Promise<Settled<T>> {
     (value) => ({ ok: true, value }),
     (error: unknown) => ({ ok: false, error }),
   );
-}
-function cancellationReasons(error: unknown): (string | undefined)[] | undefined {
-  if (!(error instanceof TransactionCanceledException)) return undefined;
-  return (error.CancellationReasons ?? []).map((reason) => reason.Code);
 }

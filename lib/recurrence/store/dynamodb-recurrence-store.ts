@@ -17,7 +17,7 @@ import {
 } from '../../shared/document-client.js';
 import { ConcurrentModificationError, InvalidCursorError } from '../../shared/errors.js';
 import { createWithIdempotencyKey } from '../../shared/idempotent-create.js';
-import { jitteredPause } from '../../shared/jitter.js';
+import { commitRetryingConflicts } from '../../shared/transaction-conflicts.js';
 import * as z from '../../shared/zod.js';
 import {
   type CommandAuditEvent,
@@ -307,22 +307,16 @@ export class DynamoDbRecurrenceStore implements RecurrenceStore {
         { Put: { TableName: this.tableName, Item: toProvisionalAuditItem(provisional) } },
       ],
     });
-    for (let attempt = 0; ; attempt++) {
-      try {
+    return commitRetryingConflicts(
+      async () => {
         await this.#doc.send(transaction);
         return true;
-      } catch (error) {
-        if (!(error instanceof TransactionCanceledException)) throw error;
-        const reasons = (error.CancellationReasons ?? []).map((reason) => reason.Code);
+      },
+      (reasons, error) => {
         if (reasons[0] === 'ConditionalCheckFailed') return false;
-        const collidedOnly =
-          !reasons.includes('ConditionalCheckFailed') && reasons.includes('TransactionConflict');
-        if (!collidedOnly || attempt >= MAX_CONFLICT_RETRIES) {
-          throw new ConcurrentModificationError('recurring payout', recurrenceId, { cause: error });
-        }
-        await jitteredPause(attempt, 100);
-      }
-    }
+        throw new ConcurrentModificationError('recurring payout', recurrenceId, { cause: error });
+      },
+    );
   }
 
   async getOccurrence(recurrenceId: string, localDate: string): Promise<OccurrenceRecord | undefined> {
@@ -391,7 +385,6 @@ export class DynamoDbRecurrenceStore implements RecurrenceStore {
  * Retries of an occurrence write cancelled only by a transaction conflict (#occurrenceWrite), as many as the
  * payout and refund stores make of theirs: with the jittered pause, well under a second in all.
  */
-const MAX_CONFLICT_RETRIES = 4;
 
 /** A conditional update of one occurrence record, as a single write or as a transaction's action alike. */
 type OccurrenceUpdate = NonNullable<TransactWriteItem['Update']> & { TableName: string };
