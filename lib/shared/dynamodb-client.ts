@@ -1,7 +1,9 @@
 import { DynamoDBClient, type DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
 import type { HandlerExecutionContext } from '@smithy/types';
+import { jitteredPause } from './jitter.js';
 import { collectResponseBody } from './response-body.js';
 import { SETTLED_SDK_CONFIG } from './sdk-settled-config.js';
+import { CONFLICT_PAUSE_CAP_MS, MAX_CONFLICT_RETRIES } from './transaction-conflicts.js';
 
 /**
  * Deadlines on each HTTP attempt; by default the SDK waits forever on a connection that went quiet. Both are
@@ -52,6 +54,9 @@ export const SETTLED_CLIENT_CONFIG = {
  *   left to its own timeouts (REQUEST_HANDLER) and its answer dropped. A timed-out write is retried by the SDK
  *   within the deadline; the conditions on every write make a retry of one that did commit fail instead of
  *   apply twice, and a write abandoned at the deadline is as uncertain as a timed-out one always was.
+ * - A single-item write refused with `TransactionConflictException` (its item was in a transaction at that
+ *   moment: the controls item a refund claim checks, a cap counter) is sent again after a jittered pause, at
+ *   most MAX_CONFLICT_RETRIES times, inside the same deadline (sendRetryingConflicts). The SDK does not retry it.
  * - Nothing left for the SDK to look up in files on the first call (SETTLED_CLIENT_CONFIG).
  * - Answers read as the Node streams they are (collectResponseBody), without loading web streams on the first.
  * - No SDK logger middleware. The project logs its own decisions and never passes the SDK a logger, yet the
@@ -76,6 +81,14 @@ export function createDynamoDbClient(
       name: 'deadline',
     },
   );
+  // Inside the deadline (same step, lower priority: it runs after it), so the deadline bounds every resend and
+  // pause; around serialization and the SDK's own retry loop, so each resend is a whole fresh send (request
+  // built and signed again, its own retry budget) and conflicts never spend the SDK's retry quota.
+  client.middlewareStack.add((next, context) => (args) => sendRetryingConflicts(() => next(args), context), {
+    step: 'initialize',
+    priority: 'low',
+    name: 'transactionConflictRetry',
+  });
   const waiting: (() => void)[] = [];
   sentWaiters.set(client, waiting);
   // The innermost middleware: `next` is the HTTP handler, which writes the request once its own promise jobs
@@ -111,6 +124,43 @@ export function nextRequestSent(client: DynamoDBClient): Promise<void> {
   const waiting = sentWaiters.get(client);
   if (!waiting) return new Promise((resolve) => setImmediate(resolve));
   return new Promise((resolve) => waiting.push(resolve));
+}
+
+/**
+ * The writes DynamoDB refuses with `TransactionConflictException`, and the only ones retried for it: a refused
+ * single-item write wrote nothing, so sending the same request again (conditional or not) is the same write.
+ */
+const SINGLE_ITEM_WRITES: ReadonlySet<string | undefined> = new Set([
+  'PutItemCommand',
+  'UpdateItemCommand',
+  'DeleteItemCommand',
+]);
+
+/**
+ * Sends a call, and sends it again after a jittered pause while a single-item write is refused only because its
+ * item was part of a transaction in flight (`TransactionConflictException`, which the SDK's retry strategy does
+ * not count as transient), at most MAX_CONFLICT_RETRIES times, as commitRetryingConflicts does for transactions.
+ * Any other error, `ConditionalCheckFailedException` included, is thrown at once. No resend starts once the call's
+ * deadline has passed: its caller already has its `TimeoutError` (the SDK's retry loop, which reads the same
+ * signal, would refuse to start it too; checked here so this loop stops by itself).
+ */
+async function sendRetryingConflicts<T>(
+  send: () => Promise<T>,
+  context: HandlerExecutionContext,
+): Promise<T> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await send();
+    } catch (error) {
+      const conflict =
+        error instanceof Error &&
+        error.name === 'TransactionConflictException' &&
+        SINGLE_ITEM_WRITES.has(context.commandName);
+      if (!conflict || attempt >= MAX_CONFLICT_RETRIES) throw error;
+      await jitteredPause(attempt, CONFLICT_PAUSE_CAP_MS);
+      if (context[SMITHY_CONTEXT_KEY]?.abortSignal?.aborted) throw error;
+    }
+  }
 }
 
 function withinCallDeadline<T>(

@@ -4,6 +4,9 @@ import { jitteredPause } from './jitter.js';
 /** How many times a transaction that only collided with another is sent again before its caller gives up. */
 export const MAX_CONFLICT_RETRIES = 4;
 
+/** The longest jittered pause before one of those sends: a transaction in flight finishes within milliseconds. */
+export const CONFLICT_PAUSE_CAP_MS = 100;
+
 /** The reasons, one per item, that DynamoDB cancelled a transaction for; undefined for any other error. */
 export function cancellationReasons(error: unknown): (string | undefined)[] | undefined {
   if (!(error instanceof TransactionCanceledException)) return undefined;
@@ -38,7 +41,7 @@ export async function commitRetryingConflicts<T>(
       const collidedOnly =
         !reasons.includes('ConditionalCheckFailed') && reasons.includes('TransactionConflict');
       if (!collidedOnly || attempt >= MAX_CONFLICT_RETRIES) return refused(reasons, error);
-      await jitteredPause(attempt, 100);
+      await jitteredPause(attempt, CONFLICT_PAUSE_CAP_MS);
     }
   }
 }
