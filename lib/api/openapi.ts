@@ -431,6 +431,18 @@ function operations(): Record<string, Record<string, Operation>> {
         ],
       },
     },
+    '/bulk-payout-items/{id}/corrections/{correctionId}/cancel': {
+      post: {
+        operationId: 'cancelBulkPayoutItemCorrection',
+        summary:
+          'Anyone withdraws a correction held for approval (pending_approval only, else 409); it is never sent, and leaves the approvals queue',
+        parameters: [
+          bulkItemPath,
+          { name: 'correctionId', in: 'path', required: true, schema: jsonSchema(CorrectionIdSchema) },
+        ],
+        requestBody: body(CancelRequestSchema, false),
+      },
+    },
     '/approvals': {
       get: {
         operationId: 'listApprovals',

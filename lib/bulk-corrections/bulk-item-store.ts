@@ -38,7 +38,7 @@ const bulkItemListing: Listing = {
   allPartition: 'BULK_ITEM#ALL',
 };
 
-/** Corrections held for approval, by status (`pending_approval`, `approved`) and all, newest first. */
+/** Corrections held for approval, by status (`pending_approval`, `approved`, `cancelled`) and all, newest first. */
 const correctionListing: Listing = {
   statePartition: (status) => `BULK_CORRECTION#STATUS#${status}`,
   allPartition: 'BULK_CORRECTION#ALL',
@@ -93,12 +93,15 @@ const pendingSchema = z.lazy(() =>
     fields: z.record(z.string(), value),
     changes: changesSchema,
     reason: z.string(),
-    status: z.enum(['pending_approval', 'approved']),
+    status: z.enum(['pending_approval', 'approved', 'cancelled']),
     requestedBy: principalSchema,
     requestedAt: z.string(),
     approvedBy: z.optional(principalSchema),
     approvedAt: z.optional(z.string()),
     outcome: z.optional(outcomeSchema),
+    cancelledBy: z.optional(principalSchema),
+    cancelledAt: z.optional(z.string()),
+    cancelReason: z.optional(z.string()),
     job: z.optional(z.object({ jobId: z.string(), index: z.int() })),
   }),
 );
@@ -311,6 +314,56 @@ export class DynamoDbBulkItemStore {
     } catch (error) {
       if (error instanceof Error && error.name === 'ConditionalCheckFailedException') {
         throw new ConcurrentModificationError('correction', correction.correctionId, { cause: error });
+      }
+      throw error;
+    }
+  }
+
+  /**
+   * Withdraws a held correction: `pending_approval` -> `cancelled`, with who, when and why, and out of the
+   * approvals queue's listing. Conditional on the status as `claimApproval` is, so a cancel and an approval racing
+   * for the same correction cannot both commit: the one that loses finds it no longer waiting, and a cancelled
+   * correction is never sent.
+   *
+   * @throws InvalidTransitionError when it is no longer waiting (approved, or cancelled already)
+   */
+  async cancelHeld(
+    correction: PendingCorrection,
+    cancellation: Pick<PendingCorrection, 'cancelReason'> &
+      Required<Pick<PendingCorrection, 'cancelledBy' | 'cancelledAt'>>,
+  ): Promise<PendingCorrection> {
+    const { cancelledBy, cancelledAt, cancelReason } = cancellation;
+    try {
+      const { Attributes } = await this.#doc.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: bulkItemKeys.correction(correction.bulkPayoutItemId, correction.correctionId),
+          UpdateExpression: `SET #status = :cancelled, cancelledBy = :by, cancelledAt = :at, #listedUnder = :listed${
+            cancelReason === undefined ? '' : ', cancelReason = :reason'
+          }`,
+          ConditionExpression: '#status = :waiting',
+          ExpressionAttributeNames: {
+            '#status': 'status',
+            '#listedUnder': TableIndexes.byStatus.partitionKey,
+          },
+          ExpressionAttributeValues: {
+            ':cancelled': 'cancelled',
+            ':listed': correctionListing.statePartition('cancelled'),
+            ':waiting': 'pending_approval',
+            ':by': cancelledBy,
+            ':at': cancelledAt,
+            ...(cancelReason !== undefined && { ':reason': cancelReason }),
+          },
+          ReturnValues: 'ALL_NEW',
+        }),
+      );
+      return pendingSchema.parse(Attributes);
+    } catch (error) {
+      if (error instanceof Error && error.name === 'ConditionalCheckFailedException') {
+        throw new InvalidTransitionError(
+          'correction',
+          `correction ${correction.correctionId} of bulk payout item ${correction.bulkPayoutItemId} is no longer waiting for approval; only a correction in pending_approval can be cancelled`,
+        );
       }
       throw error;
     }

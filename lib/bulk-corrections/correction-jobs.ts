@@ -6,7 +6,7 @@ import { fingerprint, ulid } from '../shared/ids.js';
 import { type Logger, silentLogger } from '../shared/logger.js';
 import type { CursorPage } from '../shared/paging.js';
 import { type FieldIssue, fieldIssues } from '../shared/validation.js';
-import type { BulkCorrectionService } from './correction-service.js';
+import type { BulkCorrectionService, HeldCancellation } from './correction-service.js';
 import { CorrectionJobNotEnqueuedError, CorrectionJobsNotConfiguredError } from './job-errors.js';
 import {
   type CorrectionJob,
@@ -214,6 +214,31 @@ export class CorrectionJobService {
     // Queued too: a redelivery may not yet have moved the row to pending_approval when it was approved.
     if (await this.#store.transition(row, JobItemStatus.PendingApproval, status, at, rowResult)) return;
     await this.#store.transition(row, JobItemStatus.Queued, status, at, rowResult);
+  }
+
+  /**
+   * A held row's correction was withdrawn before anyone approved it: the row ends `cancelled`, nothing sent, with
+   * who withdrew it and why as its failure (the results CSV's "why it was not sent" columns).
+   */
+  async recordHeldCancellation(
+    held: NonNullable<PendingCorrection['job']>,
+    cancelled: HeldCancellation,
+  ): Promise<void> {
+    const by = `cancelled by ${cancelled.cancelledBy.id}`;
+    const rowResult: JobItemResult = {
+      failure: {
+        code: 'CANCELLED',
+        message: cancelled.cancelReason === undefined ? by : `${by}: ${cancelled.cancelReason}`,
+      },
+    };
+    const at = this.#now();
+    const row = { jobId: held.jobId, index: held.index };
+    // Queued too, as for an approval: a redelivery may not yet have moved the row to pending_approval.
+    if (
+      await this.#store.transition(row, JobItemStatus.PendingApproval, JobItemStatus.Cancelled, at, rowResult)
+    )
+      return;
+    await this.#store.transition(row, JobItemStatus.Queued, JobItemStatus.Cancelled, at, rowResult);
   }
 
   async #run(row: JobItem, actor: Principal): Promise<void> {

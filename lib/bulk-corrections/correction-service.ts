@@ -42,9 +42,19 @@ import { type CorrectionFields, CorrectionFieldsSchema } from './schemas.js';
 
 const STATE_WRITE_ATTEMPTS = 3;
 
-/** Told what came of an approved correction that a correction job's row had held (the job store). */
+/** Who withdrew a held correction and why: what its job row records. */
+export type HeldCancellation = Pick<PendingCorrection, 'cancelReason'> &
+  Required<Pick<PendingCorrection, 'cancelledBy' | 'cancelledAt'>>;
+
+/** Told what came of a held correction that a correction job's row had held (the job store). */
 export interface HeldJobRowOutcomes {
+  /** It was approved and sent: the row takes the send's outcome. */
   recordHeldOutcome(job: NonNullable<PendingCorrection['job']>, result: CorrectionResult): Promise<void>;
+  /** It was withdrawn before anyone approved it: the row ends `cancelled`, nothing sent. */
+  recordHeldCancellation(
+    job: NonNullable<PendingCorrection['job']>,
+    cancelled: HeldCancellation,
+  ): Promise<void>;
 }
 
 /** How a correction job's row is held or claimed (lib/bulk-corrections/correction-jobs.ts). */
@@ -165,8 +175,6 @@ export class BulkCorrectionService {
       ({ reason } = admitApproval(this.#limits, gateRequestOf(fields, await this.#store.get(id)), {
         what,
         stays: PendingCorrectionStatus.PendingApproval,
-        // A held correction has no cancel command: it waits until the maximum allows it.
-        instead: 'approve it once the maximum allows it',
         approver,
         logger: this.#logger,
       }));
@@ -200,6 +208,47 @@ export class BulkCorrectionService {
     await this.#store.recordOutcome(id, correctionId, result.outcome);
     if (held.job) await this.#heldJobRows?.recordHeldOutcome(held.job, result);
     return result;
+  }
+
+  /**
+   * Withdraws a correction held for a second person, which is then never sent. Anyone may withdraw it, the
+   * requester too: it moves no money (as for a refund's cancel). Only `pending_approval` can be withdrawn, and the
+   * write is conditional on it, so a cancel racing an approval loses to an approval's claim that committed first
+   * (and the other way round): exactly one of them wins. A job row it came from ends `cancelled`.
+   *
+   * @throws NotFoundError; InvalidTransitionError when it is approved or cancelled already
+   */
+  async cancel(
+    id: string,
+    correctionId: string,
+    actor: Principal,
+    reason?: string,
+  ): Promise<PendingCorrection> {
+    const held = await this.#store.getPending(id, correctionId);
+    if (!held)
+      throw new NotFoundError('correction', correctionId, {
+        detail: `bulk payout item ${id} has no correction ${correctionId}`,
+      });
+    if (held.status !== PendingCorrectionStatus.PendingApproval)
+      throw new InvalidTransitionError(
+        'correction',
+        `correction ${correctionId} of bulk payout item ${id} is ${held.status}; only a correction in pending_approval can be cancelled`,
+      );
+    const cancellation: HeldCancellation = {
+      cancelledBy: actor,
+      cancelledAt: this.#clock.now().toISOString(),
+      ...(reason !== undefined && { cancelReason: reason }),
+    };
+    const cancelled = await this.#store.cancelHeld(held, cancellation);
+    // The audit of an item lists corrections sent to the provider; a withdrawal sent nothing, so who withdrew it,
+    // when and why are recorded on the held correction itself, and logged.
+    this.#logger.info('held correction cancelled', {
+      bulkPayoutItemId: id,
+      correctionId,
+      cancelledBy: actor.id,
+    });
+    if (held.job) await this.#heldJobRows?.recordHeldCancellation(held.job, cancellation);
+    return cancelled;
   }
 
   /**

@@ -15,6 +15,8 @@ export const JobItemStatus = {
   NotSent: 'not_sent',
   Unknown: 'unknown',
   Paused: 'paused',
+  /** Its held correction was withdrawn by a person before anyone approved it; nothing sent. */
+  Cancelled: 'cancelled',
 } as const;
 export type JobItemStatus = (typeof JobItemStatus)[keyof typeof JobItemStatus];
 
@@ -27,6 +29,7 @@ export const FINAL_ITEM_STATUSES: readonly JobItemStatus[] = [
   JobItemStatus.NotSent,
   JobItemStatus.Unknown,
   JobItemStatus.Paused,
+  JobItemStatus.Cancelled,
 ];
 
 /** A job as a whole: derived from its rows, never stored, so no row's write contends on the job item. */

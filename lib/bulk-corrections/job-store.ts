@@ -115,6 +115,7 @@ const itemSchema = z.lazy(() =>
       'not_sent',
       'unknown',
       'paused',
+      'cancelled',
     ]),
     result: z.optional(resultSchema),
     updatedAt: z.string(),

@@ -85,6 +85,8 @@ export const PendingCorrectionStatus = {
   PendingApproval: 'pending_approval',
   /** Approved and handed to the provider; `outcome` says what came of it. */
   Approved: 'approved',
+  /** Withdrawn by a person while it waited (`cancelledBy`, `cancelledAt`, `cancelReason`); never sent. */
+  Cancelled: 'cancelled',
 } as const;
 export type PendingCorrectionStatus = (typeof PendingCorrectionStatus)[keyof typeof PendingCorrectionStatus];
 
@@ -103,6 +105,10 @@ export interface PendingCorrection {
   readonly approvedBy?: Principal;
   readonly approvedAt?: string;
   readonly outcome?: CorrectionOutcome;
+  /** Who withdrew it while it waited for approval, when, and why (if they said). */
+  readonly cancelledBy?: Principal;
+  readonly cancelledAt?: string;
+  readonly cancelReason?: string;
   /** The row of a correction job it came from; the row takes its outcome once approved. */
   readonly job?: { readonly jobId: string; readonly index: number };
 }

@@ -295,6 +295,13 @@ export const COMMANDS: readonly CommandSpec[] = [
     confirmFrom: '/bulk-payout-items/{id}',
   },
   {
+    words: ['bulk', 'cancel'],
+    method: 'POST',
+    path: '/bulk-payout-items/{id}/corrections/{correctionId}/cancel',
+    summary: 'withdraw a held correction before anyone approves it; it is never sent',
+    bodyFlags: ['reason'],
+  },
+  {
     words: ['approvals', 'list'],
     method: 'GET',
     path: '/approvals',

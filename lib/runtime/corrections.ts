@@ -20,9 +20,11 @@ export function bulkCorrectionsOf(runtime: Runtime): BulkCorrectionService {
         controls: () => runtime.payouts.controls(),
         clock: runtime.payouts.ctx.clock,
         logger: runtime.logger,
-        // An approved row of a correction job takes its outcome in the job.
+        // An approved (or cancelled) row of a correction job takes its outcome in the job.
         heldJobRows: {
           recordHeldOutcome: (job, result) => correctionJobsOf(runtime).recordHeldOutcome(job, result),
+          recordHeldCancellation: (job, cancelled) =>
+            correctionJobsOf(runtime).recordHeldCancellation(job, cancelled),
         },
       }),
   );

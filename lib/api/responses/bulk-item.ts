@@ -88,12 +88,15 @@ export const PendingCorrectionSchema = z.lazy(() =>
       .check(z.describe('the fields as requested (amount in kobo)')),
     changes: changes(),
     reason: sentence.check(z.describe('why a second person must approve it')),
-    status: z.enum(['pending_approval', 'approved']),
+    status: z.enum(['pending_approval', 'approved', 'cancelled']),
     requestedBy: PrincipalSchema,
     requestedAt: instant,
     approvedBy: z.optional(PrincipalSchema),
     approvedAt: z.optional(instant),
     outcome: z.optional(outcomes),
+    cancelledBy: z.optional(PrincipalSchema),
+    cancelledAt: z.optional(instant),
+    cancelReason: z.optional(sentence.check(z.describe('why it was withdrawn, as its canceller gave it'))),
   }),
 );
 

@@ -21,10 +21,11 @@ import {
   BulkItemPageSchema,
   type BulkItemResponse,
   HeldCorrectionSchema,
+  PendingCorrectionSchema,
 } from '../responses/bulk-item.js';
 import { AcceptedCorrectionJobSchema, CorrectionJobSchema } from '../responses/correction-job.js';
 import { type Answers, type Route, type RouteRequest, reply, route } from '../router.js';
-import { PageCursorSchema, PageLimitSchema } from '../schemas.js';
+import { CancelRequestSchema, PageCursorSchema, PageLimitSchema } from '../schemas.js';
 import { jobLocation, presentAcceptedJob } from './correction-jobs.js';
 
 function itemId(request: Pick<RouteRequest<never>, 'params'>): string {
@@ -87,6 +88,8 @@ const presentPending = (correction: PendingCorrection) => ({
   reason: clipText(correction.reason, TEXT),
   requestedBy: principal(correction.requestedBy),
   ...(correction.approvedBy && { approvedBy: principal(correction.approvedBy) }),
+  ...(correction.cancelledBy && { cancelledBy: principal(correction.cancelledBy) }),
+  ...(correction.cancelReason !== undefined && { cancelReason: clipText(correction.cancelReason, TEXT) }),
 });
 
 type Applied = Extract<CorrectionResult, { outcome: 'corrected' | 'still_invalid' }>;
@@ -157,13 +160,35 @@ export const CorrectionIdSchema = z
  */
 async function approveCorrection(request: RouteRequest<'bulkCorrections' | 'correctionJobs'>) {
   const id = itemId(request);
-  const correctionId = CorrectionIdSchema.safeParse(request.params.correctionId);
-  if (!correctionId.success) {
+  const correctionId = heldCorrectionId(request);
+  return answerCorrection(await request.ctx.bulkCorrections.approve(id, correctionId, request.principal()));
+}
+
+/** The `{correctionId}` of a held-correction command; one that cannot be an id is a correction not found. */
+function heldCorrectionId(request: Pick<RouteRequest<never>, 'params'>): string {
+  const parsed = CorrectionIdSchema.safeParse(request.params.correctionId);
+  if (!parsed.success) {
     throw new ApiError(404, 'not-found', 'Not found', 'no correction of this item has this id');
   }
-  return answerCorrection(
-    await request.ctx.bulkCorrections.approve(id, correctionId.data, request.principal()),
+  return parsed.data;
+}
+
+/**
+ * POST /bulk-payout-items/{id}/corrections/{correctionId}/cancel: anyone withdraws a held correction, which is then
+ * never sent (it moves no money, so no second person is asked); optional `{ reason }`. 409 once it is approved or
+ * cancelled, including when an approval's claim commits first.
+ */
+async function cancelCorrection(request: RouteRequest<'bulkCorrections' | 'correctionJobs'>) {
+  const id = itemId(request);
+  const correctionId = heldCorrectionId(request);
+  const body = parseBody(request.event, CancelRequestSchema, {});
+  const cancelled = await request.ctx.bulkCorrections.cancel(
+    id,
+    correctionId,
+    request.principal(),
+    body.reason,
   );
+  return reply(200, presentPending(cancelled));
 }
 
 /**
@@ -312,5 +337,18 @@ export const bulkPayoutItemRoutes: readonly Route<Answers, 'bulkCorrections' | '
     responses: correctionAnswers,
     problems: [...CORRECTION_PROBLEMS, 'approval-forbidden', 'invalid-transition'],
     handler: approveCorrection,
+  }),
+  route({
+    method: 'POST',
+    path: '/bulk-payout-items/{id}/corrections/{correctionId}/cancel',
+    responses: {
+      200: {
+        description:
+          'withdrawn (`status: cancelled`, `cancelledBy`, `cancelledAt`, `cancelReason`); never sent',
+        schema: PendingCorrectionSchema,
+      },
+    },
+    problems: ['validation', 'unauthenticated', 'not-found', 'invalid-transition'],
+    handler: cancelCorrection,
   }),
 ];
