@@ -209,11 +209,7 @@ export class CorrectionJobService {
     result: CorrectionResult,
   ): Promise<void> {
     const { status, result: rowResult } = rowOutcomeOf(result);
-    const at = this.#now();
-    const row = { jobId: held.jobId, index: held.index };
-    // Queued too: a redelivery may not yet have moved the row to pending_approval when it was approved.
-    if (await this.#store.transition(row, JobItemStatus.PendingApproval, status, at, rowResult)) return;
-    await this.#store.transition(row, JobItemStatus.Queued, status, at, rowResult);
+    await this.#settleHeldRow(held, status, rowResult);
   }
 
   /**
@@ -231,14 +227,22 @@ export class CorrectionJobService {
         message: cancelled.cancelReason === undefined ? by : `${by}: ${cancelled.cancelReason}`,
       },
     };
+    await this.#settleHeldRow(held, JobItemStatus.Cancelled, rowResult);
+  }
+
+  /**
+   * Ends a held row once its correction is decided (sent, or withdrawn). From `queued` too: a redelivery may not yet
+   * have moved the row to `pending_approval` when its correction was decided.
+   */
+  async #settleHeldRow(
+    held: NonNullable<PendingCorrection['job']>,
+    status: JobItemStatus,
+    rowResult: JobItemResult,
+  ): Promise<void> {
     const at = this.#now();
     const row = { jobId: held.jobId, index: held.index };
-    // Queued too, as for an approval: a redelivery may not yet have moved the row to pending_approval.
-    if (
-      await this.#store.transition(row, JobItemStatus.PendingApproval, JobItemStatus.Cancelled, at, rowResult)
-    )
-      return;
-    await this.#store.transition(row, JobItemStatus.Queued, JobItemStatus.Cancelled, at, rowResult);
+    if (await this.#store.transition(row, JobItemStatus.PendingApproval, status, at, rowResult)) return;
+    await this.#store.transition(row, JobItemStatus.Queued, status, at, rowResult);
   }
 
   async #run(row: JobItem, actor: Principal): Promise<void> {

@@ -155,7 +155,7 @@ export class BulkCorrectionService {
    * claimed or sent. An amount still not known here fails closed as at the request: the approver stands in for
    * both checks, so the approval goes ahead.
    *
-   * @throws PendingCorrectionNotFoundError, CorrectionAlreadyDecidedError, ApprovalForbiddenError
+   * @throws NotFoundError; InvalidTransitionError when it is approved or cancelled already; ApprovalForbiddenError
    */
   async approve(id: string, correctionId: string, approver: Principal): Promise<CorrectionResult> {
     const held = await this.#store.getPending(id, correctionId);

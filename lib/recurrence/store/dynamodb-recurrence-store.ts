@@ -281,7 +281,7 @@ export class DynamoDbRecurrenceStore implements RecurrenceStore {
    *
    * A transaction cancelled only by `TransactionConflict` (another transaction on the record, such as a tick's
    * materialisation, in flight at the same moment) wrote nothing and failed no condition, so the same transaction
-   * is sent again after a jittered pause, as the payout and refund stores do: without that, a collision that a
+   * is sent again after a jittered pause (commitRetryingConflicts, as the payout and refund stores do): without that, a collision that a
    * moment's wait resolves would answer the command 409 at once, outside the command's own retries (which start
    * only at its write of the recurrence). Conflicts that outlast the retries, or a cancellation for any other
    * reason, are a concurrent modification: the command answers 409.
@@ -380,11 +380,6 @@ export class DynamoDbRecurrenceStore implements RecurrenceStore {
     return records;
   }
 }
-
-/**
- * Retries of an occurrence write cancelled only by a transaction conflict (#occurrenceWrite), as many as the
- * payout and refund stores make of theirs: with the jittered pause, well under a second in all.
- */
 
 /** A conditional update of one occurrence record, as a single write or as a transaction's action alike. */
 type OccurrenceUpdate = NonNullable<TransactWriteItem['Update']> & { TableName: string };
