@@ -27,6 +27,142 @@ export interface GateLimits {
   readonly maxPayoutKobo: number;
   /** Instructions of at least this amount wait for a second person's approval. */
   readonly approvalThresholdKobo: number;
+  /**
+   * The provider's id of the merchant's main wallet, when configured (`MAIN_WALLET_ID`): a wallet transfer or
+   * debit naming it debits the main wallet, so it counts against the main wallet's cap counter like a bank
+   * transfer, not against a counter of its own.
+   */
+  readonly mainWalletId?: string;
+}
+
+/**
+ * The account an instruction debits, as the entry point names it. The gate derives the daily cap's counter from
+ * it (`capCounterOf`): one account, one counter, whichever entry point and payout type moves its money.
+ */
+export type DebitedAccount =
+  | { readonly kind: 'main_wallet' }
+  | { readonly kind: 'wallet'; readonly walletId: string }
+  | { readonly kind: 'child_account'; readonly childAccountId: string };
+
+/**
+ * Where a value of an instruction came from, which decides how far the gate may trust it:
+ * - `request`: the instruction's own value, set by whoever sends this request (the requester);
+ * - `person`: set earlier by a person (an earlier correction), known here only because that person said so;
+ * - `provider`: the provider's own record says so.
+ */
+export type ValueSource =
+  | { readonly from: 'request' }
+  | { readonly from: 'person'; readonly by: Principal; readonly at?: string }
+  | { readonly from: 'provider' };
+
+/**
+ * A money instruction as every entry point describes it to the gate: the account debited, the amount, the
+ * destination, and who set each. The gate alone derives from it the cap counter, the amount at stake, whether a
+ * second person must approve, and what is refused (docs/controls.md, "The instruction").
+ */
+export interface MoneyInstruction {
+  readonly entryPoint: MoneyEntryPoint;
+  readonly debits: DebitedAccount;
+  /**
+   * The amount it sends, in kobo, and where it came from; `kobo: undefined` when it is not known here (a bulk
+   * item whose amount the service never saw). An unknown amount is never taken as 0.
+   */
+  readonly amount: {
+    readonly kobo: number | undefined;
+    readonly source: ValueSource;
+    /** The request field that carries the amount, named in a refusal (`amount`, `detail.payout.amount`). */
+    readonly path?: string;
+  };
+  /**
+   * The destination, when this instruction changes one an earlier instruction set (a bulk item's account): who
+   * entered the new one, and whether the provider reported the old one invalid (so the money never left for it).
+   * Absent when the destination is the instruction's own and new with it (a payout's beneficiary).
+   */
+  readonly redirect?: {
+    readonly enteredBy: Principal;
+    readonly previousInvalidAtProvider: boolean;
+  };
+  /** Who releases the money now: the requester sending at once, or the approver at an approval. */
+  readonly releasedBy: Principal;
+  /** Something else demands a second person, named in the hold. */
+  readonly approvalReason?: string;
+}
+
+/** What the gate decided for an instruction (`judge`). */
+export interface Judgement extends GateDecision {
+  /** The daily cap's counter the instruction's claim reserves on: the account it debits. */
+  readonly capCounter: string;
+  /** The amount the gate weighed; `undefined` when not known here (then a second person must approve). */
+  readonly amountAtStakeKobo: number | undefined;
+}
+
+/** The cap counter of the main wallet (bank transfers, wallet credits, refunds, instant settlements, bulk runs). */
+export const MAIN_WALLET_CAP_COUNTER = 'merchant';
+
+/**
+ * The daily cap's counter of an account debited: `merchant` for the main wallet (by kind, or a wallet naming the
+ * configured main wallet's id), `wallet:<id>` for another wallet, `child:<id>` for a child account.
+ */
+export function capCounterOf(limits: Pick<GateLimits, 'mainWalletId'>, debits: DebitedAccount): string {
+  switch (debits.kind) {
+    case 'main_wallet':
+      return MAIN_WALLET_CAP_COUNTER;
+    case 'wallet':
+      return limits.mainWalletId !== undefined && debits.walletId === limits.mainWalletId
+        ? MAIN_WALLET_CAP_COUNTER
+        : `wallet:${debits.walletId}`;
+    case 'child_account':
+      return `child:${debits.childAccountId}`;
+  }
+}
+
+/**
+ * The amount at stake: the instruction's own amount, or one the provider's record shows, is taken as it is; an
+ * amount known only because a person said so earlier is taken only when that person is not the one releasing the
+ * money now (else one person could set an amount below the threshold and then redirect it alone).
+ */
+function amountAtStakeOf(instruction: MoneyInstruction): number | undefined {
+  const { kobo, source } = instruction.amount;
+  if (kobo === undefined) return undefined;
+  if (source.from === 'person' && sameIdentity(source.by, instruction.releasedBy)) return undefined;
+  return kobo;
+}
+
+/**
+ * Why redirecting money needs a second person, or undefined. Every redirect is held, unless the provider reported
+ * the old destination invalid (the money never left for it) and the new one was entered by someone other than
+ * the person releasing it: then two people already stand behind it.
+ */
+function redirectHold(instruction: MoneyInstruction): string | undefined {
+  const { redirect } = instruction;
+  if (!redirect) return undefined;
+  if (!redirect.previousInvalidAtProvider)
+    return 'changes the destination of money the provider may hold as valid';
+  if (sameIdentity(redirect.enteredBy, instruction.releasedBy))
+    return 'changes a destination to one entered by the same person who releases it';
+  return undefined;
+}
+
+/**
+ * The one control gate over a described instruction: derives the cap counter and the amount at stake, refuses an
+ * amount above the maximum, and decides whether a second person must approve (at or above the threshold, an
+ * amount not known here, a redirect, or what the entry point adds). Fails closed on an unknown amount.
+ *
+ * @throws ValidationError naming the amount's field when the amount is above the maximum
+ * @example const { capCounter, approvalRequired } = judge(limits, { entryPoint, debits, amount, releasedBy });
+ */
+export function judge(limits: GateLimits, instruction: MoneyInstruction): Judgement {
+  const amountAtStakeKobo = amountAtStakeOf(instruction);
+  const reasons = [instruction.approvalReason, redirectHold(instruction)].filter(
+    (reason): reason is string => reason !== undefined,
+  );
+  const decision = admit(limits, {
+    entryPoint: instruction.entryPoint,
+    amountKobo: amountAtStakeKobo,
+    ...(instruction.amount.path !== undefined && { amountPath: instruction.amount.path }),
+    ...(reasons.length > 0 && { approvalReason: reasons.join('; ') }),
+  });
+  return { ...decision, capCounter: capCounterOf(limits, instruction.debits), amountAtStakeKobo };
 }
 
 export interface GateRequest {
