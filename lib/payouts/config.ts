@@ -34,6 +34,11 @@ export interface EngineConfig {
   maxLatenessMs: number;
   /** IANA zone whose calendar day the daily cap counts. */
   capTimeZone: string;
+  /**
+   * The provider's id of the merchant's main wallet (`MAIN_WALLET_ID`): wallet transfers and debits from it count
+   * against the main wallet's daily cap counter. Unset, every wallet counts there (docs/controls.md, "The cap").
+   */
+  mainWalletId?: string;
 }
 
 export const defaultEngineConfig: EngineConfig = {

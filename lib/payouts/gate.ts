@@ -28,9 +28,10 @@ export interface GateLimits {
   /** Instructions of at least this amount wait for a second person's approval. */
   readonly approvalThresholdKobo: number;
   /**
-   * The provider's id of the merchant's main wallet, when configured (`MAIN_WALLET_ID`): a wallet transfer or
-   * debit naming it debits the main wallet, so it counts against the main wallet's cap counter like a bank
-   * transfer, not against a counter of its own.
+   * The provider's id of the merchant's main wallet (`MAIN_WALLET_ID`): a wallet transfer or debit naming it
+   * debits the main wallet, so it counts against the main wallet's counter like a bank transfer. Unset, the gate
+   * cannot tell the main wallet from another, so every wallet counts against the main wallet's counter (it fails
+   * closed: the cap may refuse sooner, never let more leave the main wallet).
    */
   readonly mainWalletId?: string;
 }
@@ -101,14 +102,16 @@ export const MAIN_WALLET_CAP_COUNTER = 'merchant';
 
 /**
  * The daily cap's counter of an account debited: `merchant` for the main wallet (by kind, or a wallet naming the
- * configured main wallet's id), `wallet:<id>` for another wallet, `child:<id>` for a child account.
+ * configured main wallet's id, or any wallet when no main wallet id is configured), `wallet:<id>` for another
+ * wallet, `child:<id>` for a child account. One account, one counter: a wallet transfer out of the main wallet and
+ * a bank transfer count together.
  */
 export function capCounterOf(limits: Pick<GateLimits, 'mainWalletId'>, debits: DebitedAccount): string {
   switch (debits.kind) {
     case 'main_wallet':
       return MAIN_WALLET_CAP_COUNTER;
     case 'wallet':
-      return limits.mainWalletId !== undefined && debits.walletId === limits.mainWalletId
+      return limits.mainWalletId === undefined || debits.walletId === limits.mainWalletId
         ? MAIN_WALLET_CAP_COUNTER
         : `wallet:${debits.walletId}`;
     case 'child_account':
@@ -235,10 +238,11 @@ export function admitApproval(
   limits: GateLimits,
   request: GateRequest,
   approval: PendingApproval,
+  decide: () => GateDecision = () => admit(limits, request),
 ): { readonly decision: GateDecision; readonly reason: string } {
   let decision: GateDecision;
   try {
-    decision = admit(limits, request);
+    decision = decide();
   } catch (error) {
     if (!(error instanceof ValidationError)) throw error;
     approval.logger.warn('approval refused by the gate', {
@@ -256,6 +260,32 @@ export function admitApproval(
   }
   const approved = `approved by ${approval.approver.id}`;
   return { decision, reason: decision.approvalRequired ? approved : `${approved} (${NO_LONGER_REQUIRED})` };
+}
+
+/**
+ * `judge` at an approval: the instruction as described at its request, with `releasedBy` the approver, weighed
+ * with the limits in force now (see `admitApproval`, whose refusal it words the same way).
+ *
+ * @throws ValidationError naming the amount's field, said for the approver (as `admitApproval`)
+ * @example const { judgement, reason } = judgeApproval(limits, instruction, { what, stays, approver, logger });
+ */
+export function judgeApproval(
+  limits: GateLimits,
+  instruction: MoneyInstruction,
+  approval: PendingApproval,
+): { readonly judgement: Judgement; readonly reason: string } {
+  let judgement: Judgement | undefined;
+  const { reason } = admitApproval(
+    limits,
+    { entryPoint: instruction.entryPoint, amountKobo: undefined },
+    approval,
+    () => {
+      judgement = judge(limits, instruction);
+      return judgement;
+    },
+  );
+  if (!judgement) throw new Error('judgeApproval: the gate gave no judgement');
+  return { judgement, reason };
 }
 
 /** Noted in the audit of an approval the limits in force no longer ask for (`admitApproval`). */

@@ -1,4 +1,5 @@
-import { admit, admitApproval, assertMayApprove, type GateLimits, MoneyEntryPoint } from '../payouts/gate.js';
+import { assertMayApprove, type GateLimits, judge, judgeApproval, MoneyEntryPoint } from '../payouts/gate.js';
+import { describePayoutRequest } from '../payouts/instruction.js';
 import type { Payout, PayoutStatus, Principal } from '../payouts/model.js';
 import { CreatePayoutRequestSchema } from '../payouts/schemas.js';
 import { forEachAtOnce } from '../shared/at-once.js';
@@ -118,10 +119,10 @@ export class RecurrenceService {
     const { request } = command;
     // The control gate, as for every money instruction: above the maximum is refused here (400 naming
     // `amount`), never accepted and then skipped at each occurrence.
-    const gate = admit(this.ctx.limits, {
-      entryPoint: MoneyEntryPoint.RecurringRule,
-      amountKobo: request.amount,
-    });
+    const gate = judge(
+      this.ctx.limits,
+      describePayoutRequest(request, MoneyEntryPoint.RecurringRule, command.actor),
+    );
     const rule: RecurrenceRule = {
       interval: request.interval,
       every: request.every ?? 1,
@@ -264,9 +265,9 @@ export class RecurrenceService {
       }
       assertMayApprove(recurrence.createdBy, approver, `recurring payout ${id}`);
       // Refused before anything is written (no occurrence skipped, no version).
-      const { reason: approved } = admitApproval(
+      const { reason: approved } = judgeApproval(
         this.ctx.limits,
-        { entryPoint: MoneyEntryPoint.RecurringRule, amountKobo: recurrence.template.amount },
+        describePayoutRequest(recurrence.template, MoneyEntryPoint.RecurringRule, approver),
         {
           what: `recurring payout ${id} (${recurrence.template.amount} kobo an occurrence)`,
           stays: RecurrenceStatus.PendingApproval,

@@ -1,3 +1,9 @@
+import {
+  capCounterOf,
+  type DebitedAccount,
+  MoneyEntryPoint,
+  type MoneyInstruction,
+} from '../payouts/gate.js';
 import type { Principal } from '../payouts/model.js';
 import { clientText } from '../shared/text.js';
 import * as z from '../shared/zod.js';
@@ -106,8 +112,27 @@ export interface RefundAuditEvent {
   readonly reason: string;
 }
 
-/** The wallet a refund's money leaves from, for the daily cap: the merchant's main wallet, as bank payouts. */
-export const REFUND_CAP_KEY = 'merchant';
+/** The account a refund's money leaves: the merchant's main wallet, as bank payouts (the gate derives its counter). */
+export const REFUND_DEBITS: DebitedAccount = { kind: 'main_wallet' };
+
+/** The cap counter a refund's claim reserves on, as the gate derives it (the main wallet's needs no configuration). */
+export const REFUND_CAP_COUNTER = capCounterOf({}, REFUND_DEBITS);
+
+/**
+ * A refund as the money instruction the gate judges: the main wallet debited by its amount, set by its request,
+ * released by `releasedBy` (its requester, or the person approving it).
+ */
+export function describeRefund(
+  refund: { readonly amountKobo: number },
+  releasedBy: Principal,
+): MoneyInstruction {
+  return {
+    entryPoint: MoneyEntryPoint.Refund,
+    debits: REFUND_DEBITS,
+    amount: { kobo: refund.amountKobo, source: { from: 'request' }, path: 'amount' },
+    releasedBy,
+  };
+}
 
 /** How long a `requested` or `not_sent` refund waits before the sweeper sends it (its own request may still be). */
 export const REFUND_RETRY_DELAY_MS = 60_000;

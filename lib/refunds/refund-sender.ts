@@ -11,7 +11,7 @@ import { calendarDayIn } from '../shared/wall-clock.js';
 import { RefundExceedsAmountPaidError } from './errors.js';
 import {
   MAX_REFUND_SEND_ATTEMPTS,
-  REFUND_CAP_KEY,
+  REFUND_CAP_COUNTER,
   REFUND_SEND_DEADLINE_MS,
   REFUND_SENDING_LEASE_MS,
   type Refund,
@@ -141,7 +141,7 @@ export class RefundSender {
           reason: `claimed for sending, attempt ${(refund.sendAttempts ?? 0) + 1}`,
           requireNotPaused: true,
           cap: {
-            capKey: REFUND_CAP_KEY,
+            capKey: REFUND_CAP_COUNTER,
             day: capDay,
             deltaKobo: refund.amountKobo,
             limitKobo: this.#limits.dailyCapKobo,
@@ -184,8 +184,8 @@ export class RefundSender {
   }
 
   #refuseForCap(refund: Refund): Promise<Refund> {
-    const message = `the daily cap of ${this.#limits.dailyCapKobo} kobo for ${REFUND_CAP_KEY} would be exceeded; nothing was sent`;
-    this.#logger.warn('daily cap exceeded', { refundId: refund.id, capKey: REFUND_CAP_KEY });
+    const message = `the daily cap of ${this.#limits.dailyCapKobo} kobo for ${REFUND_CAP_COUNTER} would be exceeded; nothing was sent`;
+    this.#logger.warn('daily cap exceeded', { refundId: refund.id, capKey: REFUND_CAP_COUNTER });
     return this.#refuse(refund, { code: 'DAILY_CAP_EXCEEDED', message });
   }
 

@@ -1,5 +1,5 @@
 import { defaultEngineConfig, type EngineConfig } from '../payouts/config.js';
-import { admit, admitApproval, assertMayApprove, type GateLimits, MoneyEntryPoint } from '../payouts/gate.js';
+import { assertMayApprove, type GateLimits, judge, judgeApproval } from '../payouts/gate.js';
 import type { Principal } from '../payouts/model.js';
 import type { ProviderClient } from '../provider/client.js';
 import { type Clock, systemClock } from '../shared/clock.js';
@@ -17,6 +17,7 @@ import { amountPaidWithin } from './amount-paid.js';
 import { RefundExceedsAmountPaidError } from './errors.js';
 import {
   type CreateRefundRequest,
+  describeRefund,
   type Refund,
   type RefundAuditEvent,
   type RefundResolution,
@@ -117,11 +118,7 @@ export class RefundService {
   ): Promise<RequestRefundResult> {
     const { request, idempotencyKey, actor } = command;
     const window = options.sendWindow;
-    const decision = admit(this.#limits, {
-      entryPoint: MoneyEntryPoint.Refund,
-      amountKobo: request.amount,
-      amountPath: 'amount',
-    });
+    const decision = judge(this.#limits, describeRefund({ amountKobo: request.amount }, actor));
     const requestFingerprint = fingerprint(request);
     const recorded = await this.#store.findByIdempotencyKey(idempotencyKey);
     if (recorded) return this.#replay(recorded, requestFingerprint, idempotencyKey, window);
@@ -191,16 +188,12 @@ export class RefundService {
       );
     }
     assertMayApprove(refund.requestedBy, approver, `refund ${id}`);
-    const { reason } = admitApproval(
-      this.#limits,
-      { entryPoint: MoneyEntryPoint.Refund, amountKobo: refund.amountKobo, amountPath: 'amount' },
-      {
-        what: `refund ${id} (${refund.amountKobo} kobo)`,
-        stays: RefundStatus.PendingApproval,
-        approver,
-        logger: this.#logger,
-      },
-    );
+    const { reason } = judgeApproval(this.#limits, describeRefund(refund, approver), {
+      what: `refund ${id} (${refund.amountKobo} kobo)`,
+      stays: RefundStatus.PendingApproval,
+      approver,
+      logger: this.#logger,
+    });
     const approval = await this.#sender.change(
       refund,
       { status: RefundStatus.Requested, approvedBy: approver },

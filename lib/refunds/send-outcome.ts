@@ -3,7 +3,7 @@ import {
   ProviderRejectedError,
   ProviderUnavailableError,
 } from '../provider/errors.js';
-import { REFUND_CAP_KEY, type Refund, RefundStatus } from './model.js';
+import { REFUND_CAP_COUNTER, type Refund, RefundStatus } from './model.js';
 import type { RefundChange } from './refund-store.js';
 
 /** What a refund that moved no money gives back: its day's cap reservation, and (`total`) its share of the total. */
@@ -16,7 +16,7 @@ export function releases(
     changes: { capDay: undefined, ...(releaseTotal && { countsInTotal: false }) },
     change: {
       ...(refund.capDay && {
-        cap: { capKey: REFUND_CAP_KEY, day: refund.capDay, deltaKobo: -refund.amountKobo },
+        cap: { capKey: REFUND_CAP_COUNTER, day: refund.capDay, deltaKobo: -refund.amountKobo },
       }),
       ...(releaseTotal && { totalDeltaKobo: -refund.amountKobo }),
     },

@@ -42,6 +42,8 @@ export const RuntimeEnvSchema = z
     /** Set by Lambda: its presence is what makes the runtime run in AWS mode. */
     AWS_LAMBDA_FUNCTION_NAME: optionalText,
     MAX_PAYOUT_KOBO: kobo,
+    /** The provider's id of the merchant's main wallet; the daily cap counts per account debited. */
+    MAIN_WALLET_ID: nonEmptyText,
     DAILY_CAP_KOBO: kobo,
     APPROVAL_THRESHOLD_KOBO: kobo,
     SUBMIT_LEASE_MS: milliseconds,

@@ -137,7 +137,10 @@ function engineConfigFrom(config: RuntimeEnv): Partial<EngineConfig> {
     ['retryBaseMs', config.RETRY_BASE_MS],
     ['maxLatenessMs', config.MAX_LATENESS_MS],
   ];
-  return Object.fromEntries(entries.filter(([, value]) => value !== undefined));
+  return {
+    ...Object.fromEntries(entries.filter(([, value]) => value !== undefined)),
+    ...(config.MAIN_WALLET_ID !== undefined && { mainWalletId: config.MAIN_WALLET_ID }),
+  };
 }
 
 let cached: Runtime | undefined;

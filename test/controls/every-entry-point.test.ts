@@ -37,7 +37,31 @@ const STORE_WRITE =
   /store\s*\??\.\s*(?:create|transition)\s*\(|store\s*\??\.?\s*\[\s*['"`](?:create|transition)['"`]\s*\]/i;
 const TRANSITION_BUILDER = /\bbuildTransition\b/;
 
-/** How a file passes the gate: it calls `admit` and acts on the decision, or it calls what does. */
+/** The gate alone derives what is at stake: its own file, where the derivations live. */
+const GATE_FILE = 'lib/payouts/gate.ts';
+/**
+ * What only the gate may work out (docs/controls.md, "The instruction"): a cap counter's name (`'merchant'`,
+ * `` `wallet:${…}` ``, `` `child:${…}` ``), a function of its own weighing an amount at stake or naming a cap key,
+ * or the gate's former amount-only door (`admit(`, `admitApproval(`), which takes an amount someone else decided.
+ */
+const OWN_DERIVATIONS: readonly { readonly pattern: RegExp; readonly what: string }[] = [
+  { pattern: /['"`](?:merchant['"`]|wallet:|child:)/, what: 'names a cap counter' },
+  {
+    pattern: /\bfunction\s+(?:amountAtStake|capKeyOf|capCounterFor)\w*/,
+    what: 'weighs an amount at stake or a cap key itself',
+  },
+  {
+    pattern: /(?<![\w$.#])(?:admit|admitApproval)\s*\(/,
+    what: 'passes the gate an amount it decided itself (admit)',
+  },
+];
+
+/** A source file's code without its comments: words in a comment decide nothing. */
+function codeOf(text: string): string {
+  return text.replace(/\/\*[\s\S]*?\*\//g, '').replace(/(^|[^:'"`])\/\/.*$/gm, '$1');
+}
+
+/** How a file passes the gate: it calls `judge` and acts on the decision, or it calls what does. */
 type GatePassage =
   | { readonly admits: true }
   | { readonly calls: RegExp; readonly applying: string; readonly why: string };
@@ -141,20 +165,20 @@ function afterClosingParen(text: string, open: number): number {
 }
 
 /**
- * Why a file does not act on the gate's decision, if it does not: it must import `admit` from the gate, and every
- * `admit(` call's decision must be kept (bound, or returned to the caller) and then read. A bare `admit(...)`
+ * Why a file does not act on the gate's decision, if it does not: it must import `judge` from the gate, and every
+ * `judge(` call's decision must be kept (bound, or returned to the caller) and then read. A bare `judge(...)`
  * only throws above the maximum: the approval it asks for is dropped and the money goes without a second person.
  */
 function decisionProblems(file: string): string[] {
   const text = read(file);
   const fromGate = [...text.matchAll(/import\s*\{([^}]*)\}\s*from\s*'([^']+)'/g)].some(
     ([, names, from]) =>
-      /(?:^|[\s,])admit(?:$|[\s,])/.test(names ?? '') &&
+      /(?:^|[\s,])judge(?:$|[\s,])/.test(names ?? '') &&
       join(dirname(file), from ?? '') === join('lib', 'payouts', 'gate.js'),
   );
-  if (!fromGate) return [`${file} does not import admit from the gate (lib/payouts/gate.ts)`];
-  const calls = [...text.matchAll(/(?<![\w$.#])admit\s*\(/g)];
-  if (calls.length === 0) return [`${file} imports the gate but never admits`];
+  if (!fromGate) return [`${file} does not import judge from the gate (lib/payouts/gate.ts)`];
+  const calls = [...text.matchAll(/(?<![\w$.#])judge\s*\(/g)];
+  if (calls.length === 0) return [`${file} imports the gate but never judges`];
   const problems: string[] = [];
   for (const call of calls) {
     const at = call.index ?? 0;
@@ -171,17 +195,17 @@ function decisionProblems(file: string): string[] {
         .find(([property]) => property === 'approvalRequired');
       const name = local?.[1] ?? local?.[0];
       if (!name || !new RegExp(`\\b${name}\\b`).test(after)) {
-        problems.push(`${where} admits but never reads the decision's approvalRequired`);
+        problems.push(`${where} judges but never reads the decision's approvalRequired`);
       }
     } else if (named?.[1]) {
       if (
         !new RegExp(`\\b${named[1].replace('$', '\\$')}\\b`).test(after) ||
         !/\bapprovalRequired\b/.test(after)
       ) {
-        problems.push(`${where} admits into ${named[1]} but never reads its approvalRequired`);
+        problems.push(`${where} judges into ${named[1]} but never reads its approvalRequired`);
       }
     } else {
-      problems.push(`${where} calls admit( and drops its decision`);
+      problems.push(`${where} calls judge( and drops its decision`);
     }
   }
   return problems;
@@ -254,6 +278,35 @@ describe('every money entry point passes the control gate (docs/controls.md)', (
         expect(decisionProblems(writer.gate.applying)).toEqual([]);
       }
     }
+  });
+
+  it('finds no entry point computing a cap key or an amount at stake itself: each describes its instruction and the gate derives them', () => {
+    const offences = scannedFiles()
+      .filter((file) => isEntryPointCode(file) && file !== GATE_FILE)
+      .flatMap((file) =>
+        OWN_DERIVATIONS.filter(({ pattern }) => pattern.test(codeOf(read(file)))).map(
+          ({ what }) => `${file} ${what}`,
+        ),
+      );
+    expect(offences).toEqual([]);
+  });
+
+  it('would catch an entry point that names its own cap counter or weighs its own amount', () => {
+    const rogue = [
+      "const capKey = 'merchant';",
+      'const key = `wallet:${walletId}`;',
+      'function amountAtStake(fields) { return fields.amount; }',
+      'const decision = admit(limits, { entryPoint, amountKobo });',
+    ];
+    for (const line of rogue) {
+      expect(
+        OWN_DERIVATIONS.some(({ pattern }) => pattern.test(codeOf(line))),
+        line,
+      ).toBe(true);
+    }
+    expect(
+      OWN_DERIVATIONS.some(({ pattern }) => pattern.test(codeOf('// the merchant cap: `merchant`'))),
+    ).toBe(false);
   });
 
   it('finds the gate decided and its decision acted on in every file that calls a money endpoint outside the payout engine', () => {

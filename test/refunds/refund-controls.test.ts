@@ -4,7 +4,7 @@ import { ApprovalForbiddenError } from '../../lib/payouts/errors.js';
 import type { DynamoDbPayoutStore } from '../../lib/payouts/store/dynamodb-payout-store.js';
 import { ProviderClient, StaticCredentialsSource } from '../../lib/provider/index.js';
 import { RefundExceedsAmountPaidError, RefundRefusedError } from '../../lib/refunds/errors.js';
-import { type CreateRefundRequest, REFUND_CAP_KEY, RefundStatus } from '../../lib/refunds/model.js';
+import { type CreateRefundRequest, REFUND_CAP_COUNTER, RefundStatus } from '../../lib/refunds/model.js';
 import { type RefundLimits, RefundService } from '../../lib/refunds/refund-service.js';
 import { DynamoDbRefundStore } from '../../lib/refunds/refund-store.js';
 import { type Sandbox, startSandbox } from '../../lib/sandbox/index.js';
@@ -159,14 +159,14 @@ describe('the refunded total of a transaction never exceeds what was paid', () =
     const refused = await ask(setup, request);
     expect(refused.refund).toMatchObject({ status: RefundStatus.Rejected, countsInTotal: false });
     expect(await setup.store.refundedTotal('vanished-transaction')).toBe(0);
-    expect(await setup.payouts.getCapUsage(REFUND_CAP_KEY, day)).toBe(0);
+    expect(await setup.payouts.getCapUsage(REFUND_CAP_COUNTER, day)).toBe(0);
 
     const tx = paidTransaction(2_000);
     sandbox.injectFault({ path: '/refund', fault: 'timeout-after-commit', times: 1 });
     const lost = await ask(setup, refundOf(tx, 150_000));
     expect(lost.refund.status).toBe(RefundStatus.Unknown);
     expect(await setup.store.refundedTotal(tx)).toBe(150_000);
-    expect(await setup.payouts.getCapUsage(REFUND_CAP_KEY, day)).toBe(150_000);
+    expect(await setup.payouts.getCapUsage(REFUND_CAP_COUNTER, day)).toBe(150_000);
     await expect(ask(setup, refundOf(tx, 50_001))).rejects.toBeInstanceOf(RefundExceedsAmountPaidError);
   });
 });
@@ -204,14 +204,14 @@ describe('refunds pass the control gate', () => {
     const day = calendarDayIn(defaultEngineConfig.capTimeZone, setup.clock.now());
     await setup.payouts.setControls({ paused: false });
     await ask(setup, refundOf(paidTransaction(15_000), 600_000));
-    expect(await setup.payouts.getCapUsage(REFUND_CAP_KEY, day)).toBe(600_000);
+    expect(await setup.payouts.getCapUsage(REFUND_CAP_COUNTER, day)).toBe(600_000);
 
     const before = refundCalls();
     const tx = paidTransaction(50_000);
     const { refund } = await ask(setup, refundOf(tx, 500_000));
     expect(refund).toMatchObject({ status: RefundStatus.Rejected, failure: { code: 'DAILY_CAP_EXCEEDED' } });
     expect(refundCalls()).toBe(before);
-    expect(await setup.payouts.getCapUsage(REFUND_CAP_KEY, day)).toBe(600_000);
+    expect(await setup.payouts.getCapUsage(REFUND_CAP_COUNTER, day)).toBe(600_000);
     expect(await setup.store.refundedTotal(tx)).toBe(0);
   });
 });
@@ -321,7 +321,7 @@ describe('settling a refund that may have reached the provider (unknown)', () =>
     const tx = paidTransaction(2_000);
     const refund = await unknownRefund(setup, tx, 200_000);
     expect(await setup.store.refundedTotal(tx)).toBe(200_000);
-    expect(await setup.payouts.getCapUsage(REFUND_CAP_KEY, capDay(setup))).toBe(200_000);
+    expect(await setup.payouts.getCapUsage(REFUND_CAP_COUNTER, capDay(setup))).toBe(200_000);
     await expect(setup.service.cancel(refund.id, bob)).rejects.toBeInstanceOf(InvalidTransitionError);
 
     const proposal = await setup.service.resolve(refund.id, bob, {
@@ -349,7 +349,7 @@ describe('settling a refund that may have reached the provider (unknown)', () =>
     expect(resolved.refund.capDay).toBeUndefined();
     expect(resolved.refund.resolutionProposal).toBeUndefined();
     expect(await setup.store.refundedTotal(tx)).toBe(0);
-    expect(await setup.payouts.getCapUsage(REFUND_CAP_KEY, capDay(setup))).toBe(0);
+    expect(await setup.payouts.getCapUsage(REFUND_CAP_COUNTER, capDay(setup))).toBe(0);
 
     const before = refundCalls();
     expect((await ask(setup, refundOf(tx, 200_000))).refund.status).toBe(RefundStatus.Pending);
@@ -375,7 +375,7 @@ describe('settling a refund that may have reached the provider (unknown)', () =>
     expect(resolved.refund).toMatchObject({ status: RefundStatus.Pending, providerRefundId: 'RF-77' });
     expect(resolved.refund.failure).toBeUndefined();
     expect(await setup.store.refundedTotal(tx)).toBe(150_000);
-    expect(await setup.payouts.getCapUsage(REFUND_CAP_KEY, capDay(setup))).toBe(150_000);
+    expect(await setup.payouts.getCapUsage(REFUND_CAP_COUNTER, capDay(setup))).toBe(150_000);
     await expect(setup.service.resolve(refund.id, bob, accepted)).rejects.toBeInstanceOf(
       InvalidTransitionError,
     );

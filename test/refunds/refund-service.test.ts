@@ -6,7 +6,7 @@ import type { RequestOptions } from '../../lib/provider/types.js';
 import {
   MAX_REFUND_RETRY_DELAY_MS,
   MAX_REFUND_SEND_ATTEMPTS,
-  REFUND_CAP_KEY,
+  REFUND_CAP_COUNTER,
   REFUND_RETRY_DELAY_MS,
   REFUND_SEND_DEADLINE_MS,
   RefundStatus,
@@ -324,7 +324,7 @@ describe('the bounds of a refund send', () => {
 
   it('gives back unsent a claim that committed after its send window passed, with its cap reservation and attempt', async () => {
     const day = calendarDayIn(defaultEngineConfig.capTimeZone, clock.now());
-    const capBefore = await table.store.getCapUsage(REFUND_CAP_KEY, day);
+    const capBefore = await table.store.getCapUsage(REFUND_CAP_COUNTER, day);
     // DynamoDB Local answers at once: the claim's write is made to last until the window has passed.
     const sendBy = Date.now() + 2_000;
     const slowClaims = replaceMethod(store, 'update', async (before, after, change) => {
@@ -343,7 +343,7 @@ describe('the bounds of a refund send', () => {
     expect(refund.sendAttempts).toBeUndefined();
     expect(refund.capDay).toBeUndefined();
     expect(refundCalls()).toBe(before);
-    expect(await table.store.getCapUsage(REFUND_CAP_KEY, day)).toBe(capBefore);
+    expect(await table.store.getCapUsage(REFUND_CAP_COUNTER, day)).toBe(capBefore);
     const { audit } = await service.getWithAudit(refund.id);
     expect(audit.map((event) => event.to)).toEqual(['requested', 'sending', 'requested']);
 

@@ -1,7 +1,8 @@
 import { toWholeNaira } from '../../money.js';
 import { IdempotencyConflictError, ValidationError } from '../../shared/errors.js';
 import { fingerprint, ulid } from '../../shared/ids.js';
-import { admit, assertMayApprove, type GateDecision, MoneyEntryPoint } from '../gate.js';
+import { assertMayApprove, capCounterOf, type Judgement, judge } from '../gate.js';
+import { describePayout, toInstruction } from '../instruction.js';
 import {
   type AuditEvent,
   type Payout,
@@ -42,14 +43,6 @@ export interface CreatePayoutCommand {
   readonly companion?: (payout: Payout) => CreationCompanion;
 }
 
-/** The gate's entry point for a payout created with this origin; its approval passes the gate there again. */
-export const ENTRY_POINT_OF: Readonly<Record<PayoutOrigin, MoneyEntryPoint>> = {
-  api: MoneyEntryPoint.ApiPayout,
-  event: MoneyEntryPoint.EventPayout,
-  schedule: MoneyEntryPoint.RecurringOccurrence,
-  settlement: MoneyEntryPoint.Settlement,
-};
-
 export interface CreatePayoutResult {
   readonly payout: Payout;
   /** True when the key had been used before with the same request: nothing new was created. */
@@ -84,10 +77,10 @@ export function prepareCreation(
   command: CreatePayoutCommand,
   now: Date,
 ): { payout: Payout; audit: AuditEvent } {
-  const gate = validate(ctx, command.request, now, command.origin);
+  const instruction = toInstruction(command.request);
+  const gate = validate(ctx, command, instruction, now);
   if (command.approvedBy) assertMayApprove(command.actor, command.approvedBy, 'this payout');
   const requestFingerprint = fingerprint(command.request);
-  const instruction = toInstruction(command.request);
   const at = now.toISOString();
   const status = initialStatus(command.request, gate, command.approvedBy);
   const payout: Payout = {
@@ -106,7 +99,7 @@ export function prepareCreation(
     ...(command.approvedBy && { approvedBy: command.approvedBy }),
     ...(command.request.scheduleAt && { scheduleAt: new Date(command.request.scheduleAt).toISOString() }),
     ...(command.sourceRef && { sourceRef: command.sourceRef }),
-    capKey: capKeyOf(instruction),
+    capKey: gate.capCounter,
     submissionCount: 0,
     ...(command.submitsInline &&
       status === PayoutStatus.Pending && { nextActionAt: addMs(now, ctx.config.inlineSubmitHoldMs) }),
@@ -160,14 +153,19 @@ export function settleCreation(
 
 function validate(
   ctx: EngineContext,
-  request: CreatePayoutRequest,
+  command: CreatePayoutCommand,
+  instruction: PayoutInstruction,
   now: Date,
-  origin: PayoutOrigin,
-): GateDecision {
+): Judgement {
+  const { request, origin } = command;
   const issues: { path: string; message: string }[] = [];
-  let gate: GateDecision = {};
+  const described = describePayout(
+    { instruction, amountKobo: request.amount, origin },
+    command.approvedBy ?? command.actor,
+  );
+  let gate: Judgement | undefined;
   try {
-    gate = admit(ctx.config, { entryPoint: ENTRY_POINT_OF[origin], amountKobo: request.amount });
+    gate = judge(ctx.config, described);
   } catch (error) {
     if (!(error instanceof ValidationError)) throw error;
     issues.push(...error.issues);
@@ -197,12 +195,14 @@ function validate(
   if (issues.length > 0) {
     throw new ValidationError(issues.map((issue) => `${issue.path}: ${issue.message}`).join('; '), issues);
   }
+  // Without issues the gate judged (a refusal by the gate is an issue).
+  if (!gate) throw new Error('createPayout: the gate gave no judgement');
   return gate;
 }
 
 function initialStatus(
   request: CreatePayoutRequest,
-  gate: GateDecision,
+  gate: Judgement,
   approvedBy: Principal | undefined,
 ): PayoutStatus {
   if (request.scheduleAt) return PayoutStatus.Scheduled;
@@ -218,41 +218,5 @@ function reasonFor(status: PayoutStatus): string {
       return 'accepted; at or above the approval threshold, waits for a second person';
     default:
       return 'accepted; ready to submit';
-  }
-}
-
-export function toInstruction(request: CreatePayoutRequest): PayoutInstruction {
-  switch (request.type) {
-    case 'bank_transfer':
-      return { type: request.type, beneficiary: request.beneficiary };
-    case 'wallet_transfer':
-      return {
-        type: request.type,
-        sourceWalletId: request.sourceWalletId,
-        destinationWalletId: request.destinationWalletId,
-      };
-    case 'wallet_credit':
-    case 'wallet_debit':
-      return { type: request.type, walletId: request.walletId };
-    case 'child_debit':
-      return { type: request.type, childAccountId: request.childAccountId };
-    case 'child_bank_transfer':
-      return { type: request.type, childAccountId: request.childAccountId, beneficiary: request.beneficiary };
-  }
-}
-
-/** The wallet money leaves from, which the daily cap is counted against. */
-export function capKeyOf(instruction: PayoutInstruction): string {
-  switch (instruction.type) {
-    case 'bank_transfer':
-    case 'wallet_credit':
-      return 'merchant';
-    case 'wallet_transfer':
-      return `wallet:${instruction.sourceWalletId}`;
-    case 'wallet_debit':
-      return `wallet:${instruction.walletId}`;
-    case 'child_debit':
-    case 'child_bank_transfer':
-      return `child:${instruction.childAccountId}`;
   }
 }

@@ -1,10 +1,10 @@
 import { ConcurrentModificationError, NotFoundError, ValidationError } from '../../shared/errors.js';
 import { invalidPayoutTransition } from '../errors.js';
-import { admitApproval, assertMayApprove } from '../gate.js';
+import { assertMayApprove, judgeApproval } from '../gate.js';
+import { describePayout } from '../instruction.js';
 import { type Payout, PayoutStatus, type Principal } from '../model.js';
 import { canTransition } from '../transitions.js';
 import { buildTransition, type EngineContext, type SendingContext, type TransitionSpec } from './context.js';
-import { ENTRY_POINT_OF } from './create-payout.js';
 import { resolveAsPaid } from './resolve-as-paid.js';
 import { watchOnResolution } from './watch-attempts.js';
 
@@ -49,16 +49,12 @@ export async function approvePayout(ctx: EngineContext, id: string, approver: Pr
     );
   }
   assertMayApprove(payout.requestedBy, approver, `payout ${id}`);
-  const { reason } = admitApproval(
-    ctx.config,
-    { entryPoint: ENTRY_POINT_OF[payout.origin], amountKobo: payout.amountKobo },
-    {
-      what: `payout ${id} (${payout.amountKobo} kobo)`,
-      stays: PayoutStatus.PendingApproval,
-      approver,
-      logger: ctx.logger,
-    },
-  );
+  const { reason } = judgeApproval(ctx.config, describePayout(payout, approver), {
+    what: `payout ${id} (${payout.amountKobo} kobo)`,
+    stays: PayoutStatus.PendingApproval,
+    approver,
+    logger: ctx.logger,
+  });
   return apply(ctx, payout, {
     to: PayoutStatus.Pending,
     actor: approver,
