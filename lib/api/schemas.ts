@@ -127,7 +127,7 @@ export const ResolveReviewRequestSchema = z.lazy(() =>
       /** How the extra money was recovered: the bank's recall, refund or reversal reference. */
       recoveryReference: clientText({ max: 100 }),
       note: clientText({ max: 500 }),
-      /** Which of the records paid twice is the payout's payment; by default its receipt (or the first). */
+      /** Which of the records paid twice is the payout's payment; by default its receipt, or its first attempt's. */
       transactionId: z.optional(providerReference()),
     }),
   ]),

@@ -80,7 +80,7 @@ export async function resolveAsPaid(
 export interface RecoveredDecision {
   readonly recoveryReference: string;
   readonly note: string;
-  /** One of the records paid twice, kept as the payout's receipt; by default its receipt (or the first record). */
+  /** One of the records paid twice, kept as the payout's receipt; by default its receipt, or its first attempt's. */
   readonly transactionId?: string;
 }
 
@@ -132,8 +132,8 @@ export async function resolveAsRecovered(
 }
 
 /**
- * The payment a recovered double keeps as the payout's receipt: the one named (or the payout's own receipt when
- * none is, kept as it is), read from the provider; by default the first record paid twice.
+ * The payment a recovered double keeps as the payout's receipt, read from the provider: the one named; else the
+ * payout's own receipt, kept as it is; else the record of its earliest attempt among those paid twice.
  */
 async function keptPayment(
   ctx: SendingContext,
@@ -144,19 +144,24 @@ async function keptPayment(
   if (payout.receipt && (named === undefined || named === payout.receipt.transactionId)) {
     return { receipt: payout.receipt };
   }
-  const transactionId = named ?? paidTwice.transactionIds[0] ?? '';
-  const check = await checkRecord(ctx, payout, transactionId);
-  if (check.kind === 'lookup_failed') {
+  const candidates = named === undefined ? paidTwice.transactionIds : [named];
+  const checks = await Promise.all(candidates.map((id) => checkRecord(ctx, payout, id)));
+  const failed = checks.find((check) => check.kind === 'lookup_failed');
+  if (failed?.kind === 'lookup_failed') {
     throw new ProviderLookupFailedError(
-      `the provider could not be asked about transaction ${transactionId} (${check.code}); nothing was changed`,
+      `the provider could not be asked about the records paid twice (${failed.code}); nothing was changed`,
     );
   }
-  if (check.kind !== 'matches') {
+  const [earliest] = checks
+    .flatMap((check) => (check.kind === 'matches' ? [check] : []))
+    .sort((a, b) => a.attemptNumber - b.attemptNumber);
+  if (!earliest) {
+    const why = checks.map((check) => ('reason' in check ? check.reason : check.kind)).join('; ');
     throw new ResolutionMismatchError(
-      `transactionId: ${transactionId} is not the payout's payment: ${check.reason}; name another of the records paid twice`,
+      `transactionId: ${candidates.join(', ')} is not the payout's payment at the provider (${why}); name another of the records paid twice`,
     );
   }
-  return { receipt: check.receipt, attemptNumber: check.attemptNumber };
+  return { receipt: earliest.receipt, attemptNumber: earliest.attemptNumber };
 }
 
 async function checkRecord(ctx: SendingContext, payout: Payout, transactionId: string): Promise<RecordCheck> {
