@@ -136,7 +136,6 @@ export function presentPayout(payout: Payout, audit?: readonly AuditEvent[]) {
     ...(payout.recovery && {
       recovery: {
         recoveryReference: clipText(payout.recovery.recoveryReference, REF),
-        transactionIds: payout.recovery.transactionIds.slice(0, ITEMS).map((one) => clipText(one, REF)),
         proposedBy: principal(payout.recovery.proposedBy),
         confirmedBy: principal(payout.recovery.confirmedBy),
         at: payout.recovery.at,

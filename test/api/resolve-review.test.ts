@@ -491,7 +491,7 @@ describe('resolving a payout paid twice', () => {
       },
       paidTwice: { attempts: [1, 2] },
     });
-    expect([...closed.body.recovery.transactionIds].sort()).toEqual(
+    expect([...closed.body.paidTwice.transactionIds].sort()).toEqual(
       recordsOf(p, id)
         .map((op) => op.transactionId)
         .sort(),

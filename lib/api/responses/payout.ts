@@ -140,14 +140,13 @@ const payoutFields = () => ({
     z
       .object({
         recoveryReference: referenceText,
-        transactionIds: z.array(referenceText).check(z.maxLength(FIELD_MAXIMA.items)),
         proposedBy: PrincipalSchema,
         confirmedBy: PrincipalSchema,
         at: instant,
       })
       .check(
         z.describe(
-          'present on a payout paid twice that two people closed as paid_twice_recovered (status succeeded): how the extra money was recovered',
+          'present on a payout paid twice that two people closed as paid_twice_recovered (status succeeded): how the extra money of the records in `paidTwice` was recovered',
         ),
       ),
   ),
