@@ -118,9 +118,10 @@ export interface WatchedAttempt {
   readonly provedAbsentAt: string;
   readonly watchUntil: string;
   /**
-   * The records that carry the attempt's marker without being its payment (they disagree, or are not final), as
-   * the watch last handed them to a person (`transactionId=status`, sorted): the same records do not reopen the
-   * payout again, a change in them does, and the attempt stays watched (a record not final may still turn paid).
+   * The records that carry the attempt's marker (its payment found late or paid twice, or records that disagree
+   * or are not final), as they were last shown to people (`transactionId=status`, sorted): by the watch, or read
+   * by a resolution. The same records do not reopen the payout again, a change in them does, and the attempt stays
+   * watched to the end of its window (a record not final may still turn paid; a marker may be paid once more).
    */
   readonly shownRecords?: string;
 }
