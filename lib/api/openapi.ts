@@ -147,13 +147,18 @@ function operations(): Record<string, Record<string, Operation>> {
       post: {
         operationId: 'resolvePayout',
         summary:
-          'Decide a payout in needs_review after checking the provider by hand: succeeded (with the provider transaction id) or failed; the note is audited',
+          'Two people decide a payout in needs_review or unknown: succeeded (with the provider transaction id), failed, or paid_twice_recovered; both notes are audited',
         description:
-          'Resolving as `succeeded` reads the named provider record: it must exist and be a SUCCESS debit whose narration ends with one of ' +
-          "the payout's attempt markers (`po_<id>` or `po_<id>_<n>`), with the payout's amount and destination; the payout then takes the " +
-          "record's receipt, charges included. Otherwise the answer is 409 naming the mismatch. With `force: true` the first call records a " +
-          'proposal (202, the payout stays in needs_review with `resolutionProposal`); the same forced call by a different person applies it ' +
-          '(200); by the proposer it is 403. 503 when the provider cannot be asked (nothing changed).',
+          'Every resolution takes two people: the first call records a proposal (202, the payout keeps its status, with ' +
+          '`resolutionProposal`); the same decision sent by a different person (another identity) applies it (200); by the proposer it ' +
+          'is 403. Another decision replaces the proposal. The provider is read at both calls. `succeeded`: the named record must exist ' +
+          "and be a SUCCESS debit whose narration ends with one of the payout's attempt markers (`po_<id>` or `po_<id>_<n>`), with the " +
+          "payout's amount and destination; the payout takes the record's receipt, charges included. `failed`: the provider must show no " +
+          'record for any attempt marker, and the payout no receipt; the cap reservation is then given back. Otherwise both answer 409 ' +
+          'naming why, unless `force: true` is sent by both people (a forced `failed` gives no reservation back). A payout paid twice ' +
+          '(`paidTwice`) is closed only as `paid_twice_recovered`, with the `recoveryReference` of how the extra money was recovered: it ends ' +
+          '`succeeded` with `recovery`, every payment still counted on the daily cap (409 for any other outcome). Every attempt stays ' +
+          'watched until its window ends, whatever the resolution. 503 when the provider cannot be asked (nothing changed).',
         parameters: [idPath],
         requestBody: body(ResolveReviewRequestSchema),
       },

@@ -5,6 +5,7 @@ import type {
   Payout,
   PayoutInstruction,
   Principal,
+  ResolutionProposal,
 } from '../payouts/model.js';
 import type { Refund, RefundAuditEvent, RefundResolutionProposal } from '../refunds/model.js';
 import { clipText, FIELD_MAXIMA } from '../shared/field-limits.js';
@@ -130,13 +131,14 @@ export function presentPayout(payout: Payout, audit?: readonly AuditEvent[]) {
       ...(payout.watchEndedAt && { watchEndedAt: payout.watchEndedAt }),
     }),
     ...(payout.resolutionProposal && {
-      resolutionProposal: {
-        outcome: 'succeeded' as const,
-        transactionId: clipText(payout.resolutionProposal.transactionId, REF),
-        note: clipText(payout.resolutionProposal.note, TEXT),
-        proposedBy: principal(payout.resolutionProposal.proposedBy),
-        proposedAt: payout.resolutionProposal.proposedAt,
-        mismatch: clipText(payout.resolutionProposal.mismatch, TEXT),
+      resolutionProposal: presentPayoutProposal(payout.resolutionProposal),
+    }),
+    ...(payout.recovery && {
+      recovery: {
+        recoveryReference: clipText(payout.recovery.recoveryReference, REF),
+        proposedBy: principal(payout.recovery.proposedBy),
+        confirmedBy: principal(payout.recovery.confirmedBy),
+        at: payout.recovery.at,
       },
     }),
     createdAt: payout.createdAt,
@@ -176,6 +178,22 @@ export function presentControls(controls: Controls) {
     ...(controls.reason && { reason: clipText(controls.reason, TEXT) }),
     ...(controls.updatedBy && { updatedBy: principal(controls.updatedBy) }),
     ...(controls.updatedAt && { updatedAt: controls.updatedAt }),
+  };
+}
+
+/** A payout's proposed resolution; one stored before outcomes were named was a forced `succeeded`. */
+function presentPayoutProposal(proposal: ResolutionProposal) {
+  return {
+    outcome: proposal.outcome ?? ('succeeded' as const),
+    ...(proposal.transactionId !== undefined && { transactionId: clipText(proposal.transactionId, REF) }),
+    ...(proposal.recoveryReference !== undefined && {
+      recoveryReference: clipText(proposal.recoveryReference, REF),
+    }),
+    forced: proposal.forced ?? proposal.outcome === undefined,
+    note: clipText(proposal.note, TEXT),
+    proposedBy: principal(proposal.proposedBy),
+    proposedAt: proposal.proposedAt,
+    ...(proposal.mismatch !== undefined && { mismatch: clipText(proposal.mismatch, TEXT) }),
   };
 }
 

@@ -102,23 +102,37 @@ export const ResumeRequestSchema = z.lazy(() => z.strictObject({ reason: z.optio
 export const CancelRequestSchema = z.lazy(() => z.strictObject({ reason: z.optional(reason) }));
 export const ApproveRequestSchema = z.lazy(() => z.strictObject({}));
 
-/** A person's decision on a payout in `needs_review`, after checking the provider's records by hand. */
+/**
+ * A person's decision on a payout in `needs_review` or `unknown`: every one takes two people, the second sending
+ * the same decision (docs/payout-engine.md, "Resolving a payout").
+ */
 export const ResolveReviewRequestSchema = z.lazy(() =>
   z.discriminatedUnion('outcome', [
     z.strictObject({
       outcome: z.literal('succeeded'),
       /** The provider's transaction id that proves the money moved. */
-      transactionId: z.string().check(z.trim(), z.minLength(1), z.maxLength(100)),
+      transactionId: providerReference(),
       note: clientText({ max: 500 }),
-      /**
-       * Resolve as paid although the record does not prove it: the first such call records a proposal, a second
-       * person's identical call applies it (docs/payout-engine.md, "Resolving a payout in needs_review").
-       */
+      /** Resolve as paid although the record does not prove it; the confirmer sends `force` too. */
       force: z.optional(z.boolean()),
     }),
     z.strictObject({
       outcome: z.literal('failed'),
       note: clientText({ max: 500 }),
+      /** Resolve as not paid although an attempt has a provider record; the confirmer sends `force` too. */
+      force: z.optional(z.boolean()),
+    }),
+    z.strictObject({
+      outcome: z.literal('paid_twice_recovered'),
+      /** How the extra money was recovered: the bank's recall, refund or reversal reference. */
+      recoveryReference: clientText({ max: 100 }),
+      note: clientText({ max: 500 }),
+      /** Which of the records paid twice is the payout's payment; by default its receipt, or its first attempt's. */
+      transactionId: z.optional(providerReference()),
     }),
   ]),
 );
+
+function providerReference() {
+  return z.string().check(z.trim(), z.minLength(1), z.maxLength(100));
+}

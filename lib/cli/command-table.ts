@@ -72,7 +72,7 @@ export const COMMANDS: readonly CommandSpec[] = [
     words: ['payouts', 'resolve'],
     method: 'POST',
     path: '/payouts/{id}/resolve',
-    summary: 'decide a payout in needs_review',
+    summary: 'propose or confirm (a second person) the decision on a payout in needs_review or unknown',
     body: 'required',
     confirmFrom: '/payouts/{id}',
   },

@@ -107,6 +107,12 @@ export function describeForConfirmation(subject: unknown): string {
       `every      ${String(payout.schedule.every ?? 1)} ${String(payout.schedule.interval)} at ${String(payout.schedule.timeOfDay)} ${String(payout.schedule.timeZone)}`,
     payout.status !== undefined && `status     ${String(payout.status)}`,
     payout.narration !== undefined && `narration  ${String(payout.narration)}`,
+    isRecord(payout.paidTwice) &&
+      `paid twice ${String(payout.paidTwice.transactionIds)} (close only as paid_twice_recovered)`,
+    // The second person of a resolution sees what they would confirm: only the same decision applies it.
+    isRecord(payout.resolutionProposal) &&
+      isRecord(payout.resolutionProposal.proposedBy) &&
+      `proposed   ${String(payout.resolutionProposal.outcome)}${payout.resolutionProposal.forced === true ? ' by force' : ''} by ${String(payout.resolutionProposal.proposedBy.id)}: ${String(payout.resolutionProposal.note)}`,
   ];
   return lines.filter((line): line is string => typeof line === 'string').join('\n');
 }

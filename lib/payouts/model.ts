@@ -118,21 +118,45 @@ export interface WatchedAttempt {
   readonly provedAbsentAt: string;
   readonly watchUntil: string;
   /**
-   * The records that carry the attempt's marker without being its payment (they disagree, or are not final), as
-   * the watch last handed them to a person (`transactionId=status`, sorted): the same records do not reopen the
-   * payout again, a change in them does, and the attempt stays watched (a record not final may still turn paid).
+   * The records that carry the attempt's marker (its payment found late or paid twice, or records that disagree
+   * or are not final), as they were last shown to people (`transactionId=status`, sorted): by the watch, or read
+   * by a resolution. The same records do not reopen the payout again, a change in them does, and the attempt stays
+   * watched to the end of its window (a record not final may still turn paid; a marker may be paid once more).
    */
   readonly shownRecords?: string;
 }
 
-/** A forced resolution as `succeeded` proposed by one person, waiting for a second person to confirm it. */
+/** How a person closes a payout in `needs_review` or `unknown` (docs/payout-engine.md, "Resolving a payout"). */
+export type ResolutionOutcome = 'succeeded' | 'failed' | 'paid_twice_recovered';
+
+/**
+ * A resolution proposed by one person, waiting for a second person (by stable identity) to send the same decision.
+ * Every resolution takes two people; the proposal is what the first one decided, on the evidence read then.
+ */
 export interface ResolutionProposal {
-  readonly transactionId: string;
+  /** Absent on proposals stored before resolutions named their outcome: those were forced `succeeded`. */
+  readonly outcome?: ResolutionOutcome;
+  /** `succeeded`: the record named as the payment; `paid_twice_recovered`: the one kept as the receipt. */
+  readonly transactionId?: string;
+  /** `paid_twice_recovered`: how the extra money was recovered (the bank's recall or refund reference). */
+  readonly recoveryReference?: string;
+  /** The proposer overrides what the provider's records show (`mismatch`); the confirmer must send `force` too. */
+  readonly forced?: boolean;
   readonly note: string;
   readonly proposedBy: Principal;
   readonly proposedAt: string;
-  /** What the provider record check found wrong, which the proposer chose to override. */
-  readonly mismatch: string;
+  /** What the provider's records showed against the decision, which a forced proposal overrides. */
+  readonly mismatch?: string;
+}
+
+/** How the extra money of a payout paid twice was recovered, as two people closed it (`paid_twice_recovered`). */
+export interface PaidTwiceRecovery {
+  readonly recoveryReference: string;
+  /** The `paidTwice.transactionIds` this recovery covers: a further double payment is not covered by it. */
+  readonly transactionIds: readonly string[];
+  readonly proposedBy: Principal;
+  readonly confirmedBy: Principal;
+  readonly at: string;
 }
 
 export interface Payout {
@@ -178,6 +202,8 @@ export interface Payout {
   /** Set when a late record proved the payout paid twice: the attempt numbers and provider transaction ids. */
   readonly paidTwice?: { readonly attempts: readonly number[]; readonly transactionIds: readonly string[] };
   readonly resolutionProposal?: ResolutionProposal;
+  /** Set when two people closed a payout paid twice as `paid_twice_recovered`: it stays `succeeded`, money left. */
+  readonly recovery?: PaidTwiceRecovery;
   readonly createdAt: string;
   readonly updatedAt: string;
 }
@@ -216,4 +242,14 @@ export function newlyPaidTwice(
   const key = (paid: Payout['paidTwice']) =>
     paid ? `${paid.attempts.join(',')}|${paid.transactionIds.join(',')}` : '';
   return key(after.paidTwice) !== key(before?.paidTwice);
+}
+
+/**
+ * Whether the payout was paid twice and no recovery covers that double yet: such a payout is closed only as
+ * `paid_twice_recovered`, never as `failed` (the money left twice) nor as a plain `succeeded` (that hides it).
+ */
+export function unrecoveredDouble(payout: Pick<Payout, 'paidTwice' | 'recovery'>): boolean {
+  if (!payout.paidTwice) return false;
+  const covered = new Set(payout.recovery?.transactionIds ?? []);
+  return payout.paidTwice.transactionIds.some((id) => !covered.has(id));
 }

@@ -8,7 +8,9 @@ import { PayoutStatus } from './model.js';
  * scheduled ──> pending_approval ──> pending ──> submitting ──> succeeded | failed | unknown
  *     │               │                 │  ^          │
  *     └───────────────┴──> cancelled <──┘  └──────────┘ (provider unavailable: nothing was sent)
- * unknown ──> succeeded | failed | needs_review        needs_review ──> succeeded | failed (by a person)
+ * unknown ──> succeeded | failed | needs_review        needs_review ──> succeeded | failed (by two people)
+ * unknown ──> succeeded | failed (by two people, without waiting for the reconciler; paid twice and recovered
+ *   is `succeeded` with `recovery`: the money left, so it never ends `failed`)
  * scheduled ──> missed (too late to pay)               pending ──> failed (daily cap exceeded, nothing sent)
  * unknown ──> pending (attempt proved absent: a new attempt with a new marker)
  * succeeded | failed | cancelled ──> needs_review (only the reconciler: an earlier, watched attempt showed up late)

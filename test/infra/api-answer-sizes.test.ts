@@ -205,11 +205,21 @@ describe('a payout is answered within its schema whatever the provider and the e
         watchUntil: payout.createdAt,
       })),
       resolutionProposal: {
+        outcome: 'paid_twice_recovered' as const,
         transactionId: huge,
+        recoveryReference: huge,
+        forced: true,
         note: huge,
         proposedBy: { id: huge, kind: 'user' as const },
         proposedAt: payout.createdAt,
         mismatch: huge,
+      },
+      recovery: {
+        recoveryReference: huge,
+        transactionIds: many.map(() => huge),
+        proposedBy: { id: huge, kind: 'user' as const },
+        confirmedBy: { id: huge, kind: 'user' as const },
+        at: payout.createdAt,
       },
     };
     const audit: AuditEvent[] = many.map((sequence) => ({

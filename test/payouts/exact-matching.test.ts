@@ -53,6 +53,14 @@ beforeEach(() => {
 
 const VICTIM_ACCOUNT = { bankCode: '058', accountNumber: '1111111111', accountName: 'Victim Payee' };
 const carol = { id: 'carol', kind: 'user' } as const;
+const dave = { id: 'dave', kind: 'user' } as const;
+
+/** A resolution as every one is made: proposed by carol, confirmed by dave with the same decision. */
+async function resolveByTwo(id: string, decision: Parameters<typeof resolveReview>[3]) {
+  const proposed = await resolveReview(engine.ctx, id, carol, decision);
+  expect(proposed.resolutionProposal?.proposedBy.id).toBe('carol');
+  return resolveReview(engine.ctx, id, dave, decision);
+}
 /** 500,000.00 naira. */
 const HALF_A_MILLION = 50_000_000;
 
@@ -139,19 +147,20 @@ describe('exact matching of provider records', () => {
     await providerPayout(1, VICTIM_ACCOUNT.accountNumber, `manual po_${a}`);
     h.clock.advance(engine.ctx.config.reconcileIntervalMs);
     await reconcilePayouts(engine.ctx);
-    const note = { outcome: 'failed' as const, note: 'the 1 NGN debit is not ours; A was never paid' };
-    const resolved = await resolveReview(engine.ctx, a, carol, note);
-    // Attempt 1 was never found nor proved absent: it is watched, and the watch shows the same record once more.
-    expect(resolved.watchedAttempts?.map((attempt) => attempt.number)).toEqual([1]);
-    await reconcilePayouts(engine.ctx);
-    const reopened = await engine.get(a);
-    expect(reopened?.status).toBe(PayoutStatus.NeedsReview);
-    // Still watched, remembering the record it showed: a record not final could still turn paid.
-    expect(reopened?.watchedAttempts).toEqual([
+    // A record carries A's marker, so "not paid" needs both people to override it.
+    const note = {
+      outcome: 'failed' as const,
+      note: 'the 1 NGN debit is not ours; A was never paid',
+      force: true,
+    };
+    const resolved = await resolveByTwo(a, note);
+    expect(resolved.status).toBe(PayoutStatus.Failed);
+    // Attempt 1 was never found nor proved absent: it is watched, remembering the record both people were shown
+    // (a record not final could still turn paid), so the same record does not reopen the payout.
+    expect(resolved.watchedAttempts).toEqual([
       expect.objectContaining({ number: 1, shownRecords: expect.any(String) }),
     ]);
-
-    await resolveReview(engine.ctx, a, carol, note);
+    await reconcilePayouts(engine.ctx);
     h.clock.advance(engine.ctx.config.reconcileIntervalMs);
     await reconcilePayouts(engine.ctx);
     expect((await engine.get(a))?.status).toBe(PayoutStatus.Failed);
@@ -345,17 +354,22 @@ describe('an earlier attempt that shows up late', () => {
     const second = ledgerEntriesOf(h.sandbox, payout.id).find((e) =>
       e.narration.endsWith(`po_${payout.id}_2`),
     );
-    const resolved = await resolveReview(engine.ctx, payout.id, carol, {
-      outcome: 'succeeded',
+    const resolved = await resolveByTwo(payout.id, {
+      outcome: 'paid_twice_recovered',
       transactionId: second?.transactionId ?? '',
+      recoveryReference: 'RECALL-1',
       note: 'attempt 1 is being recovered',
     });
     expect(resolved.receipt?.transactionId).toBe(second?.transactionId);
     expect(resolved.paidByAttempt).toBeUndefined();
-    expect(resolved.watchedAttempts).toEqual([]);
+    // Attempt 2 stays watched to the end of its window, its record remembered: seeing it again is no news.
+    expect(resolved.watchedAttempts).toEqual([
+      expect.objectContaining({ number: 2, shownRecords: `${second?.transactionId}=SUCCESS` }),
+    ]);
+    expect(await h.store.getCapUsage(payout.capKey, day)).toBe(capBefore + moneyLeft(payout.id));
   });
 
-  it('reports a double the reconciler finds while the payout is unknown once: its resolution starts no watch of it', async () => {
+  it('reports a double the reconciler finds while the payout is unknown once: its resolution keeps watching without reporting it again', async () => {
     const { payout } = await engine.create(command(bankTransfer(212_000), key('double-while-unknown')));
     const day = calendarDayIn(engine.ctx.config.capTimeZone, h.clock.now());
     const capBefore = await h.store.getCapUsage(payout.capKey, day);
@@ -368,12 +382,16 @@ describe('an earlier attempt that shows up late', () => {
     expect(await h.store.getCapUsage(payout.capKey, day)).toBe(capBefore + moneyLeft(payout.id));
 
     const first = ledgerEntriesOf(h.sandbox, payout.id).find((e) => e.narration.endsWith(`po_${payout.id}`));
-    const resolved = await resolveReview(engine.ctx, payout.id, carol, {
-      outcome: 'succeeded',
-      transactionId: first?.transactionId ?? '',
+    const resolved = await resolveByTwo(payout.id, {
+      outcome: 'paid_twice_recovered',
+      recoveryReference: 'RECALL-2',
       note: 'attempt 2 is being recovered',
     });
-    expect(resolved.watchedAttempts).toEqual([]);
+    // The earliest attempt's record is kept as the receipt; attempt 1 stays watched, its record remembered.
+    expect(resolved.receipt?.transactionId).toBe(first?.transactionId);
+    expect(resolved.watchedAttempts).toEqual([
+      expect.objectContaining({ number: 1, shownRecords: `${first?.transactionId}=SUCCESS` }),
+    ]);
     await reconcilePayouts(engine.ctx);
     expect((await engine.get(payout.id))?.status).toBe(PayoutStatus.Succeeded);
     expect(counted.filter((name) => name === 'PayoutPaidTwice')).toHaveLength(1);

@@ -23,6 +23,15 @@ import { replaceMethod } from '../support/replace-method.js';
 
 let h: EngineHarness;
 let keyCounter = 0;
+const carol = { id: 'carol', kind: 'user' } as const;
+const dave = { id: 'dave', kind: 'user' } as const;
+
+/** A resolution as every one is made: proposed by carol, confirmed by dave with the same decision. */
+async function resolveByTwo(id: string, decision: Parameters<typeof resolveReview>[3]) {
+  const proposed = await resolveReview(h.engine.ctx, id, carol, decision);
+  expect(proposed.resolutionProposal?.proposedBy.id).toBe('carol');
+  return resolveReview(h.engine.ctx, id, dave, decision);
+}
 const key = (label: string) => `${label}-${++keyCounter}`;
 
 beforeAll(async () => {
@@ -193,7 +202,7 @@ describe('reconciling payouts whose outcome is unknown', () => {
     h.sandbox.clearFaults();
   });
 
-  it('lets a person resolve a payout in review, with the reason audited', async () => {
+  it('lets two people resolve a payout in review, with both reasons audited', async () => {
     const id = await submitWithFault('error-500');
     h.sandbox.injectFault({ path: '/transaction/wallet', fault: 'error-503', times: 0 });
     h.clock.advance(h.engine.ctx.config.reconcileGiveUpMs + 1);
@@ -201,16 +210,16 @@ describe('reconciling payouts whose outcome is unknown', () => {
     h.sandbox.clearFaults();
     expect((await h.engine.get(id))?.status).toBe(PayoutStatus.NeedsReview);
 
-    const resolved = await resolveReview(
-      h.engine.ctx,
-      id,
-      { id: 'carol', kind: 'user' },
-      { outcome: 'failed', note: 'not on the bank statement' },
-    );
+    const decision = { outcome: 'failed', note: 'not on the bank statement' } as const;
+    const proposed = await resolveReview(h.engine.ctx, id, carol, decision);
+    expect(proposed.status).toBe(PayoutStatus.NeedsReview);
+    const resolved = await resolveReview(h.engine.ctx, id, dave, decision);
     expect(resolved.status).toBe(PayoutStatus.Failed);
     const { audit } = await h.getWithAudit(id);
-    expect(audit.at(-1)).toMatchObject({ from: 'needs_review', to: 'failed', actor: { id: 'carol' } });
-    expect(audit.at(-1)?.reason).toMatch(/not on the bank statement/);
+    expect(audit.at(-1)).toMatchObject({ from: 'needs_review', to: 'failed', actor: { id: 'dave' } });
+    expect(audit.at(-1)?.reason).toMatch(
+      /proposed by carol \(not on the bank statement\), confirmed by dave/,
+    );
   });
 });
 
@@ -230,7 +239,6 @@ async function inWatchQueue(payout: Payout): Promise<boolean> {
   return due.some((one) => one.id === payout.id);
 }
 
-const carol = { id: 'carol', kind: 'user' } as const;
 const today = () => calendarDayIn(h.engine.ctx.config.capTimeZone, h.clock.now());
 
 /** A bank payout made straight at the provider with a chosen narration (a person on its dashboard). */
@@ -250,7 +258,7 @@ describe('a payout a person resolves while its attempt in flight was never found
     await reviewAfterADayOfFailedLookups(payout.id);
 
     const first = ledgerEntriesOf(h.sandbox, payout.id).find((e) => e.narration.endsWith(`po_${payout.id}`));
-    const resolved = await resolveReview(h.engine.ctx, payout.id, carol, {
+    const resolved = await resolveByTwo(payout.id, {
       outcome: 'succeeded',
       transactionId: first?.transactionId ?? '',
       note: 'attempt 1 is on the bank statement',
@@ -273,14 +281,17 @@ describe('a payout a person resolves while its attempt in flight was never found
     // Both payments left the wallet, and the day's cap counts both.
     expect(await h.store.getCapUsage(payout.capKey, day)).toBe(capBefore + 2 * 404_000);
 
-    // Resolved again (attempt 2 is being recovered): the double is known, so nothing reports it a second time.
-    const settled = await resolveReview(h.engine.ctx, payout.id, carol, {
-      outcome: 'succeeded',
-      transactionId: first?.transactionId ?? '',
+    // Closed as recovered (attempt 2 refunded by the bank): the double is known, so nothing reports it a second
+    // time, while attempt 2 stays watched to the end of its window.
+    const settled = await resolveByTwo(payout.id, {
+      outcome: 'paid_twice_recovered',
+      recoveryReference: 'REFUND-0042',
       note: 'attempt 2 refunded by the bank',
     });
-    expect(settled.watchedAttempts).toEqual([]);
-    expect(await inWatchQueue(settled)).toBe(false);
+    expect(settled.status).toBe(PayoutStatus.Succeeded);
+    expect(settled.receipt?.transactionId).toBe(first?.transactionId);
+    expect(settled.watchedAttempts?.map((a) => a.number)).toEqual([2]);
+    expect(await inWatchQueue(settled)).toBe(true);
     await reconcilePayouts(h.engine.ctx);
     expect((await h.engine.get(payout.id))?.status).toBe(PayoutStatus.Succeeded);
     expect(await h.store.getCapUsage(payout.capKey, day)).toBe(capBefore + 2 * 404_000);
@@ -290,12 +301,14 @@ describe('a payout a person resolves while its attempt in flight was never found
     const { payout } = await h.engine.create(command(bankTransfer(515_000), key('resolved-failed')));
     const day = today();
     const capBefore = await h.store.getCapUsage(payout.capKey, day);
+    // The payment is made but listed later than the day of failed look-ups: both people see no record of it.
+    h.sandbox.setListingLag(h.engine.ctx.config.reconcileGiveUpMs + 60 * 60_000);
     h.sandbox.injectFault({ path: '/settlement/instant/payout', fault: 'timeout-after-commit', times: 1 });
     await h.engine.submit(payout.id);
     expect(ledgerEntriesOf(h.sandbox, payout.id)).toHaveLength(1);
     await reviewAfterADayOfFailedLookups(payout.id);
 
-    const resolved = await resolveReview(h.engine.ctx, payout.id, carol, {
+    const resolved = await resolveByTwo(payout.id, {
       outcome: 'failed',
       note: 'not on the bank statement yet',
     });
@@ -305,6 +318,7 @@ describe('a payout a person resolves while its attempt in flight was never found
     expect(resolved.watchedAttempts?.[0]?.capDay).toBe(day);
     expect(await h.store.getCapUsage(payout.capKey, day)).toBe(capBefore);
 
+    h.sandbox.setListingLag(0);
     await reconcilePayouts(h.engine.ctx);
     const { payout: reviewed, audit } = await h.getWithAudit(payout.id);
     expect(reviewed.status).toBe(PayoutStatus.NeedsReview);
@@ -313,13 +327,19 @@ describe('a payout a person resolves while its attempt in flight was never found
     // The money did leave: the cap counts it again on the day the attempt had reserved.
     expect(await h.store.getCapUsage(payout.capKey, day)).toBe(capBefore + 515_000);
 
-    // Resolved as failed once more: no reservation is held to give back, and the attempt is not watched again.
-    const again = await resolveReview(h.engine.ctx, payout.id, carol, {
+    // Not paid on one look now: the record is there. Two people override it (the bank returned it): no reservation
+    // is given back, and the attempt stays watched, its record remembered, so it does not reopen the payout again.
+    await expect(
+      resolveReview(h.engine.ctx, payout.id, carol, { outcome: 'failed', note: 'the bank returned it' }),
+    ).rejects.toThrow(/attempt 1 has a SUCCESS record/);
+    const again = await resolveByTwo(payout.id, {
       outcome: 'failed',
       note: 'the bank returned it',
+      force: true,
     });
-    expect(again.watchedAttempts).toEqual([]);
-    expect(await inWatchQueue(again)).toBe(false);
+    expect(again.status).toBe(PayoutStatus.Failed);
+    expect(again.watchedAttempts?.map((a) => a.number)).toEqual([1]);
+    expect(await inWatchQueue(again)).toBe(true);
     await reconcilePayouts(h.engine.ctx);
     expect((await h.engine.get(payout.id))?.status).toBe(PayoutStatus.Failed);
     expect(await h.store.getCapUsage(payout.capKey, day)).toBe(capBefore + 515_000);
@@ -332,7 +352,7 @@ describe('a payout a person resolves while its attempt in flight was never found
     await reviewAfterADayOfFailedLookups(payout.id);
 
     const [entry] = ledgerEntriesOf(h.sandbox, payout.id);
-    const resolved = await resolveReview(h.engine.ctx, payout.id, carol, {
+    const resolved = await resolveByTwo(payout.id, {
       outcome: 'succeeded',
       transactionId: entry?.transactionId ?? '',
       note: 'the one record is ours',

@@ -121,14 +121,34 @@ const payoutFields = () => ({
   resolutionProposal: z.optional(
     z
       .object({
-        outcome: z.literal('succeeded'),
-        transactionId: referenceText,
+        outcome: z.enum(['succeeded', 'failed', 'paid_twice_recovered']),
+        transactionId: z.optional(referenceText),
+        recoveryReference: z.optional(referenceText),
+        forced: z.boolean().check(z.describe('the proposal overrides what the provider records show')),
         note: sentence,
         proposedBy: PrincipalSchema,
         proposedAt: instant,
-        mismatch: sentence,
+        mismatch: z.optional(sentence),
       })
-      .check(z.describe('a forced resolution as paid, waiting for a second person to confirm it')),
+      .check(
+        z.describe(
+          'a resolution proposed by one person, waiting for a second person (another identity) to send the same decision',
+        ),
+      ),
+  ),
+  recovery: z.optional(
+    z
+      .object({
+        recoveryReference: referenceText,
+        proposedBy: PrincipalSchema,
+        confirmedBy: PrincipalSchema,
+        at: instant,
+      })
+      .check(
+        z.describe(
+          'present on a payout paid twice that two people closed as paid_twice_recovered (status succeeded): how the extra money of the records in `paidTwice` was recovered',
+        ),
+      ),
   ),
   createdAt: instant,
   updatedAt: instant,

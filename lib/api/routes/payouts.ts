@@ -1,6 +1,5 @@
 import { createAndSubmit } from '../../payouts/engine/create-and-submit.js';
 import { approvePayout as approveAsCommand, resolveReview } from '../../payouts/engine/payout-commands.js';
-import { PayoutStatus } from '../../payouts/model.js';
 import { CreatePayoutRequestSchema } from '../../payouts/schemas.js';
 import { encodeCursor, readCursor } from '../../shared/cursor.js';
 import { NotFoundError } from '../../shared/errors.js';
@@ -97,14 +96,16 @@ async function approvePayout(request: RouteRequest<'engine'>) {
   return reply(200, presentPayout(payout));
 }
 
-/** POST /payouts/{id}/resolve: a person decides a payout the reconciler could not (needs_review only). */
+/**
+ * POST /payouts/{id}/resolve: two people decide a payout in `needs_review` or `unknown`. 202 while the decision
+ * waits for the second person (`resolutionProposal`), 200 once applied.
+ */
 async function resolvePayout(request: RouteRequest<'engine'>) {
   const id = idParam(request);
   const decision = parseBody(request.event, ResolveReviewRequestSchema);
   const payout = await resolveReview(request.ctx.engine.ctx, id, request.principal(), decision);
-  // A forced resolution's first call only records the proposal: accepted, waiting for a second person.
-  const proposed = payout.status === PayoutStatus.NeedsReview;
-  return reply(proposed ? 202 : 200, presentPayout(payout));
+  // Applying a resolution clears the proposal; one still there is the one just recorded.
+  return reply(payout.resolutionProposal ? 202 : 200, presentPayout(payout));
 }
 
 const thePayout = (description: string) => ({ description, schema: PayoutResponseSchema });
@@ -170,8 +171,10 @@ export const payoutRoutes: readonly Route<Answers, 'engine' | 'payoutAuditTrail'
     method: 'POST',
     path: '/payouts/{id}/resolve',
     responses: {
-      200: thePayout('resolved'),
-      202: thePayout('forced resolution proposed (`resolutionProposal`); a second person must confirm it'),
+      200: thePayout('resolved: a second person confirmed the proposal'),
+      202: thePayout(
+        'resolution proposed (`resolutionProposal`); a second person must send the same decision',
+      ),
     },
     problems: [
       ...COMMAND_PROBLEMS,

@@ -1,12 +1,13 @@
 import { ConcurrentModificationError, NotFoundError, ValidationError } from '../../shared/errors.js';
-import { invalidPayoutTransition } from '../errors.js';
+import { invalidPayoutTransition, ResolutionMismatchError } from '../errors.js';
 import { assertMayApprove, judgeApproval } from '../gate.js';
 import { describePayout } from '../instruction.js';
-import { type Payout, PayoutStatus, type Principal } from '../model.js';
+import { type Payout, PayoutStatus, type Principal, unrecoveredDouble } from '../model.js';
 import { canTransition } from '../transitions.js';
 import { buildTransition, type EngineContext, type SendingContext, type TransitionSpec } from './context.js';
-import { resolveAsPaid } from './resolve-as-paid.js';
-import { watchOnResolution } from './watch-attempts.js';
+import type { ResolutionDecision } from './resolution-proposal.js';
+import { resolveAsNotPaid } from './resolve-as-not-paid.js';
+import { resolveAsPaid, resolveAsRecovered } from './resolve-as-paid.js';
 
 async function load(ctx: EngineContext, id: string): Promise<Payout> {
   const payout = await ctx.store.get(id);
@@ -79,53 +80,54 @@ export async function cancelPayout(
 }
 
 /**
- * A person's decision on a payout in `needs_review`, after checking the provider's records by hand.
- * `succeeded` requires the provider transaction id that proves it, and is verified against the provider's
- * record (see `resolveAsPaid`); `force` with a second person's confirmation overrides a failed verification.
+ * A decision by two people on a payout in `needs_review`, or in `unknown` without waiting for the reconciler's
+ * watch to end, on the provider's records read at each call (docs/payout-engine.md, "Resolving a payout"). The
+ * first call records a proposal (`resolutionProposal`, the payout keeps its status); the same decision sent by a
+ * different person, by stable identity, applies it.
+ *
+ * - `succeeded` names the provider transaction that proves it (`resolveAsPaid`); `force` overrides a record that
+ *   does not prove it.
+ * - `failed` needs the provider to show no record for every attempt marker (`resolveAsNotPaid`); `force`
+ *   overrides a record, which then keeps the cap reservation counted.
+ * - `paid_twice_recovered` closes a payout paid twice, with the reference of how the extra money was recovered
+ *   (`resolveAsRecovered`): it ends `succeeded`, every payment still counted on the cap. Nothing else closes one.
+ *
+ * @throws InvalidTransitionError unless `needs_review` or `unknown`; ValidationError for a blank note or
+ *   reference; ResolutionMismatchError; ApprovalForbiddenError; ProviderLookupFailedError
  */
 export async function resolveReview(
   ctx: SendingContext,
   id: string,
   actor: Principal,
-  decision:
-    | { outcome: 'succeeded'; transactionId: string; note: string; force?: boolean }
-    | { outcome: 'failed'; note: string },
+  decision: ResolutionDecision,
 ): Promise<Payout> {
   const payout = await load(ctx, id);
-  if (payout.status !== PayoutStatus.NeedsReview) {
+  if (payout.status !== PayoutStatus.NeedsReview && payout.status !== PayoutStatus.Unknown) {
     throw invalidPayoutTransition(
       payout,
-      decision.outcome === 'succeeded' ? PayoutStatus.Succeeded : PayoutStatus.Failed,
-      `payout ${id} is ${payout.status}, not needs_review`,
+      decision.outcome === 'failed' ? PayoutStatus.Failed : PayoutStatus.Succeeded,
+      `payout ${id} is ${payout.status}; only a payout in needs_review or unknown can be resolved`,
     );
   }
-  if (decision.note.trim() === '')
-    throw new ValidationError('note: must explain the decision', [
-      { path: 'note', message: 'must explain the decision' },
-    ]);
+  requireText('note', decision.note, 'must explain the decision');
+  if (decision.outcome === 'paid_twice_recovered') {
+    requireText(
+      'recoveryReference',
+      decision.recoveryReference,
+      'must name how the extra money was recovered',
+    );
+    return resolveAsRecovered(ctx, payout, actor, decision);
+  }
+  if (unrecoveredDouble(payout)) {
+    const paid = payout.paidTwice;
+    throw new ResolutionMismatchError(
+      `outcome: payout ${id} was paid twice (attempts ${paid?.attempts.join(', ')}: ${paid?.transactionIds.join(', ')}); it is closed only as paid_twice_recovered, with the recoveryReference of how the extra money was recovered`,
+    );
+  }
   if (decision.outcome === 'succeeded') return resolveAsPaid(ctx, payout, actor, decision);
-  return apply(ctx, payout, {
-    to: PayoutStatus.Failed,
-    actor,
-    reason: `resolved as not paid by ${actor.id}: ${decision.note}`,
-    changes: {
-      failure: { code: 'RESOLVED_NOT_PAID', message: decision.note },
-      resolutionProposal: undefined,
-      // An attempt in flight that nothing decided is watched: should it have paid after all, the watch reports it.
-      ...watchOnResolution(ctx, payout, ctx.clock.now(), payout.watchedAttempts ?? []),
-    },
-    ...(holdsCapReservation(payout) && {
-      cap: { capKey: payout.capKey, day: payout.capDay, deltaKobo: -payout.amountKobo },
-    }),
-  });
+  return resolveAsNotPaid(ctx, payout, actor, decision);
 }
 
-/**
- * Whether a payout in `needs_review` still holds its claim's cap reservation, which resolving it as not paid gives
- * back. One that failed before it was reopened gave it back then (`failure` never leaves a payout, and nothing
- * reserves again after it), and a late record that reopened it was counted again because that money left: giving
- * it back once more would count money that left as not spent.
- */
-function holdsCapReservation(payout: Payout): payout is Payout & { capDay: string } {
-  return payout.capDay !== undefined && payout.failure === undefined;
+function requireText(path: string, value: string, message: string): void {
+  if (value.trim() === '') throw new ValidationError(`${path}: ${message}`, [{ path, message }]);
 }

@@ -40,12 +40,28 @@ export const isAmbiguous = (look: AttemptLook): look is LookOf<'ambiguous'> =>
 export const isFailedLookup = (look: AttemptLook): look is LookOf<'lookup_failed'> =>
   look.outcome.kind === 'lookup_failed';
 
-/** The records an ambiguous look found, as a watched attempt remembers them (`WatchedAttempt.shownRecords`). */
-function shownRecordsOf(look: LookOf<'ambiguous'>): string {
-  return look.outcome.candidates
-    .map((candidate) => `${candidate.transactionId}=${candidate.status}`)
-    .sort()
-    .join(',');
+/**
+ * The records a look found, as a watched attempt remembers them once a person was shown them
+ * (`WatchedAttempt.shownRecords`): `transactionId=status`, sorted; empty when the attempt is absent.
+ */
+export function shownRecordsOf(look: AttemptLook): string {
+  if (isAmbiguous(look)) {
+    return look.outcome.candidates
+      .map((candidate) => `${candidate.transactionId}=${candidate.status}`)
+      .sort()
+      .join(',');
+  }
+  if (isFound(look)) return `${look.outcome.record.transactionId}=${look.outcome.record.status}`;
+  return '';
+}
+
+/** Marks the found attempts among `watched` as shown: they stay watched, and only a change in them is news. */
+function rememberFound(watched: readonly WatchedAttempt[], found: readonly FoundLook[]): WatchedAttempt[] {
+  const shown = new Map(found.map((look) => [look.attempt.number, shownRecordsOf(look)]));
+  return watched.map((a) => {
+    const shownRecords = shown.get(a.number);
+    return shownRecords === undefined ? a : { ...a, shownRecords };
+  });
 }
 
 /** One found record as a review reason names it. */
@@ -223,7 +239,6 @@ export function paidTwiceSpec(
     .map((look) => `attempt ${look.attempt.number}: ${describeFound(look)}`)
     .join('; ');
   const watched = payout.watchedAttempts ?? [];
-  const known = new Set(records.map((l) => l.attempt.number));
   const recount = recountOfPaidAttempts(payout, records);
   return {
     to: PayoutStatus.NeedsReview,
@@ -232,8 +247,9 @@ export function paidTwiceSpec(
     changes: {
       nextActionAt: undefined,
       paidTwice: { attempts: sorted, transactionIds },
-      // The found attempts are known now (a person decides on them); any others stay watched.
-      watchedAttempts: watched.filter((a) => !known.has(a.number)),
+      // Every attempt stays watched to the end of its window (a third payment under a marker is news); a found
+      // one remembers its record, which a person decides on, so seeing it again reopens nothing.
+      watchedAttempts: rememberFound(watched, records),
     },
     details: { paidTwice: sorted.join(',') },
     ...(recount && { cap: recount }),
@@ -262,6 +278,11 @@ export async function watchPayout(
   return after ?? payout;
 }
 
+/** The records a person was shown for a watched attempt, if any. */
+function shownBefore(watched: readonly WatchedAttempt[], look: AttemptLook): string | undefined {
+  return watched.find((a) => a.number === look.attempt.number)?.shownRecords;
+}
+
 function decideWatch(
   ctx: EngineContext,
   payout: Payout,
@@ -269,7 +290,8 @@ function decideWatch(
   watched: readonly WatchedAttempt[],
   looks: readonly AttemptLook[],
 ): TransitionSpec {
-  const found = looks.filter(isFound);
+  // A record a person was already shown for the attempt (found paid twice or late, then resolved) is no news.
+  const found = looks.filter(isFound).filter((look) => shownRecordsOf(look) !== shownBefore(watched, look));
   if (found.length > 0 && payout.status === PayoutStatus.Succeeded) {
     return paidTwiceSpec(payout, found, {
       attempt: payingAttempt(payout),
@@ -280,11 +302,9 @@ function decideWatch(
   // Records a person was already shown for an attempt, unchanged, do not reopen the payout again: left to reopen
   // it, they would after every resolution, for ever. The attempt stays watched all the same, so a record not final
   // that turns paid is still found (and a change in its records is shown again).
-  const shownBefore = (look: AttemptLook) =>
-    watched.find((a) => a.number === look.attempt.number)?.shownRecords;
   const newlyAmbiguous = looks
     .filter(isAmbiguous)
-    .filter((look) => shownRecordsOf(look) !== shownBefore(look));
+    .filter((look) => shownRecordsOf(look) !== shownBefore(watched, look));
   const [late] = found;
   if (late || newlyAmbiguous.length > 0) {
     const details = [
@@ -299,13 +319,11 @@ function decideWatch(
       reason: `recorded as ${payout.status}, but a record of an earlier attempt showed up: ${details.join(' | ')}`,
       changes: {
         nextActionAt: undefined,
-        // A found attempt leaves the watch (it is known now; a person decides on it); one shown stays watched.
-        watchedAttempts: watched
-          .filter((a) => !found.some((look) => look.attempt.number === a.number))
-          .map((a) => {
-            const shownRecords = shownNow.get(a.number);
-            return shownRecords === undefined ? a : { ...a, shownRecords };
-          }),
+        // Every attempt stays watched, remembering the records shown now: only a change in them is news.
+        watchedAttempts: rememberFound(watched, found).map((a) => {
+          const shownRecords = shownNow.get(a.number);
+          return shownRecords === undefined ? a : { ...a, shownRecords };
+        }),
       },
       ...(cap && { cap: { capKey: payout.capKey, day: cap, deltaKobo: payout.amountKobo } }),
     };
@@ -316,7 +334,7 @@ function decideWatch(
     return {
       to: payout.status,
       actor: reconciler,
-      reason: `stopped watching attempts ${watched.map((a) => a.number).join(', ')}: no record within the watch window${looks.some(isAmbiguous) ? ' but those already shown to a person' : ''}`,
+      reason: `stopped watching attempts ${watched.map((a) => a.number).join(', ')}: no record within the watch window${looks.some((look) => isAmbiguous(look) || isFound(look)) ? ' but those already shown to a person' : ''}`,
       changes: { nextActionAt: undefined, watchEndedAt: now.toISOString() },
     };
   }
@@ -339,7 +357,7 @@ function decideWatch(
     actor: reconciler,
     reason: failed
       ? `watching earlier attempts: look-up failed (${failed.outcome.code}); will look again`
-      : `watching earlier attempts ${watched.map((a) => a.number).join(', ')}: ${looks.some(isAmbiguous) ? 'no record but those already shown to a person, unchanged' : 'no record yet'}`,
+      : `watching earlier attempts ${watched.map((a) => a.number).join(', ')}: ${looks.some((look) => isAmbiguous(look) || isFound(look)) ? 'no record but those already shown to a person, unchanged' : 'no record yet'}`,
     changes: { nextActionAt: addMs(now, recheckWait(ctx, since)) },
   };
 }

@@ -34,6 +34,7 @@ export const STORED_NAMES: Readonly<Record<string, string>> = {
   paidByAttempt: 'pb',
   paidTwice: 'pt',
   resolutionProposal: 'rp',
+  recovery: 'rv',
   createdAt: 'ca',
   updatedAt: 'ua',
   // principal
@@ -73,6 +74,10 @@ export const STORED_NAMES: Readonly<Record<string, string>> = {
   proposedBy: 'pr',
   proposedAt: 'pp',
   mismatch: 'mm',
+  outcome: 'oc',
+  recoveryReference: 'rr',
+  forced: 'fo',
+  confirmedBy: 'cb',
   // audit event
   sequence: 'q',
   at: 'wh',

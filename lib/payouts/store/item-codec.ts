@@ -91,11 +91,23 @@ const PayoutItemSchema = z.lazy(() =>
     paidTwice: z.optional(z.object({ attempts: z.array(z.int()), transactionIds: z.array(z.string()) })),
     resolutionProposal: z.optional(
       z.object({
-        transactionId: z.string(),
+        outcome: z.optional(z.enum(['succeeded', 'failed', 'paid_twice_recovered'])),
+        transactionId: z.optional(z.string()),
+        recoveryReference: z.optional(z.string()),
+        forced: z.optional(z.boolean()),
         note: z.string(),
         proposedBy: principal,
         proposedAt: z.string(),
-        mismatch: z.string(),
+        mismatch: z.optional(z.string()),
+      }),
+    ),
+    recovery: z.optional(
+      z.object({
+        recoveryReference: z.string(),
+        transactionIds: z.array(z.string()),
+        proposedBy: principal,
+        confirmedBy: principal,
+        at: z.string(),
       }),
     ),
     createdAt: z.string(),
