@@ -155,3 +155,55 @@ describe('daily cap per source wallet', () => {
     for (const payout of capped) expect(ledgerEntriesOf(h.sandbox, payout?.id ?? '')).toHaveLength(0);
   });
 });
+
+describe('one account, one cap counter', () => {
+  const walletTransfer = (sourceWalletId: string, destinationWalletId: string, amount: number) => ({
+    type: 'wallet_transfer' as const,
+    amount,
+    currency: 'NGN' as const,
+    narration: 'to the branch',
+    sourceWalletId,
+    destinationWalletId,
+  });
+
+  it('refuses a wallet transfer out of the main wallet once bank transfers used its cap: the main wallet has one counter', async () => {
+    const engine = h.engineWith({ config: { mainWalletId: h.fixtures.merchantWalletId } });
+    const branch = h.fixtures.stores[0]?.walletId ?? '';
+    const { payout: bank } = await engine.create(command(bankTransfer(900_000), key('one-wallet-bank')));
+    await engine.submit(bank.id);
+    expect((await engine.get(bank.id))?.status).toBe(PayoutStatus.Succeeded);
+
+    const { payout: transfer } = await engine.create(
+      command(walletTransfer(h.fixtures.merchantWalletId, branch, 900_000), key('one-wallet-transfer')),
+    );
+    expect(transfer.capKey).toBe(bank.capKey);
+    await engine.submit(transfer.id);
+    expect((await engine.get(transfer.id))?.failure?.code).toBe('DAILY_CAP_EXCEEDED');
+    expect(ledgerEntriesOf(h.sandbox, transfer.id)).toHaveLength(0);
+    expect(await h.store.getCapUsage(bank.capKey, bank.capDay ?? '')).toBe(
+      (await h.store.getCapUsage(bank.capKey, bank.capDay ?? '')) && 900_000 + capUsedBefore(bank),
+    );
+  });
+
+  it('counts a transfer out of any wallet against the main wallet when the main wallet is not configured, so it fails closed', async () => {
+    const branch = h.fixtures.stores[0]?.walletId ?? '';
+    const other = h.fixtures.stores[1]?.walletId ?? '';
+    const { payout: bank } = await h.engine.create(command(bankTransfer(100), key('unset-bank')));
+    const { payout: transfer } = await h.engine.create(
+      command(walletTransfer(branch, other, 100), key('unset-transfer')),
+    );
+    expect(transfer.capKey).toBe(bank.capKey);
+  });
+
+  it('counts a branch wallet's transfer on its own counter once the main wallet is configured', async () => {
+    const engine = h.engineWith({ config: { mainWalletId: h.fixtures.merchantWalletId } });
+    const branch = h.fixtures.stores[0]?.walletId ?? '';
+    const other = h.fixtures.stores[1]?.walletId ?? '';
+    const { payout: bank } = await engine.create(command(bankTransfer(100), key('set-bank')));
+    const { payout: transfer } = await engine.create(
+      command(walletTransfer(branch, other, 100), key('set-transfer')),
+    );
+    expect(transfer.capKey).not.toBe(bank.capKey);
+    expect(transfer.capKey).toBe(`wallet:${branch}`);
+  });
+});
