@@ -254,8 +254,10 @@ export class CorrectionJobService {
     const result = await this.#corrections.correctJobRow(row.bulkPayoutItemId, fields, actor, {
       job: { jobId: row.jobId, index: row.index },
       correctionId: row.correctionId,
-      claim: async () => {
-        claimed = await this.#store.transition(row, JobItemStatus.Queued, JobItemStatus.Sending, this.#now());
+      // The claim commits with the row's reservation on the daily cap; refused by the cap, it stays unclaimed and
+      // the row leaves `queued` for `cap_exceeded`.
+      claim: async (cap) => {
+        claimed = await this.#store.claim(row, this.#now(), cap);
         return claimed;
       },
     });
@@ -373,6 +375,7 @@ function rowOutcomeOf(result: CorrectionResult): { status: JobItemStatus; result
     case 'invalid':
       return { status: result.outcome, result: { issues: result.issues } };
     case 'paused':
+    case 'cap_exceeded':
       return { status: result.outcome, result: { failure: result.failure } };
     default:
       return {

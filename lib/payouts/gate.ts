@@ -236,9 +236,34 @@ export function admitApproval(
   request: GateRequest,
   approval: PendingApproval,
 ): { readonly decision: GateDecision; readonly reason: string } {
-  let decision: GateDecision;
+  return approvedThrough(() => admit(limits, request), approval);
+}
+
+/**
+ * `admitApproval` for an instruction described to the gate (`MoneyInstruction`, its `releasedBy` the approver):
+ * `judge` again with the limits in force now, the refusal worded and logged as `admitApproval` does, and the
+ * judgement (with its cap counter and amount at stake) for the approval's claim.
+ *
+ * @throws ValidationError as `admitApproval`
+ * @example const { judgement, reason } = judgeApproval(limits, { ...instruction, releasedBy: approver }, approval);
+ */
+export function judgeApproval(
+  limits: GateLimits,
+  instruction: MoneyInstruction,
+  approval: PendingApproval,
+): { readonly judgement: Judgement; readonly reason: string } {
+  const { decision, reason } = approvedThrough(() => judge(limits, instruction), approval);
+  return { judgement: decision, reason };
+}
+
+/** The gate's decision at an approval (`decide`), a refusal reworded for the approver, and the audit reason. */
+function approvedThrough<D extends GateDecision>(
+  decide: () => D,
+  approval: PendingApproval,
+): { readonly decision: D; readonly reason: string } {
+  let decision: D;
   try {
-    decision = admit(limits, request);
+    decision = decide();
   } catch (error) {
     if (!(error instanceof ValidationError)) throw error;
     approval.logger.warn('approval refused by the gate', {

@@ -37,7 +37,7 @@ describe('bulk corrections: the pause read after the claim, and amounts not know
     return new BulkCorrectionService({
       store: new DynamoDbBulkItemStore(h.runtime.dynamoDb, h.runtime.tableName),
       provider: { bulkPayouts: new BulkPayouts(providerConnectionOf(h.runtime).requester) },
-      limits: limits ?? engineCtx().config,
+      limits: { ...engineCtx().config, ...limits },
       controls,
       logger: silentLogger,
     });

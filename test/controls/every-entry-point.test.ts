@@ -141,19 +141,20 @@ function afterClosingParen(text: string, open: number): number {
 }
 
 /**
- * Why a file does not act on the gate's decision, if it does not: it must import `admit` from the gate, and every
- * `admit(` call's decision must be kept (bound, or returned to the caller) and then read. A bare `admit(...)`
- * only throws above the maximum: the approval it asks for is dropped and the money goes without a second person.
+ * Why a file does not act on the gate's decision, if it does not: it must import `admit` or `judge` (the gate over
+ * a described instruction) from the gate, and every `admit(` or `judge(` call's decision must be kept (bound, or
+ * returned to the caller) and then read. A bare `admit(...)` only throws above the maximum: the approval it asks for
+ * is dropped and the money goes without a second person.
  */
 function decisionProblems(file: string): string[] {
   const text = read(file);
   const fromGate = [...text.matchAll(/import\s*\{([^}]*)\}\s*from\s*'([^']+)'/g)].some(
     ([, names, from]) =>
-      /(?:^|[\s,])admit(?:$|[\s,])/.test(names ?? '') &&
+      /(?:^|[\s,])(?:admit|judge)(?:$|[\s,])/.test(names ?? '') &&
       join(dirname(file), from ?? '') === join('lib', 'payouts', 'gate.js'),
   );
-  if (!fromGate) return [`${file} does not import admit from the gate (lib/payouts/gate.ts)`];
-  const calls = [...text.matchAll(/(?<![\w$.#])admit\s*\(/g)];
+  if (!fromGate) return [`${file} does not import admit or judge from the gate (lib/payouts/gate.ts)`];
+  const calls = [...text.matchAll(/(?<![\w$.#])(?:admit|judge)\s*\(/g)];
   if (calls.length === 0) return [`${file} imports the gate but never admits`];
   const problems: string[] = [];
   for (const call of calls) {
