@@ -13,13 +13,13 @@ import { ulid } from '../shared/ids.js';
 import { type Listing, listingAttributes, queryListing } from '../shared/index-listing.js';
 import type { CursorPage } from '../shared/paging.js';
 import * as z from '../shared/zod.js';
+import { claimWithCap, releaseCap } from './cap-reservation.js';
 import {
   type BulkItemState,
   CORRECTION_OUTCOMES,
   type CorrectionAudit,
   type PendingCorrection,
 } from './model.js';
-import { claimWithCap, releaseCap } from './cap-reservation.js';
 
 // The schemas below are built on first use (z.lazy), not when a function loads this module: a cold start that never
 // reads these items does not pay for them (docs/cold-start.md).

@@ -41,7 +41,11 @@ export async function claimWithCap(
 }
 
 /** A reservation's release: the same amount off the same day's counter, with no limit to meet. */
-const releaseOf = (cap: CapChange): CapChange => ({ capKey: cap.capKey, day: cap.day, deltaKobo: -cap.deltaKobo });
+const releaseOf = (cap: CapChange): CapChange => ({
+  capKey: cap.capKey,
+  day: cap.day,
+  deltaKobo: -cap.deltaKobo,
+});
 
 /**
  * Gives a reservation back to the day's counter. Only for a correction that provably moved no money: a claim given

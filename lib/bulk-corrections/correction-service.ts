@@ -7,8 +7,8 @@ import {
   type Judgement,
   judge,
   judgeApproval,
-  type MoneyInstruction,
   MoneyEntryPoint,
+  type MoneyInstruction,
 } from '../payouts/gate.js';
 import type { Controls, Principal } from '../payouts/model.js';
 import type { CapChange } from '../payouts/store/payout-store.js';

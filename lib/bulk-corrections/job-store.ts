@@ -1,4 +1,5 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { CapChange } from '../payouts/store/payout-store.js';
 import { TableIndexes } from '../payouts/store/table-design.js';
 import { forEachAtOnce } from '../shared/at-once.js';
 import { decodeCursor, encodeCursor } from '../shared/cursor.js';
@@ -15,7 +16,6 @@ import { createWithIdempotencyKey } from '../shared/idempotent-create.js';
 import { type Listing, listingAttributes, queryListing } from '../shared/index-listing.js';
 import type { CursorPage } from '../shared/paging.js';
 import * as z from '../shared/zod.js';
-import type { CapChange } from '../payouts/store/payout-store.js';
 import { claimWithCap } from './cap-reservation.js';
 import { type CorrectionJob, type JobItem, type JobItemResult, JobItemStatus } from './job-model.js';
 import { type CorrectionWork, CorrectionWorkSchema } from './job-queue.js';
@@ -362,7 +362,11 @@ export class DynamoDbCorrectionJobStore {
           UpdateExpression: 'SET #status = :to, updatedAt = :at',
           ConditionExpression: '#status = :from',
           ExpressionAttributeNames: { '#status': 'status' },
-          ExpressionAttributeValues: { ':to': JobItemStatus.Sending, ':from': JobItemStatus.Queued, ':at': at },
+          ExpressionAttributeValues: {
+            ':to': JobItemStatus.Sending,
+            ':from': JobItemStatus.Queued,
+            ':at': at,
+          },
         },
       },
       cap,
