@@ -171,7 +171,7 @@ export class BulkCorrectionService {
     if (!parsed.success) return { outcome: CorrectionOutcome.Invalid, issues: fieldIssues(parsed.error) };
     const result = await this.#request(id, parsed.data, actor);
     // Only a job row has a claim that another delivery can hold.
-    if (result.outcome === 'skipped') throw new Error('a single correction has no claim to lose');
+    if (result.outcome === 'skipped') throw new Error('a single correction has no job row claim to lose');
     return result;
   }
 
