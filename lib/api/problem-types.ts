@@ -43,6 +43,11 @@ export const PROBLEM_TYPES = {
     statuses: [409],
     meaning: 'Payouts are paused (`POST /controls/pause`): nothing was sent or recorded.',
   },
+  'daily-cap-exceeded': {
+    statuses: [409],
+    meaning:
+      "The amount at stake would take the day's total of the main wallet past the daily cap (`DAILY_CAP_KOBO`; a bulk correction): nothing was sent or reserved.",
+  },
   'resolution-mismatch': {
     statuses: [409],
     meaning:

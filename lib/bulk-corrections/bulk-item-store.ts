@@ -1,4 +1,5 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { CapChange } from '../payouts/store/payout-store.js';
 import { TableIndexes } from '../payouts/store/table-design.js';
 import {
   DocumentClient,
@@ -12,6 +13,7 @@ import { ulid } from '../shared/ids.js';
 import { type Listing, listingAttributes, queryListing } from '../shared/index-listing.js';
 import type { CursorPage } from '../shared/paging.js';
 import * as z from '../shared/zod.js';
+import { claimWithCap, releaseCap } from './cap-reservation.js';
 import {
   type BulkItemState,
   CORRECTION_OUTCOMES,
@@ -30,6 +32,8 @@ export const bulkItemKeys = {
     pk: `BULK_ITEM#${id}`,
     sk: `CORRECTION#${correctionId}`,
   }),
+  /** The claim of a single correction (PATCH) being sent: one at a time per item. */
+  claim: (id: string) => ({ pk: `BULK_ITEM#${id}`, sk: 'CLAIM' }),
 } as const;
 
 /** Items by the provider's latest verdict (`true`/`false`) and all, by last change, newest first. */
@@ -57,6 +61,7 @@ const valuesSchema = z.lazy(() =>
     narration: z.optional(value),
   }),
 );
+const principalSchema = z.lazy(() => z.object({ id: z.string(), kind: z.enum(['user', 'system']) }));
 const stateSchema = z.lazy(() =>
   z.object({
     bulkPayoutItemId: z.string(),
@@ -70,11 +75,11 @@ const stateSchema = z.lazy(() =>
       createdAt: z.string(),
     }),
     values: valuesSchema,
+    amountSetBy: z.optional(principalSchema),
     version: z.int(),
     updatedAt: z.string(),
   }),
 );
-const principalSchema = z.lazy(() => z.object({ id: z.string(), kind: z.enum(['user', 'system']) }));
 const outcomeSchema = z.lazy(() => z.enum(CORRECTION_OUTCOMES));
 const changesSchema = z.lazy(() =>
   z.array(
@@ -245,18 +250,23 @@ export class DynamoDbBulkItemStore {
 
   /**
    * Moves a held correction from `pending_approval` to `approved`: only the request whose write commits sends
-   * it, so two approvers racing send it once.
+   * it, so two approvers racing send it once. It commits with the reservation of the amount at stake on the daily
+   * cap (`cap`), in one transaction.
    *
-   * @throws CorrectionAlreadyDecidedError when it is no longer waiting
+   * @throws InvalidTransitionError when it is no longer waiting
+   * @throws DailyCapExceededError when the reservation would pass the cap: nothing written, it still waits
    */
   async claimApproval(
     correction: PendingCorrection,
     approvedBy: PendingCorrection['requestedBy'],
     at: string,
-  ) {
-    try {
-      await this.#doc.send(
-        new UpdateCommand({
+    cap?: CapChange,
+  ): Promise<void> {
+    const claimed = await claimWithCap(
+      this.#doc,
+      this.tableName,
+      {
+        Update: {
           TableName: this.tableName,
           Key: bulkItemKeys.correction(correction.bulkPayoutItemId, correction.correctionId),
           UpdateExpression:
@@ -273,28 +283,32 @@ export class DynamoDbBulkItemStore {
             ':by': approvedBy,
             ':at': at,
           },
-        }),
+        },
+      },
+      cap,
+    );
+    if (!claimed) {
+      throw new InvalidTransitionError(
+        'correction',
+        `correction ${correction.correctionId} of bulk payout item ${correction.bulkPayoutItemId} is no longer waiting for approval`,
       );
-    } catch (error) {
-      if (error instanceof Error && error.name === 'ConditionalCheckFailedException') {
-        throw new InvalidTransitionError(
-          'correction',
-          `correction ${correction.correctionId} of bulk payout item ${correction.bulkPayoutItemId} is no longer waiting for approval`,
-        );
-      }
-      throw error;
     }
   }
 
   /**
    * Gives back an approval claimed at `approvedAt` whose correction was never sent (payouts were paused once the
    * claim committed): `approved` -> `pending_approval`, the approver forgotten, so a person approves it again
-   * after resume. Conditional on that claim and on no outcome recorded, so it never reopens a sent correction.
+   * after resume. Conditional on that claim and on no outcome recorded, so it never reopens a sent correction. The
+   * claim's reservation on the daily cap (`cap`) is given back in the same transaction.
+   *
+   * @throws ConcurrentModificationError when it is no longer that claim (nothing given back)
    */
-  async releaseApproval(correction: PendingCorrection, approvedAt: string): Promise<void> {
-    try {
-      await this.#doc.send(
-        new UpdateCommand({
+  async releaseApproval(correction: PendingCorrection, approvedAt: string, cap?: CapChange): Promise<void> {
+    const released = await claimWithCap(
+      this.#doc,
+      this.tableName,
+      {
+        Update: {
           TableName: this.tableName,
           Key: bulkItemKeys.correction(correction.bulkPayoutItemId, correction.correctionId),
           UpdateExpression: 'SET #status = :waiting, #listedUnder = :listed REMOVE approvedBy, approvedAt',
@@ -309,14 +323,68 @@ export class DynamoDbBulkItemStore {
             ':listed': correctionListing.statePartition('pending_approval'),
             ':at': approvedAt,
           },
-        }),
-      );
-    } catch (error) {
-      if (error instanceof Error && error.name === 'ConditionalCheckFailedException') {
-        throw new ConcurrentModificationError('correction', correction.correctionId, { cause: error });
-      }
-      throw error;
-    }
+        },
+      },
+      undefined,
+      cap,
+    );
+    if (!released) throw new ConcurrentModificationError('correction', correction.correctionId);
+  }
+
+  /**
+   * Takes the claim of a single correction of an item before its provider call, with the reservation of its
+   * amount at stake on the daily cap (`cap`) in the same transaction: of two corrections of the item at once, only
+   * the one whose claim commits is sent. A claim ended (`releasedAt`) or older than its lease (`leaseUntil` passed:
+   * the request that held it stopped) is taken over. False when another request holds it.
+   *
+   * @throws DailyCapExceededError when the reservation would pass the cap: nothing written
+   */
+  claimSingle(
+    id: string,
+    claim: { readonly claimId: string; readonly at: string; readonly leaseUntil: string },
+    cap: CapChange | undefined,
+  ): Promise<boolean> {
+    return claimWithCap(
+      this.#doc,
+      this.tableName,
+      {
+        Put: {
+          TableName: this.tableName,
+          Item: { ...bulkItemKeys.claim(id), entity: 'bulk-item-claim', ...claim },
+          ConditionExpression: 'attribute_not_exists(pk) OR attribute_exists(releasedAt) OR leaseUntil < :at',
+          ExpressionAttributeValues: { ':at': claim.at },
+        },
+      },
+      cap,
+    );
+  }
+
+  /**
+   * Ends a single correction's claim (`claimId`, only if still ours), and gives its reservation on the daily cap
+   * back in the same transaction when `cap` is named: only for a claim that sent nothing. The claim item is marked
+   * ended, not deleted (the API's role writes and updates items, it deletes none); the next claim overwrites it.
+   */
+  async releaseSingle(id: string, claimId: string, at: string, cap?: CapChange): Promise<void> {
+    await claimWithCap(
+      this.#doc,
+      this.tableName,
+      {
+        Update: {
+          TableName: this.tableName,
+          Key: bulkItemKeys.claim(id),
+          UpdateExpression: 'SET releasedAt = :at',
+          ConditionExpression: 'claimId = :claimId AND attribute_not_exists(releasedAt)',
+          ExpressionAttributeValues: { ':claimId': claimId, ':at': at },
+        },
+      },
+      undefined,
+      cap,
+    );
+  }
+
+  /** Gives a reservation on the daily cap back: only for a correction the provider refused or reports invalid. */
+  releaseCap(cap: CapChange): Promise<void> {
+    return releaseCap(this.#doc, this.tableName, cap);
   }
 
   /**

@@ -1,4 +1,4 @@
-import { admit, type GateLimits, MoneyEntryPoint } from '../payouts/gate.js';
+import { type GateLimits, judge } from '../payouts/gate.js';
 import type { Principal } from '../payouts/model.js';
 import { type Clock, systemClock } from '../shared/clock.js';
 import { IdempotencyConflictError, NotFoundError, ValidationError } from '../shared/errors.js';
@@ -6,7 +6,11 @@ import { fingerprint, ulid } from '../shared/ids.js';
 import { type Logger, silentLogger } from '../shared/logger.js';
 import type { CursorPage } from '../shared/paging.js';
 import { type FieldIssue, fieldIssues } from '../shared/validation.js';
-import type { BulkCorrectionService, HeldCancellation } from './correction-service.js';
+import {
+  type BulkCorrectionService,
+  describeCorrection,
+  type HeldCancellation,
+} from './correction-service.js';
 import { CorrectionJobNotEnqueuedError, CorrectionJobsNotConfiguredError } from './job-errors.js';
 import {
   type CorrectionJob,
@@ -84,7 +88,7 @@ export class CorrectionJobService {
     actor: Principal,
     idempotencyKey?: string,
   ): Promise<{ readonly job: JobView; readonly replayed: boolean }> {
-    const rows = this.#validate(entries, naming);
+    const rows = this.#validate(entries, naming, actor);
     if (!this.#queue) throw new CorrectionJobsNotConfiguredError();
     // With a key, a retry of the same request answers the job the first one created (its current view), and
     // the key with another request is refused: the same rows are never queued twice.
@@ -254,8 +258,10 @@ export class CorrectionJobService {
     const result = await this.#corrections.correctJobRow(row.bulkPayoutItemId, fields, actor, {
       job: { jobId: row.jobId, index: row.index },
       correctionId: row.correctionId,
-      claim: async () => {
-        claimed = await this.#store.transition(row, JobItemStatus.Queued, JobItemStatus.Sending, this.#now());
+      // The claim commits with the row's reservation on the daily cap; refused by the cap, it stays unclaimed and
+      // the row leaves `queued` for `cap_exceeded`.
+      claim: async (cap) => {
+        claimed = await this.#store.claim(row, this.#now(), cap);
         return claimed;
       },
     });
@@ -304,7 +310,7 @@ export class CorrectionJobService {
     return this.get(holder.jobId);
   }
 
-  #validate(entries: readonly unknown[], naming: RowNaming) {
+  #validate(entries: readonly unknown[], naming: RowNaming, actor: Principal) {
     const issues: FieldIssue[] = [];
     const rows = entries.map((entry, index) => {
       const prefix = naming === 'json' ? `corrections[${index}]` : `row ${index + 1}`;
@@ -321,10 +327,9 @@ export class CorrectionJobService {
       try {
         // The gate's maximum refuses the batch now on the row's own amount; the approval threshold, and the
         // amount of an item whose destination changes, are the worker's, per row (correction-service.ts).
-        admit(this.#limits, {
-          entryPoint: MoneyEntryPoint.BulkCorrection,
-          amountKobo: parsed.data.amount,
-          amountPath: `${prefix}.amount`,
+        judge(this.#limits, {
+          ...describeCorrection(parsed.data, undefined, actor, actor),
+          amount: { kobo: parsed.data.amount, source: { from: 'request' }, path: `${prefix}.amount` },
         });
       } catch (error) {
         if (!(error instanceof ValidationError)) throw error;
@@ -373,6 +378,7 @@ function rowOutcomeOf(result: CorrectionResult): { status: JobItemStatus; result
     case 'invalid':
       return { status: result.outcome, result: { issues: result.issues } };
     case 'paused':
+    case 'cap_exceeded':
       return { status: result.outcome, result: { failure: result.failure } };
     default:
       return {

@@ -1,13 +1,17 @@
 import { toWholeNaira } from '../money.js';
+import type { EngineConfig } from '../payouts/config.js';
+import { DailyCapExceededError } from '../payouts/errors.js';
 import {
-  admit,
-  admitApproval,
   assertMayApprove,
   type GateLimits,
-  type GateRequest,
+  type Judgement,
+  judge,
+  judgeApproval,
   MoneyEntryPoint,
+  type MoneyInstruction,
 } from '../payouts/gate.js';
 import type { Controls, Principal } from '../payouts/model.js';
+import type { CapChange } from '../payouts/store/payout-store.js';
 import type { ProviderClient } from '../provider/client.js';
 import {
   ProviderInvalidRequestError,
@@ -17,6 +21,7 @@ import {
 import type { BulkPayoutItemRecord } from '../provider/schemas/bulk-payout.js';
 import { type Clock, systemClock } from '../shared/clock.js';
 import {
+  ConcurrentModificationError,
   InvalidTransitionError,
   isConcurrentModificationOf,
   NotFoundError,
@@ -25,6 +30,7 @@ import {
 import { ulid } from '../shared/ids.js';
 import { type Logger, silentLogger } from '../shared/logger.js';
 import { fieldIssues } from '../shared/validation.js';
+import { calendarDayIn } from '../shared/wall-clock.js';
 import type { DynamoDbBulkItemStore } from './bulk-item-store.js';
 import {
   type BulkItemState,
@@ -41,6 +47,15 @@ import {
 import { type CorrectionFields, CorrectionFieldsSchema } from './schemas.js';
 
 const STATE_WRITE_ATTEMPTS = 3;
+
+/**
+ * How long a single correction's claim holds its item: beyond the ops API function's timeout (29 s), so only a
+ * request that stopped leaves one older than this, which the next correction of the item may then take over.
+ */
+export const SINGLE_CLAIM_LEASE_MS = 120_000;
+
+/** The gate's limits and the daily cap a correction's claim reserves on. */
+export type BulkCorrectionLimits = GateLimits & Pick<EngineConfig, 'dailyCapKobo' | 'capTimeZone'>;
 
 /** Who withdrew a held correction and why: what its job row records. */
 export type HeldCancellation = Pick<PendingCorrection, 'cancelReason'> &
@@ -63,17 +78,24 @@ export interface JobRowHooks {
   /** The id its held correction takes: fixed when the job was accepted, so a redelivery holds it once. */
   readonly correctionId: string;
   /**
-   * Takes the row's claim before the provider call; false when another delivery holds it (nothing is sent). A
-   * `paused` result after the claim was taken means the pause was read after it: the caller gives the claim back.
+   * Takes the row's claim before the provider call, in one transaction with `cap`, the reservation of its amount
+   * at stake on the daily cap (none when nothing is at stake); false when another delivery holds it (nothing is
+   * sent). A `paused` result after the claim was taken means the pause was read after it: the caller gives the
+   * claim back (the service has given the reservation back already).
+   *
+   * @throws DailyCapExceededError when the reservation would pass the cap (nothing claimed)
    */
-  readonly claim: () => Promise<boolean>;
+  readonly claim: (cap: CapChange | undefined) => Promise<boolean>;
 }
 
 export interface BulkCorrectionServiceOptions {
   readonly store: DynamoDbBulkItemStore;
   readonly provider: Pick<ProviderClient, 'bulkPayouts'>;
-  /** The engine's limits: a correction of an item's amount or destination is a money instruction. */
-  readonly limits: GateLimits;
+  /**
+   * The engine's limits: a correction of an item's amount or destination is a money instruction, and what it puts
+   * at stake counts against the daily cap of the main wallet.
+   */
+  readonly limits: BulkCorrectionLimits;
   /** The ops switches; nothing is sent while payouts are paused. */
   readonly controls: () => Promise<Controls>;
   readonly clock?: Clock;
@@ -95,7 +117,7 @@ export interface BulkCorrectionServiceOptions {
 export class BulkCorrectionService {
   readonly #store: DynamoDbBulkItemStore;
   readonly #provider: Pick<ProviderClient, 'bulkPayouts'>;
-  readonly #limits: GateLimits;
+  readonly #limits: BulkCorrectionLimits;
   readonly #controls: () => Promise<Controls>;
   readonly #clock: Clock;
   readonly #logger: Logger;
@@ -137,13 +159,19 @@ export class BulkCorrectionService {
     return this.#store.listCorrections(query);
   }
 
-  /** Validates one correction and sends it, or holds it for a second person; `input` is the unparsed body. */
+  /**
+   * Validates one correction and sends it, or holds it for a second person; `input` is the unparsed body. A
+   * correction sent at once first takes the item's claim (with its reservation on the daily cap), so of two at once
+   * only one is sent.
+   *
+   * @throws ConcurrentModificationError when another correction of the item is being sent (nothing sent)
+   */
   async correct(id: string, input: unknown, actor: Principal): Promise<CorrectionResult> {
     const parsed = CorrectionFieldsSchema.safeParse(input);
     if (!parsed.success) return { outcome: CorrectionOutcome.Invalid, issues: fieldIssues(parsed.error) };
     const result = await this.#request(id, parsed.data, actor);
     // Only a job row has a claim that another delivery can hold.
-    if (result.outcome === 'skipped') throw new Error('a single correction has no claim to lose');
+    if (result.outcome === 'skipped') throw new Error('a single correction has no job row claim to lose');
     return result;
   }
 
@@ -171,8 +199,12 @@ export class BulkCorrectionService {
     assertMayApprove(held.requestedBy, approver, what);
     const fields = CorrectionFieldsSchema.parse(held.fields);
     let reason: string;
+    let judgement: Judgement;
     try {
-      ({ reason } = admitApproval(this.#limits, gateRequestOf(fields, await this.#store.get(id)), {
+      // The same description as at the request, but released by the approver: a redirect the requester entered
+      // now has two people behind it, and an amount the requester set counts as known.
+      const instruction = describeCorrection(fields, await this.#store.get(id), held.requestedBy, approver);
+      ({ judgement, reason } = judgeApproval(this.#limits, instruction, {
         what,
         stays: PendingCorrectionStatus.PendingApproval,
         approver,
@@ -187,15 +219,24 @@ export class BulkCorrectionService {
     // Read before the claim too, so that approving while paused writes no claim only to give it back.
     const pausedBefore = await this.#pausedResult();
     if (pausedBefore) return pausedBefore;
-    const approvedAt = this.#clock.now().toISOString();
-    await this.#store.claimApproval(held, approver, approvedAt);
+    const now = this.#clock.now();
+    const approvedAt = now.toISOString();
+    const cap = this.#reservationOf(judgement, now);
+    if (cap && cap.deltaKobo > this.#limits.dailyCapKobo) return this.#capExceeded(id, cap);
+    try {
+      await this.#store.claimApproval(held, approver, approvedAt, cap);
+    } catch (error) {
+      // Nothing claimed or reserved: the correction still waits, and may be approved once the day has room.
+      if (error instanceof DailyCapExceededError) return this.#capExceeded(id, cap);
+      throw error;
+    }
     // Read again once the claim committed: a pause that landed after the read above is seen here, so once
     // `pausePayouts` returns no approval claimed afterwards is sent (the payout engine's rule, `pausedNow`).
     const paused = await this.#pausedResult();
     if (paused) {
-      // Given back unsent: the correction waits for approval again, and any person but the requester may
-      // approve it after resume.
-      await this.#store.releaseApproval(held, approvedAt);
+      // Given back unsent, with its reservation: the correction waits for approval again, and any person but the
+      // requester may approve it after resume.
+      await this.#store.releaseApproval(held, approvedAt, cap);
       return paused;
     }
     this.#logger.info('held correction approved', {
@@ -204,7 +245,7 @@ export class BulkCorrectionService {
       // Says when the limits in force no longer ask for a second person (it is approved all the same).
       reason,
     });
-    const result = await this.#send(id, fields, held.requestedBy, approver);
+    const result = await this.#sendReserved(id, fields, held.requestedBy, cap, approver);
     await this.#store.recordOutcome(id, correctionId, result.outcome);
     if (held.job) await this.#heldJobRows?.recordHeldOutcome(held.job, result);
     return result;
@@ -266,11 +307,13 @@ export class BulkCorrectionService {
   }
 
   /**
-   * The gate: an amount above the maximum is refused; an amount at or above the approval threshold, an amount
-   * not known here (`amountAtStake`), or a new destination for an item the provider may hold as valid, waits
-   * for a second person; nothing is sent while payouts are paused. The provider offers no read of an item, so
-   * an item is taken as possibly valid unless its latest record here (from an earlier correction) says it is
-   * invalid.
+   * The gate, on the correction described as a money instruction (`instructionOf`, released by the requester):
+   * `judge` refuses an amount above the maximum, and holds for a second person an amount at or above the approval
+   * threshold, an amount not known here, and every new destination but one for an item the provider reports
+   * invalid entered by someone other than the releaser (never the case here: the requester releases it). Nothing is
+   * sent while payouts are paused. What goes at once is claimed first, with its amount at stake reserved on the
+   * daily cap of the account it debits (`judgement.capCounter`) in the claim's transaction; past the cap nothing is
+   * claimed or sent (`cap_exceeded`). The pause is read again after the claim.
    */
   async #request(
     id: string,
@@ -279,27 +322,27 @@ export class BulkCorrectionService {
     row?: JobRowHooks,
   ): Promise<CorrectionResult | { readonly outcome: 'skipped' }> {
     const before = await this.#store.get(id);
-    let approvalRequired: string | undefined;
+    let judgement: Judgement;
     try {
-      ({ approvalRequired } = admit(this.#limits, gateRequestOf(fields, before)));
+      judgement = judge(this.#limits, describeCorrection(fields, before, actor, actor));
     } catch (error) {
       if (error instanceof ValidationError)
         return { outcome: CorrectionOutcome.Invalid, issues: error.issues };
       throw error;
     }
     // Read before any claim or hold: while paused a row ends `paused` without a claim to give back, and nothing
-    // is held. A single correction has no claim, so for it this read is the last step before the send.
+    // is held.
     const pausedBefore = await this.#pausedResult();
     if (pausedBefore) return pausedBefore;
-    if (!approvalRequired) {
-      if (!row) return this.#send(id, fields, actor, undefined, before);
-      if (!(await row.claim())) return { outcome: 'skipped' };
-      // Read again once the row's claim committed: a pause that landed after the read above is seen here, so
-      // once `pausePayouts` returns no row claimed afterwards is sent. Paused, the caller gives the claim back
-      // (the row leaves `sending` for `paused`, nothing sent).
-      const paused = await this.#pausedResult();
-      if (paused) return paused;
-      return this.#send(id, fields, actor, undefined, before);
+    if (!judgement.approvalRequired) {
+      const now = this.#clock.now();
+      const cap = this.#reservationOf(judgement, now);
+      // The counter's condition lets the day's first reservation through whatever its size: one above the whole
+      // cap is refused here.
+      if (cap && cap.deltaKobo > this.#limits.dailyCapKobo) return this.#capExceeded(id, cap);
+      return row
+        ? this.#claimRowAndSend(id, fields, actor, before, row, cap)
+        : this.#claimAndSend(id, fields, actor, before, now, cap);
     }
     const now = this.#clock.now();
     const correction: PendingCorrection = {
@@ -307,7 +350,7 @@ export class BulkCorrectionService {
       bulkPayoutItemId: id,
       fields: { ...fields },
       changes: changesOf(before, valuesOf(fields)),
-      reason: approvalRequired,
+      reason: judgement.approvalRequired,
       status: PendingCorrectionStatus.PendingApproval,
       requestedBy: actor,
       requestedAt: now.toISOString(),
@@ -319,6 +362,123 @@ export class BulkCorrectionService {
       correctionId: correction.correctionId,
     });
     return { outcome: CorrectionOutcome.PendingApproval, correction };
+  }
+
+  /** A job row: the row's claim with the reservation, the pause read again, then the send. */
+  async #claimRowAndSend(
+    id: string,
+    fields: CorrectionFields,
+    actor: Principal,
+    before: BulkItemState | undefined,
+    row: JobRowHooks,
+    cap: CapChange | undefined,
+  ): Promise<CorrectionResult | { readonly outcome: 'skipped' }> {
+    try {
+      if (!(await row.claim(cap))) return { outcome: 'skipped' };
+    } catch (error) {
+      if (error instanceof DailyCapExceededError) return this.#capExceeded(id, cap);
+      throw error;
+    }
+    // Read again once the row's claim committed: a pause that landed after the read above is seen here, so once
+    // `pausePayouts` returns no row claimed afterwards is sent. Paused, the reservation is given back here and the
+    // caller gives the claim back (the row leaves `sending` for `paused`, nothing sent).
+    const paused = await this.#pausedResult();
+    if (paused) {
+      if (cap) await this.#store.releaseCap(cap);
+      return paused;
+    }
+    return this.#sendReserved(id, fields, actor, cap, undefined, before);
+  }
+
+  /**
+   * A single correction (PATCH): the item's claim with the reservation, the pause read again, then the send; the
+   * claim ends once the outcome is recorded. The claim is what makes the same PATCH arriving twice at once send once.
+   */
+  async #claimAndSend(
+    id: string,
+    fields: CorrectionFields,
+    actor: Principal,
+    before: BulkItemState | undefined,
+    now: Date,
+    cap: CapChange | undefined,
+  ): Promise<CorrectionResult> {
+    const claimId = ulid(now);
+    let claimed: boolean;
+    try {
+      claimed = await this.#store.claimSingle(
+        id,
+        {
+          claimId,
+          at: now.toISOString(),
+          leaseUntil: new Date(now.getTime() + SINGLE_CLAIM_LEASE_MS).toISOString(),
+        },
+        cap,
+      );
+    } catch (error) {
+      if (error instanceof DailyCapExceededError) return this.#capExceeded(id, cap);
+      throw error;
+    }
+    if (!claimed)
+      throw new ConcurrentModificationError('bulk payout item', id, {
+        detail: `another correction of bulk payout item ${id} is being sent; nothing was sent: read the item, then correct it again if still needed`,
+      });
+    // Read again once the claim committed, as for a job row: paused, the claim and its reservation are given back
+    // together, nothing sent.
+    const paused = await this.#pausedResult();
+    if (paused) {
+      await this.#store.releaseSingle(id, claimId, this.#clock.now().toISOString(), cap);
+      return paused;
+    }
+    const result = await this.#sendReserved(id, fields, actor, cap, undefined, before);
+    await this.#store.releaseSingle(id, claimId, this.#clock.now().toISOString());
+    return result;
+  }
+
+  /**
+   * The reservation of a judged correction's amount at stake on its cap counter for the day, or none when it puts
+   * nothing at stake (a narration or phone number alone). An amount the gate does not know (`undefined`: never
+   * seen here, or known only by the word of the person releasing it) is never reserved as 0: it is reserved as the
+   * per-payout maximum in force, which its approver (always required for it) attests it is within.
+   */
+  #reservationOf(judgement: Judgement, now: Date): CapChange | undefined {
+    const kobo = judgement.amountAtStakeKobo ?? this.#limits.maxPayoutKobo;
+    if (kobo === 0) return undefined;
+    return {
+      capKey: judgement.capCounter,
+      day: calendarDayIn(this.#limits.capTimeZone, now),
+      deltaKobo: kobo,
+      limitKobo: this.#limits.dailyCapKobo,
+    };
+  }
+
+  #capExceeded(id: string, cap: CapChange | undefined): CorrectionResult {
+    this.#logger.warn('daily cap exceeded', { bulkPayoutItemId: id, capKey: cap?.capKey });
+    return {
+      outcome: CorrectionOutcome.CapExceeded,
+      failure: {
+        code: 'DAILY_CAP_EXCEEDED',
+        message: `the daily cap of ${this.#limits.dailyCapKobo} kobo for ${cap?.capKey} would be exceeded by ${cap?.deltaKobo} kobo; nothing was sent`,
+      },
+    };
+  }
+
+  /**
+   * Sends a claimed correction and gives its reservation back only when the provider proves it moved no money:
+   * it refused the correction (`provider_rejected`), could not be reached before anything was sent (`not_sent`), or
+   * saved it and reports the item invalid (`still_invalid`: an invalid item is not paid). A correction `corrected`
+   * or of unknown outcome keeps it.
+   */
+  async #sendReserved(
+    id: string,
+    fields: CorrectionFields,
+    actor: Principal,
+    cap: CapChange | undefined,
+    approvedBy?: Principal,
+    read?: BulkItemState,
+  ): Promise<CorrectionResult> {
+    const result = await this.#send(id, fields, actor, approvedBy, read);
+    if (cap && PROVED_UNPAID.has(result.outcome)) await this.#store.releaseCap(cap);
+    return result;
   }
 
   async #pausedResult(): Promise<CorrectionResult | undefined> {
@@ -388,7 +548,7 @@ export class BulkCorrectionService {
       provider: { isValid: record.isValid, reason: record.reason },
     };
     await this.#store.appendAudit(audit);
-    const item = await this.#writeState(id, before, to, validation, at);
+    const item = await this.#writeState(id, before, to, validation, at, actor);
     return { outcome, item, audit };
   }
 
@@ -399,13 +559,17 @@ export class BulkCorrectionService {
     to: FieldValues,
     record: ValidationRecord,
     at: string,
+    setBy: Principal,
   ): Promise<BulkItemState> {
     let before = read;
     for (let attempt = 1; ; attempt++) {
+      // Who entered the amount the item now has: this correction's requester when it set one, else as before.
+      const amountSetBy = to.amountKobo !== undefined ? setBy : before?.amountSetBy;
       const state: BulkItemState = {
         bulkPayoutItemId: id,
         record,
         values: { ...before?.values, ...to, accountNumber: record.accountNumber, bankCode: record.bankCode },
+        ...(amountSetBy && { amountSetBy }),
         version: (before?.version ?? 0) + 1,
         updatedAt: at,
       };
@@ -462,38 +626,63 @@ export class BulkCorrectionService {
   }
 }
 
+/** Outcomes in which the provider proves the correction moved no money: its reservation is given back. */
+const PROVED_UNPAID: ReadonlySet<CorrectionOutcome> = new Set<CorrectionOutcome>([
+  CorrectionOutcome.ProviderRejected,
+  CorrectionOutcome.NotSent,
+  CorrectionOutcome.StillInvalid,
+]);
+
 /**
- * What the gate weighs for a correction of an item as known here (`before`): its amount at stake, and a new
- * destination for an item the provider may hold as valid. The same for the request and for its approval.
+ * A correction of an item as known here (`before`), described to the gate as a money instruction; the gate alone
+ * derives from it the amount at stake, the cap counter and whether a second person must approve. The same for the
+ * request (`releasedBy` the requester) and its approval (`releasedBy` the approver).
+ *
+ * - debits: the main wallet. The provider pays a bulk payout's items out of the merchant's main wallet (its bulk
+ *   runs are merchant payouts; CONTRACT.md's table of debits has no other account for them), so corrections count
+ *   on the main wallet's counter with bank transfers and refunds.
+ * - amount: a new amount is the request's. A new destination alone sends the item's whole amount elsewhere: the one
+ *   an earlier correction of ours set, as that person's word (`amountSetBy`), or not known here (the provider's
+ *   records carry no amount and it offers no read of an item). A narration or phone number alone sends nothing
+ *   new: 0 at stake.
+ * - redirect: a new `accountNumber`/`bankCode`, entered by the requester; the old one provably never got the money
+ *   only when the provider's latest record here says the item is invalid.
  */
-function gateRequestOf(fields: CorrectionFields, before: BulkItemState | undefined): GateRequest {
-  const changesDestination = fields.accountNumber !== undefined || fields.bankCode !== undefined;
-  const knownInvalid = before !== undefined && !before.record.isValid;
+export function describeCorrection(
+  fields: CorrectionFields,
+  before: BulkItemState | undefined,
+  requestedBy: Principal,
+  releasedBy: Principal,
+): MoneyInstruction {
+  const redirects = fields.accountNumber !== undefined || fields.bankCode !== undefined;
   return {
     entryPoint: MoneyEntryPoint.BulkCorrection,
-    amountKobo: amountAtStake(fields, before),
-    ...(changesDestination &&
-      !knownInvalid && {
-        approvalReason:
-          before === undefined
-            ? 'changes the destination of an item whose validity is not known here (the provider may hold it as valid)'
-            : 'changes the destination of an item the provider holds as valid',
-      }),
+    debits: { kind: 'main_wallet' },
+    amount: amountOf(fields, before, redirects),
+    ...(redirects && {
+      redirect: {
+        enteredBy: requestedBy,
+        previousInvalidAtProvider: before !== undefined && !before.record.isValid,
+      },
+    }),
+    releasedBy,
   };
 }
 
-/**
- * The amount, in kobo, that the gate weighs for a correction. A new amount is the amount. A new destination
- * redirects the item's whole amount: the one an earlier correction of ours set and the provider saved, or
- * `undefined` when none did (the provider's records carry no amount and it offers no read of an item), which the
- * gate never takes as 0 but holds for a second person. A correction of the narration or phone number alone moves
- * no money elsewhere and changes no amount, so it weighs nothing.
- */
-function amountAtStake(fields: CorrectionFields, before: BulkItemState | undefined): number | undefined {
-  if (fields.amount !== undefined) return fields.amount;
-  if (fields.accountNumber === undefined && fields.bankCode === undefined) return 0;
+function amountOf(
+  fields: CorrectionFields,
+  before: BulkItemState | undefined,
+  redirects: boolean,
+): MoneyInstruction['amount'] {
+  if (fields.amount !== undefined) return { kobo: fields.amount, source: { from: 'request' } };
+  if (!redirects) return { kobo: 0, source: { from: 'request' } };
   const known = before?.values.amountKobo;
-  return typeof known === 'number' ? known : undefined;
+  // A state stored before `amountSetBy` was kept names nobody behind its amount: not known here.
+  if (typeof known === 'number' && before?.amountSetBy) {
+    return { kobo: known, source: { from: 'person', by: before.amountSetBy, at: before.updatedAt } };
+  }
+  // The provider holds the item's amount, but its records do not carry it: never taken as 0.
+  return { kobo: undefined, source: { from: 'provider' } };
 }
 
 function valuesOf(fields: CorrectionFields): FieldValues {

@@ -15,6 +15,8 @@ export const JobItemStatus = {
   NotSent: 'not_sent',
   Unknown: 'unknown',
   Paused: 'paused',
+  /** The day's daily cap of the main wallet would be exceeded when its turn came; nothing sent. */
+  CapExceeded: 'cap_exceeded',
   /** Its held correction was withdrawn by a person before anyone approved it; nothing sent. */
   Cancelled: 'cancelled',
 } as const;
@@ -29,6 +31,7 @@ export const FINAL_ITEM_STATUSES: readonly JobItemStatus[] = [
   JobItemStatus.NotSent,
   JobItemStatus.Unknown,
   JobItemStatus.Paused,
+  JobItemStatus.CapExceeded,
   JobItemStatus.Cancelled,
 ];
 

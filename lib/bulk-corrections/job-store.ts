@@ -1,4 +1,5 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { CapChange } from '../payouts/store/payout-store.js';
 import { TableIndexes } from '../payouts/store/table-design.js';
 import { forEachAtOnce } from '../shared/at-once.js';
 import { decodeCursor, encodeCursor } from '../shared/cursor.js';
@@ -15,7 +16,8 @@ import { createWithIdempotencyKey } from '../shared/idempotent-create.js';
 import { type Listing, listingAttributes, queryListing } from '../shared/index-listing.js';
 import type { CursorPage } from '../shared/paging.js';
 import * as z from '../shared/zod.js';
-import type { CorrectionJob, JobItem, JobItemResult, JobItemStatus } from './job-model.js';
+import { claimWithCap } from './cap-reservation.js';
+import { type CorrectionJob, type JobItem, type JobItemResult, JobItemStatus } from './job-model.js';
 import { type CorrectionWork, CorrectionWorkSchema } from './job-queue.js';
 
 // The schemas below are built on first use (z.lazy), not when a function loads this module: a cold start that never
@@ -115,6 +117,7 @@ const itemSchema = z.lazy(() =>
       'not_sent',
       'unknown',
       'paused',
+      'cap_exceeded',
       'cancelled',
     ]),
     result: z.optional(resultSchema),
@@ -339,6 +342,35 @@ export class DynamoDbCorrectionJobStore {
       cursor = page.nextCursor;
     } while (cursor !== undefined);
     return all;
+  }
+
+  /**
+   * The row's claim (`queued -> sending`) before its provider call, in one transaction with the reservation of its
+   * amount at stake on the daily cap (`cap`; none when nothing is at stake). False when the row was no longer
+   * queued (another delivery claimed it).
+   *
+   * @throws DailyCapExceededError when the reservation would pass the cap: nothing written, the row still queued
+   */
+  claim(item: Pick<JobItem, 'jobId' | 'index'>, at: string, cap: CapChange | undefined): Promise<boolean> {
+    return claimWithCap(
+      this.#doc,
+      this.tableName,
+      {
+        Update: {
+          TableName: this.tableName,
+          Key: jobKeys.item(item.jobId, item.index),
+          UpdateExpression: 'SET #status = :to, updatedAt = :at',
+          ConditionExpression: '#status = :from',
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: {
+            ':to': JobItemStatus.Sending,
+            ':from': JobItemStatus.Queued,
+            ':at': at,
+          },
+        },
+      },
+      cap,
+    );
   }
 
   /**

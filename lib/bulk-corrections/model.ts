@@ -27,6 +27,12 @@ export interface BulkItemState {
   readonly bulkPayoutItemId: string;
   readonly record: ValidationRecord;
   readonly values: FieldValues;
+  /**
+   * Who set `values.amountKobo`: the requester of the correction that set it. The gate trusts that amount only when
+   * someone else releases money on it (a person may not vouch for their own amount); absent on states stored
+   * before it was kept, whose amount is then not known here.
+   */
+  readonly amountSetBy?: Principal;
   readonly version: number;
   readonly updatedAt: string;
 }
@@ -59,6 +65,11 @@ export const CorrectionOutcome = {
   PendingApproval: 'pending_approval',
   /** Payouts are paused: nothing was sent or recorded. */
   Paused: 'paused',
+  /**
+   * The day's daily cap of the main wallet, which the provider's bulk runs pay from, would be exceeded by the
+   * amount at stake: nothing was sent or reserved (`DAILY_CAP_EXCEEDED`).
+   */
+  CapExceeded: 'cap_exceeded',
 } as const;
 export type CorrectionOutcome = (typeof CorrectionOutcome)[keyof typeof CorrectionOutcome];
 /** Every outcome, for the schemas that read or present one (the stored audit, the API's answers). */
@@ -115,7 +126,10 @@ export interface PendingCorrection {
 
 export type CorrectionResult =
   | { readonly outcome: 'pending_approval'; readonly correction: PendingCorrection }
-  | { readonly outcome: 'paused'; readonly failure: { readonly code: string; readonly message: string } }
+  | {
+      readonly outcome: 'paused' | 'cap_exceeded';
+      readonly failure: { readonly code: string; readonly message: string };
+    }
   | {
       readonly outcome: 'corrected' | 'still_invalid';
       readonly item: BulkItemState;

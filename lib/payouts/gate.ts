@@ -238,9 +238,33 @@ export function admitApproval(
   limits: GateLimits,
   request: GateRequest,
   approval: PendingApproval,
-  decide: () => GateDecision = () => admit(limits, request),
 ): { readonly decision: GateDecision; readonly reason: string } {
-  let decision: GateDecision;
+  return approvedThrough(() => admit(limits, request), approval);
+}
+
+/**
+ * `admitApproval` for an instruction described to the gate (`MoneyInstruction`, its `releasedBy` the approver):
+ * `judge` again with the limits in force now, the refusal worded and logged as `admitApproval` does, and the
+ * judgement (with its cap counter and amount at stake) for the approval's claim.
+ *
+ * @throws ValidationError as `admitApproval`
+ * @example const { judgement, reason } = judgeApproval(limits, { ...instruction, releasedBy: approver }, approval);
+ */
+export function judgeApproval(
+  limits: GateLimits,
+  instruction: MoneyInstruction,
+  approval: PendingApproval,
+): { readonly judgement: Judgement; readonly reason: string } {
+  const { decision, reason } = approvedThrough(() => judge(limits, instruction), approval);
+  return { judgement: decision, reason };
+}
+
+/** The gate's decision at an approval (`decide`), a refusal reworded for the approver, and the audit reason. */
+function approvedThrough<D extends GateDecision>(
+  decide: () => D,
+  approval: PendingApproval,
+): { readonly decision: D; readonly reason: string } {
+  let decision: D;
   try {
     decision = decide();
   } catch (error) {
@@ -260,32 +284,6 @@ export function admitApproval(
   }
   const approved = `approved by ${approval.approver.id}`;
   return { decision, reason: decision.approvalRequired ? approved : `${approved} (${NO_LONGER_REQUIRED})` };
-}
-
-/**
- * `judge` at an approval: the instruction as described at its request, with `releasedBy` the approver, weighed
- * with the limits in force now (see `admitApproval`, whose refusal it words the same way).
- *
- * @throws ValidationError naming the amount's field, said for the approver (as `admitApproval`)
- * @example const { judgement, reason } = judgeApproval(limits, instruction, { what, stays, approver, logger });
- */
-export function judgeApproval(
-  limits: GateLimits,
-  instruction: MoneyInstruction,
-  approval: PendingApproval,
-): { readonly judgement: Judgement; readonly reason: string } {
-  let judgement: Judgement | undefined;
-  const { reason } = admitApproval(
-    limits,
-    { entryPoint: instruction.entryPoint, amountKobo: undefined },
-    approval,
-    () => {
-      judgement = judge(limits, instruction);
-      return judgement;
-    },
-  );
-  if (!judgement) throw new Error('judgeApproval: the gate gave no judgement');
-  return { judgement, reason };
 }
 
 /** Noted in the audit of an approval the limits in force no longer ask for (`admitApproval`). */

@@ -4,7 +4,7 @@ import { CorrectionJobService } from '../../lib/bulk-corrections/correction-jobs
 import { BulkCorrectionService } from '../../lib/bulk-corrections/correction-service.js';
 import { DynamoDbCorrectionJobStore } from '../../lib/bulk-corrections/job-store.js';
 import { pausePayouts, resumePayouts } from '../../lib/payouts/engine/controls.js';
-import { admit, type GateLimits, MoneyEntryPoint } from '../../lib/payouts/gate.js';
+import { type GateLimits, judge, MoneyEntryPoint } from '../../lib/payouts/gate.js';
 import type { Controls } from '../../lib/payouts/model.js';
 import { BulkPayouts } from '../../lib/provider/resources/bulk-payouts.js';
 import { payoutEngineOf } from '../../lib/runtime/payout-engine.js';
@@ -37,7 +37,7 @@ describe('bulk corrections: the pause read after the claim, and amounts not know
     return new BulkCorrectionService({
       store: new DynamoDbBulkItemStore(h.runtime.dynamoDb, h.runtime.tableName),
       provider: { bulkPayouts: new BulkPayouts(providerConnectionOf(h.runtime).requester) },
-      limits: limits ?? engineCtx().config,
+      limits: { ...engineCtx().config, ...limits },
       controls,
       logger: silentLogger,
     });
@@ -134,13 +134,16 @@ describe('bulk corrections: the pause read after the claim, and amounts not know
         { maxPayoutKobo: 500_000_000, approvalThresholdKobo: 100_000_000 },
         { maxPayoutKobo: 1, approvalThresholdKobo: 1 },
       ]) {
-        const decision = admit(limits, { entryPoint: MoneyEntryPoint.BulkCorrection, amountKobo: undefined });
-        expect(decision.approvalRequired).toContain('not known here');
-        const withReason = admit(limits, {
+        const unknownAmount = {
           entryPoint: MoneyEntryPoint.BulkCorrection,
-          amountKobo: undefined,
-          approvalReason: 'changes the destination',
-        });
+          debits: { kind: 'main_wallet' as const },
+          amount: { kobo: undefined, source: { from: 'request' as const } },
+          releasedBy: { id: 'alice', kind: 'user' as const },
+        };
+        const decision = judge(limits, unknownAmount);
+        expect(decision.approvalRequired).toContain('not known here');
+        expect(decision.amountAtStakeKobo).toBeUndefined();
+        const withReason = judge(limits, { ...unknownAmount, approvalReason: 'changes the destination' });
         expect(withReason.approvalRequired).toMatch(/^changes the destination; .*not known here/);
       }
     });
@@ -198,14 +201,19 @@ describe('bulk corrections: the pause read after the claim, and amounts not know
       expect(job.body).toMatchObject({ status: 'completed', counts: { corrected: 1 } });
     });
 
-    it('sends a new destination for an invalid item whose amount is known here and below the threshold without a second person', async () => {
+    it('holds a new destination for an invalid item whose amount is known here and below the threshold until a person other than the one who entered it releases it', async () => {
       const id = invalidIds[1] ?? '';
-      // The amount, set by a correction of ours and saved by the provider (below the threshold: no approval).
-      const amount = await patch(id, { amount: 400_000 });
+      // The amount, set by bob in a correction of ours and saved by the provider (below the threshold: no approval).
+      const amount = await patch(id, { amount: 400_000 }, 'bob');
       expect(amount.status).toBe(200);
       expect(amount.body).toMatchObject({ outcome: 'still_invalid', isValid: false });
       const before = patchCount();
-      const fixed = await patch(id, { bankCode: '058' });
+      // Alice enters the new destination; sent at once, she alone would release it.
+      const held = await patch(id, { bankCode: '058' });
+      expect(held.status).toBe(202);
+      expect(held.body.correction.reason).toContain('entered by the same person who releases it');
+      expect(patchCount()).toBe(before);
+      const fixed = await approve(id, held.body.correction.correctionId, 'carol');
       expect(fixed.status).toBe(200);
       expect(fixed.body).toMatchObject({ outcome: 'corrected', isValid: true });
       expect(patchCount()).toBe(before + 1);
@@ -221,8 +229,16 @@ describe('bulk corrections: the pause read after the claim, and amounts not know
         approvalThresholdKobo: 200_000,
       });
       const before = patchCount();
-      const result = await lowered.correct(id, { accountNumber: '0123456789' }, alice);
+      // Known on alice's word: refused when bob redirects it.
+      const result = await lowered.correct(id, { accountNumber: '0123456789' }, bob);
       expect(result).toMatchObject({ outcome: 'invalid', issues: [{ path: 'amount' }] });
+      // Alice's own word does not make it known for her: her redirect waits, and bob's approval, weighing the
+      // amount on alice's word, is refused.
+      const own = await lowered.correct(id, { accountNumber: '0123456789' }, alice);
+      expect(own).toMatchObject({ outcome: 'pending_approval' });
+      if (own.outcome !== 'pending_approval') throw new Error('held');
+      const approval = await lowered.approve(id, own.correction.correctionId, bob);
+      expect(approval).toMatchObject({ outcome: 'invalid', issues: [{ path: 'amount' }] });
       expect(patchCount()).toBe(before);
     });
   });

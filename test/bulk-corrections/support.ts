@@ -41,7 +41,11 @@ export interface JobsHarness {
   close(): Promise<void>;
 }
 
-export async function startJobsHarness(latencyMs: number): Promise<JobsHarness> {
+/** `env` adds to (or overrides) the runtimes' environment: the engine's limits (`DAILY_CAP_KOBO`, …). */
+export async function startJobsHarness(
+  latencyMs: number,
+  env: Readonly<Record<string, string>> = {},
+): Promise<JobsHarness> {
   const table = await createTestTable('jobs');
   const sandbox = await startSandbox({ latencyMs });
   const clock = { now: Date.now() };
@@ -61,7 +65,8 @@ export async function startJobsHarness(latencyMs: number): Promise<JobsHarness> 
       consumer: (event, context) => (harness as JobsHarness).worker(event, context),
     },
   });
-  const env = {
+  const environment = {
+    ...env,
     TABLE_NAME: table.tableName,
     DYNAMODB_ENDPOINT: table.endpoint,
     PROVIDER_BASE_URL: sandbox.url,
@@ -69,11 +74,11 @@ export async function startJobsHarness(latencyMs: number): Promise<JobsHarness> 
     PROVIDER_PIN: sandbox.pin,
     ...workers.environment,
   };
-  const runtime = createRuntime(env, {
+  const runtime = createRuntime(environment, {
     logger: silentLogger,
     awsCalls: { functionName: 'api', observer: (awsCall) => void calls.push(awsCall.command) },
   });
-  const workerRuntime = createRuntime(env, { logger: silentLogger });
+  const workerRuntime = createRuntime(environment, { logger: silentLogger });
   const workerJobs = correctionJobsOf(workerRuntime);
   const healthy: Worker = async (event, context) =>
     (

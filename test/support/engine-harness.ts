@@ -44,7 +44,11 @@ export interface EngineHarness {
   /** The payout with its whole audit trail, oldest first, as `GET /payouts/{id}` reads it; throws when absent. */
   getWithAudit(id: string): Promise<{ payout: Payout; audit: AuditEvent[] }>;
   /** Builds another engine over the same table and provider, e.g. with a faulty store or gateway. */
-  engineWith(parts: { store?: PayoutStore; gateway?: PayoutGateway; config?: Partial<EngineConfig> }): PayoutEngine;
+  engineWith(parts: {
+    store?: PayoutStore;
+    gateway?: PayoutGateway;
+    config?: Partial<EngineConfig>;
+  }): PayoutEngine;
   close(): Promise<void>;
 }
 
@@ -64,7 +68,11 @@ export async function startEngineHarness(config: Partial<EngineConfig> = {}): Pr
   });
   const logger = new CapturingLogger();
   const gateway = new ProviderPayoutGateway(client);
-  const engineWith = (parts: { store?: PayoutStore; gateway?: PayoutGateway; config?: Partial<EngineConfig> }) =>
+  const engineWith = (parts: {
+    store?: PayoutStore;
+    gateway?: PayoutGateway;
+    config?: Partial<EngineConfig>;
+  }) =>
     new PayoutEngine({
       store: parts.store ?? store,
       gateway: parts.gateway ?? gateway,

@@ -143,6 +143,13 @@ function answerCorrection(result: CorrectionResult) {
       );
     case 'paused':
       throw new ApiError(409, 'payouts-paused', 'Payouts are paused', result.failure.message);
+    case 'cap_exceeded':
+      throw new ApiError(
+        409,
+        'daily-cap-exceeded',
+        'The daily cap would be exceeded',
+        result.failure.message,
+      );
     case 'pending_approval':
       return reply(202, { outcome: result.outcome, correction: presentPending(result.correction) });
     default:
@@ -272,6 +279,7 @@ const CORRECTION_PROBLEMS = [
   'not-found',
   'provider-rejected',
   'payouts-paused',
+  'daily-cap-exceeded',
   'concurrent-modification',
   'outcome-unknown',
   'provider-unavailable',
