@@ -57,19 +57,111 @@ export function pageOnlyQuery(limitDescription = PAGE_LIMIT_DESCRIPTION) {
   );
 }
 
-export const ListPayoutsQuerySchema = z.lazy(() =>
-  z.strictObject({
-    status: z.optional(z.enum(statusValues)),
-    type: z.optional(z.enum(typeValues)),
-    /** Inclusive lower bound on `createdAt`. */
-    from: z.optional(
-      z.iso.datetime({ offset: true }).check(z.describe('inclusive lower bound on createdAt')),
+/** The longest `from`..`to` a listing accepts, in days (docs/api.md, "Date parameters"). */
+export const MAX_RANGE_DAYS = 400;
+const DAY_MS = 86_400_000;
+/** The instants a date parameter may name (UTC): the years 2000 to 2999, as a recurrence's dates. */
+const INSTANT_RANGE = { first: Date.UTC(2000, 0, 1), last: Date.UTC(3000, 0, 1) - 1 } as const;
+
+/**
+ * A date-time in a query string: ISO 8601 with seconds and `Z` or a `±HH:MM` offset, answered as the same
+ * instant in UTC in the form the table stores (`2026-01-05T10:00:00.000Z`), so a bound compares with the stored
+ * `createdAt` as an instant, never as the text the client wrote. The table holds milliseconds: finer digits are
+ * dropped (both bounds alike, so a `from` never passes its `to` by rounding).
+ */
+export function queryInstant(description: string) {
+  return z.pipe(
+    z.iso.datetime({ offset: true }).check(z.describe(description)),
+    z.pipe(
+      z.transform((text: string) => Date.parse(text)),
+      z.pipe(
+        z
+          .number()
+          .check(
+            z.refine(
+              (ms) => ms >= INSTANT_RANGE.first && ms <= INSTANT_RANGE.last,
+              'must be an instant from 2000-01-01T00:00:00Z to 2999-12-31T23:59:59.999Z',
+            ),
+          ),
+        z.transform((ms: number) => new Date(ms).toISOString()),
+      ),
     ),
-    /** Inclusive upper bound on `createdAt`. */
-    to: z.optional(z.iso.datetime({ offset: true }).check(z.describe('inclusive upper bound on createdAt'))),
-    limit: z.optional(PageLimitSchema),
-    cursor: z.optional(PageCursorSchema),
-  }),
+  );
+}
+
+/** The date parameters of a listing, as `queryInstant` answers them. */
+export interface DateRange {
+  readonly from?: string;
+  readonly to?: string;
+}
+
+/**
+ * A listing's query with a date range: `from` and `to` as `queryInstant`s, `from` not after `to`, and at most
+ * `MAX_RANGE_DAYS` between them, a 400 naming the field otherwise. One end given alone is measured against the
+ * other's default: `to` defaults to now (for the bound only: the listing stays open-ended, as before), `from` to
+ * `MAX_RANGE_DAYS` before `to` (the listing starts there). Without either, nothing is bounded here: the listing
+ * keeps its own look-back. The same rules for every listing, so the bound is read in one place.
+ *
+ * @example const query = parseQuery(event, dateRanged(z.strictObject({ from: z.optional(…), to: z.optional(…) })));
+ */
+export function dateRanged<Q extends DateRange>(
+  query: z.ZodMiniType<Q, Record<string, string>>,
+  now = Date.now,
+) {
+  return z.pipe(
+    query.check(
+      z.superRefine((range, ctx) => {
+        const from = range.from === undefined ? undefined : Date.parse(range.from);
+        const to = range.to === undefined ? undefined : Date.parse(range.to);
+        if (from === undefined) return;
+        if (to !== undefined && from > to) {
+          ctx.addIssue({
+            code: 'custom',
+            path: ['from'],
+            message: 'must not be after to',
+            input: range.from,
+          });
+          ctx.addIssue({ code: 'custom', path: ['to'], message: 'must not be before from', input: range.to });
+          return;
+        }
+        if ((to ?? now()) - from > MAX_RANGE_DAYS * DAY_MS) {
+          ctx.addIssue({
+            code: 'custom',
+            path: ['from'],
+            message: `must be at most ${MAX_RANGE_DAYS} days before to (now when to is not given)`,
+            input: range.from,
+          });
+        }
+      }),
+    ),
+    z.transform((range: Q): Q => {
+      if (range.from !== undefined || range.to === undefined) return range;
+      return { ...range, from: new Date(Date.parse(range.to) - MAX_RANGE_DAYS * DAY_MS).toISOString() };
+    }),
+  );
+}
+
+export const ListPayoutsQuerySchema = z.lazy(() =>
+  dateRanged(
+    z.strictObject({
+      status: z.optional(z.enum(statusValues)),
+      type: z.optional(z.enum(typeValues)),
+      /** Inclusive lower bound on `createdAt`. */
+      from: z.optional(
+        queryInstant(
+          `inclusive lower bound on createdAt, compared as a UTC instant; at most ${MAX_RANGE_DAYS} days before to (now when to is not given)`,
+        ),
+      ),
+      /** Inclusive upper bound on `createdAt`. */
+      to: z.optional(
+        queryInstant(
+          `inclusive upper bound on createdAt, compared as a UTC instant; without from, the listing starts ${MAX_RANGE_DAYS} days before it`,
+        ),
+      ),
+      limit: z.optional(PageLimitSchema),
+      cursor: z.optional(PageCursorSchema),
+    }),
+  ),
 );
 export type ListPayoutsQuery = z.infer<typeof ListPayoutsQuerySchema>;
 

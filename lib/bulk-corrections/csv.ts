@@ -1,4 +1,5 @@
-import { PayoutAutomationError } from '../shared/errors.js';
+import { type FieldIssue, PayoutAutomationError } from '../shared/errors.js';
+import { clipText } from '../shared/field-limits.js';
 
 /**
  * The columns a correction CSV may have, with what each holds; the first row names them, in any order. The
@@ -14,9 +15,65 @@ export const CORRECTION_CSV_COLUMNS = {
 } as const;
 const COLUMNS = Object.keys(CORRECTION_CSV_COLUMNS);
 
+/**
+ * A correction CSV that cannot be read as corrections. `issues` name what is wrong: `header` for the first row's
+ * column names (each issue names its column), `(body)` for the text as a whole (empty, an unclosed quote).
+ */
 export class CsvFormatError extends PayoutAutomationError {
   override readonly name = 'CsvFormatError';
   override readonly code = 'CSV_INVALID';
+  readonly issues: readonly FieldIssue[];
+
+  constructor(message: string, issues: readonly FieldIssue[] = [{ path: '(body)', message }]) {
+    super(message);
+    this.issues = issues;
+  }
+}
+
+/** A column name as a message quotes it: clipped, in JSON quotes so blanks and invisible characters show. */
+const quoted = (name: string) => JSON.stringify(clipText(name, 40));
+
+/**
+ * The header's problems, one per bad column: a name that is empty, unknown (names are case-sensitive; a name that
+ * differs only in case says which it means) or repeated. A repeated column is refused rather than one of its
+ * cells silently winning: `bulkPayoutItemId,amount,amount` would otherwise pay whichever amount came last.
+ */
+function headerIssues(names: readonly string[]): FieldIssue[] {
+  const issues: FieldIssue[] = [];
+  const seen = new Map<string, number>();
+  names.forEach((name, index) => {
+    const column = index + 1;
+    if (name === '') {
+      issues.push({
+        path: 'header',
+        message: `column ${column} has no name; allowed: ${COLUMNS.join(', ')}`,
+      });
+      return;
+    }
+    if (!COLUMNS.includes(name)) {
+      const meant = COLUMNS.find((known) => known.toLowerCase() === name.toLowerCase());
+      issues.push({
+        path: 'header',
+        message: meant
+          ? `unknown column ${quoted(name)} (column ${column}): names are case-sensitive, did you mean ${meant}?`
+          : `unknown column ${quoted(name)} (column ${column}); allowed: ${COLUMNS.join(', ')}`,
+      });
+      return;
+    }
+    const first = seen.get(name);
+    if (first !== undefined) {
+      issues.push({
+        path: 'header',
+        message: `repeated column ${name} (columns ${first} and ${column}): each column may appear once`,
+      });
+      return;
+    }
+    seen.set(name, column);
+  });
+  if (issues.length === 0 && !seen.has('bulkPayoutItemId')) {
+    issues.push({ path: 'header', message: 'the bulkPayoutItemId column is required' });
+  }
+  return issues;
 }
 
 /**
@@ -28,16 +85,18 @@ export class CsvFormatError extends PayoutAutomationError {
  * // [{ bulkPayoutItemId: 'item-1', accountNumber: '0123456789' }]
  */
 export function parseCorrectionsCsv(text: string): Record<string, unknown>[] {
-  const rows = parseRows(text).filter((row) => row.some((cell) => cell.trim() !== ''));
+  // A spreadsheet's byte order mark is not part of the first column's name.
+  const rows = parseRows(text.startsWith('\uFEFF') ? text.slice(1) : text).filter((row) =>
+    row.some((cell) => cell.trim() !== ''),
+  );
   const [header, ...body] = rows;
   if (!header) throw new CsvFormatError('the CSV is empty; the first row must name the columns');
+  // Blanks around a name are a spreadsheet's padding, not part of it.
   const names = header.map((name) => name.trim());
-  const unknown = names.filter((name) => !COLUMNS.includes(name));
-  if (unknown.length > 0) {
-    throw new CsvFormatError(`unknown column(s) ${unknown.join(', ')}; allowed: ${COLUMNS.join(', ')}`);
+  const issues = headerIssues(names);
+  if (issues.length > 0) {
+    throw new CsvFormatError(issues.map((issue) => issue.message).join('; '), issues);
   }
-  if (!names.includes('bulkPayoutItemId'))
-    throw new CsvFormatError('the bulkPayoutItemId column is required');
   return body.map((row) => {
     const entry: Record<string, unknown> = {};
     names.forEach((name, column) => {

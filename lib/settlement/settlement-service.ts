@@ -3,12 +3,13 @@ import { createAndSubmit, submitIfPending } from '../payouts/engine/create-and-s
 import type { CreatePayoutCommand, CreatePayoutResult } from '../payouts/engine/create-payout.js';
 import { handOverPending } from '../payouts/engine/hand-over.js';
 import { CreationCompanionRefusedError } from '../payouts/errors.js';
-import { type Payout, type Principal, systemPrincipal } from '../payouts/model.js';
+import { type Payout, type PayoutStatus, type Principal, systemPrincipal } from '../payouts/model.js';
 import type { PayoutEngine } from '../payouts/payout-engine.js';
 import type { SubmissionQueue } from '../payouts/queue/submission-queue.js';
 import type { CreatePayoutRequest } from '../payouts/schemas.js';
 import type { ProviderClient } from '../provider/client.js';
 import type { Settlement } from '../provider/schemas/settlement.js';
+import { forEachAtOnce } from '../shared/at-once.js';
 import { type Clock, systemClock } from '../shared/clock.js';
 import { withinDeadline } from '../shared/deadline.js';
 import { IdempotencyConflictError, NotFoundError, ValidationError } from '../shared/errors.js';
@@ -99,6 +100,9 @@ export interface PollReport {
   readonly stoppedEarly: boolean;
 }
 
+/** How many payouts `payoutStatuses` reads at once. */
+const PAYOUT_READS_AT_ONCE = 10;
+
 /**
  * Instant settlement: pays a settlement out to the merchant's bank account at most once, whichever trigger
  * (event, ops API, poll) comes first or however often. Every trigger builds the same payout request from a
@@ -153,6 +157,21 @@ export class SettlementService {
   /** The settlement's open deferral (outside the allowed hours, no decision yet), if any. */
   deferral(settlementId: string): Promise<SettlementDeferral | undefined> {
     return this.#store.deferral(settlementId);
+  }
+
+  /**
+   * The status each `paid` decision's payout has now, by payout id: a decision records that the settlement is to
+   * be paid, and its payout may still wait for a second person (`pending_approval`), so a reader shows what the
+   * payout says rather than the decision alone. One read per payout, a few at once (a page holds at most 100).
+   */
+  async payoutStatuses(decisions: readonly SettlementDecision[]): Promise<ReadonlyMap<string, PayoutStatus>> {
+    const ids = [...new Set(decisions.flatMap((decision) => (decision.payoutId ? [decision.payoutId] : [])))];
+    const statuses = new Map<string, PayoutStatus>();
+    await forEachAtOnce(ids, PAYOUT_READS_AT_ONCE, async (id) => {
+      const payout = await this.#engine.get(id);
+      if (payout) statuses.set(id, payout.status);
+    });
+    return statuses;
   }
 
   /** Decisions and open deferrals, newest first. */

@@ -211,3 +211,75 @@ describe("POST /instant-settlements: the provider's listing is read within the r
     }
   });
 });
+
+describe('instant settlements at or above the approval threshold', () => {
+  let h: ApiHarness;
+  beforeAll(async () => {
+    h = await startApiHarness({ env: { ...settlementEnv, APPROVAL_THRESHOLD_KOBO: '100' } });
+  });
+  afterAll(async () => h?.close());
+
+  it('shows a settlement whose payout waits for a second person as awaiting_approval, not paid, and paid once approved', async () => {
+    const { items } = await providerOf(h.runtime).settlements.list({ perPage: 100 });
+    const merchant = items.find((s) => s.category === 'MERCHANT_SETTLEMENT' && s.status === 'SUCCESSFUL');
+    const requested = await call(h.api, {
+      method: 'POST',
+      path: '/instant-settlements',
+      principal: 'alice',
+      body: { settlementId: merchant?.id },
+    });
+    expect(requested.status).toBe(200);
+    expect(requested.body).toMatchObject({
+      outcome: 'awaiting_approval',
+      decision: { decision: 'awaiting_approval', payoutStatus: 'pending_approval' },
+      payout: { status: 'pending_approval' },
+    });
+    expect(requested.body.decision.reason).toContain('second person');
+    const payoutId: string = requested.body.payout.id;
+    const shownBy = async () => {
+      const shown = await call(h.api, { method: 'GET', path: `/instant-settlements/${merchant?.id}` });
+      const listed = await call(h.api, { method: 'GET', path: '/instant-settlements' });
+      const paidOnes = await call(h.api, {
+        method: 'GET',
+        path: '/instant-settlements',
+        query: 'state=paid',
+      });
+      const inList = (reply: typeof listed) =>
+        reply.body.items.find((item: { settlementId: string }) => item.settlementId === merchant?.id);
+      return [shown.body, inList(listed), inList(paidOnes)];
+    };
+    for (const shown of await shownBy()) {
+      expect(shown).toMatchObject({
+        decision: 'awaiting_approval',
+        payoutId,
+        payoutStatus: 'pending_approval',
+      });
+    }
+    // The same person cannot approve it; a second person does, and only then is the settlement paid.
+    const own = await call(h.api, {
+      method: 'POST',
+      path: `/payouts/${payoutId}/approve`,
+      principal: 'alice',
+    });
+    expect(own.status).toBe(403);
+    for (const shown of await shownBy()) expect(shown).toMatchObject({ decision: 'awaiting_approval' });
+    const approved = await call(h.api, {
+      method: 'POST',
+      path: `/payouts/${payoutId}/approve`,
+      principal: 'bob',
+    });
+    expect(approved.status).toBe(200);
+    for (const shown of await shownBy()) {
+      expect(shown).toMatchObject({ decision: 'paid', payoutId });
+      expect(shown.payoutStatus).not.toBe('pending_approval');
+    }
+    // A trigger again replays the decision, paid now.
+    const again = await call(h.api, {
+      method: 'POST',
+      path: '/instant-settlements',
+      principal: 'carol',
+      body: { settlementId: merchant?.id },
+    });
+    expect(again.body).toMatchObject({ outcome: 'paid', decision: { decision: 'paid' } });
+  });
+});

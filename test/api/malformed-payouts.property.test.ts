@@ -418,3 +418,173 @@ describe('list routes under tampered cursors', () => {
     expect(h.sandbox.stats().requests).toEqual({});
   }, 120_000);
 });
+
+/** An ISO-like date-time with any year (0000-9999), sometimes out of range, with `Z` or any `±HH:MM` offset. */
+const dateTimeLike = fc
+  .tuple(
+    fc.oneof(
+      { arbitrary: fc.integer({ min: 1995, max: 3005 }), weight: 4 },
+      { arbitrary: fc.integer({ min: 0, max: 9999 }), weight: 1 },
+    ),
+    fc.integer({ min: 0, max: 13 }),
+    fc.integer({ min: 0, max: 32 }),
+    fc.integer({ min: 0, max: 24 }),
+    fc.integer({ min: 0, max: 59 }),
+    fc.oneof(
+      fc.constant('Z'),
+      fc
+        .tuple(fc.constantFrom('+', '-'), fc.integer({ min: 0, max: 24 }), fc.constantFrom(0, 30, 45))
+        .map(([sign, h, m]) => `${sign}${String(h).padStart(2, '0')}:${String(m).padStart(2, '0')}`),
+    ),
+    fc.constantFrom('', '.5', '.123', '.123456789'),
+  )
+  .map(([y, mo, d, h, mi, zone, fraction]) => {
+    const pad = (n: number, width = 2) => String(n).padStart(width, '0');
+    return `${pad(y, 4)}-${pad(mo)}-${pad(d)}T${pad(h)}:${pad(mi)}:00${fraction}${zone}`;
+  });
+/** What a client could put in a date parameter: a date-time, a bare date, a number, text, nothing. */
+const dateValue = fc.oneof(
+  { arbitrary: dateTimeLike, weight: 6 },
+  {
+    arbitrary: fc.constantFrom('', 'yesterday', '2026-01-01', '1767225600000', 'null', '2026-01-01T00:00Z'),
+    weight: 1,
+  },
+  { arbitrary: fc.string({ maxLength: 30 }), weight: 1 },
+);
+
+/** Every list route, with the date and range parameters it takes (none: a date parameter is an unknown field). */
+const LIST_ROUTES: readonly { path: string; filters: readonly string[]; range: readonly string[] }[] = [
+  { path: '/payouts', filters: ['', 'status=succeeded&', 'type=bank_transfer&'], range: ['from', 'to'] },
+  { path: '/future-payouts', filters: [''], range: ['days'] },
+  { path: '/refunds', filters: [''], range: [] },
+  { path: '/recurring-payouts', filters: [''], range: [] },
+  { path: '/instant-settlements', filters: ['', 'state=paid&'], range: [] },
+  { path: '/bulk-payout-items', filters: [''], range: [] },
+  { path: '/bulk-correction-jobs', filters: [''], range: [] },
+  { path: '/dead-letters', filters: [''], range: [] },
+  { path: '/approvals', filters: [''], range: [] },
+];
+const DATE_NAMES = ['from', 'to', 'since', 'until', 'date', 'days'];
+
+describe('list routes under malformed date and range parameters', () => {
+  it('answer 200 only for a range within the rules, otherwise a 400 naming a query field, never a 5xx', async () => {
+    const requests = fc.record({
+      route: fc.constantFrom(...LIST_ROUTES),
+      filter: fc.nat(),
+      params: fc.uniqueArray(
+        fc.tuple(
+          fc.constantFrom(...DATE_NAMES),
+          fc.oneof(dateValue, fc.integer({ min: -5, max: 400 }).map(String)),
+        ),
+        { minLength: 1, maxLength: 3, selector: ([name]) => name },
+      ),
+    });
+    await fc.assert(
+      fc.asyncProperty(requests, async ({ route, filter, params }) => {
+        const query = `${route.filters[filter % route.filters.length]}${params
+          .map(([name, value]) => `${name}=${encodeURIComponent(value)}`)
+          .join('&')}`;
+        const reply = await call(h.api, { method: 'GET', path: route.path, query });
+        const where = `${route.path}?${query}`;
+        expect(reply.status, where).toBeLessThan(500);
+        if (reply.status !== 200) {
+          expect(reply.status, where).toBe(400);
+          expectClientProblem(reply);
+          for (const issue of reply.body.errors as { path: string }[]) {
+            expect(issue.path, where).toMatch(/^query\.[a-z]+$/);
+          }
+          return;
+        }
+        // A 200 only for parameters the route takes, and for the payouts' range only within its rules.
+        for (const [name] of params) expect(route.range, where).toContain(name);
+        const given = Object.fromEntries(params);
+        const from = given.from === undefined ? undefined : Date.parse(given.from);
+        const to = given.to === undefined ? undefined : Date.parse(given.to);
+        for (const instant of [from, to]) {
+          if (instant === undefined) continue;
+          expect(instant, where).toBeGreaterThanOrEqual(Date.UTC(2000, 0, 1));
+          expect(instant, where).toBeLessThan(Date.UTC(3000, 0, 1));
+        }
+        if (from !== undefined) {
+          expect((to ?? Date.now()) - from, where).toBeLessThanOrEqual(400 * 86_400_000);
+          if (to !== undefined) expect(from, where).toBeLessThanOrEqual(to);
+        }
+      }),
+      { numRuns: 1500 },
+    );
+    expect(await h.items()).toEqual([]);
+    expect(h.sandbox.stats().requests).toEqual({});
+  }, 180_000);
+});
+
+const CSV_COLUMNS = ['bulkPayoutItemId', 'accountNumber', 'bankCode', 'amount', 'phoneNumber', 'narration'];
+
+/** A header cell: a known name as a spreadsheet might write it (case, blanks, quotes), an unknown one, or none. */
+const headerCell = fc.oneof(
+  { arbitrary: fc.constantFrom(...CSV_COLUMNS), weight: 6 },
+  {
+    arbitrary: fc
+      .tuple(fc.constantFrom(...CSV_COLUMNS), fc.constantFrom('upper', 'lower', 'first'))
+      .map(([name, kind]) =>
+        kind === 'upper'
+          ? name.toUpperCase()
+          : kind === 'lower'
+            ? name.toLowerCase()
+            : `${name[0]?.toUpperCase()}${name.slice(1)}`,
+      ),
+    weight: 1,
+  },
+  { arbitrary: fc.constantFrom('', ' ', 'iban', 'amount2', 'bulk payout item id', '"'), weight: 1 },
+  { arbitrary: fc.string({ maxLength: 12 }).filter((text) => !/[,"\r\n]/.test(text)), weight: 1 },
+);
+const csvHeader = fc
+  .tuple(
+    fc.array(
+      fc.tuple(headerCell, fc.constantFrom('', ' ', '\t'), fc.boolean()).map(([name, pad, quote]) => {
+        const padded = `${pad}${name}${pad}`;
+        // A bare quote would make the text unreadable as CSV (a 400 naming the body): quoted, it is a name.
+        return quote || name.includes('"') ? `"${padded.replaceAll('"', '""')}"` : padded;
+      }),
+      { minLength: 1, maxLength: 8 },
+    ),
+    fc.boolean(),
+  )
+  .map(([cells, bom]) => `${bom ? '\uFEFF' : ''}${cells.join(',')}`);
+
+describe('POST /bulk-payout-items/corrections under malformed CSV headers', () => {
+  it('answers a header with a repeated, unknown or unnamed column a 400 naming header, never a 5xx, storing and sending nothing', async () => {
+    await fc.assert(
+      fc.asyncProperty(csvHeader, async (header) => {
+        // The data row's id is never one the batch could accept, so a well-formed header is a 400 for the row.
+        const reply = await call(h.api, {
+          method: 'POST',
+          path: '/bulk-payout-items/corrections',
+          headers: { 'content-type': 'text/csv' },
+          body: `${header}\nnot an id!,x,x,x,x,x,x,x\n`,
+        });
+        expect(reply.status, header).toBe(400);
+        expectClientProblem(reply);
+        const names = header
+          .replace(/^\uFEFF/, '')
+          .split(',')
+          .map((cell) =>
+            cell
+              .replace(/^\s*"?|"?\s*$/g, '')
+              .replaceAll('""', '"')
+              .trim(),
+          );
+        const wellFormed =
+          names.every((name) => CSV_COLUMNS.includes(name)) &&
+          new Set(names).size === names.length &&
+          names.includes('bulkPayoutItemId');
+        const paths = (reply.body.errors as { path: string }[]).map((issue) => issue.path);
+        if (wellFormed) expect(paths, header).not.toContain('header');
+        else expect(paths, header).toEqual(paths.map(() => 'header'));
+        for (const path of paths) expect(path, header).not.toBe('');
+      }),
+      { numRuns: 800 },
+    );
+    expect(await h.items()).toEqual([]);
+    expect(h.sandbox.stats().requests).toEqual({});
+  }, 120_000);
+});

@@ -233,6 +233,109 @@ describe('GET /payouts', () => {
   });
 });
 
+/** The instant `iso` as a wall clock `offsetMinutes` east of UTC would write it, e.g. `…T01:00:00.000+01:00`. */
+function withOffset(iso: string, offsetMinutes: number): string {
+  const local = new Date(Date.parse(iso) + offsetMinutes * 60_000).toISOString().slice(0, -1);
+  const sign = offsetMinutes < 0 ? '-' : '+';
+  const magnitude = Math.abs(offsetMinutes);
+  const hours = String(Math.floor(magnitude / 60)).padStart(2, '0');
+  return `${local}${sign}${hours}:${String(magnitude % 60).padStart(2, '0')}`;
+}
+
+const DAY_MS = 86_400_000;
+const idsOf = (reply: { body: { items: { id: string }[] } }) => reply.body.items.map((p) => p.id);
+
+describe('GET /payouts: date parameters', () => {
+  it('answers 400 naming from and to when from is after to, instead of a 500', async () => {
+    const reply = await call(h.api, {
+      method: 'GET',
+      path: '/payouts',
+      query: 'from=2027-01-01T00:00:00Z&to=2020-01-01T00:00:00Z',
+    });
+    expect(reply.status).toBe(400);
+    expect(reply.body.errors.map((issue: { path: string }) => issue.path).sort()).toEqual([
+      'query.from',
+      'query.to',
+    ]);
+  });
+
+  it('lists the same payouts for one instant written with an offset or in Z', async () => {
+    const first = await create(bankTransfer({ narration: 'offset test a' }));
+    const second = await create(bankTransfer({ narration: 'offset test b' }));
+    const from: string = first.body.createdAt;
+    const to: string = second.body.createdAt;
+    const inZ = await call(h.api, {
+      method: 'GET',
+      path: '/payouts',
+      query: `from=${encodeURIComponent(from)}&to=${encodeURIComponent(to)}`,
+    });
+    expect(idsOf(inZ)).toEqual([second.body.id, first.body.id]);
+    for (const [fromOffset, toOffset] of [
+      [60, 60],
+      [840, -720],
+      [-720, 840],
+      [330, 0],
+    ] as const) {
+      const query = `from=${encodeURIComponent(withOffset(from, fromOffset))}&to=${encodeURIComponent(withOffset(to, toOffset))}`;
+      const reply = await call(h.api, { method: 'GET', path: '/payouts', query });
+      expect(reply.status, query).toBe(200);
+      expect(idsOf(reply), query).toEqual(idsOf(inZ));
+      // Each filter alone too: `from` with the listing open-ended, `to` with its default `from`.
+      const fromOnly = await call(h.api, {
+        method: 'GET',
+        path: '/payouts',
+        query: `from=${encodeURIComponent(withOffset(from, fromOffset))}`,
+      });
+      expect(idsOf(fromOnly), query).toContain(first.body.id);
+      const toOnly = await call(h.api, {
+        method: 'GET',
+        path: '/payouts',
+        query: `to=${encodeURIComponent(withOffset(to, toOffset))}&limit=100`,
+      });
+      expect(idsOf(toOnly), query).toEqual(expect.arrayContaining([first.body.id, second.body.id]));
+    }
+  });
+
+  it('refuses a range longer than 400 days with a 400 instead of walking thousands of partitions', async () => {
+    const now = Date.now();
+    const daysAgo = (days: number) => encodeURIComponent(new Date(now - days * DAY_MS).toISOString());
+    for (const query of [
+      `from=${daysAgo(401)}`,
+      `from=${daysAgo(401)}&to=${daysAgo(0)}`,
+      'from=2020-01-01T00:00:00Z&to=2021-02-05T00:00:01Z',
+      'status=failed&from=2020-01-01T00:00:00Z&to=2026-01-01T00:00:00Z',
+    ]) {
+      const reply = await call(h.api, { method: 'GET', path: '/payouts', query });
+      expect(reply.status, query).toBe(400);
+      expect(reply.body.errors, query).toEqual([
+        { path: 'query.from', message: expect.stringContaining('at most 400 days before to') },
+      ]);
+    }
+    // Exactly 400 days is within the bound.
+    const bound = await call(h.api, {
+      method: 'GET',
+      path: '/payouts',
+      query: 'from=2020-01-01T00:00:00Z&to=2021-02-04T00:00:00Z',
+    });
+    expect(bound.status).toBe(200);
+  });
+
+  it('refuses an instant outside the years 2000 to 2999 with a 400 naming it, instead of a 503 after 24,000 partitions', async () => {
+    for (const [query, path] of [
+      ['from=0001-01-01T00:00:00Z', 'query.from'],
+      ['from=1999-12-31T23:59:59Z&to=2000-01-02T00:00:00Z', 'query.from'],
+      // The instant decides, not the text: 2000-01-01 at 00:30 in Lagos is still 1999 in UTC.
+      ['from=2000-01-01T00:30:00%2B01:00&to=2000-01-02T00:00:00Z', 'query.from'],
+      ['to=3000-01-01T00:00:00Z', 'query.to'],
+      ['to=9999-12-31T23:59:59Z', 'query.to'],
+    ]) {
+      const reply = await call(h.api, { method: 'GET', path: '/payouts', query });
+      expect(reply.status, query).toBe(400);
+      expect(reply.body.errors, query).toEqual([{ path, message: expect.stringContaining('2000-01-01') }]);
+    }
+  });
+});
+
 describe('POST /payouts/{id}/cancel', () => {
   it('cancels a payout that has not been submitted', async () => {
     const scheduleAt = new Date(Date.now() + 3_600_000).toISOString();

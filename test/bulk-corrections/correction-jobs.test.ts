@@ -129,6 +129,64 @@ describe('bulk corrections as jobs: accepted at once, worked by the queue worker
       );
     });
 
+    const uploadCsv = (body: string) =>
+      call(h.api, {
+        method: 'POST',
+        path: '/bulk-payout-items/corrections',
+        principal: 'alice',
+        headers: { 'content-type': 'text/csv' },
+        body,
+      });
+    const jobCount = async () =>
+      (await call(h.api, { method: 'GET', path: '/bulk-correction-jobs' })).body.items.length;
+
+    it('refuses a correction CSV with a repeated amount column, naming it, instead of letting the last cell win', async () => {
+      const before = patchCount();
+      const jobsBefore = await jobCount();
+      // Blanks around a name and a spreadsheet's byte order mark do not make a repeated column another one.
+      for (const header of ['bulkPayoutItemId,amount,amount', '\uFEFF bulkPayoutItemId ,amount, amount ']) {
+        const reply = await uploadCsv(`${header}\n${validIds[0]},150000,9900000\n`);
+        expect(reply.status, header).toBe(400);
+        expect(reply.body.type).toBe('urn:payout-automation:problem:validation');
+        expect(reply.body.errors, header).toEqual([
+          { path: 'header', message: expect.stringMatching(/^repeated column amount \(columns 2 and 3\)/) },
+        ]);
+      }
+      expect(patchCount()).toBe(before);
+      expect(h.workers.queue.stats().visible).toBe(0);
+      expect(await jobCount()).toBe(jobsBefore);
+      // The same spreadsheet with each column once is read as its columns, and its one row corrected.
+      const once = await uploadCsv(`\uFEFF bulkPayoutItemId , narration\r\n${validIds[0]},header shapes\r\n`);
+      expect(once.status).toBe(202);
+      await h.drain();
+      const job = await call(h.api, { method: 'GET', path: once.headers.location ?? '' });
+      expect(job.body).toMatchObject({ status: 'completed', counts: { corrected: 1 } });
+    });
+
+    it('refuses a correction CSV header with an unknown, misspelt-case or unnamed column, naming each', async () => {
+      const before = patchCount();
+      const jobsBefore = await jobCount();
+      const cases: [string, RegExp[]][] = [
+        ['bulkPayoutItemId,amount,iban', [/^unknown column "iban" \(column 3\)/]],
+        ['bulkPayoutItemId,Amount', [/^unknown column "Amount" \(column 2\).*did you mean amount\?/]],
+        ['bulkPayoutItemId,,narration', [/^column 2 has no name/]],
+        [
+          'bulkPayoutItemId,narration,narration,colour',
+          [/^repeated column narration \(columns 2 and 3\)/, /^unknown column "colour" \(column 4\)/],
+        ],
+        ['narration', [/^the bulkPayoutItemId column is required/]],
+      ];
+      for (const [header, messages] of cases) {
+        const reply = await uploadCsv(`${header}\n${validIds[0]},x,y,z\n`);
+        expect(reply.status, header).toBe(400);
+        expect(reply.body.errors, header).toEqual(
+          messages.map((message) => ({ path: 'header', message: expect.stringMatching(message) })),
+        );
+      }
+      expect(patchCount()).toBe(before);
+      expect(await jobCount()).toBe(jobsBefore);
+    });
+
     it('refuses a job row above the per-payout maximum with a 400 naming the row and amount, nothing stored or sent', async () => {
       const before = patchCount();
       const twiceTheMaximum = 2 * payoutEngineOf(h.runtime).ctx.config.maxPayoutKobo;

@@ -1,3 +1,4 @@
+import { PAYOUT_STATUSES, type PayoutStatus } from '../../payouts/model.js';
 import * as z from '../../shared/zod.js';
 import { idText, instant, kobo, PrincipalSchema, pageOf, sentence, wordText } from './common.js';
 import { PayoutResponseSchema } from './payout.js';
@@ -20,7 +21,13 @@ const trigger = z.lazy(() => z.enum(['event', 'api', 'poll']));
 export const SettlementDecisionResponseSchema = z.lazy(() =>
   z.object({
     settlementId: idText,
-    decision: z.enum(['paid', 'skipped']),
+    decision: z
+      .enum(['paid', 'awaiting_approval', 'skipped'])
+      .check(
+        z.describe(
+          'awaiting_approval: to be paid, its payout waiting for a second person to approve it (then paid)',
+        ),
+      ),
     code: z.optional(
       wordText.check(
         z.describe('why it was skipped, e.g. BEFORE_CUTOFF, BELOW_MINIMUM, SETTLEMENT_NOT_SUCCESSFUL'),
@@ -28,6 +35,11 @@ export const SettlementDecisionResponseSchema = z.lazy(() =>
     ),
     reason: sentence,
     payoutId: z.optional(idText),
+    payoutStatus: z.optional(
+      z
+        .enum(PAYOUT_STATUSES as [PayoutStatus, ...PayoutStatus[]])
+        .check(z.describe("the payout's status as read with the decision")),
+    ),
     amount: z.optional(kobo.check(z.describe('kobo paid out (after the keep-back)'))),
     currency: z.optional(z.literal('NGN')),
     settlement: SettlementSnapshotSchema,
@@ -61,7 +73,7 @@ export const SettlementPageSchema = pageOf(SettlementListingSchema);
 /** `POST /instant-settlements` when a decision was made (200): paid (with the payout) or skipped. */
 export const PayOutDecidedSchema = z.lazy(() =>
   z.object({
-    outcome: z.enum(['paid', 'skipped']),
+    outcome: z.enum(['paid', 'awaiting_approval', 'skipped']),
     decision: SettlementDecisionResponseSchema,
     payout: z.optional(PayoutResponseSchema),
   }),

@@ -217,8 +217,7 @@ async function correctMany(request: RouteRequest<'bulkCorrections' | 'correction
     try {
       entries = parseCorrectionsCsv(text);
     } catch (error) {
-      if (error instanceof CsvFormatError)
-        throw validationError([{ path: '(body)', message: error.message }]);
+      if (error instanceof CsvFormatError) throw validationError(error.issues);
       throw error;
     }
     if (entries.length === 0 || entries.length > MAX_BATCH_CORRECTIONS) {

@@ -1,4 +1,5 @@
 import { SettlementIdSchema } from '../../events/schemas.js';
+import { PayoutStatus } from '../../payouts/model.js';
 import { SettlementNotConfiguredError } from '../../settlement/errors.js';
 import type { SettlementDecision, SettlementDeferral, SettlementListing } from '../../settlement/model.js';
 import type { PayOutResult, SettlementService } from '../../settlement/settlement-service.js';
@@ -38,15 +39,26 @@ const snapshotOf = (settlement: SettlementDecision['settlement']) => ({
   date: clipText(settlement.date, WORD),
 });
 
+/**
+ * A decision as the API shows it. A `paid` decision whose payout waits for a second person (`payoutStatus`
+ * `pending_approval`) is shown `awaiting_approval`: no money has moved, and calling it paid would tell ops the
+ * settlement is done while it needs an approver (docs/api.md, "Instant settlement"). Once approved it shows `paid`.
+ */
 export function presentDecision(
   decision: SettlementDecision,
+  payoutStatus?: PayoutStatus,
 ): z.output<typeof SettlementDecisionResponseSchema> {
+  const awaiting = decision.decision === 'paid' && payoutStatus === PayoutStatus.PendingApproval;
+  const reason = awaiting
+    ? `waiting for a second person to approve the payout before ${decision.reason}`
+    : decision.reason;
   return {
     settlementId: clipText(decision.settlementId, ID),
-    decision: decision.decision,
+    decision: awaiting ? 'awaiting_approval' : decision.decision,
     ...(decision.code && { code: clipText(decision.code, WORD) }),
-    reason: clipText(decision.reason, TEXT),
+    reason: clipText(reason, TEXT),
     ...(decision.payoutId && { payoutId: decision.payoutId }),
+    ...(payoutStatus && { payoutStatus }),
     ...(decision.amountKobo !== undefined && { amount: decision.amountKobo, currency: 'NGN' as const }),
     settlement: snapshotOf(decision.settlement),
     trigger: decision.trigger,
@@ -70,17 +82,21 @@ export function presentDeferral(
   };
 }
 
-function presentListing(listing: SettlementListing) {
+function presentListing(listing: SettlementListing, payoutStatuses: ReadonlyMap<string, PayoutStatus>) {
   const { kind, ...rest } = listing;
-  return kind === 'deferral'
-    ? presentDeferral(rest as SettlementDeferral)
-    : presentDecision(rest as SettlementDecision);
+  if (kind === 'deferral') return presentDeferral(rest as SettlementDeferral);
+  const decision = rest as SettlementDecision;
+  return presentDecision(decision, decision.payoutId ? payoutStatuses.get(decision.payoutId) : undefined);
 }
 
 function present(result: Exclude<PayOutResult, { outcome: 'deferred' }>) {
+  const decision = presentDecision(
+    result.decision,
+    result.outcome === 'paid' ? result.payout?.status : undefined,
+  );
   return {
-    outcome: result.outcome,
-    decision: presentDecision(result.decision),
+    outcome: decision.decision,
+    decision,
     ...(result.outcome === 'paid' && result.payout && { payout: presentPayout(result.payout) }),
   };
 }
@@ -108,7 +124,13 @@ async function getDecision(request: RouteRequest<'settlements'>) {
   const parsed = SettlementIdSchema.safeParse(request.params.settlementId);
   const service = serviceOf(request);
   const decision = parsed.success ? await service.decision(parsed.data) : undefined;
-  if (decision) return reply(200, presentDecision(decision));
+  if (decision) {
+    const statuses = await service.payoutStatuses([decision]);
+    return reply(
+      200,
+      presentDecision(decision, decision.payoutId ? statuses.get(decision.payoutId) : undefined),
+    );
+  }
   const deferral = parsed.success ? await service.deferral(parsed.data) : undefined;
   if (deferral) return reply(200, presentDeferral(deferral));
   throw new ApiError(
@@ -122,9 +144,13 @@ async function getDecision(request: RouteRequest<'settlements'>) {
 /** GET /instant-settlements: decisions and open deferrals, newest first, by `state`, cursor-paginated. */
 async function listSettlements(request: RouteRequest<'settlements'>) {
   const query = parseQuery(request.event, ListSettlementsQuerySchema);
-  const page = await serviceOf(request).list({ ...query, limit: query.limit ?? 20 });
+  const service = serviceOf(request);
+  const page = await service.list({ ...query, limit: query.limit ?? 20 });
+  const statuses = await service.payoutStatuses(
+    page.items.flatMap((item) => (item.kind === 'decision' ? [item] : [])),
+  );
   return reply(200, {
-    items: page.items.map(presentListing),
+    items: page.items.map((item) => presentListing(item, statuses)),
     ...(page.nextCursor && { nextCursor: page.nextCursor }),
   });
 }
@@ -135,7 +161,8 @@ export const instantSettlementRoutes: readonly Route<Answers, 'settlements'>[] =
     path: '/instant-settlements',
     responses: {
       200: {
-        description: 'decided: paid (with the payout) or skipped; header Location',
+        description:
+          'decided: paid (with the payout), awaiting_approval (its payout waits for a second person) or skipped; header Location',
         schema: PayOutDecidedSchema,
       },
       202: {
