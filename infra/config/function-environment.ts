@@ -15,6 +15,7 @@ export function functionEnvironment(stage: string, config: StageConfig): Record<
     MAX_PAYOUT_KOBO: String(config.maxPayoutKobo),
     DAILY_CAP_KOBO: String(config.dailyCapKobo),
     APPROVAL_THRESHOLD_KOBO: String(config.approvalThresholdKobo),
+    ...(config.mainWalletId !== undefined && { MAIN_WALLET_ID: config.mainWalletId }),
     OPS_SESSION_NAMED_ROLES: config.opsSessionNamedRoles.join(','),
     ...submissionEnvironment(config),
     ...settlementEnvironment(config),

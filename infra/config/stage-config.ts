@@ -22,6 +22,12 @@ export const StageConfigSchema = z.strictObject({
   dailyCapKobo: kobo,
   approvalThresholdKobo: kobo,
   /**
+   * The provider's id of the merchant's main wallet: wallet transfers and debits out of it count on the main
+   * wallet's daily cap counter with bank transfers. Omitted, every wallet counts there (docs/controls.md, "The
+   * instruction"): the cap fails closed.
+   */
+  mainWalletId: z.optional(z.string().check(z.minLength(1))),
+  /**
    * IAM roles whose session name is bound to the person (trust policy or IAM Identity Center; a trailing `*`
    * matches a prefix), so four eyes tells their sessions apart: docs/controls.md, "Identity". Default: none.
    */
