@@ -1,5 +1,5 @@
-import type { AwsCall } from '../../../lib/runtime/aws-call-observer.js';
 import { TableKeys } from '../../../lib/payouts/store/table-design.js';
+import type { AwsCall } from '../../../lib/runtime/aws-call-observer.js';
 import { TEST_ACCOUNT, TEST_REGION } from './template-resolver.js';
 
 /** One authorisation AWS makes for a call: an action on a resource, with the request's condition keys. */
@@ -54,7 +54,9 @@ function partitionKeyOf(call: AwsCall, item: unknown): string {
   const value = record(item)[PARTITION_KEY];
   const key = typeof value === 'string' ? value : record(value).S;
   if (typeof key !== 'string') {
-    throw new Error(`the IAM proof cannot read the partition key written by ${call.command}: ${JSON.stringify(item)}`);
+    throw new Error(
+      `the IAM proof cannot read the partition key written by ${call.command}: ${JSON.stringify(item)}`,
+    );
   }
   return key;
 }
