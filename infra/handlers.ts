@@ -2,7 +2,9 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { Duration } from 'aws-cdk-lib';
 import { InboundEventType } from '../lib/events/schemas.js';
+import type { PayoutOrigin } from '../lib/payouts/model.js';
 import { TableIndexes } from '../lib/payouts/store/table-design.js';
+import { KeyPrefix } from './config/key-prefixes.js';
 import type { StageConfig } from './config/stage-config.js';
 import { SUBMIT_WORKER_TIMEOUT_SECONDS } from './config/submission.js';
 import { PROJECT_ROOT, type TableAccess } from './constructs/payout-function.js';
@@ -44,6 +46,13 @@ export interface HandlerSpec {
     readonly queriesTable?: boolean;
     /** Also DeleteItem on the table: a settlement decision removes the settlement's deferral in its transaction. */
     readonly deletesItems?: boolean;
+    /**
+     * The partition keys (infra/config/key-prefixes.ts) of every item it puts, updates or deletes: its writes are
+     * refused on any other (`dynamodb:LeadingKeys`). Required with any write action.
+     */
+    readonly writes?: readonly string[];
+    /** The partition keys of the items its transactions check without writing (ConditionCheckItem). */
+    readonly checks?: readonly string[];
   };
   readonly provider: ProviderAccess;
   readonly timeout?: Duration;
@@ -60,6 +69,11 @@ export interface HandlerSpec {
 }
 
 const { byStatus, byMonth, workQueue } = TableIndexes;
+const K = KeyPrefix;
+/** What creating a payout of `origin` writes: the payout (and its audit items), its idempotency record. */
+const createsPayouts = (origin: PayoutOrigin) => [K.payout, K.payoutIdempotency(origin)];
+/** What deciding a settlement writes: its decision or deferral, the cutoff (its first caller), its payout. */
+const decidesSettlements = [K.settlement, K.settlementConfig, ...createsPayouts('settlement')];
 const everyMinute = () => Duration.minutes(1);
 
 /**
@@ -95,6 +109,8 @@ export const HANDLERS = {
       access: 'readWriteNoPauseCheck',
       indexes: [byStatus.indexName, byMonth.indexName],
       queriesTable: true,
+      // Its payouts and their cap counters; the controls item (pause, resume) is written by this function alone.
+      writes: [...createsPayouts('api'), K.dailyCap, K.controls],
     },
     // Submits payouts at once (POST /payouts, approvals), wallet payouts included.
     provider: ProviderAccess.TokenAndPin,
@@ -109,6 +125,9 @@ export const HANDLERS = {
       access: 'readWriteNoPauseCheck',
       indexes: [byStatus.indexName, byMonth.indexName],
       queriesTable: true,
+      // Rules, their occurrences and audit; cancelling a rule cancels its still-scheduled payouts (no cap: a
+      // scheduled payout holds none).
+      writes: [K.recurrence, K.recurrenceIdempotency, K.payout],
     },
     // No route of it calls the provider (the schedules are the copy sync-provider-schedules keeps): no secret.
     provider: ProviderAccess.None,
@@ -121,6 +140,8 @@ export const HANDLERS = {
       access: 'readWrite',
       indexes: [byStatus.indexName, byMonth.indexName],
       queriesTable: true,
+      writes: [K.refund, K.refundedTotal, K.refundIdempotency, K.dailyCap],
+      checks: [K.controls],
     },
     // Sends refunds and reads the provider's views: never from a wallet.
     provider: ProviderAccess.Token,
@@ -135,6 +156,9 @@ export const HANDLERS = {
       access: 'readWrite',
       indexes: [byStatus.indexName, byMonth.indexName],
       deletesItems: true,
+      // Pays the settlement out at once: its payout claims the cap.
+      writes: [...decidesSettlements, K.dailyCap],
+      checks: [K.settlement],
     },
     // Pays settlements out by bank transfer: never from a wallet.
     provider: ProviderAccess.Token,
@@ -150,6 +174,7 @@ export const HANDLERS = {
       indexes: [byStatus.indexName, byMonth.indexName],
       queriesTable: true,
       batchWrites: true,
+      writes: [K.bulkItem, K.correctionJob, K.correctionJobIdempotency],
     },
     // Reads and corrects the provider's bulk payout items (the token only).
     provider: ProviderAccess.Token,
@@ -172,6 +197,9 @@ export const HANDLERS = {
       access: 'readWrite',
       indexes: [byStatus.indexName, byMonth.indexName],
       deletesItems: true,
+      // The letters; a replay writes what payout-requested or settlement-available would (submitting at once).
+      writes: [K.deadLetter, ...createsPayouts('event'), ...decidesSettlements, K.dailyCap],
+      checks: [K.settlement],
     },
     // A replayed Payout Requested creates and submits the payout, wallet payouts included.
     provider: ProviderAccess.TokenAndPin,
@@ -194,7 +222,21 @@ export const HANDLERS = {
     trigger: { kind: 'schedule', every: everyMinute },
     // Everything it reads comes from the work queue (gsi3) or by key: materialising a recurring payout reads
     // each occurrence with GetItem (the IAM proof found its Query on the table unused, and it was removed).
-    table: { access: 'readWrite', indexes: [workQueue.indexName] },
+    table: {
+      access: 'readWrite',
+      indexes: [workQueue.indexName],
+      // Materialises recurring rules into payouts, releases scheduled payouts (claiming their cap), sends and
+      // records refunds (their claim checks the pause), hands correction jobs the queue refused to it again.
+      writes: [
+        K.recurrence,
+        ...createsPayouts('schedule'),
+        K.dailyCap,
+        K.refund,
+        K.refundedTotal,
+        K.correctionJob,
+      ],
+      checks: [K.controls],
+    },
     // Sends refunds recorded but not yet sent (the token). Payouts go to the submission queue, whose workers
     // send them; the IAM proof found the sweeper never reading the PIN it was granted.
     provider: ProviderAccess.Token,
@@ -210,7 +252,12 @@ export const HANDLERS = {
       'SQS (submission queue): submit the payouts the sweeper enqueued and work the correction-job rows the API enqueued, each once',
     trigger: { kind: 'queue', queue: 'submissions' },
     // Reads and claims payouts by key; the work queue is the sweeper's. Claims no refund: no pause ConditionCheck.
-    table: { access: 'readWriteNoPauseCheck', indexes: [] },
+    table: {
+      access: 'readWriteNoPauseCheck',
+      indexes: [],
+      // Claims and records payouts it never creates; works correction-job rows; paces the provider.
+      writes: [K.payout, K.dailyCap, K.correctionJob, K.bulkItem, K.rateLimiter],
+    },
     // Sends every kind of payout, wallet payouts (which carry the PIN) included.
     provider: ProviderAccess.TokenAndPin,
     // See SUBMIT_WORKER_TIMEOUT_SECONDS; the queue's visibility timeout is six times this.
@@ -226,7 +273,12 @@ export const HANDLERS = {
     trigger: { kind: 'schedule', every: everyMinute },
     // Work queue (gsi3) for the payouts to decide; by status (gsi1) to count those still in needs_review for the
     // alarm (the IAM proof found every run denied without it).
-    table: { access: 'decide', indexes: [workQueue.indexName, byStatus.indexName] },
+    table: {
+      access: 'decide',
+      indexes: [workQueue.indexName, byStatus.indexName],
+      // Records outcomes of payouts it never creates; a failure releases the cap.
+      writes: [K.payout, K.dailyCap],
+    },
     // Looks payouts up at the provider; never sends one.
     provider: ProviderAccess.Token,
     timeout: Duration.minutes(2),
@@ -238,7 +290,14 @@ export const HANDLERS = {
     // Settlement decisions and payouts are read and written by key; the settlements come from the provider.
     // Deciding a settlement deletes its deferral item, and a deferral is recorded only while no decision exists
     // (lib/settlement/decision-store.ts; both found by the IAM proof).
-    table: { access: 'decideSettlements', indexes: [], deletesItems: true },
+    table: {
+      access: 'decideSettlements',
+      indexes: [],
+      deletesItems: true,
+      // Its payouts are created pending, for the workers: it claims no cap.
+      writes: decidesSettlements,
+      checks: [K.settlement],
+    },
     // Lists settlements and hands each payout to the submission workers: it sends no money itself.
     provider: ProviderAccess.Token,
     sendsTo: ['submissions'],
@@ -255,7 +314,7 @@ export const HANDLERS = {
     // It only copies: the provider's entries with BatchWriteItem, the sync status with PutItem; it reads (GetItem)
     // only its cursor, where a sync stopped before its deadline resumes. Reading the view (and our own schedules
     // to flag) is the API's work.
-    table: { access: 'copy', indexes: [], batchWrites: true },
+    table: { access: 'copy', indexes: [], batchWrites: true, writes: [K.providerSchedule] },
     // Reads the provider's own schedules; never sends money.
     provider: ProviderAccess.Token,
     timeout: Duration.minutes(2),
@@ -264,7 +323,12 @@ export const HANDLERS = {
   'payout-requested': {
     description: 'EventBridge "Payout Requested": create the payout idempotently and submit it',
     trigger: { kind: 'event', detailType: InboundEventType.PayoutRequested },
-    table: { access: 'readWriteNoPauseCheck', indexes: [] },
+    table: {
+      access: 'readWriteNoPauseCheck',
+      indexes: [],
+      // An event it cannot handle is dead-lettered (lib/events/dead-letter.ts).
+      writes: [...createsPayouts('event'), K.dailyCap, K.deadLetter],
+    },
     // Creates the requested payout and submits it at once, wallet payouts included.
     provider: ProviderAccess.TokenAndPin,
     timeout: Duration.seconds(60),
@@ -275,7 +339,13 @@ export const HANDLERS = {
     trigger: { kind: 'event', detailType: InboundEventType.SettlementAvailable },
     // Deciding a settlement deletes its deferral item, and a deferral is recorded only while no decision exists
     // (lib/settlement/decision-store.ts; both found by the IAM proof).
-    table: { access: 'decideSettlements', indexes: [], deletesItems: true },
+    table: {
+      access: 'decideSettlements',
+      indexes: [],
+      deletesItems: true,
+      writes: [...decidesSettlements, K.deadLetter],
+      checks: [K.settlement],
+    },
     // Reads the provider's settlements and hands the payout to the submission workers: it sends no money itself.
     provider: ProviderAccess.Token,
     sendsTo: ['submissions'],

@@ -20,13 +20,15 @@ export interface DataProps {
 /**
  * The state that outlives any deployment: the single table (keys and indexes from
  * `lib/payouts/store/table-design.ts`, so code and infrastructure cannot drift) and the provider's two
- * secrets: the API token, which every function that calls the provider reads, and the wallet PIN, in its
- * own secret under its own customer-managed KMS key, which only the functions that send money may read.
+ * secrets, each under its own customer-managed KMS key: the API token, which only the functions that call the
+ * provider may read (the token alone moves money: settlements, refunds, bulk corrections), and the wallet PIN,
+ * which only the functions that send money may read. The stack adds the policies naming those functions.
  */
 export class Data extends Construct {
   readonly table: Table;
-  /** JSON `{ "token": "..." }`. */
+  /** JSON `{ "token": "..." }`, encrypted with `providerTokenKey`. */
   readonly providerTokenSecret: Secret;
+  readonly providerTokenKey: Key;
   /** JSON `{ "pin": "..." }`, encrypted with `providerPinKey`. */
   readonly providerPinSecret: Secret;
   readonly providerPinKey: Key;
@@ -59,12 +61,19 @@ export class Data extends Construct {
     // operator puts the real value in (docs/deploy.md). Functions receive only the ARNs.
     // The construct id is the one the combined `{ token, pin }` secret had, so an existing stack keeps its
     // secret as the token's; the runtime refuses it until the PIN is moved out of it.
-    this.providerTokenSecret = new Secret(this, 'ProviderCredentials', {
-      description: `Payments provider API token (${props.stage}), JSON { "token" }`,
+    // Each secret has a key of its own: its use is logged in CloudTrail apart from everything else, and the key
+    // policy says who may decrypt it independently of who may read secrets in general.
+    this.providerTokenKey = new Key(this, 'ProviderTokenKey', {
+      description: `Encrypts the payments provider API token (${props.stage})`,
+      enableKeyRotation: true,
+      rotationPeriod: Duration.days(365),
       removalPolicy: RemovalPolicy.RETAIN,
     });
-    // A key of its own: its use is logged in CloudTrail apart from everything else, and the key policy and
-    // grants say who may decrypt the PIN independently of who may read secrets in general.
+    this.providerTokenSecret = new Secret(this, 'ProviderCredentials', {
+      description: `Payments provider API token (${props.stage}), JSON { "token" }; readable by the functions that call the provider only`,
+      encryptionKey: this.providerTokenKey,
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
     this.providerPinKey = new Key(this, 'ProviderPinKey', {
       description: `Encrypts the payments provider wallet PIN (${props.stage})`,
       enableKeyRotation: true,

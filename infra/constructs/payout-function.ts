@@ -38,6 +38,20 @@ export const TABLE_ACTIONS = {
 } as const;
 export type TableAccess = keyof typeof TABLE_ACTIONS;
 
+/** How a function uses the table beyond its access level (infra/handlers.ts says it per handler). */
+export interface TableBindingOptions {
+  /** Also dynamodb:BatchWriteItem, conditioned like the other writes. */
+  readonly batchWrites?: boolean;
+  /** Also Query on the table itself. */
+  readonly queriesTable?: boolean;
+  /** Also dynamodb:DeleteItem, conditioned like the other writes. */
+  readonly deletesItems?: boolean;
+  /** Partition-key patterns (infra/config/key-prefixes.ts) of every item it puts, updates or deletes. */
+  readonly writes?: readonly string[];
+  /** Partition-key patterns of the items its transactions only check (ConditionCheckItem). */
+  readonly checks?: readonly string[];
+}
+
 export interface PayoutFunctionProps {
   /** File name under `functions/`, without extension: `sweep-due-payouts`. */
   readonly handlerFile: string;
@@ -57,7 +71,7 @@ export interface PayoutFunctionProps {
  *
  * @example
  * const fn = new PayoutFunction(this, 'Sweep', { handlerFile: 'sweep-due-payouts', ... });
- * fn.bindTable(table, 'readWrite', ['gsi3']);
+ * fn.bindTable(table, 'readWrite', ['gsi3'], { writes: [KeyPrefix.payout], checks: [KeyPrefix.controls] });
  * fn.bindProviderSecrets({ token: data.providerTokenSecret, pin: data.providerPinSecret });
  */
 export class PayoutFunction extends Construct {
@@ -95,20 +109,33 @@ export class PayoutFunction extends Construct {
 
   /**
    * Sets TABLE_NAME and grants exactly the item actions of `access` on the table, and Query on the named
-   * indexes (and on the table with `queriesTable`); no other action applies to an index.
+   * indexes (and on the table with `queriesTable`); no other action applies to an index. Reads (GetItem) name the
+   * table only; every write (Put/Update/DeleteItem, BatchWriteItem) is conditioned on `dynamodb:LeadingKeys` to
+   * the partition-key patterns of `writes`, and ConditionCheckItem to those of `checks` (infra/config/key-prefixes.ts).
+   *
+   * @throws Error when the access writes (or checks) items and no patterns say which
    */
   bindTable(
     table: ITable,
     access: TableAccess,
     indexes: readonly string[] = [],
-    options: { batchWrites?: boolean; queriesTable?: boolean; deletesItems?: boolean } = {},
+    options: TableBindingOptions = {},
   ): this {
     this.function.addEnvironment('TABLE_NAME', table.tableName);
     const itemActions: string[] = [
       ...TABLE_ACTIONS[access],
       ...(options.deletesItems ? ['dynamodb:DeleteItem'] : []),
+      // BatchWriteItem is authorised on the table; it writes no index directly.
+      ...(options.batchWrites ? ['dynamodb:BatchWriteItem'] : []),
     ];
-    this.function.addToRolePolicy(new PolicyStatement({ actions: itemActions, resources: [table.tableArn] }));
+    const reads: string[] = itemActions.filter((action) => action === 'dynamodb:GetItem');
+    const checks: string[] = itemActions.filter((action) => action === 'dynamodb:ConditionCheckItem');
+    const writes = itemActions.filter((action) => !reads.includes(action) && !checks.includes(action));
+    if (reads.length > 0) {
+      this.function.addToRolePolicy(new PolicyStatement({ actions: reads, resources: [table.tableArn] }));
+    }
+    this.#grantKeyed(table, writes, options.writes, 'writes');
+    this.#grantKeyed(table, checks, options.checks, 'checks');
     // Query on an index is authorised on the index ARN, on the table's own keys on the table ARN.
     const queried = [
       ...(options.queriesTable ? [table.tableArn] : []),
@@ -117,13 +144,29 @@ export class PayoutFunction extends Construct {
     if (queried.length > 0) {
       this.function.addToRolePolicy(new PolicyStatement({ actions: ['dynamodb:Query'], resources: queried }));
     }
-    if (options.batchWrites) {
-      // BatchWriteItem is authorised on the table; it writes no index directly.
-      this.function.addToRolePolicy(
-        new PolicyStatement({ actions: ['dynamodb:BatchWriteItem'], resources: [table.tableArn] }),
-      );
-    }
     return this;
+  }
+
+  /**
+   * `actions` on the table only for items whose partition key matches one of `prefixes`. ForAllValues: every key
+   * a request writes must match (a BatchWriteItem's all; each item of a transaction is its own request). The
+   * Null test refuses a request without the key, for which ForAllValues alone would hold.
+   */
+  #grantKeyed(table: ITable, actions: string[], prefixes: readonly string[] | undefined, what: string): void {
+    if (actions.length === 0) return;
+    if (!prefixes || prefixes.length === 0) {
+      throw new Error(`${this.node.id}: ${actions.join(', ')} granted with no partition keys it ${what}`);
+    }
+    this.function.addToRolePolicy(
+      new PolicyStatement({
+        actions,
+        resources: [table.tableArn],
+        conditions: {
+          'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [...prefixes] },
+          Null: { 'dynamodb:LeadingKeys': 'false' },
+        },
+      }),
+    );
   }
 
   /**

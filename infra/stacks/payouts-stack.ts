@@ -1,8 +1,10 @@
 import { CfnOutput, Duration, Stack, type StackProps, Validations } from 'aws-cdk-lib';
 import { AnyPrincipal, Effect, PolicyStatement } from 'aws-cdk-lib/aws-iam';
+import type { Key } from 'aws-cdk-lib/aws-kms';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { SqsDestination } from 'aws-cdk-lib/aws-lambda-destinations';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
+import type { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import { apiRouteTable, FALLBACK_API_FUNCTION } from '../../lib/api/functions/index.js';
@@ -86,6 +88,8 @@ export class PayoutsStack extends Stack {
           batchWrites: 'batchWrites' in spec.table && spec.table.batchWrites,
           queriesTable: 'queriesTable' in spec.table && spec.table.queriesTable,
           deletesItems: 'deletesItems' in spec.table && spec.table.deletesItems,
+          ...('writes' in spec.table && { writes: spec.table.writes }),
+          ...('checks' in spec.table && { checks: spec.table.checks }),
         });
       }
       const { provider } = spec;
@@ -161,7 +165,7 @@ export class PayoutsStack extends Stack {
         publisher: this.functions.get('publish-domain-events')?.function.role,
       }),
     });
-    this.#restrictPinSecret();
+    this.#restrictProviderSecrets();
 
     this.monitoring = new Monitoring(this, 'Monitoring', {
       stage,
@@ -200,23 +204,28 @@ export class PayoutsStack extends Stack {
   }
 
   /**
-   * The PIN's secret refuses GetSecretValue to every principal but the roles of the functions that send money,
-   * whatever IAM policies elsewhere in the account allow (an explicit Deny in a resource policy wins). Putting
-   * a new value (PutSecretValue) stays with the account's administrators.
+   * Each provider secret, and its key, refuses reading to every principal but the roles of the functions that
+   * need it, whatever IAM policies elsewhere in the account allow (an explicit Deny in a resource or key policy
+   * wins): the token to the functions that call the provider, the PIN to those that send money. Putting a new
+   * value (PutSecretValue, which encrypts but never decrypts) stays with the account's administrators.
    */
-  #restrictPinSecret(): void {
-    const senderRoles = [...this.functions.entries()]
-      .filter(([name]) => HANDLERS[name].provider === ProviderAccess.TokenAndPin)
-      .flatMap(([, fn]) => (fn.function.role ? [fn.function.role.roleArn] : []));
-    this.data.providerPinSecret.addToResourcePolicy(
-      new PolicyStatement({
-        sid: 'PinOnlyForFunctionsThatSendMoney',
-        effect: Effect.DENY,
-        principals: [new AnyPrincipal()],
-        actions: ['secretsmanager:GetSecretValue'],
-        resources: ['*'],
-        ...(senderRoles.length > 0 && { conditions: { ArnNotEquals: { 'aws:PrincipalArn': senderRoles } } }),
-      }),
+  #restrictProviderSecrets(): void {
+    const rolesOf = (needs: (access: ProviderAccess) => boolean) =>
+      [...this.functions.entries()]
+        .filter(([name]) => needs(HANDLERS[name].provider))
+        .flatMap(([, fn]) => (fn.function.role ? [fn.function.role.roleArn] : []));
+    const { providerTokenSecret, providerTokenKey, providerPinSecret, providerPinKey } = this.data;
+    restrictReading(
+      providerTokenSecret,
+      providerTokenKey,
+      rolesOf((access) => access !== ProviderAccess.None),
+      'TokenOnlyForFunctionsThatCallTheProvider',
+    );
+    restrictReading(
+      providerPinSecret,
+      providerPinKey,
+      rolesOf((access) => access === ProviderAccess.TokenAndPin),
+      'PinOnlyForFunctionsThatSendMoney',
     );
   }
 
@@ -239,4 +248,32 @@ export class PayoutsStack extends Stack {
       },
     );
   }
+}
+
+/**
+ * Denies secretsmanager:GetSecretValue on `secret`, and kms:Decrypt with `key` (which Secrets Manager calls as the
+ * reader), to every principal but `readers`; with no readers, to everyone.
+ */
+function restrictReading(secret: Secret, key: Key, readers: readonly string[], sid: string): void {
+  const onlyReaders = readers.length > 0 && { conditions: { ArnNotEquals: { 'aws:PrincipalArn': readers } } };
+  secret.addToResourcePolicy(
+    new PolicyStatement({
+      sid,
+      effect: Effect.DENY,
+      principals: [new AnyPrincipal()],
+      actions: ['secretsmanager:GetSecretValue'],
+      resources: ['*'],
+      ...onlyReaders,
+    }),
+  );
+  key.addToResourcePolicy(
+    new PolicyStatement({
+      sid,
+      effect: Effect.DENY,
+      principals: [new AnyPrincipal()],
+      actions: ['kms:Decrypt'],
+      resources: ['*'],
+      ...onlyReaders,
+    }),
+  );
 }

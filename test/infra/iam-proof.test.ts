@@ -3,7 +3,13 @@ import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import type { SQSEvent } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { HANDLERS, type HandlerName, type HandlerSpec, presentHandlers } from '../../infra/handlers.js';
+import {
+  HANDLERS,
+  type HandlerName,
+  type HandlerSpec,
+  ProviderAccess,
+  presentHandlers,
+} from '../../infra/handlers.js';
 import { docsApiHandler } from '../../lib/api/functions/docs.js';
 import { API_FUNCTIONS, type ApiFunctionName, apiFunctionServing } from '../../lib/api/functions/index.js';
 import type { ApiHandler } from '../../lib/api/router.js';
@@ -585,14 +591,16 @@ describe('IAM proof: every call each handler makes is allowed by its own role', 
     async () => {
       const runtime = runtimeFor('submit-payouts');
       const fixtures = sandbox.fixtures();
+      // Created pending on the API's role (the workers create no payout, and may write no idempotency record).
+      const creator = payoutEngineOf(runtimeFor('api-payouts'));
       const created = await Promise.all([
-        payoutEngineOf(runtime).create({
+        creator.create({
           request: bankTransfer({ narration: 'queued bank payout' }),
           idempotencyKey: 'iam-queued-bank',
           origin: 'api',
           actor: { id: 'alice', kind: 'user' },
         } as Parameters<Runtime['payouts']['create']>[0]),
-        payoutEngineOf(runtime).create({
+        creator.create({
           request: {
             type: 'wallet_transfer',
             amount: 10_000,
@@ -886,9 +894,11 @@ describe('IAM proof: it can fail', { timeout: 120_000 }, () => {
     for (const resource of Object.values(without.Resources)) {
       if (resource.Type !== 'AWS::IAM::Policy') continue;
       const document = resource.Properties?.PolicyDocument as { Statement: { Action: unknown }[] };
-      document.Statement = document.Statement.filter(
-        (statement) => statement.Action !== 'dynamodb:BatchWriteItem',
-      );
+      for (const statement of document.Statement) {
+        if (Array.isArray(statement.Action)) {
+          statement.Action = statement.Action.filter((action) => action !== 'dynamodb:BatchWriteItem');
+        }
+      }
     }
     const strict = proofOf(source, without);
     const runtime = runtimeFor('sync-provider-schedules', strict);
@@ -898,9 +908,10 @@ describe('IAM proof: it can fail', { timeout: 120_000 }, () => {
     );
     expect(error).toBeInstanceOf(IamDeniedError);
     const tableArn = policies.resolver.getAtt(source.table, 'Arn');
-    expect(String(error)).toBe(
-      `AccessDeniedException: sync-provider-schedules: BatchWriteItemCommand needs dynamodb:BatchWriteItem on ${tableArn}: ImplicitlyDenied`,
+    expect(String(error)).toContain(
+      `AccessDeniedException: sync-provider-schedules: BatchWriteItemCommand needs dynamodb:BatchWriteItem on ${tableArn} ({"dynamodb:LeadingKeys":["PROVIDER_SCHEDULE#`,
     );
+    expect(String(error)).toMatch(/: ImplicitlyDenied$/);
   });
 
   it('refuses merchant.payouts events to the publisher, and the PIN to a function that sends no money', async () => {
@@ -954,5 +965,121 @@ describe('IAM proof: it can fail', { timeout: 120_000 }, () => {
       });
     }
     expect(await policies.evaluate(anyone, read)).toMatchObject({ result: 'ExplicitlyDenied' });
+  });
+
+  /** A write as the recorder (lib/local/aws-call-recorder.ts) keeps it, checked on a proof of its own. */
+  const recordedWrite = (functionName: string, command: string, input: Record<string, unknown>) => ({
+    functionName,
+    client: 'DynamoDBDocumentClient',
+    command,
+    input: { TableName: table.tableName, ...input },
+  });
+  const verdictOn = (checker: IamProof, call: ReturnType<typeof recordedWrite>) =>
+    checker.check(call).then(
+      () => 'allowed',
+      (error: unknown) => (error instanceof IamDeniedError ? error.message : Promise.reject(error)),
+    );
+
+  it('refuses the schedule sync writing the controls item or a payout, which only the key of its own copy allows', async () => {
+    const checker = proofOf(source);
+    const schedule = { pk: 'PROVIDER_SCHEDULE#scheduled#s-1', sk: 'PROVIDER_SCHEDULE' };
+    const controls = { pk: 'CONTROL', sk: 'GLOBAL', paused: false };
+    const payout = { pk: 'PAYOUT#01J0000000000000000000000', sk: 'PAYOUT', status: 'succeeded' };
+    const sync = (command: string, input: Record<string, unknown>) =>
+      verdictOn(checker, recordedWrite('sync-provider-schedules', command, input));
+    const batch = (...items: Record<string, unknown>[]) => ({
+      RequestItems: { [table.tableName]: items.map((Item) => ({ PutRequest: { Item } })) },
+    });
+    expect(await sync('PutCommand', { Item: schedule })).toBe('allowed');
+    expect(await sync('BatchWriteCommand', batch(schedule))).toBe('allowed');
+    expect(await sync('PutCommand', { Item: controls })).toMatch(
+      /^sync-provider-schedules: PutCommand needs dynamodb:PutItem on \S+ \({"dynamodb:LeadingKeys":\["CONTROL"\]}\): ImplicitlyDenied$/,
+    );
+    expect(await sync('PutCommand', { Item: payout })).toMatch(/ImplicitlyDenied$/);
+    // One foreign item among its own is enough: every key of a BatchWriteItem must match (ForAllValues).
+    expect(await sync('BatchWriteCommand', batch(schedule, payout))).toMatch(/ImplicitlyDenied$/);
+  });
+
+  it('lets only the function serving the controls write the controls item, and each function only its own kinds of item', async () => {
+    const checker = proofOf(source);
+    const pause = { Item: { pk: 'CONTROL', sk: 'GLOBAL', paused: true } };
+    const verdicts = async (input: Record<string, unknown>, command = 'PutCommand') =>
+      Object.fromEntries(
+        await Promise.all(
+          present
+            .filter((name) => 'table' in HANDLERS[name])
+            .map(async (name) => [name, await verdictOn(checker, recordedWrite(name, command, input))]),
+        ),
+      );
+    const allowedTo = (verdict: Record<string, string>) =>
+      Object.keys(verdict).filter((name) => verdict[name] === 'allowed');
+    expect(allowedTo(await verdicts(pause))).toEqual(['api-payouts']);
+    // A payout's cap counter: only functions that claim or release payouts or refunds.
+    const cap = { Key: { pk: 'CAP#daily#2026-03-02', sk: 'CAP' }, UpdateExpression: 'ADD totalKobo :d' };
+    expect(allowedTo(await verdicts(cap, 'UpdateCommand')).sort()).toEqual(
+      [
+        'api-payouts',
+        'api-operations',
+        'api-settlements',
+        'api-dead-letters',
+        'sweep-due-payouts',
+        'submit-payouts',
+        'reconcile-payouts',
+        'payout-requested',
+      ]
+        .filter((name) => present.includes(name as HandlerName))
+        .sort(),
+    );
+    // An idempotency record of another origin than the function's own: a payout "created by the API" from an event.
+    const apiKey = { Item: { pk: 'IDEMPOTENCY#api#k-1', sk: 'IDEMPOTENCY' } };
+    expect(allowedTo(await verdicts(apiKey))).toEqual(['api-payouts']);
+  });
+
+  it('refuses the token to every role that does not call the provider, and to any other principal of the account', async () => {
+    const tokenSecret = policies.resolver.ref(source.tokenSecret);
+    const tokenKey = policies.secretKeys.get(tokenSecret);
+    expect(tokenKey).toBeDefined();
+    const read = { action: 'secretsmanager:GetSecretValue', resource: tokenSecret, context: {} };
+    const decrypt = {
+      action: 'kms:Decrypt',
+      resource: tokenKey ?? '',
+      context: { 'kms:ViaService': `secretsmanager.${TEST_REGION}.amazonaws.com` },
+    };
+    // A read-only operator's role, allowed every read of any secret and key by its own policy.
+    const readOnly = {
+      roleArn: 'arn:aws:iam::123456789012:role/read-only-ops',
+      identityPolicies: [
+        {
+          name: 'read-everything',
+          policy: {
+            Version: '2012-10-17',
+            Statement: [
+              {
+                Effect: 'Allow' as const,
+                Action: ['secretsmanager:GetSecretValue', 'kms:Decrypt', 'dynamodb:GetItem'],
+                Resource: '*',
+              },
+            ],
+          },
+        },
+      ],
+    };
+    expect(await policies.evaluate(readOnly, read)).toMatchObject({ result: 'ExplicitlyDenied' });
+    expect(await policies.evaluate(readOnly, decrypt)).toMatchObject({ result: 'ExplicitlyDenied' });
+    for (const name of present.filter((candidate) => HANDLERS[candidate].provider === ProviderAccess.None)) {
+      expect({ name, ...(await policies.evaluate(proof.identityOf(name), read)) }).toMatchObject({
+        name,
+        allowed: false,
+      });
+    }
+    // A function that only reads the table but calls a provider read endpoint (the deep health check) needs it.
+    for (const name of ['health-canary', 'reconcile-payouts'] as const) {
+      const identity = proof.identityOf(name);
+      expect({ name, ...(await policies.evaluate(identity, read)) }).toMatchObject({ name, allowed: true });
+      expect({ name, ...(await policies.evaluate(identity, decrypt)) }).toMatchObject({
+        name,
+        allowed: true,
+      });
+    }
   });
 });

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { type CfnElement, Stack } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { KeyPrefix } from '../../infra/config/key-prefixes.js';
 import { PROJECT_ROOT, TABLE_ACTIONS } from '../../infra/constructs/payout-function.js';
 import {
   HANDLERS,
@@ -118,6 +119,10 @@ describe('provider secrets', () => {
   it('hold no value in the template and are retained', () => {
     const secrets = template.findResources('AWS::SecretsManager::Secret');
     expect(Object.keys(secrets)).toHaveLength(2);
+    expect(
+      Object.keys(template.findResources('AWS::KMS::Key', { Properties: { EnableKeyRotation: true } }))
+        .length,
+    ).toBeGreaterThanOrEqual(2);
     for (const secret of Object.values(secrets)) {
       expect(secret.DeletionPolicy).toBe('Retain');
       expect(secret.Properties.SecretString).toBeUndefined();
@@ -152,9 +157,10 @@ describe('provider secrets', () => {
       },
     };
     const keyPolicy = template.toJSON().Resources[keyId].Properties.KeyPolicy as {
-      Statement: { Action: string | string[]; Principal: unknown; Condition?: unknown }[];
+      Statement: { Effect: string; Action: string | string[]; Principal: unknown; Condition?: unknown }[];
     };
-    for (const statement of keyPolicy.Statement) {
+    // The Deny to all but the senders is asserted below ("refuse the PIN ...").
+    for (const statement of keyPolicy.Statement.filter(({ Effect }) => Effect === 'Allow')) {
       // Only the account (so IAM policies decide, and the proof evaluates them); every use but key
       // administration (kms:*, CDK's default) only through Secrets Manager.
       expect(statement.Principal).toEqual(accountRoot);
@@ -201,7 +207,59 @@ describe('provider secrets', () => {
     }
   });
 
+  const callers = present.filter((name) => HANDLERS[name].provider !== ProviderAccess.None);
+  const tokenKeyId = () => id(stack.data.providerTokenKey.node.defaultChild);
+  /** The Deny of `action` to every principal but `readers`, as a resource or key policy states it. */
+  const denyAllBut = (sid: string, action: string, readers: readonly HandlerName[]) => ({
+    Sid: sid,
+    Effect: 'Deny',
+    Principal: { AWS: '*' },
+    Action: action,
+    Resource: '*',
+    Condition: { ArnNotEquals: { 'aws:PrincipalArn': readers.map(roleArnOf) } },
+  });
+
+  it('keep the token under its own rotating customer-managed key, which encrypts nothing else', () => {
+    template.hasResourceProperties('AWS::SecretsManager::Secret', {
+      Description: Match.stringLikeRegexp('API token'),
+      KmsKeyId: { 'Fn::GetAtt': [tokenKeyId(), 'Arn'] },
+    });
+    template.hasResource('AWS::KMS::Key', {
+      DeletionPolicy: 'Retain',
+      Properties: { EnableKeyRotation: true, Description: Match.stringLikeRegexp('API token') },
+    });
+    const encrypted = Object.values(template.findResources('AWS::SecretsManager::Secret')).filter((secret) =>
+      JSON.stringify(secret.Properties.KmsKeyId ?? null).includes(tokenKeyId()),
+    );
+    expect(encrypted).toHaveLength(1);
+  });
+
+  it('refuse the token, and decrypting with its key, to every principal but the roles of the functions that call the provider', () => {
+    // The functions that only read the table (and make no provider call) are not among them.
+    expect(present.filter((name) => !callers.includes(name)).sort()).toEqual(
+      ['api-recurrences', 'api-docs', 'publish-domain-events']
+        .filter((name) => present.includes(name as HandlerName))
+        .sort(),
+    );
+    const sid = 'TokenOnlyForFunctionsThatCallTheProvider';
+    template.hasResourceProperties('AWS::SecretsManager::ResourcePolicy', {
+      SecretId: tokenSecretRef(),
+      ResourcePolicy: { Statement: [denyAllBut(sid, 'secretsmanager:GetSecretValue', callers)] },
+    });
+    const keyPolicy = template.toJSON().Resources[tokenKeyId()].Properties.KeyPolicy as {
+      Statement: { Effect: string }[];
+    };
+    expect(keyPolicy.Statement.filter(({ Effect }) => Effect === 'Deny')).toEqual([
+      denyAllBut(sid, 'kms:Decrypt', callers),
+    ]);
+  });
+
   it('refuse the PIN to every principal but the roles of the functions that send money', () => {
+    const pinKeyPolicy = template.toJSON().Resources[id(stack.data.providerPinKey.node.defaultChild)]
+      .Properties.KeyPolicy as { Statement: { Effect: string }[] };
+    expect(pinKeyPolicy.Statement.filter(({ Effect }) => Effect === 'Deny')).toEqual([
+      denyAllBut('PinOnlyForFunctionsThatSendMoney', 'kms:Decrypt', senders),
+    ]);
     template.hasResourceProperties('AWS::SecretsManager::ResourcePolicy', {
       SecretId: pinSecretRef(),
       ResourcePolicy: {
@@ -266,26 +324,52 @@ describe('functions', () => {
 });
 
 describe('least privilege', () => {
+  /** `dynamodb:LeadingKeys` limited to `prefixes`, and present (ForAllValues alone holds for no key at all). */
+  const leadingKeys = (prefixes: readonly string[] = []) => ({
+    'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [...prefixes] },
+    Null: { 'dynamodb:LeadingKeys': 'false' },
+  });
+  const single = (actions: string[]) => (actions.length === 1 ? actions[0] : actions);
+
   it.each(present.filter((name) => 'table' in HANDLERS[name]))(
-    '%s gets exactly its table actions on the table, and Query on its indexes',
+    '%s gets exactly its table actions on the table, its writes only on the partition keys it names, and Query on its indexes',
     (name) => {
       const spec: HandlerSpec = HANDLERS[name];
       if (!spec.table) return;
       const itemActions: string[] = [
         ...TABLE_ACTIONS[spec.table.access],
         ...(spec.table.deletesItems ? ['dynamodb:DeleteItem'] : []),
+        ...(spec.table.batchWrites ? ['dynamodb:BatchWriteItem'] : []),
       ];
+      const reads: string[] = itemActions.filter((action) => action === 'dynamodb:GetItem');
+      const checks: string[] = itemActions.filter((action) => action === 'dynamodb:ConditionCheckItem');
+      const writes = itemActions.filter((action) => !reads.includes(action) && !checks.includes(action));
       const statements = statementWith(name, 'dynamodb:').map((statement) => ({
         ...statement,
         Resource: [statement.Resource].flat(),
       }));
       expect(statements).toEqual([
-        {
-          Effect: 'Allow',
-          // CDK writes a single action as a string.
-          Action: itemActions.length === 1 ? itemActions[0] : itemActions,
-          Resource: [tableArn()],
-        },
+        ...(reads.length > 0 ? [{ Effect: 'Allow', Action: single(reads), Resource: [tableArn()] }] : []),
+        ...(writes.length > 0
+          ? [
+              {
+                Effect: 'Allow',
+                Action: single(writes),
+                Resource: [tableArn()],
+                Condition: leadingKeys(spec.table.writes),
+              },
+            ]
+          : []),
+        ...(checks.length > 0
+          ? [
+              {
+                Effect: 'Allow',
+                Action: single(checks),
+                Resource: [tableArn()],
+                Condition: leadingKeys(spec.table.checks),
+              },
+            ]
+          : []),
         ...(spec.table.queriesTable || spec.table.indexes.length > 0
           ? [
               {
@@ -298,12 +382,34 @@ describe('least privilege', () => {
               },
             ]
           : []),
-        ...(spec.table.batchWrites
-          ? [{ Effect: 'Allow', Action: 'dynamodb:BatchWriteItem', Resource: [tableArn()] }]
-          : []),
       ]);
     },
   );
+
+  it('names the partition keys of every write, and never the controls item but for the function that pauses', () => {
+    const writers = present.filter((name) => {
+      const spec: HandlerSpec = HANDLERS[name];
+      return spec.table !== undefined && spec.table.access !== 'read';
+    });
+    expect(writers.length).toBeGreaterThan(0);
+    for (const name of writers) {
+      const keyed = statementWith(name, 'dynamodb:').filter((statement) =>
+        actionsOf(statement).some((action) => /PutItem|UpdateItem|DeleteItem|BatchWriteItem/.test(action)),
+      ) as (Statement & { Condition?: Record<string, Record<string, unknown>> })[];
+      expect({ name, keyed: keyed.length }).toEqual({ name, keyed: 1 });
+      const prefixes = keyed[0]?.Condition?.['ForAllValues:StringLike']?.['dynamodb:LeadingKeys'] as string[];
+      expect({ name, wildcardOnly: prefixes.filter((prefix) => /^\*|^[^#]*\*$/.test(prefix)) }).toEqual({
+        name,
+        wildcardOnly: [],
+      });
+      expect({ name, controls: prefixes.includes(KeyPrefix.controls) }).toEqual({
+        name,
+        controls: name === 'api-payouts',
+      });
+    }
+    // The schedule sync writes its own copy and nothing else.
+    expect(HANDLERS['sync-provider-schedules'].table.writes).toEqual([KeyPrefix.providerSchedule]);
+  });
 
   it.each(present.filter((name) => HANDLERS[name].provider !== ProviderAccess.None))(
     '%s reads the secrets of its provider access and nothing else',
@@ -317,24 +423,31 @@ describe('least privilege', () => {
           ? [{ Effect: 'Allow', Action: 'secretsmanager:GetSecretValue', Resource: pinSecret }]
           : []),
       ]);
-      const decrypt = statementWith(name, 'kms:');
-      if (!sendsMoney) {
-        expect(decrypt).toEqual([]);
-        return;
-      }
-      expect(decrypt).toEqual([
+      const viaSecretsManager = {
+        StringEquals: {
+          'kms:ViaService': {
+            'Fn::Join': ['', ['secretsmanager.', { Ref: 'AWS::Region' }, '.amazonaws.com']],
+          },
+        },
+      };
+      const keyArn = (key: unknown) => ({ 'Fn::GetAtt': [id(key), 'Arn'] });
+      expect(statementWith(name, 'kms:')).toEqual([
         {
           Effect: 'Allow',
           Action: 'kms:Decrypt',
-          Resource: { 'Fn::GetAtt': [id(stack.data.providerPinKey.node.defaultChild), 'Arn'] },
-          Condition: {
-            StringEquals: {
-              'kms:ViaService': {
-                'Fn::Join': ['', ['secretsmanager.', { Ref: 'AWS::Region' }, '.amazonaws.com']],
-              },
-            },
-          },
+          Resource: keyArn(stack.data.providerTokenKey.node.defaultChild),
+          Condition: viaSecretsManager,
         },
+        ...(sendsMoney
+          ? [
+              {
+                Effect: 'Allow',
+                Action: 'kms:Decrypt',
+                Resource: keyArn(stack.data.providerPinKey.node.defaultChild),
+                Condition: viaSecretsManager,
+              },
+            ]
+          : []),
       ]);
     },
   );
@@ -806,6 +919,7 @@ describe.skipIf(!present.includes('health-canary'))('health canary (issue 17)', 
     expect(actions).toEqual(
       [
         'dynamodb:GetItem',
+        'kms:Decrypt',
         'secretsmanager:GetSecretValue',
         // Lambda's on-failure destination (its DLQ) and active tracing.
         'sqs:GetQueueAttributes',

@@ -1,3 +1,4 @@
+import { TableKeys } from '../../../lib/payouts/store/table-design.js';
 import type { AwsCall } from '../../../lib/runtime/aws-call-observer.js';
 import { TEST_ACCOUNT, TEST_REGION } from './template-resolver.js';
 
@@ -41,10 +42,41 @@ const record = (value: unknown): Record<string, unknown> =>
   value !== null && typeof value === 'object' ? (value as Record<string, unknown>) : {};
 const list = (value: unknown): unknown[] => (Array.isArray(value) ? value : []);
 
+/** The table's partition key attribute (lib/payouts/store/table-design.ts). */
+const PARTITION_KEY = TableKeys.partitionKey;
+
+/**
+ * The partition key value of one item (its `Item` for a put, its `Key` otherwise), as the DocumentClient gives
+ * it or marshalled (`{ S }`). A write whose key cannot be read is an error, not an empty `dynamodb:LeadingKeys`:
+ * `ForAllValues` holds for an empty set, so an unread key would let any write through the proof.
+ */
+function partitionKeyOf(call: AwsCall, item: unknown): string {
+  const value = record(item)[PARTITION_KEY];
+  const key = typeof value === 'string' ? value : record(value).S;
+  if (typeof key !== 'string') {
+    throw new Error(
+      `the IAM proof cannot read the partition key written by ${call.command}: ${JSON.stringify(item)}`,
+    );
+  }
+  return key;
+}
+
+/** The item a single-item write or check names: a put's `Item`, the `Key` of the others. */
+const writtenItem = (action: string, body: Record<string, unknown>) =>
+  action === 'dynamodb:PutItem' ? body.Item : body.Key;
+
+/**
+ * `dynamodb:LeadingKeys` as DynamoDB evaluates it on a write: the partition keys of the items the request
+ * writes or checks (each of a transaction on its own action, every item of a BatchWriteItem on the table's).
+ */
+const leadingKeys = (keys: readonly string[]) => ({ 'dynamodb:LeadingKeys': [...new Set(keys)] });
+const ITEM_WRITES = new Set(['PutItem', 'UpdateItem', 'DeleteItem']);
+
 /**
  * What AWS authorises for one SDK call, per the service authorisation reference: a transaction is one
  * Put/Update/Delete/ConditionCheckItem per item on that item's table (there is no TransactWriteItems action);
- * a Query or Scan on an index is authorised on the index ARN; a BatchWriteItem on each table it writes;
+ * every item write and check carries `dynamodb:LeadingKeys`, the partition keys it writes (a BatchWriteItem all
+ * of its items' on each table it writes); a Query or Scan on an index is authorised on the index ARN;
  * GetSecretValue on the secret, plus the kms:Decrypt Secrets Manager makes with the caller's identity when
  * the secret has a customer-managed key; PutEvents once per entry, with that entry's `events:source`; an SQS
  * `SendMessageBatch` as `sqs:SendMessage` on the queue.
@@ -60,11 +92,14 @@ export function iamRequestsFor(call: AwsCall, names: ResourceNames): IamRequest[
       switch (action) {
         case 'TransactWriteItems':
           return list(input.TransactItems).flatMap((item) =>
-            Object.entries(record(item)).map(([kind, body]) => ({
-              action: `dynamodb:${kind === 'ConditionCheck' ? 'ConditionCheckItem' : `${kind}Item`}`,
-              resource: table(record(body).TableName),
-              context: {},
-            })),
+            Object.entries(record(item)).map(([kind, body]) => {
+              const itemAction = `dynamodb:${kind === 'ConditionCheck' ? 'ConditionCheckItem' : `${kind}Item`}`;
+              return {
+                action: itemAction,
+                resource: table(record(body).TableName),
+                context: leadingKeys([partitionKeyOf(call, writtenItem(itemAction, record(body)))]),
+              };
+            }),
           );
         case 'TransactGetItems':
           return list(input.TransactItems).map((item) => ({
@@ -73,6 +108,16 @@ export function iamRequestsFor(call: AwsCall, names: ResourceNames): IamRequest[
             context: {},
           }));
         case 'BatchWriteItem':
+          return Object.entries(record(input.RequestItems)).map(([name, requests]) => ({
+            action: 'dynamodb:BatchWriteItem',
+            resource: table(name),
+            context: leadingKeys(
+              list(requests).map((request) => {
+                const { PutRequest, DeleteRequest } = record(request);
+                return partitionKeyOf(call, PutRequest ? record(PutRequest).Item : record(DeleteRequest).Key);
+              }),
+            ),
+          }));
         case 'BatchGetItem':
           return Object.keys(record(input.RequestItems)).map((name) => ({
             action: `dynamodb:${action}`,
@@ -86,7 +131,15 @@ export function iamRequestsFor(call: AwsCall, names: ResourceNames): IamRequest[
           return [{ action: `dynamodb:${action}`, resource, context: {} }];
         }
         default:
-          return [{ action: `dynamodb:${action}`, resource: table(input.TableName), context: {} }];
+          return [
+            {
+              action: `dynamodb:${action}`,
+              resource: table(input.TableName),
+              context: ITEM_WRITES.has(action)
+                ? leadingKeys([partitionKeyOf(call, writtenItem(`dynamodb:${action}`, input))])
+                : {},
+            },
+          ];
       }
     }
     case 'SecretsManagerClient': {
