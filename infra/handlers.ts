@@ -174,7 +174,8 @@ export const HANDLERS = {
       indexes: [byStatus.indexName, byMonth.indexName],
       queriesTable: true,
       batchWrites: true,
-      writes: [K.bulkItem, K.correctionJob, K.correctionJobIdempotency],
+      // A correction reserves its amount on the main wallet's cap counter with its claim.
+      writes: [K.bulkItem, K.correctionJob, K.correctionJobIdempotency, K.dailyCap],
     },
     // Reads and corrects the provider's bulk payout items (the token only).
     provider: ProviderAccess.Token,
