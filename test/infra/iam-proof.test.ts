@@ -1014,12 +1014,13 @@ describe('IAM proof: it can fail', { timeout: 120_000 }, () => {
     const allowedTo = (verdict: Record<string, string>) =>
       Object.keys(verdict).filter((name) => verdict[name] === 'allowed');
     expect(allowedTo(await verdicts(pause))).toEqual(['api-payouts']);
-    // A payout's cap counter: only functions that claim or release payouts or refunds.
+    // A cap counter: only functions that claim or release payouts, refunds or bulk corrections.
     const cap = { Key: { pk: 'CAP#daily#2026-03-02', sk: 'CAP' }, UpdateExpression: 'ADD totalKobo :d' };
     expect(allowedTo(await verdicts(cap, 'UpdateCommand')).sort()).toEqual(
       [
         'api-payouts',
         'api-operations',
+        'api-corrections',
         'api-settlements',
         'api-dead-letters',
         'sweep-due-payouts',

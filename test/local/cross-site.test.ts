@@ -243,6 +243,6 @@ describe('local ops API refuses what a web page can send', () => {
       body: 'bulkPayoutItemId,nickname\nitem-1,x\n',
     });
     expect(reply.status).toBe(400);
-    expect(JSON.parse(reply.body).errors[0].message).toContain('unknown column(s) nickname');
+    expect(JSON.parse(reply.body).errors[0].message).toContain('unknown column "nickname"');
   });
 });
