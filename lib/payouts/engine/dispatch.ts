@@ -1,4 +1,4 @@
-import { type SubmissionQueue, resumeEpochOf, submissionRequestsFor } from '../queue/submission-queue.js';
+import { resumeEpochOf, type SubmissionQueue, submissionRequestsFor } from '../queue/submission-queue.js';
 import { WorkQueue } from '../store/table-design.js';
 import type { EngineContext } from './context.js';
 import { releaseScheduled } from './sweep.js';
