@@ -1,5 +1,6 @@
 /**
- * `npm start`: the whole system on one machine. DynamoDB Local (table created), the provider sandbox (unless
+ * `npm start`: the whole system on one machine. DynamoDB Local (table created; or DYNAMODB_ENDPOINT, a DynamoDB
+ * Local already running on this machine, e.g. with -dbPath, whose table is created only if missing), the provider sandbox (unless
  * PROVIDER_BASE_URL, PROVIDER_TOKEN and PROVIDER_PIN point elsewhere), the ops API on 127.0.0.1:OPS_PORT
  * (default 3000) through the same router as the Lambda, and a scheduler that runs the same functions as the
  * EventBridge schedules. Ctrl-C (or SIGTERM) stops everything and exits 0.
@@ -51,6 +52,20 @@ const StartEnvSchema = z.object({
   EVENTS_PORT: port(3001),
   /** 0 or unset: a free port. */
   DYNAMODB_PORT: port(undefined),
+  /**
+   * A DynamoDB Local already running (e.g. `-dbPath` for a table that outlives the stack): used instead of
+   * starting one, its table created only if missing. On this machine only, like the provider.
+   */
+  DYNAMODB_ENDPOINT: z.optional(
+    z
+      .url()
+      .check(
+        z.refine(
+          isLoopbackUrl,
+          'must be on this machine (127.0.0.1, localhost or [::1]): npm start never uses a deployed table',
+        ),
+      ),
+  ),
   SANDBOX_PORT: port(undefined),
   /** The submission queue's SQS stand-in (SendMessageBatch); 0 or unset: a free port. */
   SQS_PORT: port(undefined),
@@ -112,16 +127,17 @@ async function main(): Promise<void> {
   if (!parsedEnv.success) throw new Error(describeIssues(fieldIssues(parsedEnv.error)));
   const env = parsedEnv.data;
 
-  if (!existsSync(join(dynamoDbLocalDir, 'DynamoDBLocal.jar'))) {
+  if (!env.DYNAMODB_ENDPOINT && !existsSync(join(dynamoDbLocalDir, 'DynamoDBLocal.jar'))) {
     console.log('Installing DynamoDB Local (once) ...');
     execFileSync(process.execPath, [join(root, 'scripts', 'install-dynamodb-local.mjs')], {
       stdio: 'inherit',
     });
   }
-  const dynamoDb: DynamoDbLocal = await startDynamoDbLocal(
-    env.DYNAMODB_PORT ? { port: env.DYNAMODB_PORT } : {},
-  );
-  stack.push({ name: 'DynamoDB Local', stop: () => dynamoDb.stop() });
+  // An endpoint given is someone else's process (and its data theirs): used, never stopped.
+  const dynamoDb: DynamoDbLocal = env.DYNAMODB_ENDPOINT
+    ? { endpoint: env.DYNAMODB_ENDPOINT, stop: async () => undefined }
+    : await startDynamoDbLocal(env.DYNAMODB_PORT ? { port: env.DYNAMODB_PORT } : {});
+  if (!env.DYNAMODB_ENDPOINT) stack.push({ name: 'DynamoDB Local', stop: () => dynamoDb.stop() });
 
   const external = env.PROVIDER_BASE_URL !== undefined;
   if (external && !(env.PROVIDER_TOKEN && env.PROVIDER_PIN)) {
@@ -310,7 +326,7 @@ function banner(parts: {
     '',
     'payout-automation is running locally',
     `  ops API          ${api.url}   (OpenAPI: ${api.url}/openapi.json)`,
-    `  DynamoDB Local   ${dynamoDb.endpoint}   table ${env.TABLE_NAME}`,
+    `  DynamoDB Local   ${dynamoDb.endpoint}   table ${env.TABLE_NAME}${env.DYNAMODB_ENDPOINT ? ' (DYNAMODB_ENDPOINT: kept across restarts)' : ''}`,
     sandbox
       ? `  provider         sandbox at ${sandbox.url} (token ${sandbox.token})`
       : `  provider         ${env.PROVIDER_BASE_URL} (external; no sandbox started)`,

@@ -161,6 +161,7 @@ function addDispatchReports(a: DispatchReport, b: DispatchReport): DispatchRepor
     missed: a.missed + b.missed,
     enqueued: a.enqueued + b.enqueued,
     leftOver: b.leftOver,
+    ...((a.paused || b.paused) && { paused: true }),
   };
 }
 

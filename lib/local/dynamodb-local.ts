@@ -7,9 +7,11 @@ import { freePort } from './free-port.js';
 
 export { localAwsConfig };
 
-/** A running DynamoDB Local process (AWS's own engine, in memory). */
+/** A running DynamoDB Local process (AWS's own engine, in memory or on disk). */
 export interface DynamoDbLocal {
   readonly endpoint: string;
+  /** The java process, for a test that kills it as a crash would (absent for one this process did not start). */
+  readonly pid?: number;
   stop(): Promise<void>;
 }
 
@@ -25,7 +27,12 @@ export const dynamoDbLocalDir = join(projectRoot, '.cache', 'dynamodb-local');
  * await ddb.stop();
  */
 export async function startDynamoDbLocal(
-  options: { port?: number; readyTimeoutMs?: number } = {},
+  options: {
+    port?: number;
+    readyTimeoutMs?: number;
+    /** Keep the tables in this directory (`-dbPath -sharedDb`), so they outlive the process; in memory when unset. */
+    dbPath?: string;
+  } = {},
 ): Promise<DynamoDbLocal> {
   const jar = join(dynamoDbLocalDir, 'DynamoDBLocal.jar');
   if (!existsSync(jar)) {
@@ -38,7 +45,7 @@ export async function startDynamoDbLocal(
       `-Djava.library.path=${join(dynamoDbLocalDir, 'DynamoDBLocal_lib')}`,
       '-jar',
       jar,
-      '-inMemory',
+      ...(options.dbPath ? ['-dbPath', options.dbPath, '-sharedDb'] : ['-inMemory']),
       '-port',
       String(port),
       '-disableTelemetry',
@@ -56,7 +63,7 @@ export async function startDynamoDbLocal(
     child.kill('SIGKILL');
     throw new Error(`DynamoDB Local did not start: ${(error as Error).message}\n${stderr}`, { cause: error });
   }
-  return { endpoint, stop: () => stopProcess(child) };
+  return { endpoint, ...(child.pid !== undefined && { pid: child.pid }), stop: () => stopProcess(child) };
 }
 
 async function waitUntilReady(endpoint: string, child: ChildProcess, timeoutMs: number): Promise<void> {

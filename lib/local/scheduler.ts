@@ -1,18 +1,10 @@
 import type { Logger } from '../shared/logger.js';
 
 export interface LocalScheduler {
-  /** Stops scheduling and waits for a running tick to finish. */
+  /** Stops scheduling and waits for the runs under way to finish. */
   stop(): Promise<void>;
 }
 
-/**
- * Runs the scheduled jobs every `intervalMs`, never two ticks at once: the next tick is planned only after
- * the previous one ended. It stands in for the EventBridge schedules of the AWS deployment.
- *
- * @example
- * const scheduler = startLocalScheduler([{ name: 'sweep', run: () => runSweep(engine, 60_000) }], { intervalMs: 2000, logger });
- * await scheduler.stop();
- */
 export interface LocalJob {
   readonly name: string;
   readonly run: () => Promise<unknown>;
@@ -20,22 +12,31 @@ export interface LocalJob {
   readonly everyMs?: number;
 }
 
+/**
+ * Runs each scheduled job every `intervalMs` on a loop of its own, never two runs of one job at once (its next
+ * run is planned only after the previous one ended), as the EventBridge schedules of the AWS deployment are
+ * independent: a slow job (a reconciler looking payouts up at a rate-limited provider) never holds back another
+ * (the sweeper that hands payouts to the workers).
+ *
+ * @example
+ * const scheduler = startLocalScheduler([{ name: 'sweep', run: () => runSweep(engine, 60_000) }], { intervalMs: 2000, logger });
+ * await scheduler.stop();
+ */
 export function startLocalScheduler(
   jobs: readonly LocalJob[],
   options: { intervalMs: number; logger: Logger; now?: () => number },
 ): LocalScheduler {
   const now = options.now ?? Date.now;
-  const lastRun = new Map<string, number>();
   let stopped = false;
-  let timer: NodeJS.Timeout | undefined;
-  let running: Promise<void> | undefined;
+  const timers = new Set<NodeJS.Timeout>();
+  const running = new Set<Promise<void>>();
 
-  const tick = async () => {
-    for (const job of jobs) {
+  const loop = (job: LocalJob) => {
+    let lastRun: number | undefined;
+    const runOnce = async () => {
       if (stopped) return;
-      const previous = lastRun.get(job.name);
-      if (job.everyMs !== undefined && previous !== undefined && now() - previous < job.everyMs) continue;
-      lastRun.set(job.name, now());
+      if (job.everyMs !== undefined && lastRun !== undefined && now() - lastRun < job.everyMs) return;
+      lastRun = now();
       try {
         const report = await job.run();
         options.logger.debug(`${job.name} tick`, { report });
@@ -44,23 +45,27 @@ export function startLocalScheduler(
           error: error instanceof Error ? error.message : String(error),
         });
       }
-    }
+    };
+    const schedule = () => {
+      if (stopped) return;
+      const timer = setTimeout(() => {
+        timers.delete(timer);
+        const run = runOnce().finally(() => {
+          running.delete(run);
+          schedule();
+        });
+        running.add(run);
+      }, options.intervalMs);
+      timers.add(timer);
+    };
+    schedule();
   };
-  const schedule = () => {
-    if (stopped) return;
-    timer = setTimeout(() => {
-      running = tick().finally(() => {
-        running = undefined;
-        schedule();
-      });
-    }, options.intervalMs);
-  };
-  schedule();
+  for (const job of jobs) loop(job);
   return {
     async stop() {
       stopped = true;
-      if (timer) clearTimeout(timer);
-      await running;
+      for (const timer of timers) clearTimeout(timer);
+      await Promise.all([...running]);
     },
   };
 }

@@ -7,7 +7,7 @@ afterEach(() => {
 });
 
 describe('the local scheduler', () => {
-  it('runs every job each tick unless it asks to run less often, and never overlaps ticks', async () => {
+  it('runs every job each tick unless it asks to run less often, and never overlaps two runs of a job', async () => {
     vi.useFakeTimers();
     let clock = 0;
     const runs = { fast: 0, slow: 0 };
@@ -39,5 +39,22 @@ describe('the local scheduler', () => {
     // The slow job ran on the first tick and then at most once per 10 s of scheduler time.
     expect(runs.slow).toBeGreaterThanOrEqual(2);
     expect(runs.slow).toBeLessThanOrEqual(3);
+  });
+
+  it('runs the sweeper on time while another job is slow, as independent EventBridge schedules do', async () => {
+    vi.useFakeTimers();
+    let sweeps = 0;
+    const scheduler = startLocalScheduler(
+      [
+        { name: 'sweep', run: async () => void sweeps++ },
+        { name: 'reconcile', run: () => new Promise((resolve) => setTimeout(resolve, 60_000)) },
+      ],
+      { intervalMs: 1_000, logger: silentLogger },
+    );
+    await vi.advanceTimersByTimeAsync(10_500);
+    expect(sweeps).toBeGreaterThanOrEqual(9);
+    const stopped = scheduler.stop();
+    await vi.advanceTimersByTimeAsync(60_000);
+    await stopped;
   });
 });

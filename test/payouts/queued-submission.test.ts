@@ -115,7 +115,11 @@ describe('the sweeper, fanning submission out', () => {
     expect(new Set(ids).size).toBe(ids.length);
     expect(report.enqueued).toBe(ids.length);
     const released = await h.engine.get(scheduled.id);
-    expect(queue.requests).toContainEqual({ payoutId: scheduled.id, version: released?.version });
+    expect(queue.requests).toContainEqual({
+      payoutId: scheduled.id,
+      version: released?.version,
+      resumeEpoch: expect.any(Number),
+    });
     expect(providerCalls()).toBe(0);
     expect(released?.status).toBe(PayoutStatus.Pending);
   });

@@ -54,7 +54,7 @@ export interface SqsSubmissionQueueOptions {
  * The submission queue on Amazon SQS: `SendMessageBatch` over SQS's JSON protocol, signed with SigV4 by the
  * SDK's own signer and posted over Node's `http`/`https` (`postText`), which the functions load anyway (the
  * project ships no SQS client; this is the one call it makes). On a FIFO queue each
- * payout is its own message group and `<payoutId>:<version>` its deduplication id, so the next tick enqueueing
+ * eligibility of a payout is its own message group and deduplication id (`deduplicationIdOf`), so the next tick enqueueing
  * a payout still waiting in the queue is dropped by SQS (see docs/submission.md).
  *
  * @example

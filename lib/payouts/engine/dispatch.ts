@@ -1,4 +1,4 @@
-import { type SubmissionQueue, submissionRequestsFor } from '../queue/submission-queue.js';
+import { resumeEpochOf, type SubmissionQueue, submissionRequestsFor } from '../queue/submission-queue.js';
 import { WorkQueue } from '../store/table-design.js';
 import type { EngineContext } from './context.js';
 import { releaseScheduled } from './sweep.js';
@@ -13,6 +13,8 @@ export interface DispatchOptions {
    * work queue for the next tick. Unbounded when unset.
    */
   readonly maxEnqueued?: number;
+  /** The clock `stopStartingAt` is read on (epoch ms; `Date.now` by default). */
+  readonly now?: () => number;
 }
 
 export interface DispatchReport {
@@ -23,6 +25,8 @@ export interface DispatchReport {
   readonly enqueued: number;
   /** True when due work was left for the next tick (time ran out, or the tick's maximum was enqueued). */
   readonly leftOver: boolean;
+  /** Payouts are paused: the tick released what was due but enqueued nothing (the resume's tick does). */
+  readonly paused?: boolean;
 }
 
 export const DEFAULT_DISPATCH_PAGE_SIZE = 500;
@@ -33,8 +37,14 @@ export const DEFAULT_DISPATCH_PAGE_SIZE = 500;
  * workers claim each payout before sending it, so a payout enqueued twice (by two ticks, or after a
  * redelivery) is still sent at most once.
  *
- * Cheap and bounded: a query and a batch of enqueues per page, never a provider call, so one tick hands over a
- * whole month-end backlog and the queue's consumers pay it at their own concurrency.
+ * Each page of released payouts is enqueued as soon as it is released, so a month-end's first sends start in
+ * the tick that releases them, even one whose time runs out before all are released. The controls are read
+ * once: paused, nothing is enqueued (a worker would skip it); otherwise every request carries their epoch, so
+ * the requests after a resume are new to the FIFO queue (see `SubmissionRequestSchema`).
+ *
+ * Cheap and bounded: a query, its releases (written `RELEASES_IN_FLIGHT` at once) and a batch of enqueues per
+ * page, never a provider call, so one tick hands over a whole month-end backlog and the queue's consumers pay
+ * it at their own concurrency.
  */
 export async function dispatchDuePayouts(
   ctx: EngineContext,
@@ -43,30 +53,52 @@ export async function dispatchDuePayouts(
 ): Promise<DispatchReport> {
   const pageSize = Math.max(1, options.pageSize ?? DEFAULT_DISPATCH_PAGE_SIZE);
   const maxEnqueued = Math.max(1, options.maxEnqueued ?? Number.POSITIVE_INFINITY);
-  const outOfTime = () => options.stopStartingAt !== undefined && Date.now() >= options.stopStartingAt;
+  const clock = options.now ?? Date.now;
+  const outOfTime = () => options.stopStartingAt !== undefined && clock() >= options.stopStartingAt;
+  // Read alongside the first page of releases; a pause landing later is met by the workers' own pause read.
+  const controls = await ctx.store.getControls();
+  const resumeEpoch = resumeEpochOf(controls);
   let released = 0;
   let missed = 0;
+  let enqueued = 0;
   let leftOver = false;
+  // What this tick enqueued as it released it, so the pending pages neither send nor count it again.
+  const enqueuedIds = new Set<string>();
+  const enqueue = async (payouts: Parameters<typeof submissionRequestsFor>[0]) => {
+    if (controls.paused) return;
+    const requests = submissionRequestsFor(
+      payouts.filter((payout) => !enqueuedIds.has(payout.id)),
+      resumeEpoch,
+    ).slice(0, maxEnqueued - enqueued);
+    if (requests.length === 0) return;
+    await queue.enqueue(requests);
+    for (const request of requests) enqueuedIds.add(request.payoutId);
+    enqueued += requests.length;
+  };
   // Released payouts leave the scheduled queue, so each round reads the next ones; a short page is the last.
   for (;;) {
     const round = await releaseScheduled(ctx, pageSize);
     released += round.released;
     missed += round.missed;
-    if (round.released + round.missed < pageSize) break;
-    if (outOfTime()) {
+    // Enqueued at once: the pending page below would find them too, but only once every release is done.
+    await enqueue(round.nowPending);
+    // A short page is the last; so is one that released nothing (what is left there is not releasable).
+    if (round.read < pageSize || round.released + round.missed === 0) break;
+    if (outOfTime() || enqueued >= maxEnqueued) {
       leftOver = true;
       break;
     }
   }
-  let enqueued = 0;
   const dueBy = ctx.clock.now().toISOString();
   let after: Parameters<EngineContext['store']['due']>[3];
-  while (!leftOver) {
+  while (!leftOver && !controls.paused) {
     const limit = Math.min(pageSize, maxEnqueued - enqueued);
+    if (limit <= 0) {
+      leftOver = true;
+      break;
+    }
     const page = await ctx.store.due(WorkQueue.Submit, dueBy, limit, after);
-    const requests = submissionRequestsFor(page);
-    if (requests.length > 0) await queue.enqueue(requests);
-    enqueued += requests.length;
+    await enqueue(page);
     after = page.at(-1);
     if (page.length < limit) break;
     // The work queue is read oldest first, so what a full tick leaves is the newest: the next tick reads the
@@ -74,5 +106,5 @@ export async function dispatchDuePayouts(
     if (enqueued >= maxEnqueued || outOfTime()) leftOver = true;
   }
   if (enqueued > 0) ctx.metrics.count('PayoutsEnqueued', enqueued);
-  return { released, missed, enqueued, leftOver };
+  return { released, missed, enqueued, leftOver, ...(controls.paused && { paused: true }) };
 }

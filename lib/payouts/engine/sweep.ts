@@ -1,3 +1,4 @@
+import { forEachAtOnce } from '../../shared/at-once.js';
 import { ConcurrentModificationError } from '../../shared/errors.js';
 import { reachesApprovalThreshold } from '../gate.js';
 import { type Payout, PayoutStatus, systemPrincipal } from '../model.js';
@@ -137,51 +138,75 @@ export async function sweepDuePayouts(ctx: SendingContext, options: SweepOptions
   return { released, missed, submitted, skipped, outcomes, leftOver: stoppedEarly || found.length >= limit };
 }
 
+/** Releases written at once by one tick: conditional writes of distinct payouts, so they never contend. */
+export const RELEASES_IN_FLIGHT = 32;
+
+/**
+ * Releases up to `limit` due scheduled payouts (the oldest first): each becomes pending (or awaits approval, or
+ * is missed when found too late), by its own conditional transition, `RELEASES_IN_FLIGHT` at once, so a
+ * month-end page of 500 takes a few round trips, not 500. A payout released by a concurrent tick meanwhile is
+ * skipped (its condition failed); any other failure is thrown once the writes in flight are done.
+ */
 export async function releaseScheduled(
   ctx: EngineContext,
   limit: number,
-): Promise<{ released: number; missed: number; nowPending: Payout[] }> {
+): Promise<{ released: number; missed: number; read: number; nowPending: Payout[] }> {
   const now = ctx.clock.now();
   const nowPending: Payout[] = [];
   let released = 0;
   let missed = 0;
-  for (const payout of await ctx.store.due(WorkQueue.Due, now.toISOString(), limit)) {
-    if (payout.status !== PayoutStatus.Scheduled || !payout.scheduleAt) continue;
-    const lateMs = now.getTime() - new Date(payout.scheduleAt).getTime();
-    const needsApproval = reachesApprovalThreshold(ctx.config, payout.amountKobo) && !payout.approvedBy;
-    const spec: TransitionSpec =
-      lateMs > ctx.config.maxLatenessMs
-        ? {
-            to: PayoutStatus.Missed,
-            actor: scheduler,
-            reason: `found ${Math.round(lateMs / 60_000)} min after its scheduled time, beyond the allowed lateness; not paid`,
-            changes: {
-              failure: {
-                code: 'MISSED',
-                message: `due at ${payout.scheduleAt}, found at ${now.toISOString()}`,
-              },
+  const page = await ctx.store.due(WorkQueue.Due, now.toISOString(), limit);
+  const releasable = page.filter((payout) => payout.status === PayoutStatus.Scheduled && payout.scheduleAt);
+  await forEachAtOnce(releasable, RELEASES_IN_FLIGHT, async (payout) => {
+    const outcome = await releaseOne(ctx, payout, now);
+    if (outcome === undefined) return;
+    if (outcome.missed) missed++;
+    else released++;
+    if (outcome.after.status === PayoutStatus.Pending) nowPending.push(outcome.after);
+  });
+  return { released, missed, read: page.length, nowPending };
+}
+
+/** One scheduled payout's release; undefined when another tick released it first. */
+async function releaseOne(
+  ctx: EngineContext,
+  payout: Payout,
+  now: Date,
+): Promise<{ readonly after: Payout; readonly missed: boolean } | undefined> {
+  const lateMs = now.getTime() - new Date(payout.scheduleAt ?? now.toISOString()).getTime();
+  const needsApproval = reachesApprovalThreshold(ctx.config, payout.amountKobo) && !payout.approvedBy;
+  const spec: TransitionSpec =
+    lateMs > ctx.config.maxLatenessMs
+      ? {
+          to: PayoutStatus.Missed,
+          actor: scheduler,
+          reason: `found ${Math.round(lateMs / 60_000)} min after its scheduled time, beyond the allowed lateness; not paid`,
+          changes: {
+            failure: {
+              code: 'MISSED',
+              message: `due at ${payout.scheduleAt}, found at ${now.toISOString()}`,
             },
-          }
-        : {
-            to: needsApproval ? PayoutStatus.PendingApproval : PayoutStatus.Pending,
-            actor: scheduler,
-            reason: needsApproval ? 'scheduled time reached; waits for approval' : 'scheduled time reached',
-          };
-    try {
-      const after = await ctx.store.transition(buildTransition(payout, spec, now));
-      if (after.status === PayoutStatus.Pending) nowPending.push(after);
-      if (spec.to === PayoutStatus.Missed) {
-        missed++;
-        ctx.metrics.count('PayoutMissed');
-        ctx.logger.error('scheduled payout missed', {
-          payoutId: payout.id,
-          idempotencyKey: payout.idempotencyKey,
-          scheduleAt: payout.scheduleAt,
-        });
-      } else released++;
-    } catch (error) {
-      if (!(error instanceof ConcurrentModificationError)) throw error;
-    }
+          },
+        }
+      : {
+          to: needsApproval ? PayoutStatus.PendingApproval : PayoutStatus.Pending,
+          actor: scheduler,
+          reason: needsApproval ? 'scheduled time reached; waits for approval' : 'scheduled time reached',
+        };
+  let after: Payout;
+  try {
+    after = await ctx.store.transition(buildTransition(payout, spec, now));
+  } catch (error) {
+    if (error instanceof ConcurrentModificationError) return undefined;
+    throw error;
   }
-  return { released, missed, nowPending };
+  if (spec.to === PayoutStatus.Missed) {
+    ctx.metrics.count('PayoutMissed');
+    ctx.logger.error('scheduled payout missed', {
+      payoutId: payout.id,
+      idempotencyKey: payout.idempotencyKey,
+      scheduleAt: payout.scheduleAt,
+    });
+  }
+  return { after, missed: spec.to === PayoutStatus.Missed };
 }

@@ -3,26 +3,45 @@ import * as z from '../../shared/zod.js';
 import { type Payout, PayoutStatus } from '../model.js';
 
 /**
- * One request to submit a payout, as the sweeper hands it to the submission workers. `version` is the payout's
- * version when it was found due: with the id it names one "still pending" state, so a FIFO queue drops the
- * same request enqueued again by the next tick (`deduplicationIdOf`), and a new state is a new request.
+ * One request to submit a payout, as the sweeper hands it to the submission workers. It names one eligibility of
+ * the payout, so a FIFO queue drops the same request enqueued again by the next tick (`deduplicationIdOf`) and
+ * never a new eligibility:
+ * - `version`, the payout's version when it was found due: every write that makes a payout eligible again (a
+ *   release, a claim given back, a 429 or a transient fault recorded, an attempt proved absent) advances it;
+ * - `resumeEpoch`, when payouts were last paused or resumed (epoch ms of the controls' `updatedAt`; 0 when never)
+ *   as the sweeper read it: a resume writes no payout, yet makes eligible again every payout a worker skipped
+ *   while paused (which writes nothing), so a resume is a new eligibility of each of them.
+ * Absent on a hand-over at creation (which does not read the controls): a distinct request, at worst one
+ * duplicate the claim makes harmless.
  */
 export const SubmissionRequestSchema = z.lazy(() =>
   z.strictObject({
     payoutId: z.string().check(z.minLength(1), z.maxLength(64)),
     version: z.int().check(z.nonnegative()),
+    resumeEpoch: z.optional(z.int().check(z.nonnegative())),
   }),
 );
 export type SubmissionRequest = z.infer<typeof SubmissionRequestSchema>;
 
 /**
- * The submission requests for `payouts`: one for each still pending, in its current state; a payout in any
- * other state (awaiting approval, claimed, ended) is nobody's to submit and gets none.
+ * The submission requests for `payouts`: one for each still pending, in its current state (and under the
+ * controls' `resumeEpoch` the sweeper read, see `SubmissionRequestSchema`); a payout in any other state
+ * (awaiting approval, claimed, ended) is nobody's to submit and gets none.
  */
-export function submissionRequestsFor(payouts: readonly Payout[]): SubmissionRequest[] {
+export function submissionRequestsFor(payouts: readonly Payout[], resumeEpoch?: number): SubmissionRequest[] {
   return payouts
     .filter((payout) => payout.status === PayoutStatus.Pending)
-    .map((payout) => ({ payoutId: payout.id, version: payout.version }));
+    .map((payout) => ({
+      payoutId: payout.id,
+      version: payout.version,
+      ...(resumeEpoch !== undefined && { resumeEpoch }),
+    }));
+}
+
+/** The epoch a request carries for `controls`: when they last changed (a pause or a resume), 0 when never. */
+export function resumeEpochOf(controls: { readonly updatedAt?: string }): number {
+  const at = controls.updatedAt === undefined ? Number.NaN : Date.parse(controls.updatedAt);
+  return Number.isFinite(at) && at > 0 ? at : 0;
 }
 
 /**
@@ -36,12 +55,22 @@ export interface SubmissionQueue {
   enqueue(requests: readonly SubmissionRequest[]): Promise<void>;
 }
 
-/** FIFO message group: one per payout, so messages of different payouts never wait on each other. */
-export const messageGroupOf = (request: SubmissionRequest): string => request.payoutId;
-
-/** FIFO deduplication id: the same payout in the same state is one request, however often it is found due. */
+/**
+ * FIFO deduplication id: the same eligibility of a payout is one request, however often it is found due; a new
+ * eligibility (a write, a resume) is a new id, so it is never dropped within the queue's 5-minute window.
+ */
 export const deduplicationIdOf = (request: SubmissionRequest): string =>
-  `${request.payoutId}:${request.version}`;
+  request.resumeEpoch === undefined
+    ? `${request.payoutId}:${request.version}`
+    : `${request.payoutId}:${request.version}:${request.resumeEpoch}`;
+
+/**
+ * FIFO message group: one per eligibility (the deduplication id), not per payout. The queue deduplicates per
+ * group, so the same eligibility is still dropped; but a message stuck in flight (its invocation crashed or
+ * timed out: invisible for the visibility timeout, 24 minutes) never holds back a later eligibility of its
+ * payout, which a group per payout would. The claim, not the order, keeps each payout exactly-once.
+ */
+export const messageGroupOf = (request: SubmissionRequest): string => deduplicationIdOf(request);
 
 /** The queue refused some of the requests (the sweep fails so it alarms; the next tick enqueues them again). */
 export class SubmissionQueueError extends PayoutAutomationError {

@@ -1,0 +1,67 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PayoutStatus } from '../../lib/payouts/model.js';
+import { payoutSweeper } from '../../lib/payouts/payout-sweeper.js';
+import type { SubmissionQueue, SubmissionRequest } from '../../lib/payouts/queue/submission-queue.js';
+import { forEachAtOnce } from '../../lib/shared/at-once.js';
+import { bankTransfer, command, type EngineHarness, startEngineHarness } from '../support/engine-harness.js';
+
+/** A month-end: 3,000 payouts scheduled for one instant, on a table of their own so every count is exact. */
+const MONTH_END = 3_000;
+const PAGE = 500;
+
+let h: EngineHarness;
+let dueAt: string;
+beforeAll(async () => {
+  h = await startEngineHarness({ maxLatenessMs: 60 * 60_000 });
+  dueAt = new Date(h.clock.now().getTime() + 60 * 60_000).toISOString();
+  const indexes = Array.from({ length: MONTH_END }, (_, index) => index);
+  await forEachAtOnce(indexes, 16, (index) =>
+    h.engine.create(command(bankTransfer(10_000 + index, { scheduleAt: dueAt }), `month-end-${index}`)),
+  );
+  h.clock.set(dueAt);
+}, 300_000);
+afterAll(async () => h.close());
+
+/** Records each enqueue with how many payouts were still waiting to be released when it came. */
+class RecordingQueue implements SubmissionQueue {
+  readonly requests: SubmissionRequest[] = [];
+  readonly stillScheduledAtEachEnqueue: number[] = [];
+  async enqueue(requests: readonly SubmissionRequest[]): Promise<void> {
+    this.stillScheduledAtEachEnqueue.push(await h.store.countByStatus(PayoutStatus.Scheduled, MONTH_END));
+    this.requests.push(...requests);
+  }
+}
+
+describe('a month-end release', () => {
+  it('enqueues what a tick released though its deadline cut the release short', async () => {
+    const queue = new RecordingQueue();
+    // The deadline passes as soon as the first page is released: the clock the tick reads it on says so.
+    const report = await payoutSweeper(h.engine).dispatch(queue, {
+      pageSize: PAGE,
+      stopStartingAt: 1,
+      now: () => 2,
+    });
+
+    expect(report.released).toBe(PAGE);
+    expect(report.leftOver).toBe(true);
+    expect(report.enqueued).toBe(PAGE);
+    expect(new Set(queue.requests.map((request) => request.payoutId)).size).toBe(PAGE);
+    const statuses = await Promise.all(
+      queue.requests.map(async (r) => (await h.engine.get(r.payoutId))?.status),
+    );
+    expect(statuses.every((status) => status === PayoutStatus.Pending)).toBe(true);
+  });
+
+  it('starts enqueueing in the first tick while most of the month-end is still to be released', async () => {
+    const queue = new RecordingQueue();
+
+    const report = await payoutSweeper(h.engine).dispatch(queue, { pageSize: PAGE });
+
+    expect(report.released).toBe(MONTH_END - PAGE);
+    // The first enqueue came with four pages still scheduled: the sends did not wait for the whole release.
+    expect(queue.stillScheduledAtEachEnqueue[0]).toBe(MONTH_END - 2 * PAGE);
+    // Every payout is enqueued once, those released by the tick before included.
+    expect(report.enqueued).toBe(MONTH_END);
+    expect(new Set(queue.requests.map((request) => request.payoutId)).size).toBe(MONTH_END);
+  });
+});
