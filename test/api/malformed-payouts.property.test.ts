@@ -555,12 +555,13 @@ describe('POST /bulk-payout-items/corrections under malformed CSV headers', () =
   it('answers a header with a repeated, unknown or unnamed column a 400 naming header, never a 5xx, storing and sending nothing', async () => {
     await fc.assert(
       fc.asyncProperty(csvHeader, async (header) => {
-        // The data row's id is never one the batch could accept, so a well-formed header is a 400 for the row.
+        // Every cell of the data row is one no column accepts (an id included, whichever column it falls in), so a
+        // well-formed header is a 400 for the row.
         const reply = await call(h.api, {
           method: 'POST',
           path: '/bulk-payout-items/corrections',
           headers: { 'content-type': 'text/csv' },
-          body: `${header}\nnot an id!,x,x,x,x,x,x,x\n`,
+          body: `${header}\n${Array.from({ length: 8 }, () => 'not an id!').join(',')}\n`,
         });
         expect(reply.status, header).toBe(400);
         expectClientProblem(reply);
