@@ -3,7 +3,7 @@ import { localAwsConfig } from '../../lib/local/dynamodb-local.js';
 import { buildTransition } from '../../lib/payouts/engine/context.js';
 import { DailyCapExceededError } from '../../lib/payouts/errors.js';
 import { type Payout, PayoutStatus, systemPrincipal } from '../../lib/payouts/model.js';
-import { capShardsFor, capShareKobo } from '../../lib/payouts/store/control-items.js';
+import { CAP_SHARDS, capShardsFor, capShareKobo } from '../../lib/payouts/store/control-items.js';
 import { DynamoDbPayoutStore } from '../../lib/payouts/store/dynamodb-payout-store.js';
 import { keys } from '../../lib/payouts/store/table-design.js';
 import { DocumentClient, GetCommand } from '../../lib/shared/document-client.js';
@@ -17,9 +17,9 @@ import { bankTransfer, command, type EngineHarness, startEngineHarness } from '.
  * when claims are refused is less than one claim, even when that room is spread over shards none of which can
  * take a claim whole.
  */
-const DAILY_CAP = 400_000_000; // 8 shards of 50,000,000
-const CLAIM = 7_000_000; // 7 fit a shard (49,000,000): 56 whole, a 57th only from the 1,000,000 left on each
-const CLAIMS = 80;
+const DAILY_CAP = 320_000_000; // 32 shards of 10,000,000
+const CLAIM = 3_000_000; // 3 fit a shard (9,000,000): 96 whole, 10 more only from the 1,000,000 left on each
+const CLAIMS = 130;
 const STORES = 4;
 let h: EngineHarness;
 const actor = systemPrincipal('test');
@@ -48,7 +48,7 @@ const claimOf = (payout: Payout, day: string) =>
 
 describe('the daily cap split over shards', () => {
   it('never reserves above the cap when many containers claim near it at once, and leaves no claim-sized room', async () => {
-    expect(capShardsFor(DAILY_CAP)).toBe(8);
+    expect(capShardsFor(DAILY_CAP)).toBe(32);
     const payouts: Payout[] = [];
     for (let i = 0; i < CLAIMS; i++) {
       payouts.push((await h.engine.create(command(bankTransfer(CLAIM), `shard-${i}`))).payout);
@@ -72,12 +72,12 @@ describe('the daily cap split over shards', () => {
       const usage = await h.store.getCapUsage(capKey, day);
       expect(usage).toBe(claimed * CLAIM);
       expect(usage).toBeLessThanOrEqual(DAILY_CAP);
-      // Every claim that fits was taken: 57, the last from the 1,000,000 each shard had left.
+      // Every claim that fits was taken: 106, the last 10 each from three shards' 1,000,000 left.
       expect(claimed).toBe(Math.floor(DAILY_CAP / CLAIM));
       expect(DAILY_CAP - usage).toBeLessThan(CLAIM);
       // No shard holds more than its share.
       const doc = DocumentClient.from(clients[0] as (typeof clients)[number]);
-      for (let shard = 0; shard < 8; shard++) {
+      for (let shard = 0; shard < CAP_SHARDS; shard++) {
         const { Item } = await doc.send(
           new GetCommand({
             TableName: h.tableName,
@@ -105,7 +105,7 @@ describe('the daily cap split over shards', () => {
       for (const payout of payouts) await store.transition(claimOf(payout, day));
       const doc = DocumentClient.from(client);
       const written: number[] = [];
-      for (let shard = 0; shard < 8; shard++) {
+      for (let shard = 0; shard < CAP_SHARDS; shard++) {
         const { Item } = await doc.send(
           new GetCommand({
             TableName: h.tableName,
@@ -115,7 +115,7 @@ describe('the daily cap split over shards', () => {
         );
         if (Item) written.push(shard);
       }
-      expect(written.length).toBeGreaterThan(3);
+      expect(written.length).toBeGreaterThan(6);
       expect(await h.store.getCapUsage(payouts[0]?.capKey ?? '', day)).toBe(16_000);
     } finally {
       client.destroy();

@@ -34,27 +34,37 @@ export function pauseCheckItem(tableName: string): TransactItem {
  * shard's share has no room, it takes the amount from the shards that have room, in one transaction
  * (`reserveOnCapShards`). docs/controls.md, "Daily cap".
  */
-export const CAP_SHARDS = 8;
+export const CAP_SHARDS = 32;
 
 /**
- * A share is never smaller than this (₦500,000): a cap too small for that many shards has fewer (a cap under
+ * A share is never smaller than this (₦100,000): a cap too small for that many shards has fewer (a cap under
  * twice this is one item, as before sharding), so a usual claim fits its shard whole and a batch of claims
- * commits as one update (dev: ₦5,000,000 a day, 8 shards of ₦625,000, above its ₦500,000 maximum payout).
+ * commits as one update. dev: ₦5,000,000 a day in 32 shards of ₦156,250 (a payout above that, up to the
+ * ₦500,000 maximum, is taken from several shards); prod: ₦50,000,000 in 32 of ₦1,562,500. With a transaction
+ * holding an item ~10 ms, 32 shards keep each under a third busy at R = 1,000 claims/s (bench/cap-fleet-simulation.ts).
  */
-export const CAP_SHARE_FLOOR_KOBO = 50_000_000;
+export const CAP_SHARE_FLOOR_KOBO = 10_000_000;
 
 /** How many of the shards hold a share of `limitKobo`; the others hold none (only releases land there). */
 export function capShardsFor(limitKobo: number): number {
   return Math.max(1, Math.min(CAP_SHARDS, Math.floor(limitKobo / CAP_SHARE_FLOOR_KOBO)));
 }
 
-/** FNV-1a of an id: where its claims and releases go first, spread evenly. */
+/**
+ * FNV-1a of an id with murmur3's finaliser: where its claims and releases go first. The finaliser matters: ids
+ * made in one millisecond (ULIDs) differ in a character or two, and FNV's low bits alone spread those badly.
+ */
 function hashOf(id: string): number {
   let hash = 0x811c9dc5;
   for (let index = 0; index < id.length; index++) {
     hash ^= id.charCodeAt(index);
     hash = Math.imul(hash, 0x01000193);
   }
+  hash ^= hash >>> 16;
+  hash = Math.imul(hash, 0x85ebca6b);
+  hash ^= hash >>> 13;
+  hash = Math.imul(hash, 0xc2b2ae35);
+  hash ^= hash >>> 16;
   return hash >>> 0;
 }
 
