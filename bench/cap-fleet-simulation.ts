@@ -256,13 +256,13 @@ async function simulate(
   const usage = await new DynamoDbPayoutStore(setup, tableName).getCapUsage(payouts[0]?.capKey ?? '', day);
   for (const client of clients) client.destroy();
   setup.destroy();
-  // Claims arrive at exactly R; the share of those the cap admits that were taken (not sent back to the queue
-  // to wait out the visibility timeout) is the share of R sustained.
-  const fit = Math.min(claims, Math.floor(cap / CLAIM_KOBO));
+  // Claims arrive at exactly R; each is either decided in time (taken, or refused by the cap) or failed on
+  // conflicts and sent back to the queue to wait out the visibility timeout: the share decided is the share of R
+  // the counter sustains.
   return {
     design,
     limitPerSecond: rate,
-    ratioOfLimit: fixed(Math.min(claimed, fit) / fit, 3),
+    ratioOfLimit: fixed((claims - failedOnConflicts) / claims, 3),
     capOverspentKobo: Math.max(0, usage - cap),
     claims,
     claimed,
