@@ -3,6 +3,7 @@ import { reconcilePayouts } from '../lib/payouts/engine/reconcile-payouts.js';
 import { payoutSweeper } from '../lib/payouts/payout-sweeper.js';
 import { ManualClock } from '../lib/shared/clock.js';
 import { CapacityMeter, type CapacitySnapshot } from './capacity-meter.js';
+import { type CostPath, costByPath, type PathCost } from './cost-by-path.js';
 import {
   type BenchResult,
   bankTransfer,
@@ -29,6 +30,8 @@ const HAPPY_STEP = 'create + submit inline (API, events)';
 export interface CostReport {
   /** Create plus inline submit, per payout: base table, global secondary indexes, and both. */
   readonly happyPathWcu: { readonly base: number; readonly indexes: number; readonly total: number };
+  /** Every deployed path that sends money, per payout sent, with where the writes go (bench/cost-by-path.ts). */
+  readonly byPath: Record<CostPath, PathCost>;
 }
 
 export async function benchCostPerPayout(endpoint: string): Promise<BenchResult & { cost: CostReport }> {
@@ -127,13 +130,25 @@ export async function benchCostPerPayout(endpoint: string): Promise<BenchResult 
     await lost.close();
   }
   const happyPath = totalOf(rows, 'TOTAL happy path (create + inline submit, as the API does)', [HAPPY_STEP]);
+  const byPath = await costByPath(endpoint, PAYOUTS);
   const cost: CostReport = {
     happyPathWcu: {
       base: Number(happyPath['WCU base']),
       indexes: Number(happyPath['WCU indexes']),
       total: Number(happyPath['WCU total']),
     },
+    byPath,
   };
+  const pathRows: Row[] = Object.entries(byPath).map(([path, figures]) => ({
+    step: `by path: ${path}`,
+    'WCU base': figures.base,
+    'WCU indexes': figures.indexes,
+    'WCU total': figures.total,
+    'pacer writes (WCU)': figures.pacerWcu,
+    'where (writes, base + indexes WCU)': Object.entries(figures.byItem)
+      .map(([item, spent]) => `${item} ${spent.writes} (${spent.base} + ${spent.indexes})`)
+      .join(', '),
+  }));
   return {
     name: 'cost-per-payout',
     cost,
@@ -150,8 +165,10 @@ export async function benchCostPerPayout(endpoint: string): Promise<BenchResult 
         'reconcile (found, succeeded)',
       ]),
       whatIf,
+      ...pathRows,
     ],
     notes: [
+      "by path: every deployed path that sends money, through the runtime and job functions the Lambdas run (bench/cost-by-path.ts), per payout sent: apiInline (POST /payouts, sent in the request), workerFromQueue (created pending, the sweeper's tick enqueues, the submit-payouts workers send), scheduledRelease (scheduleAt: held, released by the tick, sent by the workers), recurringOccurrence (the tick materialises a rule's due occurrence, the workers send it; the rule's creation is not counted), settlement (the poll decides a provider settlement and hands its payout to the workers). The pacer (the shared provider rate limiter the workers reserve send slots on) is reported apart and not in the total.",
       'RCU: what DynamoDB Local reports with ReturnConsumedCapacity TOTAL, summed by SDK middleware on the client.',
       'WCU base: computed from each write request as AWS bills it: in a TransactWriteItems 2 per KB (rounded up) per item, a PutItem 1 per KB; Put sizes from the marshalled item, Update/ConditionCheck as 1 KB (the cap counter and the controls item are tiny).',
       "WCU indexes: the global secondary index writes AWS bills for each written item, from the table's definition (createTableInput: keys and projections) and the item's image before and after the write (read by the meter on a client of its own): 1 per KB of the index entry to put an item into an index or take it out, 2 when its index key changes (delete + put), 1 when only projected attributes change, none when nothing projected changed or the item is in no index.",

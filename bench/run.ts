@@ -10,6 +10,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { dirname, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { type FleetSimulationRow, simulateCapFleet } from './cap-fleet-simulation.js';
 import { benchColdStart, type ColdStartReport } from './cold-start.js';
 import { benchCorrectionJobs } from './correction-jobs.js';
 import { benchCostPerPayout, type CostReport } from './cost-per-payout.js';
@@ -48,6 +49,20 @@ const benchmarks: Record<string, () => Promise<BenchResult>> = {
   },
   'engine-overhead': () => withFreshDynamoDb(benchEngineOverhead),
   'correction-jobs': () => withFreshDynamoDb(benchCorrectionJobs),
+  // SIMULATION: per-item serialisation and conflicts modelled on DynamoDB Local (bench/cap-fleet-simulation.ts).
+  'cap-fleet-simulation': async () => {
+    const rows = await withFreshDynamoDb((endpoint) => simulateCapFleet(endpoint, quick ? 100 : 300));
+    fleetSimulation = rows;
+    return {
+      name: 'cap-fleet-simulation',
+      title: 'SIMULATION: the daily cap counter under a fleet, before (single counter) and after (shards)',
+      rows: rows.map((row) => ({ ...row })),
+      notes: [
+        'A simulation, not DynamoDB: the real store code against DynamoDB Local through SDK middleware that models one item as AWS serves it (a transaction holds its items 10 ms, another touching one meanwhile is cancelled with TransactionConflict; 1,000 WCU/s per item), time dilated k = R / 50 so DynamoDB Local keeps up. 10 stores (containers), each with its own client and group commit, claim 2,000,000 kobo each at exactly R; the cap is 90% of the demand.',
+        'ratioOfLimit: the share of the claims, arriving at R, decided in time (taken, or refused by the cap); the rest failed on conflicts after the retries: in AWS their messages go back to the queue and wait out the 1,440 s visibility timeout. capOverspentKobo: the shards\' sum above the cap. "single counter (main)" is the store as it is on main, loaded from /work/main.',
+      ],
+    };
+  },
   // Its own DynamoDB Local per run, and the handlers in a process of their own.
   'shipped-path': async () => {
     const { shippedPath: measured, ...result } = await benchShippedPath(previousShippedPath());
@@ -62,6 +77,7 @@ const previousShippedPath = (): ShippedPathReport | undefined =>
     ? (JSON.parse(readFileSync(out, 'utf8')) as { shippedPath?: ShippedPathReport }).shippedPath
     : undefined;
 let cost: CostReport | undefined;
+let fleetSimulation: FleetSimulationRow[] | undefined;
 let coldStart: ColdStartReport | undefined;
 
 const only = process.env.BENCH_ONLY?.split(',').map((name) => name.trim());
@@ -104,8 +120,13 @@ for (const name of selected) {
  * A subset run (BENCH_ONLY) into an existing file replaces only its own benchmarks' entries (and their top-level
  * figures), so the file still holds the last measured result of every benchmark, each with its own date and load.
  */
-const previous: { results?: ResultEntry[]; cost?: unknown; shippedPath?: unknown; coldStart?: unknown } =
-  only && existsSync(out) ? JSON.parse(readFileSync(out, 'utf8')) : {};
+const previous: {
+  results?: ResultEntry[];
+  cost?: unknown;
+  shippedPath?: unknown;
+  coldStart?: unknown;
+  fleetSimulation?: unknown;
+} = only && existsSync(out) ? JSON.parse(readFileSync(out, 'utf8')) : {};
 const kept = (previous.results ?? []).filter((entry) => !results.some((fresh) => fresh.name === entry.name));
 const report = {
   generatedAt: new Date().toISOString(),
@@ -122,9 +143,11 @@ const report = {
   ...(previous.cost !== undefined && { cost: previous.cost }),
   ...(previous.shippedPath !== undefined && { shippedPath: previous.shippedPath }),
   ...(previous.coldStart !== undefined && { coldStart: previous.coldStart }),
+  ...(previous.fleetSimulation !== undefined && { fleetSimulation: previous.fleetSimulation }),
   ...(cost && { cost }),
   ...(shippedPath && { shippedPath }),
   ...(coldStart && { coldStart }),
+  ...(fleetSimulation && { fleetSimulation }),
   results: [...kept, ...results],
 };
 mkdirSync(dirname(out), { recursive: true });

@@ -1,6 +1,11 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DailyCapExceededError, PayoutsPausedError } from '../payouts/errors.js';
-import { capUpdateItem, pauseCheckItem, type TransactItem } from '../payouts/store/control-items.js';
+import {
+  capHomeShard,
+  pauseCheckItem,
+  reserveOnCapShards,
+  type TransactItem,
+} from '../payouts/store/control-items.js';
 import type { CapChange } from '../payouts/store/payout-store.js';
 import { TableIndexes } from '../payouts/store/table-design.js';
 import { DocumentClient, GetCommand, QueryCommand, TransactWriteCommand } from '../shared/document-client.js';
@@ -255,28 +260,39 @@ export class DynamoDbRefundStore {
       });
     }
     const pauseIndex = change.requireNotPaused ? items.push(pauseCheckItem(this.tableName)) - 1 : -1;
-    const capIndex = change.cap ? items.push(capUpdateItem(this.tableName, change.cap)) - 1 : -1;
     const totalIndex = change.totalDeltaKobo
       ? items.push(this.#totalUpdate(after, change.totalDeltaKobo)) - 1
       : -1;
-    return commitRetryingConflicts(
-      async () => {
-        await this.#doc.send(new TransactWriteCommand({ TransactItems: items }));
-        return after;
-      },
-      async (reasons, error) => {
-        const failed = (index: number) => index >= 0 && reasons[index] === 'ConditionalCheckFailed';
-        if (failed(0) || failed(auditIndex))
+    // The cap items go last: how many there are depends on the shards the claim finds room on.
+    const commitWith = (capItems: readonly TransactItem[]) => {
+      const capStart = items.length;
+      return commitRetryingConflicts(
+        async () => {
+          await this.#doc.send(new TransactWriteCommand({ TransactItems: [...items, ...capItems] }));
+          return after;
+        },
+        async (reasons, error) => {
+          const failed = (index: number) => index >= 0 && reasons[index] === 'ConditionalCheckFailed';
+          if (failed(0) || failed(auditIndex))
+            throw new ConcurrentModificationError('refund', before.id, { cause: error });
+          if (failed(pauseIndex)) throw new PayoutsPausedError('payouts are paused', { cause: error });
+          if (reasons.slice(capStart).includes('ConditionalCheckFailed')) {
+            const message = `the daily cap of ${change.cap?.capKey} on ${change.cap?.day} would be exceeded`;
+            throw new DailyCapExceededError(message, { cause: error });
+          }
+          if (failed(totalIndex)) throw await this.#exceeded(after, error);
           throw new ConcurrentModificationError('refund', before.id, { cause: error });
-        if (failed(pauseIndex)) throw new PayoutsPausedError('payouts are paused', { cause: error });
-        if (failed(capIndex)) {
-          const message = `the daily cap of ${change.cap?.capKey} on ${change.cap?.day} would be exceeded`;
-          throw new DailyCapExceededError(message, { cause: error });
-        }
-        if (failed(totalIndex)) throw await this.#exceeded(after, error);
-        throw new ConcurrentModificationError('refund', before.id, { cause: error });
-      },
-    );
+        },
+      );
+    };
+    if (!change.cap) return commitWith([]);
+    return reserveOnCapShards({
+      doc: this.#doc,
+      tableName: this.tableName,
+      cap: change.cap,
+      homeShard: capHomeShard(after.id, change.cap),
+      commit: commitWith,
+    });
   }
 
   /** Refunds the sweeper should look at by `dueBy`, earliest first; reads only those. */

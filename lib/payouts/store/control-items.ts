@@ -1,4 +1,9 @@
-import type { TransactWriteCommandInput } from '../../shared/document-client.js';
+import {
+  type DocumentClient,
+  GetCommand,
+  type TransactWriteCommandInput,
+} from '../../shared/document-client.js';
+import { DailyCapExceededError } from '../errors.js';
 import type { CapChange } from './payout-store.js';
 import { keys } from './table-design.js';
 
@@ -21,25 +26,196 @@ export function pauseCheckItem(tableName: string): TransactItem {
 }
 
 /**
- * The daily-cap counter's update for `reservations` claims together (a release counts none). Reserving fails
- * when the day's total would exceed `limitKobo`.
+ * A day's cap counter is up to this many items (shards), so that no single item takes the write of every
+ * claim: one item serialises its writes (about 1,000 WCU/s, and a transaction touching it while another does is
+ * cancelled with TransactionConflict), and every sending container claims on the same wallet's day. Each shard
+ * may hold at most its share of the limit (`capShareKobo`), and the shares sum to the limit: the shards' totals
+ * never sum above it, so the cap stays exact. A claim reserves on its own shard (`capHomeShard`); when that
+ * shard's share has no room, it takes the amount from the shards that have room, in one transaction
+ * (`reserveOnCapShards`). docs/controls.md, "Daily cap".
  */
-export function capUpdateItem(tableName: string, cap: CapChange, reservations = 1): TransactItem {
+export const CAP_SHARDS = 32;
+
+/**
+ * A share is never smaller than this (₦100,000): a cap too small for that many shards has fewer (a cap under
+ * twice this is one item, as before sharding), so a usual claim fits its shard whole and a batch of claims
+ * commits as one update. dev: ₦5,000,000 a day in 32 shards of ₦156,250 (a payout above that, up to the
+ * ₦500,000 maximum, is taken from several shards); prod: ₦50,000,000 in 32 of ₦1,562,500. With a transaction
+ * holding an item ~10 ms, 32 shards keep each under a third busy at R = 1,000 claims/s (bench/cap-fleet-simulation.ts).
+ */
+export const CAP_SHARE_FLOOR_KOBO = 10_000_000;
+
+/** How many of the shards hold a share of `limitKobo`; the others hold none (only releases land there). */
+export function capShardsFor(limitKobo: number): number {
+  return Math.max(1, Math.min(CAP_SHARDS, Math.floor(limitKobo / CAP_SHARE_FLOOR_KOBO)));
+}
+
+/**
+ * FNV-1a of an id with murmur3's finaliser: where its claims and releases go first. The finaliser matters: ids
+ * made in one millisecond (ULIDs) differ in a character or two, and FNV's low bits alone spread those badly.
+ */
+function hashOf(id: string): number {
+  let hash = 0x811c9dc5;
+  for (let index = 0; index < id.length; index++) {
+    hash ^= id.charCodeAt(index);
+    hash = Math.imul(hash, 0x01000193);
+  }
+  hash ^= hash >>> 16;
+  hash = Math.imul(hash, 0x85ebca6b);
+  hash ^= hash >>> 13;
+  hash = Math.imul(hash, 0xc2b2ae35);
+  hash ^= hash >>> 16;
+  return hash >>> 0;
+}
+
+/**
+ * The shard a change of `id`'s goes to first: a reservation among the shards holding a share of its limit, a
+ * release (which knows no limit) among all of them. A release may land on any shard: its total goes down (below
+ * zero, on a shard holding no share), the sum stays the day's exact total, and the room it frees is found by the
+ * next claim that reads the shards.
+ */
+export function capHomeShard(id: string, cap: CapChange): number {
+  const shards = cap.limitKobo === undefined ? CAP_SHARDS : capShardsFor(cap.limitKobo);
+  return hashOf(id) % shards;
+}
+
+/** The most shard `shard` may hold of a day's `limitKobo`: the shares sum to the limit exactly. */
+export function capShareKobo(limitKobo: number, shard: number): number {
+  const shards = capShardsFor(limitKobo);
+  if (shard >= shards) return 0;
+  return Math.floor(limitKobo / shards) + (shard < limitKobo % shards ? 1 : 0);
+}
+
+/**
+ * The cap counter's update for `reservations` claims together (a release counts none), on `shard`. Reserving
+ * fails when the shard's total would exceed its share of `limitKobo`. A release may land on any shard (its total
+ * goes down, even below zero): the sum stays the day's exact total, and each shard's share still bounds it.
+ */
+export function capUpdateItem(tableName: string, cap: CapChange, reservations = 1, shard = 0): TransactItem {
   const reserving = cap.limitKobo !== undefined;
+  const share = reserving ? capShareKobo(cap.limitKobo ?? 0, shard) : 0;
+  // A counter not written yet holds 0: it passes only when the amount fits the share at all.
+  const condition =
+    cap.deltaKobo <= share
+      ? 'attribute_not_exists(totalKobo) OR totalKobo <= :headroom'
+      : 'totalKobo <= :headroom';
   return {
     Update: {
       TableName: tableName,
-      Key: keys.dailyCap(cap.capKey, cap.day),
+      Key: keys.dailyCapShard(cap.capKey, cap.day, shard),
       UpdateExpression: 'ADD totalKobo :delta, reservations :one SET entity = :entity',
-      ...(reserving && {
-        ConditionExpression: 'attribute_not_exists(totalKobo) OR totalKobo <= :headroom',
-      }),
+      ...(reserving && { ConditionExpression: condition }),
       ExpressionAttributeValues: {
         ':delta': cap.deltaKobo,
         ':one': reserving ? reservations : 0,
         ':entity': 'dailyCap',
-        ...(reserving && { ':headroom': (cap.limitKobo ?? 0) - cap.deltaKobo }),
+        ...(reserving && { ':headroom': share - cap.deltaKobo }),
       },
     },
   };
+}
+
+/** Each shard's total of a day, read consistently (one round trip: the reads go out together). */
+export async function capShardTotals(
+  doc: DocumentClient,
+  tableName: string,
+  capKey: string,
+  day: string,
+): Promise<number[]> {
+  return Promise.all(
+    Array.from({ length: CAP_SHARDS }, async (_, shard) => {
+      const { Item } = await doc.send(
+        new GetCommand({
+          TableName: tableName,
+          Key: keys.dailyCapShard(capKey, day, shard),
+          ConsistentRead: true,
+        }),
+      );
+      return typeof Item?.totalKobo === 'number' ? Item.totalKobo : 0;
+    }),
+  );
+}
+
+/** One shard's part of a reservation. */
+export interface CapShardPart {
+  readonly shard: number;
+  readonly deltaKobo: number;
+}
+
+/**
+ * Where a reservation fits, given each shard's total: on the one shard with the most room when one can take it
+ * whole, else split over the shards with room, most first; undefined when all their room together is short.
+ */
+export function planCapReservation(
+  totals: readonly number[],
+  limitKobo: number,
+  deltaKobo: number,
+): CapShardPart[] | undefined {
+  const rooms = totals
+    .map((total, shard) => ({ shard, room: capShareKobo(limitKobo, shard) - total }))
+    .filter(({ room }) => room > 0)
+    .sort((a, b) => b.room - a.room);
+  const widest = rooms[0];
+  if (widest && widest.room >= deltaKobo) return [{ shard: widest.shard, deltaKobo }];
+  const parts: CapShardPart[] = [];
+  let left = deltaKobo;
+  for (const { shard, room } of rooms) {
+    if (left === 0) break;
+    const part = Math.min(room, left);
+    parts.push({ shard, deltaKobo: part });
+    left -= part;
+  }
+  return left === 0 ? parts : undefined;
+}
+
+/** How many times a claim re-reads the shards and tries again after its plan lost a race for the room it saw. */
+const MAX_CAP_PLANS = 8;
+
+/**
+ * Commits a claim's transaction with its cap change on the shards: first all on `homeShard`; when that shard's
+ * share has no room (`commit` throws DailyCapExceededError), the shards are read and the claim committed again
+ * with the amount where the room is (`planCapReservation`). It is refused only when the shards' room together,
+ * read after the failure, is short of the amount, or after `MAX_CAP_PLANS` plans each lost to concurrent claims
+ * taking the room first (near the cap, under contention: the bounded unfairness docs/controls.md describes).
+ * A release goes to `homeShard` alone. `commit` gets the cap items to add to its transaction.
+ */
+export async function reserveOnCapShards<T>(options: {
+  readonly doc: DocumentClient;
+  readonly tableName: string;
+  readonly cap: CapChange;
+  readonly homeShard: number;
+  readonly reservations?: number;
+  readonly commit: (capItems: readonly TransactItem[]) => Promise<T>;
+}): Promise<T> {
+  const { doc, tableName, cap, homeShard, reservations = 1, commit } = options;
+  const itemsFor = (parts: readonly CapShardPart[]) =>
+    parts.map((part, index) =>
+      capUpdateItem(
+        tableName,
+        { ...cap, deltaKobo: part.deltaKobo },
+        index === 0 ? reservations : 0,
+        part.shard,
+      ),
+    );
+  const first = itemsFor([{ shard: homeShard, deltaKobo: cap.deltaKobo }]);
+  if (cap.limitKobo === undefined || cap.deltaKobo <= 0) return commit(first);
+  let refused: DailyCapExceededError | undefined;
+  try {
+    return await commit(first);
+  } catch (error) {
+    if (!(error instanceof DailyCapExceededError)) throw error;
+    refused = error;
+  }
+  for (let plan = 0; plan < MAX_CAP_PLANS; plan++) {
+    const totals = await capShardTotals(doc, tableName, cap.capKey, cap.day);
+    const parts = planCapReservation(totals, cap.limitKobo, cap.deltaKobo);
+    if (!parts) throw refused;
+    try {
+      return await commit(itemsFor(parts));
+    } catch (error) {
+      if (!(error instanceof DailyCapExceededError)) throw error;
+      refused = error;
+    }
+  }
+  throw refused;
 }

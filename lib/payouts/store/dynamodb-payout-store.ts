@@ -19,7 +19,14 @@ import {
 import { CreationCompanionRefusedError, DailyCapExceededError } from '../errors.js';
 import type { AuditEvent, Controls, Payout, PayoutStatus } from '../model.js';
 import { carriedBy, payoutOf } from './carried-audit.js';
-import { capUpdateItem, type TransactItem } from './control-items.js';
+import {
+  capHomeShard,
+  capShardTotals,
+  capShareKobo,
+  capUpdateItem,
+  reserveOnCapShards,
+  type TransactItem,
+} from './control-items.js';
 import {
   type CarriedAudit,
   carriedAuditOf,
@@ -84,22 +91,33 @@ export class DynamoDbPayoutStore implements PayoutStore {
   ): Promise<CreateOutcome> {
     const events = claim ? [audit, claim.audit] : [audit];
     const carried: CarriedAudit = { events: [], onKeyItem: events.length };
-    const outcome = await createWithIdempotencyKey(this.#doc, {
-      tableName: this.tableName,
-      key: keys.idempotency(payout.origin, payout.idempotencyKey),
-      ownerAttribute: 'payoutId',
-      ownerId: payout.id,
-      createdAt: payout.createdAt,
-      keyAttributes: { ev: events.map(toStoredEvent) },
-      items: [toPayoutItem(payout, carried)],
-      guards: [...(claim ? [this.#capUpdate(claim.cap)] : []), ...(companion?.items ?? [])],
-    }).catch((error: unknown) => {
-      if (!(error instanceof IdempotentCreateGuardError)) throw error;
-      if (claim && error.guardIndex === 0)
-        throw new DailyCapExceededError('the daily cap would be exceeded', { cause: error });
-      const message = 'a write meant to commit with the creation failed its condition';
-      throw new CreationCompanionRefusedError(message, { cause: error });
-    });
+    const createWith = (capItems: readonly TransactItem[]) =>
+      createWithIdempotencyKey(this.#doc, {
+        tableName: this.tableName,
+        key: keys.idempotency(payout.origin, payout.idempotencyKey),
+        ownerAttribute: 'payoutId',
+        ownerId: payout.id,
+        createdAt: payout.createdAt,
+        keyAttributes: { ev: events.map(toStoredEvent) },
+        items: [toPayoutItem(payout, carried)],
+        guards: [...capItems, ...(companion?.items ?? [])],
+      }).catch((error: unknown) => {
+        if (!(error instanceof IdempotentCreateGuardError)) throw error;
+        if (error.guardIndex < capItems.length)
+          throw new DailyCapExceededError('the daily cap would be exceeded', { cause: error });
+        const message = 'a write meant to commit with the creation failed its condition';
+        throw new CreationCompanionRefusedError(message, { cause: error });
+      });
+    // A creation claimed at once reserves on its cap shards as any claim does (a refused one created nothing).
+    const outcome = claim
+      ? await reserveOnCapShards({
+          doc: this.#doc,
+          tableName: this.tableName,
+          cap: claim.cap,
+          homeShard: capHomeShard(payout.id, claim.cap),
+          commit: createWith,
+        })
+      : await createWith([]);
     if (outcome.created) {
       carriedBy.set(payout, carried);
       return { created: true, payout };
@@ -219,11 +237,12 @@ export class DynamoDbPayoutStore implements PayoutStore {
     const capIndex = shared.cap ? items.length : -1;
     if (shared.cap) {
       const deltaKobo = writes.reduce((sum, write) => sum + (write.cap?.deltaKobo ?? 0), 0);
-      // The counter's condition passes when the counter does not exist yet (the day's first claim), so a sum
-      // above the cap must never reach it: such a batch is decided claim by claim.
-      if (shared.cap.limitKobo !== undefined && deltaKobo > shared.cap.limitKobo)
+      // The batch reserves its sum on the first claim's shard; a sum above that shard's share can never fit
+      // there, so such a batch is decided claim by claim (each finding room on the other shards if need be).
+      const shard = capHomeShard(shared.after.id, shared.cap);
+      if (shared.cap.limitKobo !== undefined && deltaKobo > capShareKobo(shared.cap.limitKobo, shard))
         return this.#commitEach(transitions);
-      items.push(this.#capUpdate({ ...shared.cap, deltaKobo }, writes.length));
+      items.push(capUpdateItem(this.tableName, { ...shared.cap, deltaKobo }, writes.length, shard));
     }
     try {
       await this.#doc.send(new TransactWriteCommand({ TransactItems: items }));
@@ -289,32 +308,39 @@ export class DynamoDbPayoutStore implements PayoutStore {
     return results;
   }
 
-  /** A transition that is a transaction: a claim or a release with its cap change, or events moving off. */
+  /**
+   * A transition that is a transaction: a claim or a release with its cap change (on the cap's shards:
+   * `reserveOnCapShards`), or events moving off.
+   */
   async #commitOne(prepared: PreparedTransition): Promise<Payout> {
     const { write } = prepared;
     const { before, after } = write;
-    const items = [...prepared.items];
-    const capIndex = write.cap ? items.length : -1;
-    if (write.cap) items.push(this.#capUpdate(write.cap));
-    return commitRetryingConflicts(
-      async () => {
-        await this.#doc.send(new TransactWriteCommand({ TransactItems: items }));
-        carriedBy.set(after, prepared.carried);
-        return after;
-      },
-      (reasons, error) => {
-        if (capIndex >= 0 && reasons[capIndex] === 'ConditionalCheckFailed') {
-          const message = `daily cap of ${write.cap?.capKey} on ${write.cap?.day} would be exceeded`;
-          throw new DailyCapExceededError(message, { cause: error });
-        }
-        throw new ConcurrentModificationError('payout', before.id, { cause: error });
-      },
-    );
-  }
-
-  /** The cap counter's update for `reservations` claims together (a release counts none). */
-  #capUpdate(cap: NonNullable<TransitionWrite['cap']>, reservations = 1): TransactItem {
-    return capUpdateItem(this.tableName, cap, reservations);
+    const commitWith = (capItems: readonly TransactItem[]) => {
+      const items = [...prepared.items, ...capItems];
+      const capStart = prepared.items.length;
+      return commitRetryingConflicts(
+        async () => {
+          await this.#doc.send(new TransactWriteCommand({ TransactItems: items }));
+          carriedBy.set(after, prepared.carried);
+          return after;
+        },
+        (reasons, error) => {
+          if (reasons.slice(capStart).includes('ConditionalCheckFailed')) {
+            const message = `daily cap of ${write.cap?.capKey} on ${write.cap?.day} would be exceeded`;
+            throw new DailyCapExceededError(message, { cause: error });
+          }
+          throw new ConcurrentModificationError('payout', before.id, { cause: error });
+        },
+      );
+    };
+    if (!write.cap) return commitWith([]);
+    return reserveOnCapShards({
+      doc: this.#doc,
+      tableName: this.tableName,
+      cap: write.cap,
+      homeShard: capHomeShard(after.id, write.cap),
+      commit: commitWith,
+    });
   }
 
   /**
@@ -420,11 +446,10 @@ export class DynamoDbPayoutStore implements PayoutStore {
     );
   }
 
+  /** The day's exact total: the sum of the cap counter's shards. */
   async getCapUsage(capKey: string, day: string): Promise<number> {
-    const { Item } = await this.#doc.send(
-      new GetCommand({ TableName: this.tableName, Key: keys.dailyCap(capKey, day), ConsistentRead: true }),
-    );
-    return typeof Item?.totalKobo === 'number' ? Item.totalKobo : 0;
+    const totals = await capShardTotals(this.#doc, this.tableName, capKey, day);
+    return totals.reduce((sum, total) => sum + total, 0);
   }
 }
 

@@ -8,7 +8,7 @@
  * | audit item      | PAYOUT#<id>                     | AUDIT#<sequence>   |                                 |                            |                                |
  * | idempotency key | IDEMPOTENCY#<origin>#<key>      | IDEMPOTENCY        |                                 |                            |                                |
  * | controls        | CONTROL                         | GLOBAL             |                                 |                            |                                |
- * | daily cap       | CAP#<capKey>#<yyyy-mm-dd>       | CAP                |                                 |                            |                                |
+ * | daily cap       | CAP#<capKey>#<yyyy-mm-dd>[#<shard>] | CAP            |                                 |                            |                                |
  */
 export const TableKeys = { partitionKey: 'pk', sortKey: 'sk' } as const;
 
@@ -48,6 +48,12 @@ export const keys = {
   idempotency: (origin: string, key: string) => ({ pk: `IDEMPOTENCY#${origin}#${key}`, sk: 'IDEMPOTENCY' }),
   controls: () => ({ pk: 'CONTROL', sk: 'GLOBAL' }),
   dailyCap: (capKey: string, day: string) => ({ pk: `CAP#${capKey}#${day}`, sk: 'CAP' }),
+  /**
+   * One shard of a day's cap counter (control-items.ts): shard 0 is the unsharded counter's item, the others a
+   * partition key each, so no single item takes every claim's write.
+   */
+  dailyCapShard: (capKey: string, day: string, shard: number) =>
+    shard === 0 ? keys.dailyCap(capKey, day) : { pk: `CAP#${capKey}#${day}#${shard}`, sk: 'CAP' },
   statusPartition: (status: string) => `PAYOUT#STATUS#${status}`,
   monthPartition: (month: string) => `PAYOUT#MONTH#${month}`,
   workPartition: (queue: string) => `WORK#${queue}`,
