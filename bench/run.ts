@@ -13,6 +13,7 @@ import { performance } from 'node:perf_hooks';
 import { benchColdStart, type ColdStartReport } from './cold-start.js';
 import { benchCorrectionJobs } from './correction-jobs.js';
 import { benchCostPerPayout, type CostReport } from './cost-per-payout.js';
+import { benchEligibleToSent, type EligibleToSentReport } from './eligible-to-sent.js';
 import { benchEngineOverhead } from './engine-overhead.js';
 import { benchReadPaths } from './read-paths.js';
 import { benchShippedPath, type ShippedPathReport } from './shipped-path.js';
@@ -54,7 +55,14 @@ const benchmarks: Record<string, () => Promise<BenchResult>> = {
     shippedPath = measured;
     return result;
   },
+  // npm start itself (its own DynamoDB Local), the sandbox in a process of its own; the deployed 1-minute tick.
+  'eligible-to-sent': async () => {
+    const { eligibleToSent: measured, ...result } = await benchEligibleToSent();
+    eligibleToSent = measured;
+    return result;
+  },
 };
+let eligibleToSent: EligibleToSentReport | undefined;
 let shippedPath: ShippedPathReport | undefined;
 /** The file's shippedPath entry, which a run of one half of it (BENCH_SHIPPED) completes. */
 const previousShippedPath = (): ShippedPathReport | undefined =>
@@ -104,8 +112,13 @@ for (const name of selected) {
  * A subset run (BENCH_ONLY) into an existing file replaces only its own benchmarks' entries (and their top-level
  * figures), so the file still holds the last measured result of every benchmark, each with its own date and load.
  */
-const previous: { results?: ResultEntry[]; cost?: unknown; shippedPath?: unknown; coldStart?: unknown } =
-  only && existsSync(out) ? JSON.parse(readFileSync(out, 'utf8')) : {};
+const previous: {
+  results?: ResultEntry[];
+  cost?: unknown;
+  shippedPath?: unknown;
+  coldStart?: unknown;
+  eligibleToSent?: unknown;
+} = only && existsSync(out) ? JSON.parse(readFileSync(out, 'utf8')) : {};
 const kept = (previous.results ?? []).filter((entry) => !results.some((fresh) => fresh.name === entry.name));
 const report = {
   generatedAt: new Date().toISOString(),
@@ -122,9 +135,11 @@ const report = {
   ...(previous.cost !== undefined && { cost: previous.cost }),
   ...(previous.shippedPath !== undefined && { shippedPath: previous.shippedPath }),
   ...(previous.coldStart !== undefined && { coldStart: previous.coldStart }),
+  ...(previous.eligibleToSent !== undefined && { eligibleToSent: previous.eligibleToSent }),
   ...(cost && { cost }),
   ...(shippedPath && { shippedPath }),
   ...(coldStart && { coldStart }),
+  ...(eligibleToSent && { eligibleToSent }),
   results: [...kept, ...results],
 };
 mkdirSync(dirname(out), { recursive: true });
