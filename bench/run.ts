@@ -14,6 +14,7 @@ import { type FleetSimulationRow, simulateCapFleet } from './cap-fleet-simulatio
 import { benchColdStart, type ColdStartReport } from './cold-start.js';
 import { benchCorrectionJobs } from './correction-jobs.js';
 import { benchCostPerPayout, type CostReport } from './cost-per-payout.js';
+import { benchEligibleToSent, type EligibleToSentReport } from './eligible-to-sent.js';
 import { benchEngineOverhead } from './engine-overhead.js';
 import { benchReadPaths } from './read-paths.js';
 import { benchShippedPath, type ShippedPathReport } from './shipped-path.js';
@@ -69,7 +70,14 @@ const benchmarks: Record<string, () => Promise<BenchResult>> = {
     shippedPath = measured;
     return result;
   },
+  // npm start itself (its own DynamoDB Local), the sandbox in a process of its own; the deployed 1-minute tick.
+  'eligible-to-sent': async () => {
+    const { eligibleToSent: measured, ...result } = await benchEligibleToSent();
+    eligibleToSent = measured;
+    return result;
+  },
 };
+let eligibleToSent: EligibleToSentReport | undefined;
 let shippedPath: ShippedPathReport | undefined;
 /** The file's shippedPath entry, which a run of one half of it (BENCH_SHIPPED) completes. */
 const previousShippedPath = (): ShippedPathReport | undefined =>
@@ -126,6 +134,7 @@ const previous: {
   shippedPath?: unknown;
   coldStart?: unknown;
   fleetSimulation?: unknown;
+  eligibleToSent?: unknown;
 } = only && existsSync(out) ? JSON.parse(readFileSync(out, 'utf8')) : {};
 const kept = (previous.results ?? []).filter((entry) => !results.some((fresh) => fresh.name === entry.name));
 const report = {
@@ -144,10 +153,12 @@ const report = {
   ...(previous.shippedPath !== undefined && { shippedPath: previous.shippedPath }),
   ...(previous.coldStart !== undefined && { coldStart: previous.coldStart }),
   ...(previous.fleetSimulation !== undefined && { fleetSimulation: previous.fleetSimulation }),
+  ...(previous.eligibleToSent !== undefined && { eligibleToSent: previous.eligibleToSent }),
   ...(cost && { cost }),
   ...(shippedPath && { shippedPath }),
   ...(coldStart && { coldStart }),
   ...(fleetSimulation && { fleetSimulation }),
+  ...(eligibleToSent && { eligibleToSent }),
   results: [...kept, ...results],
 };
 mkdirSync(dirname(out), { recursive: true });

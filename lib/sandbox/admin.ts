@@ -4,6 +4,7 @@ import { badRequest, notFound } from './errors.js';
 import { type FaultQueue, parseFaultSpec } from './faults.js';
 import type { Reply, SandboxRequest } from './http.js';
 import { ID_GROUP } from './ids.js';
+import type { MarkedRequests } from './marked-requests.js';
 import type { SandboxState } from './state.js';
 import { isJsonObject } from './validate.js';
 import { fixturesOf, ledgerOf } from './views.js';
@@ -11,6 +12,7 @@ import { fixturesOf, ledgerOf } from './views.js';
 export interface AdminTarget {
   state(): SandboxState;
   readonly faults: FaultQueue;
+  readonly markedRequests: MarkedRequests;
   stats(): { requests: Record<string, number> };
   reset(): void;
   /** The sandbox's clock. */
@@ -28,6 +30,8 @@ export function handleAdmin(req: SandboxRequest, target: AdminTarget): Reply {
       return json(ledgerOf(target.state()));
     case 'GET /__sandbox/stats':
       return json(target.stats());
+    case 'GET /__sandbox/marked-requests':
+      return json({ requests: target.markedRequests.list() });
     case 'GET /__sandbox/faults':
       return json({ faults: target.faults.pending() });
     case 'POST /__sandbox/faults': {

@@ -10,6 +10,7 @@
 
 import type { FaultSpec } from './faults.js';
 import { type FeeTable, feeTable } from './fees.js';
+import type { MarkedRequest } from './marked-requests.js';
 import { SandboxServer } from './server.js';
 import {
   fixturesOf,
@@ -23,6 +24,7 @@ export { addSettlement } from './admin.js';
 export type { SettlementCategory } from './contract.js';
 export { FAULT_KINDS, type FaultKind, type FaultSpec } from './faults.js';
 export { DEFAULT_FEES, type FeeTable, type FeeTier } from './fees.js';
+export type { MarkedRequest } from './marked-requests.js';
 export { PAY_URL } from './seed-payment-links.js';
 export type { LedgerEntry, LedgerWallet, SandboxFixtures, SandboxLedger, SandboxStats } from './views.js';
 
@@ -57,6 +59,8 @@ export interface Sandbox {
   fixtures(): SandboxFixtures;
   ledger(): SandboxLedger;
   stats(): SandboxStats;
+  /** Provider requests whose body carries a payout marker, in arrival order, as `GET /__sandbox/marked-requests`. */
+  markedRequests(): readonly MarkedRequest[];
   /** Queues a fault, as `POST /__sandbox/faults` does. */
   injectFault(fault: FaultSpec): void;
   clearFaults(): void;
@@ -87,6 +91,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     fixtures: () => fixturesOf(server.state()),
     ledger: () => ledgerOf(server.state()),
     stats: () => server.stats(),
+    markedRequests: () => [...server.markedRequests.list()],
     injectFault: (fault) => server.faults.add(fault),
     clearFaults: () => server.faults.clear(),
     setListingLag: (milliseconds) => {

@@ -18,6 +18,7 @@ import {
   toSandboxRequest,
   writeReply,
 } from './http.js';
+import { MarkedRequests } from './marked-requests.js';
 import type { Route, RouteContext } from './route.js';
 import { providerRoutes } from './routes/index.js';
 import { seedState } from './seed.js';
@@ -37,6 +38,8 @@ for (const route of providerRoutes)
 
 export class SandboxServer {
   readonly faults = new FaultQueue();
+  /** Provider requests whose body carries a payout marker, with their arrival time. */
+  readonly markedRequests = new MarkedRequests();
   private current: SandboxState = seedState();
   private requests: Record<string, number> = {};
   private rateWindow = new RateWindow();
@@ -70,6 +73,7 @@ export class SandboxServer {
     this.current = seedState();
     this.faults.clear();
     this.requests = {};
+    this.markedRequests.clear();
     this.listingLagMs = 0;
     this.rateWindow = new RateWindow();
     this.rateLimited = 0;
@@ -117,9 +121,21 @@ export class SandboxServer {
     }
     this.requests[path] = (this.requests[path] ?? 0) + 1;
     const method = (req.method ?? 'GET').toUpperCase();
+    const arrivedAtMs = this.options.now().getTime();
     const fault = routesByPath.has(path) ? this.faults.take(method, path) : undefined;
+    // A rate-limit fault answers only the requests above its rate; the others pass as if it were not there.
+    const limited =
+      fault?.fault === 'rate-limit' && !this.rateWindow.admit(arrivedAtMs, fault.perSecond ?? 1);
+    const answeredBy = fault && (fault.fault !== 'rate-limit' || limited) ? fault.fault : undefined;
+    this.markedRequests.record({
+      body: raw,
+      method,
+      path,
+      atMs: arrivedAtMs,
+      ...(answeredBy && { fault: answeredBy }),
+    });
     if (fault?.fault === 'rate-limit') {
-      if (!this.rateWindow.admit(this.options.now().getTime(), fault.perSecond ?? 1)) {
+      if (limited) {
         this.rateLimited++;
         writeReply(
           res,
