@@ -1,26 +1,3 @@
-/**
- * SIMULATION (labelled as such in every figure): DynamoDB Local has no partition limits and never cancels a
- * transaction for a conflict, so the daily cap counter's hot key cannot be seen on it. This drives the real
- * store code (lib/payouts/store/dynamodb-payout-store.ts: claims with their cap change, group commit, conflict
- * retries, the shards' spill) from a fleet of stores (one client each, as containers have) through SDK
- * middleware that models what DynamoDB does to one item:
- *
- * - a transaction holds its items for `TRANSACTION_MS`; another transaction touching one of them meanwhile is
- *   cancelled with TransactionConflict (and a single-item write with TransactionConflictException);
- * - an item takes at most 1,000 WCU/s (a transaction's item 2 WCU, a single write 1): a write beyond that waits
- *   for its units (the SDK's retried throttling, modelled as waiting).
- *
- * Time is dilated so DynamoDB Local keeps up: at R claims/s the model runs k = R / 50 times slower (its hold
- * times k times longer, its per-item rate k times lower, the claims 50/s of real time), so the dynamics are R's.
- * The store's own retry pauses are real time (not dilated): at high k they are shorter in model time than in
- * AWS, which makes the single counter look better than it would be, not worse.
- *
- * "before" is the single-counter store as it is on main (/work/main/lib, loaded from there); "after" this
- * branch's sharded one. A claim that fails (conflicts outlasting the retries) is a message back on the queue,
- * waiting out the visibility timeout: not paid in the window.
- */
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import {
   type DynamoDBClient,
@@ -32,13 +9,14 @@ import { localAwsConfig } from '../lib/local/dynamodb-local.js';
 import { buildTransition } from '../lib/payouts/engine/context.js';
 import { type Payout, PayoutStatus, systemPrincipal } from '../lib/payouts/model.js';
 import { PayoutLedger } from '../lib/payouts/payout-ledger.js';
+import { MAX_CAP_SHARDS, useCapShards } from '../lib/payouts/store/control-items.js';
 import { DynamoDbPayoutStore } from '../lib/payouts/store/dynamodb-payout-store.js';
 import type { TransitionWrite } from '../lib/payouts/store/payout-store.js';
 import { ManualClock } from '../lib/shared/clock.js';
 import { createDynamoDbClient } from '../lib/shared/dynamodb-client.js';
 import { silentLogger } from '../lib/shared/logger.js';
 import { calendarDayIn } from '../lib/shared/wall-clock.js';
-import { bankTransfer, createCommand, fixed, forEachConcurrently, projectRoot } from './support.js';
+import { bankTransfer, createCommand, fixed, forEachConcurrently } from './support.js';
 
 /** How long a transaction holds its items in the model (AWS's transactions take ~10-25 ms end to end). */
 const TRANSACTION_MS = 10;
@@ -158,7 +136,7 @@ const delay = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** One row of `fleetSimulation`. */
 export interface FleetSimulationRow {
-  readonly design: 'single counter (main)' | 'sharded counter';
+  readonly design: 'single counter' | 'sharded counter';
   readonly limitPerSecond: number;
   readonly ratioOfLimit: number;
   readonly capOverspentKobo: number;
@@ -180,12 +158,13 @@ type StoreClass = new (
   getCapUsage(capKey: string, day: string): Promise<number>;
 };
 
-async function storeClassOf(design: FleetSimulationRow['design']): Promise<StoreClass> {
-  if (design === 'sharded counter') return DynamoDbPayoutStore as unknown as StoreClass;
-  const main = join(projectRoot, '..', 'main', 'lib', 'payouts', 'store', 'dynamodb-payout-store.ts');
-  if (!existsSync(main)) throw new Error(`the single-counter store of main is not at ${main}`);
-  const loaded = (await import(main)) as { DynamoDbPayoutStore: StoreClass };
-  return loaded.DynamoDbPayoutStore;
+/**
+ * The store of both designs is the shipped one; the design is its shard count (`DAILY_CAP_SHARDS`): 1, the single
+ * counter (the default), or 32.
+ */
+function storeClassOf(design: FleetSimulationRow['design']): StoreClass {
+  useCapShards(design === 'sharded counter' ? MAX_CAP_SHARDS : 1);
+  return DynamoDbPayoutStore as unknown as StoreClass;
 }
 
 async function simulate(
@@ -228,7 +207,7 @@ async function simulate(
       clock.now(),
     );
   const model = new ItemModel(dilation);
-  const Store = await storeClassOf(design);
+  const Store = storeClassOf(design);
   const clients = Array.from({ length: CONTAINERS }, () => {
     const client = createDynamoDbClient({ endpoint, ...localAwsConfig });
     model.attach(client);
@@ -278,7 +257,7 @@ async function simulate(
 export async function simulateCapFleet(endpoint: string, claims: number): Promise<FleetSimulationRow[]> {
   const rows: FleetSimulationRow[] = [];
   for (const rate of [50, 500, 1000]) {
-    for (const design of ['single counter (main)', 'sharded counter'] as const) {
+    for (const design of ['single counter', 'sharded counter'] as const) {
       rows.push(await simulate(endpoint, design, rate, claims));
       if (process.env.BENCH_SIM_VERBOSE === '1') process.stderr.write(`${JSON.stringify(rows.at(-1))}\n`);
     }

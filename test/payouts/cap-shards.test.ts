@@ -3,7 +3,12 @@ import { localAwsConfig } from '../../lib/local/dynamodb-local.js';
 import { buildTransition } from '../../lib/payouts/engine/context.js';
 import { DailyCapExceededError } from '../../lib/payouts/errors.js';
 import { type Payout, PayoutStatus, systemPrincipal } from '../../lib/payouts/model.js';
-import { CAP_SHARDS, capShardsFor, capShareKobo } from '../../lib/payouts/store/control-items.js';
+import {
+  capShardsFor,
+  capShareKobo,
+  MAX_CAP_SHARDS,
+  useCapShards,
+} from '../../lib/payouts/store/control-items.js';
 import { DynamoDbPayoutStore } from '../../lib/payouts/store/dynamodb-payout-store.js';
 import { keys } from '../../lib/payouts/store/table-design.js';
 import { DocumentClient, GetCommand } from '../../lib/shared/document-client.js';
@@ -25,13 +30,18 @@ let h: EngineHarness;
 const actor = systemPrincipal('test');
 
 beforeAll(async () => {
+  // Sharding is off by default (DAILY_CAP_SHARDS=1): these tests prove the 32-shard counter.
+  useCapShards(MAX_CAP_SHARDS);
   h = await startEngineHarness({
     dailyCapKobo: DAILY_CAP,
     maxPayoutKobo: DAILY_CAP,
     approvalThresholdKobo: DAILY_CAP,
   });
 });
-afterAll(async () => h.close());
+afterAll(async () => {
+  useCapShards(1);
+  await h.close();
+});
 
 const claimOf = (payout: Payout, day: string) =>
   buildTransition(
@@ -77,7 +87,7 @@ describe('the daily cap split over shards', () => {
       expect(DAILY_CAP - usage).toBeLessThan(CLAIM);
       // No shard holds more than its share.
       const doc = DocumentClient.from(clients[0] as (typeof clients)[number]);
-      for (let shard = 0; shard < CAP_SHARDS; shard++) {
+      for (let shard = 0; shard < MAX_CAP_SHARDS; shard++) {
         const { Item } = await doc.send(
           new GetCommand({
             TableName: h.tableName,
@@ -105,7 +115,7 @@ describe('the daily cap split over shards', () => {
       for (const payout of payouts) await store.transition(claimOf(payout, day));
       const doc = DocumentClient.from(client);
       const written: number[] = [];
-      for (let shard = 0; shard < CAP_SHARDS; shard++) {
+      for (let shard = 0; shard < MAX_CAP_SHARDS; shard++) {
         const { Item } = await doc.send(
           new GetCommand({
             TableName: h.tableName,
@@ -119,6 +129,17 @@ describe('the daily cap split over shards', () => {
       expect(await h.store.getCapUsage(payouts[0]?.capKey ?? '', day)).toBe(16_000);
     } finally {
       client.destroy();
+    }
+  });
+});
+
+describe('the shard count in force', () => {
+  it('keeps one counter item by default, as before sharding, whatever the cap', () => {
+    useCapShards(1);
+    try {
+      expect(capShardsFor(DAILY_CAP)).toBe(1);
+    } finally {
+      useCapShards(MAX_CAP_SHARDS);
     }
   });
 });

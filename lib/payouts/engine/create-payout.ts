@@ -1,7 +1,7 @@
 import { toWholeNaira } from '../../money.js';
 import { IdempotencyConflictError, ValidationError } from '../../shared/errors.js';
 import { fingerprint, ulid } from '../../shared/ids.js';
-import { assertMayApprove, capCounterOf, type Judgement, judge } from '../gate.js';
+import { assertMayApprove, type Judgement, judge } from '../gate.js';
 import { describePayout, toInstruction } from '../instruction.js';
 import {
   type AuditEvent,

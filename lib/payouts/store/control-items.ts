@@ -34,7 +34,34 @@ export function pauseCheckItem(tableName: string): TransactItem {
  * shard's share has no room, it takes the amount from the shards that have room, in one transaction
  * (`reserveOnCapShards`). docs/controls.md, "Daily cap".
  */
-export const CAP_SHARDS = 32;
+export const MAX_CAP_SHARDS = 32;
+
+/**
+ * How many shards a day's counter may be split into: `DAILY_CAP_SHARDS` (1 to 32), 1 by default: one item, as
+ * before sharding. Change it only between two Lagos days: a claim sees only the shards of the count in force, so
+ * usage counted that day on shards a new count does not have (or, going up, over shard 0's new share) would let
+ * that day's cap be exceeded (docs/controls.md, "Daily cap").
+ */
+let capShards = shardCountOf(process.env.DAILY_CAP_SHARDS);
+
+function shardCountOf(text: string | undefined): number {
+  if (text === undefined || text.trim() === '') return 1;
+  const count = Number(text);
+  if (!Number.isInteger(count) || count < 1 || count > MAX_CAP_SHARDS) {
+    throw new Error(`DAILY_CAP_SHARDS must be a whole number from 1 to ${MAX_CAP_SHARDS}, not ${text}`);
+  }
+  return count;
+}
+
+/** The shard count in force (`DAILY_CAP_SHARDS`). */
+export function capShardCount(): number {
+  return capShards;
+}
+
+/** Sets the shard count of this process: for the simulation and tests, which compare the counts in one process. */
+export function useCapShards(count: number): void {
+  capShards = shardCountOf(String(count));
+}
 
 /**
  * A share is never smaller than this (₦100,000): a cap too small for that many shards has fewer (a cap under
@@ -47,7 +74,7 @@ export const CAP_SHARE_FLOOR_KOBO = 10_000_000;
 
 /** How many of the shards hold a share of `limitKobo`; the others hold none (only releases land there). */
 export function capShardsFor(limitKobo: number): number {
-  return Math.max(1, Math.min(CAP_SHARDS, Math.floor(limitKobo / CAP_SHARE_FLOOR_KOBO)));
+  return Math.max(1, Math.min(capShardCount(), Math.floor(limitKobo / CAP_SHARE_FLOOR_KOBO)));
 }
 
 /**
@@ -75,7 +102,7 @@ function hashOf(id: string): number {
  * next claim that reads the shards.
  */
 export function capHomeShard(id: string, cap: CapChange): number {
-  const shards = cap.limitKobo === undefined ? CAP_SHARDS : capShardsFor(cap.limitKobo);
+  const shards = cap.limitKobo === undefined ? capShardCount() : capShardsFor(cap.limitKobo);
   return hashOf(id) % shards;
 }
 
@@ -123,7 +150,7 @@ export async function capShardTotals(
   day: string,
 ): Promise<number[]> {
   return Promise.all(
-    Array.from({ length: CAP_SHARDS }, async (_, shard) => {
+    Array.from({ length: capShardCount() }, async (_, shard) => {
       const { Item } = await doc.send(
         new GetCommand({
           TableName: tableName,
