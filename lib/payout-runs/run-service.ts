@@ -154,7 +154,7 @@ export class PayoutRunService {
     readonly acknowledgeDuplicates?: boolean;
   }): Promise<{ readonly run: PayoutRun; readonly replayed: boolean }> {
     const now = this.#clock.now();
-    const valid = this.#validate(input.entries, input.source, now);
+    const { rows: valid, firstHeld } = this.#validate(input.entries, input.source, input.actor, now);
     const contentFingerprint = fingerprint(valid);
     const requestFingerprint = fingerprint({ rows: valid });
     const keyed = await this.#store.keyedRun(input.idempotencyKey);
@@ -175,14 +175,11 @@ export class PayoutRunService {
     const runId = ulid(now);
     const totalKobo = valid.reduce((sum, row) => sum + row.amountKobo, 0);
     const judgement = judge(this.#limits(), runInstruction(totalKobo, input.actor));
-    const rowHold = valid.find(
-      (row) => judge(this.#limits(), rowInstruction(row, input.actor)).approvalRequired,
-    );
     const approvalReason =
       judgement.approvalRequired !== undefined
         ? `the run's total ${judgement.approvalRequired}`
-        : rowHold
-          ? `row ${rowHold.index + 1} is at or above the approval threshold`
+        : firstHeld !== undefined
+          ? `row ${firstHeld + 1} is at or above the approval threshold`
           : undefined;
     const run: PayoutRun = {
       runId,
@@ -228,7 +225,13 @@ export class PayoutRunService {
   }
 
   /** Every row through zod and the gate's maximum; every problem named (`rows[3].accountNumber` / `row 4.accountNumber`). */
-  #validate(entries: readonly unknown[], source: 'csv' | 'json', now: Date): Omit<RunRow, 'runId'>[] {
+  #validate(
+    entries: readonly unknown[],
+    source: 'csv' | 'json',
+    actor: Principal,
+    now: Date,
+  ): { rows: Omit<RunRow, 'runId'>[]; firstHeld: number | undefined } {
+    let firstHeld: number | undefined;
     const issues: FieldIssue[] = [];
     const prefixOf = (index: number) => (source === 'json' ? `rows[${index}]` : `row ${index + 1}`);
     const firstOfReference = new Map<string, number>();
@@ -275,11 +278,12 @@ export class PayoutRunService {
         ...(input.scheduleAt && { scheduleAt: new Date(input.scheduleAt).toISOString() }),
       };
       try {
-        // The per-payout maximum refuses the file now, naming the row.
-        judge(limits, {
-          ...rowInstruction(row, systemActor),
+        // The per-payout maximum refuses the file now, naming the row; a row at the threshold holds the run.
+        const { approvalRequired } = judge(limits, {
+          ...rowInstruction(row, actor),
           amount: { kobo: amountKobo, source: { from: 'request' }, path: amountPath },
         });
+        if (approvalRequired !== undefined && firstHeld === undefined) firstHeld = index;
       } catch (error) {
         if (!(error instanceof ValidationError)) throw error;
         issues.push(...error.issues);
@@ -287,7 +291,7 @@ export class PayoutRunService {
       return row;
     });
     if (issues.length > 0) throw ValidationError.of(issues);
-    return rows.filter((row): row is Omit<RunRow, 'runId'> => row !== undefined);
+    return { rows: rows.filter((row): row is Omit<RunRow, 'runId'> => row !== undefined), firstHeld };
   }
 
   /**
@@ -568,8 +572,6 @@ export class PayoutRunService {
     return run;
   }
 }
-
-const systemActor: Principal = { id: 'system:payout-runs', kind: 'system' };
 
 /** The run as the gate weighs it: its total, set by the request, out of the main wallet. */
 function runInstruction(totalKobo: number, releasedBy: Principal): MoneyInstruction {
