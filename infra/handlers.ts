@@ -211,6 +211,22 @@ export const HANDLERS = {
         "Deciding a replayed Settlement Available deletes the settlement's deferral item (see above).",
     },
   },
+  'api-statements': {
+    description:
+      'Ops API (HTTP API, IAM auth): the daily statements (list, read, lines, CSV, a re-run by a person)',
+    ...OPS_API,
+    // Lists reports (gsi1) and pages a day's lines (Query on the table); a re-run reads the payouts the records
+    // name (GetItem) and those paid on the day (gsi1), and moves one paid twice to needs_review (the engine's
+    // transition: the payout, its audit, the cap counter the double payment counts again).
+    table: {
+      access: 'readWriteNoPauseCheck',
+      indexes: [byStatus.indexName],
+      queriesTable: true,
+      writes: [K.statement, K.payout, K.dailyCap],
+    },
+    // A re-run lists the provider's wallet transactions: the token only, never from a wallet.
+    provider: ProviderAccess.Token,
+  },
   'api-docs': {
     description:
       'Ops API (HTTP API, IAM auth): the OpenAPI document, and the 404 problem for undeclared routes',
@@ -305,6 +321,24 @@ export const HANDLERS = {
     // Four minutes: a settlement is decided only with POLL_STOP_STARTING_BEFORE_DEADLINE_MS (172 s) left
     // (lib/jobs/poll-settlements.ts), which leaves 68 s to decide in; shorter than prod's 5-minute poll interval.
     timeout: Duration.minutes(4),
+    unexercisedGrants: DLQ_GRANT_EXTRAS,
+  },
+  'reconcile-statements': {
+    description:
+      "Hourly: once the stage's statement time has passed, reconcile the day before against the provider's wallet records",
+    trigger: { kind: 'schedule', every: () => Duration.hours(1) },
+    // Reads the report (GetItem), the payouts the records name (GetItem) and those paid on the day (gsi1).
+    table: {
+      access: 'readWriteNoPauseCheck',
+      indexes: [byStatus.indexName],
+      // The report and its lines; a payout paid twice goes to needs_review through the engine's transition, which
+      // counts the double payment on the cap again.
+      writes: [K.statement, K.payout, K.dailyCap],
+    },
+    // Lists the provider's wallet transactions; never sends money.
+    provider: ProviderAccess.Token,
+    // A day of 20,000 records is 200 pages of the listing, each to its deadline at worst.
+    timeout: Duration.minutes(10),
     unexercisedGrants: DLQ_GRANT_EXTRAS,
   },
   'sync-provider-schedules': {

@@ -37,6 +37,8 @@ export const KeyPrefix = {
   correctionJobIdempotency: 'IDEMPOTENCY#correction-job#*',
   /** A bulk payout item's state, corrections and audit (`bulkItemKeys`, lib/bulk-corrections/bulk-item-store.ts). */
   bulkItem: 'BULK_ITEM#*',
+  /** A daily statement's report and lines (`statementKeys`, lib/statements/store.ts). */
+  statement: 'STATEMENT#*',
   /** The submission workers' fleet-wide rate limiter (lib/payouts/store/dynamodb-rate-limiter.ts). */
   rateLimiter: 'RATELIMIT#provider',
 } as const;

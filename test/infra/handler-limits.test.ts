@@ -231,6 +231,14 @@ const LIMITS: Record<HandlerName, Limit> = {
   'api-corrections': API_ANSWERS,
   'api-dead-letters': API_ANSWERS,
   'api-docs': API_ANSWERS,
+  'api-statements': {
+    kind: 'notYetBounded',
+    why: "a re-run (POST /statements/{date}/run) walks the day's listing, up to 200 pages, past the request's deadline on a busy day; cut off, it leaves the lines it wrote and the report as it was, and running it again finishes it (a run is idempotent: docs/statements.md)",
+  },
+  'reconcile-statements': {
+    kind: 'notYetBounded',
+    why: "walks the day's listing, up to 200 pages, then writes the lines and the report; cut off before the report, the day has no scheduled run recorded and the next hourly tick runs it again (idempotent: no finding raised twice, no second needs_review)",
+  },
   'payout-requested': {
     // Not `answersAtDeadline`: no caller waits for an answer, so answering early gains nothing; cut off, the
     // invocation is retried by EventBridge and the lease keeps the claim exactly-once.

@@ -6,6 +6,7 @@ import { operationsApi } from './operations.js';
 import { payoutsApi } from './payouts.js';
 import { recurrencesApi } from './recurrences.js';
 import { settlementsApi } from './settlements.js';
+import { statementsApi } from './statements.js';
 
 /**
  * The ops API's Lambda functions by name (their files in `functions/`, their entries in infra/handlers.ts), each
@@ -20,6 +21,7 @@ export const API_FUNCTIONS = {
   'api-settlements': settlementsApi,
   'api-corrections': correctionsApi,
   'api-dead-letters': deadLettersApi,
+  'api-statements': statementsApi,
   'api-docs': docsApi,
 } as const;
 export type ApiFunctionName = keyof typeof API_FUNCTIONS;
