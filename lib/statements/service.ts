@@ -41,6 +41,8 @@ export interface StatementServiceOptions {
   readonly listing: { list(query: ListQuery): Promise<ListPage> };
   /** The zone whose calendar days the statements cover (the provider's business day: Africa/Lagos). */
   readonly timeZone: string;
+  /** Records per page of the provider's listing (default STATEMENT_PAGE_SIZE, the provider's maximum). */
+  readonly pageSize?: number;
 }
 
 /**
@@ -114,7 +116,7 @@ export class StatementService {
         startDate: new Date(from - NEARBY_SLACK_MS).toISOString(),
         endDate: new Date(to + NEARBY_SLACK_MS).toISOString(),
         page,
-        perPage: STATEMENT_PAGE_SIZE,
+        perPage: this.options.pageSize ?? STATEMENT_PAGE_SIZE,
       });
       pagesRead++;
       // Keyed by id: records arriving while the walk pages shift the pages, so one can show twice.

@@ -67,13 +67,13 @@ const StatementLinePageSchema = z.strictObject({
   nextCursor: z.optional(z.string()),
 });
 
-const ListStatementsQuerySchema = z.lazy(() =>
+export const ListStatementsQuerySchema = z.lazy(() =>
   z.strictObject({
     limit: z.optional(queryInt(1, 100, 'reports per page, 1 to 100, default 30')),
     cursor: z.optional(PageCursorSchema),
   }),
 );
-const ListLinesQuerySchema = z.lazy(() =>
+export const ListLinesQuerySchema = z.lazy(() =>
   z.strictObject({
     kind: z.optional(z.enum(STATEMENT_LINE_KINDS as [string, ...string[]])),
     limit: z.optional(queryInt(1, 500, 'lines per page, 1 to 500, default 100')),
