@@ -75,6 +75,8 @@ export class StatementService {
     const fresh = await store.writeLines(date, match.lines, runAt);
     const newFindings = fresh.filter((line) => isFinding(line.kind));
     for (const line of newFindings) {
+      // Once without a dimension (the alarm's metric) and once by kind (what the finding is).
+      engine.metrics.count('StatementMismatch', 1);
       engine.metrics.count('StatementMismatch', 1, { kind: line.kind });
       engine.logger.error('statement mismatch', {
         date,
