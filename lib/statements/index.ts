@@ -19,7 +19,9 @@ export {
 export {
   STATEMENT_MAX_PAGES,
   STATEMENT_PAGE_SIZE,
+  STATEMENT_UNIT_DEADLINE_MS,
+  type StatementBudget,
   StatementService,
   type StatementServiceOptions,
 } from './service.js';
-export { StatementStore, statementKeys } from './store.js';
+export { LINE_WRITE_BATCH, StatementStore, statementKeys } from './store.js';

@@ -6,6 +6,8 @@ import { type Payout, PayoutStatus } from '../payouts/model.js';
 import type { ListPage, ListQuery } from '../payouts/store/payout-store.js';
 import type { Transactions } from '../provider/resources/transactions.js';
 import type { WalletTransaction } from '../provider/schemas/transaction.js';
+import { withinDeadline } from '../shared/deadline.js';
+import type { Document } from '../shared/document-client.js';
 import { dayWindow } from './day.js';
 import { type DayMatch, type FoundDouble, matchDay, payoutIdOfMarker } from './match.js';
 import {
@@ -17,7 +19,7 @@ import {
   type StatementRun,
   type Tally,
 } from './model.js';
-import type { StatementStore } from './store.js';
+import { LINE_WRITE_BATCH, type StatementStore, statementKeys } from './store.js';
 
 /** The provider's listing is read this many records a page, at most this many pages (20,000 records) a day. */
 export const STATEMENT_PAGE_SIZE = 100;
@@ -29,6 +31,26 @@ const PAYOUT_LOOKBACK_MS = 40 * 86_400_000;
 const PAYOUT_PAGE = 250;
 const MAX_PAYOUT_PAGES = 200;
 const RUNS_KEPT = 20;
+
+/**
+ * Each unit of a run (a page of the provider's listing, ten payout reads, a page of our listing, a double's
+ * transition, a page of the lines already written, a BatchWriteItem of lines, the report's read and its put) is
+ * abandoned after this long by default (the schedule's); the ops API's re-run passes a shorter one.
+ */
+export const STATEMENT_UNIT_DEADLINE_MS = 15_000;
+
+/** When a run stops starting work (epoch ms, read with `now`, default Date.now) and each unit's deadline. */
+export interface StatementBudget {
+  readonly stopStartingAt: number;
+  readonly unitDeadlineMs?: number;
+  readonly now?: () => number;
+}
+
+/** Whether the run may start another unit, and a unit run to its deadline. */
+interface Step {
+  canStart(): boolean;
+  unit<T>(work: (signal: AbortSignal) => Promise<T>): Promise<T>;
+}
 const READ_CONCURRENCY = 10;
 
 export interface StatementServiceOptions {
@@ -58,22 +80,42 @@ export class StatementService {
   }
 
   /**
-   * Reconciles `date` and stores its report; `by` is who ran it (`system:statements` for the schedule).
+   * Reconciles `date` and stores its report; `by` is who ran it (`system:statements` for the schedule). With a
+   * `budget`, no unit of work (a page of the listing, a batch of reads or of line writes, a transition) starts
+   * past `stopStartingAt`, and each is abandoned at `unitDeadlineMs`: cut short, the report is stored
+   * `incomplete` (a walk cut short proves nothing, so it writes no line) and the next run redoes the day.
    *
    * @example const report = await statements.run('2026-03-01', 'system:statements');
    */
-  async run(date: string, by: string): Promise<StatementReport> {
+  async run(date: string, by: string, budget?: StatementBudget): Promise<StatementReport> {
     const { engine, store } = this.options;
     const runAt = engine.clock.now().toISOString();
     const window = dayWindow(date, this.options.timeZone);
-    const listed = await this.#listDay(window);
-    const payouts = await this.#payoutsNamed([...listed.records, ...listed.nearby]);
-    const expected = await this.#paidOn(window);
-    for (const payout of expected) payouts.set(payout.id, payout);
-    const match = matchDay({ records: listed.records, nearby: listed.nearby, payouts, expected });
-    const moved = await this.#reviewDoubles(match.doubles);
-    const fresh = await store.writeLines(date, match.lines, runAt);
-    const newFindings = fresh.filter((line) => isFinding(line.kind));
+    const now = budget?.now ?? Date.now;
+    const unit = <T>(work: (signal: AbortSignal) => Promise<T>): Promise<T> =>
+      withinDeadline(budget?.unitDeadlineMs ?? STATEMENT_UNIT_DEADLINE_MS, work);
+    const step: Step = { canStart: () => !budget || now() < budget.stopStartingAt, unit };
+
+    const listed = await this.#listDay(window, step);
+    let complete = listed.complete;
+    let match: DayMatch = { lines: [], doubles: [] };
+    let moved: string[] = [];
+    let newFindings: StatementLine[] = [];
+    if (complete) {
+      const named = await this.#payoutsNamed([...listed.records, ...listed.nearby], step);
+      const expected = named && (await this.#paidOn(window, step));
+      if (named && expected) {
+        for (const payout of expected) named.set(payout.id, payout);
+        match = matchDay({ records: listed.records, nearby: listed.nearby, payouts: named, expected });
+        const reviewed = await this.#reviewDoubles(match.doubles, step);
+        moved = reviewed.moved;
+        const written = reviewed.complete && (await this.#writeLines(date, match.lines, runAt, step));
+        complete = reviewed.complete && written !== false;
+        newFindings = written ? written.filter((line) => isFinding(line.kind)) : [];
+      } else {
+        complete = false;
+      }
+    }
     for (const line of newFindings) {
       // Once without a dimension (the alarm's metric) and once by kind (what the finding is).
       engine.metrics.count('StatementMismatch', 1);
@@ -87,15 +129,16 @@ export class StatementService {
         detail: line.detail,
       });
     }
-    const previous = (await store.getReport(date))?.report;
-    const report = reportOf(date, this.options.timeZone, window, listed, match, runAt, {
+    // The finishing writes: the report's read and its put, each a unit, started whatever the budget says.
+    const previous = (await unit(() => store.getReport(date)))?.report;
+    const report = reportOf(date, this.options.timeZone, window, { ...listed, complete }, match, runAt, {
       movedToReview: [...new Set([...(previous?.movedToReview ?? []), ...moved])],
       runs: [{ by, at: runAt, newFindings: newFindings.length }, ...(previous?.runs ?? [])].slice(
         0,
         RUNS_KEPT,
       ),
     });
-    await store.putReport(report, runAt);
+    await unit(() => store.putReport(report, runAt));
     engine.logger.info('statement reconciled', {
       date,
       by,
@@ -106,20 +149,25 @@ export class StatementService {
     return report;
   }
 
-  /** Every record of the day and just around it, page by page to the last page or the bound. */
-  async #listDay(window: { from: string; to: string }) {
+  /** Every record of the day and just around it, page by page to the last page, the bound or the stop. */
+  async #listDay(window: { from: string; to: string }, step: Step) {
     const from = Date.parse(window.from);
     const to = Date.parse(window.to);
     const byId = new Map<string, WalletTransaction>();
     let pagesRead = 0;
     let complete = false;
-    for (let page = 1; page <= STATEMENT_MAX_PAGES; page++) {
-      const result = await this.options.transactions.listWallet({
-        startDate: new Date(from - NEARBY_SLACK_MS).toISOString(),
-        endDate: new Date(to + NEARBY_SLACK_MS).toISOString(),
-        page,
-        perPage: this.options.pageSize ?? STATEMENT_PAGE_SIZE,
-      });
+    for (let page = 1; page <= STATEMENT_MAX_PAGES && step.canStart(); page++) {
+      const result = await step.unit((signal) =>
+        this.options.transactions.listWallet(
+          {
+            startDate: new Date(from - NEARBY_SLACK_MS).toISOString(),
+            endDate: new Date(to + NEARBY_SLACK_MS).toISOString(),
+            page,
+            perPage: this.options.pageSize ?? STATEMENT_PAGE_SIZE,
+          },
+          { signal },
+        ),
+      );
       pagesRead++;
       // Keyed by id: records arriving while the walk pages shift the pages, so one can show twice.
       for (const record of result.items) byId.set(record.id, record);
@@ -137,15 +185,51 @@ export class StatementService {
     return { records, nearby, pagesRead, complete };
   }
 
+  /**
+   * Writes the lines, LINE_WRITE_BATCH a BatchWriteItem, after reading which the day already has; answers the
+   * lines no earlier run had written (the run's new findings among them), or false when the stop came first.
+   */
+  async #writeLines(
+    date: string,
+    lines: readonly StatementLine[],
+    runAt: string,
+    step: Step,
+  ): Promise<StatementLine[] | false> {
+    const { store } = this.options;
+    const seen = new Map<string, string>();
+    let startKey: Document | undefined;
+    do {
+      if (!step.canStart()) return false;
+      const page = await step.unit((signal) =>
+        store.seenLines(date, { ...(startKey && { startKey }), signal }),
+      );
+      for (const [sk, firstSeenAt] of page.seen) seen.set(sk, firstSeenAt);
+      startKey = page.nextKey;
+    } while (startKey);
+    const fresh = lines.filter((line) => !seen.has(statementKeys.line(line.kind, line.key)));
+    for (let start = 0; start < lines.length; start += LINE_WRITE_BATCH) {
+      if (!step.canStart()) return false;
+      const batch = lines.slice(start, start + LINE_WRITE_BATCH);
+      await step.unit((signal) => store.putLines(date, batch, runAt, seen, { signal }));
+    }
+    return fresh;
+  }
+
   /** The payouts the records' markers name, read by id. */
-  async #payoutsNamed(records: readonly WalletTransaction[]): Promise<Map<string, Payout>> {
+  async #payoutsNamed(
+    records: readonly WalletTransaction[],
+    step: Step,
+  ): Promise<Map<string, Payout> | undefined> {
     const ids = [
       ...new Set(records.map((r) => payoutIdOfMarker(r.narration)).filter((id) => id !== undefined)),
     ];
     const payouts = new Map<string, Payout>();
     for (let start = 0; start < ids.length; start += READ_CONCURRENCY) {
-      const found = await Promise.all(
-        ids.slice(start, start + READ_CONCURRENCY).map((id) => this.options.engine.store.get(id)),
+      if (!step.canStart()) return undefined;
+      const found = await step.unit(() =>
+        Promise.all(
+          ids.slice(start, start + READ_CONCURRENCY).map((id) => this.options.engine.store.get(id)),
+        ),
       );
       for (const payout of found) if (payout) payouts.set(payout.id, payout);
     }
@@ -153,19 +237,22 @@ export class StatementService {
   }
 
   /** The payouts we hold as succeeded whose payment (the receipt's `paidAt`) falls on the day. */
-  async #paidOn(window: { from: string; to: string }): Promise<Payout[]> {
+  async #paidOn(window: { from: string; to: string }, step: Step): Promise<Payout[] | undefined> {
     const from = Date.parse(window.from);
     const to = Date.parse(window.to);
     const paid: Payout[] = [];
     let cursor: string | undefined;
     for (let page = 0; page < MAX_PAYOUT_PAGES; page++) {
-      const result = await this.options.listing.list({
-        status: PayoutStatus.Succeeded,
-        from: new Date(from - PAYOUT_LOOKBACK_MS).toISOString(),
-        to: window.to,
-        limit: PAYOUT_PAGE,
-        ...(cursor && { cursor }),
-      });
+      if (!step.canStart()) return undefined;
+      const result = await step.unit(() =>
+        this.options.listing.list({
+          status: PayoutStatus.Succeeded,
+          from: new Date(from - PAYOUT_LOOKBACK_MS).toISOString(),
+          to: window.to,
+          limit: PAYOUT_PAGE,
+          ...(cursor && { cursor }),
+        }),
+      );
       for (const payout of result.items) {
         const at = Date.parse(payout.receipt?.paidAt ?? payout.updatedAt);
         if (at >= from && at <= to) paid.push(payout);
@@ -180,7 +267,10 @@ export class StatementService {
    * Hands each payout found paid twice to a person through the engine's own transition, once: a payout already
    * `needs_review` with these records named (by an earlier run, or by the engine's watch) is left as it is.
    */
-  async #reviewDoubles(doubles: readonly FoundDouble[]): Promise<string[]> {
+  async #reviewDoubles(
+    doubles: readonly FoundDouble[],
+    step: Step,
+  ): Promise<{ moved: string[]; complete: boolean }> {
     const moved: string[] = [];
     for (const { payout, extra } of doubles) {
       const known = payout.paidTwice?.transactionIds ?? [];
@@ -196,10 +286,11 @@ export class StatementService {
         },
         outcome: { kind: 'found', receipt: receiptOfRecord(record), record: summarise(record) },
       }));
-      const after = await markPaidTwice(this.options.engine, payout, found);
+      if (!step.canStart()) return { moved, complete: false };
+      const after = await step.unit(() => markPaidTwice(this.options.engine, payout, found));
       if (after?.status === PayoutStatus.NeedsReview) moved.push(payout.id);
     }
-    return moved;
+    return { moved, complete: true };
   }
 }
 

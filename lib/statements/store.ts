@@ -2,12 +2,12 @@ import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { TableIndexes } from '../payouts/store/table-design.js';
 import { encodeCursor, readCursor } from '../shared/cursor.js';
 import {
+  BatchWriteCommand,
   type Document,
   DocumentClient,
   GetCommand,
   PutCommand,
   QueryCommand,
-  UpdateCommand,
 } from '../shared/document-client.js';
 import * as z from '../shared/zod.js';
 import type { StatementLine, StatementLineKind, StatementReport } from './model.js';
@@ -28,8 +28,9 @@ export const statementKeys = {
 const { byStatus } = TableIndexes;
 const LineCursorSchema = z.strictObject({ sk: z.string().check(z.regex(/^LINE#[\x21-\x7e]{1,200}$/)) });
 const ReportCursorSchema = z.strictObject({ date: z.string().check(z.regex(/^\d{4}-\d{2}-\d{2}$/)) });
-/** Lines written at once: one UpdateItem each, this many in flight. */
-const LINE_WRITE_CONCURRENCY = 10;
+/** Lines a BatchWriteItem takes (DynamoDB's maximum), and the attempts at what it hands back unprocessed. */
+export const LINE_WRITE_BATCH = 25;
+const LINE_WRITE_ATTEMPTS = 5;
 
 /** Reports and lines in the single table. */
 export class StatementStore {
@@ -43,35 +44,67 @@ export class StatementStore {
   }
 
   /**
-   * Writes each line as of the run `runAt`, and answers the lines no earlier run of the day had written: those are
-   * the run's new findings (a re-run raises nothing again for what it already reported). A line an earlier run
-   * wrote that this run no longer sees keeps its old `runAt`, so the day's listing (this run's) leaves it out.
+   * One page of the keys of the day's lines already written, with when a run first saw each: a line the day has
+   * not seen is a new finding of this run. Projected to the two attributes, so a page holds some 10,000 lines.
    */
-  async writeLines(date: string, lines: readonly StatementLine[], runAt: string): Promise<StatementLine[]> {
-    const fresh: StatementLine[] = [];
-    for (let start = 0; start < lines.length; start += LINE_WRITE_CONCURRENCY) {
-      const batch = lines.slice(start, start + LINE_WRITE_CONCURRENCY);
-      const answers = await Promise.all(
-        batch.map((line) =>
-          this.#doc.send(
-            new UpdateCommand({
-              TableName: this.tableName,
-              Key: { pk: statementKeys.day(date), sk: statementKeys.line(line.kind, line.key) },
-              UpdateExpression:
-                'SET entity = :entity, #line = :line, runAt = :runAt, firstSeenAt = if_not_exists(firstSeenAt, :runAt)',
-              ExpressionAttributeNames: { '#line': 'line' },
-              ExpressionAttributeValues: { ':entity': 'statement_line', ':line': line, ':runAt': runAt },
-              ReturnValues: 'UPDATED_OLD',
-            }),
-          ),
-        ),
-      );
-      answers.forEach((answer, index) => {
-        const line = batch[index];
-        if (line && answer.Attributes?.firstSeenAt === undefined) fresh.push(line);
+  async seenLines(
+    date: string,
+    options: { startKey?: Document; signal?: AbortSignal } = {},
+  ): Promise<{ seen: Map<string, string>; nextKey?: Document }> {
+    const page = await this.#doc.send(
+      new QueryCommand({
+        TableName: this.tableName,
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+        ProjectionExpression: 'sk, firstSeenAt',
+        ExpressionAttributeValues: { ':pk': statementKeys.day(date), ':prefix': statementKeys.linesOf() },
+        ...(options.startKey && { ExclusiveStartKey: options.startKey }),
+      }),
+      options.signal ? { abortSignal: options.signal } : {},
+    );
+    const seen = new Map<string, string>();
+    for (const item of page.Items ?? []) seen.set(String(item.sk), String(item.firstSeenAt));
+    return { seen, ...(page.LastEvaluatedKey && { nextKey: page.LastEvaluatedKey }) };
+  }
+
+  /**
+   * Writes at most LINE_WRITE_BATCH lines as of the run `runAt` in one BatchWriteItem (what DynamoDB hands back
+   * unprocessed is offered again, LINE_WRITE_ATTEMPTS in all), each keeping the `firstSeenAt` of `seen` (the
+   * keys of seenLines) or taking `runAt`. A line an earlier run wrote that this run no longer sees keeps its old
+   * `runAt`, so the day's listing (this run's) leaves it out. A put is repeated safely: `signal` abandons it.
+   */
+  async putLines(
+    date: string,
+    lines: readonly StatementLine[],
+    runAt: string,
+    seen: ReadonlyMap<string, string>,
+    options: { signal?: AbortSignal } = {},
+  ): Promise<void> {
+    if (lines.length > LINE_WRITE_BATCH) throw new RangeError(`at most ${LINE_WRITE_BATCH} lines a batch`);
+    let requests: NonNullable<ConstructorParameters<typeof BatchWriteCommand>[0]['RequestItems']>[string] =
+      lines.map((line) => {
+        const sk = statementKeys.line(line.kind, line.key);
+        return {
+          PutRequest: {
+            Item: {
+              pk: statementKeys.day(date),
+              sk,
+              entity: 'statement_line',
+              line,
+              runAt,
+              firstSeenAt: seen.get(sk) ?? runAt,
+            },
+          },
+        };
       });
+    for (let attempt = 0; requests.length > 0 && attempt < LINE_WRITE_ATTEMPTS; attempt++) {
+      const result = await this.#doc.send(
+        new BatchWriteCommand({ RequestItems: { [this.tableName]: requests } }),
+        options.signal ? { abortSignal: options.signal } : {},
+      );
+      requests = result.UnprocessedItems?.[this.tableName] ?? [];
     }
-    return fresh;
+    if (requests.length > 0)
+      throw new Error(`${requests.length} statement lines of ${date} were not written`);
   }
 
   async putReport(report: StatementReport, runAt: string): Promise<void> {

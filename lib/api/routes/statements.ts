@@ -147,12 +147,28 @@ async function downloadCsv(request: RouteRequest<'statements'>) {
   });
 }
 
-/** POST /statements/{date}/run: a person reconciles the day again; the run is recorded with who ran it. */
+/**
+ * A person's re-run starts no unit of work with less than this left before the request's deadline: one unit and
+ * the finishing writes (the report's read and put), each abandoned at STATEMENT_API_UNIT_DEADLINE_MS
+ * (test/infra/handler-limits.test.ts).
+ */
+export const STATEMENT_API_STOP_BEFORE_DEADLINE_MS = 15_000;
+/** Each unit of a person's re-run is abandoned after this long (the schedule's are given longer). */
+export const STATEMENT_API_UNIT_DEADLINE_MS = 4_000;
+
+/**
+ * POST /statements/{date}/run: a person reconciles the day again within the request's deadline; the run is
+ * recorded with who ran it. A day too big for the request is answered `incomplete`, and the next hourly run of
+ * the schedule completes it (docs/statements.md).
+ */
 async function runStatement(request: RouteRequest<'statements'>) {
   parseBody(request.event, z.strictObject({}), {});
   const date = dateParam(request);
   const by = request.principal();
-  const report = await request.ctx.statements.service.run(date, `${by.kind}:${by.id}`);
+  const report = await request.ctx.statements.service.run(date, `${by.kind}:${by.id}`, {
+    stopStartingAt: request.deadline.at - STATEMENT_API_STOP_BEFORE_DEADLINE_MS,
+    unitDeadlineMs: STATEMENT_API_UNIT_DEADLINE_MS,
+  });
   return reply(200, present(report));
 }
 
