@@ -222,7 +222,13 @@ export const HANDLERS = {
       access: 'readWriteNoPauseCheck',
       indexes: [byStatus.indexName],
       queriesTable: true,
+      // A re-run writes the day's lines 25 per BatchWriteItem (lib/statements/store.ts).
+      batchWrites: true,
       writes: [K.statement, K.payout, K.dailyCap],
+    },
+    unexercisedGrants: {
+      'dynamodb:UpdateItem':
+        "Only a payout found paid twice moving to needs_review (the engine's transition, its cap counter); test/statements/daily-statement.test.ts runs that path against DynamoDB Local.",
     },
     // A re-run lists the provider's wallet transactions: the token only, never from a wallet.
     provider: ProviderAccess.Token,
@@ -334,12 +340,20 @@ export const HANDLERS = {
       // The report and its lines; a payout paid twice goes to needs_review through the engine's transition, which
       // counts the double payment on the cap again.
       writes: [K.statement, K.payout, K.dailyCap],
+      // Which lines the day already has (a Query of its partition), then the lines 25 per BatchWriteItem.
+      queriesTable: true,
+      batchWrites: true,
     },
     // Lists the provider's wallet transactions; never sends money.
     provider: ProviderAccess.Token,
-    // A day of 20,000 records is 200 pages of the listing, each to its deadline at worst.
+    // Ten minutes: no unit of work starts with less than STATEMENT_STOP_STARTING_BEFORE_DEADLINE_MS (55 s) left
+    // (lib/jobs/statement-reconciliation.ts); a day cut short is stored incomplete and redone at the next tick.
     timeout: Duration.minutes(10),
-    unexercisedGrants: DLQ_GRANT_EXTRAS,
+    unexercisedGrants: {
+      ...DLQ_GRANT_EXTRAS,
+      'dynamodb:UpdateItem':
+        "Only a payout found paid twice moving to needs_review (the engine's transition, its cap counter); test/statements/daily-statement.test.ts runs that path against DynamoDB Local.",
+    },
   },
   'sync-provider-schedules': {
     description: 'On a schedule: synchronise payout schedules kept at the provider',

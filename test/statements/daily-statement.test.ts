@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runStatementTick } from '../../lib/jobs/statement-reconciliation.js';
 import { reconcilePayouts } from '../../lib/payouts/engine/reconcile-payouts.js';
 import { PayoutStatus } from '../../lib/payouts/model.js';
 import { Transactions } from '../../lib/provider/resources/transactions.js';
@@ -210,5 +211,29 @@ describe('the daily statement against the provider', { timeout: 180_000 }, () =>
       principal: 'carol',
     });
     expect(none.status).toBe(404);
+  });
+
+  it('stops starting pages at its stop instant, stores the day incomplete naming no finding, and the next hourly tick completes it raising nothing again', async () => {
+    clock.advance(60_000);
+    // A clock read once per unit it may start: three pages, then the stop.
+    let reads = 0;
+    const cut = await statementsReading(18).run(DAY, 'user:carol', {
+      stopStartingAt: 3,
+      now: () => reads++,
+    });
+    expect(cut).toMatchObject({ completeness: 'incomplete', pagesRead: 3, findings: 0 });
+    const stored = await call(h.api, { method: 'GET', path: `/statements/${DAY}`, principal: 'carol' });
+    expect(stored.body.completeness).toBe('incomplete');
+    expect((await lines('duplicate')).body.items).toEqual([]);
+
+    clock.advance(60_000);
+    const tick = await runStatementTick(h.runtime, 600_000);
+    expect(tick.ran).toBe(true);
+    expect(tick.report?.completeness).toBe('complete');
+    expect(tick.report?.byKind).toEqual(first.byKind);
+    expect(tick.report?.runs[0]).toMatchObject({ by: 'system:statements', newFindings: 0 });
+    expect((await lines('duplicate')).body.items).toMatchObject([{ payoutId: doubled }]);
+    // Complete and reported by the schedule: the next tick leaves the day alone.
+    expect((await runStatementTick(h.runtime, 600_000)).ran).toBe(false);
   });
 });
