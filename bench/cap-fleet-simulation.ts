@@ -253,7 +253,7 @@ async function simulate(
   };
 }
 
-/** `fleetSimulation`: R = 50, 500 and 1,000/s, the single counter (main) and the shards. */
+/** `fleetSimulation`: R = 50, 500 and 1,000/s, the single counter and the shards. */
 export async function simulateCapFleet(endpoint: string, claims: number): Promise<FleetSimulationRow[]> {
   const rows: FleetSimulationRow[] = [];
   for (const rate of [50, 500, 1000]) {
