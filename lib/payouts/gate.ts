@@ -18,8 +18,6 @@ export const MoneyEntryPoint = {
   BulkCorrection: 'bulk-correction',
   Refund: 'refund',
   Resolution: 'resolution',
-  /** A payroll run: its total judged once as a whole (lib/payout-runs), each row as its own payout. */
-  PayoutRun: 'payout-run',
 } as const;
 export type MoneyEntryPoint = (typeof MoneyEntryPoint)[keyof typeof MoneyEntryPoint];
 
@@ -75,11 +73,6 @@ export interface MoneyInstruction {
     readonly source: ValueSource;
     /** The request field that carries the amount, named in a refusal (`amount`, `detail.payout.amount`). */
     readonly path?: string;
-    /**
-     * The amount is the total of instructions each judged on its own (a payout run's rows): the approval
-     * threshold applies to it, the per-payout maximum only to each of them.
-     */
-    readonly isTotal?: boolean;
   };
   /**
    * The destination, when this instruction changes one an earlier instruction set (a bulk item's account): who
@@ -170,7 +163,6 @@ export function judge(limits: GateLimits, instruction: MoneyInstruction): Judgem
     entryPoint: instruction.entryPoint,
     amountKobo: amountAtStakeKobo,
     ...(instruction.amount.path !== undefined && { amountPath: instruction.amount.path }),
-    ...(instruction.amount.isTotal && { amountIsTotal: true }),
     ...(reasons.length > 0 && { approvalReason: reasons.join('; ') }),
   });
   return { ...decision, capCounter: capCounterOf(limits, instruction.debits), amountAtStakeKobo };
@@ -185,8 +177,6 @@ export interface GateRequest {
   readonly amountKobo: number | undefined;
   /** The request field that carries the amount, named in a refusal (`amount`, `detail.payout.amount`). */
   readonly amountPath?: string;
-  /** The amount totals instructions each judged against the maximum on its own: only the threshold applies. */
-  readonly amountIsTotal?: boolean;
   /** Something other than the amount demands a second person (a bulk item's destination changed). */
   readonly approvalReason?: string;
 }
@@ -210,7 +200,7 @@ export function admit(limits: GateLimits, request: GateRequest): GateDecision {
     return { approvalRequired: request.approvalReason ? `${request.approvalReason}; ${unknown}` : unknown };
   }
   const path = request.amountPath ?? 'amount';
-  if (!request.amountIsTotal && request.amountKobo > limits.maxPayoutKobo) {
+  if (request.amountKobo > limits.maxPayoutKobo) {
     const message = `must be at most ${limits.maxPayoutKobo} kobo (the per-payout maximum)`;
     throw new ValidationError(`${path}: ${message}`, [{ path, message }]);
   }
