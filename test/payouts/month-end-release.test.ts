@@ -38,35 +38,43 @@ class RecordingQueue implements SubmissionQueue {
 }
 
 describe('a month-end release', () => {
-  it('enqueues what a tick released though its deadline cut the release short', async () => {
-    const queue = new RecordingQueue();
-    // The deadline passes as soon as the first page is released: the clock the tick reads it on says so.
-    const report = await payoutSweeper(h.engine).dispatch(queue, {
-      pageSize: PAGE,
-      stopStartingAt: 1,
-      now: () => 2,
-    });
+  it(
+    'enqueues what a tick released though its deadline cut the release short',
+    async () => {
+      const queue = new RecordingQueue();
+      // The deadline passes as soon as the first page is released: the clock the tick reads it on says so.
+      const report = await payoutSweeper(h.engine).dispatch(queue, {
+        pageSize: PAGE,
+        stopStartingAt: 1,
+        now: () => 2,
+      });
 
-    expect(report.released).toBe(PAGE);
-    expect(report.leftOver).toBe(true);
-    expect(report.enqueued).toBe(PAGE);
-    expect(new Set(queue.requests.map((request) => request.payoutId)).size).toBe(PAGE);
-    const statuses = await Promise.all(
-      queue.requests.map(async (r) => (await h.engine.get(r.payoutId))?.status),
-    );
-    expect(statuses.every((status) => status === PayoutStatus.Pending)).toBe(true);
-  }, VOLUME_TEST_MS);
+      expect(report.released).toBe(PAGE);
+      expect(report.leftOver).toBe(true);
+      expect(report.enqueued).toBe(PAGE);
+      expect(new Set(queue.requests.map((request) => request.payoutId)).size).toBe(PAGE);
+      const statuses = await Promise.all(
+        queue.requests.map(async (r) => (await h.engine.get(r.payoutId))?.status),
+      );
+      expect(statuses.every((status) => status === PayoutStatus.Pending)).toBe(true);
+    },
+    VOLUME_TEST_MS,
+  );
 
-  it('starts enqueueing in the first tick while most of the month-end is still to be released', async () => {
-    const queue = new RecordingQueue();
+  it(
+    'starts enqueueing in the first tick while most of the month-end is still to be released',
+    async () => {
+      const queue = new RecordingQueue();
 
-    const report = await payoutSweeper(h.engine).dispatch(queue, { pageSize: PAGE });
+      const report = await payoutSweeper(h.engine).dispatch(queue, { pageSize: PAGE });
 
-    expect(report.released).toBe(MONTH_END - PAGE);
-    // The first enqueue came with four pages still scheduled (of six): the sends did not wait for the whole release.
-    expect(queue.stillScheduledAtEachEnqueue[0]).toBe(MONTH_END - 2 * PAGE);
-    // Every payout is enqueued once, those released by the tick before included.
-    expect(report.enqueued).toBe(MONTH_END);
-    expect(new Set(queue.requests.map((request) => request.payoutId)).size).toBe(MONTH_END);
-  }, VOLUME_TEST_MS);
+      expect(report.released).toBe(MONTH_END - PAGE);
+      // The first enqueue came with four pages still scheduled (of six): the sends did not wait for the whole release.
+      expect(queue.stillScheduledAtEachEnqueue[0]).toBe(MONTH_END - 2 * PAGE);
+      // Every payout is enqueued once, those released by the tick before included.
+      expect(report.enqueued).toBe(MONTH_END);
+      expect(new Set(queue.requests.map((request) => request.payoutId)).size).toBe(MONTH_END);
+    },
+    VOLUME_TEST_MS,
+  );
 });
