@@ -193,7 +193,7 @@ export interface GateDecision {
  *
  * @throws ValidationError naming the amount's field when the amount is above the maximum
  */
-export function admit(limits: GateLimits, request: GateRequest): GateDecision {
+function admit(limits: GateLimits, request: GateRequest): GateDecision {
   if (request.amountKobo === undefined) {
     const unknown =
       'the amount it sends is not known here, so neither the per-payout maximum nor the approval threshold could be checked';
@@ -210,7 +210,7 @@ export function admit(limits: GateLimits, request: GateRequest): GateDecision {
   return request.approvalReason ? { approvalRequired: request.approvalReason } : {};
 }
 
-/** An approval about to release an instruction, as the gate weighs it again (`admitApproval`). */
+/** An approval about to release an instruction, as the gate weighs it again (`judgeApproval`). */
 export interface PendingApproval {
   /** The instruction, named in a refusal and its log line: `payout 01J… (150000 kobo)`. */
   readonly what: string;
@@ -225,29 +225,14 @@ export interface PendingApproval {
 
 /**
  * The gate again at an approval (docs/controls.md, "again at approval"): an approval releases the money, so it
- * runs `admit` with the limits in force when it is given, through the entry point the instruction came in by, not
- * those it was admitted under: operators may have lowered the maximum while it waited. Returns the decision and
- * the approval's audit reason, which says so when the limits in force no longer ask for a second person (the
- * threshold was raised meanwhile: approved all the same, since a person asked to).
+ * runs `judge` on the instruction as described at its request, with `releasedBy` the approver, with the limits in
+ * force when it is given, not those it was admitted under: operators may have lowered the maximum while it waited.
+ * Returns the judgement (with its cap counter and amount at stake, for the approval's claim) and the approval's
+ * audit reason, which says so when the limits in force no longer ask for a second person (the threshold was raised
+ * meanwhile: approved all the same, since a person asked to).
  *
  * @throws ValidationError naming the amount's field, said for the approver, who sent no amount: which instruction,
  *   that the limits in force refuse it, and that nothing changed (it stays `approval.stays`)
- * @example const { reason } = admitApproval(limits, { entryPoint, amountKobo }, { what, stays, approver, logger });
- */
-export function admitApproval(
-  limits: GateLimits,
-  request: GateRequest,
-  approval: PendingApproval,
-): { readonly decision: GateDecision; readonly reason: string } {
-  return approvedThrough(() => admit(limits, request), approval);
-}
-
-/**
- * `admitApproval` for an instruction described to the gate (`MoneyInstruction`, its `releasedBy` the approver):
- * `judge` again with the limits in force now, the refusal worded and logged as `admitApproval` does, and the
- * judgement (with its cap counter and amount at stake) for the approval's claim.
- *
- * @throws ValidationError as `admitApproval`
  * @example const { judgement, reason } = judgeApproval(limits, { ...instruction, releasedBy: approver }, approval);
  */
 export function judgeApproval(
@@ -286,7 +271,7 @@ function approvedThrough<D extends GateDecision>(
   return { decision, reason: decision.approvalRequired ? approved : `${approved} (${NO_LONGER_REQUIRED})` };
 }
 
-/** Noted in the audit of an approval the limits in force no longer ask for (`admitApproval`). */
+/** Noted in the audit of an approval the limits in force no longer ask for (`judgeApproval`). */
 export const NO_LONGER_REQUIRED = 'the limits in force now no longer ask for a second person';
 
 /**
