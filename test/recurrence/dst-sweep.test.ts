@@ -20,6 +20,8 @@ async function tickThrough(from: string, to: string): Promise<void> {
 }
 
 describe('a daily recurring payout across a daylight-saving change, through the sweeper', () => {
+  // A volume test: it asserts counts, never time; the whole suite shares one DynamoDB Local, where its writes
+  // have taken up to 30 s when heavy files run beside it (2 s alone).
   it('pays every local day once, at the local time (moved forward where it does not exist), never twice', async () => {
     h.clock.set('2026-03-05T12:00:00.000Z');
     const { recurrence } = await h.recurrences.create({
@@ -66,5 +68,5 @@ describe('a daily recurring payout across a daylight-saving change, through the 
       expect(paidAt).toBeLessThan(Date.parse(expectedUtc[i] ?? '') + 5 * MINUTE);
     }
     expect((await h.recurrences.get(recurrence.id)).status).toBe('completed');
-  });
+  }, 90_000);
 });
