@@ -211,6 +211,24 @@ export const HANDLERS = {
         "Deciding a replayed Settlement Available deletes the settlement's deferral item (see above).",
     },
   },
+  'api-payout-runs': {
+    description:
+      'Ops API (HTTP API, IAM auth): payout runs (a file of payouts approved once, each paid once)',
+    ...OPS_API,
+    // Lists runs by state (gsi1) or all (gsi2); reads a run's rows and its file records by key (Query on the table);
+    // stores a run's rows 25 per BatchWriteItem (lib/payout-runs/run-store.ts). Reads its rows' payouts by key.
+    table: {
+      access: 'readWriteNoPauseCheck',
+      indexes: [byStatus.indexName, byMonth.indexName],
+      queriesTable: true,
+      batchWrites: true,
+      // The run, its rows, file records and key; cancelling a run cancels its payouts not yet claimed (no cap:
+      // an unclaimed payout holds none). Creates no payout: the sweep does.
+      writes: [K.payoutRun, K.payoutRunIdempotency, K.payout],
+    },
+    // Never calls the provider: the rows are sent by the workers as payouts.
+    provider: ProviderAccess.None,
+  },
   'api-docs': {
     description:
       'Ops API (HTTP API, IAM auth): the OpenAPI document, and the 404 problem for undeclared routes',
@@ -222,10 +240,11 @@ export const HANDLERS = {
     description: 'Every minute: release due scheduled payouts and hand pending ones to the submission queue',
     trigger: { kind: 'schedule', every: everyMinute },
     // Everything it reads comes from the work queue (gsi3) or by key: materialising a recurring payout reads
-    // each occurrence with GetItem (the IAM proof found its Query on the table unused, and it was removed).
+    // each occurrence with GetItem. Materialising a payout run reads a page of its rows (Query on the table).
     table: {
       access: 'readWrite',
       indexes: [workQueue.indexName],
+      queriesTable: true,
       // Materialises recurring rules into payouts, releases scheduled payouts (claiming their cap), sends and
       // records refunds (their claim checks the pause), hands correction jobs the queue refused to it again.
       writes: [
@@ -235,6 +254,9 @@ export const HANDLERS = {
         K.refund,
         K.refundedTotal,
         K.correctionJob,
+        // Turns payout runs' rows into payouts (lib/payout-runs), recording each on its row.
+        K.payoutRun,
+        ...createsPayouts('run'),
       ],
       checks: [K.controls],
     },

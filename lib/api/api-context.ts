@@ -2,6 +2,7 @@ import { approvalSourcesOf } from '../runtime/approvals.js';
 import { payoutAuditTrailOf } from '../runtime/payout-audit-trail.js';
 import { payoutEngineOf } from '../runtime/payout-engine.js';
 import { payoutListingOf } from '../runtime/payout-listing.js';
+import { payoutRunsOf } from '../runtime/payout-runs.js';
 import { providerOf } from '../runtime/provider.js';
 import type { Runtime } from '../runtime/runtime.js';
 import {
@@ -30,6 +31,7 @@ export function apiContextFrom(runtime: Runtime): ApiContext {
     bulkCorrections: bulkCorrectionsOf(runtime),
     correctionJobs: correctionJobsOf(runtime),
     deadLetters: deadLettersOf(runtime),
+    payoutRuns: payoutRunsOf(runtime),
     approvals: approvalSourcesOf(runtime),
     logger: runtime.logger,
     mode: runtime.mode,

@@ -6,6 +6,7 @@ import {
   MAX_BATCH_CORRECTIONS,
 } from '../bulk-corrections/schemas.js';
 import { SettlementIdSchema } from '../events/schemas.js';
+import { CreateRunJsonSchema, MAX_RUN_ROWS, RUN_COLUMNS } from '../payout-runs/index.js';
 import { CreatePayoutRequestSchema, IdempotencyKeySchema } from '../payouts/schemas.js';
 import { CreateRecurrenceRequestSchema } from '../recurrence/schemas.js';
 import { CreateRefundRequestSchema } from '../refunds/model.js';
@@ -22,6 +23,7 @@ import { DiscardDeadLetterRequestSchema, ListDeadLettersQuerySchema } from './ro
 import { FuturePayoutsQuerySchema } from './routes/future-payouts.js';
 import { HealthQuerySchema } from './routes/health.js';
 import { InstantSettlementRequestSchema } from './routes/instant-settlements.js';
+import { CreateRunQuerySchema, ListRunsQuerySchema, RunIdSchema } from './routes/payout-runs.js';
 import { AuditPageQuerySchema } from './routes/payouts.js';
 import { ProviderScheduleQuerySchema } from './routes/provider-schedules.js';
 import {
@@ -75,6 +77,17 @@ const idempotencyHeader = {
 const idPath = { name: 'id', in: 'path', required: true, schema: jsonSchema(ResourceIdSchema) };
 const bulkItemPath = { name: 'id', in: 'path', required: true, schema: jsonSchema(BulkPayoutItemIdSchema) };
 const jobPath = { name: 'id', in: 'path', required: true, schema: jsonSchema(JobIdSchema) };
+const runPath = { name: 'id', in: 'path', required: true, schema: jsonSchema(RunIdSchema) };
+
+/** A `text/csv` payout run: its columns, from the service's own list. */
+const RunCsvSchema = z.string().check(
+  z.describe(
+    `one payout per row (1 to ${MAX_RUN_ROWS}), header row first. Columns: ` +
+      Object.entries(RUN_COLUMNS)
+        .map(([name, meaning]) => `${name} (${meaning})`)
+        .join('; '),
+  ),
+);
 
 /** A `text/csv` correction upload: its columns, from the parser's own list. */
 const CorrectionsCsvSchema = z.string().check(
@@ -365,6 +378,65 @@ function operations(): Record<string, Record<string, Operation>> {
             'text/csv': { schema: jsonSchema(CorrectionsCsvSchema) },
           },
         },
+      },
+    },
+    '/payout-runs': {
+      post: {
+        operationId: 'createPayoutRun',
+        summary:
+          'Pay many people from one file (text/csv, or JSON `{ rows }`), approved once as a whole (docs/payout-runs.md). The whole file is validated first: 400 names every bad row and field (`rows[i].field`, or `row n.field` for a CSV), repeated references included; lines paying the same account the same amount, or the same rows as an earlier run, are 409 `duplicates-unacknowledged` until sent with `acknowledgeDuplicates`. Nothing is stored or sent on any refusal. 202: the run, `pending_approval` when its total or a row reaches the approval threshold, else `materialising`; the every-minute sweep turns its rows into payouts',
+        parameters: [idempotencyHeader, ...queryParameters(CreateRunQuerySchema)],
+        requestBody: {
+          required: true,
+          content: {
+            ...json(jsonSchema(CreateRunJsonSchema)),
+            'text/csv': { schema: jsonSchema(RunCsvSchema) },
+          },
+        },
+      },
+      get: {
+        operationId: 'listPayoutRuns',
+        summary: 'Payout runs, newest first (`GET` one for its progress)',
+        parameters: queryParameters(ListRunsQuerySchema),
+      },
+    },
+    '/payout-runs/{id}': {
+      get: {
+        operationId: 'getPayoutRun',
+        summary:
+          "A payout run: count, total, largest rows and the file's SHA-256 (what the approver checks), rows by payout status, amounts sent and failed, percent done, ETA",
+        parameters: [runPath],
+      },
+    },
+    '/payout-runs/{id}/approve': {
+      post: {
+        operationId: 'approvePayoutRun',
+        summary:
+          'A second person approves the run as a whole (never its requester, never a system); the gate judges it again with the limits in force',
+        parameters: [runPath],
+        requestBody: body(ApproveRequestSchema, false),
+      },
+    },
+    '/payout-runs/{id}/cancel': {
+      post: {
+        operationId: 'cancelPayoutRun',
+        summary: 'Cancel a run: payouts not yet claimed are cancelled, rows already sent stand',
+        parameters: [runPath],
+        requestBody: body(CancelRequestSchema, false),
+      },
+    },
+    '/payout-runs/{id}/payouts': {
+      get: {
+        operationId: 'listPayoutRunPayouts',
+        summary: "The run's rows with their payouts, in file order, page by page",
+        parameters: [runPath, ...queryParameters(ListRunsQuerySchema)],
+      },
+    },
+    '/payout-runs/{id}/results.csv': {
+      get: {
+        operationId: 'downloadPayoutRunResults',
+        summary: "Every row's result as CSV: row, reference, payoutId, status, providerReference, failure",
+        parameters: [runPath],
       },
     },
     '/bulk-correction-jobs': {

@@ -27,6 +27,7 @@ import {
   SYNC_STOP_STARTING_BEFORE_DEADLINE_MS,
 } from '../../lib/jobs/scheduled.js';
 import { WORKER_STOP_STARTING_BEFORE_DEADLINE_MS } from '../../lib/jobs/submission-batch.js';
+import { RUN_STOP_STARTING_BEFORE_DEADLINE_MS } from '../../lib/payout-runs/index.js';
 import { SQS_REQUEST_TIMEOUT_MS } from '../../lib/payouts/adapters/sqs-submission-queue.js';
 import { defaultEngineConfig } from '../../lib/payouts/config.js';
 import { DEFAULT_DISPATCH_PAGE_SIZE } from '../../lib/payouts/engine/dispatch.js';
@@ -199,6 +200,13 @@ const LIMITS: Record<HandlerName, Limit> = {
         unitMs: 2 * Math.ceil(MAX_BATCH_CORRECTIONS / 10 / 16) * SQS_REQUEST_TIMEOUT_MS + dynamoDbCall,
       },
       {
+        // lib/payout-runs/run-service.ts, before the dispatch: a run's two reads (the run, a page of its rows), one
+        // row (the engine's create, its read after a conflict, the row's record), then the run's transition.
+        name: "one payout run's reads, one of its rows turned into a payout, and the run's mark",
+        marginMs: RUN_STOP_STARTING_BEFORE_DEADLINE_MS,
+        unitMs: 2 * dynamoDbCall + 3 * dynamoDbCall + dynamoDbCall,
+      },
+      {
         // lib/refunds/refund-sender.ts, beside the dispatch with its own stop instant: the claim (and the read
         // after its lost answer), the provider call abandoned at its deadline, the recording (and its read after a
         // lost answer). A claim refused on the transaction's total (the total's read, the refusal and its read),
@@ -230,6 +238,7 @@ const LIMITS: Record<HandlerName, Limit> = {
   'api-settlements': API_ANSWERS,
   'api-corrections': API_ANSWERS,
   'api-dead-letters': API_ANSWERS,
+  'api-payout-runs': API_ANSWERS,
   'api-docs': API_ANSWERS,
   'payout-requested': {
     // Not `answersAtDeadline`: no caller waits for an answer, so answering early gains nothing; cut off, the

@@ -3,6 +3,7 @@ import { correctionsApi } from './corrections.js';
 import { deadLettersApi } from './dead-letters.js';
 import { docsApi } from './docs.js';
 import { operationsApi } from './operations.js';
+import { payoutRunsApi } from './payout-runs.js';
 import { payoutsApi } from './payouts.js';
 import { recurrencesApi } from './recurrences.js';
 import { settlementsApi } from './settlements.js';
@@ -20,6 +21,7 @@ export const API_FUNCTIONS = {
   'api-settlements': settlementsApi,
   'api-corrections': correctionsApi,
   'api-dead-letters': deadLettersApi,
+  'api-payout-runs': payoutRunsApi,
   'api-docs': docsApi,
 } as const;
 export type ApiFunctionName = keyof typeof API_FUNCTIONS;

@@ -1,0 +1,25 @@
+import { DynamoDbPayoutRunStore, PayoutRunService } from '../payout-runs/index.js';
+import type { Runtime } from './runtime.js';
+import { once } from './service-cache.js';
+
+/**
+ * Payout runs: the API accepts, approves and cancels them; the sweep turns their rows into payouts through the
+ * runtime's payout ledger (so the same engine, gate and workers as every payout).
+ */
+export function payoutRunsOf(runtime: Runtime): PayoutRunService {
+  return once(
+    runtime,
+    'payoutRuns',
+    () =>
+      new PayoutRunService({
+        store: new DynamoDbPayoutRunStore(runtime.dynamoDb, runtime.tableName),
+        payouts: runtime.payouts,
+        limits: () => runtime.payouts.ctx.config,
+        ...(runtime.env.PROVIDER_RATE_LIMIT_PER_SECOND && {
+          providerRatePerSecond: runtime.env.PROVIDER_RATE_LIMIT_PER_SECOND,
+        }),
+        clock: runtime.payouts.ctx.clock,
+        logger: runtime.logger,
+      }),
+  );
+}
