@@ -14,6 +14,7 @@ import {
   refundsOf,
 } from '../runtime/services.js';
 import { settlementsOf } from '../runtime/settlements.js';
+import { statementStoreOf, statementsOf } from '../runtime/statements.js';
 import type { ApiContext } from './context.js';
 
 /** The ops API's view of the composition root: every service it routes to, built once per runtime. */
@@ -33,6 +34,7 @@ export function apiContextFrom(runtime: Runtime): ApiContext {
     deadLetters: deadLettersOf(runtime),
     payoutRuns: payoutRunsOf(runtime),
     approvals: approvalSourcesOf(runtime),
+    statements: { store: statementStoreOf(runtime), service: statementsOf(runtime) },
     logger: runtime.logger,
     mode: runtime.mode,
     sessionNamedRoles: runtime.env.OPS_SESSION_NAMED_ROLES,

@@ -14,6 +14,7 @@ import type { SettlementService } from '../settlement/settlement-service.js';
 import type { Logger } from '../shared/logger.js';
 import type { ApprovalSources } from './approvals.js';
 import type { ApiDeadlines } from './request-deadline.js';
+import type { StatementsApi } from './routes/statements.js';
 
 /**
  * The services the ops API routes to. Each API function (lib/api/functions/) builds only those its routes use,
@@ -43,6 +44,8 @@ export interface ApiServices {
   readonly approvals: ApprovalSources;
   /** Inbound events no handler could accept: listed, replayed or discarded by a person. */
   readonly deadLetters: DeadLetterService;
+  /** The daily statements: stored reports and lines, and the reconciliation a person re-runs. */
+  readonly statements: StatementsApi;
   /** Only the read-through views use the provider directly. */
   readonly provider: Pick<ProviderClient, 'settlements' | 'transactions' | 'stores'>;
 }

@@ -11,6 +11,7 @@ import { CreatePayoutRequestSchema, IdempotencyKeySchema } from '../payouts/sche
 import { CreateRecurrenceRequestSchema } from '../recurrence/schemas.js';
 import { CreateRefundRequestSchema } from '../refunds/model.js';
 import * as z from '../shared/zod.js';
+import { StatementDateSchema } from '../statements/index.js';
 import { apiRoutes } from './index.js';
 import { generateSchemas } from './openapi-responses.js';
 import { LOCAL_PRINCIPAL_HEADER } from './principal.js';
@@ -32,6 +33,7 @@ import {
   SkipOccurrenceRequestSchema,
 } from './routes/recurring-payouts.js';
 import { ListRefundsQuerySchema, ResolveRefundRequestSchema } from './routes/refunds.js';
+import { ListLinesQuerySchema, ListStatementsQuerySchema } from './routes/statements.js';
 import {
   ApproveRequestSchema,
   CancelRequestSchema,
@@ -76,6 +78,7 @@ const idempotencyHeader = {
 };
 const idPath = { name: 'id', in: 'path', required: true, schema: jsonSchema(ResourceIdSchema) };
 const bulkItemPath = { name: 'id', in: 'path', required: true, schema: jsonSchema(BulkPayoutItemIdSchema) };
+const datePath = { name: 'date', in: 'path', required: true, schema: jsonSchema(StatementDateSchema) };
 const jobPath = { name: 'id', in: 'path', required: true, schema: jsonSchema(JobIdSchema) };
 const runPath = { name: 'id', in: 'path', required: true, schema: jsonSchema(RunIdSchema) };
 
@@ -554,6 +557,38 @@ function operations(): Record<string, Record<string, Operation>> {
         operationId: 'discardDeadLetter',
         parameters: [idPath],
         requestBody: body(DiscardDeadLetterRequestSchema),
+      },
+    },
+    '/statements': {
+      get: {
+        operationId: 'listStatements',
+        summary: "The daily statements against the provider's wallet records, newest day first",
+        parameters: queryParameters(ListStatementsQuerySchema),
+      },
+    },
+    '/statements/{date}': {
+      get: {
+        operationId: 'getStatement',
+        summary: "One day's report: lines and amounts per kind, the provider's totals, who ran it",
+        parameters: [datePath],
+      },
+    },
+    '/statements/{date}/lines': {
+      get: {
+        operationId: 'listStatementLines',
+        summary: "A page of the day's lines, of one kind or all (docs/statements.md)",
+        parameters: [datePath, ...queryParameters(ListLinesQuerySchema)],
+      },
+    },
+    '/statements/{date}/lines.csv': {
+      get: { operationId: 'downloadStatementCsv', parameters: [datePath] },
+    },
+    '/statements/{date}/run': {
+      post: {
+        operationId: 'runStatement',
+        summary:
+          'Reconcile the day again; idempotent: the same findings, nothing raised twice, no second needs_review. The run records who ran it',
+        parameters: [datePath],
       },
     },
     '/health': {

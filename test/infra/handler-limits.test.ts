@@ -10,6 +10,10 @@ import { DOMAIN_EVENT_STREAM } from '../../infra/constructs/domain-events.js';
 import { HANDLERS, type HandlerName } from '../../infra/handlers.js';
 import { API_FUNCTIONS, type ApiFunctionName } from '../../lib/api/functions/index.js';
 import { API_DEADLINES } from '../../lib/api/request-deadline.js';
+import {
+  STATEMENT_API_STOP_BEFORE_DEADLINE_MS,
+  STATEMENT_API_UNIT_DEADLINE_MS,
+} from '../../lib/api/routes/statements.js';
 import { MAX_BATCH_CORRECTIONS } from '../../lib/bulk-corrections/schemas.js';
 import {
   PUBLISH_STOP_STARTING_BEFORE_DEADLINE_MS,
@@ -26,6 +30,7 @@ import {
   REFUND_STOP_STARTING_BEFORE_DEADLINE_MS,
   SYNC_STOP_STARTING_BEFORE_DEADLINE_MS,
 } from '../../lib/jobs/scheduled.js';
+import { STATEMENT_STOP_STARTING_BEFORE_DEADLINE_MS } from '../../lib/jobs/statement-reconciliation.js';
 import { WORKER_STOP_STARTING_BEFORE_DEADLINE_MS } from '../../lib/jobs/submission-batch.js';
 import { RUN_STOP_STARTING_BEFORE_DEADLINE_MS } from '../../lib/payout-runs/index.js';
 import { SQS_REQUEST_TIMEOUT_MS } from '../../lib/payouts/adapters/sqs-submission-queue.js';
@@ -45,6 +50,7 @@ import { DEEP_HEALTH_DEADLINE_MS } from '../../lib/runtime/health.js';
 import { POLL_PAGE_READ_DEADLINE_MS } from '../../lib/settlement/settlement-service.js';
 import { DYNAMODB_CALL_DEADLINE_MS } from '../../lib/shared/dynamodb-client.js';
 import { readWithinWindowMs } from '../../lib/shared/send-window.js';
+import { STATEMENT_UNIT_DEADLINE_MS } from '../../lib/statements/index.js';
 import { stageConfigFromCdkJson } from './support/synth.js';
 
 /** One DynamoDB call to its total deadline, the SDK's retries included (lib/shared/dynamodb-client.ts). */
@@ -240,6 +246,35 @@ const LIMITS: Record<HandlerName, Limit> = {
   'api-dead-letters': API_ANSWERS,
   'api-payout-runs': API_ANSWERS,
   'api-docs': API_ANSWERS,
+  // The statements' re-run (POST /statements/{date}/run) runs within the request's deadline: no unit of work (a
+  // page of the provider's listing, ten payout reads, a page of our listing, a double's transition, a page of the
+  // lines already written, one BatchWriteItem of 25 lines) starts with less than its margin left, each is abandoned
+  // at its deadline, and the report's read and put follow, each to the same deadline. Cut short, the day is
+  // answered `incomplete` and the next hourly run completes it.
+  'api-statements': {
+    ...API_ANSWERS,
+    parts: [
+      ...API_ANSWERS.parts,
+      {
+        name: "a statement re-run's unit of work, then the report's read and put",
+        marginMs: STATEMENT_API_STOP_BEFORE_DEADLINE_MS,
+        unitMs: 3 * STATEMENT_API_UNIT_DEADLINE_MS,
+        optional: true,
+      },
+    ],
+  },
+  'reconcile-statements': {
+    kind: 'stopsStarting',
+    parts: [
+      {
+        // The same units as the re-run's, at the schedule's deadline; cut short, the report is stored `incomplete`
+        // and the next tick redoes the day (idempotent: no finding raised twice, no second needs_review).
+        name: "one unit of the day's reconciliation, then the report's read and put",
+        marginMs: STATEMENT_STOP_STARTING_BEFORE_DEADLINE_MS,
+        unitMs: 3 * STATEMENT_UNIT_DEADLINE_MS,
+      },
+    ],
+  },
   'payout-requested': {
     // Not `answersAtDeadline`: no caller waits for an answer, so answering early gains nothing; cut off, the
     // invocation is retried by EventBridge and the lease keeps the claim exactly-once.

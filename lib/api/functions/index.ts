@@ -7,6 +7,7 @@ import { payoutRunsApi } from './payout-runs.js';
 import { payoutsApi } from './payouts.js';
 import { recurrencesApi } from './recurrences.js';
 import { settlementsApi } from './settlements.js';
+import { statementsApi } from './statements.js';
 
 /**
  * The ops API's Lambda functions by name (their files in `functions/`, their entries in infra/handlers.ts), each
@@ -22,6 +23,7 @@ export const API_FUNCTIONS = {
   'api-corrections': correctionsApi,
   'api-dead-letters': deadLettersApi,
   'api-payout-runs': payoutRunsApi,
+  'api-statements': statementsApi,
   'api-docs': docsApi,
 } as const;
 export type ApiFunctionName = keyof typeof API_FUNCTIONS;
