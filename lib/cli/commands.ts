@@ -23,8 +23,9 @@ Commands:
 ${COMMANDS.map((c) => `  ${[...c.words, ...placeholders(c.path)].join(' ').padEnd(44)} ${c.summary}`).join('\n')}
   ${'request METHOD PATH'.padEnd(44)} any route (--body FILE, --key K, --all)
 
-Flags: --body FILE|- (JSON), --key KEY (Idempotency-Key), --all (every page of a list), --reason TEXT,
-       --status, --state, --type, --from, --to, --limit (lists), --deep (health), --yes (no confirmation),
+Flags: --body FILE|- (JSON, or a .csv file where a command takes CSV), --key KEY (Idempotency-Key),
+       --all (every page of a list), --reason TEXT,
+       --status, --state, --type, --kind, --from, --to, --limit (lists), --deep (health), --yes (no confirmation),
        --query name=value (any query parameter, repeatable),
        --json (the answer as JSON, for scripts; default: tables for people).
 Exit status: 0 on a 2xx answer, 1 on any other answer (the problem is printed on stderr),
@@ -61,6 +62,7 @@ const OPTIONS = {
   reason: { type: 'string' },
   status: { type: 'string' },
   state: { type: 'string' },
+  kind: { type: 'string' },
   type: { type: 'string' },
   from: { type: 'string' },
   to: { type: 'string' },
@@ -180,7 +182,8 @@ export function usageProblem(argv: readonly string[]): string | undefined {
 function plan(parsed: Parsed, io: Pick<CliIo, 'readStdin'>): Planned {
   const [first = '', second = '', ...rest] = parsed.positionals;
   const { values } = parsed;
-  const body = values.body === undefined ? undefined : readJson(values.body, io);
+  const csv = values.body?.endsWith('.csv') ? readFileSync(values.body, 'utf8') : undefined;
+  const body = values.body === undefined || csv !== undefined ? undefined : readJson(values.body, io);
   const keyed = values.key === undefined ? {} : { idempotencyKey: values.key };
   const extraQuery = Object.fromEntries(
     (values.query ?? []).map((pair) => {
@@ -210,8 +213,10 @@ function plan(parsed: Parsed, io: Pick<CliIo, 'readStdin'>): Planned {
   if (rest.length !== names.length) {
     throw new UsageError(`${spec.words.join(' ')} takes ${names.join(' ') || 'no arguments'}`);
   }
-  if (spec.body === 'required' && body === undefined)
+  if (spec.body === 'required' && body === undefined && csv === undefined)
     throw new UsageError(`${spec.words.join(' ')} needs --body`);
+  if (csv !== undefined && spec.csv !== true)
+    throw new UsageError(`${spec.words.join(' ')} takes a JSON --body, not a CSV file`);
   if (spec.idempotent && values.key === undefined) {
     throw new UsageError(`${spec.words.join(' ')} needs --key: the same key on a retry never pays twice`);
   }
@@ -226,7 +231,7 @@ function plan(parsed: Parsed, io: Pick<CliIo, 'readStdin'>): Planned {
     list: spec.list === true,
     spec,
     args: rest,
-    ...(sentBody !== undefined && { body: sentBody }),
+    ...(csv !== undefined ? { csv } : sentBody !== undefined && { body: sentBody }),
     ...keyed,
   };
 }
