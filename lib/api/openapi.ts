@@ -24,7 +24,12 @@ import { DiscardDeadLetterRequestSchema, ListDeadLettersQuerySchema } from './ro
 import { FuturePayoutsQuerySchema } from './routes/future-payouts.js';
 import { HealthQuerySchema } from './routes/health.js';
 import { InstantSettlementRequestSchema } from './routes/instant-settlements.js';
-import { CreateRunQuerySchema, ListRunsQuerySchema, RunIdSchema } from './routes/payout-runs.js';
+import {
+  CreateRunQuerySchema,
+  ListRunsQuerySchema,
+  ResultsCsvQuerySchema,
+  RunIdSchema,
+} from './routes/payout-runs.js';
 import { AuditPageQuerySchema } from './routes/payouts.js';
 import { ProviderScheduleQuerySchema } from './routes/provider-schedules.js';
 import {
@@ -33,7 +38,11 @@ import {
   SkipOccurrenceRequestSchema,
 } from './routes/recurring-payouts.js';
 import { ListRefundsQuerySchema, ResolveRefundRequestSchema } from './routes/refunds.js';
-import { ListLinesQuerySchema, ListStatementsQuerySchema } from './routes/statements.js';
+import {
+  ListLinesQuerySchema,
+  ListStatementsQuerySchema,
+  StatementCsvQuerySchema,
+} from './routes/statements.js';
 import {
   ApproveRequestSchema,
   CancelRequestSchema,
@@ -438,8 +447,9 @@ function operations(): Record<string, Record<string, Operation>> {
     '/payout-runs/{id}/results.csv': {
       get: {
         operationId: 'downloadPayoutRunResults',
-        summary: "Every row's result as CSV: row, reference, payoutId, status, providerReference, failure",
-        parameters: [runPath],
+        summary:
+          'Every row\'s result as CSV (row, reference, payoutId, status, providerReference, failure), 1,000 rows per part; a `Link` header with rel="next" names the next part',
+        parameters: [runPath, ...queryParameters(ResultsCsvQuerySchema)],
       },
     },
     '/bulk-correction-jobs': {
@@ -581,7 +591,12 @@ function operations(): Record<string, Record<string, Operation>> {
       },
     },
     '/statements/{date}/lines.csv': {
-      get: { operationId: 'downloadStatementCsv', parameters: [datePath] },
+      get: {
+        operationId: 'downloadStatementCsv',
+        summary:
+          'Every line of the day\'s report as CSV, 500 lines per part; a `Link` header with rel="next" names the next part',
+        parameters: [datePath, ...queryParameters(StatementCsvQuerySchema)],
+      },
     },
     '/statements/{date}/run': {
       post: {

@@ -7,6 +7,8 @@ export interface CommandSpec {
   readonly summary: string;
   /** `--body FILE` (or `-` for standard input) is required. */
   readonly body?: 'required' | 'optional';
+  /** A CSV download in parts: the CLI follows each part's `Link` to the next and prints one file. */
+  readonly parts?: boolean;
   /** `--body FILE.csv` is sent as `text/csv` (the route takes a CSV file as well as JSON). */
   readonly csv?: boolean;
   /** Needs `--key`: a create is idempotent per key, so a retried command never pays twice. */
@@ -333,7 +335,8 @@ export const COMMANDS: readonly CommandSpec[] = [
     words: ['payout-runs', 'results'],
     method: 'GET',
     path: '/payout-runs/{id}/results.csv',
-    summary: 'the result of every row as CSV',
+    summary: 'the result of every row as one CSV (fetched in parts of 1,000 rows)',
+    parts: true,
   },
   {
     words: ['statements', 'list'],
@@ -361,7 +364,8 @@ export const COMMANDS: readonly CommandSpec[] = [
     words: ['statements', 'csv'],
     method: 'GET',
     path: '/statements/{date}/lines.csv',
-    summary: "every line of the day's report as CSV",
+    summary: "every line of the day's report as one CSV (fetched in parts of 500 lines)",
+    parts: true,
   },
   {
     words: ['statements', 'run'],

@@ -127,7 +127,33 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     }
     return show({ status: 200, headers: {}, body: { items } });
   }
+  if (planned.spec?.parts) return show(await downloadParts(client, planned));
   return show(await client.send(planned));
+}
+
+/** The `rel="next"` target of a `Link` header: the path and query of the download's next part. */
+function nextPart(link: string | undefined): { path: string; query: Record<string, string> } | undefined {
+  const target = link === undefined ? undefined : /<([^>]+)>;\s*rel="next"/.exec(link)?.[1];
+  if (target === undefined) return undefined;
+  const url = new URL(target, 'http://parts.invalid');
+  return { path: url.pathname, query: Object.fromEntries(url.searchParams) };
+}
+
+/**
+ * A CSV download in parts (each answer at most what one Lambda answer holds): follows each part's `Link` to the
+ * next and writes one file, the header row once. Stops at the first answer that is not a 200.
+ */
+async function downloadParts(client: OpsClient, planned: Planned): Promise<OpsResponse> {
+  let response = await client.send(planned);
+  let text = typeof response.body === 'string' ? response.body : '';
+  for (let next = nextPart(response.headers.link); response.status === 200 && next; ) {
+    response = await client.send({ method: 'GET', ...next });
+    if (response.status !== 200) return response;
+    const part = typeof response.body === 'string' ? response.body : '';
+    text += part.slice(part.indexOf('\r\n') + 2);
+    next = nextPart(response.headers.link);
+  }
+  return response.status === 200 ? { ...response, body: text } : response;
 }
 
 function answer(response: Pick<OpsResponse, 'status' | 'body'>, io: CliIo, json: boolean): number {

@@ -1,7 +1,9 @@
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { runCli } from '../../lib/cli/commands.js';
 import { runReconcile, runSweep } from '../../lib/jobs/scheduled.js';
 import { servedBy } from '../../lib/local/function-attribution.js';
+import { serveApiGatewayHandler } from '../../lib/local/http-to-apigw.js';
 import { DynamoDbPayoutRunStore, PayoutRunService, type RunPayouts } from '../../lib/payout-runs/index.js';
 import { payoutSweeper } from '../../lib/payouts/payout-sweeper.js';
 import { payoutEngineOf } from '../../lib/runtime/payout-engine.js';
@@ -227,6 +229,52 @@ describe('payout runs', () => {
     expect(lines[0]).toBe('row,reference,payoutId,status,providerReference,failure');
     expect(lines).toHaveLength(11);
     expect(lines[10]).toMatch(/^10,cancel-10,,cancelled_unsent,,$/);
+  });
+
+  it('downloads the results of a run too big for one answer in parts, each naming the next, every row once', async () => {
+    const created = await postCsv(csvOf(1_201, { tag: 'parts', amount: 1_000 }));
+    expect(created.status).toBe(202);
+    const runId = created.body.runId;
+    const rows: string[] = [];
+    let path: string | undefined = `/payout-runs/${runId}/results.csv`;
+    let parts = 0;
+    while (path !== undefined) {
+      const [route, query = ''] = path.split('?');
+      const part = await call(h.api, { method: 'GET', path: route as string, query });
+      expect(part.status).toBe(200);
+      const [header, ...lines] = part.body.trim().split('\r\n');
+      expect(header).toBe('row,reference,payoutId,status,providerReference,failure');
+      rows.push(...lines);
+      parts++;
+      path = /^<([^>]+)>; rel="next"$/.exec(part.headers.link ?? '')?.[1];
+    }
+    expect(parts).toBe(2);
+    expect(rows.map((line) => line.split(',')[1])).toEqual(
+      Array.from({ length: 1_201 }, (_, n) => `parts-${n + 1}`),
+    );
+    // The CLI follows the parts and prints one file, its header once.
+    const server = await serveApiGatewayHandler(h.api, { port: 0 });
+    try {
+      let out = '';
+      const status = await runCli(['--api', server.url, 'payout-runs', 'results', runId], {
+        out: (text) => {
+          out += text;
+        },
+        err: () => {},
+        env: {},
+        readStdin: () => '',
+        credentials: () => async () => ({ accessKeyId: 'AKIDEXAMPLE', secretAccessKey: 'unused' }),
+        confirm: async () => false,
+        stackApiUrl: async () => server.url,
+      });
+      expect(status).toBe(0);
+      expect(out.trim().split('\r\n')).toEqual([
+        'row,reference,payoutId,status,providerReference,failure',
+        ...rows,
+      ]);
+    } finally {
+      await server.close();
+    }
   });
 
   it('returns the same run for a second POST with the same key', async () => {

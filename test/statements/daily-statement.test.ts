@@ -56,7 +56,7 @@ const lines = (kind: string) =>
   call(h.api, {
     method: 'GET',
     path: `/statements/${DAY}/lines`,
-    query: `kind=${kind}&limit=500`,
+    query: `kind=${kind}&limit=200`,
     principal: 'carol',
   });
 

@@ -220,6 +220,21 @@ export const RUN_RESULTS_COLUMNS = [
   'failure',
 ] as const;
 
+/** The longest text of each results.csv cell (the proof of the answer's size reads these). */
+export const RUN_RESULTS_CELL_MAXIMA = {
+  row: 6,
+  reference: 64,
+  payoutId: WORD,
+  status: WORD,
+  providerReference: REFERENCE,
+  failure: TEXT,
+} as const satisfies Record<(typeof RUN_RESULTS_COLUMNS)[number], number>;
+
+/** Rows in one part of results.csv: a run of 10,000 rows is 10 parts, each far below Lambda's 6 MB answer. */
+export const RUN_RESULTS_PAGE_ROWS = 1_000;
+
+export const ResultsCsvQuerySchema = z.lazy(() => z.strictObject({ cursor: z.optional(PageCursorSchema) }));
+
 function csvCell(value: unknown, max: number): string {
   if (value === undefined || value === null) return '';
   const text = clipText(String(value), max);
@@ -235,22 +250,38 @@ export function runResultsCsv(results: readonly RowResult[]): string {
     const shown = presentRow(result);
     lines.push(
       [
-        csvCell(shown.row, 6),
-        csvCell(shown.reference, 64),
-        csvCell(shown.payoutId, WORD),
-        csvCell(shown.status, WORD),
-        csvCell(shown.providerReference, REFERENCE),
-        csvCell(shown.failure && `${shown.failure.code}: ${shown.failure.message}`, 500),
+        csvCell(shown.row, RUN_RESULTS_CELL_MAXIMA.row),
+        csvCell(shown.reference, RUN_RESULTS_CELL_MAXIMA.reference),
+        csvCell(shown.payoutId, RUN_RESULTS_CELL_MAXIMA.payoutId),
+        csvCell(shown.status, RUN_RESULTS_CELL_MAXIMA.status),
+        csvCell(shown.providerReference, RUN_RESULTS_CELL_MAXIMA.providerReference),
+        csvCell(
+          shown.failure && `${shown.failure.code}: ${shown.failure.message}`,
+          RUN_RESULTS_CELL_MAXIMA.failure,
+        ),
       ].join(','),
     );
   }
   return `${lines.join('\r\n')}\r\n`;
 }
 
+/**
+ * GET /payout-runs/{id}/results.csv: up to RUN_RESULTS_PAGE_ROWS rows per part, in file order; a
+ * `Link: <…?cursor=…>; rel="next"` header names the next part (the CLI's `payout-runs results` follows it and
+ * writes one file).
+ */
 async function downloadResults(request: RouteRequest<'payoutRuns'>) {
   const id = runId(request);
-  return reply(200, runResultsCsv(await request.ctx.payoutRuns.results(id)), {
+  const query = parseQuery(request.event, ResultsCsvQuerySchema);
+  const page = await request.ctx.payoutRuns.payouts(id, {
+    limit: RUN_RESULTS_PAGE_ROWS,
+    ...(query.cursor !== undefined && { cursor: query.cursor }),
+  });
+  return reply(200, runResultsCsv(page.items), {
     'content-disposition': `attachment; filename="payout-run-${id}.csv"`,
+    ...(page.nextCursor && {
+      link: `<${runLocation(id)}/results.csv?cursor=${encodeURIComponent(page.nextCursor)}>; rel="next"`,
+    }),
   });
 }
 
@@ -343,7 +374,7 @@ export const payoutRunRoutes: readonly Route<Answers, 'payoutRuns'>[] = [
     responses: {
       200: { description: "every row's result", schema: ResultsCsvSchema, mediaType: 'text/csv' },
     },
-    problems: ['not-found'],
+    problems: ['validation', 'not-found'],
     handler: downloadResults,
   }),
 ];

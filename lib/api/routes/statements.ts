@@ -1,4 +1,5 @@
 import { ApiError } from '../../api/errors.js';
+import { clipText, FIELD_MAXIMA } from '../../shared/field-limits.js';
 import * as z from '../../shared/zod.js';
 import type { StatementService, StatementStore } from '../../statements/index.js';
 import {
@@ -21,25 +22,50 @@ export interface StatementsApi {
 const kobo = z.int().check(z.gte(-Number.MAX_SAFE_INTEGER), z.lte(Number.MAX_SAFE_INTEGER));
 const text = (max: number) => z.string().check(z.maxLength(max));
 const TallySchema = z.strictObject({ count: z.int(), amountKobo: kobo });
+const { word: WORD, reference: REFERENCE, name: NAME, text: TEXT, instant: INSTANT } = FIELD_MAXIMA;
+
+/** The longest texts of a line as answered; the stored line is clipped to them (`presentLine`). */
+export const STATEMENT_LINE_MAXIMA = {
+  key: 200,
+  transactionId: REFERENCE,
+  payoutId: REFERENCE,
+  type: WORD,
+  category: WORD,
+  status: WORD,
+  destination: NAME,
+  narration: NAME,
+  createdAt: INSTANT,
+  detail: TEXT,
+} as const;
+/** Provider types and statuses answered in a report's totals (a few in practice: DEBIT, CREDIT; SUCCESS, …). */
+export const STATEMENT_TOTALS_KEYS = 20;
+/** Runs of a day answered (the newest), and payouts moved to review named at once. */
+export const STATEMENT_RUNS_ANSWERED = 20;
+export const STATEMENT_REVIEWS_ANSWERED = FIELD_MAXIMA.page;
+/** Lines in one page of `lines.csv`: with every cell at its maximum the page stays far below Lambda's 6 MB. */
+export const STATEMENT_CSV_PAGE_LINES = 500;
 
 const StatementLineSchema = z.strictObject({
   kind: z.enum(STATEMENT_LINE_KINDS as [string, ...string[]]),
-  key: text(200),
-  transactionId: z.optional(text(200)),
-  payoutId: z.optional(text(100)),
+  key: text(STATEMENT_LINE_MAXIMA.key),
+  transactionId: z.optional(text(STATEMENT_LINE_MAXIMA.transactionId)),
+  payoutId: z.optional(text(STATEMENT_LINE_MAXIMA.payoutId)),
   attempt: z.optional(z.int()),
-  type: z.optional(text(64)),
-  category: z.optional(text(64)),
-  status: z.optional(text(64)),
+  type: z.optional(text(STATEMENT_LINE_MAXIMA.type)),
+  category: z.optional(text(STATEMENT_LINE_MAXIMA.category)),
+  status: z.optional(text(STATEMENT_LINE_MAXIMA.status)),
   amountKobo: kobo,
   chargesKobo: z.optional(kobo),
   expectedAmountKobo: z.optional(kobo),
   expectedChargesKobo: z.optional(kobo),
-  destination: z.optional(text(200)),
-  narration: z.optional(text(1000)),
-  createdAt: z.optional(text(64)),
-  detail: text(2000),
+  destination: z.optional(text(STATEMENT_LINE_MAXIMA.destination)),
+  narration: z.optional(text(STATEMENT_LINE_MAXIMA.narration)),
+  createdAt: z.optional(text(STATEMENT_LINE_MAXIMA.createdAt)),
+  detail: text(STATEMENT_LINE_MAXIMA.detail),
 });
+
+const totals = <T extends z.ZodMiniType>(value: T) =>
+  z.record(text(WORD), value).check(z.meta({ maxProperties: STATEMENT_TOTALS_KEYS }));
 
 const StatementReportSchema = z.strictObject({
   date: text(10),
@@ -47,36 +73,54 @@ const StatementReportSchema = z.strictObject({
   window: z.strictObject({ from: text(64), to: text(64) }),
   completeness: z.enum(['complete', 'incomplete']),
   pagesRead: z.int(),
-  byKind: z.record(z.string(), TallySchema),
+  byKind: z.record(z.enum(STATEMENT_LINE_KINDS as [string, ...string[]]), TallySchema),
   findings: z.int(),
   providerTotals: z.strictObject({
-    byType: z.record(z.string(), z.strictObject({ count: z.int(), amountKobo: kobo, chargesKobo: kobo })),
-    byStatus: z.record(z.string(), TallySchema),
+    byType: totals(z.strictObject({ count: z.int(), amountKobo: kobo, chargesKobo: kobo })),
+    byStatus: totals(TallySchema),
   }),
-  movedToReview: z.array(text(100)),
+  movedToReview: z.array(text(REFERENCE)).check(z.maxLength(STATEMENT_REVIEWS_ANSWERED)),
+  /** How many more payouts were moved to review than `movedToReview` names. */
+  movedToReviewOmitted: z.optional(z.int()),
   generatedAt: text(64),
-  runs: z.array(z.strictObject({ by: text(200), at: text(64), newFindings: z.int() })),
+  runs: z
+    .array(z.strictObject({ by: text(FIELD_MAXIMA.id), at: text(64), newFindings: z.int() }))
+    .check(z.maxLength(STATEMENT_RUNS_ANSWERED)),
 });
 
+/** A report as listed: its totals and the newest run; `GET /statements/{date}` answers it whole. */
+const StatementSummarySchema = z.strictObject({
+  ...z.omit(StatementReportSchema, { movedToReview: true, movedToReviewOmitted: true, runs: true }).shape,
+  movedToReviewCount: z.int(),
+  lastRun: z.optional(z.strictObject({ by: text(FIELD_MAXIMA.id), at: text(64), newFindings: z.int() })),
+});
+
+/** Reports per page of `GET /statements` (a month and a day). */
+const STATEMENTS_PAGE = 31;
+/** Lines per page of `GET /statements/{date}/lines`. */
+const STATEMENT_LINES_PAGE = 200;
+
 const StatementPageSchema = z.strictObject({
-  items: z.array(StatementReportSchema),
-  nextCursor: z.optional(z.string()),
+  items: z.array(StatementSummarySchema).check(z.maxLength(STATEMENTS_PAGE)),
+  nextCursor: z.optional(text(FIELD_MAXIMA.cursor)),
 });
 const StatementLinePageSchema = z.strictObject({
-  items: z.array(StatementLineSchema),
-  nextCursor: z.optional(z.string()),
+  items: z.array(StatementLineSchema).check(z.maxLength(STATEMENT_LINES_PAGE)),
+  nextCursor: z.optional(text(FIELD_MAXIMA.cursor)),
 });
 
 export const ListStatementsQuerySchema = z.lazy(() =>
   z.strictObject({
-    limit: z.optional(queryInt(1, 100, 'reports per page, 1 to 100, default 30')),
+    limit: z.optional(queryInt(1, STATEMENTS_PAGE, `reports per page, 1 to ${STATEMENTS_PAGE}, default 30`)),
     cursor: z.optional(PageCursorSchema),
   }),
 );
 export const ListLinesQuerySchema = z.lazy(() =>
   z.strictObject({
     kind: z.optional(z.enum(STATEMENT_LINE_KINDS as [string, ...string[]])),
-    limit: z.optional(queryInt(1, 500, 'lines per page, 1 to 500, default 100')),
+    limit: z.optional(
+      queryInt(1, STATEMENT_LINES_PAGE, `lines per page, 1 to ${STATEMENT_LINES_PAGE}, default 100`),
+    ),
     cursor: z.optional(PageCursorSchema),
   }),
 );
@@ -96,14 +140,52 @@ function dateParam(request: { readonly params: Readonly<Record<string, string>> 
   return parsed.data;
 }
 
-/** A report as answered (its arrays copied: the stored report is read-only). */
+/** The first `STATEMENT_TOTALS_KEYS` entries of a provider's totals, their names clipped. */
+function clipTotals<T>(record: Readonly<Record<string, T>>): Record<string, T> {
+  return Object.fromEntries(
+    Object.entries(record)
+      .slice(0, STATEMENT_TOTALS_KEYS)
+      .map(([name, tally]) => [clipText(name, WORD), tally]),
+  );
+}
+
+/** A report as answered: copied (the stored report is read-only) and clipped to the answer's maxima. */
 function present(report: StatementReport): z.output<typeof StatementReportSchema> {
+  const omitted = report.movedToReview.length - STATEMENT_REVIEWS_ANSWERED;
   return {
     ...report,
     byKind: { ...report.byKind },
-    movedToReview: [...report.movedToReview],
-    runs: report.runs.map((run) => ({ ...run })),
+    providerTotals: {
+      byType: clipTotals(report.providerTotals.byType),
+      byStatus: clipTotals(report.providerTotals.byStatus),
+    },
+    movedToReview: report.movedToReview.slice(0, STATEMENT_REVIEWS_ANSWERED),
+    ...(omitted > 0 && { movedToReviewOmitted: omitted }),
+    runs: report.runs
+      .slice(0, STATEMENT_RUNS_ANSWERED)
+      .map((run) => ({ ...run, by: clipText(run.by, FIELD_MAXIMA.id) })),
   };
+}
+
+/** A report as listed: the whole report but the payouts it moved (counted) and its runs (the newest). */
+function summarise(report: StatementReport): z.output<typeof StatementSummarySchema> {
+  const { movedToReview: _moved, movedToReviewOmitted: _omitted, runs: _runs, ...totals } = present(report);
+  const [lastRun] = report.runs;
+  return {
+    ...totals,
+    movedToReviewCount: report.movedToReview.length,
+    ...(lastRun && { lastRun: { ...lastRun, by: clipText(lastRun.by, FIELD_MAXIMA.id) } }),
+  };
+}
+
+/** A line as answered, its texts clipped (the provider's narrations and destinations are its own). */
+export function presentLine(line: StatementLine): StatementLine {
+  const clipped: Record<string, unknown> = { ...line };
+  for (const [name, max] of Object.entries(STATEMENT_LINE_MAXIMA)) {
+    const value = clipped[name];
+    if (typeof value === 'string') clipped[name] = clipText(value, max);
+  }
+  return clipped as unknown as StatementLine;
 }
 
 async function storedReport(
@@ -119,7 +201,7 @@ async function listStatements(request: RouteRequest<'statements'>) {
   const query = parseQuery(request.event, ListStatementsQuerySchema);
   const page = await request.ctx.statements.store.listReports(query.limit ?? 30, query.cursor);
   return reply(200, {
-    items: page.items.map(present),
+    items: page.items.map(summarise),
     ...(page.nextCursor && { nextCursor: page.nextCursor }),
   });
 }
@@ -136,14 +218,31 @@ async function listLines(request: RouteRequest<'statements'>) {
     ...(query.kind !== undefined && { kind: query.kind as StatementLine['kind'] }),
     ...(query.cursor !== undefined && { cursor: query.cursor }),
   });
-  return reply(200, { items: page.items, ...(page.nextCursor && { nextCursor: page.nextCursor }) });
+  return reply(200, {
+    items: page.items.map(presentLine),
+    ...(page.nextCursor && { nextCursor: page.nextCursor }),
+  });
 }
 
+export const StatementCsvQuerySchema = z.lazy(() => z.strictObject({ cursor: z.optional(PageCursorSchema) }));
+
+/**
+ * GET /statements/{date}/lines.csv: up to STATEMENT_CSV_PAGE_LINES lines per download, so a day of any size fits
+ * Lambda's 6 MB answer; a `Link: <…?cursor=…>; rel="next"` header names the next part (the CLI's
+ * `statements csv` follows it and writes one file).
+ */
 async function downloadCsv(request: RouteRequest<'statements'>) {
+  const query = parseQuery(request.event, StatementCsvQuerySchema);
   const { report, runAt } = await storedReport(request);
-  const lines = await request.ctx.statements.store.allLines(report.date, runAt);
-  return reply(200, toStatementCsv(report, lines), {
+  const page = await request.ctx.statements.store.listLines(report.date, runAt, {
+    limit: STATEMENT_CSV_PAGE_LINES,
+    ...(query.cursor !== undefined && { cursor: query.cursor }),
+  });
+  return reply(200, toStatementCsv(report, page.items.map(presentLine)), {
     'content-disposition': `attachment; filename="statement-${report.date}.csv"`,
+    ...(page.nextCursor && {
+      link: `</statements/${report.date}/lines.csv?cursor=${encodeURIComponent(page.nextCursor)}>; rel="next"`,
+    }),
   });
 }
 
@@ -208,7 +307,7 @@ export const statementRoutes: readonly Route<Answers, 'statements'>[] = [
         mediaType: 'text/csv',
       },
     },
-    problems: ['not-found'],
+    problems: ['validation', 'not-found'],
     handler: downloadCsv,
   }),
   route({
