@@ -3,7 +3,7 @@ import { RUN_STOP_STARTING_BEFORE_DEADLINE_MS } from '../payout-runs/index.js';
 import { payoutSweeper } from '../payouts/payout-sweeper.js';
 import { correctionJobStoreOf } from '../runtime/correction-job-store.js';
 import { payoutEngineOf } from '../runtime/payout-engine.js';
-import { payoutRunsOf } from '../runtime/payout-runs.js';
+import { runMaterialiserOf } from '../runtime/payout-runs.js';
 import { recurrenceSweepOf } from '../runtime/recurrence-sweep.js';
 import { refundSenderOf } from '../runtime/refunds.js';
 import type { Runtime } from '../runtime/runtime.js';
@@ -27,7 +27,7 @@ export async function sweepDuePayouts(runtime: Runtime, remainingMs: number) {
   const submissions = submissionsOf(runtime);
   // Payout runs' rows become payouts first, a bounded batch per run (docs/payout-runs.md, "Fairness"), so this
   // tick's dispatch already sends them, interleaved with every other due payout by due time.
-  const runs = await payoutRunsOf(runtime).materialiseDue({
+  const runs = await runMaterialiserOf(runtime).materialiseDue({
     stopStartingAt: Date.now() + remainingMs - RUN_STOP_STARTING_BEFORE_DEADLINE_MS,
   });
   const report = submissions

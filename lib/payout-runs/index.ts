@@ -6,6 +6,8 @@
  * const runs = new PayoutRunService({ store: new DynamoDbPayoutRunStore(client, table), payouts: ledger, limits });
  * const { run } = await runs.submit({ entries, source: 'csv', fileSha256, actor, idempotencyKey: 'payroll-2026-06' });
  */
+export * from './cancel-rows.js';
+export * from './materialiser.js';
 export * from './model.js';
 export * from './run-service.js';
 export * from './run-store.js';

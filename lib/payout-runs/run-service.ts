@@ -1,4 +1,3 @@
-import type { CreatePayoutCommand, CreatePayoutResult } from '../payouts/engine/create-payout.js';
 import {
   assertMayApprove,
   type GateLimits,
@@ -28,6 +27,7 @@ import { fingerprint, ulid } from '../shared/ids.js';
 import { type Logger, silentLogger } from '../shared/logger.js';
 import type { CursorPage } from '../shared/paging.js';
 import { type FieldIssue, fieldIssues } from '../shared/validation.js';
+import { cancelRowPayouts, type RunPayouts } from './cancel-rows.js';
 import {
   type LargestRow,
   type PayoutRun,
@@ -35,17 +35,12 @@ import {
   RunState,
   type RunStatus,
   type RunWarning,
-  rowPayoutKey,
 } from './model.js';
 import type { DynamoDbPayoutRunStore } from './run-store.js';
 import { RunRowInputSchema, rowKobo } from './schemas.js';
 
 /** What the run service needs of the payouts: the engine's create (idempotent per key), read and cancel. */
-export interface RunPayouts {
-  create(command: CreatePayoutCommand): Promise<CreatePayoutResult>;
-  get(id: string): Promise<Payout | undefined>;
-  cancel(id: string, actor: Principal, reason?: string): Promise<Payout>;
-}
+export type { RunPayouts } from './cancel-rows.js';
 
 export interface PayoutRunServiceOptions {
   readonly store: DynamoDbPayoutRunStore;
@@ -93,21 +88,9 @@ export interface RowResult {
   readonly payout?: Payout;
 }
 
-/** Rows a tick turns into payouts per run; a run's rows never take a whole tick (docs/payout-runs.md, "Fairness"). */
-export const RUN_ROWS_PER_TICK = 200;
-/** Rows a tick turns into payouts across every run. */
-export const RUN_ROWS_PER_TICK_TOTAL = 500;
 /** Payouts read at once for a run's progress. */
 const READS_AT_ONCE = 16;
-/** Payouts created at once while materialising. */
-const CREATES_AT_ONCE = 8;
 const LARGEST_SHOWN = 5;
-/**
- * The sweep starts no run and no row with less than this left before its deadline: a run's two reads, one row (the
- * engine's create, its read after a conflict, the row's record) and the run's transition, each call to its deadline
- * (test/infra/handler-limits.test.ts). The sweep's 2-minute timeout leaves 25 s to start rows, hundreds of them.
- */
-export const RUN_STOP_STARTING_BEFORE_DEADLINE_MS = 95_000;
 
 /**
  * Payroll runs: one file, validated whole, approved once as a whole, each row paid once as its own payout.
@@ -115,8 +98,8 @@ export const RUN_STOP_STARTING_BEFORE_DEADLINE_MS = 95_000;
  * `submit` validates every row before anything is stored (a 400 names each bad row and field), refuses duplicate
  * references, and asks for duplicate lines and earlier runs of the same rows to be acknowledged. The run's total
  * and each row pass the gate (`MoneyEntryPoint.PayoutRun`); a run whose total or any row reaches the approval
- * threshold waits in `pending_approval` for a second person (`approve`). `materialiseDue` (the every-minute sweep)
- * then creates each row's payout through the engine with the key `run:<runId>:<row>` and `approvedBy` the run's
+ * threshold waits in `pending_approval` for a second person (`approve`). `RunMaterialiser` (the every-minute sweep,
+ * materialiser.ts) then creates each row's payout through the engine with the key `run:<runId>:<row>` and `approvedBy` the run's
  * approver, `pending` for the workers to send like every other payout.
  *
  * @example const { run } = await runs.submit({ entries, source: 'csv', fileSha256, actor, idempotencyKey: 'payroll-2026-06' });
@@ -369,114 +352,17 @@ export class PayoutRunService {
     // The state is written first: a materialisation in flight then fails its own conditional write and cancels
     // what it created; every payout recorded before it is found here.
     const rows = await this.#store.allRows(runId);
-    const counts = await this.#cancelPayouts(rows, actor, reason ?? `payout run ${runId} cancelled`);
+    const counts = await cancelRowPayouts(
+      this.#payouts,
+      rows,
+      actor,
+      reason ?? `payout run ${runId} cancelled`,
+    );
     this.#logger.info('payout run cancelled', { runId, by: actor.id, ...counts });
     return {
       run: { ...run, state: RunState.Cancelled, cancelledBy: actor, cancelledAt: at, updatedAt: at },
       ...counts,
     };
-  }
-
-  async #cancelPayouts(rows: readonly RunRow[], actor: Principal, reason: string) {
-    let cancelled = 0;
-    let standing = 0;
-    await forEachAtOnce(
-      rows.filter((row) => row.payoutId !== undefined),
-      READS_AT_ONCE,
-      async (row) => {
-        try {
-          await this.#payouts.cancel(row.payoutId as string, actor, reason);
-          cancelled++;
-        } catch (error) {
-          // Claimed or sent already (or cancelled already): the engine refuses, and the row stands.
-          if (!(error instanceof InvalidTransitionError)) throw error;
-          standing++;
-        }
-      },
-    );
-    return { cancelled, standing };
-  }
-
-  /**
-   * One tick's materialisation (the every-minute sweep): the oldest runs waiting, at most `RUN_ROWS_PER_TICK`
-   * rows each and `RUN_ROWS_PER_TICK_TOTAL` in all, each row created through the engine with its own key. A crash
-   * anywhere is safe: a re-run creates the same payouts again as replays and records them again.
-   */
-  async materialiseDue(options: { stopStartingAt?: number; rowsPerRun?: number; rowsInAll?: number } = {}) {
-    const perRun = options.rowsPerRun ?? RUN_ROWS_PER_TICK;
-    let budget = options.rowsInAll ?? RUN_ROWS_PER_TICK_TOTAL;
-    // The deadline is the invocation's, in real time, whatever clock the records are stamped with.
-    const timeLeft = () => options.stopStartingAt === undefined || Date.now() < options.stopStartingAt;
-    const report = { runs: 0, created: 0, refused: 0, completed: 0 };
-    for (const runId of await this.#store.dueForMaterialise(20)) {
-      if (budget <= 0 || !timeLeft()) break;
-      const done = await this.#materialiseRun(runId, Math.min(perRun, budget), timeLeft);
-      report.runs++;
-      report.created += done.created;
-      report.refused += done.refused;
-      if (done.completed) report.completed++;
-      budget -= done.created + done.refused;
-    }
-    return report;
-  }
-
-  async #materialiseRun(runId: string, limit: number, timeLeft: () => boolean) {
-    const result = { created: 0, refused: 0, completed: false };
-    const run = await this.#store.get(runId);
-    if (!run || run.state !== RunState.Materialising) return result;
-    const page = await this.#store.rows(runId, { limit, fromIndex: run.materialised });
-    const createdIds = new Map<number, string>();
-    let attempted = 0;
-    // Rows are taken in file order, so those attempted before time ran out are a prefix of the page.
-    await forEachAtOnce(page.items, CREATES_AT_ONCE, async (row) => {
-      if (!timeLeft()) return;
-      attempted++;
-      if (row.payoutId !== undefined || row.failure !== undefined) {
-        if (row.payoutId) result.created++;
-        else result.refused++;
-        return;
-      }
-      try {
-        const { payout } = await this.#payouts.create(rowCommand(run, row));
-        await this.#store.recordRow(row, { payoutId: payout.id });
-        createdIds.set(row.index, payout.id);
-        result.created++;
-      } catch (error) {
-        // The limits in force now refuse the row (lowered since the run was accepted): it fails, the rest go on.
-        if (!(error instanceof ValidationError)) throw error;
-        await this.#store.recordRow(row, { failure: { code: error.code, message: error.message } });
-        result.refused++;
-      }
-    });
-    const mark = run.materialised + attempted;
-    const finished = mark >= run.count;
-    const at = this.#clock.now().toISOString();
-    const moved = await this.#store.transition(
-      run,
-      finished ? RunState.Materialised : RunState.Materialising,
-      {
-        materialised: mark,
-        updatedAt: at,
-      },
-    );
-    if (!moved) {
-      const now = await this.#store.get(runId);
-      if (now?.state === RunState.Cancelled) {
-        // Cancelled while this batch was created: its payouts are cancelled too, unless already claimed.
-        await this.#cancelPayouts(
-          page.items.map((row) => {
-            const payoutId = row.payoutId ?? createdIds.get(row.index);
-            return payoutId ? { ...row, payoutId } : row;
-          }),
-          now.cancelledBy ?? run.requestedBy,
-          `payout run ${runId} cancelled`,
-        );
-      }
-      return result;
-    }
-    result.completed = finished;
-    this.#logger.info('payout run materialised a batch', { runId, through: mark, of: run.count });
-    return result;
   }
 
   /** @throws NotFoundError */
@@ -596,26 +482,6 @@ function rowInstruction(
     },
     releasedBy,
   );
-}
-
-/** The engine's create of a row's payout: its own key, the run's requester, approved by the run's approver. */
-function rowCommand(run: PayoutRun, row: RunRow): CreatePayoutCommand {
-  return {
-    request: {
-      type: 'bank_transfer',
-      amount: row.amountKobo,
-      currency: 'NGN',
-      narration: row.narration,
-      beneficiary: row.beneficiary,
-      metadata: { runId: run.runId, runRow: row.index + 1, reference: row.reference },
-      ...(row.scheduleAt && { scheduleAt: row.scheduleAt }),
-    },
-    idempotencyKey: rowPayoutKey(run.runId, row.index),
-    origin: PayoutOrigin.Run,
-    actor: run.requestedBy,
-    sourceRef: `run:${run.runId}`,
-    ...(run.approvedBy && { approvedBy: run.approvedBy }),
-  };
 }
 
 /** Lines paying the same account the same amount, each group named once. */

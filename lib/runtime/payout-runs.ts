@@ -1,11 +1,8 @@
-import { DynamoDbPayoutRunStore, PayoutRunService } from '../payout-runs/index.js';
+import { DynamoDbPayoutRunStore, PayoutRunService, RunMaterialiser } from '../payout-runs/index.js';
 import type { Runtime } from './runtime.js';
 import { once } from './service-cache.js';
 
-/**
- * Payout runs: the API accepts, approves and cancels them; the sweep turns their rows into payouts through the
- * runtime's payout ledger (so the same engine, gate and workers as every payout).
- */
+/** The API's payout runs: accepted, approved, cancelled and viewed through the runtime's payout ledger. */
 export function payoutRunsOf(runtime: Runtime): PayoutRunService {
   return once(
     runtime,
@@ -18,6 +15,24 @@ export function payoutRunsOf(runtime: Runtime): PayoutRunService {
         ...(runtime.env.PROVIDER_RATE_LIMIT_PER_SECOND && {
           providerRatePerSecond: runtime.env.PROVIDER_RATE_LIMIT_PER_SECOND,
         }),
+        clock: runtime.payouts.ctx.clock,
+        logger: runtime.logger,
+      }),
+  );
+}
+
+/**
+ * The sweep's side of payout runs: their rows become payouts through the runtime's payout ledger (so the same
+ * engine, gate and workers as every payout).
+ */
+export function runMaterialiserOf(runtime: Runtime): RunMaterialiser {
+  return once(
+    runtime,
+    'runMaterialiser',
+    () =>
+      new RunMaterialiser({
+        store: new DynamoDbPayoutRunStore(runtime.dynamoDb, runtime.tableName),
+        payouts: runtime.payouts,
         clock: runtime.payouts.ctx.clock,
         logger: runtime.logger,
       }),

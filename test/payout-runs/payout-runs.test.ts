@@ -4,10 +4,10 @@ import { runCli } from '../../lib/cli/commands.js';
 import { runReconcile, runSweep } from '../../lib/jobs/scheduled.js';
 import { servedBy } from '../../lib/local/function-attribution.js';
 import { serveApiGatewayHandler } from '../../lib/local/http-to-apigw.js';
-import { DynamoDbPayoutRunStore, PayoutRunService, type RunPayouts } from '../../lib/payout-runs/index.js';
+import { DynamoDbPayoutRunStore, RunMaterialiser, type RunPayouts } from '../../lib/payout-runs/index.js';
 import { payoutSweeper } from '../../lib/payouts/payout-sweeper.js';
 import { payoutEngineOf } from '../../lib/runtime/payout-engine.js';
-import { payoutRunsOf } from '../../lib/runtime/payout-runs.js';
+import { runMaterialiserOf } from '../../lib/runtime/payout-runs.js';
 import { ManualClock } from '../../lib/shared/clock.js';
 import { type ApiHarness, call, startApiHarness } from '../api/support/harness.js';
 
@@ -58,7 +58,7 @@ const listedRunIds = async (): Promise<string[]> =>
     (run: { runId: string }) => run.runId,
   );
 const materialise = (options: { rowsPerRun?: number } = {}) =>
-  servedBy('sweep-due-payouts', () => payoutRunsOf(h.runtime).materialiseDue(options));
+  servedBy('sweep-due-payouts', () => runMaterialiserOf(h.runtime).materialiseDue(options));
 const sweep = () =>
   servedBy('sweep-due-payouts', () => runSweep(payoutSweeper(payoutEngineOf(h.runtime)), 60_000));
 const reconcile = () => servedBy('reconcile-payouts', () => runReconcile(payoutEngineOf(h.runtime)));
@@ -167,10 +167,9 @@ describe('payout runs', () => {
         return result;
       },
     };
-    const dying = new PayoutRunService({
+    const dying = new RunMaterialiser({
       store: new DynamoDbPayoutRunStore(h.runtime.dynamoDb, h.runtime.tableName),
       payouts: crashing,
-      limits: () => ledger.ctx.config,
       clock,
     });
     await expect(servedBy('sweep-due-payouts', () => dying.materialiseDue())).rejects.toThrow('cut off');
