@@ -26,6 +26,7 @@ import { HealthQuerySchema } from './routes/health.js';
 import { InstantSettlementRequestSchema } from './routes/instant-settlements.js';
 import {
   CreateRunQuerySchema,
+  ListRunRowsQuerySchema,
   ListRunsQuerySchema,
   ResultsCsvQuerySchema,
   RunIdSchema,
@@ -441,7 +442,7 @@ function operations(): Record<string, Record<string, Operation>> {
       get: {
         operationId: 'listPayoutRunPayouts',
         summary: "The run's rows with their payouts, in file order, page by page",
-        parameters: [runPath, ...queryParameters(ListRunsQuerySchema)],
+        parameters: [runPath, ...queryParameters(ListRunRowsQuerySchema)],
       },
     },
     '/payout-runs/{id}/results.csv': {

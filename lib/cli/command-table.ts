@@ -299,9 +299,9 @@ export const COMMANDS: readonly CommandSpec[] = [
     words: ['payout-runs', 'list'],
     method: 'GET',
     path: '/payout-runs',
-    summary: 'payout runs, newest first',
+    summary: 'payout runs, newest first (--state pending_approval: those waiting for a second person)',
     list: true,
-    query: ['limit'],
+    query: ['state', 'limit'],
   },
   {
     words: ['payout-runs', 'get'],

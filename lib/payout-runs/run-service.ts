@@ -371,7 +371,7 @@ export class PayoutRunService {
     return this.#viewOf(run, await this.results(runId, run));
   }
 
-  list(query: { limit: number; cursor?: string }): Promise<CursorPage<PayoutRun>> {
+  list(query: { limit: number; cursor?: string; state?: RunState }): Promise<CursorPage<PayoutRun>> {
     return this.#store.list(query);
   }
 

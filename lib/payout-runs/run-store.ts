@@ -220,8 +220,8 @@ export class DynamoDbPayoutRunStore {
     return Item ? runSchema.parse(Item) : undefined;
   }
 
-  /** Runs, newest first. @throws InvalidCursorError when the cursor is not one this listing issued */
-  list(query: { limit: number; cursor?: string }): Promise<CursorPage<PayoutRun>> {
+  /** Runs, newest first, of one state or all. @throws InvalidCursorError when the cursor is not one this listing issued */
+  list(query: { limit: number; cursor?: string; state?: RunState }): Promise<CursorPage<PayoutRun>> {
     return queryListing(this.#doc, this.tableName, runListing, query, (item) => runSchema.parse(item));
   }
 

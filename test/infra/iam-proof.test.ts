@@ -33,6 +33,7 @@ import { stageConfigOf, submissionQueueSettings } from '../../lib/local/submissi
 import { payoutSweeper } from '../../lib/payouts/payout-sweeper.js';
 import { observeAwsCalls } from '../../lib/runtime/aws-call-observer.js';
 import { payoutEngineOf } from '../../lib/runtime/payout-engine.js';
+import { runMaterialiserOf } from '../../lib/runtime/payout-runs.js';
 import { providerOf } from '../../lib/runtime/provider.js';
 import { createRuntime, type Runtime } from '../../lib/runtime/runtime.js';
 import {
@@ -566,6 +567,17 @@ describe('IAM proof: every call each handler makes is allowed by its own role', 
       );
       const submissions = submissionsOf(sweeper);
       if (!submissions) throw new Error('sweep-due-payouts has no SUBMIT_QUEUE_URL in the template');
+      // A payroll file accepted today: the tick turns its rows into payouts (reading the rows: Query on the table).
+      const run = await call(api, {
+        method: 'POST',
+        path: '/payout-runs',
+        headers: { 'content-type': 'text/csv', 'idempotency-key': 'iam-sweep-run' },
+        body: 'reference,amount,bankCode,accountNumber,accountName,narration\nsweep-1,120000,058,0123456789,Ada Obi,June salary',
+        principal: 'alice',
+      });
+      expect(run.status).toBe(202);
+      const materialised = await runMaterialiserOf(sweeper).materialiseDue();
+      expect(materialised).toMatchObject({ created: 1, completed: 1 });
       const report = await runDueDispatch(
         {
           engine: payoutSweeper(payoutEngineOf(sweeper)),
@@ -808,6 +820,50 @@ describe('IAM proof: every call each handler makes is allowed by its own role', 
         logger,
       );
       expect(health.status).toBe('ok');
+    },
+  );
+
+  it.skipIf(!present.includes('api-payout-runs'))(
+    'api-payout-runs: a file accepted, the runs listed, one read with its rows and results, then cancelled',
+    async () => {
+      const api = apiFunction('api-payout-runs');
+      const created = await call(api, {
+        method: 'POST',
+        path: '/payout-runs',
+        headers: { 'content-type': 'text/csv', 'idempotency-key': 'iam-run' },
+        body: [
+          'reference,amount,bankCode,accountNumber,accountName,narration',
+          'iam-1,150000,058,0123456789,Ada Obi,June salary',
+          'iam-2,160000,044,0987654321,Bola Ade,June salary',
+        ].join('\n'),
+        principal: 'alice',
+      });
+      expect(created.status).toBe(202);
+      const runId: string = created.body.runId;
+      // Waiting for a second person (gsi1, by state), then every run (gsi2).
+      await exercise('pending', () =>
+        call(api, {
+          method: 'GET',
+          path: '/payout-runs',
+          query: 'state=pending_approval',
+          principal: 'carol',
+        }),
+      );
+      for (const path of [
+        '/payout-runs',
+        `/payout-runs/${runId}`,
+        `/payout-runs/${runId}/payouts`,
+        `/payout-runs/${runId}/results.csv`,
+      ]) {
+        await exercise(path, () => call(api, { method: 'GET', path, principal: 'carol' }));
+      }
+      const cancelled = await call(api, {
+        method: 'POST',
+        path: `/payout-runs/${runId}/cancel`,
+        body: { reason: 'iam proof' },
+        principal: 'alice',
+      });
+      expect(cancelled.status).toBe(200);
     },
   );
 
@@ -1068,8 +1124,7 @@ describe('IAM proof: it can fail', { timeout: 120_000 }, () => {
         'submit-payouts',
         'reconcile-payouts',
         'payout-requested',
-        // A correction reserves on the cap; a payout a statement finds paid twice counts on it again.
-        'api-corrections',
+        // A payout a statement finds paid twice counts on the cap again.
         'api-statements',
         'reconcile-statements',
       ]

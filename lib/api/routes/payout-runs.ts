@@ -6,6 +6,7 @@ import {
   type PayoutRun,
   type RowResult,
   RUN_CSV_COLUMNS,
+  RunState,
   type RunView,
 } from '../../payout-runs/index.js';
 import { CsvFormatError, parseCsvRecords } from '../../shared/csv.js';
@@ -34,6 +35,14 @@ export const CreateRunQuerySchema = z.lazy(() =>
   z.strictObject({ acknowledgeDuplicates: z.optional(z.enum(['true', 'false'])) }),
 );
 export const ListRunsQuerySchema = z.lazy(() =>
+  z.strictObject({
+    /** One state only (`pending_approval`: the runs waiting for a second person). */
+    state: z.optional(z.enum(Object.values(RunState) as [RunState, ...RunState[]])),
+    limit: z.optional(PageLimitSchema),
+    cursor: z.optional(PageCursorSchema),
+  }),
+);
+export const ListRunRowsQuerySchema = z.lazy(() =>
   z.strictObject({ limit: z.optional(PageLimitSchema), cursor: z.optional(PageCursorSchema) }),
 );
 
@@ -167,6 +176,7 @@ async function listRuns(request: RouteRequest<'payoutRuns'>) {
   const query = parseQuery(request.event, ListRunsQuerySchema);
   const page = await request.ctx.payoutRuns.list({
     limit: query.limit ?? 20,
+    ...(query.state !== undefined && { state: query.state }),
     ...(query.cursor !== undefined && { cursor: query.cursor }),
   });
   return reply(200, {
@@ -199,7 +209,7 @@ async function cancelRun(request: RouteRequest<'payoutRuns'>) {
 
 async function listRunPayouts(request: RouteRequest<'payoutRuns'>) {
   const id = runId(request);
-  const query = parseQuery(request.event, ListRunsQuerySchema);
+  const query = parseQuery(request.event, ListRunRowsQuerySchema);
   const page = await request.ctx.payoutRuns.payouts(id, {
     limit: query.limit ?? 50,
     ...(query.cursor !== undefined && { cursor: query.cursor }),
