@@ -211,6 +211,46 @@ export const HANDLERS = {
         "Deciding a replayed Settlement Available deletes the settlement's deferral item (see above).",
     },
   },
+  'api-payout-runs': {
+    description:
+      'Ops API (HTTP API, IAM auth): payout runs (a file of payouts approved once, each paid once)',
+    ...OPS_API,
+    // Lists runs by state (gsi1) or all (gsi2); reads a run's rows and its file records by key (Query on the table);
+    // stores a run's rows 25 per BatchWriteItem (lib/payout-runs/run-store.ts). Reads its rows' payouts by key.
+    table: {
+      access: 'readWriteNoPauseCheck',
+      indexes: [byStatus.indexName, byMonth.indexName],
+      queriesTable: true,
+      batchWrites: true,
+      // The run, its rows, file records and key; cancelling a run cancels its payouts not yet claimed (no cap:
+      // an unclaimed payout holds none). Creates no payout: the sweep does.
+      writes: [K.payoutRun, K.payoutRunIdempotency, K.payout],
+    },
+    // Never calls the provider: the rows are sent by the workers as payouts.
+    provider: ProviderAccess.None,
+  },
+  'api-statements': {
+    description:
+      'Ops API (HTTP API, IAM auth): the daily statements (list, read, lines, CSV, a re-run by a person)',
+    ...OPS_API,
+    // Lists reports (gsi1) and pages a day's lines (Query on the table); a re-run reads the payouts the records
+    // name (GetItem) and those paid on the day (gsi1), and moves one paid twice to needs_review (the engine's
+    // transition: the payout, its audit, the cap counter the double payment counts again).
+    table: {
+      access: 'readWriteNoPauseCheck',
+      indexes: [byStatus.indexName],
+      queriesTable: true,
+      // A re-run writes the day's lines 25 per BatchWriteItem (lib/statements/store.ts).
+      batchWrites: true,
+      writes: [K.statement, K.payout, K.dailyCap],
+    },
+    unexercisedGrants: {
+      'dynamodb:UpdateItem':
+        "Only a payout found paid twice moving to needs_review (the engine's transition, its cap counter); test/statements/daily-statement.test.ts runs that path against DynamoDB Local.",
+    },
+    // A re-run lists the provider's wallet transactions: the token only, never from a wallet.
+    provider: ProviderAccess.Token,
+  },
   'api-docs': {
     description:
       'Ops API (HTTP API, IAM auth): the OpenAPI document, and the 404 problem for undeclared routes',
@@ -222,10 +262,11 @@ export const HANDLERS = {
     description: 'Every minute: release due scheduled payouts and hand pending ones to the submission queue',
     trigger: { kind: 'schedule', every: everyMinute },
     // Everything it reads comes from the work queue (gsi3) or by key: materialising a recurring payout reads
-    // each occurrence with GetItem (the IAM proof found its Query on the table unused, and it was removed).
+    // each occurrence with GetItem. Materialising a payout run reads a page of its rows (Query on the table).
     table: {
       access: 'readWrite',
       indexes: [workQueue.indexName],
+      queriesTable: true,
       // Materialises recurring rules into payouts, releases scheduled payouts (claiming their cap), sends and
       // records refunds (their claim checks the pause), hands correction jobs the queue refused to it again.
       writes: [
@@ -235,6 +276,9 @@ export const HANDLERS = {
         K.refund,
         K.refundedTotal,
         K.correctionJob,
+        // Turns payout runs' rows into payouts (lib/payout-runs), recording each on its row.
+        K.payoutRun,
+        ...createsPayouts('run'),
       ],
       checks: [K.controls],
     },
@@ -306,6 +350,32 @@ export const HANDLERS = {
     // (lib/jobs/poll-settlements.ts), which leaves 68 s to decide in; shorter than prod's 5-minute poll interval.
     timeout: Duration.minutes(4),
     unexercisedGrants: DLQ_GRANT_EXTRAS,
+  },
+  'reconcile-statements': {
+    description:
+      "Hourly: once the stage's statement time has passed, reconcile the day before against the provider's wallet records",
+    trigger: { kind: 'schedule', every: () => Duration.hours(1) },
+    // Reads the report (GetItem), the payouts the records name (GetItem) and those paid on the day (gsi1).
+    table: {
+      access: 'readWriteNoPauseCheck',
+      indexes: [byStatus.indexName],
+      // The report and its lines; a payout paid twice goes to needs_review through the engine's transition, which
+      // counts the double payment on the cap again.
+      writes: [K.statement, K.payout, K.dailyCap],
+      // Which lines the day already has (a Query of its partition), then the lines 25 per BatchWriteItem.
+      queriesTable: true,
+      batchWrites: true,
+    },
+    // Lists the provider's wallet transactions; never sends money.
+    provider: ProviderAccess.Token,
+    // Ten minutes: no unit of work starts with less than STATEMENT_STOP_STARTING_BEFORE_DEADLINE_MS (55 s) left
+    // (lib/jobs/statement-reconciliation.ts); a day cut short is stored incomplete and redone at the next tick.
+    timeout: Duration.minutes(10),
+    unexercisedGrants: {
+      ...DLQ_GRANT_EXTRAS,
+      'dynamodb:UpdateItem':
+        "Only a payout found paid twice moving to needs_review (the engine's transition, its cap counter); test/statements/daily-statement.test.ts runs that path against DynamoDB Local.",
+    },
   },
   'sync-provider-schedules': {
     description: 'On a schedule: synchronise payout schedules kept at the provider',

@@ -16,6 +16,8 @@ export function functionEnvironment(stage: string, config: StageConfig): Record<
     DAILY_CAP_KOBO: String(config.dailyCapKobo),
     APPROVAL_THRESHOLD_KOBO: String(config.approvalThresholdKobo),
     ...(config.mainWalletId !== undefined && { MAIN_WALLET_ID: config.mainWalletId }),
+    STATEMENT_TIME: config.statementTime,
+    STATEMENT_TIME_ZONE: config.statementTimeZone,
     OPS_SESSION_NAMED_ROLES: config.opsSessionNamedRoles.join(','),
     ...submissionEnvironment(config),
     ...settlementEnvironment(config),

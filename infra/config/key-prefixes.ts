@@ -37,6 +37,11 @@ export const KeyPrefix = {
   correctionJobIdempotency: 'IDEMPOTENCY#correction-job#*',
   /** A bulk payout item's state, corrections and audit (`bulkItemKeys`, lib/bulk-corrections/bulk-item-store.ts). */
   bulkItem: 'BULK_ITEM#*',
+  /** A payout run, its rows and its file records (`runKeys`, lib/payout-runs/run-store.ts). */
+  payoutRun: 'PAYOUT_RUN#*',
+  payoutRunIdempotency: 'IDEMPOTENCY#payout-run#*',
+  /** A daily statement's report and lines (`statementKeys`, lib/statements/store.ts). */
+  statement: 'STATEMENT#*',
   /** The submission workers' fleet-wide rate limiter (lib/payouts/store/dynamodb-rate-limiter.ts). */
   rateLimiter: 'RATELIMIT#provider',
 } as const;

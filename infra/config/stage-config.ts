@@ -68,6 +68,10 @@ export const StageConfigSchema = z.strictObject({
   ),
   /** How often the provider's settlements are polled (minutes). */
   settlementPollMinutes: z._default(z.int().check(z.positive(), z.lte(1440)), 15),
+  /** When the daily statement of the day before runs (`HH:MM`) in `statementTimeZone` (docs/statements.md). */
+  statementTime: z._default(z.string().check(z.regex(/^([01]\d|2[0-3]):[0-5]\d$/)), '06:00'),
+  /** The IANA zone whose calendar days the statements cover. */
+  statementTimeZone: z._default(z.string().check(z.minLength(1)), 'Africa/Lagos'),
   /** How often the health canary runs the deep health check (minutes); its alarm watches every run. */
   healthCanaryMinutes: z._default(z.int().check(z.positive(), z.lte(60)), 5),
   /** How often provider-side schedules are synchronised (minutes). */

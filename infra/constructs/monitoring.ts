@@ -120,6 +120,14 @@ export class Monitoring extends Construct {
         description:
           'A payout was paid twice: a record of an earlier attempt showed up at the provider after a new attempt (or after the payout was recorded as not paid). The payout is in needs_review with both transaction ids; recover the extra payment and resolve it.',
       });
+      this.#alarm('StatementMismatch', {
+        metric: this.#emf('StatementMismatch'),
+        threshold: 1,
+        evaluationPeriods: 1,
+        treatMissingData: TreatMissingData.NOT_BREACHING,
+        description:
+          'The daily statement found a provider debit no payout of ours made, a paid payout the provider does not list, an amount or fee that disagrees, or a payment made twice (docs/statements.md). Read GET /statements/<date>/lines?kind=<kind>; a double payment is already in needs_review.',
+      });
       const periods = Math.max(1, Math.ceil(props.unknownAlarmMinutes / 5));
       this.#alarm('PayoutUnknownTooLong', {
         metric: stillUnknown.with({ statistic: Stats.MINIMUM }),

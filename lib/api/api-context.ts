@@ -2,6 +2,7 @@ import { approvalSourcesOf } from '../runtime/approvals.js';
 import { payoutAuditTrailOf } from '../runtime/payout-audit-trail.js';
 import { payoutEngineOf } from '../runtime/payout-engine.js';
 import { payoutListingOf } from '../runtime/payout-listing.js';
+import { payoutRunsOf } from '../runtime/payout-runs.js';
 import { providerOf } from '../runtime/provider.js';
 import type { Runtime } from '../runtime/runtime.js';
 import {
@@ -13,6 +14,7 @@ import {
   refundsOf,
 } from '../runtime/services.js';
 import { settlementsOf } from '../runtime/settlements.js';
+import { statementStoreOf, statementsOf } from '../runtime/statements.js';
 import type { ApiContext } from './context.js';
 
 /** The ops API's view of the composition root: every service it routes to, built once per runtime. */
@@ -30,7 +32,9 @@ export function apiContextFrom(runtime: Runtime): ApiContext {
     bulkCorrections: bulkCorrectionsOf(runtime),
     correctionJobs: correctionJobsOf(runtime),
     deadLetters: deadLettersOf(runtime),
+    payoutRuns: payoutRunsOf(runtime),
     approvals: approvalSourcesOf(runtime),
+    statements: { store: statementStoreOf(runtime), service: statementsOf(runtime) },
     logger: runtime.logger,
     mode: runtime.mode,
     sessionNamedRoles: runtime.env.OPS_SESSION_NAMED_ROLES,

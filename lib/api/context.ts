@@ -1,6 +1,7 @@
 import type { CorrectionJobService } from '../bulk-corrections/correction-jobs.js';
 import type { BulkCorrectionService } from '../bulk-corrections/correction-service.js';
 import type { DeadLetterService } from '../events/dead-letter-service.js';
+import type { PayoutRunService } from '../payout-runs/index.js';
 import type { PayoutEngine } from '../payouts/payout-engine.js';
 import type { PayoutLedger } from '../payouts/payout-ledger.js';
 import type { PayoutAuditTrail } from '../payouts/store/audit-trail.js';
@@ -13,6 +14,7 @@ import type { SettlementService } from '../settlement/settlement-service.js';
 import type { Logger } from '../shared/logger.js';
 import type { ApprovalSources } from './approvals.js';
 import type { ApiDeadlines } from './request-deadline.js';
+import type { StatementsApi } from './routes/statements.js';
 
 /**
  * The services the ops API routes to. Each API function (lib/api/functions/) builds only those its routes use,
@@ -36,10 +38,14 @@ export interface ApiServices {
   readonly bulkCorrections: BulkCorrectionService;
   /** Bulk corrections as jobs: accepted here, worked by the queue workers. */
   readonly correctionJobs: CorrectionJobService;
+  /** Payroll runs: one file approved once, each row paid once as its own payout. */
+  readonly payoutRuns: PayoutRunService;
   /** What waits for a second person, by kind (the approvals queue). */
   readonly approvals: ApprovalSources;
   /** Inbound events no handler could accept: listed, replayed or discarded by a person. */
   readonly deadLetters: DeadLetterService;
+  /** The daily statements: stored reports and lines, and the reconciliation a person re-runs. */
+  readonly statements: StatementsApi;
   /** Only the read-through views use the provider directly. */
   readonly provider: Pick<ProviderClient, 'settlements' | 'transactions' | 'stores'>;
 }

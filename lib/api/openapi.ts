@@ -6,10 +6,12 @@ import {
   MAX_BATCH_CORRECTIONS,
 } from '../bulk-corrections/schemas.js';
 import { SettlementIdSchema } from '../events/schemas.js';
+import { CreateRunJsonSchema, MAX_RUN_ROWS, RUN_COLUMNS } from '../payout-runs/index.js';
 import { CreatePayoutRequestSchema, IdempotencyKeySchema } from '../payouts/schemas.js';
 import { CreateRecurrenceRequestSchema } from '../recurrence/schemas.js';
 import { CreateRefundRequestSchema } from '../refunds/model.js';
 import * as z from '../shared/zod.js';
+import { StatementDateSchema } from '../statements/index.js';
 import { apiRoutes } from './index.js';
 import { generateSchemas } from './openapi-responses.js';
 import { LOCAL_PRINCIPAL_HEADER } from './principal.js';
@@ -22,6 +24,13 @@ import { DiscardDeadLetterRequestSchema, ListDeadLettersQuerySchema } from './ro
 import { FuturePayoutsQuerySchema } from './routes/future-payouts.js';
 import { HealthQuerySchema } from './routes/health.js';
 import { InstantSettlementRequestSchema } from './routes/instant-settlements.js';
+import {
+  CreateRunQuerySchema,
+  ListRunRowsQuerySchema,
+  ListRunsQuerySchema,
+  ResultsCsvQuerySchema,
+  RunIdSchema,
+} from './routes/payout-runs.js';
 import { AuditPageQuerySchema } from './routes/payouts.js';
 import { ProviderScheduleQuerySchema } from './routes/provider-schedules.js';
 import {
@@ -30,6 +39,11 @@ import {
   SkipOccurrenceRequestSchema,
 } from './routes/recurring-payouts.js';
 import { ListRefundsQuerySchema, ResolveRefundRequestSchema } from './routes/refunds.js';
+import {
+  ListLinesQuerySchema,
+  ListStatementsQuerySchema,
+  StatementCsvQuerySchema,
+} from './routes/statements.js';
 import {
   ApproveRequestSchema,
   CancelRequestSchema,
@@ -74,7 +88,19 @@ const idempotencyHeader = {
 };
 const idPath = { name: 'id', in: 'path', required: true, schema: jsonSchema(ResourceIdSchema) };
 const bulkItemPath = { name: 'id', in: 'path', required: true, schema: jsonSchema(BulkPayoutItemIdSchema) };
+const datePath = { name: 'date', in: 'path', required: true, schema: jsonSchema(StatementDateSchema) };
 const jobPath = { name: 'id', in: 'path', required: true, schema: jsonSchema(JobIdSchema) };
+const runPath = { name: 'id', in: 'path', required: true, schema: jsonSchema(RunIdSchema) };
+
+/** A `text/csv` payout run: its columns, from the service's own list. */
+const RunCsvSchema = z.string().check(
+  z.describe(
+    `one payout per row (1 to ${MAX_RUN_ROWS}), header row first. Columns: ` +
+      Object.entries(RUN_COLUMNS)
+        .map(([name, meaning]) => `${name} (${meaning})`)
+        .join('; '),
+  ),
+);
 
 /** A `text/csv` correction upload: its columns, from the parser's own list. */
 const CorrectionsCsvSchema = z.string().check(
@@ -367,6 +393,66 @@ function operations(): Record<string, Record<string, Operation>> {
         },
       },
     },
+    '/payout-runs': {
+      post: {
+        operationId: 'createPayoutRun',
+        summary:
+          'Pay many people from one file (text/csv, or JSON `{ rows }`), approved once as a whole (docs/payout-runs.md). The whole file is validated first: 400 names every bad row and field (`rows[i].field`, or `row n.field` for a CSV), repeated references included; lines paying the same account the same amount, or the same rows as an earlier run, are 409 `duplicates-unacknowledged` until sent with `acknowledgeDuplicates`. Nothing is stored or sent on any refusal. 202: the run, `pending_approval` when its total or a row reaches the approval threshold, else `materialising`; the every-minute sweep turns its rows into payouts',
+        parameters: [idempotencyHeader, ...queryParameters(CreateRunQuerySchema)],
+        requestBody: {
+          required: true,
+          content: {
+            ...json(jsonSchema(CreateRunJsonSchema)),
+            'text/csv': { schema: jsonSchema(RunCsvSchema) },
+          },
+        },
+      },
+      get: {
+        operationId: 'listPayoutRuns',
+        summary: 'Payout runs, newest first (`GET` one for its progress)',
+        parameters: queryParameters(ListRunsQuerySchema),
+      },
+    },
+    '/payout-runs/{id}': {
+      get: {
+        operationId: 'getPayoutRun',
+        summary:
+          "A payout run: count, total, largest rows and the file's SHA-256 (what the approver checks), rows by payout status, amounts sent and failed, percent done, ETA",
+        parameters: [runPath],
+      },
+    },
+    '/payout-runs/{id}/approve': {
+      post: {
+        operationId: 'approvePayoutRun',
+        summary:
+          'A second person approves the run as a whole (never its requester, never a system); the gate judges it again with the limits in force',
+        parameters: [runPath],
+        requestBody: body(ApproveRequestSchema, false),
+      },
+    },
+    '/payout-runs/{id}/cancel': {
+      post: {
+        operationId: 'cancelPayoutRun',
+        summary: 'Cancel a run: payouts not yet claimed are cancelled, rows already sent stand',
+        parameters: [runPath],
+        requestBody: body(CancelRequestSchema, false),
+      },
+    },
+    '/payout-runs/{id}/payouts': {
+      get: {
+        operationId: 'listPayoutRunPayouts',
+        summary: "The run's rows with their payouts, in file order, page by page",
+        parameters: [runPath, ...queryParameters(ListRunRowsQuerySchema)],
+      },
+    },
+    '/payout-runs/{id}/results.csv': {
+      get: {
+        operationId: 'downloadPayoutRunResults',
+        summary:
+          'Every row\'s result as CSV (row, reference, payoutId, status, providerReference, failure), 1,000 rows per part; a `Link` header with rel="next" names the next part',
+        parameters: [runPath, ...queryParameters(ResultsCsvQuerySchema)],
+      },
+    },
     '/bulk-correction-jobs': {
       get: {
         operationId: 'listCorrectionJobs',
@@ -482,6 +568,43 @@ function operations(): Record<string, Record<string, Operation>> {
         operationId: 'discardDeadLetter',
         parameters: [idPath],
         requestBody: body(DiscardDeadLetterRequestSchema),
+      },
+    },
+    '/statements': {
+      get: {
+        operationId: 'listStatements',
+        summary: "The daily statements against the provider's wallet records, newest day first",
+        parameters: queryParameters(ListStatementsQuerySchema),
+      },
+    },
+    '/statements/{date}': {
+      get: {
+        operationId: 'getStatement',
+        summary: "One day's report: lines and amounts per kind, the provider's totals, who ran it",
+        parameters: [datePath],
+      },
+    },
+    '/statements/{date}/lines': {
+      get: {
+        operationId: 'listStatementLines',
+        summary: "A page of the day's lines, of one kind or all (docs/statements.md)",
+        parameters: [datePath, ...queryParameters(ListLinesQuerySchema)],
+      },
+    },
+    '/statements/{date}/lines.csv': {
+      get: {
+        operationId: 'downloadStatementCsv',
+        summary:
+          'Every line of the day\'s report as CSV, 500 lines per part; a `Link` header with rel="next" names the next part',
+        parameters: [datePath, ...queryParameters(StatementCsvQuerySchema)],
+      },
+    },
+    '/statements/{date}/run': {
+      post: {
+        operationId: 'runStatement',
+        summary:
+          'Reconcile the day again; idempotent: the same findings, nothing raised twice, no second needs_review. The run records who ran it',
+        parameters: [datePath],
       },
     },
     '/health': {

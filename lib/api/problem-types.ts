@@ -35,6 +35,11 @@ export const PROBLEM_TYPES = {
     meaning:
       'The resource is not in a state that allows this command (e.g. cancelling a payout already sent). Nothing changed.',
   },
+  'duplicates-unacknowledged': {
+    statuses: [409],
+    meaning:
+      'A payout run has lines paying the same account the same amount, or repeats an earlier run of the same rows: `errors` lists each; send it again with `acknowledgeDuplicates: true` (or `?acknowledgeDuplicates=true`) if that is meant. Nothing stored.',
+  },
   'concurrent-modification': {
     statuses: [409],
     meaning: 'The resource changed while the command ran; read it again and retry. Nothing changed.',

@@ -3,6 +3,7 @@ import {
   CorrectionJobNotEnqueuedError,
   CorrectionJobsNotConfiguredError,
 } from '../bulk-corrections/job-errors.js';
+import { RunWarningsError } from '../payout-runs/index.js';
 import {
   ApprovalForbiddenError,
   PayoutsPausedError,
@@ -75,6 +76,18 @@ export function problemFor(error: unknown, logger: Logger): Problem {
       error.title,
       error.message,
       error.issues.length > 0 ? error.issues : undefined,
+    );
+  }
+  if (error instanceof RunWarningsError) {
+    return problem(
+      409,
+      'duplicates-unacknowledged',
+      'The run has duplicates to acknowledge',
+      error.message,
+      error.warnings.map((warning) => ({
+        path: warning.kind === 'duplicate_line' ? `rows ${warning.rows.join(', ')}` : `run ${warning.runId}`,
+        message: warning.message,
+      })),
     );
   }
   if (error instanceof ValidationError) {

@@ -7,6 +7,10 @@ export interface CommandSpec {
   readonly summary: string;
   /** `--body FILE` (or `-` for standard input) is required. */
   readonly body?: 'required' | 'optional';
+  /** A CSV download in parts: the CLI follows each part's `Link` to the next and prints one file. */
+  readonly parts?: boolean;
+  /** `--body FILE.csv` is sent as `text/csv` (the route takes a CSV file as well as JSON). */
+  readonly csv?: boolean;
   /** Needs `--key`: a create is idempotent per key, so a retried command never pays twice. */
   readonly idempotent?: boolean;
   /** A list route: `--all` walks every page. */
@@ -280,6 +284,94 @@ export const COMMANDS: readonly CommandSpec[] = [
     method: 'POST',
     path: '/bulk-correction-jobs/{id}/requeue',
     summary: 'hand the rows still queued to the workers again (nothing is sent twice)',
+  },
+  {
+    words: ['payout-runs', 'create'],
+    method: 'POST',
+    path: '/payout-runs',
+    summary:
+      'create a run from a CSV file (--body run.csv) or JSON { rows }; 202 with the run (after a 409 for duplicates: --query acknowledgeDuplicates=true)',
+    body: 'required',
+    csv: true,
+    idempotent: true,
+  },
+  {
+    words: ['payout-runs', 'list'],
+    method: 'GET',
+    path: '/payout-runs',
+    summary: 'payout runs, newest first (--state pending_approval: those waiting for a second person)',
+    list: true,
+    query: ['state', 'limit'],
+  },
+  {
+    words: ['payout-runs', 'get'],
+    method: 'GET',
+    path: '/payout-runs/{id}',
+    summary: 'a run: count, total, largest rows, checksum, rows by status, progress',
+  },
+  {
+    words: ['payout-runs', 'approve'],
+    method: 'POST',
+    path: '/payout-runs/{id}/approve',
+    summary: 'approve a whole run as the second person',
+    confirmFrom: '/payout-runs/{id}',
+  },
+  {
+    words: ['payout-runs', 'cancel'],
+    method: 'POST',
+    path: '/payout-runs/{id}/cancel',
+    summary: 'cancel the rows not yet sent; rows already sent stand',
+    bodyFlags: ['reason'],
+  },
+  {
+    words: ['payout-runs', 'payouts'],
+    method: 'GET',
+    path: '/payout-runs/{id}/payouts',
+    summary: "the run's rows with their payouts, in file order",
+    list: true,
+    query: ['limit'],
+  },
+  {
+    words: ['payout-runs', 'results'],
+    method: 'GET',
+    path: '/payout-runs/{id}/results.csv',
+    summary: 'the result of every row as one CSV (fetched in parts of 1,000 rows)',
+    parts: true,
+  },
+  {
+    words: ['statements', 'list'],
+    method: 'GET',
+    path: '/statements',
+    summary: 'daily statement reports, newest day first',
+    list: true,
+    query: ['limit'],
+  },
+  {
+    words: ['statements', 'show'],
+    method: 'GET',
+    path: '/statements/{date}',
+    summary: "a day's report: totals per kind, balances, who ran it",
+  },
+  {
+    words: ['statements', 'lines'],
+    method: 'GET',
+    path: '/statements/{date}/lines',
+    summary: "the day's lines, of one kind (--kind provider_not_ours) or all",
+    list: true,
+    query: ['kind', 'limit'],
+  },
+  {
+    words: ['statements', 'csv'],
+    method: 'GET',
+    path: '/statements/{date}/lines.csv',
+    summary: "every line of the day's report as one CSV (fetched in parts of 500 lines)",
+    parts: true,
+  },
+  {
+    words: ['statements', 'run'],
+    method: 'POST',
+    path: '/statements/{date}/run',
+    summary: 'reconcile the day again now (idempotent; records who ran it)',
   },
   {
     words: ['bulk', 'get'],

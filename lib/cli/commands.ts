@@ -23,8 +23,9 @@ Commands:
 ${COMMANDS.map((c) => `  ${[...c.words, ...placeholders(c.path)].join(' ').padEnd(44)} ${c.summary}`).join('\n')}
   ${'request METHOD PATH'.padEnd(44)} any route (--body FILE, --key K, --all)
 
-Flags: --body FILE|- (JSON), --key KEY (Idempotency-Key), --all (every page of a list), --reason TEXT,
-       --status, --state, --type, --from, --to, --limit (lists), --deep (health), --yes (no confirmation),
+Flags: --body FILE|- (JSON, or a .csv file where a command takes CSV), --key KEY (Idempotency-Key),
+       --all (every page of a list), --reason TEXT,
+       --status, --state, --type, --kind, --from, --to, --limit (lists), --deep (health), --yes (no confirmation),
        --query name=value (any query parameter, repeatable),
        --json (the answer as JSON, for scripts; default: tables for people).
 Exit status: 0 on a 2xx answer, 1 on any other answer (the problem is printed on stderr),
@@ -61,6 +62,7 @@ const OPTIONS = {
   reason: { type: 'string' },
   status: { type: 'string' },
   state: { type: 'string' },
+  kind: { type: 'string' },
   type: { type: 'string' },
   from: { type: 'string' },
   to: { type: 'string' },
@@ -125,7 +127,33 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     }
     return show({ status: 200, headers: {}, body: { items } });
   }
+  if (planned.spec?.parts) return show(await downloadParts(client, planned));
   return show(await client.send(planned));
+}
+
+/** The `rel="next"` target of a `Link` header: the path and query of the download's next part. */
+function nextPart(link: string | undefined): { path: string; query: Record<string, string> } | undefined {
+  const target = link === undefined ? undefined : /<([^>]+)>;\s*rel="next"/.exec(link)?.[1];
+  if (target === undefined) return undefined;
+  const url = new URL(target, 'http://parts.invalid');
+  return { path: url.pathname, query: Object.fromEntries(url.searchParams) };
+}
+
+/**
+ * A CSV download in parts (each answer at most what one Lambda answer holds): follows each part's `Link` to the
+ * next and writes one file, the header row once. Stops at the first answer that is not a 200.
+ */
+async function downloadParts(client: OpsClient, planned: Planned): Promise<OpsResponse> {
+  let response = await client.send(planned);
+  let text = typeof response.body === 'string' ? response.body : '';
+  for (let next = nextPart(response.headers.link); response.status === 200 && next; ) {
+    response = await client.send({ method: 'GET', ...next });
+    if (response.status !== 200) return response;
+    const part = typeof response.body === 'string' ? response.body : '';
+    text += part.slice(part.indexOf('\r\n') + 2);
+    next = nextPart(response.headers.link);
+  }
+  return response.status === 200 ? { ...response, body: text } : response;
 }
 
 function answer(response: Pick<OpsResponse, 'status' | 'body'>, io: CliIo, json: boolean): number {
@@ -180,7 +208,8 @@ export function usageProblem(argv: readonly string[]): string | undefined {
 function plan(parsed: Parsed, io: Pick<CliIo, 'readStdin'>): Planned {
   const [first = '', second = '', ...rest] = parsed.positionals;
   const { values } = parsed;
-  const body = values.body === undefined ? undefined : readJson(values.body, io);
+  const csv = values.body?.endsWith('.csv') ? readFileSync(values.body, 'utf8') : undefined;
+  const body = values.body === undefined || csv !== undefined ? undefined : readJson(values.body, io);
   const keyed = values.key === undefined ? {} : { idempotencyKey: values.key };
   const extraQuery = Object.fromEntries(
     (values.query ?? []).map((pair) => {
@@ -210,8 +239,10 @@ function plan(parsed: Parsed, io: Pick<CliIo, 'readStdin'>): Planned {
   if (rest.length !== names.length) {
     throw new UsageError(`${spec.words.join(' ')} takes ${names.join(' ') || 'no arguments'}`);
   }
-  if (spec.body === 'required' && body === undefined)
+  if (spec.body === 'required' && body === undefined && csv === undefined)
     throw new UsageError(`${spec.words.join(' ')} needs --body`);
+  if (csv !== undefined && spec.csv !== true)
+    throw new UsageError(`${spec.words.join(' ')} takes a JSON --body, not a CSV file`);
   if (spec.idempotent && values.key === undefined) {
     throw new UsageError(`${spec.words.join(' ')} needs --key: the same key on a retry never pays twice`);
   }
@@ -226,7 +257,7 @@ function plan(parsed: Parsed, io: Pick<CliIo, 'readStdin'>): Planned {
     list: spec.list === true,
     spec,
     args: rest,
-    ...(sentBody !== undefined && { body: sentBody }),
+    ...(csv !== undefined ? { csv } : sentBody !== undefined && { body: sentBody }),
     ...keyed,
   };
 }

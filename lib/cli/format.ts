@@ -105,6 +105,19 @@ export function describeForConfirmation(subject: unknown): string {
     isRecord(payout.createdBy) && `created by ${String(payout.createdBy.id)}`,
     isRecord(payout.schedule) &&
       `every      ${String(payout.schedule.every ?? 1)} ${String(payout.schedule.interval)} at ${String(payout.schedule.timeOfDay)} ${String(payout.schedule.timeZone)}`,
+    // A payout run: the approver approves the file as a whole, so they see its size, total and largest rows.
+    subject.runId !== undefined && `run        ${String(subject.runId)}`,
+    typeof subject.count === 'number' && `rows       ${subject.count}`,
+    typeof subject.totalKobo === 'number' && `total      ${formatNaira(subject.totalKobo)}`,
+    Array.isArray(subject.largestRows) &&
+      `largest    ${subject.largestRows
+        .filter(isRecord)
+        .map(
+          (row) =>
+            `${String(row.reference)} ${typeof row.amountKobo === 'number' ? formatNaira(row.amountKobo) : ''}`,
+        )
+        .join('; ')}`,
+    subject.fileSha256 !== undefined && `file sha256 ${String(subject.fileSha256)}`,
     payout.status !== undefined && `status     ${String(payout.status)}`,
     payout.narration !== undefined && `narration  ${String(payout.narration)}`,
     isRecord(payout.paidTwice) &&

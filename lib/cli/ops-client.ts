@@ -18,6 +18,8 @@ export interface OpsRequest {
   readonly path: string;
   readonly query?: Readonly<Record<string, string>>;
   readonly body?: unknown;
+  /** A CSV file's text, sent as `text/csv` instead of a JSON body (`payout-runs create --body run.csv`). */
+  readonly csv?: string;
   readonly idempotencyKey?: string;
 }
 
@@ -60,12 +62,15 @@ export class OpsClient {
   async send(request: OpsRequest): Promise<OpsResponse> {
     const url = new URL(this.#target.baseUrl.replace(/\/+$/, '') + request.path);
     for (const [name, value] of Object.entries(request.query ?? {})) url.searchParams.set(name, value);
-    const body = request.body === undefined ? undefined : JSON.stringify(request.body);
+    const body = request.csv ?? (request.body === undefined ? undefined : JSON.stringify(request.body));
     const headers: Record<string, string> = {
       host: url.host,
       accept: 'application/json',
-      // Every command is JSON, even without a body: the local stack refuses any other content type on a write.
-      ...((body !== undefined || request.method !== 'GET') && { 'content-type': 'application/json' }),
+      // Every command is JSON (or a CSV file), even without a body: the local stack refuses any other content
+      // type on a write.
+      ...((body !== undefined || request.method !== 'GET') && {
+        'content-type': request.csv === undefined ? 'application/json' : 'text/csv',
+      }),
       ...(request.idempotencyKey !== undefined && { 'idempotency-key': request.idempotencyKey }),
       ...(this.#target.kind === 'local' &&
         this.#target.principal !== undefined && { [LOCAL_PRINCIPAL_HEADER]: this.#target.principal }),

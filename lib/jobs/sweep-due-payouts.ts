@@ -1,7 +1,9 @@
 import { enqueuePendingJobs } from '../bulk-corrections/pending-enqueue.js';
+import { RUN_STOP_STARTING_BEFORE_DEADLINE_MS } from '../payout-runs/index.js';
 import { payoutSweeper } from '../payouts/payout-sweeper.js';
 import { correctionJobStoreOf } from '../runtime/correction-job-store.js';
 import { payoutEngineOf } from '../runtime/payout-engine.js';
+import { runMaterialiserOf } from '../runtime/payout-runs.js';
 import { recurrenceSweepOf } from '../runtime/recurrence-sweep.js';
 import { refundSenderOf } from '../runtime/refunds.js';
 import type { Runtime } from '../runtime/runtime.js';
@@ -23,6 +25,11 @@ export async function sweepDuePayouts(runtime: Runtime, remainingMs: number) {
     refunds: refundSenderOf(runtime),
   };
   const submissions = submissionsOf(runtime);
+  // Payout runs' rows become payouts first, a bounded batch per run (docs/payout-runs.md, "Fairness"), so this
+  // tick's dispatch already sends them, interleaved with every other due payout by due time.
+  const runs = await runMaterialiserOf(runtime).materialiseDue({
+    stopStartingAt: Date.now() + remainingMs - RUN_STOP_STARTING_BEFORE_DEADLINE_MS,
+  });
   const report = submissions
     ? await runDueDispatch({ ...parts, submissions, ...pendingCorrectionsOf(runtime) }, remainingMs, {
         // The stage's per-tick maximum (infra/config/submission-sizing.ts); unbounded when unset.
@@ -31,8 +38,8 @@ export async function sweepDuePayouts(runtime: Runtime, remainingMs: number) {
         }),
       })
     : await runDueSweep(parts, remainingMs);
-  logTick(runtime.logger, 'sweep finished', { ...report });
-  return report;
+  logTick(runtime.logger, 'sweep finished', { ...report, runs });
+  return { ...report, runs };
 }
 
 /** The sweeper's hand-over of correction jobs the queue refused, where correction jobs are queued. */

@@ -18,6 +18,8 @@ export const MoneyEntryPoint = {
   BulkCorrection: 'bulk-correction',
   Refund: 'refund',
   Resolution: 'resolution',
+  /** A payroll run: its total judged once as a whole (lib/payout-runs), each row as its own payout. */
+  PayoutRun: 'payout-run',
 } as const;
 export type MoneyEntryPoint = (typeof MoneyEntryPoint)[keyof typeof MoneyEntryPoint];
 
@@ -73,6 +75,11 @@ export interface MoneyInstruction {
     readonly source: ValueSource;
     /** The request field that carries the amount, named in a refusal (`amount`, `detail.payout.amount`). */
     readonly path?: string;
+    /**
+     * The amount is the total of instructions each judged on its own (a payout run's rows): the approval
+     * threshold applies to it, the per-payout maximum only to each of them.
+     */
+    readonly isTotal?: boolean;
   };
   /**
    * The destination, when this instruction changes one an earlier instruction set (a bulk item's account): who
@@ -163,6 +170,7 @@ export function judge(limits: GateLimits, instruction: MoneyInstruction): Judgem
     entryPoint: instruction.entryPoint,
     amountKobo: amountAtStakeKobo,
     ...(instruction.amount.path !== undefined && { amountPath: instruction.amount.path }),
+    ...(instruction.amount.isTotal && { amountIsTotal: true }),
     ...(reasons.length > 0 && { approvalReason: reasons.join('; ') }),
   });
   return { ...decision, capCounter: capCounterOf(limits, instruction.debits), amountAtStakeKobo };
@@ -177,6 +185,8 @@ export interface GateRequest {
   readonly amountKobo: number | undefined;
   /** The request field that carries the amount, named in a refusal (`amount`, `detail.payout.amount`). */
   readonly amountPath?: string;
+  /** The amount totals instructions each judged against the maximum on its own: only the threshold applies. */
+  readonly amountIsTotal?: boolean;
   /** Something other than the amount demands a second person (a bulk item's destination changed). */
   readonly approvalReason?: string;
 }
@@ -200,7 +210,7 @@ function admit(limits: GateLimits, request: GateRequest): GateDecision {
     return { approvalRequired: request.approvalReason ? `${request.approvalReason}; ${unknown}` : unknown };
   }
   const path = request.amountPath ?? 'amount';
-  if (request.amountKobo > limits.maxPayoutKobo) {
+  if (!request.amountIsTotal && request.amountKobo > limits.maxPayoutKobo) {
     const message = `must be at most ${limits.maxPayoutKobo} kobo (the per-payout maximum)`;
     throw new ValidationError(`${path}: ${message}`, [{ path, message }]);
   }

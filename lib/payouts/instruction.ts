@@ -14,6 +14,7 @@ export const ENTRY_POINT_OF: Readonly<Record<PayoutOrigin, MoneyEntryPoint>> = {
   event: MoneyEntryPoint.EventPayout,
   schedule: MoneyEntryPoint.RecurringOccurrence,
   settlement: MoneyEntryPoint.Settlement,
+  run: MoneyEntryPoint.PayoutRun,
 };
 
 export function toInstruction(request: CreatePayoutRequest): PayoutInstruction {

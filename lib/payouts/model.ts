@@ -44,6 +44,8 @@ export const PayoutOrigin = {
   Event: 'event',
   Schedule: 'schedule',
   Settlement: 'settlement',
+  /** A row of a payout run (lib/payout-runs), approved with its run. */
+  Run: 'run',
 } as const;
 export type PayoutOrigin = (typeof PayoutOrigin)[keyof typeof PayoutOrigin];
 

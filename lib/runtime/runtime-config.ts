@@ -45,6 +45,25 @@ export const RuntimeEnvSchema = z
     /** The provider's id of the merchant's main wallet; the daily cap counts per account debited. */
     MAIN_WALLET_ID: nonEmptyText,
     DAILY_CAP_KOBO: kobo,
+    /** When the daily statement of the day before runs (`HH:MM`, 24 h) in STATEMENT_TIME_ZONE (docs/statements.md). */
+    STATEMENT_TIME: z._default(
+      z.string().check(z.regex(/^([01]\d|2[0-3]):[0-5]\d$/, 'must be a time of day, HH:MM')),
+      '06:00',
+    ),
+    /** The IANA zone whose calendar days the statements cover: the provider's business day. */
+    STATEMENT_TIME_ZONE: z._default(
+      z.string().check(
+        z.refine((zone) => {
+          try {
+            new Intl.DateTimeFormat('en-US', { timeZone: zone });
+            return true;
+          } catch {
+            return false;
+          }
+        }, 'must be an IANA time zone, e.g. Africa/Lagos'),
+      ),
+      'Africa/Lagos',
+    ),
     APPROVAL_THRESHOLD_KOBO: kobo,
     SUBMIT_LEASE_MS: milliseconds,
     RECONCILE_GRACE_MS: milliseconds,

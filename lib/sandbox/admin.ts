@@ -55,6 +55,20 @@ export function handleAdmin(req: SandboxRequest, target: AdminTarget): Reply {
       state.settlements.push(settlement);
       return json({ status: true, settlement: { id: settlement.id } });
     }
+    case 'PATCH /__sandbox/wallet-transactions': {
+      const state = target.state();
+      const change = parseRecordChange(req.body);
+      const index = state.walletTransactions.findIndex((t) => t.id === change.transactionId);
+      const record = state.walletTransactions[index];
+      if (!record) throw notFound(`transactionId: transaction ${change.transactionId} not found`);
+      // The records are immutable values: an amended one replaces the old in place, keeping its order.
+      if (change.chargesKobo !== undefined) {
+        state.walletTransactions[index] = { ...record, chargesKobo: change.chargesKobo };
+      }
+      if (change.listed === false) state.unlistedTransactionIds.add(record.id);
+      if (change.listed === true) state.unlistedTransactionIds.delete(record.id);
+      return json({ status: true });
+    }
     case 'POST /__sandbox/reset':
       target.reset();
       return json({ status: true });
@@ -99,4 +113,44 @@ function parseSettlementSpec(body: unknown): { category: SettlementCategory; amo
     throw badRequest('amountKobo must be an integer > 0');
   }
   return { category, amountKobo };
+}
+
+/**
+ * Amends a wallet transaction at a running sandbox (`PATCH /__sandbox/wallet-transactions`, no provider request):
+ * `chargesKobo` re-prices it as a provider that charged other than it answered; `listed: false` keeps it out of
+ * `GET /transaction/wallet` as a provider whose listing lost it.
+ *
+ * @example await amendWalletTransaction(sandbox.url, { transactionId, chargesKobo: 5_375 });
+ */
+export async function amendWalletTransaction(
+  sandboxUrl: string,
+  change: { transactionId: string; chargesKobo?: number; listed?: boolean },
+): Promise<void> {
+  const response = await fetch(new URL('/__sandbox/wallet-transactions', sandboxUrl), {
+    method: 'PATCH',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(change),
+  });
+  if (!response.ok)
+    throw new Error(`the sandbox amended nothing: ${response.status} ${await response.text()}`);
+}
+
+/** `{ transactionId: string, chargesKobo?: integer >= 0, listed?: boolean }`. */
+function parseRecordChange(body: unknown): { transactionId: string; chargesKobo?: number; listed?: boolean } {
+  if (!isJsonObject(body)) throw badRequest('change must be a JSON object');
+  const { transactionId, chargesKobo, listed } = body;
+  if (typeof transactionId !== 'string' || transactionId === '')
+    throw badRequest('transactionId must be a string');
+  if (
+    chargesKobo !== undefined &&
+    !(typeof chargesKobo === 'number' && Number.isSafeInteger(chargesKobo) && chargesKobo >= 0)
+  ) {
+    throw badRequest('chargesKobo must be an integer >= 0');
+  }
+  if (listed !== undefined && typeof listed !== 'boolean') throw badRequest('listed must be a boolean');
+  return {
+    transactionId,
+    ...(chargesKobo !== undefined && { chargesKobo }),
+    ...(listed !== undefined && { listed }),
+  };
 }

@@ -20,7 +20,7 @@ import {
   type SandboxStats,
 } from './views.js';
 
-export { addSettlement } from './admin.js';
+export { addSettlement, amendWalletTransaction } from './admin.js';
 export type { SettlementCategory } from './contract.js';
 export { FAULT_KINDS, type FaultKind, type FaultSpec } from './faults.js';
 export { DEFAULT_FEES, type FeeTable, type FeeTier } from './fees.js';

@@ -168,6 +168,11 @@ export class SandboxState {
   readonly terminalUsages: WireRecord[] = [];
   readonly recurrentPayouts: WireRecord[] = [];
   readonly virtualAccounts = new Map<string, WireRecord>();
+  /**
+   * Wallet transactions kept in the ledger but left out of `GET /transaction/wallet` (an admin hook): a provider
+   * whose listing lost a record, which the daily statement must report as ours but not at the provider.
+   */
+  readonly unlistedTransactionIds = new Set<string>();
   private seq = 0;
   private readonly counters = new Map<number, number>();
 

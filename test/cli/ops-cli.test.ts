@@ -127,6 +127,52 @@ describe('the ops CLI against the local stack', () => {
     expect(health.out).toContain('  table:\n    status: ok');
   });
 
+  it('uploads a payroll file as CSV, and a second person approves the run as a whole', async () => {
+    const { writeFileSync } = await import('node:fs');
+    const runFile = bodyFile.replace(/payout\.json$/, 'run.csv');
+    const amount = payoutEngineOf(h.runtime).ctx.config.approvalThresholdKobo;
+    writeFileSync(
+      runFile,
+      [
+        'reference,amount,bankCode,accountNumber,accountName,narration',
+        `cli-001,${amount},058,0123456789,Ada Obi,June salary`,
+        'cli-002,150000,044,0987654321,Bola Ade,June salary',
+      ].join('\n'),
+    );
+    const created = await cli([
+      ...['--api', server.url, '--principal', 'payroll-clerk', '--json'],
+      ...['payout-runs', 'create', '--body', runFile, '--key', 'cli-run-1'],
+    ]);
+    expect(created.status).toBe(0);
+    expect(created.json()).toMatchObject({
+      status: 'pending_approval',
+      count: 2,
+      totalKobo: amount + 150000,
+    });
+    const runId: string = created.json().runId;
+    const own = await cli([
+      ...['--api', server.url, '--principal', 'payroll-clerk', '--yes'],
+      ...['payout-runs', 'approve', runId],
+    ]);
+    expect(own.status).toBe(1);
+    expect(own.err).toContain('HTTP 403');
+    const approved = await cli(
+      [
+        ...['--api', server.url, '--principal', 'finance-lead', '--json'],
+        ...['payout-runs', 'approve', runId],
+      ],
+      {},
+      [true],
+    );
+    expect(approved.status).toBe(0);
+    // The approver is shown the run as a whole before deciding: its rows, total, largest rows and checksum.
+    expect(approved.err).toContain('rows       2');
+    expect(approved.err).toContain('total      NGN 1,001,500.00');
+    expect(approved.err).toContain('cli-001 NGN 1,000,000.00');
+    expect(approved.err).toMatch(/file sha256 [0-9a-f]{64}/);
+    expect(approved.json()).toMatchObject({ runId, approvedBy: { id: 'finance-lead' } });
+  });
+
   it('refuses a create without --key (a retried create must never pay twice) and an unknown command, sending nothing', async () => {
     const before = (await h.items()).length;
     const noKey = await cli(['--api', server.url, 'payouts', 'create', '--body', bodyFile]);

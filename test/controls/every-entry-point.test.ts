@@ -79,6 +79,21 @@ interface GatedStoreWriter {
  * as stated. Adding a file here is the review that it writes no payout around the gate.
  */
 const GATED_STORE_WRITERS: Readonly<Record<string, GatedStoreWriter>> = {
+  'lib/payout-runs/run-service.ts': {
+    entryPoint: MoneyEntryPoint.PayoutRun,
+    writes:
+      "payout runs and their rows (each row's payout is created by createPayout, which admits it again)",
+    gate: { admits: true },
+  },
+  'lib/payout-runs/materialiser.ts': {
+    entryPoint: MoneyEntryPoint.PayoutRun,
+    writes: "an approved run's progress (how many rows are payouts) and each row's record of its payout",
+    gate: {
+      calls: /#payouts\.create\(rowCommand\(/,
+      applying: 'lib/payouts/engine/create-payout.ts',
+      why: "each row's payout is created by createPayout, which admits it with the limits in force",
+    },
+  },
   'lib/recurrence/recurrence-service.ts': {
     entryPoint: MoneyEntryPoint.RecurringRule,
     writes: 'recurring payout rules (each occurrence is created by createPayout, which admits it again)',

@@ -21,6 +21,12 @@ import {
   present as presentDeadLetter,
   presentSummary as presentDeadLetterSummary,
 } from '../../lib/api/routes/dead-letters.js';
+import {
+  RUN_RESULTS_CELL_MAXIMA,
+  RUN_RESULTS_COLUMNS,
+  RUN_RESULTS_PAGE_ROWS,
+} from '../../lib/api/routes/payout-runs.js';
+import { STATEMENT_CSV_PAGE_LINES, STATEMENT_LINE_MAXIMA } from '../../lib/api/routes/statements.js';
 import type { JobItem } from '../../lib/bulk-corrections/job-model.js';
 import { MAX_BATCH_CORRECTIONS } from '../../lib/bulk-corrections/schemas.js';
 import type { DeadLetter } from '../../lib/events/dead-letter.js';
@@ -43,9 +49,10 @@ const LAMBDA_RESPONSE_LIMIT = 6 * 1024 * 1024;
  * The envelope around the body: `statusCode` (3 digits), the JSON punctuation and names, and the headers, at
  * most: content-type (`text/csv; charset=utf-8`, `application/problem+json`), cache-control, and one of
  * location (a path with one id of at most 255 characters), idempotent-replayed, allow (three methods),
- * content-disposition (a file name with a 26-character job id). 2 KB is several times all of them together.
+ * content-disposition (a file name with a 26-character job id), and a CSV part's `link` to the next part (a path
+ * and a cursor of at most 2,048 characters, URL-encoded: three bytes each). 8 KB is more than all of them together.
  */
-const ENVELOPE_BOUND = 2_048;
+const ENVELOPE_BOUND = 8_192;
 
 /**
  * How much a JSON body can grow when the envelope carries it as a JSON string: `JSON.stringify` of the body
@@ -72,11 +79,39 @@ function resultsCsvEnvelopeBytes(): number {
 }
 
 /**
+ * A CSV download of `rows` rows whose cells are at most `cellMaxima` characters (clipped, control characters
+ * replaced, as `resultsCsvEnvelopeBytes` counts them), under a header of `headerBytes`.
+ */
+function csvEnvelopeBytes(cellMaxima: readonly number[], headerBytes: number, rows: number): number {
+  const row = cellMaxima.reduce((sum, max) => sum + 4 * max + 4 + 1, 0) + (cellMaxima.length - 1) + 4;
+  return ENVELOPE_BOUND + headerBytes + 4 + rows * row;
+}
+
+/** A kobo amount as CSV writes it (a safe integer, signed), and as naira (`NGN -90,071,992,547,409.91`). */
+const KOBO_CELL = 17;
+const NAIRA_CELL = 32;
+
+/** One part of `lines.csv`: the date, the kind, four amounts in kobo, one in naira, the attempt, the texts. */
+function statementCsvEnvelopeBytes(): number {
+  const cells = [10, 64, ...Object.values(STATEMENT_LINE_MAXIMA), KOBO_CELL, KOBO_CELL, KOBO_CELL];
+  const numbers = [KOBO_CELL, NAIRA_CELL, 6];
+  // 17 columns of at most 24 characters of header each.
+  return csvEnvelopeBytes([...cells, ...numbers], 17 * 25, STATEMENT_CSV_PAGE_LINES);
+}
+
+/**
  * Answers proven apart from their schema: the CSV download, and the OpenAPI document, which is a pure function
  * of the code (no stored data reaches it), so measuring it is its proof.
  */
 const ANSWER_PROOFS: Record<string, () => number> = {
   'GET /bulk-correction-jobs/{id}/results.csv 200': resultsCsvEnvelopeBytes,
+  'GET /payout-runs/{id}/results.csv 200': () =>
+    csvEnvelopeBytes(
+      Object.values(RUN_RESULTS_CELL_MAXIMA),
+      RUN_RESULTS_COLUMNS.join(',').length,
+      RUN_RESULTS_PAGE_ROWS,
+    ),
+  'GET /statements/{date}/lines.csv 200': statementCsvEnvelopeBytes,
   'GET /openapi.json 200': () => jsonEnvelope(Buffer.byteLength(JSON.stringify(buildOpenApiDocument()))),
 };
 
@@ -161,8 +196,10 @@ describe('results.csv stays within its proof whatever the rows hold', () => {
     }));
     const csv = resultsCsv(items);
     const envelope = Buffer.byteLength(JSON.stringify({ body: csv }));
-    const perRow = (resultsCsvEnvelopeBytes() - 2_048) / MAX_BATCH_CORRECTIONS;
-    expect(envelope).toBeLessThanOrEqual(2_048 + RESULTS_CSV_COLUMNS.join(',').length + 4 + 3 * perRow);
+    const perRow = (resultsCsvEnvelopeBytes() - ENVELOPE_BOUND) / MAX_BATCH_CORRECTIONS;
+    expect(envelope).toBeLessThanOrEqual(
+      ENVELOPE_BOUND + RESULTS_CSV_COLUMNS.join(',').length + 4 + 3 * perRow,
+    );
     expect(csv.replaceAll('\r\n', '')).not.toMatch(/\p{Cc}/u);
     expect(csv).toContain('…');
   });

@@ -10,6 +10,10 @@ import { DOMAIN_EVENT_STREAM } from '../../infra/constructs/domain-events.js';
 import { HANDLERS, type HandlerName } from '../../infra/handlers.js';
 import { API_FUNCTIONS, type ApiFunctionName } from '../../lib/api/functions/index.js';
 import { API_DEADLINES } from '../../lib/api/request-deadline.js';
+import {
+  STATEMENT_API_STOP_BEFORE_DEADLINE_MS,
+  STATEMENT_API_UNIT_DEADLINE_MS,
+} from '../../lib/api/routes/statements.js';
 import { MAX_BATCH_CORRECTIONS } from '../../lib/bulk-corrections/schemas.js';
 import {
   PUBLISH_STOP_STARTING_BEFORE_DEADLINE_MS,
@@ -26,7 +30,9 @@ import {
   REFUND_STOP_STARTING_BEFORE_DEADLINE_MS,
   SYNC_STOP_STARTING_BEFORE_DEADLINE_MS,
 } from '../../lib/jobs/scheduled.js';
+import { STATEMENT_STOP_STARTING_BEFORE_DEADLINE_MS } from '../../lib/jobs/statement-reconciliation.js';
 import { WORKER_STOP_STARTING_BEFORE_DEADLINE_MS } from '../../lib/jobs/submission-batch.js';
+import { RUN_STOP_STARTING_BEFORE_DEADLINE_MS } from '../../lib/payout-runs/index.js';
 import { SQS_REQUEST_TIMEOUT_MS } from '../../lib/payouts/adapters/sqs-submission-queue.js';
 import { defaultEngineConfig } from '../../lib/payouts/config.js';
 import { DEFAULT_DISPATCH_PAGE_SIZE } from '../../lib/payouts/engine/dispatch.js';
@@ -44,6 +50,7 @@ import { DEEP_HEALTH_DEADLINE_MS } from '../../lib/runtime/health.js';
 import { POLL_PAGE_READ_DEADLINE_MS } from '../../lib/settlement/settlement-service.js';
 import { DYNAMODB_CALL_DEADLINE_MS } from '../../lib/shared/dynamodb-client.js';
 import { readWithinWindowMs } from '../../lib/shared/send-window.js';
+import { STATEMENT_UNIT_DEADLINE_MS } from '../../lib/statements/index.js';
 import { stageConfigFromCdkJson } from './support/synth.js';
 
 /** One DynamoDB call to its total deadline, the SDK's retries included (lib/shared/dynamodb-client.ts). */
@@ -199,6 +206,13 @@ const LIMITS: Record<HandlerName, Limit> = {
         unitMs: 2 * Math.ceil(MAX_BATCH_CORRECTIONS / 10 / 16) * SQS_REQUEST_TIMEOUT_MS + dynamoDbCall,
       },
       {
+        // lib/payout-runs/run-service.ts, before the dispatch: a run's two reads (the run, a page of its rows), one
+        // row (the engine's create, its read after a conflict, the row's record), then the run's transition.
+        name: "one payout run's reads, one of its rows turned into a payout, and the run's mark",
+        marginMs: RUN_STOP_STARTING_BEFORE_DEADLINE_MS,
+        unitMs: 2 * dynamoDbCall + 3 * dynamoDbCall + dynamoDbCall,
+      },
+      {
         // lib/refunds/refund-sender.ts, beside the dispatch with its own stop instant: the claim (and the read
         // after its lost answer), the provider call abandoned at its deadline, the recording (and its read after a
         // lost answer). A claim refused on the transaction's total (the total's read, the refusal and its read),
@@ -230,7 +244,37 @@ const LIMITS: Record<HandlerName, Limit> = {
   'api-settlements': API_ANSWERS,
   'api-corrections': API_ANSWERS,
   'api-dead-letters': API_ANSWERS,
+  'api-payout-runs': API_ANSWERS,
   'api-docs': API_ANSWERS,
+  // The statements' re-run (POST /statements/{date}/run) runs within the request's deadline: no unit of work (a
+  // page of the provider's listing, ten payout reads, a page of our listing, a double's transition, a page of the
+  // lines already written, one BatchWriteItem of 25 lines) starts with less than its margin left, each is abandoned
+  // at its deadline, and the report's read and put follow, each to the same deadline. Cut short, the day is
+  // answered `incomplete` and the next hourly run completes it.
+  'api-statements': {
+    ...API_ANSWERS,
+    parts: [
+      ...API_ANSWERS.parts,
+      {
+        name: "a statement re-run's unit of work, then the report's read and put",
+        marginMs: STATEMENT_API_STOP_BEFORE_DEADLINE_MS,
+        unitMs: 3 * STATEMENT_API_UNIT_DEADLINE_MS,
+        optional: true,
+      },
+    ],
+  },
+  'reconcile-statements': {
+    kind: 'stopsStarting',
+    parts: [
+      {
+        // The same units as the re-run's, at the schedule's deadline; cut short, the report is stored `incomplete`
+        // and the next tick redoes the day (idempotent: no finding raised twice, no second needs_review).
+        name: "one unit of the day's reconciliation, then the report's read and put",
+        marginMs: STATEMENT_STOP_STARTING_BEFORE_DEADLINE_MS,
+        unitMs: 3 * STATEMENT_UNIT_DEADLINE_MS,
+      },
+    ],
+  },
   'payout-requested': {
     // Not `answersAtDeadline`: no caller waits for an answer, so answering early gains nothing; cut off, the
     // invocation is retried by EventBridge and the lease keeps the claim exactly-once.

@@ -24,6 +24,7 @@ import { runQueueBatch } from '../../lib/jobs/correction-batch.js';
 import { healthPartsOf, runHealthCanary } from '../../lib/jobs/health-canary.js';
 import { pollSettlements } from '../../lib/jobs/poll-settlements.js';
 import { runDueDispatch, runProviderScheduleSync, runReconcile } from '../../lib/jobs/scheduled.js';
+import { runStatementTick } from '../../lib/jobs/statement-reconciliation.js';
 import { runSubmissionBatch } from '../../lib/jobs/submission-batch.js';
 import { localAwsConfig } from '../../lib/local/dynamodb-local.js';
 import { LocalSqsQueue } from '../../lib/local/local-sqs-queue.js';
@@ -32,6 +33,7 @@ import { stageConfigOf, submissionQueueSettings } from '../../lib/local/submissi
 import { payoutSweeper } from '../../lib/payouts/payout-sweeper.js';
 import { observeAwsCalls } from '../../lib/runtime/aws-call-observer.js';
 import { payoutEngineOf } from '../../lib/runtime/payout-engine.js';
+import { runMaterialiserOf } from '../../lib/runtime/payout-runs.js';
 import { providerOf } from '../../lib/runtime/provider.js';
 import { createRuntime, type Runtime } from '../../lib/runtime/runtime.js';
 import {
@@ -41,12 +43,14 @@ import {
   refundsOf,
 } from '../../lib/runtime/services.js';
 import { settlementsOf } from '../../lib/runtime/settlements.js';
+import { statementsOf } from '../../lib/runtime/statements.js';
 import { submissionsOf } from '../../lib/runtime/submissions.js';
 import { addSettlement, type Sandbox, startSandbox } from '../../lib/sandbox/index.js';
 import type { PollReport } from '../../lib/settlement/settlement-service.js';
 import { type Clock, ManualClock } from '../../lib/shared/clock.js';
 import { ulid } from '../../lib/shared/ids.js';
 import { CapturingLogger, silentLogger } from '../../lib/shared/logger.js';
+import { dateIn } from '../../lib/statements/index.js';
 import { bankTransfer, call } from '../api/support/harness.js';
 import { payoutRequested } from '../events/support.js';
 import { createTestTable } from '../support/dynamodb.js';
@@ -563,6 +567,17 @@ describe('IAM proof: every call each handler makes is allowed by its own role', 
       );
       const submissions = submissionsOf(sweeper);
       if (!submissions) throw new Error('sweep-due-payouts has no SUBMIT_QUEUE_URL in the template');
+      // A payroll file accepted today: the tick turns its rows into payouts (reading the rows: Query on the table).
+      const run = await call(api, {
+        method: 'POST',
+        path: '/payout-runs',
+        headers: { 'content-type': 'text/csv', 'idempotency-key': 'iam-sweep-run' },
+        body: 'reference,amount,bankCode,accountNumber,accountName,narration\nsweep-1,120000,058,0123456789,Ada Obi,June salary',
+        principal: 'alice',
+      });
+      expect(run.status).toBe(202);
+      const materialised = await runMaterialiserOf(sweeper).materialiseDue();
+      expect(materialised).toMatchObject({ created: 1, completed: 1 });
       const report = await runDueDispatch(
         {
           engine: payoutSweeper(payoutEngineOf(sweeper)),
@@ -808,6 +823,88 @@ describe('IAM proof: every call each handler makes is allowed by its own role', 
     },
   );
 
+  it.skipIf(!present.includes('api-payout-runs'))(
+    'api-payout-runs: a file accepted, the runs listed, one read with its rows and results, then cancelled',
+    async () => {
+      const api = apiFunction('api-payout-runs');
+      const created = await call(api, {
+        method: 'POST',
+        path: '/payout-runs',
+        headers: { 'content-type': 'text/csv', 'idempotency-key': 'iam-run' },
+        body: [
+          'reference,amount,bankCode,accountNumber,accountName,narration',
+          'iam-1,150000,058,0123456789,Ada Obi,June salary',
+          'iam-2,160000,044,0987654321,Bola Ade,June salary',
+        ].join('\n'),
+        principal: 'alice',
+      });
+      expect(created.status).toBe(202);
+      const runId: string = created.body.runId;
+      // Waiting for a second person (gsi1, by state), then every run (gsi2).
+      await exercise('pending', () =>
+        call(api, {
+          method: 'GET',
+          path: '/payout-runs',
+          query: 'state=pending_approval',
+          principal: 'carol',
+        }),
+      );
+      for (const path of [
+        '/payout-runs',
+        `/payout-runs/${runId}`,
+        `/payout-runs/${runId}/payouts`,
+        `/payout-runs/${runId}/results.csv`,
+      ]) {
+        await exercise(path, () => call(api, { method: 'GET', path, principal: 'carol' }));
+      }
+      const cancelled = await call(api, {
+        method: 'POST',
+        path: `/payout-runs/${runId}/cancel`,
+        body: { reason: 'iam proof' },
+        principal: 'alice',
+      });
+      expect(cancelled.status).toBe(200);
+    },
+  );
+
+  it.skipIf(!present.includes('api-statements'))(
+    "api-statements: a person's re-run of today, the reports, a report, its lines and their CSV",
+    async () => {
+      const api = apiFunction('api-statements', proof);
+      const today = dateIn(new Date(), 'Africa/Lagos');
+      const run = await call(api, {
+        method: 'POST',
+        path: `/statements/${today}/run`,
+        body: {},
+        principal: 'carol',
+      });
+      expect(run.status).toBe(200);
+      for (const path of [
+        '/statements',
+        `/statements/${today}`,
+        `/statements/${today}/lines`,
+        `/statements/${today}/lines.csv`,
+      ]) {
+        await exercise(path, () => call(api, { method: 'GET', path, principal: 'carol' }));
+      }
+    },
+  );
+
+  it.skipIf(!present.includes('reconcile-statements'))(
+    "reconcile-statements: today's payouts against the provider's records, lines and report written",
+    async () => {
+      const runtime = runtimeFor('reconcile-statements');
+      const today = dateIn(new Date(), 'Africa/Lagos');
+      const report = await statementsOf(runtime).run(today, 'system:statements', {
+        stopStartingAt: Date.now() + 60_000,
+      });
+      expect(report.completeness).toBe('complete');
+      expect(report.byKind.matched.count).toBeGreaterThan(0);
+      // The schedule's own tick: the day before, which it reports (or finds reported).
+      await exercise('tick', () => runStatementTick(runtime, 600_000));
+    },
+  );
+
   it.skipIf(!present.includes('sync-provider-schedules'))('sync-provider-schedules', async () => {
     const runtime = runtimeFor('sync-provider-schedules');
     const service = providerSchedulesOf(runtime);
@@ -1027,6 +1124,9 @@ describe('IAM proof: it can fail', { timeout: 120_000 }, () => {
         'submit-payouts',
         'reconcile-payouts',
         'payout-requested',
+        // A payout a statement finds paid twice counts on the cap again.
+        'api-statements',
+        'reconcile-statements',
       ]
         .filter((name) => present.includes(name as HandlerName))
         .sort(),

@@ -7,6 +7,7 @@ import { keys } from '../../lib/payouts/store/table-design.js';
 import { recurrenceKeys } from '../../lib/recurrence/store/table-keys.js';
 import { refundKeys } from '../../lib/refunds/refund-store.js';
 import { settlementKeys } from '../../lib/settlement/decision-store.js';
+import { statementKeys } from '../../lib/statements/index.js';
 import { wildcardMatches } from '../support/iam/stack-policies.js';
 
 /** Every pattern the IAM conditions use, by name; a payout idempotency pattern per origin. */
@@ -43,6 +44,7 @@ const written: [string, string][] = [
   [jobKeys.idempotency('k1').pk, 'correctionJobIdempotency'],
   [bulkItemKeys.latest('b1').pk, 'bulkItem'],
   [bulkItemKeys.correction('b1', 'c1').pk, 'bulkItem'],
+  [statementKeys.day('2026-03-01'), 'statement'],
 ];
 
 describe('partition-key patterns of the write conditions (infra/config/key-prefixes.ts)', () => {

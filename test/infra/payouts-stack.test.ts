@@ -237,7 +237,7 @@ describe('provider secrets', () => {
   it('refuse the token, and decrypting with its key, to every principal but the roles of the functions that call the provider', () => {
     // The functions that only read the table (and make no provider call) are not among them.
     expect(present.filter((name) => !callers.includes(name)).sort()).toEqual(
-      ['api-recurrences', 'api-docs', 'publish-domain-events']
+      ['api-recurrences', 'api-docs', 'api-payout-runs', 'publish-domain-events']
         .filter((name) => present.includes(name as HandlerName))
         .sort(),
     );

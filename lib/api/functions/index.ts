@@ -3,9 +3,11 @@ import { correctionsApi } from './corrections.js';
 import { deadLettersApi } from './dead-letters.js';
 import { docsApi } from './docs.js';
 import { operationsApi } from './operations.js';
+import { payoutRunsApi } from './payout-runs.js';
 import { payoutsApi } from './payouts.js';
 import { recurrencesApi } from './recurrences.js';
 import { settlementsApi } from './settlements.js';
+import { statementsApi } from './statements.js';
 
 /**
  * The ops API's Lambda functions by name (their files in `functions/`, their entries in infra/handlers.ts), each
@@ -20,6 +22,8 @@ export const API_FUNCTIONS = {
   'api-settlements': settlementsApi,
   'api-corrections': correctionsApi,
   'api-dead-letters': deadLettersApi,
+  'api-payout-runs': payoutRunsApi,
+  'api-statements': statementsApi,
   'api-docs': docsApi,
 } as const;
 export type ApiFunctionName = keyof typeof API_FUNCTIONS;

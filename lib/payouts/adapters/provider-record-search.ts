@@ -225,7 +225,7 @@ function lookupFailed(error: unknown): Extract<FindOutcome, { kind: 'lookup_fail
 }
 
 /** The receipt a provider record proves: its id, status and charges as the provider recorded them. */
-function receiptOfRecord(record: MatchableRecord): ProviderReceipt {
+export function receiptOfRecord(record: MatchableRecord): ProviderReceipt {
   const reference = typeof record.reference === 'string' ? record.reference : undefined;
   const sessionId = typeof record.sessionId === 'string' ? record.sessionId : undefined;
   const charges = typeof record.charges === 'number' ? record.charges : 0;

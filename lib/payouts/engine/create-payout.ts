@@ -184,9 +184,11 @@ function validate(
     issues.push({ path: 'destinationWalletId', message: 'must differ from sourceWalletId' });
   }
   // A recurrence occurrence materialised late (after an outage) keeps its own time: the sweep then pays it
-  // within the allowed lateness or marks it missed, so it is never dropped silently.
+  // within the allowed lateness or marks it missed, so it is never dropped silently. So does a payout run's row,
+  // whose time was checked when the run was accepted and may pass while the run waits for approval.
   if (
     origin !== 'schedule' &&
+    origin !== 'run' &&
     request.scheduleAt &&
     new Date(request.scheduleAt).getTime() <= now.getTime()
   ) {

@@ -278,6 +278,26 @@ export async function watchPayout(
   return after ?? payout;
 }
 
+/**
+ * A succeeded payout whose further records were found paid outside the watch (the daily statement,
+ * lib/statements): `needs_review` as paid twice, exactly as the watch decides it (`decideWatch`: `paidTwiceSpec`
+ * with the payment it was decided on, the reconciler's transition, the same metric and log). Answers the payout as
+ * it is afterwards, or undefined when another writer changed it first (the payout is left to them).
+ */
+export async function markPaidTwice(
+  ctx: EngineContext,
+  payout: Payout,
+  found: readonly FoundLook[],
+): Promise<Payout | undefined> {
+  const spec = paidTwiceSpec(payout, found, {
+    attempt: payingAttempt(payout),
+    transactionId: payout.receipt?.transactionId ?? '?',
+  });
+  const after = await tryTransition(ctx, payout, spec);
+  if (after?.status === PayoutStatus.NeedsReview) reportNeedsReview(ctx, payout, after, spec.reason);
+  return after;
+}
+
 /** The records a person was shown for a watched attempt, if any. */
 function shownBefore(watched: readonly WatchedAttempt[], look: AttemptLook): string | undefined {
   return watched.find((a) => a.number === look.attempt.number)?.shownRecords;

@@ -1,6 +1,13 @@
 import { PayoutAutomationError } from '../../shared/errors.js';
 import * as z from '../../shared/zod.js';
-import { type AuditEvent, type Controls, PAYOUT_STATUSES, type Payout, PayoutStatus } from '../model.js';
+import {
+  type AuditEvent,
+  type Controls,
+  PAYOUT_STATUSES,
+  type Payout,
+  PayoutOrigin,
+  PayoutStatus,
+} from '../model.js';
 import { fromStoredNames, storedNameOf, toStoredNames } from './compact-names.js';
 import { keys, TableIndexes, WorkQueue } from './table-design.js';
 
@@ -36,7 +43,7 @@ const PayoutItemSchema = z.lazy(() =>
   z.object({
     id: z.string(),
     idempotencyKey: z.string(),
-    origin: z.enum(['api', 'event', 'schedule', 'settlement']),
+    origin: z.enum(Object.values(PayoutOrigin)),
     requestFingerprint: z.string(),
     instruction,
     amountKobo: z.int(),

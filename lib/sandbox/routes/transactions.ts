@@ -70,6 +70,7 @@ function listWalletTransactions(req: SandboxRequest, ctx: RouteContext): Reply {
   const matching = ctx.state.walletTransactions.filter(
     (t) =>
       t.createdAt.getTime() <= listedBy &&
+      !ctx.state.unlistedTransactionIds.has(t.id) &&
       (walletId === null || t.walletId === walletId) &&
       (type === undefined || t.type === type) &&
       (start === undefined || t.createdAt.getTime() >= start.getTime()) &&

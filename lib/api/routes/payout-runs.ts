@@ -1,0 +1,390 @@
+import { createHash } from 'node:crypto';
+import {
+  CreateRunJsonSchema,
+  MAX_RUN_BODY_BYTES,
+  MAX_RUN_ROWS,
+  type PayoutRun,
+  type RowResult,
+  RUN_CSV_COLUMNS,
+  RunState,
+  type RunView,
+} from '../../payout-runs/index.js';
+import { CsvFormatError, parseCsvRecords } from '../../shared/csv.js';
+import { clipText, FIELD_MAXIMA } from '../../shared/field-limits.js';
+import * as z from '../../shared/zod.js';
+import { ApiError, validationError } from '../errors.js';
+import { failureOf, principal } from '../presenters.js';
+import { idempotencyKeyOf, parseBody, parseQuery } from '../request.js';
+import {
+  CancelledPayoutRunSchema,
+  PayoutRunPageSchema,
+  PayoutRunRowPageSchema,
+  type PayoutRunRowSchema,
+  PayoutRunSchema,
+  PayoutRunSummarySchema,
+} from '../responses/payout-run.js';
+import { type Answers, type Route, type RouteRequest, reply, route } from '../router.js';
+import { CancelRequestSchema, PageCursorSchema, PageLimitSchema } from '../schemas.js';
+
+export const RunIdSchema = z.lazy(() =>
+  z.string().check(z.regex(/^[0-9A-HJKMNP-TV-Z]{26}$/, 'must be a run id')),
+);
+
+/** `POST /payout-runs` query: `acknowledgeDuplicates=true` acknowledges the warnings of a CSV upload. */
+export const CreateRunQuerySchema = z.lazy(() =>
+  z.strictObject({ acknowledgeDuplicates: z.optional(z.enum(['true', 'false'])) }),
+);
+export const ListRunsQuerySchema = z.lazy(() =>
+  z.strictObject({
+    /** One state only (`pending_approval`: the runs waiting for a second person). */
+    state: z.optional(z.enum(Object.values(RunState) as [RunState, ...RunState[]])),
+    limit: z.optional(PageLimitSchema),
+    cursor: z.optional(PageCursorSchema),
+  }),
+);
+export const ListRunRowsQuerySchema = z.lazy(() =>
+  z.strictObject({ limit: z.optional(PageLimitSchema), cursor: z.optional(PageCursorSchema) }),
+);
+
+/** Where a run is read. */
+export const runLocation = (runId: string) => `/payout-runs/${runId}`;
+
+function runId(request: RouteRequest<'payoutRuns'>): string {
+  const parsed = RunIdSchema.safeParse(request.params.id);
+  if (!parsed.success) throw new ApiError(404, 'not-found', 'Not found', 'no payout run has this id');
+  return parsed.data;
+}
+
+const { word: WORD, reference: REFERENCE, text: TEXT } = FIELD_MAXIMA;
+
+function presentRunFields(run: PayoutRun) {
+  return {
+    runId: run.runId,
+    count: run.count,
+    totalKobo: run.totalKobo,
+    largestRows: run.largestRows.map((row) => ({ ...row })),
+    fileSha256: run.fileSha256,
+    source: run.source,
+    requestedBy: principal(run.requestedBy),
+    createdAt: run.createdAt,
+    ...(run.approvalReason !== undefined && { approvalReason: clipText(run.approvalReason, TEXT) }),
+    ...(run.approvedBy && { approvedBy: principal(run.approvedBy) }),
+    ...(run.approvedAt !== undefined && { approvedAt: run.approvedAt }),
+    materialised: run.materialised,
+    ...(run.acknowledged && {
+      acknowledged: {
+        duplicateLines: run.acknowledged.duplicateLines,
+        duplicateRunIds: run.acknowledged.duplicateRunIds.slice(0, 20),
+      },
+    }),
+    ...(run.cancelledBy && { cancelledBy: principal(run.cancelledBy) }),
+    ...(run.cancelledAt !== undefined && { cancelledAt: run.cancelledAt }),
+    location: runLocation(run.runId),
+  };
+}
+
+/** A run just stored or changed, before its payouts are read: its status is its state. */
+const presentStoredRun = (run: PayoutRun) => ({
+  ...presentRunFields(run),
+  status: run.state === 'materialised' ? ('sending' as const) : run.state,
+});
+
+function presentRunView(view: RunView): z.output<typeof PayoutRunSchema> {
+  return {
+    ...presentRunFields(view.run),
+    status: view.status,
+    counts: { ...view.counts },
+    sentKobo: view.sentKobo,
+    failedKobo: view.failedKobo,
+    percentDone: view.percentDone,
+    ...(view.etaSeconds !== undefined && { etaSeconds: view.etaSeconds }),
+  };
+}
+
+function presentRow({ row, status, payout }: RowResult): z.output<typeof PayoutRunRowSchema> {
+  const failure = row.failure ?? payout?.failure;
+  return {
+    row: row.index + 1,
+    reference: row.reference,
+    amountKobo: row.amountKobo,
+    accountNumber: row.beneficiary.accountNumber,
+    bankCode: row.beneficiary.bankCode,
+    status,
+    ...(row.payoutId !== undefined && { payoutId: row.payoutId }),
+    ...(payout?.receipt?.reference !== undefined && {
+      providerReference: clipText(payout.receipt.reference, REFERENCE),
+    }),
+    ...(failure && { failure: failureOf(failure) }),
+  };
+}
+
+/** The body text, bounded (a run's file is larger than the API's usual JSON bodies). */
+function bodyText(request: RouteRequest<'payoutRuns'>): string {
+  const raw = request.event.body ?? '';
+  const text = request.event.isBase64Encoded ? Buffer.from(raw, 'base64').toString('utf8') : raw;
+  if (Buffer.byteLength(text) > MAX_RUN_BODY_BYTES) {
+    throw validationError([{ path: '(body)', message: `must be at most ${MAX_RUN_BODY_BYTES} bytes` }]);
+  }
+  if (text === '') throw validationError([{ path: '(body)', message: 'a CSV or JSON body is required' }]);
+  return text;
+}
+
+/**
+ * POST /payout-runs: a CSV (`text/csv`) or JSON `{ rows, acknowledgeDuplicates? }` body and an Idempotency-Key.
+ * The whole file is validated first (400 naming each bad row and field; nothing stored, nothing sent); duplicate
+ * lines and an earlier run of the same rows are a 409 until acknowledged. Answers 202 with the run and Location; a
+ * retry with the same key and rows answers 200 with the same run.
+ */
+async function createRun(request: RouteRequest<'payoutRuns'>) {
+  const idempotencyKey = idempotencyKeyOf(request.event);
+  const query = parseQuery(request.event, CreateRunQuerySchema);
+  const contentType = (request.event.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase();
+  const text = bodyText(request);
+  const fileSha256 = createHash('sha256').update(text).digest('hex');
+  let entries: readonly unknown[];
+  let acknowledgeDuplicates = query.acknowledgeDuplicates === 'true';
+  const source = contentType === 'text/csv' ? 'csv' : 'json';
+  if (source === 'csv') {
+    try {
+      entries = parseCsvRecords(text, RUN_CSV_COLUMNS);
+    } catch (error) {
+      if (error instanceof CsvFormatError) throw validationError(error.issues);
+      throw error;
+    }
+    if (entries.length === 0 || entries.length > MAX_RUN_ROWS) {
+      throw validationError([{ path: '(body)', message: `must hold 1 to ${MAX_RUN_ROWS} rows` }]);
+    }
+  } else {
+    const body = parseBody({ ...request.event, body: text, isBase64Encoded: false }, CreateRunJsonSchema);
+    entries = body.rows;
+    acknowledgeDuplicates ||= body.acknowledgeDuplicates === true;
+  }
+  const { run, replayed } = await request.ctx.payoutRuns.submit({
+    entries,
+    source,
+    fileSha256,
+    actor: request.principal(),
+    idempotencyKey,
+    acknowledgeDuplicates,
+  });
+  const location = { location: runLocation(run.runId) };
+  if (replayed) return reply(200, presentStoredRun(run), { ...location, 'idempotent-replayed': 'true' });
+  return reply(202, presentStoredRun(run), location);
+}
+
+async function listRuns(request: RouteRequest<'payoutRuns'>) {
+  const query = parseQuery(request.event, ListRunsQuerySchema);
+  const page = await request.ctx.payoutRuns.list({
+    limit: query.limit ?? 20,
+    ...(query.state !== undefined && { state: query.state }),
+    ...(query.cursor !== undefined && { cursor: query.cursor }),
+  });
+  return reply(200, {
+    items: page.items.map(presentStoredRun),
+    ...(page.nextCursor && { nextCursor: page.nextCursor }),
+  });
+}
+
+async function getRun(request: RouteRequest<'payoutRuns'>) {
+  return reply(200, presentRunView(await request.ctx.payoutRuns.get(runId(request))));
+}
+
+async function approveRun(request: RouteRequest<'payoutRuns'>) {
+  parseBody(request.event, z.strictObject({}), {});
+  return reply(
+    200,
+    presentStoredRun(await request.ctx.payoutRuns.approve(runId(request), request.principal())),
+  );
+}
+
+async function cancelRun(request: RouteRequest<'payoutRuns'>) {
+  const body = parseBody(request.event, CancelRequestSchema, {});
+  const { run, cancelled, standing } = await request.ctx.payoutRuns.cancel(
+    runId(request),
+    request.principal(),
+    body.reason,
+  );
+  return reply(200, { ...presentStoredRun(run), cancelledPayouts: cancelled, standingPayouts: standing });
+}
+
+async function listRunPayouts(request: RouteRequest<'payoutRuns'>) {
+  const id = runId(request);
+  const query = parseQuery(request.event, ListRunRowsQuerySchema);
+  const page = await request.ctx.payoutRuns.payouts(id, {
+    limit: query.limit ?? 50,
+    ...(query.cursor !== undefined && { cursor: query.cursor }),
+  });
+  return reply(200, {
+    items: page.items.map(presentRow),
+    ...(page.nextCursor && { nextCursor: page.nextCursor }),
+  });
+}
+
+/** The columns of a run's `results.csv`, in order (docs/payout-runs.md). */
+export const RUN_RESULTS_COLUMNS = [
+  'row',
+  'reference',
+  'payoutId',
+  'status',
+  'providerReference',
+  'failure',
+] as const;
+
+/** The longest text of each results.csv cell (the proof of the answer's size reads these). */
+export const RUN_RESULTS_CELL_MAXIMA = {
+  row: 6,
+  reference: 64,
+  payoutId: WORD,
+  status: WORD,
+  providerReference: REFERENCE,
+  failure: TEXT,
+} as const satisfies Record<(typeof RUN_RESULTS_COLUMNS)[number], number>;
+
+/** Rows in one part of results.csv: a run of 10,000 rows is 10 parts, each far below Lambda's 6 MB answer. */
+export const RUN_RESULTS_PAGE_ROWS = 1_000;
+
+export const ResultsCsvQuerySchema = z.lazy(() => z.strictObject({ cursor: z.optional(PageCursorSchema) }));
+
+function csvCell(value: unknown, max: number): string {
+  if (value === undefined || value === null) return '';
+  const text = clipText(String(value), max);
+  // A leading =, +, - or @ is prefixed so a spreadsheet never runs a cell as a formula.
+  const safe = /^[=+\-@]/.test(text) ? `'${text}` : text;
+  return /[",\r\n]/.test(safe) ? `"${safe.replaceAll('"', '""')}"` : safe;
+}
+
+/** `results.csv`: the header row, then one line per row of the run in file order, CRLF line ends. */
+export function runResultsCsv(results: readonly RowResult[]): string {
+  const lines: string[] = [RUN_RESULTS_COLUMNS.join(',')];
+  for (const result of results) {
+    const shown = presentRow(result);
+    lines.push(
+      [
+        csvCell(shown.row, RUN_RESULTS_CELL_MAXIMA.row),
+        csvCell(shown.reference, RUN_RESULTS_CELL_MAXIMA.reference),
+        csvCell(shown.payoutId, RUN_RESULTS_CELL_MAXIMA.payoutId),
+        csvCell(shown.status, RUN_RESULTS_CELL_MAXIMA.status),
+        csvCell(shown.providerReference, RUN_RESULTS_CELL_MAXIMA.providerReference),
+        csvCell(
+          shown.failure && `${shown.failure.code}: ${shown.failure.message}`,
+          RUN_RESULTS_CELL_MAXIMA.failure,
+        ),
+      ].join(','),
+    );
+  }
+  return `${lines.join('\r\n')}\r\n`;
+}
+
+/**
+ * GET /payout-runs/{id}/results.csv: up to RUN_RESULTS_PAGE_ROWS rows per part, in file order; a
+ * `Link: <…?cursor=…>; rel="next"` header names the next part (the CLI's `payout-runs results` follows it and
+ * writes one file).
+ */
+async function downloadResults(request: RouteRequest<'payoutRuns'>) {
+  const id = runId(request);
+  const query = parseQuery(request.event, ResultsCsvQuerySchema);
+  const page = await request.ctx.payoutRuns.payouts(id, {
+    limit: RUN_RESULTS_PAGE_ROWS,
+    ...(query.cursor !== undefined && { cursor: query.cursor }),
+  });
+  return reply(200, runResultsCsv(page.items), {
+    'content-disposition': `attachment; filename="payout-run-${id}.csv"`,
+    ...(page.nextCursor && {
+      link: `<${runLocation(id)}/results.csv?cursor=${encodeURIComponent(page.nextCursor)}>; rel="next"`,
+    }),
+  });
+}
+
+const ResultsCsvSchema = z
+  .string()
+  .check(
+    z.describe(
+      `RFC 4180 CSV with CRLF line ends; columns: ${RUN_RESULTS_COLUMNS.join(', ')} (docs/payout-runs.md)`,
+    ),
+  );
+
+export const payoutRunRoutes: readonly Route<Answers, 'payoutRuns'>[] = [
+  route({
+    method: 'POST',
+    path: '/payout-runs',
+    responses: {
+      200: {
+        description:
+          'replay of the same Idempotency-Key and rows: the run the first request created; headers Idempotent-Replayed: true and Location',
+        schema: PayoutRunSummarySchema,
+      },
+      202: {
+        description:
+          'accepted: `pending_approval` (a second person must approve) or `materialising`; header Location: /payout-runs/{runId}. No payout created or sent yet',
+        schema: PayoutRunSummarySchema,
+      },
+    },
+    problems: ['validation', 'unauthenticated', 'idempotency-conflict', 'duplicates-unacknowledged'],
+    handler: createRun,
+  }),
+  route({
+    method: 'GET',
+    path: '/payout-runs',
+    responses: { 200: { description: 'a page of runs, newest first', schema: PayoutRunPageSchema } },
+    problems: ['validation'],
+    handler: listRuns,
+  }),
+  route({
+    method: 'GET',
+    path: '/payout-runs/{id}',
+    responses: {
+      200: {
+        description:
+          'the run: what the approver checks, rows counted by payout status, amounts sent and failed, ETA',
+        schema: PayoutRunSchema,
+      },
+    },
+    problems: ['not-found'],
+    handler: getRun,
+  }),
+  route({
+    method: 'POST',
+    path: '/payout-runs/{id}/approve',
+    responses: {
+      200: {
+        description: 'approved: its rows become payouts approved by the caller',
+        schema: PayoutRunSummarySchema,
+      },
+    },
+    problems: ['validation', 'unauthenticated', 'not-found', 'approval-forbidden', 'invalid-transition'],
+    handler: approveRun,
+  }),
+  route({
+    method: 'POST',
+    path: '/payout-runs/{id}/cancel',
+    responses: {
+      200: {
+        description: 'cancelled: payouts not yet claimed are cancelled, those already sent stand',
+        schema: CancelledPayoutRunSchema,
+      },
+    },
+    problems: ['validation', 'unauthenticated', 'not-found', 'invalid-transition'],
+    handler: cancelRun,
+  }),
+  route({
+    method: 'GET',
+    path: '/payout-runs/{id}/payouts',
+    responses: {
+      200: {
+        description: "a page of the run's rows with their payouts, in file order",
+        schema: PayoutRunRowPageSchema,
+      },
+    },
+    problems: ['validation', 'not-found'],
+    handler: listRunPayouts,
+  }),
+  route({
+    method: 'GET',
+    path: '/payout-runs/{id}/results.csv',
+    responses: {
+      200: { description: "every row's result", schema: ResultsCsvSchema, mediaType: 'text/csv' },
+    },
+    problems: ['validation', 'not-found'],
+    handler: downloadResults,
+  }),
+];

@@ -1,0 +1,211 @@
+import { MoneyError, toKobo } from '../money.js';
+import { attemptOfMarker, mismatchOf } from '../payouts/adapters/record-match.js';
+import { type Payout, PayoutStatus } from '../payouts/model.js';
+import type { WalletTransaction } from '../provider/schemas/transaction.js';
+import { type StatementLine, StatementLineKind } from './model.js';
+
+/** What one day's reconciliation works on: the provider's records and our payouts they or the day name. */
+export interface DayInput {
+  /** Every record the provider lists for the day (DEBIT and CREDIT, every wallet). */
+  readonly records: readonly WalletTransaction[];
+  /**
+   * Records just outside the day, which only explain a payout of ours (a payout recorded at 23:59:59 whose record
+   * is stamped a second after midnight is not missing); they are never lines of the day themselves.
+   */
+  readonly nearby: readonly WalletTransaction[];
+  /** Every payout a record's marker names, and every expected one, by id. */
+  readonly payouts: ReadonlyMap<string, Payout>;
+  /** The payouts we record as paid on the day: each must have its record at the provider. */
+  readonly expected: readonly Payout[];
+}
+
+/** A payout the provider paid more than once: the record we hold as its payment and the others. */
+export interface FoundDouble {
+  readonly payout: Payout;
+  readonly extra: readonly { readonly record: WalletTransaction; readonly attempt: number }[];
+}
+
+export interface DayMatch {
+  readonly lines: StatementLine[];
+  readonly doubles: FoundDouble[];
+}
+
+/** `po_<payoutId>` or `po_<payoutId>_<n>` as a narration's last word: the payout id it names. */
+export function payoutIdOfMarker(narration: string | undefined): string | undefined {
+  const last = narration?.trim().split(/\s+/).at(-1);
+  return last ? /^po_([0-9A-Za-z]{10,40})(?:_\d{1,3})?$/.exec(last)?.[1] : undefined;
+}
+
+function koboOrUndefined(amount: number): number | undefined {
+  try {
+    return toKobo(amount);
+  } catch (error) {
+    if (error instanceof MoneyError) return undefined;
+    throw error;
+  }
+}
+
+/** The line fields every record line carries. */
+function recordFields(record: WalletTransaction) {
+  return {
+    key: record.id,
+    transactionId: record.id,
+    type: record.type,
+    category: record.category,
+    status: record.status,
+    amountKobo: koboOrUndefined(record.amount) ?? 0,
+    chargesKobo: koboOrUndefined(record.charges) ?? 0,
+    destination: `${record.beneficiaryBankCode}/${record.beneficiaryAccountNumber}`,
+    ...(record.narration !== undefined && { narration: record.narration }),
+    createdAt: record.createdAt,
+  };
+}
+
+/** Statuses in which we hold a payout as paid (a paid-twice one is in `needs_review` with its receipt kept). */
+function heldAsPaid(payout: Payout): boolean {
+  return (
+    payout.status === PayoutStatus.Succeeded ||
+    (payout.status === PayoutStatus.NeedsReview && payout.receipt !== undefined)
+  );
+}
+
+/**
+ * Matches one day of the provider's records to our payouts, both ways: every record is explained by exactly one
+ * payout (by its marker, then amount, destination and type through the engine's own `mismatchOf`, then its
+ * fee), and every payout we hold as paid on the day has its record. Pure: the service reads and writes.
+ */
+export function matchDay(input: DayInput): DayMatch {
+  const lines: StatementLine[] = [];
+  const doubles: FoundDouble[] = [];
+  const debitsByPayout = new Map<string, WalletTransaction[]>();
+
+  for (const record of input.records) {
+    const payoutId = payoutIdOfMarker(record.narration);
+    const payout = payoutId === undefined ? undefined : input.payouts.get(payoutId);
+    const attempt = payout ? attemptOfMarker(payout, record.narration) : undefined;
+    if (!payout || attempt === undefined) {
+      const named = payoutId ? `; its narration names po_${payoutId}, which is no payout of ours` : '';
+      lines.push(
+        record.type === 'DEBIT'
+          ? {
+              kind: StatementLineKind.ProviderNotOurs,
+              ...recordFields(record),
+              detail: `a debit no payout of ours explains${named}`,
+            }
+          : {
+              kind: StatementLineKind.OtherCredit,
+              ...recordFields(record),
+              detail: `a credit no payout of ours made (${record.category})${named}`,
+            },
+      );
+      continue;
+    }
+    if (record.type !== 'DEBIT') {
+      // The credit leg of a wallet payout (transfer, credit, enable, child debit): its debit is matched on its own.
+      const amountKobo = koboOrUndefined(record.amount);
+      lines.push(
+        amountKobo === payout.amountKobo
+          ? {
+              kind: StatementLineKind.Matched,
+              ...recordFields(record),
+              payoutId: payout.id,
+              attempt,
+              detail: `the credit leg of payout ${payout.id}`,
+            }
+          : {
+              kind: StatementLineKind.AmountMismatch,
+              ...recordFields(record),
+              payoutId: payout.id,
+              attempt,
+              expectedAmountKobo: payout.amountKobo,
+              detail: `the credit leg of payout ${payout.id} is ${amountKobo ?? record.amount} kobo, not ${payout.amountKobo}`,
+            },
+      );
+      continue;
+    }
+    const mismatch = mismatchOf(payout, record);
+    if (mismatch !== '') {
+      lines.push({
+        kind: StatementLineKind.AmountMismatch,
+        ...recordFields(record),
+        payoutId: payout.id,
+        attempt,
+        expectedAmountKobo: payout.amountKobo,
+        detail: `carries the marker of payout ${payout.id} but disagrees: ${mismatch}`,
+      });
+      continue;
+    }
+    const debits = debitsByPayout.get(payout.id) ?? [];
+    debits.push(record);
+    debitsByPayout.set(payout.id, debits);
+  }
+
+  for (const [payoutId, debits] of debitsByPayout) {
+    const payout = input.payouts.get(payoutId) as Payout;
+    const paid = debits.filter((record) => record.status === 'SUCCESS');
+    // The record we hold as the payment: the receipt's, else the first listed (oldest: the list is newest first).
+    const kept =
+      paid.find((record) => record.id === payout.receipt?.transactionId) ?? paid.at(-1) ?? debits[0];
+    for (const record of debits) {
+      const attempt = attemptOfMarker(payout, record.narration) ?? 1;
+      const fields = { ...recordFields(record), payoutId, attempt };
+      if (record !== kept && record.status === 'SUCCESS') {
+        lines.push({
+          kind: StatementLineKind.Duplicate,
+          ...fields,
+          detail: `a second payment of payout ${payoutId}: ${paid.length} debits carry its markers (${paid.map((r) => r.id).join(', ')}); we hold ${kept?.id} as its payment`,
+        });
+        continue;
+      }
+      if (!heldAsPaid(payout)) {
+        lines.push({
+          kind: StatementLineKind.StatusMismatch,
+          ...fields,
+          detail: `the provider lists a ${record.status} debit of payout ${payoutId}, which we record as ${payout.status}`,
+        });
+        continue;
+      }
+      const expectedCharges = payout.receipt?.chargesKobo;
+      if (
+        expectedCharges !== undefined &&
+        payout.receipt?.transactionId === record.id &&
+        fields.chargesKobo !== expectedCharges
+      ) {
+        lines.push({
+          kind: StatementLineKind.FeeMismatch,
+          ...fields,
+          expectedChargesKobo: expectedCharges,
+          detail: `charged ${fields.chargesKobo} kobo, but the provider answered ${expectedCharges} kobo when payout ${payoutId} was paid`,
+        });
+        continue;
+      }
+      lines.push({ kind: StatementLineKind.Matched, ...fields, detail: `payout ${payoutId}` });
+    }
+    const extra = debits
+      .filter((record) => record !== kept && record.status === 'SUCCESS')
+      .map((record) => ({ record, attempt: attemptOfMarker(payout, record.narration) ?? 1 }));
+    if (extra.length > 0) doubles.push({ payout, extra });
+  }
+
+  const explained = new Set(debitsByPayout.keys());
+  for (const record of input.nearby) {
+    const payoutId = payoutIdOfMarker(record.narration);
+    if (payoutId && record.type === 'DEBIT') explained.add(payoutId);
+  }
+  for (const line of lines) if (line.payoutId && line.type === 'DEBIT') explained.add(line.payoutId);
+  for (const payout of input.expected) {
+    if (explained.has(payout.id)) continue;
+    lines.push({
+      kind: StatementLineKind.OursNotAtProvider,
+      key: payout.id,
+      payoutId: payout.id,
+      amountKobo: payout.amountKobo,
+      ...(payout.receipt?.chargesKobo !== undefined && { expectedChargesKobo: payout.receipt.chargesKobo }),
+      ...(payout.receipt && { transactionId: payout.receipt.transactionId }),
+      ...(payout.receipt?.paidAt && { createdAt: payout.receipt.paidAt }),
+      status: payout.status,
+      detail: `we record payout ${payout.id} as paid${payout.receipt ? ` by ${payout.receipt.transactionId}` : ''}, but the provider lists no debit with its marker`,
+    });
+  }
+  return { lines, doubles };
+}

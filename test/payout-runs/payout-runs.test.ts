@@ -1,0 +1,351 @@
+import { createHash } from 'node:crypto';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { runCli } from '../../lib/cli/commands.js';
+import { runReconcile, runSweep } from '../../lib/jobs/scheduled.js';
+import { servedBy } from '../../lib/local/function-attribution.js';
+import { serveApiGatewayHandler } from '../../lib/local/http-to-apigw.js';
+import { DynamoDbPayoutRunStore, RunMaterialiser, type RunPayouts } from '../../lib/payout-runs/index.js';
+import { payoutSweeper } from '../../lib/payouts/payout-sweeper.js';
+import { payoutEngineOf } from '../../lib/runtime/payout-engine.js';
+import { runMaterialiserOf } from '../../lib/runtime/payout-runs.js';
+import { ManualClock } from '../../lib/shared/clock.js';
+import { type ApiHarness, call, startApiHarness } from '../api/support/harness.js';
+
+const THRESHOLD = 10_000_000;
+const clock = new ManualClock(new Date());
+let h: ApiHarness;
+let keyCount = 0;
+const newKey = () => `run-test-${Date.now()}-${++keyCount}`;
+
+beforeAll(async () => {
+  h = await startApiHarness({ env: { APPROVAL_THRESHOLD_KOBO: String(THRESHOLD) }, clock });
+});
+afterAll(async () => h.close());
+beforeEach(() => h.sandbox.clearFaults());
+
+const HEADER = 'reference,amount,bankCode,accountNumber,accountName,narration';
+/** A CSV of `count` distinct rows (each account and amount its own), `bad` rows replaced by the line given. */
+function csvOf(count: number, options: { tag?: string; amount?: number; bad?: Record<number, string> } = {}) {
+  const lines = [HEADER];
+  for (let row = 1; row <= count; row++) {
+    const account = String(1_000_000_000 + row).slice(0, 10);
+    lines.push(
+      options.bad?.[row] ??
+        `${options.tag ?? 'pay'}-${row},${(options.amount ?? 100_000) + row},058,${account},Staff ${row},June salary`,
+    );
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+async function postCsv(csv: string, key = newKey(), principal = 'alice', query = '') {
+  return call(h.api, {
+    method: 'POST',
+    path: '/payout-runs',
+    query,
+    headers: { 'content-type': 'text/csv', 'idempotency-key': key },
+    body: csv,
+    principal,
+  });
+}
+
+const runItems = async () =>
+  (await h.items()).filter(
+    (item) =>
+      String(item.pk).startsWith('PAYOUT_RUN') || String(item.pk).startsWith('IDEMPOTENCY#payout-run'),
+  );
+const listedRunIds = async (): Promise<string[]> =>
+  (await call(h.api, { method: 'GET', path: '/payout-runs', query: 'limit=100' })).body.items.map(
+    (run: { runId: string }) => run.runId,
+  );
+const materialise = (options: { rowsPerRun?: number } = {}) =>
+  servedBy('sweep-due-payouts', () => runMaterialiserOf(h.runtime).materialiseDue(options));
+const sweep = () =>
+  servedBy('sweep-due-payouts', () => runSweep(payoutSweeper(payoutEngineOf(h.runtime)), 60_000));
+const reconcile = () => servedBy('reconcile-payouts', () => runReconcile(payoutEngineOf(h.runtime)));
+const operationsOf = (runId: string) =>
+  h.sandbox.ledger().operations.filter((operation) => operation.metadata.runId === runId);
+const getRun = async (runId: string) =>
+  (await call(h.api, { method: 'GET', path: `/payout-runs/${runId}` })).body;
+
+describe('payout runs', () => {
+  it('refuses a 1,000-row file with three bad rows, naming the three, storing nothing', async () => {
+    const before = h.sandbox.stats().requests;
+    const csv = csvOf(1000, {
+      bad: {
+        4: 'pay-4,100004,058,12345,Staff 4,June salary',
+        500: 'pay-500,ten naira,058,1000000500,Staff 500,June salary',
+        999: 'pay-999,100999,X1,1000000999,Staff 999,June salary',
+      },
+    });
+    const reply = await postCsv(csv);
+    expect(reply.status).toBe(400);
+    expect(reply.body.errors.map((issue: { path: string }) => issue.path)).toEqual([
+      'row 4.accountNumber',
+      'row 500.amount',
+      'row 999.bankCode',
+    ]);
+    expect(await runItems()).toEqual([]);
+    expect(h.sandbox.stats().requests).toEqual(before);
+  });
+
+  it('refuses repeated references, naming the repeat', async () => {
+    const csv = `${HEADER}\nr-1,5000,058,0123456789,Ada,pay\nr-1,6000,058,0123456780,Obi,pay\n`;
+    const reply = await postCsv(csv);
+    expect(reply.status).toBe(400);
+    expect(reply.body.errors).toEqual([
+      { path: 'row 2.reference', message: expect.stringContaining('repeats the reference of row 1') },
+    ]);
+  });
+
+  it("holds a run above the threshold for a second person: the requester's own approval is refused, another's releases it", async () => {
+    // 40 rows of ~300,000 kobo: each below the threshold, the total above it.
+    const csv = csvOf(40, { tag: 'held', amount: 300_000 });
+    const created = await postCsv(csv, newKey(), 'alice');
+    expect(created.status).toBe(202);
+    expect(created.body.status).toBe('pending_approval');
+    const runId = created.body.runId;
+    expect(created.headers.location).toBe(`/payout-runs/${runId}`);
+    const shown = await getRun(runId);
+    expect(shown).toMatchObject({
+      count: 40,
+      totalKobo: 40 * 300_000 + (40 * 41) / 2,
+      fileSha256: createHash('sha256').update(csv).digest('hex'),
+      largestRows: [
+        { row: 40, reference: 'held-40', amountKobo: 300_040 },
+        ...Array(4).fill(expect.anything()),
+      ],
+    });
+    // The approvers' queue lists it among the runs waiting for a second person, and only those.
+    const waiting = await call(h.api, { method: 'GET', path: '/payout-runs', query: 'state=pending_approval' });
+    expect(waiting.body.items.map((run: { runId: string }) => run.runId)).toContain(runId);
+    expect(new Set(waiting.body.items.map((run: { status: string }) => run.status))).toEqual(
+      new Set(['pending_approval']),
+    );
+    // Nothing becomes a payout while it waits.
+    await materialise();
+    expect((await getRun(runId)).counts).toEqual({ not_created: 40 });
+
+    const own = await call(h.api, {
+      method: 'POST',
+      path: `/payout-runs/${runId}/approve`,
+      principal: 'alice',
+    });
+    expect(own.status).toBe(403);
+    const approved = await call(h.api, {
+      method: 'POST',
+      path: `/payout-runs/${runId}/approve`,
+      principal: 'bob',
+    });
+    expect(approved.status).toBe(200);
+    expect(approved.body).toMatchObject({ status: 'materialising', approvedBy: { id: 'bob' } });
+
+    await materialise();
+    await sweep();
+    const done = await getRun(runId);
+    expect(done).toMatchObject({ status: 'completed', counts: { succeeded: 40 }, percentDone: 100 });
+    expect(done.sentKobo).toBe(done.totalKobo);
+    const page = await call(h.api, {
+      method: 'GET',
+      path: `/payout-runs/${runId}/payouts`,
+      query: 'limit=5',
+    });
+    const payout = await call(h.api, { method: 'GET', path: `/payouts/${page.body.items[0].payoutId}` });
+    expect(payout.body).toMatchObject({ status: 'succeeded', approvedBy: { id: 'bob' } });
+    expect(operationsOf(runId)).toHaveLength(40);
+  });
+
+  it('pays every row of a run exactly once through a crash mid-materialisation and transient provider faults', async () => {
+    const rows = 30;
+    const csv = csvOf(rows, { tag: 'crash', amount: 20_000 });
+    const created = await postCsv(csv);
+    expect(created.body.status).toBe('materialising');
+    const runId = created.body.runId;
+
+    // A sweep that dies after the engine created the 13th payout, before its row recorded it.
+    const ledger = h.runtime.payouts;
+    let creates = 0;
+    const crashing: RunPayouts = {
+      get: (id) => ledger.get(id),
+      cancel: (id, actor, reason) => ledger.cancel(id, actor, reason),
+      create: async (command) => {
+        const result = await ledger.create(command);
+        if (++creates === 13) throw new Error('the sweep was cut off');
+        return result;
+      },
+    };
+    const dying = new RunMaterialiser({
+      store: new DynamoDbPayoutRunStore(h.runtime.dynamoDb, h.runtime.tableName),
+      payouts: crashing,
+      clock,
+    });
+    await expect(servedBy('sweep-due-payouts', () => dying.materialiseDue())).rejects.toThrow('cut off');
+
+    // The provider fails some sends transiently, and answers one only after it paid.
+    h.sandbox.injectFault({ path: '/settlement/instant/payout', fault: 'error-503', times: 3 });
+    h.sandbox.injectFault({ path: '/settlement/instant/payout', fault: 'timeout-after-commit', times: 2 });
+    for (let tick = 0; tick < 12; tick++) {
+      await materialise();
+      await sweep();
+      await reconcile();
+      const view = await getRun(runId);
+      if (view.status === 'completed') break;
+      clock.advance(10 * 60_000);
+    }
+    const view = await getRun(runId);
+    expect(view).toMatchObject({ status: 'completed', counts: { succeeded: rows } });
+    const operations = operationsOf(runId);
+    expect(operations).toHaveLength(rows);
+    const paidRows = operations.map((operation) => Number(operation.metadata.runRow)).sort((a, b) => a - b);
+    expect(paidRows).toEqual(Array.from({ length: rows }, (_, i) => i + 1));
+    for (const operation of operations) {
+      const row = Number(operation.metadata.runRow);
+      expect(operation.amount).toBe((20_000 + row) / 100);
+    }
+    // One payout per row: the crashed sweep's 13th payout was found again by its key, not created twice.
+    const page = await call(h.api, {
+      method: 'GET',
+      path: `/payout-runs/${runId}/payouts`,
+      query: 'limit=100',
+    });
+    expect(new Set(page.body.items.map((item: { payoutId: string }) => item.payoutId)).size).toBe(rows);
+  });
+
+  it('stops the unsent rows of a run cancelled mid-run, and the sent rows stand', async () => {
+    const created = await postCsv(csvOf(10, { tag: 'cancel', amount: 30_000 }));
+    const runId = created.body.runId;
+    await materialise({ rowsPerRun: 4 });
+    await sweep(); // the first 4 are sent
+    await materialise({ rowsPerRun: 3 }); // 3 more are payouts, not yet claimed
+    const cancelled = await call(h.api, {
+      method: 'POST',
+      path: `/payout-runs/${runId}/cancel`,
+      body: { reason: 'wrong month' },
+      principal: 'carol',
+    });
+    expect(cancelled.status).toBe(200);
+    expect(cancelled.body).toMatchObject({ status: 'cancelled', cancelledPayouts: 3, standingPayouts: 4 });
+    await materialise();
+    await sweep();
+    const view = await getRun(runId);
+    expect(view.counts).toEqual({ succeeded: 4, cancelled: 3, cancelled_unsent: 3 });
+    expect(operationsOf(runId)).toHaveLength(4);
+    const results = await call(h.api, { method: 'GET', path: `/payout-runs/${runId}/results.csv` });
+    const lines = results.body.trim().split('\r\n');
+    expect(lines[0]).toBe('row,reference,payoutId,status,providerReference,failure');
+    expect(lines).toHaveLength(11);
+    expect(lines[10]).toMatch(/^10,cancel-10,,cancelled_unsent,,$/);
+  });
+
+  it('downloads the results of a run too big for one answer in parts, each naming the next, every row once', async () => {
+    const created = await postCsv(csvOf(1_201, { tag: 'parts', amount: 1_000 }));
+    expect(created.status).toBe(202);
+    const runId = created.body.runId;
+    const rows: string[] = [];
+    let path: string | undefined = `/payout-runs/${runId}/results.csv`;
+    let parts = 0;
+    while (path !== undefined) {
+      const [route, query = ''] = path.split('?');
+      const part = await call(h.api, { method: 'GET', path: route as string, query });
+      expect(part.status).toBe(200);
+      const [header, ...lines] = part.body.trim().split('\r\n');
+      expect(header).toBe('row,reference,payoutId,status,providerReference,failure');
+      rows.push(...lines);
+      parts++;
+      path = /^<([^>]+)>; rel="next"$/.exec(part.headers.link ?? '')?.[1];
+    }
+    expect(parts).toBe(2);
+    expect(rows.map((line) => line.split(',')[1])).toEqual(
+      Array.from({ length: 1_201 }, (_, n) => `parts-${n + 1}`),
+    );
+    // The CLI follows the parts and prints one file, its header once.
+    const server = await serveApiGatewayHandler(h.api, { port: 0 });
+    try {
+      let out = '';
+      const status = await runCli(['--api', server.url, 'payout-runs', 'results', runId], {
+        out: (text) => {
+          out += text;
+        },
+        err: () => {},
+        env: {},
+        readStdin: () => '',
+        credentials: () => async () => ({ accessKeyId: 'AKIDEXAMPLE', secretAccessKey: 'unused' }),
+        confirm: async () => false,
+        stackApiUrl: async () => server.url,
+      });
+      expect(status).toBe(0);
+      expect(out.trim().split('\r\n')).toEqual([
+        'row,reference,payoutId,status,providerReference,failure',
+        ...rows,
+      ]);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('returns the same run for a second POST with the same key', async () => {
+    const csv = csvOf(5, { tag: 'replay' });
+    const key = newKey();
+    const first = await postCsv(csv, key);
+    const second = await postCsv(csv, key);
+    expect(first.status).toBe(202);
+    expect(second.status).toBe(200);
+    expect(second.headers['idempotent-replayed']).toBe('true');
+    expect(second.body.runId).toBe(first.body.runId);
+    const other = await postCsv(csvOf(5, { tag: 'other' }), key);
+    expect(other.status).toBe(409);
+    expect((await listedRunIds()).filter((id) => id === first.body.runId)).toHaveLength(1);
+  });
+
+  it('flags the same file under another key as a probable duplicate run', async () => {
+    const csv = csvOf(3, { tag: 'dup-file' });
+    const first = await postCsv(csv);
+    const before = (await listedRunIds()).length;
+    const again = await postCsv(csv);
+    expect(again.status).toBe(409);
+    expect(again.body.errors).toEqual([
+      { path: `run ${first.body.runId}`, message: expect.stringContaining('probably a duplicate run') },
+    ]);
+    expect((await listedRunIds()).length).toBe(before);
+    const acknowledged = await postCsv(csv, newKey(), 'alice', 'acknowledgeDuplicates=true');
+    expect(acknowledged.status).toBe(202);
+    expect(acknowledged.body.acknowledged).toEqual({
+      duplicateLines: 0,
+      duplicateRunIds: [first.body.runId],
+    });
+  });
+
+  it('asks for duplicate lines (same account, same amount) to be acknowledged', async () => {
+    const lines = `${HEADER}\nd-1,5000,058,0123456789,Ada,pay\nd-2,5000,058,0123456789,Ada,pay\n`;
+    const refused = await postCsv(lines);
+    expect(refused.status).toBe(409);
+    expect(refused.body.errors[0]).toMatchObject({ path: 'rows 1, 2' });
+    const json = await call(h.api, {
+      method: 'POST',
+      path: '/payout-runs',
+      headers: { 'idempotency-key': newKey() },
+      body: {
+        acknowledgeDuplicates: true,
+        rows: [
+          {
+            reference: 'j-1',
+            amountNaira: '50.00',
+            bankCode: '058',
+            accountNumber: '0123456789',
+            accountName: 'Ada',
+            narration: 'pay',
+          },
+          {
+            reference: 'j-2',
+            amountNaira: 50,
+            bankCode: '058',
+            accountNumber: '0123456789',
+            accountName: 'Ada',
+            narration: 'pay',
+          },
+        ],
+      },
+    });
+    expect(json.status).toBe(202);
+    expect(json.body.totalKobo).toBe(10_000);
+  });
+});

@@ -1,0 +1,239 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runStatementTick } from '../../lib/jobs/statement-reconciliation.js';
+import { reconcilePayouts } from '../../lib/payouts/engine/reconcile-payouts.js';
+import { PayoutStatus } from '../../lib/payouts/model.js';
+import { Transactions } from '../../lib/provider/resources/transactions.js';
+import { payoutEngineOf } from '../../lib/runtime/payout-engine.js';
+import { payoutListingOf } from '../../lib/runtime/payout-listing.js';
+import { providerConnectionOf } from '../../lib/runtime/provider-connection.js';
+import { statementStoreOf } from '../../lib/runtime/statements.js';
+import { amendWalletTransaction } from '../../lib/sandbox/index.js';
+import { ManualClock } from '../../lib/shared/clock.js';
+import { StatementLineKind, type StatementReport, StatementService } from '../../lib/statements/index.js';
+import { type ApiHarness, bankTransfer, call, startApiHarness } from '../api/support/harness.js';
+import { payoutMadeAtProvider } from '../support/engine-harness.js';
+
+const DAY = '2026-03-02';
+/** 09:00 in Lagos on the day; the statement runs the next morning. */
+const clock = new ManualClock('2026-03-02T08:00:00.000Z');
+const PAYOUTS = 199;
+
+let h: ApiHarness;
+let ids: string[] = [];
+let doubled = '';
+let first: StatementReport;
+
+async function createPayout(n: number): Promise<{ id: string; status: string }> {
+  const answer = await call(h.api, {
+    method: 'POST',
+    path: '/payouts',
+    headers: { 'idempotency-key': `statement-${n}` },
+    body: bankTransfer({ amount: 100_000 + n, narration: `invoice ${n}` }),
+    principal: 'alice',
+  });
+  expect([201, 202]).toContain(answer.status);
+  return { id: answer.body.id, status: answer.body.status };
+}
+
+async function payout(id: string) {
+  const answer = await call(h.api, { method: 'GET', path: `/payouts/${id}`, principal: 'alice' });
+  return answer.body;
+}
+
+/** The statement service of the runtime, reading the listing `pageSize` records a page (12 pages for the day). */
+function statementsReading(pageSize: number): StatementService {
+  return new StatementService({
+    store: statementStoreOf(h.runtime),
+    transactions: new Transactions(providerConnectionOf(h.runtime).requester),
+    engine: h.runtime.payouts.ctx,
+    listing: payoutListingOf(h.runtime),
+    timeZone: 'Africa/Lagos',
+    pageSize,
+  });
+}
+
+const lines = (kind: string) =>
+  call(h.api, {
+    method: 'GET',
+    path: `/statements/${DAY}/lines`,
+    query: `kind=${kind}&limit=200`,
+    principal: 'carol',
+  });
+
+describe('the daily statement against the provider', { timeout: 180_000 }, () => {
+  beforeAll(async () => {
+    h = await startApiHarness({
+      clock,
+      sandbox: { now: () => clock.now() },
+      env: { APPROVAL_THRESHOLD_KOBO: '100000000', RECONCILE_GRACE_MS: '60000' },
+    });
+    for (let n = 0; n < PAYOUTS; n++) {
+      const created = await createPayout(n);
+      expect(created.status).toBe(PayoutStatus.Succeeded);
+      ids.push(created.id);
+      clock.advance(1_000);
+    }
+    // Paid twice: the first attempt's answer is lost and its record lags the listing, so the reconciler proves it
+    // absent and a second attempt pays; then the first attempt's record shows up.
+    h.sandbox.setListingLag(60 * 60_000);
+    h.sandbox.injectFault({ path: '/settlement/instant/payout', fault: 'timeout-after-commit', times: 1 });
+    const lost = await createPayout(PAYOUTS);
+    doubled = lost.id;
+    const engine = payoutEngineOf(h.runtime);
+    const { config } = engine.ctx;
+    clock.advance(config.reconcileIntervalMs);
+    await reconcilePayouts(engine.ctx);
+    clock.advance(config.reconcileGraceMs);
+    await reconcilePayouts(engine.ctx);
+    expect((await payout(doubled)).status).toBe(PayoutStatus.Pending);
+    clock.advance(config.retryBaseMs);
+    await engine.submit(doubled);
+    expect((await payout(doubled)).status).toBe(PayoutStatus.Succeeded);
+    h.sandbox.setListingLag(0);
+    ids = [...ids, doubled];
+
+    // A debit no payout of ours made, one re-priced after it was answered, one the listing never shows.
+    await payoutMadeAtProvider(h.sandbox, { amountNaira: 7_777, narration: 'manual payout to a vendor' });
+    const repriced = await payout(ids[5] as string);
+    await amendWalletTransaction(h.sandbox.url, {
+      transactionId: repriced.receipt.transactionId,
+      chargesKobo: 9_999,
+    });
+    const missing = await payout(ids[6] as string);
+    await amendWalletTransaction(h.sandbox.url, {
+      transactionId: missing.receipt.transactionId,
+      listed: false,
+    });
+
+    clock.set('2026-03-03T05:30:00.000Z');
+    first = await statementsReading(18).run(DAY, 'system:statements');
+  });
+
+  afterAll(async () => {
+    await h?.close();
+  });
+
+  it('names exactly the foreign debit, the double, the fee mismatch and the missing record in a day of 200 payouts', async () => {
+    const findings = Object.fromEntries(
+      Object.entries(first.byKind).filter(
+        ([kind, tally]) => kind !== StatementLineKind.Matched && tally.count > 0,
+      ),
+    );
+    expect(findings).toEqual({
+      provider_not_ours: { count: 1, amountKobo: 777_700 },
+      duplicate: { count: 1, amountKobo: 100_000 + PAYOUTS },
+      fee_mismatch: { count: 1, amountKobo: 100_005 },
+      ours_not_at_provider: { count: 1, amountKobo: 100_006 },
+    });
+    expect(first.findings).toBe(4);
+    // 200 payouts: the double's kept payment is matched, the re-priced and the unlisted ones are findings.
+    expect(first.byKind.matched.count).toBe(198);
+    expect((await lines('fee_mismatch')).body.items).toMatchObject([
+      { payoutId: ids[5], chargesKobo: 9_999, expectedChargesKobo: 1_075 },
+    ]);
+    expect((await lines('ours_not_at_provider')).body.items).toMatchObject([{ payoutId: ids[6] }]);
+    expect((await lines('duplicate')).body.items).toMatchObject([{ payoutId: doubled }]);
+    expect((await lines('provider_not_ours')).body.items).toMatchObject([
+      { narration: 'manual payout to a vendor', type: 'DEBIT' },
+    ]);
+    // Totals agree with the provider's: every debit of the day is on a line.
+    const debits = first.providerTotals.byType.DEBIT;
+    expect(debits?.count).toBe(201 - 1 + 1);
+  });
+
+  it('follows the provider listing across its 12 pages to the end', () => {
+    expect(first.completeness).toBe('complete');
+    expect(first.pagesRead).toBe(12);
+  });
+
+  it('moves the payout paid twice to needs_review through the engine, naming both records', async () => {
+    const reviewed = await payout(doubled);
+    expect(reviewed.status).toBe(PayoutStatus.NeedsReview);
+    expect(reviewed.paidTwice.attempts).toEqual([1, 2]);
+    expect(first.movedToReview).toEqual([doubled]);
+  });
+
+  it('changes nothing on a re-run by a person: same findings, no second transition, no new finding, who ran it recorded', async () => {
+    const before = await call(h.api, {
+      method: 'GET',
+      path: `/payouts/${doubled}/audit`,
+      principal: 'carol',
+    });
+    clock.advance(60_000);
+    const rerun = await call(h.api, {
+      method: 'POST',
+      path: `/statements/${DAY}/run`,
+      body: {},
+      principal: 'carol',
+    });
+    expect(rerun.status).toBe(200);
+    expect(rerun.body.byKind).toEqual(first.byKind);
+    expect(rerun.body.movedToReview).toEqual([doubled]);
+    expect(
+      rerun.body.runs.map((run: { by: string; newFindings: number }) => [run.by, run.newFindings]),
+    ).toEqual([
+      ['user:carol', 0],
+      ['system:statements', 4],
+    ]);
+    const after = await call(h.api, { method: 'GET', path: `/payouts/${doubled}/audit`, principal: 'carol' });
+    expect(after.body).toEqual(before.body);
+  });
+
+  it('lists the reports, reads one and downloads its lines as CSV', async () => {
+    const list = await call(h.api, { method: 'GET', path: '/statements', principal: 'carol' });
+    expect(list.body.items.map((report: StatementReport) => report.date)).toEqual([DAY]);
+    const csv = await call(h.api, {
+      method: 'GET',
+      path: `/statements/${DAY}/lines.csv`,
+      principal: 'carol',
+    });
+    expect(csv.status).toBe(200);
+    expect(csv.body.split('\r\n').filter((row: string) => row !== '')).toHaveLength(1 + 198 + 4);
+    expect(csv.body).toContain('manual payout to a vendor');
+  });
+
+  it('refuses a date that is no calendar day, and a kind it does not know, changing nothing', async () => {
+    expect(
+      (await call(h.api, { method: 'GET', path: '/statements/2026-02-30', principal: 'carol' })).status,
+    ).toBe(404);
+    const bad = await call(h.api, {
+      method: 'GET',
+      path: `/statements/${DAY}/lines`,
+      query: 'kind=everything',
+      principal: 'carol',
+    });
+    expect(bad.status).toBe(400);
+    expect(JSON.stringify(bad.body)).toContain('kind');
+    const none = await call(h.api, {
+      method: 'POST',
+      path: '/statements/2026-02-30/run',
+      body: {},
+      principal: 'carol',
+    });
+    expect(none.status).toBe(404);
+  });
+
+  it('stops starting pages at its stop instant, stores the day incomplete naming no finding, and the next hourly tick completes it raising nothing again', async () => {
+    clock.advance(60_000);
+    // A clock read once per unit it may start: three pages, then the stop.
+    let reads = 0;
+    const cut = await statementsReading(18).run(DAY, 'user:carol', {
+      stopStartingAt: 3,
+      now: () => reads++,
+    });
+    expect(cut).toMatchObject({ completeness: 'incomplete', pagesRead: 3, findings: 0 });
+    const stored = await call(h.api, { method: 'GET', path: `/statements/${DAY}`, principal: 'carol' });
+    expect(stored.body.completeness).toBe('incomplete');
+    expect((await lines('duplicate')).body.items).toEqual([]);
+
+    clock.advance(60_000);
+    const tick = await runStatementTick(h.runtime, 600_000);
+    expect(tick.ran).toBe(true);
+    expect(tick.report?.completeness).toBe('complete');
+    expect(tick.report?.byKind).toEqual(first.byKind);
+    expect(tick.report?.runs[0]).toMatchObject({ by: 'system:statements', newFindings: 0 });
+    expect((await lines('duplicate')).body.items).toMatchObject([{ payoutId: doubled }]);
+    // Complete and reported by the schedule: the next tick leaves the day alone.
+    expect((await runStatementTick(h.runtime, 600_000)).ran).toBe(false);
+  });
+});
