@@ -102,19 +102,24 @@ async function materialiseRecurrence(ctx: RecurrenceContext, start: Recurrence, 
     }
     const occurrence = occurrenceFrom(recurrence, recurrence.nextIndex);
     let created: string | undefined;
+    // Written in the payout's creating transaction when this tick creates it (one write of the recurrence per
+    // occurrence); otherwise by the tick's own conditional write below.
+    let advanced: Recurrence | undefined;
     if (occurrence) {
       if (recurrence.skippedDates.includes(occurrence.localDate)) {
         await skipOccurrence(ctx, recurrence, occurrence, now, 'skipped on request');
         result.skipped++;
       } else {
-        const outcome = await materialiseOccurrence(ctx, recurrence, occurrence, now);
+        const pointer = advancedPast(recurrence, occurrence, now);
+        const outcome = await materialiseOccurrence(ctx, recurrence, occurrence, now, pointer);
         if (outcome.kind === 'conflict') {
           // A command or another tick changed the recurrence or this occurrence first: nothing was created, and
           // the next tick starts from what they are now.
           result.conflict = true;
           return result;
         }
-        // The payout's creation moved the version on (see materialiseOccurrence): the pointer's write follows it.
+        if (outcome.kind === 'materialised' && outcome.advanced) advanced = pointer;
+        // The payout's creation moved the version on (see materialiseOccurrence), with the pointer or without it.
         recurrence = { ...recurrence, version: outcome.version };
         if (outcome.kind === 'skipped') result.skipped++;
         else {
@@ -124,33 +129,45 @@ async function materialiseRecurrence(ctx: RecurrenceContext, start: Recurrence, 
         }
       }
     }
-    const following = occurrence ? occurrenceFrom(recurrence, occurrence.index + 1) : undefined;
-    const { nextOccurrenceAt: _at, nextLocalDate: _date, ...rest } = recurrence;
-    const after: Recurrence = {
-      ...rest,
-      nextIndex: following?.index ?? recurrence.nextIndex + 1,
-      ...(following && { nextOccurrenceAt: following.at, nextLocalDate: following.localDate }),
-      status: following ? recurrence.status : RecurrenceStatus.Completed,
-      ...(!following && { statusReason: 'no occurrence left (endDate or maxOccurrences reached)' }),
-      skippedDates: recurrence.skippedDates.filter((date) => !occurrence || date > occurrence.localDate),
-      version: recurrence.version + 1,
-      updatedAt: now.toISOString(),
-    };
-    try {
-      recurrence = await ctx.store.replace(recurrence, after);
-    } catch (error) {
-      if (!isConcurrentModificationOf(error, 'recurring payout')) throw error;
-      // Another tick or a command moved it first; the next tick starts from there. A pause or cancel that
-      // read the history before this occurrence was recorded could not stop its payout: do it here.
-      result.conflict = true;
-      if (occurrence && created) await stopIfNoLongerActive(ctx, recurrence.id, occurrence, created, now);
-      return result;
+    const after = advanced ?? advancedPast(recurrence, occurrence, now);
+    const following = after.nextOccurrenceAt !== undefined;
+    if (advanced) recurrence = advanced;
+    else {
+      try {
+        recurrence = await ctx.store.replace(recurrence, after);
+      } catch (error) {
+        if (!isConcurrentModificationOf(error, 'recurring payout')) throw error;
+        // Another tick or a command moved it first; the next tick starts from there. A pause or cancel that
+        // read the history before this occurrence was recorded could not stop its payout: do it here.
+        result.conflict = true;
+        if (occurrence && created) await stopIfNoLongerActive(ctx, recurrence.id, occurrence, created, now);
+        return result;
+      }
     }
     if (!following) {
       result.completed++;
       ctx.logger.info('recurring payout completed', { recurrenceId: recurrence.id });
     }
   }
+}
+
+/**
+ * The recurrence once `occurrence` is behind it, one version on: the pointer at the occurrence that follows
+ * (completed when none does), the skipped dates up to it dropped.
+ */
+function advancedPast(recurrence: Recurrence, occurrence: Occurrence | undefined, now: Date): Recurrence {
+  const following = occurrence ? occurrenceFrom(recurrence, occurrence.index + 1) : undefined;
+  const { nextOccurrenceAt: _at, nextLocalDate: _date, ...rest } = recurrence;
+  return {
+    ...rest,
+    nextIndex: following?.index ?? recurrence.nextIndex + 1,
+    ...(following && { nextOccurrenceAt: following.at, nextLocalDate: following.localDate }),
+    status: following ? recurrence.status : RecurrenceStatus.Completed,
+    ...(!following && { statusReason: 'no occurrence left (endDate or maxOccurrences reached)' }),
+    skippedDates: recurrence.skippedDates.filter((date) => !occurrence || date > occurrence.localDate),
+    version: recurrence.version + 1,
+    updatedAt: now.toISOString(),
+  };
 }
 
 /** What became of the occurrence, and the recurrence's version after it (`version`). */
@@ -160,6 +177,8 @@ type MaterialiseOutcome =
       readonly payoutId: string;
       readonly late: boolean;
       readonly version: number;
+      /** The creation wrote the recurrence's advanced pointer too (the tick writes it no more). */
+      readonly advanced?: boolean;
     }
   | { readonly kind: 'skipped'; readonly version: number }
   | { readonly kind: 'conflict' };
@@ -179,6 +198,7 @@ async function materialiseOccurrence(
   recurrence: Recurrence,
   occurrence: Occurrence,
   now: Date,
+  advanced: Recurrence,
 ): Promise<MaterialiseOutcome> {
   const late = occurrence.at < now.toISOString();
   const { version } = recurrence;
@@ -211,7 +231,7 @@ async function materialiseOccurrence(
       ...(recurrence.approvedBy && { approvedBy: recurrence.approvedBy }),
       // Only while the record and the recurrence are as read here: a skip, pause or cancel that wrote first
       // means no payout at all.
-      companion: (payout) => ctx.store.materialisation(recordOf(payout.id), recurrence),
+      companion: (payout) => ctx.store.materialisation(recordOf(payout.id), recurrence, advanced),
     });
   } catch (error) {
     if (error instanceof CreationCompanionRefusedError) return { kind: 'conflict' };
@@ -233,26 +253,40 @@ async function materialiseOccurrence(
     return { kind: 'skipped', version };
   }
   const payoutId = created.payout.id;
-  // Only a creation wrote the companion (and stepped the version); a replay of the key wrote nothing.
-  const after = created.replayed ? version : version + 1;
-  // A new payout's record committed with it; a replay of the key (another tick created it) wrote nothing, so
-  // the record is made to name it here. Either way this reads back what holds now.
+  if (!created.replayed) {
+    // The creation committed with its companion: the record naming this payout and the recurrence advanced past
+    // the occurrence, conditional on what this tick read. A skip, pause or cancel after it finds the payout in
+    // the history and stops it itself, so nothing here needs writing again.
+    logIfLate(ctx, recurrence, occurrence, late, payoutId);
+    return { kind: 'materialised', payoutId, late, version: advanced.version, advanced: true };
+  }
+  // A replay of the key (another tick created it) wrote nothing: the record is made to name it here, reading
+  // back what holds now.
   const outcome = await ctx.store.recordMaterialised(recordOf(payoutId));
   if (!outcome.recorded) {
     // A skip, or a pause and resume that moved to a newer generation, landed between reading the record and
     // creating this payout: the record wins, so this payout must never be paid.
     if (outcome.current.payoutId !== payoutId) await cancelQuietly(ctx, payoutId, 'occurrence skipped');
-    return { kind: 'skipped', version: after };
+    return { kind: 'skipped', version };
   }
-  if (late) {
-    ctx.logger.warn('recurring payout occurrence materialised after its time', {
-      recurrenceId: recurrence.id,
-      localDate: occurrence.localDate,
-      at: occurrence.at,
-      payoutId,
-    });
-  }
-  return { kind: 'materialised', payoutId, late, version: after };
+  logIfLate(ctx, recurrence, occurrence, late, payoutId);
+  return { kind: 'materialised', payoutId, late, version };
+}
+
+function logIfLate(
+  ctx: RecurrenceContext,
+  recurrence: Recurrence,
+  occurrence: Occurrence,
+  late: boolean,
+  payoutId: string,
+): void {
+  if (!late) return;
+  ctx.logger.warn('recurring payout occurrence materialised after its time', {
+    recurrenceId: recurrence.id,
+    localDate: occurrence.localDate,
+    at: occurrence.at,
+    payoutId,
+  });
 }
 
 /**

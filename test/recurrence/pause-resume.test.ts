@@ -132,7 +132,28 @@ describe('pause and resume (issue 14, finding 4)', () => {
     expect(payouts.flatMap((p) => ledgerEntriesOf(h.sandbox, p.id))).toHaveLength(1);
   });
 
-  it('cancels the payout a tick created when a pause won the race for the recurrence', async () => {
+  it('creates nothing when a pause lands between the tick reading the recurrence and its creating transaction', async () => {
+    lagos('2026-04-06', '09:00');
+    const { recurrence } = await h.recurrences.create({
+      request: dailyRule({ startDate: '2026-04-06', timeOfDay: '11:02', narration: 'pause before create' }),
+      idempotencyKey: 'pause-before-create',
+      actor: alice,
+    });
+    lagos('2026-04-06', '10:55');
+    // Injected interleaving: the pause commits after the tick read the recurrence and its history, just before
+    // the tick's creating transaction, which names the version the tick read.
+    const engine = replaceMethod(h.recurrences.ctx.payouts, 'create', async (command) => {
+      await h.recurrences.pause(recurrence.id, bob, 'raced');
+      return h.recurrences.ctx.payouts.create(command);
+    });
+    const report = await new RecurrenceService({ ...h.recurrences.ctx, payouts: engine }).sweep();
+    expect(report.conflicts).toBe(1);
+    expect(report.materialised).toBe(0);
+    expect(await payoutsOf(recurrence.id, '2026-04-06')).toEqual([]);
+    expect((await h.recurrences.get(recurrence.id)).status).toBe(RecurrenceStatus.Paused);
+  });
+
+  it('cancels the payout a tick created when a pause lands right after the creating transaction', async () => {
     lagos('2026-04-07', '09:00');
     const { recurrence } = await h.recurrences.create({
       request: dailyRule({ startDate: '2026-04-07', timeOfDay: '11:02', narration: 'raced pause' }),
@@ -140,16 +161,17 @@ describe('pause and resume (issue 14, finding 4)', () => {
       actor: alice,
     });
     lagos('2026-04-07', '10:55');
-    // Injected interleaving (the real store, with a pause run at one chosen point): the pause reads the history
-    // after the tick created the payout but before the tick recorded it, so it finds nothing to cancel; its
-    // write then beats the tick's advance of the pointer.
-    const store = replaceMethod(h.recurrenceStore, 'recordMaterialised', async (record) => {
+    // Injected interleaving (the real store, with a pause run at one chosen point): the pause runs once the
+    // tick's creating transaction (payout, occurrence record, recurrence advanced) committed, before the tick
+    // does anything else; it must find the payout in the history and stop it.
+    const engine = replaceMethod(h.recurrences.ctx.payouts, 'create', async (command) => {
+      const created = await h.recurrences.ctx.payouts.create(command);
       await h.recurrences.pause(recurrence.id, bob, 'raced');
-      return h.recurrenceStore.recordMaterialised(record);
+      return created;
     });
-    const racing = new RecurrenceService({ ...h.recurrences.ctx, store });
+    const racing = new RecurrenceService({ ...h.recurrences.ctx, payouts: engine });
     const report = await racing.sweep();
-    expect(report.conflicts).toBe(1);
+    expect(report.materialised).toBe(1);
 
     const [payout] = await payoutsOf(recurrence.id, '2026-04-07');
     expect(payout?.status).toBe(PayoutStatus.Cancelled);
@@ -253,10 +275,11 @@ describe('commands that race a tick or follow a crashed one (recurring payouts r
     });
     lagos('2026-04-11', '10:55');
     // Injected fault (a process dying at a given point): the tick dies right after creating the payout.
-    const store = replaceMethod(h.recurrenceStore, 'recordMaterialised', async () => {
+    const engine = replaceMethod(h.recurrences.ctx.payouts, 'create', async (command) => {
+      await h.recurrences.ctx.payouts.create(command);
       throw new Error('simulated crash after the payout was created');
     });
-    const crashing = new RecurrenceService({ ...h.recurrences.ctx, store });
+    const crashing = new RecurrenceService({ ...h.recurrences.ctx, payouts: engine });
     await expect(crashing.sweep()).rejects.toThrow(/simulated crash/);
     const [created] = await payoutsOf(recurrence.id, '2026-04-11');
     expect(created?.status).toBe(PayoutStatus.Scheduled);
@@ -287,10 +310,11 @@ describe('commands that race a tick or follow a crashed one (recurring payouts r
     });
     lagos('2026-04-12', '10:55');
     // Injected fault, as above: the tick dies right after creating the payout.
-    const store = replaceMethod(h.recurrenceStore, 'recordMaterialised', async () => {
+    const engine = replaceMethod(h.recurrences.ctx.payouts, 'create', async (command) => {
+      await h.recurrences.ctx.payouts.create(command);
       throw new Error('simulated crash after the payout was created');
     });
-    await expect(new RecurrenceService({ ...h.recurrences.ctx, store }).sweep()).rejects.toThrow(/crash/);
+    await expect(new RecurrenceService({ ...h.recurrences.ctx, payouts: engine }).sweep()).rejects.toThrow(/crash/);
     lagos('2026-04-12', '10:56');
     await Promise.all([h.tick(), h.tick()]);
     lagos('2026-04-12', '11:02');

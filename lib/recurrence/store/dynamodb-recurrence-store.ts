@@ -190,23 +190,36 @@ export class DynamoDbRecurrenceStore implements RecurrenceStore {
     }
   }
 
-  materialisation(record: OccurrenceRecord, recurrence: Recurrence): CreationCompanion {
+  materialisation(record: OccurrenceRecord, recurrence: Recurrence, advanced?: Recurrence): CreationCompanion {
+    const condition = {
+      ConditionExpression: '#version = :version',
+      ExpressionAttributeNames: { '#version': 'version' },
+    };
     return {
       items: [
         { Update: { TableName: this.tableName, ...materialisedWrite(record) } },
-        {
-          // The version steps on, so that a command that read the recurrence before this payout existed (and
-          // so missed it in the history) fails its conditional write and reads the history again. Only the
-          // version: the pointer and the work-queue keys are the tick's own write after this one.
-          Update: {
-            TableName: this.tableName,
-            Key: recurrenceKeys.recurrence(recurrence.id),
-            UpdateExpression: 'SET #version = :next',
-            ConditionExpression: '#version = :version',
-            ExpressionAttributeNames: { '#version': 'version' },
-            ExpressionAttributeValues: { ':version': recurrence.version, ':next': recurrence.version + 1 },
-          },
-        },
+        // The version steps on, so that a command that read the recurrence before this payout existed (and so
+        // missed it in the history) fails its conditional write and reads the history again. With `advanced`,
+        // the step is the tick's whole write of the pointer (one write of the recurrence per occurrence);
+        // without it, only the version, and the tick writes the pointer after.
+        advanced
+          ? {
+              Put: {
+                TableName: this.tableName,
+                Item: toRecurrenceItem({ ...advanced, version: recurrence.version + 1 }),
+                ...condition,
+                ExpressionAttributeValues: { ':version': recurrence.version },
+              },
+            }
+          : {
+              Update: {
+                TableName: this.tableName,
+                Key: recurrenceKeys.recurrence(recurrence.id),
+                UpdateExpression: 'SET #version = :next',
+                ...condition,
+                ExpressionAttributeValues: { ':version': recurrence.version, ':next': recurrence.version + 1 },
+              },
+            },
       ],
     };
   }

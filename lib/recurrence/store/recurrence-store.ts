@@ -62,9 +62,11 @@ export interface RecurrenceStore {
    * leaves a payout every pause, cancel and skip finds. They also step the recurrence's version by one, so a
    * command that read it before fails its conditional write and reads the history again. The create is refused
    * (CreationCompanionRefusedError, nothing written) unless the record could be written as `recordMaterialised`
-   * writes a new one and the recurrence is still at `recurrence.version`.
+   * writes a new one and the recurrence is still at `recurrence.version`. With `advanced` (the recurrence past
+   * this occurrence, as the tick would write it next), that step is the write of `advanced` itself, so the
+   * recurrence is written once per occurrence.
    */
-  materialisation(record: OccurrenceRecord, recurrence: Recurrence): CreationCompanion;
+  materialisation(record: OccurrenceRecord, recurrence: Recurrence, advanced?: Recurrence): CreationCompanion;
   /**
    * Marks a materialised occurrence `held` after a pause cancelled its payout; only while the record still
    * names that payout and is `materialised`. False when it changed meanwhile. With a command's `provisional` audit
