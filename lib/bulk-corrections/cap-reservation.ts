@@ -1,5 +1,10 @@
 import { DailyCapExceededError } from '../payouts/errors.js';
-import { capUpdateItem, type TransactItem } from '../payouts/store/control-items.js';
+import {
+  capHomeShard,
+  capUpdateItem,
+  reserveOnCapShards,
+  type TransactItem,
+} from '../payouts/store/control-items.js';
 import type { CapChange } from '../payouts/store/payout-store.js';
 import { type DocumentClient, TransactWriteCommand, UpdateCommand } from '../shared/document-client.js';
 import { commitRetryingConflicts } from '../shared/transaction-conflicts.js';
@@ -20,24 +25,39 @@ export async function claimWithCap(
   cap: CapChange | undefined,
   giveBack?: CapChange,
 ): Promise<boolean> {
-  const items = [claim];
-  if (cap) items.push(capUpdateItem(tableName, cap));
-  if (giveBack) items.push(capUpdateItem(tableName, releaseOf(giveBack)));
-  return commitRetryingConflicts(
-    async () => {
-      await doc.send(new TransactWriteCommand({ TransactItems: items }));
-      return true;
-    },
-    (reasons, error) => {
-      if (reasons[0] === 'ConditionalCheckFailed') return false;
-      if (cap && reasons[1] === 'ConditionalCheckFailed') {
-        throw new DailyCapExceededError(`the daily cap of ${cap.capKey} on ${cap.day} would be exceeded`, {
-          cause: error,
-        });
-      }
-      throw error;
-    },
-  );
+  const release = giveBack ? [capUpdateItem(tableName, releaseOf(giveBack))] : [];
+  const commitWith = (capItems: readonly TransactItem[]) =>
+    commitRetryingConflicts(
+      async () => {
+        await doc.send(new TransactWriteCommand({ TransactItems: [claim, ...capItems, ...release] }));
+        return true;
+      },
+      (reasons, error) => {
+        if (reasons[0] === 'ConditionalCheckFailed') return false;
+        if (cap && reasons.slice(1, 1 + capItems.length).includes('ConditionalCheckFailed')) {
+          throw new DailyCapExceededError(`the daily cap of ${cap.capKey} on ${cap.day} would be exceeded`, {
+            cause: error,
+          });
+        }
+        throw error;
+      },
+    );
+  if (!cap) return commitWith([]);
+  // On the counter's shards as payouts' and refunds' claims reserve (DAILY_CAP_SHARDS): first on the claim's
+  // home shard, then where the room is, so a correction is refused only when the day's whole cap is short.
+  return reserveOnCapShards({
+    doc,
+    tableName,
+    cap,
+    homeShard: capHomeShard(claimIdOf(claim), cap),
+    commit: commitWith,
+  });
+}
+
+/** The claimed item's key, as text: a stable home shard for the claim's reservation. */
+function claimIdOf(claim: TransactItem): string {
+  const key = claim.Update?.Key ?? claim.ConditionCheck?.Key ?? claim.Delete?.Key ?? claim.Put?.Item;
+  return `${String(key?.pk)}|${String(key?.sk)}`;
 }
 
 /** A reservation's release: the same amount off the same day's counter, with no limit to meet. */

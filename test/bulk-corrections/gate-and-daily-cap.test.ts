@@ -4,6 +4,7 @@ import { BulkCorrectionService } from '../../lib/bulk-corrections/correction-ser
 import { pausePayouts, resumePayouts } from '../../lib/payouts/engine/controls.js';
 import { MAIN_WALLET_CAP_COUNTER } from '../../lib/payouts/gate.js';
 import type { Controls } from '../../lib/payouts/model.js';
+import { capShardTotals, MAX_CAP_SHARDS, useCapShards } from '../../lib/payouts/store/control-items.js';
 import { keys } from '../../lib/payouts/store/table-design.js';
 import type { ProviderClient } from '../../lib/provider/client.js';
 import { BulkPayouts } from '../../lib/provider/resources/bulk-payouts.js';
@@ -130,6 +131,46 @@ describe("bulk corrections count against the main wallet's daily cap", () => {
     expect(item.body.corrections).toMatchObject([{ status: 'pending_approval' }]);
     expect(t.patchCount()).toBe(before + 5);
     expect(await t.capTotal()).toBe(5 * NEARLY_TEN_THOUSAND_NAIRA);
+  });
+});
+
+describe('bulk corrections on a sharded daily cap', () => {
+  // ₦400,000 a day in 4 shares of ₦100,000 (DAILY_CAP_SHARDS on): a ₦150,000 correction fits no share alone.
+  const FOUR_HUNDRED_THOUSAND_NAIRA = 40_000_000;
+  const ONE_HUNDRED_FIFTY_THOUSAND_NAIRA = 15_000_000;
+  beforeAll(() => useCapShards(MAX_CAP_SHARDS));
+  afterAll(() => useCapShards(1));
+  const t = harnessOf({
+    MAX_PAYOUT_KOBO: String(FOUR_HUNDRED_THOUSAND_NAIRA),
+    APPROVAL_THRESHOLD_KOBO: String(FOUR_HUNDRED_THOUSAND_NAIRA),
+    DAILY_CAP_KOBO: String(FOUR_HUNDRED_THOUSAND_NAIRA),
+  });
+  const shardedTotal = async () => {
+    const ctx = payoutEngineOf(t.h().runtime).ctx;
+    const day = calendarDayIn(ctx.config.capTimeZone, ctx.clock.now());
+    const totals = await capShardTotals(
+      DocumentClient.from(t.h().runtime.dynamoDb),
+      t.h().runtime.tableName,
+      MAIN_WALLET_CAP_COUNTER,
+      day,
+    );
+    return totals.reduce((sum, total) => sum + total, 0);
+  };
+
+  it("takes a correction larger than one shard's share from the shards with room, and refuses one past the whole cap", async () => {
+    const before = t.patchCount();
+    for (let n = 0; n < 2; n++) {
+      const sent = await t.patch(t.valid(n), { amount: ONE_HUNDRED_FIFTY_THOUSAND_NAIRA });
+      expect(sent.status, `correction ${n + 1}`).toBe(200);
+      expect(sent.body.outcome).toBe('corrected');
+    }
+    expect(await shardedTotal()).toBe(2 * ONE_HUNDRED_FIFTY_THOUSAND_NAIRA);
+    // ₦300,000 of ₦400,000 used: a third ₦150,000 would pass the cap, whichever shards it tried.
+    const third = await t.patch(t.valid(2), { amount: ONE_HUNDRED_FIFTY_THOUSAND_NAIRA });
+    expect(third.status).toBe(409);
+    expect(third.body.type).toContain('daily-cap-exceeded');
+    expect(t.patchCount()).toBe(before + 2);
+    expect(await shardedTotal()).toBe(2 * ONE_HUNDRED_FIFTY_THOUSAND_NAIRA);
   });
 });
 
