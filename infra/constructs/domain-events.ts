@@ -16,6 +16,8 @@ export interface DomainEventsProps {
   readonly deadLetterQueue: IQueue;
   /** Statuses whose arrival is published (`PUBLISHED_OUTCOMES` of `lib/events/domain-events.ts`). */
   readonly publishedStatuses: readonly string[];
+  /** Statement line kinds whose first write is published (`MISMATCH_LINE_KINDS` of `lib/events/domain-events.ts`). */
+  readonly mismatchKinds: readonly string[];
 }
 
 /**
@@ -61,9 +63,18 @@ export class DomainEvents extends Construct {
         retryAttempts: DOMAIN_EVENT_STREAM.retryAttempts,
         maxRecordAge: Duration.hours(24),
         onFailure: new SqsDlq(props.deadLetterQueue),
-        // Only payout items reaching a published status invoke the publisher; audit, cap and idempotency
-        // items never do. The handler still checks that the status changed.
+        // Only payout items reaching a published status, and a statement's findings when first written, invoke the
+        // publisher; audit, cap and idempotency items never do. The handler still checks that the status changed.
         filters: [
+          FilterCriteria.filter({
+            eventName: FilterRule.isEqual('INSERT'),
+            dynamodb: {
+              NewImage: {
+                entity: { S: FilterRule.isEqual('statement_line') },
+                line: { M: { kind: { S: FilterRule.or(...props.mismatchKinds) } } },
+              },
+            },
+          }),
           FilterCriteria.filter({
             eventName: FilterRule.or('INSERT', 'MODIFY'),
             dynamodb: {

@@ -1,12 +1,12 @@
 import { EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
 import { PayoutAutomationError } from '../shared/errors.js';
 import type { Logger } from '../shared/logger.js';
-import { DOMAIN_EVENT_SOURCE, type DomainEvent } from './domain-events.js';
+import { DOMAIN_EVENT_SOURCE, type PublishedEvent } from './domain-events.js';
 
 /** Publishes domain events; throws when any of them could not be published, so the batch is retried. */
 export interface EventPublisher {
   /** `signal` abandons the call (it then throws): an event it may have put is put again, and dropped by eventId. */
-  publish(events: readonly DomainEvent[], options?: { signal?: AbortSignal }): Promise<void>;
+  publish(events: readonly PublishedEvent[], options?: { signal?: AbortSignal }): Promise<void>;
 }
 
 /** One event of a batch that EventBridge refused. */
@@ -34,7 +34,7 @@ export class EventBridgePublisher implements EventPublisher {
     return new EventBridgePublisher(new EventBridgeClient({}), busName);
   }
 
-  async publish(events: readonly DomainEvent[], options: { signal?: AbortSignal } = {}): Promise<void> {
+  async publish(events: readonly PublishedEvent[], options: { signal?: AbortSignal } = {}): Promise<void> {
     const failed: string[] = [];
     for (let start = 0; start < events.length; start += PUT_EVENTS_BATCH) {
       const batch = events.slice(start, start + PUT_EVENTS_BATCH);
@@ -52,7 +52,7 @@ export class EventBridgePublisher implements EventPublisher {
 }
 
 /** The PutEvents request for up to ten domain events: what the publisher sends (and `npm start` records). */
-export function putEventsInput(events: readonly DomainEvent[], busName: string) {
+export function putEventsInput(events: readonly PublishedEvent[], busName: string) {
   return {
     Entries: events.map((event) => ({
       EventBusName: busName,
@@ -66,11 +66,11 @@ export function putEventsInput(events: readonly DomainEvent[], busName: string) 
 
 /** Local mode: subscribers in the same process, and one structured log line per event. */
 export class InProcessEventBus implements EventPublisher {
-  readonly #subscribers: ((event: DomainEvent) => void)[] = [];
+  readonly #subscribers: ((event: PublishedEvent) => void)[] = [];
 
   constructor(private readonly logger?: Logger) {}
 
-  subscribe(subscriber: (event: DomainEvent) => void): () => void {
+  subscribe(subscriber: (event: PublishedEvent) => void): () => void {
     this.#subscribers.push(subscriber);
     return () => {
       const index = this.#subscribers.indexOf(subscriber);
@@ -78,7 +78,7 @@ export class InProcessEventBus implements EventPublisher {
     };
   }
 
-  async publish(events: readonly DomainEvent[]): Promise<void> {
+  async publish(events: readonly PublishedEvent[]): Promise<void> {
     for (const event of events) {
       this.logger?.info('domain event', { detailType: event.detailType, ...event.detail });
       for (const subscriber of this.#subscribers) subscriber(event);

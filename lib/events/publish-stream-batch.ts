@@ -1,5 +1,5 @@
 import type { Logger } from '../shared/logger.js';
-import { type DomainEvent, domainEventOf, type PayoutStreamRecord } from './domain-events.js';
+import { type PayoutStreamRecord, type PublishedEvent, publishedEventOf } from './domain-events.js';
 import type { EventPublisher } from './event-publisher.js';
 
 export interface StreamBatchResult {
@@ -48,9 +48,9 @@ export async function publishStreamBatch(
       });
       return { failedSequenceNumbers: sequenceNumbersFrom(records, index), published };
     }
-    let event: DomainEvent | undefined;
+    let event: PublishedEvent | undefined;
     try {
-      event = domainEventOf(record);
+      event = publishedEventOf(record);
       if (event) {
         await publisher.publish([event], { signal: AbortSignal.timeout(PUT_EVENTS_DEADLINE_MS) });
         published++;

@@ -1,7 +1,13 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { type DomainEvent, domainEventOf } from '../../lib/events/domain-events.js';
+import {
+  type DomainEvent,
+  domainEventOf,
+  isPayoutEvent,
+  publishedEventOf,
+  StatementMismatchDetailSchema,
+} from '../../lib/events/domain-events.js';
 import { type EventPublisher, InProcessEventBus } from '../../lib/events/event-publisher.js';
 import { publishStreamBatch } from '../../lib/events/publish-stream-batch.js';
 import { localAwsConfig } from '../../lib/local/dynamodb-local.js';
@@ -37,7 +43,9 @@ describe('domain events from the table stream', () => {
   it('publishes one event per outcome, in order, and none for intermediate states; an outage delays but loses none', async () => {
     const bus = new InProcessEventBus();
     const received: DomainEvent[] = [];
-    bus.subscribe((event) => received.push(event));
+    bus.subscribe((event) => {
+      if (isPayoutEvent(event)) received.push(event);
+    });
     const relay = await StreamRelay.forTable(
       dynamoDb,
       inject('dynamoDbEndpoint'),
@@ -104,7 +112,9 @@ describe('domain events from the table stream', () => {
     }
     const bus = new InProcessEventBus();
     const received: string[] = [];
-    bus.subscribe((event) => received.push(event.detail.payoutId));
+    bus.subscribe((event) => {
+      if (isPayoutEvent(event)) received.push(event.detail.payoutId);
+    });
     // An injected clock: each publish takes 10 s, and the stop instant is 25 s in, so three start.
     let clock = 0;
     const slow: EventPublisher = {
@@ -162,5 +172,56 @@ describe('a double payment as a domain event', () => {
       paidTwice: { attempts: [1, 2, 3], transactionIds: ['tx-1', 'tx-2', 'tx-3'] },
     };
     expect(domainEventOf(change(resolved, thrice))?.detailType).toBe('Payout Paid Twice');
+  });
+});
+
+describe("a statement's findings", () => {
+  const lineItem = (kind: string, key: string) => ({
+    pk: 'STATEMENT#2026-12-01',
+    sk: `LINE#${kind}#${key}`,
+    entity: 'statement_line',
+    runAt: '2026-12-02T05:00:00.000Z',
+    firstSeenAt: '2026-12-02T05:00:00.000Z',
+    line: {
+      kind,
+      key,
+      transactionId: key,
+      amountKobo: 2_500_000,
+      destination: '058/0123456789',
+      detail: 'a debit the provider lists that no payout of ours explains',
+    },
+  });
+  const written = (eventName: 'INSERT' | 'MODIFY', item: Record<string, unknown>) => ({
+    eventName,
+    dynamodb: {
+      SequenceNumber: '1',
+      NewImage: marshall(item, { removeUndefinedValues: true }),
+      ...(eventName === 'MODIFY' && { OldImage: marshall(item, { removeUndefinedValues: true }) }),
+    },
+  });
+
+  it('publishes a Statement Mismatch when a finding is first written, and nothing when a re-run writes it again or the line matched', () => {
+    const foreign = lineItem('provider_not_ours', 'TXN-FOREIGN-1');
+    const event = publishedEventOf(written('INSERT', foreign));
+    expect(event).toEqual({
+      detailType: 'Statement Mismatch',
+      detail: {
+        version: '1',
+        eventId: 'statement:2026-12-01:provider_not_ours:TXN-FOREIGN-1',
+        date: '2026-12-01',
+        kind: 'provider_not_ours',
+        key: 'TXN-FOREIGN-1',
+        transactionId: 'TXN-FOREIGN-1',
+        amountKobo: 2_500_000,
+        detail: 'a debit the provider lists that no payout of ours explains',
+        occurredAt: '2026-12-02T05:00:00.000Z',
+      },
+    });
+    expect(StatementMismatchDetailSchema.safeParse(event?.detail).success).toBe(true);
+    // The day run again: the same finding rewritten is not news.
+    expect(
+      publishedEventOf(written('MODIFY', { ...foreign, runAt: '2026-12-02T06:00:00.000Z' })),
+    ).toBeUndefined();
+    expect(publishedEventOf(written('INSERT', lineItem('matched', 'TXN-OURS-1')))).toBeUndefined();
   });
 });

@@ -755,6 +755,31 @@ describe.skipIf(!present.includes('publish-domain-events'))('domain events outbo
       FilterCriteria: {
         Filters: [
           {
+            // A statement's finding, when first written (a re-run's rewrite is a MODIFY: published once).
+            Pattern: JSON.stringify({
+              eventName: ['INSERT'],
+              dynamodb: {
+                NewImage: {
+                  entity: { S: ['statement_line'] },
+                  line: {
+                    M: {
+                      kind: {
+                        S: [
+                          'ours_not_at_provider',
+                          'provider_not_ours',
+                          'amount_mismatch',
+                          'fee_mismatch',
+                          'duplicate',
+                          'status_mismatch',
+                        ],
+                      },
+                    },
+                  },
+                },
+              },
+            }),
+          },
+          {
             Pattern: JSON.stringify({
               eventName: ['INSERT', 'MODIFY'],
               dynamodb: {

@@ -1,6 +1,6 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, beforeEach, describe, expect, inject, it } from 'vitest';
-import type { DomainEvent } from '../../lib/events/domain-events.js';
+import { type DomainEvent, isPayoutEvent } from '../../lib/events/domain-events.js';
 import { InProcessEventBus } from '../../lib/events/event-publisher.js';
 import { localAwsConfig } from '../../lib/local/dynamodb-local.js';
 import { StreamRelay } from '../../lib/local/stream-relay.js';
@@ -215,7 +215,9 @@ describe('an earlier attempt that shows up late', () => {
   it('is detected as paid twice after the re-attempt succeeded: needs_review, metric, error log and a Payout Paid Twice event', async () => {
     const bus = new InProcessEventBus();
     const received: DomainEvent[] = [];
-    bus.subscribe((event) => received.push(event));
+    bus.subscribe((event) => {
+      if (isPayoutEvent(event)) received.push(event);
+    });
     const relay = await StreamRelay.forTable(
       dynamoDb,
       inject('dynamoDbEndpoint'),
