@@ -11,6 +11,7 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { appendFileSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { setTimeout as delay } from 'node:timers/promises';
 import { freePort } from '../lib/local/free-port.js';
@@ -134,13 +135,17 @@ export async function benchEligibleToSent(): Promise<BenchResult & { eligibleToS
       async () => new Set((await markedRequests(provider.url)).map((r) => r.payoutId)).size >= ids.size,
       lastEligibleMs + 2 * TICK_MS + 5_000 - Date.now(),
     ).catch(() => undefined);
-    const notFinal = await waitUntilFinal(
+    const notFinalIds = await waitUntilFinal(
       base,
       created.map((payout) => payout.id),
       lastEligibleMs + FINAL_BOUND_MS,
     );
+    const notFinal = notFinalIds.length;
 
     const marked = await markedRequests(provider.url);
+    if (notFinalIds.length > 0) {
+      await describeUnfinished(base, notFinalIds, created, marked, resumedAtMs);
+    }
     const firstCallMs = new Map<string, number>();
     for (const request of marked) {
       if (!firstCallMs.has(request.payoutId)) firstCallMs.set(request.payoutId, request.atMs);
@@ -233,7 +238,10 @@ function startStack(env: Record<string, string>): { child: ChildProcess; output:
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
+  const log = process.env.BENCH_STACK_LOG;
+  if (log) writeFileSync(log, '');
   const keep = (chunk: Buffer) => {
+    if (log) appendFileSync(log, chunk);
     // Only the tail matters (the ready line, or why it stopped); the JSON logs of a long run are large.
     output = (output + chunk.toString()).slice(-200_000);
   };
@@ -289,8 +297,8 @@ async function markedRequests(sandboxUrl: string): Promise<MarkedRequest[]> {
   return ((await response.json()) as { requests: MarkedRequest[] }).requests;
 }
 
-/** Polls the payouts not yet final until none is left or the deadline; answers how many were still not final. */
-async function waitUntilFinal(base: string, ids: readonly string[], deadlineMs: number): Promise<number> {
+/** Polls the payouts not yet final until none is left or the deadline; answers those still not final. */
+async function waitUntilFinal(base: string, ids: readonly string[], deadlineMs: number): Promise<string[]> {
   let open = [...ids];
   while (open.length > 0) {
     const still: string[] = [];
@@ -305,7 +313,7 @@ async function waitUntilFinal(base: string, ids: readonly string[], deadlineMs: 
     if (open.length === 0 || Date.now() >= deadlineMs) break;
     await delay(5_000);
   }
-  return open.length;
+  return open;
 }
 
 async function waitFor(
@@ -320,4 +328,31 @@ async function waitFor(
     await delay(500);
   }
   throw new Error(`not reached within ${timeoutMs} ms`);
+}
+
+/** For each payout not final: its status, submissions, audit trail and provider calls, on stderr. */
+async function describeUnfinished(
+  base: string,
+  ids: readonly string[],
+  created: readonly Created[],
+  marked: readonly MarkedRequest[],
+  resumedAtMs: number,
+): Promise<void> {
+  for (const id of ids) {
+    const payout = created.find((one) => one.id === id);
+    const since = payout?.eligibleAtMs ?? resumedAtMs;
+    const detail = (await (await fetch(`${base}/payouts/${id}`, { headers: PRINCIPAL })).json()) as Record<
+      string,
+      unknown
+    >;
+    const calls = marked
+      .filter((request) => request.payoutId === id)
+      .map(
+        (request) =>
+          `#${request.attempt} ${request.method} ${request.path} +${request.atMs - since}ms ${request.fault ?? 'ok'}`,
+      );
+    process.stderr.write(
+      `eligible-to-sent: not final ${id} (${payout?.phase}, answered ${payout?.answered}): ${JSON.stringify(detail)}\n  provider calls: ${calls.join('; ') || 'none'}\n`,
+    );
+  }
 }
