@@ -239,7 +239,10 @@ function decideUnknown(
     const why = paying
       ? `attempt ${paying.attempt.number} found; waiting for attempt ${current.attempt.number} to be proved absent`
       : 'not found yet; within the grace period';
-    return recheck(ctx, payout, now, elapsed, why);
+    // The next look is due no later than the grace period's end, when absence can first be proved: the wait
+    // that grows with the time since the attempt would otherwise overshoot it by up to half the grace period.
+    const graceEndsAt = Date.parse(current.attempt.startedAt) + ctx.config.reconcileGraceMs;
+    return recheck(ctx, payout, now, elapsed, why, graceEndsAt);
   }
   return afterProvedAbsence(ctx, payout, now, elapsed);
 }
@@ -315,17 +318,21 @@ function needsReview(reason: string): TransitionSpec {
   return { to: PayoutStatus.NeedsReview, actor: reconciler, reason, changes: { nextActionAt: undefined } };
 }
 
+/** Looks again after `recheckWait`, or at `notAfterMs` (epoch ms) when that comes first and is still ahead. */
 function recheck(
   ctx: EngineContext,
   payout: Payout,
   now: Date,
   elapsed: number,
   reason: string,
+  notAfterMs?: number,
 ): TransitionSpec {
+  const wait = recheckWait(ctx, elapsed);
+  const untilNotAfter = notAfterMs === undefined ? wait : notAfterMs - now.getTime();
   return {
     to: payout.status,
     actor: reconciler,
     reason,
-    changes: { nextActionAt: addMs(now, recheckWait(ctx, elapsed)) },
+    changes: { nextActionAt: addMs(now, untilNotAfter > 0 ? Math.min(wait, untilNotAfter) : wait) },
   };
 }
