@@ -214,6 +214,31 @@ describe('reconciling payouts whose outcome is unknown', () => {
     expect(h.sandbox.stats().requests['/settlement/instant/payout']).toBe(1);
   });
 
+  it('looks again an interval after a failed look-up at the end of the grace period, then decides', async () => {
+    const id = await submitWithFault('error-500');
+    const startedAt = Date.parse((await h.engine.get(id))?.attempt?.startedAt ?? '');
+    const { reconcileGraceMs, reconcileIntervalMs, retryBaseMs, watchWindowMs } = h.engine.ctx.config;
+    h.sandbox.injectFault({ path: '/transaction/wallet', fault: 'error-503', times: 0 });
+    h.clock.set(new Date(startedAt + reconcileGraceMs));
+    await reconcilePayouts(h.engine.ctx);
+    const waiting = await h.engine.get(id);
+    expect(waiting?.status).toBe(PayoutStatus.Unknown);
+    expect(waiting?.nextActionAt).toBe(
+      new Date(startedAt + reconcileGraceMs + reconcileIntervalMs).toISOString(),
+    );
+
+    h.sandbox.reset();
+    h.clock.set(new Date(startedAt + reconcileGraceMs + reconcileIntervalMs));
+    await reconcilePayouts(h.engine.ctx);
+    expect((await h.engine.get(id))?.status).toBe(PayoutStatus.Pending);
+    h.clock.advance(retryBaseMs);
+    await payoutSweeper(h.engine).sweep();
+    expect((await h.engine.get(id))?.status).toBe(PayoutStatus.Succeeded);
+    // Its absent attempt's watch ends, so the passes of the tests after this one see only their own payouts.
+    h.clock.advance(watchWindowMs + 1);
+    await reconcilePayouts(h.engine.ctx);
+  });
+
   it('hands a payout to a person when the provider cannot be asked for a day, and alerts', async () => {
     const id = await submitWithFault('error-500');
     h.sandbox.injectFault({ path: '/transaction/wallet', fault: 'error-503', times: 0 });

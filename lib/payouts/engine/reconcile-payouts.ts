@@ -233,7 +233,18 @@ function decideUnknown(
       ? needsReview(
           `the provider could not be asked for ${Math.round(elapsed / 60_000)} min: ${failedLookup.outcome.message}`,
         )
-      : recheck(ctx, payout, now, elapsed, `look-up failed (${failedLookup.outcome.code}); will look again`);
+      : recheck(
+          ctx,
+          payout,
+          now,
+          elapsed,
+          `look-up failed (${failedLookup.outcome.code}); will look again`,
+          // A failed look proves nothing: within twice the grace period (a transient fault on the listing) the
+          // next one comes an interval later, so one failed look does not hold a payout back by half its age.
+          elapsed < 2 * ctx.config.reconcileGraceMs
+            ? now.getTime() + ctx.config.reconcileIntervalMs
+            : undefined,
+        );
   }
   if (!currentAbsentForGood) {
     const why = paying
