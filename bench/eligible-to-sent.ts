@@ -11,9 +11,11 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { appendFileSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { setTimeout as delay } from 'node:timers/promises';
 import { freePort } from '../lib/local/free-port.js';
+import { defaultEngineConfig } from '../lib/payouts/config.js';
 import type { MarkedRequest } from '../lib/sandbox/index.js';
 import { startSandboxProcess } from './sandbox-process.js';
 import { type BenchResult, fixed, forEachConcurrently, projectRoot, quantile, quick } from './support.js';
@@ -30,8 +32,22 @@ const FAULT_RATE = 0.25;
 const LATENCY_MS = 100;
 /** Below APPROVAL_THRESHOLD_KOBO's default (1,000,000.00 NGN), so none waits for a second person. */
 const AMOUNT_KOBO = 150_000;
-/** How long the payouts may take to become final (retries back off from RETRY_BASE_MS, 30 s, doubling). */
+/** How long a payout that met no ambiguous answer may take to become final (429s and 503s on look-ups). */
 const FINAL_BOUND_MS = 5 * TICK_MS;
+/**
+ * What each ambiguous answer (a 503 to a POST: `unknown`, never resent until proved absent) adds to a payout's
+ * bound: the reconciler's grace period (RECONCILE_GRACE_MS, the engine's default), its look at the end of it
+ * (within a tick), the wait before the new attempt (retryBaseMs, doubling per absent attempt), the sweeper's
+ * tick, and 30 s to send (docs/submission.md, "Bounds").
+ */
+const perAmbiguousAnswerMs = (nth: number) =>
+  defaultEngineConfig.reconcileGraceMs +
+  TICK_MS +
+  defaultEngineConfig.retryBaseMs * 2 ** (nth - 1) +
+  TICK_MS +
+  30_000;
+/** The bench stops watching this long after the last payout became eligible (BENCH_E2S_WATCH_MIN overrides). */
+const WATCH_MS = Number(process.env.BENCH_E2S_WATCH_MIN ?? 40) * 60_000;
 const PRINCIPAL = { 'x-ops-principal': 'bench-eligible-to-sent' };
 
 /** What `bench/results/latest.json` reports as `eligibleToSent`. */
@@ -48,8 +64,23 @@ export interface EligibleToSentReport {
   readonly measuredFaultRate: number;
   /** Payouts created while paused that reached the provider before the resume (must be 0). */
   readonly sentWhilePaused: number;
-  /** Payouts not succeeded or failed when the bench stopped waiting. */
+  /** Payouts not succeeded or failed 5 minutes after the last one became eligible, by status then. */
+  readonly notFinalAfter5Min: number;
+  readonly statusAfter5Min: Readonly<Record<string, number>>;
+  /** Payouts whose send was answered ambiguously (503 to a POST: `unknown` until reconciled), and the answers. */
+  readonly payoutsWithAmbiguousAnswers: number;
+  readonly ambiguousAnswers: number;
+  /** Eligible to succeeded or failed (the final transition's time), all payouts final by the end. */
+  readonly timeToFinal: {
+    readonly noAmbiguousAnswer: { n: number; p50Ms: number; p99Ms: number; maxMs: number };
+    readonly afterReconciliation: { n: number; p50Ms: number; p99Ms: number; maxMs: number };
+  };
+  /** Payouts final later than their own bound (5 min + per ambiguous answer), or still open past it. */
+  readonly beyondOwnBound: number;
+  /** Payouts not final when the bench stopped watching, by status; each still within its own bound unless counted above. */
   readonly notFinal: number;
+  readonly statusAtEnd: Readonly<Record<string, number>>;
+  readonly watchedMs: number;
   readonly maxWithinTickPlus30s: boolean;
   /** The 1-minute load average before and after the run: the machine is shared. */
   readonly loadAverage: readonly number[];
@@ -134,13 +165,44 @@ export async function benchEligibleToSent(): Promise<BenchResult & { eligibleToS
       async () => new Set((await markedRequests(provider.url)).map((r) => r.payoutId)).size >= ids.size,
       lastEligibleMs + 2 * TICK_MS + 5_000 - Date.now(),
     ).catch(() => undefined);
-    const notFinal = await waitUntilFinal(
+    const eligibleOf = new Map(created.map((payout) => [payout.id, payout.eligibleAtMs]));
+    const watched = await watchUntilFinal(
       base,
-      created.map((payout) => payout.id),
+      eligibleOf,
       lastEligibleMs + FINAL_BOUND_MS,
+      lastEligibleMs + WATCH_MS,
     );
+    const notFinalIds = [...watched.details].flatMap(([id, detail]) =>
+      FINAL.has(detail.status) ? [] : [id],
+    );
+    const notFinal = notFinalIds.length;
+    const finalTimes = (withAmbiguous: boolean) =>
+      created.flatMap((payout) => {
+        const detail = watched.details.get(payout.id);
+        if (!detail || !FINAL.has(detail.status) || ambiguousAnswersOf(detail) > 0 !== withAmbiguous)
+          return [];
+        const at = Date.parse(detail.audit.at(-1)?.at ?? '');
+        return Number.isFinite(at) ? [Math.max(0, at - payout.eligibleAtMs)] : [];
+      });
+    const summary = (times: number[]) => ({
+      n: times.length,
+      p50Ms: Math.round(quantile(times, 0.5)),
+      p99Ms: Math.round(quantile(times, 0.99)),
+      maxMs: times.length === 0 ? 0 : Math.round(Math.max(...times)),
+    });
+    const beyondOwnBound = created.filter((payout) => {
+      const detail = watched.details.get(payout.id);
+      if (!detail) return true;
+      const bound = payout.eligibleAtMs + boundOf(detail);
+      if (!FINAL.has(detail.status)) return watched.endedAtMs > bound;
+      return Date.parse(detail.audit.at(-1)?.at ?? '') > bound;
+    }).length;
+    const ambiguousCounts = [...watched.details.values()].map(ambiguousAnswersOf);
 
     const marked = await markedRequests(provider.url);
+    if (notFinalIds.length > 0) {
+      await describeUnfinished(base, notFinalIds, created, marked, resumedAtMs);
+    }
     const firstCallMs = new Map<string, number>();
     for (const request of marked) {
       if (!firstCallMs.has(request.payoutId)) firstCallMs.set(request.payoutId, request.atMs);
@@ -168,7 +230,20 @@ export async function benchEligibleToSent(): Promise<BenchResult & { eligibleToS
       pendingBeyondTwoTicks,
       measuredFaultRate: fixed(measuredFaultRate, 3),
       sentWhilePaused,
+      notFinalAfter5Min: Object.entries(watched.statusAfter5Min)
+        .filter(([status]) => !FINAL.has(status))
+        .reduce((sum, [, n]) => sum + n, 0),
+      statusAfter5Min: watched.statusAfter5Min,
+      payoutsWithAmbiguousAnswers: ambiguousCounts.filter((n) => n > 0).length,
+      ambiguousAnswers: ambiguousCounts.reduce((sum, n) => sum + n, 0),
+      timeToFinal: {
+        noAmbiguousAnswer: summary(finalTimes(false)),
+        afterReconciliation: summary(finalTimes(true)),
+      },
+      beyondOwnBound,
       notFinal,
+      statusAtEnd: countByStatus(watched.details),
+      watchedMs: watched.endedAtMs - lastEligibleMs,
       maxWithinTickPlus30s,
       loadAverage: [loadBefore, fixed(loadavg()[0] ?? 0, 2)],
     };
@@ -191,9 +266,11 @@ export async function benchEligibleToSent(): Promise<BenchResult & { eligibleToS
       `max <= tick + 30 s (${MAX_BOUND_MS} ms): ${verdict(maxWithinTickPlus30s)}`,
       `no payout pending beyond two ticks after eligible: ${verdict(pendingBeyondTwoTicks === 0)}`,
       `none sent while paused: ${verdict(sentWhilePaused === 0)}`,
+      `every payout final within its own bound (5 min, plus ${Math.round(perAmbiguousAnswerMs(1) / 1000)} s for an ambiguous answer, more for each after): ${verdict(beyondOwnBound === 0)}`,
     ];
     for (const line of assertions) process.stderr.write(`eligible-to-sent: ${line}\n`);
-    if (!maxWithinTickPlus30s || pendingBeyondTwoTicks > 0 || sentWhilePaused > 0) process.exitCode = 1;
+    if (!maxWithinTickPlus30s || pendingBeyondTwoTicks > 0 || sentWhilePaused > 0 || beyondOwnBound > 0)
+      process.exitCode = 1;
     return {
       name: 'eligible-to-sent',
       title: `Eligible to first provider call through npm start (tick ${TICK_MS / 1000} s, ${FAULT_RATE * 100} % transient faults, L = ${LATENCY_MS} ms)`,
@@ -212,7 +289,10 @@ export async function benchEligibleToSent(): Promise<BenchResult & { eligibleToS
       notes: [
         ...assertions,
         `answered inline while running: ${created.filter((p) => p.phase === 'running' && p.answered !== 'pending').length} of ${CREATED_WHILE_RUNNING} (the rest pending, for the sweeper)`,
-        `provider calls answered with a fault: ${fixed(measuredFaultRate * 100, 1)} % of ${ours.length}; not final after ${FINAL_BOUND_MS / 60_000} min: ${notFinal}`,
+        `provider calls answered with a fault: ${fixed(measuredFaultRate * 100, 1)} % of ${ours.length}`,
+        `5 min after the last eligible: ${JSON.stringify(report.statusAfter5Min)}; at the end (${fixed(report.watchedMs / 60_000, 1)} min): ${JSON.stringify(report.statusAtEnd)}`,
+        `ambiguous answers (503 to a POST, unknown until reconciled): ${report.ambiguousAnswers} on ${report.payoutsWithAmbiguousAnswers} payouts`,
+        `eligible to final, no ambiguous answer: ${JSON.stringify(report.timeToFinal.noAmbiguousAnswer)}; after reconciliation: ${JSON.stringify(report.timeToFinal.afterReconciliation)}`,
         `load average (1 min) ${report.loadAverage.join(' -> ')} on a shared 2-core machine`,
       ],
       eligibleToSent: report,
@@ -233,7 +313,10 @@ function startStack(env: Record<string, string>): { child: ChildProcess; output:
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
+  const log = process.env.BENCH_STACK_LOG;
+  if (log) writeFileSync(log, '');
   const keep = (chunk: Buffer) => {
+    if (log) appendFileSync(log, chunk);
     // Only the tail matters (the ready line, or why it stopped); the JSON logs of a long run are large.
     output = (output + chunk.toString()).slice(-200_000);
   };
@@ -289,23 +372,65 @@ async function markedRequests(sandboxUrl: string): Promise<MarkedRequest[]> {
   return ((await response.json()) as { requests: MarkedRequest[] }).requests;
 }
 
-/** Polls the payouts not yet final until none is left or the deadline; answers how many were still not final. */
-async function waitUntilFinal(base: string, ids: readonly string[], deadlineMs: number): Promise<number> {
-  let open = [...ids];
-  while (open.length > 0) {
+const FINAL: ReadonlySet<string> = new Set(['succeeded', 'failed']);
+
+interface Detail {
+  readonly status: string;
+  readonly audit: readonly { readonly at: string; readonly from: string | null; readonly to: string }[];
+}
+
+/** The ambiguous answers a payout met: its submitter's moves from `submitting` to `unknown`. */
+const ambiguousAnswersOf = (detail: Detail) =>
+  detail.audit.filter((entry) => entry.from === 'submitting' && entry.to === 'unknown').length;
+
+/** A payout's own bound from eligible to final: 5 min, plus what each ambiguous answer it met adds. */
+function boundOf(detail: Detail): number {
+  let bound = FINAL_BOUND_MS;
+  for (let nth = 1; nth <= ambiguousAnswersOf(detail); nth++) bound += perAmbiguousAnswerMs(nth);
+  return bound;
+}
+
+function countByStatus(details: ReadonlyMap<string, Detail>): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const { status } of details.values()) counts[status] = (counts[status] ?? 0) + 1;
+  return counts;
+}
+
+/**
+ * Polls every payout not yet final until all are, or every open one is past its own bound, or `stopAtMs`;
+ * notes the statuses at `fiveMinAtMs`. Answers each payout's last status and audit trail.
+ */
+async function watchUntilFinal(
+  base: string,
+  eligibleOf: ReadonlyMap<string, number>,
+  fiveMinAtMs: number,
+  stopAtMs: number,
+): Promise<{ details: Map<string, Detail>; statusAfter5Min: Record<string, number>; endedAtMs: number }> {
+  const details = new Map<string, Detail>();
+  let open = [...eligibleOf.keys()];
+  let statusAfter5Min: Record<string, number> | undefined;
+  for (;;) {
     const still: string[] = [];
     await forEachConcurrently(open.length, 4, async (index) => {
       const id = open[index] as string;
-      const answer = (await (await fetch(`${base}/payouts/${id}`, { headers: PRINCIPAL })).json()) as {
-        status?: string;
-      };
-      if (answer.status !== 'succeeded' && answer.status !== 'failed') still.push(id);
+      const detail = (await (await fetch(`${base}/payouts/${id}`, { headers: PRINCIPAL })).json()) as Detail;
+      details.set(id, detail);
+      if (!FINAL.has(detail.status)) still.push(id);
     });
     open = still;
-    if (open.length === 0 || Date.now() >= deadlineMs) break;
-    await delay(5_000);
+    const now = Date.now();
+    if (statusAfter5Min === undefined && (now >= fiveMinAtMs || open.length === 0)) {
+      statusAfter5Min = countByStatus(details);
+    }
+    const allPastBound = open.every((id) => {
+      const detail = details.get(id);
+      return detail !== undefined && now > (eligibleOf.get(id) ?? now) + boundOf(detail);
+    });
+    if (open.length === 0 || (now >= fiveMinAtMs && allPastBound) || now >= stopAtMs) {
+      return { details, statusAfter5Min: statusAfter5Min ?? countByStatus(details), endedAtMs: now };
+    }
+    await delay(10_000);
   }
-  return open.length;
 }
 
 async function waitFor(
@@ -320,4 +445,31 @@ async function waitFor(
     await delay(500);
   }
   throw new Error(`not reached within ${timeoutMs} ms`);
+}
+
+/** For each payout not final: its status, submissions, audit trail and provider calls, on stderr. */
+async function describeUnfinished(
+  base: string,
+  ids: readonly string[],
+  created: readonly Created[],
+  marked: readonly MarkedRequest[],
+  resumedAtMs: number,
+): Promise<void> {
+  for (const id of ids) {
+    const payout = created.find((one) => one.id === id);
+    const since = payout?.eligibleAtMs ?? resumedAtMs;
+    const detail = (await (await fetch(`${base}/payouts/${id}`, { headers: PRINCIPAL })).json()) as Record<
+      string,
+      unknown
+    >;
+    const calls = marked
+      .filter((request) => request.payoutId === id)
+      .map(
+        (request) =>
+          `#${request.attempt} ${request.method} ${request.path} +${request.atMs - since}ms ${request.fault ?? 'ok'}`,
+      );
+    process.stderr.write(
+      `eligible-to-sent: not final ${id} (${payout?.phase}, answered ${payout?.answered}): ${JSON.stringify(detail)}\n  provider calls: ${calls.join('; ') || 'none'}\n`,
+    );
+  }
 }

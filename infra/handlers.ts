@@ -309,7 +309,7 @@ export const HANDLERS = {
     timeout: Duration.seconds(SUBMIT_WORKER_TIMEOUT_SECONDS),
     unexercisedGrants: {
       'sqs:ChangeMessageVisibility':
-        "Part of CDK's grant to an SQS event source; Lambda's poller receives, deletes and reads attributes (the proof checks those as platform calls).",
+        "Part of CDK's grant to an SQS event source; the worker also uses it to hand messages back for a prompt redelivery (lib/jobs/hand-back.ts), a signed fetch the proof does not observe.",
       'sqs:GetQueueUrl': "Part of CDK's grant to an SQS event source; the poller addresses the queue by ARN.",
     },
   },

@@ -3,13 +3,16 @@ import { correctionJobsOf } from '../runtime/corrections.js';
 import { payoutEngineOf } from '../runtime/payout-engine.js';
 import { rateLimiterOf } from '../runtime/rate-limiter.js';
 import type { Runtime } from '../runtime/runtime.js';
+import { deliveringQueueOf } from '../runtime/submissions.js';
 import { runQueueBatch } from './correction-batch.js';
+import { handBackPromptly } from './hand-back.js';
 import { runSubmissionBatch } from './submission-batch.js';
 
 /**
  * One batch of the submission queue: submits the payouts the sweeper enqueued and works the correction-job rows
- * the API enqueued (told apart by the message's `kind`), and answers which messages to deliver again. The claims
- * keep each payout and each row exactly-once across redeliveries.
+ * the API enqueued (told apart by the message's `kind`), and answers which messages to deliver again (made
+ * visible again within seconds: `handBackPromptly`). The claims keep each payout and each row exactly-once
+ * across redeliveries.
  */
 export async function submitQueuedPayouts(
   runtime: Runtime,
@@ -35,5 +38,8 @@ export async function submitQueuedPayouts(
     runtime.logger,
   );
   runtime.logger.info('submission batch finished', { ...report });
+  // What goes back is delivered again in seconds, not after the 24-minute visibility timeout.
+  const queue = deliveringQueueOf(runtime, event.Records[0]?.eventSourceARN);
+  await handBackPromptly(queue, event, response, runtime.logger);
   return response;
 }

@@ -123,6 +123,18 @@ export class LocalSqsQueue {
     return ids;
   }
 
+  /**
+   * ChangeMessageVisibility: the message received under `receiptHandle` becomes visible `seconds` from now (0: at
+   * once). False, as SQS answers ReceiptHandleIsInvalid, when no message holds that handle (deleted, or received
+   * again since under a new one).
+   */
+  changeVisibility(receiptHandle: string, seconds: number): boolean {
+    const message = this.#messages.find((one) => one.receiptHandle === receiptHandle);
+    if (!message) return false;
+    message.visibleAt = this.#now() + seconds * 1000;
+    return true;
+  }
+
   /** Starts as many invocations as the concurrency allows with the messages visible now. */
   pump(): void {
     while (!this.#stopped && this.#running.size < this.options.maxConcurrency) {

@@ -18,6 +18,24 @@ const SendMessageBatchSchema = z.object({
   Entries: z.array(EntrySchema).check(z.minLength(1), z.maxLength(10)),
 });
 
+const ChangeVisibilityBatchSchema = z.object({
+  QueueUrl: z.string(),
+  Entries: z
+    .array(
+      z.object({
+        Id: z.string().check(z.minLength(1), z.maxLength(80)),
+        ReceiptHandle: z.string().check(z.minLength(1), z.maxLength(1024)),
+        // SQS's range: 0 s to 12 hours.
+        VisibilityTimeout: z.int().check(z.nonnegative(), z.maximum(43_200)),
+      }),
+    )
+    .check(z.minLength(1), z.maxLength(10)),
+});
+
+/** The actions served, by `X-Amz-Target`. */
+const SEND = 'AmazonSQS.SendMessageBatch';
+const CHANGE_VISIBILITY = 'AmazonSQS.ChangeMessageVisibilityBatch';
+
 /** SQS's limit on one request (and on one message). */
 const MAX_BODY_BYTES = 1024 * 1024;
 
@@ -31,7 +49,8 @@ export interface LocalSqsEndpoint {
 
 /**
  * SQS's `SendMessageBatch` (JSON protocol, `AmazonSQS.SendMessageBatch`) on 127.0.0.1 for one local queue, so
- * `npm start` enqueues through the same client code (`SqsSubmissionQueue`) as the deployed sweeper. Requests
+ * `npm start` enqueues through the same client code (`SqsSubmissionQueue`) as the deployed sweeper, and
+ * `ChangeMessageVisibilityBatch`, with which a worker hands a message back for a prompt redelivery. Requests
  * are not authenticated: only a local client is served, by the same loopback guard as the local API and bus
  * (a loopback Host, no foreign Origin, the JSON protocol's content type).
  *
@@ -53,8 +72,15 @@ export async function serveLocalSqs(
     if (refusal) return reply(res, refusal.status, error(refusal.code, refusal.message));
     if (req.method !== 'POST') return reply(res, 405, error('MethodNotAllowed', 'POST SQS actions here'));
     const target = req.headers['x-amz-target'];
-    if (target !== 'AmazonSQS.SendMessageBatch') {
-      return reply(res, 400, error('UnsupportedOperation', `only SendMessageBatch is served, not ${target}`));
+    if (target !== SEND && target !== CHANGE_VISIBILITY) {
+      return reply(
+        res,
+        400,
+        error(
+          'UnsupportedOperation',
+          `only SendMessageBatch and ChangeMessageVisibilityBatch are served, not ${target}`,
+        ),
+      );
     }
     const raw = await readBoundedBody(req, MAX_BODY_BYTES);
     if (raw === undefined) return reply(res, 400, error('BatchRequestTooLong', 'the request is over 1 MiB'));
@@ -64,6 +90,7 @@ export async function serveLocalSqs(
     } catch {
       return reply(res, 400, error('SerializationException', 'the body is not JSON'));
     }
+    if (target === CHANGE_VISIBILITY) return changeVisibility(res, body);
     const parsed = SendMessageBatchSchema.safeParse(body);
     if (!parsed.success) {
       return reply(res, 400, error('InvalidParameterValue', describeIssues(fieldIssues(parsed.error))));
@@ -89,6 +116,25 @@ export async function serveLocalSqs(
       if (!(failure instanceof LocalQueueError)) throw failure;
       reply(res, 400, error('MissingParameter', failure.message));
     }
+  };
+  const changeVisibility = (res: ServerResponse, body: unknown) => {
+    const parsed = ChangeVisibilityBatchSchema.safeParse(body);
+    if (!parsed.success) {
+      return reply(res, 400, error('InvalidParameterValue', describeIssues(fieldIssues(parsed.error))));
+    }
+    if (parsed.data.QueueUrl !== queueUrl) {
+      return reply(res, 400, error('QueueDoesNotExist', 'the specified queue does not exist'));
+    }
+    const changed = parsed.data.Entries.map((entry) => ({
+      entry,
+      ok: queue.changeVisibility(entry.ReceiptHandle, entry.VisibilityTimeout),
+    }));
+    reply(res, 200, {
+      Successful: changed.filter((one) => one.ok).map(({ entry }) => ({ Id: entry.Id })),
+      Failed: changed
+        .filter((one) => !one.ok)
+        .map(({ entry }) => ({ Id: entry.Id, Code: 'ReceiptHandleIsInvalid', SenderFault: true })),
+    });
   };
   const server: Server = createServer((req, res) => {
     handle(req, res).catch((failure: unknown) => {

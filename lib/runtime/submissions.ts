@@ -1,5 +1,9 @@
 import { defaultProvider } from '@aws-sdk/credential-provider-node';
-import { regionOfQueueUrl, SqsSubmissionQueue } from '../payouts/adapters/sqs-submission-queue.js';
+import {
+  queueOfArn,
+  regionOfQueueUrl,
+  SqsSubmissionQueue,
+} from '../payouts/adapters/sqs-submission-queue.js';
 import { localAwsConfig } from '../shared/local-aws-config.js';
 import type { Runtime } from './runtime.js';
 import { once } from './service-cache.js';
@@ -20,6 +24,29 @@ export function submissionsOf(runtime: Runtime): SqsSubmissionQueue | undefined 
       credentials: mode === 'aws' ? defaultProvider() : localAwsConfig.credentials,
       ...(env.SQS_ENDPOINT && { endpoint: env.SQS_ENDPOINT }),
       ...(overrides.awsCalls && { observe: overrides.awsCalls }),
+    });
+  });
+}
+
+/**
+ * The queue a batch was delivered from, addressed for ChangeMessageVisibility (`handBackPromptly`): the URL
+ * follows from the event source's ARN (`arn:aws:sqs:<region>:<account>:<name>`), on SQS_ENDPOINT when set (the
+ * local stand-in), so the worker needs no queue URL of its own; its role holds sqs:ChangeMessageVisibility from
+ * the event source's grant. Undefined for an ARN that names no SQS queue.
+ */
+export function deliveringQueueOf(
+  runtime: Runtime,
+  eventSourceArn: string | undefined,
+): SqsSubmissionQueue | undefined {
+  const { env, mode } = runtime;
+  const queue = queueOfArn(eventSourceArn, env.SQS_ENDPOINT);
+  if (!queue) return undefined;
+  return once(runtime, `delivering-queue:${queue.queueUrl}`, () => {
+    return new SqsSubmissionQueue({
+      queueUrl: queue.queueUrl,
+      region: env.AWS_REGION ?? (queue.region === 'local' ? localAwsConfig.region : queue.region),
+      credentials: mode === 'aws' ? defaultProvider() : localAwsConfig.credentials,
+      ...(env.SQS_ENDPOINT && { endpoint: env.SQS_ENDPOINT }),
     });
   });
 }

@@ -2,7 +2,7 @@ import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
 import { type LocalQueueOptions, LocalSqsQueue } from '../../lib/local/local-sqs-queue.js';
 import { serveLocalSqs } from '../../lib/local/sqs-endpoint.js';
-import { SqsSubmissionQueue } from '../../lib/payouts/adapters/sqs-submission-queue.js';
+import { queueOfArn, SqsSubmissionQueue } from '../../lib/payouts/adapters/sqs-submission-queue.js';
 import { SubmissionQueueError } from '../../lib/payouts/queue/submission-queue.js';
 import { silentLogger } from '../../lib/shared/logger.js';
 
@@ -231,6 +231,59 @@ describe('local SQS queue', () => {
       await queue.idle();
       await endpoint.close();
     }
+  });
+
+  it('delivers a message handed back with ChangeMessageVisibilityBatch over HTTP after the seconds it names, not the visibility timeout', async () => {
+    const handles: string[] = [];
+    let first = true;
+    const { queue, clock, batches } = queueWith({}, async (event) => {
+      if (!first) return undefined;
+      first = false;
+      handles.push(...event.Records.map((record) => record.receiptHandle));
+      return { batchItemFailures: event.Records.map((record) => ({ itemIdentifier: record.messageId })) };
+    });
+    const endpoint = await serveLocalSqs(queue, { port: 0, logger: silentLogger });
+    try {
+      const client = new SqsSubmissionQueue({
+        queueUrl: endpoint.queueUrl,
+        endpoint: endpoint.url,
+        region: 'us-east-1',
+        credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+      });
+      queue.send([entry('a')]);
+      await queue.idle();
+      expect(queue.stats()).toMatchObject({ visible: 0, inFlight: 1 });
+      const unchanged = await client.changeVisibility([
+        { receiptHandle: handles[0] ?? '', visibilitySeconds: 5 },
+        { receiptHandle: 'no-such-handle', visibilitySeconds: 5 },
+      ]);
+      expect(unchanged).toBe(1);
+      clock.now += 4_999;
+      queue.pump();
+      await queue.idle();
+      expect(batches).toHaveLength(1);
+      clock.now += 1;
+      queue.pump();
+      await queue.idle();
+      expect(batches).toEqual([['a'], ['a']]);
+      expect(queue.stats()).toMatchObject({ visible: 0, inFlight: 0 });
+    } finally {
+      await queue.idle();
+      await endpoint.close();
+    }
+  });
+
+  it('addresses the queue an event source ARN names, in AWS and on the local stand-in', () => {
+    expect(queueOfArn('arn:aws:sqs:eu-west-1:123456789012:payout-submissions.fifo')).toEqual({
+      region: 'eu-west-1',
+      queueUrl: 'https://sqs.eu-west-1.amazonaws.com/123456789012/payout-submissions.fifo',
+    });
+    expect(queueOfArn('arn:aws:sqs:local:000000000000:test.fifo', 'http://127.0.0.1:4576/')).toEqual({
+      region: 'local',
+      queueUrl: 'http://127.0.0.1:4576/000000000000/test.fifo',
+    });
+    expect(queueOfArn('arn:aws:sns:eu-west-1:123456789012:topic')).toBeUndefined();
+    expect(queueOfArn(undefined)).toBeUndefined();
   });
 
   it('refuses a cross-site text/plain POST to the local queue, and a rebound Host, enqueuing nothing', async () => {

@@ -5,11 +5,16 @@ import {
   SUBMIT_WORKER_TIMEOUT_SECONDS,
   VISIBILITY_TIMEOUT_FACTOR,
 } from '../../infra/config/submission.js';
-import { runSubmissionBatch } from '../../lib/jobs/submission-batch.js';
+import { HAND_BACK_FIRST_VISIBILITY_SECONDS, handBackPromptly } from '../../lib/jobs/hand-back.js';
+import {
+  runSubmissionBatch,
+  WORKER_STOP_STARTING_BEFORE_DEADLINE_MS,
+} from '../../lib/jobs/submission-batch.js';
 import { LocalSqsQueue } from '../../lib/local/local-sqs-queue.js';
 import { pausePayouts, resumePayouts } from '../../lib/payouts/engine/controls.js';
 import { reconcilePayouts } from '../../lib/payouts/engine/reconcile-payouts.js';
 import { type Payout, PayoutStatus, systemPrincipal } from '../../lib/payouts/model.js';
+import type { PayoutEngine } from '../../lib/payouts/payout-engine.js';
 import { payoutSweeper } from '../../lib/payouts/payout-sweeper.js';
 import {
   deduplicationIdOf,
@@ -18,6 +23,7 @@ import {
   type SubmissionQueue,
   type SubmissionRequest,
 } from '../../lib/payouts/queue/submission-queue.js';
+import { ConcurrentModificationError } from '../../lib/shared/errors.js';
 import { silentLogger } from '../../lib/shared/logger.js';
 import {
   bankTransfer,
@@ -26,6 +32,7 @@ import {
   ledgerEntriesOf,
   startEngineHarness,
 } from '../support/engine-harness.js';
+import { replaceMethod } from '../support/replace-method.js';
 
 /**
  * Every way a payout comes back to the submission queue, through the local FIFO queue (its 5-minute
@@ -55,9 +62,15 @@ beforeEach(() => h.sandbox.reset());
 /** What the next invocation does after the worker answered: nothing, crash, or run past its timeout. */
 type Fate = 'answers' | 'crashes' | 'overruns';
 
-/** The local FIFO queue on the harness's clock, delivering to the real worker, and the sweeper enqueuing to it. */
-function fifoQueue(overrides: { maxConcurrency?: number } = {}) {
+/**
+ * The local FIFO queue on the harness's clock, delivering to the real worker (which hands back what it did not
+ * do through the queue's ChangeMessageVisibility, as functions/submit-payouts.ts does), and the sweeper
+ * enqueuing to it. `engine` replaces the worker's engine (a store with a fault); `nextRemainingMs` gives the
+ * next invocation only that much time left.
+ */
+function fifoQueue(overrides: { maxConcurrency?: number; engine?: Pick<PayoutEngine, 'ctx'> } = {}) {
   let fate: Fate = 'answers';
+  let remainingMs: number | undefined;
   const queue = new LocalSqsQueue({
     name: 'liveness.fifo',
     fifo: true,
@@ -70,10 +83,17 @@ function fifoQueue(overrides: { maxConcurrency?: number } = {}) {
     now: () => h.clock.now().getTime(),
     timeout: () => new Promise<void>(() => undefined),
     consumer: async (event: SQSEvent, context) => {
-      const { response } = await runSubmissionBatch(
-        h.engine,
+      const left = remainingMs ?? context.getRemainingTimeInMillis();
+      remainingMs = undefined;
+      const { response } = await runSubmissionBatch(overrides.engine ?? h.engine, event, left, silentLogger);
+      await handBackPromptly(
+        {
+          changeVisibility: async (entries) =>
+            entries.filter((entry) => !queue.changeVisibility(entry.receiptHandle, entry.visibilitySeconds))
+              .length,
+        },
         event,
-        context.getRemainingTimeInMillis(),
+        response,
         silentLogger,
       );
       const now = fate;
@@ -108,6 +128,9 @@ function fifoQueue(overrides: { maxConcurrency?: number } = {}) {
     tick,
     nextInvocation: (next: Fate) => {
       fate = next;
+    },
+    nextRemainingMs: (ms: number) => {
+      remainingMs = ms;
     },
   };
 }
@@ -227,6 +250,52 @@ describe('a payout back on the queue is sent within one tick, not after the dedu
     await tick(5_000);
 
     expect(h.clock.now().getTime() - started).toBeLessThan(WINDOW_MS);
+    expect(await statusOf(payout.id)).toBe(PayoutStatus.Succeeded);
+    expect(ledgerEntriesOf(h.sandbox, payout.id)).toHaveLength(1);
+  });
+
+  it('sends a payout handed back unstarted (its invocation near the deadline) within one tick, not after the 24-minute visibility timeout', async () => {
+    const { queue, tick, nextRemainingMs } = fifoQueue();
+    const payout = await createPending(48_000);
+    nextRemainingMs(WORKER_STOP_STARTING_BEFORE_DEADLINE_MS - 1);
+    await tick();
+    expect(await h.engine.get(payout.id)).toMatchObject({
+      status: PayoutStatus.Pending,
+      version: payout.version,
+    });
+    expect(ledgerEntriesOf(h.sandbox, payout.id)).toHaveLength(0);
+    expect(queue.stats().inFlight).toBe(1);
+
+    // The next tick's request for the same version is deduplicated: only the handed-back message can send it.
+    await tick(TICK_MS);
+
+    expect(await statusOf(payout.id)).toBe(PayoutStatus.Succeeded);
+    expect(ledgerEntriesOf(h.sandbox, payout.id)).toHaveLength(1);
+  });
+
+  it('sends a payout whose claim lost to contention within one tick, not after the deduplication window', async () => {
+    // DynamoDB Local serialises transactions and never cancels a claim for TransactionConflict, as DynamoDB does
+    // under contention on the cap counter: the store's transition is wrapped to refuse the first claim so.
+    let refusals = 1;
+    const contended = replaceMethod(h.store, 'transition', async (write) => {
+      if (write.after.status === PayoutStatus.Submitting && refusals > 0) {
+        refusals--;
+        throw new ConcurrentModificationError('payout', write.before.id);
+      }
+      return h.store.transition(write);
+    });
+    const { tick } = fifoQueue({ engine: { ctx: { ...h.engine.ctx, store: contended } } });
+    const payout = await createPending(49_000);
+    await tick();
+    expect(refusals).toBe(0);
+    expect(await h.engine.get(payout.id)).toMatchObject({
+      status: PayoutStatus.Pending,
+      version: payout.version,
+    });
+
+    h.clock.advance(HAND_BACK_FIRST_VISIBILITY_SECONDS * 1000);
+    await tick(TICK_MS - HAND_BACK_FIRST_VISIBILITY_SECONDS * 1000);
+
     expect(await statusOf(payout.id)).toBe(PayoutStatus.Succeeded);
     expect(ledgerEntriesOf(h.sandbox, payout.id)).toHaveLength(1);
   });

@@ -75,6 +75,35 @@ describe('reconciling payouts whose outcome is unknown', () => {
     expect(audit.at(-1)?.actor.id).toBe('system:reconciler');
   });
 
+  it('looks again at the end of the grace period, not half the time since the attempt later', async () => {
+    const id = await submitWithFault('error-500');
+    const attempt = (await h.engine.get(id))?.attempt;
+    expect(attempt).toBeDefined();
+    const graceMs = h.engine.ctx.config.reconcileGraceMs;
+    // A look that comes late in the grace period (a reconciler pass held up): at 90 % of it.
+    h.clock.set(new Date(Date.parse(attempt?.startedAt ?? '') + graceMs * 0.9));
+    await reconcilePayouts(h.engine.ctx);
+
+    const waiting = await h.engine.get(id);
+    expect(waiting?.status).toBe(PayoutStatus.Unknown);
+    expect(waiting?.nextActionAt).toBe(
+      new Date(Date.parse(attempt?.startedAt ?? '') + graceMs).toISOString(),
+    );
+
+    h.clock.set(new Date(Date.parse(waiting?.nextActionAt ?? '')));
+    await reconcilePayouts(h.engine.ctx);
+    expect((await h.engine.get(id))?.status).toBe(PayoutStatus.Pending);
+    expect(ledgerEntriesOf(h.sandbox, id)).toHaveLength(0);
+    h.clock.advance(h.engine.ctx.config.retryBaseMs);
+    await payoutSweeper(h.engine).sweep();
+    expect((await h.engine.get(id))?.status).toBe(PayoutStatus.Succeeded);
+    expect(ledgerEntriesOf(h.sandbox, id)).toHaveLength(1);
+    // Its absent attempt's watch ends, so the passes of the tests after this one see only their own payouts.
+    h.clock.advance(h.engine.ctx.config.watchWindowMs + 1);
+    await reconcilePayouts(h.engine.ctx);
+    expect((await h.engine.get(id))?.watchEndedAt).toBeDefined();
+  });
+
   it.each(['reset-before-commit', 'error-500'] as const)(
     'keeps a %s payout unknown during the grace period, then pays it once by a new attempt with a new marker',
     async (fault) => {
@@ -183,6 +212,31 @@ describe('reconciling payouts whose outcome is unknown', () => {
     expect((await h.engine.get(payout.id))?.status).toBe(PayoutStatus.Succeeded);
     expect(ledgerEntriesOf(h.sandbox, payout.id)).toHaveLength(1);
     expect(h.sandbox.stats().requests['/settlement/instant/payout']).toBe(1);
+  });
+
+  it('looks again an interval after a failed look-up at the end of the grace period, then decides', async () => {
+    const id = await submitWithFault('error-500');
+    const startedAt = Date.parse((await h.engine.get(id))?.attempt?.startedAt ?? '');
+    const { reconcileGraceMs, reconcileIntervalMs, retryBaseMs, watchWindowMs } = h.engine.ctx.config;
+    h.sandbox.injectFault({ path: '/transaction/wallet', fault: 'error-503', times: 0 });
+    h.clock.set(new Date(startedAt + reconcileGraceMs));
+    await reconcilePayouts(h.engine.ctx);
+    const waiting = await h.engine.get(id);
+    expect(waiting?.status).toBe(PayoutStatus.Unknown);
+    expect(waiting?.nextActionAt).toBe(
+      new Date(startedAt + reconcileGraceMs + reconcileIntervalMs).toISOString(),
+    );
+
+    h.sandbox.reset();
+    h.clock.set(new Date(startedAt + reconcileGraceMs + reconcileIntervalMs));
+    await reconcilePayouts(h.engine.ctx);
+    expect((await h.engine.get(id))?.status).toBe(PayoutStatus.Pending);
+    h.clock.advance(retryBaseMs);
+    await payoutSweeper(h.engine).sweep();
+    expect((await h.engine.get(id))?.status).toBe(PayoutStatus.Succeeded);
+    // Its absent attempt's watch ends, so the passes of the tests after this one see only their own payouts.
+    h.clock.advance(watchWindowMs + 1);
+    await reconcilePayouts(h.engine.ctx);
   });
 
   it('hands a payout to a person when the provider cannot be asked for a day, and alerts', async () => {

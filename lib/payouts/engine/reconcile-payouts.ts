@@ -233,13 +233,27 @@ function decideUnknown(
       ? needsReview(
           `the provider could not be asked for ${Math.round(elapsed / 60_000)} min: ${failedLookup.outcome.message}`,
         )
-      : recheck(ctx, payout, now, elapsed, `look-up failed (${failedLookup.outcome.code}); will look again`);
+      : recheck(
+          ctx,
+          payout,
+          now,
+          elapsed,
+          `look-up failed (${failedLookup.outcome.code}); will look again`,
+          // A failed look proves nothing: within twice the grace period (a transient fault on the listing) the
+          // next one comes an interval later, so one failed look does not hold a payout back by half its age.
+          elapsed < 2 * ctx.config.reconcileGraceMs
+            ? now.getTime() + ctx.config.reconcileIntervalMs
+            : undefined,
+        );
   }
   if (!currentAbsentForGood) {
     const why = paying
       ? `attempt ${paying.attempt.number} found; waiting for attempt ${current.attempt.number} to be proved absent`
       : 'not found yet; within the grace period';
-    return recheck(ctx, payout, now, elapsed, why);
+    // The next look is due no later than the grace period's end, when absence can first be proved: the wait
+    // that grows with the time since the attempt would otherwise overshoot it by up to half the grace period.
+    const graceEndsAt = Date.parse(current.attempt.startedAt) + ctx.config.reconcileGraceMs;
+    return recheck(ctx, payout, now, elapsed, why, graceEndsAt);
   }
   return afterProvedAbsence(ctx, payout, now, elapsed);
 }
@@ -315,17 +329,21 @@ function needsReview(reason: string): TransitionSpec {
   return { to: PayoutStatus.NeedsReview, actor: reconciler, reason, changes: { nextActionAt: undefined } };
 }
 
+/** Looks again after `recheckWait`, or at `notAfterMs` (epoch ms) when that comes first and is still ahead. */
 function recheck(
   ctx: EngineContext,
   payout: Payout,
   now: Date,
   elapsed: number,
   reason: string,
+  notAfterMs?: number,
 ): TransitionSpec {
+  const wait = recheckWait(ctx, elapsed);
+  const untilNotAfter = notAfterMs === undefined ? wait : notAfterMs - now.getTime();
   return {
     to: payout.status,
     actor: reconciler,
     reason,
-    changes: { nextActionAt: addMs(now, recheckWait(ctx, elapsed)) },
+    changes: { nextActionAt: addMs(now, untilNotAfter > 0 ? Math.min(wait, untilNotAfter) : wait) },
   };
 }

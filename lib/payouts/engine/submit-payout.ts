@@ -78,6 +78,14 @@ async function releaseHold(
   }
 }
 
+/**
+ * Why a claim refused with the payout still `pending` at the version it was read at: nobody moved it, the
+ * transaction lost to contention (conflicts on the shared cap counter past the store's retries) or throttling.
+ * A queue worker hands such a request back for a prompt redelivery rather than drop it (the next tick's request
+ * for the same version would be deduplicated for five minutes).
+ */
+export const CLAIM_CONTENDED = 'the claim was refused for contention; nothing changed';
+
 /** What a claim made for the sweeper's workers gives back: a payout in `submitting`, ready to send. */
 export type Claimed = { readonly kind: 'claimed'; readonly payout: Payout };
 
@@ -253,7 +261,12 @@ async function claim(
       // payout is ours to send. Treating it as someone else's would leave it unsent until its lease ran out.
       const ours = spec.changes?.attempt?.attemptId;
       if (!(current.status === PayoutStatus.Submitting && ours && current.attempt?.attemptId === ours)) {
-        return { kind: 'skipped', payout: current, why: 'claimed or changed concurrently' };
+        const unchanged = current.status === PayoutStatus.Pending && current.version === payout.version;
+        return {
+          kind: 'skipped',
+          payout: current,
+          why: unchanged ? CLAIM_CONTENDED : 'claimed or changed concurrently',
+        };
       }
       claimed = current;
     } else throw error;

@@ -3,6 +3,7 @@ import { MAX_SEND_LATENESS_MS, type ProviderRateLimiter } from '../queue/rate-li
 import type { SubmissionRequest } from '../queue/submission-queue.js';
 import type { EngineContext, SendingContext } from './context.js';
 import {
+  CLAIM_CONTENDED,
   type ClaimAwaitingPause,
   type Claimed,
   claimForSubmission,
@@ -144,7 +145,12 @@ async function claimOne(
     ctx.logger.warn('queued payout not found', { payoutId: request.payoutId });
     return { kind: 'deferred', payoutId: request.payoutId, why: 'no such payout' };
   }
-  return claimLeavingPause(ctx, payout);
+  const claimed = await claimLeavingPause(ctx, payout);
+  // Refused with nothing changed: handed back to be delivered again in seconds (lib/jobs/hand-back.ts).
+  if (claimed.kind === 'skipped' && claimed.why === CLAIM_CONTENDED) {
+    return { kind: 'deferred', payoutId: request.payoutId, why: CLAIM_CONTENDED };
+  }
+  return claimed;
 }
 
 async function sendAtSlot(
