@@ -56,6 +56,8 @@ export interface MonthEndRunResult {
   readonly mode: 'drain' | 'release';
   readonly payouts: number;
   readonly seedSeconds: number;
+  /** How far the seed ran past D; the clock then starts at the first tick. */
+  readonly seedOverrunMs: number;
   readonly ticks: readonly TickFigures[];
   /** Each enqueue: ms after D, messages new to the queue, and messages sent again (FIFO drops them in 5 min). */
   readonly enqueues: readonly (readonly [number, number, number])[];
@@ -173,7 +175,7 @@ const runtime = runtimeFromProcessEnv();
 
 // D: far enough ahead for the seed to finish (it writes ~1,000 a second here), then waited for.
 const seedStarted = performance.now();
-const dueAtMs = Date.now() + 20_000 + env.BENCH_PAYOUTS * 2;
+const dueAtMs = Date.now() + 20_000 + env.BENCH_PAYOUTS * 1.5;
 const ids = await seedMonthEnd({
   engine: payoutEngineOf(runtime),
   doc: DocumentClient.from(runtime.dynamoDb),
@@ -182,17 +184,19 @@ const ids = await seedMonthEnd({
   dueAt: new Date(dueAtMs).toISOString(),
 });
 const seedSeconds = (performance.now() - seedStarted) / 1000;
-if (Date.now() > dueAtMs) throw new Error(`the seed took ${seedSeconds} s and overran the due instant`);
 const sweeper = (await import('../functions/sweep-due-payouts.js')).handler;
 // The containers warm before D (an empty batch: the handler's import and its runtime): here an import is tsx
 // transpiling lib/ on a shared 2-core machine, seconds, not the bundle's cold start (docs/cold-start.md).
 const warmContext = { getRemainingTimeInMillis: () => 60_000 } as Context;
 await Promise.all(containers.map((container) => invokeOn(container, { Records: [] }, warmContext)));
+// A seed (and the warm-up) that overran D (a loaded machine): the clock starts with the first tick instead, and says by how much.
+const seedOverrunMs = Math.max(0, Date.now() - dueAtMs);
+const clockZero = dueAtMs + seedOverrunMs;
 // The handler's first import (its cold start) is the sweeper's own, before D as a warm function's would be: a
 // scheduled function's cold start is paid once a day, not once a month.
 const scheduledEvent = { 'detail-type': 'Scheduled Event', source: 'aws.scheduler' } as ScheduledEvent;
 
-const sinceDue = () => Date.now() - dueAtMs;
+const sinceDue = () => Date.now() - clockZero;
 const enqueues: [number, number, number][] = [];
 const everSent = new Set<string>();
 const send = workers.queue.send.bind(workers.queue);
@@ -250,7 +254,7 @@ const tick = async () => {
   }
 };
 
-await new Promise((resolve) => setTimeout(resolve, Math.max(0, dueAtMs - Date.now())));
+await new Promise((resolve) => setTimeout(resolve, Math.max(0, clockZero - Date.now())));
 const cpuAtStart = cpuNow();
 const started = performance.now();
 
@@ -323,7 +327,7 @@ async function sends(): Promise<{ first: number; last: number; calls: number }> 
   const response = await fetch(`${env.BENCH_PROVIDER_URL}/__sandbox/marked-requests`);
   const { requests } = (await response.json()) as { requests: { atMs: number; path: string }[] };
   const payoutCalls = requests.filter((request) => request.path === '/settlement/instant/payout');
-  const times = payoutCalls.map((request) => request.atMs - dueAtMs);
+  const times = payoutCalls.map((request) => request.atMs - clockZero);
   return { first: Math.min(...times), last: Math.max(...times), calls: payoutCalls.length };
 }
 
@@ -339,6 +343,7 @@ const result: MonthEndRunResult = {
   mode: env.BENCH_MODE,
   payouts: env.BENCH_PAYOUTS,
   seedSeconds: Math.round(seedSeconds * 10) / 10,
+  seedOverrunMs,
   ticks,
   enqueues,
   ...(sent && { firstSendMs: sent.first, lastSendMs: sent.last, providerCalls: sent.calls }),
