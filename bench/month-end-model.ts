@@ -12,16 +12,23 @@ export interface DrainModel {
   readonly starvedSeconds: number;
   readonly peakQueueDepth: number;
   readonly longestWaitSeconds: number;
+  /** Messages that waited in the queue longer than `windowSeconds`: a tick's copy of one is not dropped. */
+  readonly queuedPastWindow: number;
 }
 
 /** `arrivals`: [seconds after D, messages] in time order, new messages only; `rate`: sends per second. */
-export function modelDrain(arrivals: readonly (readonly [number, number])[], rate: number): DrainModel {
+export function modelDrain(
+  arrivals: readonly (readonly [number, number])[],
+  rate: number,
+  windowSeconds = Number.POSITIVE_INFINITY,
+): DrainModel {
   let clock = 0;
   let queued = 0;
   let starved = 0;
   let peak = 0;
   let longestWait = 0;
   let started = false;
+  let pastWindow = 0;
   const total = arrivals.reduce((sum, [, count]) => sum + count, 0);
   for (const [at, count] of arrivals) {
     if (at > clock) {
@@ -31,6 +38,8 @@ export function modelDrain(arrivals: readonly (readonly [number, number])[], rat
       queued = Math.max(0, queued - (at - clock) * rate);
       clock = at;
     }
+    // The i-th message of this arrival waits (queued + i) / rate.
+    pastWindow += Math.max(0, Math.min(count, queued + count - windowSeconds * rate));
     queued += count;
     started = true;
     peak = Math.max(peak, queued);
@@ -44,5 +53,6 @@ export function modelDrain(arrivals: readonly (readonly [number, number])[], rat
     starvedSeconds: starved,
     peakQueueDepth: peak,
     longestWaitSeconds: longestWait,
+    queuedPastWindow: Math.round(pastWindow),
   };
 }

@@ -71,6 +71,8 @@ export interface MonthEndRunResult {
   readonly ledger?: { readonly paidOnce: number; readonly paidTwiceOrMore: number; readonly notPaid: number };
   readonly providerCalls?: number;
   readonly invocations: number;
+  /** Messages the containers were handed: each payout once, and the copies a later tick queued again. */
+  readonly messagesDelivered?: number;
   readonly deadLetters: number;
   readonly processes: number;
   readonly cpu: Record<'coordinator' | 'containers' | 'dynamoDbLocal' | 'provider' | 'machine', number>;
@@ -331,6 +333,19 @@ async function sends(): Promise<{ first: number; last: number; calls: number }> 
   return { first: Math.min(...times), last: Math.max(...times), calls: payoutCalls.length };
 }
 
+/** Messages each container was handed, from its own report. */
+async function messagesOf(container: Container): Promise<number> {
+  return new Promise((resolve) => {
+    const onMessage = (answer: ContainerAnswer) => {
+      if (answer.kind !== 'report') return;
+      container.child.off('message', onMessage);
+      resolve(answer.report.messages);
+    };
+    container.child.on('message', onMessage);
+    container.child.send({ kind: 'report' } satisfies ContainerRequest);
+  });
+}
+const messagesDelivered = (await Promise.all(containers.map(messagesOf))).reduce((sum, n) => sum + n, 0);
 const sent = draining ? await sends() : undefined;
 const stats = workers.queue.stats();
 const cpu = Object.fromEntries(
@@ -353,6 +368,7 @@ const result: MonthEndRunResult = {
   stillScheduled,
   ...(draining && { ledger: await ledgerCheck() }),
   invocations: stats.invocations,
+  messagesDelivered,
   deadLetters: stats.deadLetters,
   processes: containers.length,
   cpu,

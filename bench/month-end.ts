@@ -48,6 +48,9 @@ export interface MonthEndReport {
   readonly failed: number;
   readonly lost: number;
   readonly doubled: number;
+  /** Worker invocations, and messages they were handed (copies queued again past FIFO's window included). */
+  readonly invocations: number;
+  readonly messagesDelivered?: number;
   readonly coresBusy: number;
   readonly loadAverage: readonly number[];
   /** The release side of the issue's month-end, measured: the real sweep's ticks with nothing consuming. */
@@ -69,6 +72,14 @@ export interface MonthEndReport {
     readonly ratioOfLimit: number;
     readonly label: string;
   };
+}
+
+/** min(maxConcurrency x batchSize / L, R): the rate the fleet is paced to. */
+function limitPerSecond(): number {
+  return Math.min(
+    (config.submission.maxConcurrency * config.submission.batchSize * 1000) / LATENCY_MS,
+    config.providerRateLimitPerSecond ?? Number.POSITIVE_INFINITY,
+  );
 }
 
 async function run(mode: 'drain' | 'release', payouts: number): Promise<MonthEndRunResult> {
@@ -127,21 +138,28 @@ function scheduledArrivals(result: MonthEndRunResult): [number, number][] {
  * with nothing consuming, and their drain modelled from that release at the measured rate.
  */
 export async function benchMonthEnd(): Promise<BenchResult & { monthEnd: MonthEndReport }> {
-  const limit = Math.min(
-    (config.submission.maxConcurrency * config.submission.batchSize * 1000) / LATENCY_MS,
-    config.providerRateLimitPerSecond ?? Number.POSITIVE_INFINITY,
-  );
   const loadBefore = loadavg()[0] ?? 0;
   const drain = await run('drain', DRAIN_PAYOUTS);
   const loadBetween = loadavg()[0] ?? 0;
   const release = await run('release', RELEASE_PAYOUTS);
   const loadAfter = loadavg()[0] ?? 0;
+  return monthEndResultOf(drain, release, [loadBefore, loadBetween, loadAfter]);
+}
+
+/** The benchmark's table and `monthEnd` figures from its two runs and the 1-minute load around them. */
+export function monthEndResultOf(
+  drain: MonthEndRunResult,
+  release: MonthEndRunResult,
+  [loadBefore, loadBetween, loadAfter]: readonly [number, number, number],
+): BenchResult & { monthEnd: MonthEndReport } {
+  const drainPayouts = drain.payouts;
+  const limit = limitPerSecond();
 
   const drainSeconds = drain.drainSeconds ?? drain.seconds;
   const measuredPerSecond = drain.succeeded / drainSeconds;
   const ratioOfLimit = measuredPerSecond / limit;
   const coresBusy = drain.cpu.machine / drain.seconds;
-  const ledger = drain.ledger ?? { paidOnce: 0, paidTwiceOrMore: 0, notPaid: DRAIN_PAYOUTS };
+  const ledger = drain.ledger ?? { paidOnce: 0, paidTwiceOrMore: 0, notPaid: drainPayouts };
   // The drain run's own release, at R: did its queue ever run dry before the last send?
   const drainArrivals = drain.enqueues
     .filter(([, fresh]) => fresh > 0)
@@ -162,9 +180,9 @@ export async function benchMonthEnd(): Promise<BenchResult & { monthEnd: MonthEn
   const tickMsMax = Math.max(...release.ticks.map((tick) => tick.ms));
   const lastRelease = release.ticks[lastTick];
   const modelRate = Math.min(measuredPerSecond, limit);
-  const model = modelDrain(arrivals, modelRate);
+  const model = modelDrain(arrivals, modelRate, FIFO_WINDOW_SECONDS);
   const monthEnd: MonthEndReport = {
-    payouts: DRAIN_PAYOUTS,
+    payouts: drainPayouts,
     firstSendMs: drain.firstSendMs ?? Number.NaN,
     measuredPerSecond: fixed(measuredPerSecond, 1),
     limitPerSecond: limit,
@@ -174,6 +192,8 @@ export async function benchMonthEnd(): Promise<BenchResult & { monthEnd: MonthEn
     failed: drain.failed,
     lost: ledger.notPaid,
     doubled: ledger.paidTwiceOrMore,
+    ...(drain.messagesDelivered !== undefined && { messagesDelivered: drain.messagesDelivered }),
+    invocations: drain.invocations,
     coresBusy: fixed(coresBusy, 2),
     loadAverage: [fixed(loadBefore, 2), fixed(loadBetween, 2)],
     release: {
@@ -196,6 +216,7 @@ export async function benchMonthEnd(): Promise<BenchResult & { monthEnd: MonthEn
       starvedSeconds: fixed(model.starvedSeconds, 1),
       peakQueueDepth: Math.round(model.peakQueueDepth),
       longestWaitSeconds: fixed(model.longestWaitSeconds, 1),
+      queuedPastWindow: model.queuedPastWindow,
     },
   };
   const cpuPerPayout = (seconds: number) => fixed((seconds * 1000) / Math.max(1, drain.succeeded), 1);
@@ -205,7 +226,7 @@ export async function benchMonthEnd(): Promise<BenchResult & { monthEnd: MonthEn
     rows: [
       {
         run: 'measured: released and paid',
-        payouts: DRAIN_PAYOUTS,
+        payouts: drainPayouts,
         'first send ms': monthEnd.firstSendMs,
         'drain s': monthEnd.drainSeconds,
         'paid /s': monthEnd.measuredPerSecond,
@@ -214,7 +235,8 @@ export async function benchMonthEnd(): Promise<BenchResult & { monthEnd: MonthEn
         'still scheduled': drain.stillScheduled,
         ticks: drain.ticks.length,
         'tick ms (max)': Math.max(...drain.ticks.map((tick) => tick.ms)),
-        'sent again (FIFO-dropped)': drain.enqueues.reduce((sum, [, , again]) => sum + again, 0),
+        'sent again by later ticks': drain.enqueues.reduce((sum, [, , again]) => sum + again, 0),
+        'messages delivered': drain.messagesDelivered ?? 'not recorded',
         'CPU ms / payout (containers, coord, ddb, sandbox)': [
           drain.cpu.containers,
           drain.cpu.coordinator,
@@ -246,6 +268,7 @@ export async function benchMonthEnd(): Promise<BenchResult & { monthEnd: MonthEn
         'queue starved s': monthEnd.model.starvedSeconds,
         'peak queue depth': monthEnd.model.peakQueueDepth,
         'longest wait in queue s': monthEnd.model.longestWaitSeconds,
+        [`queued past FIFO's ${FIFO_WINDOW_SECONDS} s`]: monthEnd.model.queuedPastWindow,
       },
       ...release.ticks.slice(0, lastTick + 1).map((tick, index) => ({
         run: `release tick ${index + 1}`,
