@@ -37,8 +37,9 @@ export const DEFAULT_DISPATCH_PAGE_SIZE = 500;
  * workers claim each payout before sending it, so a payout enqueued twice (by two ticks, or after a
  * redelivery) is still sent at most once.
  *
- * Each page of released payouts is enqueued as soon as it is released, so a month-end's first sends start in
- * the tick that releases them, even one whose time runs out before all are released. The controls are read
+ * Each page of released payouts is enqueued as soon as it is released, the first after one round of writes
+ * (`RELEASES_IN_FLIGHT`), so a month-end's first sends start seconds into the tick that releases them, even one
+ * whose time runs out before all are released. The controls are read
  * once: paused, nothing is enqueued (a worker would skip it); otherwise every request carries their epoch, so
  * the requests after a resume are new to the FIFO queue (see `SubmissionRequestSchema`).
  *
