@@ -82,7 +82,8 @@ function limitPerSecond(): number {
   );
 }
 
-async function run(mode: 'drain' | 'release', payouts: number): Promise<MonthEndRunResult> {
+/** One run of bench/month-end-run.ts against its own DynamoDB Local and sandbox process. */
+export async function runMonthEnd(mode: 'drain' | 'release', payouts: number): Promise<MonthEndRunResult> {
   return withFreshDynamoDb(async (endpoint) => {
     const provider = await startSandboxProcess({ latencyMs: LATENCY_MS, projectRoot });
     try {
@@ -139,9 +140,9 @@ function scheduledArrivals(result: MonthEndRunResult): [number, number][] {
  */
 export async function benchMonthEnd(): Promise<BenchResult & { monthEnd: MonthEndReport }> {
   const loadBefore = loadavg()[0] ?? 0;
-  const drain = await run('drain', DRAIN_PAYOUTS);
+  const drain = await runMonthEnd('drain', DRAIN_PAYOUTS);
   const loadBetween = loadavg()[0] ?? 0;
-  const release = await run('release', RELEASE_PAYOUTS);
+  const release = await runMonthEnd('release', RELEASE_PAYOUTS);
   const loadAfter = loadavg()[0] ?? 0;
   return monthEndResultOf(drain, release, [loadBefore, loadBetween, loadAfter]);
 }
