@@ -52,6 +52,8 @@ export interface MonthEndReport {
   readonly invocations: number;
   readonly messagesDelivered?: number;
   readonly coresBusy: number;
+  /** MODEL: seconds the workers would have waited on an empty queue had they drained this run's release at R. */
+  readonly releaseStarvedSecondsAtR: number;
   readonly loadAverage: readonly number[];
   /** The release side of the issue's month-end, measured: the real sweep's ticks with nothing consuming. */
   readonly release: {
@@ -120,6 +122,21 @@ export async function runMonthEnd(mode: 'drain' | 'release', payouts: number): P
 }
 
 /**
+ * The arrivals up to the month-end's `payouts` messages: later new ones are payouts queued again under a new
+ * eligibility (a 429 given back), which the model of the release leaves out.
+ */
+function firstMessages(arrivals: readonly [number, number][], payouts: number): [number, number][] {
+  const kept: [number, number][] = [];
+  let total = 0;
+  for (const [at, fresh] of arrivals) {
+    if (total >= payouts) break;
+    kept.push([at, Math.min(fresh, payouts - total)]);
+    total += fresh;
+  }
+  return kept;
+}
+
+/**
  * The release run's enqueues of new messages, in seconds after D with each tick placed on the schedule (tick k
  * at k minutes): the ticks ran back to back, each as long as its invocation took.
  */
@@ -165,17 +182,18 @@ export function monthEndResultOf(
   const drainArrivals = drain.enqueues
     .filter(([, fresh]) => fresh > 0)
     .map(([at, fresh]): [number, number] => [at / 1000, fresh]);
-  const ownRelease = modelDrain(drainArrivals, limit);
+  const ownRelease = modelDrain(firstMessages(drainArrivals, drainPayouts), limit);
+  // The first that holds names the bound: the provider's limit, this machine's CPU (every core busy), the release.
   const boundBy =
     ratioOfLimit >= 0.9
       ? 'provider limit R'
-      : ownRelease.starvedSeconds > 1
-        ? "the sweep's release"
-        : coresBusy >= 0.9 * cpus().length
-          ? "this machine's CPU"
-          : 'not found: neither R, the release nor the CPU';
+      : coresBusy >= 0.9 * cpus().length
+        ? `this machine's CPU (${fixed(coresBusy, 2)} of ${cpus().length} cores busy)`
+        : ownRelease.starvedSeconds > 1
+          ? "the sweep's release"
+          : 'not found: neither R, the CPU nor the release';
 
-  const arrivals = scheduledArrivals(release);
+  const arrivals = firstMessages(scheduledArrivals(release), release.payouts);
   const released = release.ticks.reduce((sum, tick) => sum + tick.released, 0);
   const lastTick = release.ticks.findLastIndex((tick) => tick.released > 0);
   const tickMsMax = Math.max(...release.ticks.map((tick) => tick.ms));
@@ -196,6 +214,7 @@ export function monthEndResultOf(
     ...(drain.messagesDelivered !== undefined && { messagesDelivered: drain.messagesDelivered }),
     invocations: drain.invocations,
     coresBusy: fixed(coresBusy, 2),
+    releaseStarvedSecondsAtR: fixed(ownRelease.starvedSeconds, 1),
     loadAverage: [fixed(loadBefore, 2), fixed(loadBetween, 2)],
     release: {
       payouts: released,
@@ -248,6 +267,7 @@ export function monthEndResultOf(
           .join(' / '),
         'cores busy': `${monthEnd.coresBusy} of ${cpus().length}`,
         'bound by': boundBy,
+        'MODEL: queue dry at R s': monthEnd.releaseStarvedSecondsAtR,
         'load avg (1 min)': `${fixed(loadBefore, 2)} -> ${fixed(loadBetween, 2)}`,
       },
       {
