@@ -74,6 +74,8 @@ export interface MonthEndReport {
     readonly ratioOfLimit: number;
     readonly label: string;
   };
+  /** MODEL: the same release drained at R. */
+  readonly modelAtR: DrainModel & { readonly ratioOfLimit: number };
 }
 
 /** min(maxConcurrency x batchSize / L, R): the rate the fleet is paced to. */
@@ -200,6 +202,8 @@ export function monthEndResultOf(
   const lastRelease = release.ticks[lastTick];
   const modelRate = Math.min(measuredPerSecond, limit);
   const model = modelDrain(arrivals, modelRate, FIFO_WINDOW_SECONDS);
+  // The same release drained at R: the design's figure where the machine does not bind.
+  const atR = modelDrain(arrivals, limit, FIFO_WINDOW_SECONDS);
   const monthEnd: MonthEndReport = {
     payouts: drainPayouts,
     firstSendMs: drain.firstSendMs ?? Number.NaN,
@@ -237,6 +241,15 @@ export function monthEndResultOf(
       peakQueueDepth: Math.round(model.peakQueueDepth),
       longestWaitSeconds: fixed(model.longestWaitSeconds, 1),
       queuedPastWindow: model.queuedPastWindow,
+    },
+    modelAtR: {
+      drainSeconds: fixed(atR.drainSeconds, 1),
+      perSecond: fixed(atR.perSecond, 1),
+      ratioOfLimit: fixed(atR.perSecond / limit, 3),
+      starvedSeconds: fixed(atR.starvedSeconds, 1),
+      peakQueueDepth: Math.round(atR.peakQueueDepth),
+      longestWaitSeconds: fixed(atR.longestWaitSeconds, 1),
+      queuedPastWindow: atR.queuedPastWindow,
     },
   };
   const cpuPerPayout = (seconds: number) => fixed((seconds * 1000) / Math.max(1, drain.succeeded), 1);
@@ -290,6 +303,17 @@ export function monthEndResultOf(
         'peak queue depth': monthEnd.model.peakQueueDepth,
         'longest wait in queue s': monthEnd.model.longestWaitSeconds,
         [`queued past FIFO's ${FIFO_WINDOW_SECONDS} s`]: monthEnd.model.queuedPastWindow,
+      },
+      {
+        run: `MODEL: its drain at R = ${limit}/s`,
+        payouts: released,
+        'drain s': monthEnd.modelAtR.drainSeconds,
+        'paid /s': monthEnd.modelAtR.perSecond,
+        'ratio of limit': monthEnd.modelAtR.ratioOfLimit,
+        'queue starved s': monthEnd.modelAtR.starvedSeconds,
+        'peak queue depth': monthEnd.modelAtR.peakQueueDepth,
+        'longest wait in queue s': monthEnd.modelAtR.longestWaitSeconds,
+        [`queued past FIFO's ${FIFO_WINDOW_SECONDS} s`]: monthEnd.modelAtR.queuedPastWindow,
       },
       ...release.ticks.slice(0, lastTick + 1).map((tick, index) => ({
         run: `release tick ${index + 1}`,

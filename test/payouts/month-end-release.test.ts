@@ -83,4 +83,28 @@ describe('a month-end release', () => {
     },
     VOLUME_TEST_MS,
   );
+
+  it(
+    'releases no more in a tick than the tick may still enqueue',
+    async () => {
+      const later = new Date(h.clock.now().getTime() + 60_000).toISOString();
+      const indexes = Array.from({ length: 100 }, (_, index) => index);
+      await forEachAtOnce(indexes, 16, (index) =>
+        h.engine.create(
+          command(bankTransfer(20_000 + index, { scheduleAt: later }), `month-end-later-${index}`),
+        ),
+      );
+      h.clock.set(later);
+      const queue = new RecordingQueue();
+
+      const report = await payoutSweeper(h.engine).dispatch(queue, { pageSize: 40, maxEnqueued: 50 });
+
+      // One round of 32, then what the maximum leaves (18), not a page of 40: nothing released waits unenqueued.
+      expect(report.released).toBe(50);
+      expect(report.enqueued).toBe(50);
+      expect(queue.sizes).toEqual([RELEASES_IN_FLIGHT, 50 - RELEASES_IN_FLIGHT]);
+      expect(await h.store.countByStatus(PayoutStatus.Scheduled, MONTH_END)).toBe(50);
+    },
+    VOLUME_TEST_MS,
+  );
 });

@@ -79,7 +79,9 @@ export async function dispatchDuePayouts(
   // Released payouts leave the scheduled queue, so each round reads the next ones; a short page is the last.
   // The first round is one round of writes (RELEASES_IN_FLIGHT at once), not a page: a month-end's first sends
   // wait for 32 releases, not 500 (on DynamoDB Local, seconds); the pages after it are full.
-  let size = Math.min(pageSize, RELEASES_IN_FLIGHT);
+  // No round releases more than the tick may still enqueue: a payout released but not enqueued would wait for
+  // the pending pages of a tick that has released everything.
+  let size = Math.min(pageSize, RELEASES_IN_FLIGHT, maxEnqueued);
   for (;;) {
     const round = await releaseScheduled(ctx, size);
     released += round.released;
@@ -92,7 +94,7 @@ export async function dispatchDuePayouts(
       leftOver = true;
       break;
     }
-    size = pageSize;
+    size = Math.min(pageSize, maxEnqueued - enqueued);
   }
   const dueBy = ctx.clock.now().toISOString();
   let after: Parameters<EngineContext['store']['due']>[3];
