@@ -16,6 +16,7 @@ import { benchCorrectionJobs } from './correction-jobs.js';
 import { benchCostPerPayout, type CostReport } from './cost-per-payout.js';
 import { benchEligibleToSent, type EligibleToSentReport } from './eligible-to-sent.js';
 import { benchEngineOverhead } from './engine-overhead.js';
+import { benchMonthEnd, type MonthEndReport } from './month-end.js';
 import { benchReadPaths } from './read-paths.js';
 import { benchShippedPath, type ShippedPathReport } from './shipped-path.js';
 import {
@@ -70,6 +71,12 @@ const benchmarks: Record<string, () => Promise<BenchResult>> = {
     shippedPath = measured;
     return result;
   },
+  // Its own DynamoDB Local per run (drain, then release), the coordinator and each container a process.
+  'month-end': async () => {
+    const { monthEnd: measured, ...result } = await benchMonthEnd();
+    monthEnd = measured;
+    return result;
+  },
   // npm start itself (its own DynamoDB Local), the sandbox in a process of its own; the deployed 1-minute tick.
   'eligible-to-sent': async () => {
     const { eligibleToSent: measured, ...result } = await benchEligibleToSent();
@@ -78,6 +85,7 @@ const benchmarks: Record<string, () => Promise<BenchResult>> = {
   },
 };
 let eligibleToSent: EligibleToSentReport | undefined;
+let monthEnd: MonthEndReport | undefined;
 let shippedPath: ShippedPathReport | undefined;
 /** The file's shippedPath entry, which a run of one half of it (BENCH_SHIPPED) completes. */
 const previousShippedPath = (): ShippedPathReport | undefined =>
@@ -135,6 +143,7 @@ const previous: {
   coldStart?: unknown;
   fleetSimulation?: unknown;
   eligibleToSent?: unknown;
+  monthEnd?: unknown;
 } = only && existsSync(out) ? JSON.parse(readFileSync(out, 'utf8')) : {};
 const kept = (previous.results ?? []).filter((entry) => !results.some((fresh) => fresh.name === entry.name));
 const report = {
@@ -154,11 +163,13 @@ const report = {
   ...(previous.coldStart !== undefined && { coldStart: previous.coldStart }),
   ...(previous.fleetSimulation !== undefined && { fleetSimulation: previous.fleetSimulation }),
   ...(previous.eligibleToSent !== undefined && { eligibleToSent: previous.eligibleToSent }),
+  ...(previous.monthEnd !== undefined && { monthEnd: previous.monthEnd }),
   ...(cost && { cost }),
   ...(shippedPath && { shippedPath }),
   ...(coldStart && { coldStart }),
   ...(fleetSimulation && { fleetSimulation }),
   ...(eligibleToSent && { eligibleToSent }),
+  ...(monthEnd && { monthEnd }),
   results: [...kept, ...results],
 };
 mkdirSync(dirname(out), { recursive: true });

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { RELEASES_IN_FLIGHT } from '../../lib/payouts/engine/sweep.js';
 import { PayoutStatus } from '../../lib/payouts/model.js';
 import { payoutSweeper } from '../../lib/payouts/payout-sweeper.js';
 import type { SubmissionQueue, SubmissionRequest } from '../../lib/payouts/queue/submission-queue.js';
@@ -27,32 +28,35 @@ beforeAll(async () => {
 }, 300_000);
 afterAll(async () => h.close());
 
-/** Records each enqueue with how many payouts were still waiting to be released when it came. */
+/** Records each enqueue with its size and how many payouts were still waiting to be released when it came. */
 class RecordingQueue implements SubmissionQueue {
   readonly requests: SubmissionRequest[] = [];
+  readonly sizes: number[] = [];
   readonly stillScheduledAtEachEnqueue: number[] = [];
   async enqueue(requests: readonly SubmissionRequest[]): Promise<void> {
     this.stillScheduledAtEachEnqueue.push(await h.store.countByStatus(PayoutStatus.Scheduled, MONTH_END));
+    this.sizes.push(requests.length);
     this.requests.push(...requests);
   }
 }
 
 describe('a month-end release', () => {
   it(
-    'enqueues what a tick released though its deadline cut the release short',
+    'hands the first released payouts to the queue after one round of writes, not a whole page',
     async () => {
       const queue = new RecordingQueue();
-      // The deadline passes as soon as the first page is released: the clock the tick reads it on says so.
+      // The deadline passes as soon as the first round is released: the clock the tick reads it on says so.
       const report = await payoutSweeper(h.engine).dispatch(queue, {
         pageSize: PAGE,
         stopStartingAt: 1,
         now: () => 2,
       });
 
-      expect(report.released).toBe(PAGE);
+      // What a tick releases before its first enqueue is one round of conditional writes, not a page of 250.
+      expect(report.released).toBe(RELEASES_IN_FLIGHT);
+      expect(queue.sizes).toEqual([RELEASES_IN_FLIGHT]);
+      expect(queue.stillScheduledAtEachEnqueue[0]).toBe(MONTH_END - RELEASES_IN_FLIGHT);
       expect(report.leftOver).toBe(true);
-      expect(report.enqueued).toBe(PAGE);
-      expect(new Set(queue.requests.map((request) => request.payoutId)).size).toBe(PAGE);
       const statuses = await Promise.all(
         queue.requests.map(async (r) => (await h.engine.get(r.payoutId))?.status),
       );
@@ -68,12 +72,38 @@ describe('a month-end release', () => {
 
       const report = await payoutSweeper(h.engine).dispatch(queue, { pageSize: PAGE });
 
-      expect(report.released).toBe(MONTH_END - PAGE);
-      // The first enqueue came with four pages still scheduled (of six): the sends did not wait for the whole release.
-      expect(queue.stillScheduledAtEachEnqueue[0]).toBe(MONTH_END - 2 * PAGE);
+      expect(report.released).toBe(MONTH_END - RELEASES_IN_FLIGHT);
+      // The first enqueue came after one round (the first tick's round already gone), the next ones a page each:
+      // the sends did not wait for the whole release.
+      expect(queue.stillScheduledAtEachEnqueue[0]).toBe(MONTH_END - 2 * RELEASES_IN_FLIGHT);
+      expect(queue.stillScheduledAtEachEnqueue[1]).toBe(MONTH_END - 2 * RELEASES_IN_FLIGHT - PAGE);
       // Every payout is enqueued once, those released by the tick before included.
       expect(report.enqueued).toBe(MONTH_END);
       expect(new Set(queue.requests.map((request) => request.payoutId)).size).toBe(MONTH_END);
+    },
+    VOLUME_TEST_MS,
+  );
+
+  it(
+    'releases no more in a tick than the tick may still enqueue',
+    async () => {
+      const later = new Date(h.clock.now().getTime() + 60_000).toISOString();
+      const indexes = Array.from({ length: 100 }, (_, index) => index);
+      await forEachAtOnce(indexes, 16, (index) =>
+        h.engine.create(
+          command(bankTransfer(20_000 + index, { scheduleAt: later }), `month-end-later-${index}`),
+        ),
+      );
+      h.clock.set(later);
+      const queue = new RecordingQueue();
+
+      const report = await payoutSweeper(h.engine).dispatch(queue, { pageSize: 40, maxEnqueued: 50 });
+
+      // One round of 32, then what the maximum leaves (18), not a page of 40: nothing released waits unenqueued.
+      expect(report.released).toBe(50);
+      expect(report.enqueued).toBe(50);
+      expect(queue.sizes).toEqual([RELEASES_IN_FLIGHT, 50 - RELEASES_IN_FLIGHT]);
+      expect(await h.store.countByStatus(PayoutStatus.Scheduled, MONTH_END)).toBe(50);
     },
     VOLUME_TEST_MS,
   );

@@ -1,7 +1,7 @@
 import { resumeEpochOf, type SubmissionQueue, submissionRequestsFor } from '../queue/submission-queue.js';
 import { WorkQueue } from '../store/table-design.js';
 import type { EngineContext } from './context.js';
-import { releaseScheduled } from './sweep.js';
+import { RELEASES_IN_FLIGHT, releaseScheduled } from './sweep.js';
 
 export interface DispatchOptions {
   /** Payouts read per query of the work queue (one page, enqueued before the next is read). */
@@ -37,8 +37,9 @@ export const DEFAULT_DISPATCH_PAGE_SIZE = 500;
  * workers claim each payout before sending it, so a payout enqueued twice (by two ticks, or after a
  * redelivery) is still sent at most once.
  *
- * Each page of released payouts is enqueued as soon as it is released, so a month-end's first sends start in
- * the tick that releases them, even one whose time runs out before all are released. The controls are read
+ * Each page of released payouts is enqueued as soon as it is released, the first after one round of writes
+ * (`RELEASES_IN_FLIGHT`), so a month-end's first sends start seconds into the tick that releases them, even one
+ * whose time runs out before all are released. The controls are read
  * once: paused, nothing is enqueued (a worker would skip it); otherwise every request carries their epoch, so
  * the requests after a resume are new to the FIFO queue (see `SubmissionRequestSchema`).
  *
@@ -76,18 +77,24 @@ export async function dispatchDuePayouts(
     enqueued += requests.length;
   };
   // Released payouts leave the scheduled queue, so each round reads the next ones; a short page is the last.
+  // The first round is one round of writes (RELEASES_IN_FLIGHT at once), not a page: a month-end's first sends
+  // wait for 32 releases, not 500 (on DynamoDB Local, seconds); the pages after it are full.
+  // No round releases more than the tick may still enqueue: a payout released but not enqueued would wait for
+  // the pending pages of a tick that has released everything.
+  let size = Math.min(pageSize, RELEASES_IN_FLIGHT, maxEnqueued);
   for (;;) {
-    const round = await releaseScheduled(ctx, pageSize);
+    const round = await releaseScheduled(ctx, size);
     released += round.released;
     missed += round.missed;
     // Enqueued at once: the pending page below would find them too, but only once every release is done.
     await enqueue(round.nowPending);
     // A short page is the last; so is one that released nothing (what is left there is not releasable).
-    if (round.read < pageSize || round.released + round.missed === 0) break;
+    if (round.read < size || round.released + round.missed === 0) break;
     if (outOfTime() || enqueued >= maxEnqueued) {
       leftOver = true;
       break;
     }
+    size = Math.min(pageSize, maxEnqueued - enqueued);
   }
   const dueBy = ctx.clock.now().toISOString();
   let after: Parameters<EngineContext['store']['due']>[3];
