@@ -116,7 +116,11 @@ describe('payout runs', () => {
       ],
     });
     // The approvers' queue lists it among the runs waiting for a second person, and only those.
-    const waiting = await call(h.api, { method: 'GET', path: '/payout-runs', query: 'state=pending_approval' });
+    const waiting = await call(h.api, {
+      method: 'GET',
+      path: '/payout-runs',
+      query: 'state=pending_approval',
+    });
     expect(waiting.body.items.map((run: { runId: string }) => run.runId)).toContain(runId);
     expect(new Set(waiting.body.items.map((run: { status: string }) => run.status))).toEqual(
       new Set(['pending_approval']),

@@ -314,7 +314,9 @@ describe('commands that race a tick or follow a crashed one (recurring payouts r
       await h.recurrences.ctx.payouts.create(command);
       throw new Error('simulated crash after the payout was created');
     });
-    await expect(new RecurrenceService({ ...h.recurrences.ctx, payouts: engine }).sweep()).rejects.toThrow(/crash/);
+    await expect(new RecurrenceService({ ...h.recurrences.ctx, payouts: engine }).sweep()).rejects.toThrow(
+      /crash/,
+    );
     lagos('2026-04-12', '10:56');
     await Promise.all([h.tick(), h.tick()]);
     lagos('2026-04-12', '11:02');

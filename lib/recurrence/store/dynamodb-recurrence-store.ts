@@ -190,7 +190,11 @@ export class DynamoDbRecurrenceStore implements RecurrenceStore {
     }
   }
 
-  materialisation(record: OccurrenceRecord, recurrence: Recurrence, advanced?: Recurrence): CreationCompanion {
+  materialisation(
+    record: OccurrenceRecord,
+    recurrence: Recurrence,
+    advanced?: Recurrence,
+  ): CreationCompanion {
     const condition = {
       ConditionExpression: '#version = :version',
       ExpressionAttributeNames: { '#version': 'version' },
@@ -217,7 +221,10 @@ export class DynamoDbRecurrenceStore implements RecurrenceStore {
                 Key: recurrenceKeys.recurrence(recurrence.id),
                 UpdateExpression: 'SET #version = :next',
                 ...condition,
-                ExpressionAttributeValues: { ':version': recurrence.version, ':next': recurrence.version + 1 },
+                ExpressionAttributeValues: {
+                  ':version': recurrence.version,
+                  ':next': recurrence.version + 1,
+                },
               },
             },
       ],
