@@ -107,7 +107,7 @@ describe('the daily statement against the provider', { timeout: 180_000 }, () =>
 
     clock.set('2026-03-03T05:30:00.000Z');
     first = await statementsReading(18).run(DAY, 'system:statements');
-  });
+  }, 180_000);
 
   afterAll(async () => {
     await h?.close();

@@ -64,6 +64,8 @@ describe('lease expiry through the status index', () => {
     expect(item.gsi1pk).toBe('PAYOUT#STATUS#submitting');
   });
 
+  // A volume test: it asserts what is found, never how fast; beside the suite's heavier files on one DynamoDB Local
+  // its 261 writes can outlast the default 30 s.
   it('finds an ended lease behind more than a page of leases still running, and only ended ones', async () => {
     // The listing reads newest first: more than a page of payouts created later, all still within their lease.
     const running = Array.from({ length: LEASE_SCAN_PAGE_ITEMS + 10 }, (_, n) =>
@@ -80,7 +82,7 @@ describe('lease expiry through the status index', () => {
 
     expect(due.map((payout) => payout.id)).toEqual(['ENDED']);
     expect(due[0]).toEqual(ended);
-  });
+  }, 90_000);
 
   it('starts no page past the stop instant of its invocation', async () => {
     let checks = 0;
