@@ -145,3 +145,15 @@ export function parseCsvRows(text: string): string[][] {
   }
   return rows;
 }
+
+/**
+ * One cell of a CSV download: clipped to `max` characters, control characters and lone surrogates replaced by
+ * U+FFFD (no place in a cell; JSON escapes each in six bytes), quoted when needed, and a leading =, +, - or @
+ * prefixed with `'` so a spreadsheet never runs the cell as a formula. Empty for undefined or null.
+ */
+export function csvCell(value: unknown, max: number): string {
+  if (value === undefined || value === null) return '';
+  const text = clipText(String(value), max);
+  const safe = /^[=+\-@]/.test(text) ? `'${text}` : text;
+  return /[",\r\n]/.test(safe) ? `"${safe.replaceAll('"', '""')}"` : safe;
+}

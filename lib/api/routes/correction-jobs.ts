@@ -1,4 +1,5 @@
 import type { CorrectionJob, JobItem, JobView } from '../../bulk-corrections/job-model.js';
+import { csvCell } from '../../shared/csv.js';
 import { clipText, FIELD_MAXIMA } from '../../shared/field-limits.js';
 import * as z from '../../shared/zod.js';
 import { ApiError } from '../errors.js';
@@ -115,15 +116,6 @@ export const RESULTS_CSV_CELL_MAXIMA: Readonly<Record<ResultsColumn, number>> = 
   issues: FIELD_MAXIMA.text,
   updatedAt: FIELD_MAXIMA.instant,
 };
-
-function csvCell(value: unknown, max: number): string {
-  if (value === undefined || value === null) return '';
-  // Clipped, control characters and lone surrogates replaced by U+FFFD (no place in a cell; JSON escapes each in six bytes).
-  const text = clipText(String(value), max);
-  // Quoted when needed; a leading =, +, - or @ is prefixed so a spreadsheet never runs a cell as a formula.
-  const safe = /^[=+\-@]/.test(text) ? `'${text}` : text;
-  return /[",\r\n]/.test(safe) ? `"${safe.replaceAll('"', '""')}"` : safe;
-}
 
 /** `results.csv`: the header row, then one row per correction in batch order, CRLF line ends. */
 export function resultsCsv(items: readonly JobItem[]): string {

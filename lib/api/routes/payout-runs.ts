@@ -9,7 +9,7 @@ import {
   RunState,
   type RunView,
 } from '../../payout-runs/index.js';
-import { CsvFormatError, parseCsvRecords } from '../../shared/csv.js';
+import { CsvFormatError, csvCell, parseCsvRecords } from '../../shared/csv.js';
 import { clipText, FIELD_MAXIMA } from '../../shared/field-limits.js';
 import * as z from '../../shared/zod.js';
 import { ApiError, validationError } from '../errors.js';
@@ -244,14 +244,6 @@ export const RUN_RESULTS_CELL_MAXIMA = {
 export const RUN_RESULTS_PAGE_ROWS = 1_000;
 
 export const ResultsCsvQuerySchema = z.lazy(() => z.strictObject({ cursor: z.optional(PageCursorSchema) }));
-
-function csvCell(value: unknown, max: number): string {
-  if (value === undefined || value === null) return '';
-  const text = clipText(String(value), max);
-  // A leading =, +, - or @ is prefixed so a spreadsheet never runs a cell as a formula.
-  const safe = /^[=+\-@]/.test(text) ? `'${text}` : text;
-  return /[",\r\n]/.test(safe) ? `"${safe.replaceAll('"', '""')}"` : safe;
-}
 
 /** `results.csv`: the header row, then one line per row of the run in file order, CRLF line ends. */
 export function runResultsCsv(results: readonly RowResult[]): string {
