@@ -19,6 +19,7 @@ import { payoutSweeper } from '../../lib/payouts/payout-sweeper.js';
 import {
   deduplicationIdOf,
   messageGroupOf,
+  REDELIVER_STUCK_AFTER_MS,
   resumeEpochOf,
   type SubmissionQueue,
   type SubmissionRequest,
@@ -60,7 +61,7 @@ afterAll(() => h.close());
 beforeEach(() => h.sandbox.reset());
 
 /** What the next invocation does after the worker answered: nothing, crash, or run past its timeout. */
-type Fate = 'answers' | 'crashes' | 'overruns';
+type Fate = 'answers' | 'crashes' | 'overruns' | 'dies-before-claim';
 
 /**
  * The local FIFO queue on the harness's clock, delivering to the real worker (which hands back what it did not
@@ -83,6 +84,10 @@ function fifoQueue(overrides: { maxConcurrency?: number; engine?: Pick<PayoutEng
     now: () => h.clock.now().getTime(),
     timeout: () => new Promise<void>(() => undefined),
     consumer: async (event: SQSEvent, context) => {
+      if (fate === 'dies-before-claim') {
+        fate = 'answers';
+        throw new Error('simulated: the invocation died before its first claim');
+      }
       const left = remainingMs ?? context.getRemainingTimeInMillis();
       remainingMs = undefined;
       const { response } = await runSubmissionBatch(overrides.engine ?? h.engine, event, left, silentLogger);
@@ -296,6 +301,29 @@ describe('a payout back on the queue is sent within one tick, not after the dedu
     h.clock.advance(HAND_BACK_FIRST_VISIBILITY_SECONDS * 1000);
     await tick(TICK_MS - HAND_BACK_FIRST_VISIBILITY_SECONDS * 1000);
 
+    expect(await statusOf(payout.id)).toBe(PayoutStatus.Succeeded);
+    expect(ledgerEntriesOf(h.sandbox, payout.id)).toHaveLength(1);
+  });
+
+  it('sends a payout whose invocation died before its claim within the redelivery window and a tick, not after the 24-minute visibility timeout', async () => {
+    const { queue, tick, nextInvocation } = fifoQueue();
+    const payout = await createPending(44_000);
+    const eligibleAt = h.clock.now().getTime();
+    nextInvocation('dies-before-claim');
+    await tick();
+    expect(queue.stats().inFlight).toBe(1);
+    expect(await h.engine.get(payout.id)).toMatchObject({ status: PayoutStatus.Pending, version: payout.version });
+
+    // Inside the window each tick's request is the same message, dropped: nothing floods the queue.
+    while (h.clock.now().getTime() + TICK_MS < eligibleAt + REDELIVER_STUCK_AFTER_MS) {
+      await tick(TICK_MS);
+      expect(queue.stats().visible).toBe(0);
+      expect(await statusOf(payout.id)).toBe(PayoutStatus.Pending);
+    }
+    await tick(TICK_MS);
+
+    expect(h.clock.now().getTime() - eligibleAt).toBeLessThanOrEqual(REDELIVER_STUCK_AFTER_MS + TICK_MS);
+    expect(queue.stats().inFlight).toBe(1);
     expect(await statusOf(payout.id)).toBe(PayoutStatus.Succeeded);
     expect(ledgerEntriesOf(h.sandbox, payout.id)).toHaveLength(1);
   });

@@ -73,10 +73,12 @@ describe('a month-end release', () => {
       const report = await payoutSweeper(h.engine).dispatch(queue, { pageSize: PAGE });
 
       expect(report.released).toBe(MONTH_END - RELEASES_IN_FLIGHT);
-      // The first enqueue came after one round (the first tick's round already gone), the next ones a page each:
-      // the sends did not wait for the whole release.
-      expect(queue.stillScheduledAtEachEnqueue[0]).toBe(MONTH_END - 2 * RELEASES_IN_FLIGHT);
-      expect(queue.stillScheduledAtEachEnqueue[1]).toBe(MONTH_END - 2 * RELEASES_IN_FLIGHT - PAGE);
+      // First what the tick before released (still queued), then each round as it is released: one round of
+      // writes, then a page each, so the sends did not wait for the whole release.
+      expect(queue.sizes[0]).toBe(RELEASES_IN_FLIGHT);
+      expect(queue.stillScheduledAtEachEnqueue[0]).toBe(MONTH_END - RELEASES_IN_FLIGHT);
+      expect(queue.stillScheduledAtEachEnqueue[1]).toBe(MONTH_END - 2 * RELEASES_IN_FLIGHT);
+      expect(queue.stillScheduledAtEachEnqueue[2]).toBe(MONTH_END - 2 * RELEASES_IN_FLIGHT - PAGE);
       // Every payout is enqueued once, those released by the tick before included.
       expect(report.enqueued).toBe(MONTH_END);
       expect(new Set(queue.requests.map((request) => request.payoutId)).size).toBe(MONTH_END);
@@ -85,7 +87,7 @@ describe('a month-end release', () => {
   );
 
   it(
-    'releases no more in a tick than the tick may still enqueue',
+    'releases only what is left of the tick\'s maximum once the payouts still queued are counted',
     async () => {
       const later = new Date(h.clock.now().getTime() + 60_000).toISOString();
       const indexes = Array.from({ length: 100 }, (_, index) => index);
@@ -95,14 +97,20 @@ describe('a month-end release', () => {
         ),
       );
       h.clock.set(later);
+      // The month-end of the tests before is still pending: queued, never claimed.
+      expect(await h.store.countByStatus(PayoutStatus.Pending, MONTH_END + 1)).toBe(MONTH_END);
+
+      const full = new RecordingQueue();
+      const none = await payoutSweeper(h.engine).dispatch(full, { pageSize: 500, maxEnqueued: MONTH_END });
+      // The queue already holds the tick's maximum: nothing is released to wait behind it.
+      expect(none).toMatchObject({ released: 0, enqueued: MONTH_END, leftOver: true });
+
       const queue = new RecordingQueue();
+      const report = await payoutSweeper(h.engine).dispatch(queue, { pageSize: 500, maxEnqueued: MONTH_END + 50 });
 
-      const report = await payoutSweeper(h.engine).dispatch(queue, { pageSize: 40, maxEnqueued: 50 });
-
-      // One round of 32, then what the maximum leaves (18), not a page of 40: nothing released waits unenqueued.
-      expect(report.released).toBe(50);
-      expect(report.enqueued).toBe(50);
-      expect(queue.sizes).toEqual([RELEASES_IN_FLIGHT, 50 - RELEASES_IN_FLIGHT]);
+      // The still queued count first; then one round of 32 and what the maximum leaves (18), not a page.
+      expect(report).toMatchObject({ released: 50, enqueued: MONTH_END + 50, leftOver: true });
+      expect(queue.sizes).toEqual([500, 500, 500, RELEASES_IN_FLIGHT, 50 - RELEASES_IN_FLIGHT]);
       expect(await h.store.countByStatus(PayoutStatus.Scheduled, MONTH_END)).toBe(50);
     },
     VOLUME_TEST_MS,

@@ -32,20 +32,21 @@ export interface DispatchReport {
 export const DEFAULT_DISPATCH_PAGE_SIZE = 500;
 
 /**
- * One tick of the sweeper when submission is fanned out: releases the scheduled payouts whose time has come,
- * then hands every due pending payout to the submission queue, page by page, and sends nothing itself. The
- * workers claim each payout before sending it, so a payout enqueued twice (by two ticks, or after a
- * redelivery) is still sent at most once.
+ * One tick of the sweeper when submission is fanned out: hands every due pending payout to the submission queue
+ * again (what it still holds is dropped as a duplicate), then releases the scheduled payouts whose time has come
+ * into what is left of the tick's maximum, page by page, and sends nothing itself. The workers claim each payout
+ * before sending it, so a payout enqueued twice (by two ticks, or after a redelivery) is still sent at most once.
  *
- * Each page of released payouts is enqueued as soon as it is released, the first after one round of writes
- * (`RELEASES_IN_FLIGHT`), so a month-end's first sends start seconds into the tick that releases them, even one
- * whose time runs out before all are released. The controls are read
- * once: paused, nothing is enqueued (a worker would skip it); otherwise every request carries their epoch, so
- * the requests after a resume are new to the FIFO queue (see `SubmissionRequestSchema`).
+ * The pending payouts count against the maximum first, so the queue never holds more than one tick's maximum
+ * (docs/submission.md, "Sizing a stage"). Each round of released payouts is enqueued as soon as it is released,
+ * the first after one round of writes (`RELEASES_IN_FLIGHT`), so a month-end's first sends start seconds into the
+ * tick that releases them, even one whose time runs out before all are released. The controls are read once:
+ * paused, nothing is enqueued (a worker would skip it); otherwise every request carries their epoch, so the
+ * requests after a resume are new to the FIFO queue (see `SubmissionRequestSchema`).
  *
- * Cheap and bounded: a query, its releases (written `RELEASES_IN_FLIGHT` at once) and a batch of enqueues per
- * page, never a provider call, so one tick hands over a whole month-end backlog and the queue's consumers pay
- * it at their own concurrency.
+ * Cheap and bounded: queries, releases (written `RELEASES_IN_FLIGHT` at once) and batches of enqueues, never a
+ * provider call, so one tick hands over a month-end backlog and the queue's consumers pay it at their own
+ * concurrency.
  */
 export async function dispatchDuePayouts(
   ctx: EngineContext,
@@ -70,35 +71,20 @@ export async function dispatchDuePayouts(
     const requests = submissionRequestsFor(
       payouts.filter((payout) => !enqueuedIds.has(payout.id)),
       resumeEpoch,
+      ctx.clock.now(),
     ).slice(0, maxEnqueued - enqueued);
     if (requests.length === 0) return;
     await queue.enqueue(requests);
     for (const request of requests) enqueuedIds.add(request.payoutId);
     enqueued += requests.length;
   };
-  // Released payouts leave the scheduled queue, so each round reads the next ones; a short page is the last.
-  // The first round is one round of writes (RELEASES_IN_FLIGHT at once), not a page: a month-end's first sends
-  // wait for 32 releases, not 500 (on DynamoDB Local, seconds); the pages after it are full.
-  // No round releases more than the tick may still enqueue: a payout released but not enqueued would wait for
-  // the pending pages of a tick that has released everything.
-  let size = Math.min(pageSize, RELEASES_IN_FLIGHT, maxEnqueued);
-  for (;;) {
-    const round = await releaseScheduled(ctx, size);
-    released += round.released;
-    missed += round.missed;
-    // Enqueued at once: the pending page below would find them too, but only once every release is done.
-    await enqueue(round.nowPending);
-    // A short page is the last; so is one that released nothing (what is left there is not releasable).
-    if (round.read < size || round.released + round.missed === 0) break;
-    if (outOfTime() || enqueued >= maxEnqueued) {
-      leftOver = true;
-      break;
-    }
-    size = Math.min(pageSize, maxEnqueued - enqueued);
-  }
+  // What is still queued first: every pending payout due was handed to the queue by an earlier tick (or its
+  // creation), so the tick hands the head over again (FIFO drops what it still holds) and counts it against its
+  // maximum. Releases get only what is left, so the queue never holds more than one tick's maximum: at the
+  // stage's sizing (two ticks of draining) no message waits out FIFO's 5-minute window and is queued twice.
   const dueBy = ctx.clock.now().toISOString();
   let after: Parameters<EngineContext['store']['due']>[3];
-  while (!leftOver && !controls.paused) {
+  while (!controls.paused) {
     const limit = Math.min(pageSize, maxEnqueued - enqueued);
     if (limit <= 0) {
       leftOver = true;
@@ -110,7 +96,27 @@ export async function dispatchDuePayouts(
     if (page.length < limit) break;
     // The work queue is read oldest first, so what a full tick leaves is the newest: the next tick reads the
     // same head again (FIFO drops what is still queued) and goes on past what the workers have paid meanwhile.
-    if (enqueued >= maxEnqueued || outOfTime()) leftOver = true;
+    if (outOfTime()) {
+      leftOver = true;
+      break;
+    }
+  }
+  // Released payouts leave the scheduled queue, so each round reads the next ones; a short page is the last.
+  // The first round is one round of writes (RELEASES_IN_FLIGHT at once), not a page: a month-end's first sends
+  // wait for 32 releases, not 500 (on DynamoDB Local, seconds); the pages after it are full.
+  // No round releases more than the tick may still enqueue: a payout released but not enqueued would wait for
+  // the next tick. Paused, releases go on (they send nothing) and are enqueued by the resume's tick.
+  let size = Math.min(pageSize, RELEASES_IN_FLIGHT, maxEnqueued - enqueued);
+  while (!leftOver && size > 0) {
+    const round = await releaseScheduled(ctx, size);
+    released += round.released;
+    missed += round.missed;
+    // Enqueued at once, as it is released: the first sends of a month-end start in the tick that releases it.
+    await enqueue(round.nowPending);
+    // A short page is the last; so is one that released nothing (what is left there is not releasable).
+    if (round.read < size || round.released + round.missed === 0) break;
+    size = Math.min(pageSize, maxEnqueued - enqueued);
+    if (outOfTime() || size <= 0) leftOver = true;
   }
   if (enqueued > 0) ctx.metrics.count('PayoutsEnqueued', enqueued);
   return { released, missed, enqueued, leftOver, ...(controls.paused && { paused: true }) };

@@ -11,6 +11,11 @@ import { type Payout, PayoutStatus } from '../model.js';
  * - `resumeEpoch`, when payouts were last paused or resumed (epoch ms of the controls' `updatedAt`; 0 when never)
  *   as the sweeper read it: a resume writes no payout, yet makes eligible again every payout a worker skipped
  *   while paused (which writes nothing), so a resume is a new eligibility of each of them.
+ * - `round`, how many `REDELIVER_STUCK_AFTER_MS` have passed since the payout became eligible (absent for the
+ *   first): a payout still pending that long after it became eligible is not waiting in the queue (the queue holds
+ *   at most two ticks' draining, docs/submission.md) but on a message stuck in flight, its invocation dead before
+ *   its claim; the next round is a new message in a new group, delivered at once instead of after the 24-minute
+ *   visibility timeout.
  * Absent on a hand-over at creation (which does not read the controls): a distinct request, at worst one
  * duplicate the claim makes harmless.
  */
@@ -19,23 +24,50 @@ export const SubmissionRequestSchema = z.lazy(() =>
     payoutId: z.string().check(z.minLength(1), z.maxLength(64)),
     version: z.int().check(z.nonnegative()),
     resumeEpoch: z.optional(z.int().check(z.nonnegative())),
+    round: z.optional(z.int().check(z.gte(1))),
   }),
 );
 export type SubmissionRequest = z.infer<typeof SubmissionRequestSchema>;
 
 /**
- * The submission requests for `payouts`: one for each still pending, in its current state (and under the
- * controls' `resumeEpoch` the sweeper read, see `SubmissionRequestSchema`); a payout in any other state
- * (awaiting approval, claimed, ended) is nobody's to submit and gets none.
+ * How long a payout stays pending after it became eligible before the sweeper's request for it is a new message
+ * (`round` + 1): FIFO's deduplication window, which the stage's sizing keeps above any wait in the queue
+ * (`submission.maxEnqueuePerTick` at most R x 300 s), so only a message stuck in flight is ever sent again.
  */
-export function submissionRequestsFor(payouts: readonly Payout[], resumeEpoch?: number): SubmissionRequest[] {
+export const REDELIVER_STUCK_AFTER_MS = 300_000;
+
+/**
+ * The submission requests for `payouts`: one for each still pending, in its current state (and under the
+ * controls' `resumeEpoch` the sweeper read, with the `round` it has reached at `now`, see
+ * `SubmissionRequestSchema`); a payout in any other state (awaiting approval, claimed, ended) is nobody's to
+ * submit and gets none.
+ */
+export function submissionRequestsFor(
+  payouts: readonly Payout[],
+  resumeEpoch?: number,
+  now?: Date,
+): SubmissionRequest[] {
   return payouts
     .filter((payout) => payout.status === PayoutStatus.Pending)
-    .map((payout) => ({
-      payoutId: payout.id,
-      version: payout.version,
-      ...(resumeEpoch !== undefined && { resumeEpoch }),
-    }));
+    .map((payout) => {
+      const round = now === undefined ? 0 : roundOf(payout, resumeEpoch ?? 0, now);
+      return {
+        payoutId: payout.id,
+        version: payout.version,
+        ...(resumeEpoch !== undefined && { resumeEpoch }),
+        ...(round > 0 && { round }),
+      };
+    });
+}
+
+/** Whole `REDELIVER_STUCK_AFTER_MS` since `payout` became eligible: its last write, its retry time, the resume. */
+function roundOf(payout: Payout, resumeEpoch: number, now: Date): number {
+  const eligibleSince = Math.max(
+    Date.parse(payout.updatedAt) || 0,
+    payout.nextActionAt === undefined ? 0 : Date.parse(payout.nextActionAt) || 0,
+    resumeEpoch,
+  );
+  return Math.max(0, Math.floor((now.getTime() - eligibleSince) / REDELIVER_STUCK_AFTER_MS));
 }
 
 /** The epoch a request carries for `controls`: when they last changed (a pause or a resume), 0 when never. */
@@ -59,10 +91,13 @@ export interface SubmissionQueue {
  * FIFO deduplication id: the same eligibility of a payout is one request, however often it is found due; a new
  * eligibility (a write, a resume) is a new id, so it is never dropped within the queue's 5-minute window.
  */
-export const deduplicationIdOf = (request: SubmissionRequest): string =>
-  request.resumeEpoch === undefined
-    ? `${request.payoutId}:${request.version}`
-    : `${request.payoutId}:${request.version}:${request.resumeEpoch}`;
+export const deduplicationIdOf = (request: SubmissionRequest): string => {
+  const eligibility =
+    request.resumeEpoch === undefined
+      ? `${request.payoutId}:${request.version}`
+      : `${request.payoutId}:${request.version}:${request.resumeEpoch}`;
+  return request.round === undefined ? eligibility : `${eligibility}:r${request.round}`;
+};
 
 /**
  * FIFO message group: one per eligibility (the deduplication id), not per payout. The queue deduplicates per
