@@ -49,7 +49,7 @@ export async function claimWithCap(
     doc,
     tableName,
     cap,
-    homeShard: capHomeShard(claimIdOf(claim), cap),
+    homeId: claimIdOf(claim),
     commit: commitWith,
   });
 }

@@ -290,7 +290,7 @@ export class DynamoDbRefundStore {
       doc: this.#doc,
       tableName: this.tableName,
       cap: change.cap,
-      homeShard: capHomeShard(after.id, change.cap),
+      homeId: after.id,
       commit: commitWith,
     });
   }

@@ -4,6 +4,7 @@ import { buildTransition } from '../../lib/payouts/engine/context.js';
 import { DailyCapExceededError } from '../../lib/payouts/errors.js';
 import { type Payout, PayoutStatus, systemPrincipal } from '../../lib/payouts/model.js';
 import {
+  capShardCount,
   capShardsFor,
   capShareKobo,
   MAX_CAP_SHARDS,
@@ -58,7 +59,7 @@ const claimOf = (payout: Payout, day: string) =>
 
 describe('the daily cap split over shards', () => {
   it('never reserves above the cap when many containers claim near it at once, and leaves no claim-sized room', async () => {
-    expect(capShardsFor(DAILY_CAP)).toBe(32);
+    expect(capShardsFor(DAILY_CAP, MAX_CAP_SHARDS)).toBe(32);
     const payouts: Payout[] = [];
     for (let i = 0; i < CLAIMS; i++) {
       payouts.push((await h.engine.create(command(bankTransfer(CLAIM), `shard-${i}`))).payout);
@@ -95,7 +96,9 @@ describe('the daily cap split over shards', () => {
             ConsistentRead: true,
           }),
         );
-        expect(Number(Item?.totalKobo ?? 0)).toBeLessThanOrEqual(capShareKobo(DAILY_CAP, shard));
+        expect(Number(Item?.totalKobo ?? 0)).toBeLessThanOrEqual(
+          capShareKobo(DAILY_CAP, shard, MAX_CAP_SHARDS),
+        );
       }
     } finally {
       for (const client of clients) client.destroy();
@@ -137,9 +140,67 @@ describe('the shard count in force', () => {
   it('keeps one counter item by default, as before sharding, whatever the cap', () => {
     useCapShards(1);
     try {
-      expect(capShardsFor(DAILY_CAP)).toBe(1);
+      expect(capShardsFor(DAILY_CAP, capShardCount())).toBe(1);
     } finally {
       useCapShards(MAX_CAP_SHARDS);
     }
   });
+
+  it('keeps a day on the count its first claim pinned when containers of another count start mid-day, so the cap is never over-spent', async () => {
+    const BIG = 30_000_000;
+    const payouts: Payout[] = [];
+    for (let i = 0; i < 14; i++) {
+      payouts.push((await h.engine.create(command(bankTransfer(BIG), `pinned-${i}`))).payout);
+    }
+    const capKey = payouts[0]?.capKey ?? '';
+    const day = '2099-03-01';
+    const client = createDynamoDbClient({ endpoint: inject('dynamoDbEndpoint'), ...localAwsConfig });
+    try {
+      // The day starts on containers of one shard: 10 claims take 300,000,000 of 320,000,000 on shard 0.
+      useCapShards(1);
+      const before = new DynamoDbPayoutStore(client, h.tableName, { coalesceWrites: false });
+      for (const payout of payouts.slice(0, 10)) await before.transition(claimOf(payout, day));
+      // A deploy mid-day: containers of 32 shards (each share 10,000,000) claim the same day. On their own
+      // shares the next claims would find 31 empty shards of room.
+      useCapShards(MAX_CAP_SHARDS);
+      const after = new DynamoDbPayoutStore(client, h.tableName, { coalesceWrites: false });
+      const results = await Promise.allSettled(
+        payouts.slice(10, 12).map((p) => after.transition(claimOf(p, day))),
+      );
+
+      expect(results.map((result) => result.status)).toEqual(['rejected', 'rejected']);
+      expect(await after.getCapUsage(capKey, day)).toBe(10 * BIG);
+      const doc = DocumentClient.from(client);
+      for (let shard = 1; shard < MAX_CAP_SHARDS; shard++) {
+        const { Item } = await doc.send(
+          new GetCommand({
+            TableName: h.tableName,
+            Key: keys.dailyCapShard(capKey, day, shard),
+            ConsistentRead: true,
+          }),
+        );
+        expect(Item).toBeUndefined();
+      }
+
+      // The next day is pinned to the new count at its first claim: spread over the shards.
+      const nextDay = '2099-03-02';
+      for (const payout of payouts.slice(12, 14)) await after.transition(claimOf(payout, nextDay));
+      const homes: number[] = [];
+      for (let shard = 0; shard < MAX_CAP_SHARDS; shard++) {
+        const { Item } = await doc.send(
+          new GetCommand({
+            TableName: h.tableName,
+            Key: keys.dailyCapShard(capKey, nextDay, shard),
+            ConsistentRead: true,
+          }),
+        );
+        if (Item) homes.push(shard);
+      }
+      expect(homes.length).toBeGreaterThan(1);
+      expect(await after.getCapUsage(capKey, nextDay)).toBe(2 * BIG);
+    } finally {
+      useCapShards(MAX_CAP_SHARDS);
+      client.destroy();
+    }
+  }, 60_000);
 });

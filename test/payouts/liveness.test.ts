@@ -312,7 +312,10 @@ describe('a payout back on the queue is sent within one tick, not after the dedu
     nextInvocation('dies-before-claim');
     await tick();
     expect(queue.stats().inFlight).toBe(1);
-    expect(await h.engine.get(payout.id)).toMatchObject({ status: PayoutStatus.Pending, version: payout.version });
+    expect(await h.engine.get(payout.id)).toMatchObject({
+      status: PayoutStatus.Pending,
+      version: payout.version,
+    });
 
     // Inside the window each tick's request is the same message, dropped: nothing floods the queue.
     while (h.clock.now().getTime() + TICK_MS < eligibleAt + REDELIVER_STUCK_AFTER_MS) {

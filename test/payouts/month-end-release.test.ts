@@ -87,7 +87,7 @@ describe('a month-end release', () => {
   );
 
   it(
-    'releases only what is left of the tick\'s maximum once the payouts still queued are counted',
+    "releases only what is left of the tick's maximum once the payouts still queued are counted",
     async () => {
       const later = new Date(h.clock.now().getTime() + 60_000).toISOString();
       const indexes = Array.from({ length: 100 }, (_, index) => index);
@@ -106,7 +106,10 @@ describe('a month-end release', () => {
       expect(none).toMatchObject({ released: 0, enqueued: MONTH_END, leftOver: true });
 
       const queue = new RecordingQueue();
-      const report = await payoutSweeper(h.engine).dispatch(queue, { pageSize: 500, maxEnqueued: MONTH_END + 50 });
+      const report = await payoutSweeper(h.engine).dispatch(queue, {
+        pageSize: 500,
+        maxEnqueued: MONTH_END + 50,
+      });
 
       // The still queued count first; then one round of 32 and what the maximum leaves (18), not a page.
       expect(report).toMatchObject({ released: 50, enqueued: MONTH_END + 50, leftOver: true });

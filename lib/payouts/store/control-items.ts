@@ -1,6 +1,7 @@
 import {
   type DocumentClient,
   GetCommand,
+  PutCommand,
   type TransactWriteCommandInput,
 } from '../../shared/document-client.js';
 import { DailyCapExceededError } from '../errors.js';
@@ -37,12 +38,15 @@ export function pauseCheckItem(tableName: string): TransactItem {
 export const MAX_CAP_SHARDS = 32;
 
 /**
- * How many shards a day's counter may be split into: `DAILY_CAP_SHARDS` (1 to 32), 1 by default: one item, as
- * before sharding. Change it only between two Lagos days: a claim sees only the shards of the count in force, so
- * usage counted that day on shards a new count does not have (or, going up, over shard 0's new share) would let
- * that day's cap be exceeded (docs/controls.md, "Daily cap").
+ * How many shards a new day's counter is split into: `DAILY_CAP_SHARDS` (1 to 32), 1 by default: one item, as
+ * before sharding. A day keeps the count its first claim pinned (`capShardsOfDay`), so a count changed mid-day
+ * (a deploy, containers of both counts at once) takes effect the next Lagos day and never splits one day's usage
+ * over two sets of shares (docs/controls.md, "Daily cap").
  */
 let capShards = shardCountOf(process.env.DAILY_CAP_SHARDS);
+
+/** Each day's pinned count, per table, once read: a pin never changes, so this process reads it once a day. */
+const pinnedCounts = new Map<string, number>();
 
 function shardCountOf(text: string | undefined): number {
   if (text === undefined || text.trim() === '') return 1;
@@ -53,15 +57,60 @@ function shardCountOf(text: string | undefined): number {
   return count;
 }
 
-/** The shard count in force (`DAILY_CAP_SHARDS`). */
+/** The shard count configured for new days (`DAILY_CAP_SHARDS`). */
 export function capShardCount(): number {
   return capShards;
 }
 
-/** Sets the shard count of this process: for the simulation and tests, which compare the counts in one process. */
+/**
+ * Sets the shard count of this process as a container started with it would have it, the days it pinned forgotten:
+ * for the simulation and tests, which compare the counts (and containers of two counts) in one process.
+ */
 export function useCapShards(count: number): void {
   capShards = shardCountOf(String(count));
+  pinnedCounts.clear();
 }
+
+/**
+ * The shard count of `day`'s counters: the count its first claim pinned, in an item of its own written once
+ * (`attribute_not_exists`), so every container claims, releases and sums that day on the same shards whatever
+ * `DAILY_CAP_SHARDS` it was started with. One consistent read per container and day, cached; never on a
+ * claim's transaction, so the pin is no hot item.
+ */
+export async function capShardsOfDay(doc: DocumentClient, tableName: string, day: string): Promise<number> {
+  const cacheKey = `${tableName}\u0000${day}`;
+  const cached = pinnedCounts.get(cacheKey);
+  if (cached !== undefined) return cached;
+  const key = keys.dailyCapShardsPin(day);
+  const read = async () => {
+    const { Item } = await doc.send(new GetCommand({ TableName: tableName, Key: key, ConsistentRead: true }));
+    return typeof Item?.shards === 'number' ? Item.shards : undefined;
+  };
+  let shards = await read();
+  if (shards === undefined) {
+    const mine = capShardCount();
+    try {
+      await doc.send(
+        new PutCommand({
+          TableName: tableName,
+          Item: { ...key, entity: 'dailyCapShards', shards: mine },
+          ConditionExpression: 'attribute_not_exists(pk)',
+        }),
+      );
+      shards = mine;
+    } catch (error) {
+      if (!isConditionalCheckFailed(error)) throw error;
+      // Another container pinned the day first: its count is the day's.
+      shards = await read();
+      if (shards === undefined) throw error;
+    }
+  }
+  pinnedCounts.set(cacheKey, shards);
+  return shards;
+}
+
+const isConditionalCheckFailed = (error: unknown) =>
+  error instanceof Error && error.name === 'ConditionalCheckFailedException';
 
 /**
  * A share is never smaller than this (₦100,000): a cap too small for that many shards has fewer (a cap under
@@ -72,9 +121,9 @@ export function useCapShards(count: number): void {
  */
 export const CAP_SHARE_FLOOR_KOBO = 10_000_000;
 
-/** How many of the shards hold a share of `limitKobo`; the others hold none (only releases land there). */
-export function capShardsFor(limitKobo: number): number {
-  return Math.max(1, Math.min(capShardCount(), Math.floor(limitKobo / CAP_SHARE_FLOOR_KOBO)));
+/** How many of a day's `shards` hold a share of `limitKobo`; the others hold none (only releases land there). */
+export function capShardsFor(limitKobo: number, shards: number): number {
+  return Math.max(1, Math.min(shards, Math.floor(limitKobo / CAP_SHARE_FLOOR_KOBO)));
 }
 
 /**
@@ -101,16 +150,16 @@ function hashOf(id: string): number {
  * zero, on a shard holding no share), the sum stays the day's exact total, and the room it frees is found by the
  * next claim that reads the shards.
  */
-export function capHomeShard(id: string, cap: CapChange): number {
-  const shards = cap.limitKobo === undefined ? capShardCount() : capShardsFor(cap.limitKobo);
-  return hashOf(id) % shards;
+export function capHomeShard(id: string, cap: CapChange, shards: number): number {
+  const among = cap.limitKobo === undefined ? shards : capShardsFor(cap.limitKobo, shards);
+  return hashOf(id) % among;
 }
 
-/** The most shard `shard` may hold of a day's `limitKobo`: the shares sum to the limit exactly. */
-export function capShareKobo(limitKobo: number, shard: number): number {
-  const shards = capShardsFor(limitKobo);
-  if (shard >= shards) return 0;
-  return Math.floor(limitKobo / shards) + (shard < limitKobo % shards ? 1 : 0);
+/** The most shard `shard` of a day's `shards` may hold of its `limitKobo`: the shares sum to the limit exactly. */
+export function capShareKobo(limitKobo: number, shard: number, shards: number): number {
+  const holding = capShardsFor(limitKobo, shards);
+  if (shard >= holding) return 0;
+  return Math.floor(limitKobo / holding) + (shard < limitKobo % holding ? 1 : 0);
 }
 
 /**
@@ -118,9 +167,15 @@ export function capShareKobo(limitKobo: number, shard: number): number {
  * fails when the shard's total would exceed its share of `limitKobo`. A release may land on any shard (its total
  * goes down, even below zero): the sum stays the day's exact total, and each shard's share still bounds it.
  */
-export function capUpdateItem(tableName: string, cap: CapChange, reservations = 1, shard = 0): TransactItem {
+export function capUpdateItem(
+  tableName: string,
+  cap: CapChange,
+  reservations = 1,
+  shard = 0,
+  shards = 1,
+): TransactItem {
   const reserving = cap.limitKobo !== undefined;
-  const share = reserving ? capShareKobo(cap.limitKobo ?? 0, shard) : 0;
+  const share = reserving ? capShareKobo(cap.limitKobo ?? 0, shard, shards) : 0;
   // A counter not written yet holds 0: it passes only when the amount fits the share at all.
   const condition =
     cap.deltaKobo <= share
@@ -142,15 +197,16 @@ export function capUpdateItem(tableName: string, cap: CapChange, reservations = 
   };
 }
 
-/** Each shard's total of a day, read consistently (one round trip: the reads go out together). */
+/** Each of the day's shards' total, read consistently (one round trip: the reads go out together). */
 export async function capShardTotals(
   doc: DocumentClient,
   tableName: string,
   capKey: string,
   day: string,
 ): Promise<number[]> {
+  const shards = await capShardsOfDay(doc, tableName, day);
   return Promise.all(
-    Array.from({ length: capShardCount() }, async (_, shard) => {
+    Array.from({ length: shards }, async (_, shard) => {
       const { Item } = await doc.send(
         new GetCommand({
           TableName: tableName,
@@ -179,7 +235,7 @@ export function planCapReservation(
   deltaKobo: number,
 ): CapShardPart[] | undefined {
   const rooms = totals
-    .map((total, shard) => ({ shard, room: capShareKobo(limitKobo, shard) - total }))
+    .map((total, shard) => ({ shard, room: capShareKobo(limitKobo, shard, totals.length) - total }))
     .filter(({ room }) => room > 0)
     .sort((a, b) => b.room - a.room);
   const widest = rooms[0];
@@ -204,17 +260,21 @@ const MAX_CAP_PLANS = 8;
  * with the amount where the room is (`planCapReservation`). It is refused only when the shards' room together,
  * read after the failure, is short of the amount, or after `MAX_CAP_PLANS` plans each lost to concurrent claims
  * taking the room first (near the cap, under contention: the bounded unfairness docs/controls.md describes).
- * A release goes to `homeShard` alone. `commit` gets the cap items to add to its transaction.
+ * A release goes to the home shard alone. The home shard is `homeId`'s among the day's pinned shards
+ * (`capShardsOfDay`). `commit` gets the cap items to add to its transaction.
  */
 export async function reserveOnCapShards<T>(options: {
   readonly doc: DocumentClient;
   readonly tableName: string;
   readonly cap: CapChange;
-  readonly homeShard: number;
+  /** Whose change this is (a payout's, a refund's, a claim item's id): where it goes first. */
+  readonly homeId: string;
   readonly reservations?: number;
   readonly commit: (capItems: readonly TransactItem[]) => Promise<T>;
 }): Promise<T> {
-  const { doc, tableName, cap, homeShard, reservations = 1, commit } = options;
+  const { doc, tableName, cap, homeId, reservations = 1, commit } = options;
+  const shards = await capShardsOfDay(doc, tableName, cap.day);
+  const homeShard = capHomeShard(homeId, cap, shards);
   const itemsFor = (parts: readonly CapShardPart[]) =>
     parts.map((part, index) =>
       capUpdateItem(
@@ -222,6 +282,7 @@ export async function reserveOnCapShards<T>(options: {
         { ...cap, deltaKobo: part.deltaKobo },
         index === 0 ? reservations : 0,
         part.shard,
+        shards,
       ),
     );
   const first = itemsFor([{ shard: homeShard, deltaKobo: cap.deltaKobo }]);

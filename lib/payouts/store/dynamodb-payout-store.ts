@@ -21,6 +21,7 @@ import type { AuditEvent, Controls, Payout, PayoutStatus } from '../model.js';
 import { carriedBy, payoutOf } from './carried-audit.js';
 import {
   capHomeShard,
+  capShardsOfDay,
   capShardTotals,
   capShareKobo,
   capUpdateItem,
@@ -114,7 +115,7 @@ export class DynamoDbPayoutStore implements PayoutStore {
           doc: this.#doc,
           tableName: this.tableName,
           cap: claim.cap,
-          homeShard: capHomeShard(payout.id, claim.cap),
+          homeId: payout.id,
           commit: createWith,
         })
       : await createWith([]);
@@ -239,10 +240,11 @@ export class DynamoDbPayoutStore implements PayoutStore {
       const deltaKobo = writes.reduce((sum, write) => sum + (write.cap?.deltaKobo ?? 0), 0);
       // The batch reserves its sum on the first claim's shard; a sum above that shard's share can never fit
       // there, so such a batch is decided claim by claim (each finding room on the other shards if need be).
-      const shard = capHomeShard(shared.after.id, shared.cap);
-      if (shared.cap.limitKobo !== undefined && deltaKobo > capShareKobo(shared.cap.limitKobo, shard))
+      const shards = await capShardsOfDay(this.#doc, this.tableName, shared.cap.day);
+      const shard = capHomeShard(shared.after.id, shared.cap, shards);
+      if (shared.cap.limitKobo !== undefined && deltaKobo > capShareKobo(shared.cap.limitKobo, shard, shards))
         return this.#commitEach(transitions);
-      items.push(capUpdateItem(this.tableName, { ...shared.cap, deltaKobo }, writes.length, shard));
+      items.push(capUpdateItem(this.tableName, { ...shared.cap, deltaKobo }, writes.length, shard, shards));
     }
     try {
       await this.#doc.send(new TransactWriteCommand({ TransactItems: items }));
@@ -338,7 +340,7 @@ export class DynamoDbPayoutStore implements PayoutStore {
       doc: this.#doc,
       tableName: this.tableName,
       cap: write.cap,
-      homeShard: capHomeShard(after.id, write.cap),
+      homeId: after.id,
       commit: commitWith,
     });
   }

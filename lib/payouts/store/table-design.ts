@@ -54,6 +54,8 @@ export const keys = {
    */
   dailyCapShard: (capKey: string, day: string, shard: number) =>
     shard === 0 ? keys.dailyCap(capKey, day) : { pk: `CAP#${capKey}#${day}#${shard}`, sk: 'CAP' },
+  /** The shard count `day`'s cap counters were pinned to by the day's first claim (control-items.ts). */
+  dailyCapShardsPin: (day: string) => ({ pk: `CAP#${day}`, sk: 'SHARDS' }),
   statusPartition: (status: string) => `PAYOUT#STATUS#${status}`,
   monthPartition: (month: string) => `PAYOUT#MONTH#${month}`,
   workPartition: (queue: string) => `WORK#${queue}`,
