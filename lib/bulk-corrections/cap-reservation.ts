@@ -1,10 +1,5 @@
 import { DailyCapExceededError } from '../payouts/errors.js';
-import {
-  capHomeShard,
-  capUpdateItem,
-  reserveOnCapShards,
-  type TransactItem,
-} from '../payouts/store/control-items.js';
+import { capUpdateItem, reserveOnCapShards, type TransactItem } from '../payouts/store/control-items.js';
 import type { CapChange } from '../payouts/store/payout-store.js';
 import { type DocumentClient, TransactWriteCommand, UpdateCommand } from '../shared/document-client.js';
 import { commitRetryingConflicts } from '../shared/transaction-conflicts.js';

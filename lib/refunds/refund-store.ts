@@ -1,11 +1,6 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DailyCapExceededError, PayoutsPausedError } from '../payouts/errors.js';
-import {
-  capHomeShard,
-  pauseCheckItem,
-  reserveOnCapShards,
-  type TransactItem,
-} from '../payouts/store/control-items.js';
+import { pauseCheckItem, reserveOnCapShards, type TransactItem } from '../payouts/store/control-items.js';
 import type { CapChange } from '../payouts/store/payout-store.js';
 import { TableIndexes } from '../payouts/store/table-design.js';
 import { DocumentClient, GetCommand, QueryCommand, TransactWriteCommand } from '../shared/document-client.js';
