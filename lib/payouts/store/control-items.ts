@@ -1,3 +1,4 @@
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import {
   type DocumentClient,
   GetCommand,
@@ -72,45 +73,69 @@ export function useCapShards(count: number): void {
 }
 
 /**
- * The shard count of `day`'s counters: the count its first claim pinned, in an item of its own written once
- * (`attribute_not_exists`), so every container claims, releases and sums that day on the same shards whatever
- * `DAILY_CAP_SHARDS` it was started with. One consistent read per container and day, cached; never on a
- * claim's transaction, so the pin is no hot item.
+ * The shard count of `day`'s counters: the count its first claim pinned, in an item of its own written once, so
+ * every container claims, releases and sums that day on the same shards whatever `DAILY_CAP_SHARDS` it was started
+ * with. A container's first claim of a day pins (or confirms) its own count in the claim's own transaction
+ * (`reserveOnCapShards`, no extra round trip); this lookup is for the paths that must know it first: one write
+ * per container and day (a refused pin hands back the pinned count), cached, never on a claim's transaction.
  */
 export async function capShardsOfDay(doc: DocumentClient, tableName: string, day: string): Promise<number> {
-  const cacheKey = `${tableName}\u0000${day}`;
-  const cached = pinnedCounts.get(cacheKey);
-  if (cached !== undefined) return cached;
+  const known = pinnedCapShards(tableName, day);
+  if (known !== undefined) return known;
   const key = keys.dailyCapShardsPin(day);
-  const read = async () => {
-    const { Item } = await doc.send(new GetCommand({ TableName: tableName, Key: key, ConsistentRead: true }));
-    return typeof Item?.shards === 'number' ? Item.shards : undefined;
-  };
-  let shards = await read();
-  if (shards === undefined) {
-    const mine = capShardCount();
-    try {
-      await doc.send(
-        new PutCommand({
-          TableName: tableName,
-          Item: { ...key, entity: 'dailyCapShards', shards: mine },
-          ConditionExpression: 'attribute_not_exists(pk)',
-        }),
-      );
-      shards = mine;
-    } catch (error) {
-      if (!isConditionalCheckFailed(error)) throw error;
-      // Another container pinned the day first: its count is the day's.
-      shards = await read();
-      if (shards === undefined) throw error;
-    }
+  const mine = capShardCount();
+  let shards: number;
+  try {
+    // One round trip either way: the day's first claim pins its count; any later one is refused and handed the
+    // pin it lost to (ReturnValuesOnConditionCheckFailure), which every container then keeps.
+    await doc.send(
+      new PutCommand({
+        TableName: tableName,
+        Item: { ...key, entity: 'dailyCapShards', shards: mine },
+        ConditionExpression: 'attribute_not_exists(pk)',
+        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+      }),
+    );
+    shards = mine;
+  } catch (error) {
+    const pinned = pinnedShardsOf(error);
+    if (pinned === undefined) throw error;
+    shards = pinned;
   }
-  pinnedCounts.set(cacheKey, shards);
+  rememberCapShards(tableName, day, shards);
   return shards;
 }
 
-const isConditionalCheckFailed = (error: unknown) =>
-  error instanceof Error && error.name === 'ConditionalCheckFailedException';
+/** The count this process knows `day` was pinned to, if it has claimed or looked that day up. */
+function pinnedCapShards(tableName: string, day: string): number | undefined {
+  return pinnedCounts.get(`${tableName}\u0000${day}`);
+}
+
+function rememberCapShards(tableName: string, day: string, shards: number): void {
+  pinnedCounts.set(`${tableName}\u0000${day}`, shards);
+}
+
+/**
+ * The pin a container's first claim of a day carries in its transaction: written when the day has none, kept when
+ * it holds `shards`, refused (the claim with it, as a cap refusal) when the day was pinned to another count.
+ */
+function pinItem(tableName: string, day: string, shards: number): TransactItem {
+  return {
+    Put: {
+      TableName: tableName,
+      Item: { ...keys.dailyCapShardsPin(day), entity: 'dailyCapShards', shards },
+      ConditionExpression: 'attribute_not_exists(pk) OR shards = :shards',
+      ExpressionAttributeValues: { ':shards': shards },
+    },
+  };
+}
+
+/** The count a refused pin carries back (the item already written), or undefined for any other failure. */
+function pinnedShardsOf(error: unknown): number | undefined {
+  if (!(error instanceof ConditionalCheckFailedException)) return undefined;
+  const shards = error.Item?.shards?.N;
+  return shards === undefined ? undefined : shardCountOf(shards);
+}
 
 /**
  * A share is never smaller than this (₦100,000): a cap too small for that many shards has fewer (a cap under
@@ -273,9 +298,7 @@ export async function reserveOnCapShards<T>(options: {
   readonly commit: (capItems: readonly TransactItem[]) => Promise<T>;
 }): Promise<T> {
   const { doc, tableName, cap, homeId, reservations = 1, commit } = options;
-  const shards = await capShardsOfDay(doc, tableName, cap.day);
-  const homeShard = capHomeShard(homeId, cap, shards);
-  const itemsFor = (parts: readonly CapShardPart[]) =>
+  const itemsFor = (parts: readonly CapShardPart[], shards: number) =>
     parts.map((part, index) =>
       capUpdateItem(
         tableName,
@@ -285,21 +308,43 @@ export async function reserveOnCapShards<T>(options: {
         shards,
       ),
     );
-  const first = itemsFor([{ shard: homeShard, deltaKobo: cap.deltaKobo }]);
-  if (cap.limitKobo === undefined || cap.deltaKobo <= 0) return commit(first);
+  const onHomeShard = (shards: number) =>
+    itemsFor([{ shard: capHomeShard(homeId, cap, shards), deltaKobo: cap.deltaKobo }], shards);
+  if (cap.limitKobo === undefined || cap.deltaKobo <= 0)
+    return commit(onHomeShard(await capShardsOfDay(doc, tableName, cap.day)));
+  // The day's first claim of this container assumes its own count and pins it in the same transaction: the
+  // claim is the pin's round trip. A refusal may then be the pin's (another count holds the day): the day's
+  // count is looked up, and the claim made again on it.
+  const known = pinnedCapShards(tableName, cap.day);
+  let shards = known ?? capShardCount();
   let refused: DailyCapExceededError | undefined;
   try {
-    return await commit(first);
+    const pinning = known === undefined ? [pinItem(tableName, cap.day, shards)] : [];
+    const committed = await commit([...onHomeShard(shards), ...pinning]);
+    if (known === undefined) rememberCapShards(tableName, cap.day, shards);
+    return committed;
   } catch (error) {
     if (!(error instanceof DailyCapExceededError)) throw error;
     refused = error;
+  }
+  if (known === undefined) {
+    const pinned = await capShardsOfDay(doc, tableName, cap.day);
+    if (pinned !== shards) {
+      shards = pinned;
+      try {
+        return await commit(onHomeShard(shards));
+      } catch (error) {
+        if (!(error instanceof DailyCapExceededError)) throw error;
+        refused = error;
+      }
+    }
   }
   for (let plan = 0; plan < MAX_CAP_PLANS; plan++) {
     const totals = await capShardTotals(doc, tableName, cap.capKey, cap.day);
     const parts = planCapReservation(totals, cap.limitKobo, cap.deltaKobo);
     if (!parts) throw refused;
     try {
-      return await commit(itemsFor(parts));
+      return await commit(itemsFor(parts, shards));
     } catch (error) {
       if (!(error instanceof DailyCapExceededError)) throw error;
       refused = error;
