@@ -61,7 +61,7 @@ const benchmarks: Record<string, () => Promise<BenchResult>> = {
       rows: rows.map((row) => ({ ...row })),
       notes: [
         'A simulation, not DynamoDB: the real store code against DynamoDB Local through SDK middleware that models one item as AWS serves it (a transaction holds its items 10 ms, another touching one meanwhile is cancelled with TransactionConflict; 1,000 WCU/s per item), time dilated k = R / 50 so DynamoDB Local keeps up. 10 stores (containers), each with its own client and group commit, claim 2,000,000 kobo each at exactly R; the cap is 90% of the demand.',
-        'ratioOfLimit: the share of the claims, arriving at R, decided in time (taken, or refused by the cap); the rest failed on conflicts after the retries: in AWS their messages go back to the queue and wait out the 1,440 s visibility timeout. capOverspentKobo: the shards\' sum above the cap. "single counter" is the shipped store with DAILY_CAP_SHARDS=1 (the default), "sharded counter" the same store with 32.',
+        'ratioOfLimit: the share of the claims, arriving at R, decided in time (taken, or refused by the cap); the rest failed on conflicts after the retries: in AWS the worker hands their messages back, delivered again within 5 to 60 s (lib/jobs/hand-back.ts). SIMULATION: the modelled DynamoDB and the writers\' conflict pauses run `dilation` times slower than real. capOverspentKobo: the shards\' sum above the cap. "single counter" is the shipped store with DAILY_CAP_SHARDS=1 (the default), "sharded counter" the same store with 32.',
       ],
     };
   },
