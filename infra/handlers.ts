@@ -234,11 +234,12 @@ export const HANDLERS = {
       'Ops API (HTTP API, IAM auth): the daily statements (list, read, lines, CSV, a re-run by a person)',
     ...OPS_API,
     // Lists reports (gsi1) and pages a day's lines (Query on the table); a re-run reads the payouts the records
-    // name (GetItem) and those paid on the day (gsi1), and moves one paid twice to needs_review (the engine's
-    // transition: the payout, its audit, the cap counter the double payment counts again).
+    // name (GetItem), those paid on the day (gsi1) and those created on it (gsi2, the payout totals), and moves
+    // one paid twice to needs_review (the engine's transition: the payout, its audit, the cap counter the double
+    // payment counts again).
     table: {
       access: 'readWriteNoPauseCheck',
-      indexes: [byStatus.indexName],
+      indexes: [byStatus.indexName, byMonth.indexName],
       queriesTable: true,
       // A re-run writes the day's lines 25 per BatchWriteItem (lib/statements/store.ts).
       batchWrites: true,
@@ -355,10 +356,11 @@ export const HANDLERS = {
     description:
       "Hourly: once the stage's statement time has passed, reconcile the day before against the provider's wallet records",
     trigger: { kind: 'schedule', every: () => Duration.hours(1) },
-    // Reads the report (GetItem), the payouts the records name (GetItem) and those paid on the day (gsi1).
+    // Reads the report (GetItem), the payouts the records name (GetItem), those paid on the day (gsi1) and
+    // those created on it (gsi2, the payout totals).
     table: {
       access: 'readWriteNoPauseCheck',
-      indexes: [byStatus.indexName],
+      indexes: [byStatus.indexName, byMonth.indexName],
       // The report and its lines; a payout paid twice goes to needs_review through the engine's transition, which
       // counts the double payment on the cap again.
       writes: [K.statement, K.payout, K.dailyCap],

@@ -1,7 +1,7 @@
 import { approvalSourcesOf } from '../runtime/approvals.js';
 import { payoutAuditTrailOf } from '../runtime/payout-audit-trail.js';
 import { payoutEngineOf } from '../runtime/payout-engine.js';
-import { payoutListingOf } from '../runtime/payout-listing.js';
+import { payoutDaysOf, payoutListingOf } from '../runtime/payout-listing.js';
 import { payoutRunsOf } from '../runtime/payout-runs.js';
 import { providerOf } from '../runtime/provider.js';
 import type { Runtime } from '../runtime/runtime.js';
@@ -24,6 +24,7 @@ export function apiContextFrom(runtime: Runtime): ApiContext {
     engine: payoutEngineOf(runtime),
     payoutAuditTrail: payoutAuditTrailOf(runtime),
     payoutListing: payoutListingOf(runtime),
+    payoutDays: payoutDaysOf(runtime),
     recurrences: recurrencesOf(runtime),
     providerSchedules: providerSchedulesOf(runtime),
     provider: providerOf(runtime),

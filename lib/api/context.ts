@@ -12,6 +12,7 @@ import type { RecurrenceService } from '../recurrence/recurrence-service.js';
 import type { RefundService } from '../refunds/refund-service.js';
 import type { SettlementService } from '../settlement/settlement-service.js';
 import type { Logger } from '../shared/logger.js';
+import type { PayoutDays } from '../statements/index.js';
 import type { ApprovalSources } from './approvals.js';
 import type { ApiDeadlines } from './request-deadline.js';
 import type { StatementsApi } from './routes/statements.js';
@@ -29,6 +30,8 @@ export interface ApiServices {
   readonly payoutAuditTrail: PayoutAuditTrail;
   /** The payouts as listed: by status or all, by time and type, page by page. */
   readonly payoutListing: PayoutListing;
+  /** The payouts created on days of the statement's zone, page by page (the export). */
+  readonly payoutDays: PayoutDays;
   readonly refunds: RefundService;
   readonly recurrences: RecurrenceService;
   /** The read view of the provider's own scheduled and recurrent payouts. */

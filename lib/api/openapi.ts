@@ -25,6 +25,11 @@ import { FuturePayoutsQuerySchema } from './routes/future-payouts.js';
 import { HealthQuerySchema } from './routes/health.js';
 import { InstantSettlementRequestSchema } from './routes/instant-settlements.js';
 import {
+  PAYOUT_EXPORT_MAX_DAYS,
+  PAYOUT_EXPORT_PAGE_ROWS,
+  PayoutExportQuerySchema,
+} from './routes/payout-export.js';
+import {
   CreateRunQuerySchema,
   ListRunRowsQuerySchema,
   ListRunsQuerySchema,
@@ -136,6 +141,13 @@ function operations(): Record<string, Record<string, Operation>> {
         operationId: 'listPayouts',
         summary: 'List payouts, newest first, with cursor pagination',
         parameters: queryParameters(ListPayoutsQuerySchema),
+      },
+    },
+    '/payouts/export.csv': {
+      get: {
+        operationId: 'exportPayouts',
+        summary: `Every payout created from the first day to the last (YYYY-MM-DD in the statement's zone, at most ${PAYOUT_EXPORT_MAX_DAYS} days), newest first, as CSV, ${PAYOUT_EXPORT_PAGE_ROWS} rows per part; a \`Link\` header with rel="next" names the next part`,
+        parameters: queryParameters(PayoutExportQuerySchema),
       },
     },
     '/payouts/{id}': {

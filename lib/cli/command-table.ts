@@ -7,7 +7,10 @@ export interface CommandSpec {
   readonly summary: string;
   /** `--body FILE` (or `-` for standard input) is required. */
   readonly body?: 'required' | 'optional';
-  /** A CSV download in parts: the CLI follows each part's `Link` to the next and prints one file. */
+  /**
+   * A CSV download in parts: the CLI follows each part's `Link` to the next and prints one file (or writes it to
+   * `--out FILE`).
+   */
   readonly parts?: boolean;
   /** `--body FILE.csv` is sent as `text/csv` (the route takes a CSV file as well as JSON). */
   readonly csv?: boolean;
@@ -40,6 +43,15 @@ export const COMMANDS: readonly CommandSpec[] = [
     summary: 'list payouts, newest first',
     list: true,
     query: LIST_QUERY,
+  },
+  {
+    words: ['payouts', 'export'],
+    method: 'GET',
+    path: '/payouts/export.csv',
+    summary:
+      'every payout created --from DAY --to DAY (YYYY-MM-DD, Lagos; at most 31 days) as one CSV (fetched in parts of 500; --out FILE)',
+    query: ['from', 'to'],
+    parts: true,
   },
   { words: ['payouts', 'get'], method: 'GET', path: '/payouts/{id}', summary: 'a payout with its audit' },
   {

@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import type { AwsCredentialIdentityProvider } from '@smithy/types';
 import { COMMANDS, type CommandSpec, placeholders } from './command-table.js';
@@ -24,7 +24,7 @@ ${COMMANDS.map((c) => `  ${[...c.words, ...placeholders(c.path)].join(' ').padEn
   ${'request METHOD PATH'.padEnd(44)} any route (--body FILE, --key K, --all)
 
 Flags: --body FILE|- (JSON, or a .csv file where a command takes CSV), --key KEY (Idempotency-Key),
-       --all (every page of a list), --reason TEXT,
+       --all (every page of a list), --reason TEXT, --out FILE (a CSV download written to FILE),
        --status, --state, --type, --kind, --from, --to, --limit (lists), --deep (health), --yes (no confirmation),
        --query name=value (any query parameter, repeatable),
        --json (the answer as JSON, for scripts; default: tables for people).
@@ -67,6 +67,7 @@ const OPTIONS = {
   from: { type: 'string' },
   to: { type: 'string' },
   limit: { type: 'string' },
+  out: { type: 'string' },
   query: { type: 'string', multiple: true },
   help: { type: 'boolean', short: 'h' },
 } as const;
@@ -127,7 +128,16 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     }
     return show({ status: 200, headers: {}, body: { items } });
   }
-  if (planned.spec?.parts) return show(await downloadParts(client, planned));
+  if (planned.spec?.parts) {
+    const downloaded = await downloadParts(client, planned);
+    const out = parsed.values.out;
+    if (out === undefined || downloaded.status !== 200 || typeof downloaded.body !== 'string') {
+      return show(downloaded);
+    }
+    writeFileSync(out, downloaded.body);
+    const rows = downloaded.body.split('\r\n').length - 2;
+    return show({ ...downloaded, body: `${out}: ${rows} row${rows === 1 ? '' : 's'}` });
+  }
   return show(await client.send(planned));
 }
 
@@ -235,6 +245,9 @@ function plan(parsed: Parsed, io: Pick<CliIo, 'readStdin'>): Planned {
   }
   const spec = COMMANDS.find((c) => c.words[0] === first && c.words[1] === second);
   if (!spec) throw new UsageError(`unknown command: ${[first, second].join(' ').trim()}`);
+  if (values.out !== undefined && spec.parts !== true) {
+    throw new UsageError(`${spec.words.join(' ')}: --out is for a CSV download`);
+  }
   const names = placeholders(spec.path);
   if (rest.length !== names.length) {
     throw new UsageError(`${spec.words.join(' ')} takes ${names.join(' ') || 'no arguments'}`);

@@ -95,3 +95,18 @@ export function dueStatementDate(now: Date, timeZone: string, runAt: string): st
   if (now.getTime() < instantOf(today, minutesOf(runAt), timeZone)) return undefined;
   return previousDate(today);
 }
+
+/**
+ * The first instant of `from` and the last of `to` in `timeZone`, inclusive: the span of a range of days, as
+ * the payout export lists it (`GET /payouts/export.csv`).
+ *
+ * @example daysWindow('2026-03-01', '2026-03-31', 'Africa/Lagos') // { from: '2026-02-28T23:00:00.000Z', to: '2026-03-31T22:59:59.999Z' }
+ */
+export function daysWindow(from: string, to: string, timeZone: string): { from: string; to: string } {
+  return { from: dayWindow(from, timeZone).from, to: dayWindow(to, timeZone).to };
+}
+
+/** How many calendar days `from` to `to` covers, both counted (`2026-03-01` to `2026-03-31` is 31). */
+export function daysCovered(from: string, to: string): number {
+  return Math.round((Date.parse(`${to}T12:00:00Z`) - Date.parse(`${from}T12:00:00Z`)) / 86_400_000) + 1;
+}

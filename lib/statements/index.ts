@@ -3,7 +3,7 @@
  * both ways, stored as a report and its lines, read by the ops API and the CLI.
  */
 export { toStatementCsv } from './csv.js';
-export { dateIn, dayWindow, dueStatementDate, previousDate } from './day.js';
+export { dateIn, daysCovered, daysWindow, dayWindow, dueStatementDate, previousDate } from './day.js';
 export { type DayInput, type DayMatch, matchDay, payoutIdOfMarker } from './match.js';
 export {
   FINDING_KINDS,
@@ -16,6 +16,8 @@ export {
   type StatementRun,
   type Tally,
 } from './model.js';
+export { PayoutDays, type PayoutLister } from './payout-days.js';
+export { PAYOUT_TOTALS_MAX, type PayoutTotals } from './payout-totals.js';
 export {
   STATEMENT_MAX_PAGES,
   STATEMENT_PAGE_SIZE,

@@ -1,4 +1,5 @@
 import * as z from '../shared/zod.js';
+import type { PayoutTotals } from './payout-totals.js';
 
 /**
  * What one line of a daily statement says about one provider record or one payout of ours. `matched` and
@@ -90,6 +91,11 @@ export interface StatementReport {
     readonly byType: Readonly<Record<string, Tally & { readonly chargesKobo: number }>>;
     readonly byStatus: Readonly<Record<string, Tally>>;
   };
+  /**
+   * Our payouts created on the day, by status and by type (payout-totals.ts). Absent when the run stopped before
+   * counting them (the provider's listing cut short), and on reports stored before they were counted.
+   */
+  readonly payoutTotals?: PayoutTotals;
   /** Payouts moved to `needs_review` as paid twice by this report (over every run of the day). */
   readonly movedToReview: readonly string[];
   readonly generatedAt: string;

@@ -19,6 +19,7 @@ import {
   type StatementRun,
   type Tally,
 } from './model.js';
+import { addPayouts, emptyPayoutTotals, PAYOUT_TOTALS_MAX, type PayoutTotals } from './payout-totals.js';
 import { LINE_WRITE_BATCH, type StatementStore, statementKeys } from './store.js';
 
 /** The provider's listing is read this many records a page, at most this many pages (20,000 records) a day. */
@@ -101,10 +102,13 @@ export class StatementService {
     let match: DayMatch = { lines: [], doubles: [] };
     let moved: string[] = [];
     let newFindings: StatementLine[] = [];
+    let payoutTotals: PayoutTotals | undefined;
     if (complete) {
       const named = await this.#payoutsNamed([...listed.records, ...listed.nearby], step);
       const expected = named && (await this.#paidOn(window, step));
-      if (named && expected) {
+      const counted = expected && (await this.#countCreated(window, step));
+      payoutTotals = counted?.totals;
+      if (named && expected && counted && !counted.cut) {
         for (const payout of expected) named.set(payout.id, payout);
         match = matchDay({ records: listed.records, nearby: listed.nearby, payouts: named, expected });
         const reviewed = await this.#reviewDoubles(match.doubles, step);
@@ -132,6 +136,7 @@ export class StatementService {
     // The finishing writes: the report's read and its put, each a unit, started whatever the budget says.
     const previous = (await unit(() => store.getReport(date)))?.report;
     const report = reportOf(date, this.options.timeZone, window, { ...listed, complete }, match, runAt, {
+      ...(payoutTotals && { payoutTotals }),
       movedToReview: [...new Set([...(previous?.movedToReview ?? []), ...moved])],
       runs: [{ by, at: runAt, newFindings: newFindings.length }, ...(previous?.runs ?? [])].slice(
         0,
@@ -264,6 +269,33 @@ export class StatementService {
   }
 
   /**
+   * Our payouts created on the day (the month index, newest first), counted by status and by type a page at a
+   * time, to PAYOUT_TOTALS_MAX. `cut` when the run's stop came first: the report is then incomplete and redone.
+   */
+  async #countCreated(
+    window: { from: string; to: string },
+    step: Step,
+  ): Promise<{ totals: PayoutTotals; cut: boolean }> {
+    let totals = emptyPayoutTotals();
+    let cursor: string | undefined;
+    do {
+      if (totals.count >= PAYOUT_TOTALS_MAX) return { totals: { ...totals, complete: false }, cut: false };
+      if (!step.canStart()) return { totals: { ...totals, complete: false }, cut: true };
+      const page = await step.unit(() =>
+        this.options.listing.list({
+          from: window.from,
+          to: window.to,
+          limit: Math.min(PAYOUT_PAGE, PAYOUT_TOTALS_MAX - totals.count),
+          ...(cursor && { cursor }),
+        }),
+      );
+      totals = addPayouts(totals, page.items);
+      cursor = page.nextCursor;
+    } while (cursor);
+    return { totals, cut: false };
+  }
+
+  /**
    * Hands each payout found paid twice to a person through the engine's own transition, once: a payout already
    * `needs_review` with these records named (by an earlier run, or by the engine's watch) is left as it is.
    */
@@ -306,7 +338,11 @@ function reportOf(
   listed: { records: readonly WalletTransaction[]; pagesRead: number; complete: boolean },
   match: DayMatch,
   generatedAt: string,
-  history: { movedToReview: readonly string[]; runs: readonly StatementRun[] },
+  history: {
+    payoutTotals?: PayoutTotals;
+    movedToReview: readonly string[];
+    runs: readonly StatementRun[];
+  },
 ): StatementReport {
   const byKind = Object.fromEntries(STATEMENT_LINE_KINDS.map((kind) => [kind, emptyTally()])) as Record<
     StatementLineKind,
@@ -341,6 +377,7 @@ function reportOf(
     byKind,
     findings: match.lines.filter((line) => isFinding(line.kind)).length,
     providerTotals: { byType, byStatus },
+    ...(history.payoutTotals && { payoutTotals: history.payoutTotals }),
     movedToReview: history.movedToReview,
     generatedAt,
     runs: history.runs,

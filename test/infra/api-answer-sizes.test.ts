@@ -21,6 +21,7 @@ import {
   present as presentDeadLetter,
   presentSummary as presentDeadLetterSummary,
 } from '../../lib/api/routes/dead-letters.js';
+import { PAYOUT_EXPORT_COLUMNS, PAYOUT_EXPORT_PAGE_ROWS } from '../../lib/api/routes/payout-export.js';
 import {
   RUN_RESULTS_CELL_MAXIMA,
   RUN_RESULTS_COLUMNS,
@@ -112,6 +113,12 @@ const ANSWER_PROOFS: Record<string, () => number> = {
       RUN_RESULTS_PAGE_ROWS,
     ),
   'GET /statements/{date}/lines.csv 200': statementCsvEnvelopeBytes,
+  'GET /payouts/export.csv 200': () =>
+    csvEnvelopeBytes(
+      Object.values(PAYOUT_EXPORT_COLUMNS).map((column) => column.max),
+      Object.keys(PAYOUT_EXPORT_COLUMNS).join(',').length,
+      PAYOUT_EXPORT_PAGE_ROWS,
+    ),
   'GET /openapi.json 200': () => jsonEnvelope(Buffer.byteLength(JSON.stringify(buildOpenApiDocument()))),
 };
 

@@ -1,4 +1,5 @@
 import { ApiError } from '../../api/errors.js';
+import { PAYOUT_STATUSES, PAYOUT_TYPES, type PayoutStatus, type PayoutType } from '../../payouts/model.js';
 import { clipText, FIELD_MAXIMA } from '../../shared/field-limits.js';
 import * as z from '../../shared/zod.js';
 import type { StatementService, StatementStore } from '../../statements/index.js';
@@ -67,6 +68,15 @@ const StatementLineSchema = z.strictObject({
 const totals = <T extends z.ZodMiniType>(value: T) =>
   z.record(text(WORD), value).check(z.meta({ maxProperties: STATEMENT_TOTALS_KEYS }));
 
+/** Our payouts created on the day by status and by type: every status and type, so its size is fixed. */
+const PayoutTotalsSchema = z.strictObject({
+  complete: z.boolean(),
+  count: z.int(),
+  amountKobo: kobo,
+  byStatus: z.record(z.enum(PAYOUT_STATUSES as [PayoutStatus, ...PayoutStatus[]]), TallySchema),
+  byType: z.record(z.enum(PAYOUT_TYPES as [PayoutType, ...PayoutType[]]), TallySchema),
+});
+
 const StatementReportSchema = z.strictObject({
   date: text(10),
   timeZone: text(64),
@@ -79,6 +89,8 @@ const StatementReportSchema = z.strictObject({
     byType: totals(z.strictObject({ count: z.int(), amountKobo: kobo, chargesKobo: kobo })),
     byStatus: totals(TallySchema),
   }),
+  /** Absent on reports whose run stopped before counting them, and on those stored before they were counted. */
+  payoutTotals: z.optional(PayoutTotalsSchema),
   movedToReview: z.array(text(REFERENCE)).check(z.maxLength(STATEMENT_REVIEWS_ANSWERED)),
   /** How many more payouts were moved to review than `movedToReview` names. */
   movedToReviewOmitted: z.optional(z.int()),
@@ -149,6 +161,27 @@ function clipTotals<T>(record: Readonly<Record<string, T>>): Record<string, T> {
   );
 }
 
+/** Payout totals as answered: each status and type the schema names, copied (the stored report is read-only). */
+function presentPayoutTotals(totals: NonNullable<StatementReport['payoutTotals']>) {
+  const tally = (t: { count: number; amountKobo: number } | undefined) => ({
+    count: t?.count ?? 0,
+    amountKobo: t?.amountKobo ?? 0,
+  });
+  return {
+    complete: totals.complete,
+    count: totals.count,
+    amountKobo: totals.amountKobo,
+    byStatus: Object.fromEntries(PAYOUT_STATUSES.map((s) => [s, tally(totals.byStatus[s])])) as Record<
+      PayoutStatus,
+      { count: number; amountKobo: number }
+    >,
+    byType: Object.fromEntries(PAYOUT_TYPES.map((t) => [t, tally(totals.byType[t])])) as Record<
+      PayoutType,
+      { count: number; amountKobo: number }
+    >,
+  };
+}
+
 /** A report as answered: copied (the stored report is read-only) and clipped to the answer's maxima. */
 function present(report: StatementReport): z.output<typeof StatementReportSchema> {
   const omitted = report.movedToReview.length - STATEMENT_REVIEWS_ANSWERED;
@@ -159,6 +192,7 @@ function present(report: StatementReport): z.output<typeof StatementReportSchema
       byType: clipTotals(report.providerTotals.byType),
       byStatus: clipTotals(report.providerTotals.byStatus),
     },
+    ...(report.payoutTotals && { payoutTotals: presentPayoutTotals(report.payoutTotals) }),
     movedToReview: report.movedToReview.slice(0, STATEMENT_REVIEWS_ANSWERED),
     ...(omitted > 0 && { movedToReviewOmitted: omitted }),
     runs: report.runs
