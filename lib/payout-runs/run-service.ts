@@ -36,7 +36,7 @@ import {
   type RunStatus,
   type RunWarning,
 } from './model.js';
-import type { DynamoDbPayoutRunStore } from './run-store.js';
+import { type DynamoDbPayoutRunStore, FileClaimedError } from './run-store.js';
 import { RunRowInputSchema, rowKobo } from './schemas.js';
 
 /** What the run service needs of the payouts: the engine's create (idempotent per key), read and cancel. */
@@ -143,8 +143,52 @@ export class PayoutRunService {
     const keyed = await this.#store.keyedRun(input.idempotencyKey);
     if (keyed) return this.#replay(keyed, requestFingerprint, input.idempotencyKey);
 
-    const warnings = duplicateLines(valid, input.source);
+    const lines = duplicateLines(valid, input.source);
+    let earlier = await this.#earlierRuns(contentFingerprint, lines, input.acknowledgeDuplicates);
+    const runId = ulid(now);
+    const rows: RunRow[] = valid.map((row) => ({ ...row, runId }));
+    const runOf = (earlierRuns: readonly string[]) =>
+      this.#newRun({ runId, now, valid, input, contentFingerprint, lines, earlier: earlierRuns, firstHeld });
+    let run = runOf(earlier);
+    let stored: Awaited<ReturnType<DynamoDbPayoutRunStore['create']>>;
+    try {
+      // No earlier run seen: this run claims the file in its own transaction, so of two at once only one passes.
+      stored = await this.#store.create(run, rows, input.idempotencyKey, requestFingerprint, {
+        claimFile: earlier.length === 0,
+      });
+    } catch (error) {
+      if (!(error instanceof FileClaimedError)) throw error;
+      // A run of the same rows was stored meanwhile: it is an earlier run now, to acknowledge like any other.
+      earlier = await this.#earlierRuns(contentFingerprint, lines, input.acknowledgeDuplicates);
+      run = runOf(earlier);
+      stored = await this.#store.create(run, rows, input.idempotencyKey, requestFingerprint);
+    }
+    if (!stored.created) {
+      // A concurrent request with the same key stored its run first: that one is the answer.
+      const winner = await this.#store.keyedRun(input.idempotencyKey);
+      if (winner) return this.#replay(winner, requestFingerprint, input.idempotencyKey);
+    }
+    this.#logger.info('payout run accepted', {
+      runId,
+      rows: run.count,
+      totalKobo: run.totalKobo,
+      state: run.state,
+    });
+    return { run, replayed: false };
+  }
+
+  /**
+   * The earlier runs of the same rows; with the duplicate lines, the warnings to acknowledge.
+   *
+   * @throws RunWarningsError when there are warnings and they are not acknowledged
+   */
+  async #earlierRuns(
+    contentFingerprint: string,
+    lines: readonly RunWarning[],
+    acknowledged: boolean | undefined,
+  ): Promise<string[]> {
     const earlier = await this.#store.runsWithContent(contentFingerprint);
+    const warnings: RunWarning[] = [...lines];
     for (const runId of earlier) {
       warnings.push({
         kind: 'duplicate_run',
@@ -152,48 +196,54 @@ export class PayoutRunService {
         message: `the same rows were submitted before as run ${runId} under another Idempotency-Key: probably a duplicate run`,
       });
     }
-    if (warnings.length > 0 && !input.acknowledgeDuplicates) throw new RunWarningsError(warnings);
+    if (warnings.length > 0 && !acknowledged) throw new RunWarningsError(warnings);
+    return earlier;
+  }
 
-    const at = now.toISOString();
-    const runId = ulid(now);
+  /** The run to store, judged by the gate: waiting for approval when its total or a row reaches the threshold. */
+  #newRun(input: {
+    readonly runId: string;
+    readonly now: Date;
+    readonly valid: readonly Omit<RunRow, 'runId'>[];
+    readonly input: {
+      readonly source: 'csv' | 'json';
+      readonly fileSha256: string;
+      readonly actor: Principal;
+    };
+    readonly contentFingerprint: string;
+    readonly lines: readonly RunWarning[];
+    readonly earlier: readonly string[];
+    readonly firstHeld: number | undefined;
+  }): PayoutRun {
+    const { runId, valid, lines, earlier, firstHeld } = input;
+    const { source, fileSha256, actor } = input.input;
+    const at = input.now.toISOString();
     const totalKobo = valid.reduce((sum, row) => sum + row.amountKobo, 0);
-    const judgement = judge(this.#limits(), runInstruction(totalKobo, input.actor));
+    const judgement = judge(this.#limits(), runInstruction(totalKobo, actor));
     const approvalReason =
       judgement.approvalRequired !== undefined
         ? `the run's total ${judgement.approvalRequired}`
         : firstHeld !== undefined
           ? `row ${firstHeld + 1} is at or above the approval threshold`
           : undefined;
-    const run: PayoutRun = {
+    return {
       runId,
       state: approvalReason ? RunState.PendingApproval : RunState.Materialising,
       count: valid.length,
       totalKobo,
       largestRows: largestRows(valid),
-      fileSha256: input.fileSha256,
-      contentFingerprint,
-      source: input.source,
-      requestedBy: input.actor,
+      fileSha256,
+      contentFingerprint: input.contentFingerprint,
+      source,
+      requestedBy: actor,
       createdAt: at,
       updatedAt: at,
       ...(approvalReason && { approvalReason }),
       materialised: 0,
-      ...(warnings.length > 0 && {
-        acknowledged: {
-          duplicateLines: warnings.filter((warning) => warning.kind === 'duplicate_line').length,
-          duplicateRunIds: earlier,
-        },
+      ...((lines.length > 0 || earlier.length > 0) && {
+        acknowledged: { duplicateLines: lines.length, duplicateRunIds: [...earlier] },
       }),
     };
-    const rows: RunRow[] = valid.map((row) => ({ ...row, runId }));
-    const stored = await this.#store.create(run, rows, input.idempotencyKey, requestFingerprint);
-    if (!stored.created) {
-      // A concurrent request with the same key stored its run first: that one is the answer.
-      const winner = await this.#store.keyedRun(input.idempotencyKey);
-      if (winner) return this.#replay(winner, requestFingerprint, input.idempotencyKey);
-    }
-    this.#logger.info('payout run accepted', { runId, rows: run.count, totalKobo, state: run.state });
-    return { run, replayed: false };
   }
 
   #replay(

@@ -10,8 +10,8 @@ import {
   QueryCommand,
   UpdateCommand,
 } from '../shared/document-client.js';
-import { InvalidCursorError } from '../shared/errors.js';
-import { createWithIdempotencyKey } from '../shared/idempotent-create.js';
+import { InvalidCursorError, PayoutAutomationError } from '../shared/errors.js';
+import { createWithIdempotencyKey, IdempotentCreateGuardError } from '../shared/idempotent-create.js';
 import { type Listing, listingAttributes, queryListing } from '../shared/index-listing.js';
 import type { CursorPage } from '../shared/paging.js';
 import * as z from '../shared/zod.js';
@@ -25,6 +25,7 @@ import { type PayoutRun, type RunRow, RunState } from './model.js';
  * | run  | PAYOUT_RUN#<runId>              | RUN          | gsi1 PAYOUT_RUN#STATE#<state>, gsi2 PAYOUT_RUN#ALL; gsi3 PAYOUT_RUN#MATERIALISE while materialising |
  * | row  | PAYOUT_RUN#<runId>              | ROW#<00000>  |                                                         |
  * | file | PAYOUT_RUN#FILE#<fingerprint>   | RUN#<runId>  | (the runs of the same rows: a probable duplicate)       |
+ * | claim| PAYOUT_RUN#FILE#<fingerprint>   | FIRST        | (the first run of these rows not acknowledged as a duplicate: written only if absent) |
  * | key  | IDEMPOTENCY#payout-run#<key>    | IDEMPOTENCY  | (the client's Idempotency-Key, naming the run: `runId`) |
  */
 export const runKeys = {
@@ -36,6 +37,11 @@ export const runKeys = {
   file: (contentFingerprint: string, runId: string) => ({
     pk: `PAYOUT_RUN#FILE#${contentFingerprint}`,
     sk: `RUN#${runId}`,
+  }),
+  /** Claimed in the run's own transaction, only if absent: two runs of the same rows at once cannot both pass. */
+  fileClaim: (contentFingerprint: string) => ({
+    pk: `PAYOUT_RUN#FILE#${contentFingerprint}`,
+    sk: 'FIRST',
   }),
   idempotency: (idempotencyKey: string) => ({
     pk: `IDEMPOTENCY#payout-run#${idempotencyKey}`,
@@ -100,6 +106,15 @@ const RowCursorSchema = z.lazy(() =>
   }),
 );
 
+/** Another run of the same rows claimed the file first (a concurrent duplicate): nothing of this run was stored. */
+export class FileClaimedError extends PayoutAutomationError {
+  override readonly name = 'FileClaimedError';
+  override readonly code = 'PAYOUT_RUN_FILE_CLAIMED';
+  constructor(options?: ErrorOptions) {
+    super('another run of the same rows was stored first', options);
+  }
+}
+
 const isConditionFailure = (error: unknown) =>
   error instanceof Error && error.name === 'ConditionalCheckFailedException';
 
@@ -118,19 +133,58 @@ export class DynamoDbPayoutRunStore {
    * Stores a run: its rows first, 25 per BatchWriteItem, then in one transaction the run item, its file record
    * and its idempotency key item, each only if absent. A request that dies half-way leaves rows nobody lists or
    * pays; when another run holds the key already, the run item is not written and that run's id is answered.
+   *
+   * With `claimFile` (no earlier run of these rows was seen), the transaction also writes the file's claim only if
+   * absent: when a concurrent run of the same rows claimed it first, nothing is written and the check of earlier
+   * runs must be made again (it then finds that run).
+   *
+   * @throws FileClaimedError when `claimFile` and another run of the same rows holds the claim
    */
   async create(
     run: PayoutRun,
     rows: readonly RunRow[],
     idempotencyKey: string,
     requestFingerprint: string,
+    options: { readonly claimFile?: boolean } = {},
   ): Promise<{ readonly created: true } | { readonly created: false; readonly ownerId: string }> {
     const batches: RunRow[][] = [];
     for (let start = 0; start < rows.length; start += RUN_ROWS_PER_BATCH_WRITE) {
       batches.push(rows.slice(start, start + RUN_ROWS_PER_BATCH_WRITE));
     }
     await forEachAtOnce(batches, BATCH_WRITES_IN_FLIGHT, (batch) => this.#writeRows(run.runId, batch));
+    const claim = {
+      Put: {
+        TableName: this.tableName,
+        Item: {
+          ...runKeys.fileClaim(run.contentFingerprint),
+          entity: 'payout-run-file-claim',
+          runId: run.runId,
+          createdAt: run.createdAt,
+        },
+        ConditionExpression: 'attribute_not_exists(pk)',
+      },
+    };
+    try {
+      return await this.#createKeyed(
+        run,
+        idempotencyKey,
+        requestFingerprint,
+        options.claimFile ? [claim] : [],
+      );
+    } catch (error) {
+      if (error instanceof IdempotentCreateGuardError) throw new FileClaimedError({ cause: error });
+      throw error;
+    }
+  }
+
+  #createKeyed(
+    run: PayoutRun,
+    idempotencyKey: string,
+    requestFingerprint: string,
+    guards: NonNullable<Parameters<typeof createWithIdempotencyKey>[1]['guards']>,
+  ) {
     return createWithIdempotencyKey(this.#doc, {
+      guards,
       tableName: this.tableName,
       key: runKeys.idempotency(idempotencyKey),
       ownerAttribute: 'runId',
@@ -204,8 +258,8 @@ export class DynamoDbPayoutRunStore {
     const { Items } = await this.#doc.send(
       new QueryCommand({
         TableName: this.tableName,
-        KeyConditionExpression: 'pk = :pk',
-        ExpressionAttributeValues: { ':pk': runKeys.file(contentFingerprint, '').pk },
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :run)',
+        ExpressionAttributeValues: { ':pk': runKeys.file(contentFingerprint, '').pk, ':run': 'RUN#' },
         ConsistentRead: true,
         Limit: 20,
       }),

@@ -318,6 +318,19 @@ describe('payout runs', () => {
     });
   });
 
+  it('accepts exactly one of the same file posted twice at once under two keys; the other is a probable duplicate', async () => {
+    const csv = csvOf(120, { tag: 'race-file' });
+    const before = (await listedRunIds()).length;
+    const answers = await Promise.all([postCsv(csv), postCsv(csv)]);
+    expect(answers.map((answer) => answer.status).sort()).toEqual([202, 409]);
+    const accepted = answers.find((answer) => answer.status === 202);
+    const refused = answers.find((answer) => answer.status === 409);
+    expect(refused?.body.errors).toEqual([
+      { path: `run ${accepted?.body.runId}`, message: expect.stringContaining('probably a duplicate run') },
+    ]);
+    expect((await listedRunIds()).length).toBe(before + 1);
+  });
+
   it('asks for duplicate lines (same account, same amount) to be acknowledged', async () => {
     const lines = `${HEADER}\nd-1,5000,058,0123456789,Ada,pay\nd-2,5000,058,0123456789,Ada,pay\n`;
     const refused = await postCsv(lines);
