@@ -168,7 +168,7 @@ describe('GET /payouts/export.csv', () => {
     expect(byId.get(approved.id)).toMatchObject({ requested_by: 'alice', approved_by: 'bob' });
     expect(byId.get(wallet.id)).toMatchObject({
       type: 'wallet_transfer',
-      debited_account: `wallet:${wallet.sourceWalletId}`,
+      debited_account: `wallet/${wallet.sourceWalletId}`,
       destination_wallet: wallet.destinationWalletId,
       destination_account_last4: '',
     });

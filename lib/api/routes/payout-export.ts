@@ -20,11 +20,11 @@ export const PAYOUT_EXPORT_MAX_DAYS = 31;
  */
 export const PAYOUT_EXPORT_PAGE_ROWS = 500;
 
-/** The debited account as one cell: `main_wallet`, `wallet:<id>` or `child_account:<id>`. */
+/** The debited account as one cell: `main_wallet`, `wallet/<id>` or `child_account/<id>`. */
 function debitedAccount(payout: Payout): string {
   const debits = debitedAccountOf(payout.instruction);
-  if (debits.kind === 'wallet') return `wallet:${debits.walletId}`;
-  if (debits.kind === 'child_account') return `child_account:${debits.childAccountId}`;
+  if (debits.kind === 'wallet') return `wallet/${debits.walletId}`;
+  if (debits.kind === 'child_account') return `child_account/${debits.childAccountId}`;
   return 'main_wallet';
 }
 
@@ -75,7 +75,7 @@ export const PAYOUT_EXPORT_COLUMNS = {
   },
   debited_account: {
     max: WORD + 16,
-    means: 'the account debited: main_wallet, wallet:<id> or child_account:<id>',
+    means: 'the account debited: main_wallet, wallet/<id> or child_account/<id>',
     of: debitedAccount,
   },
   destination_bank_code: {

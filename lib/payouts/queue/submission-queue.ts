@@ -62,9 +62,10 @@ export function submissionRequestsFor(
 
 /** Whole `REDELIVER_STUCK_AFTER_MS` since `payout` became eligible: its last write, its retry time, the resume. */
 function roundOf(payout: Payout, resumeEpoch: number, now: Date): number {
+  // An absent or unreadable time is NaN, so 0: it never moves the start.
   const eligibleSince = Math.max(
     Date.parse(payout.updatedAt) || 0,
-    payout.nextActionAt === undefined ? 0 : Date.parse(payout.nextActionAt) || 0,
+    Date.parse(payout.nextActionAt ?? '') || 0,
     resumeEpoch,
   );
   return Math.max(0, Math.floor((now.getTime() - eligibleSince) / REDELIVER_STUCK_AFTER_MS));
@@ -91,13 +92,10 @@ export interface SubmissionQueue {
  * FIFO deduplication id: the same eligibility of a payout is one request, however often it is found due; a new
  * eligibility (a write, a resume) is a new id, so it is never dropped within the queue's 5-minute window.
  */
-export const deduplicationIdOf = (request: SubmissionRequest): string => {
-  const eligibility =
-    request.resumeEpoch === undefined
-      ? `${request.payoutId}:${request.version}`
-      : `${request.payoutId}:${request.version}:${request.resumeEpoch}`;
-  return request.round === undefined ? eligibility : `${eligibility}:r${request.round}`;
-};
+export const deduplicationIdOf = (request: SubmissionRequest): string =>
+  `${request.payoutId}:${request.version}${request.resumeEpoch === undefined ? '' : `:${request.resumeEpoch}`}${
+    request.round === undefined ? '' : `:r${request.round}`
+  }`;
 
 /**
  * FIFO message group: one per eligibility (the deduplication id), not per payout. The queue deduplicates per

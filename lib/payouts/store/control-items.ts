@@ -82,7 +82,6 @@ export function useCapShards(count: number): void {
 export async function capShardsOfDay(doc: DocumentClient, tableName: string, day: string): Promise<number> {
   const known = pinnedCapShards(tableName, day);
   if (known !== undefined) return known;
-  const key = keys.dailyCapShardsPin(day);
   const mine = capShardCount();
   let shards: number;
   try {
@@ -91,7 +90,7 @@ export async function capShardsOfDay(doc: DocumentClient, tableName: string, day
     await doc.send(
       new PutCommand({
         TableName: tableName,
-        Item: { ...key, entity: 'dailyCapShards', shards: mine },
+        Item: pinOf(day, mine),
         ConditionExpression: 'attribute_not_exists(pk)',
         ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
       }),
@@ -123,12 +122,18 @@ function pinItem(tableName: string, day: string, shards: number): TransactItem {
   return {
     Put: {
       TableName: tableName,
-      Item: { ...keys.dailyCapShardsPin(day), entity: 'dailyCapShards', shards },
-      ConditionExpression: 'attribute_not_exists(pk) OR shards = :shards',
-      ExpressionAttributeValues: { ':shards': shards },
+      Item: pinOf(day, shards),
+      ConditionExpression: 'attribute_not_exists(pk) OR shards = :n',
+      ExpressionAttributeValues: { ':n': shards },
     },
   };
 }
+
+const pinOf = (day: string, shards: number) => ({
+  ...keys.dailyCapShardsPin(day),
+  entity: 'dailyCapShards',
+  shards,
+});
 
 /** The count a refused pin carries back (the item already written), or undefined for any other failure. */
 function pinnedShardsOf(error: unknown): number | undefined {
