@@ -95,6 +95,15 @@ export interface DateRange {
   readonly to?: string;
 }
 
+/** The answer to a range whose `from` comes after its `to`, for every ranged query: both ends named. */
+export function addReversedRangeIssues(
+  ctx: z.core.$RefinementCtx,
+  range: { readonly from?: string; readonly to?: string },
+): void {
+  ctx.addIssue({ code: 'custom', path: ['from'], message: 'must not be after to', input: range.from });
+  ctx.addIssue({ code: 'custom', path: ['to'], message: 'must not be before from', input: range.to });
+}
+
 /**
  * A listing's query with a date range: `from` and `to` as `queryInstant`s, `from` not after `to`, and at most
  * `MAX_RANGE_DAYS` between them, a 400 naming the field otherwise. One end given alone is measured against the
@@ -115,13 +124,7 @@ export function dateRanged<Q extends DateRange>(
         const to = range.to === undefined ? undefined : Date.parse(range.to);
         if (from === undefined) return;
         if (to !== undefined && from > to) {
-          ctx.addIssue({
-            code: 'custom',
-            path: ['from'],
-            message: 'must not be after to',
-            input: range.from,
-          });
-          ctx.addIssue({ code: 'custom', path: ['to'], message: 'must not be before from', input: range.to });
+          addReversedRangeIssues(ctx, range);
           return;
         }
         if ((to ?? now()) - from > MAX_RANGE_DAYS * DAY_MS) {

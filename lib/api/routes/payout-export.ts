@@ -7,7 +7,7 @@ import * as z from '../../shared/zod.js';
 import { daysCovered, StatementDateSchema } from '../../statements/index.js';
 import { parseQuery } from '../request.js';
 import { type Answers, type Route, type RouteRequest, reply, route } from '../router.js';
-import { PageCursorSchema } from '../schemas.js';
+import { addReversedRangeIssues, PageCursorSchema } from '../schemas.js';
 
 const { id: ID, reference: REFERENCE, word: WORD, name: NAME, text: TEXT, instant: INSTANT } = FIELD_MAXIMA;
 
@@ -142,15 +142,8 @@ export const PayoutExportQuerySchema = z.lazy(() =>
     })
     .check(
       z.superRefine((range, ctx) => {
-        if (range.from > range.to) {
-          ctx.addIssue({
-            code: 'custom',
-            path: ['from'],
-            message: 'must not be after to',
-            input: range.from,
-          });
-          ctx.addIssue({ code: 'custom', path: ['to'], message: 'must not be before from', input: range.to });
-        } else if (daysCovered(range.from, range.to) > PAYOUT_EXPORT_MAX_DAYS) {
+        if (range.from > range.to) addReversedRangeIssues(ctx, range);
+        else if (daysCovered(range.from, range.to) > PAYOUT_EXPORT_MAX_DAYS) {
           ctx.addIssue({
             code: 'custom',
             path: ['to'],

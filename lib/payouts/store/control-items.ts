@@ -46,7 +46,7 @@ export const MAX_CAP_SHARDS = 32;
  */
 let capShards = shardCountOf(process.env.DAILY_CAP_SHARDS);
 
-/** Each day's pinned count, per table, once read: a pin never changes, so this process reads it once a day. */
+/** Each day's pinned count, per table, once pinned or read: a pin never changes, so this process learns it once. */
 const pinnedCounts = new Map<string, number>();
 
 function shardCountOf(text: string | undefined): number {
