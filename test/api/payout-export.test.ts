@@ -9,7 +9,7 @@ import { toPayoutItem } from '../../lib/payouts/store/item-codec.js';
 import { ManualClock } from '../../lib/shared/clock.js';
 import { BatchWriteCommand, DocumentClient } from '../../lib/shared/document-client.js';
 import { ulid } from '../../lib/shared/ids.js';
-import { type ApiHarness, bankTransfer, call, startApiHarness } from './support/harness.js';
+import { type ApiHarness, bankTransfer, call, startApiHarness, walletTopUp } from './support/harness.js';
 
 /** 09:00 in Lagos on 2 March 2026 (Lagos is UTC+1 all year). */
 const clock = new ManualClock('2026-03-02T08:00:00.000Z');
@@ -111,14 +111,7 @@ describe('GET /payouts/export.csv', () => {
     expect(approval.status).toBe(200);
     approved = approval.body;
     const fixtures = h.sandbox.fixtures();
-    wallet = await createAt('2026-03-02T11:00:00.000Z', 'wallet', {
-      type: 'wallet_transfer',
-      amount: 10_000,
-      currency: 'NGN',
-      narration: 'float top-up',
-      sourceWalletId: fixtures.merchantWalletId,
-      destinationWalletId: fixtures.stores[0]?.walletId,
-    });
+    wallet = await createAt('2026-03-02T11:00:00.000Z', 'wallet', walletTopUp(fixtures));
     const last = await createAt('2026-03-02T22:59:59.999Z', 'edge-last');
     const after = await createAt('2026-03-02T23:00:00.000Z', 'edge-after');
     inside = [first.id, paid.id, approved.id, wallet.id, last.id];

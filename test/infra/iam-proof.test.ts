@@ -51,7 +51,7 @@ import { type Clock, ManualClock } from '../../lib/shared/clock.js';
 import { ulid } from '../../lib/shared/ids.js';
 import { CapturingLogger, silentLogger } from '../../lib/shared/logger.js';
 import { dateIn } from '../../lib/statements/index.js';
-import { bankTransfer, call } from '../api/support/harness.js';
+import { bankTransfer, call, walletTopUp } from '../api/support/harness.js';
 import { payoutRequested } from '../events/support.js';
 import { createTestTable } from '../support/dynamodb.js';
 import { proofOf, recordExercised } from '../support/iam/checked-calls.js';
@@ -221,18 +221,7 @@ describe('IAM proof: every call each handler makes is allowed by its own role', 
         call(api, { method: 'POST', path, body, principal, headers: { 'Idempotency-Key': key } });
       const paid = await post('/payouts', bankTransfer(), 'iam-bank');
       expect(paid.status).toBe(201);
-      const wallet = await post(
-        '/payouts',
-        {
-          type: 'wallet_transfer',
-          amount: 10_000,
-          currency: 'NGN',
-          narration: 'float top-up',
-          sourceWalletId: fixtures.merchantWalletId,
-          destinationWalletId: fixtures.stores[0]?.walletId,
-        },
-        'iam-wallet',
-      );
+      const wallet = await post('/payouts', walletTopUp(fixtures), 'iam-wallet');
       expect(wallet.status).toBe(201);
       // Metadata big enough that its approval's event moves its events off the payout item to an audit item.
       const large = await post(

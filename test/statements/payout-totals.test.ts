@@ -3,7 +3,7 @@ import { type CliIo, runCli } from '../../lib/cli/commands.js';
 import { type LocalApiServer, serveApiGatewayHandler } from '../../lib/local/http-to-apigw.js';
 import { statementsOf } from '../../lib/runtime/statements.js';
 import { ManualClock } from '../../lib/shared/clock.js';
-import { type ApiHarness, bankTransfer, call, startApiHarness } from '../api/support/harness.js';
+import { type ApiHarness, bankTransfer, call, startApiHarness, walletTopUp } from '../api/support/harness.js';
 
 const DAY = '2026-03-02';
 const clock = new ManualClock('2026-03-02T08:00:00.000Z');
@@ -36,14 +36,7 @@ beforeAll(async () => {
   await createAt('2026-03-02T09:00:00.000Z', 'paid-2', bankTransfer({ amount: 200_000 }));
   await createAt('2026-03-02T10:00:00.000Z', 'held', bankTransfer({ amount: 20_000_000 }));
   const fixtures = h.sandbox.fixtures();
-  await createAt('2026-03-02T11:00:00.000Z', 'wallet', {
-    type: 'wallet_transfer',
-    amount: 10_000,
-    currency: 'NGN',
-    narration: 'float top-up',
-    sourceWalletId: fixtures.merchantWalletId,
-    destinationWalletId: fixtures.stores[0]?.walletId,
-  });
+  await createAt('2026-03-02T11:00:00.000Z', 'wallet', walletTopUp(fixtures));
   clock.set('2026-03-03T05:30:00.000Z');
   await statementsOf(h.runtime).run(DAY, 'system:statements');
 }, 120_000);

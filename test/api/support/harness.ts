@@ -168,6 +168,21 @@ export function bankTransfer(overrides: Record<string, unknown> = {}) {
   };
 }
 
+/** A wallet transfer the sandbox pays: the merchant's wallet tops up its first store's float. */
+export function walletTopUp(fixtures: {
+  readonly merchantWalletId: string;
+  readonly stores: readonly { readonly walletId: string }[];
+}) {
+  return {
+    type: 'wallet_transfer',
+    amount: 10_000,
+    currency: 'NGN',
+    narration: 'float top-up',
+    sourceWalletId: fixtures.merchantWalletId,
+    destinationWalletId: fixtures.stores[0]?.walletId,
+  };
+}
+
 /** Polls until `check` returns a value, or fails after `timeoutMs`. */
 export async function eventually<T>(
   check: () => Promise<T | undefined>,
