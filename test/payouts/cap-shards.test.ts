@@ -12,6 +12,7 @@ import {
 } from '../../lib/payouts/store/control-items.js';
 import { DynamoDbPayoutStore } from '../../lib/payouts/store/dynamodb-payout-store.js';
 import { keys } from '../../lib/payouts/store/table-design.js';
+import { forEachAtOnce } from '../../lib/shared/at-once.js';
 import { DocumentClient, GetCommand } from '../../lib/shared/document-client.js';
 import { createDynamoDbClient } from '../../lib/shared/dynamodb-client.js';
 import { calendarDayIn } from '../../lib/shared/wall-clock.js';
@@ -44,6 +45,22 @@ afterAll(async () => {
   await h.close();
 });
 
+/** Creates `count` payouts eight at a time (what is measured here is the claims, not the creates). */
+async function createdAtOnce(
+  count: number,
+  commandOf: (index: number) => ReturnType<typeof command>,
+): Promise<Payout[]> {
+  const payouts: Payout[] = new Array(count);
+  await forEachAtOnce(
+    Array.from({ length: count }, (_, index) => index),
+    8,
+    async (index) => {
+      payouts[index] = (await h.engine.create(commandOf(index))).payout;
+    },
+  );
+  return payouts;
+}
+
 const claimOf = (payout: Payout, day: string) =>
   buildTransition(
     payout,
@@ -60,10 +77,7 @@ const claimOf = (payout: Payout, day: string) =>
 describe('the daily cap split over shards', () => {
   it('never reserves above the cap when many containers claim near it at once, and leaves no claim-sized room', async () => {
     expect(capShardsFor(DAILY_CAP, MAX_CAP_SHARDS)).toBe(32);
-    const payouts: Payout[] = [];
-    for (let i = 0; i < CLAIMS; i++) {
-      payouts.push((await h.engine.create(command(bankTransfer(CLAIM), `shard-${i}`))).payout);
-    }
+    const payouts = await createdAtOnce(CLAIMS, (i) => command(bankTransfer(CLAIM), `shard-${i}`));
     const capKey = payouts[0]?.capKey ?? '';
     const day = calendarDayIn(h.engine.ctx.config.capTimeZone, h.clock.now());
     const clients = Array.from({ length: STORES }, () =>
