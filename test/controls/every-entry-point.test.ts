@@ -309,6 +309,7 @@ describe('every money entry point passes the control gate (docs/controls.md)', (
   it('would catch an entry point that names its own cap counter or weighs its own amount', () => {
     const rogue = [
       "const capKey = 'merchant';",
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: the source text of a rogue entry point, not a template
       'const key = `wallet:${walletId}`;',
       'function amountAtStake(fields) { return fields.amount; }',
       'const decision = admit(limits, { entryPoint, amountKobo });',
