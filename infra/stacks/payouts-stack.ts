@@ -8,7 +8,11 @@ import type { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import { apiRouteTable, FALLBACK_API_FUNCTION } from '../../lib/api/functions/index.js';
-import { MISMATCH_LINE_KINDS, PUBLISHED_OUTCOMES } from '../../lib/events/domain-events.js';
+import {
+  APPROVAL_ENTITIES,
+  MISMATCH_LINE_KINDS,
+  PUBLISHED_OUTCOMES,
+} from '../../lib/events/domain-events.js';
 import { functionEnvironment } from '../config/function-environment.js';
 import type { StageConfig } from '../config/stage-config.js';
 import { Data } from '../constructs/data.js';
@@ -143,6 +147,7 @@ export class PayoutsStack extends Stack {
             deadLetterQueue: dlq,
             publishedStatuses: Object.keys(PUBLISHED_OUTCOMES),
             mismatchKinds: MISMATCH_LINE_KINDS,
+            approvalEntities: APPROVAL_ENTITIES,
           });
           break;
         }
