@@ -20,6 +20,7 @@ import { deadLetterQueue } from '../constructs/dead-letter-queue.js';
 import { DomainEvents } from '../constructs/domain-events.js';
 import { Events } from '../constructs/events.js';
 import { Monitoring } from '../constructs/monitoring.js';
+import { Notifications } from '../constructs/notifications.js';
 import { OpsApi } from '../constructs/ops-api.js';
 import { PayoutFunction } from '../constructs/payout-function.js';
 import { Scheduling } from '../constructs/scheduling.js';
@@ -57,6 +58,7 @@ export class PayoutsStack extends Stack {
     this.data = new Data(this, 'Data', { stage, deletionProtection: config.deletionProtection });
     this.events = new Events(this, 'Events', { stage });
     const scheduling = new Scheduling(this, 'Schedules');
+    const notifications = new Notifications(this, 'Notifications', { stage, ...config.notifications });
     const runtimeEnvironment = functionEnvironment(stage, config);
 
     const deployed = props.handlers ?? presentHandlers();
@@ -104,6 +106,7 @@ export class PayoutsStack extends Stack {
         });
       }
       if ('sendsTo' in spec && submissions) submissions.bindSender(fn);
+      if ('notifies' in spec && spec.notifies) notifications.bindNotifier(fn);
       this.functions.set(name, fn);
       this.#acknowledgeFunctionFindings(fn);
 
@@ -126,6 +129,16 @@ export class PayoutsStack extends Stack {
           const dlq = this.#asyncDeadLetterQueue(name, fn);
           this.events.route({
             detailType: spec.trigger.detailType,
+            handler: fn.function,
+            deadLetterQueue: dlq,
+          });
+          break;
+        }
+        case 'domain-event': {
+          const dlq = this.#asyncDeadLetterQueue(name, fn);
+          this.events.routeDomainEvents({
+            name,
+            detailTypes: spec.trigger.detailTypes,
             handler: fn.function,
             deadLetterQueue: dlq,
           });
@@ -191,6 +204,10 @@ export class PayoutsStack extends Stack {
     new CfnOutput(this, 'ProviderPinSecretArn', { value: this.data.providerPinSecret.secretArn });
     new CfnOutput(this, 'EventBusName', { value: this.events.bus.eventBusName });
     new CfnOutput(this, 'AlarmTopicArn', { value: this.monitoring.topic.topicArn });
+    new CfnOutput(this, 'NotificationTopicArn', { value: notifications.topic.topicArn });
+    if (notifications.webhookSecret) {
+      new CfnOutput(this, 'NotificationWebhookSecretArn', { value: notifications.webhookSecret.secretArn });
+    }
     if (this.api) new CfnOutput(this, 'OpsApiUrl', { value: this.api.api.apiEndpoint });
   }
 
