@@ -2,7 +2,7 @@ import { SignatureV4 } from '@smithy/signature-v4';
 import type { AwsCredentialIdentity, AwsCredentialIdentityProvider } from '@smithy/types';
 import { postText } from '../shared/http-post.js';
 import { NodeSha256 } from '../shared/node-sha256.js';
-import type { Notification } from './notification.js';
+import { maskAccountNumbers, type Notification } from './notification.js';
 import { signWebhook, WEBHOOK_SIGNATURE_HEADER, WEBHOOK_TIMESTAMP_HEADER } from './webhook-signature.js';
 
 /** One way a notification reaches people; throws when it did not, so the event is retried. */
@@ -96,7 +96,8 @@ export class WebhookChannel implements NotificationChannel {
   async deliver(notification: Notification): Promise<void> {
     const { url, signingKey } = await this.target();
     const body = JSON.stringify({
-      eventId: notification.eventId,
+      // The receiver's key to drop a repeat; masked like the rest of the message.
+      eventId: maskAccountNumbers(notification.eventId),
       detailType: notification.detailType,
       subject: notification.subject,
       text: notification.text,
