@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { Duration } from 'aws-cdk-lib';
 import { InboundEventType } from '../lib/events/schemas.js';
+import { NOTIFIED_EVENTS } from '../lib/notifications/notification.js';
 import type { PayoutOrigin } from '../lib/payouts/model.js';
 import { TableIndexes } from '../lib/payouts/store/table-design.js';
 import { KeyPrefix } from './config/key-prefixes.js';
@@ -14,6 +15,8 @@ export type HandlerTrigger =
   | { readonly kind: 'api' }
   | { readonly kind: 'schedule'; readonly every: (config: StageConfig) => Duration }
   | { readonly kind: 'event'; readonly detailType: InboundEventType }
+  /** An EventBridge rule on the engine's own domain events (`merchant.payouts.engine`) of these detail types. */
+  | { readonly kind: 'domain-event'; readonly detailTypes: readonly string[] }
   | { readonly kind: 'stream' }
   /** The submission queue's SQS event source (`infra/constructs/submission-queue.ts`). */
   | { readonly kind: 'queue'; readonly queue: 'submissions' };
@@ -66,6 +69,8 @@ export interface HandlerSpec {
    * reason it stays. The proof fails on an unexercised grant missing here and on a reason no longer needed.
    */
   readonly unexercisedGrants?: Readonly<Record<string, string>>;
+  /** Publishes to the notification topic and reads the webhook secret (NOTIFY_TOPIC_ARN, NOTIFY_WEBHOOK_SECRET_ID). */
+  readonly notifies?: true;
 }
 
 const { byStatus, byMonth, workQueue } = TableIndexes;
@@ -435,6 +440,27 @@ export const HANDLERS = {
     provider: ProviderAccess.Token,
     timeout: Duration.seconds(30),
     unexercisedGrants: DLQ_GRANT_EXTRAS,
+  },
+  'notify-approvers': {
+    description:
+      'EventBridge (engine events): tell people an instruction waits for approval or was decided, a payout needs review or was paid twice, a statement mismatched',
+    trigger: { kind: 'domain-event', detailTypes: NOTIFIED_EVENTS },
+    // Only its delivery markers, claimed and recorded with conditional UpdateItem (lib/notifications/delivery-marker.ts).
+    table: { access: 'mark', indexes: [], writes: [K.notification] },
+    provider: ProviderAccess.None,
+    // Two deliveries of 5 s each at most, and the marker's writes.
+    timeout: Duration.seconds(30),
+    // Publishes to the notification topic and reads the webhook secret (infra/constructs/notifications.ts).
+    notifies: true,
+    unexercisedGrants: {
+      ...DLQ_GRANT_EXTRAS,
+      'sns:Publish':
+        'Publish (lib/notifications/channels.ts) is a signed POST, not an SDK client, so the proof does not observe it; test/notifications/notify-approvers.test.ts delivers through it to a loopback stand-in.',
+      'kms:Decrypt':
+        "Part of CDK's grantPublish on a KMS-encrypted topic: SNS calls the key on the publisher's behalf.",
+      'kms:GenerateDataKey*':
+        "Part of CDK's grantPublish on a KMS-encrypted topic: SNS calls the key on the publisher's behalf.",
+    },
   },
   'publish-domain-events': {
     description: 'DynamoDB Streams -> EventBridge: one domain event per payout outcome',

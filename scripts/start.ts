@@ -26,12 +26,15 @@ import { type LocalEventBus, serveLocalEventBus } from '../lib/local/event-bus.j
 import { servedBy } from '../lib/local/function-attribution.js';
 import { type LocalApiServer, serveApiGatewayHandler } from '../lib/local/http-to-apigw.js';
 import { type LocalJob, type LocalScheduler, startLocalScheduler } from '../lib/local/scheduler.js';
+import { serveLocalSns } from '../lib/local/sns-endpoint.js';
 import { StreamRelay } from '../lib/local/stream-relay.js';
 import {
   type LocalSubmissionWorkers,
   stageConfigOf,
   startLocalSubmissionWorkers,
 } from '../lib/local/submission-workers.js';
+import { NOTIFIED_EVENTS, notify } from '../lib/notifications/index.js';
+import { notifierFromEnv } from '../lib/runtime/notifier.js';
 import { type Runtime, runtimeFromProcessEnv } from '../lib/runtime/runtime.js';
 import { isLoopbackUrl } from '../lib/runtime/runtime-config.js';
 import { settlementPolicyOf } from '../lib/runtime/settlements.js';
@@ -87,6 +90,23 @@ const StartEnvSchema = z.object({
   ),
   PROVIDER_TOKEN: z.optional(z.string()),
   PROVIDER_PIN: z.optional(z.string()),
+  /**
+   * Notifications (docs/operations.md, "Notifications"): a webhook receiver on this machine that gets each one
+   * signed with NOTIFY_WEBHOOK_SIGNING_KEY; without it only the SNS stand-in (SNS_PORT) receives them.
+   */
+  NOTIFY_WEBHOOK_URL: z.optional(
+    z
+      .url()
+      .check(
+        z.refine(
+          isLoopbackUrl,
+          'must be on this machine (127.0.0.1, localhost or [::1]): npm start never notifies anyone elsewhere',
+        ),
+      ),
+  ),
+  NOTIFY_WEBHOOK_SIGNING_KEY: z._default(z.string().check(z.minLength(16)), 'local-webhook-signing-key'),
+  /** The notification topic's SNS stand-in (Publish); 0 or unset: a free port. */
+  SNS_PORT: port(undefined),
   /** Appends every AWS call, with the function that would make it in AWS, to this file (the IAM proof's e2e). */
   RECORD_AWS_CALLS_TO: z.optional(z.string().check(z.minLength(1))),
 });
@@ -240,12 +260,44 @@ async function main(): Promise<void> {
   );
   stack.push({ name: 'event bus', stop: () => bus.close() });
 
+  // Notifications: the notifier the engine's events reach through their rule in AWS, publishing to the SNS
+  // stand-in (each message logged) and, with NOTIFY_WEBHOOK_URL, to a receiver on this machine, signed.
+  const sns = await serveLocalSns({ ...(env.SNS_PORT && { port: env.SNS_PORT }), logger: runtime.logger });
+  stack.push({ name: 'SNS stand-in', stop: () => sns.close() });
+  const notifier = notifierFromEnv(
+    {
+      TABLE_NAME: env.TABLE_NAME,
+      DYNAMODB_ENDPOINT: dynamoDb.endpoint,
+      NOTIFY_TOPIC_ARN: sns.topicArn,
+      SNS_ENDPOINT: sns.url,
+      ...(env.NOTIFY_WEBHOOK_URL && {
+        NOTIFY_WEBHOOK_URL: env.NOTIFY_WEBHOOK_URL,
+        NOTIFY_WEBHOOK_SIGNING_KEY: env.NOTIFY_WEBHOOK_SIGNING_KEY,
+      }),
+    },
+    { logger: runtime.logger },
+  );
+  stack.push({ name: 'notifier', stop: async () => notifier.close() });
+  const domainBus = new InProcessEventBus(runtime.logger);
+  const notified: readonly string[] = NOTIFIED_EVENTS;
+  domainBus.subscribe((event) => {
+    if (!notified.includes(event.detailType)) return;
+    void servedBy('notify-approvers', () =>
+      notify(notifier, { 'detail-type': event.detailType, detail: JSON.parse(JSON.stringify(event.detail)) }),
+    ).catch((error: unknown) =>
+      runtime.logger.error('notification failed (EventBridge would retry it)', {
+        eventId: event.detail.eventId,
+        error: error instanceof Error ? error.message : String(error),
+      }),
+    );
+  });
+
   // Domain events: the table's stream, read as the AWS event source mapping would, logged in-process.
   const relay = await StreamRelay.forTable(
     runtime.dynamoDb,
     dynamoDb.endpoint,
     env.TABLE_NAME,
-    domainEventPublisher(new InProcessEventBus(runtime.logger), recorder),
+    domainEventPublisher(domainBus, recorder),
     runtime.logger,
   );
   relay.start(1000);
@@ -260,6 +312,7 @@ async function main(): Promise<void> {
       sandbox,
       jobs: jobs.map((job) => job.name),
       submissionQueue: submissionWorkers.endpoint.queueUrl,
+      notifications: `SNS stand-in ${sns.url}${env.NOTIFY_WEBHOOK_URL ? `, webhook ${env.NOTIFY_WEBHOOK_URL} (signed)` : ' (NOTIFY_WEBHOOK_URL: a signed webhook too)'}`,
       fixtures: sandbox ? await fixturesOf(sandbox) : undefined,
     }),
   );
@@ -320,8 +373,9 @@ function banner(parts: {
   jobs: readonly string[];
   fixtures: Fixtures | undefined;
   submissionQueue: string;
+  notifications: string;
 }): string {
-  const { api, bus, dynamoDb, env, sandbox, jobs, fixtures, submissionQueue } = parts;
+  const { api, bus, dynamoDb, env, sandbox, jobs, fixtures, submissionQueue, notifications } = parts;
   const lines = [
     '',
     'payout-automation is running locally',
@@ -333,6 +387,7 @@ function banner(parts: {
     `  scheduler        ${jobs.join(', ')} every ${env.SCHEDULER_INTERVAL_MS} ms (no overlapping ticks)`,
     `  submission queue ${submissionQueue}   (SQS FIFO stand-in -> functions/submit-payouts.ts)`,
     `  event bus        ${bus.url}   (PutEvents: aws events put-events --endpoint-url ${bus.url} ...)`,
+    `  notifications    ${notifications}`,
   ];
   if (fixtures) {
     const bankCode = fixtures.bankCodes.includes('058') ? '058' : (fixtures.bankCodes[0] ?? '058');

@@ -42,6 +42,8 @@ export const KeyPrefix = {
   payoutRunIdempotency: 'IDEMPOTENCY#payout-run#*',
   /** A daily statement's report and lines (`statementKeys`, lib/statements/store.ts). */
   statement: 'STATEMENT#*',
+  /** A notified event's delivery marker (`notificationKeys.marker`, lib/notifications/delivery-marker.ts). */
+  notification: 'NOTIFICATION#*',
   /** The submission workers' fleet-wide rate limiter (lib/payouts/store/dynamodb-rate-limiter.ts). */
   rateLimiter: 'RATELIMIT#provider',
 } as const;

@@ -79,6 +79,18 @@ export const StageConfigSchema = z.strictObject({
   logRetentionDays: z._default(z.literal(RETENTION_DAYS), 90),
   /** A payout `unknown` (not yet decided by reconciliation) for longer than this raises an alarm. */
   unknownAlarmMinutes: z._default(z.int().check(z.positive(), z.lte(1440)), 30),
+  /**
+   * Who is told when an instruction waits for a second person or was decided, a payout needs review or was paid
+   * twice, a statement mismatched (docs/operations.md, "Notifications"): email subscribers of the notification
+   * topic, and a signed webhook (a Slack or Teams workflow) whose URL and key an operator puts in its secret.
+   */
+  notifications: z._default(
+    z.strictObject({
+      emails: z._default(z.array(z.email()), []),
+      webhook: z._default(z.boolean(), false),
+    }),
+    { emails: [], webhook: false },
+  ),
   /** Where alarm notifications go; without one the SNS topic has no subscriber until one is added. */
   alarmEmail: z.optional(z.email()),
   /**

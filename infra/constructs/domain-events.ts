@@ -18,6 +18,11 @@ export interface DomainEventsProps {
   readonly publishedStatuses: readonly string[];
   /** Statement line kinds whose first write is published (`MISMATCH_LINE_KINDS` of `lib/events/domain-events.ts`). */
   readonly mismatchKinds: readonly string[];
+  /**
+   * Entities whose entering or leaving `pending_approval` is published (`APPROVAL_ENTITIES`); the payout run, whose
+   * field is `state`, is matched on its entity alone (five filters is Lambda's default limit).
+   */
+  readonly approvalEntities: readonly string[];
 }
 
 /**
@@ -37,6 +42,8 @@ export class DomainEvents extends Construct {
   constructor(scope: Construct, id: string, props: DomainEventsProps) {
     super(scope, id);
     const { publisher } = props;
+    const runEntities = props.approvalEntities.filter((entity) => entity === 'payout-run');
+    const statusEntities = props.approvalEntities.filter((entity) => entity !== 'payout-run');
     publisher.addEnvironment({ EVENT_BUS_NAME: props.bus.eventBusName });
     // The publisher may put its own domain events and nothing else: never an inbound `merchant.payouts`
     // request, which would be a payout instruction. EventBridge checks `events:source` per entry.
@@ -83,6 +90,22 @@ export class DomainEvents extends Construct {
                 status: { S: FilterRule.or(...props.publishedStatuses) },
               },
             },
+          }),
+          // An instruction entering `pending_approval` (Approval Requested) or leaving it (Approval Decided).
+          ...(['NewImage', 'OldImage'] as const).map((image) =>
+            FilterCriteria.filter({
+              eventName: FilterRule.or('INSERT', 'MODIFY'),
+              dynamodb: {
+                [image]: {
+                  entity: { S: FilterRule.or(...statusEntities) },
+                  status: { S: FilterRule.isEqual('pending_approval') },
+                },
+              },
+            }),
+          ),
+          FilterCriteria.filter({
+            eventName: FilterRule.or('INSERT', 'MODIFY'),
+            dynamodb: { NewImage: { entity: { S: FilterRule.or(...runEntities) } } },
           }),
         ],
       }),

@@ -58,6 +58,32 @@ export class Events extends Construct {
   }
 
   /**
+   * Routes the engine's own domain events of `detailTypes` (source `merchant.payouts.engine`) to a handler, as
+   * `route` does for inbound requests.
+   */
+  routeDomainEvents(route: {
+    readonly name: string;
+    readonly detailTypes: readonly string[];
+    readonly handler: IFunction;
+    readonly deadLetterQueue: IQueue;
+  }): Rule {
+    const rule = new Rule(this, `${route.name.replace(/[^A-Za-z0-9]/g, '')}Rule`, {
+      eventBus: this.bus,
+      description: `${route.detailTypes.join(', ')} -> ${route.handler.node.id}`,
+      eventPattern: { source: [DOMAIN_EVENT_SOURCE], detailType: [...route.detailTypes] },
+    });
+    rule.addTarget(
+      new LambdaFunction(route.handler, {
+        deadLetterQueue: route.deadLetterQueue,
+        retryAttempts: 8,
+        maxEventAge: Duration.hours(6),
+      }),
+    );
+    this.rules.push(rule);
+    return rule;
+  }
+
+  /**
    * The bus's resource policy: only the stage's producer roles may put `merchant.payouts` events (payout
    * instructions), and only the domain-events publisher may put `merchant.payouts.engine` events (outcomes
    * others act on). A Deny in a resource policy binds every principal, those of this account included, whatever

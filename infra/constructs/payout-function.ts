@@ -35,6 +35,8 @@ export const TABLE_ACTIONS = {
   decide: ['dynamodb:PutItem', 'dynamodb:UpdateItem'],
   /** Writes whole items it never reads back, and reads only its own cursor (the provider-schedule copy). */
   copy: ['dynamodb:GetItem', 'dynamodb:PutItem'],
+  /** Claims and records markers with conditional updates only, reading them back from the update's answer. */
+  mark: ['dynamodb:UpdateItem'],
 } as const;
 export type TableAccess = keyof typeof TABLE_ACTIONS;
 

@@ -8,7 +8,11 @@ import type { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import { apiRouteTable, FALLBACK_API_FUNCTION } from '../../lib/api/functions/index.js';
-import { MISMATCH_LINE_KINDS, PUBLISHED_OUTCOMES } from '../../lib/events/domain-events.js';
+import {
+  APPROVAL_ENTITIES,
+  MISMATCH_LINE_KINDS,
+  PUBLISHED_OUTCOMES,
+} from '../../lib/events/domain-events.js';
 import { functionEnvironment } from '../config/function-environment.js';
 import type { StageConfig } from '../config/stage-config.js';
 import { Data } from '../constructs/data.js';
@@ -16,6 +20,7 @@ import { deadLetterQueue } from '../constructs/dead-letter-queue.js';
 import { DomainEvents } from '../constructs/domain-events.js';
 import { Events } from '../constructs/events.js';
 import { Monitoring } from '../constructs/monitoring.js';
+import { Notifications } from '../constructs/notifications.js';
 import { OpsApi } from '../constructs/ops-api.js';
 import { PayoutFunction } from '../constructs/payout-function.js';
 import { Scheduling } from '../constructs/scheduling.js';
@@ -53,6 +58,7 @@ export class PayoutsStack extends Stack {
     this.data = new Data(this, 'Data', { stage, deletionProtection: config.deletionProtection });
     this.events = new Events(this, 'Events', { stage });
     const scheduling = new Scheduling(this, 'Schedules');
+    const notifications = new Notifications(this, 'Notifications', { stage, ...config.notifications });
     const runtimeEnvironment = functionEnvironment(stage, config);
 
     const deployed = props.handlers ?? presentHandlers();
@@ -100,6 +106,7 @@ export class PayoutsStack extends Stack {
         });
       }
       if ('sendsTo' in spec && submissions) submissions.bindSender(fn);
+      if ('notifies' in spec && spec.notifies) notifications.bindNotifier(fn);
       this.functions.set(name, fn);
       this.#acknowledgeFunctionFindings(fn);
 
@@ -127,6 +134,16 @@ export class PayoutsStack extends Stack {
           });
           break;
         }
+        case 'domain-event': {
+          const dlq = this.#asyncDeadLetterQueue(name, fn);
+          this.events.routeDomainEvents({
+            name,
+            detailTypes: spec.trigger.detailTypes,
+            handler: fn.function,
+            deadLetterQueue: dlq,
+          });
+          break;
+        }
         case 'queue':
           submissions?.bindConsumer(fn, {
             batchSize: config.submission.batchSize,
@@ -143,6 +160,7 @@ export class PayoutsStack extends Stack {
             deadLetterQueue: dlq,
             publishedStatuses: Object.keys(PUBLISHED_OUTCOMES),
             mismatchKinds: MISMATCH_LINE_KINDS,
+            approvalEntities: APPROVAL_ENTITIES,
           });
           break;
         }
@@ -186,6 +204,10 @@ export class PayoutsStack extends Stack {
     new CfnOutput(this, 'ProviderPinSecretArn', { value: this.data.providerPinSecret.secretArn });
     new CfnOutput(this, 'EventBusName', { value: this.events.bus.eventBusName });
     new CfnOutput(this, 'AlarmTopicArn', { value: this.monitoring.topic.topicArn });
+    new CfnOutput(this, 'NotificationTopicArn', { value: notifications.topic.topicArn });
+    if (notifications.webhookSecret) {
+      new CfnOutput(this, 'NotificationWebhookSecretArn', { value: notifications.webhookSecret.secretArn });
+    }
     if (this.api) new CfnOutput(this, 'OpsApiUrl', { value: this.api.api.apiEndpoint });
   }
 

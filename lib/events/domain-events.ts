@@ -132,11 +132,13 @@ export const StatementMismatchDetailSchema = z.strictObject({
 });
 
 /** Every event this project publishes to its bus. */
-export type PublishedEvent = DomainEvent | StatementMismatchEvent;
+export type PublishedEvent = DomainEvent | StatementMismatchEvent | ApprovalEvent;
 
-/** Whether a published event is a payout's outcome (not a statement's finding). */
+/** Whether a published event is a payout's outcome (not a statement's finding nor an approval's). */
 export const isPayoutEvent = (event: PublishedEvent): event is DomainEvent =>
-  event.detailType !== STATEMENT_MISMATCH_EVENT;
+  event.detailType !== STATEMENT_MISMATCH_EVENT &&
+  event.detailType !== APPROVAL_REQUESTED_EVENT &&
+  event.detailType !== APPROVAL_DECIDED_EVENT;
 
 /** The statement line kinds that are findings, and publish a `Statement Mismatch` when first written. */
 export const MISMATCH_LINE_KINDS: readonly string[] = FINDING_KINDS;
@@ -189,9 +191,12 @@ export function statementMismatchOf(record: PayoutStreamRecord): StatementMismat
   };
 }
 
-/** The event a table change publishes, if any: a payout's outcome or a statement's finding. */
+/**
+ * The event a table change publishes, if any: a payout's outcome, a statement's finding, or an instruction that
+ * began or stopped waiting for a second person.
+ */
 export function publishedEventOf(record: PayoutStreamRecord): PublishedEvent | undefined {
-  return domainEventOf(record) ?? statementMismatchOf(record);
+  return domainEventOf(record) ?? statementMismatchOf(record) ?? approvalEventOf(record);
 }
 
 /**
@@ -275,4 +280,241 @@ export function domainEventOf(record: PayoutStreamRecord): DomainEvent | undefin
       occurredAt: payout.updatedAt,
     },
   };
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Approval events: an instruction waits for a second person, and what that person (or a withdrawal) decided.
+// Kept in a block of their own: the notifier (lib/notifications) turns them into messages for the approvers.
+// ---------------------------------------------------------------------------------------------------------------
+
+/** Published when a money instruction enters `pending_approval`. */
+export const APPROVAL_REQUESTED_EVENT = 'Approval Requested';
+/** Published when it leaves `pending_approval`: approved, or withdrawn/rejected before anything was sent. */
+export const APPROVAL_DECIDED_EVENT = 'Approval Decided';
+
+/**
+ * The kinds of instruction that can wait, by the table item that holds each (its `entity`). A settlement's payout
+ * waits as a payout (origin `settlement`), and a correction job's row waits through its held correction
+ * (`bulk-correction`), which is what the approver approves: neither publishes twice.
+ */
+export const APPROVAL_EVENT_KINDS = {
+  payout: 'payout',
+  refund: 'refund',
+  recurrence: 'recurring-payout',
+  'payout-run': 'payout-run',
+  'bulk-item-correction': 'bulk-correction',
+} as const;
+export type ApprovalEventKind = (typeof APPROVAL_EVENT_KINDS)[keyof typeof APPROVAL_EVENT_KINDS];
+/** The entities whose entering or leaving `pending_approval` publishes (the stream filter of infra). */
+export const APPROVAL_ENTITIES = Object.keys(APPROVAL_EVENT_KINDS);
+const APPROVAL_KIND_VALUES = Object.values(APPROVAL_EVENT_KINDS) as [
+  ApprovalEventKind,
+  ...ApprovalEventKind[],
+];
+const PENDING_APPROVAL = 'pending_approval';
+
+const PrincipalDetailSchema = z.strictObject({ id: upTo(id), kind: upTo(word) });
+
+/** Where the approver acts: the API path of the instruction and the CLI command that approves it. */
+const ApprovalLinkSchema = z.strictObject({ path: upTo(3 * id), approveCommand: upTo(3 * id) });
+
+/** The `detail` of an `Approval Requested`, with every maximum (test/infra/message-sizes.test.ts). */
+export const ApprovalRequestedDetailSchema = z.strictObject({
+  version: z.literal('1'),
+  /** `approval:<kind>:<id>:requested`: one per instruction (it enters `pending_approval` once). */
+  eventId: upTo(3 * id),
+  kind: z.enum(APPROVAL_KIND_VALUES),
+  id: upTo(id),
+  /** Kobo; a run's total. Absent when the instruction names no amount (a correction of a destination). */
+  amountKobo: z.optional(kobo),
+  currency: z.literal('NGN'),
+  requestedBy: PrincipalDetailSchema,
+  link: ApprovalLinkSchema,
+  occurredAt: upTo(word),
+});
+
+/** The `detail` of an `Approval Decided`, with every maximum (test/infra/message-sizes.test.ts). */
+export const ApprovalDecidedDetailSchema = z.strictObject({
+  ...ApprovalRequestedDetailSchema.shape,
+  /** `approval:<kind>:<id>:decided`: one per instruction (it leaves `pending_approval` once). */
+  eventId: upTo(3 * id),
+  decision: z.enum(['approved', 'cancelled', 'rejected']),
+  /** Who approved or withdrew it, when the instruction records who (a payout's or refund's cancel does not). */
+  decidedBy: z.optional(PrincipalDetailSchema),
+});
+
+export type ApprovalRequestedDetail = z.output<typeof ApprovalRequestedDetailSchema>;
+export type ApprovalDecidedDetail = z.output<typeof ApprovalDecidedDetailSchema>;
+export type ApprovalEvent =
+  | { readonly detailType: typeof APPROVAL_REQUESTED_EVENT; readonly detail: ApprovalRequestedDetail }
+  | { readonly detailType: typeof APPROVAL_DECIDED_EVENT; readonly detail: ApprovalDecidedDetail };
+
+const StoredPrincipal = z.object({ id: z.string(), kind: z.string() });
+/** The fields of any waiting item the translation reads; each entity names them its own way. */
+const ApprovalItemSchema = z.object({
+  entity: z.enum(APPROVAL_ENTITIES as [string, ...string[]]),
+  status: z.optional(z.string()),
+  state: z.optional(z.string()),
+  id: z.optional(z.string()),
+  runId: z.optional(z.string()),
+  correctionId: z.optional(z.string()),
+  bulkPayoutItemId: z.optional(z.string()),
+  amountKobo: z.optional(z.int()),
+  totalKobo: z.optional(z.int()),
+  template: z.optional(z.object({ amount: z.optional(z.int()) })),
+  fields: z.optional(z.record(z.string(), z.unknown())),
+  requestedBy: z.optional(StoredPrincipal),
+  createdBy: z.optional(StoredPrincipal),
+  approvedBy: z.optional(StoredPrincipal),
+  cancelledBy: z.optional(StoredPrincipal),
+  updatedAt: z.optional(z.string()),
+  createdAt: z.optional(z.string()),
+  requestedAt: z.optional(z.string()),
+  approvedAt: z.optional(z.string()),
+  cancelledAt: z.optional(z.string()),
+});
+type ApprovalItem = z.output<typeof ApprovalItemSchema>;
+
+const statusOf = (item: ApprovalItem): string | undefined => item.status ?? item.state;
+
+/** A waiting item's fields; a payout's item is stored in short names (its codec reads them), the others as written. */
+function approvalItemOf(image: Readonly<Record<string, object>>): ApprovalItem | undefined {
+  const raw = decode(image);
+  if (raw.entity === 'payout') {
+    let payout: Payout;
+    try {
+      payout = fromPayoutItem(raw);
+    } catch {
+      return undefined;
+    }
+    return {
+      entity: 'payout',
+      status: payout.status,
+      id: payout.id,
+      amountKobo: payout.amountKobo,
+      requestedBy: payout.requestedBy,
+      ...(payout.approvedBy && { approvedBy: payout.approvedBy }),
+      createdAt: payout.createdAt,
+      updatedAt: payout.updatedAt,
+    };
+  }
+  const parsed = ApprovalItemSchema.safeParse(raw);
+  return parsed.success ? parsed.data : undefined;
+}
+
+/** The instruction's id, path and approve command, as the ops API and the CLI (lib/cli/command-table.ts) name them. */
+function whereOf(
+  kind: ApprovalEventKind,
+  item: ApprovalItem,
+): { id: string; path: string; approveCommand: string } {
+  const cli = 'npx payouts';
+  switch (kind) {
+    case 'payout':
+      return {
+        id: item.id ?? '',
+        path: `/payouts/${item.id}`,
+        approveCommand: `${cli} payouts approve ${item.id}`,
+      };
+    case 'refund':
+      return {
+        id: item.id ?? '',
+        path: `/refunds/${item.id}`,
+        approveCommand: `${cli} refunds approve ${item.id}`,
+      };
+    case 'recurring-payout':
+      return {
+        id: item.id ?? '',
+        path: `/recurring-payouts/${item.id}`,
+        approveCommand: `${cli} recurring approve ${item.id}`,
+      };
+    case 'payout-run':
+      return {
+        id: item.runId ?? '',
+        path: `/payout-runs/${item.runId}`,
+        approveCommand: `${cli} payout-runs approve ${item.runId}`,
+      };
+    case 'bulk-correction':
+      return {
+        id: item.correctionId ?? '',
+        path: `/bulk-payout-items/${item.bulkPayoutItemId}`,
+        approveCommand: `${cli} bulk approve ${item.bulkPayoutItemId} ${item.correctionId}`,
+      };
+  }
+}
+
+function amountOf(kind: ApprovalEventKind, item: ApprovalItem): number | undefined {
+  if (kind === 'payout-run') return item.totalKobo;
+  if (kind === 'recurring-payout') return item.template?.amount;
+  if (kind === 'bulk-correction')
+    return typeof item.fields?.amount === 'number' ? item.fields.amount : undefined;
+  return item.amountKobo;
+}
+
+const principal = (p: { id: string; kind: string }) => ({ id: clip(p.id, id), kind: clip(p.kind, word) });
+
+/**
+ * A table change that made an instruction wait for a second person (`Approval Requested`), or ended its wait
+ * (`Approval Decided`). Only a change of status into or out of `pending_approval` publishes; the event id names
+ * the instruction and the transition, so a redelivered record or event is dropped by it.
+ */
+export function approvalEventOf(record: PayoutStreamRecord): ApprovalEvent | undefined {
+  const image = record.dynamodb?.NewImage;
+  if (!image || (record.eventName !== 'MODIFY' && record.eventName !== 'INSERT')) return undefined;
+  const item = approvalItemOf(image);
+  if (!item) return undefined;
+  const oldImage = record.dynamodb?.OldImage;
+  const old = oldImage ? approvalItemOf(oldImage) : undefined;
+  const before = old ? statusOf(old) : undefined;
+  const after = statusOf(item);
+  if (before === after) return undefined;
+  const kind = APPROVAL_EVENT_KINDS[item.entity as keyof typeof APPROVAL_EVENT_KINDS];
+  const requester = item.requestedBy ?? item.createdBy;
+  if (!requester) return undefined;
+  const where = whereOf(kind, item);
+  const amountKobo = amountOf(kind, item);
+  const base = {
+    version: '1' as const,
+    kind,
+    id: clip(where.id, id),
+    ...(amountKobo !== undefined && { amountKobo }),
+    currency: 'NGN' as const,
+    requestedBy: principal(requester),
+    link: { path: clip(where.path, 3 * id), approveCommand: clip(where.approveCommand, 3 * id) },
+  };
+  if (after === PENDING_APPROVAL) {
+    return {
+      detailType: APPROVAL_REQUESTED_EVENT,
+      detail: {
+        ...base,
+        eventId: clip(`approval:${kind}:${where.id}:requested`, 3 * id),
+        occurredAt: clip(item.requestedAt ?? item.updatedAt ?? item.createdAt ?? '', word),
+      },
+    };
+  }
+  if (before !== PENDING_APPROVAL) return undefined;
+  const decision = decisionOf(after, item.approvedBy !== undefined);
+  const decidedBy = decision === 'approved' ? item.approvedBy : item.cancelledBy;
+  return {
+    detailType: APPROVAL_DECIDED_EVENT,
+    detail: {
+      ...base,
+      eventId: clip(`approval:${kind}:${where.id}:decided`, 3 * id),
+      decision,
+      ...(decidedBy && { decidedBy: principal(decidedBy) }),
+      occurredAt: clip(
+        (decision === 'approved' ? item.approvedAt : item.cancelledAt) ?? item.updatedAt ?? '',
+        word,
+      ),
+    },
+  };
+}
+
+/**
+ * Leaving `pending_approval` for `cancelled` is a withdrawal; with an approver recorded it is an approval (a refund
+ * approved and then refused by the cap in the same write was still approved); `rejected` without one a refusal.
+ */
+function decisionOf(status: string | undefined, approved: boolean): ApprovalDecidedDetail['decision'] {
+  if (status === 'cancelled') return 'cancelled';
+  if (approved) return 'approved';
+  return status === 'rejected' ? 'rejected' : 'approved';
 }

@@ -229,8 +229,10 @@ describe('what the bundles carry', () => {
       );
       // The connection and the credentials' reader come with it, and go with it.
       expect(inputs.includes('lib/provider/connection.ts')).toBe(callsProvider);
+      // The notifier reads its webhook's secret (URL and signing key) with the same client.
+      const readsSecrets = callsProvider || 'notifies' in HANDLERS[name as HandlerName];
       expect(inputs.some((input) => input.includes('node_modules/@aws-sdk/client-secrets-manager/'))).toBe(
-        callsProvider,
+        readsSecrets,
       );
       expect(inputs.some((input) => input.includes('node_modules/zod/'))).toBe(true);
     },

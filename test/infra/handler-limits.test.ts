@@ -324,6 +324,13 @@ const LIMITS: Record<HandlerName, Limit> = {
     name: 'the deep check (the table read and the provider read, each abandoned at its deadline)',
     unitMs: DEEP_HEALTH_DEADLINE_MS,
   },
+  'notify-approvers': {
+    // The marker's claim holds the event for its lease (lib/notifications/delivery-marker.ts); Lambda retries a
+    // cut-off invocation a minute or more later, when the lease has lapsed, and the retry sends only to the
+    // channels the marker does not record as delivered.
+    kind: 'cutOffGuardedByLease',
+    why: 'one notification, each delivery abandoned after 5 s; a cut-off leaves the marker claimed, and the retry after its lease sends only what was not delivered',
+  },
   'publish-domain-events': {
     kind: 'stopsStarting',
     parts: [

@@ -30,8 +30,10 @@ import { localAwsConfig } from '../../lib/local/dynamodb-local.js';
 import { LocalSqsQueue } from '../../lib/local/local-sqs-queue.js';
 import { type LocalSqsEndpoint, serveLocalSqs } from '../../lib/local/sqs-endpoint.js';
 import { stageConfigOf, submissionQueueSettings } from '../../lib/local/submission-workers.js';
+import { notify } from '../../lib/notifications/index.js';
 import { payoutSweeper } from '../../lib/payouts/payout-sweeper.js';
 import { observeAwsCalls } from '../../lib/runtime/aws-call-observer.js';
+import { notifierFromEnv } from '../../lib/runtime/notifier.js';
 import { payoutEngineOf } from '../../lib/runtime/payout-engine.js';
 import { runMaterialiserOf } from '../../lib/runtime/payout-runs.js';
 import { providerOf } from '../../lib/runtime/provider.js';
@@ -941,6 +943,37 @@ describe('IAM proof: every call each handler makes is allowed by its own role', 
         logger,
       ),
     );
+  });
+
+  it.skipIf(!present.includes('notify-approvers'))('notify-approvers', async () => {
+    const name = 'notify-approvers';
+    // Its delivery markers on the observed table client. The topic and the webhook are left out: SNS Publish is a
+    // signed POST the proof does not observe (its grant is justified in infra/handlers.ts), and nothing here may
+    // leave this machine.
+    const {
+      NOTIFY_TOPIC_ARN: _topic,
+      NOTIFY_WEBHOOK_SECRET_ID: _secret,
+      ...environment
+    } = proof.identityOf(name).environment;
+    const notifier = notifierFromEnv(
+      { ...environment, TABLE_NAME: table.tableName, DYNAMODB_ENDPOINT: table.endpoint },
+      { logger, awsCalls: { functionName: name, observer: proof.observer() } },
+    );
+    try {
+      const event = {
+        'detail-type': 'Payout Needs Review',
+        detail: {
+          eventId: 'iam-proof:1',
+          payoutId: 'iam-proof',
+          amountKobo: 100,
+          failure: { code: 'UNKNOWN' },
+        },
+      };
+      await exercise('notify', () => notify(notifier, event));
+      await exercise('notify again', () => notify(notifier, event));
+    } finally {
+      notifier.close();
+    }
   });
 
   it('lets AWS make the calls it makes for the stack: schedules, rules, DLQs, the stream mapping, the API', async () => {

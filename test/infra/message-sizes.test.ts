@@ -2,6 +2,11 @@ import { marshall } from '@aws-sdk/util-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CorrectionWorkSchema, correctionMessageOf } from '../../lib/bulk-corrections/job-queue.js';
 import {
+  APPROVAL_DECIDED_EVENT,
+  APPROVAL_REQUESTED_EVENT,
+  ApprovalDecidedDetailSchema,
+  ApprovalRequestedDetailSchema,
+  approvalEventOf,
   DOMAIN_EVENT_MAXIMA,
   DOMAIN_EVENT_SOURCE,
   DomainEventDetailSchema,
@@ -82,6 +87,56 @@ describe('domain events fit an EventBridge entry (256 KB)', () => {
       expect(event?.detail.failure?.message).toHaveLength(DOMAIN_EVENT_MAXIMA.text);
       expect(event?.detail.paidTwice?.transactionIds).toHaveLength(DOMAIN_EVENT_MAXIMA.items);
     });
+  });
+});
+
+describe('approval events fit an EventBridge entry (256 KB)', () => {
+  const entryOf = (detailType: string, detailBytes: number) =>
+    14 + Buffer.byteLength(DOMAIN_EVENT_SOURCE) + Buffer.byteLength(detailType) + detailBytes + BUS_NAME_MAX;
+
+  it.each([
+    { detailType: APPROVAL_REQUESTED_EVENT, schema: ApprovalRequestedDetailSchema },
+    { detailType: APPROVAL_DECIDED_EVENT, schema: ApprovalDecidedDetailSchema },
+  ])(
+    '$detailType: its largest entry, from the detail schema’s maxima, is below 256 KB',
+    ({ detailType, schema }) => {
+      expect(entryOf(detailType, maxJsonBytes(schema))).toBeLessThan(EVENTBRIDGE_ENTRY_LIMIT);
+    },
+  );
+
+  it('clips a held correction whose ids and people are far over any limit to events the schemas accept', () => {
+    const huge = 'x'.repeat(300 * 1024);
+    const held = {
+      entity: 'bulk-item-correction',
+      correctionId: huge,
+      bulkPayoutItemId: huge,
+      fields: { amount: 5_000_000 },
+      requestedBy: { id: huge, kind: 'user' },
+      requestedAt: huge,
+    };
+    const requested = approvalEventOf({
+      eventName: 'INSERT',
+      dynamodb: { NewImage: marshall({ ...held, status: 'pending_approval' }) },
+    });
+    const decided = approvalEventOf({
+      eventName: 'MODIFY',
+      dynamodb: {
+        OldImage: marshall({ ...held, status: 'pending_approval' }),
+        NewImage: marshall({
+          ...held,
+          status: 'approved',
+          approvedBy: { id: huge, kind: huge },
+          approvedAt: huge,
+        }),
+      },
+    });
+    expect(requested?.detailType).toBe(APPROVAL_REQUESTED_EVENT);
+    expect(decided?.detailType).toBe(APPROVAL_DECIDED_EVENT);
+    expect(ApprovalRequestedDetailSchema.safeParse(requested?.detail).success).toBe(true);
+    expect(ApprovalDecidedDetailSchema.safeParse(decided?.detail).success).toBe(true);
+    expect(Buffer.byteLength(JSON.stringify(decided?.detail))).toBeLessThanOrEqual(
+      maxJsonBytes(ApprovalDecidedDetailSchema),
+    );
   });
 });
 

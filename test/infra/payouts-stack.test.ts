@@ -237,7 +237,7 @@ describe('provider secrets', () => {
   it('refuse the token, and decrypting with its key, to every principal but the roles of the functions that call the provider', () => {
     // The functions that only read the table (and make no provider call) are not among them.
     expect(present.filter((name) => !callers.includes(name)).sort()).toEqual(
-      ['api-recurrences', 'api-docs', 'api-payout-runs', 'publish-domain-events']
+      ['api-recurrences', 'api-docs', 'api-payout-runs', 'publish-domain-events', 'notify-approvers']
         .filter((name) => present.includes(name as HandlerName))
         .sort(),
     );
@@ -788,6 +788,25 @@ describe.skipIf(!present.includes('publish-domain-events'))('domain events outbo
                   status: { S: ['succeeded', 'failed', 'needs_review', 'missed'] },
                 },
               },
+            }),
+          },
+          // An instruction entering or leaving pending_approval (Approval Requested, Approval Decided).
+          ...['NewImage', 'OldImage'].map((image) => ({
+            Pattern: JSON.stringify({
+              eventName: ['INSERT', 'MODIFY'],
+              dynamodb: {
+                [image]: {
+                  entity: { S: ['payout', 'refund', 'recurrence', 'bulk-item-correction'] },
+                  status: { S: ['pending_approval'] },
+                },
+              },
+            }),
+          })),
+          {
+            // A payout run's `state`: every change of a run, the handler picks the approval's transitions.
+            Pattern: JSON.stringify({
+              eventName: ['INSERT', 'MODIFY'],
+              dynamodb: { NewImage: { entity: { S: ['payout-run'] } } },
             }),
           },
         ],

@@ -15,6 +15,7 @@ const TRIGGER_ROOM: Readonly<Record<HandlerTrigger['kind'], string>> = {
   queue: 'lib/jobs',
   event: 'lib/events',
   stream: 'lib/events',
+  'domain-event': 'lib/notifications',
 };
 const COMPOSITION_ROOT = 'lib/runtime';
 

@@ -1,0 +1,164 @@
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { marshall } from '@aws-sdk/util-dynamodb';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import {
+  APPROVAL_DECIDED_EVENT,
+  APPROVAL_REQUESTED_EVENT,
+  ApprovalDecidedDetailSchema,
+  type ApprovalEvent,
+  ApprovalRequestedDetailSchema,
+  approvalEventOf,
+  type PublishedEvent,
+} from '../../lib/events/domain-events.js';
+import { InProcessEventBus } from '../../lib/events/event-publisher.js';
+import { localAwsConfig } from '../../lib/local/dynamodb-local.js';
+import { StreamRelay } from '../../lib/local/stream-relay.js';
+import { approvePayout } from '../../lib/payouts/engine/payout-commands.js';
+import {
+  bankTransfer,
+  bob,
+  command,
+  type EngineHarness,
+  startEngineHarness,
+} from '../support/engine-harness.js';
+
+let h: EngineHarness;
+let dynamoDb: DynamoDBClient;
+
+beforeAll(async () => {
+  h = await startEngineHarness({ approvalThresholdKobo: 1_000_000 });
+  dynamoDb = new DynamoDBClient({ endpoint: inject('dynamoDbEndpoint'), ...localAwsConfig });
+});
+afterAll(async () => {
+  dynamoDb.destroy();
+  await h.close();
+});
+
+const isApproval = (event: PublishedEvent): event is ApprovalEvent =>
+  event.detailType === APPROVAL_REQUESTED_EVENT || event.detailType === APPROVAL_DECIDED_EVENT;
+
+describe('approval events from the table stream', () => {
+  it('publishes one Approval Requested for a payout at the threshold, none below it, and one Approval Decided naming the approver', async () => {
+    const bus = new InProcessEventBus();
+    const received: ApprovalEvent[] = [];
+    bus.subscribe((event) => {
+      if (isApproval(event)) received.push(event);
+    });
+    const relay = await StreamRelay.forTable(
+      dynamoDb,
+      inject('dynamoDbEndpoint'),
+      h.tableName,
+      bus,
+      h.logger,
+    );
+
+    const { payout: large } = await h.engine.create(command(bankTransfer(2_500_000), 'approval-large'));
+    const { payout: small } = await h.engine.create(command(bankTransfer(10_000), 'approval-small'));
+    expect(large.status).toBe('pending_approval');
+    await relay.pollOnce();
+    await approvePayout(h.engine.ctx, large.id, bob);
+    await relay.pollOnce();
+    await relay.stop();
+
+    expect(received.map((event) => event.detailType)).toEqual([
+      APPROVAL_REQUESTED_EVENT,
+      APPROVAL_DECIDED_EVENT,
+    ]);
+    const [requested, decided] = received;
+    expect(ApprovalRequestedDetailSchema.parse(requested?.detail)).toMatchObject({
+      kind: 'payout',
+      id: large.id,
+      amountKobo: 2_500_000,
+      requestedBy: { id: 'alice', kind: 'user' },
+      link: { path: `/payouts/${large.id}`, approveCommand: `npx payouts payouts approve ${large.id}` },
+    });
+    expect(ApprovalDecidedDetailSchema.parse(decided?.detail)).toMatchObject({
+      kind: 'payout',
+      id: large.id,
+      decision: 'approved',
+      decidedBy: { id: 'bob', kind: 'user' },
+    });
+    expect(received.some((event) => event.detail.id === small.id)).toBe(false);
+    // One id per transition: a redelivered record or event carries the same one, and is dropped by it.
+    expect(requested?.detail.eventId).toBe(`approval:payout:${large.id}:requested`);
+    expect(decided?.detail.eventId).toBe(`approval:payout:${large.id}:decided`);
+    // The beneficiary's account number is in the payout, never in its approval events.
+    expect(JSON.stringify(received)).not.toContain('0123456789');
+  });
+});
+
+describe('every kind that waits for a second person publishes its approval events', () => {
+  const alice = { id: 'alice', kind: 'user' };
+  const carol = { id: 'carol', kind: 'user' };
+  const cases = [
+    {
+      kind: 'refund',
+      item: { entity: 'refund', id: 'rf1', amountKobo: 900, requestedBy: alice, createdAt: 't0' },
+      approveCommand: 'npx payouts refunds approve rf1',
+    },
+    {
+      kind: 'recurring-payout',
+      item: { entity: 'recurrence', id: 'rc1', template: { amount: 700 }, createdBy: alice, createdAt: 't0' },
+      approveCommand: 'npx payouts recurring approve rc1',
+    },
+    {
+      kind: 'bulk-correction',
+      item: {
+        entity: 'bulk-item-correction',
+        correctionId: 'c1',
+        bulkPayoutItemId: 'b1',
+        fields: { amount: 500 },
+        requestedBy: alice,
+        requestedAt: 't0',
+      },
+      approveCommand: 'npx payouts bulk approve b1 c1',
+    },
+  ] as const;
+
+  it.each(cases)(
+    '$kind: entering pending_approval requests, a withdrawal decides',
+    ({ kind, item, approveCommand }) => {
+      const requested = approvalEventOf({
+        eventName: 'INSERT',
+        dynamodb: { NewImage: marshall({ ...item, status: 'pending_approval' }) },
+      });
+      expect(requested?.detailType).toBe(APPROVAL_REQUESTED_EVENT);
+      expect(requested?.detail).toMatchObject({ kind, link: { approveCommand } });
+      const decided = approvalEventOf({
+        eventName: 'MODIFY',
+        dynamodb: {
+          OldImage: marshall({ ...item, status: 'pending_approval' }),
+          NewImage: marshall({ ...item, status: 'cancelled', cancelledBy: carol }),
+        },
+      });
+      expect(decided?.detail).toMatchObject({ kind, decision: 'cancelled', decidedBy: carol });
+    },
+  );
+
+  it('a payout run: its total, requested at creation and decided by its approver', () => {
+    const run = { entity: 'payout-run', runId: 'r1', totalKobo: 12_345, requestedBy: alice, createdAt: 't0' };
+    const requested = approvalEventOf({
+      eventName: 'INSERT',
+      dynamodb: { NewImage: marshall({ ...run, state: 'pending_approval' }) },
+    });
+    expect(requested?.detail).toMatchObject({ kind: 'payout-run', id: 'r1', amountKobo: 12_345 });
+    const decided = approvalEventOf({
+      eventName: 'MODIFY',
+      dynamodb: {
+        OldImage: marshall({ ...run, state: 'pending_approval' }),
+        NewImage: marshall({ ...run, state: 'materialising', approvedBy: carol, approvedAt: 't1' }),
+      },
+    });
+    expect(decided?.detail).toMatchObject({ decision: 'approved', decidedBy: carol, occurredAt: 't1' });
+    // Materialising progress afterwards is no transition of the approval.
+    expect(
+      approvalEventOf({
+        eventName: 'MODIFY',
+        dynamodb: {
+          OldImage: marshall({ ...run, state: 'materialising' }),
+          NewImage: marshall({ ...run, state: 'materialised' }),
+        },
+      }),
+    ).toBeUndefined();
+  });
+});
