@@ -10,7 +10,7 @@ import { createDynamoDbClient } from '../shared/dynamodb-client.js';
 import { EmfMetricsSink } from '../shared/emf-metrics.js';
 import { lambdaLogger } from '../shared/lambda-logger.js';
 import { localAwsConfig } from '../shared/local-aws-config.js';
-import { jsonConsoleLogger, type Logger } from '../shared/logger.js';
+import type { Logger } from '../shared/logger.js';
 import { type AwsCallObserver, observeAwsCalls } from './aws-call-observer.js';
 import { parseRuntimeEnv, type RuntimeEnv } from './runtime-config.js';
 
@@ -77,7 +77,13 @@ export function createRuntime(
   const mode = config.AWS_LAMBDA_FUNCTION_NAME ? 'aws' : 'local';
   const logger =
     overrides.logger ??
-    (mode === 'aws' ? lambdaLogger({ service: 'payouts' }) : jsonConsoleLogger({ service: 'payouts' }));
+    lambdaLogger({
+      service: 'payouts',
+      // Locally the same JSON lines, DEBUG only under LOG_LEVEL=DEBUG (docs/configuration.md).
+      ...(mode === 'local' && {
+        env: { POWERTOOLS_LOG_LEVEL: env.LOG_LEVEL === 'DEBUG' ? 'DEBUG' : 'INFO' },
+      }),
+    });
   const emf =
     overrides.metrics || mode !== 'aws'
       ? undefined

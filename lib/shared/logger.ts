@@ -2,7 +2,7 @@ import { logContext } from './log-context.js';
 
 /**
  * The logging interface lib/ depends on. In Lambda it is backed by `lambdaLogger` (structured JSON, Powertools' fields);
- * in tests and local mode by a console or capturing implementation. Fields must never carry secrets.
+ * in local mode by the same logger on stdout, in tests by a capturing one. Fields must never carry secrets.
  */
 export interface Logger {
   debug(message: string, fields?: Record<string, unknown>): void;
@@ -13,7 +13,7 @@ export interface Logger {
 
 export const silentLogger: Logger = { debug() {}, info() {}, warn() {}, error() {} };
 
-/** One structured JSON line per entry on stdout, for local mode. */
+/** One structured JSON line per entry on stdout, for local tooling (scripts/start.ts). */
 export function jsonConsoleLogger(base: Record<string, unknown> = {}): Logger {
   const write = (level: string, message: string, fields?: Record<string, unknown>) => {
     process.stdout.write(
