@@ -80,30 +80,15 @@ export function inSpan<T>(
   options: SpanOptions,
   body: (span: Span | undefined) => Promise<T>,
 ): Promise<T> {
-  const provider = registered()?.trace;
-  if (!provider) return body(undefined);
-  const parent =
-    remoteParent(options.traceparent) ??
-    active.getStore() ??
-    registered()?.context?.active() ??
-    new ValueContext();
-  const span = provider
-    .getTracer('payouts')
-    .startSpan(
-      name,
-      {
-        kind: (options.kind ?? SpanKinds.internal) as SpanKind,
-        ...(options.attributes && { attributes: options.attributes }),
-      },
-      parent,
-    );
-  const context = parent.setValue(SPAN_KEY, span);
+  const started = startSpan(name, options);
+  if (!started) return body(undefined);
+  const { span, context } = started;
   const run = () =>
     active.run(context, async () => {
       try {
         return await body(span);
       } catch (error) {
-        span.setStatus({ code: 2, message: error instanceof Error ? error.message : String(error) });
+        failSpan(span, error);
         throw error;
       } finally {
         span.end();
@@ -112,6 +97,34 @@ export function inSpan<T>(
   // A registered context manager (the ADOT layer's) sees the span too, for the calls its instrumentations trace.
   const manager = registered()?.context;
   return manager ? manager.with(context, run) : run();
+}
+
+/**
+ * Starts a span the caller ends (an HTTP call seen through diagnostics channels), child of
+ * `options.traceparent` or of the active span; undefined without a registered tracer provider.
+ */
+export function startSpan(name: string, options: SpanOptions): { span: Span; context: Context } | undefined {
+  const provider = registered()?.trace;
+  if (!provider) return undefined;
+  const parent =
+    remoteParent(options.traceparent) ??
+    active.getStore() ??
+    registered()?.context?.active() ??
+    new ValueContext();
+  const span = provider.getTracer('payouts').startSpan(
+    name,
+    {
+      kind: (options.kind ?? SpanKinds.internal) as SpanKind,
+      ...(options.attributes && { attributes: options.attributes }),
+    },
+    parent,
+  );
+  return { span, context: parent.setValue(SPAN_KEY, span) };
+}
+
+/** Marks `span` failed (status ERROR) with the error's message. */
+export function failSpan(span: Span, error: unknown): void {
+  span.setStatus({ code: 2, message: error instanceof Error ? error.message : String(error) });
 }
 
 /** The active span, if any (undefined without a tracer provider). */

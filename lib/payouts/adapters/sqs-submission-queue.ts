@@ -35,6 +35,8 @@ export interface QueueMessage {
   readonly body: string;
   readonly groupId: string;
   readonly deduplicationId: string;
+  /** Message attributes (String): the correlation id and the W3C traceparent, which the worker continues. */
+  readonly attributes?: Readonly<Record<string, string | undefined>>;
 }
 
 export interface SqsSubmissionQueueOptions {
@@ -81,10 +83,11 @@ export class SqsSubmissionQueue implements SubmissionQueue {
 
   enqueue(requests: readonly SubmissionRequest[]): Promise<void> {
     return this.send(
-      requests.map((request) => ({
+      requests.map(({ correlationId, traceparent, ...request }) => ({
         body: JSON.stringify(request),
         groupId: messageGroupOf(request),
         deduplicationId: deduplicationIdOf(request),
+        attributes: { correlationId, traceparent },
       })),
     );
   }
@@ -119,6 +122,7 @@ export class SqsSubmissionQueue implements SubmissionQueue {
       Entries: batch.map((message, index) => ({
         Id: String(index),
         MessageBody: message.body,
+        ...(message.attributes && attributesOf(message.attributes)),
         ...(this.#fifo && {
           MessageGroupId: message.groupId,
           MessageDeduplicationId: message.deduplicationId,
@@ -164,6 +168,17 @@ export class SqsSubmissionQueue implements SubmissionQueue {
     });
     return postText(new URL('/', this.#endpoint), signed.headers, body, SQS_REQUEST_TIMEOUT_MS);
   }
+}
+
+/** A message's attributes as SendMessageBatch takes them: String attributes, those set. */
+function attributesOf(attributes: Readonly<Record<string, string | undefined>>) {
+  return {
+    MessageAttributes: Object.fromEntries(
+      Object.entries(attributes).flatMap(([name, value]) =>
+        value ? [[name, { DataType: 'String', StringValue: value }]] : [],
+      ),
+    ),
+  };
 }
 
 /** The error type SQS names (`__type`), never the message text. */

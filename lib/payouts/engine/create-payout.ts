@@ -102,8 +102,9 @@ export function prepareCreation(
     ...(command.approvedBy && { approvedBy: command.approvedBy }),
     ...(command.request.scheduleAt && { scheduleAt: new Date(command.request.scheduleAt).toISOString() }),
     ...(command.sourceRef && { sourceRef: command.sourceRef }),
-    ...(command.correlationId && { correlationId: command.correlationId }),
-    ...(command.traceparent && { traceparent: command.traceparent }),
+    // Undefined when not given: the item's writer drops undefined attributes.
+    correlationId: command.correlationId,
+    traceparent: command.traceparent,
     capKey: gate.capCounter,
     submissionCount: 0,
     ...(command.submitsInline &&
