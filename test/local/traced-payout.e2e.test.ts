@@ -138,7 +138,17 @@ describe('one payout followed from the API through the queue and the worker to t
     expect(provider.parentSpanContext?.spanId).toBe(send.spanContext().spanId);
     expect(provider.attributes['payout.id']).toBe(payoutId);
     expect(provider.attributes['http.response.status_code']).toBe(200);
-    const traceIds = new Set([request, claim, send, provider].map((span) => span.spanContext().traceId));
+    // The table's calls are client spans of whoever made them: the request's create, the worker's claim.
+    const tableCallsUnder = (parent: ReadableSpan) =>
+      spans.filter(
+        (span) =>
+          span.name.startsWith('DynamoDB.') && span.parentSpanContext?.spanId === parent.spanContext().spanId,
+      );
+    expect(tableCallsUnder(request).length).toBeGreaterThan(0);
+    expect(tableCallsUnder(claim).length).toBeGreaterThan(0);
+    const traceIds = new Set(
+      [request, claim, send, provider, ...tableCallsUnder(claim)].map((span) => span.spanContext().traceId),
+    );
     expect(traceIds).toEqual(new Set([request.spanContext().traceId]));
 
     const linesOfPayout = logger.entries.filter(
