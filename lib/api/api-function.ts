@@ -1,3 +1,4 @@
+import { traceDynamoDbCalls } from '../runtime/aws-call-tracing.js';
 import type { Runtime } from '../runtime/runtime.js';
 import { once } from '../runtime/service-cache.js';
 import type { ApiEnvironment, ApiService, ApiServices } from './context.js';
@@ -40,7 +41,8 @@ export function apiEnvironmentOf(runtime: Runtime): ApiEnvironment {
 }
 
 function apiRouterOn<S extends ApiService>(api: ApiFunction<S>, runtime: Runtime): ApiHandler {
-  return once(runtime, `api:${api.name}`, () =>
-    createRouter(api.routes, { ...apiEnvironmentOf(runtime), ...api.services(runtime) }),
-  );
+  return once(runtime, `api:${api.name}`, () => {
+    traceDynamoDbCalls(runtime);
+    return createRouter(api.routes, { ...apiEnvironmentOf(runtime), ...api.services(runtime) });
+  });
 }

@@ -1,9 +1,12 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import type { Principal } from '../payouts/model.js';
+import { CorrelationIdSchema, newCorrelationId } from '../shared/correlation.js';
 import { DeadlineExceededError, withinDeadline } from '../shared/deadline.js';
+import { withLogContext } from '../shared/log-context.js';
+import { activeSpan, inSpan, SpanKinds } from '../shared/tracing.js';
 import type * as z from '../shared/zod.js';
 import type { ApiContext, ApiService } from './context.js';
-import { ApiError } from './errors.js';
+import { ApiError, validationError } from './errors.js';
 import { principalOf } from './principal.js';
 import { problemFor, problemResponse } from './problem.js';
 import type { ProblemSlug } from './problem-types.js';
@@ -20,6 +23,8 @@ export interface RouteRequest<S extends ApiService = ApiService> {
   readonly ctx: ApiContext<S>;
   /** When the API answers whatever happens; an inline send must fit its `sendWindow`. */
   readonly deadline: RequestDeadline;
+  /** The request's `X-Correlation-Id` (validated), or one generated for it: answered, logged, stored. */
+  readonly correlationId: string;
 }
 
 export interface RouteResult {
@@ -147,7 +152,11 @@ export function createRouter<S extends ApiService>(
 ): ApiHandler {
   const compiled = routes.map(compile);
   const deadlines = ctx.deadlines ?? API_DEADLINES;
-  return async (event, invocation = {}) => {
+  const handle = async (
+    event: APIGatewayProxyEventV2,
+    invocation: Invocation,
+    correlationId: string,
+  ): Promise<APIGatewayProxyStructuredResultV2> => {
     // The invocation's time left (Lambda's getRemainingTimeInMillis(); the Lambda's budget locally) less the margin.
     const at = Date.now() + (invocation.remainingMs ?? deadlines.localBudgetMs) - deadlines.marginMs;
     const deadline: RequestDeadline = {
@@ -176,6 +185,7 @@ export function createRouter<S extends ApiService>(
           { allow: allowed },
         );
       }
+      activeSpan()?.updateName(`${method} ${found.route.path}`);
       const params: Record<string, string> = {};
       found.route.names.forEach((name, index) => {
         params[name] = safeDecode(found.match?.[index + 1] ?? '');
@@ -189,6 +199,7 @@ export function createRouter<S extends ApiService>(
           params,
           ctx,
           deadline,
+          correlationId,
           principal: () => {
             principal ??= principalOf(event, ctx.mode, ctx.sessionNamedRoles);
             return principal;
@@ -223,6 +234,44 @@ export function createRouter<S extends ApiService>(
       // Retry-After: long enough for a container that is not frozen to finish what the request started.
       return late ? withHeaders(answer, { 'retry-after': '5' }) : answer;
     }
+  };
+  return (event, invocation = {}) => {
+    // A bad X-Correlation-Id is the caller's 400, answered under a fresh id (nothing else runs).
+    const header = event.headers?.['x-correlation-id'];
+    const given = header === undefined ? undefined : CorrelationIdSchema.safeParse(header);
+    const correlationId = given?.success ? given.data : newCorrelationId();
+    const method = event.requestContext.http.method.toUpperCase();
+    return withLogContext({ correlationId }, () =>
+      inSpan(
+        `${method} ${event.rawPath}`,
+        {
+          kind: SpanKinds.server,
+          attributes: {
+            'http.request.method': method,
+            'url.path': event.rawPath,
+            'correlation.id': correlationId,
+          },
+        },
+        async (span) => {
+          const answer =
+            given === undefined || given.success
+              ? await handle(event, invocation, correlationId)
+              : problemResponse(
+                  problemFor(
+                    validationError(
+                      given.error.issues.map((issue) => ({
+                        path: 'X-Correlation-Id',
+                        message: issue.message,
+                      })),
+                    ),
+                    ctx.logger,
+                  ),
+                );
+          span?.setAttribute('http.response.status_code', answer.statusCode ?? 0);
+          return withHeaders(answer, { 'x-correlation-id': correlationId });
+        },
+      ),
+    );
   };
 }
 

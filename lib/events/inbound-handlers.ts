@@ -3,7 +3,9 @@ import { type Payout, type Principal, systemPrincipal } from '../payouts/model.j
 import type { PayoutEngine } from '../payouts/payout-engine.js';
 import { SettlementNotConfiguredError } from '../settlement/errors.js';
 import type { PayOutResult, PayoutSender, SettlementService } from '../settlement/settlement-service.js';
+import { correlationIdFrom } from '../shared/correlation.js';
 import { IdempotencyConflictError, ValidationError } from '../shared/errors.js';
+import { withLogContext } from '../shared/log-context.js';
 import { type Logger, silentLogger } from '../shared/logger.js';
 import type { SendWindow } from '../shared/send-window.js';
 import { InvalidEventError } from './inbound-errors.js';
@@ -32,6 +34,20 @@ export async function handlePayoutRequested(
   delivery: InboundDelivery = {},
 ): Promise<PayoutRequestedOutcome> {
   const parsed = parsePayoutRequested(event);
+  // Derived from the event's id, so every redelivery of the event logs and stores the same one.
+  const correlationId = correlationIdFrom('evt', parsed.eventId);
+  return withLogContext({ correlationId }, () =>
+    createRequested(engine, parsed, correlationId, logger, delivery),
+  );
+}
+
+async function createRequested(
+  engine: PayoutEngine,
+  parsed: ReturnType<typeof parsePayoutRequested>,
+  correlationId: string,
+  logger: Logger,
+  delivery: InboundDelivery,
+): Promise<PayoutRequestedOutcome> {
   // The requester is the producer, which EventBridge vouches for (the bus policy admits only the stage's
   // producer roles), never the free text `detail.requestedBy`: a system principal can never approve, so
   // an event above the threshold always waits for a person. The stated name is kept in the audit only.
@@ -45,6 +61,7 @@ export async function handlePayoutRequested(
         idempotencyKey: parsed.idempotencyKey,
         origin: 'event',
         actor,
+        correlationId,
         ...(parsed.requestedBy !== undefined && { auditDetails: { statedRequester: parsed.requestedBy } }),
       },
       // A redelivered event whose first delivery stopped before sending (a crash) sends it now.

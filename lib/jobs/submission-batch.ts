@@ -6,6 +6,8 @@ import {
 } from '../payouts/engine/submit-requested.js';
 import type { PayoutEngine } from '../payouts/payout-engine.js';
 import { type SubmissionRequest, SubmissionRequestSchema } from '../payouts/queue/submission-queue.js';
+import { CorrelationIdSchema } from '../shared/correlation.js';
+import { traceHttpCalls } from '../shared/http-call-tracing.js';
 import type { Logger } from '../shared/logger.js';
 
 /**
@@ -45,6 +47,8 @@ export async function runSubmissionBatch(
   } = {},
 ): Promise<{ response: SQSBatchResponse; report: SubmissionBatchReport }> {
   const now = options.now ?? Date.now();
+  // The provider's sends become client spans of the payout's (lib/shared/http-call-tracing.ts).
+  traceHttpCalls();
   const parsed = event.Records.map((record) => ({ record, request: requestOf(record, logger) }));
   const readable = parsed.filter(
     (entry): entry is { record: SQSRecord; request: SubmissionRequest } => entry.request !== undefined,
@@ -104,8 +108,24 @@ function requestOf(record: SQSRecord, logger: Logger): SubmissionRequest | undef
     body = undefined;
   }
   const result = SubmissionRequestSchema.safeParse(body);
-  if (result.success) return result.data;
+  if (result.success) return { ...result.data, ...carriedOf(record) };
   // Only a bug writes such a message: it goes back until maxReceiveCount and then to the DLQ, which alarms.
   logger.error('unreadable submission message', { messageId: record.messageId });
   return undefined;
+}
+
+/** A traceparent as W3C writes it (version 00). */
+const TRACEPARENT = /^00-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$/;
+
+/**
+ * What the message's attributes carry of the payout's path (sqs-submission-queue.ts): its correlation id and
+ * traceparent, each kept only when well-formed (a bad one is dropped, the payout still submitted).
+ */
+function carriedOf(record: SQSRecord): Pick<SubmissionRequest, 'correlationId' | 'traceparent'> {
+  const correlationId = CorrelationIdSchema.safeParse(record.messageAttributes?.correlationId?.stringValue);
+  const traceparent = record.messageAttributes?.traceparent?.stringValue;
+  return {
+    ...(correlationId.success && { correlationId: correlationId.data }),
+    ...(traceparent && TRACEPARENT.test(traceparent) && { traceparent }),
+  };
 }

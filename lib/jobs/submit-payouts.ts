@@ -1,4 +1,5 @@
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import { traceDynamoDbCalls } from '../runtime/aws-call-tracing.js';
 import { correctionJobsOf } from '../runtime/corrections.js';
 import { payoutEngineOf } from '../runtime/payout-engine.js';
 import { rateLimiterOf } from '../runtime/rate-limiter.js';
@@ -19,6 +20,7 @@ export async function submitQueuedPayouts(
   event: SQSEvent,
   remainingMs: number,
 ): Promise<SQSBatchResponse> {
+  traceDynamoDbCalls(runtime);
   const limiter = rateLimiterOf(runtime);
   const { response, report } = await runQueueBatch(
     {

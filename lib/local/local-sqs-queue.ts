@@ -7,6 +7,10 @@ export interface LocalQueueEntry {
   readonly body: string;
   readonly groupId?: string;
   readonly deduplicationId?: string;
+  /** String message attributes by name (the correlation id, the traceparent), delivered as SQS delivers them. */
+  readonly attributes?: Readonly<Record<string, string>>;
+  /** The `AWSTraceHeader` system attribute, delivered among the record's attributes. */
+  readonly traceHeader?: string;
 }
 
 /** How the stand-in behaves: the values the stack gives the queue and its event source. */
@@ -41,6 +45,8 @@ interface StoredMessage {
   readonly messageId: string;
   readonly body: string;
   readonly groupId: string | undefined;
+  readonly attributes: Readonly<Record<string, string>> | undefined;
+  readonly traceHeader: string | undefined;
   readonly sentAt: number;
   receiveCount: number;
   visibleAt: number;
@@ -112,6 +118,8 @@ export class LocalSqsQueue {
         messageId,
         body: entry.body,
         groupId: entry.groupId,
+        attributes: entry.attributes,
+        traceHeader: entry.traceHeader,
         sentAt: now,
         receiveCount: 0,
         visibleAt: now,
@@ -274,8 +282,14 @@ export class LocalSqsQueue {
         SenderId: 'local',
         ApproximateFirstReceiveTimestamp: String(this.#now()),
         ...(message.groupId !== undefined && { MessageGroupId: message.groupId }),
+        ...(message.traceHeader !== undefined && { AWSTraceHeader: message.traceHeader }),
       },
-      messageAttributes: {},
+      messageAttributes: Object.fromEntries(
+        Object.entries(message.attributes ?? {}).map(([name, stringValue]) => [
+          name,
+          { dataType: 'String', stringValue, stringListValues: [], binaryListValues: [] },
+        ]),
+      ),
       md5OfBody: '',
       eventSource: 'aws:sqs',
       eventSourceARN: `arn:aws:sqs:local:000000000000:${this.options.name}`,

@@ -12,6 +12,21 @@ const EntrySchema = z.object({
   MessageBody: z.string().check(z.minLength(1), z.maxLength(256 * 1024)),
   MessageGroupId: z.optional(z.string().check(z.minLength(1), z.maxLength(128))),
   MessageDeduplicationId: z.optional(z.string().check(z.minLength(1), z.maxLength(128))),
+  // String attributes only: what the project sends (SQS takes 10 per message).
+  MessageAttributes: z.optional(
+    z.record(
+      z.string().check(z.regex(/^[A-Za-z0-9_.-]{1,256}$/)),
+      z.object({ DataType: z.literal('String'), StringValue: z.string().check(z.maxLength(1024)) }),
+    ),
+  ),
+  MessageSystemAttributes: z.optional(
+    z.object({
+      AWSTraceHeader: z.object({
+        DataType: z.literal('String'),
+        StringValue: z.string().check(z.maxLength(1024)),
+      }),
+    }),
+  ),
 });
 const SendMessageBatchSchema = z.object({
   QueueUrl: z.string(),
@@ -105,6 +120,14 @@ export async function serveLocalSqs(
           ...(entry.MessageGroupId !== undefined && { groupId: entry.MessageGroupId }),
           ...(entry.MessageDeduplicationId !== undefined && {
             deduplicationId: entry.MessageDeduplicationId,
+          }),
+          ...(entry.MessageAttributes && {
+            attributes: Object.fromEntries(
+              Object.entries(entry.MessageAttributes).map(([name, value]) => [name, value.StringValue]),
+            ),
+          }),
+          ...(entry.MessageSystemAttributes && {
+            traceHeader: entry.MessageSystemAttributes.AWSTraceHeader.StringValue,
           }),
         })),
       );

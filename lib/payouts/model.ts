@@ -180,6 +180,10 @@ export interface Payout {
   readonly scheduleAt?: string;
   /** The recurrence or settlement this payout was derived from, when any. */
   readonly sourceRef?: string;
+  /** What ties its log lines, messages and events together (lib/shared/correlation.ts). */
+  readonly correlationId?: string;
+  /** The W3C traceparent of the request that created it, which its submission continues (docs/operations.md). */
+  readonly traceparent?: string;
   /** The source wallet the daily cap is counted against. */
   readonly capKey: string;
   /**

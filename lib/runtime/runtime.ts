@@ -10,7 +10,7 @@ import { createDynamoDbClient } from '../shared/dynamodb-client.js';
 import { EmfMetricsSink } from '../shared/emf-metrics.js';
 import { lambdaLogger } from '../shared/lambda-logger.js';
 import { localAwsConfig } from '../shared/local-aws-config.js';
-import { jsonConsoleLogger, type Logger } from '../shared/logger.js';
+import type { Logger } from '../shared/logger.js';
 import { type AwsCallObserver, observeAwsCalls } from './aws-call-observer.js';
 import { parseRuntimeEnv, type RuntimeEnv } from './runtime-config.js';
 
@@ -77,7 +77,13 @@ export function createRuntime(
   const mode = config.AWS_LAMBDA_FUNCTION_NAME ? 'aws' : 'local';
   const logger =
     overrides.logger ??
-    (mode === 'aws' ? lambdaLogger({ service: 'payouts' }) : jsonConsoleLogger({ service: 'payouts' }));
+    lambdaLogger({
+      service: 'payouts',
+      // Locally the same JSON lines, DEBUG only under LOG_LEVEL=DEBUG (docs/configuration.md).
+      ...(mode === 'local' && {
+        env: { POWERTOOLS_LOG_LEVEL: env.LOG_LEVEL === 'DEBUG' ? 'DEBUG' : 'INFO' },
+      }),
+    });
   const emf =
     overrides.metrics || mode !== 'aws'
       ? undefined
@@ -124,21 +130,36 @@ export function createRuntime(
   };
 }
 
+/** `MAX_PAYOUT_KOBO` -> `maxPayoutKobo`, as a type. */
+type CamelOf<S extends string> = S extends `${infer Head}_${infer Tail}`
+  ? `${Lowercase<Head>}${Capitalize<CamelOf<Tail>>}`
+  : Lowercase<S>;
+
+/** The engine's limits the environment may set, each the variable of its EngineConfig key (camel-cased). */
+const ENGINE_VARIABLES = [
+  'MAX_PAYOUT_KOBO',
+  'DAILY_CAP_KOBO',
+  'APPROVAL_THRESHOLD_KOBO',
+  'SUBMIT_LEASE_MS',
+  'RECONCILE_GRACE_MS',
+  'RECONCILE_INTERVAL_MS',
+  'MAX_ABSENT_ATTEMPTS',
+  'WATCH_WINDOW_MS',
+  'RETRY_BASE_MS',
+  'MAX_LATENESS_MS',
+] as const satisfies readonly (keyof RuntimeEnv & Uppercase<string>)[];
+// Fails to compile if a variable's camel-cased name is not a numeric key of EngineConfig.
+type EngineKeysChecked = Pick<EngineConfig, CamelOf<(typeof ENGINE_VARIABLES)[number]>>;
+
 function engineConfigFrom(config: RuntimeEnv): Partial<EngineConfig> {
-  const entries: [keyof EngineConfig, number | undefined][] = [
-    ['maxPayoutKobo', config.MAX_PAYOUT_KOBO],
-    ['dailyCapKobo', config.DAILY_CAP_KOBO],
-    ['approvalThresholdKobo', config.APPROVAL_THRESHOLD_KOBO],
-    ['submitLeaseMs', config.SUBMIT_LEASE_MS],
-    ['reconcileGraceMs', config.RECONCILE_GRACE_MS],
-    ['reconcileIntervalMs', config.RECONCILE_INTERVAL_MS],
-    ['maxAbsentAttempts', config.MAX_ABSENT_ATTEMPTS],
-    ['watchWindowMs', config.WATCH_WINDOW_MS],
-    ['retryBaseMs', config.RETRY_BASE_MS],
-    ['maxLatenessMs', config.MAX_LATENESS_MS],
-  ];
+  // Named by their camel-cased variables (the names written once, which keeps the sweeper's bundle in its limit).
+  const entries = ENGINE_VARIABLES.flatMap((name) => {
+    const value = config[name];
+    const key = name.toLowerCase().replace(/_(.)/g, (_, letter: string) => letter.toUpperCase());
+    return value === undefined ? [] : [[key, value] as const];
+  });
   return {
-    ...Object.fromEntries(entries.filter(([, value]) => value !== undefined)),
+    ...(Object.fromEntries(entries) as Partial<EngineKeysChecked>),
     ...(config.MAIN_WALLET_ID !== undefined && { mainWalletId: config.MAIN_WALLET_ID }),
   };
 }

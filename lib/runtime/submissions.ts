@@ -1,4 +1,5 @@
 import { defaultProvider } from '@aws-sdk/credential-provider-node';
+import { SqsDeliveringQueue } from '../payouts/adapters/sqs-delivering-queue.js';
 import {
   queueOfArn,
   regionOfQueueUrl,
@@ -37,12 +38,12 @@ export function submissionsOf(runtime: Runtime): SqsSubmissionQueue | undefined 
 export function deliveringQueueOf(
   runtime: Runtime,
   eventSourceArn: string | undefined,
-): SqsSubmissionQueue | undefined {
+): SqsDeliveringQueue | undefined {
   const { env, mode } = runtime;
   const queue = queueOfArn(eventSourceArn, env.SQS_ENDPOINT);
   if (!queue) return undefined;
   return once(runtime, `delivering-queue:${queue.queueUrl}`, () => {
-    return new SqsSubmissionQueue({
+    return new SqsDeliveringQueue({
       queueUrl: queue.queueUrl,
       region: env.AWS_REGION ?? (queue.region === 'local' ? localAwsConfig.region : queue.region),
       credentials: mode === 'aws' ? defaultProvider() : localAwsConfig.credentials,

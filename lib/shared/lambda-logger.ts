@@ -1,3 +1,4 @@
+import { logContext } from './log-context.js';
 import type { Logger } from './logger.js';
 
 /** Log levels in the order Powertools and Lambda's advanced logging controls use. */
@@ -14,7 +15,9 @@ export interface LambdaLoggerOptions {
 
 /**
  * One JSON object per line in Lambda, with the fields the Powertools logger writes (`level`, `message`,
- * `timestamp`, `service`, `sampling_rate`, `xray_trace_id`), then the appended keys, then the entry's fields.
+ * `timestamp`, `service`, `sampling_rate`, `xray_trace_id`), then the appended keys, then the invocation's context
+ * (log-context.ts: `function_request_id`, `cold_start`, `function_name`, `payoutId`, `correlationId`), then the
+ * entry's fields.
  * Written here rather than taken from Powertools: 35 KB of every bundle for a JSON line (see docs/cold-start.md).
  * The level comes from POWERTOOLS_LOG_LEVEL, then AWS_LAMBDA_LOG_LEVEL (Lambda's log-level control), default INFO.
  *
@@ -40,6 +43,7 @@ export function lambdaLogger(
       sampling_rate: 0,
       xray_trace_id: traceRootOf(env._X_AMZN_TRACE_ID),
       ...appended,
+      ...logContext(),
       ...fields,
     };
     write(`${JSON.stringify(entry, errorsAsObjects)}\n`);

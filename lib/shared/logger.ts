@@ -1,6 +1,8 @@
+import { logContext } from './log-context.js';
+
 /**
  * The logging interface lib/ depends on. In Lambda it is backed by `lambdaLogger` (structured JSON, Powertools' fields);
- * in tests and local mode by a console or capturing implementation. Fields must never carry secrets.
+ * in local mode by the same logger on stdout, in tests by a capturing one. Fields must never carry secrets.
  */
 export interface Logger {
   debug(message: string, fields?: Record<string, unknown>): void;
@@ -11,11 +13,11 @@ export interface Logger {
 
 export const silentLogger: Logger = { debug() {}, info() {}, warn() {}, error() {} };
 
-/** One structured JSON line per entry on stdout, for local mode. */
+/** One structured JSON line per entry on stdout, for local tooling (scripts/start.ts). */
 export function jsonConsoleLogger(base: Record<string, unknown> = {}): Logger {
   const write = (level: string, message: string, fields?: Record<string, unknown>) => {
     process.stdout.write(
-      `${JSON.stringify({ level, message, timestamp: new Date().toISOString(), ...base, ...fields })}\n`,
+      `${JSON.stringify({ level, message, timestamp: new Date().toISOString(), ...base, ...logContext(), ...fields })}\n`,
     );
   };
   return {
@@ -28,20 +30,27 @@ export function jsonConsoleLogger(base: Record<string, unknown> = {}): Logger {
   };
 }
 
-/** Keeps every entry in memory, so tests can assert on what was logged. */
+/**
+ * Keeps every entry in memory, so tests can assert on what was logged; an entry logged inside a log context
+ * (log-context.ts) holds its fields too, as the Lambda logger's line would.
+ */
 export class CapturingLogger implements Logger {
   readonly entries: { level: string; message: string; fields?: Record<string, unknown> }[] = [];
   debug(message: string, fields?: Record<string, unknown>) {
-    this.entries.push({ level: 'debug', message, fields });
+    this.#push('debug', message, fields);
   }
   info(message: string, fields?: Record<string, unknown>) {
-    this.entries.push({ level: 'info', message, fields });
+    this.#push('info', message, fields);
   }
   warn(message: string, fields?: Record<string, unknown>) {
-    this.entries.push({ level: 'warn', message, fields });
+    this.#push('warn', message, fields);
   }
   error(message: string, fields?: Record<string, unknown>) {
-    this.entries.push({ level: 'error', message, fields });
+    this.#push('error', message, fields);
+  }
+  #push(level: string, message: string, fields: Record<string, unknown> | undefined) {
+    const context = logContext();
+    this.entries.push({ level, message, fields: context ? { ...context, ...fields } : fields });
   }
 }
 

@@ -87,6 +87,15 @@ describe('Payout Requested events', () => {
     });
   });
 
+  it("a payout requested by an event keeps a correlation id derived from the event's id, on its record and its log lines", async () => {
+    const event = payoutRequested('evt-correlated-1', validDetail());
+    const { payoutId } = await payoutRequestedFunction(event);
+    expect(await h.engine.get(payoutId)).toMatchObject({ correlationId: 'evt:evt-correlated-1' });
+    const lines = h.logger.entries.filter((entry) => entry.fields?.payoutId === payoutId);
+    expect(lines.length).toBeGreaterThan(0);
+    for (const line of lines) expect(line.fields).toMatchObject({ correlationId: 'evt:evt-correlated-1' });
+  });
+
   it('pays once when the event is redelivered later', async () => {
     const event = payoutRequested('evt-redelivered-1', validDetail());
     const first = await payoutRequestedFunction(event);

@@ -2,6 +2,7 @@ import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
 import { type LocalQueueOptions, LocalSqsQueue } from '../../lib/local/local-sqs-queue.js';
 import { serveLocalSqs } from '../../lib/local/sqs-endpoint.js';
+import { SqsDeliveringQueue } from '../../lib/payouts/adapters/sqs-delivering-queue.js';
 import { queueOfArn, SqsSubmissionQueue } from '../../lib/payouts/adapters/sqs-submission-queue.js';
 import { SubmissionQueueError } from '../../lib/payouts/queue/submission-queue.js';
 import { silentLogger } from '../../lib/shared/logger.js';
@@ -244,7 +245,7 @@ describe('local SQS queue', () => {
     });
     const endpoint = await serveLocalSqs(queue, { port: 0, logger: silentLogger });
     try {
-      const client = new SqsSubmissionQueue({
+      const client = new SqsDeliveringQueue({
         queueUrl: endpoint.queueUrl,
         endpoint: endpoint.url,
         region: 'us-east-1',

@@ -3,6 +3,7 @@ import { approvePayout as approveAsCommand, resolveReview } from '../../payouts/
 import { CreatePayoutRequestSchema } from '../../payouts/schemas.js';
 import { encodeCursor, readCursor } from '../../shared/cursor.js';
 import { NotFoundError } from '../../shared/errors.js';
+import { activeTraceparent } from '../../shared/tracing.js';
 import * as z from '../../shared/zod.js';
 import { presentAuditEvent, presentPayout, presentPayoutPage } from '../presenters.js';
 import { idempotencyKeyOf, idParam, parseBody, parseQuery } from '../request.js';
@@ -34,7 +35,14 @@ async function createPayout(request: RouteRequest<'engine'>) {
   const actor = request.principal();
   const { payout, replayed } = await createAndSubmit(
     ctx.engine.ctx,
-    { request: body, idempotencyKey, origin: 'api', actor },
+    {
+      request: body,
+      idempotencyKey,
+      origin: 'api',
+      actor,
+      correlationId: request.correlationId,
+      ...traceOf(activeTraceparent()),
+    },
     { sendWindow: request.deadline.sendWindow },
   );
   if (replayed) {
@@ -42,6 +50,8 @@ async function createPayout(request: RouteRequest<'engine'>) {
   }
   return reply(201, presentPayout(payout), { location: `/payouts/${payout.id}` });
 }
+
+const traceOf = (traceparent: string | undefined) => (traceparent ? { traceparent } : {});
 
 async function getPayout(request: RouteRequest<'payoutAuditTrail'>) {
   const id = idParam(request);

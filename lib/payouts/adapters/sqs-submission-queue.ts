@@ -14,12 +14,12 @@ import {
 } from '../queue/submission-queue.js';
 
 /** SQS takes at most 10 entries per SendMessageBatch. */
-const ENTRIES_PER_BATCH = 10;
+export const ENTRIES_PER_BATCH = 10;
 /** SendMessageBatch calls in flight at once: a 10,000-payout backlog is 1,000 calls, sent ~16 at a time. */
 const BATCHES_IN_FLIGHT = 16;
 export const SQS_REQUEST_TIMEOUT_MS = 5_000;
 
-const SendMessageBatchAnswerSchema = z.lazy(() =>
+export const SendMessageBatchAnswerSchema = z.lazy(() =>
   z.object({
     Successful: z.optional(z.array(z.object({ Id: z.string() }))),
     Failed: z.optional(
@@ -35,6 +35,8 @@ export interface QueueMessage {
   readonly body: string;
   readonly groupId: string;
   readonly deduplicationId: string;
+  /** Message attributes (String): the correlation id and the W3C traceparent, which the worker continues. */
+  readonly attributes?: Readonly<Record<string, string | undefined>>;
 }
 
 export interface SqsSubmissionQueueOptions {
@@ -62,13 +64,13 @@ export interface SqsSubmissionQueueOptions {
  * await queue.enqueue([{ payoutId, version }]);
  */
 export class SqsSubmissionQueue implements SubmissionQueue {
-  readonly #options: SqsSubmissionQueueOptions;
+  protected readonly options: SqsSubmissionQueueOptions;
   readonly #signer: SignatureV4;
   readonly #fifo: boolean;
   readonly #endpoint: URL;
 
   constructor(options: SqsSubmissionQueueOptions) {
-    this.#options = options;
+    this.options = options;
     this.#fifo = options.queueUrl.endsWith('.fifo');
     this.#endpoint = new URL(options.endpoint ?? new URL(options.queueUrl).origin);
     this.#signer = new SignatureV4({
@@ -81,10 +83,11 @@ export class SqsSubmissionQueue implements SubmissionQueue {
 
   enqueue(requests: readonly SubmissionRequest[]): Promise<void> {
     return this.send(
-      requests.map((request) => ({
+      requests.map(({ correlationId, traceparent, ...request }) => ({
         body: JSON.stringify(request),
         groupId: messageGroupOf(request),
         deduplicationId: deduplicationIdOf(request),
+        attributes: { correlationId, traceparent },
       })),
     );
   }
@@ -115,17 +118,18 @@ export class SqsSubmissionQueue implements SubmissionQueue {
   /** Sends one SendMessageBatch; resolves with the requests SQS did not accept. */
   async #sendBatch(batch: readonly QueueMessage[]): Promise<QueueMessage[]> {
     const input = {
-      QueueUrl: this.#options.queueUrl,
+      QueueUrl: this.options.queueUrl,
       Entries: batch.map((message, index) => ({
         Id: String(index),
         MessageBody: message.body,
+        ...(message.attributes && attributesOf(message.attributes)),
         ...(this.#fifo && {
           MessageGroupId: message.groupId,
           MessageDeduplicationId: message.deduplicationId,
         }),
       })),
     };
-    const observe = this.#options.observe;
+    const observe = this.options.observe;
     if (observe) {
       await observe.observer({
         functionName: observe.functionName,
@@ -134,7 +138,7 @@ export class SqsSubmissionQueue implements SubmissionQueue {
         input,
       });
     }
-    const { status, text } = await this.#post('SendMessageBatch', input);
+    const { status, text } = await this.post('SendMessageBatch', input);
     if (status < 200 || status > 299) {
       throw new SubmissionQueueError(
         `SendMessageBatch answered ${status} ${errorTypeOf(text)} for ${batch.length} requests`,
@@ -146,35 +150,8 @@ export class SqsSubmissionQueue implements SubmissionQueue {
     return batch.filter((_, index) => failedIds.has(String(index)));
   }
 
-  /**
-   * Hands messages back for a prompt redelivery: each received message (by its receipt handle) becomes visible
-   * again after its own number of seconds, instead of at the end of the 24-minute visibility timeout
-   * (`ChangeMessageVisibilityBatch`, 10 per call; sqs:ChangeMessageVisibility, which CDK grants an SQS event
-   * source's function). Resolves with how many SQS did not change (a handle received again meanwhile, an error):
-   * those keep the timeout, as before. Not observed for the IAM proof, like `send`'s call from the API.
-   */
-  async changeVisibility(
-    entries: readonly { readonly receiptHandle: string; readonly visibilitySeconds: number }[],
-  ): Promise<number> {
-    let unchanged = 0;
-    for (let start = 0; start < entries.length; start += ENTRIES_PER_BATCH) {
-      const batch = entries.slice(start, start + ENTRIES_PER_BATCH);
-      const { status, text } = await this.#post('ChangeMessageVisibilityBatch', {
-        QueueUrl: this.#options.queueUrl,
-        Entries: batch.map((entry, index) => ({
-          Id: String(index),
-          ReceiptHandle: entry.receiptHandle,
-          VisibilityTimeout: entry.visibilitySeconds,
-        })),
-      });
-      const answer = status >= 200 && status <= 299 ? batchAnswerOf(text) : undefined;
-      unchanged += answer ? (answer.Failed ?? []).length : batch.length;
-    }
-    return unchanged;
-  }
-
   /** One signed call of SQS's JSON protocol. */
-  async #post(action: string, input: unknown): Promise<{ status: number; text: string }> {
+  protected async post(action: string, input: unknown): Promise<{ status: number; text: string }> {
     const body = JSON.stringify(input);
     const signed = await this.#signer.sign({
       method: 'POST',
@@ -193,14 +170,15 @@ export class SqsSubmissionQueue implements SubmissionQueue {
   }
 }
 
-/** A batch action's answer (`Successful`, `Failed`), or undefined when it is not one. */
-function batchAnswerOf(text: string): z.infer<typeof SendMessageBatchAnswerSchema> | undefined {
-  try {
-    const parsed = SendMessageBatchAnswerSchema.safeParse(JSON.parse(text));
-    return parsed.success ? parsed.data : undefined;
-  } catch {
-    return undefined;
-  }
+/** A message's attributes as SendMessageBatch takes them: String attributes, those set. */
+function attributesOf(attributes: Readonly<Record<string, string | undefined>>) {
+  return {
+    MessageAttributes: Object.fromEntries(
+      Object.entries(attributes).flatMap(([name, value]) =>
+        value ? [[name, { DataType: 'String', StringValue: value }]] : [],
+      ),
+    ),
+  };
 }
 
 /** The error type SQS names (`__type`), never the message text. */

@@ -22,6 +22,9 @@ export interface CreatePayoutCommand {
   readonly actor: Principal;
   /** The recurrence occurrence or settlement this payout derives from. */
   readonly sourceRef?: string;
+  /** Stored on the payout for its later log lines, messages and events (docs/operations.md). */
+  readonly correlationId?: string;
+  readonly traceparent?: string;
   /**
    * The caller submits the payout itself right after creating it (the API, an event, a settlement): the sweeper
    * then leaves it alone for `inlineSubmitHoldMs`, so the two do not race for it, and sends it after that if
@@ -99,6 +102,9 @@ export function prepareCreation(
     ...(command.approvedBy && { approvedBy: command.approvedBy }),
     ...(command.request.scheduleAt && { scheduleAt: new Date(command.request.scheduleAt).toISOString() }),
     ...(command.sourceRef && { sourceRef: command.sourceRef }),
+    // Undefined when not given: the item's writer drops undefined attributes.
+    correlationId: command.correlationId,
+    traceparent: command.traceparent,
     capKey: gate.capCounter,
     submissionCount: 0,
     ...(command.submitsInline &&

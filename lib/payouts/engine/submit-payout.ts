@@ -141,13 +141,15 @@ export async function sendClaimed(
   const payout = claimed.payout;
   const started = Date.now();
   const outcome = await sendSafely(ctx, payout, options);
-  ctx.metrics.timing('ProviderCallLatency', Date.now() - started, { outcome: outcome.kind });
+  const ms = Date.now() - started;
+  ctx.metrics.timing('ProviderCallLatency', ms, { outcome: outcome.kind });
   ctx.metrics.count(`PayoutSubmission_${outcome.kind}`, 1, { type: payout.instruction.type });
   ctx.logger.info('provider answered', {
     payoutId: payout.id,
     idempotencyKey: payout.idempotencyKey,
     outcome: outcome.kind,
     ...(outcome.kind !== 'succeeded' && { code: outcome.code }),
+    ms,
   });
   // Started after this turn's I/O callbacks, so a sweep worker's next provider request goes out first: the
   // provider call is what a worker waits on, the write is not.

@@ -1,3 +1,5 @@
+import { withLogContext } from '../../shared/log-context.js';
+import { inSpan, SpanKinds } from '../../shared/tracing.js';
 import { PayoutStatus } from '../model.js';
 import { MAX_SEND_LATENESS_MS, type ProviderRateLimiter } from '../queue/rate-limiter.js';
 import type { SubmissionRequest } from '../queue/submission-queue.js';
@@ -75,7 +77,30 @@ export async function submitRequested(
   requests: readonly SubmissionRequest[],
   options: SubmitRequestedOptions = {},
 ): Promise<PromiseSettledResult<RequestedSubmitResult>[]> {
-  const steps = await Promise.allSettled(requests.map((request) => claimOne(ctx, request, options)));
+  // Each request's work logs its payout and correlation id, in spans continuing the message's traceparent.
+  const inRequest = <T>(index: number, name: string, body: () => Promise<T>): Promise<T> => {
+    const request = requests[index];
+    if (!request) return body();
+    return withLogContext(
+      { payoutId: request.payoutId, ...(request.correlationId && { correlationId: request.correlationId }) },
+      () =>
+        inSpan(
+          name,
+          {
+            kind: SpanKinds.consumer,
+            attributes: {
+              'payout.id': request.payoutId,
+              ...(request.correlationId && { 'correlation.id': request.correlationId }),
+            },
+            ...(request.traceparent && { traceparent: request.traceparent }),
+          },
+          body,
+        ),
+    );
+  };
+  const steps = await Promise.allSettled(
+    requests.map((request, index) => inRequest(index, 'claim payout', () => claimOne(ctx, request, options))),
+  );
   const committed = steps.flatMap((step, index) =>
     step.status === 'fulfilled' && step.value.kind === 'awaiting-pause' ? [{ index, claim: step.value }] : [],
   );
@@ -84,7 +109,9 @@ export async function submitRequested(
   // payout leaves only when both are back, so a pause that landed before its read still stops it (the slot
   // reserved for it goes unused), and the two round trips overlap instead of adding up.
   const [checks, reservation] = await Promise.all([
-    Promise.allSettled(committed.map(({ claim }) => unlessPaused(ctx, claim))),
+    Promise.allSettled(
+      committed.map(({ index, claim }) => inRequest(index, 'read pause', () => unlessPaused(ctx, claim))),
+    ),
     reserveSlots(options, committed.length, now),
   ]);
   const outcomes = new Map<number, Promise<RequestedSubmitResult> | { readonly failed: unknown }>();
@@ -98,12 +125,21 @@ export async function submitRequested(
       // No slot, no send: the claim is given back unsent (whether or not that write succeeds) and its message
       // handed back to the queue.
       const noSlot = () => Promise.reject(reservation.failed);
+      const claimed = check.value;
       outcomes.set(
         index,
-        releaseUnsentClaim(ctx, check.value, 'no send slot from the rate limiter').then(noSlot, noSlot),
+        inRequest(index, 'give claim back', () =>
+          releaseUnsentClaim(ctx, claimed, 'no send slot from the rate limiter'),
+        ).then(noSlot, noSlot),
       );
     } else {
-      outcomes.set(index, sendAtSlot(ctx, check.value, reservation.slots[position] ?? now(), options, now));
+      const claimed = check.value;
+      outcomes.set(
+        index,
+        inRequest(index, 'send payout', () =>
+          sendAtSlot(ctx, claimed, reservation.slots[position] ?? now(), options, now),
+        ),
+      );
     }
   });
   return Promise.allSettled(

@@ -25,6 +25,9 @@ export const SubmissionRequestSchema = z.lazy(() =>
     version: z.int().check(z.nonnegative()),
     resumeEpoch: z.optional(z.int().check(z.nonnegative())),
     round: z.optional(z.int().check(z.gte(1))),
+    // Carried as message attributes, never in the body (sqs-submission-queue.ts): what ties the payout's path.
+    correlationId: z.optional(z.string().check(z.maxLength(64))),
+    traceparent: z.optional(z.string().check(z.maxLength(55))),
   }),
 );
 export type SubmissionRequest = z.infer<typeof SubmissionRequestSchema>;
@@ -56,6 +59,8 @@ export function submissionRequestsFor(
         version: payout.version,
         ...(resumeEpoch !== undefined && { resumeEpoch }),
         ...(round > 0 && { round }),
+        correlationId: payout.correlationId,
+        traceparent: payout.traceparent,
       };
     });
 }

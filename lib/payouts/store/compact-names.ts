@@ -21,6 +21,8 @@ export const STORED_NAMES: Readonly<Record<string, string>> = {
   approvedBy: 'ab',
   scheduleAt: 'sa',
   sourceRef: 'sr',
+  correlationId: 'ci',
+  traceparent: 'tp',
   capKey: 'ck',
   capDay: 'cd',
   attempt: 'at',

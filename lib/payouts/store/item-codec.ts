@@ -56,6 +56,8 @@ const PayoutItemSchema = z.lazy(() =>
     approvedBy: z.optional(principal),
     scheduleAt: z.optional(z.string()),
     sourceRef: z.optional(z.string()),
+    correlationId: z.optional(z.string()),
+    traceparent: z.optional(z.string()),
     capKey: z.string(),
     capDay: z.optional(z.string()),
     attempt: z.optional(
