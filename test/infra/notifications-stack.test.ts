@@ -38,7 +38,8 @@ describe('notifications in a stage that turns them on', () => {
       Properties: { DisplayName: 'Payouts notifications (dev)' },
     });
     expect(Object.values(topics)[0]?.Properties.KmsMasterKeyId).toBeDefined();
-    const logicalId = resolve((notifier?.function.node.defaultChild as unknown as { ref: string }).ref)
+    if (!notifier) throw new Error('the notifier is not among the functions');
+    const logicalId = resolve((notifier.function.node.defaultChild as unknown as { ref: string }).ref)
       .Ref as string;
     const environment = template.toJSON().Resources[logicalId].Properties.Environment.Variables;
     expect(Object.keys(environment)).toEqual(
