@@ -18,6 +18,8 @@ interface ValidationReport {
 }
 
 describe('cdk-nag AwsSolutions', () => {
+  // A synth of the whole stack with cdk-nag's checks: 15 s alone, up to 40 s with heavy files beside it. The
+  // timeout is a guard against a hang, not a measure.
   it.each(['dev', 'prod'])('finds nothing unacknowledged in the %s stack', (stage) => {
     const app = testApp();
     new PayoutsStack(app, `Payouts-${stage}`, { stage, config: stageConfigFromCdkJson(stage) });
@@ -40,5 +42,5 @@ describe('cdk-nag AwsSolutions', () => {
     );
     expect(findings).toEqual([]);
     expect(failure).toBeUndefined();
-  });
+  }, 120_000);
 });
