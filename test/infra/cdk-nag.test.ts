@@ -20,27 +20,31 @@ interface ValidationReport {
 describe('cdk-nag AwsSolutions', () => {
   // A synth of the whole stack with cdk-nag's checks: 15 s alone, up to 40 s with heavy files beside it. The
   // timeout is a guard against a hang, not a measure.
-  it.each(['dev', 'prod'])('finds nothing unacknowledged in the %s stack', (stage) => {
-    const app = testApp();
-    new PayoutsStack(app, `Payouts-${stage}`, { stage, config: stageConfigFromCdkJson(stage) });
-    Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
-    let failure: unknown;
-    try {
-      app.synth();
-    } catch (error) {
-      failure = error;
-    }
-    const reportFile = join(app.outdir, 'validation-report.json');
-    const report: ValidationReport = existsSync(reportFile)
-      ? JSON.parse(readFileSync(reportFile, 'utf8'))
-      : { pluginReports: [] };
-    const findings = report.pluginReports.flatMap((plugin) =>
-      plugin.violations.map(
-        (violation) =>
-          `${violation.ruleName} on ${violation.violatingResources.map((r) => r.resourceLogicalId).join(', ')}`,
-      ),
-    );
-    expect(findings).toEqual([]);
-    expect(failure).toBeUndefined();
-  }, 120_000);
+  it.each(['dev', 'prod'])(
+    'finds nothing unacknowledged in the %s stack',
+    (stage) => {
+      const app = testApp();
+      new PayoutsStack(app, `Payouts-${stage}`, { stage, config: stageConfigFromCdkJson(stage) });
+      Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
+      let failure: unknown;
+      try {
+        app.synth();
+      } catch (error) {
+        failure = error;
+      }
+      const reportFile = join(app.outdir, 'validation-report.json');
+      const report: ValidationReport = existsSync(reportFile)
+        ? JSON.parse(readFileSync(reportFile, 'utf8'))
+        : { pluginReports: [] };
+      const findings = report.pluginReports.flatMap((plugin) =>
+        plugin.violations.map(
+          (violation) =>
+            `${violation.ruleName} on ${violation.violatingResources.map((r) => r.resourceLogicalId).join(', ')}`,
+        ),
+      );
+      expect(findings).toEqual([]);
+      expect(failure).toBeUndefined();
+    },
+    120_000,
+  );
 });
