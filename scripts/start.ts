@@ -27,6 +27,7 @@ import { servedBy } from '../lib/local/function-attribution.js';
 import { type LocalApiServer, serveApiGatewayHandler } from '../lib/local/http-to-apigw.js';
 import { type LocalJob, type LocalScheduler, startLocalScheduler } from '../lib/local/scheduler.js';
 import { StreamRelay } from '../lib/local/stream-relay.js';
+import { runEndBookkeeperOf } from '../lib/runtime/domain-event-runtime.js';
 import {
   type LocalSubmissionWorkers,
   stageConfigOf,
@@ -247,6 +248,8 @@ async function main(): Promise<void> {
     env.TABLE_NAME,
     domainEventPublisher(new InProcessEventBus(runtime.logger), recorder),
     runtime.logger,
+    // As publish-domain-events in AWS: payout runs count their rows' ends and record their end from the stream.
+    { bookkeeper: runEndBookkeeperOf(runtime.dynamoDb, env.TABLE_NAME, runtime.logger) },
   );
   relay.start(1000);
   stack.push({ name: 'domain-event relay', stop: () => relay.stop() });

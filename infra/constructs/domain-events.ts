@@ -84,6 +84,32 @@ export class DomainEvents extends Construct {
               },
             },
           }),
+          // Payout runs (lib/payout-runs/run-ends.ts): a run's payout cancelled ends its row too; a row recorded
+          // refused; and every change of a run item (counted onto, materialised, cancelled, ended), which ends it
+          // when every row has and then publishes its end event. Rows recording a payout, markers never invoke it.
+          FilterCriteria.filter({
+            eventName: FilterRule.isEqual('MODIFY'),
+            dynamodb: {
+              NewImage: {
+                entity: { S: FilterRule.isEqual('payout') },
+                origin: { S: FilterRule.isEqual('run') },
+                status: { S: FilterRule.isEqual('cancelled') },
+              },
+            },
+          }),
+          FilterCriteria.filter({
+            eventName: FilterRule.isEqual('MODIFY'),
+            dynamodb: {
+              NewImage: {
+                entity: { S: FilterRule.isEqual('payout-run-row') },
+                failure: { M: FilterRule.exists() },
+              },
+            },
+          }),
+          FilterCriteria.filter({
+            eventName: FilterRule.isEqual('MODIFY'),
+            dynamodb: { NewImage: { entity: { S: FilterRule.isEqual('payout-run') } } },
+          }),
         ],
       }),
     );
