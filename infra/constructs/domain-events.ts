@@ -7,6 +7,7 @@ import { DynamoEventSource, SqsDlq } from 'aws-cdk-lib/aws-lambda-event-sources'
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { DOMAIN_EVENT_SOURCE } from '../../lib/events/domain-events.js';
+import { STORED_NAMES } from '../../lib/payouts/store/compact-names.js';
 import type { PayoutFunction } from './payout-function.js';
 
 export interface DomainEventsProps {
@@ -92,7 +93,8 @@ export class DomainEvents extends Construct {
             dynamodb: {
               NewImage: {
                 entity: { S: FilterRule.isEqual('payout') },
-                origin: { S: FilterRule.isEqual('run') },
+                // `og`: the payout's origin under its stored name (lib/payouts/store/compact-names.ts).
+                [STORED_NAMES.origin as string]: { S: FilterRule.isEqual('run') },
                 status: { S: FilterRule.isEqual('cancelled') },
               },
             },

@@ -1,5 +1,7 @@
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
+import { PayoutOrigin } from '../payouts/model.js';
+import { fromPayoutItem } from '../payouts/store/item-codec.js';
 import { type Clock, systemClock } from '../shared/clock.js';
 import { type Logger, silentLogger } from '../shared/logger.js';
 import { type PayoutRun, type RowEnd, RunState } from './model.js';
@@ -65,12 +67,15 @@ export class RunEndBookkeeper {
     if (!item) return;
     const old = decode(record.dynamodb?.OldImage);
     const at = this.#clock.now().toISOString();
-    if (item.entity === 'payout' && item.origin === 'run' && old?.status !== item.status) {
+    if (item.entity === 'payout' && old?.status !== item.status) {
+      // `status` keeps its name in the stored item; the rest is read through the payout codec (stored names).
       const end = PAYOUT_ENDS[String(item.status)];
-      const key = ROW_PAYOUT_KEY.exec(String(item.idempotencyKey));
-      if (!end || !key || typeof item.amountKobo !== 'number') return;
+      if (!end) return;
+      const payout = fromPayoutItem(item);
+      const key = ROW_PAYOUT_KEY.exec(payout.idempotencyKey);
+      if (payout.origin !== PayoutOrigin.Run || !key) return;
       await this.#store.countRowEnd(
-        { runId: key[1] as string, index: Number(key[2]), amountKobo: item.amountKobo },
+        { runId: key[1] as string, index: Number(key[2]), amountKobo: payout.amountKobo },
         end,
         at,
       );
