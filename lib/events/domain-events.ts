@@ -1,9 +1,9 @@
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
+import { ROW_ENDS, type RowEnd } from '../payout-runs/model.js';
 import type { Payout } from '../payouts/model.js';
 import { newlyPaidTwice, PayoutStatus } from '../payouts/model.js';
 import { fromPayoutItem } from '../payouts/store/item-codec.js';
-import { type RowEnd, ROW_ENDS } from '../payout-runs/model.js';
 import { clipText, FIELD_MAXIMA } from '../shared/field-limits.js';
 import * as z from '../shared/zod.js';
 import { FINDING_KINDS, type StatementLineKind } from '../statements/model.js';

@@ -15,8 +15,8 @@ import { InvalidCursorError, PayoutAutomationError } from '../shared/errors.js';
 import { createWithIdempotencyKey, IdempotentCreateGuardError } from '../shared/idempotent-create.js';
 import { type Listing, listingAttributes, queryListing } from '../shared/index-listing.js';
 import type { CursorPage } from '../shared/paging.js';
-import * as z from '../shared/zod.js';
 import { commitRetryingConflicts } from '../shared/transaction-conflicts.js';
+import * as z from '../shared/zod.js';
 import {
   ATTENTION_ENDS,
   type PayoutRun,

@@ -1,8 +1,8 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { EventBridgePublisher, type EventPublisher } from '../events/event-publisher.js';
 import type { StreamBookkeeper } from '../events/publish-stream-batch.js';
-import { DynamoDbPayoutRunStore } from '../payout-runs/run-store.js';
 import { RunEndBookkeeper } from '../payout-runs/run-ends.js';
+import { DynamoDbPayoutRunStore } from '../payout-runs/run-store.js';
 import { lambdaLogger } from '../shared/lambda-logger.js';
 import type { Logger } from '../shared/logger.js';
 
