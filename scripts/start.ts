@@ -27,12 +27,12 @@ import { servedBy } from '../lib/local/function-attribution.js';
 import { type LocalApiServer, serveApiGatewayHandler } from '../lib/local/http-to-apigw.js';
 import { type LocalJob, type LocalScheduler, startLocalScheduler } from '../lib/local/scheduler.js';
 import { StreamRelay } from '../lib/local/stream-relay.js';
-import { runEndBookkeeperOf } from '../lib/runtime/domain-event-runtime.js';
 import {
   type LocalSubmissionWorkers,
   stageConfigOf,
   startLocalSubmissionWorkers,
 } from '../lib/local/submission-workers.js';
+import { runEndBookkeeperOf } from '../lib/runtime/domain-event-runtime.js';
 import { type Runtime, runtimeFromProcessEnv } from '../lib/runtime/runtime.js';
 import { isLoopbackUrl } from '../lib/runtime/runtime-config.js';
 import { settlementPolicyOf } from '../lib/runtime/settlements.js';
