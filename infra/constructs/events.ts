@@ -46,15 +46,7 @@ export class Events extends Construct {
       description: `${route.detailType} -> ${route.handler.node.id}`,
       eventPattern: { source: [INBOUND_EVENT_SOURCE], detailType: [route.detailType] },
     });
-    rule.addTarget(
-      new LambdaFunction(route.handler, {
-        deadLetterQueue: route.deadLetterQueue,
-        retryAttempts: 8,
-        maxEventAge: Duration.hours(6),
-      }),
-    );
-    this.rules.push(rule);
-    return rule;
+    return this.#invoking(rule, route);
   }
 
   /**
@@ -72,15 +64,7 @@ export class Events extends Construct {
       description: `${route.detailTypes.join(', ')} -> ${route.handler.node.id}`,
       eventPattern: { source: [DOMAIN_EVENT_SOURCE], detailType: [...route.detailTypes] },
     });
-    rule.addTarget(
-      new LambdaFunction(route.handler, {
-        deadLetterQueue: route.deadLetterQueue,
-        retryAttempts: 8,
-        maxEventAge: Duration.hours(6),
-      }),
-    );
-    this.rules.push(rule);
-    return rule;
+    return this.#invoking(rule, route);
   }
 
   /**
@@ -131,5 +115,18 @@ export class Events extends Construct {
         }),
       );
     }
+  }
+
+  /** The rule's one target: the handler, retried 8 times over at most 6 hours, then its dead-letter queue. */
+  #invoking(rule: Rule, route: { readonly handler: IFunction; readonly deadLetterQueue: IQueue }): Rule {
+    rule.addTarget(
+      new LambdaFunction(route.handler, {
+        deadLetterQueue: route.deadLetterQueue,
+        retryAttempts: 8,
+        maxEventAge: Duration.hours(6),
+      }),
+    );
+    this.rules.push(rule);
+    return rule;
   }
 }
