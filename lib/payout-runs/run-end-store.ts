@@ -2,7 +2,8 @@ import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { TableIndexes } from '../payouts/store/table-design.js';
 import { DocumentClient, TransactWriteCommand, UpdateCommand } from '../shared/document-client.js';
 import { commitRetryingConflicts } from '../shared/transaction-conflicts.js';
-import { ATTENTION_ENDS, type PayoutRun, ROW_ENDS, type RowEnd, type RunEnds } from './model.js';
+import type { PayoutRun, RunEnds } from './model.js';
+import { ATTENTION_ENDS, ROW_ENDS, type RowEnd } from './row-ends.js';
 import { isConditionFailure, runKeys, runListing, runSchema } from './run-store.js';
 
 const { workQueue, byStatus } = TableIndexes;
