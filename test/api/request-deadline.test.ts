@@ -29,7 +29,6 @@ let clock: ManualClock;
 let silent: SilentServer;
 let keyCounter = 0;
 const newKey = () => `deadline-${Date.now()}-${++keyCounter}`;
-const sent = () => h.sandbox.stats().requests[INSTANT_PAYOUT] ?? 0;
 
 beforeAll(async () => {
   clock = new ManualClock(new Date());
@@ -37,7 +36,9 @@ beforeAll(async () => {
   h = await startApiHarness({
     clock,
     sandbox: { now: () => clock.now() },
-    deadlines: deadlines({ localBudgetMs: 3_000, sendBeforeDeadlineMs: 2_000, sendDeadlineMs: 500 }),
+    // 4 s to create before the inline send's window closes: room for a loaded machine, which these tests are not
+    // about (a create that misses the window rightly answers pending, and the test below would be testing that).
+    deadlines: deadlines({ localBudgetMs: 6_000, sendBeforeDeadlineMs: 2_000, sendDeadlineMs: 500 }),
   });
   // One payout first, so the tests below meet the deadlines of a warm function: a cold first request (its modules
   // loading, its first connections, the day's first claim) can take the whole second these small figures leave
@@ -75,19 +76,20 @@ async function letTimePassAndDecide(): Promise<void> {
 
 describe('POST /payouts under the request deadline', () => {
   it('answers in time with the payout unknown when the provider is slower than the inline send may take; the reconciler finds it paid, sent once', async () => {
-    const before = sent();
     // The sandbox pays at once and answers 1.5 s later: past the inline send's 500 ms.
     h.sandbox.injectFault({ path: INSTANT_PAYOUT, fault: 'latency', latencyMs: 1_500 });
     const { reply, ms } = await timedCall(h.api, newKey());
     expect(reply.status).toBe(201);
     expect(reply.body.status).toBe('unknown');
-    expect(ms).toBeLessThan(3_000);
-    expect(sent()).toBe(before + 1);
+    expect(ms).toBeLessThan(6_000);
+    // This payout's own entries in the provider's ledger, not a count of every request: the sweep below may also
+    // send an earlier test's payout, which is no second send of this one.
+    expect(ledgerEntriesOf(h.sandbox, reply.body.id)).toHaveLength(1);
 
     await letTimePassAndDecide();
     const after = await call(h.api, { method: 'GET', path: `/payouts/${reply.body.id}` });
     expect(after.body.status).toBe('succeeded');
-    expect(sent()).toBe(before + 1);
+    expect(ledgerEntriesOf(h.sandbox, reply.body.id)).toHaveLength(1);
   });
 
   it('answers pending, sending nothing, when no time is left to send inline; the sweeper sends it once', async () => {
@@ -95,20 +97,21 @@ describe('POST /payouts under the request deadline', () => {
       env: { TABLE_NAME: h.tableName },
       deadlines: deadlines({ localBudgetMs: 1_000, sendBeforeDeadlineMs: 1_000 }),
     });
+    let payoutId = '';
     try {
       const before = late.sandbox.stats().requests[INSTANT_PAYOUT] ?? 0;
       const { reply } = await timedCall(late.api, newKey());
       expect(reply.status).toBe(201);
       expect(reply.body.status).toBe('pending');
       expect(late.sandbox.stats().requests[INSTANT_PAYOUT] ?? 0).toBe(before);
+      payoutId = reply.body.id;
     } finally {
       await late.close();
     }
     // No creator's hold: the next tick sends it.
-    const before = sent();
     await servedBy('sweep-due-payouts', () => runSweep(payoutSweeper(payoutEngineOf(h.runtime)), 60_000));
     await servedBy('sweep-due-payouts', () => runSweep(payoutSweeper(payoutEngineOf(h.runtime)), 60_000));
-    expect(sent()).toBe(before + 1);
+    expect(ledgerEntriesOf(h.sandbox, payoutId)).toHaveLength(1);
   });
 
   it('answers 503 request-deadline with Retry-After when the store never answers; the retry with the same key creates exactly one payout', async () => {
@@ -130,13 +133,12 @@ describe('POST /payouts under the request deadline', () => {
     } finally {
       await stuck.close();
     }
-    const before = sent();
     const retried = await timedCall(h.api, key);
     expect(retried.reply.status).toBe(201);
     const again = await timedCall(h.api, key);
     expect(again.reply.status).toBe(200);
     expect(again.reply.body.id).toBe(retried.reply.body.id);
-    expect(sent()).toBe(before + 1);
+    expect(ledgerEntriesOf(h.sandbox, retried.reply.body.id)).toHaveLength(1);
   });
 
   it('answers 503 when the request outlasts its deadline after creating; the retry with the same key answers that payout, never a second', async () => {
@@ -144,14 +146,15 @@ describe('POST /payouts under the request deadline', () => {
     // test/infra/handler-limits.test.ts): the only way to make a create outlast its request with real parts.
     const slow = await startApiHarness({
       env: { TABLE_NAME: h.tableName },
-      deadlines: deadlines({ localBudgetMs: 1_000, sendBeforeDeadlineMs: 500, sendDeadlineMs: 5_000 }),
+      // 2 s to create before the send's window closes, then a send of 3 s in the 0.5 s that is left.
+      deadlines: deadlines({ localBudgetMs: 2_500, sendBeforeDeadlineMs: 500, sendDeadlineMs: 5_000 }),
     });
     const key = newKey();
     try {
-      slow.sandbox.injectFault({ path: INSTANT_PAYOUT, fault: 'latency', latencyMs: 2_000 });
+      slow.sandbox.injectFault({ path: INSTANT_PAYOUT, fault: 'latency', latencyMs: 3_000 });
       const { reply, ms } = await timedCall(slow.api, key);
       expect(reply.status).toBe(503);
-      expect(ms).toBeLessThan(1_000 + 500);
+      expect(ms).toBeLessThan(2_500 + 500);
       const retried = await timedCall(h.api, key);
       expect(retried.reply.status).toBe(200);
       expect(retried.reply.headers['idempotent-replayed']).toBe('true');
