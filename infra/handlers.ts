@@ -463,8 +463,18 @@ export const HANDLERS = {
     },
   },
   'publish-domain-events': {
-    description: 'DynamoDB Streams -> EventBridge: one domain event per payout outcome',
+    description: 'DynamoDB Streams -> EventBridge: one domain event per payout outcome and payout run end',
     trigger: { kind: 'stream' },
+    // Counts each payout run row's end onto its run once (a marker and the run's counters, one transaction) and
+    // records the run's end (lib/payout-runs/run-ends.ts); a cancelled run's rows are read by key (Query), those
+    // never sent checked to have no payout (ConditionCheck on the row).
+    table: {
+      access: 'countRunEnds',
+      indexes: [],
+      queriesTable: true,
+      writes: [K.payoutRun],
+      checks: [K.payoutRun],
+    },
     provider: ProviderAccess.None,
     timeout: Duration.seconds(60),
     unexercisedGrants: DLQ_GRANT_EXTRAS,

@@ -34,6 +34,7 @@ import {
   startLocalSubmissionWorkers,
 } from '../lib/local/submission-workers.js';
 import { NOTIFIED_EVENTS, notify } from '../lib/notifications/index.js';
+import { runEndBookkeeperOf } from '../lib/runtime/domain-event-runtime.js';
 import { notifierFromEnv } from '../lib/runtime/notifier.js';
 import { type Runtime, runtimeFromProcessEnv } from '../lib/runtime/runtime.js';
 import { isLoopbackUrl } from '../lib/runtime/runtime-config.js';
@@ -299,6 +300,8 @@ async function main(): Promise<void> {
     env.TABLE_NAME,
     domainEventPublisher(domainBus, recorder),
     runtime.logger,
+    // As publish-domain-events in AWS: payout runs count their rows' ends and record their end from the stream.
+    { bookkeeper: runEndBookkeeperOf(runtime.dynamoDb, env.TABLE_NAME, runtime.logger) },
   );
   relay.start(1000);
   stack.push({ name: 'domain-event relay', stop: () => relay.stop() });

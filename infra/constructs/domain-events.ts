@@ -42,7 +42,6 @@ export class DomainEvents extends Construct {
   constructor(scope: Construct, id: string, props: DomainEventsProps) {
     super(scope, id);
     const { publisher } = props;
-    const runEntities = props.approvalEntities.filter((entity) => entity === 'payout-run');
     const statusEntities = props.approvalEntities.filter((entity) => entity !== 'payout-run');
     publisher.addEnvironment({ EVENT_BUS_NAME: props.bus.eventBusName });
     // The publisher may put its own domain events and nothing else: never an inbound `merchant.payouts`
@@ -87,7 +86,8 @@ export class DomainEvents extends Construct {
             dynamodb: {
               NewImage: {
                 entity: { S: FilterRule.isEqual('payout') },
-                status: { S: FilterRule.or(...props.publishedStatuses) },
+                // `cancelled` publishes nothing; a run's payout cancelled ends its row (lib/payout-runs/run-ends.ts).
+                status: { S: FilterRule.or(...props.publishedStatuses, 'cancelled') },
               },
             },
           }),
@@ -103,9 +103,13 @@ export class DomainEvents extends Construct {
               },
             }),
           ),
+          // Payout runs (lib/payout-runs/run-ends.ts): every change of a run item (its approval, counts onto it,
+          // materialised, cancelled, ended: it ends when every row has, then publishes its end event) and of a
+          // run's rows (one recorded refused ends). Lambda allows five filters by default, so the rows and the
+          // run share this one and the bookkeeper keeps only what concerns it.
           FilterCriteria.filter({
             eventName: FilterRule.or('INSERT', 'MODIFY'),
-            dynamodb: { NewImage: { entity: { S: FilterRule.or(...runEntities) } } },
+            dynamodb: { NewImage: { entity: { S: FilterRule.or('payout-run', 'payout-run-row') } } },
           }),
         ],
       }),

@@ -33,6 +33,11 @@ export const TABLE_ACTIONS = {
   decideSettlements: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:ConditionCheckItem'],
   /** Transitions known payouts (update plus audit put) and never claims one, so never checks the pause item. */
   decide: ['dynamodb:PutItem', 'dynamodb:UpdateItem'],
+  /**
+   * Counts payout runs' rows' ends from the stream: a marker put only if absent with the run's counters (Put,
+   * Update), a cancelled run's unsent rows checked to have no payout (ConditionCheck); it reads by Query alone.
+   */
+  countRunEnds: ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:ConditionCheckItem'],
   /** Writes whole items it never reads back, and reads only its own cursor (the provider-schedule copy). */
   copy: ['dynamodb:GetItem', 'dynamodb:PutItem'],
   /** Claims and records markers with conditional updates only, reading them back from the update's answer. */

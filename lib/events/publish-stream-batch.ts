@@ -23,6 +23,14 @@ export interface PublishBudget {
   readonly now?: () => number;
 }
 
+/**
+ * Bookkeeping a table change calls for before its event is published (a payout run counting its rows' ends,
+ * lib/payout-runs/run-ends.ts). It must be idempotent: a record that fails is handed back and comes again.
+ */
+export interface StreamBookkeeper {
+  onRecord(record: PayoutStreamRecord): Promise<void>;
+}
+
 type SequencedRecord = PayoutStreamRecord & { readonly dynamodb?: { readonly SequenceNumber?: string } };
 
 /**
@@ -36,6 +44,7 @@ export async function publishStreamBatch(
   publisher: EventPublisher,
   logger: Logger,
   budget?: PublishBudget,
+  bookkeeper?: StreamBookkeeper,
 ): Promise<StreamBatchResult> {
   const now = budget?.now ?? Date.now;
   let published = 0;
@@ -50,13 +59,14 @@ export async function publishStreamBatch(
     }
     let event: PublishedEvent | undefined;
     try {
+      await bookkeeper?.onRecord(record);
       event = publishedEventOf(record);
       if (event) {
         await publisher.publish([event], { signal: AbortSignal.timeout(PUT_EVENTS_DEADLINE_MS) });
         published++;
       }
     } catch (error) {
-      logger.error('could not publish domain event', {
+      logger.error('could not handle the stream record (bookkeeping or its domain event)', {
         sequenceNumber: record.dynamodb?.SequenceNumber,
         eventId: event?.detail.eventId,
         error: error instanceof Error ? error.message : String(error),

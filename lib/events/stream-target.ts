@@ -12,9 +12,13 @@ export async function publishDomainEvents(
   remainingMs: number,
   now = Date.now(),
 ): Promise<DynamoDBBatchResponse> {
-  const result = await publishStreamBatch(event.Records, runtime.publisher, runtime.logger, {
-    stopStartingAt: now + remainingMs - PUBLISH_STOP_STARTING_BEFORE_DEADLINE_MS,
-  });
+  const result = await publishStreamBatch(
+    event.Records,
+    runtime.publisher,
+    runtime.logger,
+    { stopStartingAt: now + remainingMs - PUBLISH_STOP_STARTING_BEFORE_DEADLINE_MS },
+    runtime.bookkeeper,
+  );
   runtime.logger.info('published domain events', {
     records: event.Records.length,
     published: result.published,

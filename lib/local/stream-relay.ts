@@ -6,9 +6,16 @@ import {
   GetShardIteratorCommand,
 } from '@aws-sdk/client-dynamodb-streams';
 import type { EventPublisher } from '../events/event-publisher.js';
-import { publishStreamBatch } from '../events/publish-stream-batch.js';
+import { publishStreamBatch, type StreamBookkeeper } from '../events/publish-stream-batch.js';
 import type { Logger } from '../shared/logger.js';
 import { localAwsConfig } from './dynamodb-local.js';
+
+export interface StreamRelayOptions {
+  /** The bookkeeping the publisher in AWS does on each record (payout runs' ends: domain-event-runtime.ts). */
+  readonly bookkeeper?: StreamBookkeeper;
+  /** Sees each page of records as read (a test re-delivers them, as the stream may). */
+  readonly tap?: (records: readonly Parameters<typeof publishStreamBatch>[0][number][]) => void;
+}
 
 /**
  * Local stand-in for the Lambda event source mapping that feeds the table's stream to the domain-event
@@ -24,6 +31,7 @@ export class StreamRelay {
     private readonly streamArn: string,
     private readonly publisher: EventPublisher,
     private readonly logger: Logger,
+    private readonly options: StreamRelayOptions,
   ) {}
 
   static async forTable(
@@ -32,11 +40,12 @@ export class StreamRelay {
     tableName: string,
     publisher: EventPublisher,
     logger: Logger,
+    options: StreamRelayOptions = {},
   ): Promise<StreamRelay> {
     const { Table } = await dynamoDb.send(new DescribeTableCommand({ TableName: tableName }));
     if (!Table?.LatestStreamArn) throw new Error(`table ${tableName} has no stream`);
     const streams = new DynamoDBStreamsClient({ endpoint, ...localAwsConfig });
-    return new StreamRelay(streams, Table.LatestStreamArn, publisher, logger);
+    return new StreamRelay(streams, Table.LatestStreamArn, publisher, logger, options);
   }
 
   /** Reads every record available now on every shard and publishes its events. Returns how many were published. */
@@ -70,7 +79,14 @@ export class StreamRelay {
       if (!iterator) return published;
       const page = await this.streams.send(new GetRecordsCommand({ ShardIterator: iterator, Limit: 100 }));
       const records = page.Records ?? [];
-      const result = await publishStreamBatch(records, this.publisher, this.logger);
+      this.options.tap?.(records);
+      const result = await publishStreamBatch(
+        records,
+        this.publisher,
+        this.logger,
+        undefined,
+        this.options.bookkeeper,
+      );
       published += result.published;
       const [firstFailed] = result.failedSequenceNumbers;
       if (firstFailed) {

@@ -9,6 +9,7 @@
 export * from './cancel-rows.js';
 export * from './materialiser.js';
 export * from './model.js';
+export * from './run-ends.js';
 export * from './run-service.js';
 export * from './run-store.js';
 export * from './schemas.js';

@@ -15,17 +15,42 @@ export const RunState = {
   Materialised: 'materialised',
   /** Cancelled by a person: rows not yet claimed were cancelled, rows already sent stand. */
   Cancelled: 'cancelled',
+  /** Every row ended, each `succeeded` (`ends`): recorded once, by run-ends.ts. */
+  Completed: 'completed',
+  /** Every row ended, some `failed`, `missed`, `refused` or waiting in `needs_review` (`ends`). */
+  NeedsAttention: 'needs_attention',
 } as const;
 export type RunState = (typeof RunState)[keyof typeof RunState];
 
 /** A run's status as shown: its state, with `materialised` told apart by its payouts' progress. */
-export type RunStatus =
-  | typeof RunState.PendingApproval
-  | typeof RunState.Materialising
-  | typeof RunState.Cancelled
-  | 'sending'
-  | 'completed'
-  | 'needs_attention';
+export type RunStatus = Exclude<RunState, typeof RunState.Materialised> | 'sending';
+
+/**
+ * How a row ended, for its run: its payout's final status (`needs_review` included: a person must look at it),
+ * `refused` (the limits refused it at creation) or `cancelled_unsent` (the run was cancelled before it became a
+ * payout). Each row's end is counted once onto the run (`ends`), by whichever of these happens first.
+ */
+export const ROW_ENDS = [
+  'succeeded',
+  'failed',
+  'missed',
+  'cancelled',
+  'needs_review',
+  'refused',
+  'cancelled_unsent',
+] as const;
+export type RowEnd = (typeof ROW_ENDS)[number];
+/** Row ends a person must look at: a run with any ends `needs_attention`. */
+export const ATTENTION_ENDS: ReadonlySet<RowEnd> = new Set(['failed', 'missed', 'needs_review', 'refused']);
+
+/** The rows of a run that have ended, counted once each (lib/payout-runs/run-ends.ts). */
+export interface RunEnds {
+  readonly rows: number;
+  readonly attention: number;
+  readonly sentKobo: number;
+  readonly failedKobo: number;
+  readonly byEnd: Partial<Record<RowEnd, number>>;
+}
 
 /** One of the largest rows, shown to the approver. */
 export interface LargestRow {
@@ -60,6 +85,10 @@ export interface PayoutRun {
   readonly cancelledBy?: Principal;
   readonly cancelledAt?: string;
   readonly cancelReason?: string;
+  /** The rows ended so far (absent before the first). */
+  readonly ends?: RunEnds;
+  /** When every row had ended: recorded once, and then the run's end event is published. */
+  readonly endedAt?: string;
 }
 
 /** One row of a run, as validated, and what became of it. */

@@ -391,6 +391,9 @@ export class PayoutRunService {
     if (run.state === RunState.Cancelled) {
       throw new InvalidTransitionError('payout run', `payout run ${runId} is cancelled already`);
     }
+    if (run.endedAt !== undefined) {
+      throw new InvalidTransitionError('payout run', `payout run ${runId} has ended (${run.state})`);
+    }
     const at = this.#clock.now().toISOString();
     const moved = await this.#store.transition(run, RunState.Cancelled, {
       cancelledBy: actor,
@@ -481,6 +484,7 @@ export class PayoutRunService {
     const left = run.count - done;
     // Rows a person must look at (needs_review, unknown) are not done; when only they are left, the run needs attention.
     const waitingOnPeople = (counts.needs_review ?? 0) + (counts.unknown ?? 0);
+    // A run's end is recorded once (run-ends.ts); until then a materialised run's status is read off its payouts.
     const status: RunStatus =
       run.state !== RunState.Materialised
         ? run.state

@@ -8,14 +8,24 @@ import {
   DocumentClient,
   GetCommand,
   QueryCommand,
+  TransactWriteCommand,
   UpdateCommand,
 } from '../shared/document-client.js';
 import { InvalidCursorError, PayoutAutomationError } from '../shared/errors.js';
 import { createWithIdempotencyKey, IdempotentCreateGuardError } from '../shared/idempotent-create.js';
 import { type Listing, listingAttributes, queryListing } from '../shared/index-listing.js';
 import type { CursorPage } from '../shared/paging.js';
+import { commitRetryingConflicts } from '../shared/transaction-conflicts.js';
 import * as z from '../shared/zod.js';
-import { type PayoutRun, type RunRow, RunState } from './model.js';
+import {
+  ATTENTION_ENDS,
+  type PayoutRun,
+  ROW_ENDS,
+  type RowEnd,
+  type RunEnds,
+  type RunRow,
+  RunState,
+} from './model.js';
 
 /**
  * Payout runs in the single table, one item collection per run:
@@ -26,7 +36,11 @@ import { type PayoutRun, type RunRow, RunState } from './model.js';
  * | row  | PAYOUT_RUN#<runId>              | ROW#<00000>  |                                                         |
  * | file | PAYOUT_RUN#FILE#<fingerprint>   | RUN#<runId>  | (the runs of the same rows: a probable duplicate)       |
  * | claim| PAYOUT_RUN#FILE#<fingerprint>   | FIRST        | (the first run of these rows not acknowledged as a duplicate: written only if absent) |
+ * | end  | PAYOUT_RUN#<runId>              | END#<00000>  | (the row's end, counted onto the run once: written only if absent) |
  * | key  | IDEMPOTENCY#payout-run#<key>    | IDEMPOTENCY  | (the client's Idempotency-Key, naming the run: `runId`) |
+ *
+ * The run item counts its rows' ends in flat attributes (`endedRows`, `endedAttention`, `endedSentKobo`,
+ * `endedFailedKobo`, `ended_<end>`): DynamoDB's ADD needs no map to exist first, so the first end needs no set-up.
  */
 export const runKeys = {
   run: (runId: string) => ({ pk: `PAYOUT_RUN#${runId}`, sk: 'RUN' }),
@@ -42,6 +56,11 @@ export const runKeys = {
   fileClaim: (contentFingerprint: string) => ({
     pk: `PAYOUT_RUN#FILE#${contentFingerprint}`,
     sk: 'FIRST',
+  }),
+  /** A row's end, counted once: its marker is put only if absent, in the transaction that counts it. */
+  rowEnd: (runId: string, index: number) => ({
+    pk: `PAYOUT_RUN#${runId}`,
+    sk: `END#${String(index).padStart(5, '0')}`,
   }),
   idempotency: (idempotencyKey: string) => ({
     pk: `IDEMPOTENCY#payout-run#${idempotencyKey}`,
@@ -84,8 +103,30 @@ const runSchema = z.lazy(() =>
     cancelledBy: z.optional(principalSchema),
     cancelledAt: z.optional(z.string()),
     cancelReason: z.optional(z.string()),
+    endedAt: z.optional(z.string()),
   }),
 );
+
+/** The run item's end counters as `RunEnds` (absent before the first row ended). */
+export function runEndsOf(item: Readonly<Record<string, unknown>>): RunEnds | undefined {
+  const num = (name: string) => (typeof item[name] === 'number' ? (item[name] as number) : 0);
+  if (typeof item.endedRows !== 'number') return undefined;
+  const byEnd: Partial<Record<RowEnd, number>> = {};
+  for (const end of ROW_ENDS) if (num(`ended_${end}`) > 0) byEnd[end] = num(`ended_${end}`);
+  return {
+    rows: num('endedRows'),
+    attention: num('endedAttention'),
+    sentKobo: num('endedSentKobo'),
+    failedKobo: num('endedFailedKobo'),
+    byEnd,
+  };
+}
+
+/** A stored run item as a `PayoutRun`, its end counters included. */
+export function runOfItem(item: Readonly<Record<string, unknown>>): PayoutRun {
+  const ends = runEndsOf(item);
+  return { ...runSchema.parse(item), ...(ends && { ends }) };
+}
 const rowSchema = z.lazy(() =>
   z.object({
     runId: z.string(),
@@ -248,7 +289,7 @@ export class DynamoDbPayoutRunStore {
     if (!Item) return undefined;
     const requestFingerprint: unknown = Item.requestFingerprint;
     return {
-      run: runSchema.parse(Item),
+      run: runOfItem(Item),
       ...(typeof requestFingerprint === 'string' && { requestFingerprint }),
     };
   }
@@ -271,12 +312,12 @@ export class DynamoDbPayoutRunStore {
     const { Item } = await this.#doc.send(
       new GetCommand({ TableName: this.tableName, Key: runKeys.run(runId), ConsistentRead: true }),
     );
-    return Item ? runSchema.parse(Item) : undefined;
+    return Item ? runOfItem(Item) : undefined;
   }
 
   /** Runs, newest first, of one state or all. @throws InvalidCursorError when the cursor is not one this listing issued */
   list(query: { limit: number; cursor?: string; state?: RunState }): Promise<CursorPage<PayoutRun>> {
-    return queryListing(this.#doc, this.tableName, runListing, query, (item) => runSchema.parse(item));
+    return queryListing(this.#doc, this.tableName, runListing, query, (item) => runOfItem(item));
   }
 
   /**
@@ -397,6 +438,109 @@ export class DynamoDbPayoutRunStore {
           ConditionExpression: '#state = :from AND #mat = :mark',
           ExpressionAttributeNames: names,
           ExpressionAttributeValues: values,
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (isConditionFailure(error)) return false;
+      throw error;
+    }
+  }
+
+  /**
+   * Counts one row's end onto its run, once: the row's end marker (put only if absent) and the run's counters in
+   * one transaction, so a stream record delivered twice, or two sources of the same row's end (its payout's
+   * cancel and the run's cancel), count it once. With `onlyWithoutPayout`, the row must have no payout recorded
+   * (a cancelled run's row that never became one). False when it was counted already or does not qualify.
+   */
+  async countRowEnd(
+    row: { readonly runId: string; readonly index: number; readonly amountKobo: number },
+    end: RowEnd,
+    at: string,
+    options: { readonly onlyWithoutPayout?: boolean } = {},
+  ): Promise<boolean> {
+    const adds = ['endedRows :one', '#byEnd :one'];
+    const values: Record<string, number | string> = { ':one': 1 };
+    if (ATTENTION_ENDS.has(end)) adds.push('endedAttention :one');
+    if (end === 'succeeded') adds.push('endedSentKobo :kobo');
+    if (end === 'failed' || end === 'missed' || end === 'refused') adds.push('endedFailedKobo :kobo');
+    if (adds.some((add) => add.endsWith(':kobo'))) values[':kobo'] = row.amountKobo;
+    return commitRetryingConflicts(
+      async () => {
+        await this.#doc.send(
+          new TransactWriteCommand({
+            TransactItems: [
+              {
+                Put: {
+                  TableName: this.tableName,
+                  Item: { ...runKeys.rowEnd(row.runId, row.index), entity: 'payout-run-row-end', end, at },
+                  ConditionExpression: 'attribute_not_exists(pk)',
+                },
+              },
+              {
+                Update: {
+                  TableName: this.tableName,
+                  Key: runKeys.run(row.runId),
+                  UpdateExpression: `ADD ${adds.join(', ')}`,
+                  ConditionExpression: 'attribute_exists(pk)',
+                  ExpressionAttributeNames: { '#byEnd': `ended_${end}` },
+                  ExpressionAttributeValues: values,
+                },
+              },
+              ...(options.onlyWithoutPayout
+                ? [
+                    {
+                      ConditionCheck: {
+                        TableName: this.tableName,
+                        Key: runKeys.row(row.runId, row.index),
+                        ConditionExpression:
+                          'attribute_not_exists(payoutId) AND attribute_not_exists(failure)',
+                      },
+                    },
+                  ]
+                : []),
+            ],
+          }),
+        );
+        return true;
+      },
+      (reasons, error) => {
+        if (reasons.includes('ConditionalCheckFailed')) return false;
+        throw error;
+      },
+    );
+  }
+
+  /**
+   * Records a run's end, once: conditional on its state as read, on its end not recorded yet and on every row
+   * having ended (`endedRows` at least `count`). A cancelled run stays `cancelled` and gains `endedAt`; any other
+   * moves to `to`. False when it was ended already or not every row has ended.
+   */
+  async endRun(
+    run: Pick<PayoutRun, 'runId' | 'state' | 'count'>,
+    to: PayoutRun['state'],
+    at: string,
+  ): Promise<boolean> {
+    try {
+      await this.#doc.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: runKeys.run(run.runId),
+          UpdateExpression: 'SET #state = :to, #g1 = :g1, endedAt = :at, updatedAt = :at REMOVE #wqpk, #wqsk',
+          ConditionExpression: '#state = :from AND attribute_not_exists(endedAt) AND endedRows >= :count',
+          ExpressionAttributeNames: {
+            '#state': 'state',
+            '#g1': byStatus.partitionKey,
+            '#wqpk': workQueue.partitionKey,
+            '#wqsk': workQueue.sortKey,
+          },
+          ExpressionAttributeValues: {
+            ':from': run.state,
+            ':to': to,
+            ':g1': runListing.statePartition(to),
+            ':at': at,
+            ':count': run.count,
+          },
         }),
       );
       return true;

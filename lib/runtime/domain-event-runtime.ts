@@ -1,11 +1,28 @@
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { EventBridgePublisher, type EventPublisher } from '../events/event-publisher.js';
+import type { StreamBookkeeper } from '../events/publish-stream-batch.js';
+import { RunEndBookkeeper } from '../payout-runs/run-ends.js';
+import { DynamoDbPayoutRunStore } from '../payout-runs/run-store.js';
 import { lambdaLogger } from '../shared/lambda-logger.js';
 import type { Logger } from '../shared/logger.js';
 
-/** What the stream publisher (`publish-domain-events`) is made of: no table, no provider, only the bus. */
+/**
+ * What the stream publisher (`publish-domain-events`) is made of: the bus, and the payout runs' bookkeeping on the
+ * table (their rows' ends and the run's end, lib/payout-runs/run-ends.ts); no provider.
+ */
 export interface DomainEventRuntime {
   readonly publisher: EventPublisher;
   readonly logger: Logger;
+  readonly bookkeeper?: StreamBookkeeper;
+}
+
+/** The payout runs' stream bookkeeping on a table. */
+export function runEndBookkeeperOf(
+  client: DynamoDBClient,
+  tableName: string,
+  logger: Logger,
+): StreamBookkeeper {
+  return new RunEndBookkeeper({ store: new DynamoDbPayoutRunStore(client, tableName), logger });
 }
 
 let cached: DomainEventRuntime | undefined;
@@ -18,9 +35,13 @@ export function domainEventRuntimeFromProcessEnv(): DomainEventRuntime {
   if (cached) return cached;
   const busName = process.env.EVENT_BUS_NAME;
   if (!busName) throw new Error('EVENT_BUS_NAME is not set');
+  const tableName = process.env.TABLE_NAME;
+  if (!tableName) throw new Error('TABLE_NAME is not set');
+  const logger = lambdaLogger({ service: 'payouts-domain-events' });
   cached = {
     publisher: EventBridgePublisher.fromEnvironment(busName),
-    logger: lambdaLogger({ service: 'payouts-domain-events' }),
+    logger,
+    bookkeeper: runEndBookkeeperOf(new DynamoDBClient({}), tableName, logger),
   };
   return cached;
 }

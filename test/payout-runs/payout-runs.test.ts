@@ -1,11 +1,23 @@
 import { createHash } from 'node:crypto';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { type AttributeValue, DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
+import { afterAll, beforeAll, beforeEach, describe, expect, inject, it } from 'vitest';
 import { runCli } from '../../lib/cli/commands.js';
+import {
+  isPayoutRunEvent,
+  type PayoutRunEvent,
+  PayoutRunEventDetailSchema,
+} from '../../lib/events/domain-events.js';
+import { InProcessEventBus } from '../../lib/events/event-publisher.js';
+import { publishStreamBatch } from '../../lib/events/publish-stream-batch.js';
 import { runReconcile, runSweep } from '../../lib/jobs/scheduled.js';
+import { localAwsConfig } from '../../lib/local/dynamodb-local.js';
 import { servedBy } from '../../lib/local/function-attribution.js';
 import { serveApiGatewayHandler } from '../../lib/local/http-to-apigw.js';
+import { StreamRelay } from '../../lib/local/stream-relay.js';
 import { DynamoDbPayoutRunStore, RunMaterialiser, type RunPayouts } from '../../lib/payout-runs/index.js';
 import { payoutSweeper } from '../../lib/payouts/payout-sweeper.js';
+import { runEndBookkeeperOf } from '../../lib/runtime/domain-event-runtime.js';
 import { payoutEngineOf } from '../../lib/runtime/payout-engine.js';
 import { runMaterialiserOf } from '../../lib/runtime/payout-runs.js';
 import { ManualClock } from '../../lib/shared/clock.js';
@@ -364,5 +376,194 @@ describe('payout runs', () => {
     });
     expect(json.status).toBe(202);
     expect(json.body.totalKobo).toBe(10_000);
+  });
+});
+
+describe("a payout run's end", () => {
+  // The table's stream, read as publish-domain-events reads it in AWS: the runs' bookkeeping, then the events.
+  const bus = new InProcessEventBus();
+  const runEvents: PayoutRunEvent[] = [];
+  bus.subscribe((event) => {
+    if (isPayoutRunEvent(event)) runEvents.push(event);
+  });
+  const delivered: Parameters<typeof publishStreamBatch>[0][number][] = [];
+  let relay: StreamRelay;
+  let dynamoDb: DynamoDBClient;
+  const bookkeeper = () => runEndBookkeeperOf(h.runtime.dynamoDb, h.runtime.tableName, h.logger);
+  beforeAll(async () => {
+    dynamoDb = new DynamoDBClient({ endpoint: inject('dynamoDbEndpoint'), ...localAwsConfig });
+    relay = await StreamRelay.forTable(dynamoDb, inject('dynamoDbEndpoint'), h.tableName, bus, h.logger, {
+      bookkeeper: bookkeeper(),
+      tap: (records) => delivered.push(...records),
+    });
+  });
+  afterAll(async () => {
+    await relay.stop();
+    dynamoDb.destroy();
+  });
+  const relayStream = () => servedBy('publish-domain-events', () => relay.pollOnce());
+  const eventsOf = (runId: string) => runEvents.filter((event) => event.detail.runId === runId);
+  const runItem = async (runId: string) => {
+    const items = (await h.items()).map((item) => unmarshall(item as Record<string, AttributeValue>));
+    return items.find((item) => item.pk === `PAYOUT_RUN#${runId}` && item.sk === 'RUN');
+  };
+  /** Ticks of the sweep, workers and reconciler, each followed by the stream, until the run's end is recorded. */
+  async function untilEnded(runId: string, materialiser = materialise) {
+    for (let tick = 0; tick < 10; tick++) {
+      await materialiser();
+      await sweep();
+      await reconcile();
+      await relayStream();
+      if ((await runItem(runId))?.endedAt !== undefined) return;
+      clock.advance(10 * 60_000);
+    }
+  }
+
+  it('ends a run whose rows all succeed `completed`, with one Payout Run Completed, though the stream delivers records twice', async () => {
+    const created = await postCsv(csvOf(5, { tag: 'ends-ok', amount: 40_000 }));
+    const runId = created.body.runId;
+    await untilEnded(runId);
+    expect(await getRun(runId)).toMatchObject({ status: 'completed' });
+    // Every record again (the stream delivers at least once): no row is counted twice, the run ends once.
+    const again = delivered.filter((record) => JSON.stringify(record).includes(runId));
+    await servedBy('publish-domain-events', () =>
+      publishStreamBatch(
+        again.filter((record) => !JSON.stringify(record.dynamodb?.NewImage).includes('endedAt')),
+        bus,
+        h.logger,
+        undefined,
+        bookkeeper(),
+      ),
+    );
+    await relayStream();
+    const item = await runItem(runId);
+    expect(item).toMatchObject({ state: 'completed', endedRows: 5, ended_succeeded: 5 });
+    const events = eventsOf(runId);
+    expect(events).toHaveLength(1);
+    expect(events[0]).toMatchObject({
+      detailType: 'Payout Run Completed',
+      detail: {
+        eventId: `run:${runId}:ended`,
+        status: 'completed',
+        count: 5,
+        counts: { succeeded: 5 },
+        totalKobo: 5 * 40_000 + 15,
+        sentKobo: 5 * 40_000 + 15,
+        failedKobo: 0,
+      },
+    });
+    expect(PayoutRunEventDetailSchema.safeParse(events[0]?.detail).success).toBe(true);
+    // The end's own record delivered again publishes the same eventId, which consumers drop.
+    await publishStreamBatch(
+      again.filter((record) => JSON.stringify(record.dynamodb?.NewImage).includes('endedAt')),
+      bus,
+      h.logger,
+    );
+    expect(new Set(eventsOf(runId).map((event) => event.detail.eventId))).toEqual(
+      new Set([`run:${runId}:ended`]),
+    );
+    expect(JSON.stringify(events)).not.toMatch(/\d{10}/);
+  });
+
+  it('ends a run with a row that failed (refused by the limits in force) `needs_attention`, with one Payout Run Needs Attention', async () => {
+    const csv = `${HEADER}\nfail-1,50000,058,0223456789,Ada Obi,pay\nfail-2,9000000,058,0223456788,Bola Ade,pay\n`;
+    const created = await postCsv(csv);
+    const runId = created.body.runId;
+    expect(created.body.status).toBe('materialising');
+    // The per-payout maximum is lowered below the second row after the run was accepted: that row fails.
+    const config = h.runtime.payouts.ctx.config as { maxPayoutKobo: number };
+    const before = config.maxPayoutKobo;
+    config.maxPayoutKobo = 1_000_000;
+    try {
+      await untilEnded(runId);
+    } finally {
+      config.maxPayoutKobo = before;
+    }
+    expect(await getRun(runId)).toMatchObject({
+      status: 'needs_attention',
+      counts: { succeeded: 1, refused: 1 },
+    });
+    expect(await runItem(runId)).toMatchObject({ state: 'needs_attention', endedRows: 2 });
+    const events = eventsOf(runId);
+    expect(events).toHaveLength(1);
+    expect(events[0]).toMatchObject({
+      detailType: 'Payout Run Needs Attention',
+      detail: {
+        status: 'needs_attention',
+        counts: { succeeded: 1, refused: 1 },
+        sentKobo: 50_000,
+        failedKobo: 9_000_000,
+      },
+    });
+  });
+
+  it('ends a run cancelled before all its rows became payouts: cancelled, its end recorded, the unsent rows counted', async () => {
+    const created = await postCsv(csvOf(10, { tag: 'ends-cancel', amount: 50_000 }));
+    const runId = created.body.runId;
+    await materialise({ rowsPerRun: 4 });
+    await sweep(); // the first 4 are sent
+    await relayStream();
+    const cancelled = await call(h.api, {
+      method: 'POST',
+      path: `/payout-runs/${runId}/cancel`,
+      principal: 'carol',
+    });
+    expect(cancelled.status).toBe(200);
+    await untilEnded(runId);
+    const item = await runItem(runId);
+    expect(item).toMatchObject({ state: 'cancelled', endedRows: 10, ended_cancelled_unsent: 6 });
+    expect(item?.endedAt).toEqual(expect.any(String));
+    const events = eventsOf(runId);
+    expect(events).toHaveLength(1);
+    expect(events[0]?.detail).toMatchObject({
+      status: 'cancelled',
+      counts: { succeeded: 4, cancelled_unsent: 6 },
+    });
+    // An ended run is not cancelled again.
+    const again = await call(h.api, {
+      method: 'POST',
+      path: `/payout-runs/${runId}/cancel`,
+      principal: 'carol',
+    });
+    expect(again.status).toBe(409);
+  });
+
+  it('ends a run of only refused rows, though the sweep crashed mid-batch', async () => {
+    const created = await postCsv(csvOf(12, { tag: 'ends-refused', amount: 60_000 }));
+    const runId = created.body.runId;
+    // The per-payout maximum is lowered below every row after the run was accepted: each row is refused.
+    const config = h.runtime.payouts.ctx.config as { maxPayoutKobo: number };
+    const before = config.maxPayoutKobo;
+    config.maxPayoutKobo = 1_000;
+    try {
+      // A sweep that dies after refusing a few rows, before it advanced the run's mark.
+      const ledger = h.runtime.payouts;
+      let creates = 0;
+      const dying = new RunMaterialiser({
+        store: new DynamoDbPayoutRunStore(h.runtime.dynamoDb, h.runtime.tableName),
+        payouts: {
+          get: (id) => ledger.get(id),
+          cancel: (id, actor, reason) => ledger.cancel(id, actor, reason),
+          create: async (command) => {
+            if (++creates === 5) throw new Error('the sweep was cut off');
+            return ledger.create(command);
+          },
+        },
+        clock,
+      });
+      await expect(servedBy('sweep-due-payouts', () => dying.materialiseDue())).rejects.toThrow('cut off');
+      await relayStream();
+      expect((await runItem(runId))?.endedAt).toBeUndefined();
+      await untilEnded(runId);
+    } finally {
+      config.maxPayoutKobo = before;
+    }
+    const item = await runItem(runId);
+    expect(item).toMatchObject({ state: 'needs_attention', endedRows: 12, ended_refused: 12 });
+    expect(eventsOf(runId)).toHaveLength(1);
+    expect(eventsOf(runId)[0]).toMatchObject({
+      detailType: 'Payout Run Needs Attention',
+      detail: { counts: { refused: 12 }, failedKobo: 12 * 60_000 + 78, sentKobo: 0 },
+    });
   });
 });
