@@ -27,6 +27,10 @@ export interface CommandSpec {
    * beneficiary, requester) from this route, and asks for confirmation unless `--yes`.
    */
   readonly confirmFrom?: string;
+  /** Other words naming the same command (`runs show` for `payout-runs get`), as the issue and docs name them. */
+  readonly aliases?: readonly (readonly [string, string])[];
+  /** `--watch` redraws a one-line progress bar until the resource ends (`runs show <id> --watch`). */
+  readonly watch?: boolean;
 }
 
 const LIST_QUERY = ['status', 'type', 'from', 'to', 'limit'] as const;
@@ -299,16 +303,18 @@ export const COMMANDS: readonly CommandSpec[] = [
   },
   {
     words: ['payout-runs', 'create'],
+    aliases: [['runs', 'create']],
     method: 'POST',
     path: '/payout-runs',
     summary:
-      'create a run from a CSV file (--body run.csv) or JSON { rows }; 202 with the run (after a 409 for duplicates: --query acknowledgeDuplicates=true)',
+      'create a run from a CSV file (--csv FILE, or --body run.csv) or JSON { rows }; 202 with the run (after a 409 for duplicates: --query acknowledgeDuplicates=true)',
     body: 'required',
     csv: true,
     idempotent: true,
   },
   {
     words: ['payout-runs', 'list'],
+    aliases: [['runs', 'list']],
     method: 'GET',
     path: '/payout-runs',
     summary: 'payout runs, newest first (--state pending_approval: those waiting for a second person)',
@@ -317,12 +323,16 @@ export const COMMANDS: readonly CommandSpec[] = [
   },
   {
     words: ['payout-runs', 'get'],
+    aliases: [['runs', 'show']],
+    watch: true,
     method: 'GET',
     path: '/payout-runs/{id}',
-    summary: 'a run: count, total, largest rows, checksum, rows by status, progress',
+    summary:
+      'a run: count, total, largest rows, checksum, rows by status, progress (--watch: a progress bar until it ends)',
   },
   {
     words: ['payout-runs', 'approve'],
+    aliases: [['runs', 'approve']],
     method: 'POST',
     path: '/payout-runs/{id}/approve',
     summary: 'approve a whole run as the second person',
@@ -330,6 +340,7 @@ export const COMMANDS: readonly CommandSpec[] = [
   },
   {
     words: ['payout-runs', 'cancel'],
+    aliases: [['runs', 'cancel']],
     method: 'POST',
     path: '/payout-runs/{id}/cancel',
     summary: 'cancel the rows not yet sent; rows already sent stand',
@@ -337,6 +348,7 @@ export const COMMANDS: readonly CommandSpec[] = [
   },
   {
     words: ['payout-runs', 'payouts'],
+    aliases: [['runs', 'payouts']],
     method: 'GET',
     path: '/payout-runs/{id}/payouts',
     summary: "the run's rows with their payouts, in file order",
@@ -345,6 +357,7 @@ export const COMMANDS: readonly CommandSpec[] = [
   },
   {
     words: ['payout-runs', 'results'],
+    aliases: [['runs', 'results']],
     method: 'GET',
     path: '/payout-runs/{id}/results.csv',
     summary: 'the result of every row as one CSV (fetched in parts of 1,000 rows)',

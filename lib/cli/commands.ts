@@ -21,9 +21,11 @@ signed; --principal (or PAYOUTS_PRINCIPAL) names you there.
 
 Commands:
 ${COMMANDS.map((c) => `  ${[...c.words, ...placeholders(c.path)].join(' ').padEnd(44)} ${c.summary}`).join('\n')}
+${COMMANDS.flatMap((c) => (c.aliases ?? []).map((words) => `  ${[...words, ...placeholders(c.path)].join(' ').padEnd(44)} = ${c.words.join(' ')}`)).join('\n')}
   ${'request METHOD PATH'.padEnd(44)} any route (--body FILE, --key K, --all)
 
-Flags: --body FILE|- (JSON, or a .csv file where a command takes CSV), --key KEY (Idempotency-Key),
+Flags: --body FILE|- (JSON, or a .csv file where a command takes CSV), --csv FILE (a CSV body, any name),
+       --watch (runs show: redraw a progress bar until the run ends), --key KEY (Idempotency-Key),
        --all (every page of a list), --reason TEXT, --out FILE (a CSV download written to FILE),
        --status, --state, --type, --kind, --from, --to, --limit (lists), --deep (health), --yes (no confirmation),
        --query name=value (any query parameter, repeatable),
@@ -44,7 +46,12 @@ export interface CliIo {
   readonly confirm: (question: string) => Promise<boolean>;
   /** The `OpsApiUrl` output of a CloudFormation stack. */
   readonly stackApiUrl: (stack: string, region: string | undefined) => Promise<string>;
+  /** Waits between two reads of `--watch` (a test moves the run on here instead of waiting). */
+  readonly sleep?: (ms: number) => Promise<void>;
 }
+
+/** How often `--watch` reads the run again. */
+export const WATCH_INTERVAL_MS = 2_000;
 
 class UsageError extends Error {}
 
@@ -54,6 +61,8 @@ const OPTIONS = {
   region: { type: 'string' },
   principal: { type: 'string' },
   body: { type: 'string' },
+  csv: { type: 'string' },
+  watch: { type: 'boolean' },
   key: { type: 'string' },
   all: { type: 'boolean' },
   json: { type: 'boolean' },
@@ -116,6 +125,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       return ExitCode.Declined;
     }
   }
+  if (planned.spec?.watch && parsed.values.watch) return watch(client, planned, io);
   if (planned.list && parsed.values.all) {
     const items: unknown[] = [];
     const pages = client.paginate(planned);
@@ -139,6 +149,49 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     return show({ ...downloaded, body: `${out}: ${rows} row${rows === 1 ? '' : 's'}` });
   }
   return show(await client.send(planned));
+}
+
+/** Statuses a run ends in: `--watch` stops there. */
+const RUN_ENDED = new Set(['completed', 'needs_attention', 'cancelled']);
+/** Row statuses that are done for the progress bar (as the API's `percentDone` counts them). */
+const ROW_DONE = new Set(['succeeded', 'failed', 'missed', 'cancelled', 'refused', 'cancelled_unsent']);
+const BAR_WIDTH = 10;
+
+/** One line of progress: `[#####.....] 50% 500/1000 sent, eta 20s`. */
+export function progressLine(run: {
+  count: number;
+  percentDone: number;
+  counts?: Record<string, number>;
+  etaSeconds?: number;
+  status: string;
+}): string {
+  const done = Object.entries(run.counts ?? {})
+    .filter(([status]) => ROW_DONE.has(status))
+    .reduce((sum, [, n]) => sum + n, 0);
+  const filled = Math.min(BAR_WIDTH, Math.floor((run.percentDone * BAR_WIDTH) / 100));
+  const bar = `[${'#'.repeat(filled)}${'.'.repeat(BAR_WIDTH - filled)}]`;
+  const tail = RUN_ENDED.has(run.status)
+    ? run.status
+    : run.etaSeconds !== undefined
+      ? `eta ${run.etaSeconds}s`
+      : run.status;
+  return `${bar} ${run.percentDone}% ${done}/${run.count} sent, ${tail}`;
+}
+
+/** `runs show <id> --watch`: reads the run until it ends, redrawing one line; 0 once it ended. */
+async function watch(client: OpsClient, planned: Planned, io: CliIo): Promise<number> {
+  const sleep = io.sleep ?? ((ms: number) => new Promise<void>((done) => setTimeout(done, ms)));
+  for (;;) {
+    const response = await client.send(planned);
+    if (response.status !== 200) return answer(response, io, false);
+    const run = response.body as Parameters<typeof progressLine>[0];
+    io.out(`\r${progressLine(run)}`);
+    if (RUN_ENDED.has(run.status)) {
+      io.out('\n');
+      return ExitCode.Ok;
+    }
+    await sleep(WATCH_INTERVAL_MS);
+  }
 }
 
 /** The `rel="next"` target of a `Link` header: the path and query of the download's next part. */
@@ -205,8 +258,13 @@ export function usageProblem(argv: readonly string[]): string | undefined {
   try {
     const parsed = parse(argv);
     if (parsed.values.help || parsed.positionals.length === 0) return undefined;
+    if (parsed.values.csv !== undefined && parsed.values.body !== undefined) {
+      throw new UsageError('give --csv or --body, not both');
+    }
     const withoutFile =
-      parsed.values.body === undefined ? parsed : { ...parsed, values: { ...parsed.values, body: '-' } };
+      parsed.values.body === undefined && parsed.values.csv === undefined
+        ? parsed
+        : { ...parsed, values: { ...parsed.values, body: '-', csv: undefined } };
     plan(withoutFile, { readStdin: () => '{}' });
     return undefined;
   } catch (error) {
@@ -218,7 +276,10 @@ export function usageProblem(argv: readonly string[]): string | undefined {
 function plan(parsed: Parsed, io: Pick<CliIo, 'readStdin'>): Planned {
   const [first = '', second = '', ...rest] = parsed.positionals;
   const { values } = parsed;
-  const csv = values.body?.endsWith('.csv') ? readFileSync(values.body, 'utf8') : undefined;
+  if (values.csv !== undefined && values.body !== undefined)
+    throw new UsageError('give --csv or --body, not both');
+  const csvFile = values.csv ?? (values.body?.endsWith('.csv') ? values.body : undefined);
+  const csv = csvFile === undefined ? undefined : readFileSync(csvFile, 'utf8');
   const body = values.body === undefined || csv !== undefined ? undefined : readJson(values.body, io);
   const keyed = values.key === undefined ? {} : { idempotencyKey: values.key };
   const extraQuery = Object.fromEntries(
@@ -243,7 +304,8 @@ function plan(parsed: Parsed, io: Pick<CliIo, 'readStdin'>): Planned {
       ...keyed,
     };
   }
-  const spec = COMMANDS.find((c) => c.words[0] === first && c.words[1] === second);
+  const named = (words: readonly [string, string]) => words[0] === first && words[1] === second;
+  const spec = COMMANDS.find((c) => named(c.words) || (c.aliases ?? []).some(named));
   if (!spec) throw new UsageError(`unknown command: ${[first, second].join(' ').trim()}`);
   if (values.out !== undefined && spec.parts !== true) {
     throw new UsageError(`${spec.words.join(' ')}: --out is for a CSV download`);
@@ -252,6 +314,8 @@ function plan(parsed: Parsed, io: Pick<CliIo, 'readStdin'>): Planned {
   if (rest.length !== names.length) {
     throw new UsageError(`${spec.words.join(' ')} takes ${names.join(' ') || 'no arguments'}`);
   }
+  if (values.watch && spec.watch !== true)
+    throw new UsageError(`${spec.words.join(' ')}: --watch is for runs show`);
   if (spec.body === 'required' && body === undefined && csv === undefined)
     throw new UsageError(`${spec.words.join(' ')} needs --body`);
   if (csv !== undefined && spec.csv !== true)

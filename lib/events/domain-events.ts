@@ -1,6 +1,6 @@
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
-import { ROW_ENDS, type RowEnd } from '../payout-runs/model.js';
+import { ROW_ENDS, type RowEnd } from '../payout-runs/row-ends.js';
 import type { Payout } from '../payouts/model.js';
 import { newlyPaidTwice, PayoutStatus } from '../payouts/model.js';
 import { fromPayoutItem } from '../payouts/store/item-codec.js';

@@ -1,11 +1,11 @@
 import { enqueuePendingJobs } from '../bulk-corrections/pending-enqueue.js';
-import { RUN_STOP_STARTING_BEFORE_DEADLINE_MS } from '../payout-runs/index.js';
+import { RUN_STOP_STARTING_BEFORE_DEADLINE_MS } from '../payout-runs/materialiser.js';
 import { payoutSweeper } from '../payouts/payout-sweeper.js';
 import { correctionJobStoreOf } from '../runtime/correction-job-store.js';
 import { payoutEngineOf } from '../runtime/payout-engine.js';
-import { runMaterialiserOf } from '../runtime/payout-runs.js';
 import { recurrenceSweepOf } from '../runtime/recurrence-sweep.js';
 import { refundSenderOf } from '../runtime/refunds.js';
+import { runMaterialiserOf } from '../runtime/run-materialiser.js';
 import type { Runtime } from '../runtime/runtime.js';
 import { submissionsOf } from '../runtime/submissions.js';
 import { logTick } from '../shared/logger.js';

@@ -1,4 +1,5 @@
 import type { Beneficiary, Principal } from '../payouts/model.js';
+import type { RowEnd } from './row-ends.js';
 
 /**
  * A payout run: many bank transfers from one file, approved once as a whole, each row paid once as its own payout.
@@ -25,23 +26,7 @@ export type RunState = (typeof RunState)[keyof typeof RunState];
 /** A run's status as shown: its state, with `materialised` told apart by its payouts' progress. */
 export type RunStatus = Exclude<RunState, typeof RunState.Materialised> | 'sending';
 
-/**
- * How a row ended, for its run: its payout's final status (`needs_review` included: a person must look at it),
- * `refused` (the limits refused it at creation) or `cancelled_unsent` (the run was cancelled before it became a
- * payout). Each row's end is counted once onto the run (`ends`), by whichever of these happens first.
- */
-export const ROW_ENDS = [
-  'succeeded',
-  'failed',
-  'missed',
-  'cancelled',
-  'needs_review',
-  'refused',
-  'cancelled_unsent',
-] as const;
-export type RowEnd = (typeof ROW_ENDS)[number];
-/** Row ends a person must look at: a run with any ends `needs_attention`. */
-export const ATTENTION_ENDS: ReadonlySet<RowEnd> = new Set(['failed', 'missed', 'needs_review', 'refused']);
+export type { RowEnd } from './row-ends.js';
 
 /** The rows of a run that have ended, counted once each (lib/payout-runs/run-ends.ts). */
 export interface RunEnds {

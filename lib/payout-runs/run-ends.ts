@@ -5,7 +5,8 @@ import { fromPayoutItem } from '../payouts/store/item-codec.js';
 import { type Clock, systemClock } from '../shared/clock.js';
 import { type Logger, silentLogger } from '../shared/logger.js';
 import { type PayoutRun, type RowEnd, RunState } from './model.js';
-import { type DynamoDbPayoutRunStore, runOfItem } from './run-store.js';
+import { type RunEndStore, runOfItem } from './run-end-store.js';
+import type { DynamoDbPayoutRunStore } from './run-store.js';
 
 /** The part of a table stream record the run's bookkeeping reads (images as the stream carries them). */
 export interface RunStreamRecord {
@@ -51,11 +52,18 @@ const decode = (image: Readonly<Record<string, object>> | undefined) =>
  */
 export class RunEndBookkeeper {
   readonly #store: DynamoDbPayoutRunStore;
+  readonly #ends: RunEndStore;
   readonly #clock: Clock;
   readonly #logger: Logger;
 
-  constructor(options: { store: DynamoDbPayoutRunStore; clock?: Clock; logger?: Logger }) {
+  constructor(options: {
+    store: DynamoDbPayoutRunStore;
+    ends: RunEndStore;
+    clock?: Clock;
+    logger?: Logger;
+  }) {
     this.#store = options.store;
+    this.#ends = options.ends;
     this.#clock = options.clock ?? systemClock;
     this.#logger = options.logger ?? silentLogger;
   }
@@ -74,13 +82,13 @@ export class RunEndBookkeeper {
       const payout = fromPayoutItem(item);
       const key = ROW_PAYOUT_KEY.exec(payout.idempotencyKey);
       if (payout.origin !== PayoutOrigin.Run || !key) return;
-      await this.#store.countRowEnd(
+      await this.#ends.countRowEnd(
         { runId: key[1] as string, index: Number(key[2]), amountKobo: payout.amountKobo },
         end,
         at,
       );
     } else if (item.entity === 'payout-run-row' && item.failure !== undefined && old?.failure === undefined) {
-      await this.#store.countRowEnd(
+      await this.#ends.countRowEnd(
         { runId: String(item.runId), index: Number(item.index), amountKobo: Number(item.amountKobo) },
         'refused',
         at,
@@ -99,7 +107,7 @@ export class RunEndBookkeeper {
     let unsent = 0;
     for (const row of await this.#store.allRows(run.runId)) {
       if (row.payoutId !== undefined || row.failure !== undefined) continue;
-      if (await this.#store.countRowEnd(row, 'cancelled_unsent', at, { onlyWithoutPayout: true })) unsent++;
+      if (await this.#ends.countRowEnd(row, 'cancelled_unsent', at, { onlyWithoutPayout: true })) unsent++;
     }
     this.#logger.info('payout run cancelled: rows never sent counted', { runId: run.runId, unsent });
   }
@@ -114,7 +122,7 @@ export class RunEndBookkeeper {
         : (run.ends?.attention ?? 0) > 0
           ? RunState.NeedsAttention
           : RunState.Completed;
-    if (await this.#store.endRun(run, to, at)) {
+    if (await this.#ends.endRun(run, to, at)) {
       this.#logger.info('payout run ended', { runId: run.runId, state: to, ...run.ends?.byEnd });
     }
   }

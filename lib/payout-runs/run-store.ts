@@ -8,24 +8,14 @@ import {
   DocumentClient,
   GetCommand,
   QueryCommand,
-  TransactWriteCommand,
   UpdateCommand,
 } from '../shared/document-client.js';
 import { InvalidCursorError, PayoutAutomationError } from '../shared/errors.js';
 import { createWithIdempotencyKey, IdempotentCreateGuardError } from '../shared/idempotent-create.js';
 import { type Listing, listingAttributes, queryListing } from '../shared/index-listing.js';
 import type { CursorPage } from '../shared/paging.js';
-import { commitRetryingConflicts } from '../shared/transaction-conflicts.js';
 import * as z from '../shared/zod.js';
-import {
-  ATTENTION_ENDS,
-  type PayoutRun,
-  ROW_ENDS,
-  type RowEnd,
-  type RunEnds,
-  type RunRow,
-  RunState,
-} from './model.js';
+import { type PayoutRun, type RunRow, RunState } from './model.js';
 
 /**
  * Payout runs in the single table, one item collection per run:
@@ -70,7 +60,7 @@ export const runKeys = {
 
 const MATERIALISE_PARTITION = 'PAYOUT_RUN#MATERIALISE';
 const { workQueue, byStatus } = TableIndexes;
-const runListing: Listing = {
+export const runListing: Listing = {
   statePartition: (state) => `PAYOUT_RUN#STATE#${state}`,
   allPartition: 'PAYOUT_RUN#ALL',
 };
@@ -82,7 +72,7 @@ const BATCH_WRITE_ATTEMPTS = 5;
 const BATCH_WRITES_IN_FLIGHT = 8;
 
 const principalSchema = z.lazy(() => z.object({ id: z.string(), kind: z.enum(['user', 'system']) }));
-const runSchema = z.lazy(() =>
+export const runSchema = z.lazy(() =>
   z.object({
     runId: z.string(),
     state: z.enum(Object.values(RunState)),
@@ -107,26 +97,6 @@ const runSchema = z.lazy(() =>
   }),
 );
 
-/** The run item's end counters as `RunEnds` (absent before the first row ended). */
-export function runEndsOf(item: Readonly<Record<string, unknown>>): RunEnds | undefined {
-  const num = (name: string) => (typeof item[name] === 'number' ? (item[name] as number) : 0);
-  if (typeof item.endedRows !== 'number') return undefined;
-  const byEnd: Partial<Record<RowEnd, number>> = {};
-  for (const end of ROW_ENDS) if (num(`ended_${end}`) > 0) byEnd[end] = num(`ended_${end}`);
-  return {
-    rows: num('endedRows'),
-    attention: num('endedAttention'),
-    sentKobo: num('endedSentKobo'),
-    failedKobo: num('endedFailedKobo'),
-    byEnd,
-  };
-}
-
-/** A stored run item as a `PayoutRun`, its end counters included. */
-export function runOfItem(item: Readonly<Record<string, unknown>>): PayoutRun {
-  const ends = runEndsOf(item);
-  return { ...runSchema.parse(item), ...(ends && { ends }) };
-}
 const rowSchema = z.lazy(() =>
   z.object({
     runId: z.string(),
@@ -156,7 +126,7 @@ export class FileClaimedError extends PayoutAutomationError {
   }
 }
 
-const isConditionFailure = (error: unknown) =>
+export const isConditionFailure = (error: unknown) =>
   error instanceof Error && error.name === 'ConditionalCheckFailedException';
 
 /** The runs and their rows; every change of a run is conditional on the state it was read in. */
@@ -289,7 +259,7 @@ export class DynamoDbPayoutRunStore {
     if (!Item) return undefined;
     const requestFingerprint: unknown = Item.requestFingerprint;
     return {
-      run: runOfItem(Item),
+      run: runSchema.parse(Item),
       ...(typeof requestFingerprint === 'string' && { requestFingerprint }),
     };
   }
@@ -312,12 +282,12 @@ export class DynamoDbPayoutRunStore {
     const { Item } = await this.#doc.send(
       new GetCommand({ TableName: this.tableName, Key: runKeys.run(runId), ConsistentRead: true }),
     );
-    return Item ? runOfItem(Item) : undefined;
+    return Item ? runSchema.parse(Item) : undefined;
   }
 
   /** Runs, newest first, of one state or all. @throws InvalidCursorError when the cursor is not one this listing issued */
   list(query: { limit: number; cursor?: string; state?: RunState }): Promise<CursorPage<PayoutRun>> {
-    return queryListing(this.#doc, this.tableName, runListing, query, (item) => runOfItem(item));
+    return queryListing(this.#doc, this.tableName, runListing, query, (item) => runSchema.parse(item));
   }
 
   /**
@@ -438,109 +408,6 @@ export class DynamoDbPayoutRunStore {
           ConditionExpression: '#state = :from AND #mat = :mark',
           ExpressionAttributeNames: names,
           ExpressionAttributeValues: values,
-        }),
-      );
-      return true;
-    } catch (error) {
-      if (isConditionFailure(error)) return false;
-      throw error;
-    }
-  }
-
-  /**
-   * Counts one row's end onto its run, once: the row's end marker (put only if absent) and the run's counters in
-   * one transaction, so a stream record delivered twice, or two sources of the same row's end (its payout's
-   * cancel and the run's cancel), count it once. With `onlyWithoutPayout`, the row must have no payout recorded
-   * (a cancelled run's row that never became one). False when it was counted already or does not qualify.
-   */
-  async countRowEnd(
-    row: { readonly runId: string; readonly index: number; readonly amountKobo: number },
-    end: RowEnd,
-    at: string,
-    options: { readonly onlyWithoutPayout?: boolean } = {},
-  ): Promise<boolean> {
-    const adds = ['endedRows :one', '#byEnd :one'];
-    const values: Record<string, number | string> = { ':one': 1 };
-    if (ATTENTION_ENDS.has(end)) adds.push('endedAttention :one');
-    if (end === 'succeeded') adds.push('endedSentKobo :kobo');
-    if (end === 'failed' || end === 'missed' || end === 'refused') adds.push('endedFailedKobo :kobo');
-    if (adds.some((add) => add.endsWith(':kobo'))) values[':kobo'] = row.amountKobo;
-    return commitRetryingConflicts(
-      async () => {
-        await this.#doc.send(
-          new TransactWriteCommand({
-            TransactItems: [
-              {
-                Put: {
-                  TableName: this.tableName,
-                  Item: { ...runKeys.rowEnd(row.runId, row.index), entity: 'payout-run-row-end', end, at },
-                  ConditionExpression: 'attribute_not_exists(pk)',
-                },
-              },
-              {
-                Update: {
-                  TableName: this.tableName,
-                  Key: runKeys.run(row.runId),
-                  UpdateExpression: `ADD ${adds.join(', ')}`,
-                  ConditionExpression: 'attribute_exists(pk)',
-                  ExpressionAttributeNames: { '#byEnd': `ended_${end}` },
-                  ExpressionAttributeValues: values,
-                },
-              },
-              ...(options.onlyWithoutPayout
-                ? [
-                    {
-                      ConditionCheck: {
-                        TableName: this.tableName,
-                        Key: runKeys.row(row.runId, row.index),
-                        ConditionExpression:
-                          'attribute_not_exists(payoutId) AND attribute_not_exists(failure)',
-                      },
-                    },
-                  ]
-                : []),
-            ],
-          }),
-        );
-        return true;
-      },
-      (reasons, error) => {
-        if (reasons.includes('ConditionalCheckFailed')) return false;
-        throw error;
-      },
-    );
-  }
-
-  /**
-   * Records a run's end, once: conditional on its state as read, on its end not recorded yet and on every row
-   * having ended (`endedRows` at least `count`). A cancelled run stays `cancelled` and gains `endedAt`; any other
-   * moves to `to`. False when it was ended already or not every row has ended.
-   */
-  async endRun(
-    run: Pick<PayoutRun, 'runId' | 'state' | 'count'>,
-    to: PayoutRun['state'],
-    at: string,
-  ): Promise<boolean> {
-    try {
-      await this.#doc.send(
-        new UpdateCommand({
-          TableName: this.tableName,
-          Key: runKeys.run(run.runId),
-          UpdateExpression: 'SET #state = :to, #g1 = :g1, endedAt = :at, updatedAt = :at REMOVE #wqpk, #wqsk',
-          ConditionExpression: '#state = :from AND attribute_not_exists(endedAt) AND endedRows >= :count',
-          ExpressionAttributeNames: {
-            '#state': 'state',
-            '#g1': byStatus.partitionKey,
-            '#wqpk': workQueue.partitionKey,
-            '#wqsk': workQueue.sortKey,
-          },
-          ExpressionAttributeValues: {
-            ':from': run.state,
-            ':to': to,
-            ':g1': runListing.statePartition(to),
-            ':at': at,
-            ':count': run.count,
-          },
         }),
       );
       return true;

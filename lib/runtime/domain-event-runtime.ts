@@ -1,6 +1,7 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { EventBridgePublisher, type EventPublisher } from '../events/event-publisher.js';
 import type { StreamBookkeeper } from '../events/publish-stream-batch.js';
+import { RunEndStore } from '../payout-runs/run-end-store.js';
 import { RunEndBookkeeper } from '../payout-runs/run-ends.js';
 import { DynamoDbPayoutRunStore } from '../payout-runs/run-store.js';
 import { lambdaLogger } from '../shared/lambda-logger.js';
@@ -22,7 +23,11 @@ export function runEndBookkeeperOf(
   tableName: string,
   logger: Logger,
 ): StreamBookkeeper {
-  return new RunEndBookkeeper({ store: new DynamoDbPayoutRunStore(client, tableName), logger });
+  return new RunEndBookkeeper({
+    store: new DynamoDbPayoutRunStore(client, tableName),
+    ends: new RunEndStore(client, tableName),
+    logger,
+  });
 }
 
 let cached: DomainEventRuntime | undefined;

@@ -1,4 +1,4 @@
-import { DynamoDbPayoutRunStore, PayoutRunService, RunMaterialiser } from '../payout-runs/index.js';
+import { DynamoDbPayoutRunStore, PayoutRunService } from '../payout-runs/index.js';
 import type { Runtime } from './runtime.js';
 import { once } from './service-cache.js';
 
@@ -21,20 +21,4 @@ export function payoutRunsOf(runtime: Runtime): PayoutRunService {
   );
 }
 
-/**
- * The sweep's side of payout runs: their rows become payouts through the runtime's payout ledger (so the same
- * engine, gate and workers as every payout).
- */
-export function runMaterialiserOf(runtime: Runtime): RunMaterialiser {
-  return once(
-    runtime,
-    'runMaterialiser',
-    () =>
-      new RunMaterialiser({
-        store: new DynamoDbPayoutRunStore(runtime.dynamoDb, runtime.tableName),
-        payouts: runtime.payouts,
-        clock: runtime.payouts.ctx.clock,
-        logger: runtime.logger,
-      }),
-  );
-}
+export { runMaterialiserOf } from './run-materialiser.js';

@@ -1,6 +1,7 @@
-import { ScanCommand } from '@aws-sdk/client-dynamodb';
+import { PutItemCommand, ScanCommand } from '@aws-sdk/client-dynamodb';
 import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { marshall } from '@aws-sdk/util-dynamodb';
 import type { SQSEvent } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -33,6 +34,7 @@ import { stageConfigOf, submissionQueueSettings } from '../../lib/local/submissi
 import { notify } from '../../lib/notifications/index.js';
 import { payoutSweeper } from '../../lib/payouts/payout-sweeper.js';
 import { observeAwsCalls } from '../../lib/runtime/aws-call-observer.js';
+import { runEndBookkeeperOf } from '../../lib/runtime/domain-event-runtime.js';
 import { notifierFromEnv } from '../../lib/runtime/notifier.js';
 import { payoutEngineOf } from '../../lib/runtime/payout-engine.js';
 import { runMaterialiserOf } from '../../lib/runtime/payout-runs.js';
@@ -942,6 +944,50 @@ describe('IAM proof: every call each handler makes is allowed by its own role', 
         new EventBridgePublisher(client, busName),
         logger,
       ),
+    );
+    // The payout runs' bookkeeping (lib/payout-runs/run-ends.ts): a run cancelled with a row that never became a
+    // payout reads its rows (Query) and counts the row `cancelled_unsent` (marker Put, run Update, row ConditionCheck).
+    const runId = '01JZ1AMPR00F0000000000000A';
+    const runItem = {
+      pk: `PAYOUT_RUN#${runId}`,
+      sk: 'RUN',
+      entity: 'payout-run',
+      runId,
+      state: 'cancelled',
+      count: 1,
+      totalKobo: 5_000,
+      largestRows: [],
+      fileSha256: 'f'.repeat(64),
+      contentFingerprint: 'c'.repeat(64),
+      source: 'csv',
+      requestedBy: { id: 'alice', kind: 'user' },
+      createdAt: '2030-06-01T00:00:00.000Z',
+      updatedAt: '2030-06-01T00:00:00.000Z',
+      materialised: 0,
+    };
+    const row = {
+      pk: `PAYOUT_RUN#${runId}`,
+      sk: 'ROW#00000',
+      entity: 'payout-run-row',
+      runId,
+      index: 0,
+      reference: 'iam-1',
+      amountKobo: 5_000,
+      beneficiary: { bankCode: '058', accountNumber: '0123456789', accountName: 'Ada Obi' },
+      narration: 'June salary',
+    };
+    for (const item of [runItem, row]) {
+      await table.client.send(new PutItemCommand({ TableName: table.tableName, Item: marshall(item) }));
+    }
+    const runtime = runtimeFor(name);
+    await exercise('run ends', () =>
+      runEndBookkeeperOf(runtime.dynamoDb, runtime.tableName, logger).onRecord({
+        eventName: 'MODIFY',
+        dynamodb: {
+          NewImage: marshall(runItem),
+          OldImage: marshall({ ...runItem, state: 'materialising' }),
+        },
+      }),
     );
   });
 

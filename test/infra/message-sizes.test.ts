@@ -12,7 +12,11 @@ import {
   DomainEventDetailSchema,
   domainEventOf,
   PAID_TWICE_EVENT,
+  PayoutRunEventDetailSchema,
   PUBLISHED_OUTCOMES,
+  payoutRunEventOf,
+  RUN_COMPLETED_EVENT,
+  RUN_NEEDS_ATTENTION_EVENT,
 } from '../../lib/events/domain-events.js';
 import { PayoutStatus } from '../../lib/payouts/model.js';
 import { SubmissionRequestSchema } from '../../lib/payouts/queue/submission-queue.js';
@@ -45,6 +49,50 @@ describe('domain events fit an EventBridge entry (256 KB)', () => {
       expect(entry).toBeLessThan(EVENTBRIDGE_ENTRY_LIMIT);
     },
   );
+
+  it.each([RUN_COMPLETED_EVENT, RUN_NEEDS_ATTENTION_EVENT])(
+    '%s: its largest entry, from the run event schema’s maxima, is below 256 KB',
+    (detailType) => {
+      const entry =
+        14 +
+        Buffer.byteLength(DOMAIN_EVENT_SOURCE) +
+        Buffer.byteLength(detailType) +
+        maxJsonBytes(PayoutRunEventDetailSchema) +
+        BUS_NAME_MAX;
+      expect(entry).toBeLessThan(EVENTBRIDGE_ENTRY_LIMIT);
+    },
+  );
+
+  it("translates a run item's recorded end into an event the run schema accepts, with no row or account in it", () => {
+    const runId = '01JZ0000000000000000000000';
+    const item = {
+      pk: `PAYOUT_RUN#${runId}`,
+      sk: 'RUN',
+      entity: 'payout-run',
+      runId,
+      state: 'needs_attention',
+      count: 10_000,
+      totalKobo: 9_000_000_000,
+      largestRows: [{ row: 1, reference: 'emp-1', amountKobo: 1 }],
+      endedRows: 10_000,
+      endedAttention: 2,
+      endedSentKobo: 8_000_000_000,
+      endedFailedKobo: 1_000_000_000,
+      ended_succeeded: 9_998,
+      ended_failed: 2,
+      endedAt: '2030-06-28T09:00:00.000Z',
+    };
+    const event = payoutRunEventOf({
+      eventName: 'MODIFY',
+      dynamodb: {
+        NewImage: marshall(item),
+        OldImage: marshall({ ...item, endedAt: undefined }, { removeUndefinedValues: true }),
+      },
+    });
+    expect(event?.detailType).toBe(RUN_NEEDS_ATTENTION_EVENT);
+    expect(PayoutRunEventDetailSchema.safeParse(event?.detail).success).toBe(true);
+    expect(JSON.stringify(event)).not.toContain('emp-1');
+  });
 
   describe('the translation keeps every field within the schema’s maxima', () => {
     let h: EngineHarness;

@@ -1,4 +1,7 @@
 import { createHash } from 'node:crypto';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { type AttributeValue, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { afterAll, beforeAll, beforeEach, describe, expect, inject, it } from 'vitest';
@@ -526,6 +529,49 @@ describe("a payout run's end", () => {
       principal: 'carol',
     });
     expect(again.status).toBe(409);
+  });
+
+  it('creates a run with `payouts runs create --csv` and watches it to its end with `runs show --watch`', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'runs-cli-'));
+    const file = join(dir, 'june.txt');
+    writeFileSync(file, csvOf(3, { tag: 'cli-watch', amount: 70_000 }));
+    const server = await serveApiGatewayHandler(h.api, { port: 0 });
+    let out = '';
+    const io = {
+      out: (text: string) => {
+        out += text;
+      },
+      err: () => {},
+      env: {},
+      readStdin: () => '',
+      credentials: () => async () => ({ accessKeyId: 'AKIDEXAMPLE', secretAccessKey: 'unused' }),
+      confirm: async () => false,
+      stackApiUrl: async () => server.url,
+      // Between two reads the run moves on: a sweep tick, the workers, the stream.
+      sleep: async () => {
+        await materialise();
+        await sweep();
+        await relayStream();
+      },
+    };
+    try {
+      const key = newKey();
+      expect(
+        await runCli(['--api', server.url, '--json', 'runs', 'create', '--csv', file, '--key', key], io),
+      ).toBe(0);
+      const runId = JSON.parse(out).runId as string;
+      out = '';
+      expect(await runCli(['--api', server.url, 'runs', 'show', runId, '--watch'], io)).toBe(0);
+      const frames = out.split('\r').filter(Boolean);
+      expect(frames[0]).toMatch(/^\[\.{10}\] 0% 0\/3 sent, /);
+      expect(frames.at(-1)).toBe('[##########] 100% 3/3 sent, completed\n');
+      // The existing words still name the same commands.
+      out = '';
+      expect(await runCli(['--api', server.url, '--json', 'payout-runs', 'get', runId], io)).toBe(0);
+      expect(JSON.parse(out)).toMatchObject({ runId, status: 'completed' });
+    } finally {
+      await server.close();
+    }
   });
 
   it('ends a run of only refused rows, though the sweep crashed mid-batch', async () => {
