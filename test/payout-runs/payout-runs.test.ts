@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type AttributeValue, DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBClient, GetItemCommand } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { afterAll, beforeAll, beforeEach, describe, expect, inject, it } from 'vitest';
 import { runCli } from '../../lib/cli/commands.js';
@@ -407,8 +407,14 @@ describe("a payout run's end", () => {
   const relayStream = () => servedBy('publish-domain-events', () => relay.pollOnce());
   const eventsOf = (runId: string) => runEvents.filter((event) => event.detail.runId === runId);
   const runItem = async (runId: string) => {
-    const items = (await h.items()).map((item) => unmarshall(item as Record<string, AttributeValue>));
-    return items.find((item) => item.pk === `PAYOUT_RUN#${runId}` && item.sk === 'RUN');
+    const { Item } = await dynamoDb.send(
+      new GetItemCommand({
+        TableName: h.tableName,
+        Key: { pk: { S: `PAYOUT_RUN#${runId}` }, sk: { S: 'RUN' } },
+        ConsistentRead: true,
+      }),
+    );
+    return Item && unmarshall(Item);
   };
   /** Ticks of the sweep, workers and reconciler, each followed by the stream, until the run's end is recorded. */
   async function untilEnded(runId: string, materialiser = materialise) {

@@ -1,4 +1,4 @@
-import { ScanCommand } from '@aws-sdk/client-dynamodb';
+import { paginateScan } from '@aws-sdk/client-dynamodb';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { apiContextFrom } from '../../../lib/api/api-context.js';
 import { apiFunctionServing } from '../../../lib/api/functions/index.js';
@@ -19,7 +19,7 @@ export interface ApiHarness {
   readonly sandbox: Sandbox;
   readonly tableName: string;
   readonly logger: CapturingLogger;
-  /** Every item in the test's table (tables are per file and small). */
+  /** Every item in the test's table, every page of it. */
   items(): Promise<Record<string, unknown>[]>;
   close(): Promise<void>;
 }
@@ -68,8 +68,12 @@ export async function startApiHarness(
     tableName: table.tableName,
     logger,
     async items() {
-      const { Items } = await table.client.send(new ScanCommand({ TableName: table.tableName }));
-      return (Items ?? []).map((item) => Object.fromEntries(Object.entries(item)));
+      // Every page: a table past 1 MB (a 10,000-row run) has items beyond the first.
+      const items: Record<string, unknown>[] = [];
+      for await (const page of paginateScan({ client: table.client }, { TableName: table.tableName })) {
+        items.push(...(page.Items ?? []));
+      }
+      return items;
     },
     async close() {
       await runtime.close();
