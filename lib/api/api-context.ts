@@ -15,6 +15,7 @@ import {
 } from '../runtime/services.js';
 import { settlementsOf } from '../runtime/settlements.js';
 import { statementStoreOf, statementsOf } from '../runtime/statements.js';
+import { apiEnvironmentOf } from './api-function.js';
 import type { ApiContext } from './context.js';
 
 /** The ops API's view of the composition root: every service it routes to, built once per runtime. */
@@ -36,8 +37,6 @@ export function apiContextFrom(runtime: Runtime): ApiContext {
     payoutRuns: payoutRunsOf(runtime),
     approvals: approvalSourcesOf(runtime),
     statements: { store: statementStoreOf(runtime), service: statementsOf(runtime) },
-    logger: runtime.logger,
-    mode: runtime.mode,
-    sessionNamedRoles: runtime.env.OPS_SESSION_NAMED_ROLES,
+    ...apiEnvironmentOf(runtime),
   };
 }

@@ -33,10 +33,20 @@ export function apiFunction<S extends ApiService>(
 
 /** What every API function takes from the runtime, whatever its routes. */
 export function apiEnvironmentOf(runtime: Runtime): ApiEnvironment {
+  const env = runtime.env;
+  const pool =
+    env.OPS_OPERATOR_IDENTITY_POOL_ID !== undefined && env.OPS_OPERATOR_USER_POOL_PROVIDER !== undefined
+      ? {
+          identityPoolId: env.OPS_OPERATOR_IDENTITY_POOL_ID,
+          userPoolProvider: env.OPS_OPERATOR_USER_POOL_PROVIDER,
+        }
+      : undefined;
   return {
     logger: runtime.logger,
     mode: runtime.mode,
-    sessionNamedRoles: runtime.env.OPS_SESSION_NAMED_ROLES,
+    sessionNamedRoles: env.OPS_SESSION_NAMED_ROLES,
+    apiRoles: env.OPS_API_ROLES,
+    ...(pool && { operatorPool: pool }),
   };
 }
 

@@ -14,6 +14,7 @@ import type { SettlementService } from '../settlement/settlement-service.js';
 import type { Logger } from '../shared/logger.js';
 import type { PayoutDays } from '../statements/index.js';
 import type { ApprovalSources } from './approvals.js';
+import type { ApiRoleGrants } from './operator-roles.js';
 import type { ApiDeadlines } from './request-deadline.js';
 import type { StatementsApi } from './routes/statements.js';
 
@@ -64,6 +65,10 @@ export interface ApiEnvironment {
    * `OPS_SESSION_NAMED_ROLES`; every other role's sessions count as one identity for four eyes.
    */
   readonly sessionNamedRoles?: readonly string[];
+  /** AWS mode: the API roles of IAM callers by role name, from `OPS_API_ROLES`; none for an unnamed caller. */
+  readonly apiRoles?: ApiRoleGrants;
+  /** AWS mode: the operators' identity pool, whose credentials carry a person (`OPS_OPERATOR_*`). */
+  readonly operatorPool?: { readonly identityPoolId: string; readonly userPoolProvider: string };
   /** How requests are bounded; API_DEADLINES (request-deadline.ts) unless a test sets its own. */
   readonly deadlines?: ApiDeadlines;
 }

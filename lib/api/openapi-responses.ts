@@ -134,10 +134,14 @@ function problemTypeSchema(slug: ProblemSlug): z.ZodMiniType {
     .check(z.describe(PROBLEM_TYPES[slug].meaning));
 }
 
-/** The problem types a route may answer, by status (`internal` and `request-deadline` are implied everywhere). */
+/**
+ * The problem types a route may answer, by status (`unauthenticated`, `forbidden`, `internal` and
+ * `request-deadline` are implied everywhere: the router checks the caller and their role before any route).
+ */
 function problemsByStatus(route: Route): Map<number, ProblemSlug[]> {
   const byStatus = new Map<number, ProblemSlug[]>();
-  for (const slug of new Set<ProblemSlug>([...route.problems, 'request-deadline', 'internal'])) {
+  const implied: ProblemSlug[] = ['unauthenticated', 'forbidden', 'request-deadline', 'internal'];
+  for (const slug of new Set<ProblemSlug>([...route.problems, ...implied])) {
     for (const status of PROBLEM_TYPES[slug].statuses) {
       byStatus.set(status, [...(byStatus.get(status) ?? []), slug]);
     }

@@ -649,7 +649,8 @@ export function buildOpenApiDocument(routes: readonly Route[] = apiRoutes) {
     if (!operation) throw new Error(`${route.method} ${route.path} has no operation in lib/api/openapi.ts`);
     paths[route.path] = {
       ...paths[route.path],
-      [method]: { ...operation, responses: generated.responsesOf(route) },
+      // The role the router requires (docs/controls.md, "Roles"), for clients and the console to read.
+      [method]: { ...operation, 'x-operator-role': route.role, responses: generated.responsesOf(route) },
     };
   }
   for (const [path, methods] of Object.entries(described)) {

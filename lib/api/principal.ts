@@ -3,17 +3,67 @@ import { assumedRoleOf, sessionNamedRole } from '../payouts/identity.js';
 import type { Principal } from '../payouts/model.js';
 import * as z from '../shared/zod.js';
 import { unauthenticated, validationError } from './errors.js';
+import {
+  ALL_ROLES,
+  type ApiRoleGrants,
+  OPERATOR_ROLES,
+  type OperatorRole,
+  OperatorRoleSchema,
+  rolesGranted,
+} from './operator-roles.js';
 
 /** Header that names the caller in local mode only (`npm start`, tests). */
 export const LOCAL_PRINCIPAL_HEADER = 'x-ops-principal';
 /** Who a local request is when it names nobody. */
 export const LOCAL_DEFAULT_PRINCIPAL = 'local-operator';
+/** Header that narrows a local caller's roles (comma-separated); without it a local caller holds every role. */
+export const LOCAL_ROLES_HEADER = 'x-ops-roles';
 
 const iamContext = z.lazy(() =>
   z.object({
-    authorizer: z.object({ iam: z.object({ userArn: z.string().check(z.minLength(1)) }) }),
+    authorizer: z.object({
+      iam: z.object({
+        userArn: z.string().check(z.minLength(1)),
+        // Set by API Gateway when the request was signed with credentials an identity pool issued.
+        cognitoIdentity: z.optional(
+          z.nullable(
+            z.object({
+              amr: z.optional(z.nullable(z.array(z.string()))),
+              identityPoolId: z.optional(z.nullable(z.string())),
+            }),
+          ),
+        ),
+      }),
+    }),
   }),
 );
+
+const localRoles = z.pipe(
+  z.pipe(
+    z.string(),
+    z.transform((text: string) => text.split(',').map((role) => role.trim())),
+  ),
+  z.array(OperatorRoleSchema),
+);
+
+/** Who is calling and what they may do through the API. */
+export interface Operator {
+  readonly principal: Principal;
+  readonly roles: ReadonlySet<OperatorRole>;
+}
+
+/** How the API tells people and machines apart: from `OPS_SESSION_NAMED_ROLES`, `OPS_API_ROLES` and the pool. */
+export interface IdentitySettings {
+  readonly sessionNamedRoles?: readonly string[];
+  /** AWS mode: the API roles of IAM callers by role name; none for a caller no entry names. */
+  readonly apiRoles?: ApiRoleGrants;
+  /**
+   * AWS mode: the operators' identity pool and its user pool's provider name
+   * (`cognito-idp.<region>.amazonaws.com/<user pool id>`). A request signed with that pool's credentials is the
+   * person whose user pool `sub` the pool vouches for, whatever role their group gave them.
+   */
+  readonly operatorPool?: { readonly identityPoolId: string; readonly userPoolProvider: string };
+}
 
 const localPrincipal = z
   .string()
@@ -29,25 +79,68 @@ const localPrincipal = z
  * so the four-eyes rule can be exercised by two "people".
  *
  * The request context of an HTTP API carries the caller's ARN (`userArn`) and ids, never the session's
- * `sts:SourceIdentity`. So the session name of an assumed role is vouched for (appended as `#<session>`, which
- * `identityOf` takes as the person, whichever role they came through) only for the roles listed in
- * `sessionNamedRoles`: roles whose trust policy binds the session name to the person, and IAM Identity Center
- * roles, whose session name Identity Center sets to the user's name. Any other role's sessions are one identity
- * (docs/controls.md, "Identity"). The stored principal keeps the whole ARN, so the audit still shows the role.
+ * `sts:SourceIdentity`. So a person is told apart from their role only where AWS itself vouches for them:
+ * - an operator signed in to the stack's user pool, whose identity pool credentials API Gateway reports with
+ *   `cognitoIdentity`: its `amr` names the user pool's `sub` (`<provider>:CognitoSignIn:<sub>`), appended as
+ *   `#cognito:<sub>`, so four eyes compares persons, whichever group's role they came through;
+ * - the session name of an assumed role listed in `sessionNamedRoles`: roles whose trust policy binds the
+ *   session name to the person, and IAM Identity Center roles, whose session name Identity Center sets to the
+ *   user's name (appended as `#<session>`).
+ * Any other role's sessions are one identity (docs/controls.md, "Identity"). The stored principal keeps the whole
+ * ARN, so the audit still shows the role.
  */
 export function principalOf(
   event: APIGatewayProxyEventV2,
   mode: 'aws' | 'local',
   sessionNamedRoles: readonly string[] = [],
 ): Principal {
+  return operatorOf(event, mode, { sessionNamedRoles }).principal;
+}
+
+/**
+ * The caller and their roles. In AWS an IAM caller holds the roles `apiRoles` grants its role (the operator
+ * groups' roles among them); locally every role unless `X-Ops-Roles` narrows them (local mode trusts its caller:
+ * docs/controls.md, "Roles").
+ */
+export function operatorOf(
+  event: APIGatewayProxyEventV2,
+  mode: 'aws' | 'local',
+  settings: IdentitySettings = {},
+): Operator {
   if (mode === 'aws') {
     const parsed = iamContext.safeParse(event.requestContext);
     if (!parsed.success) throw unauthenticated('the request carries no IAM principal');
-    const arn = parsed.data.authorizer.iam.userArn;
+    const { userArn: arn, cognitoIdentity } = parsed.data.authorizer.iam;
     const assumed = assumedRoleOf(arn);
-    const vouched = assumed !== undefined && sessionNamedRole(assumed.role, sessionNamedRoles);
-    return { id: vouched ? `${arn}#${assumed.session}` : arn, kind: 'user' };
+    const roles = assumed
+      ? rolesGranted(settings.apiRoles ?? {}, { role: assumed.role })
+      : rolesGranted(settings.apiRoles ?? {}, { user: iamUserName(arn) });
+    const person = assumed && poolPerson(cognitoIdentity, settings.operatorPool);
+    if (person !== undefined) return { principal: { id: `${arn}#cognito:${person}`, kind: 'user' }, roles };
+    const vouched = assumed !== undefined && sessionNamedRole(assumed.role, settings.sessionNamedRoles ?? []);
+    return { principal: { id: vouched ? `${arn}#${assumed.session}` : arn, kind: 'user' }, roles };
   }
+  return { principal: localPrincipalOf(event), roles: localRolesOf(event) };
+}
+
+/** The user pool `sub` an operators' identity pool vouches for, when the credentials came from that pool. */
+function poolPerson(
+  identity: { amr?: string[] | null; identityPoolId?: string | null } | null | undefined,
+  pool: IdentitySettings['operatorPool'],
+): string | undefined {
+  if (!identity || !pool || identity.identityPoolId !== pool.identityPoolId) return undefined;
+  const prefix = `${pool.userPoolProvider}:CognitoSignIn:`;
+  const signIn = (identity.amr ?? []).find((entry) => entry.startsWith(prefix));
+  const sub = signIn?.slice(prefix.length);
+  return sub !== undefined && /^[\w-]{1,128}$/.test(sub) ? sub : undefined;
+}
+
+function iamUserName(arn: string): string {
+  const match = /:user\/(?:.*\/)?([\w+=,.@-]+)$/.exec(arn);
+  return match?.[1] ?? '';
+}
+
+function localPrincipalOf(event: APIGatewayProxyEventV2): Principal {
   const header = event.headers[LOCAL_PRINCIPAL_HEADER];
   if (header === undefined) return { id: LOCAL_DEFAULT_PRINCIPAL, kind: 'user' };
   const parsed = localPrincipal.safeParse(header);
@@ -57,4 +150,16 @@ export function principalOf(
     ]);
   }
   return { id: parsed.data, kind: 'user' };
+}
+
+function localRolesOf(event: APIGatewayProxyEventV2): ReadonlySet<OperatorRole> {
+  const header = event.headers[LOCAL_ROLES_HEADER];
+  if (header === undefined) return ALL_ROLES;
+  const parsed = localRoles.safeParse(header);
+  if (!parsed.success) {
+    throw validationError([
+      { path: 'X-Ops-Roles', message: `must be roles of ${OPERATOR_ROLES.join(', ')}, comma-separated` },
+    ]);
+  }
+  return new Set(parsed.data);
 }

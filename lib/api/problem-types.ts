@@ -13,6 +13,11 @@ export const PROBLEM_TYPES = {
     statuses: [401],
     meaning: 'In AWS the request carries no IAM principal (it was not signed with SigV4). Nothing changed.',
   },
+  forbidden: {
+    statuses: [403],
+    meaning:
+      'The caller does not hold the role this route needs (viewer, requester, approver or admin: `detail` names it). Nothing changed.',
+  },
   'approval-forbidden': {
     statuses: [403],
     meaning:

@@ -7,7 +7,8 @@ import { activeSpan, inSpan, SpanKinds } from '../shared/tracing.js';
 import type * as z from '../shared/zod.js';
 import type { ApiContext, ApiService } from './context.js';
 import { ApiError, validationError } from './errors.js';
-import { principalOf } from './principal.js';
+import type { OperatorRole } from './operator-roles.js';
+import { operatorOf } from './principal.js';
 import { problemFor, problemResponse } from './problem.js';
 import type { ProblemSlug } from './problem-types.js';
 import { API_DEADLINES, type RequestDeadline } from './request-deadline.js';
@@ -82,6 +83,8 @@ export interface Route<A extends Answers = Answers, S extends ApiService = ApiSe
    * API tests fail on a problem the route does not declare.
    */
   readonly problems: readonly ProblemSlug[];
+  /** The role a caller must hold (lib/api/operator-roles.ts): checked by the router before the handler runs. */
+  readonly role: OperatorRole;
   readonly handler: (request: RouteRequest<S>) => Promise<RouteResultOf<A>>;
 }
 
@@ -190,7 +193,15 @@ export function createRouter<S extends ApiService>(
       found.route.names.forEach((name, index) => {
         params[name] = safeDecode(found.match?.[index + 1] ?? '');
       });
-      let principal: Principal | undefined;
+      const operator = operatorOf(event, ctx.mode, ctx);
+      if (!operator.roles.has(found.route.role)) {
+        throw new ApiError(
+          403,
+          'forbidden',
+          'Role required',
+          `${method} ${found.route.path} needs the ${found.route.role} role, which the caller does not hold`,
+        );
+      }
       // Past the deadline the route is abandoned, not stopped: what it does later is safe to repeat (idempotent
       // creates, claims under a lease, no send after its window).
       const result = await withinDeadline(Math.max(0, at - Date.now()), () =>
@@ -200,10 +211,7 @@ export function createRouter<S extends ApiService>(
           ctx,
           deadline,
           correlationId,
-          principal: () => {
-            principal ??= principalOf(event, ctx.mode, ctx.sessionNamedRoles);
-            return principal;
-          },
+          principal: () => operator.principal,
         }),
       );
       const mediaType = found.route.responses[result.status]?.mediaType;

@@ -80,6 +80,7 @@ describe('the contract in docs/openapi.json', () => {
     const undocumented = route({
       method: 'GET',
       path: '/nothing-here',
+      role: 'viewer',
       responses: { 200: { description: 'a payout', schema: PayoutResponseSchema } },
       problems: [],
       handler: async () => reply(200, payout as never),

@@ -25,6 +25,14 @@ beforeAll(async () => {
     env: {
       APPROVAL_THRESHOLD_KOBO: '10000000',
       OPS_SESSION_NAMED_ROLES: 'AWSReservedSSO_PayoutOps_*, AWSReservedSSO_PayoutAdmin_*, PayoutApprovers',
+      // Every caller below may request and approve: what is tested here is who counts as the same person.
+      OPS_API_ROLES: JSON.stringify(
+        Object.fromEntries(
+          ['AWSReservedSSO_Payout*', 'PayoutApprovers', 'PayoutOperators', 'PayoutOps', 'user/alice'].map(
+            (caller) => [caller, ['viewer', 'requester', 'approver']],
+          ),
+        ),
+      ),
     },
   });
   local = checkedAgainstContract(createApiHandler({ ...apiContextFrom(h.runtime), mode: 'local' }));
@@ -95,11 +103,12 @@ describe('four eyes by stable identity (AWS, IAM principal of the signed request
     await expectStillWaiting(id);
   });
 
-  it('refuses a federated user (GetFederationToken) approving another federated user of the account', async () => {
+  it('refuses a federated user (GetFederationToken) every change: its name is whatever the caller chose', async () => {
     const federated = (name: string) => `arn:aws:sts::${ACCOUNT}:federated-user/${name}`;
-    const id = await requestAs(h.api, { iamUserArn: federated('alice') });
+    const id = await requestAs(h.api, { iamUserArn: role('PayoutOps', 'alice') });
     const reply = await approveAs(h.api, id, { iamUserArn: federated('bob') });
     expect(reply.status).toBe(403);
+    expect(reply.body.type).toBe('urn:payout-automation:problem:forbidden');
     await expectStillWaiting(id);
   });
 

@@ -151,7 +151,13 @@ describe('provider read-through views', () => {
 
 describe('principal', () => {
   it('in AWS mode records the IAM principal and ignores X-Ops-Principal', async () => {
-    const aws = checkedAgainstContract(createApiHandler({ ...apiContextFrom(h.runtime), mode: 'aws' }));
+    const aws = checkedAgainstContract(
+      createApiHandler({
+        ...apiContextFrom(h.runtime),
+        mode: 'aws',
+        apiRoles: { 'user/ops-alice': ['requester'] },
+      }),
+    );
     const arn = 'arn:aws:iam::123456789012:user/ops-alice';
     const reply = await call(aws, {
       method: 'POST',

@@ -44,6 +44,7 @@ export const approvalRoutes: readonly Route<Answers, 'approvals'>[] = [
   route({
     method: 'GET',
     path: '/approvals',
+    role: 'viewer',
     responses: {
       200: {
         description: 'one page of each kind (or of `kind`), newest first, without the caller’s own requests',

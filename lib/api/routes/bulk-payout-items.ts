@@ -300,6 +300,7 @@ export const bulkPayoutItemRoutes: readonly Route<Answers, 'bulkCorrections' | '
   route({
     method: 'POST',
     path: '/bulk-payout-items/corrections',
+    role: 'requester',
     responses: {
       200: {
         description:
@@ -318,6 +319,7 @@ export const bulkPayoutItemRoutes: readonly Route<Answers, 'bulkCorrections' | '
   route({
     method: 'PATCH',
     path: '/bulk-payout-items/{id}',
+    role: 'requester',
     responses: correctionAnswers,
     problems: CORRECTION_PROBLEMS,
     handler: correctOne,
@@ -325,6 +327,7 @@ export const bulkPayoutItemRoutes: readonly Route<Answers, 'bulkCorrections' | '
   route({
     method: 'GET',
     path: '/bulk-payout-items',
+    role: 'viewer',
     responses: { 200: { description: 'a page, newest change first', schema: BulkItemPageSchema } },
     problems: ['validation'],
     handler: listItems,
@@ -332,6 +335,7 @@ export const bulkPayoutItemRoutes: readonly Route<Answers, 'bulkCorrections' | '
   route({
     method: 'GET',
     path: '/bulk-payout-items/{id}',
+    role: 'viewer',
     responses: {
       200: { description: 'the item with its corrections and held changes', schema: BulkItemDetailSchema },
     },
@@ -341,6 +345,7 @@ export const bulkPayoutItemRoutes: readonly Route<Answers, 'bulkCorrections' | '
   route({
     method: 'POST',
     path: '/bulk-payout-items/{id}/corrections/{correctionId}/approve',
+    role: 'approver',
     responses: correctionAnswers,
     problems: [...CORRECTION_PROBLEMS, 'approval-forbidden', 'invalid-transition'],
     handler: approveCorrection,
@@ -348,6 +353,7 @@ export const bulkPayoutItemRoutes: readonly Route<Answers, 'bulkCorrections' | '
   route({
     method: 'POST',
     path: '/bulk-payout-items/{id}/corrections/{correctionId}/cancel',
+    role: 'requester',
     responses: {
       200: {
         description:

@@ -31,6 +31,7 @@ export const controlRoutes: readonly Route<Answers, 'payouts'>[] = [
   route({
     method: 'POST',
     path: '/controls/pause',
+    role: 'admin',
     responses: controls('paused'),
     problems: ['validation', 'unauthenticated'],
     handler: pause,
@@ -38,6 +39,7 @@ export const controlRoutes: readonly Route<Answers, 'payouts'>[] = [
   route({
     method: 'POST',
     path: '/controls/resume',
+    role: 'admin',
     responses: controls('resumed'),
     problems: ['validation', 'unauthenticated'],
     handler: resume,
@@ -45,6 +47,7 @@ export const controlRoutes: readonly Route<Answers, 'payouts'>[] = [
   route({
     method: 'GET',
     path: '/controls',
+    role: 'viewer',
     responses: controls('the controls'),
     problems: [],
     handler: getControls,

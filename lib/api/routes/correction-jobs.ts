@@ -195,6 +195,7 @@ export const correctionJobRoutes: readonly Route<Answers, 'correctionJobs'>[] = 
   route({
     method: 'GET',
     path: '/bulk-correction-jobs',
+    role: 'viewer',
     responses: { 200: { description: 'a page of jobs, newest first', schema: CorrectionJobPageSchema } },
     problems: ['validation'],
     handler: listJobs,
@@ -202,6 +203,7 @@ export const correctionJobRoutes: readonly Route<Answers, 'correctionJobs'>[] = 
   route({
     method: 'GET',
     path: '/bulk-correction-jobs/{id}',
+    role: 'viewer',
     responses: {
       200: { description: 'the job: status, rows counted per state, progress', schema: CorrectionJobSchema },
     },
@@ -211,6 +213,7 @@ export const correctionJobRoutes: readonly Route<Answers, 'correctionJobs'>[] = 
   route({
     method: 'GET',
     path: '/bulk-correction-jobs/{id}/items',
+    role: 'viewer',
     responses: {
       200: { description: "a page of the job's rows, in row order", schema: CorrectionJobItemPageSchema },
     },
@@ -220,6 +223,7 @@ export const correctionJobRoutes: readonly Route<Answers, 'correctionJobs'>[] = 
   route({
     method: 'GET',
     path: '/bulk-correction-jobs/{id}/results.csv',
+    role: 'viewer',
     responses: {
       200: { description: "every row's result", schema: ResultsCsvSchema, mediaType: 'text/csv' },
     },
@@ -229,6 +233,7 @@ export const correctionJobRoutes: readonly Route<Answers, 'correctionJobs'>[] = 
   route({
     method: 'POST',
     path: '/bulk-correction-jobs/{id}/requeue',
+    role: 'requester',
     responses: {
       202: {
         description: 'the rows still queued were handed to the workers again',

@@ -165,6 +165,7 @@ export const deadLetterRoutes: readonly Route<Answers, 'deadLetters'>[] = [
   route({
     method: 'GET',
     path: '/dead-letters',
+    role: 'viewer',
     responses: {
       200: {
         description: 'a page, newest first: each letter its error and the start of its event',
@@ -177,6 +178,7 @@ export const deadLetterRoutes: readonly Route<Answers, 'deadLetters'>[] = [
   route({
     method: 'GET',
     path: '/dead-letters/{id}',
+    role: 'viewer',
     responses: { 200: { description: 'the dead letter', schema: DeadLetterResponseSchema } },
     problems: ['not-found'],
     handler: getDeadLetter,
@@ -184,6 +186,7 @@ export const deadLetterRoutes: readonly Route<Answers, 'deadLetters'>[] = [
   route({
     method: 'POST',
     path: '/dead-letters/{id}/replay',
+    role: 'admin',
     responses: {
       200: {
         description: 'the handler took the event; the letter is replayed',
@@ -200,6 +203,7 @@ export const deadLetterRoutes: readonly Route<Answers, 'deadLetters'>[] = [
   route({
     method: 'POST',
     path: '/dead-letters/{id}/discard',
+    role: 'admin',
     responses: { 200: { description: 'discarded, with the reason', schema: DeadLetterResponseSchema } },
     problems: ['validation', 'unauthenticated', 'not-found', 'invalid-transition'],
     handler: discard,

@@ -85,6 +85,7 @@ export const futurePayoutRoutes: readonly Route<
   route({
     method: 'GET',
     path: '/future-payouts',
+    role: 'viewer',
     responses: {
       200: {
         description: `the movements in the window, earliest first, at most ${FUTURE_PAGE_MAX} an answer`,

@@ -33,6 +33,7 @@ export const healthRoutes: readonly Route<Answers, 'payouts' | 'provider'>[] = [
   route({
     method: 'GET',
     path: '/health',
+    role: 'viewer',
     responses: {
       200: {
         description: 'healthy (with deep=true: the table and the provider answered)',

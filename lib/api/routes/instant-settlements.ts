@@ -159,6 +159,7 @@ export const instantSettlementRoutes: readonly Route<Answers, 'settlements'>[] =
   route({
     method: 'POST',
     path: '/instant-settlements',
+    role: 'requester',
     responses: {
       200: {
         description:
@@ -186,6 +187,7 @@ export const instantSettlementRoutes: readonly Route<Answers, 'settlements'>[] =
   route({
     method: 'GET',
     path: '/instant-settlements',
+    role: 'viewer',
     responses: {
       200: { description: 'decisions and open deferrals, newest first', schema: SettlementPageSchema },
     },
@@ -195,6 +197,7 @@ export const instantSettlementRoutes: readonly Route<Answers, 'settlements'>[] =
   route({
     method: 'GET',
     path: '/instant-settlements/{settlementId}',
+    role: 'viewer',
     responses: {
       200: {
         description: 'the decision, or the open deferral while there is none',

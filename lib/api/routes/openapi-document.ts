@@ -14,6 +14,7 @@ export const openApiRoutes: readonly Route<Answers, never>[] = [
   route({
     method: 'GET',
     path: '/openapi.json',
+    role: 'viewer',
     responses: { 200: { description: 'this document', schema: OpenApiDocumentSchema } },
     problems: [],
     handler: async () => {

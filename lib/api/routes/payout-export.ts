@@ -189,6 +189,7 @@ export const payoutExportRoutes: readonly Route<Answers, 'payoutDays'>[] = [
   route({
     method: 'GET',
     path: '/payouts/export.csv',
+    role: 'viewer',
     responses: {
       200: {
         description: `the payouts created in the range, ${PAYOUT_EXPORT_PAGE_ROWS} a part`,

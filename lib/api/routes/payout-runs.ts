@@ -299,6 +299,7 @@ export const payoutRunRoutes: readonly Route<Answers, 'payoutRuns'>[] = [
   route({
     method: 'POST',
     path: '/payout-runs',
+    role: 'requester',
     responses: {
       200: {
         description:
@@ -317,6 +318,7 @@ export const payoutRunRoutes: readonly Route<Answers, 'payoutRuns'>[] = [
   route({
     method: 'GET',
     path: '/payout-runs',
+    role: 'viewer',
     responses: { 200: { description: 'a page of runs, newest first', schema: PayoutRunPageSchema } },
     problems: ['validation'],
     handler: listRuns,
@@ -324,6 +326,7 @@ export const payoutRunRoutes: readonly Route<Answers, 'payoutRuns'>[] = [
   route({
     method: 'GET',
     path: '/payout-runs/{id}',
+    role: 'viewer',
     responses: {
       200: {
         description:
@@ -337,6 +340,7 @@ export const payoutRunRoutes: readonly Route<Answers, 'payoutRuns'>[] = [
   route({
     method: 'POST',
     path: '/payout-runs/{id}/approve',
+    role: 'approver',
     responses: {
       200: {
         description: 'approved: its rows become payouts approved by the caller',
@@ -349,6 +353,7 @@ export const payoutRunRoutes: readonly Route<Answers, 'payoutRuns'>[] = [
   route({
     method: 'POST',
     path: '/payout-runs/{id}/cancel',
+    role: 'requester',
     responses: {
       200: {
         description: 'cancelled: payouts not yet claimed are cancelled, those already sent stand',
@@ -361,6 +366,7 @@ export const payoutRunRoutes: readonly Route<Answers, 'payoutRuns'>[] = [
   route({
     method: 'GET',
     path: '/payout-runs/{id}/payouts',
+    role: 'viewer',
     responses: {
       200: {
         description: "a page of the run's rows with their payouts, in file order",
@@ -373,6 +379,7 @@ export const payoutRunRoutes: readonly Route<Answers, 'payoutRuns'>[] = [
   route({
     method: 'GET',
     path: '/payout-runs/{id}/results.csv',
+    role: 'viewer',
     responses: {
       200: { description: "every row's result", schema: ResultsCsvSchema, mediaType: 'text/csv' },
     },

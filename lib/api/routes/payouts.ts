@@ -126,6 +126,7 @@ export const payoutRoutes: readonly Route<Answers, 'engine' | 'payoutAuditTrail'
   route({
     method: 'POST',
     path: '/payouts',
+    role: 'requester',
     responses: {
       201: thePayout('created (and submitted when it was pending); header Location'),
       200: thePayout('replay of the same key and body; header Idempotent-Replayed: true'),
@@ -136,6 +137,7 @@ export const payoutRoutes: readonly Route<Answers, 'engine' | 'payoutAuditTrail'
   route({
     method: 'GET',
     path: '/payouts',
+    role: 'viewer',
     responses: { 200: { description: 'a page, newest first', schema: PayoutPageSchema } },
     problems: ['validation'],
     handler: listPayouts,
@@ -143,6 +145,7 @@ export const payoutRoutes: readonly Route<Answers, 'engine' | 'payoutAuditTrail'
   route({
     method: 'GET',
     path: '/payouts/{id}',
+    role: 'viewer',
     responses: { 200: { description: 'the payout with its audit trail', schema: PayoutDetailSchema } },
     problems: ['not-found'],
     handler: getPayout,
@@ -150,6 +153,7 @@ export const payoutRoutes: readonly Route<Answers, 'engine' | 'payoutAuditTrail'
   route({
     method: 'GET',
     path: '/payouts/{id}/audit',
+    role: 'viewer',
     responses: {
       200: { description: 'a page of the audit trail, oldest first', schema: PayoutAuditPageSchema },
     },
@@ -159,6 +163,7 @@ export const payoutRoutes: readonly Route<Answers, 'engine' | 'payoutAuditTrail'
   route({
     method: 'POST',
     path: '/payouts/{id}/cancel',
+    role: 'requester',
     responses: { 200: thePayout('cancelled') },
     problems: [...COMMAND_PROBLEMS, 'not-found', 'invalid-transition', 'concurrent-modification'],
     handler: cancelPayout,
@@ -166,6 +171,7 @@ export const payoutRoutes: readonly Route<Answers, 'engine' | 'payoutAuditTrail'
   route({
     method: 'POST',
     path: '/payouts/{id}/approve',
+    role: 'approver',
     responses: { 200: thePayout('approved (and submitted when due)') },
     problems: [
       ...COMMAND_PROBLEMS,
@@ -180,6 +186,7 @@ export const payoutRoutes: readonly Route<Answers, 'engine' | 'payoutAuditTrail'
   route({
     method: 'POST',
     path: '/payouts/{id}/resolve',
+    role: 'approver',
     responses: {
       200: thePayout('resolved: a second person confirmed the proposal'),
       202: thePayout(

@@ -59,6 +59,16 @@ const view = (kind: ProviderScheduleKind) => ({
 });
 
 export const providerScheduleRoutes: readonly Route<Answers, 'providerSchedules'>[] = [
-  route({ method: 'GET', path: '/provider/scheduled-payouts', ...view(ProviderScheduleKind.Scheduled) }),
-  route({ method: 'GET', path: '/provider/recurrent-payouts', ...view(ProviderScheduleKind.Recurrent) }),
+  route({
+    method: 'GET',
+    path: '/provider/scheduled-payouts',
+    role: 'viewer',
+    ...view(ProviderScheduleKind.Scheduled),
+  }),
+  route({
+    method: 'GET',
+    path: '/provider/recurrent-payouts',
+    role: 'viewer',
+    ...view(ProviderScheduleKind.Recurrent),
+  }),
 ];

@@ -44,6 +44,7 @@ export const providerViewRoutes: readonly Route<Answers, 'provider'>[] = [
   route({
     method: 'GET',
     path: '/provider/settlements',
+    role: 'viewer',
     responses: {
       200: { description: "one page of the provider's settlements", schema: ProviderSettlementPageSchema },
     },
@@ -53,6 +54,7 @@ export const providerViewRoutes: readonly Route<Answers, 'provider'>[] = [
   route({
     method: 'GET',
     path: '/provider/wallet-transactions',
+    role: 'viewer',
     responses: {
       200: {
         description: "one page of the provider's wallet transactions",
@@ -65,6 +67,7 @@ export const providerViewRoutes: readonly Route<Answers, 'provider'>[] = [
   route({
     method: 'GET',
     path: '/provider/stores',
+    role: 'viewer',
     responses: { 200: { description: "one page of the provider's stores", schema: ProviderStorePageSchema } },
     problems: PROVIDER_READ_PROBLEMS,
     handler: stores,

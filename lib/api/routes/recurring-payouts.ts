@@ -228,6 +228,7 @@ export const recurringPayoutRoutes: readonly Route<Answers, 'recurrences'>[] = [
   route({
     method: 'POST',
     path: '/recurring-payouts',
+    role: 'requester',
     responses: {
       201: { description: 'recorded; header Location', schema: RecurringPayoutViewSchema },
       200: {
@@ -241,6 +242,7 @@ export const recurringPayoutRoutes: readonly Route<Answers, 'recurrences'>[] = [
   route({
     method: 'GET',
     path: '/recurring-payouts',
+    role: 'viewer',
     responses: { 200: { description: 'a page, newest first', schema: RecurringPayoutPageSchema } },
     problems: ['validation'],
     handler: listRecurrences,
@@ -248,6 +250,7 @@ export const recurringPayoutRoutes: readonly Route<Answers, 'recurrences'>[] = [
   route({
     method: 'GET',
     path: '/recurring-payouts/{id}',
+    role: 'viewer',
     responses: view('the recurring payout with its coming occurrences, history and audit'),
     problems: ['not-found'],
     handler: getRecurrence,
@@ -255,6 +258,7 @@ export const recurringPayoutRoutes: readonly Route<Answers, 'recurrences'>[] = [
   route({
     method: 'GET',
     path: '/recurring-payouts/{id}/history',
+    role: 'viewer',
     responses: {
       200: {
         description: 'a page of the history, newest first: what became of each occurrence',
@@ -267,6 +271,7 @@ export const recurringPayoutRoutes: readonly Route<Answers, 'recurrences'>[] = [
   route({
     method: 'POST',
     path: '/recurring-payouts/{id}/approve',
+    role: 'approver',
     responses: view('approved: active'),
     problems: [...COMMAND_PROBLEMS, 'approval-forbidden', 'invalid-transition'],
     handler: approve,
@@ -274,6 +279,7 @@ export const recurringPayoutRoutes: readonly Route<Answers, 'recurrences'>[] = [
   route({
     method: 'POST',
     path: '/recurring-payouts/{id}/pause',
+    role: 'requester',
     responses: recurrence('paused'),
     problems: [...COMMAND_PROBLEMS, 'invalid-transition'],
     handler: pause,
@@ -281,6 +287,7 @@ export const recurringPayoutRoutes: readonly Route<Answers, 'recurrences'>[] = [
   route({
     method: 'POST',
     path: '/recurring-payouts/{id}/resume',
+    role: 'requester',
     responses: recurrence('active again'),
     problems: [...COMMAND_PROBLEMS, 'invalid-transition'],
     handler: resume,
@@ -288,6 +295,7 @@ export const recurringPayoutRoutes: readonly Route<Answers, 'recurrences'>[] = [
   route({
     method: 'POST',
     path: '/recurring-payouts/{id}/cancel',
+    role: 'requester',
     responses: recurrence('cancelled'),
     problems: [...COMMAND_PROBLEMS, 'invalid-transition'],
     handler: cancel,
@@ -295,6 +303,7 @@ export const recurringPayoutRoutes: readonly Route<Answers, 'recurrences'>[] = [
   route({
     method: 'POST',
     path: '/recurring-payouts/{id}/occurrences/{localDate}/skip',
+    role: 'requester',
     responses: view('the occurrence is skipped'),
     problems: [...COMMAND_PROBLEMS, 'invalid-transition'],
     handler: skip,

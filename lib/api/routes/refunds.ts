@@ -104,6 +104,7 @@ export const refundRoutes: readonly Route<Answers, 'refunds'>[] = [
   route({
     method: 'POST',
     path: '/refunds',
+    role: 'requester',
     responses: {
       201: theRefund('recorded (sent, or waiting for approval or for payouts to resume); header Location'),
       200: theRefund('replay of the same key and body; header Idempotent-Replayed: true'),
@@ -120,6 +121,7 @@ export const refundRoutes: readonly Route<Answers, 'refunds'>[] = [
   route({
     method: 'GET',
     path: '/refunds',
+    role: 'viewer',
     responses: { 200: { description: 'a page, newest first', schema: RefundPageSchema } },
     problems: ['validation'],
     handler: listRefunds,
@@ -127,6 +129,7 @@ export const refundRoutes: readonly Route<Answers, 'refunds'>[] = [
   route({
     method: 'GET',
     path: '/refunds/{id}',
+    role: 'viewer',
     responses: { 200: { description: 'the refund with its audit trail', schema: RefundDetailSchema } },
     problems: ['not-found'],
     handler: getRefund,
@@ -134,6 +137,7 @@ export const refundRoutes: readonly Route<Answers, 'refunds'>[] = [
   route({
     method: 'POST',
     path: '/refunds/{id}/approve',
+    role: 'approver',
     responses: { 200: theRefund('approved (and sent, unless payouts are paused)') },
     problems: [
       ...COMMAND_PROBLEMS,
@@ -147,6 +151,7 @@ export const refundRoutes: readonly Route<Answers, 'refunds'>[] = [
   route({
     method: 'POST',
     path: '/refunds/{id}/cancel',
+    role: 'requester',
     responses: { 200: theRefund('cancelled') },
     problems: [...COMMAND_PROBLEMS, 'not-found', 'invalid-transition', 'concurrent-modification'],
     handler: cancelRefund,
@@ -154,6 +159,7 @@ export const refundRoutes: readonly Route<Answers, 'refunds'>[] = [
   route({
     method: 'POST',
     path: '/refunds/{id}/resolve',
+    role: 'approver',
     responses: {
       200: theRefund('resolved: cancelled (not_sent) or pending (accepted)'),
       202: theRefund('resolution proposed (`resolutionProposal`); a second person must send the same one'),

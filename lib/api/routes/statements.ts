@@ -311,6 +311,7 @@ export const statementRoutes: readonly Route<Answers, 'statements'>[] = [
   route({
     method: 'GET',
     path: '/statements',
+    role: 'viewer',
     responses: { 200: { description: 'the reports, newest day first', schema: StatementPageSchema } },
     problems: ['validation'],
     handler: listStatements,
@@ -318,6 +319,7 @@ export const statementRoutes: readonly Route<Answers, 'statements'>[] = [
   route({
     method: 'GET',
     path: '/statements/{date}',
+    role: 'viewer',
     responses: statementAnswer,
     problems: ['not-found'],
     handler: getStatement,
@@ -325,6 +327,7 @@ export const statementRoutes: readonly Route<Answers, 'statements'>[] = [
   route({
     method: 'GET',
     path: '/statements/{date}/lines',
+    role: 'viewer',
     responses: {
       200: { description: "a page of the day's lines, of one kind or all", schema: StatementLinePageSchema },
     },
@@ -334,6 +337,7 @@ export const statementRoutes: readonly Route<Answers, 'statements'>[] = [
   route({
     method: 'GET',
     path: '/statements/{date}/lines.csv',
+    role: 'viewer',
     responses: {
       200: {
         description: "every line of the day's report",
@@ -347,6 +351,7 @@ export const statementRoutes: readonly Route<Answers, 'statements'>[] = [
   route({
     method: 'POST',
     path: '/statements/{date}/run',
+    role: 'admin',
     responses: statementAnswer,
     problems: ['validation', 'unauthenticated', 'not-found', 'provider-unavailable', 'provider-error'],
     handler: runStatement,

@@ -92,6 +92,8 @@ export interface EventInput {
   body?: unknown;
   principal?: string;
   iamUserArn?: string;
+  /** With `iamUserArn`: what API Gateway reports of credentials a Cognito identity pool issued. */
+  cognitoIdentity?: { readonly amr: readonly string[]; readonly identityPoolId: string };
 }
 
 /** An API Gateway HTTP API v2 event as API Gateway builds it (header names lower-cased). */
@@ -122,7 +124,14 @@ export function apiEvent(input: EventInput): APIGatewayProxyEventV2 {
     stage: '$default',
     time: new Date().toUTCString(),
     timeEpoch: Date.now(),
-    ...(input.iamUserArn && { authorizer: { iam: { userArn: input.iamUserArn } } }),
+    ...(input.iamUserArn && {
+      authorizer: {
+        iam: {
+          userArn: input.iamUserArn,
+          ...(input.cognitoIdentity && { cognitoIdentity: input.cognitoIdentity }),
+        },
+      },
+    }),
   };
   return {
     version: '2.0',
