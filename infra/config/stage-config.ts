@@ -1,4 +1,5 @@
 import * as z from 'zod/mini';
+import { ApiRoleGrantsSchema } from '../../lib/api/operator-roles.js';
 import { defaultEngineConfig } from '../../lib/payouts/config.js';
 import { settlementPolicyFromEnv } from '../../lib/settlement/config.js';
 
@@ -32,6 +33,13 @@ export const StageConfigSchema = z.strictObject({
    * matches a prefix), so four eyes tells their sessions apart: docs/controls.md, "Identity". Default: none.
    */
   opsSessionNamedRoles: z._default(z.array(z.string().check(z.regex(/^[\w+=.@-]{1,64}\*?$/))), []),
+  /**
+   * The API roles of machine callers (and of people who come through IAM Identity Center), by the IAM role they
+   * assume (a trailing `*` matches a prefix) or `user/<IAM user>`: `{ "payouts-ci": ["requester"] }`. An IAM
+   * caller named nowhere here, and not an operator of the stack's user pool, is refused every route
+   * (docs/controls.md, "Roles"). Default: none.
+   */
+  apiRoles: z._default(ApiRoleGrantsSchema, {}),
   /**
    * Instant settlement (`lib/settlement/config.ts`): where available settlements are paid out to, and the
    * rules. Omit `destination` to leave instant settlement off. Checked with the code's own parser at synth.

@@ -21,6 +21,7 @@ import { DomainEvents } from '../constructs/domain-events.js';
 import { Events } from '../constructs/events.js';
 import { Monitoring } from '../constructs/monitoring.js';
 import { Notifications } from '../constructs/notifications.js';
+import { Operators } from '../constructs/operators.js';
 import { OpsApi } from '../constructs/ops-api.js';
 import { PayoutFunction } from '../constructs/payout-function.js';
 import { Scheduling } from '../constructs/scheduling.js';
@@ -47,6 +48,8 @@ export class PayoutsStack extends Stack {
   readonly functions = new Map<HandlerName, PayoutFunction>();
   readonly deadLetterQueues = new Map<string, IQueue>();
   readonly api?: OpsApi;
+  /** The operators' user pool, groups and identity pool, deployed with the API. */
+  readonly operators?: Operators;
   /** The queue between the sweeper and the submission workers (with `submit-payouts` deployed). */
   readonly submissionQueue?: IQueue;
   readonly monitoring: Monitoring;
@@ -176,6 +179,22 @@ export class PayoutsStack extends Stack {
         fallback: FALLBACK_API_FUNCTION,
         logRetention,
       });
+      // People sign in to the operators' pool; the API functions learn its groups' roles and the machines'.
+      const operators = new Operators(this, 'Operators', {
+        stage,
+        api: this.api.api,
+        retainPool: config.deletionProtection,
+      });
+      this.operators = operators;
+      const apiEnvironment = {
+        OPS_API_ROLES: JSON.stringify({ ...config.apiRoles, ...operators.apiRoles }),
+        ...operators.apiEnvironment(),
+      };
+      for (const name of apiFunctions.keys())
+        this.functions.get(name as HandlerName)?.addEnvironment(apiEnvironment);
+      new CfnOutput(this, 'OperatorsUserPoolId', { value: operators.userPool.userPoolId });
+      new CfnOutput(this, 'OperatorsClientId', { value: operators.client.userPoolClientId });
+      new CfnOutput(this, 'OperatorsIdentityPoolId', { value: operators.identityPool.ref });
     }
 
     this.events.restrictSources({

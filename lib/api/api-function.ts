@@ -2,6 +2,7 @@ import { traceDynamoDbCalls } from '../runtime/aws-call-tracing.js';
 import type { Runtime } from '../runtime/runtime.js';
 import { once } from '../runtime/service-cache.js';
 import type { ApiEnvironment, ApiService, ApiServices } from './context.js';
+import { identitySettingsOf } from './operator-roles.js';
 import { type Answers, type ApiHandler, createRouter, type Route } from './router.js';
 
 /**
@@ -33,21 +34,7 @@ export function apiFunction<S extends ApiService>(
 
 /** What every API function takes from the runtime, whatever its routes. */
 export function apiEnvironmentOf(runtime: Runtime): ApiEnvironment {
-  const env = runtime.env;
-  const pool =
-    env.OPS_OPERATOR_IDENTITY_POOL_ID !== undefined && env.OPS_OPERATOR_USER_POOL_PROVIDER !== undefined
-      ? {
-          identityPoolId: env.OPS_OPERATOR_IDENTITY_POOL_ID,
-          userPoolProvider: env.OPS_OPERATOR_USER_POOL_PROVIDER,
-        }
-      : undefined;
-  return {
-    logger: runtime.logger,
-    mode: runtime.mode,
-    sessionNamedRoles: env.OPS_SESSION_NAMED_ROLES,
-    apiRoles: env.OPS_API_ROLES,
-    ...(pool && { operatorPool: pool }),
-  };
+  return { logger: runtime.logger, mode: runtime.mode, ...identitySettingsOf(runtime.env) };
 }
 
 function apiRouterOn<S extends ApiService>(api: ApiFunction<S>, runtime: Runtime): ApiHandler {

@@ -51,3 +51,77 @@ export function rolesGranted(
 
 /** Every role: a local caller that names none (npm start, tests), documented as the local mode's trust. */
 export const ALL_ROLES: ReadonlySet<OperatorRole> = new Set(OPERATOR_ROLES);
+
+/**
+ * The variables that say who a caller of the ops API is and what they may do: part of every function's runtime
+ * environment (lib/runtime/runtime-config.ts), and all that api-docs, which builds no runtime, reads.
+ */
+export const IDENTITY_ENV = {
+  /**
+   * IAM role names, separated by commas or spaces (a trailing `*` matches a prefix), whose session name is
+   * bound to the person, so four eyes tells their sessions apart (docs/controls.md, "Identity"). Default:
+   * none, and every session of a role is one identity.
+   */
+  OPS_SESSION_NAMED_ROLES: z.pipe(
+    z.pipe(
+      z._default(z.string(), ''),
+      z.transform((text: string) => text.split(/[\s,]+/).filter((name) => name !== '')),
+    ),
+    z.array(
+      z
+        .string()
+        .check(
+          z.regex(
+            /^[\w+=.@-]{1,64}\*?$/,
+            'must be IAM role names separated by commas or spaces, each optionally ending in * (a prefix)',
+          ),
+        ),
+    ),
+  ),
+  /**
+   * The API roles of IAM callers by the role they assumed (or `user/<name>`), JSON: `{"payouts-ci": ["requester"]}`
+   * (lib/api/operator-roles.ts). Default: none, and an IAM caller no entry names is refused every route.
+   */
+  OPS_API_ROLES: z.pipe(
+    z.pipe(
+      z._default(z.string(), '{}'),
+      z.transform((text: string, context) => {
+        try {
+          return JSON.parse(text) as unknown;
+        } catch {
+          context.issues.push({ code: 'custom', message: 'must be a JSON object', input: text });
+          return z.NEVER;
+        }
+      }),
+    ),
+    ApiRoleGrantsSchema,
+  ),
+  /** The operators' identity pool (its credentials carry the person's user pool `sub`); unset: no pool. */
+  OPS_OPERATOR_IDENTITY_POOL_ID: z.optional(z.string().check(z.minLength(1))),
+  /** Its user pool's provider name, `cognito-idp.<region>.amazonaws.com/<user pool id>`. */
+  OPS_OPERATOR_USER_POOL_PROVIDER: z.optional(z.string().check(z.minLength(1))),
+} as const;
+
+const IdentityEnvSchema = z.object(IDENTITY_ENV);
+export type IdentityEnv = z.output<typeof IdentityEnvSchema>;
+
+/** The identity variables of `env`, validated (a bad one fails the cold start, naming it). */
+export function identityEnvOf(env: Readonly<Record<string, string | undefined>>): IdentityEnv {
+  return IdentityEnvSchema.parse(env);
+}
+
+/** What the router needs to tell who a caller is and what they may do (lib/api/principal.ts). */
+export function identitySettingsOf(env: IdentityEnv) {
+  const pool =
+    env.OPS_OPERATOR_IDENTITY_POOL_ID !== undefined && env.OPS_OPERATOR_USER_POOL_PROVIDER !== undefined
+      ? {
+          identityPoolId: env.OPS_OPERATOR_IDENTITY_POOL_ID,
+          userPoolProvider: env.OPS_OPERATOR_USER_POOL_PROVIDER,
+        }
+      : undefined;
+  return {
+    sessionNamedRoles: env.OPS_SESSION_NAMED_ROLES,
+    apiRoles: env.OPS_API_ROLES,
+    ...(pool && { operatorPool: pool }),
+  };
+}

@@ -1,4 +1,4 @@
-import { ApiRoleGrantsSchema } from '../api/operator-roles.js';
+import { IDENTITY_ENV } from '../api/operator-roles.js';
 import { defaultEngineConfig } from '../payouts/config.js';
 import { DEFAULT_REQUEST_TIMEOUT_MS } from '../provider/call-deadline.js';
 import { PayoutAutomationError } from '../shared/errors.js';
@@ -75,49 +75,8 @@ export const RuntimeEnvSchema = z
     WATCH_WINDOW_MS: milliseconds,
     RETRY_BASE_MS: milliseconds,
     MAX_LATENESS_MS: milliseconds,
-    /**
-     * IAM role names, separated by commas or spaces (a trailing `*` matches a prefix), whose session name is
-     * bound to the person, so four eyes tells their sessions apart (docs/controls.md, "Identity"). Default:
-     * none, and every session of a role is one identity.
-     */
-    OPS_SESSION_NAMED_ROLES: z.pipe(
-      z.pipe(
-        z._default(z.string(), ''),
-        z.transform((text: string) => text.split(/[\s,]+/).filter((name) => name !== '')),
-      ),
-      z.array(
-        z
-          .string()
-          .check(
-            z.regex(
-              /^[\w+=.@-]{1,64}\*?$/,
-              'must be IAM role names separated by commas or spaces, each optionally ending in * (a prefix)',
-            ),
-          ),
-      ),
-    ),
-    /**
-     * The API roles of IAM callers by the role they assumed (or `user/<name>`), JSON: `{"payouts-ci": ["requester"]}`
-     * (lib/api/operator-roles.ts). Default: none, and an IAM caller no entry names is refused every route.
-     */
-    OPS_API_ROLES: z.pipe(
-      z.pipe(
-        z._default(z.string(), '{}'),
-        z.transform((text: string, context) => {
-          try {
-            return JSON.parse(text) as unknown;
-          } catch {
-            context.issues.push({ code: 'custom', message: 'must be a JSON object', input: text });
-            return z.NEVER;
-          }
-        }),
-      ),
-      ApiRoleGrantsSchema,
-    ),
-    /** The operators' identity pool (its credentials carry the person's user pool `sub`); unset: no pool. */
-    OPS_OPERATOR_IDENTITY_POOL_ID: nonEmptyText,
-    /** Its user pool's provider name, `cognito-idp.<region>.amazonaws.com/<user pool id>`. */
-    OPS_OPERATOR_USER_POOL_PROVIDER: nonEmptyText,
+    // Who a caller of the ops API is and what they may do (lib/api/operator-roles.ts).
+    ...IDENTITY_ENV,
     /** The submission queue (SQS, FIFO): set for the sweeper, which then enqueues instead of submitting. */
     SUBMIT_QUEUE_URL: optionalUrl,
     /** The provider's rate limit (requests/s) the submission workers keep to, fleet-wide; none when unset. */

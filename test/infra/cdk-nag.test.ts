@@ -12,7 +12,8 @@ interface ValidationReport {
     violations: {
       ruleName: string;
       description: string;
-      violatingResources: { resourceLogicalId: string }[];
+      /** Absent for a finding about the app rather than a resource. */
+      violatingResources?: { resourceLogicalId: string }[];
     }[];
   }[];
 }
@@ -39,7 +40,7 @@ describe('cdk-nag AwsSolutions', () => {
       const findings = report.pluginReports.flatMap((plugin) =>
         plugin.violations.map(
           (violation) =>
-            `${violation.ruleName} on ${violation.violatingResources.map((r) => r.resourceLogicalId).join(', ')}`,
+            `${violation.ruleName} on ${violation.violatingResources?.map((r) => r.resourceLogicalId).join(', ') ?? violation.description}`,
         ),
       );
       expect(findings).toEqual([]);

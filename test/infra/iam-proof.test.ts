@@ -126,7 +126,7 @@ function apiFunction(
   overrides: Record<string, string> = {},
 ): ApiHandler {
   return name === 'api-docs'
-    ? docsApiHandler()
+    ? docsApiHandler({ OPS_API_ROLES: JSON.stringify({ 'payouts-dev-operator-viewer': ['viewer'] }) })
     : API_FUNCTIONS[name].routerOn(runtimeFor(name, checker, overrides));
 }
 
@@ -507,12 +507,9 @@ describe('IAM proof: every call each handler makes is allowed by its own role', 
     async () => {
       const before = proof.exercised.length;
       const api = apiFunction('api-docs');
-      expect((await call(api, { method: 'GET', path: '/openapi.json', principal: 'alice' })).status).toBe(
-        200,
-      );
-      expect((await call(api, { method: 'GET', path: '/no-such-route', principal: 'alice' })).status).toBe(
-        404,
-      );
+      const reader = { iamUserArn: 'arn:aws:sts::123456789012:assumed-role/payouts-dev-operator-viewer/s' };
+      expect((await call(api, { method: 'GET', path: '/openapi.json', ...reader })).status).toBe(200);
+      expect((await call(api, { method: 'GET', path: '/no-such-route', ...reader })).status).toBe(404);
       expect(proof.exercised.slice(before).filter((request) => request.functionName === 'api-docs')).toEqual(
         [],
       );

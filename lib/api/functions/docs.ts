@@ -1,5 +1,6 @@
 import { lambdaLogger } from '../../shared/lambda-logger.js';
 import { apiFunction } from '../api-function.js';
+import { identityEnvOf, identitySettingsOf } from '../operator-roles.js';
 import { type ApiHandler, createRouter } from '../router.js';
 import { openApiRoutes } from '../routes/openapi-document.js';
 
@@ -16,8 +17,15 @@ export const docsApi = apiFunction<never>({
 
 let handler: ApiHandler | undefined;
 
-/** The `api-docs` Lambda's router, built once per container with the logger every function writes with. */
-export function docsApiHandler(): ApiHandler {
-  handler ??= createRouter(docsApi.routes, { logger: lambdaLogger({ service: 'payouts' }), mode: 'aws' });
+/**
+ * The `api-docs` Lambda's router, built once per container with the logger every function writes with and the
+ * identity variables (who may read the document: lib/api/operator-roles.ts).
+ */
+export function docsApiHandler(env: Readonly<Record<string, string | undefined>> = process.env): ApiHandler {
+  handler ??= createRouter(docsApi.routes, {
+    logger: lambdaLogger({ service: 'payouts' }),
+    mode: 'aws',
+    ...identitySettingsOf(identityEnvOf(env)),
+  });
   return handler;
 }

@@ -1,0 +1,171 @@
+import { type CfnElement, Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
+import type { HttpApi } from 'aws-cdk-lib/aws-apigatewayv2';
+import {
+  AccountRecovery,
+  CfnIdentityPool,
+  CfnIdentityPoolRoleAttachment,
+  CfnUserPoolGroup,
+  FeaturePlan,
+  Mfa,
+  StandardThreatProtectionMode,
+  UserPool,
+  type UserPoolClient,
+} from 'aws-cdk-lib/aws-cognito';
+import { FederatedPrincipal, PolicyDocument, PolicyStatement, Role } from 'aws-cdk-lib/aws-iam';
+import { Construct } from 'constructs';
+import type { ApiRoleGrants, OperatorRole } from '../../lib/api/operator-roles.js';
+
+export interface OperatorsProps {
+  readonly stage: string;
+  /** The ops API, whose routes the groups' roles may invoke (`execute-api:Invoke`). */
+  readonly api: HttpApi;
+  /** Kept on `cdk destroy` unless a throwaway stage says otherwise: the pool holds the people. */
+  readonly retainPool: boolean;
+}
+
+/**
+ * Each group a person can be put in, the role its members' credentials carry, the API roles that role holds,
+ * and which methods IAM lets it invoke (the API checks the roles again: lib/api/operator-roles.ts). Precedence
+ * picks a member's default role when they belong to several groups (0 first); they may ask for another of
+ * theirs when they sign in (`payouts login --role`).
+ */
+export const OPERATOR_GROUPS = {
+  admin: { precedence: 0, apiRoles: ['viewer', 'admin'], methods: '*' },
+  approver: { precedence: 1, apiRoles: ['viewer', 'approver'], methods: '*' },
+  requester: { precedence: 2, apiRoles: ['viewer', 'requester'], methods: '*' },
+  viewer: { precedence: 3, apiRoles: ['viewer'], methods: 'GET' },
+} as const satisfies Record<
+  OperatorRole,
+  { precedence: number; apiRoles: readonly OperatorRole[]; methods: '*' | 'GET' }
+>;
+
+/** The IAM role name of a group's members, fixed so the API functions can name it before it exists. */
+export const operatorRoleName = (stage: string, group: OperatorRole) => `payouts-${stage}-operator-${group}`;
+
+/**
+ * The operators, as people (docs/controls.md, "Identity"): a Cognito user pool with MFA required and no
+ * self-sign-up, a group per role, and an identity pool that turns a signed-in person into short-lived IAM
+ * credentials of their group's role. The API stays IAM-authorised for people and machines alike; API Gateway
+ * reports the identity pool's credentials with the person's user pool `sub`, which four eyes compares.
+ */
+export class Operators extends Construct {
+  readonly userPool: UserPool;
+  readonly client: UserPoolClient;
+  readonly identityPool: CfnIdentityPool;
+  /** What the API functions are told (`OPS_API_ROLES`, `OPS_OPERATOR_*`). */
+  readonly apiRoles: ApiRoleGrants;
+
+  constructor(scope: Construct, id: string, props: OperatorsProps) {
+    super(scope, id);
+    const { region, account, partition } = Stack.of(this);
+    this.userPool = new UserPool(this, 'UserPool', {
+      userPoolName: `payouts-operators-${props.stage}`,
+      selfSignUpEnabled: false,
+      signInAliases: { email: true, username: true },
+      mfa: Mfa.REQUIRED,
+      mfaSecondFactor: { otp: true, sms: false },
+      passwordPolicy: {
+        minLength: 14,
+        requireDigits: true,
+        requireLowercase: true,
+        requireUppercase: true,
+        requireSymbols: true,
+        tempPasswordValidity: Duration.days(3),
+      },
+      accountRecovery: AccountRecovery.EMAIL_ONLY,
+      // Threat protection blocks sign-ins with leaked or guessed credentials: these people approve payouts. Plus is
+      // priced per monthly active user, and a merchant's operators are a handful.
+      featurePlan: FeaturePlan.PLUS,
+      standardThreatProtectionMode: StandardThreatProtectionMode.FULL_FUNCTION,
+      deletionProtection: props.retainPool,
+      removalPolicy: props.retainPool ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY,
+    });
+    this.client = this.userPool.addClient('Cli', {
+      userPoolClientName: 'payouts-cli',
+      authFlows: { userSrp: true },
+      generateSecret: false,
+      preventUserExistenceErrors: true,
+      idTokenValidity: Duration.hours(1),
+      accessTokenValidity: Duration.hours(1),
+      refreshTokenValidity: Duration.hours(12),
+    });
+    this.identityPool = new CfnIdentityPool(this, 'IdentityPool', {
+      identityPoolName: `payouts_operators_${props.stage}`,
+      allowUnauthenticatedIdentities: false,
+      cognitoIdentityProviders: [
+        {
+          clientId: this.client.userPoolClientId,
+          providerName: this.userPool.userPoolProviderName,
+          // A signed-out or disabled person's token is refused when it is exchanged.
+          serverSideTokenCheck: true,
+        },
+      ],
+    });
+    const members = new FederatedPrincipal(
+      'cognito-identity.amazonaws.com',
+      {
+        StringEquals: { 'cognito-identity.amazonaws.com:aud': this.identityPool.ref },
+        'ForAnyValue:StringLike': { 'cognito-identity.amazonaws.com:amr': 'authenticated' },
+      },
+      'sts:AssumeRoleWithWebIdentity',
+    );
+    const grants: Record<string, OperatorRole[]> = {};
+    for (const [group, spec] of Object.entries(OPERATOR_GROUPS) as [
+      OperatorRole,
+      (typeof OPERATOR_GROUPS)[OperatorRole],
+    ][]) {
+      const roleName = operatorRoleName(props.stage, group);
+      const role = new Role(this, `${group}Role`, {
+        roleName,
+        description: `Payouts operators in the ${group} group (${props.stage})`,
+        assumedBy: members,
+        maxSessionDuration: Duration.hours(1),
+        inlinePolicies: {
+          invoke: new PolicyDocument({
+            statements: [
+              new PolicyStatement({
+                actions: ['execute-api:Invoke'],
+                resources: [
+                  `arn:${partition}:execute-api:${region}:${account}:${props.api.apiId}/$default/${spec.methods}/*`,
+                ],
+              }),
+            ],
+          }),
+        },
+      });
+      new CfnUserPoolGroup(this, `${group}Group`, {
+        userPoolId: this.userPool.userPoolId,
+        groupName: group,
+        description: `Payouts ${group}s: ${spec.apiRoles.join(', ')}`,
+        precedence: spec.precedence,
+        roleArn: role.roleArn,
+      });
+      grants[roleName] = [...spec.apiRoles];
+      Validations.of(role).acknowledge({
+        id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:execute-api:<AWS::Region>:<AWS::AccountId>:<${Stack.of(this).getLogicalId(props.api.node.defaultChild as CfnElement)}>/$default/${spec.methods}/*]`,
+        reason:
+          'The routes of this group: every path of the ops API (by method for viewers). The API checks the role of each route again (lib/api/operator-roles.ts).',
+      });
+    }
+    this.apiRoles = grants;
+    new CfnIdentityPoolRoleAttachment(this, 'Roles', {
+      identityPoolId: this.identityPool.ref,
+      roleMappings: {
+        operators: {
+          identityProvider: `${this.userPool.userPoolProviderName}:${this.client.userPoolClientId}`,
+          // The roles of the person's groups (`cognito:roles`, `cognito:preferred_role`); none: no credentials.
+          type: 'Token',
+          ambiguousRoleResolution: 'Deny',
+        },
+      },
+    });
+  }
+
+  /** The variables the API functions read (lib/api/api-function.ts `apiEnvironmentOf`). */
+  apiEnvironment(): Record<string, string> {
+    return {
+      OPS_OPERATOR_IDENTITY_POOL_ID: this.identityPool.ref,
+      OPS_OPERATOR_USER_POOL_PROVIDER: this.userPool.userPoolProviderName,
+    };
+  }
+}
