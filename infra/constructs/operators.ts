@@ -82,7 +82,9 @@ export class Operators extends Construct {
     });
     this.client = this.userPool.addClient('Cli', {
       userPoolClientName: 'payouts-cli',
-      authFlows: { userSrp: true },
+      // SRP for a client that implements it; the password flow for the AWS CLI's sign-in (docs/deploy.md, over TLS,
+      // with the one-time code still required).
+      authFlows: { userSrp: true, userPassword: true },
       generateSecret: false,
       preventUserExistenceErrors: true,
       idTokenValidity: Duration.hours(1),

@@ -22,6 +22,15 @@ export const KNOWN_AWS_OPERATIONS: Readonly<Record<string, readonly string[]>> =
   events: ['put-events'],
   sns: ['subscribe'],
   logs: ['tail'],
+  // Checked against the AWS CLI reference (awscli.amazonaws.com/v2/documentation/api/latest/reference/cognito-idp/).
+  'cognito-idp': [
+    'admin-create-user',
+    'admin-add-user-to-group',
+    'admin-disable-user',
+    'initiate-auth',
+    'respond-to-auth-challenge',
+  ],
+  'cognito-identity': ['get-id', 'get-credentials-for-identity'],
 };
 
 /** `npx` tools the documentation may call, with the subcommands that exist. */
