@@ -382,7 +382,9 @@ describe('payout runs', () => {
   });
 });
 
-describe("a payout run's end", () => {
+// Each test drives the sweep, the workers, the reconciler and the table's stream for up to ten ticks: 3 to 6 s
+// alone, 14 s with both cores busy. The timeout is a guard against a hang, not a measure.
+describe("a payout run's end", { timeout: 90_000 }, () => {
   // The table's stream, read as publish-domain-events reads it in AWS: the runs' bookkeeping, then the events.
   const bus = new InProcessEventBus();
   const runEvents: PayoutRunEvent[] = [];
@@ -432,7 +434,9 @@ describe("a payout run's end", () => {
     const created = await postCsv(csvOf(5, { tag: 'ends-ok', amount: 40_000 }));
     const runId = created.body.runId;
     await untilEnded(runId);
-    expect(await getRun(runId)).toMatchObject({ status: 'completed' });
+    const ended = await getRun(runId);
+    expect(ended).toMatchObject({ status: 'completed', endedAt: (await runItem(runId))?.endedAt });
+    expect(ended.endedAt).toEqual(expect.any(String));
     // Every record again (the stream delivers at least once): no row is counted twice, the run ends once.
     const again = delivered.filter((record) => JSON.stringify(record).includes(runId));
     await servedBy('publish-domain-events', () =>

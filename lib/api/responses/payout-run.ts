@@ -51,6 +51,8 @@ const runFields = () => ({
   ),
   cancelledBy: z.optional(PrincipalSchema),
   cancelledAt: z.optional(instant),
+  /** When its last row ended: completed, needs_attention, or a cancelled run whose rows have all settled. */
+  endedAt: z.optional(instant),
   location,
 });
 

@@ -79,6 +79,7 @@ function presentRunFields(run: PayoutRun) {
     }),
     ...(run.cancelledBy && { cancelledBy: principal(run.cancelledBy) }),
     ...(run.cancelledAt !== undefined && { cancelledAt: run.cancelledAt }),
+    ...(run.endedAt !== undefined && { endedAt: run.endedAt }),
     location: runLocation(run.runId),
   };
 }
