@@ -52,6 +52,14 @@ async function requested(who: { principal?: string; headers?: Record<string, str
   expect(created.body.status).toBe('pending_approval');
   return created.body.id as string;
 }
+/** POST /payouts/{id}/approve by `principal` holding `roles` (X-Ops-Roles). */
+const approveAs = (id: string, principal: string, roles: string) =>
+  call(h.api, {
+    method: 'POST',
+    path: `/payouts/${id}/approve`,
+    headers: { 'X-Ops-Roles': roles },
+    principal,
+  });
 const statusOf = async (id: string) =>
   (await call(h.api, { method: 'GET', path: `/payouts/${id}` })).body.status as string;
 
@@ -97,24 +105,14 @@ describe('roles enforced by the API (local mode, X-Ops-Roles)', () => {
 
   it('refuses a requester approving, though someone else asked: approving is the approver role', async () => {
     const id = await requested({ principal: 'alice' });
-    const reply = await call(h.api, {
-      method: 'POST',
-      path: `/payouts/${id}/approve`,
-      headers: { 'X-Ops-Roles': 'viewer,requester' },
-      principal: 'dave',
-    });
+    const reply = await approveAs(id, 'dave', 'viewer,requester');
     expect(reply).toMatchObject({ status: 403, body: { type: FORBIDDEN } });
     expect(await statusOf(id)).toBe('pending_approval');
   });
 
   it('refuses an approver approving their own request whatever roles they hold', async () => {
     const id = await requested({ principal: 'bob', headers: { 'X-Ops-Roles': 'requester,approver,admin' } });
-    const reply = await call(h.api, {
-      method: 'POST',
-      path: `/payouts/${id}/approve`,
-      headers: { 'X-Ops-Roles': 'requester,approver,admin' },
-      principal: 'bob',
-    });
+    const reply = await approveAs(id, 'bob', 'requester,approver,admin');
     expect(reply).toMatchObject({
       status: 403,
       body: { type: 'urn:payout-automation:problem:approval-forbidden' },
@@ -124,34 +122,25 @@ describe('roles enforced by the API (local mode, X-Ops-Roles)', () => {
 
   it('lets an approver approve what another person requested', async () => {
     const id = await requested({ principal: 'alice', headers: { 'X-Ops-Roles': 'requester' } });
-    const reply = await call(h.api, {
-      method: 'POST',
-      path: `/payouts/${id}/approve`,
-      headers: { 'X-Ops-Roles': 'approver' },
-      principal: 'bob',
-    });
+    const reply = await approveAs(id, 'bob', 'approver');
     expect(reply.status).toBe(200);
     expect(reply.body.approvedBy).toEqual({ id: 'bob', kind: 'user' });
     expect(await statusOf(id)).not.toBe('pending_approval');
   });
 
   it("keeps pausing to an admin, and records the admin's name on the pause", async () => {
-    const refused = await call(h.api, {
-      method: 'POST',
-      path: '/controls/pause',
-      headers: { 'X-Ops-Roles': 'viewer,requester,approver' },
-      body: { reason: 'month-end freeze' },
-      principal: 'bob',
-    });
+    const pauseAs = (principal: string, roles: string) =>
+      call(h.api, {
+        method: 'POST',
+        path: '/controls/pause',
+        headers: { 'X-Ops-Roles': roles },
+        body: { reason: 'month-end freeze' },
+        principal,
+      });
+    const refused = await pauseAs('bob', 'viewer,requester,approver');
     expect(refused).toMatchObject({ status: 403, body: { type: FORBIDDEN } });
     expect((await call(h.api, { method: 'GET', path: '/controls' })).body.paused).toBe(false);
-    const paused = await call(h.api, {
-      method: 'POST',
-      path: '/controls/pause',
-      headers: { 'X-Ops-Roles': 'admin' },
-      body: { reason: 'month-end freeze' },
-      principal: 'carol',
-    });
+    const paused = await pauseAs('carol', 'admin');
     expect(paused.body).toMatchObject({ paused: true, updatedBy: { id: 'carol', kind: 'user' } });
     await call(h.api, { method: 'POST', path: '/controls/resume', body: {}, principal: 'carol' });
   });

@@ -79,6 +79,18 @@ const sweep = () =>
 const reconcile = () => servedBy('reconcile-payouts', () => runReconcile(payoutEngineOf(h.runtime)));
 const operationsOf = (runId: string) =>
   h.sandbox.ledger().operations.filter((operation) => operation.metadata.runId === runId);
+/** The CLI's surroundings in these tests: its output kept in `printed`, no person's credentials or answers. */
+const cliIo = (url: string, printed: { out: string }) => ({
+  out: (text: string) => {
+    printed.out += text;
+  },
+  err: () => {},
+  env: {},
+  readStdin: () => '',
+  credentials: () => async () => ({ accessKeyId: 'AKIDEXAMPLE', secretAccessKey: 'unused' }),
+  confirm: async () => false,
+  stackApiUrl: async () => url,
+});
 const getRun = async (runId: string) =>
   (await call(h.api, { method: 'GET', path: `/payout-runs/${runId}` })).body;
 
@@ -279,20 +291,13 @@ describe('payout runs', () => {
     // The CLI follows the parts and prints one file, its header once.
     const server = await serveApiGatewayHandler(h.api, { port: 0 });
     try {
-      let out = '';
-      const status = await runCli(['--api', server.url, 'payout-runs', 'results', runId], {
-        out: (text) => {
-          out += text;
-        },
-        err: () => {},
-        env: {},
-        readStdin: () => '',
-        credentials: () => async () => ({ accessKeyId: 'AKIDEXAMPLE', secretAccessKey: 'unused' }),
-        confirm: async () => false,
-        stackApiUrl: async () => server.url,
-      });
+      const printed = { out: '' };
+      const status = await runCli(
+        ['--api', server.url, 'payout-runs', 'results', runId],
+        cliIo(server.url, printed),
+      );
       expect(status).toBe(0);
-      expect(out.trim().split('\r\n')).toEqual([
+      expect(printed.out.trim().split('\r\n')).toEqual([
         'row,reference,payoutId,status,providerReference,failure',
         ...rows,
       ]);
@@ -546,17 +551,9 @@ describe("a payout run's end", { timeout: 90_000 }, () => {
     const file = join(dir, 'june.txt');
     writeFileSync(file, csvOf(3, { tag: 'cli-watch', amount: 70_000 }));
     const server = await serveApiGatewayHandler(h.api, { port: 0 });
-    let out = '';
+    const printed = { out: '' };
     const io = {
-      out: (text: string) => {
-        out += text;
-      },
-      err: () => {},
-      env: {},
-      readStdin: () => '',
-      credentials: () => async () => ({ accessKeyId: 'AKIDEXAMPLE', secretAccessKey: 'unused' }),
-      confirm: async () => false,
-      stackApiUrl: async () => server.url,
+      ...cliIo(server.url, printed),
       // Between two reads the run moves on: a sweep tick, the workers, the stream.
       sleep: async () => {
         await materialise();
@@ -569,16 +566,16 @@ describe("a payout run's end", { timeout: 90_000 }, () => {
       expect(
         await runCli(['--api', server.url, '--json', 'runs', 'create', '--csv', file, '--key', key], io),
       ).toBe(0);
-      const runId = JSON.parse(out).runId as string;
-      out = '';
+      const runId = JSON.parse(printed.out).runId as string;
+      printed.out = '';
       expect(await runCli(['--api', server.url, 'runs', 'show', runId, '--watch'], io)).toBe(0);
-      const frames = out.split('\r').filter(Boolean);
+      const frames = printed.out.split('\r').filter(Boolean);
       expect(frames[0]).toMatch(/^\[\.{10}\] 0% 0\/3 sent, /);
       expect(frames.at(-1)).toBe('[##########] 100% 3/3 sent, completed\n');
       // The existing words still name the same commands.
-      out = '';
+      printed.out = '';
       expect(await runCli(['--api', server.url, '--json', 'payout-runs', 'get', runId], io)).toBe(0);
-      expect(JSON.parse(out)).toMatchObject({ runId, status: 'completed' });
+      expect(JSON.parse(printed.out)).toMatchObject({ runId, status: 'completed' });
     } finally {
       await server.close();
     }
