@@ -27,7 +27,7 @@ export interface OperatorsProps {
  * Each group a person can be put in, the role its members' credentials carry, the API roles that role holds,
  * and which methods IAM lets it invoke (the API checks the roles again: lib/api/operator-roles.ts). Precedence
  * picks a member's default role when they belong to several groups (0 first); they may ask for another of
- * theirs when they sign in (`payouts login --role`).
+ * theirs when they exchange their token (`--custom-role-arn`, docs/deploy.md "Operators").
  */
 export const OPERATOR_GROUPS = {
   admin: { precedence: 0, apiRoles: ['viewer', 'admin'], methods: '*' },

@@ -88,19 +88,9 @@ const localPrincipal = z
  *   user's name (appended as `#<session>`).
  * Any other role's sessions are one identity (docs/controls.md, "Identity"). The stored principal keeps the whole
  * ARN, so the audit still shows the role.
- */
-export function principalOf(
-  event: APIGatewayProxyEventV2,
-  mode: 'aws' | 'local',
-  sessionNamedRoles: readonly string[] = [],
-): Principal {
-  return operatorOf(event, mode, { sessionNamedRoles }).principal;
-}
-
-/**
- * The caller and their roles. In AWS an IAM caller holds the roles `apiRoles` grants its role (the operator
- * groups' roles among them); locally every role unless `X-Ops-Roles` narrows them (local mode trusts its caller:
- * docs/controls.md, "Roles").
+ *
+ * The caller's roles: in AWS those `apiRoles` grants its role (the operator groups' roles among them); locally
+ * every role unless `X-Ops-Roles` narrows them (local mode trusts its caller: docs/controls.md, "Roles").
  */
 export function operatorOf(
   event: APIGatewayProxyEventV2,

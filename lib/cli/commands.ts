@@ -53,7 +53,49 @@ export interface CliIo {
 /** How often `--watch` reads the run again. */
 export const WATCH_INTERVAL_MS = 2_000;
 
-class UsageError extends Error {}
+/** A command line the CLI cannot run; `spec` is the command it named, when it named one. */
+class UsageError extends Error {
+  constructor(
+    message: string,
+    readonly spec?: CommandSpec,
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * One command's usage, printed under a usage error instead of the whole help: its words, arguments and the flags
+ * it takes.
+ *
+ * @example commandUsage(spec) // 'usage: payouts payouts approve <id> [--reason TEXT] [--yes] [--json]\n  approve a payout…'
+ */
+export function commandUsage(spec: CommandSpec): string {
+  const flags = [
+    ...(spec.body === 'required' ? ['--body FILE|-'] : spec.body === 'optional' ? ['[--body FILE|-]'] : []),
+    ...(spec.csv ? ['[--csv FILE]'] : []),
+    ...(spec.idempotent ? ['--key KEY'] : []),
+    ...(spec.bodyFlags ?? []).map((flag) => `[--${flag} ${flag === 'reason' ? 'TEXT' : 'VALUE'}]`),
+    ...(spec.query ?? []).map((flag) => `[--${flag} VALUE]`),
+    ...(spec.list ? ['[--all]'] : []),
+    ...(spec.parts ? ['[--out FILE]'] : []),
+    ...(spec.watch ? ['[--watch]'] : []),
+    ...(spec.confirmFrom ? ['[--yes]'] : []),
+    '[--json]',
+  ];
+  return `usage: payouts ${[...spec.words, ...placeholders(spec.path), ...flags].join(' ')}\n  ${spec.summary}`;
+}
+
+/** What follows a usage error: the command's own usage, the commands of a group, or where the help is. */
+function usageAfter(error: UsageError | TypeError, words: readonly string[]): string {
+  const named = (pair: readonly [string, string]) => pair[0] === words[0] && pair[1] === words[1];
+  const spec =
+    (error instanceof UsageError ? error.spec : undefined) ??
+    COMMANDS.find((c) => named(c.words) || (c.aliases ?? []).some(named));
+  if (spec) return commandUsage(spec);
+  const group = COMMANDS.filter((c) => c.words[0] === words[0]);
+  if (group.length > 0) return `${words[0]} commands:\n${group.map((c) => commandUsage(c)).join('\n')}`;
+  return 'payouts --help lists every command and flag';
+}
 
 const OPTIONS = {
   api: { type: 'string' },
@@ -92,6 +134,11 @@ function parse(argv: readonly string[]) {
   return parseArgs({ args: [...argv], allowPositionals: true, options: OPTIONS });
 }
 
+/** The words of a command line that may not parse (an unknown flag): its positionals, read leniently. */
+function commandWords(argv: readonly string[]): readonly string[] {
+  return parseArgs({ args: [...argv], allowPositionals: true, options: OPTIONS, strict: false }).positionals;
+}
+
 /**
  * Runs one CLI invocation and answers its exit status.
  *
@@ -111,9 +158,37 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     client = new OpsClient(await targetOf(parsed.values, io));
   } catch (error) {
     if (!(error instanceof UsageError || (error instanceof TypeError && 'code' in error))) throw error;
-    io.err(`${error.message}\n\n${USAGE}\n`);
+    io.err(`${error.message}\n\n${usageAfter(error, commandWords(argv))}\n`);
     return ExitCode.Usage;
   }
+  try {
+    return await carryOut(parsed, planned, client, io);
+  } catch (error) {
+    const hint = credentialsHint(error);
+    if (hint === undefined) throw error;
+    io.err(`${hint}\n`);
+    return ExitCode.Refused;
+  }
+}
+
+/**
+ * What to run when the AWS credentials are missing or expired, or undefined for any other error: a person is told
+ * how to sign in, never shown a stack trace.
+ */
+export function credentialsHint(error: unknown): string | undefined {
+  const name = error instanceof Error ? error.name : '';
+  const message = error instanceof Error ? error.message : String(error);
+  const missing = name === 'CredentialsProviderError' || /could not load credentials/i.test(message);
+  const expired = /expired|ExpiredToken|token.*(is|has) (invalid|expired)/i.test(`${name} ${message}`);
+  if (!missing && !expired) return undefined;
+  return `${missing ? 'no AWS credentials found' : 'your AWS credentials have expired'}: sign in again and retry.
+  IAM Identity Center: aws sso login --profile <profile> (then --profile or AWS_PROFILE)
+  an operator of the stack's user pool: docs/deploy.md, "Operators" (credentials for an hour)
+Nothing was changed.`;
+}
+
+/** The planned request, sent: a confirmation first where money is decided, `--watch`, `--all` or the parts. */
+async function carryOut(parsed: Parsed, planned: Planned, client: OpsClient, io: CliIo): Promise<number> {
   const show = (response: OpsResponse) => answer(response, io, parsed.values.json === true);
 
   if (planned.spec?.confirmFrom && !parsed.values.yes) {
@@ -230,7 +305,10 @@ function answer(response: Pick<OpsResponse, 'status' | 'body'>, io: CliIo, json:
     io.out(`${text}\n`);
     return ExitCode.Ok;
   }
-  io.err(`HTTP ${response.status}\n${text}\n`);
+  // API Gateway refuses a signature made with expired credentials before any function runs.
+  const gatewayMessage = (response.body as { message?: unknown } | undefined)?.message;
+  const hint = response.status === 403 ? credentialsHint(new Error(String(gatewayMessage ?? ''))) : undefined;
+  io.err(`HTTP ${response.status}\n${text}\n${hint ? `${hint}\n` : ''}`);
   return ExitCode.Refused;
 }
 
@@ -308,20 +386,23 @@ function plan(parsed: Parsed, io: Pick<CliIo, 'readStdin'>): Planned {
   const spec = COMMANDS.find((c) => named(c.words) || (c.aliases ?? []).some(named));
   if (!spec) throw new UsageError(`unknown command: ${[first, second].join(' ').trim()}`);
   if (values.out !== undefined && spec.parts !== true) {
-    throw new UsageError(`${spec.words.join(' ')}: --out is for a CSV download`);
+    throw new UsageError(`${spec.words.join(' ')}: --out is for a CSV download`, spec);
   }
   const names = placeholders(spec.path);
   if (rest.length !== names.length) {
-    throw new UsageError(`${spec.words.join(' ')} takes ${names.join(' ') || 'no arguments'}`);
+    throw new UsageError(`${spec.words.join(' ')} takes ${names.join(' ') || 'no arguments'}`, spec);
   }
   if (values.watch && spec.watch !== true)
-    throw new UsageError(`${spec.words.join(' ')}: --watch is for runs show`);
+    throw new UsageError(`${spec.words.join(' ')}: --watch is for runs show`, spec);
   if (spec.body === 'required' && body === undefined && csv === undefined)
-    throw new UsageError(`${spec.words.join(' ')} needs --body`);
+    throw new UsageError(`${spec.words.join(' ')} needs --body`, spec);
   if (csv !== undefined && spec.csv !== true)
-    throw new UsageError(`${spec.words.join(' ')} takes a JSON --body, not a CSV file`);
+    throw new UsageError(`${spec.words.join(' ')} takes a JSON --body, not a CSV file`, spec);
   if (spec.idempotent && values.key === undefined) {
-    throw new UsageError(`${spec.words.join(' ')} needs --key: the same key on a retry never pays twice`);
+    throw new UsageError(
+      `${spec.words.join(' ')} needs --key: the same key on a retry never pays twice`,
+      spec,
+    );
   }
   const flagBody = flagValues(values, spec.bodyFlags);
   const sentBody =

@@ -2,7 +2,7 @@ import type { Principal } from './model.js';
 
 /**
  * `arn:<partition>:sts::<account>:assumed-role/<role>/<session>`, optionally followed by `#<person>` when
- * `principalOf` vouches for the session name (see `sessionNamedRole`). Role and session names never contain
+ * `operatorOf` (lib/api/principal.ts) vouches for the session name (see `sessionNamedRole`). Role and session names never contain
  * `#` (IAM allows only `[\w+=,.@-]`), so the suffix cannot come from AWS itself.
  */
 const ASSUMED_ROLE_ARN =
@@ -33,7 +33,7 @@ function personIdentity(match: RegExpExecArray, name: number): string {
  * The stable identity a principal stands for: the one maker and checker are compared by (four eyes).
  *
  * - A person the account vouches for is that person alone, `arn:<partition>:iam::<account>:person/<name>`,
- *   whichever way they signed in: an assumed-role session whose name `principalOf` vouched for (the `#<person>`
+ *   whichever way they signed in: an assumed-role session whose name `operatorOf` vouched for (the `#<person>`
  *   it appends for a role in `OPS_SESSION_NAMED_ROLES`: a trust policy or IAM Identity Center binds the session
  *   name to the person; see docs/controls.md), and an IAM user (`user/<path/><name>`). Alice requesting through
  *   one permission set and approving through another, or as IAM user `alice` and then through a role whose

@@ -12,7 +12,15 @@ import { type ApiHarness, startApiHarness } from '../api/support/harness.js';
 import { bankTransfer } from '../support/engine-harness.js';
 
 /** Runs the CLI in this process, capturing what it prints; `answers` are the person's replies to questions. */
-async function cli(argv: string[], env: Record<string, string> = {}, answers: boolean[] = []) {
+async function cli(
+  argv: string[],
+  env: Record<string, string> = {},
+  answers: boolean[] = [],
+  credentials: CliIo['credentials'] = () => async () => ({
+    accessKeyId: 'AKIDEXAMPLE',
+    secretAccessKey: 'test-secret',
+  }),
+) {
   let out = '';
   let err = '';
   const questions: string[] = [];
@@ -25,7 +33,7 @@ async function cli(argv: string[], env: Record<string, string> = {}, answers: bo
     },
     env,
     readStdin: () => '',
-    credentials: () => async () => ({ accessKeyId: 'AKIDEXAMPLE', secretAccessKey: 'test-secret' }),
+    credentials,
     confirm: async (question) => {
       questions.push(question);
       return answers.shift() ?? false;
@@ -180,6 +188,59 @@ describe('the ops CLI against the local stack', () => {
     expect(noKey.err).toContain('--key');
     expect((await cli(['--api', server.url, 'payouts', 'delete', 'x'])).status).toBe(2);
     expect((await h.items()).length).toBe(before);
+  });
+
+  it("prints a usage error with that command's usage alone, not the whole help", async () => {
+    const noKey = await cli(['--api', server.url, 'payouts', 'create', '--body', bodyFile]);
+    expect(noKey.err.split('\n')[0]).toBe(
+      'payouts create needs --key: the same key on a retry never pays twice',
+    );
+    expect(noKey.err).toContain('usage: payouts payouts create --body FILE|- --key KEY [--json]');
+    expect(noKey.err).not.toContain('Commands:');
+    // An unknown flag of a known command: that command's usage.
+    const flag = await cli(['--api', server.url, 'payouts', 'approve', 'x', '--colour']);
+    expect(flag.status).toBe(2);
+    expect(flag.err).toContain("Unknown option '--colour'");
+    expect(flag.err).toContain('usage: payouts payouts approve <id>');
+    expect(flag.err).not.toContain('Commands:');
+    // An unknown command of a known group: the group's commands.
+    const unknown = await cli(['--api', server.url, 'payouts', 'delete', 'x']);
+    expect(unknown.err).toContain('payouts commands:');
+    expect(unknown.err).toContain('usage: payouts payouts list');
+    expect(unknown.err).not.toContain('usage: payouts controls');
+  });
+
+  it('says how to sign in when the AWS credentials are missing, without a stack trace or a request', async () => {
+    const noCredentials: CliIo['credentials'] = () => async () => {
+      const error = new Error('Could not load credentials from any providers');
+      error.name = 'CredentialsProviderError';
+      throw error;
+    };
+    // A name that never resolves: signing fails before any connection is made.
+    const api = ['--api', 'https://ops.payouts.invalid', '--region', 'eu-west-1'];
+    const reply = await cli([...api, 'payouts', 'list'], {}, [], noCredentials);
+    expect(reply.status).toBe(1);
+    expect(reply.err).toContain('no AWS credentials found');
+    expect(reply.err).toContain('aws sso login');
+    expect(reply.err).not.toMatch(/\n\s+at /);
+  });
+
+  it("says the credentials have expired when API Gateway refuses the request's token", async () => {
+    const gateway = createServer((_request, response) => {
+      response.writeHead(403, { 'content-type': 'application/json' });
+      response.end(JSON.stringify({ message: 'The security token included in the request is expired' }));
+    });
+    await new Promise<void>((listening) => gateway.listen(0, '127.0.0.1', listening));
+    try {
+      const url = `http://127.0.0.1:${(gateway.address() as AddressInfo).port}`;
+      const reply = await cli(['--api', url, 'payouts', 'list']);
+      expect(reply.status).toBe(1);
+      expect(reply.err).toContain('HTTP 403');
+      expect(reply.err).toContain('your AWS credentials have expired');
+      expect(reply.err).toContain('aws sso login');
+    } finally {
+      await new Promise((closed) => gateway.close(closed));
+    }
   });
 });
 

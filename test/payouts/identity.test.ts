@@ -30,7 +30,7 @@ describe('identityOf', () => {
     ).toBe(true);
   });
 
-  it('keeps the person of a session-named role (the #suffix principalOf appends) and ignores its case', () => {
+  it('keeps the person of a session-named role (the #suffix operatorOf appends) and ignores its case', () => {
     const alice = user('arn:aws:sts::123456789012:assumed-role/Approvers/alice#alice');
     expect(identityOf(alice)).toBe('arn:aws:iam::123456789012:person/alice');
     expect(sameIdentity(alice, user('arn:aws:sts::123456789012:assumed-role/Approvers/ALICE#ALICE'))).toBe(
