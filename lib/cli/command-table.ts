@@ -264,8 +264,9 @@ export const COMMANDS: readonly CommandSpec[] = [
     method: 'POST',
     path: '/bulk-payout-items/corrections',
     summary:
-      'correct many items as a job: JSON { corrections } (202 with the job; with --key, a retry answers that job)',
+      'correct many items as a job: --csv FILE or a JSON { corrections } --body (202 with the job; with --key, a retry answers that job)',
     body: 'required',
+    csv: true,
   },
   {
     words: ['correction-jobs', 'list'],

@@ -190,6 +190,43 @@ describe('the ops CLI against the local stack', () => {
     expect((await h.items()).length).toBe(before);
   });
 
+  it('sends a bulk corrections file with --csv as text/csv, as it is', async () => {
+    const { writeFileSync, mkdtempSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const { join } = await import('node:path');
+    const csv = 'bulkPayoutItemId,narration\r\n5a4db0c0-0000-4000-800d-000000000003,June salaries\r\n';
+    const file = join(mkdtempSync(join(tmpdir(), 'ops-cli-')), 'june-fixes.txt');
+    writeFileSync(file, csv);
+    const received: { method?: string; url?: string; type?: string; body: string }[] = [];
+    const api = createServer((request, response) => {
+      let body = '';
+      request.on('data', (chunk) => {
+        body += chunk;
+      });
+      request.on('end', () => {
+        received.push({
+          method: request.method,
+          url: request.url,
+          type: request.headers['content-type'],
+          body,
+        });
+        response.writeHead(202, { 'content-type': 'application/json' });
+        response.end(JSON.stringify({ jobId: 'job-1', status: 'running' }));
+      });
+    });
+    await new Promise<void>((listening) => api.listen(0, '127.0.0.1', listening));
+    try {
+      const url = `http://127.0.0.1:${(api.address() as AddressInfo).port}`;
+      const reply = await cli(['--api', url, '--json', 'bulk', 'corrections', '--csv', file]);
+      expect(reply.status).toBe(0);
+      expect(received).toEqual([
+        { method: 'POST', url: '/bulk-payout-items/corrections', type: 'text/csv', body: csv },
+      ]);
+    } finally {
+      await new Promise((closed) => api.close(closed));
+    }
+  });
+
   it("prints a usage error with that command's usage alone, not the whole help", async () => {
     const noKey = await cli(['--api', server.url, 'payouts', 'create', '--body', bodyFile]);
     expect(noKey.err.split('\n')[0]).toBe(
