@@ -179,7 +179,11 @@ export function credentialsHint(error: unknown): string | undefined {
   const name = error instanceof Error ? error.name : '';
   const message = error instanceof Error ? error.message : String(error);
   const missing = name === 'CredentialsProviderError' || /could not load credentials/i.test(message);
-  const expired = /expired|ExpiredToken|token.*(is|has) (invalid|expired)/i.test(`${name} ${message}`);
+  // The SDK's and API Gateway's words for it: ExpiredToken(Exception), "The security token included in the request
+  // is expired", "The SSO session associated with this profile has expired".
+  const expired = /ExpiredToken|TokenRefreshRequired|(token|session)\b[^.]*\b(is|has)( been)? expired/i.test(
+    `${name} ${message}`,
+  );
   if (!missing && !expired) return undefined;
   return `${missing ? 'no AWS credentials found' : 'your AWS credentials have expired'}: sign in again and retry.
   IAM Identity Center: aws sso login --profile <profile> (then --profile or AWS_PROFILE)

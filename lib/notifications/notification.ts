@@ -65,9 +65,16 @@ const KIND_NAMES: Readonly<Record<string, string>> = {
   'payout-run': 'Payout run',
 };
 
-/** Digit runs of 6 or more (account numbers are 10) shown as their last 4: `******6789`. */
+/**
+ * Digit runs of 6 or more that stand alone (account numbers are 10) shown as their last 4: `******6789`. A run
+ * inside an identifier (a ULID's `01KJPRZB007101KM…`, a UUID's `-000000000003`) is part of that id, not an
+ * account number: masking it broke the notification's link and approve command.
+ */
 export function maskAccountNumbers(text: string): string {
-  return text.replace(/\d{6,}/g, (digits) => `${'*'.repeat(digits.length - 4)}${digits.slice(-4)}`);
+  return text.replace(
+    /(?<![0-9A-Za-z-])\d{6,}(?![0-9A-Za-z-])/g,
+    (digits) => `${'*'.repeat(digits.length - 4)}${digits.slice(-4)}`,
+  );
 }
 
 const oneLine = (text: string, max: number) => text.replace(/[\r\n]+/g, ' ').slice(0, max);

@@ -7,10 +7,31 @@ import {
 } from '../../lib/notifications/index.js';
 
 describe('a notification says only what its named fields say', () => {
-  it('cuts any run of 6 or more digits to its last 4', () => {
-    expect(maskAccountNumbers('to 0123456789 on 2026-03-02, ref 12345')).toBe(
-      'to ******6789 on 2026-03-02, ref 12345',
+  it('cuts any run of 6 or more digits that stands alone to its last 4', () => {
+    expect(maskAccountNumbers('to 0123456789 on 2026-03-02, ref 12345, acct:0123456789')).toBe(
+      'to ******6789 on 2026-03-02, ref 12345, acct:******6789',
     );
+  });
+
+  it('keeps an id whose letters surround a run of digits whole, so the link and the approve command work', () => {
+    const ulid = '01KJPRZB007101KM56HKRNE9AK';
+    const uuid = '5a4db0c0-0000-4000-800d-000000000003';
+    const notification = notificationOf('Approval Requested', {
+      version: '1',
+      eventId: `approval:payout:${ulid}:requested`,
+      kind: 'payout',
+      id: ulid,
+      amountKobo: 2_500_000,
+      currency: 'NGN',
+      requestedBy: { id: 'alice', kind: 'user' },
+      link: { path: `/payouts/${ulid}`, approveCommand: `npx payouts payouts approve ${ulid}` },
+      occurredAt: '2026-03-02T09:00:00.000Z',
+    });
+    expect(notification?.fields).toMatchObject({
+      link: `/payouts/${ulid}`,
+      approve: `npx payouts payouts approve ${ulid}`,
+    });
+    expect(maskAccountNumbers(`/bulk-payout-items/${uuid}`)).toBe(`/bulk-payout-items/${uuid}`);
   });
 
   it('never copies a statement finding’s free text, where a provider record may name an account', () => {
