@@ -24,21 +24,38 @@ const PREFERRED_COLUMNS = [
   // command took effect (`committed: false` is one that did not: docs/api.md, recurring payouts).
   'actor',
   'action',
+  'change',
   'committed',
+  'reason',
 ] as const;
 const MAX_COLUMNS = 6;
+/** A reason is cut here in a table (`--json` has it whole). */
+const REASON_CELL = 80;
+
+/**
+ * An audit event as a row: its status change as `from → to` (`created` for none before), beside who made it and
+ * why.
+ */
+function withChange(item: Json): Json {
+  if (item.actor === undefined || typeof item.to !== 'string') return item;
+  const from = typeof item.from === 'string' ? item.from : 'created';
+  return { ...item, change: `${from} → ${item.to}` };
+}
 
 /** One value as a person reads it: amounts in naira (fields named `amount` are kobo), principals by id. */
 function cell(name: string, value: unknown): string {
   if (value === undefined || value === null) return '';
   if (name === 'amount' && typeof value === 'number' && Number.isSafeInteger(value))
     return formatNaira(value);
+  if (name === 'reason' && typeof value === 'string' && value.length > REASON_CELL)
+    return `${value.slice(0, REASON_CELL - 1)}…`;
   if (isRecord(value) && typeof value.id === 'string') return value.id;
   if (typeof value === 'object') return JSON.stringify(value);
   return String(value);
 }
 
-function table(items: readonly Json[]): string {
+function table(listed: readonly Json[]): string {
+  const items = listed.map(withChange);
   const present = PREFERRED_COLUMNS.filter((name) => items.some((item) => item[name] !== undefined));
   const columns = (present.length > 0 ? [...present] : Object.keys(items[0] ?? {})).slice(0, MAX_COLUMNS);
   const rows = items.map((item) => columns.map((name) => cell(name, item[name])));

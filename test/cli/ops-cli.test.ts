@@ -306,10 +306,44 @@ describe('the ops CLI shows a recurring payout for people', () => {
         },
       ],
     });
+    const lines = shown.split('\n').slice(3);
+    expect(lines[0]).toBe('  AT                        ACTOR  ACTION   COMMITTED  REASON');
+    expect(lines[1]).toBe('  2026-05-04T08:00:00.000Z  alice  created  true       created by alice');
+    // A long reason is cut in the table (--json has it whole).
+    expect(lines[2]).toMatch(
+      /^ {2}2026-05-04T09:00:00\.000Z {2}bob {4}paused {3}false {6}not committed .{60,}…$/,
+    );
+  });
+});
+
+describe('the ops CLI shows a payout for people', () => {
+  it('lists its audit trail with who did what, from which status to which, and why', () => {
+    const shown = formatForPeople({
+      id: '01PAY',
+      status: 'pending',
+      audit: [
+        {
+          sequence: 1,
+          at: '2026-05-04T08:00:00.000Z',
+          actor: { id: 'alice', kind: 'user' },
+          from: null,
+          to: 'pending_approval',
+          reason: 'above the approval threshold',
+        },
+        {
+          sequence: 2,
+          at: '2026-05-04T09:00:00.000Z',
+          actor: { id: 'bob', kind: 'user' },
+          from: 'pending_approval',
+          to: 'pending',
+          reason: 'approved by bob',
+        },
+      ],
+    });
     expect(shown.split('\n').slice(3)).toEqual([
-      '  AT                        ACTOR  ACTION   COMMITTED',
-      '  2026-05-04T08:00:00.000Z  alice  created  true',
-      '  2026-05-04T09:00:00.000Z  bob    paused   false',
+      '  AT                        ACTOR  CHANGE                      REASON',
+      '  2026-05-04T08:00:00.000Z  alice  created → pending_approval  above the approval threshold',
+      '  2026-05-04T09:00:00.000Z  bob    pending_approval → pending  approved by bob',
     ]);
   });
 });
