@@ -14,7 +14,7 @@ import type { SettlementService } from '../settlement/settlement-service.js';
 import type { Logger } from '../shared/logger.js';
 import type { PayoutDays } from '../statements/index.js';
 import type { ApprovalSources } from './approvals.js';
-import type { ApiRoleGrants } from './operator-roles.js';
+import type { IdentitySettings } from './operator-roles.js';
 import type { ApiDeadlines } from './request-deadline.js';
 import type { StatementsApi } from './routes/statements.js';
 
@@ -55,20 +55,11 @@ export interface ApiServices {
 }
 export type ApiService = keyof ApiServices;
 
-/** What every route and the router may use, whichever function serves them. */
-export interface ApiEnvironment {
+/** What every route and the router may use, whichever function serves them; who a caller is, by its identity settings. */
+export interface ApiEnvironment extends IdentitySettings {
   readonly logger: Logger;
   /** `local` trusts the `X-Ops-Principal` header; `aws` only the IAM principal of the signed request. */
   readonly mode: 'aws' | 'local';
-  /**
-   * AWS mode: roles whose session name is the person (trust policy or IAM Identity Center), from
-   * `OPS_SESSION_NAMED_ROLES`; every other role's sessions count as one identity for four eyes.
-   */
-  readonly sessionNamedRoles?: readonly string[];
-  /** AWS mode: the API roles of IAM callers by role name, from `OPS_API_ROLES`; none for an unnamed caller. */
-  readonly apiRoles?: ApiRoleGrants;
-  /** AWS mode: the operators' identity pool, whose credentials carry a person (`OPS_OPERATOR_*`). */
-  readonly operatorPool?: { readonly identityPoolId: string; readonly userPoolProvider: string };
   /** How requests are bounded; API_DEADLINES (request-deadline.ts) unless a test sets its own. */
   readonly deadlines?: ApiDeadlines;
 }

@@ -110,8 +110,25 @@ export function identityEnvOf(env: Readonly<Record<string, string | undefined>>)
   return IdentityEnvSchema.parse(env);
 }
 
+/** How the API tells people and machines apart: from `OPS_SESSION_NAMED_ROLES`, `OPS_API_ROLES` and the pool. */
+export interface IdentitySettings {
+  /**
+   * AWS mode: roles whose session name is the person (trust policy or IAM Identity Center), from
+   * `OPS_SESSION_NAMED_ROLES`; every other role's sessions count as one identity for four eyes.
+   */
+  readonly sessionNamedRoles?: readonly string[];
+  /** AWS mode: the API roles of IAM callers by role name; none for a caller no entry names. */
+  readonly apiRoles?: ApiRoleGrants;
+  /**
+   * AWS mode: the operators' identity pool and its user pool's provider name
+   * (`cognito-idp.<region>.amazonaws.com/<user pool id>`). A request signed with that pool's credentials is the
+   * person whose user pool `sub` the pool vouches for, whatever role their group gave them.
+   */
+  readonly operatorPool?: { readonly identityPoolId: string; readonly userPoolProvider: string };
+}
+
 /** What the router needs to tell who a caller is and what they may do (lib/api/principal.ts). */
-export function identitySettingsOf(env: IdentityEnv) {
+export function identitySettingsOf(env: IdentityEnv): IdentitySettings {
   const pool =
     env.OPS_OPERATOR_IDENTITY_POOL_ID !== undefined && env.OPS_OPERATOR_USER_POOL_PROVIDER !== undefined
       ? {

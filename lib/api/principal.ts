@@ -5,7 +5,7 @@ import * as z from '../shared/zod.js';
 import { unauthenticated, validationError } from './errors.js';
 import {
   ALL_ROLES,
-  type ApiRoleGrants,
+  type IdentitySettings,
   OPERATOR_ROLES,
   type OperatorRole,
   OperatorRoleSchema,
@@ -50,19 +50,6 @@ const localRoles = z.pipe(
 export interface Operator {
   readonly principal: Principal;
   readonly roles: ReadonlySet<OperatorRole>;
-}
-
-/** How the API tells people and machines apart: from `OPS_SESSION_NAMED_ROLES`, `OPS_API_ROLES` and the pool. */
-export interface IdentitySettings {
-  readonly sessionNamedRoles?: readonly string[];
-  /** AWS mode: the API roles of IAM callers by role name; none for a caller no entry names. */
-  readonly apiRoles?: ApiRoleGrants;
-  /**
-   * AWS mode: the operators' identity pool and its user pool's provider name
-   * (`cognito-idp.<region>.amazonaws.com/<user pool id>`). A request signed with that pool's credentials is the
-   * person whose user pool `sub` the pool vouches for, whatever role their group gave them.
-   */
-  readonly operatorPool?: { readonly identityPoolId: string; readonly userPoolProvider: string };
 }
 
 const localPrincipal = z

@@ -176,8 +176,10 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
  * how to sign in, never shown a stack trace.
  */
 export function credentialsHint(error: unknown): string | undefined {
-  const name = error instanceof Error ? error.name : '';
-  const message = error instanceof Error ? error.message : String(error);
+  return error instanceof Error ? hintFor(error.name, error.message) : hintFor('', String(error));
+}
+
+function hintFor(name: string, message: string): string | undefined {
   const missing = name === 'CredentialsProviderError' || /could not load credentials/i.test(message);
   // The SDK's and API Gateway's words for it: ExpiredToken(Exception), "The security token included in the request
   // is expired", "The SSO session associated with this profile has expired".
@@ -311,7 +313,7 @@ function answer(response: Pick<OpsResponse, 'status' | 'body'>, io: CliIo, json:
   }
   // API Gateway refuses a signature made with expired credentials before any function runs.
   const gatewayMessage = (response.body as { message?: unknown } | undefined)?.message;
-  const hint = response.status === 403 ? credentialsHint(new Error(String(gatewayMessage ?? ''))) : undefined;
+  const hint = response.status === 403 ? hintFor('', String(gatewayMessage ?? '')) : undefined;
   io.err(`HTTP ${response.status}\n${text}\n${hint ? `${hint}\n` : ''}`);
   return ExitCode.Refused;
 }

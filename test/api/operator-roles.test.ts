@@ -158,8 +158,13 @@ describe('roles enforced by the API (local mode, X-Ops-Roles)', () => {
 });
 
 describe('people and machines in AWS (IAM context)', () => {
-  async function requestedInAws(userArn: string, cognitoIdentity?: ReturnType<typeof signedInAs>) {
-    const created = await call(aws, {
+  /** An above-threshold payout requested through `api` (the AWS-mode handler unless given) by `userArn`. */
+  async function requestedInAws(
+    userArn: string,
+    cognitoIdentity?: ReturnType<typeof signedInAs>,
+    api: ApiHandler = aws,
+  ) {
+    const created = await call(api, {
       method: 'POST',
       path: '/payouts',
       headers: { 'Idempotency-Key': key() },
@@ -168,7 +173,7 @@ describe('people and machines in AWS (IAM context)', () => {
       ...(cognitoIdentity && { cognitoIdentity }),
     });
     expect(created.status).toBe(201);
-    return created.body.id as string;
+    return created.body as { id: string; requestedBy: unknown };
   }
 
   it('refuses an IAM caller whose role no OPS_API_ROLES entry names, whatever it asks', async () => {
@@ -205,7 +210,7 @@ describe('people and machines in AWS (IAM context)', () => {
   });
 
   it("tells two operators of one group role apart by their user pool sub, and records the approver's", async () => {
-    const id = await requestedInAws(
+    const { id } = await requestedInAws(
       assumed(GROUP_ROLE.requester, 'CognitoIdentityCredentials'),
       signedInAs('sub-alice'),
     );
@@ -221,7 +226,7 @@ describe('people and machines in AWS (IAM context)', () => {
   });
 
   it('refuses one operator approving their own request through the approver group role', async () => {
-    const id = await requestedInAws(
+    const { id } = await requestedInAws(
       assumed(GROUP_ROLE.requester, 'CognitoIdentityCredentials'),
       signedInAs('sub-carol'),
     );
@@ -249,18 +254,11 @@ describe('people and machines in AWS (IAM context)', () => {
         operatorPool: { identityPoolId: IDENTITY_POOL, userPoolProvider: USER_POOL_PROVIDER },
       }),
     );
-    const created = await call(machines, {
-      method: 'POST',
-      path: '/payouts',
-      headers: { 'Idempotency-Key': key() },
-      body: large(),
-      iamUserArn: roleArn,
-      cognitoIdentity: signedInAs('sub-dan', elsewhere),
-    });
-    expect(created.body.requestedBy).toEqual({ id: roleArn, kind: 'user' });
+    const created = await requestedInAws(roleArn, signedInAs('sub-dan', elsewhere), machines);
+    expect(created.requestedBy).toEqual({ id: roleArn, kind: 'user' });
     const reply = await call(machines, {
       method: 'POST',
-      path: `/payouts/${created.body.id}/approve`,
+      path: `/payouts/${created.id}/approve`,
       iamUserArn: roleArn,
       cognitoIdentity: signedInAs('sub-erin', elsewhere),
     });

@@ -46,6 +46,31 @@ async function cli(
   return { status, out, err, questions, json: () => JSON.parse(out) };
 }
 
+/**
+ * An HTTP server on 127.0.0.1 that answers every request with `status` and `body` (JSON) and keeps what arrived:
+ * the API as the CLI sees it, for what the local stack cannot answer (API Gateway's own refusals) or to read the
+ * request itself.
+ */
+async function recordingServer(status: number, body: unknown) {
+  const received: { req: IncomingMessage; body: string }[] = [];
+  const server = createServer((req, res) => {
+    let text = '';
+    req.on('data', (chunk) => {
+      text += chunk;
+    });
+    req.on('end', () => {
+      received.push({ req, body: text });
+      res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+    });
+  });
+  await new Promise<void>((listening) => server.listen(0, '127.0.0.1', listening));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    received,
+    close: () => new Promise<void>((closed) => server.close(() => closed())),
+  };
+}
+
 describe('the ops CLI against the local stack', () => {
   let h: ApiHarness;
   let server: LocalApiServer;
@@ -197,33 +222,20 @@ describe('the ops CLI against the local stack', () => {
     const csv = 'bulkPayoutItemId,narration\r\n5a4db0c0-0000-4000-800d-000000000003,June salaries\r\n';
     const file = join(mkdtempSync(join(tmpdir(), 'ops-cli-')), 'june-fixes.txt');
     writeFileSync(file, csv);
-    const received: { method?: string; url?: string; type?: string; body: string }[] = [];
-    const api = createServer((request, response) => {
-      let body = '';
-      request.on('data', (chunk) => {
-        body += chunk;
-      });
-      request.on('end', () => {
-        received.push({
-          method: request.method,
-          url: request.url,
-          type: request.headers['content-type'],
-          body,
-        });
-        response.writeHead(202, { 'content-type': 'application/json' });
-        response.end(JSON.stringify({ jobId: 'job-1', status: 'running' }));
-      });
-    });
-    await new Promise<void>((listening) => api.listen(0, '127.0.0.1', listening));
+    const api = await recordingServer(202, { jobId: 'job-1', status: 'running' });
     try {
-      const url = `http://127.0.0.1:${(api.address() as AddressInfo).port}`;
-      const reply = await cli(['--api', url, '--json', 'bulk', 'corrections', '--csv', file]);
+      const reply = await cli(['--api', api.url, '--json', 'bulk', 'corrections', '--csv', file]);
       expect(reply.status).toBe(0);
-      expect(received).toEqual([
-        { method: 'POST', url: '/bulk-payout-items/corrections', type: 'text/csv', body: csv },
-      ]);
+      expect(
+        api.received.map(({ req, body }) => ({
+          method: req.method,
+          url: req.url,
+          type: req.headers['content-type'],
+          body,
+        })),
+      ).toEqual([{ method: 'POST', url: '/bulk-payout-items/corrections', type: 'text/csv', body: csv }]);
     } finally {
-      await new Promise((closed) => api.close(closed));
+      await api.close();
     }
   });
 
@@ -263,20 +275,18 @@ describe('the ops CLI against the local stack', () => {
   });
 
   it("says the credentials have expired when API Gateway refuses the request's token", async () => {
-    const gateway = createServer((_request, response) => {
-      response.writeHead(403, { 'content-type': 'application/json' });
-      response.end(JSON.stringify({ message: 'The security token included in the request is expired' }));
+    const gateway = await recordingServer(403, {
+      message: 'The security token included in the request is expired',
     });
-    await new Promise<void>((listening) => gateway.listen(0, '127.0.0.1', listening));
     try {
-      const url = `http://127.0.0.1:${(gateway.address() as AddressInfo).port}`;
+      const url = gateway.url;
       const reply = await cli(['--api', url, 'payouts', 'list']);
       expect(reply.status).toBe(1);
       expect(reply.err).toContain('HTTP 403');
       expect(reply.err).toContain('your AWS credentials have expired');
       expect(reply.err).toContain('aws sso login');
     } finally {
-      await new Promise((closed) => gateway.close(closed));
+      await gateway.close();
     }
   });
 });
@@ -371,19 +381,8 @@ describe('the ops CLI in AWS', () => {
       accessKeyId: 'AKIDEXAMPLE',
       secretAccessKey: 'wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY',
     };
-    const received: { req: IncomingMessage; body: string }[] = [];
-    const server = createServer((req, res) => {
-      let body = '';
-      req.on('data', (chunk) => {
-        body += chunk;
-      });
-      req.on('end', () => {
-        received.push({ req, body });
-        res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}');
-      });
-    });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const server = await recordingServer(200, { ok: true });
+    const { url: baseUrl, received } = server;
     try {
       const client = new OpsClient({ kind: 'aws', baseUrl, region: 'eu-west-1', credentials });
       const answer = await client.send({
@@ -432,7 +431,7 @@ describe('the ops CLI in AWS', () => {
       expect(resigned.headers.authorization).toBe(authorization);
       expect(JSON.parse(body)).toEqual({ amount: 250_000 });
     } finally {
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await server.close();
     }
   });
 });
