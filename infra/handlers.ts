@@ -327,8 +327,9 @@ export const HANDLERS = {
     table: {
       access: 'decide',
       indexes: [workQueue.indexName, byStatus.indexName],
-      // Records outcomes of payouts it never creates; a failure releases the cap.
-      writes: [K.payout, K.dailyCap],
+      // Records outcomes of payouts it never creates; a failure releases the cap. Its look-ups take slots of the
+      // workers' pacer (lib/runtime/payout-engine.ts, reconcilingEngineOf).
+      writes: [K.payout, K.dailyCap, K.rateLimiter],
     },
     // Looks payouts up at the provider; never sends one.
     provider: ProviderAccess.Token,

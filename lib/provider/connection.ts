@@ -1,3 +1,4 @@
+import { abortableSleep } from './abortable-sleep.js';
 import { DEFAULT_REQUEST_TIMEOUT_MS } from './call-deadline.js';
 import type { CredentialsSource } from './credentials.js';
 import { DEFAULT_TIMEOUTS, HttpTransport, type TransportTimeouts } from './http-transport.js';
@@ -36,6 +37,11 @@ export type ProviderClientOptions = {
    * over undici. `timeouts` other than `requestMs` then do not apply.
    */
   transport?: Transport;
+  /**
+   * Wraps the transport, whichever it is: `(inner) => new PacedTransport(inner, pacer)` paces every request of
+   * the connection (the reconciler's look-ups). Given as a function so that only a function that paces bundles it.
+   */
+  wrapTransport?: (inner: Transport) => Transport;
   logger?: Logger;
 };
 
@@ -60,12 +66,13 @@ export class ProviderConnection {
     const timeouts = { ...DEFAULT_TIMEOUTS, requestMs: DEFAULT_REQUEST_TIMEOUT_MS, ...options.timeouts };
     const pool = { ...(options.connections !== undefined && { connections: options.connections }) };
     // Reads over Node's own HTTP client, payouts over undici (SplitTransport, NodeHttpTransport say why).
-    this.#transport =
+    const transport =
       options.transport ??
       new SplitTransport({
         reads: new NodeHttpTransport(options.baseUrl, timeouts, pool),
         writes: new HttpTransport(options.baseUrl, timeouts, pool),
       });
+    this.#transport = options.wrapTransport?.(transport) ?? transport;
     this.#credentials = options.credentials;
     const { sleep, random, ...policy } = options.retry ?? {};
     this.requester = new Requester({
@@ -99,18 +106,4 @@ export class ProviderConnection {
   async close(): Promise<void> {
     await this.#transport.close();
   }
-}
-
-/** Waits `ms`, resolving early when the signal aborts (the caller then sees the abort). */
-function abortableSleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal?.aborted) return resolve();
-    const done = () => {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    signal?.addEventListener('abort', done, { once: true });
-  });
 }

@@ -28,6 +28,7 @@ export {
 } from './credentials.js';
 export * from './errors.js';
 export { DEFAULT_TIMEOUTS, HttpTransport, type TransportTimeouts } from './http-transport.js';
+export { PacedTransport, type RequestPacer } from './paced-transport.js';
 export { autoPage, normalizePagination } from './pagination.js';
 export type * from './resources/bulk-payouts.js';
 export type * from './resources/child-accounts.js';

@@ -5,7 +5,8 @@ import { ChildAccounts } from '../provider/resources/child-accounts.js';
 import { Settlements } from '../provider/resources/settlements.js';
 import { Transactions } from '../provider/resources/transactions.js';
 import { Wallets } from '../provider/resources/wallets.js';
-import { providerConnectionOf } from './provider-connection.js';
+import { pacedProviderConnectionOf, providerConnectionOf } from './provider-connection.js';
+import { rateLimiterOf } from './rate-limiter.js';
 import type { Runtime } from './runtime.js';
 import { once } from './service-cache.js';
 
@@ -15,17 +16,25 @@ import { once } from './service-cache.js';
  * provider gateway on the runtime's connection. Built on first use; a function that never asks carries no gateway.
  */
 export function payoutEngineOf(runtime: Runtime): PayoutEngine {
-  return once(
-    runtime,
-    'payoutEngine',
-    () =>
-      new PayoutEngine({
-        ctx: {
-          ...runtime.payouts.ctx,
-          gateway: new ProviderPayoutGateway(payoutProviderOn(providerConnectionOf(runtime))),
-        },
-      }),
+  return once(runtime, 'payoutEngine', () => engineOn(runtime, providerConnectionOf(runtime)));
+}
+
+/**
+ * The reconciler's engine: its look-ups take their slots from the workers' pacer (rateLimiterOf), so a backlog
+ * of unknown payouts is looked up at the provider's pace beside the sends, not refused with 429 and looked at
+ * again a minute later. Its own key: where one runtime serves every job (`npm start`), the workers' engine stays
+ * unpaced (they pace their sends themselves).
+ */
+export function reconcilingEngineOf(runtime: Runtime): PayoutEngine {
+  return once(runtime, 'reconcilingEngine', () =>
+    engineOn(runtime, pacedProviderConnectionOf(runtime, rateLimiterOf(runtime))),
   );
+}
+
+function engineOn(runtime: Runtime, connection: ProviderConnection): PayoutEngine {
+  return new PayoutEngine({
+    ctx: { ...runtime.payouts.ctx, gateway: new ProviderPayoutGateway(payoutProviderOn(connection)) },
+  });
 }
 
 /** The resources the engine sends and looks up payouts with, on the runtime's one connection. */

@@ -1,10 +1,13 @@
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { MAX_SEND_LATENESS_MS } from '../payouts/queue/rate-limiter.js';
 import { ProviderConnection } from '../provider/connection.js';
 import { type CredentialsSource, StaticCredentialsSource } from '../provider/credentials.js';
+import { PacedTransport, type RequestPacer } from '../provider/paced-transport.js';
 import {
   createSecretsManagerClient,
   SecretsManagerCredentialsSource,
 } from '../provider/secrets-manager-credentials.js';
+import type { Transport } from '../provider/transport.js';
 import { observeAwsCalls } from './aws-call-observer.js';
 import type { Runtime } from './runtime.js';
 import { ConfigurationError } from './runtime-config.js';
@@ -19,17 +22,37 @@ import { once } from './service-cache.js';
  * A function the stack gives no provider access has no PROVIDER_TOKEN_SECRET_ID: asking here fails, naming it.
  */
 export function providerConnectionOf(runtime: Runtime): ProviderConnection {
-  return once(runtime, 'providerConnection', () => {
-    const { env } = runtime;
-    const connection = new ProviderConnection({
-      baseUrl: env.PROVIDER_BASE_URL,
-      credentials: runtime.overrides.credentials ?? credentialsFor(runtime),
-      logger: runtime.logger,
-      ...(env.PROVIDER_TIMEOUT_MS && { timeouts: { requestMs: env.PROVIDER_TIMEOUT_MS } }),
-    });
-    runtime.onClose(() => connection.close());
-    return connection;
+  return once(runtime, 'providerConnection', () => connect(runtime));
+}
+
+/**
+ * A connection whose every request first takes a slot of the fleet's pacer (the workers' rate limiter), so it
+ * shares the provider's limit with their sends: for the reconciler, whose look-ups the workers never pace. Without
+ * PROVIDER_RATE_LIMIT_PER_SECOND there is no pacer and it is the plain connection's twin.
+ */
+export function pacedProviderConnectionOf(
+  runtime: Runtime,
+  pacer: RequestPacer | undefined,
+): ProviderConnection {
+  return once(runtime, 'pacedProviderConnection', () =>
+    connect(
+      runtime,
+      pacer && ((inner) => new PacedTransport(inner, pacer, { maxLatenessMs: MAX_SEND_LATENESS_MS })),
+    ),
+  );
+}
+
+function connect(runtime: Runtime, wrapTransport?: (inner: Transport) => Transport): ProviderConnection {
+  const { env } = runtime;
+  const connection = new ProviderConnection({
+    baseUrl: env.PROVIDER_BASE_URL,
+    credentials: runtime.overrides.credentials ?? credentialsFor(runtime),
+    logger: runtime.logger,
+    ...(env.PROVIDER_TIMEOUT_MS && { timeouts: { requestMs: env.PROVIDER_TIMEOUT_MS } }),
+    ...(wrapTransport && { wrapTransport }),
   });
+  runtime.onClose(() => connection.close());
+  return connection;
 }
 
 function credentialsFor({ env, overrides }: Runtime): CredentialsSource {

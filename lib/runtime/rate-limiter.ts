@@ -5,7 +5,8 @@ import { once } from './service-cache.js';
 
 /**
  * The provider's fleet-wide rate limit for the submission workers, built on first use; undefined without
- * PROVIDER_RATE_LIMIT_PER_SECOND. Only the workers pace their sends, so only their bundle carries the limiter.
+ * PROVIDER_RATE_LIMIT_PER_SECOND. The workers pace their sends by it and the reconciler its look-ups, so only
+ * their bundles carry the limiter.
  */
 export function rateLimiterOf(runtime: Runtime): ProviderRateLimiter | undefined {
   const perSecond = runtime.env.PROVIDER_RATE_LIMIT_PER_SECOND;
