@@ -29,6 +29,17 @@ export function enqueuePerTick(
 }
 
 /**
+ * Rows of payout runs one sweeper tick turns into payouts: what the fleet sends in a tick and a half, so a run's
+ * payouts never run the queue dry while the next tick creates more, and other payouts created meanwhile wait
+ * behind at most that (docs/payout-runs.md, "Fairness").
+ */
+export function runRowsPerTick(
+  config: Pick<StageConfig, 'submission' | 'providerRateLimitPerSecond'>,
+): number {
+  return Math.ceil(1.5 * SWEEP_TICK_SECONDS * drainRatePerSecond(config));
+}
+
+/**
  * The submission settings as the environment variables `lib/runtime/runtime-config.ts` reads: the stack gives
  * them to every function, and `npm start` and the benchmark to the local handlers, so all run as deployed.
  */
@@ -37,6 +48,7 @@ export function submissionEnvironment(
 ): Record<string, string> {
   return {
     SUBMIT_MAX_ENQUEUE_PER_TICK: String(enqueuePerTick(config)),
+    RUN_ROWS_PER_TICK: String(runRowsPerTick(config)),
     ...(config.providerRateLimitPerSecond !== undefined && {
       PROVIDER_RATE_LIMIT_PER_SECOND: String(config.providerRateLimitPerSecond),
     }),

@@ -25,10 +25,11 @@ export async function sweepDuePayouts(runtime: Runtime, remainingMs: number) {
     refunds: refundSenderOf(runtime),
   };
   const submissions = submissionsOf(runtime);
-  // Payout runs' rows become payouts first, a bounded batch per run (docs/payout-runs.md, "Fairness"), so this
-  // tick's dispatch already sends them, interleaved with every other due payout by due time.
+  // Payout runs' rows become payouts first, a tick and a half of the fleet's sending shared by the runs
+  // (docs/payout-runs.md, "Fairness"), so this tick's dispatch already sends them, by due time with the rest.
   const runs = await runMaterialiserOf(runtime).materialiseDue({
     stopStartingAt: Date.now() + remainingMs - RUN_STOP_STARTING_BEFORE_DEADLINE_MS,
+    ...(runtime.env.RUN_ROWS_PER_TICK && { rowsInAll: runtime.env.RUN_ROWS_PER_TICK }),
   });
   const report = submissions
     ? await runDueDispatch({ ...parts, submissions, ...pendingCorrectionsOf(runtime) }, remainingMs, {

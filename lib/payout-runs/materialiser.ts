@@ -8,12 +8,14 @@ import { cancelRowPayouts, type RunPayouts } from './cancel-rows.js';
 import { type PayoutRun, type RunRow, RunState, rowPayoutKey } from './model.js';
 import type { DynamoDbPayoutRunStore } from './run-store.js';
 
-/** Rows a tick turns into payouts per run; a run's rows never take a whole tick (docs/payout-runs.md, "Fairness"). */
-export const RUN_ROWS_PER_TICK = 200;
-/** Rows a tick turns into payouts across every run. */
-export const RUN_ROWS_PER_TICK_TOTAL = 500;
+/**
+ * Rows a tick turns into payouts across every run, where the stage does not say (`RUN_ROWS_PER_TICK`, set by the
+ * stack from the fleet's drain rate: infra/config/submission-sizing.ts). Due runs share it (docs/payout-runs.md,
+ * "Fairness").
+ */
+export const DEFAULT_RUN_ROWS_PER_TICK = 500;
 /** Payouts created at once while materialising. */
-const CREATES_AT_ONCE = 8;
+const CREATES_AT_ONCE = 16;
 /**
  * The sweep starts no run and no row with less than this left before its deadline: a run's two reads, one row (the
  * engine's create, its read after a conflict, the row's record) and the run's transition, each call to its deadline
@@ -48,19 +50,21 @@ export class RunMaterialiser {
   }
 
   /**
-   * One tick's materialisation (the every-minute sweep): the oldest runs waiting, at most `RUN_ROWS_PER_TICK`
-   * rows each and `RUN_ROWS_PER_TICK_TOTAL` in all, each row created through the engine with its own key. A crash
-   * anywhere is safe: a re-run creates the same payouts again as replays and records them again.
+   * One tick's materialisation (the every-minute sweep): at most `rowsInAll` rows (DEFAULT_RUN_ROWS_PER_TICK), the
+   * runs waiting sharing them equally, oldest first (a run that needs less leaves the rest to those after it),
+   * each row created through the engine with its own key. A crash anywhere is safe: a re-run creates the same
+   * payouts again as replays and records them again. `rowsPerRun` caps one run's share (tests).
    */
   async materialiseDue(options: { stopStartingAt?: number; rowsPerRun?: number; rowsInAll?: number } = {}) {
-    const perRun = options.rowsPerRun ?? RUN_ROWS_PER_TICK;
-    let budget = options.rowsInAll ?? RUN_ROWS_PER_TICK_TOTAL;
+    let budget = options.rowsInAll ?? DEFAULT_RUN_ROWS_PER_TICK;
     // The deadline is the invocation's, in real time, whatever clock the records are stamped with.
     const timeLeft = () => options.stopStartingAt === undefined || Date.now() < options.stopStartingAt;
     const report = { runs: 0, created: 0, refused: 0, completed: 0 };
-    for (const runId of await this.#store.dueForMaterialise(20)) {
+    const due = await this.#store.dueForMaterialise(20);
+    for (const [position, runId] of due.entries()) {
       if (budget <= 0 || !timeLeft()) break;
-      const done = await this.#materialiseRun(runId, Math.min(perRun, budget), timeLeft);
+      const share = Math.ceil(budget / (due.length - position));
+      const done = await this.#materialiseRun(runId, Math.min(options.rowsPerRun ?? share, share), timeLeft);
       report.runs++;
       report.created += done.created;
       report.refused += done.refused;

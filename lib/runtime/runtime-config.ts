@@ -83,6 +83,8 @@ export const RuntimeEnvSchema = z
     PROVIDER_RATE_LIMIT_PER_SECOND: count,
     /** Most payouts one sweeper tick hands to the submission queue (infra/config/submission-sizing.ts). */
     SUBMIT_MAX_ENQUEUE_PER_TICK: count,
+    /** Rows of payout runs one sweeper tick turns into payouts (infra/config/submission-sizing.ts). */
+    RUN_ROWS_PER_TICK: count,
     /** Local mode only: where the queue's stand-in answers (`npm start`); AWS mode uses the queue URL's origin. */
     SQS_ENDPOINT: optionalUrl,
   })

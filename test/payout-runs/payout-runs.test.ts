@@ -306,6 +306,21 @@ describe('payout runs', () => {
     }
   });
 
+  it("shares a tick's rows among the runs waiting: a small run approved after a big one is not held behind it", async () => {
+    // Whatever earlier tests left due is made payouts first, so only these two runs wait.
+    while ((await materialise()).runs > 0);
+    const runStore = new DynamoDbPayoutRunStore(h.runtime.dynamoDb, h.runtime.tableName);
+    const big = (await postCsv(csvOf(30, { tag: 'share-big', amount: 20_000 }))).body.runId;
+    const small = (await postCsv(csvOf(4, { tag: 'share-small', amount: 20_000 }))).body.runId;
+    const tick = await servedBy('sweep-due-payouts', () =>
+      runMaterialiserOf(h.runtime).materialiseDue({ rowsInAll: 10 }),
+    );
+    // The big run, oldest, takes its half (5); the small one needs 4 of the 5 left and is done in this tick.
+    expect(tick).toMatchObject({ runs: 2, created: 9 });
+    expect((await runStore.get(big))?.materialised).toBe(5);
+    expect((await runStore.get(small))?.materialised).toBe(4);
+  });
+
   it('returns the same run for a second POST with the same key', async () => {
     const csv = csvOf(5, { tag: 'replay' });
     const key = newKey();
