@@ -440,7 +440,7 @@ export const ApprovalDecidedDetailSchema = z.strictObject({
   /** `approval:<kind>:<id>:decided`: one per instruction (it leaves `pending_approval` once). */
   eventId: upTo(3 * id),
   decision: z.enum(['approved', 'cancelled', 'rejected']),
-  /** Who approved or withdrew it, when the instruction records who (a payout's or refund's cancel does not). */
+  /** Who approved, rejected or withdrew it, when the instruction records who (a payout's or refund's cancel does not). */
   decidedBy: z.optional(PrincipalDetailSchema),
 });
 
@@ -468,6 +468,8 @@ const ApprovalItemSchema = z.object({
   createdBy: z.optional(StoredPrincipal),
   approvedBy: z.optional(StoredPrincipal),
   cancelledBy: z.optional(StoredPrincipal),
+  /** A second person's refusal: the instruction ends `cancelled`, and the decision is `rejected`. */
+  rejection: z.optional(z.object({ actor: StoredPrincipal, at: z.string() })),
   updatedAt: z.optional(z.string()),
   createdAt: z.optional(z.string()),
   requestedAt: z.optional(z.string()),
@@ -495,6 +497,7 @@ function approvalItemOf(image: Readonly<Record<string, object>>): ApprovalItem |
       amountKobo: payout.amountKobo,
       requestedBy: payout.requestedBy,
       ...(payout.approvedBy && { approvedBy: payout.approvedBy }),
+      ...(payout.rejection && { rejection: payout.rejection }),
       createdAt: payout.createdAt,
       updatedAt: payout.updatedAt,
     };
@@ -593,8 +596,15 @@ export function approvalEventOf(record: PayoutStreamRecord): ApprovalEvent | und
     };
   }
   if (before !== PENDING_APPROVAL) return undefined;
-  const decision = decisionOf(after, item.approvedBy !== undefined);
-  const decidedBy = decision === 'approved' ? item.approvedBy : item.cancelledBy;
+  const decision = item.rejection ? 'rejected' : decisionOf(after, item.approvedBy !== undefined);
+  const decidedBy = {
+    approved: item.approvedBy,
+    rejected: item.rejection?.actor,
+    cancelled: item.cancelledBy,
+  }[decision];
+  const decidedAt = { approved: item.approvedAt, rejected: item.rejection?.at, cancelled: item.cancelledAt }[
+    decision
+  ];
   return {
     detailType: APPROVAL_DECIDED_EVENT,
     detail: {
@@ -602,10 +612,7 @@ export function approvalEventOf(record: PayoutStreamRecord): ApprovalEvent | und
       eventId: clip(`approval:${kind}:${where.id}:decided`, 3 * id),
       decision,
       ...(decidedBy && { decidedBy: principal(decidedBy) }),
-      occurredAt: clip(
-        (decision === 'approved' ? item.approvedAt : item.cancelledAt) ?? item.updatedAt ?? '',
-        word,
-      ),
+      occurredAt: clip(decidedAt ?? item.updatedAt ?? '', word),
     },
   };
 }

@@ -130,6 +130,25 @@ describe('recurring payouts pass the control gate (issue 13)', () => {
     expect((await approve('01NOPE', 'carol')).status).toBe(404);
   });
 
+  it('lets a second person reject a rule waiting for approval, with a reason: cancelled for good, none of it planned', async () => {
+    const amount = defaultEngineConfig.approvalThresholdKobo;
+    const created = await create('rejected-rule', rule({ amount, narration: 'rejected rule' }), 'alice');
+    expect(created.body.status).toBe('pending_approval');
+    const reject = (principal: string, body: unknown) =>
+      call(h.api, { method: 'POST', path: `/recurring-payouts/${created.body.id}/reject`, body, principal });
+    expect((await reject('alice', { reason: 'mine' })).status).toBe(403);
+    expect((await reject('bob', {})).status).toBe(400);
+    const rejected = await reject('bob', { reason: 'the vendor contract ended' });
+    expect(rejected.status).toBe(200);
+    expect(rejected.body).toMatchObject({
+      status: 'cancelled',
+      rejection: { by: { id: 'bob', kind: 'user' }, reason: 'the vendor contract ended' },
+    });
+    expect(rejected.body.audit.at(-1)).toMatchObject({ action: 'rejected', actor: { id: 'bob' } });
+    expect((await approve(created.body.id, 'carol')).status).toBe(409);
+    expect(await futureItems('rejected rule')).toEqual([]);
+  });
+
   it('flags a scheduled payout at the approval threshold as awaiting approval in GET /future-payouts', async () => {
     const scheduleAt = new Date(Date.now() + 3_600_000).toISOString();
     const amount = defaultEngineConfig.approvalThresholdKobo;

@@ -15,6 +15,7 @@ import {
   omittedCount,
   PrincipalSchema,
   pageOf,
+  RejectionSchema,
   referenceText,
   sentence,
   upTo,
@@ -86,6 +87,7 @@ const payoutFields = () => ({
   scheduleAt: z.optional(instant),
   requestedBy: PrincipalSchema,
   approvedBy: z.optional(PrincipalSchema),
+  rejection: z.optional(RejectionSchema),
   submissionCount: z.int(),
   nextActionAt: z.optional(instant),
   receipt: z.optional(
