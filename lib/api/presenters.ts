@@ -108,6 +108,7 @@ export function presentPayout(payout: Payout, audit?: readonly AuditEvent[]) {
     metadata: labels(payout.metadata),
     idempotencyKey: clipText(payout.idempotencyKey, ID),
     origin: payout.origin,
+    ...(payout.correlationId && { correlationId: clipText(payout.correlationId, ID) }),
     ...(payout.scheduleAt && { scheduleAt: payout.scheduleAt }),
     requestedBy: principal(payout.requestedBy),
     ...(payout.approvedBy && { approvedBy: principal(payout.approvedBy) }),

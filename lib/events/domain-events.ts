@@ -45,6 +45,8 @@ export interface DomainEvent {
     readonly amountKobo: number;
     readonly currency: 'NGN';
     readonly sourceRef?: string;
+    readonly correlationId?: string;
+    readonly traceparent?: string;
     readonly receipt?: Payout['receipt'];
     readonly failure?: Payout['failure'];
     readonly paidTwice?: Payout['paidTwice'];
@@ -80,6 +82,10 @@ export const DomainEventDetailSchema = z.strictObject({
   amountKobo: kobo,
   currency: z.literal('NGN'),
   sourceRef: z.optional(upTo(id)),
+  /** What ties the payout's log lines, messages and events together, from its first request (docs/operations.md). */
+  correlationId: z.optional(upTo(id)),
+  /** The W3C traceparent of the request that created the payout: its trace, which the event continues. */
+  traceparent: z.optional(upTo(id)),
   receipt: z.optional(
     z.strictObject({
       transactionId: upTo(id),
@@ -361,6 +367,8 @@ export function domainEventOf(record: PayoutStreamRecord): DomainEvent | undefin
       amountKobo: payout.amountKobo,
       currency: payout.currency,
       ...(payout.sourceRef && { sourceRef: clip(payout.sourceRef, id) }),
+      ...(payout.correlationId && { correlationId: clip(payout.correlationId, id) }),
+      ...(payout.traceparent && { traceparent: clip(payout.traceparent, id) }),
       ...(receipt && {
         receipt: {
           transactionId: clip(receipt.transactionId, id),

@@ -181,7 +181,11 @@ describe('payout runs', () => {
       query: 'limit=5',
     });
     const payout = await call(h.api, { method: 'GET', path: `/payouts/${page.body.items[0].payoutId}` });
-    expect(payout.body).toMatchObject({ status: 'succeeded', approvedBy: { id: 'bob' } });
+    expect(payout.body).toMatchObject({
+      status: 'succeeded',
+      approvedBy: { id: 'bob' },
+      correlationId: `run:${runId}`,
+    });
     expect(operationsOf(runId)).toHaveLength(40);
   });
 

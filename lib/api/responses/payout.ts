@@ -84,6 +84,9 @@ const payoutFields = () => ({
   metadata: MetadataResponseSchema,
   idempotencyKey: idText,
   origin: z.enum(Object.values(PayoutOrigin) as [PayoutOrigin, ...PayoutOrigin[]]),
+  correlationId: z.optional(
+    idText.check(z.describe('what ties its log lines, messages and events together: query the logs by it')),
+  ),
   scheduleAt: z.optional(instant),
   requestedBy: PrincipalSchema,
   approvedBy: z.optional(PrincipalSchema),
