@@ -39,8 +39,8 @@ async function futureItems(narration: string): Promise<FutureMovement[]> {
   return (body.items as FutureMovement[]).filter((item) => item.narration === narration);
 }
 
-describe('recurring payouts pass the control gate (issue 13)', () => {
-  it('refuses a rule above the per-payout maximum with a 400 naming amount, and stores and lists nothing (finding 6)', async () => {
+describe('recurring payouts pass the control gate', () => {
+  it('refuses a rule above the per-payout maximum with a 400 naming amount, and stores and lists nothing', async () => {
     const tooMuch = defaultEngineConfig.maxPayoutKobo + 1;
     const refused = await create('above-max', rule({ amount: tooMuch, narration: 'above the maximum' }));
     expect(refused.status).toBe(400);
@@ -65,7 +65,7 @@ describe('recurring payouts pass the control gate (issue 13)', () => {
     expect(valid.status).toBe(201);
   });
 
-  it('keeps a rule at the approval threshold waiting until a second person approves it; its creator cannot (finding 1)', async () => {
+  it('keeps a rule at the approval threshold waiting until a second person approves it; its creator cannot', async () => {
     const amount = defaultEngineConfig.approvalThresholdKobo;
     const created = await create('needs-approval', rule({ amount, narration: 'needs four eyes' }), 'alice');
     expect(created.status).toBe(201);
