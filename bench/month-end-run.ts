@@ -9,11 +9,9 @@
  * run back to back, each timed as the handler's invocation, to measure the release side alone at a scale whose
  * drain would not fit here. Writes its measurements as JSON to BENCH_RESULT_FILE.
  */
-import { type ChildProcess, fork } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import type { Context, ScheduledEvent, SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import type { Context, ScheduledEvent } from 'aws-lambda';
 import { ensureTable } from '../lib/local/create-table.js';
 import { localAwsConfig } from '../lib/local/dynamodb-local.js';
 import { stageConfigOf, startLocalSubmissionWorkers } from '../lib/local/submission-workers.js';
@@ -24,7 +22,7 @@ import { DocumentClient } from '../lib/shared/document-client.js';
 import { createDynamoDbClient } from '../lib/shared/dynamodb-client.js';
 import { silentLogger } from '../lib/shared/logger.js';
 import * as z from '../lib/shared/zod.js';
-import type { ContainerAnswer, ContainerRequest } from './fleet-container.js';
+import { startFleet } from './fleet.js';
 import { seedMonthEnd } from './month-end-seed.js';
 import { childrenOf, cpuSecondsOf, machineBusySeconds } from './process-cpu.js';
 
@@ -85,71 +83,11 @@ await ensureTable(setup, tableName);
 const config = stageConfigOf('dev');
 const draining = env.BENCH_MODE === 'drain';
 
-interface Container {
-  readonly child: ChildProcess;
-  readonly pid: number;
-  busy: boolean;
-}
-const containers: Container[] = [];
-let nextInvocation = 0;
-const waiting = new Map<number, (answer: ContainerAnswer) => void>();
-let containerEnvironment: NodeJS.ProcessEnv = {};
-
-async function startContainer(): Promise<Container> {
-  const child = fork(join(import.meta.dirname, 'fleet-container.ts'), [], {
-    execArgv: ['--import', 'tsx'],
-    env: containerEnvironment,
-    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
-  });
-  const pid = await new Promise<number>((resolve, reject) => {
-    child.once('message', (answer: ContainerAnswer) => {
-      if (answer.kind === 'ready') resolve(answer.pid);
-      else reject(new Error(`container answered ${answer.kind} before it was ready`));
-    });
-    child.once('exit', (code) => reject(new Error(`container exited with ${code} before it was ready`)));
-  });
-  child.on('message', (answer: ContainerAnswer) => {
-    if (answer.kind === 'done' || answer.kind === 'failed') {
-      waiting.get(answer.id)?.(answer);
-      waiting.delete(answer.id);
-    }
-  });
-  const container = { child, pid, busy: false };
-  containers.push(container);
-  return container;
-}
-
-/** Lambda's poller: the batch goes to an idle container, or a new one (cold) when all are busy. */
-async function invokeContainer(event: SQSEvent, context: Context): Promise<SQSBatchResponse> {
-  const container = containers.find((candidate) => !candidate.busy) ?? (await startContainer());
-  return invokeOn(container, event, context);
-}
-
-async function invokeOn(container: Container, event: SQSEvent, context: Context): Promise<SQSBatchResponse> {
-  container.busy = true;
-  const id = nextInvocation++;
-  try {
-    const answer = await new Promise<ContainerAnswer>((resolve) => {
-      waiting.set(id, resolve);
-      const request: ContainerRequest = {
-        kind: 'invoke',
-        id,
-        event,
-        remainingMs: context.getRemainingTimeInMillis(),
-      };
-      container.child.send(request);
-    });
-    if (answer.kind === 'failed') throw new Error(`the container's invocation threw ${answer.error}`);
-    if (answer.kind !== 'done') throw new Error(`unexpected answer ${answer.kind}`);
-    return answer.response ?? { batchItemFailures: [] };
-  } finally {
-    container.busy = false;
-  }
-}
+const fleet = startFleet();
 
 const workers = await startLocalSubmissionWorkers({
   config,
-  loadWorker: async () => invokeContainer,
+  loadWorker: async () => fleet.invoke,
   logger: silentLogger,
   pollIntervalMs: 200,
   // The release run: nothing consumes, so the queue holds every message the ticks enqueued.
@@ -164,14 +102,14 @@ const functionEnvironment = {
   ...workers.environment,
 };
 Object.assign(process.env, functionEnvironment);
-containerEnvironment = {
+fleet.environment = {
   PATH: process.env.PATH,
   HOME: process.env.HOME,
   AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
   ...functionEnvironment,
 };
 if (draining)
-  await Promise.all(Array.from({ length: config.submission.maxConcurrency }, () => startContainer()));
+  await Promise.all(Array.from({ length: config.submission.maxConcurrency }, () => fleet.start()));
 process.stdout.write = () => true;
 const runtime = runtimeFromProcessEnv();
 
@@ -190,7 +128,9 @@ const sweeper = (await import('../functions/sweep-due-payouts.js')).handler;
 // The containers warm before D (an empty batch: the handler's import and its runtime): here an import is tsx
 // transpiling lib/ on a shared 2-core machine, seconds, not the bundle's cold start (docs/cold-start.md).
 const warmContext = { getRemainingTimeInMillis: () => 60_000 } as Context;
-await Promise.all(containers.map((container) => invokeOn(container, { Records: [] }, warmContext)));
+await Promise.all(
+  fleet.containers.map((container) => fleet.invokeOn(container, { Records: [] }, warmContext)),
+);
 // A seed (and the warm-up) that overran D (a loaded machine): the clock starts with the first tick instead, and says by how much.
 const seedOverrunMs = Math.max(0, Date.now() - dueAtMs);
 const clockZero = dueAtMs + seedOverrunMs;
@@ -220,7 +160,7 @@ const cpuNow = () => {
   const own = process.cpuUsage();
   return {
     coordinator: (own.user + own.system) / 1e6,
-    containers: containers.reduce((sum, container) => sum + cpuSecondsOf(container.pid), 0),
+    containers: fleet.containers.reduce((sum, container) => sum + cpuSecondsOf(container.pid), 0),
     dynamoDbLocal: dynamoDbPid ? cpuSecondsOf(dynamoDbPid) : 0,
     provider: providerPid ? cpuSecondsOf(providerPid) : 0,
     machine: machineBusySeconds(),
@@ -335,19 +275,10 @@ async function sends(): Promise<{ first: number; last: number; calls: number }> 
   return { first: Math.min(...times), last: Math.max(...times), calls: payoutCalls.length };
 }
 
-/** Messages each container was handed, from its own report. */
-async function messagesOf(container: Container): Promise<number> {
-  return new Promise((resolve) => {
-    const onMessage = (answer: ContainerAnswer) => {
-      if (answer.kind !== 'report') return;
-      container.child.off('message', onMessage);
-      resolve(answer.report.messages);
-    };
-    container.child.on('message', onMessage);
-    container.child.send({ kind: 'report' } satisfies ContainerRequest);
-  });
-}
-const messagesDelivered = (await Promise.all(containers.map(messagesOf))).reduce((sum, n) => sum + n, 0);
+const messagesDelivered = (await Promise.all(fleet.containers.map(fleet.reportOf))).reduce(
+  (sum, report) => sum + report.messages,
+  0,
+);
 const sent = draining ? await sends() : undefined;
 const stats = workers.queue.stats();
 const cpu = Object.fromEntries(
@@ -372,13 +303,13 @@ const result: MonthEndRunResult = {
   invocations: stats.invocations,
   messagesDelivered,
   deadLetters: stats.deadLetters,
-  processes: containers.length,
+  processes: fleet.containers.length,
   cpu,
   seconds,
 };
 writeFileSync(env.BENCH_RESULT_FILE, JSON.stringify(result));
 await workers.stop();
-for (const container of containers) container.child.send({ kind: 'stop' } satisfies ContainerRequest);
+fleet.stop();
 await runtime.close();
 setup.destroy();
 process.exit(0);

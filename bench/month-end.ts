@@ -1,17 +1,13 @@
-import { spawn } from 'node:child_process';
-import { once } from 'node:events';
-import { mkdtempSync, readFileSync } from 'node:fs';
-import { cpus, loadavg, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { cpus, loadavg } from 'node:os';
 import { SWEEP_TICK_SECONDS } from '../infra/config/submission.js';
 import { enqueuePerTick } from '../infra/config/submission-sizing.js';
 import { HANDLERS } from '../infra/handlers.js';
 import { DISPATCH_STOP_STARTING_BEFORE_DEADLINE_MS } from '../lib/jobs/scheduled.js';
 import { stageConfigOf } from '../lib/local/submission-workers.js';
+import { runCoordinator } from './coordinator.js';
 import { type DrainModel, modelDrain } from './month-end-model.js';
 import type { MonthEndRunResult } from './month-end-run.js';
-import { startSandboxProcess } from './sandbox-process.js';
-import { type BenchResult, fixed, projectRoot, quick, withFreshDynamoDb } from './support.js';
+import { type BenchResult, fixed, quick } from './support.js';
 
 /** The provider latency of the issue's scenario, as bench/shipped-path.ts. */
 const LATENCY_MS = 200;
@@ -87,39 +83,15 @@ function limitPerSecond(): number {
 }
 
 /** One run of bench/month-end-run.ts against its own DynamoDB Local and sandbox process. */
-export async function runMonthEnd(mode: 'drain' | 'release', payouts: number): Promise<MonthEndRunResult> {
-  return withFreshDynamoDb(async (endpoint) => {
-    const provider = await startSandboxProcess({ latencyMs: LATENCY_MS, projectRoot });
-    try {
-      const resultFile = join(mkdtempSync(join(tmpdir(), 'bench-month-end-')), 'result.json');
-      const child = spawn(
-        process.execPath,
-        ['--import', 'tsx', join(projectRoot, 'bench', 'month-end-run.ts')],
-        {
-          cwd: projectRoot,
-          env: {
-            PATH: process.env.PATH,
-            HOME: process.env.HOME,
-            AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
-            BENCH_DDB_ENDPOINT: endpoint,
-            BENCH_PROVIDER_URL: provider.url,
-            BENCH_PROVIDER_TOKEN: provider.token,
-            BENCH_PROVIDER_PIN: provider.pin,
-            BENCH_PAYOUTS: String(payouts),
-            BENCH_MODE: mode,
-            BENCH_TICK_MS: String(TICK_MS),
-            BENCH_SWEEP_TIMEOUT_MS: String(SWEEP_TIMEOUT_MS),
-            BENCH_RESULT_FILE: resultFile,
-          },
-          stdio: ['ignore', 'ignore', 'inherit'],
-        },
-      );
-      const [code] = await once(child, 'exit');
-      if (code !== 0) throw new Error(`month-end ${mode} run exited with ${code}`);
-      return JSON.parse(readFileSync(resultFile, 'utf8')) as MonthEndRunResult;
-    } finally {
-      await provider.close();
-    }
+export function runMonthEnd(mode: 'drain' | 'release', payouts: number): Promise<MonthEndRunResult> {
+  return runCoordinator<MonthEndRunResult>('month-end-run.ts', {
+    latencyMs: LATENCY_MS,
+    env: {
+      BENCH_PAYOUTS: String(payouts),
+      BENCH_MODE: mode,
+      BENCH_TICK_MS: String(TICK_MS),
+      BENCH_SWEEP_TIMEOUT_MS: String(SWEEP_TIMEOUT_MS),
+    },
   });
 }
 

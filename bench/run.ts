@@ -17,6 +17,7 @@ import { benchCostPerPayout, type CostReport } from './cost-per-payout.js';
 import { benchEligibleToSent, type EligibleToSentReport } from './eligible-to-sent.js';
 import { benchEngineOverhead } from './engine-overhead.js';
 import { benchMonthEnd, type MonthEndReport } from './month-end.js';
+import { benchPayoutRuns, type PayoutRunsReport } from './payout-runs.js';
 import { benchReadPaths } from './read-paths.js';
 import { benchShippedPath, type ShippedPathReport } from './shipped-path.js';
 import {
@@ -77,6 +78,12 @@ const benchmarks: Record<string, () => Promise<BenchResult>> = {
     monthEnd = measured;
     return result;
   },
+  // Its own DynamoDB Local; the API, the coordinator (the sweeper) and each worker container a process.
+  'payout-runs': async () => {
+    const { payoutRuns: measured, ...result } = await benchPayoutRuns();
+    payoutRuns = measured;
+    return result;
+  },
   // npm start itself (its own DynamoDB Local), the sandbox in a process of its own; the deployed 1-minute tick.
   'eligible-to-sent': async () => {
     const { eligibleToSent: measured, ...result } = await benchEligibleToSent();
@@ -86,6 +93,7 @@ const benchmarks: Record<string, () => Promise<BenchResult>> = {
 };
 let eligibleToSent: EligibleToSentReport | undefined;
 let monthEnd: MonthEndReport | undefined;
+let payoutRuns: PayoutRunsReport | undefined;
 let shippedPath: ShippedPathReport | undefined;
 /** The file's shippedPath entry, which a run of one half of it (BENCH_SHIPPED) completes. */
 const previousShippedPath = (): ShippedPathReport | undefined =>
@@ -144,6 +152,7 @@ const previous: {
   fleetSimulation?: unknown;
   eligibleToSent?: unknown;
   monthEnd?: unknown;
+  payoutRuns?: unknown;
 } = only && existsSync(out) ? JSON.parse(readFileSync(out, 'utf8')) : {};
 const kept = (previous.results ?? []).filter((entry) => !results.some((fresh) => fresh.name === entry.name));
 const report = {
@@ -164,12 +173,14 @@ const report = {
   ...(previous.fleetSimulation !== undefined && { fleetSimulation: previous.fleetSimulation }),
   ...(previous.eligibleToSent !== undefined && { eligibleToSent: previous.eligibleToSent }),
   ...(previous.monthEnd !== undefined && { monthEnd: previous.monthEnd }),
+  ...(previous.payoutRuns !== undefined && { payoutRuns: previous.payoutRuns }),
   ...(cost && { cost }),
   ...(shippedPath && { shippedPath }),
   ...(coldStart && { coldStart }),
   ...(fleetSimulation && { fleetSimulation }),
   ...(eligibleToSent && { eligibleToSent }),
   ...(monthEnd && { monthEnd }),
+  ...(payoutRuns && { payoutRuns }),
   results: [...kept, ...results],
 };
 mkdirSync(dirname(out), { recursive: true });

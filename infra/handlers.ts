@@ -236,9 +236,9 @@ export const HANDLERS = {
   },
   'api-statements': {
     description:
-      'Ops API (HTTP API, IAM auth): the daily statements (list, read, lines, CSV, a re-run by a person)',
+      'Ops API (HTTP API, IAM auth): the books: daily statements (list, read, lines, CSV, a re-run) and the payouts export',
     ...OPS_API,
-    // Lists reports (gsi1) and pages a day's lines (Query on the table); a re-run reads the payouts the records
+    // Lists reports (gsi1) and pages a day's lines (Query on the table); the export reads payouts by month (gsi2); a re-run reads the payouts the records
     // name (GetItem), those paid on the day (gsi1) and those created on it (gsi2, the payout totals), and moves
     // one paid twice to needs_review (the engine's transition: the payout, its audit, the cap counter the double
     // payment counts again).

@@ -21,7 +21,16 @@ export interface WaitingApproval {
   /** What the instruction does, for the approver to read. */
   readonly summary: string;
   readonly approve: { readonly method: 'POST'; readonly path: string };
+  /** The call that rejects it, with a reason (a held bulk correction is withdrawn with its cancel instead). */
+  readonly reject?: { readonly method: 'POST'; readonly path: string };
 }
+
+/** The approve and reject calls of the instruction at `path`. */
+const decisionsOn = (path: string) =>
+  ({
+    approve: { method: 'POST', path: `${path}/approve` },
+    reject: { method: 'POST', path: `${path}/reject` },
+  }) as const;
 
 export interface ApprovalsPage {
   readonly items: WaitingApproval[];
@@ -54,7 +63,7 @@ function sources(ctx: ApprovalSources): Record<ApprovalKind, Source> {
           requestedBy: payout.requestedBy,
           requestedAt: payout.createdAt,
           summary: `${payout.instruction.type}: ${payout.narration}`,
-          approve: { method: 'POST', path: `/payouts/${payout.id}/approve` },
+          ...decisionsOn(`/payouts/${payout.id}`),
         })),
         ...(page.nextCursor && { nextCursor: page.nextCursor }),
       };
@@ -69,7 +78,7 @@ function sources(ctx: ApprovalSources): Record<ApprovalKind, Source> {
           requestedBy: refund.requestedBy,
           requestedAt: refund.createdAt,
           summary: `refund of transaction ${refund.transactionId}: ${refund.merchantNote}`,
-          approve: { method: 'POST', path: `/refunds/${refund.id}/approve` },
+          ...decisionsOn(`/refunds/${refund.id}`),
         })),
         ...(page.nextCursor && { nextCursor: page.nextCursor }),
       };
@@ -88,7 +97,7 @@ function sources(ctx: ApprovalSources): Record<ApprovalKind, Source> {
           requestedBy: recurrence.createdBy,
           requestedAt: recurrence.createdAt,
           summary: `${recurrence.rule.interval} ${recurrence.template.type} from ${recurrence.rule.startDate}: ${recurrence.template.narration}`,
-          approve: { method: 'POST', path: `/recurring-payouts/${recurrence.id}/approve` },
+          ...decisionsOn(`/recurring-payouts/${recurrence.id}`),
         })),
         ...(page.nextCursor && { nextCursor: page.nextCursor }),
       };

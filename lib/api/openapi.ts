@@ -56,6 +56,7 @@ import {
   ListSettlementsQuerySchema,
   PauseRequestSchema,
   ProviderPageQuerySchema,
+  RejectRequestSchema,
   ResolveReviewRequestSchema,
   ResourceIdSchema,
   ResumeRequestSchema,
@@ -181,6 +182,15 @@ function operations(): Record<string, Record<string, Operation>> {
         requestBody: body(ApproveRequestSchema, false),
       },
     },
+    '/payouts/{id}/reject': {
+      post: {
+        operationId: 'rejectPayout',
+        summary:
+          'Reject a payout waiting for approval, with the reason (never by its requester, who cancels instead): it ends `cancelled` with its `rejection`, for good, never sent',
+        parameters: [idPath],
+        requestBody: body(RejectRequestSchema, true),
+      },
+    },
     '/payouts/{id}/resolve': {
       post: {
         operationId: 'resolvePayout',
@@ -236,6 +246,15 @@ function operations(): Record<string, Record<string, Operation>> {
         operationId: 'getRefund',
         summary: 'A refund with its audit trail',
         parameters: [idPath],
+      },
+    },
+    '/refunds/{id}/reject': {
+      post: {
+        operationId: 'rejectRefund',
+        summary:
+          'Reject a refund waiting for approval, with the reason (never by its requester, who cancels instead): it ends `cancelled` with its `rejection`, never sent, its share of the transaction given back',
+        parameters: [idPath],
+        requestBody: body(RejectRequestSchema, true),
       },
     },
     '/refunds/{id}/approve': {
@@ -308,6 +327,15 @@ function operations(): Record<string, Record<string, Operation>> {
         summary:
           'What became of every occurrence of a recurring payout, newest first, page by page (`GET /recurring-payouts/{id}` holds the newest 50 and, when there are more, `historyNextCursor` to go on from here)',
         parameters: [idPath, ...queryParameters(HistoryPageQuerySchema)],
+      },
+    },
+    '/recurring-payouts/{id}/reject': {
+      post: {
+        operationId: 'rejectRecurringPayout',
+        summary:
+          'Reject a rule waiting for approval, with the reason (never by its creator, who cancels instead): it ends `cancelled` with its `rejection`; none of its occurrences is ever paid',
+        parameters: [idPath],
+        requestBody: body(RejectRequestSchema, true),
       },
     },
     '/recurring-payouts/{id}/approve': {
@@ -440,6 +468,15 @@ function operations(): Record<string, Record<string, Operation>> {
           'A second person approves the run as a whole (never its requester, never a system); the gate judges it again with the limits in force',
         parameters: [runPath],
         requestBody: body(ApproveRequestSchema, false),
+      },
+    },
+    '/payout-runs/{id}/reject': {
+      post: {
+        operationId: 'rejectPayoutRun',
+        summary:
+          'A second person rejects a run waiting for approval, with the reason (never its requester, who cancels instead): it ends `cancelled` with its `rejection`, none of its rows sent',
+        parameters: [runPath],
+        requestBody: body(RejectRequestSchema, true),
       },
     },
     '/payout-runs/{id}/cancel': {

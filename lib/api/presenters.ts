@@ -5,6 +5,7 @@ import type {
   Payout,
   PayoutInstruction,
   Principal,
+  Rejection,
   ResolutionProposal,
 } from '../payouts/model.js';
 import type { Refund, RefundAuditEvent, RefundResolutionProposal } from '../refunds/model.js';
@@ -28,6 +29,13 @@ const {
 } = FIELD_MAXIMA;
 
 export const principal = (p: Principal) => ({ id: clipText(p.id, ID), kind: p.kind });
+
+/** A second person's refusal as answered (`rejection`: RejectionSchema). */
+export const presentRejection = (rejection: Rejection) => ({
+  by: principal(rejection.actor),
+  reason: clipText(rejection.reason, TEXT),
+  at: rejection.at,
+});
 
 /** A field issue as answered: its path and message within their maxima. */
 export const issueOf = (issue: { readonly path: string; readonly message: string }) => ({
@@ -100,9 +108,11 @@ export function presentPayout(payout: Payout, audit?: readonly AuditEvent[]) {
     metadata: labels(payout.metadata),
     idempotencyKey: clipText(payout.idempotencyKey, ID),
     origin: payout.origin,
+    ...(payout.correlationId && { correlationId: clipText(payout.correlationId, ID) }),
     ...(payout.scheduleAt && { scheduleAt: payout.scheduleAt }),
     requestedBy: principal(payout.requestedBy),
     ...(payout.approvedBy && { approvedBy: principal(payout.approvedBy) }),
+    ...(payout.rejection && { rejection: presentRejection(payout.rejection) }),
     submissionCount: payout.submissionCount,
     ...(payout.nextActionAt && { nextActionAt: payout.nextActionAt }),
     ...(payout.receipt && {
@@ -219,6 +229,7 @@ export function presentRefund(refund: Refund, audit?: readonly RefundAuditEvent[
     idempotencyKey: clipText(refund.idempotencyKey, ID),
     requestedBy: principal(refund.requestedBy),
     ...(refund.approvedBy && { approvedBy: principal(refund.approvedBy) }),
+    ...(refund.rejection && { rejection: presentRejection(refund.rejection) }),
     ...(refund.providerRefundId && { providerRefundId: clipText(refund.providerRefundId, REF) }),
     ...(refund.providerStatus && { providerStatus: clipText(refund.providerStatus, WORD) }),
     ...(refund.failure && { failure: failureOf(refund.failure) }),

@@ -105,6 +105,15 @@ interface CompiledRoute<S extends ApiService> extends Route<Answers, S> {
 }
 
 /**
+ * Routes with the fewest path parameters first, in their order otherwise: a path two templates match is served
+ * by the more literal one, as API Gateway chooses (`/payouts/export.csv` before `/payouts/{id}`).
+ */
+export function mostSpecificFirst<T extends { readonly path: string }>(routes: readonly T[]): T[] {
+  const parameters = (template: string) => template.split('{').length - 1;
+  return [...routes].sort((a, b) => parameters(a.path) - parameters(b.path));
+}
+
+/**
  * A path template's pattern and parameter names: `/payouts/{id}` matches `/payouts/01J…` with `id`. API Gateway
  * matches `{name}` to one segment the same way.
  */
@@ -153,7 +162,7 @@ export function createRouter<S extends ApiService>(
   routes: readonly Route<Answers, S>[],
   ctx: ApiContext<S>,
 ): ApiHandler {
-  const compiled = routes.map(compile);
+  const compiled = mostSpecificFirst(routes).map(compile);
   const deadlines = ctx.deadlines ?? API_DEADLINES;
   const handle = async (
     event: APIGatewayProxyEventV2,

@@ -196,6 +196,8 @@ export const PauseRequestSchema = z.lazy(() => z.strictObject({ reason }));
 export const ResumeRequestSchema = z.lazy(() => z.strictObject({ reason: z.optional(reason) }));
 export const CancelRequestSchema = z.lazy(() => z.strictObject({ reason: z.optional(reason) }));
 export const ApproveRequestSchema = z.lazy(() => z.strictObject({}));
+/** A second person's refusal of an instruction waiting for approval: why, for the requester and the audit. */
+export const RejectRequestSchema = z.lazy(() => z.strictObject({ reason }));
 
 /**
  * A person's decision on a payout in `needs_review` or `unknown`: every one takes two people, the second sending

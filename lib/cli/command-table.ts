@@ -82,6 +82,15 @@ export const COMMANDS: readonly CommandSpec[] = [
     confirmFrom: '/payouts/{id}',
   },
   {
+    words: ['payouts', 'reject'],
+    method: 'POST',
+    path: '/payouts/{id}/reject',
+    summary:
+      'reject a payout waiting for approval, as the second person, with --reason; it is cancelled for good',
+    bodyFlags: ['reason'],
+    confirmFrom: '/payouts/{id}',
+  },
+  {
     words: ['payouts', 'cancel'],
     method: 'POST',
     path: '/payouts/{id}/cancel',
@@ -140,6 +149,14 @@ export const COMMANDS: readonly CommandSpec[] = [
     summary: 'create a recurring payout from a JSON body',
     body: 'required',
     idempotent: true,
+  },
+  {
+    words: ['recurring', 'reject'],
+    method: 'POST',
+    path: '/recurring-payouts/{id}/reject',
+    summary: 'reject a rule waiting for approval, as the second person, with --reason; it is never paid',
+    bodyFlags: ['reason'],
+    confirmFrom: '/recurring-payouts/{id}',
   },
   {
     words: ['recurring', 'approve'],
@@ -201,6 +218,14 @@ export const COMMANDS: readonly CommandSpec[] = [
     idempotent: true,
   },
   { words: ['refunds', 'get'], method: 'GET', path: '/refunds/{id}', summary: 'a refund with its audit' },
+  {
+    words: ['refunds', 'reject'],
+    method: 'POST',
+    path: '/refunds/{id}/reject',
+    summary: 'reject a refund waiting for approval, as the second person, with --reason; it is never sent',
+    bodyFlags: ['reason'],
+    confirmFrom: '/refunds/{id}',
+  },
   {
     words: ['refunds', 'approve'],
     method: 'POST',
@@ -337,6 +362,15 @@ export const COMMANDS: readonly CommandSpec[] = [
     method: 'POST',
     path: '/payout-runs/{id}/approve',
     summary: 'approve a whole run as the second person',
+    confirmFrom: '/payout-runs/{id}',
+  },
+  {
+    words: ['payout-runs', 'reject'],
+    aliases: [['runs', 'reject']],
+    method: 'POST',
+    path: '/payout-runs/{id}/reject',
+    summary: 'reject a run waiting for approval, as the second person, with --reason; none of it is sent',
+    bodyFlags: ['reason'],
     confirmFrom: '/payout-runs/{id}',
   },
   {

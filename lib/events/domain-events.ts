@@ -45,6 +45,8 @@ export interface DomainEvent {
     readonly amountKobo: number;
     readonly currency: 'NGN';
     readonly sourceRef?: string;
+    readonly correlationId?: string;
+    readonly traceparent?: string;
     readonly receipt?: Payout['receipt'];
     readonly failure?: Payout['failure'];
     readonly paidTwice?: Payout['paidTwice'];
@@ -80,6 +82,10 @@ export const DomainEventDetailSchema = z.strictObject({
   amountKobo: kobo,
   currency: z.literal('NGN'),
   sourceRef: z.optional(upTo(id)),
+  /** What ties the payout's log lines, messages and events together, from its first request (docs/operations.md). */
+  correlationId: z.optional(upTo(id)),
+  /** The W3C traceparent of the request that created the payout: its trace, which the event continues. */
+  traceparent: z.optional(upTo(id)),
   receipt: z.optional(
     z.strictObject({
       transactionId: upTo(id),
@@ -361,6 +367,8 @@ export function domainEventOf(record: PayoutStreamRecord): DomainEvent | undefin
       amountKobo: payout.amountKobo,
       currency: payout.currency,
       ...(payout.sourceRef && { sourceRef: clip(payout.sourceRef, id) }),
+      ...(payout.correlationId && { correlationId: clip(payout.correlationId, id) }),
+      ...(payout.traceparent && { traceparent: clip(payout.traceparent, id) }),
       ...(receipt && {
         receipt: {
           transactionId: clip(receipt.transactionId, id),
@@ -440,7 +448,7 @@ export const ApprovalDecidedDetailSchema = z.strictObject({
   /** `approval:<kind>:<id>:decided`: one per instruction (it leaves `pending_approval` once). */
   eventId: upTo(3 * id),
   decision: z.enum(['approved', 'cancelled', 'rejected']),
-  /** Who approved or withdrew it, when the instruction records who (a payout's or refund's cancel does not). */
+  /** Who approved, rejected or withdrew it, when the instruction records who (a payout's or refund's cancel does not). */
   decidedBy: z.optional(PrincipalDetailSchema),
 });
 
@@ -468,6 +476,8 @@ const ApprovalItemSchema = z.object({
   createdBy: z.optional(StoredPrincipal),
   approvedBy: z.optional(StoredPrincipal),
   cancelledBy: z.optional(StoredPrincipal),
+  /** A second person's refusal: the instruction ends `cancelled`, and the decision is `rejected`. */
+  rejection: z.optional(z.object({ actor: StoredPrincipal, at: z.string() })),
   updatedAt: z.optional(z.string()),
   createdAt: z.optional(z.string()),
   requestedAt: z.optional(z.string()),
@@ -495,6 +505,7 @@ function approvalItemOf(image: Readonly<Record<string, object>>): ApprovalItem |
       amountKobo: payout.amountKobo,
       requestedBy: payout.requestedBy,
       ...(payout.approvedBy && { approvedBy: payout.approvedBy }),
+      ...(payout.rejection && { rejection: payout.rejection }),
       createdAt: payout.createdAt,
       updatedAt: payout.updatedAt,
     };
@@ -593,8 +604,15 @@ export function approvalEventOf(record: PayoutStreamRecord): ApprovalEvent | und
     };
   }
   if (before !== PENDING_APPROVAL) return undefined;
-  const decision = decisionOf(after, item.approvedBy !== undefined);
-  const decidedBy = decision === 'approved' ? item.approvedBy : item.cancelledBy;
+  const decision = item.rejection ? 'rejected' : decisionOf(after, item.approvedBy !== undefined);
+  const decidedBy = {
+    approved: item.approvedBy,
+    rejected: item.rejection?.actor,
+    cancelled: item.cancelledBy,
+  }[decision];
+  const decidedAt = { approved: item.approvedAt, rejected: item.rejection?.at, cancelled: item.cancelledAt }[
+    decision
+  ];
   return {
     detailType: APPROVAL_DECIDED_EVENT,
     detail: {
@@ -602,10 +620,7 @@ export function approvalEventOf(record: PayoutStreamRecord): ApprovalEvent | und
       eventId: clip(`approval:${kind}:${where.id}:decided`, 3 * id),
       decision,
       ...(decidedBy && { decidedBy: principal(decidedBy) }),
-      occurredAt: clip(
-        (decision === 'approved' ? item.approvedAt : item.cancelledAt) ?? item.updatedAt ?? '',
-        word,
-      ),
+      occurredAt: clip(decidedAt ?? item.updatedAt ?? '', word),
     },
   };
 }

@@ -1,7 +1,8 @@
 import { EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
 import { PayoutAutomationError } from '../shared/errors.js';
 import type { Logger } from '../shared/logger.js';
-import { DOMAIN_EVENT_SOURCE, type PublishedEvent } from './domain-events.js';
+import { xrayTraceHeaderOf } from '../shared/tracing.js';
+import { DOMAIN_EVENT_SOURCE, isPayoutEvent, type PublishedEvent } from './domain-events.js';
 
 /** Publishes domain events; throws when any of them could not be published, so the batch is retried. */
 export interface EventPublisher {
@@ -51,16 +52,24 @@ export class EventBridgePublisher implements EventPublisher {
   }
 }
 
-/** The PutEvents request for up to ten domain events: what the publisher sends (and `npm start` records). */
+/**
+ * The PutEvents request for up to ten domain events: what the publisher sends (and `npm start` records). A
+ * payout's event carries the trace of the request that created it as EventBridge's `TraceHeader` (X-Ray's form),
+ * so its consumers' spans join the payout's trace.
+ */
 export function putEventsInput(events: readonly PublishedEvent[], busName: string) {
   return {
-    Entries: events.map((event) => ({
-      EventBusName: busName,
-      Source: DOMAIN_EVENT_SOURCE,
-      DetailType: event.detailType,
-      Detail: JSON.stringify(event.detail),
-      Time: new Date(event.detail.occurredAt),
-    })),
+    Entries: events.map((event) => {
+      const traceHeader = isPayoutEvent(event) ? xrayTraceHeaderOf(event.detail.traceparent) : undefined;
+      return {
+        EventBusName: busName,
+        Source: DOMAIN_EVENT_SOURCE,
+        DetailType: event.detailType,
+        Detail: JSON.stringify(event.detail),
+        Time: new Date(event.detail.occurredAt),
+        ...(traceHeader && { TraceHeader: traceHeader }),
+      };
+    }),
   };
 }
 

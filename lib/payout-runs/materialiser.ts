@@ -152,6 +152,9 @@ function rowCommand(run: PayoutRun, row: RunRow): CreatePayoutCommand {
     origin: PayoutOrigin.Run,
     actor: run.requestedBy,
     sourceRef: `run:${run.runId}`,
+    // Every row of the run on one id: "what happened to run X" is one query of the logs. A ULID is of the
+    // correlation id's characters already (correlationIdFrom, which the sweep's bundle need not carry).
+    correlationId: `run:${run.runId}`,
     ...(run.approvedBy && { approvedBy: run.approvedBy }),
   };
 }

@@ -1,4 +1,4 @@
-import type { Beneficiary, Principal } from '../payouts/model.js';
+import type { Beneficiary, Principal, Rejection } from '../payouts/model.js';
 import type { RowEnd } from './row-ends.js';
 
 /**
@@ -70,6 +70,8 @@ export interface PayoutRun {
   readonly cancelledBy?: Principal;
   readonly cancelledAt?: string;
   readonly cancelReason?: string;
+  /** A second person's refusal while it waited for approval: the run is `cancelled`, none of its rows sent. */
+  readonly rejection?: Rejection;
   /** The rows ended so far (absent before the first). */
   readonly ends?: RunEnds;
   /** When every row had ended: recorded once, and then the run's end event is published. */

@@ -377,6 +377,31 @@ export class PayoutRunService {
   }
 
   /**
+   * Rejects a run waiting for approval: a second person's refusal, with the reason. It ends `cancelled` with its
+   * `rejection`, for good: none of its rows ever becomes a payout. Its requester
+   * withdraws their own with a cancel.
+   *
+   * @throws ApprovalForbiddenError (its requester, or not a person), InvalidTransitionError unless pending_approval
+   */
+  async reject(runId: string, approver: Principal, reason: string): Promise<PayoutRun> {
+    const run = await this.#load(runId);
+    const what = `payout run ${runId}`;
+    assertMayApprove(run.requestedBy, approver, what, 'rejected');
+    if (run.state !== RunState.PendingApproval) {
+      throw new InvalidTransitionError(
+        'payout run',
+        `${what} is ${run.state}; only a run waiting for approval can be rejected`,
+      );
+    }
+    const at = this.#clock.now().toISOString();
+    const changes = { rejection: { actor: approver, reason, at }, updatedAt: at };
+    const moved = await this.#store.transition(run, RunState.Cancelled, changes);
+    if (!moved) throw new InvalidTransitionError('payout run', `${what} changed meanwhile; read it again`);
+    this.#logger.info('payout run rejected', { runId, rejectedBy: approver.id });
+    return { ...run, state: RunState.Cancelled, ...changes };
+  }
+
+  /**
    * Cancels a run before or while it sends: no further row becomes a payout, and every payout of it not yet claimed
    * is cancelled through the engine; payouts already sent (or being sent) stand.
    *

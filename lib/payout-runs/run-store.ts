@@ -93,6 +93,7 @@ export const runSchema = z.lazy(() =>
     cancelledBy: z.optional(principalSchema),
     cancelledAt: z.optional(z.string()),
     cancelReason: z.optional(z.string()),
+    rejection: z.optional(z.object({ actor: principalSchema, reason: z.string(), at: z.string() })),
     endedAt: z.optional(z.string()),
   }),
 );
@@ -363,7 +364,13 @@ export class DynamoDbPayoutRunStore {
     changes: Partial<
       Pick<
         PayoutRun,
-        'approvedBy' | 'approvedAt' | 'materialised' | 'cancelledBy' | 'cancelledAt' | 'cancelReason'
+        | 'approvedBy'
+        | 'approvedAt'
+        | 'materialised'
+        | 'cancelledBy'
+        | 'cancelledAt'
+        | 'cancelReason'
+        | 'rejection'
       >
     > & {
       readonly updatedAt: string;

@@ -301,13 +301,19 @@ export function reachesApprovalThreshold(
  *
  * @throws ApprovalForbiddenError
  */
-export function assertMayApprove(requester: Principal, approver: Principal, what: string): void {
+export function assertMayApprove(
+  requester: Principal,
+  approver: Principal,
+  what: string,
+  decision: 'approved' | 'rejected' = 'approved',
+): void {
   if (approver.kind !== 'user') {
-    throw new ApprovalForbiddenError(`${what} can only be approved by a person, not by ${approver.id}`);
+    throw new ApprovalForbiddenError(`${what} can only be ${decision} by a person, not by ${approver.id}`);
   }
   if (sameIdentity(requester, approver)) {
+    const act = decision === 'approved' ? 'approve' : 'reject (a requester cancels their own)';
     throw new ApprovalForbiddenError(
-      `${what} was requested by ${requester.id}, who therefore cannot approve it`,
+      `${what} was requested by ${requester.id}, who therefore cannot ${act} it`,
     );
   }
 }

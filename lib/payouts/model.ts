@@ -78,6 +78,16 @@ export interface Principal {
   readonly kind: 'user' | 'system';
 }
 
+/**
+ * A second person's refusal of an instruction waiting for approval (a payout, a refund, a run): who, why and
+ * when. The instruction ends `cancelled`, for good.
+ */
+export interface Rejection {
+  readonly actor: Principal;
+  readonly reason: string;
+  readonly at: string;
+}
+
 export const systemPrincipal = (component: string): Principal => ({
   id: `system:${component}`,
   kind: 'system',
@@ -177,6 +187,8 @@ export interface Payout {
   readonly version: number;
   readonly requestedBy: Principal;
   readonly approvedBy?: Principal;
+  /** A second person's refusal while it waited for approval: the payout is `cancelled`, for good. */
+  readonly rejection?: Rejection;
   readonly scheduleAt?: string;
   /** The recurrence or settlement this payout was derived from, when any. */
   readonly sourceRef?: string;

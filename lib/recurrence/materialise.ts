@@ -226,6 +226,9 @@ async function materialiseOccurrence(
       idempotencyKey: occurrenceKey(recurrence.id, occurrence.localDate, generation),
       origin: 'schedule',
       sourceRef: recurrence.id,
+      // Every occurrence of the rule on one id: "what did rule X pay" is one query of the logs. A ULID is of the
+      // correlation id's characters already (correlationIdFrom, which the sweep's bundle need not carry).
+      correlationId: `rule:${recurrence.id}`,
       // Four eyes: the person who made the rule asks for every occurrence, so they can never approve one.
       actor: recurrence.createdBy,
       ...(recurrence.approvedBy && { approvedBy: recurrence.approvedBy }),

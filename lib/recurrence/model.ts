@@ -1,4 +1,4 @@
-import type { Principal } from '../payouts/model.js';
+import type { Principal, Rejection } from '../payouts/model.js';
 import type { CreatePayoutRequest } from '../payouts/schemas.js';
 import type { RecurrenceRule } from './rules.js';
 
@@ -55,6 +55,8 @@ export interface Recurrence {
   readonly createdBy: Principal;
   /** The second person who approved a rule at or above the approval threshold; carried onto each occurrence. */
   readonly approvedBy?: Principal;
+  /** A second person's refusal while it waited for approval: the rule is `cancelled`, none of it ever paid. */
+  readonly rejection?: Rejection;
   readonly statusReason?: string;
   readonly createdAt: string;
   readonly updatedAt: string;
@@ -80,6 +82,7 @@ export interface OccurrenceRecord {
 export const RECURRENCE_ACTIONS = [
   'created',
   'approved',
+  'rejected',
   'paused',
   'resumed',
   'cancelled',

@@ -289,6 +289,36 @@ export class RecurrenceService {
   }
 
   /**
+   * Rejects a rule waiting in `pending_approval`: a second person's refusal, with the reason. It ends `cancelled`
+   * with its `rejection`, for good; none of its occurrences was ever materialised, and none will be. Its creator
+   * withdraws their own with a cancel.
+   *
+   * @throws ApprovalForbiddenError when the approver is the creator or not a person
+   */
+  reject(id: string, approver: Principal, reason: string): Promise<Recurrence> {
+    return this.#command(
+      id,
+      approver,
+      'rejected',
+      async (recurrence, now) => {
+        if (recurrence.status !== RecurrenceStatus.PendingApproval) {
+          throw new InvalidTransitionError(
+            'recurring payout',
+            `recurring payout ${id} is ${recurrence.status}; only a rule in pending_approval can be rejected`,
+          );
+        }
+        assertMayApprove(recurrence.createdBy, approver, `recurring payout ${id}`, 'rejected');
+        return {
+          status: RecurrenceStatus.Cancelled,
+          statusReason: `rejected by ${approver.id}: ${reason}`,
+          rejection: { actor: approver, reason, at: now.toISOString() },
+        };
+      },
+      `rejected by ${approver.id}: ${reason}`,
+    );
+  }
+
+  /**
    * Stops materialising occurrences. The scheduled payouts of occurrences after now are cancelled and those
    * occurrences `held`: the resume decides on them (paid if their time is after the resume, skipped if not).
    */

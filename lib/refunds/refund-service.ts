@@ -204,6 +204,34 @@ export class RefundService {
   }
 
   /**
+   * Rejects a refund waiting for approval: a second person's refusal, with the reason, recorded on it
+   * (`rejection`) and in its audit. It ends `cancelled`, for good, and gives back its share of the transaction's
+   * total; nothing is sent. Its requester withdraws their own with a cancel.
+   *
+   * @throws ApprovalForbiddenError (its requester, or not a person); InvalidTransitionError unless
+   *   pending_approval; ConcurrentModificationError when another command changed it meanwhile
+   */
+  async reject(id: string, approver: Principal, reason: string): Promise<Refund> {
+    const refund = await this.get(id);
+    if (refund.status !== RefundStatus.PendingApproval) {
+      throw new InvalidTransitionError(
+        'refund',
+        `refund ${id} is ${refund.status}; only a refund in pending_approval can be rejected`,
+      );
+    }
+    assertMayApprove(refund.requestedBy, approver, `refund ${id}`, 'rejected');
+    const release = releases(refund, { total: true });
+    const rejection = { actor: approver, reason, at: this.#clock.now().toISOString() };
+    const rejected = await this.#sender.change(
+      refund,
+      { status: RefundStatus.Cancelled, rejection, ...release.changes },
+      { actor: approver, reason: `rejected by ${approver.id}: ${reason}`, ...release.change },
+    );
+    if (!rejected.changed) throw new ConcurrentModificationError('refund', id);
+    return rejected.refund;
+  }
+
+  /**
    * Withdraws a refund that was never sent (`pending_approval`, `requested`, `not_sent`), giving back its share of
    * the transaction's total. Anyone may withdraw: it moves no money.
    *

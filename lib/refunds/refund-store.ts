@@ -89,6 +89,7 @@ const refundItemSchema = z.lazy(() =>
     version: z.int(),
     requestedBy: principalSchema,
     approvedBy: z.optional(principalSchema),
+    rejection: z.optional(z.object({ actor: principalSchema, reason: z.string(), at: z.string() })),
     amountPaidKobo: z.optional(z.int()),
     countsInTotal: z.optional(z.boolean()),
     capDay: z.optional(z.string()),

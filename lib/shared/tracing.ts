@@ -48,9 +48,25 @@ const active = new AsyncLocalStorage<Context>();
 
 const registered = (): Registered | undefined => (globalThis as { [API_KEY]?: Registered })[API_KEY];
 
+/** A W3C `traceparent` of version 00: trace id, parent span id, flags. */
+const TRACEPARENT = /^00-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})$/;
+
+/**
+ * The X-Ray trace header of a W3C `traceparent`, for what takes X-Ray's form (EventBridge's `TraceHeader`): the
+ * same trace, its first 8 hex digits as the epoch part of X-Ray's id (`Root=1-<8>-<24>`), the same parent and
+ * sampled flag, as the ADOT and X-Ray documentation convert them. Undefined for anything else.
+ */
+export function xrayTraceHeaderOf(traceparent: string | undefined): string | undefined {
+  const parts = TRACEPARENT.exec(traceparent ?? '');
+  if (!parts) return undefined;
+  const [, traceId = '', spanId = '', flags = '00'] = parts;
+  const sampled = Number.parseInt(flags, 16) & 1;
+  return `Root=1-${traceId.slice(0, 8)}-${traceId.slice(8)};Parent=${spanId};Sampled=${sampled}`;
+}
+
 /** The span a W3C `traceparent` names, as the parent of a span started here (the queue's hand-off). */
 function remoteParent(traceparent: string | undefined): Context | undefined {
-  const parts = /^00-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})$/.exec(traceparent ?? '');
+  const parts = TRACEPARENT.exec(traceparent ?? '');
   if (!parts) return undefined;
   const context: SpanContext = {
     traceId: parts[1] ?? '',

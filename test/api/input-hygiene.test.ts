@@ -209,7 +209,7 @@ describe('narrations, names and notes', () => {
   });
 });
 
-describe('dates of a recurring payout (recurring payouts review, finding 4)', () => {
+describe('dates of a recurring payout', () => {
   const dates: [string, Record<string, string>][] = [
     ['startDate', { startDate: '9999-12-31' }],
     ['startDate', { startDate: '9999-12-27', interval: 'daily' }],

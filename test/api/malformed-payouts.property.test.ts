@@ -269,7 +269,7 @@ const rule = { interval: 'weekly', startDate: '2099-01-05', timeOfDay: '09:00' }
 describe('POST /recurring-payouts under malformed input', () => {
   it('answers only 4xx problems, writes nothing and calls no provider, for malformed payouts in a rule', async () => {
     const bodies = fc.oneof(
-      // The per-payout maximum of a rule is the control gate's (issue 13, finding 6), proved with the recurrence
+      // The per-payout maximum of a rule is the control gate's, proved with the recurrence
       // tests; here only malformed input.
       mutatedBody.filter((body) => !('scheduleAt' in body) && body.amount !== 500_000_001),
       hostileMetadataKey,

@@ -404,6 +404,70 @@ describe('POST /payouts/{id}/approve', () => {
   });
 });
 
+describe('POST /payouts/{id}/reject', () => {
+  const waiting = async () => {
+    const created = await create(bankTransfer({ amount: 20_000_000 }), newKey(), 'alice');
+    expect(created.body.status).toBe('pending_approval');
+    return created.body.id as string;
+  };
+  const reject = (id: string, principal: string, body: unknown = { reason: 'not on the vendor list' }) =>
+    call(h.api, { method: 'POST', path: `/payouts/${id}/reject`, body, principal });
+
+  it('lets a second person reject a waiting payout with a reason: cancelled for good, audited, never sent', async () => {
+    const id = await waiting();
+    const sends = h.sandbox.stats().requests[INSTANT_PAYOUT] ?? 0;
+    const reply = await reject(id, 'bob');
+    expect(reply.status).toBe(200);
+    expect(reply.body).toMatchObject({
+      status: 'cancelled',
+      rejection: { by: { id: 'bob', kind: 'user' }, reason: 'not on the vendor list' },
+    });
+    const after = await call(h.api, { method: 'GET', path: `/payouts/${id}` });
+    expect(after.body.audit.at(-1)).toMatchObject({
+      from: 'pending_approval',
+      to: 'cancelled',
+      actor: { id: 'bob' },
+      reason: 'rejected by bob: not on the vendor list',
+    });
+    // Final: no approval follows a rejection, and the sweeper sends nothing.
+    const approved = await call(h.api, {
+      method: 'POST',
+      path: `/payouts/${id}/approve`,
+      principal: 'carol',
+    });
+    expect(approved.status).toBe(409);
+    await servedBy('sweep-due-payouts', () => runSweep(payoutSweeper(payoutEngineOf(h.runtime)), 60_000));
+    expect(h.sandbox.stats().requests[INSTANT_PAYOUT] ?? 0).toBe(sends);
+  });
+
+  it('refuses the requester, who cancels their own instead, with 403; the payout still waits', async () => {
+    const id = await waiting();
+    const reply = await reject(id, 'alice');
+    expect(reply.status).toBe(403);
+    expect(reply.body.detail).toContain('cancels their own');
+    expect((await call(h.api, { method: 'GET', path: `/payouts/${id}` })).body.status).toBe(
+      'pending_approval',
+    );
+  });
+
+  it('needs a reason: 400 naming it, nothing changed', async () => {
+    const id = await waiting();
+    for (const body of [{}, { reason: '   ' }]) {
+      const reply = await reject(id, 'bob', body);
+      expect(reply.status).toBe(400);
+      expect(reply.body.errors.map((issue: { path: string }) => issue.path)).toEqual(['reason']);
+    }
+    expect((await call(h.api, { method: 'GET', path: `/payouts/${id}` })).body.status).toBe(
+      'pending_approval',
+    );
+  });
+
+  it('answers 409 for a payout that does not wait for approval', async () => {
+    const created = await create(bankTransfer(), newKey(), 'alice');
+    expect((await reject(created.body.id, 'bob')).status).toBe(409);
+  });
+});
+
 describe('pausing', () => {
   it('holds new payouts in pending without calling the provider until resumed', async () => {
     const paused = await call(h.api, {

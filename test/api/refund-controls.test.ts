@@ -83,6 +83,35 @@ describe('refund controls through the API', () => {
     ]);
   });
 
+  it('lets a second person reject a waiting refund with a reason: cancelled for good, audited, never sent', async () => {
+    const before = refundCalls();
+    const created = await requestRefund(paid(50_000), 1_300_000, 'dave');
+    expect(created.body.status).toBe('pending_approval');
+    const reject = (principal: string, body: unknown) =>
+      call(h.api, { method: 'POST', path: `/refunds/${created.body.id}/reject`, body, principal });
+    expect((await reject('dave', { reason: 'mine' })).status).toBe(403);
+    expect((await reject('erin', {})).status).toBe(400);
+
+    const rejected = await reject('erin', { reason: 'the customer was refunded by hand' });
+    expect(rejected.status).toBe(200);
+    expect(rejected.body).toMatchObject({
+      status: 'cancelled',
+      rejection: { by: { id: 'erin' }, reason: 'the customer was refunded by hand' },
+    });
+    const approve = {
+      method: 'POST',
+      path: `/refunds/${created.body.id}/approve`,
+      principal: 'frank',
+    } as const;
+    expect((await call(h.api, approve)).status).toBe(409);
+    const fetched = await call(h.api, { method: 'GET', path: `/refunds/${created.body.id}` });
+    expect(fetched.body.audit.at(-1)).toMatchObject({
+      actor: { id: 'erin' },
+      reason: 'rejected by erin: the customer was refunded by hand',
+    });
+    expect(refundCalls()).toBe(before);
+  });
+
   it('records a refund asked while payouts are paused without sending it', async () => {
     const pause = await call(h.api, {
       method: 'POST',

@@ -13,7 +13,7 @@ import {
 import { InProcessEventBus } from '../../lib/events/event-publisher.js';
 import { localAwsConfig } from '../../lib/local/dynamodb-local.js';
 import { StreamRelay } from '../../lib/local/stream-relay.js';
-import { approvePayout } from '../../lib/payouts/engine/payout-commands.js';
+import { approvePayout, rejectPayout } from '../../lib/payouts/engine/payout-commands.js';
 import {
   bankTransfer,
   bob,
@@ -84,6 +84,35 @@ describe('approval events from the table stream', () => {
     expect(decided?.detail.eventId).toBe(`approval:payout:${large.id}:decided`);
     // The beneficiary's account number is in the payout, never in its approval events.
     expect(JSON.stringify(received)).not.toContain('0123456789');
+  });
+});
+
+describe('a rejected payout', () => {
+  it('publishes Approval Decided `rejected`, naming who rejected it and when', async () => {
+    const bus = new InProcessEventBus();
+    const received: ApprovalEvent[] = [];
+    bus.subscribe((event) => {
+      if (isApproval(event)) received.push(event);
+    });
+    const relay = await StreamRelay.forTable(
+      dynamoDb,
+      inject('dynamoDbEndpoint'),
+      h.tableName,
+      bus,
+      h.logger,
+    );
+    const { payout } = await h.engine.create(command(bankTransfer(3_000_000), 'approval-rejected'));
+    await relay.pollOnce();
+    const rejected = await rejectPayout(h.engine.ctx, payout.id, bob, 'not on the vendor list');
+    await relay.pollOnce();
+    await relay.stop();
+    const decided = received.find((event) => event.detailType === APPROVAL_DECIDED_EVENT);
+    expect(ApprovalDecidedDetailSchema.parse(decided?.detail)).toMatchObject({
+      id: payout.id,
+      decision: 'rejected',
+      decidedBy: { id: 'bob', kind: 'user' },
+      occurredAt: rejected.rejection?.at,
+    });
   });
 });
 

@@ -8,12 +8,13 @@ import {
   publishedEventOf,
   StatementMismatchDetailSchema,
 } from '../../lib/events/domain-events.js';
-import { type EventPublisher, InProcessEventBus } from '../../lib/events/event-publisher.js';
+import { type EventPublisher, InProcessEventBus, putEventsInput } from '../../lib/events/event-publisher.js';
 import { publishStreamBatch } from '../../lib/events/publish-stream-batch.js';
 import { localAwsConfig } from '../../lib/local/dynamodb-local.js';
 import { StreamRelay } from '../../lib/local/stream-relay.js';
 import { type Payout, PayoutStatus } from '../../lib/payouts/model.js';
 import { toPayoutItem } from '../../lib/payouts/store/item-codec.js';
+import { xrayTraceHeaderOf } from '../../lib/shared/tracing.js';
 import { bankTransfer, command, type EngineHarness, startEngineHarness } from '../support/engine-harness.js';
 
 let h: EngineHarness;
@@ -142,17 +143,17 @@ describe('domain events from the table stream', () => {
   });
 });
 
-describe('a double payment as a domain event', () => {
-  /** The stream's record of a payout moving from `before` to `after`, full images as DynamoDB writes them. */
-  const change = (before: Payout, after: Payout) => ({
-    eventName: 'MODIFY' as const,
-    dynamodb: {
-      SequenceNumber: '1',
-      OldImage: marshall(toPayoutItem(before), { removeUndefinedValues: true }),
-      NewImage: marshall(toPayoutItem(after), { removeUndefinedValues: true }),
-    },
-  });
+/** The stream's record of a payout moving from `before` to `after`, full images as DynamoDB writes them. */
+const change = (before: Payout, after: Payout) => ({
+  eventName: 'MODIFY' as const,
+  dynamodb: {
+    SequenceNumber: '1',
+    OldImage: marshall(toPayoutItem(before), { removeUndefinedValues: true }),
+    NewImage: marshall(toPayoutItem(after), { removeUndefinedValues: true }),
+  },
+});
 
+describe('a double payment as a domain event', () => {
   it('is published as Payout Paid Twice by the change that found it, and never again by a later review', async () => {
     const { payout } = await h.engine.create(command(bankTransfer(10_000), 'events-paid-twice'));
     await h.engine.submit(payout.id);
@@ -172,6 +173,33 @@ describe('a double payment as a domain event', () => {
       paidTwice: { attempts: [1, 2, 3], transactionIds: ['tx-1', 'tx-2', 'tx-3'] },
     };
     expect(domainEventOf(change(resolved, thrice))?.detailType).toBe('Payout Paid Twice');
+  });
+});
+
+describe("a payout's events carry its correlation id and trace", () => {
+  it('names the correlation id and traceparent of the request that created it, and hands the trace to EventBridge in X-Ray form', async () => {
+    const traceparent = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01';
+    const { payout } = await h.engine.create({
+      ...command(bankTransfer(10_000), 'events-traced'),
+      correlationId: 'req-7f3a',
+      traceparent,
+    });
+    await h.engine.submit(payout.id);
+    const paid = (await h.store.get(payout.id)) as Payout;
+    const event = domainEventOf(change(payout, paid));
+    expect(event?.detail).toMatchObject({ payoutId: payout.id, correlationId: 'req-7f3a', traceparent });
+    const [entry] = putEventsInput(event ? [event] : [], 'bus').Entries;
+    expect(entry?.TraceHeader).toBe(
+      'Root=1-4bf92f35-77b34da6a3ce929d0e0e4736;Parent=00f067aa0ba902b7;Sampled=1',
+    );
+  });
+
+  it('gives EventBridge no trace header for an event without one, or with a traceparent it cannot read', () => {
+    expect(xrayTraceHeaderOf(undefined)).toBeUndefined();
+    expect(xrayTraceHeaderOf('01-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01')).toBeUndefined();
+    expect(xrayTraceHeaderOf('00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-00')).toMatch(
+      /;Sampled=0$/,
+    );
   });
 });
 

@@ -124,7 +124,7 @@ const ANSWER_PROOFS: Record<string, () => number> = {
 
 /**
  * Answers whose largest size is not yet proven from configuration, each with what bounds it today and what is
- * left to do (issue 15). A route answering something not listed here must have maxima on every field, and a
+ * left to do. A route answering something not listed here must have maxima on every field, and a
  * route listed here that gains them fails this test until it is taken off the list.
  */
 const NOT_YET_BOUNDED: Record<string, string> = {};

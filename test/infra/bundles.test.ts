@@ -117,7 +117,7 @@ describe('what the bundles carry', () => {
   });
 
   /**
-   * Each bundle carries only its own path (issue 18): the runtime every function builds is the table, the ledger
+   * Each bundle carries only its own path: the runtime every function builds is the table, the ledger
    * and the logger; the provider's connection, the payout engine's send path and the submission queue are built
    * on first use by the functions that call them (lib/runtime/provider-connection.ts, payout-engine.ts,
    * submissions.ts), and the ops API is one function per group of routes (lib/api/functions).

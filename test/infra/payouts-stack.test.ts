@@ -944,7 +944,7 @@ describe('alarms', () => {
   });
 });
 
-describe.skipIf(!present.includes('health-canary'))('health canary (issue 17)', () => {
+describe.skipIf(!present.includes('health-canary'))('health canary', () => {
   const minutes = stageConfigFromCdkJson('dev').healthCanaryMinutes;
 
   it('runs the deep health check on the stage rate, with a retry policy and a DLQ', () => {

@@ -181,8 +181,41 @@ describe('payout runs', () => {
       query: 'limit=5',
     });
     const payout = await call(h.api, { method: 'GET', path: `/payouts/${page.body.items[0].payoutId}` });
-    expect(payout.body).toMatchObject({ status: 'succeeded', approvedBy: { id: 'bob' } });
+    expect(payout.body).toMatchObject({
+      status: 'succeeded',
+      approvedBy: { id: 'bob' },
+      correlationId: `run:${runId}`,
+    });
     expect(operationsOf(runId)).toHaveLength(40);
+  });
+
+  it('lets a second person reject a waiting run with a reason: cancelled for good, none of its rows sent', async () => {
+    const created = await postCsv(csvOf(40, { tag: 'rejected', amount: 300_000 }), newKey(), 'alice');
+    expect(created.body.status).toBe('pending_approval');
+    const runId = created.body.runId;
+    const reject = (principal: string, body: unknown) =>
+      call(h.api, { method: 'POST', path: `/payout-runs/${runId}/reject`, body, principal });
+    expect((await reject('alice', { reason: 'mine' })).status).toBe(403);
+    const blank = await reject('bob', { reason: ' ' });
+    expect(blank.status).toBe(400);
+    expect(blank.body.errors.map((issue: { path: string }) => issue.path)).toEqual(['reason']);
+
+    const rejected = await reject('bob', { reason: 'June is paid already' });
+    expect(rejected.status).toBe(200);
+    expect(rejected.body).toMatchObject({
+      status: 'cancelled',
+      rejection: { by: { id: 'bob', kind: 'user' }, reason: 'June is paid already' },
+    });
+    const approved = await call(h.api, {
+      method: 'POST',
+      path: `/payout-runs/${runId}/approve`,
+      principal: 'carol',
+    });
+    expect(approved.status).toBe(409);
+    await materialise();
+    await sweep();
+    expect((await getRun(runId)).counts).toEqual({ cancelled_unsent: 40 });
+    expect(operationsOf(runId)).toEqual([]);
   });
 
   it('pays every row of a run exactly once through a crash mid-materialisation and transient provider faults', async () => {

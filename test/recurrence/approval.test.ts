@@ -30,7 +30,7 @@ async function occurrencePayout(recurrenceId: string) {
   return h.engine.get(entry?.payoutId ?? '');
 }
 
-describe('recurring payouts under four eyes (issue 13, findings 1 and 6)', () => {
+describe('recurring payouts under four eyes', () => {
   it('refuses to let the creator approve their own rule or its occurrence, and pays it once a second person approved', async () => {
     at('2026-05-01T08:00:00.000Z');
     const { recurrence } = await h.recurrences.create({

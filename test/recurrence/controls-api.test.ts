@@ -39,8 +39,8 @@ async function futureItems(narration: string): Promise<FutureMovement[]> {
   return (body.items as FutureMovement[]).filter((item) => item.narration === narration);
 }
 
-describe('recurring payouts pass the control gate (issue 13)', () => {
-  it('refuses a rule above the per-payout maximum with a 400 naming amount, and stores and lists nothing (finding 6)', async () => {
+describe('recurring payouts pass the control gate', () => {
+  it('refuses a rule above the per-payout maximum with a 400 naming amount, and stores and lists nothing', async () => {
     const tooMuch = defaultEngineConfig.maxPayoutKobo + 1;
     const refused = await create('above-max', rule({ amount: tooMuch, narration: 'above the maximum' }));
     expect(refused.status).toBe(400);
@@ -65,7 +65,7 @@ describe('recurring payouts pass the control gate (issue 13)', () => {
     expect(valid.status).toBe(201);
   });
 
-  it('keeps a rule at the approval threshold waiting until a second person approves it; its creator cannot (finding 1)', async () => {
+  it('keeps a rule at the approval threshold waiting until a second person approves it; its creator cannot', async () => {
     const amount = defaultEngineConfig.approvalThresholdKobo;
     const created = await create('needs-approval', rule({ amount, narration: 'needs four eyes' }), 'alice');
     expect(created.status).toBe(201);
@@ -128,6 +128,25 @@ describe('recurring payouts pass the control gate (issue 13)', () => {
     expect(await queue('bob')).toEqual([]);
     expect((await approve(created.body.id, 'carol')).status).toBe(409);
     expect((await approve('01NOPE', 'carol')).status).toBe(404);
+  });
+
+  it('lets a second person reject a rule waiting for approval, with a reason: cancelled for good, none of it planned', async () => {
+    const amount = defaultEngineConfig.approvalThresholdKobo;
+    const created = await create('rejected-rule', rule({ amount, narration: 'rejected rule' }), 'alice');
+    expect(created.body.status).toBe('pending_approval');
+    const reject = (principal: string, body: unknown) =>
+      call(h.api, { method: 'POST', path: `/recurring-payouts/${created.body.id}/reject`, body, principal });
+    expect((await reject('alice', { reason: 'mine' })).status).toBe(403);
+    expect((await reject('bob', {})).status).toBe(400);
+    const rejected = await reject('bob', { reason: 'the vendor contract ended' });
+    expect(rejected.status).toBe(200);
+    expect(rejected.body).toMatchObject({
+      status: 'cancelled',
+      rejection: { by: { id: 'bob', kind: 'user' }, reason: 'the vendor contract ended' },
+    });
+    expect(rejected.body.audit.at(-1)).toMatchObject({ action: 'rejected', actor: { id: 'bob' } });
+    expect((await approve(created.body.id, 'carol')).status).toBe(409);
+    expect(await futureItems('rejected rule')).toEqual([]);
   });
 
   it('flags a scheduled payout at the approval threshold as awaiting approval in GET /future-payouts', async () => {

@@ -128,7 +128,7 @@ beforeAll(async () => {
 });
 afterAll(async () => h.close());
 
-describe('pause, resume, skip and cancel against a model (issue 14, finding 4)', () => {
+describe('pause, resume, skip and cancel against a model', () => {
   it('pays each occurrence exactly once iff it was not inside a pause, not skipped and not after a cancel', async () => {
     let run = 0;
     await fc.assert(

@@ -30,7 +30,7 @@ async function payoutsOf(recurrenceId: string, localDate: string) {
   return keys.flatMap((key) => items.filter((p) => p.idempotencyKey === key));
 }
 
-describe('pause and resume (issue 14, finding 4)', () => {
+describe('pause and resume', () => {
   it('pays the 11:02 occurrence of a daily payout paused at 10:59 and resumed at 11:01, once', async () => {
     lagos('2026-04-01', '09:00');
     const { recurrence } = await h.recurrences.create({

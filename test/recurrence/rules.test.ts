@@ -257,7 +257,7 @@ describe('time zones', () => {
   });
 });
 
-describe('the range of dates a rule may reach (recurring payouts review, finding 4)', () => {
+describe('the range of dates a rule may reach', () => {
   it('accepts the dates of 2000 to 2999 only, and reads years 0 to 99 as themselves, not as 19xx', () => {
     expect(['2000-01-01', '2026-02-28', '2999-12-31'].every(isRuleDate)).toBe(true);
     expect(['1999-12-31', '3000-01-01', '9999-12-31', '0026-02-28'].some(isRuleDate)).toBe(false);

@@ -1,4 +1,4 @@
-import { normalisePath, pathPattern, type Route } from '../router.js';
+import { mostSpecificFirst, normalisePath, pathPattern, type Route } from '../router.js';
 import { correctionsApi } from './corrections.js';
 import { deadLettersApi } from './dead-letters.js';
 import { docsApi } from './docs.js';
@@ -58,7 +58,10 @@ let routePatterns: (ApiRouteEntry & { readonly pattern: RegExp })[] | undefined;
  */
 export function apiFunctionServing(method: string, rawPath: string): ApiFunctionName {
   const path = normalisePath(rawPath);
-  routePatterns ??= apiRouteTable().map((route) => ({ ...route, pattern: pathPattern(route.path).pattern }));
+  routePatterns ??= mostSpecificFirst(apiRouteTable()).map((route) => ({
+    ...route,
+    pattern: pathPattern(route.path).pattern,
+  }));
   const onPath = routePatterns.filter((route) => route.pattern.test(path));
   const served = onPath.find((route) => route.method === method.toUpperCase()) ?? onPath[0];
   return served?.functionName ?? FALLBACK_API_FUNCTION;

@@ -1,15 +1,19 @@
+import { payoutDaysOf } from '../../runtime/payout-listing.js';
 import { statementStoreOf, statementsOf } from '../../runtime/statements.js';
 import { apiFunction } from '../api-function.js';
+import { payoutExportRoutes } from '../routes/payout-export.js';
 import { statementRoutes } from '../routes/statements.js';
 
 /**
- * `api-statements`: the daily statements read by a person, and a day re-run by one. A re-run lists the provider's
- * wallet transactions (the token) and may move a payout paid twice to needs_review through the engine.
+ * `api-statements`: the books. The daily statements read by a person, and a day re-run by one (a re-run lists the
+ * provider's wallet transactions with the token and may move a payout paid twice to needs_review through the
+ * engine); and the payouts of a date range exported as CSV.
  */
-export const statementsApi = apiFunction<'statements'>({
+export const statementsApi = apiFunction<'statements' | 'payoutDays'>({
   name: 'api-statements',
-  routes: statementRoutes,
+  routes: [...statementRoutes, ...payoutExportRoutes],
   services: (runtime) => ({
     statements: { store: statementStoreOf(runtime), service: statementsOf(runtime) },
+    payoutDays: payoutDaysOf(runtime),
   }),
 });

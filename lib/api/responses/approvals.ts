@@ -17,6 +17,15 @@ export const WaitingApprovalSchema = z.lazy(() =>
     approve: z
       .object({ method: z.literal('POST'), path: idText })
       .check(z.describe('the call that approves it')),
+    reject: z.optional(
+      z
+        .object({ method: z.literal('POST'), path: idText })
+        .check(
+          z.describe(
+            'the call that rejects it, with a `reason` (none for a held bulk correction: cancel it)',
+          ),
+        ),
+    ),
   }),
 );
 

@@ -40,6 +40,15 @@ export const kobo = z.int().check(z.describe('integer kobo'));
 
 export const PrincipalSchema = z.lazy(() => z.object({ id: idText, kind: z.enum(['user', 'system']) }));
 
+/** A second person's refusal of an instruction waiting for approval (`POST …/reject`). */
+export const RejectionSchema = z.lazy(() =>
+  z
+    .object({ by: PrincipalSchema, reason: sentence, at: instant })
+    .check(
+      z.describe('a second person refused it while it waited for approval: it is `cancelled`, for good'),
+    ),
+);
+
 /** One field a request got wrong. */
 export const FieldIssueSchema = z.lazy(() => z.object({ path: upTo(FIELD_MAXIMA.name), message: sentence }));
 

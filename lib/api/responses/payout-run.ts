@@ -8,6 +8,7 @@ import {
   kobo,
   PrincipalSchema,
   pageOf,
+  RejectionSchema,
   referenceText,
   sentence,
   upTo,
@@ -51,6 +52,7 @@ const runFields = () => ({
   ),
   cancelledBy: z.optional(PrincipalSchema),
   cancelledAt: z.optional(instant),
+  rejection: z.optional(RejectionSchema),
   /** When its last row ended: completed, needs_attention, or a cancelled run whose rows have all settled. */
   endedAt: z.optional(instant),
   location,

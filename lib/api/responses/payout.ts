@@ -15,6 +15,7 @@ import {
   omittedCount,
   PrincipalSchema,
   pageOf,
+  RejectionSchema,
   referenceText,
   sentence,
   upTo,
@@ -83,9 +84,13 @@ const payoutFields = () => ({
   metadata: MetadataResponseSchema,
   idempotencyKey: idText,
   origin: z.enum(Object.values(PayoutOrigin) as [PayoutOrigin, ...PayoutOrigin[]]),
+  correlationId: z.optional(
+    idText.check(z.describe('what ties its log lines, messages and events together: query the logs by it')),
+  ),
   scheduleAt: z.optional(instant),
   requestedBy: PrincipalSchema,
   approvedBy: z.optional(PrincipalSchema),
+  rejection: z.optional(RejectionSchema),
   submissionCount: z.int(),
   nextActionAt: z.optional(instant),
   receipt: z.optional(

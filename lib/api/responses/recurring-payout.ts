@@ -16,6 +16,7 @@ import {
   omittedCount,
   PrincipalSchema,
   pageOf,
+  RejectionSchema,
   sentence,
   upTo,
   wordText,
@@ -56,6 +57,7 @@ const recurringPayoutFields = () => ({
   idempotencyKey: idText,
   createdBy: PrincipalSchema,
   approvedBy: z.optional(PrincipalSchema),
+  rejection: z.optional(RejectionSchema),
   createdAt: instant,
   updatedAt: instant,
 });

@@ -35,6 +35,9 @@ async function listApprovals(request: RouteRequest<'approvals'>) {
       // The summary quotes narrations, notes and the changes asked for: clipped to the answer's maximum.
       summary: clipText(item.summary, FIELD_MAXIMA.text),
       approve: { method: item.approve.method, path: clipText(item.approve.path, FIELD_MAXIMA.id) },
+      ...(item.reject && {
+        reject: { method: item.reject.method, path: clipText(item.reject.path, FIELD_MAXIMA.id) },
+      }),
     })),
     nextCursors: page.nextCursors,
   });

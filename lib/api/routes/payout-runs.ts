@@ -13,7 +13,7 @@ import { CsvFormatError, csvCell, parseCsvRecords } from '../../shared/csv.js';
 import { clipText, FIELD_MAXIMA } from '../../shared/field-limits.js';
 import * as z from '../../shared/zod.js';
 import { ApiError, validationError } from '../errors.js';
-import { failureOf, principal } from '../presenters.js';
+import { failureOf, presentRejection, principal } from '../presenters.js';
 import { idempotencyKeyOf, parseBody, parseQuery } from '../request.js';
 import {
   CancelledPayoutRunSchema,
@@ -24,7 +24,7 @@ import {
   PayoutRunSummarySchema,
 } from '../responses/payout-run.js';
 import { type Answers, type Route, type RouteRequest, reply, route } from '../router.js';
-import { CancelRequestSchema, PageCursorSchema, PageLimitSchema } from '../schemas.js';
+import { CancelRequestSchema, PageCursorSchema, PageLimitSchema, RejectRequestSchema } from '../schemas.js';
 
 export const RunIdSchema = z.lazy(() =>
   z.string().check(z.regex(/^[0-9A-HJKMNP-TV-Z]{26}$/, 'must be a run id')),
@@ -79,6 +79,7 @@ function presentRunFields(run: PayoutRun) {
     }),
     ...(run.cancelledBy && { cancelledBy: principal(run.cancelledBy) }),
     ...(run.cancelledAt !== undefined && { cancelledAt: run.cancelledAt }),
+    ...(run.rejection && { rejection: presentRejection(run.rejection) }),
     ...(run.endedAt !== undefined && { endedAt: run.endedAt }),
     location: runLocation(run.runId),
   };
@@ -195,6 +196,14 @@ async function approveRun(request: RouteRequest<'payoutRuns'>) {
   return reply(
     200,
     presentStoredRun(await request.ctx.payoutRuns.approve(runId(request), request.principal())),
+  );
+}
+
+async function rejectRun(request: RouteRequest<'payoutRuns'>) {
+  const { reason } = parseBody(request.event, RejectRequestSchema);
+  return reply(
+    200,
+    presentStoredRun(await request.ctx.payoutRuns.reject(runId(request), request.principal(), reason)),
   );
 }
 
@@ -350,6 +359,20 @@ export const payoutRunRoutes: readonly Route<Answers, 'payoutRuns'>[] = [
     },
     problems: ['validation', 'unauthenticated', 'not-found', 'approval-forbidden', 'invalid-transition'],
     handler: approveRun,
+  }),
+  route({
+    method: 'POST',
+    path: '/payout-runs/{id}/reject',
+    role: 'approver',
+    responses: {
+      200: {
+        description:
+          'rejected: `cancelled` with its `rejection` (who, why, when); none of its rows is ever sent',
+        schema: PayoutRunSummarySchema,
+      },
+    },
+    problems: ['validation', 'unauthenticated', 'not-found', 'approval-forbidden', 'invalid-transition'],
+    handler: rejectRun,
   }),
   route({
     method: 'POST',

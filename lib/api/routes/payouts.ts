@@ -1,5 +1,9 @@
 import { createAndSubmit } from '../../payouts/engine/create-and-submit.js';
-import { approvePayout as approveAsCommand, resolveReview } from '../../payouts/engine/payout-commands.js';
+import {
+  approvePayout as approveAsCommand,
+  rejectPayout as rejectAsCommand,
+  resolveReview,
+} from '../../payouts/engine/payout-commands.js';
 import { CreatePayoutRequestSchema } from '../../payouts/schemas.js';
 import { encodeCursor, readCursor } from '../../shared/cursor.js';
 import { NotFoundError } from '../../shared/errors.js';
@@ -19,6 +23,7 @@ import {
   CancelRequestSchema,
   ListPayoutsQuerySchema,
   pageOnlyQuery,
+  RejectRequestSchema,
   ResolveReviewRequestSchema,
 } from '../schemas.js';
 
@@ -106,6 +111,14 @@ async function approvePayout(request: RouteRequest<'engine'>) {
   return reply(200, presentPayout(payout));
 }
 
+/** POST /payouts/{id}/reject: a second person refuses a payout waiting for approval; it ends cancelled, for good. */
+async function rejectPayout(request: RouteRequest<'engine'>) {
+  const id = idParam(request);
+  const { reason } = parseBody(request.event, RejectRequestSchema);
+  const payout = await rejectAsCommand(request.ctx.engine.ctx, id, request.principal(), reason);
+  return reply(200, presentPayout(payout));
+}
+
 /**
  * POST /payouts/{id}/resolve: two people decide a payout in `needs_review` or `unknown`. 202 while the decision
  * waits for the second person (`resolutionProposal`), 200 once applied.
@@ -182,6 +195,20 @@ export const payoutRoutes: readonly Route<Answers, 'engine' | 'payoutAuditTrail'
       'payouts-paused',
     ],
     handler: approvePayout,
+  }),
+  route({
+    method: 'POST',
+    path: '/payouts/{id}/reject',
+    role: 'approver',
+    responses: { 200: thePayout('rejected: `cancelled` with its `rejection` (who, why, when); never sent') },
+    problems: [
+      ...COMMAND_PROBLEMS,
+      'approval-forbidden',
+      'not-found',
+      'invalid-transition',
+      'concurrent-modification',
+    ],
+    handler: rejectPayout,
   }),
   route({
     method: 'POST',

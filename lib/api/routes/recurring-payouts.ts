@@ -7,7 +7,7 @@ import { clipText, FIELD_MAXIMA } from '../../shared/field-limits.js';
 import { clientText } from '../../shared/text.js';
 import * as z from '../../shared/zod.js';
 import { ApiError } from '../errors.js';
-import { newest, omitted, principal } from '../presenters.js';
+import { newest, omitted, presentRejection, principal } from '../presenters.js';
 import { idempotencyKeyOf, idParam, parseBody, parseQuery } from '../request.js';
 import {
   RecurrenceHistoryPageSchema,
@@ -24,6 +24,7 @@ import {
   PauseRequestSchema,
   pageOnlyQuery,
   queryInt,
+  RejectRequestSchema,
   ResumeRequestSchema,
 } from '../schemas.js';
 
@@ -81,6 +82,7 @@ export function presentRecurrence(recurrence: Recurrence): RecurringPayoutRespon
     idempotencyKey: clipText(recurrence.idempotencyKey, FIELD_MAXIMA.id),
     createdBy: principal(recurrence.createdBy),
     ...(recurrence.approvedBy && { approvedBy: principal(recurrence.approvedBy) }),
+    ...(recurrence.rejection && { rejection: presentRejection(recurrence.rejection) }),
     createdAt: recurrence.createdAt,
     updatedAt: recurrence.updatedAt,
   };
@@ -182,6 +184,14 @@ async function approve(request: RouteRequest<'recurrences'>) {
   return reply(200, presentView(await request.ctx.recurrences.view(id)));
 }
 
+/** POST /recurring-payouts/{id}/reject: a second person refuses a rule waiting for approval; it ends cancelled. */
+async function reject(request: RouteRequest<'recurrences'>) {
+  const id = idParam(request);
+  const { reason } = parseBody(request.event, RejectRequestSchema);
+  await request.ctx.recurrences.reject(id, request.principal(), reason);
+  return reply(200, presentView(await request.ctx.recurrences.view(id)));
+}
+
 async function pause(request: RouteRequest<'recurrences'>) {
   const id = idParam(request);
   const body = parseBody(request.event, PauseRequestSchema, {});
@@ -275,6 +285,14 @@ export const recurringPayoutRoutes: readonly Route<Answers, 'recurrences'>[] = [
     responses: view('approved: active'),
     problems: [...COMMAND_PROBLEMS, 'approval-forbidden', 'invalid-transition'],
     handler: approve,
+  }),
+  route({
+    method: 'POST',
+    path: '/recurring-payouts/{id}/reject',
+    role: 'approver',
+    responses: view('rejected: `cancelled` with its `rejection` (who, why, when); never paid'),
+    problems: [...COMMAND_PROBLEMS, 'approval-forbidden', 'invalid-transition'],
+    handler: reject,
   }),
   route({
     method: 'POST',

@@ -5,7 +5,13 @@ import { presentRefund } from '../presenters.js';
 import { idempotencyKeyOf, idParam, parseBody, parseQuery } from '../request.js';
 import { RefundDetailSchema, RefundPageSchema, RefundResponseSchema } from '../responses/refund.js';
 import { type Answers, type Route, type RouteRequest, reply, route } from '../router.js';
-import { ApproveRequestSchema, CancelRequestSchema, PageCursorSchema, PageLimitSchema } from '../schemas.js';
+import {
+  ApproveRequestSchema,
+  CancelRequestSchema,
+  PageCursorSchema,
+  PageLimitSchema,
+  RejectRequestSchema,
+} from '../schemas.js';
 
 /** `GET /refunds`: newest first, by status, cursor-paginated. */
 export const ListRefundsQuerySchema = z.lazy(() =>
@@ -81,6 +87,13 @@ async function approveRefund(request: RouteRequest<'refunds'>) {
   return reply(200, presentRefund(refund));
 }
 
+/** POST /refunds/{id}/reject: a second person refuses a refund waiting for approval; it ends cancelled, unsent. */
+async function rejectRefund(request: RouteRequest<'refunds'>) {
+  const id = idParam(request);
+  const { reason } = parseBody(request.event, RejectRequestSchema);
+  return reply(200, presentRefund(await request.ctx.refunds.reject(id, request.principal(), reason)));
+}
+
 /** POST /refunds/{id}/cancel: withdraws a refund never sent, giving back its share of the transaction's total. */
 async function cancelRefund(request: RouteRequest<'refunds'>) {
   const id = idParam(request);
@@ -147,6 +160,20 @@ export const refundRoutes: readonly Route<Answers, 'refunds'>[] = [
       'concurrent-modification',
     ],
     handler: approveRefund,
+  }),
+  route({
+    method: 'POST',
+    path: '/refunds/{id}/reject',
+    role: 'approver',
+    responses: { 200: theRefund('rejected: `cancelled` with its `rejection` (who, why, when); never sent') },
+    problems: [
+      ...COMMAND_PROBLEMS,
+      'approval-forbidden',
+      'not-found',
+      'invalid-transition',
+      'concurrent-modification',
+    ],
+    handler: rejectRefund,
   }),
   route({
     method: 'POST',

@@ -64,6 +64,37 @@ export async function approvePayout(ctx: EngineContext, id: string, approver: Pr
   });
 }
 
+/**
+ * Rejects a payout waiting in `pending_approval`: a second person's refusal, with the reason, recorded on it
+ * (`rejection`) and in its audit. It ends `cancelled`, for good: nothing is sent and no approval can follow. Its
+ * requester withdraws their own with a cancel; a rejection is someone else's decision, as an approval is.
+ *
+ * @throws ApprovalForbiddenError (its requester, or not a person), InvalidTransitionError unless pending_approval
+ * @example await rejectPayout(ctx, '01J…', { id: 'bob', kind: 'user' }, 'beneficiary not on the vendor list');
+ */
+export async function rejectPayout(
+  ctx: EngineContext,
+  id: string,
+  approver: Principal,
+  reason: string,
+): Promise<Payout> {
+  const payout = await load(ctx, id);
+  if (payout.status !== PayoutStatus.PendingApproval) {
+    throw invalidPayoutTransition(
+      payout,
+      PayoutStatus.Cancelled,
+      `payout ${id} is ${payout.status}; only a payout in pending_approval can be rejected`,
+    );
+  }
+  assertMayApprove(payout.requestedBy, approver, `payout ${id}`, 'rejected');
+  return apply(ctx, payout, {
+    to: PayoutStatus.Cancelled,
+    actor: approver,
+    reason: `rejected by ${approver.id}: ${reason}`,
+    changes: { rejection: { actor: approver, reason, at: ctx.clock.now().toISOString() } },
+  });
+}
+
 /** Cancels a payout that has not been submitted; after submission money may have moved, so it is refused. */
 export async function cancelPayout(
   ctx: EngineContext,

@@ -19,6 +19,7 @@ export const STORED_NAMES: Readonly<Record<string, string>> = {
   metadata: 'md',
   requestedBy: 'rb',
   approvedBy: 'ab',
+  rejection: 'rj',
   scheduleAt: 'sa',
   sourceRef: 'sr',
   correlationId: 'ci',
