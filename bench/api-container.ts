@@ -17,16 +17,23 @@ type ApiHandler = (
 
 const name = process.env.BENCH_API_FUNCTION as HandlerName;
 const timeoutMs = HANDLERS[name].timeout.toMilliseconds();
-// The handlers log every request as they do in Lambda; here that output goes nowhere.
-process.stdout.write = () => true;
+// The handlers log every request as they do in Lambda; here only their errors are shown (on stderr).
+process.stdout.write = (chunk: string | Uint8Array) => {
+  const line = String(chunk);
+  if (line.includes('"level":"ERROR"')) process.stderr.write(line);
+  return true;
+};
 const { handler } = (await import(`../functions/${name}.js`)) as { handler: ApiHandler };
 const server = await serveApiGatewayHandler(
   (event) => {
     const deadline = performance.now() + timeoutMs;
-    const context = { getRemainingTimeInMillis: () => Math.max(0, deadline - performance.now()) } as Context;
+    const context = {
+      getRemainingTimeInMillis: () => Math.max(0, Math.floor(deadline - performance.now())),
+    } as Context;
     return handler(event, context);
   },
-  { port: await freePort() },
+  // A handler that throws is a bug the benchmark must show, on the coordinator's stderr.
+  { port: await freePort(), onError: (error) => console.error('api container:', error) },
 );
 process.send?.({ kind: 'ready', url: server.url, pid: process.pid } satisfies ApiContainerAnswer);
 process.on('message', () => process.exit(0));

@@ -76,7 +76,9 @@ async function invoke(request: Extract<ContainerRequest, { kind: 'invoke' }>): P
   }
   invocations++;
   messages += request.event.Records.length;
-  const context = { getRemainingTimeInMillis: () => Math.max(0, deadline - performance.now()) } as Context;
+  const context = {
+    getRemainingTimeInMillis: () => Math.max(0, Math.floor(deadline - performance.now())),
+  } as Context;
   try {
     const response = await handler(request.event, context);
     retried += response?.batchItemFailures.length ?? 0;

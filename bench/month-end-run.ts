@@ -172,7 +172,9 @@ const tick = async () => {
   const startMs = sinceDue();
   const at = performance.now();
   const deadline = at + env.BENCH_SWEEP_TIMEOUT_MS;
-  const context = { getRemainingTimeInMillis: () => deadline - performance.now() } as Context;
+  const context = {
+    getRemainingTimeInMillis: () => Math.max(0, Math.floor(deadline - performance.now())),
+  } as Context;
   try {
     const report = await sweeper(scheduledEvent, context);
     const payouts = 'enqueued' in report.payouts ? report.payouts : undefined;

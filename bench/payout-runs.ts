@@ -29,10 +29,14 @@ export interface PayoutRunsReport {
     readonly fileBytes: number;
   };
   readonly firstSendMs: number;
-  readonly drainSeconds: number;
+  /** The run's sends, first to last: the pace it was paid at. */
+  readonly sendingSeconds: number;
   readonly measuredPerSecond: number;
   readonly limitPerSecond: number;
   readonly ratioOfLimit: number;
+  /** From the approval to the last row paid, the first tick's wait and materialisation included. */
+  readonly approvalToPaidSeconds: number;
+  readonly approvalToPaidRatioOfLimit: number;
   readonly rowsPerTick: number;
   readonly paidOnce: number;
   readonly doubled: number;
@@ -62,7 +66,8 @@ export async function benchPayoutRuns(): Promise<BenchResult & { payoutRuns: Pay
   const loadAfter = loadavg()[0] ?? 0;
   const limit = drainRatePerSecond(config);
   const times = run.accepts.map((accept) => accept.ms);
-  const measuredPerSecond = run.ledger.paidOnce / run.drainSeconds;
+  const sendingSeconds = (run.lastSendMs - run.firstSendMs) / 1000;
+  const measuredPerSecond = run.ledger.paidOnce / sendingSeconds;
   const machineSeconds = run.cpu.machine;
   const payoutRuns: PayoutRunsReport = {
     rows: run.rows,
@@ -75,10 +80,12 @@ export async function benchPayoutRuns(): Promise<BenchResult & { payoutRuns: Pay
       fileBytes: run.accepts[0]?.bytes ?? 0,
     },
     firstSendMs: run.firstSendMs,
-    drainSeconds: fixed(run.drainSeconds, 1),
+    sendingSeconds: fixed(sendingSeconds, 1),
     measuredPerSecond: fixed(measuredPerSecond, 1),
     limitPerSecond: limit,
     ratioOfLimit: fixed(measuredPerSecond / limit, 3),
+    approvalToPaidSeconds: fixed(run.drainSeconds, 1),
+    approvalToPaidRatioOfLimit: fixed(run.ledger.paidOnce / run.drainSeconds / limit, 3),
     rowsPerTick: runRowsPerTick(config),
     paidOnce: run.ledger.paidOnce,
     doubled: run.ledger.paidTwiceOrMore,
@@ -104,9 +111,11 @@ export async function benchPayoutRuns(): Promise<BenchResult & { payoutRuns: Pay
         step: 'drain of the approved run',
         rows: run.rows,
         'first send ms': run.firstSendMs,
-        'drain s': payoutRuns.drainSeconds,
+        'sending s': payoutRuns.sendingSeconds,
         'paid /s': payoutRuns.measuredPerSecond,
         'ratio of limit': payoutRuns.ratioOfLimit,
+        'approval to paid s': payoutRuns.approvalToPaidSeconds,
+        'ratio, approval to paid': payoutRuns.approvalToPaidRatioOfLimit,
         'paid once / twice / not': `${run.ledger.paidOnce} / ${run.ledger.paidTwiceOrMore} / ${run.ledger.notPaid}`,
         'run state': run.runState,
         'cores busy': `${payoutRuns.coresBusy} of ${cpus().length}`,
@@ -124,7 +133,7 @@ export async function benchPayoutRuns(): Promise<BenchResult & { payoutRuns: Pay
     ],
     notes: [
       `Accept: the real functions/api-payout-runs.ts in a process of its own behind API Gateway's event shape on 127.0.0.1, each request given the function's ${API_TIMEOUT_MS / 1000} s as its time left; it answers by ${DEADLINE_MS / 1000} s whatever happens (503 past it). ${ACCEPTS} distinct files of ${ROWS} rows, one after another, timed as the client's round trip; median and max.`,
-      `Drain: the first file approved by a second person; the real functions/sweep-due-payouts.ts every ${SWEEP_TICK_SECONDS} s from the approval (phase 0), turning at most ${runRowsPerTick(config)} rows a tick into payouts (RUN_ROWS_PER_TICK), and functions/submit-payouts.ts in ${config.submission.maxConcurrency} container processes (bench/fleet.ts); the sandbox in its own process answering after ${LATENCY_MS} ms; DynamoDB Local. Drain: approval to the last row paid; paid once / twice / not: the rows in the sandbox's ledger by run id and row number.`,
+      `Drain: the first file approved by a second person; the real functions/sweep-due-payouts.ts every ${SWEEP_TICK_SECONDS} s from the approval (phase 0), turning at most ${runRowsPerTick(config)} rows a tick into payouts (RUN_ROWS_PER_TICK), and functions/submit-payouts.ts in ${config.submission.maxConcurrency} container processes (bench/fleet.ts); the sandbox in its own process answering after ${LATENCY_MS} ms; DynamoDB Local. Paid /s and ratio of limit: the run's sends from its first provider call to its last; approval to paid adds the wait for the first tick and its materialisation (at most 25 s of each tick's 120 s); paid once / twice / not: the rows in the sandbox's ledger by run id and row number. The other files are cancelled before the drain.`,
     ],
     payoutRuns,
   };

@@ -10,6 +10,13 @@ export class DeadlineExceededError extends PayoutAutomationError {
 }
 
 /**
+ * `AbortSignal.timeout` for a deadline that was computed (an invocation's time left less a margin): Node refuses
+ * a fraction of a millisecond with a RangeError, so it is rounded up, and a deadline already past aborts at once.
+ */
+export const timeoutSignal = (deadlineMs: number): AbortSignal =>
+  AbortSignal.timeout(Math.max(0, Math.ceil(deadlineMs)));
+
+/**
  * Runs `work` with a signal that aborts after `deadlineMs`, and rejects with `DeadlineExceededError` then even
  * when the work ignores its signal (a credentials read, a client without abort support): a caller's worst
  * case is the deadline, not the work's own retries and timeouts. Only for work whose abandonment is safe to
@@ -18,7 +25,7 @@ export class DeadlineExceededError extends PayoutAutomationError {
  * @example const page = await withinDeadline(15_000, (signal) => client.payouts.listScheduled({ page: 2 }, { signal }));
  */
 export function withinDeadline<T>(deadlineMs: number, work: (signal: AbortSignal) => Promise<T>): Promise<T> {
-  const signal = AbortSignal.timeout(deadlineMs);
+  const signal = timeoutSignal(deadlineMs);
   const passed = new Promise<never>((_resolve, reject) => {
     const fail = () => reject(new DeadlineExceededError(deadlineMs));
     if (signal.aborted) fail();
@@ -47,7 +54,7 @@ const heldDeadlines = new WeakMap<AbortSignal, AbortSignal>();
  * @example const signal = signalWithDeadline(5_000, callerSignal);
  */
 export function signalWithDeadline(deadlineMs: number, ...signals: (AbortSignal | undefined)[]): AbortSignal {
-  const deadline = AbortSignal.timeout(deadlineMs);
+  const deadline = timeoutSignal(deadlineMs);
   const signal = AbortSignal.any([deadline, ...signals.filter((source) => source !== undefined)]);
   heldDeadlines.set(signal, deadline);
   return signal;

@@ -1,3 +1,4 @@
+import { timeoutSignal } from '../../shared/deadline.js';
 import { withLogContext } from '../../shared/log-context.js';
 import { inSpan, SpanKinds } from '../../shared/tracing.js';
 import { PayoutStatus } from '../model.js';
@@ -267,7 +268,7 @@ async function waitForSlot(
     if (!options.limiter || !missed || taken >= MAX_SLOTS_PER_SEND || leftMs <= 0) return leaveNow();
     ctx.metrics.count('SendSlotMissed');
     try {
-      [slot = now()] = await options.limiter.reserve(1, { signal: AbortSignal.timeout(leftMs) });
+      [slot = now()] = await options.limiter.reserve(1, { signal: timeoutSignal(leftMs) });
     } catch {
       // No new slot in time: leave at the missed one rather than give up a claimed payout.
       return leaveNow();
