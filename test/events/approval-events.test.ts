@@ -106,7 +106,9 @@ describe('a rejected payout', () => {
     const rejected = await rejectPayout(h.engine.ctx, payout.id, bob, 'not on the vendor list');
     await relay.pollOnce();
     await relay.stop();
-    const decided = received.find((event) => event.detailType === APPROVAL_DECIDED_EVENT);
+    const decided = received.find(
+      (event) => event.detailType === APPROVAL_DECIDED_EVENT && event.detail.id === payout.id,
+    );
     expect(ApprovalDecidedDetailSchema.parse(decided?.detail)).toMatchObject({
       id: payout.id,
       decision: 'rejected',

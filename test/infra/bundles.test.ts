@@ -184,7 +184,8 @@ describe('what the bundles carry', () => {
     'lib/payouts/engine/dispatch.ts': ['sweep-due-payouts'],
     'lib/payouts/engine/resolve-as-paid.ts': ['api-payouts'],
     'lib/payouts/store/audit-trail.ts': ['api-payouts'],
-    'lib/payouts/store/dynamodb-rate-limiter.ts': ['submit-payouts'],
+    // The workers pace their sends by it, the reconciler its look-ups.
+    'lib/payouts/store/dynamodb-rate-limiter.ts': ['reconcile-payouts', 'submit-payouts'],
     'lib/recurrence/recurrence-service.ts': ['api-recurrences'],
     'lib/refunds/refund-service.ts': ['api-operations'],
     'lib/refunds/refund-sender.ts': ['api-operations', 'sweep-due-payouts'],

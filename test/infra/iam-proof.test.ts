@@ -246,16 +246,6 @@ describe('IAM proof: every call each handler makes is allowed by its own role', 
       await exercise('get', () =>
         call(api, { method: 'GET', path: `/payouts/${paid.body.id}`, principal: 'alice' }),
       );
-      // The export reads the month index (gsi2) for the days asked, never the table as a whole.
-      const today = dateIn(new Date(), 'Africa/Lagos');
-      const exported = await call(api, {
-        method: 'GET',
-        path: '/payouts/export.csv',
-        query: `from=${today}&to=${today}`,
-        principal: 'alice',
-      });
-      expect(exported.status).toBe(200);
-      expect(exported.body).toContain(paid.body.id);
       // Its events moved to an audit item, which reading its trail queries.
       for (const path of [`/payouts/${large.body.id}`, `/payouts/${large.body.id}/audit`]) {
         await exercise(`get ${path}`, () => call(api, { method: 'GET', path, principal: 'alice' }));
@@ -868,7 +858,7 @@ describe('IAM proof: every call each handler makes is allowed by its own role', 
   );
 
   it.skipIf(!present.includes('api-statements'))(
-    "api-statements: a person's re-run of today, the reports, a report, its lines and their CSV",
+    "api-statements: a person's re-run of today, the reports, a report, its lines and their CSV, the payouts export",
     async () => {
       const api = apiFunction('api-statements', proof);
       const today = dateIn(new Date(), 'Africa/Lagos');
@@ -887,6 +877,16 @@ describe('IAM proof: every call each handler makes is allowed by its own role', 
       ]) {
         await exercise(path, () => call(api, { method: 'GET', path, principal: 'carol' }));
       }
+      // The books' export reads the month index (gsi2) for the days asked, never the table as a whole: today's
+      // payouts, which the API's scenario above made.
+      const exported = await call(api, {
+        method: 'GET',
+        path: '/payouts/export.csv',
+        query: `from=${today}&to=${today}`,
+        principal: 'carol',
+      });
+      expect(exported.status).toBe(200);
+      expect(String(exported.body).trim().split('\n').length).toBeGreaterThan(1);
     },
   );
 

@@ -95,6 +95,24 @@ const getRun = async (runId: string) =>
   (await call(h.api, { method: 'GET', path: `/payout-runs/${runId}` })).body;
 
 describe('payout runs', () => {
+  it("shares a tick's rows among the runs waiting: a small run approved after a big one is not held behind it", async () => {
+    // First in the file: no earlier run waits, so these two share the tick alone.
+    const runStore = new DynamoDbPayoutRunStore(h.runtime.dynamoDb, h.runtime.tableName);
+    const big = (await postCsv(csvOf(30, { tag: 'share-big', amount: 20_000 }))).body.runId;
+    clock.advance(1_000); // the small run is the newer: runs are served oldest first
+    const small = (await postCsv(csvOf(4, { tag: 'share-small', amount: 20_000 }))).body.runId;
+    const tick = await servedBy('sweep-due-payouts', () =>
+      runMaterialiserOf(h.runtime).materialiseDue({ rowsInAll: 10 }),
+    );
+    // The big run, oldest, takes its half (5); the small one needs 4 of the 5 left and is done in this tick.
+    expect(tick).toMatchObject({ runs: 2, created: 9 });
+    expect((await runStore.get(big))?.materialised).toBe(5);
+    expect((await runStore.get(small))?.materialised).toBe(4);
+    // Withdrawn, so that its 25 rows left do not join the later tests' ticks.
+    const cancelled = await call(h.api, { method: 'POST', path: `/payout-runs/${big}/cancel`, body: {} });
+    expect(cancelled.status).toBe(200);
+  });
+
   it('refuses a 1,000-row file with three bad rows, naming the three, storing nothing', async () => {
     const before = h.sandbox.stats().requests;
     const csv = csvOf(1000, {
@@ -337,21 +355,6 @@ describe('payout runs', () => {
     } finally {
       await server.close();
     }
-  });
-
-  it("shares a tick's rows among the runs waiting: a small run approved after a big one is not held behind it", async () => {
-    // Whatever earlier tests left due is made payouts first, so only these two runs wait.
-    while ((await materialise()).runs > 0);
-    const runStore = new DynamoDbPayoutRunStore(h.runtime.dynamoDb, h.runtime.tableName);
-    const big = (await postCsv(csvOf(30, { tag: 'share-big', amount: 20_000 }))).body.runId;
-    const small = (await postCsv(csvOf(4, { tag: 'share-small', amount: 20_000 }))).body.runId;
-    const tick = await servedBy('sweep-due-payouts', () =>
-      runMaterialiserOf(h.runtime).materialiseDue({ rowsInAll: 10 }),
-    );
-    // The big run, oldest, takes its half (5); the small one needs 4 of the 5 left and is done in this tick.
-    expect(tick).toMatchObject({ runs: 2, created: 9 });
-    expect((await runStore.get(big))?.materialised).toBe(5);
-    expect((await runStore.get(small))?.materialised).toBe(4);
   });
 
   it('returns the same run for a second POST with the same key', async () => {

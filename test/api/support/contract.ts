@@ -5,6 +5,7 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from '
 // else than the code fails here.
 import { fromJSONSchema, type ZodType } from 'zod';
 import type { ApiHandler } from '../../../lib/api/index.js';
+import { mostSpecificFirst } from '../../../lib/api/router.js';
 
 type JsonSchema = Record<string, unknown>;
 
@@ -105,10 +106,13 @@ export function keywordsIn(schema: unknown, found = new Set<string>()): Set<stri
   return found;
 }
 
-const templates = Object.keys(contractDocument.paths).map((template) => ({
-  template,
-  pattern: new RegExp(`^${template.replace(/\{\w+\}/g, '[^/]+')}$`),
-}));
+// The most specific template first, as API Gateway and the router choose (`/payouts/export.csv` before `/payouts/{id}`).
+const templates = mostSpecificFirst(Object.keys(contractDocument.paths).map((path) => ({ path }))).map(
+  ({ path: template }) => ({
+    template,
+    pattern: new RegExp(`^${template.replace(/\{\w+\}/g, '[^/]+')}$`),
+  }),
+);
 
 const validators = new Map<string, ZodType>();
 
