@@ -88,7 +88,10 @@ export class AcceptedRefunds {
   }
 
   /** The refund of ours the provider knows as `providerRefundId`, if any. */
-  async get(providerRefundId: string, options: { signal?: AbortSignal } = {}): Promise<AcceptedRefund | undefined> {
+  async get(
+    providerRefundId: string,
+    options: { signal?: AbortSignal } = {},
+  ): Promise<AcceptedRefund | undefined> {
     const { Item } = await this.#doc.send(
       new GetCommand({
         TableName: this.tableName,

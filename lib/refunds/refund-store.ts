@@ -24,7 +24,8 @@ import { type Refund, type RefundAuditEvent, RefundStatus, refundWorkDueAt } fro
  */
 function acceptanceOf(before: Refund, after: Refund): AcceptedRefund | undefined {
   const id = after.providerRefundId;
-  if (id === undefined || id === before.providerRefundId || after.status !== RefundStatus.Pending) return undefined;
+  if (id === undefined || id === before.providerRefundId || after.status !== RefundStatus.Pending)
+    return undefined;
   return {
     refundId: after.id,
     providerRefundId: id,

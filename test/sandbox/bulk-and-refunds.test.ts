@@ -86,7 +86,10 @@ describe('POST /refund', () => {
     });
     expect(res.body.data.createdAt).toBe(res.body.data.updatedAt);
     expect(mainBalance()).toBeCloseTo(before - 294.9, 2);
-    const listed = await get(sandbox, '/transaction/wallet', { walletId: fx.merchantWalletId, type: 'DEBIT' });
+    const listed = await get(sandbox, '/transaction/wallet', {
+      walletId: fx.merchantWalletId,
+      type: 'DEBIT',
+    });
     expect(listed.body.data.transactions[0]).toMatchObject({
       type: 'DEBIT',
       category: 'REFUND',
@@ -106,7 +109,9 @@ describe('POST /refund', () => {
       charges: 0,
     });
     // A refund's record is a wallet transaction, not a payout.
-    expect((await get(sandbox, '/transaction/info', { transactionId: record.id })).body.data.transaction).toMatchObject({
+    expect(
+      (await get(sandbox, '/transaction/info', { transactionId: record.id })).body.data.transaction,
+    ).toMatchObject({
       category: 'REFUND',
       narration: `Refund ${res.body.data.id}`,
     });

@@ -3,10 +3,10 @@ import { runStatementTick } from '../../lib/jobs/statement-reconciliation.js';
 import { reconcilePayouts } from '../../lib/payouts/engine/reconcile-payouts.js';
 import { PayoutStatus } from '../../lib/payouts/model.js';
 import { Transactions } from '../../lib/provider/resources/transactions.js';
+import { AcceptedRefunds } from '../../lib/refunds/accepted-refunds.js';
 import { payoutEngineOf } from '../../lib/runtime/payout-engine.js';
 import { payoutListingOf } from '../../lib/runtime/payout-listing.js';
 import { providerConnectionOf } from '../../lib/runtime/provider-connection.js';
-import { AcceptedRefunds } from '../../lib/refunds/accepted-refunds.js';
 import { statementStoreOf } from '../../lib/runtime/statements.js';
 import { amendWalletTransaction } from '../../lib/sandbox/index.js';
 import { ManualClock } from '../../lib/shared/clock.js';
@@ -30,7 +30,7 @@ let ids: string[] = [];
 let doubled = '';
 let first: StatementReport;
 /** The day's refunds of ours, with the provider's refund id and the id of its debit record. */
-let refunds: { id: string; providerRefundId: string; recordId: string; amountKobo: number }[] = [];
+const refunds: { id: string; providerRefundId: string; recordId: string; amountKobo: number }[] = [];
 
 async function createPayout(n: number): Promise<{ id: string; status: string }> {
   const answer = await call(h.api, {
@@ -51,7 +51,12 @@ async function createRefund(n: number, spec: { paid: number; amountKobo: number 
     method: 'POST',
     path: '/refunds',
     headers: { 'idempotency-key': `statement-refund-${n}` },
-    body: { transactionId: transaction?.id, amount: spec.amountKobo, customerNote: 'sorry', merchantNote: 'returned' },
+    body: {
+      transactionId: transaction?.id,
+      amount: spec.amountKobo,
+      customerNote: 'sorry',
+      merchantNote: 'returned',
+    },
     principal: 'dave',
   });
   expect(answer.status).toBe(201);
@@ -218,7 +223,11 @@ describe('the daily statement against the provider', { timeout: 180_000 }, () =>
     ).flat();
     expect(findings.filter((line) => line.refundId !== undefined || line.category === 'REFUND')).toEqual([]);
     // The CSV names each refund in its own column.
-    const csv = await call(h.api, { method: 'GET', path: `/statements/${DAY}/lines.csv`, principal: 'carol' });
+    const csv = await call(h.api, {
+      method: 'GET',
+      path: `/statements/${DAY}/lines.csv`,
+      principal: 'carol',
+    });
     const header = String(csv.body).split('\r\n')[0]?.split(',') ?? [];
     const refundColumn = header.indexOf('refund_id');
     expect(refundColumn).toBeGreaterThan(0);

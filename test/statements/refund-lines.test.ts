@@ -4,7 +4,12 @@ import type { AcceptedRefund } from '../../lib/refunds/accepted-refunds.js';
 import { matchDay, StatementLineKind } from '../../lib/statements/index.js';
 
 /** A refund's debit as the provider lists it (CONTRACT.md, "A refund's wallet record"). */
-function refundRecord(id: string, providerRefundId: string, amount: number, status = 'SUCCESS'): WalletTransaction {
+function refundRecord(
+  id: string,
+  providerRefundId: string,
+  amount: number,
+  status = 'SUCCESS',
+): WalletTransaction {
   return {
     id,
     type: 'DEBIT',
@@ -59,7 +64,9 @@ describe('the statement lines of refund debits', () => {
   const ours = accepted('01JREFUND0000000000000001', 'PRF-1', 50_000);
 
   it('matches a refund debit of the amount of our refund, naming the refund', () => {
-    expect(day({ records: [refundRecord('TXN-1', 'PRF-1', 500)], refunds: [ours], expectedRefunds: [ours] })).toEqual([
+    expect(
+      day({ records: [refundRecord('TXN-1', 'PRF-1', 500)], refunds: [ours], expectedRefunds: [ours] }),
+    ).toEqual([
       expect.objectContaining({
         kind: StatementLineKind.Matched,
         key: 'TXN-1',
@@ -70,7 +77,9 @@ describe('the statement lines of refund debits', () => {
   });
 
   it('reports a refund debit of another amount as amount_mismatch naming the refund and its amount', () => {
-    expect(day({ records: [refundRecord('TXN-1', 'PRF-1', 600)], refunds: [ours], expectedRefunds: [ours] })).toEqual([
+    expect(
+      day({ records: [refundRecord('TXN-1', 'PRF-1', 600)], refunds: [ours], expectedRefunds: [ours] }),
+    ).toEqual([
       expect.objectContaining({
         kind: StatementLineKind.AmountMismatch,
         refundId: ours.refundId,
