@@ -18,7 +18,7 @@ export const KeyPrefix = {
   dailyCap: 'CAP#*',
   /**
    * A refund and its audit items (`refundKeys.refund`, `refundKeys.audit`, lib/refunds/refund-store.ts), and its
-   * accepted item by the provider's refund id (`acceptedRefundKeys`, lib/refunds/accepted-refunds.ts), written in
+   * accepted item by the provider's refund id (`acceptedRefundKeys`, lib/refunds/accepted-refund-item.ts), written in
    * the same transaction as the refund.
    */
   refund: 'REFUND#*',

@@ -11,30 +11,12 @@ import { readItemCollection } from '../shared/item-collection.js';
 import type { CursorPage } from '../shared/paging.js';
 import { commitRetryingConflicts } from '../shared/transaction-conflicts.js';
 import * as z from '../shared/zod.js';
-import { AcceptedBy, type AcceptedRefund, acceptedRefundItem } from './accepted-refunds.js';
+import { acceptedRefundItem } from './accepted-refund-item.js';
 import { RefundExceedsAmountPaidError } from './errors.js';
 import { type Refund, type RefundAuditEvent, RefundStatus, refundWorkDueAt } from './model.js';
 
 // The schemas below are built on first use (z.lazy), not when a function loads this module: a cold start that never
 // reads these items does not pay for them (docs/cold-start.md).
-
-/**
- * The acceptance a change records, if it is the one that gives the refund its `providerRefundId` as `pending`:
- * the provider's answer to our request, or two people's resolution of an `unknown` refund.
- */
-function acceptanceOf(before: Refund, after: Refund): AcceptedRefund | undefined {
-  const id = after.providerRefundId;
-  if (id === undefined || id === before.providerRefundId || after.status !== RefundStatus.Pending)
-    return undefined;
-  return {
-    refundId: after.id,
-    providerRefundId: id,
-    transactionId: after.transactionId,
-    amountKobo: after.amountKobo,
-    acceptedAt: after.updatedAt,
-    acceptedBy: before.status === RefundStatus.Unknown ? AcceptedBy.Resolution : AcceptedBy.Answer,
-  };
-}
 
 /** Keys of refund items in the project's single table (see lib/payouts/store/table-design.ts). */
 export const refundKeys = {
@@ -249,7 +231,7 @@ export class DynamoDbRefundStore {
 
   /**
    * Replaces the refund only if it is still at `before.version`, together with everything in `change`; the change
-   * that records the provider's refund id also writes the refund's accepted item (accepted-refunds.ts).
+   * that records the provider's refund id also writes the refund's accepted item (accepted-refund-item.ts).
    *
    * @throws ConcurrentModificationError, PayoutsPausedError, DailyCapExceededError, RefundExceedsAmountPaidError
    */
@@ -278,11 +260,14 @@ export class DynamoDbRefundStore {
     const totalIndex = change.totalDeltaKobo
       ? items.push(this.#totalUpdate(after, change.totalDeltaKobo)) - 1
       : -1;
-    const accepted = acceptanceOf(before, after);
-    if (accepted) {
-      // Unconditional: recording the provider's answer must never fail on it (a provider that answered one id
-      // for two refunds would have its second overwrite the first, and the statement name that refund).
-      items.push({ Put: { TableName: this.tableName, Item: acceptedRefundItem(accepted) } });
+    // The change that gives the refund its provider refund id puts its accepted item: only the two that make it
+    // `pending` set the id (the provider's answer, two people's resolution of an `unknown` refund), and none
+    // changes it after. Unconditional: recording the answer must never fail on it (a provider that answered one
+    // id for two refunds would have the second overwrite the first).
+    const accepted = after.providerRefundId;
+    if (accepted && accepted !== before.providerRefundId) {
+      const resolved = before.status === RefundStatus.Unknown;
+      items.push({ Put: { TableName: this.tableName, Item: acceptedRefundItem(after, accepted, resolved) } });
     }
     // The cap items go last: how many there are depends on the shards the claim finds room on.
     const commitWith = (capItems: readonly TransactItem[]) => {
