@@ -238,8 +238,10 @@ export const HANDLERS = {
     description:
       'Ops API (HTTP API, IAM auth): the books: daily statements (list, read, lines, CSV, a re-run) and the payouts export',
     ...OPS_API,
-    // Lists reports (gsi1) and pages a day's lines (Query on the table); the export reads payouts by month (gsi2); a re-run reads the payouts the records
-    // name (GetItem), those paid on the day (gsi1) and those created on it (gsi2, the payout totals), and moves
+    // Lists reports (gsi1) and pages a day's lines (Query on the table); the export reads payouts by month (gsi2);
+    // a re-run reads the payouts the records name (GetItem), those paid on the day (gsi1) and those created on it
+    // (gsi2, the payout totals), the refunds the refund records name (GetItem) and those accepted on the day
+    // (gsi1), and moves
     // one paid twice to needs_review (the engine's transition: the payout, its audit, the cap counter the double
     // payment counts again).
     table: {
@@ -363,7 +365,8 @@ export const HANDLERS = {
       "Hourly: once the stage's statement time has passed, reconcile the day before against the provider's wallet records",
     trigger: { kind: 'schedule', every: () => Duration.hours(1) },
     // Reads the report (GetItem), the payouts the records name (GetItem), those paid on the day (gsi1) and
-    // those created on it (gsi2, the payout totals).
+    // those created on it (gsi2, the payout totals), the refunds the refund records name (GetItem) and those
+    // accepted on the day (gsi1).
     table: {
       access: 'readWriteNoPauseCheck',
       indexes: [byStatus.indexName, byMonth.indexName],

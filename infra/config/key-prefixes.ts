@@ -16,7 +16,11 @@ export const KeyPrefix = {
   controls: 'CONTROL',
   /** The daily cap counters (`keys.dailyCap`). */
   dailyCap: 'CAP#*',
-  /** A refund and its audit items (`refundKeys.refund`, `refundKeys.audit`, lib/refunds/refund-store.ts). */
+  /**
+   * A refund and its audit items (`refundKeys.refund`, `refundKeys.audit`, lib/refunds/refund-store.ts), and its
+   * accepted item by the provider's refund id (`acceptedRefundKeys`, lib/refunds/accepted-refund-item.ts), written in
+   * the same transaction as the refund.
+   */
   refund: 'REFUND#*',
   /** The total refunded per transaction (`refundKeys.refundedTotal`). */
   refundedTotal: 'REFUNDED#*',

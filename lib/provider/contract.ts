@@ -32,3 +32,9 @@ export type ProviderPath = (typeof PROVIDER_PATHS)[keyof typeof PROVIDER_PATHS];
 /** Page size bounds of every list (CONTRACT.md, Pagination). */
 export const DEFAULT_PER_PAGE = 20;
 export const MAX_PER_PAGE = 100;
+
+/**
+ * A refund's wallet record (CONTRACT.md, "A refund's wallet record"): the main wallet's `DEBIT` of this category,
+ * whose `reference` is the provider's refund id (`POST /refund`'s `data.id`).
+ */
+export const REFUND_RECORD_CATEGORY = 'REFUND';

@@ -11,6 +11,7 @@ import { readItemCollection } from '../shared/item-collection.js';
 import type { CursorPage } from '../shared/paging.js';
 import { commitRetryingConflicts } from '../shared/transaction-conflicts.js';
 import * as z from '../shared/zod.js';
+import { acceptedRefundItem } from './accepted-refund-item.js';
 import { RefundExceedsAmountPaidError } from './errors.js';
 import { type Refund, type RefundAuditEvent, RefundStatus, refundWorkDueAt } from './model.js';
 
@@ -230,7 +231,8 @@ export class DynamoDbRefundStore {
   }
 
   /**
-   * Replaces the refund only if it is still at `before.version`, together with everything in `change`.
+   * Replaces the refund only if it is still at `before.version`, together with everything in `change`; the change
+   * that records the provider's refund id also writes the refund's accepted item (accepted-refund-item.ts).
    *
    * @throws ConcurrentModificationError, PayoutsPausedError, DailyCapExceededError, RefundExceedsAmountPaidError
    */
@@ -259,6 +261,15 @@ export class DynamoDbRefundStore {
     const totalIndex = change.totalDeltaKobo
       ? items.push(this.#totalUpdate(after, change.totalDeltaKobo)) - 1
       : -1;
+    // The change that gives the refund its provider refund id puts its accepted item: only the two that make it
+    // `pending` set the id (the provider's answer, two people's resolution of an `unknown` refund), and none
+    // changes it after. Unconditional: recording the answer must never fail on it (a provider that answered one
+    // id for two refunds would have the second overwrite the first).
+    const accepted = after.providerRefundId;
+    if (accepted && accepted !== before.providerRefundId) {
+      const resolved = before.status === RefundStatus.Unknown;
+      items.push({ Put: { TableName: this.tableName, Item: acceptedRefundItem(after, accepted, resolved) } });
+    }
     // The cap items go last: how many there are depends on the shards the claim finds room on.
     const commitWith = (capItems: readonly TransactItem[]) => {
       const capStart = items.length;

@@ -1,4 +1,5 @@
 import { Transactions } from '../provider/resources/transactions.js';
+import { AcceptedRefunds } from '../refunds/accepted-refunds.js';
 import { StatementService, StatementStore } from '../statements/index.js';
 import { payoutListingOf } from './payout-listing.js';
 import { providerConnectionOf } from './provider-connection.js';
@@ -12,7 +13,8 @@ export function statementStoreOf(runtime: Runtime): StatementStore {
 
 /**
  * The daily statement's reconciliation (the schedule and `POST /statements/{date}/run`): the provider's wallet
- * listing on the runtime's connection (the token only), the payouts' store and the engine's transitions.
+ * listing on the runtime's connection (the token only), the payouts' store and the engine's transitions, and the
+ * refunds the provider accepted (read by key and by their index, never the refund store).
  */
 export function statementsOf(runtime: Runtime): StatementService {
   return once(
@@ -24,6 +26,7 @@ export function statementsOf(runtime: Runtime): StatementService {
         transactions: new Transactions(providerConnectionOf(runtime).requester),
         engine: runtime.payouts.ctx,
         listing: payoutListingOf(runtime),
+        refunds: new AcceptedRefunds(runtime.dynamoDb, runtime.tableName),
         timeZone: runtime.env.STATEMENT_TIME_ZONE,
       }),
   );

@@ -62,8 +62,12 @@ export function handleAdmin(req: SandboxRequest, target: AdminTarget): Reply {
       const record = state.walletTransactions[index];
       if (!record) throw notFound(`transactionId: transaction ${change.transactionId} not found`);
       // The records are immutable values: an amended one replaces the old in place, keeping its order.
-      if (change.chargesKobo !== undefined) {
-        state.walletTransactions[index] = { ...record, chargesKobo: change.chargesKobo };
+      if (change.chargesKobo !== undefined || change.amountKobo !== undefined) {
+        state.walletTransactions[index] = {
+          ...record,
+          ...(change.chargesKobo !== undefined && { chargesKobo: change.chargesKobo }),
+          ...(change.amountKobo !== undefined && { amountKobo: change.amountKobo }),
+        };
       }
       if (change.listed === false) state.unlistedTransactionIds.add(record.id);
       if (change.listed === true) state.unlistedTransactionIds.delete(record.id);
@@ -117,14 +121,15 @@ function parseSettlementSpec(body: unknown): { category: SettlementCategory; amo
 
 /**
  * Amends a wallet transaction at a running sandbox (`PATCH /__sandbox/wallet-transactions`, no provider request):
- * `chargesKobo` re-prices it as a provider that charged other than it answered; `listed: false` keeps it out of
+ * `chargesKobo` re-prices it as a provider that charged other than it answered; `amountKobo` makes it a record of
+ * another amount than the operation moved (the balances stay as they are); `listed: false` keeps it out of
  * `GET /transaction/wallet` as a provider whose listing lost it.
  *
  * @example await amendWalletTransaction(sandbox.url, { transactionId, chargesKobo: 5_375 });
  */
 export async function amendWalletTransaction(
   sandboxUrl: string,
-  change: { transactionId: string; chargesKobo?: number; listed?: boolean },
+  change: { transactionId: string; chargesKobo?: number; amountKobo?: number; listed?: boolean },
 ): Promise<void> {
   const response = await fetch(new URL('/__sandbox/wallet-transactions', sandboxUrl), {
     method: 'PATCH',
@@ -135,10 +140,15 @@ export async function amendWalletTransaction(
     throw new Error(`the sandbox amended nothing: ${response.status} ${await response.text()}`);
 }
 
-/** `{ transactionId: string, chargesKobo?: integer >= 0, listed?: boolean }`. */
-function parseRecordChange(body: unknown): { transactionId: string; chargesKobo?: number; listed?: boolean } {
+/** `{ transactionId: string, chargesKobo?: integer >= 0, amountKobo?: integer > 0, listed?: boolean }`. */
+function parseRecordChange(body: unknown): {
+  transactionId: string;
+  chargesKobo?: number;
+  amountKobo?: number;
+  listed?: boolean;
+} {
   if (!isJsonObject(body)) throw badRequest('change must be a JSON object');
-  const { transactionId, chargesKobo, listed } = body;
+  const { transactionId, chargesKobo, amountKobo, listed } = body;
   if (typeof transactionId !== 'string' || transactionId === '')
     throw badRequest('transactionId must be a string');
   if (
@@ -147,10 +157,17 @@ function parseRecordChange(body: unknown): { transactionId: string; chargesKobo?
   ) {
     throw badRequest('chargesKobo must be an integer >= 0');
   }
+  if (
+    amountKobo !== undefined &&
+    !(typeof amountKobo === 'number' && Number.isSafeInteger(amountKobo) && amountKobo > 0)
+  ) {
+    throw badRequest('amountKobo must be an integer > 0');
+  }
   if (listed !== undefined && typeof listed !== 'boolean') throw badRequest('listed must be a boolean');
   return {
     transactionId,
     ...(chargesKobo !== undefined && { chargesKobo }),
+    ...(amountKobo !== undefined && { amountKobo }),
     ...(listed !== undefined && { listed }),
   };
 }

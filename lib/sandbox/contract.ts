@@ -52,6 +52,8 @@ export const WALLET_CATEGORY = {
   merchantCredit: 'MERCHANT_CREDIT',
   bankFunding: 'BANK_FUNDING',
   walletToWallet: 'WALLET_TO_WALLET',
+  /** The main wallet's debit of an accepted POST /refund (CONTRACT.md, "A refund's wallet record"). */
+  refund: 'REFUND',
 } as const;
 export type WalletCategory = (typeof WALLET_CATEGORY)[keyof typeof WALLET_CATEGORY];
 

@@ -3,7 +3,7 @@
  * Callers validate the request first; the only failure left here is insufficient balance (422).
  */
 import { formatNaira } from '../money.js';
-import { TRANSACTION_TYPE, type WalletCategory } from './contract.js';
+import { TRANSACTION_TYPE, WALLET_CATEGORY, type WalletCategory } from './contract.js';
 import { unprocessable } from './errors.js';
 import { ID_GROUP } from './ids.js';
 import type { RouteContext } from './route.js';
@@ -22,10 +22,16 @@ export interface MoneyMove {
   readonly vatKobo?: number;
   readonly debitCategory: WalletCategory;
   readonly creditCategory?: WalletCategory;
-  readonly narration: string;
+  /** The request's narration, or one made from the records' reference (a refund's names the refund). */
+  readonly narration: string | ((reference: string) => string);
   readonly metadata: JsonObject;
   readonly description: string;
   readonly withSession: boolean;
+  /**
+   * The records' `reference` when the operation names its own (a refund's is the refund id), made only once the
+   * money moved, so a refused operation allocates no id; a fresh reference by default.
+   */
+  readonly reference?: () => string;
 }
 
 export interface CommittedMove {
@@ -47,7 +53,8 @@ export function commitMove(ctx: RouteContext, move: MoneyMove): CommittedMove {
     );
   }
   const createdAt = ctx.now();
-  const reference = state.nextId(ID_GROUP.reference);
+  const reference = move.reference ? move.reference() : state.nextId(ID_GROUP.reference);
+  const narration = typeof move.narration === 'function' ? move.narration(reference) : move.narration;
   const sessionId = move.withSession ? sessionIdFor(createdAt, state.nextSeq()) : null;
   const beneficiary = move.beneficiary ?? move.to;
   if (!beneficiary) throw new Error('a money move needs a destination');
@@ -56,7 +63,7 @@ export function commitMove(ctx: RouteContext, move: MoneyMove): CommittedMove {
     reference,
     sessionId,
     description: move.description,
-    narration: move.narration,
+    narration,
     createdAt,
     originator: party(move.from),
     beneficiary: party(beneficiary),
@@ -71,7 +78,8 @@ export function commitMove(ctx: RouteContext, move: MoneyMove): CommittedMove {
     amountKobo: move.amountKobo,
     chargesKobo: move.chargesKobo,
     vatKobo: move.vatKobo ?? 0,
-    isPayout: move.to === undefined,
+    // The bank payouts (instant payout, child bank) are read through GET /payout/details; a refund is no payout.
+    isPayout: move.debitCategory === WALLET_CATEGORY.bankTransfer,
   };
   state.walletTransactions.push(debit);
   if (move.to) {
@@ -93,7 +101,7 @@ export function commitMove(ctx: RouteContext, move: MoneyMove): CommittedMove {
     path: move.path,
     amountKobo: move.amountKobo,
     chargesKobo: move.chargesKobo,
-    narration: move.narration,
+    narration,
     metadata: move.metadata,
     createdAt,
   });

@@ -4,7 +4,7 @@
  */
 export { toStatementCsv } from './csv.js';
 export { dateIn, daysCovered, daysWindow, dayWindow, dueStatementDate, previousDate } from './day.js';
-export { type DayInput, type DayMatch, matchDay, payoutIdOfMarker } from './match.js';
+export { type DayInput, type DayMatch, isRefundRecord, matchDay, payoutIdOfMarker } from './match.js';
 export {
   FINDING_KINDS,
   isFinding,

@@ -1,7 +1,9 @@
 import { MoneyError, toKobo } from '../money.js';
 import { attemptOfMarker, mismatchOf } from '../payouts/adapters/record-match.js';
 import { type Payout, PayoutStatus } from '../payouts/model.js';
+import { REFUND_RECORD_CATEGORY } from '../provider/contract.js';
 import type { WalletTransaction } from '../provider/schemas/transaction.js';
+import type { AcceptedRefund } from '../refunds/accepted-refunds.js';
 import { type StatementLine, StatementLineKind } from './model.js';
 
 /** What one day's reconciliation works on: the provider's records and our payouts they or the day name. */
@@ -17,6 +19,10 @@ export interface DayInput {
   readonly payouts: ReadonlyMap<string, Payout>;
   /** The payouts we record as paid on the day: each must have its record at the provider. */
   readonly expected: readonly Payout[];
+  /** Our refunds the provider accepted that the refund records (of the day and nearby) name, by provider refund id. */
+  readonly refunds?: ReadonlyMap<string, AcceptedRefund>;
+  /** The refunds the provider accepted on the day, by its answer: each must have its record at the provider. */
+  readonly expectedRefunds?: readonly AcceptedRefund[];
 }
 
 /** A payout the provider paid more than once: the record we hold as its payment and the others. */
@@ -28,6 +34,14 @@ export interface FoundDouble {
 export interface DayMatch {
   readonly lines: StatementLine[];
   readonly doubles: FoundDouble[];
+}
+
+/**
+ * Whether a record is a refund's debit (CONTRACT.md, "A refund's wallet record"): its `reference` is then the
+ * provider's refund id. No payout writes this category, so such a record is never a payout's.
+ */
+export function isRefundRecord(record: WalletTransaction): boolean {
+  return record.type === 'DEBIT' && record.category === REFUND_RECORD_CATEGORY;
 }
 
 /** `po_<payoutId>` or `po_<payoutId>_<n>` as a narration's last word: the payout id it names. */
@@ -70,16 +84,43 @@ function heldAsPaid(payout: Payout): boolean {
 }
 
 /**
- * Matches one day of the provider's records to our payouts, both ways: every record is explained by exactly one
- * payout (by its marker, then amount, destination and type through the engine's own `mismatchOf`, then its
- * fee), and every payout we hold as paid on the day has its record. Pure: the service reads and writes.
+ * Matches one day of the provider's records to our payouts and refunds, both ways: every record is explained by
+ * exactly one payout (by its marker, then amount, destination and type through the engine's own `mismatchOf`,
+ * then its fee) or one refund (a refund record by its provider refund id, then its amount), and every payout we
+ * hold as paid, and every refund the provider accepted, on the day has its record. Pure: the service reads and
+ * writes.
  */
 export function matchDay(input: DayInput): DayMatch {
   const lines: StatementLine[] = [];
   const doubles: FoundDouble[] = [];
   const debitsByPayout = new Map<string, WalletTransaction[]>();
+  const debitsByRefund = new Map<string, { refund: AcceptedRefund; debits: WalletTransaction[] }>();
 
   for (const record of input.records) {
+    if (isRefundRecord(record)) {
+      const refund = input.refunds?.get(record.reference);
+      const amountKobo = koboOrUndefined(record.amount);
+      if (!refund) {
+        lines.push({
+          kind: StatementLineKind.ProviderNotOurs,
+          ...recordFields(record),
+          detail: `a refund debit no refund of ours explains: no refund of ours was accepted as ${record.reference}`,
+        });
+      } else if (amountKobo !== refund.amountKobo) {
+        lines.push({
+          kind: StatementLineKind.AmountMismatch,
+          ...recordFields(record),
+          refundId: refund.refundId,
+          expectedAmountKobo: refund.amountKobo,
+          detail: `the debit of refund ${refund.refundId} (provider refund ${refund.providerRefundId}) is ${amountKobo ?? record.amount} kobo, not ${refund.amountKobo}`,
+        });
+      } else {
+        const entry = debitsByRefund.get(refund.refundId) ?? { refund, debits: [] };
+        entry.debits.push(record);
+        debitsByRefund.set(refund.refundId, entry);
+      }
+      continue;
+    }
     const payoutId = payoutIdOfMarker(record.narration);
     const payout = payoutId === undefined ? undefined : input.payouts.get(payoutId);
     const attempt = payout ? attemptOfMarker(payout, record.narration) : undefined;
@@ -187,8 +228,35 @@ export function matchDay(input: DayInput): DayMatch {
     if (extra.length > 0) doubles.push({ payout, extra });
   }
 
+  for (const { refund, debits } of debitsByRefund.values()) {
+    // The record we hold as the refund's: the oldest paid one (the list is newest first); another paid one is a
+    // second debit of the same refund.
+    const paid = debits.filter((record) => record.status === 'SUCCESS');
+    const kept = paid.at(-1) ?? debits.at(-1);
+    for (const record of debits) {
+      const fields = { ...recordFields(record), refundId: refund.refundId };
+      lines.push(
+        record !== kept && record.status === 'SUCCESS'
+          ? {
+              kind: StatementLineKind.Duplicate,
+              ...fields,
+              detail: `a second debit of refund ${refund.refundId}: ${paid.length} debits carry provider refund ${refund.providerRefundId} (${paid.map((r) => r.id).join(', ')}); we hold ${kept?.id} as its debit`,
+            }
+          : {
+              kind: StatementLineKind.Matched,
+              ...fields,
+              detail: `refund ${refund.refundId} (provider refund ${refund.providerRefundId})`,
+            },
+      );
+    }
+  }
+
   const explained = new Set(debitsByPayout.keys());
+  const refundsExplained = new Set<string>();
+  for (const line of lines) if (line.refundId) refundsExplained.add(line.refundId);
   for (const record of input.nearby) {
+    const refund = isRefundRecord(record) ? input.refunds?.get(record.reference) : undefined;
+    if (refund) refundsExplained.add(refund.refundId);
     const payoutId = payoutIdOfMarker(record.narration);
     if (payoutId && record.type === 'DEBIT') explained.add(payoutId);
   }
@@ -205,6 +273,17 @@ export function matchDay(input: DayInput): DayMatch {
       ...(payout.receipt?.paidAt && { createdAt: payout.receipt.paidAt }),
       status: payout.status,
       detail: `we record payout ${payout.id} as paid${payout.receipt ? ` by ${payout.receipt.transactionId}` : ''}, but the provider lists no debit with its marker`,
+    });
+  }
+  for (const refund of input.expectedRefunds ?? []) {
+    if (refundsExplained.has(refund.refundId)) continue;
+    lines.push({
+      kind: StatementLineKind.OursNotAtProvider,
+      key: refund.refundId,
+      refundId: refund.refundId,
+      amountKobo: refund.amountKobo,
+      createdAt: refund.acceptedAt,
+      detail: `the provider accepted refund ${refund.refundId} of transaction ${refund.transactionId} as ${refund.providerRefundId}, but lists no debit of it`,
     });
   }
   return { lines, doubles };

@@ -6,17 +6,23 @@ import type { PayoutTotals } from './payout-totals.js';
  * `other_credit` explain money; every other kind is a finding: a person looks at it (docs/statements.md).
  */
 export const StatementLineKind = {
-  /** A provider record explained by exactly one payout of ours: marker, amount, destination and fee agree. */
+  /**
+   * A provider record explained by exactly one payout of ours (marker, amount, destination and fee agree), or by
+   * one refund of ours (its provider refund id and amount agree).
+   */
   Matched: 'matched',
-  /** A payout we record as succeeded whose record the provider never lists for the day. */
+  /** A payout we record as succeeded, or a refund the provider accepted, whose record it never lists for the day. */
   OursNotAtProvider: 'ours_not_at_provider',
-  /** A debit the provider lists that no payout of ours explains (no marker, or the marker of no payout). */
+  /** A debit the provider lists that no payout or refund of ours explains. */
   ProviderNotOurs: 'provider_not_ours',
-  /** A record with a payout's marker whose amount, destination or type disagrees with the payout. */
+  /**
+   * A record with a payout's marker whose amount, destination or type disagrees with the payout, or a refund's
+   * record whose amount disagrees with the refund.
+   */
   AmountMismatch: 'amount_mismatch',
   /** A payout's record whose charges differ from the charges we recorded when it was paid. */
   FeeMismatch: 'fee_mismatch',
-  /** A second (or later) provider debit for one payout: money paid twice. */
+  /** A second (or later) provider debit for one payout or one refund: money paid twice. */
   Duplicate: 'duplicate',
   /** A debit with a payout's marker while we record the payout as not paid (failed, cancelled, still unknown). */
   StatusMismatch: 'status_mismatch',
@@ -37,19 +43,24 @@ export const isFinding = (kind: StatementLineKind): boolean => FINDING_KINDS.inc
 /** One line of a statement. Money is integer kobo; `key` is unique within the day and kind. */
 export interface StatementLine {
   readonly kind: StatementLineKind;
-  /** The provider record's id, or the payout's id for a line about a payout the provider does not list. */
+  /**
+   * The provider record's id, or the payout's (the refund's) id for a line about a payout (a refund) the provider
+   * does not list.
+   */
   readonly key: string;
   readonly transactionId?: string;
   readonly payoutId?: string;
+  /** Our refund the record is (or should be) the debit of. */
+  readonly refundId?: string;
   /** The attempt whose marker the record carries. */
   readonly attempt?: number;
   readonly type?: string;
   readonly category?: string;
   readonly status?: string;
-  /** The provider's amount, or ours for a payout the provider does not list. */
+  /** The provider's amount, or ours for a payout (a refund) the provider does not list. */
   readonly amountKobo: number;
   readonly chargesKobo?: number;
-  /** What we expected where it differs: the payout's amount, or the charges we recorded. */
+  /** What we expected where it differs: the payout's (the refund's) amount, or the charges we recorded. */
   readonly expectedAmountKobo?: number;
   readonly expectedChargesKobo?: number;
   readonly destination?: string;

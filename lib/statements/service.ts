@@ -6,10 +6,11 @@ import { type Payout, PayoutStatus } from '../payouts/model.js';
 import type { ListPage, ListQuery } from '../payouts/store/payout-store.js';
 import type { Transactions } from '../provider/resources/transactions.js';
 import type { WalletTransaction } from '../provider/schemas/transaction.js';
+import type { AcceptedRefund, AcceptedRefunds } from '../refunds/accepted-refunds.js';
 import { withinDeadline } from '../shared/deadline.js';
 import type { Document } from '../shared/document-client.js';
 import { dayWindow } from './day.js';
-import { type DayMatch, type FoundDouble, matchDay, payoutIdOfMarker } from './match.js';
+import { type DayMatch, type FoundDouble, isRefundRecord, matchDay, payoutIdOfMarker } from './match.js';
 import {
   isFinding,
   STATEMENT_LINE_KINDS,
@@ -30,13 +31,16 @@ const NEARBY_SLACK_MS = 10 * 60_000;
 /** Payouts paid on the day were created at most this long before it (scheduled ones included). */
 const PAYOUT_LOOKBACK_MS = 40 * 86_400_000;
 const PAYOUT_PAGE = 250;
+/** Refunds accepted on the day, read this many a page (one unit each). */
+const REFUND_PAGE = 250;
 const MAX_PAYOUT_PAGES = 200;
 const RUNS_KEPT = 20;
 
 /**
- * Each unit of a run (a page of the provider's listing, ten payout reads, a page of our listing, a double's
- * transition, a page of the lines already written, a BatchWriteItem of lines, the report's read and its put) is
- * abandoned after this long by default (the schedule's); the ops API's re-run passes a shorter one.
+ * Each unit of a run (a page of the provider's listing, ten payout reads, a page of our listing, ten refund
+ * reads, a page of the day's accepted refunds, a double's transition, a page of the lines already written, a
+ * BatchWriteItem of lines, the report's read and its put) is abandoned after this long by default (the
+ * schedule's); the ops API's re-run passes a shorter one.
  */
 export const STATEMENT_UNIT_DEADLINE_MS = 15_000;
 
@@ -62,6 +66,8 @@ export interface StatementServiceOptions {
   readonly engine: EngineContext;
   /** Our payouts by status and creation time (the ops API's listing). */
   readonly listing: { list(query: ListQuery): Promise<ListPage> };
+  /** Our refunds the provider accepted: by its refund id (a refund record's reference), and by when. */
+  readonly refunds: Pick<AcceptedRefunds, 'get' | 'acceptedBetween'>;
   /** The zone whose calendar days the statements cover (the provider's business day: Africa/Lagos). */
   readonly timeZone: string;
   /** Records per page of the provider's listing (default STATEMENT_PAGE_SIZE, the provider's maximum). */
@@ -69,7 +75,8 @@ export interface StatementServiceOptions {
 }
 
 /**
- * The daily statement: the provider's wallet records of one day against our payouts, both ways (docs/statements.md).
+ * The daily statement: the provider's wallet records of one day against our payouts and refunds, both ways
+ * (docs/statements.md).
  * A run is idempotent: it reads the day again, writes the same lines, raises nothing for a finding an earlier run
  * reported, and moves a payout paid twice to `needs_review` only once (the engine's own transition decides).
  */
@@ -104,13 +111,23 @@ export class StatementService {
     let newFindings: StatementLine[] = [];
     let payoutTotals: PayoutTotals | undefined;
     if (complete) {
-      const named = await this.#payoutsNamed([...listed.records, ...listed.nearby], step);
+      const all = [...listed.records, ...listed.nearby];
+      const named = await this.#payoutsNamed(all, step);
       const expected = named && (await this.#paidOn(window, step));
-      const counted = expected && (await this.#countCreated(window, step));
+      const refunds = expected && (await this.#refundsNamed(all, step));
+      const expectedRefunds = refunds && (await this.#refundsAcceptedOn(window, step));
+      const counted = expectedRefunds && (await this.#countCreated(window, step));
       payoutTotals = counted?.totals;
-      if (named && expected && counted && !counted.cut) {
+      if (named && expected && refunds && expectedRefunds && counted && !counted.cut) {
         for (const payout of expected) named.set(payout.id, payout);
-        match = matchDay({ records: listed.records, nearby: listed.nearby, payouts: named, expected });
+        match = matchDay({
+          records: listed.records,
+          nearby: listed.nearby,
+          payouts: named,
+          expected,
+          refunds,
+          expectedRefunds,
+        });
         const reviewed = await this.#reviewDoubles(match.doubles, step);
         moved = reviewed.moved;
         const written = reviewed.complete && (await this.#writeLines(date, match.lines, runAt, step));
@@ -129,6 +146,7 @@ export class StatementService {
         kind: line.kind,
         key: line.key,
         ...(line.payoutId && { payoutId: line.payoutId }),
+        ...(line.refundId && { refundId: line.refundId }),
         amountKobo: line.amountKobo,
         detail: line.detail,
       });
@@ -239,6 +257,54 @@ export class StatementService {
       for (const payout of found) if (payout) payouts.set(payout.id, payout);
     }
     return payouts;
+  }
+
+  /**
+   * Our refunds the refund records name (their `reference` is the provider's refund id), read by it: one GetItem
+   * each, READ_CONCURRENCY at a time. A refund record of no refund of ours is absent from the map.
+   */
+  async #refundsNamed(
+    records: readonly WalletTransaction[],
+    step: Step,
+  ): Promise<Map<string, AcceptedRefund> | undefined> {
+    const ids = [...new Set(records.filter(isRefundRecord).map((record) => record.reference))];
+    const refunds = new Map<string, AcceptedRefund>();
+    for (let start = 0; start < ids.length; start += READ_CONCURRENCY) {
+      if (!step.canStart()) return undefined;
+      const found = await step.unit((signal) =>
+        Promise.all(
+          ids.slice(start, start + READ_CONCURRENCY).map((id) => this.options.refunds.get(id, { signal })),
+        ),
+      );
+      for (const refund of found) if (refund) refunds.set(refund.providerRefundId, refund);
+    }
+    return refunds;
+  }
+
+  /**
+   * The refunds the provider accepted on the day by answering our request (`acceptedAt` in the day's window): a
+   * Query of exactly that span of their index, a page a unit. The provider stamps its record just before it
+   * answers, so a refund accepted just after midnight has its record among the nearby ones.
+   */
+  async #refundsAcceptedOn(
+    window: { from: string; to: string },
+    step: Step,
+  ): Promise<AcceptedRefund[] | undefined> {
+    const accepted: AcceptedRefund[] = [];
+    let startKey: Document | undefined;
+    do {
+      if (!step.canStart()) return undefined;
+      const page = await step.unit((signal) =>
+        this.options.refunds.acceptedBetween(window, {
+          limit: REFUND_PAGE,
+          signal,
+          ...(startKey && { startKey }),
+        }),
+      );
+      accepted.push(...page.items);
+      startKey = page.nextKey;
+    } while (startKey);
+    return accepted;
   }
 
   /** The payouts we hold as succeeded whose payment (the receipt's `paidAt`) falls on the day. */

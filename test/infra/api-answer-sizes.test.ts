@@ -96,8 +96,8 @@ const NAIRA_CELL = 32;
 function statementCsvEnvelopeBytes(): number {
   const cells = [10, 64, ...Object.values(STATEMENT_LINE_MAXIMA), KOBO_CELL, KOBO_CELL, KOBO_CELL];
   const numbers = [KOBO_CELL, NAIRA_CELL, 6];
-  // 17 columns of at most 24 characters of header each.
-  return csvEnvelopeBytes([...cells, ...numbers], 17 * 25, STATEMENT_CSV_PAGE_LINES);
+  // 18 columns of at most 24 characters of header each.
+  return csvEnvelopeBytes([...cells, ...numbers], 18 * 25, STATEMENT_CSV_PAGE_LINES);
 }
 
 /**

@@ -5,6 +5,7 @@ import { jobKeys } from '../../lib/bulk-corrections/job-store.js';
 import { PayoutOrigin } from '../../lib/payouts/model.js';
 import { keys } from '../../lib/payouts/store/table-design.js';
 import { recurrenceKeys } from '../../lib/recurrence/store/table-keys.js';
+import { acceptedRefundKeys } from '../../lib/refunds/accepted-refund-item.js';
 import { refundKeys } from '../../lib/refunds/refund-store.js';
 import { settlementKeys } from '../../lib/settlement/decision-store.js';
 import { statementKeys } from '../../lib/statements/index.js';
@@ -31,6 +32,7 @@ const written: [string, string][] = [
   [keys.dailyCap('daily', '2026-03-02').pk, 'dailyCap'],
   [refundKeys.refund('r1').pk, 'refund'],
   [refundKeys.audit('r1', 2).pk, 'refund'],
+  [acceptedRefundKeys.byProviderRefundId('5a4db0c0-0000-4000-8012-000000000001').pk, 'refund'],
   [refundKeys.refundedTotal('t1').pk, 'refundedTotal'],
   [refundKeys.idempotency('k1').pk, 'refundIdempotency'],
   [recurrenceKeys.recurrence('rc1').pk, 'recurrence'],

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ProviderClient } from '../../lib/provider/client.js';
+import { REFUND_RECORD_CATEGORY } from '../../lib/provider/contract.js';
 import { StaticCredentialsSource } from '../../lib/provider/credentials.js';
 import {
   ProviderOutcomeUnknownError,
@@ -235,6 +236,23 @@ describe('contract: every endpoint against the sandbox', () => {
       merchantNote: 'dup',
     });
     expect(data).toMatchObject({ status: 'pending', amount: 1 });
+  });
+
+  it('POST /refund debits the main wallet with a REFUND record whose reference is the refund id', async () => {
+    const tx = fx().paymentLinkTransactions[0];
+    const { data } = await client.refunds.create({
+      transactionId: tx?.id ?? '',
+      amount: 12.34,
+      customerNote: 'sorry',
+      merchantNote: 'dup',
+    });
+    const page = await client.transactions.listWallet({ walletId: fx().merchantWalletId, type: 'DEBIT' });
+    expect(page.items.find((record) => record.reference === data.id)).toMatchObject({
+      type: 'DEBIT',
+      category: REFUND_RECORD_CATEGORY,
+      amount: 12.34,
+      charges: 0,
+    });
   });
 
   it('GET /virtual-accounts', async () => {

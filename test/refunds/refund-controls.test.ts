@@ -3,6 +3,7 @@ import { defaultEngineConfig } from '../../lib/payouts/config.js';
 import { ApprovalForbiddenError } from '../../lib/payouts/errors.js';
 import type { DynamoDbPayoutStore } from '../../lib/payouts/store/dynamodb-payout-store.js';
 import { ProviderClient, StaticCredentialsSource } from '../../lib/provider/index.js';
+import { AcceptedRefunds } from '../../lib/refunds/accepted-refunds.js';
 import { RefundExceedsAmountPaidError, RefundRefusedError } from '../../lib/refunds/errors.js';
 import { type CreateRefundRequest, REFUND_CAP_COUNTER, RefundStatus } from '../../lib/refunds/model.js';
 import { type RefundLimits, RefundService } from '../../lib/refunds/refund-service.js';
@@ -44,6 +45,8 @@ interface Setup {
   store: DynamoDbRefundStore;
   payouts: DynamoDbPayoutStore;
   clock: ManualClock;
+  /** The accepted items the daily statement reads. */
+  accepted: AcceptedRefunds;
 }
 
 async function fresh(limits: Partial<RefundLimits> = {}): Promise<Setup> {
@@ -57,7 +60,13 @@ async function fresh(limits: Partial<RefundLimits> = {}): Promise<Setup> {
     clock,
     limits: { ...defaultEngineConfig, ...limits },
   });
-  return { service, store, payouts: table.store, clock };
+  return {
+    service,
+    store,
+    payouts: table.store,
+    clock,
+    accepted: new AcceptedRefunds(table.client, table.tableName),
+  };
 }
 
 const refundCalls = () => sandbox.stats().requests['/refund'] ?? 0;
@@ -379,6 +388,48 @@ describe('settling a refund that may have reached the provider (unknown)', () =>
     await expect(setup.service.resolve(refund.id, bob, accepted)).rejects.toBeInstanceOf(
       InvalidTransitionError,
     );
+  });
+
+  it("makes a refund the provider accepted findable by the provider's refund id and listed by when it was accepted", async () => {
+    const setup = await fresh();
+    const { refund } = await ask(setup, refundOf(paidTransaction(2_000), 30_000));
+    expect(refund.status).toBe(RefundStatus.Pending);
+    const providerRefundId = refund.providerRefundId ?? '';
+    const accepted = {
+      refundId: refund.id,
+      providerRefundId,
+      transactionId: refund.transactionId,
+      amountKobo: 30_000,
+      acceptedAt: refund.updatedAt,
+      acceptedBy: 'answer',
+    };
+    expect(await setup.accepted.get(providerRefundId)).toEqual(accepted);
+    const span = (from: number, to: number) => ({
+      from: new Date(Date.parse(refund.updatedAt) + from).toISOString(),
+      to: new Date(Date.parse(refund.updatedAt) + to).toISOString(),
+    });
+    expect((await setup.accepted.acceptedBetween(span(0, 0))).items).toEqual([accepted]);
+    expect((await setup.accepted.acceptedBetween(span(1, 60_000))).items).toEqual([]);
+    expect(await setup.accepted.get('no-such-refund')).toBeUndefined();
+  });
+
+  it('makes a refund two people resolved as accepted findable by its provider refund id, but listed on no day', async () => {
+    const setup = await fresh();
+    const refund = await unknownRefund(setup, paidTransaction(2_000), 40_000);
+    expect(await setup.accepted.get('RF-88')).toBeUndefined();
+    const accepted = { outcome: 'accepted', providerRefundId: 'RF-88', note: 'in the dashboard' } as const;
+    await setup.service.resolve(refund.id, bob, accepted);
+    const { refund: resolved } = await setup.service.resolve(refund.id, carol, accepted);
+    expect(await setup.accepted.get('RF-88')).toEqual({
+      refundId: refund.id,
+      providerRefundId: 'RF-88',
+      transactionId: refund.transactionId,
+      amountKobo: 40_000,
+      acceptedAt: resolved.updatedAt,
+      acceptedBy: 'resolution',
+    });
+    const day = { from: '2026-03-01T00:00:00.000Z', to: '2026-03-03T00:00:00.000Z' };
+    expect((await setup.accepted.acceptedBetween(day)).items).toEqual([]);
   });
 
   it('refuses the proposer confirming their own resolution, under any spelling of their identity, and a system', async () => {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Sandbox, SandboxFixtures } from '../../lib/sandbox/index.js';
-import { call, post, start } from './support.js';
+import { call, get, post, start } from './support.js';
 
 let sandbox: Sandbox;
 let fx: SandboxFixtures;
@@ -62,9 +62,12 @@ describe('PATCH /payout/bulk/item', () => {
 });
 
 describe('POST /refund', () => {
-  it('creates a pending refund up to the amount paid, moving no money', async () => {
+  const mainBalance = () =>
+    sandbox.ledger().wallets.find((w) => w.id === fx.merchantWalletId)?.balance ?? Number.NaN;
+
+  it('creates a pending refund up to the amount paid, debiting the main wallet with a REFUND record named by its id', async () => {
     const paid = fx.paymentLinkTransactions.find((t) => t.amountPaid === 294.9)!;
-    const before = sandbox.ledger();
+    const before = mainBalance();
     const res = await post(sandbox, '/refund', {
       transactionId: paid.id,
       amount: 294.9,
@@ -82,6 +85,58 @@ describe('POST /refund', () => {
       merchantNote: 'approved',
     });
     expect(res.body.data.createdAt).toBe(res.body.data.updatedAt);
+    expect(mainBalance()).toBeCloseTo(before - 294.9, 2);
+    const listed = await get(sandbox, '/transaction/wallet', {
+      walletId: fx.merchantWalletId,
+      type: 'DEBIT',
+    });
+    expect(listed.body.data.transactions[0]).toMatchObject({
+      type: 'DEBIT',
+      category: 'REFUND',
+      status: 'SUCCESS',
+      amount: 294.9,
+      charges: 0,
+      settledAmount: 294.9,
+      reference: res.body.data.id,
+      narration: `Refund ${res.body.data.id}`,
+      createdAt: res.body.data.createdAt,
+    });
+    const record = listed.body.data.transactions[0];
+    expect(sandbox.ledger().operations.at(-1)).toMatchObject({
+      transactionId: record.id,
+      path: '/refund',
+      amount: 294.9,
+      charges: 0,
+    });
+    // A refund's record is a wallet transaction, not a payout.
+    expect(
+      (await get(sandbox, '/transaction/info', { transactionId: record.id })).body.data.transaction,
+    ).toMatchObject({
+      category: 'REFUND',
+      narration: `Refund ${res.body.data.id}`,
+    });
+    expect((await get(sandbox, '/payout/details', { transactionId: record.id })).status).toBe(404);
+  });
+
+  it('refuses a refund the main wallet cannot cover with 422, recording and debiting nothing', async () => {
+    const paid = fx.paymentLinkTransactions.find((t) => t.amountPaid === 294.9)!;
+    const drain = await post(sandbox, '/wallet/transfer', {
+      amount: Math.floor(mainBalance()) - 100,
+      pin: '0000',
+      narration: 'empty the main wallet',
+      fromWalletId: fx.merchantWalletId,
+      toWalletId: fx.stores[0]!.walletId,
+    });
+    expect(drain.status).toBe(200);
+    const before = sandbox.ledger();
+    const res = await post(sandbox, '/refund', {
+      transactionId: paid.id,
+      amount: 294.9,
+      customerNote: 'wrong item',
+      merchantNote: 'approved',
+    });
+    expect(res.status).toBe(422);
+    expect(res.body.message).toContain('insufficient balance');
     expect(sandbox.ledger()).toEqual(before);
   });
 

@@ -3,6 +3,7 @@ import { runStatementTick } from '../../lib/jobs/statement-reconciliation.js';
 import { reconcilePayouts } from '../../lib/payouts/engine/reconcile-payouts.js';
 import { PayoutStatus } from '../../lib/payouts/model.js';
 import { Transactions } from '../../lib/provider/resources/transactions.js';
+import { AcceptedRefunds } from '../../lib/refunds/accepted-refunds.js';
 import { payoutEngineOf } from '../../lib/runtime/payout-engine.js';
 import { payoutListingOf } from '../../lib/runtime/payout-listing.js';
 import { providerConnectionOf } from '../../lib/runtime/provider-connection.js';
@@ -17,11 +18,19 @@ const DAY = '2026-03-02';
 /** 09:00 in Lagos on the day; the statement runs the next morning. */
 const clock = new ManualClock('2026-03-02T08:00:00.000Z');
 const PAYOUTS = 199;
+/** Three refunds of ours on the day, of three paid payment-link transactions (naira paid → kobo refunded). */
+const REFUNDS: readonly { paid: number; amountKobo: number }[] = [
+  { paid: 2_000, amountKobo: 50_000 },
+  { paid: 15_000, amountKobo: 1_000_000 },
+  { paid: 1_234.56, amountKobo: 123_456 },
+];
 
 let h: ApiHarness;
 let ids: string[] = [];
 let doubled = '';
 let first: StatementReport;
+/** The day's refunds of ours, with the provider's refund id and the id of its debit record. */
+const refunds: { id: string; providerRefundId: string; recordId: string; amountKobo: number }[] = [];
 
 async function createPayout(n: number): Promise<{ id: string; status: string }> {
   const answer = await call(h.api, {
@@ -33,6 +42,31 @@ async function createPayout(n: number): Promise<{ id: string; status: string }> 
   });
   expect([201, 202]).toContain(answer.status);
   return { id: answer.body.id, status: answer.body.status };
+}
+
+/** A refund of ours through the ops API, accepted by the provider at once (below the approval threshold). */
+async function createRefund(n: number, spec: { paid: number; amountKobo: number }) {
+  const transaction = h.sandbox.fixtures().paymentLinkTransactions.find((t) => t.amountPaid === spec.paid);
+  const answer = await call(h.api, {
+    method: 'POST',
+    path: '/refunds',
+    headers: { 'idempotency-key': `statement-refund-${n}` },
+    body: {
+      transactionId: transaction?.id,
+      amount: spec.amountKobo,
+      customerNote: 'sorry',
+      merchantNote: 'returned',
+    },
+    principal: 'dave',
+  });
+  expect(answer.status).toBe(201);
+  expect(answer.body.status).toBe('pending');
+  const { id, providerRefundId } = answer.body as { id: string; providerRefundId: string };
+  const record = h.sandbox
+    .ledger()
+    .operations.find((op) => op.path === '/refund' && op.narration === `Refund ${providerRefundId}`);
+  if (!record) throw new Error(`the sandbox holds no debit of refund ${id}`);
+  return { id, providerRefundId, recordId: record.transactionId, amountKobo: spec.amountKobo };
 }
 
 async function payout(id: string) {
@@ -47,6 +81,7 @@ function statementsReading(pageSize: number): StatementService {
     transactions: new Transactions(providerConnectionOf(h.runtime).requester),
     engine: h.runtime.payouts.ctx,
     listing: payoutListingOf(h.runtime),
+    refunds: new AcceptedRefunds(h.runtime.dynamoDb, h.runtime.tableName),
     timeZone: 'Africa/Lagos',
     pageSize,
   });
@@ -59,6 +94,23 @@ const lines = (kind: string) =>
     query: `kind=${kind}&limit=200`,
     principal: 'carol',
   });
+
+/** Every line of a kind, page after page. */
+async function allLines(kind: string): Promise<Record<string, unknown>[]> {
+  const items: Record<string, unknown>[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = await call(h.api, {
+      method: 'GET',
+      path: `/statements/${DAY}/lines`,
+      query: `kind=${kind}&limit=200${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
+      principal: 'carol',
+    });
+    items.push(...page.body.items);
+    cursor = page.body.nextCursor;
+  } while (cursor);
+  return items;
+}
 
 describe('the daily statement against the provider', { timeout: 180_000 }, () => {
   beforeAll(async () => {
@@ -92,6 +144,12 @@ describe('the daily statement against the provider', { timeout: 180_000 }, () =>
     h.sandbox.setListingLag(0);
     ids = [...ids, doubled];
 
+    // Three refunds of ours: each debits the main wallet with a REFUND record naming the provider's refund id.
+    for (const [n, spec] of REFUNDS.entries()) {
+      refunds.push(await createRefund(n, spec));
+      clock.advance(1_000);
+    }
+
     // A debit no payout of ours made, one re-priced after it was answered, one the listing never shows.
     await payoutMadeAtProvider(h.sandbox, { amountNaira: 7_777, narration: 'manual payout to a vendor' });
     const repriced = await payout(ids[5] as string);
@@ -113,7 +171,7 @@ describe('the daily statement against the provider', { timeout: 180_000 }, () =>
     await h?.close();
   });
 
-  it('names exactly the foreign debit, the double, the fee mismatch and the missing record in a day of 200 payouts', async () => {
+  it('names exactly the foreign debit, the double, the fee mismatch and the missing record in a day of 200 payouts and 3 refunds', async () => {
     const findings = Object.fromEntries(
       Object.entries(first.byKind).filter(
         ([kind, tally]) => kind !== StatementLineKind.Matched && tally.count > 0,
@@ -126,8 +184,9 @@ describe('the daily statement against the provider', { timeout: 180_000 }, () =>
       ours_not_at_provider: { count: 1, amountKobo: 100_006 },
     });
     expect(first.findings).toBe(4);
-    // 200 payouts: the double's kept payment is matched, the re-priced and the unlisted ones are findings.
-    expect(first.byKind.matched.count).toBe(198);
+    // 200 payouts: the double's kept payment is matched, the re-priced and the unlisted ones are findings; and
+    // the three refunds are matched.
+    expect(first.byKind.matched.count).toBe(198 + REFUNDS.length);
     expect((await lines('fee_mismatch')).body.items).toMatchObject([
       { payoutId: ids[5], chargesKobo: 9_999, expectedChargesKobo: 1_075 },
     ]);
@@ -136,9 +195,47 @@ describe('the daily statement against the provider', { timeout: 180_000 }, () =>
     expect((await lines('provider_not_ours')).body.items).toMatchObject([
       { narration: 'manual payout to a vendor', type: 'DEBIT' },
     ]);
-    // Totals agree with the provider's: every debit of the day is on a line.
+    // Totals agree with the provider's: every debit of the day is on a line (201 payout debits, one of them not
+    // listed, the foreign one, the three refunds).
     const debits = first.providerTotals.byType.DEBIT;
-    expect(debits?.count).toBe(201 - 1 + 1);
+    expect(debits?.count).toBe(201 - 1 + 1 + REFUNDS.length);
+  });
+
+  it("matches each refund of ours to its debit by the provider's refund id, naming the refund, with no finding", async () => {
+    const matched = (await allLines('matched')).filter((line) => line.refundId !== undefined);
+    expect(matched).toEqual(
+      expect.arrayContaining(
+        refunds.map((refund) =>
+          expect.objectContaining({
+            kind: 'matched',
+            refundId: refund.id,
+            transactionId: refund.recordId,
+            type: 'DEBIT',
+            category: 'REFUND',
+            amountKobo: refund.amountKobo,
+          }),
+        ),
+      ),
+    );
+    expect(matched).toHaveLength(REFUNDS.length);
+    const findings = (
+      await Promise.all(['provider_not_ours', 'amount_mismatch', 'ours_not_at_provider'].map(allLines))
+    ).flat();
+    expect(findings.filter((line) => line.refundId !== undefined || line.category === 'REFUND')).toEqual([]);
+    // The CSV names each refund in its own column.
+    const csv = await call(h.api, {
+      method: 'GET',
+      path: `/statements/${DAY}/lines.csv`,
+      principal: 'carol',
+    });
+    const header = String(csv.body).split('\r\n')[0]?.split(',') ?? [];
+    const refundColumn = header.indexOf('refund_id');
+    expect(refundColumn).toBeGreaterThan(0);
+    const named = String(csv.body)
+      .split('\r\n')
+      .map((row) => row.split(',')[refundColumn])
+      .filter((cell) => cell !== undefined && cell !== '' && cell !== 'refund_id');
+    expect(named.sort()).toEqual(refunds.map((refund) => refund.id).sort());
   });
 
   it('follows the provider listing across its 12 pages to the end', () => {
@@ -188,7 +285,7 @@ describe('the daily statement against the provider', { timeout: 180_000 }, () =>
       principal: 'carol',
     });
     expect(csv.status).toBe(200);
-    expect(csv.body.split('\r\n').filter((row: string) => row !== '')).toHaveLength(1 + 198 + 4);
+    expect(csv.body.split('\r\n').filter((row: string) => row !== '')).toHaveLength(1 + 198 + 3 + 4);
     expect(csv.body).toContain('manual payout to a vendor');
   });
 
@@ -235,5 +332,44 @@ describe('the daily statement against the provider', { timeout: 180_000 }, () =>
     expect((await lines('duplicate')).body.items).toMatchObject([{ payoutId: doubled }]);
     // Complete and reported by the schedule: the next tick leaves the day alone.
     expect((await runStatementTick(h.runtime, 600_000)).ran).toBe(false);
+  });
+
+  it('reports a refund debit whose amount disagrees with our refund as amount_mismatch naming the refund', async () => {
+    const refund = refunds[0]!;
+    await amendWalletTransaction(h.sandbox.url, { transactionId: refund.recordId, amountKobo: 60_000 });
+    clock.advance(60_000);
+    const report = await statementsReading(18).run(DAY, 'user:carol');
+    expect(report.byKind.amount_mismatch).toEqual({ count: 1, amountKobo: 60_000 });
+    expect(report.byKind.matched.count).toBe(first.byKind.matched.count - 1);
+    expect(report.findings).toBe(first.findings + 1);
+    expect((await lines('amount_mismatch')).body.items).toMatchObject([
+      {
+        refundId: refund.id,
+        transactionId: refund.recordId,
+        amountKobo: 60_000,
+        expectedAmountKobo: refund.amountKobo,
+        category: 'REFUND',
+      },
+    ]);
+    // The provider's debit total counts the record at the amount it lists.
+    expect(report.providerTotals.byType.DEBIT?.amountKobo).toBe(
+      (first.providerTotals.byType.DEBIT?.amountKobo ?? 0) - refund.amountKobo + 60_000,
+    );
+  });
+
+  it('reports a refund the provider accepted whose debit it does not list as ours_not_at_provider naming the refund', async () => {
+    const refund = refunds[1]!;
+    await amendWalletTransaction(h.sandbox.url, { transactionId: refund.recordId, listed: false });
+    clock.advance(60_000);
+    const report = await statementsReading(18).run(DAY, 'user:carol');
+    expect(report.byKind.ours_not_at_provider).toEqual({
+      count: 2,
+      amountKobo: 100_006 + refund.amountKobo,
+    });
+    expect((await lines('ours_not_at_provider')).body.items).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ refundId: refund.id, key: refund.id, amountKobo: refund.amountKobo }),
+      ]),
+    );
   });
 });
