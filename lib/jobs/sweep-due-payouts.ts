@@ -2,7 +2,7 @@ import { enqueuePendingJobs } from '../bulk-corrections/pending-enqueue.js';
 import { RUN_STOP_STARTING_BEFORE_DEADLINE_MS } from '../payout-runs/materialiser.js';
 import { payoutSweeper } from '../payouts/payout-sweeper.js';
 import { correctionJobStoreOf } from '../runtime/correction-job-store.js';
-import { payoutEngineOf } from '../runtime/payout-engine.js';
+import { sendingEngineOf } from '../runtime/payout-engine.js';
 import { recurrenceSweepOf } from '../runtime/recurrence-sweep.js';
 import { refundSenderOf } from '../runtime/refunds.js';
 import { runMaterialiserOf } from '../runtime/run-materialiser.js';
@@ -20,7 +20,7 @@ import { runDueDispatch, runDueSweep } from './scheduled.js';
  */
 export async function sweepDuePayouts(runtime: Runtime, remainingMs: number) {
   const parts = {
-    engine: payoutSweeper(payoutEngineOf(runtime)),
+    engine: payoutSweeper(sendingEngineOf(runtime)),
     recurrences: recurrenceSweepOf(runtime),
     refunds: refundSenderOf(runtime),
   };

@@ -1,4 +1,8 @@
-import { type PayoutProvider, ProviderPayoutGateway } from '../payouts/adapters/provider-payout-gateway.js';
+import {
+  type PayoutProvider,
+  ProviderPayoutGateway,
+  ProviderPayoutSender,
+} from '../payouts/adapters/provider-payout-gateway.js';
 import { PayoutEngine } from '../payouts/payout-engine.js';
 import type { ProviderConnection } from '../provider/connection.js';
 import { ChildAccounts } from '../provider/resources/child-accounts.js';
@@ -28,6 +32,25 @@ export function payoutEngineOf(runtime: Runtime): PayoutEngine {
 export function reconcilingEngineOf(runtime: Runtime): PayoutEngine {
   return once(runtime, 'reconcilingEngine', () =>
     engineOn(runtime, pacedProviderConnectionOf(runtime, rateLimiterOf(runtime))),
+  );
+}
+
+/**
+ * The engine of a function that sends payouts and looks none up (the sweeper): its gateway carries no search of
+ * the provider's records, which its bundle then leaves out. Its own key: where one runtime serves every job
+ * (`npm start`), the others keep theirs.
+ */
+export function sendingEngineOf(runtime: Runtime): PayoutEngine {
+  return once(
+    runtime,
+    'sendingEngine',
+    () =>
+      new PayoutEngine({
+        ctx: {
+          ...runtime.payouts.ctx,
+          gateway: new ProviderPayoutSender(payoutProviderOn(providerConnectionOf(runtime))),
+        },
+      }),
   );
 }
 

@@ -10,7 +10,7 @@ import { type Sandbox, startSandbox } from '../../lib/sandbox/index.js';
 import { createTestTable } from '../support/dynamodb.js';
 
 const LIMIT_PER_SECOND = 4;
-const READS = 10;
+const READS = 8;
 
 let sandbox: Sandbox;
 let table: Awaited<ReturnType<typeof createTestTable>>;

@@ -21,6 +21,14 @@ import {
 import type { Payout, ProviderReceipt } from '../model.js';
 import { ProviderRecordSearch } from './provider-record-search.js';
 
+/** A look-up asked of a gateway that only sends: a wiring mistake, never a provider's answer. */
+class SendOnlyGatewayError extends Error {
+  override readonly name = 'SendOnlyGatewayError';
+  constructor() {
+    super('this function sends payouts only: it looks up no provider records');
+  }
+}
+
 /** The fields every money-moving provider answer has, from which a receipt is built. */
 interface OperationResult {
   readonly transactionId: string;
@@ -45,16 +53,15 @@ export type PayoutProvider = Pick<
  * Maps each payout type to its provider endpoint, and every provider answer or failure to a SendOutcome.
  * Every request carries the payout's marker in its narration and its id in metadata, so a payout whose
  * answer was lost can be found again: the provider has no idempotency key.
+ *
+ * It sends and looks up nothing: a function that only sends (the sweeper, `sendingEngineOf` in
+ * lib/runtime/payout-engine.ts) carries no record search in its bundle (~5.6 KB). ProviderPayoutGateway adds it.
  */
-export class ProviderPayoutGateway implements PayoutGateway {
-  readonly #search: ProviderRecordSearch;
-
+export class ProviderPayoutSender implements PayoutGateway {
   constructor(
-    private readonly client: PayoutProvider,
-    private readonly options: { requestTimeoutMs?: number } = {},
-  ) {
-    this.#search = new ProviderRecordSearch(client, options);
-  }
+    protected readonly client: PayoutProvider,
+    protected readonly options: { requestTimeoutMs?: number } = {},
+  ) {}
 
   prepare(): void {
     this.client.prepare();
@@ -84,12 +91,13 @@ export class ProviderPayoutGateway implements PayoutGateway {
     }
   }
 
-  find(payout: Payout, window: SearchWindow): Promise<FindOutcome> {
-    return this.#search.find(payout, window);
+  /** A sender looks nothing up; a function whose path does is given ProviderPayoutGateway. */
+  find(_payout: Payout, _window: SearchWindow): Promise<FindOutcome> {
+    return Promise.reject(new SendOnlyGatewayError());
   }
 
-  check(payout: Payout, transactionId: string): Promise<RecordCheck> {
-    return this.#search.check(payout, transactionId);
+  check(_payout: Payout, _transactionId: string): Promise<RecordCheck> {
+    return Promise.reject(new SendOnlyGatewayError());
   }
 
   #options(sendOptions?: SendOptions) {
@@ -225,4 +233,22 @@ export function outcomeOfError(error: unknown): SendOutcome {
     code: 'UNEXPECTED_ERROR',
     message: error instanceof Error ? `${error.name}: ${error.message}` : 'unexpected failure',
   };
+}
+
+/** The sender, and the search of the provider's records by a payout's markers (the reconciler, reviews). */
+export class ProviderPayoutGateway extends ProviderPayoutSender {
+  readonly #search: ProviderRecordSearch;
+
+  constructor(client: PayoutProvider, options: { requestTimeoutMs?: number } = {}) {
+    super(client, options);
+    this.#search = new ProviderRecordSearch(client, options);
+  }
+
+  override find(payout: Payout, window: SearchWindow): Promise<FindOutcome> {
+    return this.#search.find(payout, window);
+  }
+
+  override check(payout: Payout, transactionId: string): Promise<RecordCheck> {
+    return this.#search.check(payout, transactionId);
+  }
 }
