@@ -6,6 +6,7 @@ import { type ChildProcess, fork } from 'node:child_process';
 import { join } from 'node:path';
 import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import type { ContainerAnswer, ContainerReport, ContainerRequest } from './fleet-container.js';
+import { childrenOf, cpuSecondsOf, machineBusySeconds } from './process-cpu.js';
 
 /** A container process and whether an invocation is running in it. */
 export interface Container {
@@ -104,4 +105,46 @@ export function startFleet(): Fleet {
     },
   };
   return fleet;
+}
+
+/** CPU seconds of one run's processes and of the whole machine (bench/process-cpu.ts). */
+export interface RunCpu {
+  readonly coordinator: number;
+  readonly containers: number;
+  readonly dynamoDbLocal: number;
+  readonly provider: number;
+  readonly machine: number;
+}
+
+/**
+ * The CPU meter of a coordinator's run: this process, the fleet's containers, and its siblings DynamoDB Local
+ * and the sandbox (started by the benchmark that spawned it). `since(start)` is each figure's use since `start`,
+ * to the hundredth of a second.
+ */
+export function runCpuMeter(fleet: Pick<Fleet, 'containers'>) {
+  const siblings = childrenOf(process.ppid);
+  const dynamoDbPid = siblings.find((sibling) => sibling.commandLine.includes('DynamoDBLocal'))?.pid;
+  const providerPid = siblings.find((sibling) => sibling.commandLine.includes('sandbox'))?.pid;
+  const now = (): RunCpu => {
+    const own = process.cpuUsage();
+    return {
+      coordinator: (own.user + own.system) / 1e6,
+      containers: fleet.containers.reduce((sum, container) => sum + cpuSecondsOf(container.pid), 0),
+      dynamoDbLocal: dynamoDbPid ? cpuSecondsOf(dynamoDbPid) : 0,
+      provider: providerPid ? cpuSecondsOf(providerPid) : 0,
+      machine: machineBusySeconds(),
+    };
+  };
+  const since = (start: RunCpu): RunCpu => {
+    const end = now();
+    const used = (name: keyof RunCpu) => Math.round((end[name] - start[name]) * 100) / 100;
+    return {
+      coordinator: used('coordinator'),
+      containers: used('containers'),
+      dynamoDbLocal: used('dynamoDbLocal'),
+      provider: used('provider'),
+      machine: used('machine'),
+    };
+  };
+  return { now, since };
 }

@@ -22,9 +22,8 @@ import { DocumentClient } from '../lib/shared/document-client.js';
 import { createDynamoDbClient } from '../lib/shared/dynamodb-client.js';
 import { silentLogger } from '../lib/shared/logger.js';
 import * as z from '../lib/shared/zod.js';
-import { startFleet } from './fleet.js';
+import { type RunCpu, runCpuMeter, startFleet } from './fleet.js';
 import { seedMonthEnd } from './month-end-seed.js';
-import { childrenOf, cpuSecondsOf, machineBusySeconds } from './process-cpu.js';
 
 const Env = z.object({
   BENCH_DDB_ENDPOINT: z.url(),
@@ -73,7 +72,7 @@ export interface MonthEndRunResult {
   readonly messagesDelivered?: number;
   readonly deadLetters: number;
   readonly processes: number;
-  readonly cpu: Record<'coordinator' | 'containers' | 'dynamoDbLocal' | 'provider' | 'machine', number>;
+  readonly cpu: RunCpu;
   readonly seconds: number;
 }
 
@@ -153,19 +152,7 @@ workers.queue.send = (entries) => {
   return send(entries);
 };
 
-const siblings = childrenOf(process.ppid);
-const dynamoDbPid = siblings.find((sibling) => sibling.commandLine.includes('DynamoDBLocal'))?.pid;
-const providerPid = siblings.find((sibling) => sibling.commandLine.includes('sandbox'))?.pid;
-const cpuNow = () => {
-  const own = process.cpuUsage();
-  return {
-    coordinator: (own.user + own.system) / 1e6,
-    containers: fleet.containers.reduce((sum, container) => sum + cpuSecondsOf(container.pid), 0),
-    dynamoDbLocal: dynamoDbPid ? cpuSecondsOf(dynamoDbPid) : 0,
-    provider: providerPid ? cpuSecondsOf(providerPid) : 0,
-    machine: machineBusySeconds(),
-  };
-};
+const cpuMeter = runCpuMeter(fleet);
 
 const ticks: TickFigures[] = [];
 const tick = async () => {
@@ -199,7 +186,7 @@ const tick = async () => {
 };
 
 await new Promise((resolve) => setTimeout(resolve, Math.max(0, clockZero - Date.now())));
-const cpuAtStart = cpuNow();
+const cpuAtStart = cpuMeter.now();
 const started = performance.now();
 
 const paidAtProvider = async (): Promise<number> => {
@@ -241,7 +228,7 @@ if (draining) {
   }
 }
 const seconds = (performance.now() - started) / 1000;
-const cpuAtEnd = cpuNow();
+const cpu = cpuMeter.since(cpuAtStart);
 
 const countOf = (status: PayoutStatus) => runtime.store.countByStatus(status, env.BENCH_PAYOUTS + 1);
 const [succeeded, failed, stillScheduled] = await Promise.all([
@@ -283,12 +270,6 @@ const messagesDelivered = (await Promise.all(fleet.containers.map(fleet.reportOf
 );
 const sent = draining ? await sends() : undefined;
 const stats = workers.queue.stats();
-const cpu = Object.fromEntries(
-  Object.entries(cpuAtEnd).map(([name, value]) => [
-    name,
-    Math.round((value - cpuAtStart[name as keyof typeof cpuAtStart]) * 100) / 100,
-  ]),
-) as MonthEndRunResult['cpu'];
 const result: MonthEndRunResult = {
   mode: env.BENCH_MODE,
   payouts: env.BENCH_PAYOUTS,

@@ -19,8 +19,7 @@ import { createDynamoDbClient } from '../lib/shared/dynamodb-client.js';
 import { silentLogger } from '../lib/shared/logger.js';
 import * as z from '../lib/shared/zod.js';
 import type { ApiContainerAnswer } from './api-container.js';
-import { startFleet } from './fleet.js';
-import { childrenOf, cpuSecondsOf, machineBusySeconds } from './process-cpu.js';
+import { type RunCpu, runCpuMeter, startFleet } from './fleet.js';
 
 const Env = z.object({
   BENCH_DDB_ENDPOINT: z.url(),
@@ -70,7 +69,7 @@ export interface PayoutRunsRunResult {
   readonly failedRows: number;
   readonly invocations: number;
   readonly processes: number;
-  readonly cpu: Record<'coordinator' | 'containers' | 'dynamoDbLocal' | 'provider' | 'machine', number>;
+  readonly cpu: RunCpu;
 }
 
 const tableName = `bench-payout-runs-${process.pid}`;
@@ -186,19 +185,7 @@ const scheduledEvent = { 'detail-type': 'Scheduled Event', source: 'aws.schedule
 const clockZero = Date.now();
 const sinceApproval = () => Date.now() - clockZero;
 
-const siblings = childrenOf(process.ppid);
-const dynamoDbPid = siblings.find((sibling) => sibling.commandLine.includes('DynamoDBLocal'))?.pid;
-const providerPid = siblings.find((sibling) => sibling.commandLine.includes('sandbox'))?.pid;
-const cpuNow = () => {
-  const own = process.cpuUsage();
-  return {
-    coordinator: (own.user + own.system) / 1e6,
-    containers: fleet.containers.reduce((sum, container) => sum + cpuSecondsOf(container.pid), 0),
-    dynamoDbLocal: dynamoDbPid ? cpuSecondsOf(dynamoDbPid) : 0,
-    provider: providerPid ? cpuSecondsOf(providerPid) : 0,
-    machine: machineBusySeconds(),
-  };
-};
+const cpuMeter = runCpuMeter(fleet);
 
 const ticks: RunTickFigures[] = [];
 const tick = async () => {
@@ -242,7 +229,7 @@ const paidAtProvider = async (): Promise<number> => {
   return (stats.requests['/settlement/instant/payout'] ?? 0) - stats.rateLimited;
 };
 
-const cpuAtStart = cpuNow();
+const cpuAtStart = cpuMeter.now();
 const started = performance.now();
 // The schedule, phase 0 at the approval (the worst case is a tick later).
 let ticking: Promise<unknown> = tick();
@@ -264,7 +251,7 @@ const drainSeconds = (performance.now() - started) / 1000;
 clearInterval(schedule);
 await ticking;
 await workers.queue.idle();
-const cpuAtEnd = cpuNow();
+const cpu = cpuMeter.since(cpuAtStart);
 
 const operations = await runOperations();
 const timesPaid = new Map<number, number>();
@@ -294,12 +281,7 @@ const result: PayoutRunsRunResult = {
   failedRows: counts.failed ?? 0,
   invocations: workers.queue.stats().invocations,
   processes: fleet.containers.length + 1,
-  cpu: Object.fromEntries(
-    Object.entries(cpuAtEnd).map(([name, value]) => [
-      name,
-      Math.round((value - cpuAtStart[name as keyof typeof cpuAtStart]) * 100) / 100,
-    ]),
-  ) as PayoutRunsRunResult['cpu'],
+  cpu,
 };
 writeFileSync(env.BENCH_RESULT_FILE, JSON.stringify(result));
 await workers.stop();

@@ -7,11 +7,9 @@
  * container, as Lambda's poller invokes one; a container runs the real `functions/submit-payouts.ts` with its
  * own runtime, provider pool and coalescer. Writes its measurements as JSON to BENCH_RESULT_FILE.
  */
-import { type ChildProcess, fork } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import type { Context, ScheduledEvent, SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import type { Context, ScheduledEvent } from 'aws-lambda';
 import { ensureTable } from '../lib/local/create-table.js';
 import { localAwsConfig } from '../lib/local/dynamodb-local.js';
 import { stageConfigOf, startLocalSubmissionWorkers } from '../lib/local/submission-workers.js';
@@ -21,8 +19,8 @@ import { runtimeFromProcessEnv } from '../lib/runtime/runtime.js';
 import { createDynamoDbClient } from '../lib/shared/dynamodb-client.js';
 import { silentLogger } from '../lib/shared/logger.js';
 import * as z from '../lib/shared/zod.js';
-import type { ContainerAnswer, ContainerReport, ContainerRequest } from './fleet-container.js';
-import { childrenOf, cpuSecondsOf, machineBusySeconds } from './process-cpu.js';
+import { runCpuMeter, startFleet } from './fleet.js';
+import { cpuSecondsOf } from './process-cpu.js';
 import { startShippedPathTrace } from './shipped-path-trace.js';
 import { bankTransfer, createCommand, forEachConcurrently } from './support.js';
 
@@ -45,83 +43,12 @@ await ensureTable(setup, tableName);
 const config = stageConfigOf('dev');
 const trace = env.BENCH_TRACE === '1' ? startShippedPathTrace() : undefined;
 
-/** A container process and the invocation it is running, if any. */
-interface Container {
-  readonly child: ChildProcess;
-  readonly pid: number;
-  busy: boolean;
-}
-const containers: Container[] = [];
-let nextInvocation = 0;
-const waiting = new Map<number, (answer: ContainerAnswer) => void>();
-let containerEnvironment: NodeJS.ProcessEnv = {};
-
-async function startContainer(): Promise<Container> {
-  const child = fork(join(import.meta.dirname, 'fleet-container.ts'), [], {
-    execArgv: ['--import', 'tsx'],
-    env: containerEnvironment,
-    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
-  });
-  const pid = await new Promise<number>((resolve, reject) => {
-    child.once('message', (answer: ContainerAnswer) => {
-      if (answer.kind === 'ready') resolve(answer.pid);
-      else reject(new Error(`container answered ${answer.kind} before it was ready`));
-    });
-    child.once('exit', (code) => reject(new Error(`container exited with ${code} before it was ready`)));
-  });
-  child.on('message', (answer: ContainerAnswer) => {
-    if (answer.kind === 'done' || answer.kind === 'failed') {
-      waiting.get(answer.id)?.(answer);
-      waiting.delete(answer.id);
-    }
-  });
-  const container = { child, pid, busy: false };
-  containers.push(container);
-  return container;
-}
-
-/**
- * Lambda's poller: the batch goes to an idle container, or a new one (cold) when all are busy (an invocation the
- * queue gave up on as timed out still occupies its container, as in Lambda).
- */
-async function invokeContainer(event: SQSEvent, context: Context): Promise<SQSBatchResponse> {
-  const container = containers.find((candidate) => !candidate.busy) ?? (await startContainer());
-  container.busy = true;
-  const id = nextInvocation++;
-  try {
-    const answer = await new Promise<ContainerAnswer>((resolve) => {
-      waiting.set(id, resolve);
-      const request: ContainerRequest = {
-        kind: 'invoke',
-        id,
-        event,
-        remainingMs: context.getRemainingTimeInMillis(),
-      };
-      container.child.send(request);
-    });
-    if (answer.kind === 'failed') throw new Error(`the container's invocation threw ${answer.error}`);
-    if (answer.kind !== 'done') throw new Error(`unexpected answer ${answer.kind}`);
-    return answer.response ?? { batchItemFailures: [] };
-  } finally {
-    container.busy = false;
-  }
-}
-
-async function reportOf(container: Container): Promise<ContainerReport> {
-  return new Promise((resolve) => {
-    const onMessage = (answer: ContainerAnswer) => {
-      if (answer.kind !== 'report') return;
-      container.child.off('message', onMessage);
-      resolve(answer.report);
-    };
-    container.child.on('message', onMessage);
-    container.child.send({ kind: 'report' } satisfies ContainerRequest);
-  });
-}
+const fleet = startFleet();
+const { containers } = fleet;
 
 const workers = await startLocalSubmissionWorkers({
   config,
-  loadWorker: async () => (trace ? trace.observe(invokeContainer) : invokeContainer),
+  loadWorker: async () => (trace ? trace.observe(fleet.invoke) : fleet.invoke),
   logger: silentLogger,
   pollIntervalMs: 200,
 });
@@ -140,7 +67,7 @@ const functionEnvironment = {
   ...workers.environment,
 };
 Object.assign(process.env, functionEnvironment);
-containerEnvironment = {
+fleet.environment = {
   PATH: process.env.PATH,
   HOME: process.env.HOME,
   AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
@@ -149,7 +76,7 @@ containerEnvironment = {
 };
 // As many containers as the event source's maximum concurrency lets Lambda run; their processes start before
 // the clock (Lambda's own start-up is not the function's), their handlers load on first invocation (cold).
-await Promise.all(Array.from({ length: config.submission.maxConcurrency }, () => startContainer()));
+await Promise.all(Array.from({ length: config.submission.maxConcurrency }, () => fleet.start()));
 // The handlers log every payout as they do in Lambda; here that output goes nowhere.
 process.stdout.write = () => true;
 const runtime = runtimeFromProcessEnv();
@@ -168,7 +95,9 @@ let failedTicks = 0;
 const tick = async () => {
   const at = performance.now();
   const deadline = at + env.BENCH_SWEEP_TIMEOUT_MS;
-  const context = { getRemainingTimeInMillis: () => deadline - performance.now() } as Context;
+  const context = {
+    getRemainingTimeInMillis: () => Math.max(0, Math.floor(deadline - performance.now())),
+  } as Context;
   try {
     await sweeper(scheduledEvent, context);
   } catch {
@@ -184,24 +113,12 @@ const paidAtProvider = async (): Promise<{ paid: number; rateLimited: number }> 
   return { paid: calls - stats.rateLimited, rateLimited: stats.rateLimited };
 };
 
-/** CPU seconds so far of every process of the run: where this 2-core machine's time goes. */
-const siblings = childrenOf(process.ppid);
-const dynamoDbPid = siblings.find((sibling) => sibling.commandLine.includes('DynamoDBLocal'))?.pid;
-const providerPid = siblings.find((sibling) => sibling.commandLine.includes('sandbox'))?.pid;
-const cpuNow = () => {
-  const own = process.cpuUsage();
-  return {
-    coordinator: (own.user + own.system) / 1e6,
-    containers: containers.reduce((sum, container) => sum + cpuSecondsOf(container.pid), 0),
-    dynamoDbLocal: dynamoDbPid ? cpuSecondsOf(dynamoDbPid) : 0,
-    provider: providerPid ? cpuSecondsOf(providerPid) : 0,
-    machine: machineBusySeconds(),
-  };
-};
+/** CPU seconds of every process of the run: where this 2-core machine's time goes. */
+const cpuMeter = runCpuMeter(fleet);
 const containerCpuAtStart = new Map<number, number>();
 
 trace?.begin();
-const cpuAtStart = cpuNow();
+const cpuAtStart = cpuMeter.now();
 for (const container of containers) containerCpuAtStart.set(container.pid, cpuSecondsOf(container.pid));
 const started = performance.now();
 let ticks = 0;
@@ -230,7 +147,7 @@ while (provider.paid < env.BENCH_BACKLOG && performance.now() - lastProgressAt <
   provider = await paidAtProvider();
 }
 const seconds = (performance.now() - started) / 1000;
-const cpuAtEnd = cpuNow();
+const cpu = cpuMeter.since(cpuAtStart);
 const containerCpuAtEnd = new Map(
   containers.map((container) => [container.pid, cpuSecondsOf(container.pid)]),
 );
@@ -241,13 +158,7 @@ await workers.queue.idle();
 const succeeded = await runtime.store.countByStatus(PayoutStatus.Succeeded, env.BENCH_BACKLOG + 1);
 const failed = await runtime.store.countByStatus(PayoutStatus.Failed, env.BENCH_BACKLOG + 1);
 const stats = workers.queue.stats();
-const containerReports = await Promise.all(containers.map(reportOf));
-const cpu = Object.fromEntries(
-  Object.entries(cpuAtEnd).map(([name, value]) => [
-    name,
-    Math.round((value - cpuAtStart[name as keyof typeof cpuAtStart]) * 100) / 100,
-  ]),
-);
+const containerReports = await Promise.all(containers.map(fleet.reportOf));
 writeFileSync(
   env.BENCH_RESULT_FILE,
   JSON.stringify({
@@ -279,7 +190,7 @@ writeFileSync(
   }),
 );
 await workers.stop();
-for (const container of containers) container.child.send({ kind: 'stop' } satisfies ContainerRequest);
+fleet.stop();
 await runtime.close();
 setup.destroy();
 process.exit(0);

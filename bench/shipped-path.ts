@@ -1,15 +1,11 @@
-import { spawn } from 'node:child_process';
-import { once } from 'node:events';
-import { mkdtempSync, readFileSync } from 'node:fs';
-import { cpus, loadavg, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { cpus, loadavg } from 'node:os';
 import { SWEEP_TICK_SECONDS } from '../infra/config/submission.js';
 import { drainRatePerSecond, enqueuePerTick } from '../infra/config/submission-sizing.js';
 import { HANDLERS } from '../infra/handlers.js';
 import { stageConfigOf } from '../lib/local/submission-workers.js';
+import { runCoordinator } from './coordinator.js';
 import type { ContainerReport } from './fleet-container.js';
-import { type BenchProvider, startSandboxProcess } from './sandbox-process.js';
-import { type BenchResult, fixed, projectRoot, quick, withFreshDynamoDb } from './support.js';
+import { type BenchResult, fixed, quick } from './support.js';
 
 /** The provider latency of the issue's scenario. */
 const LATENCY_MS = 200;
@@ -163,50 +159,28 @@ function openFiguresOf(report: ShippedPathReport): Omit<ShippedPathReport, 'rate
 }
 
 async function runOnce(options: { backlog: number; providerLimit?: number }): Promise<RunResult> {
-  return withFreshDynamoDb(async (endpoint) => {
-    const provider: BenchProvider = await startSandboxProcess({ latencyMs: LATENCY_MS, projectRoot });
-    try {
-      if (options.providerLimit !== undefined) {
-        await provider.injectFault({
+  const result = await runCoordinator<RunResult>('shipped-path-run.ts', {
+    latencyMs: LATENCY_MS,
+    env: {
+      BENCH_BACKLOG: String(options.backlog),
+      BENCH_TICK_MS: String(TICK_MS),
+      BENCH_SWEEP_TIMEOUT_MS: String(SWEEP_TIMEOUT_MS),
+      ...(process.env.BENCH_TRACE && { BENCH_TRACE: process.env.BENCH_TRACE }),
+      ...(process.env.BENCH_TRACE_SENDS && { BENCH_TRACE_SENDS: process.env.BENCH_TRACE_SENDS }),
+    },
+    ...(options.providerLimit !== undefined && {
+      faults: [
+        {
           path: '/settlement/instant/payout',
           fault: 'rate-limit',
           perSecond: options.providerLimit,
           times: 0,
-        });
-      }
-      const resultFile = join(mkdtempSync(join(tmpdir(), 'bench-shipped-')), 'result.json');
-      const child = spawn(
-        process.execPath,
-        ['--import', 'tsx', join(projectRoot, 'bench', 'shipped-path-run.ts')],
-        {
-          cwd: projectRoot,
-          env: {
-            PATH: process.env.PATH,
-            HOME: process.env.HOME,
-            AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
-            BENCH_DDB_ENDPOINT: endpoint,
-            BENCH_PROVIDER_URL: provider.url,
-            BENCH_PROVIDER_TOKEN: provider.token,
-            BENCH_PROVIDER_PIN: provider.pin,
-            BENCH_BACKLOG: String(options.backlog),
-            BENCH_TICK_MS: String(TICK_MS),
-            BENCH_SWEEP_TIMEOUT_MS: String(SWEEP_TIMEOUT_MS),
-            BENCH_RESULT_FILE: resultFile,
-            ...(process.env.BENCH_TRACE && { BENCH_TRACE: process.env.BENCH_TRACE }),
-            ...(process.env.BENCH_TRACE_SENDS && { BENCH_TRACE_SENDS: process.env.BENCH_TRACE_SENDS }),
-          },
-          stdio: ['ignore', 'ignore', 'inherit'],
         },
-      );
-      const [code] = await once(child, 'exit');
-      if (code !== 0) throw new Error(`shipped-path run exited with ${code}`);
-      const result = JSON.parse(readFileSync(resultFile, 'utf8')) as RunResult;
-      if (result.trace) process.stderr.write(`trace: ${JSON.stringify(result.trace, null, 2)}\n`);
-      return result;
-    } finally {
-      await provider.close();
-    }
+      ],
+    }),
   });
+  if (result.trace) process.stderr.write(`trace: ${JSON.stringify(result.trace, null, 2)}\n`);
+  return result;
 }
 
 function median(values: readonly number[]): number {

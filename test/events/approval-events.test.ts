@@ -37,20 +37,20 @@ afterAll(async () => {
 const isApproval = (event: PublishedEvent): event is ApprovalEvent =>
   event.detailType === APPROVAL_REQUESTED_EVENT || event.detailType === APPROVAL_DECIDED_EVENT;
 
+/** The table's stream relayed to a bus, and the approval events it published. */
+async function relayedApprovals() {
+  const bus = new InProcessEventBus();
+  const received: ApprovalEvent[] = [];
+  bus.subscribe((event) => {
+    if (isApproval(event)) received.push(event);
+  });
+  const relay = await StreamRelay.forTable(dynamoDb, inject('dynamoDbEndpoint'), h.tableName, bus, h.logger);
+  return { received, relay };
+}
+
 describe('approval events from the table stream', () => {
   it('publishes one Approval Requested for a payout at the threshold, none below it, and one Approval Decided naming the approver', async () => {
-    const bus = new InProcessEventBus();
-    const received: ApprovalEvent[] = [];
-    bus.subscribe((event) => {
-      if (isApproval(event)) received.push(event);
-    });
-    const relay = await StreamRelay.forTable(
-      dynamoDb,
-      inject('dynamoDbEndpoint'),
-      h.tableName,
-      bus,
-      h.logger,
-    );
+    const { received, relay } = await relayedApprovals();
 
     const { payout: large } = await h.engine.create(command(bankTransfer(2_500_000), 'approval-large'));
     const { payout: small } = await h.engine.create(command(bankTransfer(10_000), 'approval-small'));
@@ -89,18 +89,7 @@ describe('approval events from the table stream', () => {
 
 describe('a rejected payout', () => {
   it('publishes Approval Decided `rejected`, naming who rejected it and when', async () => {
-    const bus = new InProcessEventBus();
-    const received: ApprovalEvent[] = [];
-    bus.subscribe((event) => {
-      if (isApproval(event)) received.push(event);
-    });
-    const relay = await StreamRelay.forTable(
-      dynamoDb,
-      inject('dynamoDbEndpoint'),
-      h.tableName,
-      bus,
-      h.logger,
-    );
+    const { received, relay } = await relayedApprovals();
     const { payout } = await h.engine.create(command(bankTransfer(3_000_000), 'approval-rejected'));
     await relay.pollOnce();
     const rejected = await rejectPayout(h.engine.ctx, payout.id, bob, 'not on the vendor list');
