@@ -183,6 +183,7 @@ export class PayoutsStack extends Stack {
       const operators = new Operators(this, 'Operators', {
         stage,
         api: this.api.api,
+        routes: apiRouteTable().filter((route) => apiFunctions.has(route.functionName)),
         retainPool: config.deletionProtection,
       });
       this.operators = operators;

@@ -174,11 +174,14 @@ describe('one payout followed from the API through the queue and the worker to t
     expect(sweep.parentSpanContext).toBeUndefined();
     expect(sweep.attributes).toMatchObject({ 'sweep.enqueued': 1, 'sweep.left_over': false });
     const tableCalls = spans.filter(
-      (span) => span.name.startsWith('DynamoDB.') && span.parentSpanContext?.spanId === sweep.spanContext().spanId,
+      (span) =>
+        span.name.startsWith('DynamoDB.') && span.parentSpanContext?.spanId === sweep.spanContext().spanId,
     );
     expect(tableCalls.map((span) => span.name)).toContain('DynamoDB.Query');
     for (const call of tableCalls) expect(call.spanContext().traceId).toBe(sweep.spanContext().traceId);
-    const send = spans.find((span) => span.name === 'send payout' && span.attributes['payout.id'] === payoutId);
+    const send = spans.find(
+      (span) => span.name === 'send payout' && span.attributes['payout.id'] === payoutId,
+    );
     expect(send?.spanContext().traceId).toBeDefined();
     expect(send?.spanContext().traceId).not.toBe(sweep.spanContext().traceId);
   });
