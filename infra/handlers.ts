@@ -4,7 +4,7 @@ import { Duration } from 'aws-cdk-lib';
 import { InboundEventType } from '../lib/events/schemas.js';
 import { NOTIFIED_EVENTS } from '../lib/notifications/notification.js';
 import type { PayoutOrigin } from '../lib/payouts/model.js';
-import { TableIndexes } from '../lib/payouts/store/table-design.js';
+import { TableIndexes } from '../lib/table/index.js';
 import { KeyPrefix } from './config/key-prefixes.js';
 import type { StageConfig } from './config/stage-config.js';
 import { SUBMIT_WORKER_TIMEOUT_SECONDS } from './config/submission.js';

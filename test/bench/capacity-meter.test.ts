@@ -17,7 +17,7 @@ import {
 } from '../../bench/capacity-meter.js';
 import { type Item, indexWrites, type TableDefinition } from '../../bench/index-write-units.js';
 import { localAwsConfig } from '../../lib/local/dynamodb-local.js';
-import { createTableInput } from '../../lib/payouts/store/table-design.js';
+import { createTableInput } from '../../lib/table/index.js';
 import { createDynamoDbClient } from '../../lib/shared/dynamodb-client.js';
 import { createTestTable } from '../support/dynamodb.js';
 

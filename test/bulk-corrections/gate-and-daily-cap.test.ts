@@ -5,7 +5,7 @@ import { pausePayouts, resumePayouts } from '../../lib/payouts/engine/controls.j
 import { MAIN_WALLET_CAP_COUNTER } from '../../lib/payouts/gate.js';
 import type { Controls } from '../../lib/payouts/model.js';
 import { capShardTotals, MAX_CAP_SHARDS, useCapShards } from '../../lib/payouts/store/control-items.js';
-import { keys } from '../../lib/payouts/store/table-design.js';
+import { keys } from '../../lib/table/index.js';
 import type { ProviderClient } from '../../lib/provider/client.js';
 import { BulkPayouts } from '../../lib/provider/resources/bulk-payouts.js';
 import { payoutEngineOf } from '../../lib/runtime/payout-engine.js';

@@ -33,7 +33,7 @@ import { type LocalSqsEndpoint, serveLocalSqs } from '../../lib/local/sqs-endpoi
 import { stageConfigOf, submissionQueueSettings } from '../../lib/local/submission-workers.js';
 import { notify } from '../../lib/notifications/index.js';
 import { payoutSweeper } from '../../lib/payouts/payout-sweeper.js';
-import { observeAwsCalls } from '../../lib/runtime/aws-call-observer.js';
+import { observeAwsCalls } from '../../lib/shared/aws-call-observer.js';
 import { runEndBookkeeperOf } from '../../lib/runtime/domain-event-runtime.js';
 import { notifierFromEnv } from '../../lib/runtime/notifier.js';
 import { payoutEngineOf } from '../../lib/runtime/payout-engine.js';

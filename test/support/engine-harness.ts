@@ -11,7 +11,7 @@ import { PayoutAuditTrail } from '../../lib/payouts/store/audit-trail.js';
 import { PayoutListing } from '../../lib/payouts/store/payout-listing.js';
 import type { PayoutStore } from '../../lib/payouts/store/payout-store.js';
 import { ProviderClient, StaticCredentialsSource } from '../../lib/provider/index.js';
-import { observeAwsCalls } from '../../lib/runtime/aws-call-observer.js';
+import { observeAwsCalls } from '../../lib/shared/aws-call-observer.js';
 import { type Sandbox, type SandboxFixtures, startSandbox } from '../../lib/sandbox/index.js';
 import { ManualClock } from '../../lib/shared/clock.js';
 import { CapturingLogger } from '../../lib/shared/logger.js';

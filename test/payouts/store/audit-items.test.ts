@@ -3,7 +3,7 @@ import type { AuditEvent, Payout } from '../../../lib/payouts/model.js';
 import { PayoutAuditTrail } from '../../../lib/payouts/store/audit-trail.js';
 import { DynamoDbPayoutStore } from '../../../lib/payouts/store/dynamodb-payout-store.js';
 import { toPayoutItem, toStoredEvent } from '../../../lib/payouts/store/item-codec.js';
-import { keys } from '../../../lib/payouts/store/table-design.js';
+import { keys } from '../../../lib/table/index.js';
 import { DocumentClient, GetCommand, PutCommand, QueryCommand } from '../../../lib/shared/document-client.js';
 import { createDynamoDbClient } from '../../../lib/shared/dynamodb-client.js';
 import { ConcurrentModificationError } from '../../../lib/shared/errors.js';
