@@ -33,7 +33,6 @@ import { type LocalSqsEndpoint, serveLocalSqs } from '../../lib/local/sqs-endpoi
 import { stageConfigOf, submissionQueueSettings } from '../../lib/local/submission-workers.js';
 import { notify } from '../../lib/notifications/index.js';
 import { payoutSweeper } from '../../lib/payouts/payout-sweeper.js';
-import { observeAwsCalls } from '../../lib/shared/aws-call-observer.js';
 import { runEndBookkeeperOf } from '../../lib/runtime/domain-event-runtime.js';
 import { notifierFromEnv } from '../../lib/runtime/notifier.js';
 import { payoutEngineOf } from '../../lib/runtime/payout-engine.js';
@@ -51,6 +50,7 @@ import { statementsOf } from '../../lib/runtime/statements.js';
 import { submissionsOf } from '../../lib/runtime/submissions.js';
 import { addSettlement, type Sandbox, startSandbox } from '../../lib/sandbox/index.js';
 import type { PollReport } from '../../lib/settlement/settlement-service.js';
+import { observeAwsCalls } from '../../lib/shared/aws-call-observer.js';
 import { type Clock, ManualClock } from '../../lib/shared/clock.js';
 import { ulid } from '../../lib/shared/ids.js';
 import { CapturingLogger, silentLogger } from '../../lib/shared/logger.js';

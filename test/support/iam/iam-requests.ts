@@ -1,5 +1,5 @@
-import { TableKeys } from '../../../lib/table/index.js';
 import type { AwsCall } from '../../../lib/shared/aws-call-observer.js';
+import { TableKeys } from '../../../lib/table/index.js';
 import { TEST_ACCOUNT, TEST_REGION } from './template-resolver.js';
 
 /** One authorisation AWS makes for a call: an action on a resource, with the request's condition keys. */
