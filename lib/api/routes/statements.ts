@@ -9,7 +9,6 @@ import {
   type StatementReport,
   toStatementCsv,
 } from '../../statements/index.js';
-import type { StatementsApi } from '../context.js';
 import { parseBody, parseQuery } from '../request.js';
 
 export type { StatementsApi } from '../context.js';
