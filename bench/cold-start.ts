@@ -15,7 +15,7 @@ import { apiFunctionServing } from '../lib/api/functions/index.js';
 import { payoutsApi } from '../lib/api/functions/payouts.js';
 import { payoutRequested } from '../lib/events/rule-targets.js';
 import { settlementAvailable } from '../lib/events/settlement-target.js';
-import { submitQueuedPayouts } from '../lib/jobs/submit-payouts.js';
+import { workSubmissionQueue } from '../lib/jobs/submit-payouts.js';
 import { sweepDuePayouts } from '../lib/jobs/sweep-due-payouts.js';
 import { LocalSqsQueue } from '../lib/local/local-sqs-queue.js';
 import { serveLocalSqs } from '../lib/local/sqs-endpoint.js';
@@ -218,7 +218,7 @@ const MONEY_HANDLERS: readonly MoneyHandler[] = [
       return sqsEvent(run, { payoutId: payout.id, version: payout.version });
     },
     ownCode: (runtimes, event, remainingMs) =>
-      submitQueuedPayouts(runtimes.withoutQueue, event as SQSEvent, remainingMs),
+      workSubmissionQueue(runtimes.withoutQueue, event as SQSEvent, remainingMs),
   },
   {
     // The ops API's function serving POST /payouts (lib/api/functions: api-payouts).

@@ -10,7 +10,7 @@
  */
 import type { Context, SQSEvent } from 'aws-lambda';
 import { pollSettlements } from '../lib/jobs/poll-settlements.js';
-import { submitQueuedPayouts } from '../lib/jobs/submit-payouts.js';
+import { workSubmissionQueue } from '../lib/jobs/submit-payouts.js';
 import { sweepDuePayouts } from '../lib/jobs/sweep-due-payouts.js';
 import { ensureTable } from '../lib/local/create-table.js';
 import { localAwsConfig } from '../lib/local/dynamodb-local.js';
@@ -155,7 +155,7 @@ async function pathRig(endpoint: string, name: string, clock: ManualClock) {
   const workers = await startLocalSubmissionWorkers({
     config,
     loadWorker: async () => (event: SQSEvent, context: Context) =>
-      submitQueuedPayouts(runtime as Runtime, event, context.getRemainingTimeInMillis()),
+      workSubmissionQueue(runtime as Runtime, event, context.getRemainingTimeInMillis()),
     logger: silentLogger,
     pollIntervalMs: 60_000,
   });

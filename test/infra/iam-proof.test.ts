@@ -21,7 +21,7 @@ import { EventBridgePublisher } from '../../lib/events/event-publisher.js';
 import { handlePayoutRequested, inboundEventHandlers } from '../../lib/events/inbound-handlers.js';
 import { publishStreamBatch } from '../../lib/events/publish-stream-batch.js';
 import { settlementAvailable } from '../../lib/events/settlement-target.js';
-import { runQueueBatch } from '../../lib/jobs/correction-batch.js';
+import { runQueueBatch } from '../../lib/jobs/queue-batch.js';
 import { healthPartsOf, runHealthCanary } from '../../lib/jobs/health-canary.js';
 import { pollSettlements } from '../../lib/jobs/poll-settlements.js';
 import { runDueDispatch, runProviderScheduleSync, runReconcile } from '../../lib/jobs/scheduled.js';
