@@ -1,6 +1,6 @@
 import type { CorrectionJobService } from '../bulk-corrections/correction-jobs.js';
 import type { BulkCorrectionService } from '../bulk-corrections/correction-service.js';
-import type { DeadLetterService } from '../events/dead-letter-service.js';
+import type { DeadLetterService } from '../events/dead-letters/index.js';
 import type { PayoutRunService } from '../payout-runs/index.js';
 import type { PayoutEngine } from '../payouts/payout-engine.js';
 import type { PayoutLedger } from '../payouts/payout-ledger.js';

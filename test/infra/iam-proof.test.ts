@@ -16,14 +16,18 @@ import { API_FUNCTIONS, type ApiFunctionName, apiFunctionServing } from '../../l
 import type { ApiHandler } from '../../lib/api/router.js';
 import type { CorrectionJob, JobItem } from '../../lib/bulk-corrections/job-model.js';
 import { DynamoDbCorrectionJobStore } from '../../lib/bulk-corrections/job-store.js';
-import { type DeadLettered, DynamoDbDeadLetterStore, withDeadLetter } from '../../lib/events/dead-letter.js';
+import {
+  type DeadLettered,
+  DynamoDbDeadLetterStore,
+  withDeadLetter,
+} from '../../lib/events/dead-letters/index.js';
 import { EventBridgePublisher } from '../../lib/events/event-publisher.js';
 import { handlePayoutRequested, inboundEventHandlers } from '../../lib/events/inbound-handlers.js';
 import { publishStreamBatch } from '../../lib/events/publish-stream-batch.js';
 import { settlementAvailable } from '../../lib/events/settlement-target.js';
-import { runQueueBatch } from '../../lib/jobs/queue-batch.js';
 import { healthPartsOf, runHealthCanary } from '../../lib/jobs/health-canary.js';
 import { pollSettlements } from '../../lib/jobs/poll-settlements.js';
+import { runQueueBatch } from '../../lib/jobs/queue-batch.js';
 import { runDueDispatch, runProviderScheduleSync, runReconcile } from '../../lib/jobs/scheduled.js';
 import { runStatementTick } from '../../lib/jobs/statement-reconciliation.js';
 import { runSubmissionBatch } from '../../lib/jobs/submission-batch.js';
