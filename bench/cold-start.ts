@@ -408,6 +408,8 @@ interface ConventionalComparison {
   readonly ratioToPeer: number;
   readonly msOverPeer: number;
   readonly noSlowerThanPeer: boolean;
+  /** The medians' CPU (cpuMs) less the peer's: steadier than the wall clock on a loaded machine; no target. */
+  readonly cpuMsOverPeer: number;
   readonly perRound: { readonly ratioToPeer: Quartiles; readonly msOverPeer: Quartiles };
 }
 
@@ -661,6 +663,7 @@ export async function benchColdStart(
                   ratioToPeer: fixed(own.answeredMs / peerConventional.answeredMs, 3),
                   msOverPeer: fixed(own.answeredMs - peerConventional.answeredMs, 1),
                   noSlowerThanPeer: own.answeredMs <= peerConventional.answeredMs,
+                  cpuMsOverPeer: fixed(own.cpuMs - peerConventional.cpuMs, 1),
                   perRound: {
                     ratioToPeer: perRound(name, PEER_CONVENTIONAL, (a, b) => a / b, 3),
                     msOverPeer: perRound(name, PEER_CONVENTIONAL, (a, b) => a - b, 1),
@@ -691,7 +694,7 @@ export async function benchColdStart(
           if (!against) return [];
           const { ratioToPeer: ratio, msOverPeer: ms } = against.perRound;
           return [
-            `${name} ÷ ${fixed(against.ratioToPeer, 3)} (rounds ${fixed(ratio.p25, 2)} to ${fixed(ratio.p75, 2)}), ${fixed(against.msOverPeer, 1)} ms over (rounds ${fixed(ms.p25, 0)} to ${fixed(ms.p75, 0)})`,
+            `${name} ÷ ${fixed(against.ratioToPeer, 3)} (rounds ${fixed(ratio.p25, 2)} to ${fixed(ratio.p75, 2)}), ${fixed(against.msOverPeer, 1)} ms over (rounds ${fixed(ms.p25, 0)} to ${fixed(ms.p75, 0)}), ${fixed(against.cpuMsOverPeer, 1)} ms of CPU over`,
           ];
         })
         .join('; ');
