@@ -1,4 +1,5 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { Approval } from '../payouts/model.js';
 import type { CapChange } from '../payouts/store/payout-store.js';
 import { TableIndexes } from '../payouts/store/table-design.js';
 import {
@@ -103,6 +104,7 @@ const pendingSchema = z.lazy(() =>
     requestedAt: z.string(),
     approvedBy: z.optional(principalSchema),
     approvedAt: z.optional(z.string()),
+    firstApproval: z.optional(z.object({ actor: principalSchema, at: z.string() })),
     outcome: z.optional(outcomeSchema),
     cancelledBy: z.optional(principalSchema),
     cancelledAt: z.optional(z.string()),
@@ -293,6 +295,34 @@ export class DynamoDbBulkItemStore {
         `correction ${correction.correctionId} of bulk payout item ${correction.bulkPayoutItemId} is no longer waiting for approval`,
       );
     }
+  }
+
+  /**
+   * Records the first of two approvals of a held correction (the second-approval threshold): it stays
+   * `pending_approval`, nothing claimed or reserved. Recorded once: of two first approvals at once, one commits.
+   *
+   * @throws InvalidTransitionError when it is no longer waiting, or a first approval was recorded meanwhile
+   */
+  async recordFirstApproval(correction: PendingCorrection, firstApproval: Approval): Promise<PendingCorrection> {
+    try {
+      await this.#doc.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: bulkItemKeys.correction(correction.bulkPayoutItemId, correction.correctionId),
+          UpdateExpression: 'SET firstApproval = :first',
+          ConditionExpression: '#status = :waiting AND attribute_not_exists(firstApproval)',
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: { ':waiting': 'pending_approval', ':first': firstApproval },
+        }),
+      );
+    } catch (error) {
+      if (!(error instanceof Error && error.name === 'ConditionalCheckFailedException')) throw error;
+      throw new InvalidTransitionError(
+        'correction',
+        `correction ${correction.correctionId} of bulk payout item ${correction.bulkPayoutItemId} changed meanwhile; read it again`,
+      );
+    }
+    return { ...correction, firstApproval };
   }
 
   /**

@@ -1,5 +1,5 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import type { Principal } from '../payouts/model.js';
+import type { Approval, Principal } from '../payouts/model.js';
 import { TableIndexes } from '../payouts/store/table-design.js';
 import { forEachAtOnce } from '../shared/at-once.js';
 import { decodeCursor, encodeCursor } from '../shared/cursor.js';
@@ -88,6 +88,7 @@ export const runSchema = z.lazy(() =>
     approvalReason: z.optional(z.string()),
     approvedBy: z.optional(principalSchema),
     approvedAt: z.optional(z.string()),
+    firstApproval: z.optional(z.object({ actor: principalSchema, at: z.string() })),
     materialised: z.int(),
     acknowledged: z.optional(z.object({ duplicateLines: z.int(), duplicateRunIds: z.array(z.string()) })),
     cancelledBy: z.optional(principalSchema),
@@ -366,6 +367,7 @@ export class DynamoDbPayoutRunStore {
         PayoutRun,
         | 'approvedBy'
         | 'approvedAt'
+        | 'firstApproval'
         | 'materialised'
         | 'cancelledBy'
         | 'cancelledAt'
@@ -391,7 +393,7 @@ export class DynamoDbPayoutRunStore {
     for (const [field, value] of Object.entries(changes)) {
       if (value === undefined) continue;
       names[`#${field}`] = field;
-      values[`:${field}`] = value as Principal | string | number;
+      values[`:${field}`] = value as Principal | Approval | string | number;
       sets.push(`#${field} = :${field}`);
     }
     let expression = `SET ${sets.join(', ')}`;
@@ -412,7 +414,8 @@ export class DynamoDbPayoutRunStore {
           TableName: this.tableName,
           Key: runKeys.run(run.runId),
           UpdateExpression: expression,
-          ConditionExpression: '#state = :from AND #mat = :mark',
+          // A first approval is recorded once: of two at once, the second finds it and loses.
+          ConditionExpression: `#state = :from AND #mat = :mark${changes.firstApproval ? ' AND attribute_not_exists(#firstApproval)' : ''}`,
           ExpressionAttributeNames: names,
           ExpressionAttributeValues: values,
         }),

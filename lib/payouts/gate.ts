@@ -1,8 +1,8 @@
 import { ValidationError } from '../shared/errors.js';
 import type { Logger } from '../shared/logger.js';
 import { ApprovalForbiddenError } from './errors.js';
-import { sameIdentity } from './identity.js';
-import type { Principal } from './model.js';
+import { identityOf, sameIdentity } from './identity.js';
+import type { Approval, Principal } from './model.js';
 
 /**
  * Every way money can be instructed or a money record changed. docs/controls.md has one row per entry point
@@ -36,7 +36,28 @@ export interface GateLimits {
    * closed: the cap may refuse sooner, never let more leave the main wallet).
    */
   readonly mainWalletId?: string;
+  /**
+   * Instructions of at least this amount (or of an amount not known here) wait for two approvals by two
+   * different persons, neither the requester (docs/controls.md, "Approver limits and two approvers"). Unset: one.
+   */
+  readonly secondApprovalThresholdKobo?: number;
+  /** The most each approver may approve (docs/controls.md, "Approver limits and two approvers"). Unset: no limit. */
+  readonly approverLimits?: ApproverLimits;
 }
+
+/** The most an approver may approve, in kobo: by the approver's identity, else the default. */
+export interface ApproverLimits {
+  /** The limit of every approver not named in `byApprover`; unset, they have none. */
+  readonly defaultKobo?: number;
+  /** Limits by the approver's principal id as recorded (`person/cognito:<sub>`, a local name), compared as identities. */
+  readonly byApprover?: Readonly<Record<string, number>>;
+}
+
+/**
+ * The first of two approvals, recorded on an instruction that waits for a second (`judgeApproval`). Named as a
+ * rejection is (`actor`, `at`): the payout's stored names have both already.
+ */
+export type FirstApproval = Approval;
 
 /**
  * The account an instruction debits, as the entry point names it. The gate derives the daily cap's counter from
@@ -229,29 +250,104 @@ export interface PendingApproval {
   /** What a refusal tells the approver to do instead; by default, cancel it or wait for the maximum. */
   readonly instead?: string;
   readonly approver: Principal;
+  /**
+   * The first approval the instruction records, when two approvers must approve it, or undefined. Required, so that
+   * no entry point forgets to show the gate what it holds.
+   */
+  readonly firstApproval: FirstApproval | undefined;
   /** Where a refusal is logged: it changes nothing, so no audit event records it. */
   readonly logger: Pick<Logger, 'warn'>;
+}
+
+/** What an approval does (`judgeApproval`). */
+export interface ApprovalJudgement {
+  readonly judgement: Judgement;
+  /** The approval's audit reason. */
+  readonly reason: string;
+  /**
+   * False when this is the first of two approvals: the entry point records it (`{ actor: approver, at }`) and the
+   * instruction keeps waiting for approval; true when the approval releases it, as one approval does below the
+   * second-approval threshold.
+   */
+  readonly releases: boolean;
 }
 
 /**
  * The gate again at an approval (docs/controls.md, "again at approval"): an approval releases the money, so it
  * runs `judge` on the instruction as described at its request, with `releasedBy` the approver, with the limits in
  * force when it is given, not those it was admitted under: operators may have lowered the maximum while it waited.
- * Returns the judgement (with its cap counter and amount at stake, for the approval's claim) and the approval's
- * audit reason, which says so when the limits in force no longer ask for a second person (the threshold was raised
- * meanwhile: approved all the same, since a person asked to).
+ * Then the approver's own limit (`approverLimits`), and whether a second approval must follow
+ * (`secondApprovalThresholdKobo`): at or above it, the first approval is recorded and the instruction waits on;
+ * the second, by another person, releases it. Returns the judgement (with its cap counter and amount at stake, for
+ * the approval's claim), the approval's audit reason (which says so when the limits in force no longer ask for a
+ * second person: approved all the same, since a person asked to), and whether it releases the instruction.
  *
  * @throws ValidationError naming the amount's field, said for the approver, who sent no amount: which instruction,
  *   that the limits in force refuse it, and that nothing changed (it stays `approval.stays`)
- * @example const { judgement, reason } = judgeApproval(limits, { ...instruction, releasedBy: approver }, approval);
+ * @throws ApprovalForbiddenError when the amount is above the approver's limit (or not known here while the
+ *   approver has one), or the approver gave the first approval already
+ * @example const { judgement, reason, releases } = judgeApproval(limits, { ...instruction, releasedBy: approver }, approval);
  */
 export function judgeApproval(
   limits: GateLimits,
   instruction: MoneyInstruction,
   approval: PendingApproval,
-): { readonly judgement: Judgement; readonly reason: string } {
+): ApprovalJudgement {
   const { decision, reason } = approvedThrough(() => judge(limits, instruction), approval);
-  return { judgement: decision, reason };
+  const amount = decision.amountAtStakeKobo;
+  const { approver, firstApproval } = approval;
+  const stays = `it stays ${approval.stays} and nothing changed`;
+  const limit = approverLimitOf(limits, approver);
+  if (limit !== undefined && (amount === undefined || amount > limit)) {
+    refuse(approval, 'above the approver limit');
+    const weighed = amount === undefined ? 'an amount not known here' : `${amount} kobo`;
+    throw new ApprovalForbiddenError(
+      `${approval.what} cannot be approved by ${approver.id}: ${weighed} is above their approval limit of ${limit} kobo; ${stays}`,
+    );
+  }
+  if (firstApproval && sameIdentity(firstApproval.actor, approver)) {
+    refuse(approval, 'the first approver again');
+    throw new ApprovalForbiddenError(
+      `${approval.what} was approved first by ${firstApproval.actor.id}, who therefore cannot give its second approval; ${stays}`,
+    );
+  }
+  if (firstApproval) {
+    return {
+      judgement: decision,
+      reason: `${reason}, the second approver after ${firstApproval.actor.id} (${firstApproval.at})`,
+      releases: true,
+    };
+  }
+  const second = limits.secondApprovalThresholdKobo;
+  if (second !== undefined && decision.approvalRequired && (amount === undefined || amount >= second)) {
+    const why = amount === undefined ? 'its amount is not known here' : `at or above ${second} kobo`;
+    return {
+      judgement: decision,
+      reason: `first approval by ${approver.id}; a second approver must approve (${why}, the second-approval threshold)`,
+      releases: false,
+    };
+  }
+  return { judgement: decision, reason, releases: true };
+}
+
+/** The approval limit of `approver`: the one named for their identity, else the default; undefined for none. */
+function approverLimitOf(limits: GateLimits, approver: Principal): number | undefined {
+  const { approverLimits } = limits;
+  if (!approverLimits) return undefined;
+  const identity = identityOf(approver);
+  for (const [id, kobo] of Object.entries(approverLimits.byApprover ?? {})) {
+    if (identityOf({ id, kind: 'user' }) === identity) return kobo;
+  }
+  return approverLimits.defaultKobo;
+}
+
+/** Logs a refused approval: it changes nothing, so no audit event records it (as for the maximum). */
+function refuse(approval: PendingApproval, why: string): void {
+  approval.logger.warn('approval refused by the gate', {
+    instruction: approval.what,
+    approvedBy: approval.approver.id,
+    why,
+  });
 }
 
 /** The gate's decision at an approval (`decide`), a refusal reworded for the approver, and the audit reason. */

@@ -90,6 +90,7 @@ const refundItemSchema = z.lazy(() =>
     version: z.int(),
     requestedBy: principalSchema,
     approvedBy: z.optional(principalSchema),
+    firstApproval: z.optional(z.object({ actor: principalSchema, at: z.string() })),
     rejection: z.optional(z.object({ actor: principalSchema, reason: z.string(), at: z.string() })),
     amountPaidKobo: z.optional(z.int()),
     countsInTotal: z.optional(z.boolean()),

@@ -54,6 +54,7 @@ const PayoutItemSchema = z.lazy(() =>
     version: z.int(),
     requestedBy: principal,
     approvedBy: z.optional(principal),
+    firstApproval: z.optional(z.object({ actor: principal, at: z.string() })),
     rejection: z.optional(z.object({ actor: principal, reason: z.string(), at: z.string() })),
     scheduleAt: z.optional(z.string()),
     sourceRef: z.optional(z.string()),

@@ -48,6 +48,7 @@ const RecurrenceItemSchema = z.lazy(() =>
     version: z.int(),
     createdBy: principalSchema,
     approvedBy: z.optional(principalSchema),
+    firstApproval: z.optional(z.object({ actor: principalSchema, at: z.string() })),
     rejection: z.optional(z.object({ actor: principalSchema, reason: z.string(), at: z.string() })),
     statusReason: z.optional(z.string()),
     createdAt: z.string(),
@@ -93,7 +94,8 @@ export function toRecurrenceItem(recurrence: Recurrence): Record<string, unknown
 export function fromRecurrenceItem(item: Record<string, unknown>): Recurrence {
   const parsed = RecurrenceItemSchema.parse(item);
   const { endDate, maxOccurrences, ...rule } = parsed.rule;
-  const { nextOccurrenceAt, nextLocalDate, statusReason, approvedBy, rejection, ...rest } = parsed;
+  const { nextOccurrenceAt, nextLocalDate, statusReason, approvedBy, firstApproval, rejection, ...rest } =
+    parsed;
   return {
     ...rest,
     rule: {
@@ -105,6 +107,7 @@ export function fromRecurrenceItem(item: Record<string, unknown>): Recurrence {
     ...(nextLocalDate !== undefined && { nextLocalDate }),
     ...(statusReason !== undefined && { statusReason }),
     ...(approvedBy !== undefined && { approvedBy }),
+    ...(firstApproval !== undefined && { firstApproval }),
     ...(rejection !== undefined && { rejection }),
   };
 }
