@@ -303,7 +303,10 @@ export class DynamoDbBulkItemStore {
    *
    * @throws InvalidTransitionError when it is no longer waiting, or a first approval was recorded meanwhile
    */
-  async recordFirstApproval(correction: PendingCorrection, firstApproval: Approval): Promise<PendingCorrection> {
+  async recordFirstApproval(
+    correction: PendingCorrection,
+    firstApproval: Approval,
+  ): Promise<PendingCorrection> {
     try {
       await this.#doc.send(
         new UpdateCommand({

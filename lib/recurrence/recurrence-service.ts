@@ -279,7 +279,8 @@ export class RecurrenceService {
         },
       );
       // The first of two: recorded and audited; the rule keeps waiting and materialises nothing.
-      if (!releases) return { firstApproval: { actor: approver, at: now.toISOString() }, statusReason: approved };
+      if (!releases)
+        return { firstApproval: { actor: approver, at: now.toISOString() }, statusReason: approved };
       return {
         approvedBy: approver,
         ...(await this.#restartFrom(

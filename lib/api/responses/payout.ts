@@ -9,6 +9,7 @@ import { FIELD_MAXIMA } from '../../shared/field-limits.js';
 import * as z from '../../shared/zod.js';
 import {
   FailureSchema,
+  FirstApprovalSchema,
   idText,
   instant,
   kobo,
@@ -90,6 +91,7 @@ const payoutFields = () => ({
   scheduleAt: z.optional(instant),
   requestedBy: PrincipalSchema,
   approvedBy: z.optional(PrincipalSchema),
+  firstApproval: z.optional(FirstApprovalSchema),
   rejection: z.optional(RejectionSchema),
   submissionCount: z.int(),
   nextActionAt: z.optional(instant),

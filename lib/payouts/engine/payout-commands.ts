@@ -18,7 +18,8 @@ async function load(ctx: EngineContext, id: string): Promise<Payout> {
 /** Applies a person's command; a concurrent change surfaces as the typed error, never as a silent overwrite. */
 async function apply(ctx: EngineContext, payout: Payout, spec: TransitionSpec): Promise<Payout> {
   // A change that keeps the status (a first approval) is no transition between statuses.
-  if (spec.to !== payout.status && !canTransition(payout.status, spec.to)) throw invalidPayoutTransition(payout, spec.to);
+  if (spec.to !== payout.status && !canTransition(payout.status, spec.to))
+    throw invalidPayoutTransition(payout, spec.to);
   try {
     return await ctx.store.transition(buildTransition(payout, spec, ctx.clock.now()));
   } catch (error) {
