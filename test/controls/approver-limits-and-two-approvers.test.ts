@@ -174,7 +174,12 @@ describe('two approvers at or above the second-approval threshold', () => {
       method: 'POST',
       path: '/refunds',
       headers: { 'Idempotency-Key': key('refund') },
-      body: { transactionId: transaction?.id, amount: LARGE, customerNote: 'sorry', merchantNote: 'returned' },
+      body: {
+        transactionId: transaction?.id,
+        amount: LARGE,
+        customerNote: 'sorry',
+        merchantNote: 'returned',
+      },
       principal: 'dave',
     });
     expect(created.body.status).toBe('pending_approval');
@@ -224,9 +229,9 @@ describe('two approvers at or above the second-approval threshold', () => {
     const first = await approve(path, 'bob');
     expect(first.body).toMatchObject({ status: 'pending_approval', firstApproval: { by: { id: 'bob' } } });
     expectForbidden(await approve(path, 'bob'), 'approved first by bob');
-    expect((await queued('recurring-payout', 'carol')).find((item) => item.id === created.body.id)).toMatchObject(
-      { firstApproval: { by: { id: 'bob' } } },
-    );
+    expect(
+      (await queued('recurring-payout', 'carol')).find((item) => item.id === created.body.id),
+    ).toMatchObject({ firstApproval: { by: { id: 'bob' } } });
 
     const second = await approve(path, 'carol');
     expect(second.body).toMatchObject({ status: 'active', approvedBy: { id: 'carol' } });
