@@ -184,7 +184,9 @@ export function presentAuditEvent(event: AuditEvent) {
 }
 
 export function presentPayoutPage(items: readonly Payout[], nextCursor: string | undefined) {
-  return { items: items.map((payout) => presentPayout(payout)), ...(nextCursor && { nextCursor }) };
+  // A listing leaves out the first of two approvals (lib/api/responses/payout.ts, `firstApprovalField`).
+  const listed = items.map(({ firstApproval, ...payout }) => presentPayout(payout));
+  return { items: listed, ...(nextCursor && { nextCursor }) };
 }
 
 export function presentControls(controls: Controls) {

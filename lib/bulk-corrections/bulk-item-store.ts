@@ -13,6 +13,7 @@ import { ConcurrentModificationError, InvalidTransitionError } from '../shared/e
 import { ulid } from '../shared/ids.js';
 import { type Listing, listingAttributes, queryListing } from '../shared/index-listing.js';
 import type { CursorPage } from '../shared/paging.js';
+import { storedPrincipal as principalSchema, storedApproval } from '../shared/stored-principal.js';
 import * as z from '../shared/zod.js';
 import { claimWithCap, releaseCap } from './cap-reservation.js';
 import {
@@ -62,7 +63,6 @@ const valuesSchema = z.lazy(() =>
     narration: z.optional(value),
   }),
 );
-const principalSchema = z.lazy(() => z.object({ id: z.string(), kind: z.enum(['user', 'system']) }));
 const stateSchema = z.lazy(() =>
   z.object({
     bulkPayoutItemId: z.string(),
@@ -104,7 +104,7 @@ const pendingSchema = z.lazy(() =>
     requestedAt: z.string(),
     approvedBy: z.optional(principalSchema),
     approvedAt: z.optional(z.string()),
-    firstApproval: z.optional(z.object({ actor: principalSchema, at: z.string() })),
+    firstApproval: z.optional(storedApproval),
     outcome: z.optional(outcomeSchema),
     cancelledBy: z.optional(principalSchema),
     cancelledAt: z.optional(z.string()),
@@ -301,7 +301,7 @@ export class DynamoDbBulkItemStore {
    * Records the first of two approvals of a held correction (the second-approval threshold): it stays
    * `pending_approval`, nothing claimed or reserved. Recorded once: of two first approvals at once, one commits.
    *
-   * @throws InvalidTransitionError when it is no longer waiting, or a first approval was recorded meanwhile
+   * @throws ConcurrentModificationError when it is no longer waiting, or a first approval was recorded meanwhile
    */
   async recordFirstApproval(
     correction: PendingCorrection,
@@ -312,18 +312,16 @@ export class DynamoDbBulkItemStore {
         new UpdateCommand({
           TableName: this.tableName,
           Key: bulkItemKeys.correction(correction.bulkPayoutItemId, correction.correctionId),
-          UpdateExpression: 'SET firstApproval = :first',
-          ConditionExpression: '#status = :waiting AND attribute_not_exists(firstApproval)',
+          UpdateExpression: 'SET firstApproval = :f',
+          ConditionExpression: '#status = :w AND attribute_not_exists(firstApproval)',
           ExpressionAttributeNames: { '#status': 'status' },
-          ExpressionAttributeValues: { ':waiting': 'pending_approval', ':first': firstApproval },
+          ExpressionAttributeValues: { ':w': 'pending_approval', ':f': firstApproval },
         }),
       );
     } catch (error) {
-      if (!(error instanceof Error && error.name === 'ConditionalCheckFailedException')) throw error;
-      throw new InvalidTransitionError(
-        'correction',
-        `correction ${correction.correctionId} of bulk payout item ${correction.bulkPayoutItemId} changed meanwhile; read it again`,
-      );
+      if (error instanceof Error && error.name === 'ConditionalCheckFailedException')
+        throw new ConcurrentModificationError('correction', correction.correctionId);
+      throw error;
     }
     return { ...correction, firstApproval };
   }

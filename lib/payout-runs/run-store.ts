@@ -14,6 +14,11 @@ import { InvalidCursorError, PayoutAutomationError } from '../shared/errors.js';
 import { createWithIdempotencyKey, IdempotentCreateGuardError } from '../shared/idempotent-create.js';
 import { type Listing, listingAttributes, queryListing } from '../shared/index-listing.js';
 import type { CursorPage } from '../shared/paging.js';
+import {
+  storedPrincipal as principalSchema,
+  storedApproval,
+  storedRejection,
+} from '../shared/stored-principal.js';
 import * as z from '../shared/zod.js';
 import { type PayoutRun, type RunRow, RunState } from './model.js';
 
@@ -71,7 +76,6 @@ const BATCH_WRITE_ATTEMPTS = 5;
 /** BatchWriteItem calls at once: a 10,000-row run is 400 calls, 8 at a time. */
 const BATCH_WRITES_IN_FLIGHT = 8;
 
-const principalSchema = z.lazy(() => z.object({ id: z.string(), kind: z.enum(['user', 'system']) }));
 export const runSchema = z.lazy(() =>
   z.object({
     runId: z.string(),
@@ -88,13 +92,13 @@ export const runSchema = z.lazy(() =>
     approvalReason: z.optional(z.string()),
     approvedBy: z.optional(principalSchema),
     approvedAt: z.optional(z.string()),
-    firstApproval: z.optional(z.object({ actor: principalSchema, at: z.string() })),
+    firstApproval: z.optional(storedApproval),
     materialised: z.int(),
     acknowledged: z.optional(z.object({ duplicateLines: z.int(), duplicateRunIds: z.array(z.string()) })),
     cancelledBy: z.optional(principalSchema),
     cancelledAt: z.optional(z.string()),
     cancelReason: z.optional(z.string()),
-    rejection: z.optional(z.object({ actor: principalSchema, reason: z.string(), at: z.string() })),
+    rejection: z.optional(storedRejection),
     endedAt: z.optional(z.string()),
   }),
 );

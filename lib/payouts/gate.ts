@@ -293,61 +293,49 @@ export function judgeApproval(
   instruction: MoneyInstruction,
   approval: PendingApproval,
 ): ApprovalJudgement {
-  const { decision, reason } = approvedThrough(() => judge(limits, instruction), approval);
-  const amount = decision.amountAtStakeKobo;
-  const { approver, firstApproval } = approval;
-  const stays = `it stays ${approval.stays} and nothing changed`;
+  const { decision: judgement, reason } = approvedThrough(() => judge(limits, instruction), approval);
+  const kobo = judgement.amountAtStakeKobo;
+  const { approver, firstApproval: first } = approval;
   const limit = approverLimitOf(limits, approver);
-  if (limit !== undefined && (amount === undefined || amount > limit)) {
-    refuse(approval, 'above the approver limit');
-    const weighed = amount === undefined ? 'an amount not known here' : `${amount} kobo`;
+  // An amount not known here cannot be shown to be within a limit: refused (fails closed).
+  const refusal =
+    limit !== undefined && (kobo ?? Number.POSITIVE_INFINITY) > limit
+      ? `cannot be approved by ${approver.id}: ${kobo ?? 'an amount not known here'} is above their approval limit of ${limit} kobo`
+      : first && sameIdentity(first.actor, approver)
+        ? `was approved first by ${first.actor.id}, who therefore cannot give its second approval`
+        : undefined;
+  if (refusal) {
+    // It changes nothing, so no audit event records it (as for the maximum).
+    approval.logger.warn('approval refused by the gate', {
+      instruction: approval.what,
+      approvedBy: approver.id,
+    });
     throw new ApprovalForbiddenError(
-      `${approval.what} cannot be approved by ${approver.id}: ${weighed} is above their approval limit of ${limit} kobo; ${stays}`,
+      `${approval.what} ${refusal}; it stays ${approval.stays} and nothing changed`,
     );
   }
-  if (firstApproval && sameIdentity(firstApproval.actor, approver)) {
-    refuse(approval, 'the first approver again');
-    throw new ApprovalForbiddenError(
-      `${approval.what} was approved first by ${firstApproval.actor.id}, who therefore cannot give its second approval; ${stays}`,
-    );
-  }
-  if (firstApproval) {
-    return {
-      judgement: decision,
-      reason: `${reason}, the second approver after ${firstApproval.actor.id} (${firstApproval.at})`,
-      releases: true,
-    };
-  }
+  if (first)
+    return { judgement, reason: `${reason}, the second approver after ${first.actor.id}`, releases: true };
   const second = limits.secondApprovalThresholdKobo;
-  if (second !== undefined && decision.approvalRequired && (amount === undefined || amount >= second)) {
-    const why = amount === undefined ? 'its amount is not known here' : `at or above ${second} kobo`;
-    return {
-      judgement: decision,
-      reason: `first approval by ${approver.id}; a second approver must approve (${why}, the second-approval threshold)`,
-      releases: false,
-    };
-  }
-  return { judgement: decision, reason, releases: true };
+  // Two approvals at or above the second threshold, and (failing closed) for an amount not known here.
+  const releases =
+    second === undefined || !judgement.approvalRequired || (kobo !== undefined && kobo < second);
+  return {
+    judgement,
+    reason: releases
+      ? reason
+      : `first approval by ${approver.id}; a second approver must approve (the second-approval threshold is ${second} kobo)`,
+    releases,
+  };
 }
 
 /** The approval limit of `approver`: the one named for their identity, else the default; undefined for none. */
-function approverLimitOf(limits: GateLimits, approver: Principal): number | undefined {
-  const { approverLimits } = limits;
-  if (!approverLimits) return undefined;
+function approverLimitOf({ approverLimits }: GateLimits, approver: Principal): number | undefined {
   const identity = identityOf(approver);
-  for (const [id, kobo] of Object.entries(approverLimits.byApprover ?? {})) {
-    if (identityOf({ id, kind: 'user' }) === identity) return kobo;
-  }
-  return approverLimits.defaultKobo;
-}
-
-/** Logs a refused approval: it changes nothing, so no audit event records it (as for the maximum). */
-function refuse(approval: PendingApproval, why: string): void {
-  approval.logger.warn('approval refused by the gate', {
-    instruction: approval.what,
-    approvedBy: approval.approver.id,
-    why,
-  });
+  const named = Object.entries(approverLimits?.byApprover ?? {}).find(
+    ([id]) => identityOf({ id, kind: 'user' }) === identity,
+  );
+  return named ? named[1] : approverLimits?.defaultKobo;
 }
 
 /** The gate's decision at an approval (`decide`), a refusal reworded for the approver, and the audit reason. */

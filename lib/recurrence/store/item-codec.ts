@@ -1,5 +1,10 @@
 import { CreatePayoutRequestSchema } from '../../payouts/schemas.js';
 import { TableIndexes } from '../../payouts/store/table-design.js';
+import {
+  storedPrincipal as principalSchema,
+  storedApproval,
+  storedRejection,
+} from '../../shared/stored-principal.js';
 import * as z from '../../shared/zod.js';
 import {
   type CommandAuditEvent,
@@ -31,8 +36,6 @@ const ruleSchema = z.lazy(() =>
   }),
 );
 
-const principalSchema = z.lazy(() => z.object({ id: z.string(), kind: z.enum(['user', 'system']) }));
-
 const RecurrenceItemSchema = z.lazy(() =>
   z.object({
     id: z.string(),
@@ -48,8 +51,8 @@ const RecurrenceItemSchema = z.lazy(() =>
     version: z.int(),
     createdBy: principalSchema,
     approvedBy: z.optional(principalSchema),
-    firstApproval: z.optional(z.object({ actor: principalSchema, at: z.string() })),
-    rejection: z.optional(z.object({ actor: principalSchema, reason: z.string(), at: z.string() })),
+    firstApproval: z.optional(storedApproval),
+    rejection: z.optional(storedRejection),
     statusReason: z.optional(z.string()),
     createdAt: z.string(),
     updatedAt: z.string(),
