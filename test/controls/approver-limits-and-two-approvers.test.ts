@@ -159,6 +159,13 @@ describe('two approvers at or above the second-approval threshold', () => {
     expect(rejected.status).toBe(200);
     expect(rejected.body).toMatchObject({ status: 'cancelled', rejection: { by: { id: 'carol' } } });
     expect((await approve(`/payouts/${id}`, 'dave')).status).toBe(409);
+    // Final: a cancel of the cancelled payout is refused too, as before.
+    const cancelled = await call(h.api, {
+      method: 'POST',
+      path: `/payouts/${id}/cancel`,
+      principal: 'alice',
+    });
+    expect(cancelled.status).toBe(409);
   });
 
   it('releases a payout below the second-approval threshold with one approval', async () => {

@@ -16,9 +16,15 @@ async function load(ctx: EngineContext, id: string): Promise<Payout> {
 }
 
 /** Applies a person's command; a concurrent change surfaces as the typed error, never as a silent overwrite. */
-async function apply(ctx: EngineContext, payout: Payout, spec: TransitionSpec): Promise<Payout> {
-  // A change that keeps the status (a first approval) is no transition between statuses.
-  if (spec.to !== payout.status && !canTransition(payout.status, spec.to))
+async function apply(
+  ctx: EngineContext,
+  payout: Payout,
+  spec: TransitionSpec,
+  keepsStatus = false,
+): Promise<Payout> {
+  // `keepsStatus`: a change within the status (a first approval), which is no transition between statuses; any
+  // other command to the status it is in (a cancel of a cancelled payout) is refused as before.
+  if (!(keepsStatus && spec.to === payout.status) && !canTransition(payout.status, spec.to))
     throw invalidPayoutTransition(payout, spec.to);
   try {
     return await ctx.store.transition(buildTransition(payout, spec, ctx.clock.now()));
@@ -65,12 +71,17 @@ export async function approvePayout(ctx: EngineContext, id: string, approver: Pr
   if (!releases) {
     // The first of two: recorded (and audited), conditional on the version read, so of two first approvals at
     // once one is recorded and the other answers 409; the payout keeps waiting.
-    return apply(ctx, payout, {
-      to: PayoutStatus.PendingApproval,
-      actor: approver,
-      reason,
-      changes: { firstApproval: { actor: approver, at: ctx.clock.now().toISOString() } },
-    });
+    return apply(
+      ctx,
+      payout,
+      {
+        to: PayoutStatus.PendingApproval,
+        actor: approver,
+        reason,
+        changes: { firstApproval: { actor: approver, at: ctx.clock.now().toISOString() } },
+      },
+      true,
+    );
   }
   return apply(ctx, payout, {
     to: PayoutStatus.Pending,
