@@ -14,7 +14,6 @@ import { ulid } from '../shared/ids.js';
 import { type Listing, listingAttributes, queryListing } from '../shared/index-listing.js';
 import { itemBytes } from '../shared/item-size.js';
 import type { CursorPage } from '../shared/paging.js';
-import { storedPrincipal as principalSchema } from '../shared/stored-principal.js';
 import * as z from '../shared/zod.js';
 import { InvalidEventError } from './inbound-errors.js';
 
@@ -124,6 +123,8 @@ const deadLetterListing: Listing = {
 
 const indexKeys = (letter: Pick<DeadLetter, 'id' | 'at' | 'status'>) =>
   listingAttributes(deadLetterListing, letter.status, letter.at, letter.id);
+
+const principalSchema = z.lazy(() => z.object({ id: z.string(), kind: z.enum(['user', 'system']) }));
 
 /**
  * A letter as the table holds it. The event is in one of four forms (`eventAttributes` writes the first three):

@@ -4,7 +4,6 @@ import { DocumentClient, GetCommand, PutCommand, TransactWriteCommand } from '..
 import { nextRequestSent } from '../shared/dynamodb-client.js';
 import { type Listing, listingAttributes, queryListing } from '../shared/index-listing.js';
 import type { CursorPage } from '../shared/paging.js';
-import { storedPrincipal as principalSchema } from '../shared/stored-principal.js';
 import * as z from '../shared/zod.js';
 import type {
   SettlementDecision,
@@ -26,6 +25,7 @@ export const settlementKeys = {
 
 const enabledSinceSchema = z.lazy(() => z.object({ since: z.string() }));
 
+const principalSchema = z.lazy(() => z.object({ id: z.string(), kind: z.enum(['user', 'system']) }));
 const snapshotSchema = z.lazy(() =>
   z.object({
     status: z.string(),
