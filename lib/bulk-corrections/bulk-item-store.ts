@@ -1,7 +1,6 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { Approval } from '../payouts/model.js';
 import type { CapChange } from '../payouts/store/payout-store.js';
-import { TableIndexes } from '../payouts/store/table-design.js';
 import {
   DocumentClient,
   GetCommand,
@@ -15,6 +14,7 @@ import { type Listing, listingAttributes, queryListing } from '../shared/index-l
 import type { CursorPage } from '../shared/paging.js';
 import { storedPrincipal as principalSchema, storedApproval } from '../shared/stored-principal.js';
 import * as z from '../shared/zod.js';
+import { TableIndexes } from '../table/index.js';
 import { claimWithCap, releaseCap } from './cap-reservation.js';
 import {
   type BulkItemState,

@@ -1,6 +1,5 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { Approval, Principal } from '../payouts/model.js';
-import { TableIndexes } from '../payouts/store/table-design.js';
 import { forEachAtOnce } from '../shared/at-once.js';
 import { decodeCursor, encodeCursor } from '../shared/cursor.js';
 import {
@@ -20,6 +19,7 @@ import {
   storedRejection,
 } from '../shared/stored-principal.js';
 import * as z from '../shared/zod.js';
+import { TableIndexes } from '../table/index.js';
 import { type PayoutRun, type RunRow, RunState } from './model.js';
 
 /**

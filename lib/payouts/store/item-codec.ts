@@ -5,6 +5,7 @@ import {
   storedRejection,
 } from '../../shared/stored-principal.js';
 import * as z from '../../shared/zod.js';
+import { keys, TableIndexes, WorkQueue } from '../../table/index.js';
 import {
   type AuditEvent,
   type Controls,
@@ -14,7 +15,6 @@ import {
   PayoutStatus,
 } from '../model.js';
 import { fromStoredNames, storedNameOf, toStoredNames } from './compact-names.js';
-import { keys, TableIndexes, WorkQueue } from './table-design.js';
 
 /**
  * Items read back from DynamoDB are a boundary too: they are parsed, so a hand-edited or half-migrated

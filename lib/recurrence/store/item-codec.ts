@@ -1,11 +1,11 @@
 import { CreatePayoutRequestSchema } from '../../payouts/schemas.js';
-import { TableIndexes } from '../../payouts/store/table-design.js';
 import {
   storedPrincipal as principalSchema,
   storedApproval,
   storedRejection,
 } from '../../shared/stored-principal.js';
 import * as z from '../../shared/zod.js';
+import { TableIndexes } from '../../table/index.js';
 import {
   type CommandAuditEvent,
   type OccurrenceRecord,
