@@ -15,6 +15,10 @@ export function functionEnvironment(stage: string, config: StageConfig): Record<
     MAX_PAYOUT_KOBO: String(config.maxPayoutKobo),
     DAILY_CAP_KOBO: String(config.dailyCapKobo),
     APPROVAL_THRESHOLD_KOBO: String(config.approvalThresholdKobo),
+    ...(config.secondApprovalThresholdKobo !== undefined && {
+      SECOND_APPROVAL_THRESHOLD_KOBO: String(config.secondApprovalThresholdKobo),
+    }),
+    ...(config.approverLimits !== undefined && { APPROVER_LIMITS: JSON.stringify(config.approverLimits) }),
     ...(config.mainWalletId !== undefined && { MAIN_WALLET_ID: config.mainWalletId }),
     STATEMENT_TIME: config.statementTime,
     STATEMENT_TIME_ZONE: config.statementTimeZone,

@@ -1,6 +1,7 @@
 import * as z from 'zod/mini';
 import { ApiRoleGrantsSchema } from '../../lib/api/operator-roles.js';
 import { defaultEngineConfig } from '../../lib/payouts/config.js';
+import { ApproverLimitsSchema } from '../../lib/runtime/runtime-config.js';
 import { settlementPolicyFromEnv } from '../../lib/settlement/config.js';
 
 z.config(z.locales.en());
@@ -22,6 +23,17 @@ export const StageConfigSchema = z.strictObject({
   maxPayoutKobo: kobo,
   dailyCapKobo: kobo,
   approvalThresholdKobo: kobo,
+  /**
+   * At or above it an instruction (a payout, refund, recurring rule's occurrence, run's total, bulk correction)
+   * waits for two approvals by two persons, neither its requester (docs/controls.md, "Approver limits and two
+   * approvers"). At least `approvalThresholdKobo`. Omitted (the default): one approval.
+   */
+  secondApprovalThresholdKobo: z.optional(kobo),
+  /**
+   * The most an approver may approve, in kobo: `defaultKobo` for every approver, `byApprover` by the principal id
+   * as recorded (`person/cognito:<sub>`, a local name). Omitted (the default): no limit.
+   */
+  approverLimits: z.optional(ApproverLimitsSchema),
   /**
    * The provider's id of the merchant's main wallet: wallet transfers and debits out of it count on the main
    * wallet's daily cap counter with bank transfers. Omitted, every wallet counts there (docs/controls.md, "The
@@ -190,6 +202,13 @@ export function parseStageConfig(stage: string, input: unknown): StageConfig {
     // A threshold above the maximum would mean no payout ever needs a second approver.
     throw new StageConfigError(
       `invalid configuration for stage "${stage}": approvalThresholdKobo exceeds maxPayoutKobo`,
+    );
+  }
+  const second = result.data.secondApprovalThresholdKobo;
+  if (second !== undefined && second < result.data.approvalThresholdKobo) {
+    // Below the first threshold it would ask two approvals of what needs none.
+    throw new StageConfigError(
+      `invalid configuration for stage "${stage}": secondApprovalThresholdKobo is below approvalThresholdKobo`,
     );
   }
   const {

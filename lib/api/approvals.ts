@@ -1,6 +1,6 @@
 import type { BulkCorrectionService } from '../bulk-corrections/correction-service.js';
 import { sameIdentity } from '../payouts/identity.js';
-import type { Principal } from '../payouts/model.js';
+import type { Approval, Principal } from '../payouts/model.js';
 import type { PayoutListing } from '../payouts/store/payout-listing.js';
 import type { RecurrenceService } from '../recurrence/recurrence-service.js';
 import type { RefundService } from '../refunds/refund-service.js';
@@ -18,6 +18,8 @@ export interface WaitingApproval {
   readonly amount?: number;
   readonly requestedBy: Principal;
   readonly requestedAt: string;
+  /** Its first of two approvals, when it needs two (the second-approval threshold): it waits for a second. */
+  readonly firstApproval?: Approval;
   /** What the instruction does, for the approver to read. */
   readonly summary: string;
   readonly approve: { readonly method: 'POST'; readonly path: string };
@@ -62,6 +64,7 @@ function sources(ctx: ApprovalSources): Record<ApprovalKind, Source> {
           amount: payout.amountKobo,
           requestedBy: payout.requestedBy,
           requestedAt: payout.createdAt,
+          ...(payout.firstApproval && { firstApproval: payout.firstApproval }),
           summary: `${payout.instruction.type}: ${payout.narration}`,
           ...decisionsOn(`/payouts/${payout.id}`),
         })),
@@ -77,6 +80,7 @@ function sources(ctx: ApprovalSources): Record<ApprovalKind, Source> {
           amount: refund.amountKobo,
           requestedBy: refund.requestedBy,
           requestedAt: refund.createdAt,
+          ...(refund.firstApproval && { firstApproval: refund.firstApproval }),
           summary: `refund of transaction ${refund.transactionId}: ${refund.merchantNote}`,
           ...decisionsOn(`/refunds/${refund.id}`),
         })),
@@ -96,6 +100,7 @@ function sources(ctx: ApprovalSources): Record<ApprovalKind, Source> {
           amount: recurrence.template.amount,
           requestedBy: recurrence.createdBy,
           requestedAt: recurrence.createdAt,
+          ...(recurrence.firstApproval && { firstApproval: recurrence.firstApproval }),
           summary: `${recurrence.rule.interval} ${recurrence.template.type} from ${recurrence.rule.startDate}: ${recurrence.template.narration}`,
           ...decisionsOn(`/recurring-payouts/${recurrence.id}`),
         })),
@@ -115,6 +120,7 @@ function sources(ctx: ApprovalSources): Record<ApprovalKind, Source> {
           ...(typeof correction.fields.amount === 'number' && { amount: correction.fields.amount }),
           requestedBy: correction.requestedBy,
           requestedAt: correction.requestedAt,
+          ...(correction.firstApproval && { firstApproval: correction.firstApproval }),
           summary: `bulk item ${correction.bulkPayoutItemId}: ${correction.changes
             .map((change) => `${change.field} ${change.from ?? '?'} -> ${change.to}`)
             .join(', ')} (${correction.reason})`,
@@ -131,7 +137,8 @@ function sources(ctx: ApprovalSources): Record<ApprovalKind, Source> {
 
 /**
  * The approvals queue: money instructions waiting for a second person that `viewer` may approve, that is, all
- * but those `viewer` asked for (by stable identity). One page of each kind (or of `kind` alone), newest first;
+ * but those `viewer` asked for or gave the first of two approvals to (by stable identity); one that needs a second
+ * approval carries its `firstApproval`. One page of each kind (or of `kind` alone), newest first;
  * a page may hold fewer than `limit` items when some were the viewer's own.
  */
 export async function waitingApprovals(
@@ -146,7 +153,11 @@ export async function waitingApprovals(
   );
   const items = pages
     .flatMap(([, page]) => page.items)
-    .filter((item) => !sameIdentity(item.requestedBy, viewer))
+    .filter(
+      (item) =>
+        !sameIdentity(item.requestedBy, viewer) &&
+        !(item.firstApproval && sameIdentity(item.firstApproval.actor, viewer)),
+    )
     .sort((a, b) => b.requestedAt.localeCompare(a.requestedAt));
   const nextCursors: Partial<Record<ApprovalKind, string>> = {};
   for (const [kind, page] of pages) if (page.nextCursor) nextCursors[kind] = page.nextCursor;

@@ -1,4 +1,5 @@
 import type {
+  Approval,
   AuditEvent,
   Beneficiary,
   Controls,
@@ -36,6 +37,9 @@ export const presentRejection = (rejection: Rejection) => ({
   reason: clipText(rejection.reason, TEXT),
   at: rejection.at,
 });
+
+/** The first of two approvals as answered (`firstApproval`: FirstApprovalSchema). */
+export const presentApproval = (approval: Approval) => ({ by: principal(approval.actor), at: approval.at });
 
 /** A field issue as answered: its path and message within their maxima. */
 export const issueOf = (issue: { readonly path: string; readonly message: string }) => ({
@@ -112,6 +116,7 @@ export function presentPayout(payout: Payout, audit?: readonly AuditEvent[]) {
     ...(payout.scheduleAt && { scheduleAt: payout.scheduleAt }),
     requestedBy: principal(payout.requestedBy),
     ...(payout.approvedBy && { approvedBy: principal(payout.approvedBy) }),
+    ...(payout.firstApproval && { firstApproval: presentApproval(payout.firstApproval) }),
     ...(payout.rejection && { rejection: presentRejection(payout.rejection) }),
     submissionCount: payout.submissionCount,
     ...(payout.nextActionAt && { nextActionAt: payout.nextActionAt }),
@@ -179,7 +184,9 @@ export function presentAuditEvent(event: AuditEvent) {
 }
 
 export function presentPayoutPage(items: readonly Payout[], nextCursor: string | undefined) {
-  return { items: items.map((payout) => presentPayout(payout)), ...(nextCursor && { nextCursor }) };
+  // A listing leaves out the first of two approvals (lib/api/responses/payout.ts, `firstApprovalField`).
+  const listed = items.map(({ firstApproval, ...payout }) => presentPayout(payout));
+  return { items: listed, ...(nextCursor && { nextCursor }) };
 }
 
 export function presentControls(controls: Controls) {
@@ -229,6 +236,7 @@ export function presentRefund(refund: Refund, audit?: readonly RefundAuditEvent[
     idempotencyKey: clipText(refund.idempotencyKey, ID),
     requestedBy: principal(refund.requestedBy),
     ...(refund.approvedBy && { approvedBy: principal(refund.approvedBy) }),
+    ...(refund.firstApproval && { firstApproval: presentApproval(refund.firstApproval) }),
     ...(refund.rejection && { rejection: presentRejection(refund.rejection) }),
     ...(refund.providerRefundId && { providerRefundId: clipText(refund.providerRefundId, REF) }),
     ...(refund.providerStatus && { providerStatus: clipText(refund.providerStatus, WORD) }),

@@ -21,7 +21,7 @@ export const PROBLEM_TYPES = {
   'approval-forbidden': {
     statuses: [403],
     meaning:
-      'The caller may not approve or confirm this: they requested it themselves (four eyes), by stable identity.',
+      'The caller may not approve or confirm this: they requested it themselves (four eyes), by stable identity; they gave its first of two approvals already; or its amount is above their approval limit (`detail` names it). Nothing changed.',
   },
   'not-found': {
     statuses: [404],
@@ -140,4 +140,6 @@ export const LOCAL_SERVER_PROBLEMS = [
   'payload-too-large',
 ] as const satisfies readonly ProblemSlug[];
 
-export const PROBLEM_SLUGS = Object.keys(PROBLEM_TYPES) as ProblemSlug[];
+// Pure: a bundle that never lists the problem types (every function but the one serving the OpenAPI document)
+// leaves the table of meanings out (test/infra/bundles.test.ts weighs them).
+export const PROBLEM_SLUGS = /* @__PURE__ */ Object.keys(PROBLEM_TYPES) as ProblemSlug[];

@@ -1,4 +1,5 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { Approval } from '../payouts/model.js';
 import type { CapChange } from '../payouts/store/payout-store.js';
 import {
   DocumentClient,
@@ -11,6 +12,7 @@ import { ConcurrentModificationError, InvalidTransitionError } from '../shared/e
 import { ulid } from '../shared/ids.js';
 import { type Listing, listingAttributes, queryListing } from '../shared/index-listing.js';
 import type { CursorPage } from '../shared/paging.js';
+import { storedPrincipal as principalSchema, storedApproval } from '../shared/stored-principal.js';
 import * as z from '../shared/zod.js';
 import { TableIndexes } from '../table/index.js';
 import { claimWithCap, releaseCap } from './cap-reservation.js';
@@ -61,7 +63,6 @@ const valuesSchema = z.lazy(() =>
     narration: z.optional(value),
   }),
 );
-const principalSchema = z.lazy(() => z.object({ id: z.string(), kind: z.enum(['user', 'system']) }));
 const stateSchema = z.lazy(() =>
   z.object({
     bulkPayoutItemId: z.string(),
@@ -103,6 +104,7 @@ const pendingSchema = z.lazy(() =>
     requestedAt: z.string(),
     approvedBy: z.optional(principalSchema),
     approvedAt: z.optional(z.string()),
+    firstApproval: z.optional(storedApproval),
     outcome: z.optional(outcomeSchema),
     cancelledBy: z.optional(principalSchema),
     cancelledAt: z.optional(z.string()),
@@ -293,6 +295,35 @@ export class DynamoDbBulkItemStore {
         `correction ${correction.correctionId} of bulk payout item ${correction.bulkPayoutItemId} is no longer waiting for approval`,
       );
     }
+  }
+
+  /**
+   * Records the first of two approvals of a held correction (the second-approval threshold): it stays
+   * `pending_approval`, nothing claimed or reserved. Recorded once: of two first approvals at once, one commits.
+   *
+   * @throws ConcurrentModificationError when it is no longer waiting, or a first approval was recorded meanwhile
+   */
+  async recordFirstApproval(
+    correction: PendingCorrection,
+    firstApproval: Approval,
+  ): Promise<PendingCorrection> {
+    try {
+      await this.#doc.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: bulkItemKeys.correction(correction.bulkPayoutItemId, correction.correctionId),
+          UpdateExpression: 'SET firstApproval = :f',
+          ConditionExpression: '#status = :w AND attribute_not_exists(firstApproval)',
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: { ':w': 'pending_approval', ':f': firstApproval },
+        }),
+      );
+    } catch (error) {
+      if (error instanceof Error && error.name === 'ConditionalCheckFailedException')
+        throw new ConcurrentModificationError('correction', correction.correctionId);
+      throw error;
+    }
+    return { ...correction, firstApproval };
   }
 
   /**

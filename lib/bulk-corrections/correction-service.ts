@@ -181,9 +181,12 @@ export class BulkCorrectionService {
    * the item as known now: it releases the money, and the maximum may have been lowered while it waited. Above it
    * the approval answers `invalid` naming `amount` (a 400), and the correction stays `pending_approval`, nothing
    * claimed or sent. An amount still not known here fails closed as at the request: the approver stands in for
-   * both checks, so the approval goes ahead.
+   * both checks, so the approval goes ahead. At or above the second-approval threshold (or of an amount not known
+   * here, while that threshold is set) the first approval is only recorded (`firstApproval`) and it answers
+   * `pending_approval`; a second approver, another person, sends it.
    *
    * @throws NotFoundError; InvalidTransitionError when it is approved or cancelled already; ApprovalForbiddenError
+   *   (the requester, not a person, above the approver's limit, the first approver again)
    */
   async approve(id: string, correctionId: string, approver: Principal): Promise<CorrectionResult> {
     const held = await this.#store.getPending(id, correctionId);
@@ -200,14 +203,16 @@ export class BulkCorrectionService {
     const fields = CorrectionFieldsSchema.parse(held.fields);
     let reason: string;
     let judgement: Judgement;
+    let releases: boolean;
     try {
       // The same description as at the request, but released by the approver: a redirect the requester entered
       // now has two people behind it, and an amount the requester set counts as known.
       const instruction = describeCorrection(fields, await this.#store.get(id), held.requestedBy, approver);
-      ({ judgement, reason } = judgeApproval(this.#limits, instruction, {
+      ({ judgement, reason, releases } = judgeApproval(this.#limits, instruction, {
         what,
         stays: PendingCorrectionStatus.PendingApproval,
         approver,
+        firstApproval: held.firstApproval,
         logger: this.#logger,
       }));
     } catch (error) {
@@ -215,6 +220,15 @@ export class BulkCorrectionService {
       if (error instanceof ValidationError)
         return { outcome: CorrectionOutcome.Invalid, issues: error.issues };
       throw error;
+    }
+    if (!releases) {
+      // The first of two: recorded on the held correction (nothing claimed or sent); it keeps waiting.
+      const correction = await this.#store.recordFirstApproval(held, {
+        actor: approver,
+        at: this.#clock.now().toISOString(),
+      });
+      this.#logger.info('held correction approved first', { bulkPayoutItemId: id, correctionId, reason });
+      return { outcome: CorrectionOutcome.PendingApproval, correction };
     }
     // Read before the claim too, so that approving while paused writes no claim only to give it back.
     const pausedBefore = await this.#pausedResult();

@@ -14,6 +14,7 @@ import { InvalidCursorError } from '../shared/errors.js';
 import { createWithIdempotencyKey } from '../shared/idempotent-create.js';
 import { type Listing, listingAttributes, queryListing } from '../shared/index-listing.js';
 import type { CursorPage } from '../shared/paging.js';
+import { storedPrincipal as principalSchema } from '../shared/stored-principal.js';
 import * as z from '../shared/zod.js';
 import { TableIndexes } from '../table/index.js';
 import { claimWithCap } from './cap-reservation.js';
@@ -79,7 +80,6 @@ const BATCH_WRITE_ATTEMPTS = 5;
 /** BatchWriteItem calls at once: a 500-row job is 20 calls, 4 at a time (a bounded burst of 100 writes). */
 const BATCH_WRITES_IN_FLIGHT = 4;
 
-const principalSchema = z.lazy(() => z.object({ id: z.string(), kind: z.enum(['user', 'system']) }));
 const jobSchema = z.lazy(() =>
   z.object({
     jobId: z.string(),

@@ -1,4 +1,4 @@
-import type { Principal } from '../payouts/model.js';
+import type { Approval, Principal } from '../payouts/model.js';
 
 /** The fields a correction may change; `amountKobo` is the item's amount in kobo. */
 export const CORRECTABLE_FIELDS = [
@@ -115,6 +115,8 @@ export interface PendingCorrection {
   readonly requestedAt: string;
   readonly approvedBy?: Principal;
   readonly approvedAt?: string;
+  /** The first of two approvals (at or above the second-approval threshold): it waits for a second approver. */
+  readonly firstApproval?: Approval;
   readonly outcome?: CorrectionOutcome;
   /** Who withdrew it while it waited for approval, when, and why (if they said). */
   readonly cancelledBy?: Principal;

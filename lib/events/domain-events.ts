@@ -453,6 +453,11 @@ export const ApprovalDecidedDetailSchema = z.strictObject({
   decision: z.enum(['approved', 'cancelled', 'rejected']),
   /** Who approved, rejected or withdrew it, when the instruction records who (a payout's or refund's cancel does not). */
   decidedBy: z.optional(PrincipalDetailSchema),
+  /**
+   * The first of two approvals, when the instruction needed two (the second-approval threshold): who and when.
+   * `decidedBy` is then the second approver, or whoever rejected or withdrew it after the first approval.
+   */
+  firstApproval: z.optional(z.strictObject({ by: PrincipalDetailSchema, at: upTo(word) })),
 });
 
 export type ApprovalRequestedDetail = z.output<typeof ApprovalRequestedDetailSchema>;
@@ -478,6 +483,8 @@ const ApprovalItemSchema = z.object({
   requestedBy: z.optional(StoredPrincipal),
   createdBy: z.optional(StoredPrincipal),
   approvedBy: z.optional(StoredPrincipal),
+  /** The first of two approvals (the second-approval threshold). */
+  firstApproval: z.optional(z.object({ actor: StoredPrincipal, at: z.string() })),
   cancelledBy: z.optional(StoredPrincipal),
   /** A second person's refusal: the instruction ends `cancelled`, and the decision is `rejected`. */
   rejection: z.optional(z.object({ actor: StoredPrincipal, at: z.string() })),
@@ -508,6 +515,7 @@ function approvalItemOf(image: Readonly<Record<string, object>>): ApprovalItem |
       amountKobo: payout.amountKobo,
       requestedBy: payout.requestedBy,
       ...(payout.approvedBy && { approvedBy: payout.approvedBy }),
+      ...(payout.firstApproval && { firstApproval: payout.firstApproval }),
       ...(payout.rejection && { rejection: payout.rejection }),
       createdAt: payout.createdAt,
       updatedAt: payout.updatedAt,
@@ -623,6 +631,9 @@ export function approvalEventOf(record: PayoutStreamRecord): ApprovalEvent | und
       eventId: clip(`approval:${kind}:${where.id}:decided`, 3 * id),
       decision,
       ...(decidedBy && { decidedBy: principal(decidedBy) }),
+      ...(item.firstApproval && {
+        firstApproval: { by: principal(item.firstApproval.actor), at: clip(item.firstApproval.at, word) },
+      }),
       occurredAt: clip(decidedAt ?? item.updatedAt ?? '', word),
     },
   };

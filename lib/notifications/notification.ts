@@ -127,6 +127,7 @@ export function notificationOf(detailType: string, detail: unknown): Notificatio
         amount,
         decision: d.decision,
         decidedBy: by,
+        ...(d.firstApproval && { firstApprovedBy: d.firstApproval.by.id }),
         requestedBy: d.requestedBy.id,
         link: d.link.path,
         at: d.occurredAt,

@@ -1,4 +1,4 @@
-import type { Beneficiary, Principal, Rejection } from '../payouts/model.js';
+import type { Approval, Beneficiary, Principal, Rejection } from '../payouts/model.js';
 import type { RowEnd } from './row-ends.js';
 
 /**
@@ -63,6 +63,8 @@ export interface PayoutRun {
   readonly approvalReason?: string;
   readonly approvedBy?: Principal;
   readonly approvedAt?: string;
+  /** The first of two approvals (a total at or above the second-approval threshold): it waits for a second. */
+  readonly firstApproval?: Approval;
   /** Rows below this index are payouts (or failed to become one): where materialisation resumes. */
   readonly materialised: number;
   /** Duplicate lines and earlier runs of the same file the requester acknowledged. */

@@ -329,9 +329,12 @@ export class PayoutRunService {
 
   /**
    * A second person releases a run held for approval: four eyes on the run, then the gate again with the limits in
-   * force now, on the total and on every row. The rows then become payouts approved by this person.
+   * force now, on the total and on every row. The rows then become payouts approved by this person. A total at or
+   * above the second-approval threshold takes two approvals by two persons: the first is recorded
+   * (`firstApproval`) and the run keeps waiting; the second releases it.
    *
-   * @throws ApprovalForbiddenError for the requester or a system principal
+   * @throws ApprovalForbiddenError for the requester or a system principal, a total above the approver's limit,
+   *   or the first approver again
    * @throws ValidationError when the limits in force refuse a row (nothing changes)
    * @throws InvalidTransitionError unless the run waits for approval
    */
@@ -346,8 +349,15 @@ export class PayoutRunService {
       );
     }
     const limits = this.#limits();
-    const approval = { what, stays: RunState.PendingApproval, approver, logger: this.#logger };
-    judgeApproval(limits, runInstruction(run.totalKobo, approver), approval);
+    const approval = {
+      what,
+      stays: RunState.PendingApproval,
+      approver,
+      firstApproval: run.firstApproval,
+      logger: this.#logger,
+    };
+    // The total decides whether two approvals are needed (and the approver's limit); each row only the maximum.
+    const { releases } = judgeApproval(limits, runInstruction(run.totalKobo, approver), approval);
     const issues: FieldIssue[] = [];
     for (const row of await this.#store.allRows(runId)) {
       try {
@@ -357,7 +367,11 @@ export class PayoutRunService {
             ...rowInstruction(row, approver),
             amount: { kobo: row.amountKobo, source: { from: 'request' }, path: `rows[${row.index}].amount` },
           },
-          { ...approval, what: `${what} row ${row.index + 1} (${row.amountKobo} kobo)` },
+          {
+            ...approval,
+            what: `${what} row ${row.index + 1} (${row.amountKobo} kobo)`,
+            firstApproval: undefined,
+          },
         );
       } catch (error) {
         if (!(error instanceof ValidationError)) throw error;
@@ -366,6 +380,18 @@ export class PayoutRunService {
     }
     if (issues.length > 0) throw ValidationError.of(issues);
     const at = this.#clock.now().toISOString();
+    if (!releases) {
+      // The first of two: recorded once; the run keeps waiting and no row becomes a payout.
+      const firstApproval = { actor: approver, at };
+      const recorded = await this.#store.transition(run, RunState.PendingApproval, {
+        firstApproval,
+        updatedAt: at,
+      });
+      if (!recorded)
+        throw new InvalidTransitionError('payout run', `${what} changed meanwhile; read it again`);
+      this.#logger.info('payout run approved first', { runId, approvedBy: approver.id });
+      return { ...run, firstApproval, updatedAt: at };
+    }
     const moved = await this.#store.transition(run, RunState.Materialising, {
       approvedBy: approver,
       approvedAt: at,

@@ -1,5 +1,5 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import type { Principal } from '../payouts/model.js';
+import type { Approval, Principal } from '../payouts/model.js';
 import { forEachAtOnce } from '../shared/at-once.js';
 import { decodeCursor, encodeCursor } from '../shared/cursor.js';
 import {
@@ -13,6 +13,11 @@ import { InvalidCursorError, PayoutAutomationError } from '../shared/errors.js';
 import { createWithIdempotencyKey, IdempotentCreateGuardError } from '../shared/idempotent-create.js';
 import { type Listing, listingAttributes, queryListing } from '../shared/index-listing.js';
 import type { CursorPage } from '../shared/paging.js';
+import {
+  storedPrincipal as principalSchema,
+  storedApproval,
+  storedRejection,
+} from '../shared/stored-principal.js';
 import * as z from '../shared/zod.js';
 import { TableIndexes } from '../table/index.js';
 import { type PayoutRun, type RunRow, RunState } from './model.js';
@@ -71,7 +76,6 @@ const BATCH_WRITE_ATTEMPTS = 5;
 /** BatchWriteItem calls at once: a 10,000-row run is 400 calls, 8 at a time. */
 const BATCH_WRITES_IN_FLIGHT = 8;
 
-const principalSchema = z.lazy(() => z.object({ id: z.string(), kind: z.enum(['user', 'system']) }));
 export const runSchema = z.lazy(() =>
   z.object({
     runId: z.string(),
@@ -88,12 +92,13 @@ export const runSchema = z.lazy(() =>
     approvalReason: z.optional(z.string()),
     approvedBy: z.optional(principalSchema),
     approvedAt: z.optional(z.string()),
+    firstApproval: z.optional(storedApproval),
     materialised: z.int(),
     acknowledged: z.optional(z.object({ duplicateLines: z.int(), duplicateRunIds: z.array(z.string()) })),
     cancelledBy: z.optional(principalSchema),
     cancelledAt: z.optional(z.string()),
     cancelReason: z.optional(z.string()),
-    rejection: z.optional(z.object({ actor: principalSchema, reason: z.string(), at: z.string() })),
+    rejection: z.optional(storedRejection),
     endedAt: z.optional(z.string()),
   }),
 );
@@ -366,6 +371,7 @@ export class DynamoDbPayoutRunStore {
         PayoutRun,
         | 'approvedBy'
         | 'approvedAt'
+        | 'firstApproval'
         | 'materialised'
         | 'cancelledBy'
         | 'cancelledAt'
@@ -391,7 +397,7 @@ export class DynamoDbPayoutRunStore {
     for (const [field, value] of Object.entries(changes)) {
       if (value === undefined) continue;
       names[`#${field}`] = field;
-      values[`:${field}`] = value as Principal | string | number;
+      values[`:${field}`] = value as Principal | Approval | string | number;
       sets.push(`#${field} = :${field}`);
     }
     let expression = `SET ${sets.join(', ')}`;
@@ -412,7 +418,8 @@ export class DynamoDbPayoutRunStore {
           TableName: this.tableName,
           Key: runKeys.run(run.runId),
           UpdateExpression: expression,
-          ConditionExpression: '#state = :from AND #mat = :mark',
+          // A first approval is recorded once: of two at once, the second finds it and loses.
+          ConditionExpression: `#state = :from AND #mat = :mark${changes.firstApproval ? ' AND attribute_not_exists(#firstApproval)' : ''}`,
           ExpressionAttributeNames: names,
           ExpressionAttributeValues: values,
         }),

@@ -1,3 +1,5 @@
+import type { ApproverLimits } from './gate.js';
+
 /**
  * The engine's tunables; every limit in kobo, every duration in milliseconds. A plain type: the environment
  * variables that set them are validated where they are read (lib/runtime/runtime-config.ts).
@@ -9,6 +11,13 @@ export interface EngineConfig {
   dailyCapKobo: number;
   /** Payouts of at least this amount wait for a second person's approval. */
   approvalThresholdKobo: number;
+  /**
+   * Payouts and other instructions of at least this amount wait for two approvals by two persons
+   * (`SECOND_APPROVAL_THRESHOLD_KOBO`). Unset (the default): one approval releases them.
+   */
+  secondApprovalThresholdKobo?: number;
+  /** The most each approver may approve (`APPROVER_LIMITS`). Unset (the default): no approver has a limit. */
+  approverLimits?: ApproverLimits;
   /** How long a submission may stay in `submitting` before it is presumed crashed. */
   submitLeaseMs: number;
   /** How long the sweeper leaves alone a new payout that its creator submits itself (API, event, settlement). */

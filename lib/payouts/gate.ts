@@ -1,8 +1,8 @@
 import { ValidationError } from '../shared/errors.js';
 import type { Logger } from '../shared/logger.js';
 import { ApprovalForbiddenError } from './errors.js';
-import { sameIdentity } from './identity.js';
-import type { Principal } from './model.js';
+import { identityOf, sameIdentity } from './identity.js';
+import type { Approval, Principal } from './model.js';
 
 /**
  * Every way money can be instructed or a money record changed. docs/controls.md has one row per entry point
@@ -36,7 +36,28 @@ export interface GateLimits {
    * closed: the cap may refuse sooner, never let more leave the main wallet).
    */
   readonly mainWalletId?: string;
+  /**
+   * Instructions of at least this amount (or of an amount not known here) wait for two approvals by two
+   * different persons, neither the requester (docs/controls.md, "Approver limits and two approvers"). Unset: one.
+   */
+  readonly secondApprovalThresholdKobo?: number;
+  /** The most each approver may approve (docs/controls.md, "Approver limits and two approvers"). Unset: no limit. */
+  readonly approverLimits?: ApproverLimits;
 }
+
+/** The most an approver may approve, in kobo: by the approver's identity, else the default. */
+export interface ApproverLimits {
+  /** The limit of every approver not named in `byApprover`; unset, they have none. */
+  readonly defaultKobo?: number;
+  /** Limits by the approver's principal id as recorded (`person/cognito:<sub>`, a local name), compared as identities. */
+  readonly byApprover?: Readonly<Record<string, number>>;
+}
+
+/**
+ * The first of two approvals, recorded on an instruction that waits for a second (`judgeApproval`). Named as a
+ * rejection is (`actor`, `at`): the payout's stored names have both already.
+ */
+export type FirstApproval = Approval;
 
 /**
  * The account an instruction debits, as the entry point names it. The gate derives the daily cap's counter from
@@ -229,29 +250,92 @@ export interface PendingApproval {
   /** What a refusal tells the approver to do instead; by default, cancel it or wait for the maximum. */
   readonly instead?: string;
   readonly approver: Principal;
+  /**
+   * The first approval the instruction records, when two approvers must approve it, or undefined. Required, so that
+   * no entry point forgets to show the gate what it holds.
+   */
+  readonly firstApproval: FirstApproval | undefined;
   /** Where a refusal is logged: it changes nothing, so no audit event records it. */
   readonly logger: Pick<Logger, 'warn'>;
+}
+
+/** What an approval does (`judgeApproval`). */
+export interface ApprovalJudgement {
+  readonly judgement: Judgement;
+  /** The approval's audit reason. */
+  readonly reason: string;
+  /**
+   * False when this is the first of two approvals: the entry point records it (`{ actor: approver, at }`) and the
+   * instruction keeps waiting for approval; true when the approval releases it, as one approval does below the
+   * second-approval threshold.
+   */
+  readonly releases: boolean;
 }
 
 /**
  * The gate again at an approval (docs/controls.md, "again at approval"): an approval releases the money, so it
  * runs `judge` on the instruction as described at its request, with `releasedBy` the approver, with the limits in
  * force when it is given, not those it was admitted under: operators may have lowered the maximum while it waited.
- * Returns the judgement (with its cap counter and amount at stake, for the approval's claim) and the approval's
- * audit reason, which says so when the limits in force no longer ask for a second person (the threshold was raised
- * meanwhile: approved all the same, since a person asked to).
+ * Then the approver's own limit (`approverLimits`), and whether a second approval must follow
+ * (`secondApprovalThresholdKobo`): at or above it, the first approval is recorded and the instruction waits on;
+ * the second, by another person, releases it. Returns the judgement (with its cap counter and amount at stake, for
+ * the approval's claim), the approval's audit reason (which says so when the limits in force no longer ask for a
+ * second person: approved all the same, since a person asked to), and whether it releases the instruction.
  *
  * @throws ValidationError naming the amount's field, said for the approver, who sent no amount: which instruction,
  *   that the limits in force refuse it, and that nothing changed (it stays `approval.stays`)
- * @example const { judgement, reason } = judgeApproval(limits, { ...instruction, releasedBy: approver }, approval);
+ * @throws ApprovalForbiddenError when the amount is above the approver's limit (or not known here while the
+ *   approver has one), or the approver gave the first approval already
+ * @example const { judgement, reason, releases } = judgeApproval(limits, { ...instruction, releasedBy: approver }, approval);
  */
 export function judgeApproval(
   limits: GateLimits,
   instruction: MoneyInstruction,
   approval: PendingApproval,
-): { readonly judgement: Judgement; readonly reason: string } {
-  const { decision, reason } = approvedThrough(() => judge(limits, instruction), approval);
-  return { judgement: decision, reason };
+): ApprovalJudgement {
+  const { decision: judgement, reason } = approvedThrough(() => judge(limits, instruction), approval);
+  const kobo = judgement.amountAtStakeKobo;
+  const { approver, firstApproval: first } = approval;
+  const limit = approverLimitOf(limits, approver);
+  // An amount not known here cannot be shown to be within a limit: refused (fails closed).
+  const refusal =
+    limit !== undefined && (kobo ?? Number.POSITIVE_INFINITY) > limit
+      ? `cannot be approved by ${approver.id}: ${kobo ?? 'an amount not known here'} is above their approval limit of ${limit} kobo`
+      : first && sameIdentity(first.actor, approver)
+        ? `was approved first by ${first.actor.id}, who therefore cannot give its second approval`
+        : undefined;
+  if (refusal) {
+    // It changes nothing, so no audit event records it (as for the maximum).
+    approval.logger.warn('approval refused by the gate', {
+      instruction: approval.what,
+      approvedBy: approver.id,
+    });
+    throw new ApprovalForbiddenError(
+      `${approval.what} ${refusal}; it stays ${approval.stays} and nothing changed`,
+    );
+  }
+  if (first)
+    return { judgement, reason: `${reason}, the second approver after ${first.actor.id}`, releases: true };
+  const second = limits.secondApprovalThresholdKobo;
+  // Two approvals at or above the second threshold, and (failing closed) for an amount not known here.
+  const releases =
+    second === undefined || !judgement.approvalRequired || (kobo !== undefined && kobo < second);
+  return {
+    judgement,
+    reason: releases
+      ? reason
+      : `first approval by ${approver.id}; a second approver must approve (the second-approval threshold is ${second} kobo)`,
+    releases,
+  };
+}
+
+/** The approval limit of `approver`: the one named for their identity, else the default; undefined for none. */
+function approverLimitOf({ approverLimits }: GateLimits, approver: Principal): number | undefined {
+  const identity = identityOf(approver);
+  const named = Object.entries(approverLimits?.byApprover ?? {}).find(
+    ([id]) => identityOf({ id, kind: 'user' }) === identity,
+  );
+  return named ? named[1] : approverLimits?.defaultKobo;
 }
 
 /** The gate's decision at an approval (`decide`), a refusal reworded for the approver, and the audit reason. */

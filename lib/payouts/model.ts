@@ -88,6 +88,12 @@ export interface Rejection {
   readonly at: string;
 }
 
+/** An approval recorded on an instruction: who and when (the first of two, `firstApproval`). */
+export interface Approval {
+  readonly actor: Principal;
+  readonly at: string;
+}
+
 export const systemPrincipal = (component: string): Principal => ({
   id: `system:${component}`,
   kind: 'system',
@@ -187,6 +193,11 @@ export interface Payout {
   readonly version: number;
   readonly requestedBy: Principal;
   readonly approvedBy?: Principal;
+  /**
+   * The first of two approvals, on a payout at or above the second-approval threshold: it waits in
+   * `pending_approval` for a second approver (another person, not its requester), who is then `approvedBy`.
+   */
+  readonly firstApproval?: Approval;
   /** A second person's refusal while it waited for approval: the payout is `cancelled`, for good. */
   readonly rejection?: Rejection;
   readonly scheduleAt?: string;

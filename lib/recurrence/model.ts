@@ -1,4 +1,4 @@
-import type { Principal, Rejection } from '../payouts/model.js';
+import type { Approval, Principal, Rejection } from '../payouts/model.js';
 import type { CreatePayoutRequest } from '../payouts/schemas.js';
 import type { RecurrenceRule } from './rules.js';
 
@@ -55,6 +55,8 @@ export interface Recurrence {
   readonly createdBy: Principal;
   /** The second person who approved a rule at or above the approval threshold; carried onto each occurrence. */
   readonly approvedBy?: Principal;
+  /** The first of two approvals (at or above the second-approval threshold): it waits for a second approver. */
+  readonly firstApproval?: Approval;
   /** A second person's refusal while it waited for approval: the rule is `cancelled`, none of it ever paid. */
   readonly rejection?: Rejection;
   readonly statusReason?: string;

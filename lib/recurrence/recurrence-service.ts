@@ -250,9 +250,11 @@ export class RecurrenceService {
    * passes the control gate again with the limits in force now, since it releases the rule's money and the maximum
    * may have been lowered while the rule waited (each occurrence would be refused at its creation anyway): above
    * it the approval is refused and the rule stays `pending_approval`, unchanged, to be cancelled (or approved
-   * once the maximum allows it).
+   * once the maximum allows it). At or above the second-approval threshold (on an occurrence's amount) the first
+   * approval is only recorded (`firstApproval`); a second approver, another person, activates it.
    *
-   * @throws ApprovalForbiddenError when the approver is the creator or not a person
+   * @throws ApprovalForbiddenError when the approver is the creator or not a person, the amount is above the
+   *   approver's limit, or the approver gave the first approval already
    * @throws ValidationError naming `amount` when the amount is above the per-payout maximum in force now
    */
   approve(id: string, approver: Principal): Promise<Recurrence> {
@@ -265,16 +267,20 @@ export class RecurrenceService {
       }
       assertMayApprove(recurrence.createdBy, approver, `recurring payout ${id}`);
       // Refused before anything is written (no occurrence skipped, no version).
-      const { reason: approved } = judgeApproval(
+      const { reason: approved, releases } = judgeApproval(
         this.ctx.limits,
         describePayoutRequest(recurrence.template, MoneyEntryPoint.RecurringRule, approver),
         {
           what: `recurring payout ${id} (${recurrence.template.amount} kobo an occurrence)`,
           stays: RecurrenceStatus.PendingApproval,
           approver,
+          firstApproval: recurrence.firstApproval,
           logger: this.ctx.logger,
         },
       );
+      // The first of two: recorded and audited; the rule keeps waiting and materialises nothing.
+      if (!releases)
+        return { firstApproval: { actor: approver, at: now.toISOString() }, statusReason: approved };
       return {
         approvedBy: approver,
         ...(await this.#restartFrom(

@@ -4,7 +4,7 @@ import {
   MoneyEntryPoint,
   type MoneyInstruction,
 } from '../payouts/gate.js';
-import type { Principal, Rejection } from '../payouts/model.js';
+import type { Approval, Principal, Rejection } from '../payouts/model.js';
 import { clientText } from '../shared/text.js';
 import * as z from '../shared/zod.js';
 
@@ -63,6 +63,8 @@ export interface Refund {
   readonly requestedBy: Principal;
   /** The second person who approved it (refunds at or above the approval threshold). */
   readonly approvedBy?: Principal;
+  /** The first of two approvals (at or above the second-approval threshold): it waits for a second approver. */
+  readonly firstApproval?: Approval;
   /** A second person's refusal while it waited for approval: the refund is `cancelled`, never sent. */
   readonly rejection?: Rejection;
   /** What the provider said was paid on the transaction when the refund was accepted, in kobo. */

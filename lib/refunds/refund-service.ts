@@ -175,9 +175,12 @@ export class RefundService {
    * while payouts are paused, or when the caller's `sendWindow` has passed: the sweep sends it). The approval
    * passes the control gate again with the limits in force now, since it releases the money and the maximum may
    * have been lowered while the refund waited: above it the approval is refused, and the refund stays
-   * `pending_approval`, unchanged and unsent, to be cancelled (or approved once the maximum allows it).
+   * `pending_approval`, unchanged and unsent, to be cancelled (or approved once the maximum allows it). At or above
+   * the second-approval threshold the first approval is only recorded (`firstApproval`); a second approver, another
+   * person, sends it.
    *
-   * @throws ApprovalForbiddenError when the approver is the requester (by stable identity) or not a person
+   * @throws ApprovalForbiddenError when the approver is the requester (by stable identity) or not a person, the
+   *   amount is above the approver's limit, or the approver gave the first approval already
    * @throws InvalidTransitionError when the refund is not waiting for approval
    * @throws ValidationError naming `amount` when the amount is above the per-payout maximum in force now
    */
@@ -190,12 +193,23 @@ export class RefundService {
       );
     }
     assertMayApprove(refund.requestedBy, approver, `refund ${id}`);
-    const { reason } = judgeApproval(this.#limits, describeRefund(refund, approver), {
+    const { reason, releases } = judgeApproval(this.#limits, describeRefund(refund, approver), {
       what: `refund ${id} (${refund.amountKobo} kobo)`,
       stays: RefundStatus.PendingApproval,
       approver,
+      firstApproval: refund.firstApproval,
       logger: this.#logger,
     });
+    if (!releases) {
+      // The first of two: recorded and audited; the refund keeps waiting, unsent.
+      const first = await this.#sender.change(
+        refund,
+        { firstApproval: { actor: approver, at: this.#clock.now().toISOString() } },
+        { actor: approver, reason },
+      );
+      if (!first.changed) throw new ConcurrentModificationError('refund', id);
+      return first.refund;
+    }
     const approval = await this.#sender.change(
       refund,
       { status: RefundStatus.Requested, approvedBy: approver },

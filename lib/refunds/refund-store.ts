@@ -8,6 +8,11 @@ import { createWithIdempotencyKey, IdempotentCreateGuardError } from '../shared/
 import { type Listing, listingAttributes, queryListing } from '../shared/index-listing.js';
 import { readItemCollection } from '../shared/item-collection.js';
 import type { CursorPage } from '../shared/paging.js';
+import {
+  storedPrincipal as principalSchema,
+  storedApproval,
+  storedRejection,
+} from '../shared/stored-principal.js';
 import { commitRetryingConflicts } from '../shared/transaction-conflicts.js';
 import * as z from '../shared/zod.js';
 import { TableIndexes } from '../table/index.js';
@@ -55,7 +60,6 @@ function toAuditItem(event: RefundAuditEvent): Record<string, unknown> {
   return { ...refundKeys.audit(event.refundId, event.sequence), entity: 'refundAudit', ...event };
 }
 
-const principalSchema = z.lazy(() => z.object({ id: z.string(), kind: z.enum(['user', 'system']) }));
 const statusSchema = z.lazy(() => z.enum(Object.values(RefundStatus)));
 
 const resolutionProposalSchema = z.lazy(() =>
@@ -90,7 +94,8 @@ const refundItemSchema = z.lazy(() =>
     version: z.int(),
     requestedBy: principalSchema,
     approvedBy: z.optional(principalSchema),
-    rejection: z.optional(z.object({ actor: principalSchema, reason: z.string(), at: z.string() })),
+    firstApproval: z.optional(storedApproval),
+    rejection: z.optional(storedRejection),
     amountPaidKobo: z.optional(z.int()),
     countsInTotal: z.optional(z.boolean()),
     capDay: z.optional(z.string()),

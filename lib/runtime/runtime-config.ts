@@ -17,6 +17,15 @@ const optionalUrl = z.optional(z.url());
 const optionalText = z.optional(z.string());
 
 /**
+ * Per-approver limits (docs/controls.md, "Approver limits and two approvers"): `defaultKobo` for every approver,
+ * `byApprover` by the principal id as recorded (`person/cognito:<sub>`, a local name), compared as identities.
+ */
+export const ApproverLimitsSchema = z.strictObject({
+  defaultKobo: z.optional(z.int().check(z.positive())),
+  byApprover: z.optional(z.record(z.string().check(z.minLength(1)), z.int().check(z.positive()))),
+});
+
+/**
  * Configuration read from the environment, validated once at start-up so a handler fails fast at init
  * with the variable named, instead of mid-payout.
  */
@@ -66,6 +75,22 @@ export const RuntimeEnvSchema = z
       'Africa/Lagos',
     ),
     APPROVAL_THRESHOLD_KOBO: kobo,
+    /** At or above it an instruction waits for two approvals by two persons; unset: one. */
+    SECOND_APPROVAL_THRESHOLD_KOBO: kobo,
+    /** Per-approver limits, JSON: `{"defaultKobo":…,"byApprover":{"person/cognito:<sub>":…}}`; unset: none. */
+    APPROVER_LIMITS: z.optional(
+      z.pipe(
+        z.transform((text: string, context) => {
+          try {
+            return JSON.parse(text) as unknown;
+          } catch {
+            context.issues.push({ code: 'custom', message: 'must be a JSON object', input: text });
+            return z.NEVER;
+          }
+        }),
+        ApproverLimitsSchema,
+      ),
+    ),
     SUBMIT_LEASE_MS: milliseconds,
     RECONCILE_GRACE_MS: milliseconds,
     RECONCILE_INTERVAL_MS: milliseconds,

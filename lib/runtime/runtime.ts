@@ -140,6 +140,7 @@ const ENGINE_VARIABLES = [
   'MAX_PAYOUT_KOBO',
   'DAILY_CAP_KOBO',
   'APPROVAL_THRESHOLD_KOBO',
+  'SECOND_APPROVAL_THRESHOLD_KOBO',
   'SUBMIT_LEASE_MS',
   'RECONCILE_GRACE_MS',
   'RECONCILE_INTERVAL_MS',
@@ -161,6 +162,7 @@ function engineConfigFrom(config: RuntimeEnv): Partial<EngineConfig> {
   return {
     ...(Object.fromEntries(entries) as Partial<EngineKeysChecked>),
     ...(config.MAIN_WALLET_ID !== undefined && { mainWalletId: config.MAIN_WALLET_ID }),
+    ...(config.APPROVER_LIMITS !== undefined && { approverLimits: config.APPROVER_LIMITS }),
   };
 }
 

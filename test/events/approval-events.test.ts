@@ -182,3 +182,73 @@ describe('every kind that waits for a second person publishes its approval event
     ).toBeUndefined();
   });
 });
+
+describe('an instruction that takes two approvers', () => {
+  const carol = { id: 'carol', kind: 'user' } as const;
+
+  it('publishes nothing at the first approval and one Approval Decided naming both approvers at the second', async () => {
+    const { received, relay } = await relayedApprovals();
+    const ctx = {
+      ...h.engine.ctx,
+      config: { ...h.engine.ctx.config, secondApprovalThresholdKobo: 2_000_000 },
+    };
+    const { payout } = await h.engine.create(command(bankTransfer(2_500_000), 'approval-two-approvers'));
+    await relay.pollOnce();
+    const first = await approvePayout(ctx, payout.id, bob);
+    expect(first.status).toBe('pending_approval');
+    await relay.pollOnce();
+    const ofPayout = () => received.filter((event) => event.detail.id === payout.id);
+    expect(ofPayout().map((event) => event.detailType)).toEqual([APPROVAL_REQUESTED_EVENT]);
+
+    await approvePayout(ctx, payout.id, carol);
+    await relay.pollOnce();
+    await relay.stop();
+    expect(ofPayout().map((event) => event.detailType)).toEqual([
+      APPROVAL_REQUESTED_EVENT,
+      APPROVAL_DECIDED_EVENT,
+    ]);
+    expect(ApprovalDecidedDetailSchema.parse(ofPayout()[1]?.detail)).toMatchObject({
+      decision: 'approved',
+      decidedBy: { id: 'carol', kind: 'user' },
+      firstApproval: { by: { id: 'bob', kind: 'user' }, at: first.firstApproval?.at },
+    });
+  });
+
+  it.each([
+    { entity: 'refund', id: 'rf2', amountKobo: 900, status: 'requested' },
+    { entity: 'recurrence', id: 'rc2', template: { amount: 700 }, status: 'active' },
+    { entity: 'payout-run', runId: 'r2', totalKobo: 900, state: 'materialising' },
+    { entity: 'bulk-item-correction', correctionId: 'c2', bulkPayoutItemId: 'b2', status: 'approved' },
+  ])('$entity: its Approval Decided names the first approval too', ({ status, state, ...item }) => {
+    const alice = { id: 'alice', kind: 'user' };
+    const waiting = {
+      ...item,
+      requestedBy: alice,
+      createdBy: alice,
+      [state ? 'state' : 'status']: 'pending_approval',
+    };
+    const firstApproval = { actor: { id: 'bob', kind: 'user' }, at: 't1' };
+    // The first approval keeps it waiting: no transition of the approval, nothing published.
+    expect(
+      approvalEventOf({
+        eventName: 'MODIFY',
+        dynamodb: { OldImage: marshall(waiting), NewImage: marshall({ ...waiting, firstApproval }) },
+      }),
+    ).toBeUndefined();
+    const released = {
+      ...waiting,
+      firstApproval,
+      approvedBy: carol,
+      [state ? 'state' : 'status']: state ?? status,
+    };
+    const decided = approvalEventOf({
+      eventName: 'MODIFY',
+      dynamodb: { OldImage: marshall({ ...waiting, firstApproval }), NewImage: marshall(released) },
+    });
+    expect(ApprovalDecidedDetailSchema.parse(decided?.detail)).toMatchObject({
+      decision: 'approved',
+      decidedBy: carol,
+      firstApproval: { by: { id: 'bob', kind: 'user' }, at: 't1' },
+    });
+  });
+});

@@ -1,9 +1,11 @@
 import { describe, expect, it } from 'vitest';
+import { functionEnvironment } from '../../infra/config/function-environment.js';
 import {
   parseStageConfig,
   reconciliationEnvironment,
   settlementEnvironment,
 } from '../../infra/config/stage-config.js';
+import { createRuntime } from '../../lib/runtime/runtime.js';
 import { parseRuntimeEnv } from '../../lib/runtime/runtime-config.js';
 import { stageConfigFromCdkJson } from './support/synth.js';
 
@@ -46,6 +48,67 @@ describe('stage configuration', () => {
   it('throws when the approval threshold is above the largest payout', () => {
     expect(() => parseStageConfig('qa', { ...valid, approvalThresholdKobo: 600_000_000 })).toThrow(
       /approvalThresholdKobo/,
+    );
+  });
+
+  it('leaves approver limits and the second approver off by default, and sets no variable for them', () => {
+    const config = parseStageConfig('qa', valid);
+    expect(config.secondApprovalThresholdKobo).toBeUndefined();
+    expect(config.approverLimits).toBeUndefined();
+    const env = functionEnvironment('qa', config);
+    expect(env.SECOND_APPROVAL_THRESHOLD_KOBO).toBeUndefined();
+    expect(env.APPROVER_LIMITS).toBeUndefined();
+  });
+
+  it('carries approver limits and the second-approval threshold to the engine the functions build', async () => {
+    const config = parseStageConfig('qa', {
+      ...valid,
+      secondApprovalThresholdKobo: 300_000_000,
+      approverLimits: { defaultKobo: 200_000_000, byApprover: { 'person/cognito:abc': 400_000_000 } },
+    });
+    const env = functionEnvironment('qa', config);
+    expect(env).toMatchObject({
+      SECOND_APPROVAL_THRESHOLD_KOBO: '300000000',
+      APPROVER_LIMITS: '{"defaultKobo":200000000,"byApprover":{"person/cognito:abc":400000000}}',
+    });
+    const runtime = createRuntime({
+      ...env,
+      TABLE_NAME: 't',
+      DYNAMODB_ENDPOINT: 'http://127.0.0.1:1',
+      PROVIDER_BASE_URL: 'http://127.0.0.1:1',
+    });
+    try {
+      expect(runtime.payouts.ctx.config).toMatchObject({
+        secondApprovalThresholdKobo: 300_000_000,
+        approverLimits: { defaultKobo: 200_000_000, byApprover: { 'person/cognito:abc': 400_000_000 } },
+      });
+    } finally {
+      await runtime.close();
+    }
+  });
+
+  it('throws naming the field when the second-approval threshold is below the first, or a limit is not kobo', () => {
+    expect(() => parseStageConfig('qa', { ...valid, secondApprovalThresholdKobo: 1_000 })).toThrow(
+      /secondApprovalThresholdKobo/,
+    );
+    expect(() => parseStageConfig('qa', { ...valid, approverLimits: { defaultKobo: 0 } })).toThrow(
+      /approverLimits\.defaultKobo/,
+    );
+    expect(() => parseStageConfig('qa', { ...valid, approverLimits: { byApprover: { bob: 1.5 } } })).toThrow(
+      /approverLimits\.byApprover\.bob/,
+    );
+  });
+
+  it('refuses a cold start whose APPROVER_LIMITS is not JSON of limits, naming the variable', () => {
+    const base = {
+      TABLE_NAME: 't',
+      DYNAMODB_ENDPOINT: 'http://127.0.0.1:1',
+      PROVIDER_BASE_URL: 'http://127.0.0.1:1',
+    };
+    expect(() => parseRuntimeEnv({ ...base, APPROVER_LIMITS: 'bob=5' })).toThrow(/APPROVER_LIMITS/);
+    expect(() => parseRuntimeEnv({ ...base, APPROVER_LIMITS: '{"bob":5}' })).toThrow(/APPROVER_LIMITS/);
+    expect(() => parseRuntimeEnv({ ...base, SECOND_APPROVAL_THRESHOLD_KOBO: '-1' })).toThrow(
+      /SECOND_APPROVAL_THRESHOLD_KOBO/,
     );
   });
 

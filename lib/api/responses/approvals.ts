@@ -1,7 +1,7 @@
 import { FIELD_MAXIMA } from '../../shared/field-limits.js';
 import * as z from '../../shared/zod.js';
 import { APPROVAL_KINDS } from '../approvals.js';
-import { idText, instant, kobo, PrincipalSchema, sentence, upTo } from './common.js';
+import { FirstApprovalSchema, idText, instant, kobo, PrincipalSchema, sentence, upTo } from './common.js';
 
 // Built on first use (z.lazy): the route table holds these for the OpenAPI document, which a cold start never
 // builds; the generated document is the same (test/api/other-routes.test.ts compares it with docs/openapi.json).
@@ -13,6 +13,7 @@ export const WaitingApprovalSchema = z.lazy(() =>
     amount: z.optional(kobo),
     requestedBy: PrincipalSchema,
     requestedAt: instant,
+    firstApproval: z.optional(FirstApprovalSchema),
     summary: sentence.check(z.describe('what the instruction does, for the approver to read')),
     approve: z
       .object({ method: z.literal('POST'), path: idText })

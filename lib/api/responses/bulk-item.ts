@@ -4,6 +4,7 @@ import { FIELD_MAXIMA } from '../../shared/field-limits.js';
 import * as z from '../../shared/zod.js';
 import {
   FailureSchema,
+  FirstApprovalSchema,
   instant,
   omittedCount,
   PrincipalSchema,
@@ -93,6 +94,7 @@ export const PendingCorrectionSchema = z.lazy(() =>
     requestedAt: instant,
     approvedBy: z.optional(PrincipalSchema),
     approvedAt: z.optional(instant),
+    firstApproval: z.optional(FirstApprovalSchema),
     outcome: z.optional(outcomes),
     cancelledBy: z.optional(PrincipalSchema),
     cancelledAt: z.optional(instant),

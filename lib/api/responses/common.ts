@@ -49,6 +49,16 @@ export const RejectionSchema = z.lazy(() =>
     ),
 );
 
+export const FirstApprovalSchema = z.lazy(() =>
+  z
+    .object({ by: PrincipalSchema, at: instant })
+    .check(
+      z.describe(
+        'the first of two approvals (at or above the second-approval threshold): it waits for a second approver, another person',
+      ),
+    ),
+);
+
 /** One field a request got wrong. */
 export const FieldIssueSchema = z.lazy(() => z.object({ path: upTo(FIELD_MAXIMA.name), message: sentence }));
 

@@ -3,6 +3,7 @@ import { FIELD_MAXIMA } from '../../shared/field-limits.js';
 import * as z from '../../shared/zod.js';
 import {
   FailureSchema,
+  FirstApprovalSchema,
   idText,
   instant,
   kobo,
@@ -46,6 +47,7 @@ const runFields = () => ({
   approvalReason: z.optional(sentence),
   approvedBy: z.optional(PrincipalSchema),
   approvedAt: z.optional(instant),
+  firstApproval: z.optional(FirstApprovalSchema),
   materialised: z.int().check(z.describe('rows turned into payouts so far')),
   acknowledged: z.optional(
     z.object({ duplicateLines: z.int(), duplicateRunIds: z.array(wordText).check(z.maxLength(20)) }),

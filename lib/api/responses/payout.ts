@@ -9,6 +9,7 @@ import { FIELD_MAXIMA } from '../../shared/field-limits.js';
 import * as z from '../../shared/zod.js';
 import {
   FailureSchema,
+  FirstApprovalSchema,
   idText,
   instant,
   kobo,
@@ -163,15 +164,25 @@ const payoutDescription =
   'A payout. `amount` and `receipt.charges` are integer kobo. The instruction fields of its `type` ' +
   '(`beneficiary`, `sourceWalletId`, `destinationWalletId`, `walletId`, `childAccountId`) appear at the top level.';
 
+/**
+ * The first of two approvals, in the answers about one payout only: a page of payouts at every field's maximum
+ * is already near Lambda's 6 MB answer (test/infra/api-answer-sizes.test.ts), and the approvals queue shows it.
+ */
+const firstApprovalField = () => ({ firstApproval: z.optional(FirstApprovalSchema) });
+
 export const PayoutResponseSchema = z.lazy(() =>
-  z.object(payoutFields()).check(z.describe(payoutDescription)),
+  z.object({ ...payoutFields(), ...firstApprovalField() }).check(z.describe(payoutDescription)),
 );
+
+/** A payout in a listing: without its first of two approvals (`firstApprovalField`). */
+const PayoutListItemSchema = z.lazy(() => z.object(payoutFields()).check(z.describe(payoutDescription)));
 
 /** `GET /payouts/{id}`: the payout with its audit trail. */
 export const PayoutDetailSchema = z.lazy(() =>
   z
     .object({
       ...payoutFields(),
+      ...firstApprovalField(),
       audit: z.optional(
         z
           .array(PayoutAuditEventSchema)
@@ -186,7 +197,7 @@ export const PayoutDetailSchema = z.lazy(() =>
 );
 export type PayoutResponse = z.output<typeof PayoutResponseSchema>;
 
-export const PayoutPageSchema = pageOf(PayoutResponseSchema);
+export const PayoutPageSchema = pageOf(PayoutListItemSchema);
 
 /** `GET /payouts/{id}/audit`: a page of the payout's whole audit trail, oldest first. */
 export const PayoutAuditPageSchema = pageOf(PayoutAuditEventSchema);

@@ -10,6 +10,7 @@ import { FIELD_MAXIMA } from '../../shared/field-limits.js';
 import * as z from '../../shared/zod.js';
 import {
   calendarDate,
+  FirstApprovalSchema,
   idText,
   instant,
   kobo,
@@ -57,6 +58,7 @@ const recurringPayoutFields = () => ({
   idempotencyKey: idText,
   createdBy: PrincipalSchema,
   approvedBy: z.optional(PrincipalSchema),
+  firstApproval: z.optional(FirstApprovalSchema),
   rejection: z.optional(RejectionSchema),
   createdAt: instant,
   updatedAt: instant,

@@ -3,6 +3,7 @@ import { FIELD_MAXIMA } from '../../shared/field-limits.js';
 import * as z from '../../shared/zod.js';
 import {
   FailureSchema,
+  FirstApprovalSchema,
   idText,
   instant,
   kobo,
@@ -32,6 +33,7 @@ const refundFields = () => ({
   idempotencyKey: idText,
   requestedBy: PrincipalSchema,
   approvedBy: z.optional(PrincipalSchema),
+  firstApproval: z.optional(FirstApprovalSchema),
   rejection: z.optional(RejectionSchema),
   providerRefundId: z.optional(referenceText),
   providerStatus: z.optional(wordText),

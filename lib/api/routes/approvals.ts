@@ -2,7 +2,7 @@ import { clipText, FIELD_MAXIMA } from '../../shared/field-limits.js';
 import * as z from '../../shared/zod.js';
 import { APPROVAL_KINDS, waitingApprovals } from '../approvals.js';
 import { validationError } from '../errors.js';
-import { principal } from '../presenters.js';
+import { presentApproval, principal } from '../presenters.js';
 import { parseQuery } from '../request.js';
 import { ApprovalsPageSchema } from '../responses/approvals.js';
 import { type Answers, type Route, type RouteRequest, reply, route } from '../router.js';
@@ -28,10 +28,11 @@ async function listApprovals(request: RouteRequest<'approvals'>) {
     limit: query.limit ?? 20,
   });
   return reply(200, {
-    items: page.items.map((item) => ({
+    items: page.items.map(({ firstApproval, ...item }) => ({
       ...item,
       id: clipText(item.id, FIELD_MAXIMA.id),
       requestedBy: principal(item.requestedBy),
+      ...(firstApproval && { firstApproval: presentApproval(firstApproval) }),
       // The summary quotes narrations, notes and the changes asked for: clipped to the answer's maximum.
       summary: clipText(item.summary, FIELD_MAXIMA.text),
       approve: { method: item.approve.method, path: clipText(item.approve.path, FIELD_MAXIMA.id) },

@@ -13,7 +13,7 @@ import {
 import { clipText, FIELD_MAXIMA } from '../../shared/field-limits.js';
 import * as z from '../../shared/zod.js';
 import { ApiError, validationError } from '../errors.js';
-import { failureOf, newest, omitted, principal } from '../presenters.js';
+import { failureOf, newest, omitted, presentApproval, principal } from '../presenters.js';
 import { MAX_BODY_BYTES, optionalIdempotencyKeyOf, parseBody, parseQuery } from '../request.js';
 import {
   AppliedCorrectionSchema,
@@ -79,7 +79,7 @@ const presentAudit = (audit: CorrectionAudit) => ({
   }),
 });
 
-const presentPending = (correction: PendingCorrection) => ({
+const presentPending = ({ firstApproval, ...correction }: PendingCorrection) => ({
   ...correction,
   correctionId: clipText(correction.correctionId, WORD),
   bulkPayoutItemId: clipText(correction.bulkPayoutItemId, WORD),
@@ -88,6 +88,7 @@ const presentPending = (correction: PendingCorrection) => ({
   reason: clipText(correction.reason, TEXT),
   requestedBy: principal(correction.requestedBy),
   ...(correction.approvedBy && { approvedBy: principal(correction.approvedBy) }),
+  ...(firstApproval && { firstApproval: presentApproval(firstApproval) }),
   ...(correction.cancelledBy && { cancelledBy: principal(correction.cancelledBy) }),
   ...(correction.cancelReason !== undefined && { cancelReason: clipText(correction.cancelReason, TEXT) }),
 });

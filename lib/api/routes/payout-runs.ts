@@ -13,7 +13,7 @@ import { CsvFormatError, csvCell, parseCsvRecords } from '../../shared/csv.js';
 import { clipText, FIELD_MAXIMA } from '../../shared/field-limits.js';
 import * as z from '../../shared/zod.js';
 import { ApiError, validationError } from '../errors.js';
-import { failureOf, presentRejection, principal } from '../presenters.js';
+import { failureOf, presentApproval, presentRejection, principal } from '../presenters.js';
 import { idempotencyKeyOf, parseBody, parseQuery } from '../request.js';
 import {
   CancelledPayoutRunSchema,
@@ -70,6 +70,7 @@ function presentRunFields(run: PayoutRun) {
     ...(run.approvalReason !== undefined && { approvalReason: clipText(run.approvalReason, TEXT) }),
     ...(run.approvedBy && { approvedBy: principal(run.approvedBy) }),
     ...(run.approvedAt !== undefined && { approvedAt: run.approvedAt }),
+    ...(run.firstApproval && { firstApproval: presentApproval(run.firstApproval) }),
     materialised: run.materialised,
     ...(run.acknowledged && {
       acknowledged: {

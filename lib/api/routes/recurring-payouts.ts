@@ -7,7 +7,7 @@ import { clipText, FIELD_MAXIMA } from '../../shared/field-limits.js';
 import { clientText } from '../../shared/text.js';
 import * as z from '../../shared/zod.js';
 import { ApiError } from '../errors.js';
-import { newest, omitted, presentRejection, principal } from '../presenters.js';
+import { newest, omitted, presentApproval, presentRejection, principal } from '../presenters.js';
 import { idempotencyKeyOf, idParam, parseBody, parseQuery } from '../request.js';
 import {
   RecurrenceHistoryPageSchema,
@@ -82,6 +82,7 @@ export function presentRecurrence(recurrence: Recurrence): RecurringPayoutRespon
     idempotencyKey: clipText(recurrence.idempotencyKey, FIELD_MAXIMA.id),
     createdBy: principal(recurrence.createdBy),
     ...(recurrence.approvedBy && { approvedBy: principal(recurrence.approvedBy) }),
+    ...(recurrence.firstApproval && { firstApproval: presentApproval(recurrence.firstApproval) }),
     ...(recurrence.rejection && { rejection: presentRejection(recurrence.rejection) }),
     createdAt: recurrence.createdAt,
     updatedAt: recurrence.updatedAt,

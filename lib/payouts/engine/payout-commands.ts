@@ -16,8 +16,16 @@ async function load(ctx: EngineContext, id: string): Promise<Payout> {
 }
 
 /** Applies a person's command; a concurrent change surfaces as the typed error, never as a silent overwrite. */
-async function apply(ctx: EngineContext, payout: Payout, spec: TransitionSpec): Promise<Payout> {
-  if (!canTransition(payout.status, spec.to)) throw invalidPayoutTransition(payout, spec.to);
+async function apply(
+  ctx: EngineContext,
+  payout: Payout,
+  spec: TransitionSpec,
+  keepsStatus = false,
+): Promise<Payout> {
+  // `keepsStatus`: a change within the status (a first approval), which is no transition between statuses; any
+  // other command to the status it is in (a cancel of a cancelled payout) is refused as before.
+  if (!(keepsStatus && spec.to === payout.status) && !canTransition(payout.status, spec.to))
+    throw invalidPayoutTransition(payout, spec.to);
   try {
     return await ctx.store.transition(buildTransition(payout, spec, ctx.clock.now()));
   } catch (error) {
@@ -35,9 +43,12 @@ async function apply(ctx: EngineContext, payout: Payout, spec: TransitionSpec): 
  * Approves a payout waiting in `pending_approval` (four eyes: never by its requester), after passing the control
  * gate again with the limits in force now (its creation's entry point): an approval releases the money, and the
  * maximum may have been lowered while the payout waited. Above it the approval is refused and the payout stays
- * `pending_approval`, unchanged, to be cancelled (or approved once the maximum allows it).
+ * `pending_approval`, unchanged, to be cancelled (or approved once the maximum allows it). At or above the
+ * second-approval threshold the first approval is recorded (`firstApproval`) and the payout keeps waiting; a
+ * second approver, another person, releases it.
  *
- * @throws ApprovalForbiddenError, InvalidTransitionError, ValidationError naming `amount` when above the maximum
+ * @throws ApprovalForbiddenError (the requester, not a person, above the approver's limit, the first approver
+ *   again), InvalidTransitionError, ValidationError naming `amount` when above the maximum
  * @example await approvePayout(ctx, '01J…', { id: 'alice', kind: 'user' });
  */
 export async function approvePayout(ctx: EngineContext, id: string, approver: Principal): Promise<Payout> {
@@ -50,12 +61,28 @@ export async function approvePayout(ctx: EngineContext, id: string, approver: Pr
     );
   }
   assertMayApprove(payout.requestedBy, approver, `payout ${id}`);
-  const { reason } = judgeApproval(ctx.config, describePayout(payout, approver), {
+  const { reason, releases } = judgeApproval(ctx.config, describePayout(payout, approver), {
     what: `payout ${id} (${payout.amountKobo} kobo)`,
     stays: PayoutStatus.PendingApproval,
     approver,
+    firstApproval: payout.firstApproval,
     logger: ctx.logger,
   });
+  if (!releases) {
+    // The first of two: recorded (and audited), conditional on the version read, so of two first approvals at
+    // once one is recorded and the other answers 409; the payout keeps waiting.
+    return apply(
+      ctx,
+      payout,
+      {
+        to: PayoutStatus.PendingApproval,
+        actor: approver,
+        reason,
+        changes: { firstApproval: { actor: approver, at: ctx.clock.now().toISOString() } },
+      },
+      true,
+    );
+  }
   return apply(ctx, payout, {
     to: PayoutStatus.Pending,
     actor: approver,

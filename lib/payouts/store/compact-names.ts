@@ -19,6 +19,7 @@ export const STORED_NAMES: Readonly<Record<string, string>> = {
   metadata: 'md',
   requestedBy: 'rb',
   approvedBy: 'ab',
+  firstApproval: 'fa',
   rejection: 'rj',
   scheduleAt: 'sa',
   sourceRef: 'sr',

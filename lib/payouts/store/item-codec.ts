@@ -1,4 +1,9 @@
 import { PayoutAutomationError } from '../../shared/errors.js';
+import {
+  storedPrincipal as principal,
+  storedApproval,
+  storedRejection,
+} from '../../shared/stored-principal.js';
 import * as z from '../../shared/zod.js';
 import { keys, TableIndexes, WorkQueue } from '../../table/index.js';
 import {
@@ -16,7 +21,6 @@ import { fromStoredNames, storedNameOf, toStoredNames } from './compact-names.js
  * item fails loudly with the attribute named instead of flowing on as a wrong payout.
  */
 
-const principal = z.lazy(() => z.object({ id: z.string(), kind: z.enum(['user', 'system']) }));
 const scalar = z.lazy(() => z.union([z.string(), z.number(), z.boolean(), z.null()]));
 const beneficiary = z.lazy(() =>
   z.object({ bankCode: z.string(), accountNumber: z.string(), accountName: z.string() }),
@@ -54,7 +58,8 @@ const PayoutItemSchema = z.lazy(() =>
     version: z.int(),
     requestedBy: principal,
     approvedBy: z.optional(principal),
-    rejection: z.optional(z.object({ actor: principal, reason: z.string(), at: z.string() })),
+    firstApproval: z.optional(storedApproval),
+    rejection: z.optional(storedRejection),
     scheduleAt: z.optional(z.string()),
     sourceRef: z.optional(z.string()),
     correlationId: z.optional(z.string()),

@@ -1,4 +1,9 @@
 import { CreatePayoutRequestSchema } from '../../payouts/schemas.js';
+import {
+  storedPrincipal as principalSchema,
+  storedApproval,
+  storedRejection,
+} from '../../shared/stored-principal.js';
 import * as z from '../../shared/zod.js';
 import { TableIndexes } from '../../table/index.js';
 import {
@@ -31,8 +36,6 @@ const ruleSchema = z.lazy(() =>
   }),
 );
 
-const principalSchema = z.lazy(() => z.object({ id: z.string(), kind: z.enum(['user', 'system']) }));
-
 const RecurrenceItemSchema = z.lazy(() =>
   z.object({
     id: z.string(),
@@ -48,7 +51,8 @@ const RecurrenceItemSchema = z.lazy(() =>
     version: z.int(),
     createdBy: principalSchema,
     approvedBy: z.optional(principalSchema),
-    rejection: z.optional(z.object({ actor: principalSchema, reason: z.string(), at: z.string() })),
+    firstApproval: z.optional(storedApproval),
+    rejection: z.optional(storedRejection),
     statusReason: z.optional(z.string()),
     createdAt: z.string(),
     updatedAt: z.string(),
@@ -93,7 +97,8 @@ export function toRecurrenceItem(recurrence: Recurrence): Record<string, unknown
 export function fromRecurrenceItem(item: Record<string, unknown>): Recurrence {
   const parsed = RecurrenceItemSchema.parse(item);
   const { endDate, maxOccurrences, ...rule } = parsed.rule;
-  const { nextOccurrenceAt, nextLocalDate, statusReason, approvedBy, rejection, ...rest } = parsed;
+  const { nextOccurrenceAt, nextLocalDate, statusReason, approvedBy, firstApproval, rejection, ...rest } =
+    parsed;
   return {
     ...rest,
     rule: {
@@ -105,6 +110,7 @@ export function fromRecurrenceItem(item: Record<string, unknown>): Recurrence {
     ...(nextLocalDate !== undefined && { nextLocalDate }),
     ...(statusReason !== undefined && { statusReason }),
     ...(approvedBy !== undefined && { approvedBy }),
+    ...(firstApproval !== undefined && { firstApproval }),
     ...(rejection !== undefined && { rejection }),
   };
 }
