@@ -49,6 +49,28 @@ export function rolesGranted(
   return roles;
 }
 
+/**
+ * The API roles of each operator group of the user pool, as the stack's groups give them
+ * (infra/constructs/operators.ts `OPERATOR_GROUPS`, held equal by a test): every group reads, so an approver
+ * sees what they approve.
+ */
+export const OPERATOR_GROUP_ROLES: Readonly<Record<OperatorRole, readonly OperatorRole[]>> = {
+  admin: ['viewer', 'admin'],
+  approver: ['viewer', 'approver'],
+  requester: ['viewer', 'requester'],
+  viewer: ['viewer'],
+};
+
+/** The roles the groups of a verified token give; a group that is not an operator group gives none. */
+export function rolesOfGroups(groups: readonly string[]): ReadonlySet<OperatorRole> {
+  const roles = new Set<OperatorRole>();
+  for (const group of groups) {
+    const parsed = OperatorRoleSchema.safeParse(group);
+    if (parsed.success) for (const role of OPERATOR_GROUP_ROLES[parsed.data]) roles.add(role);
+  }
+  return roles;
+}
+
 /** Every role: a local caller that names none (npm start, tests), documented as the local mode's trust. */
 export const ALL_ROLES: ReadonlySet<OperatorRole> = new Set(OPERATOR_ROLES);
 
@@ -125,6 +147,12 @@ export interface IdentitySettings {
    * person whose user pool `sub` the pool vouches for, whatever role their group gave them.
    */
   readonly operatorPool?: { readonly identityPoolId: string; readonly userPoolProvider: string };
+  /**
+   * Local mode: whether a request without verified claims is whoever `X-Ops-Principal` names (`trusted`, the
+   * default: the in-process tests call the router directly) or refused with 401 (`ignored`: `npm start` without
+   * `LOCAL_TRUST_PRINCIPAL_HEADER=1`, where the local server verifies a user pool token as a gateway would).
+   */
+  readonly localPrincipalHeader?: 'trusted' | 'ignored';
 }
 
 /** What the router needs to tell who a caller is and what they may do (lib/api/principal.ts). */

@@ -10,6 +10,7 @@ import {
   type OperatorRole,
   OperatorRoleSchema,
   rolesGranted,
+  rolesOfGroups,
 } from './operator-roles.js';
 
 /** Header that names the caller in local mode only (`npm start`, tests). */
@@ -35,6 +36,23 @@ const iamContext = z.lazy(() =>
         ),
       }),
     }),
+  }),
+);
+
+/** A request the local server let through with a verified token has claims here, as API Gateway's JWT authorizer. */
+const jwtAuthorized = z.lazy(() =>
+  z.object({ authorizer: z.object({ jwt: z.object({ claims: z.unknown() }) }) }),
+);
+
+/**
+ * The claims the API reads: the user pool's `sub` (the person), the username (shown in the audit) and the groups,
+ * which API Gateway hands over as one string `[a b]` (an array when a test builds the event by hand).
+ */
+const personClaims = z.lazy(() =>
+  z.object({
+    sub: z.string().check(z.regex(/^[\w-]{1,128}$/, 'must be a user pool sub')),
+    'cognito:username': z.optional(z.string()),
+    'cognito:groups': z.optional(z.union([z.string(), z.array(z.string())])),
   }),
 );
 
@@ -97,7 +115,27 @@ export function operatorOf(
     const vouched = assumed !== undefined && sessionNamedRole(assumed.role, settings.sessionNamedRoles ?? []);
     return { principal: { id: vouched ? `${arn}#${assumed.session}` : arn, kind: 'user' }, roles };
   }
+  const verified = jwtAuthorized.safeParse(event.requestContext);
+  if (verified.success) return personOf(verified.data.authorizer.jwt.claims);
+  if (settings.localPrincipalHeader === 'ignored') {
+    throw unauthenticated(
+      'sign in (payouts login --user NAME) and send Authorization: Bearer <ID token>; X-Ops-Principal is not trusted here',
+    );
+  }
   return { principal: localPrincipalOf(event), roles: localRolesOf(event) };
+}
+
+/**
+ * The person a verified ID token names: `<username>#cognito:<sub>`, compared by the `sub` alone (identityOf), so
+ * four eyes compares people whatever their username; roles from their groups.
+ */
+function personOf(claims: unknown): Operator {
+  const parsed = personClaims.safeParse(claims);
+  if (!parsed.success) throw unauthenticated('the verified token names no user pool sub');
+  const { sub, 'cognito:username': username, 'cognito:groups': groups } = parsed.data;
+  const names = typeof groups === 'string' ? groups.replace(/^\[|\]$/g, '').split(/[\s,]+/) : (groups ?? []);
+  const shown = username !== undefined && /^[\w+=,.@-]{1,128}$/.test(username) ? `${username}#` : '';
+  return { principal: { id: `${shown}cognito:${sub}`, kind: 'user' }, roles: rolesOfGroups(names) };
 }
 
 /** The user pool `sub` an operators' identity pool vouches for, when the credentials came from that pool. */
