@@ -11,7 +11,8 @@ export const PROBLEM_TYPES = {
   },
   unauthenticated: {
     statuses: [401],
-    meaning: 'In AWS the request carries no IAM principal (it was not signed with SigV4). Nothing changed.',
+    meaning:
+      'In AWS the request carries no IAM principal (it was not signed with SigV4); locally (`npm start`) it carries no valid, unexpired ID token of the local user pool (`payouts login`). Nothing changed.',
   },
   forbidden: {
     statuses: [403],

@@ -33,6 +33,12 @@ export async function startApiHarness(
   options: {
     env?: Record<string, string>;
     mode?: 'local' | 'aws';
+    /**
+     * Local mode: `trusted` (the default) takes `X-Ops-Principal` from a request without a verified token, as
+     * these in-process tests always have; `ignored` refuses it, as `npm start` does without
+     * LOCAL_TRUST_PRINCIPAL_HEADER=1.
+     */
+    localPrincipalHeader?: 'trusted' | 'ignored';
     sandbox?: SandboxOptions;
     /** The API's request deadlines instead of production's (small ones make a deadline test fast). */
     deadlines?: ApiDeadlines;
@@ -57,6 +63,7 @@ export async function startApiHarness(
   const ctx = {
     ...apiContextFrom(runtime),
     ...(options.mode && { mode: options.mode }),
+    ...(options.localPrincipalHeader && { localPrincipalHeader: options.localPrincipalHeader }),
     ...(options.deadlines && { deadlines: options.deadlines }),
   };
   // Every answer is checked against docs/openapi.json: an undocumented status or body fails the test.
