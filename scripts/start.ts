@@ -36,6 +36,7 @@ import {
   stageConfigOf,
   startLocalSubmissionWorkers,
 } from '../lib/local/submission-workers.js';
+import { verifiedCallerOf } from '../lib/local/verified-caller.js';
 import { NOTIFIED_EVENTS, notify } from '../lib/notifications/index.js';
 import { runEndBookkeeperOf } from '../lib/runtime/domain-event-runtime.js';
 import { notifierFromEnv } from '../lib/runtime/notifier.js';
@@ -224,6 +225,7 @@ async function main(): Promise<void> {
   const apiHandler = createApiHandler({
     ...apiContextFrom(runtime),
     localPrincipalHeader: trustPrincipalHeader ? 'trusted' : 'ignored',
+    verifiedCaller: verifiedCallerOf,
   });
   const api: LocalApiServer = await serveApiGatewayHandler(
     // One handler serves every route here; each request runs as the function that serves its route in AWS.

@@ -1,5 +1,7 @@
+import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { sessionNamedRole } from '../payouts/identity.js';
 import * as z from '../shared/zod.js';
+import type { Operator } from './principal.js';
 
 /**
  * What a caller may do through the API (docs/controls.md, "Roles"). A person may hold several; none implies
@@ -45,28 +47,6 @@ export function rolesGranted(
         ? !pattern.startsWith('user/') && sessionNamedRole(caller.role, [pattern])
         : pattern.toLowerCase() === `user/${caller.user.toLowerCase()}`;
     if (matches) for (const role of granted) roles.add(role);
-  }
-  return roles;
-}
-
-/**
- * The API roles of each operator group of the user pool, as the stack's groups give them
- * (infra/constructs/operators.ts `OPERATOR_GROUPS`, held equal by a test): every group reads, so an approver
- * sees what they approve.
- */
-export const OPERATOR_GROUP_ROLES: Readonly<Record<OperatorRole, readonly OperatorRole[]>> = {
-  admin: ['viewer', 'admin'],
-  approver: ['viewer', 'approver'],
-  requester: ['viewer', 'requester'],
-  viewer: ['viewer'],
-};
-
-/** The roles the groups of a verified token give; a group that is not an operator group gives none. */
-export function rolesOfGroups(groups: readonly string[]): ReadonlySet<OperatorRole> {
-  const roles = new Set<OperatorRole>();
-  for (const group of groups) {
-    const parsed = OperatorRoleSchema.safeParse(group);
-    if (parsed.success) for (const role of OPERATOR_GROUP_ROLES[parsed.data]) roles.add(role);
   }
   return roles;
 }
@@ -153,6 +133,11 @@ export interface IdentitySettings {
    * `LOCAL_TRUST_PRINCIPAL_HEADER=1`, where the local server verifies a user pool token as a gateway would).
    */
   readonly localPrincipalHeader?: 'trusted' | 'ignored';
+  /**
+   * Local mode: the caller the claims of a token the local server verified name, or undefined for a request
+   * without them (lib/local/verified-caller.ts). Given only locally: AWS mode never reads it.
+   */
+  readonly verifiedCaller?: (event: APIGatewayProxyEventV2) => Operator | undefined;
 }
 
 /** What the router needs to tell who a caller is and what they may do (lib/api/principal.ts). */

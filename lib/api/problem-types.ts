@@ -12,7 +12,7 @@ export const PROBLEM_TYPES = {
   unauthenticated: {
     statuses: [401],
     meaning:
-      'In AWS the request carries no IAM principal (it was not signed with SigV4); locally (`npm start`) it carries no valid, unexpired ID token of the local user pool (`payouts login`). Nothing changed.',
+      'No IAM principal (in AWS: not signed with SigV4), or locally no valid ID token (`payouts login`). Nothing changed.',
   },
   forbidden: {
     statuses: [403],

@@ -40,7 +40,10 @@ export interface OpsResponse {
   readonly body: unknown;
 }
 
-/** The header that names the caller on a local stack (`npm start`); AWS ignores it and takes the signer. */
+/**
+ * The header that names the caller on a local stack started with LOCAL_TRUST_PRINCIPAL_HEADER=1 (tests); any other
+ * local stack ignores it and wants a session's token, and AWS ignores it and takes the signer.
+ */
 const LOCAL_PRINCIPAL_HEADER = 'x-ops-principal';
 
 /**

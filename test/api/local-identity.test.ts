@@ -2,6 +2,7 @@ import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
 import { ApiError } from '../../lib/api/errors.js';
 import { operatorOf } from '../../lib/api/principal.js';
+import { verifiedCallerOf } from '../../lib/local/verified-caller.js';
 
 const SUB = '0f6c1b7e-2a55-4a31-9d0e-4c0ce1f1b0a1';
 
@@ -33,6 +34,9 @@ function request(
   } as APIGatewayProxyEventV2;
 }
 
+/** What npm start and the API harness give the router: the reader of verified claims. */
+const local = { verifiedCaller: verifiedCallerOf };
+
 describe('operatorOf in local mode', () => {
   it('is the person of the verified claims, with the roles of their groups as API Gateway lists them', () => {
     const operator = operatorOf(
@@ -41,6 +45,7 @@ describe('operatorOf in local mode', () => {
         { sub: SUB, 'cognito:username': 'bob', 'cognito:groups': '[approver]' },
       ),
       'local',
+      local,
     );
     expect(operator.principal).toEqual({ id: `bob#cognito:${SUB}`, kind: 'user' });
     expect([...operator.roles].sort()).toEqual(['approver', 'viewer']);
@@ -50,24 +55,28 @@ describe('operatorOf in local mode', () => {
     const operator = operatorOf(
       request({}, { sub: SUB, 'cognito:groups': ['requester', 'finance'] }),
       'local',
+      local,
     );
     expect(operator.principal.id).toBe(`cognito:${SUB}`);
     expect([...operator.roles].sort()).toEqual(['requester', 'viewer']);
-    expect(operatorOf(request({}, { sub: SUB }), 'local').roles.size).toBe(0);
+    expect(operatorOf(request({}, { sub: SUB }), 'local', local).roles.size).toBe(0);
   });
 
   it('refuses a request without claims when the header is not trusted, and takes the header when it is', () => {
     const named = request({ 'x-ops-principal': 'alice', 'x-ops-roles': 'approver' });
-    expect(() => operatorOf(named, 'local', { localPrincipalHeader: 'ignored' })).toThrow(ApiError);
+    expect(() => operatorOf(named, 'local', { ...local, localPrincipalHeader: 'ignored' })).toThrow(ApiError);
     try {
-      operatorOf(named, 'local', { localPrincipalHeader: 'ignored' });
+      operatorOf(named, 'local', { ...local, localPrincipalHeader: 'ignored' });
     } catch (error) {
       expect(error).toMatchObject({ status: 401, slug: 'unauthenticated' });
     }
-    expect(operatorOf(named, 'local').principal.id).toBe('alice');
+    expect(operatorOf(named, 'local', local).principal.id).toBe('alice');
+    expect(operatorOf(request({}, { sub: SUB }), 'local').principal.id).toBe('local-operator');
   });
 
   it('refuses claims without a user pool sub', () => {
-    expect(() => operatorOf(request({}, { 'cognito:username': 'bob' }), 'local')).toThrow(/no user pool sub/);
+    expect(() => operatorOf(request({}, { 'cognito:username': 'bob' }), 'local', local)).toThrow(
+      /no user pool sub/,
+    );
   });
 });

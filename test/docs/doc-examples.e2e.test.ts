@@ -267,7 +267,14 @@ async function runExamplesOf(file: string): Promise<number> {
     AWS_PAGER: '',
     PAYOUTS_HOME: payoutsHome,
   };
-  for (const name of ['API', 'BUS', 'SANDBOX', 'PAYOUTS_API_URL', 'PAYOUTS_PRINCIPAL', 'LOCAL_TRUST_PRINCIPAL_HEADER'])
+  for (const name of [
+    'API',
+    'BUS',
+    'SANDBOX',
+    'PAYOUTS_API_URL',
+    'PAYOUTS_PRINCIPAL',
+    'LOCAL_TRUST_PRINCIPAL_HEADER',
+  ])
     delete env[name];
   for (const name of Object.keys(env)) if (name.endsWith('_TOKEN')) delete env[name];
   const captures = new Map<string, string>();

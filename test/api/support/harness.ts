@@ -5,6 +5,7 @@ import { apiFunctionServing } from '../../../lib/api/functions/index.js';
 import { type ApiHandler, createApiHandler } from '../../../lib/api/index.js';
 import type { ApiDeadlines } from '../../../lib/api/request-deadline.js';
 import { servedBy } from '../../../lib/local/function-attribution.js';
+import { verifiedCallerOf } from '../../../lib/local/verified-caller.js';
 import { createRuntime, type Runtime } from '../../../lib/runtime/runtime.js';
 import { type Sandbox, type SandboxOptions, startSandbox } from '../../../lib/sandbox/index.js';
 import type { Clock } from '../../../lib/shared/clock.js';
@@ -64,6 +65,8 @@ export async function startApiHarness(
     ...apiContextFrom(runtime),
     ...(options.mode && { mode: options.mode }),
     ...(options.localPrincipalHeader && { localPrincipalHeader: options.localPrincipalHeader }),
+    // As npm start: a request the local server verified a token for is the person it names.
+    verifiedCaller: verifiedCallerOf,
     ...(options.deadlines && { deadlines: options.deadlines }),
   };
   // Every answer is checked against docs/openapi.json: an undocumented status or body fails the test.
