@@ -543,7 +543,8 @@ async function targetOf(
       idToken = new SessionStore(sessionsDir(io.env)).load(principal, baseUrl, new Date()).idToken;
     } catch (error) {
       if (!(error instanceof SessionError)) throw error;
-      if (/expired/.test(error.message)) throw error;
+      // An expired session is the one thing to fix before sending; without any, the stack may trust the name.
+      if (error.problem === 'expired') throw error;
       missing = error.message.replace(/: run: .*$/, '');
     }
     return {

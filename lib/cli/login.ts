@@ -25,7 +25,6 @@ export interface LoginIo {
   readonly env: Readonly<Record<string, string | undefined>>;
   /** The password: from standard input (`--password-stdin`) or asked on the terminal without echo. */
   readonly password: () => Promise<string>;
-  readonly now?: () => Date;
 }
 
 /** A sign-in that did not happen; its message says why and what to do, and never holds the password. */
@@ -48,7 +47,9 @@ export async function login(api: string, username: string, io: LoginIo): Promise
   } catch {
     throw new LoginError(`nothing answers at ${base}: is npm start running?`);
   }
-  const settings = SignInSettings.safeParse(settingsAnswer.ok ? await settingsAnswer.json() : undefined);
+  const settings = SignInSettings.safeParse(
+    settingsAnswer.ok ? await settingsAnswer.json().catch(() => undefined) : undefined,
+  );
   if (!settings.success) {
     throw new LoginError(`${base} has no local user pool to sign in to (is it npm start?)`);
   }
@@ -70,9 +71,16 @@ export async function login(api: string, username: string, io: LoginIo): Promise
   const result = AuthResult.safeParse(answer);
   if (!result.success) throw new LoginError(`sign-in of ${username} needs a step the CLI cannot take`);
   const idToken = result.data.AuthenticationResult.IdToken;
-  const claims = IdTokenClaims.parse(
-    JSON.parse(Buffer.from(idToken.split('.')[1] ?? '', 'base64url').toString()),
-  );
+  let payload: unknown;
+  try {
+    payload = JSON.parse(Buffer.from(idToken.split('.')[1] ?? '', 'base64url').toString());
+  } catch {
+    payload = undefined;
+  }
+  const read = IdTokenClaims.safeParse(payload);
+  if (!read.success)
+    throw new LoginError(`the user pool answered ${username}'s sign-in with no readable ID token`);
+  const claims = read.data;
   const session: Session = {
     version: 1,
     username,

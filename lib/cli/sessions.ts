@@ -24,10 +24,20 @@ export function sessionsDir(env: Readonly<Record<string, string | undefined>>): 
   return env.PAYOUTS_HOME || join(homedir(), '.payouts');
 }
 
+/** Why a stored session cannot be used: none, another stack's, not a session file, or past its expiry. */
+export type SessionProblem = 'missing' | 'other-api' | 'unreadable' | 'expired';
+
 /** What went wrong reading a session, in words that say what to run. */
 export class SessionError extends Error {
   override readonly name = 'SessionError';
   readonly code = 'SESSION_UNUSABLE';
+  constructor(
+    message: string,
+    readonly problem: SessionProblem,
+    options?: ErrorOptions,
+  ) {
+    super(message, options);
+  }
 }
 
 /** The sign-in hint every session problem ends with. */
@@ -45,7 +55,7 @@ export class SessionStore {
   constructor(readonly dir: string) {}
 
   pathOf(username: string): string {
-    if (!USERNAME.test(username)) throw new SessionError(`not a username: ${username}`);
+    if (!USERNAME.test(username)) throw new SessionError(`not a username: ${username}`, 'unreadable');
     return join(this.dir, `session-${username}.json`);
   }
 
@@ -65,7 +75,7 @@ export class SessionStore {
     try {
       text = readFileSync(path, 'utf8');
     } catch {
-      throw new SessionError(`${username} is not signed in: ${loginHint(username)}`);
+      throw new SessionError(`${username} is not signed in: ${loginHint(username)}`, 'missing');
     }
     let parsed: unknown;
     try {
@@ -74,15 +84,18 @@ export class SessionStore {
       parsed = undefined;
     }
     const session = SessionSchema.safeParse(parsed);
-    if (!session.success) throw new SessionError(`${path} is not a session: ${loginHint(username)}`);
+    if (!session.success)
+      throw new SessionError(`${path} is not a session: ${loginHint(username)}`, 'unreadable');
     if (normalisedApi(session.data.api) !== normalisedApi(api)) {
       throw new SessionError(
         `${username} is signed in to ${session.data.api}, not ${api}: ${loginHint(username)} --api ${api}`,
+        'other-api',
       );
     }
     if (Date.parse(session.data.expiresAt) <= now.getTime()) {
       throw new SessionError(
         `the session of ${username} expired at ${session.data.expiresAt}: ${loginHint(username)}`,
+        'expired',
       );
     }
     return session.data;

@@ -11,8 +11,9 @@ export class CognitoCallError extends Error {
     readonly operation: string,
     readonly type: string,
     message: string,
+    options?: ErrorOptions,
   ) {
-    super(`${operation}: ${type}${message ? ` (${message})` : ''}`);
+    super(`${operation}: ${type}${message ? ` (${message})` : ''}`, options);
   }
 }
 

@@ -19,12 +19,12 @@ const IAM_USER_ARN = /^arn:(aws[a-z-]*):iam::(\d{12}):user\/(?:.*\/)?([\w+=,.@-]
  * session before persons had their own namespace. Such a string can only reach us as a principal id stored or
  * sent in that form; it is still that person, so it can never be used to approve that person's own request.
  */
+const PREVIOUS_VOUCHED_IDENTITY = /^arn:(aws[a-z-]*):iam::(\d{12}):role\/[\w+=,.@-]+#(.+)$/;
 /**
  * `<username>#cognito:<sub>` (or `cognito:<sub>`): a person a user pool token named to the local API
- * (lib/api/principal.ts); the username is for people reading the audit, the `sub` is the person.
+ * (lib/local/verified-caller.ts); the username is for people reading the audit, the `sub` is the person.
  */
 const POOL_PERSON = /^(?!arn:)(?:[^#]*#)?cognito:([\w-]{1,128})$/;
-const PREVIOUS_VOUCHED_IDENTITY = /^arn:(aws[a-z-]*):iam::(\d{12}):role\/[\w+=,.@-]+#(.+)$/;
 
 /**
  * The one namespace of the people of an account, whichever role, permission set or IAM user they came through.

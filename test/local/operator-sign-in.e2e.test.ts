@@ -29,7 +29,7 @@ let bodyFile: string;
 const password = (username: string) =>
   LOCAL_OPERATORS.find((user) => user.username === username)?.password ?? 'unknown';
 
-async function cli(argv: string[], stdin = '') {
+async function cli(argv: string[], stdin = '', askSecret?: CliIo['askSecret']) {
   let out = '';
   let err = '';
   const io: CliIo = {
@@ -45,6 +45,7 @@ async function cli(argv: string[], stdin = '') {
       throw new Error('no AWS credentials in this test');
     },
     confirm: async () => false,
+    ...(askSecret && { askSecret }),
     stackApiUrl: async (stack) => {
       throw new Error(`no stack ${stack} here`);
     },
@@ -324,6 +325,19 @@ describe('the CLI without a usable session', () => {
     const after = await cli([...as('bob'), 'token']);
     expect(after.status).toBe(1);
     expect(after.err).toContain('run: payouts login --user bob');
+  });
+
+  it('asks for the password on the terminal without --password-stdin, and says to pipe it where there is none', async () => {
+    const questions: string[] = [];
+    const asked = await cli(['--api', server.url, 'login', '--user', 'viewer'], '', async (question) => {
+      questions.push(question);
+      return password('viewer');
+    });
+    expect(asked.status, asked.err).toBe(0);
+    expect(questions).toEqual(['Password for viewer: ']);
+    const noTerminal = await cli(['--api', server.url, 'login', '--user', 'viewer']);
+    expect(noTerminal.status).toBe(1);
+    expect(noTerminal.err).toContain('pipe it in with --password-stdin');
   });
 
   it('points to the AWS sign-in for an API in AWS', async () => {
