@@ -288,6 +288,76 @@ describe('requests the local stack refuses with 401, changing nothing', () => {
   });
 });
 
+describe('what the local authorizer hands the API', () => {
+  /** The local server with the pool's verifier in front of a handler that answers with the event it was given. */
+  async function echoServer(trustPrincipalHeader: boolean) {
+    return serveApiGatewayHandler(
+      async (event) => ({
+        statusCode: 200,
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ headers: event.headers, requestContext: event.requestContext }),
+      }),
+      {
+        port: 0,
+        identity: {
+          verifier: userPoolTokenVerifier(pool),
+          trustPrincipalHeader,
+          signIn: { endpoint: pool.endpoint, userPoolId: pool.userPoolId, clientId: pool.clientId },
+        },
+      },
+    );
+  }
+
+  it("puts a verified token's claims where API Gateway's JWT authorizer does, and drops the token and the identity headers", async () => {
+    const echo = await echoServer(false);
+    try {
+      const token = await idTokenOf('bob');
+      const answer = await fetch(`${echo.url}/controls`, {
+        headers: { authorization: `Bearer ${token}`, 'x-ops-principal': 'carol', 'x-ops-roles': 'admin' },
+      });
+      const seen = (await answer.json()) as {
+        headers: Record<string, string>;
+        requestContext: { authorizer: { jwt: { claims: Record<string, unknown> } } };
+      };
+      expect(seen.requestContext.authorizer.jwt.claims).toMatchObject({
+        sub: payloadOf(token).sub,
+        'cognito:username': 'bob',
+        'cognito:groups': '[approver]',
+        token_use: 'id',
+      });
+      expect(seen.headers.authorization).toBeUndefined();
+      expect(seen.headers['x-ops-principal']).toBeUndefined();
+      expect(seen.headers['x-ops-roles']).toBeUndefined();
+    } finally {
+      await echo.close();
+    }
+  });
+
+  it('with LOCAL_TRUST_PRINCIPAL_HEADER=1 passes a request without a token on as it came, and still refuses a bad token', async () => {
+    const echo = await echoServer(true);
+    try {
+      const named = await fetch(`${echo.url}/controls`, { headers: { 'x-ops-principal': 'alice' } });
+      expect(named.status).toBe(200);
+      const seen = (await named.json()) as { headers: Record<string, string>; requestContext: object };
+      expect(seen.headers['x-ops-principal']).toBe('alice');
+      expect(seen.requestContext).not.toHaveProperty('authorizer');
+      const forged = await fetch(`${echo.url}/controls`, { headers: { authorization: 'Bearer a.b.c' } });
+      expect(forged.status).toBe(401);
+    } finally {
+      await echo.close();
+    }
+  });
+
+  it('tells the CLI where to sign in, and nothing more', async () => {
+    const answer = await fetch(`${server.url}/__local/sign-in`);
+    expect(await answer.json()).toEqual({
+      endpoint: pool.endpoint,
+      userPoolId: pool.userPoolId,
+      clientId: pool.clientId,
+    });
+  });
+});
+
 describe('the CLI without a usable session', () => {
   it('says what to run when the user never signed in, and the stack refuses the header', async () => {
     const answer = await cli([...as('dave'), 'controls', 'show']);
