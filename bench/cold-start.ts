@@ -15,7 +15,7 @@ import { apiFunctionServing } from '../lib/api/functions/index.js';
 import { payoutsApi } from '../lib/api/functions/payouts.js';
 import { payoutRequested } from '../lib/events/rule-targets.js';
 import { settlementAvailable } from '../lib/events/settlement-target.js';
-import { submitQueuedPayouts } from '../lib/jobs/submit-payouts.js';
+import { workSubmissionQueue } from '../lib/jobs/submit-payouts.js';
 import { sweepDuePayouts } from '../lib/jobs/sweep-due-payouts.js';
 import { LocalSqsQueue } from '../lib/local/local-sqs-queue.js';
 import { serveLocalSqs } from '../lib/local/sqs-endpoint.js';
@@ -59,6 +59,17 @@ const outDir = join(projectRoot, '.cache', 'bench-bundles');
 const PEER_NODEJS_DEFAULT = 'peer-nodejsfunction-default';
 /** The peer built by the project's own build (infra/bundling/build-handler.ts), like every function here. */
 const PEER_LIKE_OURS = 'peer-bundled-like-ours';
+/**
+ * The conventional peer (issue 47, bench/peer/conventional-handler.ts): payout-requested's whole job for the same
+ * event (create with idempotency, the daily cap and the audit in one transaction, the pause read, the provider
+ * call, the outcome) on the conventional stack, built by NodejsFunction's defaults as PEER_NODEJS_DEFAULT is.
+ */
+const PEER_CONVENTIONAL = 'peer-conventional-nodejsfunction-default';
+/**
+ * The conventional peer's own requests, before anything is timed: this many invocations of its bundle in one
+ * process of its own (the first cold, the rest warm), which also give its warm figure (`warmMs`).
+ */
+const CONVENTIONAL_WARM_UP = DATABASE_WARM_UP;
 /**
  * The same two builds, each handed a settlement to check against the provider's listing before paying it: the
  * settlement handler's own work done the common way. Reported beside the settlement's row, for comparison only:
@@ -136,6 +147,32 @@ process.stdout.write('\\n${RESULT_PREFIX}' + JSON.stringify({ answeredMs: handle
 process.exit(0);
 `;
 
+/**
+ * Imports a bundle and hands it argv[4] events one after another in the same process, each the event of argv[3]
+ * under its own id: the first invocation cold, the others warm. Prints each invocation's ms and any that did not
+ * succeed.
+ */
+const WARM_INVOKER = `
+const mod = (await import('node:module')).createRequire(import.meta.url)(process.argv[2]);
+const event = JSON.parse(process.argv[3]);
+const handleMs = [];
+const unsucceeded = [];
+for (let index = 0; index < Number(process.argv[4]); index++) {
+  const context = {
+    ...${JSON.stringify(CONTEXT_FIELDS)},
+    awsRequestId: 'bench-' + process.pid + '-' + index,
+    getRemainingTimeInMillis: () => ${REMAINING_MS},
+  };
+  const started = performance.now();
+  const result = await mod.handler({ ...event, id: event.id + '-' + index }, context);
+  handleMs.push(performance.now() - started);
+  if (result?.status !== 'succeeded') unsucceeded.push(result);
+}
+const cpu = process.cpuUsage();
+process.stdout.write('\\n${RESULT_PREFIX}' + JSON.stringify({ answeredMs: performance.now(), importMs: 0, handleMs: 0, cpuMs: (cpu.user + cpu.system) / 1000, result: { handleMs, unsucceeded } }) + '\\n');
+process.exit(0);
+`;
+
 /** A bare start: how long node takes to reach the first line of user code. */
 const BARE = `const answeredMs = performance.now(); const cpu = process.cpuUsage(); process.stdout.write('\\n${RESULT_PREFIX}' + JSON.stringify({ answeredMs, importMs: 0, handleMs: 0, cpuMs: (cpu.user + cpu.system) / 1000 }) + '\\n');`;
 
@@ -177,6 +214,11 @@ interface MoneyHandler {
   readonly settle?: (rig: EngineRig) => Promise<unknown>;
   /** Checks what its event names with the provider before paying: also compared with the verifying peers. */
   readonly verifiesWithProvider?: true;
+  /**
+   * Creates and pays its payout in the one invocation, the conventional peer's job: also compared with that peer
+   * (`againstConventionalPeer`).
+   */
+  readonly doesTheConventionalPeersJob?: true;
 }
 
 /** The runtimes the warm-up runs the handlers' own code on: as deployed (with the submission queue), and without. */
@@ -188,6 +230,21 @@ interface WarmUpRuntimes {
 /** A fresh successful merchant settlement in the sandbox, for one run to pay out. */
 const freshSettlement = (rig: EngineRig) =>
   addSettlement(rig.sandbox.url, { category: 'MERCHANT_SETTLEMENT', amountKobo: 250_000 });
+
+/** A "Payout Requested" event of a small bank transfer, as EventBridge delivers it: payout-requested's, and the conventional peer's. */
+function payoutRequestedEvent(id: string) {
+  return {
+    version: '0',
+    id,
+    'detail-type': 'Payout Requested',
+    source: 'merchant.payouts',
+    account: '123456789012',
+    time: new Date().toISOString(),
+    region: 'us-east-1',
+    resources: [],
+    detail: { version: '1', payout: bankTransfer() },
+  };
+}
 
 /** A payout due now, for the sweeper to find, and the schedule's event. */
 async function duePayout(rig: EngineRig, run: number) {
@@ -218,13 +275,14 @@ const MONEY_HANDLERS: readonly MoneyHandler[] = [
       return sqsEvent(run, { payoutId: payout.id, version: payout.version });
     },
     ownCode: (runtimes, event, remainingMs) =>
-      submitQueuedPayouts(runtimes.withoutQueue, event as SQSEvent, remainingMs),
+      workSubmissionQueue(runtimes.withoutQueue, event as SQSEvent, remainingMs),
   },
   {
     // The ops API's function serving POST /payouts (lib/api/functions: api-payouts).
     name: apiFunctionServing('POST', '/payouts'),
     what: 'POST /payouts: creating and paying 1 payout',
     providerCalls: 1,
+    doesTheConventionalPeersJob: true,
     prepare: async (_rig, run) => apiCreatePayout(`cold-api-${process.pid}-${run}`),
     ownCode: (runtimes, event, remainingMs) =>
       payoutsApi.routerOn(runtimes.withoutQueue)(event as APIGatewayProxyEventV2, { remainingMs }),
@@ -233,17 +291,8 @@ const MONEY_HANDLERS: readonly MoneyHandler[] = [
     name: 'payout-requested',
     what: '"Payout Requested": creating and paying 1 payout',
     providerCalls: 1,
-    prepare: async (_rig, run) => ({
-      version: '0',
-      id: `cold-event-${process.pid}-${run}`,
-      'detail-type': 'Payout Requested',
-      source: 'merchant.payouts',
-      account: '123456789012',
-      time: new Date().toISOString(),
-      region: 'us-east-1',
-      resources: [],
-      detail: { version: '1', payout: bankTransfer() },
-    }),
+    doesTheConventionalPeersJob: true,
+    prepare: async (_rig, run) => payoutRequestedEvent(`cold-event-${process.pid}-${run}`),
     ownCode: (runtimes, event) => payoutRequested(runtimes.withoutQueue, event),
   },
   {
@@ -288,6 +337,9 @@ const PEER_BUILDS = {
   },
 } as const;
 
+/** How the conventional peer was made and what it does, reported beside its figures. */
+const CONVENTIONAL_BUILD = `bench/peer/conventional-handler.ts, built as ${PEER_NODEJS_DEFAULT} is (${PEER_BUILDS[PEER_NODEJS_DEFAULT].description}): payout-requested's job for the same "Payout Requested" event on the conventional stack, Powertools idempotency (makeIdempotent + DynamoDBPersistenceLayer on the idempotency table, the event's id as its key) around a TransactWriteCommand of the payout, its audit item and the day's cap counter (conditioned on the cap), a consistent GetCommand of its pause flag, one fetch to POST /settlement/instant/payout and a conditional UpdateCommand of the outcome (@aws-sdk/lib-dynamodb over the project's table, under PEER# keys), with Powertools Logger (the Lambda context added, as injectLambdaContext does) and Metrics (a cold-start metric, the outcome's count, published at the end); its input checked by hand, no schema library`;
+
 /** What sets a verifying peer apart from the plain one it is built as. */
 const VERIFYING_BUILD_NOTE =
   "the same bundle handed a settlement's id: it reads the provider's 10 newest settlements (GET /settlement), checks that one is listed as a successful merchant settlement, and pays out the amount listed";
@@ -297,7 +349,17 @@ export interface ColdStartReport {
   readonly runs: number;
   readonly loadAverage: { readonly atStart: number[]; readonly atEnd: number[] };
   readonly bareNodeMs: number;
-  readonly peers: Record<string, TimedBuild & { readonly build: string }>;
+  readonly peers: Record<
+    string,
+    TimedBuild & {
+      readonly build: string;
+      /**
+       * The conventional peer only: the median ms of an invocation in a process already warm, the last half of
+       * its warm-up's invocations (CONVENTIONAL_WARM_UP, one process).
+       */
+      readonly warmMs?: number;
+    }
+  >;
   readonly handlers: Record<
     string,
     TimedBuild & {
@@ -320,6 +382,12 @@ export interface ColdStartReport {
        * the verifying peers, which make that check too. For the reader's judgement only; no target is set on it.
        */
       readonly againstVerifyingPeers?: PeerComparison;
+      /**
+       * For a handler that creates and pays its payout in one invocation (api-payouts, payout-requested): its
+       * answer against the conventional peer's, which does that job on the conventional stack (issue 47's goal:
+       * no slower than it). Medians of the run and round by round.
+       */
+      readonly againstConventionalPeer?: ConventionalComparison;
     }
   >;
   readonly bundleBytes: Record<string, number>;
@@ -333,6 +401,16 @@ interface PeerComparison {
     readonly msOverPeerBundledLikeOurs: Quartiles;
     readonly ratioToNodejsFunctionDefaultPeer: Quartiles;
   };
+}
+
+/** A handler's answer against the conventional peer's: medians of the run, and round by round. */
+interface ConventionalComparison {
+  readonly ratioToPeer: number;
+  readonly msOverPeer: number;
+  readonly noSlowerThanPeer: boolean;
+  /** The medians' CPU (cpuMs) less the peer's: steadier than the wall clock on a loaded machine; no target. */
+  readonly cpuMsOverPeer: number;
+  readonly perRound: { readonly ratioToPeer: Quartiles; readonly msOverPeer: Quartiles };
 }
 
 interface Quartiles {
@@ -352,7 +430,8 @@ interface TimedBuild {
 
 /**
  * Bundle size of every Lambda, and cold start (fresh `node`, load the bundle, handle one event that pays one
- * payout) of each money handler next to the Powertools-idempotency peer built two ways, and a bare node.
+ * payout) of each money handler next to the Powertools-idempotency peer built two ways, the conventional peer
+ * (the same job on the conventional stack), and a bare node.
  */
 export async function benchColdStart(
   endpoint: string,
@@ -361,6 +440,8 @@ export async function benchColdStart(
   mkdirSync(outDir, { recursive: true });
   const invoker = join(outDir, 'invoke.mjs');
   writeFileSync(invoker, INVOKER);
+  const warmInvoker = join(outDir, 'invoke-warm.mjs');
+  writeFileSync(warmInvoker, WARM_INVOKER);
   const handlerNames = readdirSync(join(projectRoot, 'functions'))
     .filter((name) => name.endsWith('.ts'))
     .map((name) => name.replace(/\.ts$/, ''));
@@ -380,6 +461,12 @@ export async function benchColdStart(
   const nodejsDefault = await buildNodejsFunctionDefault(peerEntry);
   bundleFiles.set(PEER_NODEJS_DEFAULT, nodejsDefault.file);
   sizes.set(PEER_NODEJS_DEFAULT, nodejsDefault.bytes);
+  const conventional = await buildNodejsFunctionDefault(
+    join(projectRoot, 'bench', 'peer', 'conventional-handler.ts'),
+    PEER_CONVENTIONAL,
+  );
+  bundleFiles.set(PEER_CONVENTIONAL, conventional.file);
+  sizes.set(PEER_CONVENTIONAL, conventional.bytes);
 
   const rig = await startEngineRig(endpoint, { prefix: 'cold' });
   // A deployed stage without settlement.since (dev) records when instant settlement was first turned on at its
@@ -398,12 +485,14 @@ export async function benchColdStart(
   try {
     const env = childEnv(rig, endpoint, idempotencyTable);
     await warmUpDatabase(rig, idempotencyTable, env, submissions);
+    const conventionalWarmMs = await warmUpConventionalPeer(rig, warmInvoker, conventional.file, env);
     const timed = [
       'bare',
       ...MONEY_HANDLERS.map((handler) => handler.name),
       PEER_NODEJS_DEFAULT,
       PEER_LIKE_OURS,
       ...VERIFYING_PEERS.map((peer) => peer.name),
+      PEER_CONVENTIONAL,
     ];
     const timings = new Map<string, Timing[]>(timed.map((name) => [name, []]));
     const record = (name: string, timing: Timing) => timings.get(name)?.push(timing);
@@ -442,6 +531,22 @@ export async function benchColdStart(
           return pays(rig, name, 2, () => invoke(invoker, bundleFiles, bundle, event, env));
         },
       })),
+      {
+        name: PEER_CONVENTIONAL,
+        time: (run: number) =>
+          pays(rig, PEER_CONVENTIONAL, 1, async () =>
+            succeeded(
+              PEER_CONVENTIONAL,
+              await invoke(
+                invoker,
+                bundleFiles,
+                PEER_CONVENTIONAL,
+                payoutRequestedEvent(`peer-c-${process.pid}-${run}`),
+                env,
+              ),
+            ),
+          ),
+      },
     ];
     // Interleaved, so background load on the shared cores hits every side alike, and each round starts one side
     // later than the one before, so no side always follows the same one (a heavy bundle, a cold file cache).
@@ -495,6 +600,7 @@ export async function benchColdStart(
     };
     const peerDefault = timedBuild(PEER_NODEJS_DEFAULT);
     const peerOurs = timedBuild(PEER_LIKE_OURS);
+    const peerConventional = timedBuild(PEER_CONVENTIONAL);
     const [verifyingDefault, verifyingOurs] = VERIFYING_PEERS;
     /** A side's answer against a pair of peers: the NodejsFunction-default build and the one like ours. */
     const compare = (
@@ -522,9 +628,14 @@ export async function benchColdStart(
             { ...timedBuild(name), build: `${PEER_BUILDS[bundle].description}; ${VERIFYING_BUILD_NOTE}` },
           ]),
         ),
+        [PEER_CONVENTIONAL]: {
+          ...peerConventional,
+          build: CONVENTIONAL_BUILD,
+          warmMs: fixed(conventionalWarmMs, 1),
+        },
       },
       handlers: Object.fromEntries(
-        MONEY_HANDLERS.map(({ name, what, verifiesWithProvider }) => {
+        MONEY_HANDLERS.map(({ name, what, verifiesWithProvider, doesTheConventionalPeersJob }) => {
           const own = timedBuild(name);
           const { perRound: rounds, ...medians } = compare(own, name, {
             nodejsDefault: PEER_NODEJS_DEFAULT,
@@ -547,6 +658,18 @@ export async function benchColdStart(
                   likeOurs: verifyingOurs.name,
                 }),
               }),
+              ...(doesTheConventionalPeersJob && {
+                againstConventionalPeer: {
+                  ratioToPeer: fixed(own.answeredMs / peerConventional.answeredMs, 3),
+                  msOverPeer: fixed(own.answeredMs - peerConventional.answeredMs, 1),
+                  noSlowerThanPeer: own.answeredMs <= peerConventional.answeredMs,
+                  cpuMsOverPeer: fixed(own.cpuMs - peerConventional.cpuMs, 1),
+                  perRound: {
+                    ratioToPeer: perRound(name, PEER_CONVENTIONAL, (a, b) => a / b, 3),
+                    msOverPeer: perRound(name, PEER_CONVENTIONAL, (a, b) => a - b, 1),
+                  },
+                },
+              }),
             },
           ];
         }),
@@ -561,6 +684,17 @@ export async function benchColdStart(
           const { ratioToNodejsFunctionDefaultPeer: ratio, msOverPeerBundledLikeOurs: ms } = against.perRound;
           return [
             `${name} ÷ ${fixed(against.ratioToNodejsFunctionDefaultPeer, 3)} (rounds ${fixed(ratio.p25, 2)} to ${fixed(ratio.p75, 2)}), ${fixed(against.msOverPeerBundledLikeOurs, 1)} ms over (rounds ${fixed(ms.p25, 0)} to ${fixed(ms.p75, 0)})`,
+          ];
+        })
+        .join('; ');
+    /** The rows that do the conventional peer's job, against it (median and quartiles). */
+    const conventionalAgainst = () =>
+      Object.entries(coldStart.handlers)
+        .flatMap(([name, { againstConventionalPeer: against }]) => {
+          if (!against) return [];
+          const { ratioToPeer: ratio, msOverPeer: ms } = against.perRound;
+          return [
+            `${name} ÷ ${fixed(against.ratioToPeer, 3)} (rounds ${fixed(ratio.p25, 2)} to ${fixed(ratio.p75, 2)}), ${fixed(against.msOverPeer, 1)} ms over (rounds ${fixed(ms.p25, 0)} to ${fixed(ms.p75, 0)}), ${fixed(against.cpuMsOverPeer, 1)} ms of CPU over`,
           ];
         })
         .join('; ');
@@ -614,6 +748,10 @@ export async function benchColdStart(
         verifyingOurs.name,
         "checking 1 settlement in the listing, then paying it (the project's own build)",
       ),
+      row(
+        PEER_CONVENTIONAL,
+        '"Payout Requested": creating and paying 1 payout (the conventional peer: Powertools idempotency, Logger, Metrics, lib-dynamodb; NodejsFunction defaults)',
+      ),
       ...MONEY_HANDLERS.map((handler) => row(handler.name, handler.what)),
       ...handlerNames
         .filter((name) => !MONEY_HANDLERS.some((handler) => handler.name === name))
@@ -641,8 +779,9 @@ export async function benchColdStart(
         `The peer (bench/peer/powertools-handler.ts): Powertools idempotency (makeIdempotent + DynamoDBPersistenceLayer, own table with pk \`id\`) around one fetch to POST /settlement/instant/payout; not safe for payouts (it releases the lock when the call fails, so a timeout resends). Built twice in this run: ${PEER_NODEJS_DEFAULT} = ${PEER_BUILDS[PEER_NODEJS_DEFAULT].description}; ${PEER_LIKE_OURS} = ${PEER_BUILDS[PEER_LIKE_OURS].description}.`,
         `Targets (issue 18): each money handler's answered ms no more than the ${PEER_NODEJS_DEFAULT} peer's (÷ ≤ 1.00) and within ${WITHIN_MS_OF_PEER_LIKE_OURS} ms of the ${PEER_LIKE_OURS} peer's, medians of the same run.`,
         `The verifying peers (${verifyingDefault.name}, ${verifyingOurs.name}): ${VERIFYING_BUILD_NOTE}, as settlement-available never pays an event's word. For comparison only, no target is judged on them: ${verifyingAgainst()}.`,
+        `The conventional peer (${PEER_CONVENTIONAL}, issue 47): ${CONVENTIONAL_BUILD}. Against it, the two rows that create and pay in one invocation (issue 47's goal: no slower than the conventional stack doing the same job; coldStart.handlers.*.againstConventionalPeer): ${conventionalAgainst()}. Warm, in one process after its first invocation, it handles an event in ${fixed(conventionalWarmMs, 1)} ms (median of the last ${Math.ceil((CONVENTIONAL_WARM_UP - 1) / 2)} of its ${CONVENTIONAL_WARM_UP} warm-up invocations, coldStart.peers.${PEER_CONVENTIONAL}.warmMs).`,
         "round by round: every round times each side once, one after another; the quartiles of the handler's answer divided by the NodejsFunction-default peer's and less the peer bundled like ours' in the same round show how far the run's noise moves a row (coldStart.handlers.*.perRound).",
-        `Before timing, DynamoDB Local is warmed with ${DATABASE_WARM_UP} rounds of each side's own requests (each money handler's own code, run in the bench's process on a runtime built from its function's environment, with the events of its timed runs; the peer's Powertools idempotency on its table), and ${DISCARDED_RUNS} cold runs of each are thrown away: the database in AWS is never cold, only the function is measured cold.`,
+        `Before timing, DynamoDB Local is warmed with ${DATABASE_WARM_UP} rounds of each side's own requests (each money handler's own code, run in the bench's process on a runtime built from its function's environment, with the events of its timed runs; the peer's Powertools idempotency on its table; the conventional peer's bundle handed ${CONVENTIONAL_WARM_UP} events in one process of its own), and ${DISCARDED_RUNS} cold runs of each are thrown away: the database in AWS is never cold, only the function is measured cold.`,
         "answered ms: in a fresh `node`, from the process's own start (performance.timeOrigin) to the handler's answer, after loading the bundle and handling one event against DynamoDB Local and the sandbox (latency 0) on loopback: a Lambda cold start, init plus the first invoke. Each timed invocation is checked to have paid exactly one payout (the sandbox's request count), or, for a row that hands its payout over, to have queued exactly one message and sent none. The handlers run with the environment the dev stack gives them (infra/config/function-environment.ts: its limits, the provider rate limit submit-payouts paces its sends by, the settlement policy), the settlements' allowed hours apart, and in local mode (provider token from the environment: there is no Secrets Manager here); the bare row is node reaching its first line of code; runs are interleaved, each round starting one side later than the one before.",
         'Each money handler that pays does more per event than the peer: a cap-checked claim transaction (for api and payout-requested, the idempotent create already claimed, in the same transaction), a consistent read of the pause after it and the audited outcome (one conditional PutItem of the payout carrying its audit event). The two that hand over pay nothing themselves, as deployed (the workers pay: the submit-payouts row): the sweeper queries its work queue; settlement-available reads the cutoff recorded when instant settlement was turned on and the settlement from the provider (the 10 newest, over the Node HTTP client; the listing is asked for once the read of the cutoff is on its way; no read of its decision, which a repeated trigger meets in the writes), creates the payout pending with its decision in the same transaction and hands it to the queue; it runs with the settlement policy of the dev stage (cdk.json: no settlement.since, a minimum, two categories) but all-day hours, so that the row does not depend on the time of day.',
       ],
@@ -743,11 +882,14 @@ function apiCreatePayout(idempotencyKey: string) {
   };
 }
 
-/** The peer as NodejsFunction builds it by default for nodejs22.x (aws-cdk-lib 2.276, local esbuild). */
-async function buildNodejsFunctionDefault(entry: string): Promise<{ file: string; bytes: number }> {
+/** A peer as NodejsFunction builds it by default for nodejs22.x (aws-cdk-lib 2.276, local esbuild). */
+async function buildNodejsFunctionDefault(
+  entry: string,
+  name: string = PEER_NODEJS_DEFAULT,
+): Promise<{ file: string; bytes: number }> {
   // .cjs: Node loads it as CommonJS although the project's package.json says "type": "module"; Lambda has no
   // package.json beside NodejsFunction's index.js, so there it is CommonJS too.
-  const file = join(outDir, PEER_NODEJS_DEFAULT, 'index.cjs');
+  const file = join(outDir, name, 'index.cjs');
   const build = PEER_BUILDS[PEER_NODEJS_DEFAULT];
   await build_({
     entryPoints: [entry],
@@ -804,6 +946,35 @@ async function warmUpDatabase(
   } finally {
     await Promise.all([runtimes.withQueue.close(), runtimes.withoutQueue.close()]);
   }
+}
+
+/**
+ * The conventional peer's own requests against DynamoDB Local (see DATABASE_WARM_UP): its bundle, in one process
+ * of its own, handed CONVENTIONAL_WARM_UP events one after another, each checked to succeed and the whole checked
+ * to have paid that many payouts. Answers the median ms of the last half of them: the peer warm.
+ */
+async function warmUpConventionalPeer(
+  rig: EngineRig,
+  warmInvoker: string,
+  bundle: string,
+  env: NodeJS.ProcessEnv,
+): Promise<number> {
+  const event = payoutRequestedEvent(`peer-c-warm-${process.pid}`);
+  const { result } = await pays(rig, `${PEER_CONVENTIONAL} (warm-up)`, CONVENTIONAL_WARM_UP, () =>
+    spawnTimed([warmInvoker, bundle, JSON.stringify(event), String(CONVENTIONAL_WARM_UP)], env),
+  );
+  const { handleMs, unsucceeded } = result as { handleMs: number[]; unsucceeded: unknown[] };
+  if (unsucceeded.length > 0 || handleMs.length !== CONVENTIONAL_WARM_UP)
+    throw new Error(`${PEER_CONVENTIONAL} (warm-up) did not succeed: ${JSON.stringify(unsucceeded[0])}`);
+  return median(handleMs.slice(-Math.ceil((CONVENTIONAL_WARM_UP - 1) / 2)));
+}
+
+/** A timed invocation of the conventional peer, checked to have paid: the provider's answer recorded as succeeded. */
+function succeeded(what: string, timing: Timing): Timing {
+  const { result } = timing;
+  if (!(result && typeof result === 'object' && 'status' in result && result.status === 'succeeded'))
+    throw new Error(`${what} did not succeed: ${JSON.stringify(result)}`);
+  return timing;
 }
 
 /** A Lambda context like the cold children's, for Powertools outside a handler. */

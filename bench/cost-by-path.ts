@@ -10,14 +10,13 @@
  */
 import type { Context, SQSEvent } from 'aws-lambda';
 import { pollSettlements } from '../lib/jobs/poll-settlements.js';
-import { submitQueuedPayouts } from '../lib/jobs/submit-payouts.js';
+import { workSubmissionQueue } from '../lib/jobs/submit-payouts.js';
 import { sweepDuePayouts } from '../lib/jobs/sweep-due-payouts.js';
 import { ensureTable } from '../lib/local/create-table.js';
 import { localAwsConfig } from '../lib/local/dynamodb-local.js';
 import { stageConfigOf, startLocalSubmissionWorkers } from '../lib/local/submission-workers.js';
 import { createAndSubmit } from '../lib/payouts/engine/create-and-submit.js';
 import { PayoutStatus } from '../lib/payouts/model.js';
-import { createTableInput } from '../lib/payouts/store/table-design.js';
 import { payoutEngineOf } from '../lib/runtime/payout-engine.js';
 import { recurrencesOf } from '../lib/runtime/recurrences.js';
 import { createRuntime, type Runtime } from '../lib/runtime/runtime.js';
@@ -25,6 +24,7 @@ import { addSettlement, startSandbox } from '../lib/sandbox/index.js';
 import { ManualClock } from '../lib/shared/clock.js';
 import { createDynamoDbClient } from '../lib/shared/dynamodb-client.js';
 import { silentLogger } from '../lib/shared/logger.js';
+import { createTableInput } from '../lib/table/index.js';
 import { CapacityMeter, type CapacitySnapshot, itemBytes } from './capacity-meter.js';
 import type { Item } from './index-write-units.js';
 import { bankTransfer, createCommand, fixed } from './support.js';
@@ -155,7 +155,7 @@ async function pathRig(endpoint: string, name: string, clock: ManualClock) {
   const workers = await startLocalSubmissionWorkers({
     config,
     loadWorker: async () => (event: SQSEvent, context: Context) =>
-      submitQueuedPayouts(runtime as Runtime, event, context.getRemainingTimeInMillis()),
+      workSubmissionQueue(runtime as Runtime, event, context.getRemainingTimeInMillis()),
     logger: silentLogger,
     pollIntervalMs: 60_000,
   });

@@ -12,8 +12,8 @@ import { endedLeases } from '../lib/payouts/engine/reconcile-payouts.js';
 import { PayoutStatus } from '../lib/payouts/model.js';
 import { PayoutAuditTrail } from '../lib/payouts/store/audit-trail.js';
 import { PayoutListing } from '../lib/payouts/store/payout-listing.js';
-import { createTableInput, keys, TableIndexes, WorkQueue } from '../lib/payouts/store/table-design.js';
 import { ManualClock } from '../lib/shared/clock.js';
+import { createTableInput, keys, TableIndexes, WorkQueue } from '../lib/table/index.js';
 import { CapacityMeter } from './capacity-meter.js';
 import {
   type BenchResult,

@@ -15,11 +15,11 @@ import type { CreatePayoutCommand } from '../lib/payouts/engine/create-payout.js
 import { PayoutEngine } from '../lib/payouts/payout-engine.js';
 import type { CreatePayoutRequest } from '../lib/payouts/schemas.js';
 import { DynamoDbPayoutStore } from '../lib/payouts/store/dynamodb-payout-store.js';
-import { createTableInput } from '../lib/payouts/store/table-design.js';
 import { ProviderClient, StaticCredentialsSource } from '../lib/provider/index.js';
 import { startSandbox } from '../lib/sandbox/index.js';
 import { type Clock, systemClock } from '../lib/shared/clock.js';
 import { createDynamoDbClient } from '../lib/shared/dynamodb-client.js';
+import { createTableInput } from '../lib/table/index.js';
 import { CapacityMeter, type MeteredItemWrite } from './capacity-meter.js';
 import { type BenchProvider, inProcess, startSandboxProcess } from './sandbox-process.js';
 

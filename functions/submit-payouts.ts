@@ -1,5 +1,5 @@
 import type { Context, SQSEvent } from 'aws-lambda';
-import { submitQueuedPayouts } from '../lib/jobs/submit-payouts.js';
+import { workSubmissionQueue } from '../lib/jobs/submit-payouts.js';
 import { withRuntime } from '../lib/runtime/lambda-handler.js';
 
 /**
@@ -8,5 +8,5 @@ import { withRuntime } from '../lib/runtime/lambda-handler.js';
  * keep each payout and each row exactly-once across redeliveries.
  */
 export const handler = withRuntime((event: SQSEvent, runtime, context: Context) =>
-  submitQueuedPayouts(runtime, event, context.getRemainingTimeInMillis()),
+  workSubmissionQueue(runtime, event, context.getRemainingTimeInMillis()),
 );

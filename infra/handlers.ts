@@ -4,7 +4,7 @@ import { Duration } from 'aws-cdk-lib';
 import { InboundEventType } from '../lib/events/schemas.js';
 import { NOTIFIED_EVENTS } from '../lib/notifications/notification.js';
 import type { PayoutOrigin } from '../lib/payouts/model.js';
-import { TableIndexes } from '../lib/payouts/store/table-design.js';
+import { TableIndexes } from '../lib/table/index.js';
 import { KeyPrefix } from './config/key-prefixes.js';
 import type { StageConfig } from './config/stage-config.js';
 import { SUBMIT_WORKER_TIMEOUT_SECONDS } from './config/submission.js';
@@ -60,6 +60,11 @@ export interface HandlerSpec {
   readonly provider: ProviderAccess;
   readonly timeout?: Duration;
   /**
+   * Makes OpenTelemetry spans (lib/shared/tracing.ts): given the stage's ADOT layer when its config names one
+   * (`openTelemetry`, docs/operations.md "Traces").
+   */
+  readonly traces?: true;
+  /**
    * Queues it sends to: SUBMIT_QUEUE_URL and sqs:SendMessage on that queue only. It is deployed only with the
    * queue's consumer (`assertDeployable`).
    */
@@ -99,7 +104,7 @@ const DLQ_GRANT_EXTRAS = {
  * What every ops API function shares: API Gateway's trigger and the request deadline, 29 s, inside API Gateway's
  * 30 s (lib/api/request-deadline.ts).
  */
-const OPS_API = { trigger: { kind: 'api' }, timeout: Duration.seconds(29) } as const;
+const OPS_API = { trigger: { kind: 'api' }, timeout: Duration.seconds(29), traces: true } as const;
 
 export const HANDLERS = {
   // The ops API, one function per group of routes (lib/api/functions/index.ts), each granted what its own routes
@@ -296,6 +301,7 @@ export const HANDLERS = {
     sendsTo: ['submissions'],
     // runSweep stops starting payouts 20 s before the deadline; 2 minutes leaves room for a backlog.
     timeout: Duration.minutes(2),
+    traces: true,
     unexercisedGrants: {
       ...DLQ_GRANT_EXTRAS,
     },
@@ -313,6 +319,7 @@ export const HANDLERS = {
     },
     // Sends every kind of payout, wallet payouts (which carry the PIN) included.
     provider: ProviderAccess.TokenAndPin,
+    traces: true,
     // See SUBMIT_WORKER_TIMEOUT_SECONDS; the queue's visibility timeout is six times this.
     timeout: Duration.seconds(SUBMIT_WORKER_TIMEOUT_SECONDS),
     unexercisedGrants: {

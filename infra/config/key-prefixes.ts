@@ -8,7 +8,7 @@ import type { PayoutOrigin } from '../../lib/payouts/model.js';
  * that every builder's keys match their pattern and no other.
  */
 export const KeyPrefix = {
-  /** A payout and its audit items (`keys.payout`, `keys.audit`, lib/payouts/store/table-design.ts). */
+  /** A payout and its audit items (`keys.payout`, `keys.audit`, lib/table/table-design.ts). */
   payout: 'PAYOUT#*',
   /** A payout's idempotency record, per origin (`keys.idempotency`): a function creates only its own origin's. */
   payoutIdempotency: (origin: PayoutOrigin) => `IDEMPOTENCY#${origin}#*`,

@@ -74,6 +74,17 @@ export const StageConfigSchema = z.strictObject({
     }),
     {},
   ),
+  /**
+   * The ADOT layer (AWS Distro for OpenTelemetry, Node.js, arm64, in the stage's region) the functions that make
+   * spans get, and its wrapper: it registers the tracer provider that exports their spans to X-Ray
+   * (docs/operations.md, "Traces"). Omitted: no layer, every span a no-op (Lambda's own X-Ray segments stay).
+   */
+  openTelemetry: z.optional(
+    z.strictObject({
+      layerArn: z.string().check(z.regex(/^arn:aws[\w-]*:lambda:[a-z0-9-]+:\d{12}:layer:[\w-]+:\d+$/)),
+      execWrapper: z._default(z.enum(['/opt/otel-instrument', '/opt/otel-handler']), '/opt/otel-instrument'),
+    }),
+  ),
   /** How often the provider's settlements are polled (minutes). */
   settlementPollMinutes: z._default(z.int().check(z.positive(), z.lte(1440)), 15),
   /** When the daily statement of the day before runs (`HH:MM`) in `statementTimeZone` (docs/statements.md). */

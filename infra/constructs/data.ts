@@ -10,7 +10,7 @@ import {
 import { Key } from 'aws-cdk-lib/aws-kms';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
-import { TableIndexes, TableKeys, TTL_ATTRIBUTE } from '../../lib/payouts/store/table-design.js';
+import { TableIndexes, TableKeys, TTL_ATTRIBUTE } from '../../lib/table/index.js';
 
 export interface DataProps {
   readonly stage: string;
@@ -19,7 +19,7 @@ export interface DataProps {
 
 /**
  * The state that outlives any deployment: the single table (keys and indexes from
- * `lib/payouts/store/table-design.ts`, so code and infrastructure cannot drift) and the provider's two
+ * `lib/table/table-design.ts`, so code and infrastructure cannot drift) and the provider's two
  * secrets, each under its own customer-managed KMS key: the API token, which only the functions that call the
  * provider may read (the token alone moves money: settlements, refunds, bulk corrections), and the wallet PIN,
  * which only the functions that send money may read. The stack adds the policies naming those functions.

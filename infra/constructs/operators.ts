@@ -11,7 +11,13 @@ import {
   UserPool,
   type UserPoolClient,
 } from 'aws-cdk-lib/aws-cognito';
-import { FederatedPrincipal, PolicyDocument, PolicyStatement, Role } from 'aws-cdk-lib/aws-iam';
+import {
+  FederatedPrincipal,
+  ManagedPolicy,
+  PolicyDocument,
+  PolicyStatement,
+  Role,
+} from 'aws-cdk-lib/aws-iam';
 import { Construct } from 'constructs';
 import type { ApiRoleGrants, OperatorRole } from '../../lib/api/operator-roles.js';
 
@@ -19,6 +25,8 @@ export interface OperatorsProps {
   readonly stage: string;
   /** The ops API, whose routes the groups' roles may invoke (`execute-api:Invoke`). */
   readonly api: HttpApi;
+  /** Its routes and the role each needs: a group's role, and a caller policy, may invoke only its own. */
+  readonly routes: readonly OperatorRoute[];
   /** Kept on `cdk destroy` unless a throwaway stage says otherwise: the pool holds the people. */
   readonly retainPool: boolean;
 }
@@ -30,14 +38,41 @@ export interface OperatorsProps {
  * theirs when they exchange their token (`--custom-role-arn`, docs/deploy.md "Operators").
  */
 export const OPERATOR_GROUPS = {
-  admin: { precedence: 0, apiRoles: ['viewer', 'admin'], methods: '*' },
-  approver: { precedence: 1, apiRoles: ['viewer', 'approver'], methods: '*' },
-  requester: { precedence: 2, apiRoles: ['viewer', 'requester'], methods: '*' },
-  viewer: { precedence: 3, apiRoles: ['viewer'], methods: 'GET' },
-} as const satisfies Record<
-  OperatorRole,
-  { precedence: number; apiRoles: readonly OperatorRole[]; methods: '*' | 'GET' }
->;
+  admin: { precedence: 0, apiRoles: ['viewer', 'admin'] },
+  approver: { precedence: 1, apiRoles: ['viewer', 'approver'] },
+  requester: { precedence: 2, apiRoles: ['viewer', 'requester'] },
+  viewer: { precedence: 3, apiRoles: ['viewer'] },
+} as const satisfies Record<OperatorRole, { precedence: number; apiRoles: readonly OperatorRole[] }>;
+
+/** A route of the ops API as IAM sees it: method, path template, and the role the API asks of its caller. */
+export interface OperatorRoute {
+  readonly method: string;
+  readonly path: string;
+  readonly role: OperatorRole;
+}
+
+/**
+ * What holders of `roles` may invoke, as `execute-api` resource paths (`<METHOD>/<path>`, a path parameter
+ * `*`): a method all of whose routes they may call is one `<METHOD>/*`; otherwise each of their routes of that
+ * method. Derived from the routes' own roles, so IAM and the API's check (lib/api/router.ts) never disagree on
+ * which routes a role reaches; the API still checks each request.
+ *
+ * @example invokePaths(routes, ['viewer']) // ['GET/*']
+ */
+export function invokePaths(routes: readonly OperatorRoute[], roles: readonly OperatorRole[]): string[] {
+  const held = new Set<OperatorRole>(roles);
+  const methods = [...new Set(routes.map((route) => route.method))].sort();
+  return methods.flatMap((method) => {
+    const ofMethod = routes.filter((route) => route.method === method);
+    const reachable = ofMethod.filter((route) => held.has(route.role));
+    if (reachable.length === 0) return [];
+    if (reachable.length === ofMethod.length) return [`${method}/*`];
+    return [...new Set(reachable.map((route) => `${method}${route.path.replace(/\{[^}]+\}/g, '*')}`))].sort();
+  });
+}
+
+/** The name of the managed policy a machine caller of `role` is given (docs/deploy.md, "Machine callers"). */
+export const callerPolicyName = (stage: string, role: OperatorRole) => `payouts-${stage}-caller-${role}`;
 
 /** The IAM role name of a group's members, fixed so the API functions can name it before it exists. */
 export const operatorRoleName = (stage: string, group: OperatorRole) => `payouts-${stage}-operator-${group}`;
@@ -54,6 +89,8 @@ export class Operators extends Construct {
   readonly identityPool: CfnIdentityPool;
   /** What the API functions are told (`OPS_API_ROLES`, `OPS_OPERATOR_*`). */
   readonly apiRoles: ApiRoleGrants;
+  /** The managed policy a machine caller of each role is given: the same routes as the role's people. */
+  readonly callerPolicies: Partial<Record<OperatorRole, ManagedPolicy>> = {};
 
   constructor(scope: Construct, id: string, props: OperatorsProps) {
     super(scope, id);
@@ -112,29 +149,32 @@ export class Operators extends Construct {
       'sts:AssumeRoleWithWebIdentity',
     );
     const grants: Record<string, OperatorRole[]> = {};
+    const apiArn = `arn:${partition}:execute-api:${region}:${account}:${props.api.apiId}`;
+    const apiLogicalId = Stack.of(this).getLogicalId(props.api.node.defaultChild as CfnElement);
     for (const [group, spec] of Object.entries(OPERATOR_GROUPS) as [
       OperatorRole,
       (typeof OPERATOR_GROUPS)[OperatorRole],
     ][]) {
       const roleName = operatorRoleName(props.stage, group);
+      const invoke = new PolicyStatement({
+        actions: ['execute-api:Invoke'],
+        resources: invokePaths(props.routes, spec.apiRoles).map((path) => `${apiArn}/$default/${path}`),
+      });
       const role = new Role(this, `${group}Role`, {
         roleName,
         description: `Payouts operators in the ${group} group (${props.stage})`,
         assumedBy: members,
         maxSessionDuration: Duration.hours(1),
-        inlinePolicies: {
-          invoke: new PolicyDocument({
-            statements: [
-              new PolicyStatement({
-                actions: ['execute-api:Invoke'],
-                resources: [
-                  `arn:${partition}:execute-api:${region}:${account}:${props.api.apiId}/$default/${spec.methods}/*`,
-                ],
-              }),
-            ],
-          }),
-        },
+        inlinePolicies: { invoke: new PolicyDocument({ statements: [invoke] }) },
       });
+      // The same reach for a machine of this role (a service, CI): attached to its own role or user, beside an
+      // `apiRoles` entry naming it, which is what the API checks.
+      const callerPolicy = new ManagedPolicy(this, `${group}CallerPolicy`, {
+        managedPolicyName: callerPolicyName(props.stage, group),
+        description: `Invoke the payouts ops API (${props.stage}) as a ${group}: list the caller in apiRoles too`,
+        statements: [invoke],
+      });
+      this.callerPolicies[group] = callerPolicy;
       new CfnUserPoolGroup(this, `${group}Group`, {
         userPoolId: this.userPool.userPoolId,
         groupName: group,
@@ -143,11 +183,14 @@ export class Operators extends Construct {
         roleArn: role.roleArn,
       });
       grants[roleName] = [...spec.apiRoles];
-      Validations.of(role).acknowledge({
-        id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:execute-api:<AWS::Region>:<AWS::AccountId>:<${Stack.of(this).getLogicalId(props.api.node.defaultChild as CfnElement)}>/$default/${spec.methods}/*]`,
-        reason:
-          'The routes of this group: every path of the ops API (by method for viewers). The API checks the role of each route again (lib/api/operator-roles.ts).',
-      });
+      for (const path of invokePaths(props.routes, spec.apiRoles).filter((p) => p.includes('*'))) {
+        for (const scope of [role, callerPolicy]) {
+          Validations.of(scope).acknowledge({
+            id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:execute-api:<AWS::Region>:<AWS::AccountId>:<${apiLogicalId}>/$default/${path}]`,
+            reason: `The routes of this role (${path}: every route of a method, or a path parameter). The API checks the role of each route again (lib/api/router.ts).`,
+          });
+        }
+      }
     }
     this.apiRoles = grants;
     new CfnIdentityPoolRoleAttachment(this, 'Roles', {

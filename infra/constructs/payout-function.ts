@@ -3,7 +3,15 @@ import { join } from 'node:path';
 import { AssetHashType, DockerImage, Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
-import { Architecture, Code, Function as LambdaFunction, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
+import {
+  Architecture,
+  Code,
+  type ILayerVersion,
+  Function as LambdaFunction,
+  LayerVersion,
+  Runtime,
+  Tracing,
+} from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
@@ -112,6 +120,18 @@ export class PayoutFunction extends Construct {
         ...props.environment,
       },
     });
+  }
+
+  /**
+   * Gives the function the ADOT layer and its wrapper, which registers the tracer provider the function's spans
+   * (lib/shared/tracing.ts) are exported through. Its handler stays as esbuild built it: the layer's own wrapping
+   * of an immutable export does not take, so the function's spans (the API's request, the worker's claim and
+   * send) are the roots and children of its trace, beside Lambda's own X-Ray segments.
+   */
+  addOpenTelemetry(otel: { readonly layer: ILayerVersion; readonly execWrapper: string }): this {
+    this.function.addLayers(otel.layer);
+    this.function.addEnvironment('AWS_LAMBDA_EXEC_WRAPPER', otel.execWrapper);
+    return this;
   }
 
   /**
@@ -245,4 +265,19 @@ function handlerCode(handlerFile: string): Code {
       },
     },
   });
+}
+
+const otelLayers = new WeakMap<Construct, ILayerVersion>();
+
+/** The stage's ADOT layer, imported once per stack (`openTelemetry` of the stage config). */
+export function openTelemetryLayer(
+  scope: Construct,
+  config: { readonly layerArn: string; readonly execWrapper: string },
+): { readonly layer: ILayerVersion; readonly execWrapper: string } {
+  let layer = otelLayers.get(scope);
+  if (!layer) {
+    layer = LayerVersion.fromLayerVersionArn(scope, 'OpenTelemetryLayer', config.layerArn);
+    otelLayers.set(scope, layer);
+  }
+  return { layer, execWrapper: config.execWrapper };
 }

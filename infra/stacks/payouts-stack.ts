@@ -23,7 +23,7 @@ import { Monitoring } from '../constructs/monitoring.js';
 import { Notifications } from '../constructs/notifications.js';
 import { Operators } from '../constructs/operators.js';
 import { OpsApi } from '../constructs/ops-api.js';
-import { PayoutFunction } from '../constructs/payout-function.js';
+import { openTelemetryLayer, PayoutFunction } from '../constructs/payout-function.js';
 import { Scheduling } from '../constructs/scheduling.js';
 import { SubmissionQueue } from '../constructs/submission-queue.js';
 import {
@@ -92,6 +92,8 @@ export class PayoutsStack extends Stack {
         // The publisher reads only EVENT_BUS_NAME; every other handler builds the runtime from these.
         ...('table' in spec && { environment: runtimeEnvironment }),
       });
+      if ('traces' in spec && config.openTelemetry)
+        fn.addOpenTelemetry(openTelemetryLayer(this, config.openTelemetry));
       if ('table' in spec) {
         fn.bindTable(this.data.table, spec.table.access, spec.table.indexes, {
           batchWrites: 'batchWrites' in spec.table && spec.table.batchWrites,
@@ -183,6 +185,7 @@ export class PayoutsStack extends Stack {
       const operators = new Operators(this, 'Operators', {
         stage,
         api: this.api.api,
+        routes: apiRouteTable().filter((route) => apiFunctions.has(route.functionName)),
         retainPool: config.deletionProtection,
       });
       this.operators = operators;

@@ -1,6 +1,6 @@
 import type { CorrectionJobService } from '../bulk-corrections/correction-jobs.js';
 import type { BulkCorrectionService } from '../bulk-corrections/correction-service.js';
-import type { DeadLetterService } from '../events/dead-letter-service.js';
+import type { DeadLetterService } from '../events/dead-letters/index.js';
 import type { PayoutRunService } from '../payout-runs/index.js';
 import type { PayoutEngine } from '../payouts/payout-engine.js';
 import type { PayoutLedger } from '../payouts/payout-ledger.js';
@@ -12,11 +12,16 @@ import type { RecurrenceService } from '../recurrence/recurrence-service.js';
 import type { RefundService } from '../refunds/refund-service.js';
 import type { SettlementService } from '../settlement/settlement-service.js';
 import type { Logger } from '../shared/logger.js';
-import type { PayoutDays } from '../statements/index.js';
+import type { PayoutDays, StatementService, StatementStore } from '../statements/index.js';
 import type { ApprovalSources } from './approvals.js';
 import type { IdentitySettings } from './operator-roles.js';
 import type { ApiDeadlines } from './request-deadline.js';
-import type { StatementsApi } from './routes/statements.js';
+
+/** What the statement routes use: the stored reports, and the reconciliation for a person's re-run. */
+export interface StatementsApi {
+  readonly store: StatementStore;
+  readonly service: StatementService;
+}
 
 /**
  * The services the ops API routes to. Each API function (lib/api/functions/) builds only those its routes use,

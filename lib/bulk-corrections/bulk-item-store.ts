@@ -1,6 +1,5 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { CapChange } from '../payouts/store/payout-store.js';
-import { TableIndexes } from '../payouts/store/table-design.js';
 import {
   DocumentClient,
   GetCommand,
@@ -13,6 +12,7 @@ import { ulid } from '../shared/ids.js';
 import { type Listing, listingAttributes, queryListing } from '../shared/index-listing.js';
 import type { CursorPage } from '../shared/paging.js';
 import * as z from '../shared/zod.js';
+import { TableIndexes } from '../table/index.js';
 import { claimWithCap, releaseCap } from './cap-reservation.js';
 import {
   type BulkItemState,

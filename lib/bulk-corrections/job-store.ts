@@ -1,6 +1,5 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { CapChange } from '../payouts/store/payout-store.js';
-import { TableIndexes } from '../payouts/store/table-design.js';
 import { forEachAtOnce } from '../shared/at-once.js';
 import { decodeCursor, encodeCursor } from '../shared/cursor.js';
 import {
@@ -16,6 +15,7 @@ import { createWithIdempotencyKey } from '../shared/idempotent-create.js';
 import { type Listing, listingAttributes, queryListing } from '../shared/index-listing.js';
 import type { CursorPage } from '../shared/paging.js';
 import * as z from '../shared/zod.js';
+import { TableIndexes } from '../table/index.js';
 import { claimWithCap } from './cap-reservation.js';
 import { type CorrectionJob, type JobItem, type JobItemResult, JobItemStatus } from './job-model.js';
 import { type CorrectionWork, CorrectionWorkSchema } from './job-queue.js';

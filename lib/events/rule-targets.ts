@@ -1,7 +1,7 @@
 import { deadLetterStoreOf } from '../runtime/dead-letter-store.js';
 import { payoutEngineOf } from '../runtime/payout-engine.js';
 import type { Runtime } from '../runtime/runtime.js';
-import { type DeadLettered, withDeadLetter } from './dead-letter.js';
+import { type DeadLettered, withDeadLetter } from './dead-letters/index.js';
 import { handlePayoutRequested, type PayoutRequestedOutcome } from './inbound-handlers.js';
 
 /**

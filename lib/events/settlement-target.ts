@@ -3,7 +3,7 @@ import type { Runtime } from '../runtime/runtime.js';
 import { settlementsOf } from '../runtime/settlements.js';
 import { submissionsOf } from '../runtime/submissions.js';
 import type { PayOutResult, PayoutSender } from '../settlement/settlement-service.js';
-import { type DeadLettered, withDeadLetter } from './dead-letter.js';
+import { type DeadLettered, withDeadLetter } from './dead-letters/index.js';
 import { handleSettlementAvailable } from './inbound-handlers.js';
 
 /**

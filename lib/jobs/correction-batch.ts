@@ -1,8 +1,7 @@
-import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+import type { SQSRecord } from 'aws-lambda';
 import type { CorrectionJobService } from '../bulk-corrections/correction-jobs.js';
 import { type CorrectionWork, CorrectionWorkSchema } from '../bulk-corrections/job-queue.js';
 import type { Logger } from '../shared/logger.js';
-import type { runSubmissionBatch, SubmissionBatchReport } from './submission-batch.js';
 
 /**
  * A worker starts no correction-job row with less than this left before its deadline. One row after its start:
@@ -77,41 +76,4 @@ function bodyOf(record: SQSRecord): unknown {
 export function isCorrectionMessage(record: SQSRecord): boolean {
   const body = bodyOf(record);
   return typeof body === 'object' && body !== null && 'kind' in body && body.kind === 'bulk-correction';
-}
-
-/**
- * One invocation of the queue worker (`functions/submit-payouts.ts`): payouts and correction-job work share
- * the submission queue, told apart by the message's `kind`; both run at once and one partial batch response
- * names every message to deliver again.
- */
-export async function runQueueBatch(
-  parts: {
-    readonly submit: (event: SQSEvent) => ReturnType<typeof runSubmissionBatch>;
-    readonly jobs: Pick<CorrectionJobService, 'work'>;
-  },
-  event: SQSEvent,
-  remainingMs: number,
-  logger: Logger,
-): Promise<{
-  response: SQSBatchResponse;
-  report: { payouts?: SubmissionBatchReport; corrections?: CorrectionBatchReport };
-}> {
-  const corrections = event.Records.filter(isCorrectionMessage);
-  const payouts = event.Records.filter((record) => !isCorrectionMessage(record));
-  const [submitted, corrected] = await Promise.all([
-    payouts.length > 0 ? parts.submit({ Records: payouts }) : undefined,
-    corrections.length > 0 ? runCorrectionBatch(parts.jobs, corrections, remainingMs, logger) : undefined,
-  ]);
-  return {
-    response: {
-      batchItemFailures: [
-        ...(submitted?.response.batchItemFailures ?? []),
-        ...(corrected?.failures ?? []).map((itemIdentifier) => ({ itemIdentifier })),
-      ],
-    },
-    report: {
-      ...(submitted && { payouts: submitted.report }),
-      ...(corrected && { corrections: corrected.report }),
-    },
-  };
 }

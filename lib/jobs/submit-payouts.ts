@@ -5,8 +5,8 @@ import { payoutEngineOf } from '../runtime/payout-engine.js';
 import { rateLimiterOf } from '../runtime/rate-limiter.js';
 import type { Runtime } from '../runtime/runtime.js';
 import { deliveringQueueOf } from '../runtime/submissions.js';
-import { runQueueBatch } from './correction-batch.js';
 import { handBackPromptly } from './hand-back.js';
+import { runQueueBatch } from './queue-batch.js';
 import { runSubmissionBatch } from './submission-batch.js';
 
 /**
@@ -15,7 +15,7 @@ import { runSubmissionBatch } from './submission-batch.js';
  * visible again within seconds: `handBackPromptly`). The claims keep each payout and each row exactly-once
  * across redeliveries.
  */
-export async function submitQueuedPayouts(
+export async function workSubmissionQueue(
   runtime: Runtime,
   event: SQSEvent,
   remainingMs: number,

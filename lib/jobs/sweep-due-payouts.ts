@@ -1,6 +1,7 @@
 import { enqueuePendingJobs } from '../bulk-corrections/pending-enqueue.js';
 import { RUN_STOP_STARTING_BEFORE_DEADLINE_MS } from '../payout-runs/materialiser.js';
 import { payoutSweeper } from '../payouts/payout-sweeper.js';
+import { traceDynamoDbCalls } from '../runtime/aws-call-tracing.js';
 import { correctionJobStoreOf } from '../runtime/correction-job-store.js';
 import { sendingEngineOf } from '../runtime/payout-engine.js';
 import { recurrenceSweepOf } from '../runtime/recurrence-sweep.js';
@@ -8,7 +9,9 @@ import { refundSenderOf } from '../runtime/refunds.js';
 import { runMaterialiserOf } from '../runtime/run-materialiser.js';
 import type { Runtime } from '../runtime/runtime.js';
 import { submissionsOf } from '../runtime/submissions.js';
+import { traceHttpCalls } from '../shared/http-call-tracing.js';
 import { logTick } from '../shared/logger.js';
+import { inSpan, SpanKinds } from '../shared/tracing.js';
 import { runDueDispatch, runDueSweep } from './scheduled.js';
 
 /**
@@ -17,8 +20,25 @@ import { runDueDispatch, runDueSweep } from './scheduled.js';
  * refunds recorded but never sent go out; correction jobs whose work the queue refused are handed over again.
  * Without a queue (SUBMIT_QUEUE_URL unset: a runtime built outside a stack, which always deploys the workers
  * with the sweeper) it submits them itself.
+ *
+ * The tick is one span (`sweep due payouts`), its table calls and provider sends (the refunds') its children;
+ * a payout it hands over keeps its own trace, carried by the message from the request that created it.
  */
-export async function sweepDuePayouts(runtime: Runtime, remainingMs: number) {
+export function sweepDuePayouts(runtime: Runtime, remainingMs: number) {
+  traceDynamoDbCalls(runtime);
+  traceHttpCalls();
+  return inSpan('sweep due payouts', { kind: SpanKinds.internal }, async (span) => {
+    const report = await sweepOnce(runtime, remainingMs);
+    span?.setAttributes({
+      'sweep.released': report.payouts.released,
+      'sweep.enqueued': 'enqueued' in report.payouts ? report.payouts.enqueued : 0,
+      'sweep.left_over': report.payouts.leftOver,
+    });
+    return report;
+  });
+}
+
+async function sweepOnce(runtime: Runtime, remainingMs: number) {
   const parts = {
     engine: payoutSweeper(sendingEngineOf(runtime)),
     recurrences: recurrenceSweepOf(runtime),

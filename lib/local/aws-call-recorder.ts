@@ -1,5 +1,5 @@
 import { appendFileSync } from 'node:fs';
-import type { AwsCallObserver } from '../runtime/aws-call-observer.js';
+import type { AwsCallObserver } from '../shared/aws-call-observer.js';
 import { servingFunction } from './function-attribution.js';
 
 /** One line of the record: the call, and the function it ran as (`null`: local tooling, no function). */

@@ -4,7 +4,7 @@ import {
   GetItemCommand,
   UpdateItemCommand,
 } from '@aws-sdk/client-dynamodb';
-import { TTL_ATTRIBUTE } from '../payouts/store/table-design.js';
+import { TTL_ATTRIBUTE } from '../table/index.js';
 
 /** How long a delivery claim holds off a concurrent copy of the same event (a Lambda retry waits it out). */
 export const DELIVERY_LEASE_MS = 60_000;

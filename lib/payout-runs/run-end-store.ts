@@ -1,7 +1,7 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { TableIndexes } from '../payouts/store/table-design.js';
 import { DocumentClient, TransactWriteCommand, UpdateCommand } from '../shared/document-client.js';
 import { commitRetryingConflicts } from '../shared/transaction-conflicts.js';
+import { TableIndexes } from '../table/index.js';
 import type { PayoutRun, RunEnds } from './model.js';
 import { ATTENTION_ENDS, ROW_ENDS, type RowEnd } from './row-ends.js';
 import { isConditionFailure, runKeys, runListing, runSchema } from './run-store.js';

@@ -1,6 +1,5 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { Principal } from '../payouts/model.js';
-import { TableIndexes } from '../payouts/store/table-design.js';
 import { forEachAtOnce } from '../shared/at-once.js';
 import { decodeCursor, encodeCursor } from '../shared/cursor.js';
 import {
@@ -15,6 +14,7 @@ import { createWithIdempotencyKey, IdempotentCreateGuardError } from '../shared/
 import { type Listing, listingAttributes, queryListing } from '../shared/index-listing.js';
 import type { CursorPage } from '../shared/paging.js';
 import * as z from '../shared/zod.js';
+import { TableIndexes } from '../table/index.js';
 import { type PayoutRun, type RunRow, RunState } from './model.js';
 
 /**

@@ -1,5 +1,4 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { TableIndexes, TTL_ATTRIBUTE } from '../payouts/store/table-design.js';
 import {
   BatchWriteCommand,
   DocumentClient,
@@ -8,6 +7,7 @@ import {
   QueryCommand,
 } from '../shared/document-client.js';
 import * as z from '../shared/zod.js';
+import { TableIndexes, TTL_ATTRIBUTE } from '../table/index.js';
 import type { ProviderScheduleEntry, ProviderScheduleKind, SyncCursor, SyncStatus } from './model.js';
 
 /**

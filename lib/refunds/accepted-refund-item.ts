@@ -1,4 +1,4 @@
-import { TableIndexes } from '../payouts/store/table-design.js';
+import { TableIndexes } from '../table/index.js';
 import type { Refund } from './model.js';
 
 // The item alone, apart from its reader (accepted-refunds.ts): the functions that record refunds write it and never

@@ -1,7 +1,7 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { TableIndexes } from '../payouts/store/table-design.js';
 import { type Document, DocumentClient, GetCommand, QueryCommand } from '../shared/document-client.js';
 import * as z from '../shared/zod.js';
+import { TableIndexes } from '../table/index.js';
 import { type AcceptedRefund, acceptedRefundKeys } from './accepted-refund-item.js';
 
 export {

@@ -1,5 +1,7 @@
 import { toNaira } from '../money.js';
+import type { EngineConfig } from '../payouts/config.js';
 import { DailyCapExceededError, PayoutsPausedError } from '../payouts/errors.js';
+import type { GateLimits } from '../payouts/gate.js';
 import { type Principal, systemPrincipal } from '../payouts/model.js';
 import type { ProviderClient } from '../provider/client.js';
 import type { Clock } from '../shared/clock.js';
@@ -18,9 +20,11 @@ import {
   type RefundAuditEvent,
   RefundStatus,
 } from './model.js';
-import type { RefundLimits } from './refund-service.js';
 import type { DynamoDbRefundStore, RefundChange } from './refund-store.js';
 import { classify, failureOf, releases } from './send-outcome.js';
+
+/** The limits a refund is judged by: the payout engine's gate and its daily cap. */
+export type RefundLimits = GateLimits & Pick<EngineConfig, 'dailyCapKobo' | 'capTimeZone'>;
 
 export interface RefundSenderOptions {
   readonly store: DynamoDbRefundStore;

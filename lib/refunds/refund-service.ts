@@ -1,5 +1,5 @@
-import { defaultEngineConfig, type EngineConfig } from '../payouts/config.js';
-import { assertMayApprove, type GateLimits, judge, judgeApproval } from '../payouts/gate.js';
+import { defaultEngineConfig } from '../payouts/config.js';
+import { assertMayApprove, judge, judgeApproval } from '../payouts/gate.js';
 import type { Principal } from '../payouts/model.js';
 import type { ProviderClient } from '../provider/client.js';
 import { type Clock, systemClock } from '../shared/clock.js';
@@ -24,12 +24,14 @@ import {
   type RefundResolutionProposal,
   RefundStatus,
 } from './model.js';
-import { RefundSender } from './refund-sender.js';
+import { type RefundLimits, RefundSender } from './refund-sender.js';
+
+export type { RefundLimits } from './refund-sender.js';
+
 import type { DynamoDbRefundStore } from './refund-store.js';
 import { releases } from './send-outcome.js';
 
 /** The engine's limits refunds obey: the gate's maximum and threshold, and the merchant's daily cap. */
-export type RefundLimits = GateLimits & Pick<EngineConfig, 'dailyCapKobo' | 'capTimeZone'>;
 
 export interface RefundServiceOptions {
   readonly store: DynamoDbRefundStore;

@@ -2,7 +2,6 @@ import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DailyCapExceededError, PayoutsPausedError } from '../payouts/errors.js';
 import { pauseCheckItem, reserveOnCapShards, type TransactItem } from '../payouts/store/control-items.js';
 import type { CapChange } from '../payouts/store/payout-store.js';
-import { TableIndexes } from '../payouts/store/table-design.js';
 import { DocumentClient, GetCommand, QueryCommand, TransactWriteCommand } from '../shared/document-client.js';
 import { ConcurrentModificationError } from '../shared/errors.js';
 import { createWithIdempotencyKey, IdempotentCreateGuardError } from '../shared/idempotent-create.js';
@@ -11,6 +10,7 @@ import { readItemCollection } from '../shared/item-collection.js';
 import type { CursorPage } from '../shared/paging.js';
 import { commitRetryingConflicts } from '../shared/transaction-conflicts.js';
 import * as z from '../shared/zod.js';
+import { TableIndexes } from '../table/index.js';
 import { acceptedRefundItem } from './accepted-refund-item.js';
 import { RefundExceedsAmountPaidError } from './errors.js';
 import { type Refund, type RefundAuditEvent, RefundStatus, refundWorkDueAt } from './model.js';
@@ -18,7 +18,7 @@ import { type Refund, type RefundAuditEvent, RefundStatus, refundWorkDueAt } fro
 // The schemas below are built on first use (z.lazy), not when a function loads this module: a cold start that never
 // reads these items does not pay for them (docs/cold-start.md).
 
-/** Keys of refund items in the project's single table (see lib/payouts/store/table-design.ts). */
+/** Keys of refund items in the project's single table (see lib/table/table-design.ts). */
 export const refundKeys = {
   refund: (id: string) => ({ pk: `REFUND#${id}`, sk: 'REFUND' }),
   audit: (id: string, sequence: number) => ({

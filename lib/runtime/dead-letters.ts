@@ -1,4 +1,4 @@
-import { DeadLetterService } from '../events/dead-letter-service.js';
+import { DeadLetterService } from '../events/dead-letters/index.js';
 import { inboundEventHandlers } from '../events/inbound-handlers.js';
 import { deadLetterStoreOf } from './dead-letter-store.js';
 import { payoutEngineOf } from './payout-engine.js';

@@ -11,12 +11,12 @@ import {
   createSecretsManagerClient,
   type SecretsManagerLike,
 } from '../provider/secrets-manager-credentials.js';
+import { type AwsCallObserver, observeAwsCalls } from '../shared/aws-call-observer.js';
 import { createDynamoDbClient } from '../shared/dynamodb-client.js';
 import { lambdaLogger } from '../shared/lambda-logger.js';
 import { localAwsConfig } from '../shared/local-aws-config.js';
 import { jsonConsoleLogger, type Logger } from '../shared/logger.js';
 import * as z from '../shared/zod.js';
-import { type AwsCallObserver, observeAwsCalls } from './aws-call-observer.js';
 
 /** What the notifier (`notify-approvers`) is made of: its delivery markers, its channels, a logger. */
 export interface NotifierRuntime {

@@ -8,7 +8,7 @@ import {
   SecretsManagerCredentialsSource,
 } from '../provider/secrets-manager-credentials.js';
 import type { Transport } from '../provider/transport.js';
-import { observeAwsCalls } from './aws-call-observer.js';
+import { observeAwsCalls } from '../shared/aws-call-observer.js';
 import type { Runtime } from './runtime.js';
 import { ConfigurationError } from './runtime-config.js';
 import { once } from './service-cache.js';

@@ -5,13 +5,13 @@ import { PayoutLedger } from '../payouts/payout-ledger.js';
 import { DynamoDbPayoutStore } from '../payouts/store/dynamodb-payout-store.js';
 import type { CredentialsSource } from '../provider/credentials.js';
 import type { SecretsManagerLike } from '../provider/secrets-manager-credentials.js';
+import { type AwsCallObserver, observeAwsCalls } from '../shared/aws-call-observer.js';
 import type { Clock } from '../shared/clock.js';
 import { createDynamoDbClient } from '../shared/dynamodb-client.js';
 import { EmfMetricsSink } from '../shared/emf-metrics.js';
 import { lambdaLogger } from '../shared/lambda-logger.js';
 import { localAwsConfig } from '../shared/local-aws-config.js';
 import type { Logger } from '../shared/logger.js';
-import { type AwsCallObserver, observeAwsCalls } from './aws-call-observer.js';
 import { parseRuntimeEnv, type RuntimeEnv } from './runtime-config.js';
 
 /** Everything a handler needs, built once per Lambda container (or once per `npm start`). */

@@ -15,7 +15,7 @@ import type {
 // The schemas below are built on first use (z.lazy), not when a function loads this module: a cold start that never
 // reads these items does not pay for them (docs/cold-start.md).
 
-/** Keys of settlement decisions in the project's single table (see lib/payouts/store/table-design.ts). */
+/** Keys of settlement decisions in the project's single table (see lib/table/table-design.ts). */
 export const settlementKeys = {
   decision: (settlementId: string) => ({ pk: `SETTLEMENT#${settlementId}`, sk: 'DECISION' }),
   deferral: (settlementId: string) => ({ pk: `SETTLEMENT#${settlementId}`, sk: 'DEFERRAL' }),

@@ -1,4 +1,4 @@
-import type { MetricsSink } from '../payouts/engine/context.js';
+import type { MetricsSink } from './metrics.js';
 
 type Unit = 'Count' | 'Milliseconds';
 

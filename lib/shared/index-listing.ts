@@ -1,4 +1,4 @@
-import { TableIndexes } from '../payouts/store/table-design.js';
+import { TableIndexes } from '../table/index.js';
 import { decodeCursor, encodeCursor } from './cursor.js';
 import { type DocumentClient, QueryCommand } from './document-client.js';
 import { InvalidCursorError } from './errors.js';

@@ -1,5 +1,7 @@
 import * as z from '../shared/zod.js';
-import type { PayoutTotals } from './payout-totals.js';
+import type { PayoutTotals, Tally } from './payout-totals.js';
+
+export type { Tally } from './payout-totals.js';
 
 /**
  * What one line of a daily statement says about one provider record or one payout of ours. `matched` and
@@ -68,12 +70,6 @@ export interface StatementLine {
   readonly createdAt?: string;
   /** Why the line is what it is, in a sentence a finance person reads. */
   readonly detail: string;
-}
-
-/** Count and sum of a set of lines or records. */
-export interface Tally {
-  readonly count: number;
-  readonly amountKobo: number;
 }
 
 /** Who ran a day and when (the schedule is `system:statements`). */

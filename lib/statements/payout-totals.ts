@@ -5,7 +5,12 @@ import {
   type PayoutStatus,
   type PayoutType,
 } from '../payouts/model.js';
-import type { Tally } from './model.js';
+
+/** Count and sum of a set of lines or records. */
+export interface Tally {
+  readonly count: number;
+  readonly amountKobo: number;
+}
 
 /**
  * Our payouts created on a statement's day (their `createdAt` in the statement's zone), counted and summed as

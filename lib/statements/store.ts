@@ -1,5 +1,4 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { TableIndexes } from '../payouts/store/table-design.js';
 import { encodeCursor, readCursor } from '../shared/cursor.js';
 import {
   BatchWriteCommand,
@@ -10,6 +9,7 @@ import {
   QueryCommand,
 } from '../shared/document-client.js';
 import * as z from '../shared/zod.js';
+import { TableIndexes } from '../table/index.js';
 import type { StatementLine, StatementLineKind, StatementReport } from './model.js';
 
 /**

@@ -1,6 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ApiDeadlines } from '../../lib/api/request-deadline.js';
-import { type DeadLettered, DynamoDbDeadLetterStore, withDeadLetter } from '../../lib/events/dead-letter.js';
+import {
+  type DeadLettered,
+  DynamoDbDeadLetterStore,
+  withDeadLetter,
+} from '../../lib/events/dead-letters/index.js';
 import { InvalidEventError } from '../../lib/events/inbound-errors.js';
 import { runReconcile, runSweep } from '../../lib/jobs/scheduled.js';
 import { servedBy } from '../../lib/local/function-attribution.js';

@@ -4,10 +4,10 @@ import { servedBy } from '../../lib/local/function-attribution.js';
 import { reconcilePayouts } from '../../lib/payouts/engine/reconcile-payouts.js';
 import type { Payout } from '../../lib/payouts/model.js';
 import { payoutSweeper } from '../../lib/payouts/payout-sweeper.js';
-import { WorkQueue } from '../../lib/payouts/store/table-design.js';
 import { payoutEngineOf } from '../../lib/runtime/payout-engine.js';
 import { ManualClock } from '../../lib/shared/clock.js';
 import { calendarDayIn } from '../../lib/shared/wall-clock.js';
+import { WorkQueue } from '../../lib/table/index.js';
 import { type ApiHarness, bankTransfer, call, startApiHarness } from './support/harness.js';
 
 let h: ApiHarness;

@@ -17,8 +17,8 @@ import {
 } from '../../bench/capacity-meter.js';
 import { type Item, indexWrites, type TableDefinition } from '../../bench/index-write-units.js';
 import { localAwsConfig } from '../../lib/local/dynamodb-local.js';
-import { createTableInput } from '../../lib/payouts/store/table-design.js';
 import { createDynamoDbClient } from '../../lib/shared/dynamodb-client.js';
+import { createTableInput } from '../../lib/table/index.js';
 import { createTestTable } from '../support/dynamodb.js';
 
 /** The units a response itself carried (it carries them because the meter asked for TOTAL). */

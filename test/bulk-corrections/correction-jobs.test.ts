@@ -4,7 +4,7 @@ import { CorrectionJobNotEnqueuedError } from '../../lib/bulk-corrections/job-er
 import type { JobItemStatus } from '../../lib/bulk-corrections/job-model.js';
 import { DynamoDbCorrectionJobStore } from '../../lib/bulk-corrections/job-store.js';
 import { ENQUEUE_RETRY_DELAY_MS, enqueuePendingJobs } from '../../lib/bulk-corrections/pending-enqueue.js';
-import { runQueueBatch } from '../../lib/jobs/correction-batch.js';
+import { runQueueBatch } from '../../lib/jobs/queue-batch.js';
 import { pausePayouts, resumePayouts } from '../../lib/payouts/engine/controls.js';
 import { payoutEngineOf } from '../../lib/runtime/payout-engine.js';
 import { createRuntime } from '../../lib/runtime/runtime.js';

@@ -5,7 +5,6 @@ import { pausePayouts, resumePayouts } from '../../lib/payouts/engine/controls.j
 import { MAIN_WALLET_CAP_COUNTER } from '../../lib/payouts/gate.js';
 import type { Controls } from '../../lib/payouts/model.js';
 import { capShardTotals, MAX_CAP_SHARDS, useCapShards } from '../../lib/payouts/store/control-items.js';
-import { keys } from '../../lib/payouts/store/table-design.js';
 import type { ProviderClient } from '../../lib/provider/client.js';
 import { BulkPayouts } from '../../lib/provider/resources/bulk-payouts.js';
 import { payoutEngineOf } from '../../lib/runtime/payout-engine.js';
@@ -14,6 +13,7 @@ import { DocumentClient, GetCommand } from '../../lib/shared/document-client.js'
 import { ConcurrentModificationError } from '../../lib/shared/errors.js';
 import { silentLogger } from '../../lib/shared/logger.js';
 import { calendarDayIn } from '../../lib/shared/wall-clock.js';
+import { keys } from '../../lib/table/index.js';
 import { call } from '../api/support/harness.js';
 import { type JobsHarness, PATCH_PATH, startJobsHarness } from './support.js';
 

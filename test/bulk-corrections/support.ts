@@ -1,7 +1,7 @@
 import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { apiContextFrom } from '../../lib/api/api-context.js';
 import { createApiHandler } from '../../lib/api/index.js';
-import { runQueueBatch } from '../../lib/jobs/correction-batch.js';
+import { runQueueBatch } from '../../lib/jobs/queue-batch.js';
 import { runSubmissionBatch } from '../../lib/jobs/submission-batch.js';
 import {
   type LocalSubmissionWorkers,

@@ -6,11 +6,11 @@ import { API_DEADLINES } from '../../lib/api/request-deadline.js';
 import {
   DEAD_LETTER_REPLAY_LEASE_MS,
   type DeadLettered,
+  DeadLetterService,
   DynamoDbDeadLetterStore,
   type ReplayClaim,
   withDeadLetter,
-} from '../../lib/events/dead-letter.js';
-import { DeadLetterService } from '../../lib/events/dead-letter-service.js';
+} from '../../lib/events/dead-letters/index.js';
 import {
   type InboundDelivery,
   type InboundHandler,

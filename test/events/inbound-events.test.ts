@@ -7,9 +7,9 @@ import {
   DEAD_LETTER_ISSUES,
   type DeadLettered,
   DynamoDbDeadLetterStore,
-  InMemoryDeadLetterSink,
+  InMemoryDeadLetterStore,
   withDeadLetter,
-} from '../../lib/events/dead-letter.js';
+} from '../../lib/events/dead-letters/index.js';
 import { InvalidEventError } from '../../lib/events/inbound-errors.js';
 import { handlePayoutRequested, handleSettlementAvailable } from '../../lib/events/inbound-handlers.js';
 import { localAwsConfig } from '../../lib/local/dynamodb-local.js';
@@ -177,7 +177,7 @@ describe('Payout Requested events', () => {
       async (_name, event, field) => {
         const before = await tableItems();
         const requestsBefore = h.sandbox.stats().requests['/settlement/instant/payout'] ?? 0;
-        const sink = new InMemoryDeadLetterSink();
+        const sink = new InMemoryDeadLetterStore();
         const handle = withDeadLetter(payoutRequestedFunction, sink, h.clock);
 
         const outcome = await handle(event);
@@ -202,7 +202,7 @@ describe('Payout Requested events', () => {
   it('dead-letters a key reused for a different payout without touching the first', async () => {
     const detail = validDetail({ idempotencyKey: 'reused-key' });
     const first = await payoutRequestedFunction(payoutRequested('evt-r1', detail));
-    const sink = new InMemoryDeadLetterSink();
+    const sink = new InMemoryDeadLetterStore();
     const handle = withDeadLetter(payoutRequestedFunction, sink, h.clock);
     const outcome = await handle(
       payoutRequested('evt-r2', validDetail({ idempotencyKey: 'reused-key', payout: bankTransfer(300_000) })),
@@ -464,7 +464,7 @@ describe('Settlement Available events', () => {
   it('dead-letters an event without a settlement id, before any provider call', async () => {
     const wired = settlementServiceFor(h);
     const before = h.sandbox.stats().requests['/settlement'] ?? 0;
-    const sink = new InMemoryDeadLetterSink();
+    const sink = new InMemoryDeadLetterStore();
     const handle = withDeadLetter(
       (e: unknown) => settlementAvailableFunction(wired.service, e, workers),
       sink,

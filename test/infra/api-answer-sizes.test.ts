@@ -30,7 +30,7 @@ import {
 import { STATEMENT_CSV_PAGE_LINES, STATEMENT_LINE_MAXIMA } from '../../lib/api/routes/statements.js';
 import type { JobItem } from '../../lib/bulk-corrections/job-model.js';
 import { MAX_BATCH_CORRECTIONS } from '../../lib/bulk-corrections/schemas.js';
-import type { DeadLetter } from '../../lib/events/dead-letter.js';
+import type { DeadLetter } from '../../lib/events/dead-letters/index.js';
 import { type AuditEvent, PayoutStatus } from '../../lib/payouts/model.js';
 import { walletTransactionSchema } from '../../lib/provider/schemas/transaction.js';
 import { CreateRecurrenceRequestSchema } from '../../lib/recurrence/schemas.js';

@@ -16,14 +16,18 @@ import { API_FUNCTIONS, type ApiFunctionName, apiFunctionServing } from '../../l
 import type { ApiHandler } from '../../lib/api/router.js';
 import type { CorrectionJob, JobItem } from '../../lib/bulk-corrections/job-model.js';
 import { DynamoDbCorrectionJobStore } from '../../lib/bulk-corrections/job-store.js';
-import { type DeadLettered, DynamoDbDeadLetterStore, withDeadLetter } from '../../lib/events/dead-letter.js';
+import {
+  type DeadLettered,
+  DynamoDbDeadLetterStore,
+  withDeadLetter,
+} from '../../lib/events/dead-letters/index.js';
 import { EventBridgePublisher } from '../../lib/events/event-publisher.js';
 import { handlePayoutRequested, inboundEventHandlers } from '../../lib/events/inbound-handlers.js';
 import { publishStreamBatch } from '../../lib/events/publish-stream-batch.js';
 import { settlementAvailable } from '../../lib/events/settlement-target.js';
-import { runQueueBatch } from '../../lib/jobs/correction-batch.js';
 import { healthPartsOf, runHealthCanary } from '../../lib/jobs/health-canary.js';
 import { pollSettlements } from '../../lib/jobs/poll-settlements.js';
+import { runQueueBatch } from '../../lib/jobs/queue-batch.js';
 import { runDueDispatch, runProviderScheduleSync, runReconcile } from '../../lib/jobs/scheduled.js';
 import { runStatementTick } from '../../lib/jobs/statement-reconciliation.js';
 import { runSubmissionBatch } from '../../lib/jobs/submission-batch.js';
@@ -33,7 +37,6 @@ import { type LocalSqsEndpoint, serveLocalSqs } from '../../lib/local/sqs-endpoi
 import { stageConfigOf, submissionQueueSettings } from '../../lib/local/submission-workers.js';
 import { notify } from '../../lib/notifications/index.js';
 import { payoutSweeper } from '../../lib/payouts/payout-sweeper.js';
-import { observeAwsCalls } from '../../lib/runtime/aws-call-observer.js';
 import { runEndBookkeeperOf } from '../../lib/runtime/domain-event-runtime.js';
 import { notifierFromEnv } from '../../lib/runtime/notifier.js';
 import { payoutEngineOf } from '../../lib/runtime/payout-engine.js';
@@ -51,6 +54,7 @@ import { statementsOf } from '../../lib/runtime/statements.js';
 import { submissionsOf } from '../../lib/runtime/submissions.js';
 import { addSettlement, type Sandbox, startSandbox } from '../../lib/sandbox/index.js';
 import type { PollReport } from '../../lib/settlement/settlement-service.js';
+import { observeAwsCalls } from '../../lib/shared/aws-call-observer.js';
 import { type Clock, ManualClock } from '../../lib/shared/clock.js';
 import { ulid } from '../../lib/shared/ids.js';
 import { CapturingLogger, silentLogger } from '../../lib/shared/logger.js';

@@ -3,12 +3,12 @@ import { KeyPrefix } from '../../infra/config/key-prefixes.js';
 import { bulkItemKeys } from '../../lib/bulk-corrections/bulk-item-store.js';
 import { jobKeys } from '../../lib/bulk-corrections/job-store.js';
 import { PayoutOrigin } from '../../lib/payouts/model.js';
-import { keys } from '../../lib/payouts/store/table-design.js';
 import { recurrenceKeys } from '../../lib/recurrence/store/table-keys.js';
 import { acceptedRefundKeys } from '../../lib/refunds/accepted-refund-item.js';
 import { refundKeys } from '../../lib/refunds/refund-store.js';
 import { settlementKeys } from '../../lib/settlement/decision-store.js';
 import { statementKeys } from '../../lib/statements/index.js';
+import { keys } from '../../lib/table/index.js';
 import { wildcardMatches } from '../support/iam/stack-policies.js';
 
 /** Every pattern the IAM conditions use, by name; a payout idempotency pattern per origin. */

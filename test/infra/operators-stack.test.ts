@@ -2,9 +2,15 @@ import { Stack } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
 import { parseStageConfig } from '../../infra/config/stage-config.js';
-import { OPERATOR_GROUPS, operatorRoleName } from '../../infra/constructs/operators.js';
+import {
+  callerPolicyName,
+  invokePaths,
+  OPERATOR_GROUPS,
+  operatorRoleName,
+} from '../../infra/constructs/operators.js';
 import { PayoutsStack } from '../../infra/stacks/payouts-stack.js';
-import { ApiRoleGrantsSchema } from '../../lib/api/operator-roles.js';
+import { apiRouteTable } from '../../lib/api/functions/index.js';
+import { ApiRoleGrantsSchema, type OperatorRole } from '../../lib/api/operator-roles.js';
 import { stageConfigFromCdkJson, testApp } from './support/synth.js';
 
 /** The dev stage with one machine caller given a role. */
@@ -14,6 +20,16 @@ function stackWithMachine() {
     apiRoles: { 'payouts-ci': ['requester'] },
   });
   return new PayoutsStack(testApp(), 'Payouts-dev', { stage: 'dev', config });
+}
+
+/** The `<METHOD>/<path>` of each execute-api ARN of a synthesised policy statement (an Fn::Join each). */
+function invokedPaths(resources: unknown): string[] {
+  const list = Array.isArray(resources) ? resources : [resources];
+  return list.map((resource) => {
+    const parts = (resource as { 'Fn::Join': [string, unknown[]] })['Fn::Join'][1];
+    const tail = String(parts.at(-1));
+    return tail.slice(tail.indexOf('/$default/') + '/$default/'.length);
+  });
 }
 
 describe('operators as people: the user pool, its groups and the identity pool', () => {
@@ -66,9 +82,9 @@ describe('operators as people: the user pool, its groups and the identity pool',
       ]);
       const [statement] = role.Properties.Policies[0].PolicyDocument.Statement;
       expect(statement.Action).toBe('execute-api:Invoke');
-      const resource = JSON.stringify(statement.Resource);
-      expect(resource).toContain(
-        role.Properties.RoleName === 'payouts-dev-operator-viewer' ? '/$default/GET/*' : '/$default/*/*',
+      const group = String(role.Properties.RoleName).replace('payouts-dev-operator-', '') as OperatorRole;
+      expect(invokedPaths(statement.Resource)).toEqual(
+        invokePaths(apiRouteTable(), OPERATOR_GROUPS[group].apiRoles),
       );
     }
     template.hasResourceProperties('AWS::Cognito::IdentityPool', {
@@ -78,6 +94,30 @@ describe('operators as people: the user pool, its groups and the identity pool',
     template.hasResourceProperties('AWS::Cognito::IdentityPoolRoleAttachment', {
       RoleMappings: { operators: Match.objectLike({ Type: 'Token', AmbiguousRoleResolution: 'Deny' }) },
     });
+  });
+
+  it('ships a managed policy per role for machine callers, reaching only the routes of that role', () => {
+    const policies = template.findResources('AWS::IAM::ManagedPolicy', {
+      Properties: { ManagedPolicyName: Match.stringLikeRegexp('^payouts-dev-caller-') },
+    });
+    expect(Object.keys(policies)).toHaveLength(4);
+    const reach = (role: OperatorRole) => {
+      const policy = Object.values(policies).find(
+        (candidate) => candidate.Properties.ManagedPolicyName === callerPolicyName('dev', role),
+      );
+      const [statement] = policy?.Properties.PolicyDocument.Statement ?? [];
+      expect(statement.Action).toBe('execute-api:Invoke');
+      return invokedPaths(statement.Resource);
+    };
+    expect(reach('viewer')).toEqual(['GET/*']);
+    expect(reach('requester')).toContain('POST/payouts');
+    expect(reach('requester')).not.toContain('POST/payouts/*/approve');
+    expect(reach('approver')).toContain('POST/payouts/*/approve');
+    expect(reach('approver')).not.toContain('POST/payouts');
+    expect(reach('admin')).toContain('POST/controls/pause');
+    expect(reach('admin')).not.toContain('POST/payouts/*/approve');
+    for (const role of ['requester', 'approver'] as const)
+      expect(reach(role)).not.toContain('POST/controls/pause');
   });
 
   it("tells every API function the groups' roles, the machines' and the pool, and no other function", () => {

@@ -22,7 +22,7 @@ import {
 import { apiRoutes } from '../../lib/api/index.js';
 import { DOMAIN_EVENT_SOURCE } from '../../lib/events/domain-events.js';
 import { INBOUND_EVENT_SOURCE } from '../../lib/events/schemas.js';
-import { TableIndexes } from '../../lib/payouts/store/table-design.js';
+import { TableIndexes } from '../../lib/table/index.js';
 import { stageConfigFromCdkJson, synthStack, testApp } from './support/synth.js';
 
 interface Statement {
@@ -83,7 +83,7 @@ describe('handler registry', () => {
 });
 
 describe('table', () => {
-  it('has the keys and indexes of lib/payouts/store/table-design.ts, on demand, encrypted, streaming', () => {
+  it('has the keys and indexes of lib/table/table-design.ts, on demand, encrypted, streaming', () => {
     template.hasResourceProperties('AWS::DynamoDB::Table', {
       KeySchema: [
         { AttributeName: 'pk', KeyType: 'HASH' },

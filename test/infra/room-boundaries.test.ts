@@ -45,6 +45,129 @@ function sourceFiles(folder: string): string[] {
 
 const inRoom = (path: string, room: string) => path === room || path.startsWith(`${room}/`);
 
+/** The room of a file of lib/ (`lib/payouts/engine/sweep.ts` is `payouts`), undefined outside lib/. */
+const roomOf = (path: string): string | undefined =>
+  path.startsWith('lib/') ? (path.split('/')[1] ?? '').replace(/\.ts$/, '') : undefined;
+
+/** The kernel every room may import file by file: the shared utilities, money, the table's design. */
+const KERNEL = new Set(['shared', 'money', 'table']);
+
+/**
+ * Every arrow from one room of lib/ to another, apart from the kernel: the architecture in one place. A new arrow
+ * fails the test below until it is added here, which is the moment to ask whether the rooms should meet.
+ * Entry rooms (api, jobs, events, local) call the composition root (runtime), which builds every feature room;
+ * feature rooms reach payouts (the engine and its gate) and the provider, never an entry room or the root.
+ */
+const ALLOWED_ARROWS: Readonly<Record<string, readonly string[]>> = {
+  api: [
+    'bulk-corrections',
+    'events',
+    'future-payouts',
+    'payout-runs',
+    'payouts',
+    'provider',
+    'provider-schedules',
+    'recurrence',
+    'refunds',
+    'runtime',
+    'settlement',
+    'statements',
+  ],
+  'bulk-corrections': ['payouts', 'provider'],
+  cli: [],
+  events: ['payout-runs', 'payouts', 'runtime', 'settlement', 'statements'],
+  'future-payouts': ['payouts', 'provider-schedules', 'recurrence'],
+  jobs: [
+    'bulk-corrections',
+    'payout-runs',
+    'payouts',
+    'provider',
+    'provider-schedules',
+    'recurrence',
+    'refunds',
+    'runtime',
+    'settlement',
+    'statements',
+  ],
+  local: ['api', 'events'],
+  notifications: ['events'],
+  'payout-runs': ['payouts'],
+  payouts: ['provider'],
+  'provider-schedules': ['payouts', 'provider', 'recurrence'],
+  recurrence: ['payouts'],
+  refunds: ['payouts', 'provider'],
+  runtime: [
+    'api',
+    'bulk-corrections',
+    'events',
+    'notifications',
+    'payout-runs',
+    'payouts',
+    'provider',
+    'provider-schedules',
+    'recurrence',
+    'refunds',
+    'settlement',
+    'statements',
+  ],
+  sandbox: [],
+  settlement: ['payouts', 'provider'],
+  statements: ['payouts', 'provider', 'refunds'],
+  provider: [],
+  shared: [],
+  table: [],
+};
+
+/** The import graph of lib/: each file and the files of lib/ it imports. */
+function libImportGraph(): Map<string, string[]> {
+  return new Map(
+    sourceFiles('lib').map((file) => [
+      file,
+      localImportsOf(file)
+        .map((path) => path.replace(/\.js$/, '.ts'))
+        .filter((path) => path.startsWith('lib/')),
+    ]),
+  );
+}
+
+/** The cycles of a graph: each strongly connected component of more than one file (Tarjan's algorithm). */
+function cyclesOf(graph: ReadonlyMap<string, readonly string[]>): string[][] {
+  let next = 0;
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const cycles: string[][] = [];
+  const visit = (file: string) => {
+    index.set(file, next);
+    low.set(file, next);
+    next += 1;
+    stack.push(file);
+    onStack.add(file);
+    for (const imported of graph.get(file) ?? []) {
+      if (!graph.has(imported)) continue;
+      if (!index.has(imported)) {
+        visit(imported);
+        low.set(file, Math.min(low.get(file) ?? 0, low.get(imported) ?? 0));
+      } else if (onStack.has(imported)) {
+        low.set(file, Math.min(low.get(file) ?? 0, index.get(imported) ?? 0));
+      }
+    }
+    if (low.get(file) !== index.get(file)) return;
+    const component: string[] = [];
+    let member: string | undefined;
+    do {
+      member = stack.pop();
+      if (member === undefined) break;
+      onStack.delete(member);
+      component.push(member);
+    } while (member !== file);
+    if (component.length > 1) cycles.push(component.sort());
+  };
+  for (const file of graph.keys()) if (!index.has(file)) visit(file);
+  return cycles;
+}
+
 describe('room boundaries', () => {
   const functions = Object.keys(HANDLERS) as (keyof typeof HANDLERS)[];
 
@@ -62,6 +185,51 @@ describe('room boundaries', () => {
         .map((path) => `${file} -> ${path}`),
     );
     expect(crossings).toEqual([]);
+  });
+
+  it('no file of lib/ imports itself through others: no import cycle', () => {
+    expect(cyclesOf(libImportGraph())).toEqual([]);
+  });
+
+  it('a room of lib/ imports another only along an arrow listed in ALLOWED_ARROWS, and the kernel imports no room', () => {
+    const unlisted = new Set<string>();
+    for (const [file, imports] of libImportGraph()) {
+      const from = roomOf(file) ?? '';
+      for (const path of imports) {
+        const to = roomOf(path) ?? '';
+        if (to === from || KERNEL.has(to)) continue;
+        if (KERNEL.has(from) || !(ALLOWED_ARROWS[from] ?? []).includes(to))
+          unlisted.add(`${file} -> ${path}`);
+      }
+    }
+    expect([...unlisted]).toEqual([]);
+  });
+
+  it('every room of lib/ is named in ALLOWED_ARROWS', () => {
+    const rooms = new Set(sourceFiles('lib').map((file) => roomOf(file) ?? ''));
+    for (const kernel of KERNEL) rooms.delete(kernel);
+    expect([...rooms].filter((room) => !(room in ALLOWED_ARROWS))).toEqual([]);
+  });
+
+  it('the cycle finder finds a cycle of three files and none in a chain', () => {
+    expect(
+      cyclesOf(
+        new Map([
+          ['a', ['b']],
+          ['b', ['c']],
+          ['c', ['a']],
+        ]),
+      ),
+    ).toEqual([['a', 'b', 'c']]);
+    expect(
+      cyclesOf(
+        new Map([
+          ['a', ['b']],
+          ['b', ['c']],
+          ['c', []],
+        ]),
+      ),
+    ).toEqual([]);
   });
 
   it('the scanner sees static, re-exported and dynamic imports', () => {

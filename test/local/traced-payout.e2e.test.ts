@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { payoutsApi } from '../../lib/api/functions/payouts.js';
 import type { ApiHandler } from '../../lib/api/router.js';
 import { runDueDispatch } from '../../lib/jobs/scheduled.js';
+import { sweepDuePayouts } from '../../lib/jobs/sweep-due-payouts.js';
 import { stageConfigOf, startLocalSubmissionWorkers } from '../../lib/local/submission-workers.js';
 import { payoutSweeper } from '../../lib/payouts/payout-sweeper.js';
 import { payoutEngineOf } from '../../lib/runtime/payout-engine.js';
@@ -158,6 +159,31 @@ describe('one payout followed from the API through the queue and the worker to t
     for (const line of linesOfPayout) expect(line.fields).toMatchObject({ correlationId: 'order-42' });
     // The worker's lines say which invocation wrote them.
     expect(linesOfPayout.some((line) => line.fields?.function_request_id !== undefined)).toBe(true);
+  });
+
+  it("the sweeper's tick is a span of its own, its table calls its children, and the payout it hands over keeps the request's trace", async () => {
+    const created = await createLate({ headers: { 'Idempotency-Key': 'traced-tick' }, body: bankTransfer() });
+    expect(created.status).toBe(201);
+    const payoutId: string = created.body.id;
+    exporter.reset();
+    const report = await sweepDuePayouts(runtime, 120_000);
+    expect(report.payouts).toMatchObject({ enqueued: 1 });
+    await workers.queue.idle();
+    const spans = exporter.getFinishedSpans();
+    const sweep = spanNamed(spans, 'sweep due payouts');
+    expect(sweep.parentSpanContext).toBeUndefined();
+    expect(sweep.attributes).toMatchObject({ 'sweep.enqueued': 1, 'sweep.left_over': false });
+    const tableCalls = spans.filter(
+      (span) =>
+        span.name.startsWith('DynamoDB.') && span.parentSpanContext?.spanId === sweep.spanContext().spanId,
+    );
+    expect(tableCalls.map((span) => span.name)).toContain('DynamoDB.Query');
+    for (const call of tableCalls) expect(call.spanContext().traceId).toBe(sweep.spanContext().traceId);
+    const send = spans.find(
+      (span) => span.name === 'send payout' && span.attributes['payout.id'] === payoutId,
+    );
+    expect(send?.spanContext().traceId).toBeDefined();
+    expect(send?.spanContext().traceId).not.toBe(sweep.spanContext().traceId);
   });
 
   it('a generated correlation id is answered and travels the same way', async () => {

@@ -11,11 +11,11 @@ import {
   useCapShards,
 } from '../../lib/payouts/store/control-items.js';
 import { DynamoDbPayoutStore } from '../../lib/payouts/store/dynamodb-payout-store.js';
-import { keys } from '../../lib/payouts/store/table-design.js';
 import { forEachAtOnce } from '../../lib/shared/at-once.js';
 import { DocumentClient, GetCommand } from '../../lib/shared/document-client.js';
 import { createDynamoDbClient } from '../../lib/shared/dynamodb-client.js';
 import { calendarDayIn } from '../../lib/shared/wall-clock.js';
+import { keys } from '../../lib/table/index.js';
 import { bankTransfer, command, type EngineHarness, startEngineHarness } from '../support/engine-harness.js';
 
 /**

@@ -6,8 +6,8 @@ import { type Payout, PayoutStatus } from '../../lib/payouts/model.js';
 import { PayoutEngine } from '../../lib/payouts/payout-engine.js';
 import { payoutSweeper } from '../../lib/payouts/payout-sweeper.js';
 import type { PayoutStore } from '../../lib/payouts/store/payout-store.js';
-import { WorkQueue } from '../../lib/payouts/store/table-design.js';
 import { calendarDayIn } from '../../lib/shared/wall-clock.js';
+import { WorkQueue } from '../../lib/table/index.js';
 import {
   alice,
   bankTransfer,

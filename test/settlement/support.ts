@@ -2,11 +2,11 @@ import { DynamoDBClient, QueryCommand } from '@aws-sdk/client-dynamodb';
 import { inject } from 'vitest';
 import { localAwsConfig } from '../../lib/local/dynamodb-local.js';
 import type { ProviderClient, Settlement } from '../../lib/provider/index.js';
-import { observeAwsCalls } from '../../lib/runtime/aws-call-observer.js';
 import { addSettlement, type SettlementCategory } from '../../lib/sandbox/index.js';
 import { DynamoDbSettlementDecisionStore } from '../../lib/settlement/decision-store.js';
 import type { SettlementPolicy } from '../../lib/settlement/policy.js';
 import { SettlementService } from '../../lib/settlement/settlement-service.js';
+import { observeAwsCalls } from '../../lib/shared/aws-call-observer.js';
 import type { EngineHarness } from '../support/engine-harness.js';
 import { iamChecked, UNATTRIBUTED } from '../support/iam/checked-calls.js';
 

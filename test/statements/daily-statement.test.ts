@@ -8,7 +8,7 @@ import { payoutEngineOf } from '../../lib/runtime/payout-engine.js';
 import { payoutListingOf } from '../../lib/runtime/payout-listing.js';
 import { providerConnectionOf } from '../../lib/runtime/provider-connection.js';
 import { statementStoreOf } from '../../lib/runtime/statements.js';
-import { amendWalletTransaction } from '../../lib/sandbox/index.js';
+import { addSettlement, amendWalletTransaction } from '../../lib/sandbox/index.js';
 import { ManualClock } from '../../lib/shared/clock.js';
 import { StatementLineKind, type StatementReport, StatementService } from '../../lib/statements/index.js';
 import { type ApiHarness, bankTransfer, call, startApiHarness } from '../api/support/harness.js';
@@ -28,6 +28,9 @@ const REFUNDS: readonly { paid: number; amountKobo: number }[] = [
 let h: ApiHarness;
 let ids: string[] = [];
 let doubled = '';
+/** The payout that paid the day's instant settlement out to the merchant's bank. */
+let settlementPayout = '';
+const SETTLEMENT_KOBO = 2_500_000;
 let first: StatementReport;
 /** The day's refunds of ours, with the provider's refund id and the id of its debit record. */
 const refunds: { id: string; providerRefundId: string; recordId: string; amountKobo: number }[] = [];
@@ -117,7 +120,14 @@ describe('the daily statement against the provider', { timeout: 180_000 }, () =>
     h = await startApiHarness({
       clock,
       sandbox: { now: () => clock.now() },
-      env: { APPROVAL_THRESHOLD_KOBO: '100000000', RECONCILE_GRACE_MS: '60000' },
+      env: {
+        APPROVAL_THRESHOLD_KOBO: '100000000',
+        RECONCILE_GRACE_MS: '60000',
+        SETTLEMENT_DESTINATION_BANK_CODE: '058',
+        SETTLEMENT_DESTINATION_ACCOUNT_NUMBER: '0987654321',
+        SETTLEMENT_DESTINATION_ACCOUNT_NAME: 'Demo Merchant Ltd',
+        SETTLEMENT_SINCE: '2026-03-01T00:00:00Z',
+      },
     });
     for (let n = 0; n < PAYOUTS; n++) {
       const created = await createPayout(n);
@@ -150,6 +160,22 @@ describe('the daily statement against the provider', { timeout: 180_000 }, () =>
       clock.advance(1_000);
     }
 
+    // A settlement of the day, paid out at once to the merchant's bank by a payout of ours.
+    const settlementId = await addSettlement(h.sandbox.url, {
+      category: 'MERCHANT_SETTLEMENT',
+      amountKobo: SETTLEMENT_KOBO,
+    });
+    const settled = await call(h.api, {
+      method: 'POST',
+      path: '/instant-settlements',
+      principal: 'alice',
+      body: { settlementId },
+    });
+    expect(settled.status).toBe(200);
+    expect(settled.body).toMatchObject({ outcome: 'paid', payout: { status: PayoutStatus.Succeeded } });
+    settlementPayout = settled.body.payout.id;
+    clock.advance(1_000);
+
     // A debit no payout of ours made, one re-priced after it was answered, one the listing never shows.
     await payoutMadeAtProvider(h.sandbox, { amountNaira: 7_777, narration: 'manual payout to a vendor' });
     const repriced = await payout(ids[5] as string);
@@ -171,7 +197,7 @@ describe('the daily statement against the provider', { timeout: 180_000 }, () =>
     await h?.close();
   });
 
-  it('names exactly the foreign debit, the double, the fee mismatch and the missing record in a day of 200 payouts and 3 refunds', async () => {
+  it('names exactly the foreign debit, the double, the fee mismatch and the missing record in a day of 200 payouts, 3 refunds and a settlement', async () => {
     const findings = Object.fromEntries(
       Object.entries(first.byKind).filter(
         ([kind, tally]) => kind !== StatementLineKind.Matched && tally.count > 0,
@@ -184,9 +210,9 @@ describe('the daily statement against the provider', { timeout: 180_000 }, () =>
       ours_not_at_provider: { count: 1, amountKobo: 100_006 },
     });
     expect(first.findings).toBe(4);
-    // 200 payouts: the double's kept payment is matched, the re-priced and the unlisted ones are findings; and
-    // the three refunds are matched.
-    expect(first.byKind.matched.count).toBe(198 + REFUNDS.length);
+    // 200 payouts: the double's kept payment is matched, the re-priced and the unlisted ones are findings; the
+    // three refunds and the settlement's payout are matched.
+    expect(first.byKind.matched.count).toBe(198 + REFUNDS.length + 1);
     expect((await lines('fee_mismatch')).body.items).toMatchObject([
       { payoutId: ids[5], chargesKobo: 9_999, expectedChargesKobo: 1_075 },
     ]);
@@ -196,9 +222,16 @@ describe('the daily statement against the provider', { timeout: 180_000 }, () =>
       { narration: 'manual payout to a vendor', type: 'DEBIT' },
     ]);
     // Totals agree with the provider's: every debit of the day is on a line (201 payout debits, one of them not
-    // listed, the foreign one, the three refunds).
+    // listed, the foreign one, the three refunds, the settlement's).
     const debits = first.providerTotals.byType.DEBIT;
-    expect(debits?.count).toBe(201 - 1 + 1 + REFUNDS.length);
+    expect(debits?.count).toBe(201 - 1 + 1 + REFUNDS.length + 1);
+  });
+
+  it("matches the day's settlement, paid out by a payout of ours, to its debit", async () => {
+    const matched = (await allLines('matched')).filter((line) => line.payoutId === settlementPayout);
+    expect(matched).toEqual([
+      expect.objectContaining({ kind: 'matched', type: 'DEBIT', amountKobo: SETTLEMENT_KOBO }),
+    ]);
   });
 
   it("matches each refund of ours to its debit by the provider's refund id, naming the refund, with no finding", async () => {
@@ -285,7 +318,7 @@ describe('the daily statement against the provider', { timeout: 180_000 }, () =>
       principal: 'carol',
     });
     expect(csv.status).toBe(200);
-    expect(csv.body.split('\r\n').filter((row: string) => row !== '')).toHaveLength(1 + 198 + 3 + 4);
+    expect(csv.body.split('\r\n').filter((row: string) => row !== '')).toHaveLength(1 + 198 + 3 + 1 + 4);
     expect(csv.body).toContain('manual payout to a vendor');
   });
 

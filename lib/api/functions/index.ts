@@ -34,17 +34,23 @@ export type ApiFunctionName = keyof typeof API_FUNCTIONS;
  */
 export const FALLBACK_API_FUNCTION: ApiFunctionName = 'api-docs';
 
-/** One route of the ops API and the function that serves it. */
+/** One route of the ops API, the function that serves it and the role a caller must hold. */
 export interface ApiRouteEntry {
   readonly functionName: ApiFunctionName;
   readonly method: Route['method'];
   readonly path: string;
+  readonly role: Route['role'];
 }
 
 /** Every route with the function that serves it, in the order the functions are listed. */
 export function apiRouteTable(): ApiRouteEntry[] {
   return (Object.keys(API_FUNCTIONS) as ApiFunctionName[]).flatMap((functionName) =>
-    API_FUNCTIONS[functionName].routes.map(({ method, path }) => ({ functionName, method, path })),
+    API_FUNCTIONS[functionName].routes.map(({ method, path, role }) => ({
+      functionName,
+      method,
+      path,
+      role,
+    })),
   );
 }
 

@@ -2,7 +2,6 @@ import { ApiError } from '../../api/errors.js';
 import { PAYOUT_STATUSES, PAYOUT_TYPES, type PayoutStatus, type PayoutType } from '../../payouts/model.js';
 import { clipText, FIELD_MAXIMA } from '../../shared/field-limits.js';
 import * as z from '../../shared/zod.js';
-import type { StatementService, StatementStore } from '../../statements/index.js';
 import {
   STATEMENT_LINE_KINDS,
   StatementDateSchema,
@@ -11,14 +10,11 @@ import {
   toStatementCsv,
 } from '../../statements/index.js';
 import { parseBody, parseQuery } from '../request.js';
+
+export type { StatementsApi } from '../context.js';
+
 import { type Answers, type Route, type RouteRequest, reply, route } from '../router.js';
 import { PageCursorSchema, queryInt } from '../schemas.js';
-
-/** What the statement routes use: the stored reports, and the reconciliation for a person's re-run. */
-export interface StatementsApi {
-  readonly store: StatementStore;
-  readonly service: StatementService;
-}
 
 const kobo = z.int().check(z.gte(-Number.MAX_SAFE_INTEGER), z.lte(Number.MAX_SAFE_INTEGER));
 const text = (max: number) => z.string().check(z.maxLength(max));

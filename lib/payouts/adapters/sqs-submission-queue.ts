@@ -1,7 +1,7 @@
 import { SignatureV4 } from '@smithy/signature-v4';
 import type { AwsCredentialIdentity, AwsCredentialIdentityProvider } from '@smithy/types';
-import type { AwsCallObserver } from '../../runtime/aws-call-observer.js';
 import { forEachAtOnce } from '../../shared/at-once.js';
+import type { AwsCallObserver } from '../../shared/aws-call-observer.js';
 import { postText } from '../../shared/http-post.js';
 import { NodeSha256 } from '../../shared/node-sha256.js';
 import * as z from '../../shared/zod.js';
@@ -47,7 +47,7 @@ export interface SqsSubmissionQueueOptions {
   readonly endpoint?: string;
   /**
    * Told of each SendMessageBatch before it is signed, as the SDK clients' observer is (the IAM proof,
-   * lib/runtime/aws-call-observer.ts): this queue is a signed fetch, not an SDK client. Never set in Lambda.
+   * lib/shared/aws-call-observer.ts): this queue is a signed fetch, not an SDK client. Never set in Lambda.
    */
   readonly observe?: { readonly functionName: string; readonly observer: AwsCallObserver };
 }

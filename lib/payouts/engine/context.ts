@@ -1,17 +1,12 @@
 import type { Clock } from '../../shared/clock.js';
 import type { Logger } from '../../shared/logger.js';
+import type { MetricsSink } from '../../shared/metrics.js';
 import type { EngineConfig } from '../config.js';
 import type { PayoutGateway } from '../gateway.js';
 import type { AuditEvent, Payout, PayoutStatus, Principal } from '../model.js';
 import type { PayoutStore, TransitionWrite } from '../store/payout-store.js';
 
-/** Counters and timings the engine reports; CloudWatch EMF in Lambda, nothing or memory locally. */
-export interface MetricsSink {
-  count(name: string, value?: number, dimensions?: Record<string, string>): void;
-  timing(name: string, milliseconds: number, dimensions?: Record<string, string>): void;
-}
-
-export const noMetrics: MetricsSink = { count() {}, timing() {} };
+export { type MetricsSink, noMetrics } from '../../shared/metrics.js';
 
 /** Everything the engine's operations that record decisions need, injected once. */
 export interface EngineContext {

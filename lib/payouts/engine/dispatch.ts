@@ -1,5 +1,5 @@
+import { WorkQueue } from '../../table/index.js';
 import { resumeEpochOf, type SubmissionQueue, submissionRequestsFor } from '../queue/submission-queue.js';
-import { WorkQueue } from '../store/table-design.js';
 import type { EngineContext } from './context.js';
 import { RELEASES_IN_FLIGHT, releaseScheduled } from './sweep.js';
 

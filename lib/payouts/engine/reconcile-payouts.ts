@@ -1,6 +1,6 @@
+import { WorkQueue } from '../../table/index.js';
 import { providerAttemptOf } from '../gateway.js';
 import { newlyPaidTwice, type Payout, PayoutStatus, systemPrincipal, type WatchedAttempt } from '../model.js';
-import { WorkQueue } from '../store/table-design.js';
 import { addMs, type EngineContext, type SendingContext, type TransitionSpec } from './context.js';
 import {
   type AttemptLook,

@@ -1,8 +1,8 @@
 import { forEachAtOnce } from '../../shared/at-once.js';
 import { ConcurrentModificationError } from '../../shared/errors.js';
+import { WorkQueue } from '../../table/index.js';
 import { reachesApprovalThreshold } from '../gate.js';
 import { type Payout, PayoutStatus, systemPrincipal } from '../model.js';
-import { WorkQueue } from '../store/table-design.js';
 import { buildTransition, type EngineContext, type SendingContext, type TransitionSpec } from './context.js';
 import {
   afterPendingIo,

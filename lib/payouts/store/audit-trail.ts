@@ -1,9 +1,9 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DocumentClient, GetCommand, QueryCommand } from '../../shared/document-client.js';
 import { readItemCollection } from '../../shared/item-collection.js';
+import { keys } from '../../table/index.js';
 import type { AuditEvent, Payout } from '../model.js';
 import { type CarriedAudit, carriedAuditOf, eventsOf, fromAuditItem, fromPayoutItem } from './item-codec.js';
-import { keys } from './table-design.js';
 
 /**
  * Where a payout's audit events are (docs/data-model.md, "Audit events"): the creation's on its idempotency key

@@ -5,9 +5,18 @@ import {
   PutCommand,
   type TransactWriteCommandInput,
 } from '../../shared/document-client.js';
+import { keys } from '../../table/index.js';
 import { DailyCapExceededError } from '../errors.js';
-import type { CapChange } from './payout-store.js';
-import { keys } from './table-design.js';
+
+/** A cap counter change that commits or fails together with a transition. */
+export interface CapChange {
+  readonly capKey: string;
+  readonly day: string;
+  /** Positive to reserve, negative to release. */
+  readonly deltaKobo: number;
+  /** Present when reserving: the write fails if the day's total would exceed it. */
+  readonly limitKobo?: number;
+}
 
 /** One item of a TransactWriteItems. */
 export type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];

@@ -16,6 +16,7 @@ import {
   commitRetryingConflicts,
   MAX_CONFLICT_RETRIES,
 } from '../../shared/transaction-conflicts.js';
+import { keys, TableIndexes, type WorkQueue } from '../../table/index.js';
 import { CreationCompanionRefusedError, DailyCapExceededError } from '../errors.js';
 import type { AuditEvent, Controls, Payout, PayoutStatus } from '../model.js';
 import { carriedBy, payoutOf } from './carried-audit.js';
@@ -45,7 +46,6 @@ import type {
   PayoutStore,
   TransitionWrite,
 } from './payout-store.js';
-import { keys, TableIndexes, type WorkQueue } from './table-design.js';
 import { type Settled, WriteCoalescer } from './write-coalescer.js';
 
 /**

@@ -1,5 +1,6 @@
 import { PayoutAutomationError } from '../../shared/errors.js';
 import * as z from '../../shared/zod.js';
+import { keys, TableIndexes, WorkQueue } from '../../table/index.js';
 import {
   type AuditEvent,
   type Controls,
@@ -9,7 +10,6 @@ import {
   PayoutStatus,
 } from '../model.js';
 import { fromStoredNames, storedNameOf, toStoredNames } from './compact-names.js';
-import { keys, TableIndexes, WorkQueue } from './table-design.js';
 
 /**
  * Items read back from DynamoDB are a boundary too: they are parsed, so a hand-edited or half-migrated

@@ -1,8 +1,8 @@
 import { decodeCursor } from '../../shared/cursor.js';
 import { InvalidCursorError } from '../../shared/errors.js';
 import * as z from '../../shared/zod.js';
+import { keys, TableIndexes } from '../../table/index.js';
 import type { ListQuery } from './payout-store.js';
-import { keys, TableIndexes } from './table-design.js';
 
 /** Where the next page of a payout listing starts: the month partition walked, and the key within it. */
 export interface PayoutListPosition {

@@ -2,12 +2,12 @@ import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { encodeCursor, isStartKeyRejection } from '../../shared/cursor.js';
 import { DocumentClient, QueryCommand, type QueryCommandInput } from '../../shared/document-client.js';
 import { InvalidCursorError } from '../../shared/errors.js';
+import { keys, TableIndexes } from '../../table/index.js';
 import type { Payout } from '../model.js';
 import { payoutOf } from './carried-audit.js';
 import { storedNameOf } from './compact-names.js';
 import { readPayoutCursor } from './list-cursor.js';
 import type { ListPage, ListQuery } from './payout-store.js';
-import { keys, TableIndexes } from './table-design.js';
 
 /**
  * The payouts as the API lists them (`GET /payouts`, the approvals queue, future payouts): by status or all, newest

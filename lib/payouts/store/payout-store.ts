@@ -1,16 +1,8 @@
+import type { WorkQueue } from '../../table/index.js';
 import type { AuditEvent, Controls, Payout, PayoutStatus } from '../model.js';
-import type { TransactItem } from './control-items.js';
-import type { WorkQueue } from './table-design.js';
+import type { CapChange, TransactItem } from './control-items.js';
 
-/** A cap counter change that commits or fails together with a transition. */
-export interface CapChange {
-  readonly capKey: string;
-  readonly day: string;
-  /** Positive to reserve, negative to release. */
-  readonly deltaKobo: number;
-  /** Present when reserving: the write fails if the day's total would exceed it. */
-  readonly limitKobo?: number;
-}
+export type { CapChange } from './control-items.js';
 
 /** One state change: written only if the payout is still exactly `before`, together with its audit event. */
 export interface TransitionWrite {

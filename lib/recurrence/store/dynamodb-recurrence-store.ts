@@ -4,7 +4,6 @@ import {
   TransactionCanceledException,
 } from '@aws-sdk/client-dynamodb';
 import type { CreationCompanion } from '../../payouts/store/payout-store.js';
-import { TableIndexes } from '../../payouts/store/table-design.js';
 import { decodeCursor, encodeCursor } from '../../shared/cursor.js';
 import {
   DocumentClient,
@@ -19,6 +18,7 @@ import { ConcurrentModificationError, InvalidCursorError } from '../../shared/er
 import { createWithIdempotencyKey } from '../../shared/idempotent-create.js';
 import { commitRetryingConflicts } from '../../shared/transaction-conflicts.js';
 import * as z from '../../shared/zod.js';
+import { TableIndexes } from '../../table/index.js';
 import {
   type CommandAuditEvent,
   type OccurrenceRecord,

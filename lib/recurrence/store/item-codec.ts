@@ -1,6 +1,6 @@
 import { CreatePayoutRequestSchema } from '../../payouts/schemas.js';
-import { TableIndexes } from '../../payouts/store/table-design.js';
 import * as z from '../../shared/zod.js';
+import { TableIndexes } from '../../table/index.js';
 import {
   type CommandAuditEvent,
   type OccurrenceRecord,

@@ -1,5 +1,5 @@
 /**
- * Items of the recurrence module in the project's single table (see lib/payouts/store/table-design.ts and
+ * Items of the recurrence module in the project's single table (see lib/table/table-design.ts and
  * docs/data-model.md).
  *
  * | item           | pk                               | sk                       | gsi1 (by status)                                | gsi2 (all)                        | gsi3 (work queue, sparse)                        |

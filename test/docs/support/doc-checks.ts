@@ -31,6 +31,8 @@ export const KNOWN_AWS_OPERATIONS: Readonly<Record<string, readonly string[]>> =
     'respond-to-auth-challenge',
   ],
   'cognito-identity': ['get-id', 'get-credentials-for-identity'],
+  // `aws iam attach-role-policy --role-name <role> --policy-arn <arn>` (IAM's AttachRolePolicy).
+  iam: ['attach-role-policy'],
 };
 
 /** `npx` tools the documentation may call, with the subcommands that exist. */

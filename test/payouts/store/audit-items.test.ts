@@ -3,12 +3,12 @@ import type { AuditEvent, Payout } from '../../../lib/payouts/model.js';
 import { PayoutAuditTrail } from '../../../lib/payouts/store/audit-trail.js';
 import { DynamoDbPayoutStore } from '../../../lib/payouts/store/dynamodb-payout-store.js';
 import { toPayoutItem, toStoredEvent } from '../../../lib/payouts/store/item-codec.js';
-import { keys } from '../../../lib/payouts/store/table-design.js';
 import { DocumentClient, GetCommand, PutCommand, QueryCommand } from '../../../lib/shared/document-client.js';
 import { createDynamoDbClient } from '../../../lib/shared/dynamodb-client.js';
 import { ConcurrentModificationError } from '../../../lib/shared/errors.js';
 import { itemBytes } from '../../../lib/shared/item-size.js';
 import { localAwsConfig } from '../../../lib/shared/local-aws-config.js';
+import { keys } from '../../../lib/table/index.js';
 import { createTestTable } from '../../support/dynamodb.js';
 import { storedPayout } from './stored-payout.js';
 

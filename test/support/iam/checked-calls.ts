@@ -4,7 +4,7 @@ import { inject } from 'vitest';
 import { SUBMISSION_QUEUE_NAME } from '../../../infra/config/submission.js';
 import type { RecordedAwsCall } from '../../../lib/local/aws-call-recorder.js';
 import { servingFunction } from '../../../lib/local/function-attribution.js';
-import type { AwsCallObserver } from '../../../lib/runtime/aws-call-observer.js';
+import type { AwsCallObserver } from '../../../lib/shared/aws-call-observer.js';
 import { type ExercisedRequest, IamDeniedError, IamProof } from './iam-proof.js';
 import { type ProofTemplate, proofTemplate } from './proof-template.js';
 import { StackPolicies } from './stack-policies.js';

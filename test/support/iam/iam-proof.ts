@@ -1,4 +1,4 @@
-import type { AwsCall, AwsCallObserver } from '../../../lib/runtime/aws-call-observer.js';
+import type { AwsCall, AwsCallObserver } from '../../../lib/shared/aws-call-observer.js';
 import { type IamRequest, iamRequestsFor, type ResourceNames } from './iam-requests.js';
 import { platformRequests } from './platform-requests.js';
 import {

@@ -1,5 +1,5 @@
-import { TableKeys } from '../../../lib/payouts/store/table-design.js';
-import type { AwsCall } from '../../../lib/runtime/aws-call-observer.js';
+import type { AwsCall } from '../../../lib/shared/aws-call-observer.js';
+import { TableKeys } from '../../../lib/table/index.js';
 import { TEST_ACCOUNT, TEST_REGION } from './template-resolver.js';
 
 /** One authorisation AWS makes for a call: an action on a resource, with the request's condition keys. */
@@ -42,7 +42,7 @@ const record = (value: unknown): Record<string, unknown> =>
   value !== null && typeof value === 'object' ? (value as Record<string, unknown>) : {};
 const list = (value: unknown): unknown[] => (Array.isArray(value) ? value : []);
 
-/** The table's partition key attribute (lib/payouts/store/table-design.ts). */
+/** The table's partition key attribute (lib/table/table-design.ts). */
 const PARTITION_KEY = TableKeys.partitionKey;
 
 /**

@@ -1,115 +1,33 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import type { Principal } from '../payouts/model.js';
-import { type Clock, systemClock } from '../shared/clock.js';
 import {
   DocumentClient,
   GetCommand,
   PutCommand,
   UpdateCommand,
   type UpdateCommandInput,
-} from '../shared/document-client.js';
-import { InvalidTransitionError } from '../shared/errors.js';
-import { clipText, FIELD_MAXIMA } from '../shared/field-limits.js';
-import { ulid } from '../shared/ids.js';
-import { type Listing, listingAttributes, queryListing } from '../shared/index-listing.js';
-import { itemBytes } from '../shared/item-size.js';
-import type { CursorPage } from '../shared/paging.js';
-import * as z from '../shared/zod.js';
-import { InvalidEventError } from './inbound-errors.js';
+} from '../../shared/document-client.js';
+import type { InvalidTransitionError } from '../../shared/errors.js';
+import { clipText, FIELD_MAXIMA } from '../../shared/field-limits.js';
+import { type Listing, listingAttributes, queryListing } from '../../shared/index-listing.js';
+import { itemBytes } from '../../shared/item-size.js';
+import type { CursorPage } from '../../shared/paging.js';
+import * as z from '../../shared/zod.js';
+import {
+  type ActGuard,
+  clipError,
+  DEAD_LETTER_EVENT_PREVIEW,
+  DEAD_LETTER_STATUSES,
+  type DeadLetter,
+  type DeadLetterAction,
+  DeadLetterStatus,
+  type DeadLetterStore,
+  type ReplayClaim,
+  refusalOf,
+  stringField,
+} from './model.js';
 
 // The schemas below are built on first use (z.lazy), not when a function loads this module: a cold start that never
 // reads these items does not pay for them (docs/cold-start.md).
-
-/** What became of a dead letter: it waits for a person, was delivered again successfully, or was put aside. */
-export const DeadLetterStatus = { Open: 'open', Replayed: 'replayed', Discarded: 'discarded' } as const;
-export type DeadLetterStatus = (typeof DeadLetterStatus)[keyof typeof DeadLetterStatus];
-export const DEAD_LETTER_STATUSES = Object.values(DeadLetterStatus) as [
-  DeadLetterStatus,
-  ...DeadLetterStatus[],
-];
-
-/** One person's action on a dead letter, kept on it: the audit. */
-export interface DeadLetterAction {
-  readonly action: 'replay' | 'discard';
-  readonly by: Principal;
-  readonly at: string;
-  /** Why it was discarded, or what the replay came to (`delivered`, or the error that refused it again). */
-  readonly note: string;
-}
-
-/** An event no handler could accept, with the error that says why. */
-export interface DeadLetter {
-  readonly id: string;
-  /**
-   * The event as delivered. When it was too large to keep (`eventTooLarge`), only the start of its JSON, a
-   * string: no handler takes that, so a replay is refused again.
-   */
-  readonly event: unknown;
-  /** The event's `detail-type`, when it had one: which handler a replay goes to. */
-  readonly detailType?: string;
-  readonly error: DeadLetterError;
-  readonly at: string;
-  readonly status: DeadLetterStatus;
-  readonly actions: readonly DeadLetterAction[];
-  /**
-   * Set when the event did not fit in the table's item whole: its size as JSON and its `id`. `event` then holds
-   * the start of its JSON; the letter cannot be replayed, only discarded (the sender must send it again).
-   */
-  readonly eventTooLarge?: { readonly bytes: number; readonly eventId?: string };
-  /** Set while a replay is delivering the event (`DynamoDbDeadLetterStore.claimReplay`). */
-  readonly replayClaim?: ReplayClaim;
-}
-
-/**
- * A replay's hold on an open letter while its handler runs. Without it a discard could commit while the handler
- * pays the payout, and the letter would say "discarded" of an event that was delivered. Until `leaseUntil` no one
- * else can act on the letter; after it (a replay that crashed) the claim no longer blocks.
- */
-export interface ReplayClaim {
-  readonly by: Principal;
-  /** This replay's own id: only the replay that claimed the letter finishes or releases the claim. */
-  readonly claimId: string;
-  /** ISO 8601; longer than a replay can run (`DEAD_LETTER_REPLAY_LEASE_MS`). */
-  readonly leaseUntil: string;
-}
-
-/**
- * Why the event was refused: the first `DEAD_LETTER_ISSUES` fields that are wrong, each clipped, and the message
- * clipped, as `deadLetterOf` keeps them: an event can name thousands of unknown fields, each issue and the
- * message listing them all, and the letter must fit in one item.
- */
-export interface DeadLetterError {
-  readonly name: string;
-  readonly code: string;
-  readonly message: string;
-  readonly issues: readonly { path: string; message: string }[];
-  /** Issues left out after the first `DEAD_LETTER_ISSUES` (the message says so too). */
-  readonly issuesOmitted?: number;
-}
-
-/** Issues a letter keeps: as many as `GET /dead-letters/{id}` answers. */
-export const DEAD_LETTER_ISSUES = FIELD_MAXIMA.issues;
-/** Characters of the event's JSON a letter keeps when the event is too large to keep whole. */
-export const DEAD_LETTER_EVENT_PREVIEW = 1_000;
-/**
- * How long a replay's claim holds the letter: longer than the ops API function that replays it runs (29 s, its
- * timeout: infra/handlers.ts, `API_DEADLINES.localBudgetMs`), so a claim never lapses under a replay still
- * running, and a replay that crashed frees the letter within a minute.
- */
-export const DEAD_LETTER_REPLAY_LEASE_MS = 60_000;
-
-/** Where invalid events go: the table in AWS and in `npm start` alike, so ops list, replay and discard them. */
-export interface DeadLetterSink {
-  send(letter: DeadLetter): Promise<void>;
-}
-
-/** Keeps dead letters in memory (tests). */
-export class InMemoryDeadLetterSink implements DeadLetterSink {
-  readonly letters: DeadLetter[] = [];
-  async send(letter: DeadLetter): Promise<void> {
-    this.letters.push(letter);
-  }
-}
 
 const keys = {
   letter: (id: string) => ({ pk: `DEAD_LETTER#${id}`, sk: 'LETTER' }),
@@ -189,7 +107,7 @@ const zlib = () => import('node:zlib');
  * action appended, so two people cannot both act on one letter; a replay first claims the letter (`claimReplay`),
  * so that nothing else is recorded on it while its handler runs.
  */
-export class DynamoDbDeadLetterStore implements DeadLetterSink {
+export class DynamoDbDeadLetterStore implements DeadLetterStore {
   readonly #doc: DocumentClient;
 
   constructor(
@@ -348,23 +266,12 @@ export class DynamoDbDeadLetterStore implements DeadLetterSink {
 
   /** Why a conditional write on the letter failed, read after the fact: so the person is told who holds it. */
   async #refusal(id: string, cause: Error): Promise<InvalidTransitionError> {
-    const current = await this.get(id);
-    const claim = current?.replayClaim;
-    const detail =
-      current && current.status !== DeadLetterStatus.Open
-        ? `dead letter ${id} is ${current.status}, not open`
-        : claim
-          ? `dead letter ${id} is being replayed by ${claim.by.id} (claimed until ${claim.leaseUntil}); try again once that replay is done`
-          : `dead letter ${id} is no longer open`;
-    return new InvalidTransitionError('dead letter', detail, { cause });
+    return refusalOf(id, await this.get(id), cause);
   }
 }
 
 /** The attribute of a letter's item that holds its replay's claim. */
 const CLAIM = 'replayClaim';
-
-/** Who may write to a letter: a replay holding its claim, or anyone at `now` while no live claim holds it. */
-export type ActGuard = { readonly claim: ReplayClaim } | { readonly now: string };
 
 /** The condition of a write to an open letter under `guard`, with its names and values. */
 function guardOf(guard: ActGuard) {
@@ -449,85 +356,4 @@ async function letterOf(stored: StoredLetter): Promise<DeadLetter> {
   }
   // Written before events were kept as JSON: the event as DynamoDB maps, as the document client reads them.
   return { ...letter, event };
-}
-
-/**
- * The error as a letter keeps it: the first DEAD_LETTER_ISSUES issues, each within what the API answers of one
- * (FIELD_MAXIMA.name, FIELD_MAXIMA.text), the message within FIELD_MAXIMA.message and saying how many issues were
- * left out. An event with 9,000 unknown fields otherwise lists them in an issue and again in the message, which
- * with the event itself is more than an item holds. Clipping a clipped error changes nothing.
- */
-export function clipError(error: DeadLetterError): DeadLetterError {
-  const issues = error.issues.slice(0, DEAD_LETTER_ISSUES).map((issue) => ({
-    path: clipText(issue.path, FIELD_MAXIMA.name),
-    message: clipText(issue.message, FIELD_MAXIMA.text),
-  }));
-  const before = error.issuesOmitted ?? 0;
-  const leftOut = error.issues.length - issues.length;
-  const said =
-    leftOut > 0 ? ` (${before + error.issues.length} issues; the first ${issues.length} kept)` : '';
-  return {
-    name: clipText(error.name, FIELD_MAXIMA.word),
-    code: clipText(error.code, FIELD_MAXIMA.word),
-    message: `${clipText(error.message, FIELD_MAXIMA.message - said.length)}${said}`,
-    issues,
-    ...(before + leftOut > 0 && { issuesOmitted: before + leftOut }),
-  };
-}
-
-export type DeadLettered = {
-  readonly deadLettered: true;
-  readonly id: string;
-  readonly error: DeadLetter['error'];
-};
-
-/** `event[name]` when the event is an object and that field a string. */
-function stringField(event: unknown, name: string): string | undefined {
-  if (typeof event !== 'object' || event === null) return undefined;
-  const value: unknown = (event as Record<string, unknown>)[name];
-  return typeof value === 'string' ? value : undefined;
-}
-
-/**
- * The dead letter of an invalid event: what a handler could not accept, and why (the error clipped: `clipError`).
- * The detail-type is clipped to FIELD_MAXIMA.name: every one a handler takes is shorter.
- */
-export function deadLetterOf(event: unknown, error: InvalidEventError, at: Date): DeadLetter {
-  const detailType = stringField(event, 'detail-type');
-  return {
-    id: ulid(at),
-    event,
-    ...(detailType !== undefined && { detailType: clipText(detailType, FIELD_MAXIMA.name) }),
-    error: clipError({ name: error.name, code: error.code, message: error.message, issues: error.issues }),
-    at: at.toISOString(),
-    status: DeadLetterStatus.Open,
-    actions: [],
-  };
-}
-
-/**
- * Wraps an event handler so that an `InvalidEventError` sends the event with its error to the sink instead
- * of failing (it can never succeed, so a retry would only delay it); every other error (DynamoDB, provider) is
- * rethrown, so the event is delivered again and, after the retries, lands on the function's failure queue.
- * Whatever the invalid event holds, the table's sink keeps it (`DynamoDbDeadLetterStore.send`).
- *
- * @example
- * const handle = withDeadLetter((event) => handlePayoutRequested(engine, event), store);
- * const outcome = await handle(event); // { deadLettered: true, id, error } for a malformed event
- */
-export function withDeadLetter<E, R>(
-  handler: (event: E) => Promise<R>,
-  sink: DeadLetterSink,
-  clock: Clock = systemClock,
-): (event: E) => Promise<R | DeadLettered> {
-  return async (event) => {
-    try {
-      return await handler(event);
-    } catch (error) {
-      if (!(error instanceof InvalidEventError)) throw error;
-      const letter = deadLetterOf(event, error, clock.now());
-      await sink.send(letter);
-      return { deadLettered: true, id: letter.id, error: letter.error };
-    }
-  };
 }

@@ -1,18 +1,18 @@
-import { addMs } from '../payouts/engine/context.js';
-import type { Principal } from '../payouts/model.js';
-import { type Clock, systemClock } from '../shared/clock.js';
-import { InvalidTransitionError, NotFoundError } from '../shared/errors.js';
-import { ulid } from '../shared/ids.js';
+import { addMs } from '../../payouts/engine/context.js';
+import type { Principal } from '../../payouts/model.js';
+import { type Clock, systemClock } from '../../shared/clock.js';
+import { InvalidTransitionError, NotFoundError } from '../../shared/errors.js';
+import { ulid } from '../../shared/ids.js';
+import { InvalidEventError } from '../inbound-errors.js';
+import type { InboundDelivery, InboundHandler } from '../inbound-handlers.js';
+import type { InboundEventType } from '../schemas.js';
 import {
   DEAD_LETTER_REPLAY_LEASE_MS,
   type DeadLetter,
   DeadLetterStatus,
-  type DynamoDbDeadLetterStore,
+  type DeadLetterStore,
   type ReplayClaim,
-} from './dead-letter.js';
-import { InvalidEventError } from './inbound-errors.js';
-import type { InboundDelivery, InboundHandler } from './inbound-handlers.js';
-import type { InboundEventType } from './schemas.js';
+} from './model.js';
 
 export interface ReplayResult {
   readonly letter: DeadLetter;
@@ -31,7 +31,7 @@ export interface ReplayResult {
  */
 export class DeadLetterService {
   constructor(
-    private readonly store: DynamoDbDeadLetterStore,
+    private readonly store: DeadLetterStore,
     private readonly handlers: Readonly<Record<InboundEventType, InboundHandler>>,
     private readonly clock: Clock = systemClock,
   ) {}
@@ -47,7 +47,7 @@ export class DeadLetterService {
   }
 
   /**
-   * Delivers the event to its handler again, under a claim on the letter (`DynamoDbDeadLetterStore.claimReplay`)
+   * Delivers the event to its handler again, under a claim on the letter (`DeadLetterStore.claimReplay`)
    * taken before the handler runs: while it holds, a discard or another replay is refused, so the letter cannot
    * be recorded as discarded while its event is delivered. Taken: the letter becomes `replayed`. Refused again as
    * invalid: it stays open, with this replay and the new error recorded. Either is written with the claim
