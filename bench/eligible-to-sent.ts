@@ -112,6 +112,8 @@ export async function benchEligibleToSent(): Promise<BenchResult & { eligibleToS
     const opsPort = await freePort();
     const base = `http://127.0.0.1:${opsPort}`;
     const started = startStack({
+      // A benchmark measures sending, not sign-in: its requests name their caller by header (unsafe, local only).
+      LOCAL_TRUST_PRINCIPAL_HEADER: '1',
       OPS_PORT: String(opsPort),
       EVENTS_PORT: String(await freePort()),
       PROVIDER_BASE_URL: provider.url,

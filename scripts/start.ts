@@ -8,8 +8,9 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { apiContextFrom } from '../lib/api/api-context.js';
 import { apiFunctionServing } from '../lib/api/functions/index.js';
-import { apiHandlerOf } from '../lib/api/index.js';
+import { createApiHandler } from '../lib/api/index.js';
 import type { DomainEvent } from '../lib/events/domain-events.js';
 import { type EventPublisher, InProcessEventBus, putEventsInput } from '../lib/events/event-publisher.js';
 import { payoutRequested } from '../lib/events/rule-targets.js';
@@ -20,11 +21,13 @@ import { reconcilePayouts } from '../lib/jobs/reconcile-payouts.js';
 import { sweepDuePayouts } from '../lib/jobs/sweep-due-payouts.js';
 import { syncProviderSchedules } from '../lib/jobs/sync-provider-schedules.js';
 import { awsCallRecorder } from '../lib/local/aws-call-recorder.js';
+import { LOCAL_OPERATORS, type LocalUserPool, startLocalUserPool } from '../lib/local/cognito-local.js';
 import { ensureTable } from '../lib/local/create-table.js';
 import { type DynamoDbLocal, dynamoDbLocalDir, startDynamoDbLocal } from '../lib/local/dynamodb-local.js';
 import { type LocalEventBus, serveLocalEventBus } from '../lib/local/event-bus.js';
 import { servedBy } from '../lib/local/function-attribution.js';
 import { type LocalApiServer, serveApiGatewayHandler } from '../lib/local/http-to-apigw.js';
+import { userPoolTokenVerifier } from '../lib/local/operator-tokens.js';
 import { type LocalJob, type LocalScheduler, startLocalScheduler } from '../lib/local/scheduler.js';
 import { serveLocalSns } from '../lib/local/sns-endpoint.js';
 import { StreamRelay } from '../lib/local/stream-relay.js';
@@ -33,6 +36,7 @@ import {
   stageConfigOf,
   startLocalSubmissionWorkers,
 } from '../lib/local/submission-workers.js';
+import { verifiedCallerOf } from '../lib/local/verified-caller.js';
 import { NOTIFIED_EVENTS, notify } from '../lib/notifications/index.js';
 import { runEndBookkeeperOf } from '../lib/runtime/domain-event-runtime.js';
 import { notifierFromEnv } from '../lib/runtime/notifier.js';
@@ -71,6 +75,13 @@ const StartEnvSchema = z.object({
       ),
   ),
   SANDBOX_PORT: port(undefined),
+  /** The operators' user pool (cognito-local); 0 or unset: a free port. */
+  COGNITO_PORT: port(undefined),
+  /**
+   * `1`: a request without a token is whoever its `X-Ops-Principal` header names, holding every role unless
+   * `X-Ops-Roles` narrows them. Unsafe (anyone on this machine is anyone): for tests and benchmarks only.
+   */
+  LOCAL_TRUST_PRINCIPAL_HEADER: z.optional(z.enum(['0', '1'])),
   /** The submission queue's SQS stand-in (SendMessageBatch); 0 or unset: a free port. */
   SQS_PORT: port(undefined),
   TABLE_NAME: z._default(z.string().check(z.minLength(1)), 'payouts-local'),
@@ -204,8 +215,18 @@ async function main(): Promise<void> {
   stack.push({ name: 'submission queue', stop: () => submissionWorkers.stop() });
   await ensureTable(runtime.dynamoDb, env.TABLE_NAME);
 
+  // The operators' user pool: the API takes a caller's ID token of it, verified here as API Gateway's JWT
+  // authorizer would, and (only with LOCAL_TRUST_PRINCIPAL_HEADER=1) a request without one at its header's word.
+  const pool: LocalUserPool = await startLocalUserPool(env.COGNITO_PORT ? { port: env.COGNITO_PORT } : {});
+  stack.push({ name: 'user pool (cognito-local)', stop: () => pool.stop() });
+  const trustPrincipalHeader = env.LOCAL_TRUST_PRINCIPAL_HEADER === '1';
+
   // Each entry point runs as the function that serves it in AWS (servedBy), so recorded calls are told apart.
-  const apiHandler = apiHandlerOf(runtime);
+  const apiHandler = createApiHandler({
+    ...apiContextFrom(runtime),
+    localPrincipalHeader: trustPrincipalHeader ? 'trusted' : 'ignored',
+    verifiedCaller: verifiedCallerOf,
+  });
   const api: LocalApiServer = await serveApiGatewayHandler(
     // One handler serves every route here; each request runs as the function that serves its route in AWS.
     (event) =>
@@ -213,6 +234,11 @@ async function main(): Promise<void> {
     {
       port: env.OPS_PORT ?? 3000,
       onError: (error) => runtime.logger.error('local server failure', { error: String(error) }),
+      identity: {
+        verifier: userPoolTokenVerifier(pool),
+        trustPrincipalHeader,
+        signIn: { endpoint: pool.endpoint, userPoolId: pool.userPoolId, clientId: pool.clientId },
+      },
     },
   );
   stack.push({ name: 'ops API', stop: () => api.close() });
@@ -317,6 +343,8 @@ async function main(): Promise<void> {
       submissionQueue: submissionWorkers.endpoint.queueUrl,
       notifications: `SNS stand-in ${sns.url}${env.NOTIFY_WEBHOOK_URL ? `, webhook ${env.NOTIFY_WEBHOOK_URL} (signed)` : ' (NOTIFY_WEBHOOK_URL: a signed webhook too)'}`,
       fixtures: sandbox ? await fixturesOf(sandbox) : undefined,
+      pool,
+      trustPrincipalHeader,
     }),
   );
   console.log(`ops API ready on ${api.url}`);
@@ -377,8 +405,10 @@ function banner(parts: {
   fixtures: Fixtures | undefined;
   submissionQueue: string;
   notifications: string;
+  pool: LocalUserPool;
+  trustPrincipalHeader: boolean;
 }): string {
-  const { api, bus, dynamoDb, env, sandbox, jobs, fixtures, submissionQueue, notifications } = parts;
+  const { api, bus, dynamoDb, env, sandbox, jobs, fixtures, submissionQueue, notifications, pool } = parts;
   const lines = [
     '',
     'payout-automation is running locally',
@@ -391,6 +421,16 @@ function banner(parts: {
     `  submission queue ${submissionQueue}   (SQS FIFO stand-in -> functions/submit-payouts.ts)`,
     `  event bus        ${bus.url}   (PutEvents: aws events put-events --endpoint-url ${bus.url} ...)`,
     `  notifications    ${notifications}`,
+    `  user pool        cognito-local ${pool.endpoint}   pool ${pool.userPoolId}, client ${pool.clientId}`,
+    '',
+    'Operators (local-only passwords: this pool exists on this machine only, for as long as npm start runs)',
+    ...LOCAL_OPERATORS.map(
+      (user) => `  ${user.username.padEnd(8)} ${user.group.padEnd(10)} password ${user.password}`,
+    ),
+    `  sign in          echo '${LOCAL_OPERATORS[1].password}' | npx payouts --api ${api.url} login --user bob --password-stdin`,
+    parts.trustPrincipalHeader
+      ? '  LOCAL_TRUST_PRINCIPAL_HEADER=1: requests without a token are whoever X-Ops-Principal names (UNSAFE: tests only)'
+      : '  every request needs Authorization: Bearer <ID token> (payouts token --principal NAME prints it)',
   ];
   if (fixtures) {
     const bankCode = fixtures.bankCodes.includes('058') ? '058' : (fixtures.bankCodes[0] ?? '058');
@@ -403,11 +443,12 @@ function banner(parts: {
       `  bank codes       ${fixtures.bankCodes.join(', ')}`,
       '',
       'Try it',
-      `  curl -s -X POST ${api.url}/payouts \\`,
+      `  TOKEN=$(npx payouts --api ${api.url} token --principal alice)   # after signing alice in`,
+      `  curl -s -X POST ${api.url}/payouts -H "Authorization: Bearer $TOKEN" \\`,
       "    -H 'content-type: application/json' -H 'Idempotency-Key: demo-1' \\",
       `    -d '{"type":"bank_transfer","amount":250000,"currency":"NGN","narration":"demo payout",` +
         `"beneficiary":{"bankCode":"${bankCode}","accountNumber":"0123456789","accountName":"Ada Obi"}}'`,
-      `  curl -s ${api.url}/payouts`,
+      `  curl -s ${api.url}/payouts -H "Authorization: Bearer $TOKEN"`,
       `  curl -s -X POST ${bus.url} -H 'content-type: application/json' -d '{"Entries":[{"Source":"${INBOUND_EVENT_SOURCE}","DetailType":"${InboundEventType.PayoutRequested}",` +
         `"Detail":"{\\"version\\":\\"1\\",\\"idempotencyKey\\":\\"evt-1\\",\\"payout\\":{\\"type\\":\\"bank_transfer\\",\\"amount\\":120000,` +
         `\\"currency\\":\\"NGN\\",\\"narration\\":\\"event payout\\",\\"beneficiary\\":{\\"bankCode\\":\\"${bankCode}\\",` +

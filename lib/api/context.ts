@@ -63,7 +63,10 @@ export type ApiService = keyof ApiServices;
 /** What every route and the router may use, whichever function serves them; who a caller is, by its identity settings. */
 export interface ApiEnvironment extends IdentitySettings {
   readonly logger: Logger;
-  /** `local` trusts the `X-Ops-Principal` header; `aws` only the IAM principal of the signed request. */
+  /**
+   * `local`: the claims of a token the local server verified, or (where `localPrincipalHeader` trusts it) the
+   * `X-Ops-Principal` header; `aws` only the IAM principal of the signed request.
+   */
   readonly mode: 'aws' | 'local';
   /** How requests are bounded; API_DEADLINES (request-deadline.ts) unless a test sets its own. */
   readonly deadlines?: ApiDeadlines;

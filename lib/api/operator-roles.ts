@@ -1,5 +1,7 @@
+import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { sessionNamedRole } from '../payouts/identity.js';
 import * as z from '../shared/zod.js';
+import type { Operator } from './principal.js';
 
 /**
  * What a caller may do through the API (docs/controls.md, "Roles"). A person may hold several; none implies
@@ -125,6 +127,17 @@ export interface IdentitySettings {
    * person whose user pool `sub` the pool vouches for, whatever role their group gave them.
    */
   readonly operatorPool?: { readonly identityPoolId: string; readonly userPoolProvider: string };
+  /**
+   * Local mode: whether a request without verified claims is whoever `X-Ops-Principal` names (`trusted`, the
+   * default: the in-process tests call the router directly) or refused with 401 (`ignored`: `npm start` without
+   * `LOCAL_TRUST_PRINCIPAL_HEADER=1`, where the local server verifies a user pool token as a gateway would).
+   */
+  readonly localPrincipalHeader?: 'trusted' | 'ignored';
+  /**
+   * Local mode: the caller the claims of a token the local server verified name, or undefined for a request
+   * without them (lib/local/verified-caller.ts). Given only locally: AWS mode never reads it.
+   */
+  readonly verifiedCaller?: (event: APIGatewayProxyEventV2) => Operator | undefined;
 }
 
 /** What the router needs to tell who a caller is and what they may do (lib/api/principal.ts). */

@@ -12,7 +12,10 @@ import {
   rolesGranted,
 } from './operator-roles.js';
 
-/** Header that names the caller in local mode only (`npm start`, tests). */
+/**
+ * Header that names the caller in local mode, taken only from a request without verified claims and only where
+ * `localPrincipalHeader` is `trusted` (the in-process tests; `npm start` with LOCAL_TRUST_PRINCIPAL_HEADER=1).
+ */
 export const LOCAL_PRINCIPAL_HEADER = 'x-ops-principal';
 /** Who a local request is when it names nobody. */
 export const LOCAL_DEFAULT_PRINCIPAL = 'local-operator';
@@ -62,8 +65,14 @@ const localPrincipal = z
 
 /**
  * The caller. In AWS the route is IAM-authorised (SigV4), so API Gateway puts the verified principal in
- * the request context; a header is never trusted there. Locally the `X-Ops-Principal` header stands in,
- * so the four-eyes rule can be exercised by two "people".
+ * the request context; a header is never trusted there. Locally (`npm start`) the local server verifies an ID
+ * token of its user pool and puts the claims where API Gateway's JWT authorizer would
+ * (`requestContext.authorizer.jwt.claims`); `verifiedCaller` (lib/local/verified-caller.ts, given by `npm start`
+ * and the tests) reads that person, `<username>#cognito:<sub>`, with the roles of their groups. Only a request
+ * without claims may name its caller with `X-Ops-Principal`, and only where the header is trusted
+ * (`localPrincipalHeader`); elsewhere it is refused with 401. Verifying and reading the claims stay local, so
+ * neither a token library nor the claims' schema reaches a Lambda bundle (each is near its size limit), and this
+ * stays synchronous.
  *
  * The request context of an HTTP API carries the caller's ARN (`userArn`) and ids, never the session's
  * `sts:SourceIdentity`. So a person is told apart from their role only where AWS itself vouches for them:
@@ -77,7 +86,8 @@ const localPrincipal = z
  * ARN, so the audit still shows the role.
  *
  * The caller's roles: in AWS those `apiRoles` grants its role (the operator groups' roles among them); locally
- * every role unless `X-Ops-Roles` narrows them (local mode trusts its caller: docs/controls.md, "Roles").
+ * those of the token's groups, or with a trusted header every role unless `X-Ops-Roles` narrows them
+ * (docs/controls.md, "Roles").
  */
 export function operatorOf(
   event: APIGatewayProxyEventV2,
@@ -96,6 +106,11 @@ export function operatorOf(
     if (person !== undefined) return { principal: { id: `${arn}#cognito:${person}`, kind: 'user' }, roles };
     const vouched = assumed !== undefined && sessionNamedRole(assumed.role, settings.sessionNamedRoles ?? []);
     return { principal: { id: vouched ? `${arn}#${assumed.session}` : arn, kind: 'user' }, roles };
+  }
+  const verified = settings.verifiedCaller?.(event);
+  if (verified) return verified;
+  if (settings.localPrincipalHeader === 'ignored') {
+    throw unauthenticated('sign in (payouts login --user NAME) and send its ID token');
   }
   return { principal: localPrincipalOf(event), roles: localRolesOf(event) };
 }

@@ -11,7 +11,8 @@ export const PROBLEM_TYPES = {
   },
   unauthenticated: {
     statuses: [401],
-    meaning: 'In AWS the request carries no IAM principal (it was not signed with SigV4). Nothing changed.',
+    meaning:
+      'No IAM principal (in AWS: not signed with SigV4), or locally no valid ID token (`payouts login`). Nothing changed.',
   },
   forbidden: {
     statuses: [403],

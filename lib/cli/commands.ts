@@ -3,6 +3,7 @@ import { parseArgs } from 'node:util';
 import type { AwsCredentialIdentityProvider } from '@smithy/types';
 import { COMMANDS, type CommandSpec, placeholders } from './command-table.js';
 import { describeForConfirmation, formatForPeople } from './format.js';
+import { LoginError, login } from './login.js';
 import {
   isLoopbackUrl,
   OpsClient,
@@ -11,13 +12,20 @@ import {
   type OpsTarget,
   regionOfApiUrl,
 } from './ops-client.js';
+import { loginHint, SessionError, SessionStore, sessionsDir } from './sessions.js';
 
 const USAGE = `usage: payouts [--api URL | --stack NAME] [--region R] [--principal P] [--json] <command> [args] [flags]
 
 The API: --api URL, or PAYOUTS_API_URL, or --stack NAME (the stack's OpsApiUrl output, read with your AWS
 credentials). An https execute-api URL is signed with SigV4 using your AWS credentials (the SDK's default
-chain: environment, SSO, profile), so you are who your credentials say. A loopback URL (npm start) is not
-signed; --principal (or PAYOUTS_PRINCIPAL) names you there.
+chain: environment, SSO, profile), so you are who your credentials say. A loopback URL (npm start) takes the
+ID token of its local user pool: sign in once with \`payouts login --user NAME\`, then --principal NAME (or
+PAYOUTS_PRINCIPAL) picks that session (kept in $PAYOUTS_HOME or ~/.payouts, mode 0600).
+
+Sign-in (local stack):
+  ${'login --user NAME [--password-stdin]'.padEnd(44)} sign in to the local user pool (password asked, or read from stdin)
+  ${'logout --user NAME'.padEnd(44)} forget that session
+  ${'token --principal NAME'.padEnd(44)} print the session's ID token (curl -H "Authorization: Bearer $TOKEN")
 
 Commands:
 ${COMMANDS.map((c) => `  ${[...c.words, ...placeholders(c.path)].join(' ').padEnd(44)} ${c.summary}`).join('\n')}
@@ -46,6 +54,8 @@ export interface CliIo {
   readonly confirm: (question: string) => Promise<boolean>;
   /** The `OpsApiUrl` output of a CloudFormation stack. */
   readonly stackApiUrl: (stack: string, region: string | undefined) => Promise<string>;
+  /** Asks for a password on the terminal without echoing it; undefined when nobody can answer (no TTY). */
+  readonly askSecret?: (question: string) => Promise<string | undefined>;
   /** Waits between two reads of `--watch` (a test moves the run on here instead of waiting). */
   readonly sleep?: (ms: number) => Promise<void>;
 }
@@ -102,6 +112,8 @@ const OPTIONS = {
   stack: { type: 'string' },
   region: { type: 'string' },
   principal: { type: 'string' },
+  user: { type: 'string' },
+  'password-stdin': { type: 'boolean' },
   body: { type: 'string' },
   csv: { type: 'string' },
   watch: { type: 'boolean' },
@@ -148,21 +160,30 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
   let parsed: Parsed;
   let planned: Planned;
   let client: OpsClient;
+  let unauthenticated: string;
   try {
     parsed = parse(argv);
     if (parsed.values.help || parsed.positionals.length === 0) {
       io.out(`${USAGE}\n`);
       return ExitCode.Ok;
     }
+    const session = SESSION_COMMANDS.find((command) => command === parsed.positionals[0]);
+    if (session !== undefined) return await sessionCommand(session, parsed, io);
     planned = plan(parsed, io);
-    client = new OpsClient(await targetOf(parsed.values, io));
+    const target = await targetOf(parsed.values, io);
+    client = new OpsClient(target.target);
+    unauthenticated = target.unauthenticated;
   } catch (error) {
+    if (error instanceof SessionError || error instanceof LoginError) {
+      io.err(`${error.message}\nNothing was sent.\n`);
+      return ExitCode.Refused;
+    }
     if (!(error instanceof UsageError || (error instanceof TypeError && 'code' in error))) throw error;
     io.err(`${error.message}\n\n${usageAfter(error, commandWords(argv))}\n`);
     return ExitCode.Usage;
   }
   try {
-    return await carryOut(parsed, planned, client, io);
+    return await carryOut(parsed, planned, client, { ...io, unauthenticated });
   } catch (error) {
     const hint = credentialsHint(error);
     if (hint === undefined) throw error;
@@ -193,8 +214,56 @@ function hintFor(name: string, message: string): string | undefined {
 Nothing was changed.`;
 }
 
+/** The commands that sign in and out of a local stack rather than call a route. */
+const SESSION_COMMANDS = ['login', 'logout', 'token'] as const;
+
+/** What a 401 of the local stack means for this invocation: what to run. */
+type Io = CliIo & { readonly unauthenticated?: string };
+
+/**
+ * `login`, `logout` and `token`: the sessions of a local stack. In AWS a person signs in with their AWS tools
+ * (`aws sso login`, or the user pool's sign-in in docs/deploy.md), which the CLI's credential chain then reads.
+ */
+async function sessionCommand(
+  command: (typeof SESSION_COMMANDS)[number],
+  parsed: Parsed,
+  io: CliIo,
+): Promise<number> {
+  const { values } = parsed;
+  if (parsed.positionals.length > 1) throw new UsageError(`${command} takes no arguments`);
+  const username = values.user ?? values.principal ?? io.env.PAYOUTS_PRINCIPAL;
+  if (username === undefined) throw new UsageError(`${command} needs --user NAME`);
+  const store = new SessionStore(sessionsDir(io.env));
+  if (command === 'logout') {
+    io.out(store.remove(username) ? `signed out ${username}\n` : `${username} was not signed in\n`);
+    return ExitCode.Ok;
+  }
+  const baseUrl = await apiUrlOf(values, io);
+  if (!isLoopbackUrl(baseUrl)) {
+    throw new UsageError(
+      `payouts ${command} is for a local stack (npm start). In AWS, sign in with your AWS tools and the CLI signs with those credentials:
+  IAM Identity Center: aws sso login --profile <profile>
+  an operator of the stack's user pool: docs/deploy.md, "Operators"`,
+    );
+  }
+  if (command === 'token') {
+    io.out(`${store.load(username, baseUrl, new Date()).idToken}\n`);
+    return ExitCode.Ok;
+  }
+  const password = async () => {
+    if (values['password-stdin']) return io.readStdin().replace(/\r?\n$/, '');
+    const typed = await io.askSecret?.(`Password for ${username}: `);
+    if (typed === undefined) {
+      throw new LoginError('no terminal to ask the password on: pipe it in with --password-stdin');
+    }
+    return typed;
+  };
+  await login(baseUrl, username, { out: io.out, env: io.env, password });
+  return ExitCode.Ok;
+}
+
 /** The planned request, sent: a confirmation first where money is decided, `--watch`, `--all` or the parts. */
-async function carryOut(parsed: Parsed, planned: Planned, client: OpsClient, io: CliIo): Promise<number> {
+async function carryOut(parsed: Parsed, planned: Planned, client: OpsClient, io: Io): Promise<number> {
   const show = (response: OpsResponse) => answer(response, io, parsed.values.json === true);
 
   if (planned.spec?.confirmFrom && !parsed.values.yes) {
@@ -260,7 +329,7 @@ export function progressLine(run: {
 }
 
 /** `runs show <id> --watch`: reads the run until it ends, redrawing one line; 0 once it ended. */
-async function watch(client: OpsClient, planned: Planned, io: CliIo): Promise<number> {
+async function watch(client: OpsClient, planned: Planned, io: Io): Promise<number> {
   const sleep = io.sleep ?? ((ms: number) => new Promise<void>((done) => setTimeout(done, ms)));
   for (;;) {
     const response = await client.send(planned);
@@ -300,7 +369,7 @@ async function downloadParts(client: OpsClient, planned: Planned): Promise<OpsRe
   return response.status === 200 ? { ...response, body: text } : response;
 }
 
-function answer(response: Pick<OpsResponse, 'status' | 'body'>, io: CliIo, json: boolean): number {
+function answer(response: Pick<OpsResponse, 'status' | 'body'>, io: Io, json: boolean): number {
   const text =
     json || typeof response.body === 'string'
       ? typeof response.body === 'string'
@@ -313,7 +382,12 @@ function answer(response: Pick<OpsResponse, 'status' | 'body'>, io: CliIo, json:
   }
   // API Gateway refuses a signature made with expired credentials before any function runs.
   const gatewayMessage = (response.body as { message?: unknown } | undefined)?.message;
-  const hint = response.status === 403 ? hintFor('', String(gatewayMessage ?? '')) : undefined;
+  const hint =
+    response.status === 403
+      ? hintFor('', String(gatewayMessage ?? ''))
+      : response.status === 401
+        ? io.unauthenticated
+        : undefined;
   io.err(`HTTP ${response.status}\n${text}\n${hint ? `${hint}\n` : ''}`);
   return ExitCode.Refused;
 }
@@ -342,6 +416,11 @@ export function usageProblem(argv: readonly string[]): string | undefined {
   try {
     const parsed = parse(argv);
     if (parsed.values.help || parsed.positionals.length === 0) return undefined;
+    if (SESSION_COMMANDS.some((command) => command === parsed.positionals[0])) {
+      if (parsed.positionals.length > 1) return `${parsed.positionals[0]} takes no arguments`;
+      const named = parsed.values.user ?? parsed.values.principal;
+      return named === undefined ? `${parsed.positionals[0]} needs --user NAME` : undefined;
+    }
     if (parsed.values.csv !== undefined && parsed.values.body !== undefined) {
       throw new UsageError('give --csv or --body, not both');
     }
@@ -426,20 +505,52 @@ function plan(parsed: Parsed, io: Pick<CliIo, 'readStdin'>): Planned {
   };
 }
 
-async function targetOf(values: Parsed['values'], io: CliIo): Promise<OpsTarget> {
+async function apiUrlOf(values: Parsed['values'], io: CliIo): Promise<string> {
   let baseUrl = values.api ?? io.env.PAYOUTS_API_URL;
   if (!baseUrl && values.stack)
     baseUrl = await io.stackApiUrl(values.stack, values.region ?? io.env.AWS_REGION);
   if (!baseUrl) throw new UsageError('name the API with --api URL, PAYOUTS_API_URL or --stack NAME');
-  let loopback: boolean;
   try {
-    loopback = isLoopbackUrl(baseUrl);
+    isLoopbackUrl(baseUrl);
   } catch {
     throw new UsageError(`--api ${baseUrl}: not a URL`);
   }
-  if (loopback) {
+  return baseUrl;
+}
+
+/**
+ * Where requests go and who they say the caller is, with what to run should the API answer 401. Locally the
+ * session of --principal NAME is sent; an expired one stops here (nothing is sent). Without a session the name
+ * goes as `X-Ops-Principal`, which only a stack started with LOCAL_TRUST_PRINCIPAL_HEADER=1 takes.
+ */
+async function targetOf(
+  values: Parsed['values'],
+  io: CliIo,
+): Promise<{ target: OpsTarget; unauthenticated: string }> {
+  const baseUrl = await apiUrlOf(values, io);
+  if (isLoopbackUrl(baseUrl)) {
     const principal = values.principal ?? io.env.PAYOUTS_PRINCIPAL;
-    return { kind: 'local', baseUrl, ...(principal !== undefined && { principal }) };
+    if (principal === undefined) {
+      return {
+        target: { kind: 'local', baseUrl },
+        unauthenticated:
+          'sign in first: payouts login --user NAME, then --principal NAME. Nothing was changed.',
+      };
+    }
+    let idToken: string | undefined;
+    let missing = `${principal} is not signed in`;
+    try {
+      idToken = new SessionStore(sessionsDir(io.env)).load(principal, baseUrl, new Date()).idToken;
+    } catch (error) {
+      if (!(error instanceof SessionError)) throw error;
+      // An expired session is the one thing to fix before sending; without any, the stack may trust the name.
+      if (error.problem === 'expired') throw error;
+      missing = error.message.replace(/: run: .*$/, '');
+    }
+    return {
+      target: { kind: 'local', baseUrl, ...(idToken === undefined ? { principal } : { idToken }) },
+      unauthenticated: `${idToken === undefined ? missing : `the stack refused the session of ${principal}`}: ${loginHint(principal)}${values.api ? ` --api ${values.api}` : ''}. Nothing was changed.`,
+    };
   }
   if (values.principal !== undefined) {
     throw new UsageError('--principal is for a local stack only: in AWS you are who your credentials say');
@@ -447,7 +558,10 @@ async function targetOf(values: Parsed['values'], io: CliIo): Promise<OpsTarget>
   if (!baseUrl.startsWith('https://')) throw new UsageError('an API in AWS is reached over https');
   const region = values.region ?? regionOfApiUrl(baseUrl) ?? io.env.AWS_REGION;
   if (!region) throw new UsageError('name the region with --region (the URL does not say it)');
-  return { kind: 'aws', baseUrl, region, credentials: io.credentials() };
+  return {
+    target: { kind: 'aws', baseUrl, region, credentials: io.credentials() },
+    unauthenticated: 'the API did not take your credentials. Nothing was changed.',
+  };
 }
 
 function readJson(source: string, io: Pick<CliIo, 'readStdin'>): unknown {

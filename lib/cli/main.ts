@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline/promises';
+import { Writable } from 'node:stream';
 import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
 import { defaultProvider } from '@aws-sdk/credential-provider-node';
 import { runCli } from './commands.js';
@@ -19,6 +20,19 @@ export async function main(argv: readonly string[]): Promise<number> {
         return /^y(es)?$/i.test((await terminal.question(question)).trim());
       } finally {
         terminal.close();
+      }
+    },
+    askSecret: async (question) => {
+      if (!process.stdin.isTTY) return undefined;
+      process.stderr.write(question);
+      // The terminal echoes what is typed into a stream that drops it: the password never shows.
+      const muted = new Writable({ write: (_chunk, _encoding, done) => done() });
+      const terminal = createInterface({ input: process.stdin, output: muted, terminal: true });
+      try {
+        return await terminal.question('');
+      } finally {
+        terminal.close();
+        process.stderr.write('\n');
       }
     },
     stackApiUrl: async (stack, region) => {

@@ -2,7 +2,7 @@ import { SignatureV4 } from '@smithy/signature-v4';
 import type { AwsCredentialIdentity, AwsCredentialIdentityProvider } from '@smithy/types';
 import { NodeSha256 } from '../shared/node-sha256.js';
 
-/** How the CLI reaches the ops API: signed with SigV4 in AWS, or naming a principal on a local stack. */
+/** How the CLI reaches the ops API: signed with SigV4 in AWS, or with a user pool ID token on a local stack. */
 export type OpsTarget =
   | {
       readonly kind: 'aws';
@@ -10,7 +10,17 @@ export type OpsTarget =
       readonly region: string;
       readonly credentials: AwsCredentialIdentity | AwsCredentialIdentityProvider;
     }
-  | { readonly kind: 'local'; readonly baseUrl: string; readonly principal?: string };
+  | {
+      readonly kind: 'local';
+      readonly baseUrl: string;
+      /** The stored session's ID token (`payouts login`), sent as `Authorization: Bearer`. */
+      readonly idToken?: string;
+      /**
+       * Sent as `X-Ops-Principal` when there is no session: only a stack started with
+       * `LOCAL_TRUST_PRINCIPAL_HEADER=1` (tests) takes it; any other answers 401.
+       */
+      readonly principal?: string;
+    };
 
 export interface OpsRequest {
   readonly method: string;
@@ -30,7 +40,10 @@ export interface OpsResponse {
   readonly body: unknown;
 }
 
-/** The header that names the caller on a local stack (`npm start`); AWS ignores it and takes the signer. */
+/**
+ * The header that names the caller on a local stack started with LOCAL_TRUST_PRINCIPAL_HEADER=1 (tests); any other
+ * local stack ignores it and wants a session's token, and AWS ignores it and takes the signer.
+ */
 const LOCAL_PRINCIPAL_HEADER = 'x-ops-principal';
 
 /**
@@ -39,7 +52,7 @@ const LOCAL_PRINCIPAL_HEADER = 'x-ops-principal';
  * profile, …), so the approver recorded is the caller's own principal.
  *
  * @example
- * const client = new OpsClient({ kind: 'local', baseUrl: 'http://127.0.0.1:3000', principal: 'alice' });
+ * const client = new OpsClient({ kind: 'local', baseUrl: 'http://127.0.0.1:3000', idToken: session.idToken });
  * const { body } = await client.send({ method: 'GET', path: '/payouts', query: { status: 'needs_review' } });
  */
 export class OpsClient {
@@ -72,8 +85,7 @@ export class OpsClient {
         'content-type': request.csv === undefined ? 'application/json' : 'text/csv',
       }),
       ...(request.idempotencyKey !== undefined && { 'idempotency-key': request.idempotencyKey }),
-      ...(this.#target.kind === 'local' &&
-        this.#target.principal !== undefined && { [LOCAL_PRINCIPAL_HEADER]: this.#target.principal }),
+      ...(this.#target.kind === 'local' && localIdentityHeaders(this.#target)),
     };
     const signed = this.#signer
       ? (
@@ -121,6 +133,12 @@ export class OpsClient {
     } while (cursor !== undefined);
     return undefined;
   }
+}
+
+/** Who a local request says it is: the session's token, else the name (which only a trusting stack takes). */
+function localIdentityHeaders(target: { idToken?: string; principal?: string }): Record<string, string> {
+  if (target.idToken !== undefined) return { authorization: `Bearer ${target.idToken}` };
+  return target.principal === undefined ? {} : { [LOCAL_PRINCIPAL_HEADER]: target.principal };
 }
 
 /** The region of an `execute-api` URL (`https://abc.execute-api.eu-west-1.amazonaws.com`), if it names one. */

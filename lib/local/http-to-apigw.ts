@@ -9,6 +9,7 @@ import {
 import type { AddressInfo } from 'node:net';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { type ProblemSlug, problemType } from '../api/problem-types.js';
+import { authorizeLocally, LOCAL_SIGN_IN_PATH, type LocalIdentity } from './gateway-authorizer.js';
 import { type LocalRefusal, refusalOf } from './loopback-guard.js';
 import { readBoundedBody } from './request-body.js';
 
@@ -120,7 +121,12 @@ export interface LocalApiServer {
  */
 export async function serveApiGatewayHandler(
   handler: (event: APIGatewayProxyEventV2) => Promise<APIGatewayProxyStructuredResultV2>,
-  options: { port: number; onError?: (error: unknown) => void },
+  options: {
+    port: number;
+    onError?: (error: unknown) => void;
+    /** Verify the callers' tokens as API Gateway's JWT authorizer would (`npm start`); unset: no authorizer. */
+    identity?: LocalIdentity;
+  },
 ): Promise<LocalApiServer> {
   let port = options.port;
   const listener: RequestListener = (req, res) => {
@@ -151,7 +157,25 @@ export async function serveApiGatewayHandler(
         );
         return;
       }
-      writeResult(res, await handler(toApiGatewayEvent(req, body)));
+      const event = toApiGatewayEvent(req, body);
+      if (
+        options.identity &&
+        event.rawPath === LOCAL_SIGN_IN_PATH &&
+        event.requestContext.http.method === 'GET'
+      ) {
+        writeResult(res, {
+          statusCode: 200,
+          headers: { 'content-type': 'application/json', 'cache-control': 'no-store' },
+          body: JSON.stringify(options.identity.signIn),
+        });
+        return;
+      }
+      const authorized = options.identity ? await authorizeLocally(event, options.identity) : event;
+      if ('refused' in authorized) {
+        writeResult(res, problem(401, 'unauthenticated', 'The caller is not identified', authorized.refused));
+        return;
+      }
+      writeResult(res, await handler(authorized));
     })().catch((error: unknown) => {
       options.onError?.(error);
       if (!res.headersSent)

@@ -20,6 +20,11 @@ const IAM_USER_ARN = /^arn:(aws[a-z-]*):iam::(\d{12}):user\/(?:.*\/)?([\w+=,.@-]
  * sent in that form; it is still that person, so it can never be used to approve that person's own request.
  */
 const PREVIOUS_VOUCHED_IDENTITY = /^arn:(aws[a-z-]*):iam::(\d{12}):role\/[\w+=,.@-]+#(.+)$/;
+/**
+ * `<username>#cognito:<sub>` (or `cognito:<sub>`): a person a user pool token named to the local API
+ * (lib/local/verified-caller.ts); the username is for people reading the audit, the `sub` is the person.
+ */
+const POOL_PERSON = /^(?!arn:)(?:[^#]*#)?cognito:([\w-]{1,128})$/;
 
 /**
  * The one namespace of the people of an account, whichever role, permission set or IAM user they came through.
@@ -42,6 +47,7 @@ function personIdentity(match: RegExpExecArray, name: number): string {
  *   `.../Ops/bob` are the same identity, because a caller allowed to assume the role may type any session name.
  * - A federated-user session (`GetFederationToken`) is every federated user of the account: its name is
  *   chosen by the caller and the user behind it is not in the ARN.
+ * - A person a user pool token named locally (`bob#cognito:<sub>`) is `person/cognito:<sub>`: their `sub`.
  * - Anything else (local `X-Ops-Principal`, a system principal) is itself.
  *
  * Everything is trimmed and compared without case: `ALICE` is `alice`, as IAM itself does not tell names apart
@@ -68,6 +74,8 @@ export function identityOf(principal: Principal): string {
   if (user) return personIdentity(user, 3);
   const federated = FEDERATED_USER_ARN.exec(id);
   if (federated) return `arn:${federated[1]}:sts::${federated[2]}:federated-user`;
+  const pooled = POOL_PERSON.exec(id);
+  if (pooled) return `person/cognito:${pooled[1]}`;
   return id;
 }
 

@@ -1,7 +1,7 @@
-import type { ChildProcess } from 'node:child_process';
+import { type ChildProcess, execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../lib/local/free-port.js';
 import { checkRecordedCalls } from '../support/iam/checked-calls.js';
@@ -19,7 +19,7 @@ afterAll(() => {
 });
 
 describe('npm start', () => {
-  it('serves the ops API, pays a payout created over HTTP, runs the scheduler, and stops cleanly on Ctrl-C', async () => {
+  it('serves the ops API to an operator signed in with the CLI only, pays a payout created over HTTP, runs the scheduler, and stops cleanly on Ctrl-C', async () => {
     const opsPort = await freePort();
     const recordedCalls = join(mkdtempSync(join(tmpdir(), 'npm-start-calls-')), 'aws-calls.jsonl');
     const dynamoDbPort = await freePort();
@@ -41,10 +41,37 @@ describe('npm start', () => {
     expect(output()).toContain('curl -s -X POST');
     expect(output()).toMatch(/merchant wallet\s+\S+/);
 
+    // Every request needs an ID token of its user pool: none, or only the header naming someone, is refused.
+    expect((await fetch(`${base}/payouts`)).status).toBe(401);
+    expect((await fetch(`${base}/payouts`, { headers: { 'x-ops-principal': 'alice' } })).status).toBe(401);
+    // Alice signs in with the CLI as the banner says, with the password it prints; her token goes on each request.
+    const password = /alice\s+requester\s+password (\S+)/.exec(output())?.[1];
+    expect(password).toBeDefined();
+    const cliEnv = { ...process.env, PAYOUTS_HOME: mkdtempSync(join(tmpdir(), 'npm-start-home-')) };
+    const cli = (args: string[], input?: string) =>
+      execFileSync(
+        process.execPath,
+        [resolve(import.meta.dirname, '../../scripts/payouts.mjs'), '--api', base, ...args],
+        {
+          env: cliEnv,
+          encoding: 'utf8',
+          ...(input !== undefined && { input }),
+        },
+      );
+    expect(cli(['login', '--user', 'alice', '--password-stdin'], `${password}\n`)).toContain(
+      'signed in as alice',
+    );
+    const token = cli(['token', '--principal', 'alice']).trim();
+    const authed = (url: string, init: RequestInit = {}) =>
+      fetch(url, {
+        ...init,
+        headers: { ...(init.headers as Record<string, string>), authorization: `Bearer ${token}` },
+      });
+
     // The sample curl it prints works as printed.
     const sample = /-d '(\{.*\})'/.exec(output())?.[1];
     expect(sample).toBeDefined();
-    const sampled = await fetch(`${base}/payouts`, {
+    const sampled = await authed(`${base}/payouts`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'idempotency-key': 'demo-1' },
       body: sample,
@@ -67,7 +94,7 @@ describe('npm start', () => {
     });
     expect(await put.json()).toMatchObject({ FailedEntryCount: 0 });
     const byEvent = await eventually(async () => {
-      const list = (await (await fetch(`${base}/payouts`)).json()) as {
+      const list = (await (await authed(`${base}/payouts`)).json()) as {
         items: { narration: string; status: string; origin?: string }[];
       };
       return list.items.find(
@@ -76,12 +103,12 @@ describe('npm start', () => {
     }, 15_000);
     expect(byEvent).toBeDefined();
 
-    const health = await fetch(`${base}/health`);
+    const health = await authed(`${base}/health`);
     expect(health.status).toBe(200);
 
-    const created = await fetch(`${base}/payouts`, {
+    const created = await authed(`${base}/payouts`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', 'idempotency-key': 'e2e-1', 'x-ops-principal': 'e2e' },
+      headers: { 'content-type': 'application/json', 'idempotency-key': 'e2e-1' },
       body: JSON.stringify({
         type: 'bank_transfer',
         amount: 250_000,
@@ -93,14 +120,14 @@ describe('npm start', () => {
     expect(created.status).toBe(201);
     const { id } = (await created.json()) as { id: string };
     const paid = await eventually(async () => {
-      const body = (await (await fetch(`${base}/payouts/${id}`)).json()) as { status: string };
+      const body = (await (await authed(`${base}/payouts/${id}`)).json()) as { status: string };
       return body.status === 'succeeded' ? body : undefined;
     }, 15_000);
     expect(paid).toMatchObject({ status: 'succeeded', receipt: { status: 'SUCCESS' } });
 
     // A scheduled payout is released and paid by the local scheduler, not by the request.
     const scheduleAt = new Date(Date.now() + 1500).toISOString();
-    const scheduled = await fetch(`${base}/payouts`, {
+    const scheduled = await authed(`${base}/payouts`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'idempotency-key': 'e2e-2' },
       body: JSON.stringify({
@@ -115,7 +142,7 @@ describe('npm start', () => {
     const scheduledBody = (await scheduled.json()) as { id: string; status: string };
     expect(scheduledBody.status).toBe('scheduled');
     await eventually(async () => {
-      const body = (await (await fetch(`${base}/payouts/${scheduledBody.id}`)).json()) as { status: string };
+      const body = (await (await authed(`${base}/payouts/${scheduledBody.id}`)).json()) as { status: string };
       return body.status === 'succeeded' ? true : undefined;
     }, 20_000);
     // Paid by the deployed worker through the submission queue's stand-in, not by the sweep itself.

@@ -1,5 +1,8 @@
+import { mkdtempSync } from 'node:fs';
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { SignatureV4 } from '@smithy/signature-v4';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type CliIo, runCli } from '../../lib/cli/commands.js';
@@ -10,6 +13,9 @@ import { payoutEngineOf } from '../../lib/runtime/payout-engine.js';
 import { NodeSha256 } from '../../lib/shared/node-sha256.js';
 import { type ApiHarness, startApiHarness } from '../api/support/harness.js';
 import { bankTransfer } from '../support/engine-harness.js';
+
+/** No session of the machine's own `~/.payouts` reaches these tests: the CLI names its callers by header here. */
+const emptyHome = mkdtempSync(join(tmpdir(), 'ops-cli-home-'));
 
 /** Runs the CLI in this process, capturing what it prints; `answers` are the person's replies to questions. */
 async function cli(
@@ -31,7 +37,7 @@ async function cli(
     err: (text) => {
       err += text;
     },
-    env,
+    env: { PAYOUTS_HOME: emptyHome, ...env },
     readStdin: () => '',
     credentials,
     confirm: async (question) => {

@@ -8,8 +8,12 @@
  *   script, `npx payouts` command and flag, AWS CLI operation and path they name exists.
  * - Ports are the documented defaults: `http://127.0.0.1:3000` (ops API), `:3001` (event bus), `:3002` (the
  *   sandbox, as README's start line sets it); the test starts `npm start` on free ports and rewrites these.
- *   `NAME=value` lines (`API=http://127.0.0.1:3000`) set a variable for the rest of that file's examples; each
- *   file starts without any, as a reader landing on the page would.
+ *   `NAME=value` lines (`API=http://127.0.0.1:3000`) set a variable for the rest of that file's examples; so do
+ *   `NAME="$(npx payouts … token --principal alice)"` lines, with what the command prints (a signed-in
+ *   operator's ID token for curl); each file starts without any, as a reader landing on the page would.
+ * - Every request needs an ID token of the local user pool: a file signs its operators in first
+ *   (`echo '<password>' | npx payouts --api $API login --user alice --password-stdin`, the passwords npm start
+ *   prints). Their sessions live in a fresh PAYOUTS_HOME for this run, never the machine's own ~/.payouts.
  * - The stack is started with the variables of README's `npm start` line that carries variables
  *   (a lower approval threshold, instant settlement on), so the examples can show four eyes with small sums.
  * - A command's trailing comment says what to expect: `# 403: …` the HTTP status of its curl (default: any
@@ -60,6 +64,7 @@ let ports: Record<keyof typeof DOCUMENTED_PORTS, number>;
 let shimDir: string;
 let awsInstalled = false;
 let npxResolved = false;
+let payoutsHome: string;
 const CLI_BIN = 'scripts/payouts.mjs';
 
 /** The variables of README's `npm start` line for the examples (the one that carries variables). */
@@ -97,6 +102,7 @@ beforeAll(async () => {
 
   // curl, as written in the examples, also reports its HTTP status on stderr, where no pipe reads it.
   shimDir = mkdtempSync(join(tmpdir(), 'doc-examples-'));
+  payoutsHome = mkdtempSync(join(tmpdir(), 'doc-examples-home-'));
   const realCurl = (await shell('command -v curl')).stdout.trim();
   expect(realCurl, 'curl must be installed to run the documentation examples').not.toBe('');
   writeFileSync(
@@ -124,6 +130,7 @@ afterAll(async () => {
     if (!stopped) process.kill(-child.pid, 'SIGKILL');
   }
   if (shimDir) rmSync(shimDir, { recursive: true, force: true });
+  if (payoutsHome) rmSync(payoutsHome, { recursive: true, force: true });
 });
 
 function shell(script: string, env: NodeJS.ProcessEnv = process.env): Promise<Answer> {
@@ -154,6 +161,14 @@ function localised(text: string): string {
     result = result.replace(new RegExp(`(127\\.0\\.0\\.1|localhost):${port}\\b`, 'g'), `127.0.0.1:${actual}`);
   }
   return result;
+}
+
+/** `npx payouts` through npx the first time, then the file its bin names (see the header). */
+function cliRewritten(script: string): string {
+  if (!/\bnpx payouts\b/.test(script)) return script;
+  const rewritten = npxResolved ? script.replace(/\bnpx payouts\b/g, `node ${CLI_BIN}`) : script;
+  npxResolved = true;
+  return rewritten;
 }
 
 /** A run block touches only this machine: no URL elsewhere, no AWS call without a local endpoint. */
@@ -250,8 +265,22 @@ async function runExamplesOf(file: string): Promise<number> {
     AWS_DEFAULT_REGION: 'us-east-1',
     AWS_REGION: 'us-east-1',
     AWS_PAGER: '',
+    PAYOUTS_HOME: payoutsHome,
   };
-  for (const name of ['API', 'BUS', 'SANDBOX', 'PAYOUTS_API_URL', 'PAYOUTS_PRINCIPAL']) delete env[name];
+  for (const name of [
+    'API',
+    'BUS',
+    'SANDBOX',
+    'PAYOUTS_API_URL',
+    'PAYOUTS_PRINCIPAL',
+    'LOCAL_TRUST_PRINCIPAL_HEADER',
+    // The operators' tokens the pages capture (ALICE_TOKEN="$(…)"), should this process have any of its own.
+    'ALICE_TOKEN',
+    'BOB_TOKEN',
+    'CAROL_TOKEN',
+    'VIEWER_TOKEN',
+  ])
+    delete env[name];
   const captures = new Map<string, string>();
   let ran = 0;
   for (const block of readDocBlocks(file).filter((b) => b.mode === BlockMode.Run)) {
@@ -263,15 +292,21 @@ async function runExamplesOf(file: string): Promise<number> {
         env[assignment[1] as string] = localised(shellWords(assignment[2] as string)[0] ?? '');
         continue;
       }
+      const captured = /^([A-Z_][A-Z0-9_]*)="\$\((.+)\)"$/.exec(command.text);
+      if (captured) {
+        const inner = localised(captured[2] as string);
+        expect(refusalOf(inner), `${command.where}: ${command.text}`).toBeUndefined();
+        const printed = await shell(cliRewritten(inner), env);
+        expect(printed.exitCode, `${command.where}: ${command.text}\n${printed.stderr}`).toBe(0);
+        env[captured[1] as string] = printed.stdout.trim();
+        continue;
+      }
       const missing = placeholdersOf(command.text).filter((name) => !captures.has(name));
       expect(missing, `${command.where}: no earlier example captured <${missing.join('>, <')}>`).toEqual([]);
       let script = localised(command.text.replace(/<([a-z][\w-]*)>/g, (_, name) => captures.get(name) ?? ''));
       const refusal = refusalOf(script);
       expect(refusal, `${command.where}: ${command.text}`).toBeUndefined();
-      if (/\bnpx payouts\b/.test(script)) {
-        if (npxResolved) script = script.replace(/\bnpx payouts\b/g, `node ${CLI_BIN}`);
-        npxResolved = true;
-      }
+      script = cliRewritten(script);
       if (/^aws\s/.test(script) && !awsInstalled) {
         script = putEventsWithCurl(script.replace(/\$BUS\b/g, env.BUS ?? ''));
       }

@@ -53,6 +53,8 @@ async function startStack(dbPath: string, sandbox: BenchProvider) {
   dynamoDb = await startDynamoDbLocal({ dbPath });
   const opsPort = await freePort();
   const { child, output } = startNpm({
+    // Its requests name a principal by header (the sign-in is proved in test/local/operator-sign-in.e2e.test.ts).
+    LOCAL_TRUST_PRINCIPAL_HEADER: '1',
     OPS_PORT: String(opsPort),
     EVENTS_PORT: String(await freePort()),
     DYNAMODB_ENDPOINT: dynamoDb.endpoint,

@@ -13,6 +13,13 @@ const base = {
 };
 
 describe('identityOf', () => {
+  it('is the user pool sub for a person a local token named, whatever username is shown beside it', () => {
+    const sub = '6dd94d45-bba0-4ea3-9494-359a3a2a1f51';
+    expect(identityOf(user(`alice#cognito:${sub}`))).toBe(`person/cognito:${sub}`);
+    expect(sameIdentity(user(`alice#cognito:${sub}`), user(`renamed#cognito:${sub}`))).toBe(true);
+    expect(sameIdentity(user(`alice#cognito:${sub}`), user('alice'))).toBe(false);
+  });
+
   it('trims and ignores case, so ALICE is alice', () => {
     expect(sameIdentity(user(' ALICE '), user('alice'))).toBe(true);
     expect(sameIdentity(user('alice'), user('bob'))).toBe(false);

@@ -5,6 +5,7 @@ import { apiFunctionServing } from '../../../lib/api/functions/index.js';
 import { type ApiHandler, createApiHandler } from '../../../lib/api/index.js';
 import type { ApiDeadlines } from '../../../lib/api/request-deadline.js';
 import { servedBy } from '../../../lib/local/function-attribution.js';
+import { verifiedCallerOf } from '../../../lib/local/verified-caller.js';
 import { createRuntime, type Runtime } from '../../../lib/runtime/runtime.js';
 import { type Sandbox, type SandboxOptions, startSandbox } from '../../../lib/sandbox/index.js';
 import type { Clock } from '../../../lib/shared/clock.js';
@@ -33,6 +34,12 @@ export async function startApiHarness(
   options: {
     env?: Record<string, string>;
     mode?: 'local' | 'aws';
+    /**
+     * Local mode: `trusted` (the default) takes `X-Ops-Principal` from a request without a verified token, as
+     * these in-process tests always have; `ignored` refuses it, as `npm start` does without
+     * LOCAL_TRUST_PRINCIPAL_HEADER=1.
+     */
+    localPrincipalHeader?: 'trusted' | 'ignored';
     sandbox?: SandboxOptions;
     /** The API's request deadlines instead of production's (small ones make a deadline test fast). */
     deadlines?: ApiDeadlines;
@@ -57,6 +64,9 @@ export async function startApiHarness(
   const ctx = {
     ...apiContextFrom(runtime),
     ...(options.mode && { mode: options.mode }),
+    ...(options.localPrincipalHeader && { localPrincipalHeader: options.localPrincipalHeader }),
+    // As npm start: a request the local server verified a token for is the person it names.
+    verifiedCaller: verifiedCallerOf,
     ...(options.deadlines && { deadlines: options.deadlines }),
   };
   // Every answer is checked against docs/openapi.json: an undocumented status or body fails the test.

@@ -94,6 +94,12 @@ export function commandProblems(
     let at = 0;
     for (; at < words.length && /^[A-Z_][A-Z0-9_]*=/.test(words[at] ?? ''); at++) {
       const name = (words[at] ?? '').split('=')[0] as string;
+      // `ALICE_TOKEN="$(npx payouts … token …)"`: the reader's own variable; the command inside is checked.
+      const substituted = /^[A-Z_][A-Z0-9_]*=\$\((.+)\)$/.exec(words[at] ?? '')?.[1];
+      if (substituted !== undefined) {
+        problems.push(...commandProblems({ text: substituted }));
+        continue;
+      }
       if (!['API', 'BUS', 'SANDBOX', 'PAYOUTS_API_URL', 'PAYOUTS_PRINCIPAL'].includes(name)) {
         if (!projectSource().includes(name)) problems.push(`${name}: no code reads this variable`);
       }
