@@ -1,7 +1,13 @@
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { sessionNamedRole } from '../payouts/identity.js';
+import type { Principal } from '../payouts/model.js';
 import * as z from '../shared/zod.js';
-import type { Operator } from './principal.js';
+
+/** Who is calling and what they may do through the API. */
+export interface Operator {
+  readonly principal: Principal;
+  readonly roles: ReadonlySet<OperatorRole>;
+}
 
 /**
  * What a caller may do through the API (docs/controls.md, "Roles"). A person may hold several; none implies

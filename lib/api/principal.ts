@@ -7,10 +7,13 @@ import {
   ALL_ROLES,
   type IdentitySettings,
   OPERATOR_ROLES,
+  type Operator,
   type OperatorRole,
   OperatorRoleSchema,
   rolesGranted,
 } from './operator-roles.js';
+
+export type { Operator } from './operator-roles.js';
 
 /**
  * Header that names the caller in local mode, taken only from a request without verified claims and only where
@@ -48,12 +51,6 @@ const localRoles = z.pipe(
   ),
   z.array(OperatorRoleSchema),
 );
-
-/** Who is calling and what they may do through the API. */
-export interface Operator {
-  readonly principal: Principal;
-  readonly roles: ReadonlySet<OperatorRole>;
-}
 
 const localPrincipal = z
   .string()

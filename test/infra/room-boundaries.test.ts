@@ -74,7 +74,8 @@ const ALLOWED_ARROWS: Readonly<Record<string, readonly string[]>> = {
     'statements',
   ],
   'bulk-corrections': ['payouts', 'provider'],
-  cli: [],
+  // The CLI signs in to npm start's user pool (lib/local/cognito-api.ts) at the path its API names.
+  cli: ['local'],
   events: ['payout-runs', 'payouts', 'runtime', 'settlement', 'statements'],
   'future-payouts': ['payouts', 'provider-schedules', 'recurrence'],
   jobs: [
