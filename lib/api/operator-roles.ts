@@ -1,6 +1,7 @@
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { sessionNamedRole } from '../payouts/identity.js';
 import type { Principal } from '../payouts/model.js';
+import { jsonText } from '../shared/json-text.js';
 import * as z from '../shared/zod.js';
 
 /** Who is calling and what they may do through the API. */
@@ -90,20 +91,7 @@ export const IDENTITY_ENV = {
    * The API roles of IAM callers by the role they assumed (or `user/<name>`), JSON: `{"payouts-ci": ["requester"]}`
    * (lib/api/operator-roles.ts). Default: none, and an IAM caller no entry names is refused every route.
    */
-  OPS_API_ROLES: z.pipe(
-    z.pipe(
-      z._default(z.string(), '{}'),
-      z.transform((text: string, context) => {
-        try {
-          return JSON.parse(text) as unknown;
-        } catch {
-          context.issues.push({ code: 'custom', message: 'must be a JSON object', input: text });
-          return z.NEVER;
-        }
-      }),
-    ),
-    ApiRoleGrantsSchema,
-  ),
+  OPS_API_ROLES: z.pipe(z.pipe(z._default(z.string(), '{}'), jsonText()), ApiRoleGrantsSchema),
   /** The operators' identity pool (its credentials carry the person's user pool `sub`); unset: no pool. */
   OPS_OPERATOR_IDENTITY_POOL_ID: z.optional(z.string().check(z.minLength(1))),
   /** Its user pool's provider name, `cognito-idp.<region>.amazonaws.com/<user pool id>`. */

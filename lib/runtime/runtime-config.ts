@@ -2,6 +2,7 @@ import { IDENTITY_ENV } from '../api/operator-roles.js';
 import { defaultEngineConfig } from '../payouts/config.js';
 import { DEFAULT_REQUEST_TIMEOUT_MS } from '../provider/call-deadline.js';
 import { PayoutAutomationError } from '../shared/errors.js';
+import { jsonText } from '../shared/json-text.js';
 import { describeIssues, fieldIssues } from '../shared/validation.js';
 import * as z from '../shared/zod.js';
 
@@ -78,19 +79,7 @@ export const RuntimeEnvSchema = z
     /** At or above it an instruction waits for two approvals by two persons; unset: one. */
     SECOND_APPROVAL_THRESHOLD_KOBO: kobo,
     /** Per-approver limits, JSON: `{"defaultKobo":…,"byApprover":{"person/cognito:<sub>":…}}`; unset: none. */
-    APPROVER_LIMITS: z.optional(
-      z.pipe(
-        z.transform((text: string, context) => {
-          try {
-            return JSON.parse(text) as unknown;
-          } catch {
-            context.issues.push({ code: 'custom', message: 'must be a JSON object', input: text });
-            return z.NEVER;
-          }
-        }),
-        ApproverLimitsSchema,
-      ),
-    ),
+    APPROVER_LIMITS: z.optional(z.pipe(jsonText(), ApproverLimitsSchema)),
     SUBMIT_LEASE_MS: milliseconds,
     RECONCILE_GRACE_MS: milliseconds,
     RECONCILE_INTERVAL_MS: milliseconds,

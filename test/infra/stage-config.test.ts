@@ -105,7 +105,12 @@ describe('stage configuration', () => {
       DYNAMODB_ENDPOINT: 'http://127.0.0.1:1',
       PROVIDER_BASE_URL: 'http://127.0.0.1:1',
     };
-    expect(() => parseRuntimeEnv({ ...base, APPROVER_LIMITS: 'bob=5' })).toThrow(/APPROVER_LIMITS/);
+    expect(() => parseRuntimeEnv({ ...base, APPROVER_LIMITS: 'bob=5' })).toThrow(
+      /APPROVER_LIMITS: must be a JSON object/,
+    );
+    expect(() => parseRuntimeEnv({ ...base, OPS_API_ROLES: 'payouts-ci=requester' })).toThrow(
+      /OPS_API_ROLES: must be a JSON object/,
+    );
     expect(() => parseRuntimeEnv({ ...base, APPROVER_LIMITS: '{"bob":5}' })).toThrow(/APPROVER_LIMITS/);
     expect(() => parseRuntimeEnv({ ...base, SECOND_APPROVAL_THRESHOLD_KOBO: '-1' })).toThrow(
       /SECOND_APPROVAL_THRESHOLD_KOBO/,
