@@ -1,4 +1,5 @@
 import type { BulkCorrectionService } from '../bulk-corrections/correction-service.js';
+import type { PayoutRun, RunState } from '../payout-runs/model.js';
 import { sameIdentity } from '../payouts/identity.js';
 import type { Approval, Principal } from '../payouts/model.js';
 import type { PayoutListing } from '../payouts/store/payout-listing.js';
@@ -7,7 +8,13 @@ import type { RefundService } from '../refunds/refund-service.js';
 import type { CursorPage } from '../shared/paging.js';
 
 /** The kinds of money instruction that wait for a second person. */
-export const APPROVAL_KINDS = ['payout', 'refund', 'bulk-correction', 'recurring-payout'] as const;
+export const APPROVAL_KINDS = [
+  'payout',
+  'refund',
+  'bulk-correction',
+  'recurring-payout',
+  'payout-run',
+] as const;
 export type ApprovalKind = (typeof APPROVAL_KINDS)[number];
 
 /** One instruction waiting for a second person, and the call that approves it. */
@@ -49,6 +56,9 @@ export interface ApprovalSources {
   readonly refunds: Pick<RefundService, 'list'>;
   readonly recurrences: Pick<RecurrenceService, 'list'>;
   readonly bulkCorrections: Pick<BulkCorrectionService, 'listCorrections'>;
+  readonly payoutRuns: {
+    list(query: { limit: number; cursor?: string; state?: RunState }): Promise<CursorPage<PayoutRun>>;
+  };
 }
 
 type Source = (limit: number, cursor: string | undefined) => Promise<CursorPage<WaitingApproval>>;
@@ -128,6 +138,22 @@ function sources(ctx: ApprovalSources): Record<ApprovalKind, Source> {
             method: 'POST',
             path: `/bulk-payout-items/${correction.bulkPayoutItemId}/corrections/${correction.correctionId}/approve`,
           },
+        })),
+        ...(page.nextCursor && { nextCursor: page.nextCursor }),
+      };
+    },
+    'payout-run': async (limit, cursor) => {
+      const page = await ctx.payoutRuns.list({ state: 'pending_approval', limit, ...(cursor && { cursor }) });
+      return {
+        items: page.items.map((run) => ({
+          kind: 'payout-run',
+          id: run.runId,
+          amount: run.totalKobo,
+          requestedBy: run.requestedBy,
+          requestedAt: run.createdAt,
+          ...(run.firstApproval && { firstApproval: run.firstApproval }),
+          summary: `payout run of ${run.count} bank transfers from a ${run.source} file (sha256 ${run.fileSha256})`,
+          ...decisionsOn(`/payout-runs/${run.runId}`),
         })),
         ...(page.nextCursor && { nextCursor: page.nextCursor }),
       };

@@ -1,5 +1,6 @@
 import type { ApprovalSources } from '../api/approvals.js';
 import { DynamoDbBulkItemStore } from '../bulk-corrections/bulk-item-store.js';
+import { DynamoDbPayoutRunStore } from '../payout-runs/run-store.js';
 import { DynamoDbRefundStore } from '../refunds/refund-store.js';
 import { payoutListingOf } from './payout-listing.js';
 import { recurrencesOf } from './recurrences.js';
@@ -16,5 +17,6 @@ export function approvalSourcesOf(runtime: Runtime): ApprovalSources {
     refunds: new DynamoDbRefundStore(runtime.dynamoDb, runtime.tableName),
     recurrences: recurrencesOf(runtime),
     bulkCorrections: new DynamoDbBulkItemStore(runtime.dynamoDb, runtime.tableName),
+    payoutRuns: new DynamoDbPayoutRunStore(runtime.dynamoDb, runtime.tableName),
   }));
 }

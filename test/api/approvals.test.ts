@@ -68,6 +68,50 @@ describe('the approvals queue (GET /approvals)', () => {
     expect(after.body.items).toEqual([]);
   });
 
+  it('lists a payout run waiting for a second person with its total, to all but its requester, and approves it by the call it names', async () => {
+    const threshold = payoutEngineOf(h.runtime).ctx.config.approvalThresholdKobo;
+    // Two rows, each below the threshold, together at it: the run as a whole waits for a second person.
+    const half = Math.ceil(threshold / 2);
+    const csv = [
+      'reference,amount,bankCode,accountNumber,accountName,narration',
+      `queue-1,${half},058,0123456781,Ada Obi,June salary`,
+      `queue-2,${half},058,0123456782,Ben Eze,June salary`,
+    ].join('\n');
+    const created = await call(h.api, {
+      method: 'POST',
+      path: '/payout-runs',
+      principal: 'alice',
+      headers: { 'content-type': 'text/csv', 'idempotency-key': 'approvals-run-1' },
+      body: `${csv}\n`,
+    });
+    expect(created.status).toBe(202);
+    expect(created.body.status).toBe('pending_approval');
+    const runId: string = created.body.runId;
+
+    const runsFor = async (principal: string) =>
+      (await call(h.api, { method: 'GET', path: '/approvals', principal, query: 'kind=payout-run' })).body
+        .items;
+    expect(await runsFor('alice')).toEqual([]);
+    const [waiting] = await runsFor('carol');
+    expect(waiting).toMatchObject({
+      kind: 'payout-run',
+      id: runId,
+      amount: 2 * half,
+      requestedBy: { id: 'alice' },
+      approve: { method: 'POST', path: `/payout-runs/${runId}/approve` },
+      reject: { method: 'POST', path: `/payout-runs/${runId}/reject` },
+    });
+    expect(waiting.summary).toContain('2 bank transfers');
+    const approved = await call(h.api, {
+      method: waiting.approve.method,
+      path: waiting.approve.path,
+      principal: 'carol',
+      body: {},
+    });
+    expect(approved.status).toBe(200);
+    expect(await runsFor('carol')).toEqual([]);
+  });
+
   it('pages one kind at a time and refuses a cursor without its kind', async () => {
     const first = await call(h.api, {
       method: 'GET',
