@@ -267,17 +267,13 @@ function handlerCode(handlerFile: string): Code {
   });
 }
 
-const otelLayers = new WeakMap<Construct, ILayerVersion>();
-
-/** The stage's ADOT layer, imported once per stack (`openTelemetry` of the stage config). */
+/** The stage's ADOT layer (`openTelemetry` of the stage config), imported into `scope` once for all its functions. */
 export function openTelemetryLayer(
   scope: Construct,
   config: { readonly layerArn: string; readonly execWrapper: string },
 ): { readonly layer: ILayerVersion; readonly execWrapper: string } {
-  let layer = otelLayers.get(scope);
-  if (!layer) {
-    layer = LayerVersion.fromLayerVersionArn(scope, 'OpenTelemetryLayer', config.layerArn);
-    otelLayers.set(scope, layer);
-  }
-  return { layer, execWrapper: config.execWrapper };
+  return {
+    layer: LayerVersion.fromLayerVersionArn(scope, 'OpenTelemetryLayer', config.layerArn),
+    execWrapper: config.execWrapper,
+  };
 }

@@ -77,6 +77,8 @@ export class PayoutsStack extends Stack {
     if (submissions) this.deadLetterQueues.set('submit-payouts', submissions.deadLetterQueue);
     this.submissionQueue = submissions?.queue;
 
+    // The ADOT layer, when the stage names one, for the functions that make spans.
+    const otel = config.openTelemetry && openTelemetryLayer(this, config.openTelemetry);
     for (const name of deployed) {
       const spec = HANDLERS[name];
       const isScheduled = spec.trigger.kind === 'schedule';
@@ -92,8 +94,7 @@ export class PayoutsStack extends Stack {
         // The publisher reads only EVENT_BUS_NAME; every other handler builds the runtime from these.
         ...('table' in spec && { environment: runtimeEnvironment }),
       });
-      if ('traces' in spec && config.openTelemetry)
-        fn.addOpenTelemetry(openTelemetryLayer(this, config.openTelemetry));
+      if ('traces' in spec && otel) fn.addOpenTelemetry(otel);
       if ('table' in spec) {
         fn.bindTable(this.data.table, spec.table.access, spec.table.indexes, {
           batchWrites: 'batchWrites' in spec.table && spec.table.batchWrites,

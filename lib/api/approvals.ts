@@ -63,12 +63,21 @@ export interface ApprovalSources {
 
 type Source = (limit: number, cursor: string | undefined) => Promise<CursorPage<WaitingApproval>>;
 
+/** A listing's page as the queue shows it: each item presented, the listing's own cursor kept. */
+const waitingOf = <T>(
+  page: CursorPage<T>,
+  present: (item: T) => WaitingApproval,
+): CursorPage<WaitingApproval> => ({
+  items: page.items.map(present),
+  ...(page.nextCursor && { nextCursor: page.nextCursor }),
+});
+
 function sources(ctx: ApprovalSources): Record<ApprovalKind, Source> {
   return {
     payout: async (limit, cursor) => {
-      const page = await ctx.payouts.list({ status: 'pending_approval', limit, ...(cursor && { cursor }) });
-      return {
-        items: page.items.map((payout) => ({
+      return waitingOf(
+        await ctx.payouts.list({ status: 'pending_approval', limit, ...(cursor && { cursor }) }),
+        (payout) => ({
           kind: 'payout',
           id: payout.id,
           amount: payout.amountKobo,
@@ -77,14 +86,13 @@ function sources(ctx: ApprovalSources): Record<ApprovalKind, Source> {
           ...(payout.firstApproval && { firstApproval: payout.firstApproval }),
           summary: `${payout.instruction.type}: ${payout.narration}`,
           ...decisionsOn(`/payouts/${payout.id}`),
-        })),
-        ...(page.nextCursor && { nextCursor: page.nextCursor }),
-      };
+        }),
+      );
     },
     refund: async (limit, cursor) => {
-      const page = await ctx.refunds.list({ status: 'pending_approval', limit, ...(cursor && { cursor }) });
-      return {
-        items: page.items.map((refund) => ({
+      return waitingOf(
+        await ctx.refunds.list({ status: 'pending_approval', limit, ...(cursor && { cursor }) }),
+        (refund) => ({
           kind: 'refund',
           id: refund.id,
           amount: refund.amountKobo,
@@ -93,18 +101,17 @@ function sources(ctx: ApprovalSources): Record<ApprovalKind, Source> {
           ...(refund.firstApproval && { firstApproval: refund.firstApproval }),
           summary: `refund of transaction ${refund.transactionId}: ${refund.merchantNote}`,
           ...decisionsOn(`/refunds/${refund.id}`),
-        })),
-        ...(page.nextCursor && { nextCursor: page.nextCursor }),
-      };
+        }),
+      );
     },
     'recurring-payout': async (limit, cursor) => {
-      const page = await ctx.recurrences.list({
-        status: 'pending_approval',
-        limit,
-        ...(cursor && { cursor }),
-      });
-      return {
-        items: page.items.map((recurrence) => ({
+      return waitingOf(
+        await ctx.recurrences.list({
+          status: 'pending_approval',
+          limit,
+          ...(cursor && { cursor }),
+        }),
+        (recurrence) => ({
           kind: 'recurring-payout',
           id: recurrence.id,
           amount: recurrence.template.amount,
@@ -113,18 +120,17 @@ function sources(ctx: ApprovalSources): Record<ApprovalKind, Source> {
           ...(recurrence.firstApproval && { firstApproval: recurrence.firstApproval }),
           summary: `${recurrence.rule.interval} ${recurrence.template.type} from ${recurrence.rule.startDate}: ${recurrence.template.narration}`,
           ...decisionsOn(`/recurring-payouts/${recurrence.id}`),
-        })),
-        ...(page.nextCursor && { nextCursor: page.nextCursor }),
-      };
+        }),
+      );
     },
     'bulk-correction': async (limit, cursor) => {
-      const page = await ctx.bulkCorrections.listCorrections({
-        status: 'pending_approval',
-        limit,
-        ...(cursor && { cursor }),
-      });
-      return {
-        items: page.items.map((correction) => ({
+      return waitingOf(
+        await ctx.bulkCorrections.listCorrections({
+          status: 'pending_approval',
+          limit,
+          ...(cursor && { cursor }),
+        }),
+        (correction) => ({
           kind: 'bulk-correction',
           id: correction.correctionId,
           ...(typeof correction.fields.amount === 'number' && { amount: correction.fields.amount }),
@@ -138,14 +144,13 @@ function sources(ctx: ApprovalSources): Record<ApprovalKind, Source> {
             method: 'POST',
             path: `/bulk-payout-items/${correction.bulkPayoutItemId}/corrections/${correction.correctionId}/approve`,
           },
-        })),
-        ...(page.nextCursor && { nextCursor: page.nextCursor }),
-      };
+        }),
+      );
     },
     'payout-run': async (limit, cursor) => {
-      const page = await ctx.payoutRuns.list({ state: 'pending_approval', limit, ...(cursor && { cursor }) });
-      return {
-        items: page.items.map((run) => ({
+      return waitingOf(
+        await ctx.payoutRuns.list({ state: 'pending_approval', limit, ...(cursor && { cursor }) }),
+        (run) => ({
           kind: 'payout-run',
           id: run.runId,
           amount: run.totalKobo,
@@ -154,9 +159,8 @@ function sources(ctx: ApprovalSources): Record<ApprovalKind, Source> {
           ...(run.firstApproval && { firstApproval: run.firstApproval }),
           summary: `payout run of ${run.count} bank transfers from a ${run.source} file (sha256 ${run.fileSha256})`,
           ...decisionsOn(`/payout-runs/${run.runId}`),
-        })),
-        ...(page.nextCursor && { nextCursor: page.nextCursor }),
-      };
+        }),
+      );
     },
   };
 }
