@@ -61,6 +61,25 @@ export function toWholeNaira(kobo: number): number {
   return kobo / KOBO_PER_NAIRA;
 }
 
+const NAIRA_TEXT_PATTERN = /^(\d{1,3}(?:,\d{3})+|\d+)(?:\.(\d{1,2}))?$/;
+
+/**
+ * Reads an amount a person typed in naira (the console's forms) into kobo, exactly, from its digits: commas only
+ * as thousands separators, at most two decimals, more than zero.
+ *
+ * @example koboOfNairaText('1,500,000.5') // 150000050
+ * @throws MoneyError naming what is wrong with the text
+ */
+export function koboOfNairaText(text: string): number {
+  const match = NAIRA_TEXT_PATTERN.exec(text.trim());
+  if (!match) throw new MoneyError('must be naira with at most two decimals, e.g. 1,500,000.50');
+  const [, whole = '0', fraction = ''] = match;
+  const kobo = Number(whole.replaceAll(',', '')) * KOBO_PER_NAIRA + Number(fraction.padEnd(2, '0'));
+  if (!Number.isSafeInteger(kobo)) throw new MoneyError('is too large');
+  if (kobo === 0) throw new MoneyError('must be more than zero');
+  return kobo;
+}
+
 /** True when the value is a safe integer, i.e. a valid kobo amount (sign not checked). */
 export function isKobo(value: number): boolean {
   return Number.isSafeInteger(value);

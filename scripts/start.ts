@@ -22,6 +22,7 @@ import { sweepDuePayouts } from '../lib/jobs/sweep-due-payouts.js';
 import { syncProviderSchedules } from '../lib/jobs/sync-provider-schedules.js';
 import { awsCallRecorder } from '../lib/local/aws-call-recorder.js';
 import { LOCAL_OPERATORS, type LocalUserPool, startLocalUserPool } from '../lib/local/cognito-local.js';
+import { LOCAL_CONSOLE_PATH, localConsoleSite } from '../lib/local/console-site.js';
 import { ensureTable } from '../lib/local/create-table.js';
 import { type DynamoDbLocal, dynamoDbLocalDir, startDynamoDbLocal } from '../lib/local/dynamodb-local.js';
 import { type LocalEventBus, serveLocalEventBus } from '../lib/local/event-bus.js';
@@ -239,6 +240,11 @@ async function main(): Promise<void> {
         trustPrincipalHeader,
         signIn: { endpoint: pool.endpoint, userPoolId: pool.userPoolId, clientId: pool.clientId },
       },
+      // The finance team's console on the API's own origin, signing in to the local pool (docs/console.md).
+      site: localConsoleSite(
+        { endpoint: pool.endpoint, userPoolId: pool.userPoolId, clientId: pool.clientId },
+        process.env.STATEMENT_TIME_ZONE ?? 'Africa/Lagos',
+      ),
     },
   );
   stack.push({ name: 'ops API', stop: () => api.close() });
@@ -413,6 +419,7 @@ function banner(parts: {
     '',
     'payout-automation is running locally',
     `  ops API          ${api.url}   (OpenAPI: ${api.url}/openapi.json)`,
+    `  console          ${api.url}${LOCAL_CONSOLE_PATH}   (sign in as an operator below)`,
     `  DynamoDB Local   ${dynamoDb.endpoint}   table ${env.TABLE_NAME}${env.DYNAMODB_ENDPOINT ? ' (DYNAMODB_ENDPOINT: kept across restarts)' : ''}`,
     sandbox
       ? `  provider         sandbox at ${sandbox.url} (token ${sandbox.token})`

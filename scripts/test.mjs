@@ -19,16 +19,19 @@ const run = (command, args, { quiet = false } = {}) =>
 
 const checks = Promise.all([
   run('nice', ['-n', '15', 'npx', 'tsc', '--noEmit', '-p', 'tsconfig.json'], { quiet: true }),
+  // The console runs in a browser: its own compiler settings (DOM, no Node types).
+  run('nice', ['-n', '15', 'npx', 'tsc', '--noEmit', '-p', 'lib/console/tsconfig.json'], { quiet: true }),
   run('nice', ['-n', '15', 'npx', 'biome', 'check', '.'], { quiet: true }),
 ]);
 const suite = await run('npx', ['vitest', 'run', ...process.argv.slice(2)]);
-const [typecheck, lint] = await checks;
+const [typecheck, consoleTypecheck, lint] = await checks;
 
 for (const [name, result] of [
   ['typecheck (tsc --noEmit)', typecheck],
+  ['console typecheck (tsc -p lib/console)', consoleTypecheck],
   ['lint (biome check .)', lint],
 ]) {
   console.log(`\n${name}: ${result.ok ? 'passed' : `failed (${result.code})`}`);
   if (!result.ok || result.output.trim() !== '') process.stdout.write(result.output);
 }
-process.exit(typecheck.ok && lint.ok && suite.ok ? 0 : 1);
+process.exit(typecheck.ok && consoleTypecheck.ok && lint.ok && suite.ok ? 0 : 1);

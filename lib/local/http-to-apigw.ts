@@ -9,6 +9,7 @@ import {
 import type { AddressInfo } from 'node:net';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { type ProblemSlug, problemType } from '../api/problem-types.js';
+import type { LocalSite } from './console-site.js';
 import { authorizeLocally, LOCAL_SIGN_IN_PATH, type LocalIdentity } from './gateway-authorizer.js';
 import { type LocalRefusal, refusalOf } from './loopback-guard.js';
 import { readBoundedBody } from './request-body.js';
@@ -126,6 +127,8 @@ export async function serveApiGatewayHandler(
     onError?: (error: unknown) => void;
     /** Verify the callers' tokens as API Gateway's JWT authorizer would (`npm start`); unset: no authorizer. */
     identity?: LocalIdentity;
+    /** A static site served before the API on the same origin (the console at /console/, console-site.ts). */
+    site?: LocalSite;
   },
 ): Promise<LocalApiServer> {
   let port = options.port;
@@ -142,6 +145,11 @@ export async function serveApiGatewayHandler(
             refusal.message,
           ),
         );
+        return;
+      }
+      const page = options.site?.(req.method ?? 'GET', new URL(req.url ?? '/', 'http://127.0.0.1').pathname);
+      if (page) {
+        writeResult(res, page);
         return;
       }
       const body = await readBoundedBody(req, MAX_BODY_BYTES);

@@ -90,7 +90,10 @@ const ALLOWED_ARROWS: Readonly<Record<string, readonly string[]>> = {
     'settlement',
     'statements',
   ],
-  local: ['api', 'events'],
+  // The browser console: its script reads money only (the kernel); nothing of the server's rooms ships to it.
+  console: [],
+  // npm start serves the console beside the API (lib/local/console-site.ts).
+  local: ['api', 'console', 'events'],
   notifications: ['events'],
   'payout-runs': ['payouts'],
   payouts: ['provider'],

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { formatNaira, MoneyError, toKobo, toNaira, toWholeNaira } from '../../lib/money.js';
+import { formatNaira, koboOfNairaText, MoneyError, toKobo, toNaira, toWholeNaira } from '../../lib/money.js';
 
 describe('toKobo', () => {
   it('converts the decimals the provider sends exactly', () => {
@@ -74,5 +74,21 @@ describe('formatNaira', () => {
         );
       }),
     );
+  });
+});
+
+describe('koboOfNairaText (what a person types in the console)', () => {
+  it('reads naira with thousands commas and up to two decimals exactly', () => {
+    expect(koboOfNairaText('1,500,000.5')).toBe(150_000_050);
+    expect(koboOfNairaText('1500000.50')).toBe(150_000_050);
+    expect(koboOfNairaText(' 250 ')).toBe(25_000);
+    expect(koboOfNairaText('0.01')).toBe(1);
+    expect(koboOfNairaText('294.9')).toBe(29_490);
+  });
+
+  it('refuses misplaced commas, three decimals, signs, zero and words', () => {
+    for (const text of ['1,50,000', '1,5000', '1.234', '-5', '+5', '0', '0.00', '', 'ten', '1e5', '5.']) {
+      expect(() => koboOfNairaText(text), text).toThrow(MoneyError);
+    }
   });
 });

@@ -202,11 +202,33 @@ export const PayoutPageSchema = pageOf(PayoutListItemSchema);
 /** `GET /payouts/{id}/audit`: a page of the payout's whole audit trail, oldest first. */
 export const PayoutAuditPageSchema = pageOf(PayoutAuditEventSchema);
 
-export const ControlsResponseSchema = z.lazy(() =>
+const controlsFields = () => ({
+  paused: z.boolean(),
+  reason: z.optional(sentence),
+  updatedBy: z.optional(PrincipalSchema),
+  updatedAt: z.optional(instant),
+});
+
+export const ControlsResponseSchema = z.lazy(() => z.object(controlsFields()));
+
+/** `GET /controls`: the pause, the limits in force, and how much of today's cap the main wallet has used. */
+export const ControlsStateResponseSchema = z.lazy(() =>
   z.object({
-    paused: z.boolean(),
-    reason: z.optional(sentence),
-    updatedBy: z.optional(PrincipalSchema),
-    updatedAt: z.optional(instant),
+    ...controlsFields(),
+    limits: z.object({
+      maxInstructionKobo: kobo.check(
+        z.describe('the largest single payout, refund, rule occurrence or correction (MAX_PAYOUT_KOBO)'),
+      ),
+      approvalThresholdKobo: kobo.check(z.describe('at or above it a second person approves')),
+      secondApprovalThresholdKobo: z.optional(
+        kobo.check(z.describe('at or above it two approvals by two persons; absent: one')),
+      ),
+      dailyCapKobo: kobo.check(z.describe('the most that may leave one account per day')),
+    }),
+    dailyCap: z.object({
+      day: z.string().check(z.describe("the cap's calendar day (YYYY-MM-DD, in its time zone)")),
+      timeZone: z.string(),
+      mainWalletUsedKobo: kobo.check(z.describe("counted against the main wallet's cap today")),
+    }),
   }),
 );

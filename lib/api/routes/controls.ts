@@ -1,7 +1,9 @@
 import { pausePayouts, resumePayouts } from '../../payouts/engine/controls.js';
+import { MAIN_WALLET_CAP_COUNTER } from '../../payouts/gate.js';
+import { calendarDayIn } from '../../shared/wall-clock.js';
 import { presentControls } from '../presenters.js';
 import { parseBody } from '../request.js';
-import { ControlsResponseSchema } from '../responses/payout.js';
+import { ControlsResponseSchema, ControlsStateResponseSchema } from '../responses/payout.js';
 import { type Answers, type Route, type RouteRequest, reply, route } from '../router.js';
 import { PauseRequestSchema, ResumeRequestSchema } from '../schemas.js';
 
@@ -21,8 +23,26 @@ async function resume(request: RouteRequest<'payouts'>) {
   );
 }
 
+/** The pause, the limits the gate applies now, and the main wallet's use of today's cap (what the console shows). */
 async function getControls(request: RouteRequest<'payouts'>) {
-  return reply(200, presentControls(await request.ctx.payouts.controls()));
+  const { ctx } = request.ctx.payouts;
+  const day = calendarDayIn(ctx.config.capTimeZone, ctx.clock.now());
+  const [controls, mainWalletUsedKobo] = await Promise.all([
+    request.ctx.payouts.controls(),
+    ctx.store.getCapUsage(MAIN_WALLET_CAP_COUNTER, day),
+  ]);
+  return reply(200, {
+    ...presentControls(controls),
+    limits: {
+      maxInstructionKobo: ctx.config.maxPayoutKobo,
+      approvalThresholdKobo: ctx.config.approvalThresholdKobo,
+      ...(ctx.config.secondApprovalThresholdKobo !== undefined && {
+        secondApprovalThresholdKobo: ctx.config.secondApprovalThresholdKobo,
+      }),
+      dailyCapKobo: ctx.config.dailyCapKobo,
+    },
+    dailyCap: { day, timeZone: ctx.config.capTimeZone, mainWalletUsedKobo },
+  });
 }
 
 const controls = (description: string) => ({ 200: { description, schema: ControlsResponseSchema } });
@@ -48,7 +68,7 @@ export const controlRoutes: readonly Route<Answers, 'payouts'>[] = [
     method: 'GET',
     path: '/controls',
     role: 'viewer',
-    responses: controls('the controls'),
+    responses: { 200: { description: 'the controls in force', schema: ControlsStateResponseSchema } },
     problems: [],
     handler: getControls,
   }),
