@@ -122,6 +122,22 @@ export const StageConfigSchema = z.strictObject({
     }),
     { emails: [], webhook: false },
   ),
+  /**
+   * The finance team's console (docs/console.md), deployed with the API: `signInDomainPrefix` names the pool's
+   * sign-in page, `<prefix>.auth.<region>.amazoncognito.com` (unique in the region; default
+   * `payouts-<stage>-<account>`); `enabled: false` leaves it out.
+   */
+  console: z._default(
+    z.strictObject({
+      enabled: z._default(z.boolean(), true),
+      signInDomainPrefix: z.optional(
+        z
+          .string()
+          .check(z.regex(/^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/, 'lower-case letters, digits and hyphens')),
+      ),
+    }),
+    { enabled: true },
+  ),
   /** Where alarm notifications go; without one the SNS topic has no subscriber until one is added. */
   alarmEmail: z.optional(z.email()),
   /**

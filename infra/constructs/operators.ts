@@ -193,17 +193,39 @@ export class Operators extends Construct {
       }
     }
     this.apiRoles = grants;
-    new CfnIdentityPoolRoleAttachment(this, 'Roles', {
+    this.#roleAttachment = new CfnIdentityPoolRoleAttachment(this, 'Roles', {
       identityPoolId: this.identityPool.ref,
-      roleMappings: {
-        operators: {
-          identityProvider: `${this.userPool.userPoolProviderName}:${this.client.userPoolClientId}`,
-          // The roles of the person's groups (`cognito:roles`, `cognito:preferred_role`); none: no credentials.
-          type: 'Token',
-          ambiguousRoleResolution: 'Deny',
-        },
-      },
+      roleMappings: { operators: this.#groupRoles(this.client) },
     });
+  }
+
+  readonly #roleAttachment: CfnIdentityPoolRoleAttachment;
+  readonly #mappings: Record<string, CfnIdentityPoolRoleAttachment.RoleMappingProperty> = {};
+
+  /** A client's tokens give the roles of the person's groups (`cognito:preferred_role`); none: no credentials. */
+  #groupRoles(client: UserPoolClient): CfnIdentityPoolRoleAttachment.RoleMappingProperty {
+    return {
+      identityProvider: `${this.userPool.userPoolProviderName}:${client.userPoolClientId}`,
+      type: 'Token',
+      ambiguousRoleResolution: 'Deny',
+    };
+  }
+
+  /**
+   * Another app client of the pool (the console's) whose ID tokens the identity pool exchanges, for the same
+   * group roles and with the same server-side check of the token.
+   */
+  trustClient(client: UserPoolClient, key: string): void {
+    const providers = [...((this.identityPool.cognitoIdentityProviders as unknown[] | undefined) ?? [])];
+    providers.push({
+      clientId: client.userPoolClientId,
+      providerName: this.userPool.userPoolProviderName,
+      serverSideTokenCheck: true,
+    });
+    this.identityPool.cognitoIdentityProviders =
+      providers as CfnIdentityPool.CognitoIdentityProviderProperty[];
+    this.#mappings[key] = this.#groupRoles(client);
+    this.#roleAttachment.roleMappings = { operators: this.#groupRoles(this.client), ...this.#mappings };
   }
 
   /** The variables the API functions read (lib/api/api-function.ts `apiEnvironmentOf`). */

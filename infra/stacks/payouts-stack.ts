@@ -1,4 +1,4 @@
-import { CfnOutput, Duration, Stack, type StackProps, Validations } from 'aws-cdk-lib';
+import { Aws, CfnOutput, Duration, Stack, type StackProps, Validations } from 'aws-cdk-lib';
 import { AnyPrincipal, Effect, PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { Key } from 'aws-cdk-lib/aws-kms';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
@@ -15,6 +15,7 @@ import {
 } from '../../lib/events/domain-events.js';
 import { functionEnvironment } from '../config/function-environment.js';
 import type { StageConfig } from '../config/stage-config.js';
+import { Console } from '../constructs/console.js';
 import { Data } from '../constructs/data.js';
 import { deadLetterQueue } from '../constructs/dead-letter-queue.js';
 import { DomainEvents } from '../constructs/domain-events.js';
@@ -50,6 +51,8 @@ export class PayoutsStack extends Stack {
   readonly api?: OpsApi;
   /** The operators' user pool, groups and identity pool, deployed with the API. */
   readonly operators?: Operators;
+  /** The finance team's console (S3 + CloudFront), deployed with the API unless `console.enabled` is false. */
+  readonly console?: Console;
   /** The queue between the sweeper and the submission workers (with `submit-payouts` deployed). */
   readonly submissionQueue?: IQueue;
   readonly monitoring: Monitoring;
@@ -199,6 +202,16 @@ export class PayoutsStack extends Stack {
       new CfnOutput(this, 'OperatorsUserPoolId', { value: operators.userPool.userPoolId });
       new CfnOutput(this, 'OperatorsClientId', { value: operators.client.userPoolClientId });
       new CfnOutput(this, 'OperatorsIdentityPoolId', { value: operators.identityPool.ref });
+      if (config.console.enabled) {
+        this.console = new Console(this, 'Console', {
+          stage,
+          api: this.api.api,
+          operators,
+          signInDomainPrefix: config.console.signInDomainPrefix ?? `payouts-${stage}-${Aws.ACCOUNT_ID}`,
+          timeZone: config.statementTimeZone,
+        });
+        new CfnOutput(this, 'ConsoleUrl', { value: this.console.url });
+      }
     }
 
     this.events.restrictSources({

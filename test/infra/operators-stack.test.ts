@@ -89,10 +89,17 @@ describe('operators as people: the user pool, its groups and the identity pool',
     }
     template.hasResourceProperties('AWS::Cognito::IdentityPool', {
       AllowUnauthenticatedIdentities: false,
-      CognitoIdentityProviders: [Match.objectLike({ ServerSideTokenCheck: true })],
+      // The CLI's client and the console's, each token checked with the pool when it is exchanged.
+      CognitoIdentityProviders: [
+        Match.objectLike({ ServerSideTokenCheck: true }),
+        Match.objectLike({ ServerSideTokenCheck: true }),
+      ],
     });
     template.hasResourceProperties('AWS::Cognito::IdentityPoolRoleAttachment', {
-      RoleMappings: { operators: Match.objectLike({ Type: 'Token', AmbiguousRoleResolution: 'Deny' }) },
+      RoleMappings: {
+        operators: Match.objectLike({ Type: 'Token', AmbiguousRoleResolution: 'Deny' }),
+        console: Match.objectLike({ Type: 'Token', AmbiguousRoleResolution: 'Deny' }),
+      },
     });
   });
 

@@ -226,8 +226,8 @@ export const ControlsStateResponseSchema = z.lazy(() =>
       dailyCapKobo: kobo.check(z.describe('the most that may leave one account per day')),
     }),
     dailyCap: z.object({
-      day: z.string().check(z.describe("the cap's calendar day (YYYY-MM-DD, in its time zone)")),
-      timeZone: z.string(),
+      day: upTo(10).check(z.describe("the cap's calendar day (YYYY-MM-DD, in its time zone)")),
+      timeZone: upTo(64),
       mainWalletUsedKobo: kobo.check(z.describe("counted against the main wallet's cap today")),
     }),
   }),
