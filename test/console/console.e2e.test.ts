@@ -197,6 +197,48 @@ describe('the console, in Chromium against npm start', () => {
     expect((await asApi('bob', 'GET', `/payouts/${id}`)).body.status).toBe('cancelled');
   });
 
+  it('lets bob do it all from the keyboard: tab to the approval, read it, confirm with Enter', async () => {
+    await requestPayout(alice, {
+      amount: '1,200,000.50',
+      name: 'Dayo Ola',
+      account: '0222333444',
+      narration: 'audit fees',
+    });
+    await bob.getByRole('link', { name: 'My queue' }).click();
+    await bob.getByRole('button', { name: 'Approve Payout bank_transfer: audit fees' }).waitFor();
+    // From the link just followed, onwards by Tab alone.
+    let focused = '';
+    for (
+      let presses = 0;
+      presses < 80 && focused !== 'Approve Payout bank_transfer: audit fees';
+      presses += 1
+    ) {
+      await bob.keyboard.press('Tab');
+      focused = await bob.evaluate(() => {
+        const element = (
+          globalThis as unknown as {
+            document: { activeElement: { getAttribute(name: string): string | null } | null };
+          }
+        ).document.activeElement;
+        return element?.getAttribute('aria-label') ?? '';
+      });
+    }
+    expect(focused).toBe('Approve Payout bank_transfer: audit fees');
+    await bob.keyboard.press('Enter');
+    const dialog = bob.getByRole('dialog', { name: 'Approve this instruction?' });
+    await dialog.waitFor();
+    // The dialog takes the focus, on its first action: the approval of exactly this amount.
+    await expect
+      .poll(() =>
+        dialog
+          .getByRole('button', { name: 'Approve NGN 1,200,000.50' })
+          .evaluate((b) => b === (b.ownerDocument as { activeElement: unknown }).activeElement),
+      )
+      .toBe(true);
+    await bob.keyboard.press('Enter');
+    await bob.getByRole('status').filter({ hasText: 'Approved payout' }).waitFor();
+  });
+
   it('takes a 50-row run with two bad rows shown by row, fixed in place, approved by bob and followed to 100 %', async () => {
     const rows = Array.from({ length: 50 }, (_, i) => {
       const n = String(i + 1).padStart(3, '0');
