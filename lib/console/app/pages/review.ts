@@ -5,7 +5,7 @@ import { isMe, type Page, type Principal } from '../page.js';
 import { type PayoutView, statusBadge } from './payouts.js';
 
 type Reviewed = PayoutView & {
-  readonly paidTwice?: Record<string, unknown>;
+  readonly paidTwice?: { readonly attempts: readonly number[]; readonly transactionIds: readonly string[] };
   readonly watchedAttempts?: readonly { attempt?: number; marker?: string; provedAbsentAt?: string }[];
   readonly resolutionProposal?: {
     outcome?: string;
@@ -85,6 +85,19 @@ export const reviewPage: Page = async (ctx, main) => {
   );
   const items = [...(review?.items ?? []), ...(unknown?.items ?? [])];
   const details = await Promise.all(items.map((p) => ctx.api.call<Reviewed>('GET', `/payouts/${p.id}`)));
+  // What the reconciler found at the provider is in the reason it gave when it handed the payout to people.
+  const found = await Promise.all(
+    details.map(async (p) => {
+      const audit = await ctx.api.call<{ items: { to?: string; reason?: string }[] }>(
+        'GET',
+        `/payouts/${p.id}/audit`,
+        {
+          query: { limit: '100' },
+        },
+      );
+      return audit.items.filter((event) => event.to === p.status).at(-1)?.reason ?? '';
+    }),
+  );
   replace(
     main,
     h('h1', {}, 'Needs review'),
@@ -96,13 +109,15 @@ export const reviewPage: Page = async (ctx, main) => {
     status,
     table(
       'Payouts waiting for a person',
-      ['Payout', 'Amount', 'Beneficiary', 'Status', 'Why', 'Attempts'],
-      details.map((p) => [
+      ['Payout', 'Amount', 'Beneficiary', 'Status', 'Found at the provider', 'Attempts'],
+      details.map((p, i) => [
         h('a', { href: `#/payouts/${p.id}` }, p.id),
         naira(p.amount),
         p.beneficiary ? `${p.beneficiary.accountName} ${maskedAccount(p.beneficiary.accountNumber)}` : p.type,
         statusBadge(p.status),
-        p.paidTwice ? 'paid twice at the provider' : (p.failure?.message ?? ''),
+        p.paidTwice
+          ? `paid twice: ${p.paidTwice.transactionIds.join(', ')}`
+          : found[i] || (p.failure?.message ?? ''),
         String(p.watchedAttempts?.length ?? 0),
       ]),
       'Nothing needs review.',
