@@ -5,7 +5,7 @@ import { checkedAgainstContract } from './support/contract.js';
 import { type ApiHarness, bankTransfer, call, startApiHarness } from './support/harness.js';
 
 /**
- * Finding 9 of issue 13: maker and checker were compared as raw strings. Each test is one way a requester
+ * Maker and checker are compared as stable identities, never as raw strings. Each test is one way a requester
  * tried to approve their own payout; the payout must stay `pending_approval`.
  */
 

@@ -6,7 +6,7 @@ import { encodeCursor } from '../../lib/shared/cursor.js';
 import { type ApiHarness, bankTransfer, call, type Reply, startApiHarness } from './support/harness.js';
 
 /**
- * Finding 12 of issue 13: client input reached a 500 (a metadata key `constructor`, a tampered cursor), and
+ * No client input reaches a 500: it once did (a metadata key `constructor`, a tampered cursor), and
  * narrations and names took NUL, CR/LF, right-to-left override, zero-width characters and the reconciler's
  * own marker. Each refusal is a 400 naming the field, stores nothing and calls no provider.
  */

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ApiHarness, call, startApiHarness } from './support/harness.js';
 
 /**
- * Issue 13, finding 8: secret redaction replaced substrings, so a provider message holding the PIN's digits
+ * Secret redaction must not be an oracle: it once replaced substrings, so a provider message holding the PIN's digits
  * anywhere came back with "[REDACTED]" in their place: an oracle for the PIN (a refund of 482100 kobo answered
  * "amount [REDACTED] is above the amount paid" when the PIN was 4821), and with PIN 0000 ids were stored as
  * "5a4db0c0-[REDACTED]-4000-...". Stored and returned texts are now the provider's own, whatever the PIN.

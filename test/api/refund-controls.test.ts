@@ -5,7 +5,7 @@ import { refundSenderOf } from '../../lib/runtime/refunds.js';
 import { ManualClock } from '../../lib/shared/clock.js';
 import { type ApiHarness, call, startApiHarness } from './support/harness.js';
 
-/** Issue 13, finding 4, through the ops API: the refund attacks answer with problems that name the field. */
+/** Refunds pass the one control gate, through the ops API: the refund attacks answer with problems that name the field. */
 let h: ApiHarness;
 let keys = 0;
 

@@ -71,7 +71,7 @@ import { type CfnTemplate, TEST_REGION } from '../support/iam/template-resolver.
 import { windowAwayFromNow } from '../support/settlement-hours.js';
 
 /**
- * Issue 16: every AWS SDK call each handler makes, checked against that handler's own role in the synthesized
+ * The IAM proof: every AWS SDK call each handler makes, checked against that handler's own role in the synthesized
  * template (identity policies plus the resource's policy) with a real IAM evaluator, before it is sent. The
  * handlers run end to end here against DynamoDB Local and the sandbox, each on a runtime built from its own
  * environment in the template, AWS mode for the secrets (answered by a local Secrets Manager stand-in).
@@ -1065,7 +1065,7 @@ describe('IAM proof: every call each handler makes is allowed by its own role', 
 
 describe('IAM proof: it can fail', { timeout: 120_000 }, () => {
   it('names the function, call, action and resource when a grant is removed from the template', async () => {
-    // The grant issue 16 found missing: without BatchWriteItem the provider-schedule sync is refused.
+    // A grant the proof once found missing: without BatchWriteItem the provider-schedule sync is refused.
     const without = structuredClone(template);
     for (const resource of Object.values(without.Resources)) {
       if (resource.Type !== 'AWS::IAM::Policy') continue;

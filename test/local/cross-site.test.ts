@@ -7,7 +7,7 @@ import { CapturingLogger } from '../../lib/shared/logger.js';
 import { type ApiHarness, bankTransfer, startApiHarness } from '../api/support/harness.js';
 
 /**
- * Finding 10 of issue 13: a web page the operator had open could drive `npm start`'s local servers. A
+ * A web page the operator has open must not drive `npm start`'s local servers (one once could). A
  * `text/plain` POST with `Origin: http://evil.example` to the local bus created a payout that was paid,
  * `POST /controls/resume` worked cross-site, and the Host header was not checked (DNS rebinding).
  */

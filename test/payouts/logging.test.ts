@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { reconcilePayouts } from '../../lib/payouts/engine/reconcile-payouts.js';
 import { bankTransfer, command, type EngineHarness, startEngineHarness } from '../support/engine-harness.js';
 
-/** Issue 17: "reconciliation pass" at INFO every 2 s was half of what `npm start` printed. */
+/** Quiet logs: "reconciliation pass" at INFO every 2 s was once half of what `npm start` printed. */
 describe('logs say what was decided, not that a tick ran', () => {
   let h: EngineHarness;
 

@@ -16,7 +16,7 @@ import { calendarDayIn } from '../../lib/shared/wall-clock.js';
 import { createTestTable } from '../support/dynamodb.js';
 
 /**
- * Issue 13, finding 4: refunds pass the one control gate. Each test gets its own table (the refunded totals and
+ * Refunds pass the one control gate. Each test gets its own table (the refunded totals and
  * the daily cap live there) and talks to the sandbox over HTTP.
  */
 let sandbox: Sandbox;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { isLoopbackUrl, parseRuntimeEnv } from '../../lib/runtime/runtime-config.js';
 
-/** Finding 10 of issue 13: `npm start` accepted a real provider's URL, token and PIN. */
+/** Local mode refuses a real provider's URL, token and PIN (`npm start` once accepted them). */
 const local = {
   TABLE_NAME: 'payouts',
   PROVIDER_BASE_URL: 'http://127.0.0.1:4010',
