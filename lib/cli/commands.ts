@@ -3,7 +3,7 @@ import { parseArgs } from 'node:util';
 import type { AwsCredentialIdentityProvider } from '@smithy/types';
 import { COMMANDS, type CommandSpec, placeholders } from './command-table.js';
 import { describeForConfirmation, formatForPeople } from './format.js';
-import { LoginError, login } from './login.js';
+import { freshSession, LoginError, login } from './login.js';
 import {
   isLoopbackUrl,
   OpsClient,
@@ -247,7 +247,7 @@ async function sessionCommand(
     );
   }
   if (command === 'token') {
-    io.out(`${store.load(username, baseUrl, new Date()).idToken}\n`);
+    io.out(`${(await freshSession(store, username, baseUrl, new Date())).idToken}\n`);
     return ExitCode.Ok;
   }
   const password = async () => {
@@ -540,7 +540,9 @@ async function targetOf(
     let idToken: string | undefined;
     let missing = `${principal} is not signed in`;
     try {
-      idToken = new SessionStore(sessionsDir(io.env)).load(principal, baseUrl, new Date()).idToken;
+      // An expired ID token is renewed with the session's refresh token; one that cannot be is an `expired`.
+      idToken = (await freshSession(new SessionStore(sessionsDir(io.env)), principal, baseUrl, new Date()))
+        .idToken;
     } catch (error) {
       if (!(error instanceof SessionError)) throw error;
       // An expired session is the one thing to fix before sending; without any, the stack may trust the name.
