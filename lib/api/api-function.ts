@@ -1,3 +1,4 @@
+import { disabledOperatorsOf } from '../operators/access.js';
 import { traceDynamoDbCalls } from '../runtime/aws-call-tracing.js';
 import type { Runtime } from '../runtime/runtime.js';
 import { once } from '../runtime/service-cache.js';
@@ -34,7 +35,12 @@ export function apiFunction<S extends ApiService>(
 
 /** What every API function takes from the runtime, whatever its routes. */
 export function apiEnvironmentOf(runtime: Runtime): ApiEnvironment {
-  return { logger: runtime.logger, mode: runtime.mode, ...identitySettingsOf(runtime.env) };
+  return {
+    logger: runtime.logger,
+    mode: runtime.mode,
+    ...identitySettingsOf(runtime.env),
+    disabledOperators: disabledOperatorsOf(runtime.dynamoDb, runtime.tableName),
+  };
 }
 
 function apiRouterOn<S extends ApiService>(api: ApiFunction<S>, runtime: Runtime): ApiHandler {

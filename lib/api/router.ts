@@ -6,7 +6,7 @@ import { withLogContext } from '../shared/log-context.js';
 import { activeSpan, inSpan, SpanKinds } from '../shared/tracing.js';
 import type * as z from '../shared/zod.js';
 import type { ApiContext, ApiService } from './context.js';
-import { ApiError, validationError } from './errors.js';
+import { ApiError, unauthenticated, validationError } from './errors.js';
 import type { OperatorRole } from './operator-roles.js';
 import { operatorOf } from './principal.js';
 import { problemFor, problemResponse } from './problem.js';
@@ -203,6 +203,11 @@ export function createRouter<S extends ApiService>(
         params[name] = safeDecode(found.match?.[index + 1] ?? '');
       });
       const operator = operatorOf(event, ctx.mode, ctx);
+      // An operator an admin disabled holds tokens (and identity-pool credentials) that stay valid until they
+      // expire: refused here from the moment of the disable (lib/operators/access.ts).
+      if (ctx.disabledOperators && (await ctx.disabledOperators.isDisabled(operator.principal))) {
+        throw unauthenticated('this operator is disabled; an admin can enable them again');
+      }
       if (!operator.roles.has(found.route.role)) {
         throw new ApiError(
           403,
