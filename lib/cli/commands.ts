@@ -123,6 +123,9 @@ const OPTIONS = {
   yes: { type: 'boolean', short: 'y' },
   deep: { type: 'boolean' },
   reason: { type: 'string' },
+  username: { type: 'string' },
+  email: { type: 'string' },
+  groups: { type: 'string' },
   status: { type: 'string' },
   state: { type: 'string' },
   kind: { type: 'string' },
@@ -489,7 +492,17 @@ function plan(parsed: Parsed, io: Pick<CliIo, 'readStdin'>): Planned {
       spec,
     );
   }
-  const flagBody = flagValues(values, spec.bodyFlags);
+  const flagBody: Record<string, string | string[]> = flagValues(values, spec.bodyFlags);
+  // A list field (`--groups requester,approver`) goes as an array.
+  for (const name of spec.listFlags ?? []) {
+    const value = flagBody[name];
+    if (typeof value === 'string') {
+      flagBody[name] = value
+        .split(',')
+        .map((part) => part.trim())
+        .filter((part) => part !== '');
+    }
+  }
   const sentBody =
     body ?? (Object.keys(flagBody).length > 0 || spec.method === 'POST' ? flagBody : undefined);
   const query = { ...extraQuery, ...flagValues(values, spec.query), ...(values.deep && { deep: 'true' }) };

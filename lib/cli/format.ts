@@ -8,6 +8,11 @@ const isRecord = (value: unknown): value is Json =>
 /** Columns shown for list items, most telling first; the first few present in the items are used. */
 const PREFERRED_COLUMNS = [
   'id',
+  // An operator (`operators list`): who, how to reach them, what they may do.
+  'username',
+  'email',
+  'groups',
+  'enabled',
   'settlementId',
   'bulkPayoutItemId',
   'status',
@@ -81,6 +86,7 @@ function cell(name: string, value: unknown, short = false): string {
   if (name === 'reason' && typeof value === 'string' && value.length > REASON_CELL)
     return `${value.slice(0, REASON_CELL - 1)}…`;
   if (isRecord(value) && typeof value.id === 'string') return short ? personName(value.id) : value.id;
+  if (name === 'groups' && Array.isArray(value)) return value.join(',');
   if (typeof value === 'object') return JSON.stringify(value);
   return String(value);
 }
