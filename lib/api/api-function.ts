@@ -1,4 +1,3 @@
-import { disabledOperatorsOf } from '../operators/access.js';
 import { traceDynamoDbCalls } from '../runtime/aws-call-tracing.js';
 import type { Runtime } from '../runtime/runtime.js';
 import { once } from '../runtime/service-cache.js';
@@ -39,7 +38,7 @@ export function apiEnvironmentOf(runtime: Runtime): ApiEnvironment {
     logger: runtime.logger,
     mode: runtime.mode,
     ...identitySettingsOf(runtime.env),
-    disabledOperators: disabledOperatorsOf(runtime.dynamoDb, runtime.tableName),
+    disabledOperators: runtime.disabledOperators,
   };
 }
 
