@@ -85,6 +85,11 @@ export interface Route<A extends Answers = Answers, S extends ApiService = ApiSe
   readonly problems: readonly ProblemSlug[];
   /** The role a caller must hold (lib/api/operator-roles.ts): checked by the router before the handler runs. */
   readonly role: OperatorRole;
+  /**
+   * The route reads no stored data (the OpenAPI document): its function (api-docs) builds no runtime and reaches no
+   * table, so a disabled operator is not looked up for it, in AWS or in the one local router.
+   */
+  readonly storesNothing?: true;
   readonly handler: (request: RouteRequest<S>) => Promise<RouteResultOf<A>>;
 }
 
@@ -205,7 +210,11 @@ export function createRouter<S extends ApiService>(
       const operator = operatorOf(event, ctx.mode, ctx);
       // An operator an admin disabled holds tokens (and identity-pool credentials) that stay valid until they
       // expire: refused here from the moment of the disable (lib/operators/access.ts).
-      if (ctx.disabledOperators && (await ctx.disabledOperators.isDisabled(operator.principal))) {
+      if (
+        !found.route.storesNothing &&
+        ctx.disabledOperators &&
+        (await ctx.disabledOperators.isDisabled(operator.principal))
+      ) {
         throw unauthenticated('this operator is disabled; an admin can enable them again');
       }
       if (!operator.roles.has(found.route.role)) {

@@ -324,6 +324,8 @@ describe('a disabled operator', () => {
     const refused = await as('bob', 'GET', '/controls');
     expect(refused.status).toBe(401);
     expect(String(refused.body.detail)).toContain('disabled');
+    // The OpenAPI document reads no stored data: its function (api-docs) has no table to look the marker up in.
+    expect((await as('bob', 'GET', '/openapi.json')).status).toBe(200);
     // cognito-local 5.3.0 still signs a disabled user in (Cognito itself refuses): the API refuses that token too.
     const fresh = await idTokenOf('bob');
     expect(fresh).not.toBe(bobToken);
