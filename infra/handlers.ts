@@ -76,6 +76,11 @@ export interface HandlerSpec {
   readonly unexercisedGrants?: Readonly<Record<string, string>>;
   /** Publishes to the notification topic and reads the webhook secret (NOTIFY_TOPIC_ARN, NOTIFY_WEBHOOK_SECRET_ID). */
   readonly notifies?: true;
+  /**
+   * Manages the operators' user pool (the admin routes `/operators`): OPS_OPERATOR_USER_POOL_ID and exactly these
+   * `cognito-idp` actions on that pool's ARN (infra/stacks/payouts-stack.ts), no other pool and no other action.
+   */
+  readonly managesOperators?: readonly string[];
 }
 
 const { byStatus, byMonth, workQueue } = TableIndexes;
@@ -263,6 +268,34 @@ export const HANDLERS = {
     },
     // A re-run lists the provider's wallet transactions: the token only, never from a wallet.
     provider: ProviderAccess.Token,
+  },
+  'api-operators': {
+    description:
+      'Ops API (HTTP API, IAM auth): operators of the user pool (list, invite, grant, confirm, revoke, disable, enable), for admins',
+    ...OPS_API,
+    // Each change of access is recorded in the operator's audit in one transaction with its proposal and the
+    // disabled marker (Put; an enable Deletes the marker); reads an operator's audit and proposals by key (Query on
+    // the table). Every API function reads the marker (GetItem) to refuse a disabled operator's tokens.
+    table: {
+      access: 'copy',
+      indexes: [],
+      queriesTable: true,
+      deletesItems: true,
+      writes: [K.operator, K.operatorAccess],
+    },
+    provider: ProviderAccess.None,
+    // lib/operators/cognito-directory.ts, one action per call it makes; the pool's ARN only.
+    managesOperators: [
+      'cognito-idp:ListUsers',
+      'cognito-idp:ListUsersInGroup',
+      'cognito-idp:AdminGetUser',
+      'cognito-idp:AdminListGroupsForUser',
+      'cognito-idp:AdminCreateUser',
+      'cognito-idp:AdminAddUserToGroup',
+      'cognito-idp:AdminRemoveUserFromGroup',
+      'cognito-idp:AdminDisableUser',
+      'cognito-idp:AdminEnableUser',
+    ],
   },
   'api-docs': {
     description:

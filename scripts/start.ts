@@ -41,6 +41,7 @@ import { verifiedCallerOf } from '../lib/local/verified-caller.js';
 import { NOTIFIED_EVENTS, notify } from '../lib/notifications/index.js';
 import { runEndBookkeeperOf } from '../lib/runtime/domain-event-runtime.js';
 import { notifierFromEnv } from '../lib/runtime/notifier.js';
+import { operatorsOf } from '../lib/runtime/operators.js';
 import { type Runtime, runtimeFromProcessEnv } from '../lib/runtime/runtime.js';
 import { isLoopbackUrl } from '../lib/runtime/runtime-config.js';
 import { settlementPolicyOf } from '../lib/runtime/settlements.js';
@@ -225,6 +226,8 @@ async function main(): Promise<void> {
   // Each entry point runs as the function that serves it in AWS (servedBy), so recorded calls are told apart.
   const apiHandler = createApiHandler({
     ...apiContextFrom(runtime),
+    // Admins manage the operators of this pool (`/operators`), through cognito-local's endpoint.
+    operators: operatorsOf(runtime, { userPoolId: pool.userPoolId, endpoint: pool.endpoint }),
     localPrincipalHeader: trustPrincipalHeader ? 'trusted' : 'ignored',
     verifiedCaller: verifiedCallerOf,
   });

@@ -48,6 +48,10 @@ export const KeyPrefix = {
   statement: 'STATEMENT#*',
   /** A notified event's delivery marker (`notificationKeys.marker`, lib/notifications/delivery-marker.ts). */
   notification: 'NOTIFICATION#*',
+  /** An operator's audit and proposals (`operatorKeys`, lib/operators/operator-store.ts). */
+  operator: 'OPERATOR#*',
+  /** A disabled operator's marker, by user pool `sub` (`operatorAccessKey`, lib/operators/access.ts). */
+  operatorAccess: 'OPERATOR_ACCESS#*',
   /** The submission workers' fleet-wide rate limiter (lib/payouts/store/dynamodb-rate-limiter.ts). */
   rateLimiter: 'RATELIMIT#provider',
 } as const;

@@ -31,6 +31,7 @@ import {
   assertDeployable,
   HANDLERS,
   type HandlerName,
+  type HandlerSpec,
   ProviderAccess,
   presentHandlers,
 } from '../handlers.js';
@@ -199,6 +200,18 @@ export class PayoutsStack extends Stack {
       };
       for (const name of apiFunctions.keys())
         this.functions.get(name as HandlerName)?.addEnvironment(apiEnvironment);
+      // The function serving /operators manages the pool: its id, and only the admin actions its calls need.
+      for (const [name, fn] of this.functions) {
+        const spec: HandlerSpec = HANDLERS[name];
+        if (!spec.managesOperators || spec.managesOperators.length === 0) continue;
+        fn.addEnvironment({ OPS_OPERATOR_USER_POOL_ID: operators.userPool.userPoolId });
+        fn.function.addToRolePolicy(
+          new PolicyStatement({
+            actions: [...spec.managesOperators],
+            resources: [operators.userPool.userPoolArn],
+          }),
+        );
+      }
       new CfnOutput(this, 'OperatorsUserPoolId', { value: operators.userPool.userPoolId });
       new CfnOutput(this, 'OperatorsClientId', { value: operators.client.userPoolClientId });
       new CfnOutput(this, 'OperatorsIdentityPoolId', { value: operators.identityPool.ref });

@@ -1,4 +1,5 @@
 import { approvalSourcesOf } from '../runtime/approvals.js';
+import { operatorsOf } from '../runtime/operators.js';
 import { payoutAuditTrailOf } from '../runtime/payout-audit-trail.js';
 import { payoutEngineOf } from '../runtime/payout-engine.js';
 import { payoutDaysOf, payoutListingOf } from '../runtime/payout-listing.js';
@@ -37,6 +38,8 @@ export function apiContextFrom(runtime: Runtime): ApiContext {
     payoutRuns: payoutRunsOf(runtime),
     approvals: approvalSourcesOf(runtime),
     statements: { store: statementStoreOf(runtime), service: statementsOf(runtime) },
+    // Locally the pool is cognito-local's, which npm start and the tests pass in with `operatorsOf(runtime, pool)`.
+    operators: operatorsOf(runtime),
     ...apiEnvironmentOf(runtime),
   };
 }

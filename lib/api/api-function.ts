@@ -34,7 +34,12 @@ export function apiFunction<S extends ApiService>(
 
 /** What every API function takes from the runtime, whatever its routes. */
 export function apiEnvironmentOf(runtime: Runtime): ApiEnvironment {
-  return { logger: runtime.logger, mode: runtime.mode, ...identitySettingsOf(runtime.env) };
+  return {
+    logger: runtime.logger,
+    mode: runtime.mode,
+    ...identitySettingsOf(runtime.env),
+    disabledOperators: runtime.disabledOperators,
+  };
 }
 
 function apiRouterOn<S extends ApiService>(api: ApiFunction<S>, runtime: Runtime): ApiHandler {

@@ -1,6 +1,8 @@
 import type { CorrectionJobService } from '../bulk-corrections/correction-jobs.js';
 import type { BulkCorrectionService } from '../bulk-corrections/correction-service.js';
 import type { DeadLetterService } from '../events/dead-letters/index.js';
+import type { DisabledOperators } from '../operators/access.js';
+import type { OperatorService } from '../operators/operator-service.js';
 import type { PayoutRunService } from '../payout-runs/index.js';
 import type { PayoutEngine } from '../payouts/payout-engine.js';
 import type { PayoutLedger } from '../payouts/payout-ledger.js';
@@ -55,6 +57,11 @@ export interface ApiServices {
   readonly deadLetters: DeadLetterService;
   /** The daily statements: stored reports and lines, and the reconciliation a person re-runs. */
   readonly statements: StatementsApi;
+  /**
+   * The operators of the user pool, managed by admins (`/operators`); undefined when the deployment names no pool
+   * (the routes answer 503).
+   */
+  readonly operators: OperatorService | undefined;
   /** Only the read-through views use the provider directly. */
   readonly provider: Pick<ProviderClient, 'settlements' | 'transactions' | 'stores'>;
 }
@@ -70,6 +77,8 @@ export interface ApiEnvironment extends IdentitySettings {
   readonly mode: 'aws' | 'local';
   /** How requests are bounded; API_DEADLINES (request-deadline.ts) unless a test sets its own. */
   readonly deadlines?: ApiDeadlines;
+  /** Refuses (401) the tokens of operators an admin disabled; every API function on a runtime has it. */
+  readonly disabledOperators?: DisabledOperators;
 }
 
 /**

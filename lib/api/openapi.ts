@@ -25,6 +25,13 @@ import { FuturePayoutsQuerySchema } from './routes/future-payouts.js';
 import { HealthQuerySchema } from './routes/health.js';
 import { InstantSettlementRequestSchema } from './routes/instant-settlements.js';
 import {
+  InviteOperatorRequestSchema,
+  OperatorGroupsRequestSchema,
+  OperatorReasonRequestSchema,
+  OperatorUsernamePathSchema,
+  ProposalIdPathSchema,
+} from './routes/operators.js';
+import {
   PAYOUT_EXPORT_MAX_DAYS,
   PAYOUT_EXPORT_PAGE_ROWS,
   PayoutExportQuerySchema,
@@ -97,6 +104,18 @@ const bulkItemPath = { name: 'id', in: 'path', required: true, schema: jsonSchem
 const datePath = { name: 'date', in: 'path', required: true, schema: jsonSchema(StatementDateSchema) };
 const jobPath = { name: 'id', in: 'path', required: true, schema: jsonSchema(JobIdSchema) };
 const runPath = { name: 'id', in: 'path', required: true, schema: jsonSchema(RunIdSchema) };
+const usernamePath = {
+  name: 'username',
+  in: 'path',
+  required: true,
+  schema: jsonSchema(OperatorUsernamePathSchema),
+};
+const proposalPath = {
+  name: 'proposalId',
+  in: 'path',
+  required: true,
+  schema: jsonSchema(ProposalIdPathSchema),
+};
 
 /** A `text/csv` payout run: its columns, from the service's own list. */
 const RunCsvSchema = z.string().check(
@@ -654,6 +673,78 @@ function operations(): Record<string, Record<string, Operation>> {
         summary:
           'Reconcile the day again; idempotent: the same findings, nothing raised twice, no second needs_review. The run records who ran it',
         parameters: [datePath],
+      },
+    },
+    '/operators': {
+      get: {
+        operationId: 'listOperators',
+        summary:
+          'Every operator of the user pool with their groups and whether they may sign in (admins only)',
+      },
+      post: {
+        operationId: 'inviteOperator',
+        summary:
+          'Invite an operator (the pool e-mails a temporary password) into groups: viewer at once; a group that moves money (requester, approver, admin) is proposed, for a second admin to confirm',
+        requestBody: body(InviteOperatorRequestSchema),
+      },
+    },
+    '/operators/{username}': {
+      get: {
+        operationId: 'getOperator',
+        summary:
+          'An operator, the changes of their access waiting for a second admin, and their audit (who, when, from → to, why)',
+        parameters: [usernamePath],
+      },
+    },
+    '/operators/{username}/grant': {
+      post: {
+        operationId: 'grantOperatorGroups',
+        summary:
+          'Add groups: viewer alone at once (200); a group that moves money is proposed (202) for another admin to confirm. Never your own',
+        parameters: [usernamePath],
+        requestBody: body(OperatorGroupsRequestSchema),
+      },
+    },
+    '/operators/{username}/revoke': {
+      post: {
+        operationId: 'revokeOperatorGroups',
+        summary: 'Remove groups at once: one admin may reduce access. Never your own',
+        parameters: [usernamePath],
+        requestBody: body(OperatorGroupsRequestSchema),
+      },
+    },
+    '/operators/{username}/disable': {
+      post: {
+        operationId: 'disableOperator',
+        summary:
+          'Disable at once: no sign-in, and every token or credential they still hold is refused (401). Never yourself',
+        parameters: [usernamePath],
+        requestBody: body(OperatorReasonRequestSchema),
+      },
+    },
+    '/operators/{username}/enable': {
+      post: {
+        operationId: 'enableOperator',
+        summary:
+          'Enable again: at once (200) for one who holds no group that moves money, else proposed (202) for a second admin',
+        parameters: [usernamePath],
+        requestBody: body(OperatorReasonRequestSchema),
+      },
+    },
+    '/operators/{username}/proposals/{proposalId}/confirm': {
+      post: {
+        operationId: 'confirmOperatorProposal',
+        summary:
+          'A second admin applies a pending grant or enable: never the admin who proposed it (by stable identity), nor the operator themselves',
+        parameters: [usernamePath, proposalPath],
+      },
+    },
+    '/operators/{username}/proposals/{proposalId}/cancel': {
+      post: {
+        operationId: 'cancelOperatorProposal',
+        summary: 'Any admin withdraws a pending grant or enable; nothing is given',
+        parameters: [usernamePath, proposalPath],
+        requestBody: body(OperatorReasonRequestSchema),
       },
     },
     '/health': {

@@ -24,6 +24,11 @@ export const PROBLEM_TYPES = {
     meaning:
       'The caller may not approve or confirm this: they requested it themselves (four eyes), by stable identity; they gave its first of two approvals already; or its amount is above their approval limit (`detail` names it). Nothing changed.',
   },
+  'operator-change-forbidden': {
+    statuses: [403],
+    meaning:
+      'An admin may not change their own groups or account (disable, enable), nor confirm a change of access they proposed: another admin must, compared by stable identity. Nothing changed.',
+  },
   'not-found': {
     statuses: [404],
     meaning: 'No resource has this id (a malformed id cannot exist either), or no route serves this path.',
@@ -86,6 +91,11 @@ export const PROBLEM_TYPES = {
   'provider-unavailable': {
     statuses: [503],
     meaning: 'The provider could not be reached; nothing was sent. Try again later.',
+  },
+  'user-pool-error': {
+    statuses: [502],
+    meaning:
+      "The operators user pool refused the call or failed (`detail` names the call and its error). What was done before it is in the operator's audit (`GET /operators/{username}`); a change that gives access is recorded only once the pool applied it.",
   },
   'not-configured': {
     statuses: [503],

@@ -3,6 +3,7 @@ import {
   CorrectionJobNotEnqueuedError,
   CorrectionJobsNotConfiguredError,
 } from '../bulk-corrections/job-errors.js';
+import { DirectoryError, OperatorChangeForbiddenError } from '../operators/errors.js';
 import { RunWarningsError } from '../payout-runs/index.js';
 import {
   ApprovalForbiddenError,
@@ -158,6 +159,13 @@ export function problemFor(error: unknown, logger: Logger): Problem {
   if (error instanceof ProviderLookupFailedError) {
     logger.warn('provider look-up failed', { code: error.code });
     return problem(503, 'provider-unavailable', 'The provider is unavailable', 'try again later');
+  }
+  if (error instanceof OperatorChangeForbiddenError) {
+    return problem(403, 'operator-change-forbidden', 'Another admin must make this change', error.message);
+  }
+  if (error instanceof DirectoryError) {
+    logger.warn('user pool call failed', { operation: error.operation, type: error.type });
+    return problem(502, 'user-pool-error', 'The user pool refused the call', error.message);
   }
   if (error instanceof ApprovalForbiddenError) {
     return problem(403, 'approval-forbidden', 'Approval is not allowed for this principal', error.message);

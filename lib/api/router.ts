@@ -6,7 +6,7 @@ import { withLogContext } from '../shared/log-context.js';
 import { activeSpan, inSpan, SpanKinds } from '../shared/tracing.js';
 import type * as z from '../shared/zod.js';
 import type { ApiContext, ApiService } from './context.js';
-import { ApiError, validationError } from './errors.js';
+import { ApiError, unauthenticated, validationError } from './errors.js';
 import type { OperatorRole } from './operator-roles.js';
 import { operatorOf } from './principal.js';
 import { problemFor, problemResponse } from './problem.js';
@@ -85,6 +85,11 @@ export interface Route<A extends Answers = Answers, S extends ApiService = ApiSe
   readonly problems: readonly ProblemSlug[];
   /** The role a caller must hold (lib/api/operator-roles.ts): checked by the router before the handler runs. */
   readonly role: OperatorRole;
+  /**
+   * The route reads no stored data (the OpenAPI document): its function (api-docs) builds no runtime and reaches no
+   * table, so a disabled operator is not looked up for it, in AWS or in the one local router.
+   */
+  readonly storesNothing?: true;
   readonly handler: (request: RouteRequest<S>) => Promise<RouteResultOf<A>>;
 }
 
@@ -203,6 +208,15 @@ export function createRouter<S extends ApiService>(
         params[name] = safeDecode(found.match?.[index + 1] ?? '');
       });
       const operator = operatorOf(event, ctx.mode, ctx);
+      // An operator an admin disabled holds tokens (and identity-pool credentials) that stay valid until they
+      // expire: refused here from the moment of the disable (lib/operators/access.ts).
+      if (
+        !found.route.storesNothing &&
+        ctx.disabledOperators &&
+        (await ctx.disabledOperators.isDisabled(operator.principal))
+      ) {
+        throw unauthenticated('this operator is disabled; an admin can enable them again');
+      }
       if (!operator.roles.has(found.route.role)) {
         throw new ApiError(
           403,

@@ -22,6 +22,8 @@ export interface CommandSpec {
   readonly query?: readonly string[];
   /** Flags that become body fields when no `--body` is given (`--reason "…"`). */
   readonly bodyFlags?: readonly string[];
+  /** Those of `bodyFlags` sent as a list, comma-separated on the command line (`--groups requester,approver`). */
+  readonly listFlags?: readonly string[];
   /**
    * A decision on money that someone else asked for: the CLI first shows what is being decided (amount,
    * beneficiary, requester) from this route, and asks for confirmation unless `--yes`.
@@ -485,6 +487,71 @@ export const COMMANDS: readonly CommandSpec[] = [
     method: 'POST',
     path: '/dead-letters/{id}/discard',
     summary: 'put a dead letter aside for good (--reason)',
+    bodyFlags: ['reason'],
+  },
+  {
+    words: ['operators', 'list'],
+    method: 'GET',
+    path: '/operators',
+    summary: 'every operator of the user pool, their groups and whether they may sign in (admins)',
+  },
+  {
+    words: ['operators', 'get'],
+    method: 'GET',
+    path: '/operators/{username}',
+    summary: 'an operator, what waits for a second admin, and their audit',
+  },
+  {
+    words: ['operators', 'invite'],
+    method: 'POST',
+    path: '/operators',
+    summary:
+      'invite --username NAME --email ADDRESS --groups viewer,requester --reason TEXT (a group that moves money waits for a second admin)',
+    bodyFlags: ['username', 'email', 'groups', 'reason'],
+    listFlags: ['groups'],
+  },
+  {
+    words: ['operators', 'grant'],
+    method: 'POST',
+    path: '/operators/{username}/grant',
+    summary:
+      'add --groups (viewer at once; requester, approver or admin proposed for a second admin) --reason TEXT',
+    bodyFlags: ['groups', 'reason'],
+    listFlags: ['groups'],
+  },
+  {
+    words: ['operators', 'confirm'],
+    method: 'POST',
+    path: '/operators/{username}/proposals/{proposalId}/confirm',
+    summary: "confirm another admin's proposal (a grant or an enable) as the second admin",
+  },
+  {
+    words: ['operators', 'cancel'],
+    method: 'POST',
+    path: '/operators/{username}/proposals/{proposalId}/cancel',
+    summary: 'withdraw a proposal nobody confirmed yet (--reason)',
+    bodyFlags: ['reason'],
+  },
+  {
+    words: ['operators', 'revoke'],
+    method: 'POST',
+    path: '/operators/{username}/revoke',
+    summary: 'remove --groups at once --reason TEXT',
+    bodyFlags: ['groups', 'reason'],
+    listFlags: ['groups'],
+  },
+  {
+    words: ['operators', 'disable'],
+    method: 'POST',
+    path: '/operators/{username}/disable',
+    summary: 'disable at once: no sign-in, every token they hold refused (--reason)',
+    bodyFlags: ['reason'],
+  },
+  {
+    words: ['operators', 'enable'],
+    method: 'POST',
+    path: '/operators/{username}/enable',
+    summary: 'enable again (--reason); one holding a group that moves money waits for a second admin',
     bodyFlags: ['reason'],
   },
   {

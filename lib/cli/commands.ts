@@ -3,7 +3,7 @@ import { parseArgs } from 'node:util';
 import type { AwsCredentialIdentityProvider } from '@smithy/types';
 import { COMMANDS, type CommandSpec, placeholders } from './command-table.js';
 import { describeForConfirmation, formatForPeople } from './format.js';
-import { LoginError, login } from './login.js';
+import { freshSession, LoginError, login } from './login.js';
 import {
   isLoopbackUrl,
   OpsClient,
@@ -123,6 +123,9 @@ const OPTIONS = {
   yes: { type: 'boolean', short: 'y' },
   deep: { type: 'boolean' },
   reason: { type: 'string' },
+  username: { type: 'string' },
+  email: { type: 'string' },
+  groups: { type: 'string' },
   status: { type: 'string' },
   state: { type: 'string' },
   kind: { type: 'string' },
@@ -247,7 +250,7 @@ async function sessionCommand(
     );
   }
   if (command === 'token') {
-    io.out(`${store.load(username, baseUrl, new Date()).idToken}\n`);
+    io.out(`${(await freshSession(store, username, baseUrl, new Date())).idToken}\n`);
     return ExitCode.Ok;
   }
   const password = async () => {
@@ -489,7 +492,17 @@ function plan(parsed: Parsed, io: Pick<CliIo, 'readStdin'>): Planned {
       spec,
     );
   }
-  const flagBody = flagValues(values, spec.bodyFlags);
+  const flagBody: Record<string, string | string[]> = flagValues(values, spec.bodyFlags);
+  // A list field (`--groups requester,approver`) goes as an array.
+  for (const name of spec.listFlags ?? []) {
+    const value = flagBody[name];
+    if (typeof value === 'string') {
+      flagBody[name] = value
+        .split(',')
+        .map((part) => part.trim())
+        .filter((part) => part !== '');
+    }
+  }
   const sentBody =
     body ?? (Object.keys(flagBody).length > 0 || spec.method === 'POST' ? flagBody : undefined);
   const query = { ...extraQuery, ...flagValues(values, spec.query), ...(values.deep && { deep: 'true' }) };
@@ -540,7 +553,9 @@ async function targetOf(
     let idToken: string | undefined;
     let missing = `${principal} is not signed in`;
     try {
-      idToken = new SessionStore(sessionsDir(io.env)).load(principal, baseUrl, new Date()).idToken;
+      // An expired ID token is renewed with the session's refresh token; one that cannot be is an `expired`.
+      idToken = (await freshSession(new SessionStore(sessionsDir(io.env)), principal, baseUrl, new Date()))
+        .idToken;
     } catch (error) {
       if (!(error instanceof SessionError)) throw error;
       // An expired session is the one thing to fix before sending; without any, the stack may trust the name.

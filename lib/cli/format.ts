@@ -8,6 +8,11 @@ const isRecord = (value: unknown): value is Json =>
 /** Columns shown for list items, most telling first; the first few present in the items are used. */
 const PREFERRED_COLUMNS = [
   'id',
+  // An operator (`operators list`): who, how to reach them, what they may do.
+  'username',
+  'email',
+  'groups',
+  'enabled',
   'settlementId',
   'bulkPayoutItemId',
   'status',
@@ -42,14 +47,46 @@ function withChange(item: Json): Json {
   return { ...item, change: `${from} → ${item.to}` };
 }
 
-/** One value as a person reads it: amounts in naira (fields named `amount` are kobo), principals by id. */
-function cell(name: string, value: unknown): string {
+/** `arn:<partition>:sts::<account>:assumed-role/<role>/<session>`, optionally `#<person>` (lib/payouts/identity.ts). */
+const ASSUMED_ROLE = /^arn:[a-z-]+:sts::\d{12}:assumed-role\/([^/#]+)\/([^#]+)(?:#(.+))?$/;
+/** `arn:<partition>:iam::<account>:user/<path/><name>`. */
+const IAM_USER = /^arn:[a-z-]+:iam::\d{12}:user\/(?:.*\/)?([^/#]+)$/;
+
+/**
+ * A principal's id as a table names its person: `bob#cognito:<sub>` is `bob`; an assumed role's session vouched
+ * for as `#<person>` is that person; an IAM user is their name; a role's session not vouched for is
+ * `<role>/<session>`; a pool person with no username (`…#cognito:<sub>`) `cognito:<sub>`. Anything else (a
+ * system principal, a local name) is shown as it is. Only for reading: the full identity stays in `--json` and
+ * in a detail's fields, and four eyes never compares these.
+ *
+ * @example personName('bob#cognito:0f6c-41') // 'bob'
+ */
+export function personName(id: string): string {
+  const assumed = ASSUMED_ROLE.exec(id);
+  if (assumed) {
+    const [, role, session, person] = assumed;
+    if (person === undefined) return `${role}/${session}`;
+    return person;
+  }
+  const user = IAM_USER.exec(id);
+  if (user?.[1]) return user[1];
+  const hash = id.indexOf('#');
+  if (hash > 0 && !id.startsWith('arn:')) return id.slice(0, hash);
+  return id;
+}
+
+/**
+ * One value as a person reads it: amounts in naira (fields named `amount` are kobo), principals by id; in a
+ * table (`short`) principals by their person's name (`personName`).
+ */
+function cell(name: string, value: unknown, short = false): string {
   if (value === undefined || value === null) return '';
   if (name === 'amount' && typeof value === 'number' && Number.isSafeInteger(value))
     return formatNaira(value);
   if (name === 'reason' && typeof value === 'string' && value.length > REASON_CELL)
     return `${value.slice(0, REASON_CELL - 1)}…`;
-  if (isRecord(value) && typeof value.id === 'string') return value.id;
+  if (isRecord(value) && typeof value.id === 'string') return short ? personName(value.id) : value.id;
+  if (name === 'groups' && Array.isArray(value)) return value.join(',');
   if (typeof value === 'object') return JSON.stringify(value);
   return String(value);
 }
@@ -58,7 +95,7 @@ function table(listed: readonly Json[]): string {
   const items = listed.map(withChange);
   const present = PREFERRED_COLUMNS.filter((name) => items.some((item) => item[name] !== undefined));
   const columns = (present.length > 0 ? [...present] : Object.keys(items[0] ?? {})).slice(0, MAX_COLUMNS);
-  const rows = items.map((item) => columns.map((name) => cell(name, item[name])));
+  const rows = items.map((item) => columns.map((name) => cell(name, item[name], true)));
   const widths = columns.map((name, index) =>
     Math.max(name.length, ...rows.map((row) => row[index]?.length ?? 0)),
   );

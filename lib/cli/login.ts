@@ -1,16 +1,21 @@
 import { CognitoCallError, cognitoCall } from '../local/cognito-api.js';
 import { LOCAL_SIGN_IN_PATH } from '../local/gateway-authorizer.js';
 import * as z from '../shared/zod.js';
-import { type Session, SessionStore, sessionsDir } from './sessions.js';
+import { expiredSession, type Session, SessionStore, sessionsDir } from './sessions.js';
 
 const SignInSettings = z.object({
   endpoint: z.url(),
   userPoolId: z.string().check(z.minLength(1)),
   clientId: z.string().check(z.minLength(1)),
 });
+type SignInSettings = z.infer<typeof SignInSettings>;
 
 const AuthResult = z.object({
-  AuthenticationResult: z.object({ IdToken: z.string().check(z.minLength(1)) }),
+  AuthenticationResult: z.object({
+    IdToken: z.string().check(z.minLength(1)),
+    /** Returned by a password sign-in; a renewal (REFRESH_TOKEN_AUTH) answers without one and the old one stays. */
+    RefreshToken: z.optional(z.string().check(z.minLength(1))),
+  }),
 });
 
 /** The two claims the CLI reads from its own ID token (the API verifies it; the CLI only shows and times it). */
@@ -18,6 +23,7 @@ const IdTokenClaims = z.object({
   exp: z.number(),
   'cognito:groups': z.optional(z.array(z.string())),
 });
+type IdTokenClaims = z.infer<typeof IdTokenClaims>;
 
 /** What `payouts login` needs from the terminal. */
 export interface LoginIo {
@@ -33,14 +39,8 @@ export class LoginError extends Error {
   readonly code = 'LOGIN_FAILED';
 }
 
-/**
- * `payouts login --user NAME` against a local stack: reads the pool and client from the local server
- * (`LOCAL_SIGN_IN_PATH`), signs in with USER_PASSWORD_AUTH and stores the session for later commands.
- *
- * @example await login('http://127.0.0.1:3000', 'bob', io) // 'signed in as bob (approver) until …'
- */
-export async function login(api: string, username: string, io: LoginIo): Promise<Session> {
-  const base = api.replace(/\/+$/, '');
+/** The local pool's sign-in settings, as the local server serves them (`LOCAL_SIGN_IN_PATH`). */
+async function signInSettingsOf(base: string): Promise<SignInSettings> {
   let settingsAnswer: Response;
   try {
     settingsAnswer = await fetch(`${base}${LOCAL_SIGN_IN_PATH}`);
@@ -53,24 +53,11 @@ export async function login(api: string, username: string, io: LoginIo): Promise
   if (!settings.success) {
     throw new LoginError(`${base} has no local user pool to sign in to (is it npm start?)`);
   }
-  const password = await io.password();
-  if (password === '') throw new LoginError('no password given');
-  let answer: unknown;
-  try {
-    answer = await cognitoCall(settings.data.endpoint, 'InitiateAuth', {
-      AuthFlow: 'USER_PASSWORD_AUTH',
-      ClientId: settings.data.clientId,
-      AuthParameters: { USERNAME: username, PASSWORD: password },
-    });
-  } catch (error) {
-    if (error instanceof CognitoCallError) {
-      throw new LoginError(`sign-in refused for ${username}: wrong username or password (${error.type})`);
-    }
-    throw new LoginError(`the user pool at ${settings.data.endpoint} did not answer`);
-  }
-  const result = AuthResult.safeParse(answer);
-  if (!result.success) throw new LoginError(`sign-in of ${username} needs a step the CLI cannot take`);
-  const idToken = result.data.AuthenticationResult.IdToken;
+  return settings.data;
+}
+
+/** The claims of an ID token the pool just issued, or undefined when it is not a readable JWT. */
+function claimsOf(idToken: string): IdTokenClaims | undefined {
   let payload: unknown;
   try {
     payload = JSON.parse(Buffer.from(idToken.split('.')[1] ?? '', 'base64url').toString());
@@ -78,19 +65,111 @@ export async function login(api: string, username: string, io: LoginIo): Promise
     payload = undefined;
   }
   const read = IdTokenClaims.safeParse(payload);
-  if (!read.success)
-    throw new LoginError(`the user pool answered ${username}'s sign-in with no readable ID token`);
-  const claims = read.data;
+  return read.success ? read.data : undefined;
+}
+
+/**
+ * `payouts login --user NAME` against a local stack: reads the pool and client from the local server
+ * (`LOCAL_SIGN_IN_PATH`), signs in with USER_PASSWORD_AUTH and stores the session, with its refresh token, for
+ * later commands (0600: both tokens are credentials).
+ *
+ * @example await login('http://127.0.0.1:3000', 'bob', io) // 'signed in as bob (approver) until …'
+ */
+export async function login(api: string, username: string, io: LoginIo): Promise<Session> {
+  const base = api.replace(/\/+$/, '');
+  const settings = await signInSettingsOf(base);
+  const password = await io.password();
+  if (password === '') throw new LoginError('no password given');
+  let answer: unknown;
+  try {
+    answer = await cognitoCall(settings.endpoint, 'InitiateAuth', {
+      AuthFlow: 'USER_PASSWORD_AUTH',
+      ClientId: settings.clientId,
+      AuthParameters: { USERNAME: username, PASSWORD: password },
+    });
+  } catch (error) {
+    if (error instanceof CognitoCallError) {
+      throw new LoginError(`sign-in refused for ${username}: wrong username or password (${error.type})`);
+    }
+    throw new LoginError(`the user pool at ${settings.endpoint} did not answer`);
+  }
+  const result = AuthResult.safeParse(answer);
+  if (!result.success) throw new LoginError(`sign-in of ${username} needs a step the CLI cannot take`);
+  const { IdToken: idToken, RefreshToken: refreshToken } = result.data.AuthenticationResult;
+  const claims = claimsOf(idToken);
+  if (!claims) throw new LoginError(`the user pool answered ${username}'s sign-in with no readable ID token`);
   const session: Session = {
     version: 1,
     username,
     api: base,
-    userPoolId: settings.data.userPoolId,
+    userPoolId: settings.userPoolId,
     idToken,
     expiresAt: new Date(claims.exp * 1000).toISOString(),
+    ...(refreshToken !== undefined && { refreshToken }),
   };
   const path = new SessionStore(sessionsDir(io.env)).save(session);
   const groups = claims['cognito:groups']?.join(', ') || 'no group';
   io.out(`signed in as ${username} (${groups}) until ${session.expiresAt}; session in ${path}\n`);
   return session;
+}
+
+/**
+ * The user's session for `api` with an ID token that has not expired: the stored one, or, past its expiry, one
+ * renewed with the session's refresh token (REFRESH_TOKEN_AUTH against the local pool) and stored in its place.
+ * When it cannot be renewed (no refresh token, the pool refuses it, the pool does not answer) a SessionError
+ * `expired` says why and to run `payouts login --user NAME`; nothing is sent.
+ *
+ * @example (await freshSession(store, 'bob', 'http://127.0.0.1:3000', new Date())).idToken
+ */
+export async function freshSession(
+  store: SessionStore,
+  username: string,
+  api: string,
+  now: Date,
+): Promise<Session> {
+  const session = store.read(username, api);
+  if (Date.parse(session.expiresAt) > now.getTime()) return session;
+  const { refreshToken } = session;
+  if (refreshToken === undefined) throw expiredSession(session);
+  const renewed = await renew(session, refreshToken);
+  store.save(renewed);
+  return renewed;
+}
+
+async function renew(session: Session, refreshToken: string): Promise<Session> {
+  let settings: SignInSettings;
+  try {
+    settings = await signInSettingsOf(session.api);
+  } catch (error) {
+    throw expiredSession(session, `could not be renewed (${(error as Error).message})`, { cause: error });
+  }
+  if (settings.userPoolId !== session.userPoolId) {
+    throw expiredSession(session, `its user pool is gone (${session.api} now serves another one)`);
+  }
+  let answer: unknown;
+  try {
+    answer = await cognitoCall(settings.endpoint, 'InitiateAuth', {
+      AuthFlow: 'REFRESH_TOKEN_AUTH',
+      ClientId: settings.clientId,
+      AuthParameters: { REFRESH_TOKEN: refreshToken },
+    });
+  } catch (error) {
+    const why =
+      error instanceof CognitoCallError
+        ? `the user pool refused to renew it (${error.type})`
+        : `the user pool at ${settings.endpoint} did not answer`;
+    throw expiredSession(session, why, { cause: error });
+  }
+  const result = AuthResult.safeParse(answer);
+  const tokens = result.success ? result.data.AuthenticationResult : undefined;
+  const claims = tokens === undefined ? undefined : claimsOf(tokens.IdToken);
+  if (tokens === undefined || !claims) {
+    throw expiredSession(session, 'the user pool renewed it with no readable ID token');
+  }
+  return {
+    ...session,
+    idToken: tokens.IdToken,
+    expiresAt: new Date(claims.exp * 1000).toISOString(),
+    refreshToken: tokens.RefreshToken ?? refreshToken,
+  };
 }

@@ -14,6 +14,11 @@ export const SessionSchema = z.object({
   idToken: z.string().check(z.minLength(1)),
   /** When the ID token expires (ISO 8601, from its `exp`). */
   expiresAt: z.iso.datetime(),
+  /**
+   * The refresh token of the sign-in: an expired ID token is renewed with it (REFRESH_TOKEN_AUTH) instead of
+   * asking for the password again. Absent in a session stored before the CLI kept it.
+   */
+  refreshToken: z.optional(z.string().check(z.minLength(1))),
 });
 export type Session = z.infer<typeof SessionSchema>;
 
@@ -70,6 +75,13 @@ export class SessionStore {
 
   /** The user's session for `api`, or a SessionError saying why none can be used and what to run. */
   load(username: string, api: string, now: Date): Session {
+    const session = this.read(username, api);
+    if (Date.parse(session.expiresAt) <= now.getTime()) throw expiredSession(session);
+    return session;
+  }
+
+  /** The user's session for `api`, expired or not (to renew it), or a SessionError saying why there is none. */
+  read(username: string, api: string): Session {
     const path = this.pathOf(username);
     let text: string;
     try {
@@ -92,12 +104,6 @@ export class SessionStore {
         'other-api',
       );
     }
-    if (Date.parse(session.data.expiresAt) <= now.getTime()) {
-      throw new SessionError(
-        `the session of ${username} expired at ${session.data.expiresAt}: ${loginHint(username)}`,
-        'expired',
-      );
-    }
     return session.data;
   }
 
@@ -112,6 +118,15 @@ export class SessionStore {
     rmSync(path, { force: true });
     return true;
   }
+}
+
+/** The error of a session past its ID token's expiry; `why` says why it was not renewed, when it was tried. */
+export function expiredSession(session: Session, why?: string, options?: ErrorOptions): SessionError {
+  return new SessionError(
+    `the session of ${session.username} expired at ${session.expiresAt}${why ? ` and ${why}` : ''}: ${loginHint(session.username)}`,
+    'expired',
+    options,
+  );
 }
 
 function normalisedApi(api: string): string {

@@ -430,10 +430,9 @@ const PrincipalDetailSchema = z.strictObject({ id: upTo(id), kind: upTo(word) })
 /** Where the approver acts: the API path of the instruction and the CLI command that approves it. */
 const ApprovalLinkSchema = z.strictObject({ path: upTo(3 * id), approveCommand: upTo(3 * id) });
 
-/** The `detail` of an `Approval Requested`, with every maximum (test/infra/message-sizes.test.ts). */
-export const ApprovalRequestedDetailSchema = z.strictObject({
+/** What both approval events carry: the instruction, its amount, who asked and where to act. */
+const approvalDetailShape = {
   version: z.literal('1'),
-  /** `approval:<kind>:<id>:requested`: one per instruction (it enters `pending_approval` once). */
   eventId: upTo(3 * id),
   kind: z.enum(APPROVAL_KIND_VALUES),
   id: upTo(id),
@@ -443,11 +442,31 @@ export const ApprovalRequestedDetailSchema = z.strictObject({
   requestedBy: PrincipalDetailSchema,
   link: ApprovalLinkSchema,
   occurredAt: upTo(word),
+};
+
+/** The first of two approvals as an event names it: who and when. */
+const FirstApprovalDetailSchema = z.strictObject({ by: PrincipalDetailSchema, at: upTo(word) });
+
+/** The `detail` of an `Approval Requested`, with every maximum (test/infra/message-sizes.test.ts). */
+export const ApprovalRequestedDetailSchema = z.strictObject({
+  ...approvalDetailShape,
+  /**
+   * `approval:<kind>:<id>:requested` when it enters `pending_approval` (once per instruction), and
+   * `approval:<kind>:<id>:requested-second` when its first of two approvals is recorded (once too).
+   */
+  eventId: upTo(3 * id),
+  /**
+   * Which approval it waits for: `first` (any approver but its requester), or `second` (the second-approval
+   * threshold: any approver but its requester and its first approver). Absent reads as `first` (version 1).
+   */
+  stage: z.optional(z.enum(['first', 'second'])),
+  /** At the `second` stage: who approved first and when (that person cannot approve again). */
+  firstApproval: z.optional(FirstApprovalDetailSchema),
 });
 
 /** The `detail` of an `Approval Decided`, with every maximum (test/infra/message-sizes.test.ts). */
 export const ApprovalDecidedDetailSchema = z.strictObject({
-  ...ApprovalRequestedDetailSchema.shape,
+  ...approvalDetailShape,
   /** `approval:<kind>:<id>:decided`: one per instruction (it leaves `pending_approval` once). */
   eventId: upTo(3 * id),
   decision: z.enum(['approved', 'cancelled', 'rejected']),
@@ -457,7 +476,7 @@ export const ApprovalDecidedDetailSchema = z.strictObject({
    * The first of two approvals, when the instruction needed two (the second-approval threshold): who and when.
    * `decidedBy` is then the second approver, or whoever rejected or withdrew it after the first approval.
    */
-  firstApproval: z.optional(z.strictObject({ by: PrincipalDetailSchema, at: upTo(word) })),
+  firstApproval: z.optional(FirstApprovalDetailSchema),
 });
 
 export type ApprovalRequestedDetail = z.output<typeof ApprovalRequestedDetailSchema>;
@@ -577,8 +596,10 @@ const principal = (p: { id: string; kind: string }) => ({ id: clip(p.id, id), ki
 
 /**
  * A table change that made an instruction wait for a second person (`Approval Requested`), or ended its wait
- * (`Approval Decided`). Only a change of status into or out of `pending_approval` publishes; the event id names
- * the instruction and the transition, so a redelivered record or event is dropped by it.
+ * (`Approval Decided`). A change of status into or out of `pending_approval` publishes, and so does the first of
+ * two approvals (the second-approval threshold), which leaves it waiting for another approver (`Approval
+ * Requested`, stage `second`, naming the first approver); the event id names the instruction and the transition,
+ * so a redelivered record or event is dropped by it.
  */
 export function approvalEventOf(record: PayoutStreamRecord): ApprovalEvent | undefined {
   const image = record.dynamodb?.NewImage;
@@ -589,7 +610,13 @@ export function approvalEventOf(record: PayoutStreamRecord): ApprovalEvent | und
   const old = oldImage ? approvalItemOf(oldImage) : undefined;
   const before = old ? statusOf(old) : undefined;
   const after = statusOf(item);
-  if (before === after) return undefined;
+  // Still waiting, but its first of two approvals was just recorded: now it waits for a second person.
+  const secondWait =
+    before === PENDING_APPROVAL &&
+    after === PENDING_APPROVAL &&
+    item.firstApproval !== undefined &&
+    old?.firstApproval === undefined;
+  if (before === after && !secondWait) return undefined;
   const kind = APPROVAL_EVENT_KINDS[item.entity as keyof typeof APPROVAL_EVENT_KINDS];
   const requester = item.requestedBy ?? item.createdBy;
   if (!requester) return undefined;
@@ -604,12 +631,25 @@ export function approvalEventOf(record: PayoutStreamRecord): ApprovalEvent | und
     requestedBy: principal(requester),
     link: { path: clip(where.path, 3 * id), approveCommand: clip(where.approveCommand, 3 * id) },
   };
+  if (secondWait && item.firstApproval) {
+    return {
+      detailType: APPROVAL_REQUESTED_EVENT,
+      detail: {
+        ...base,
+        eventId: clip(`approval:${kind}:${where.id}:requested-second`, 3 * id),
+        stage: 'second',
+        firstApproval: { by: principal(item.firstApproval.actor), at: clip(item.firstApproval.at, word) },
+        occurredAt: clip(item.firstApproval.at, word),
+      },
+    };
+  }
   if (after === PENDING_APPROVAL) {
     return {
       detailType: APPROVAL_REQUESTED_EVENT,
       detail: {
         ...base,
         eventId: clip(`approval:${kind}:${where.id}:requested`, 3 * id),
+        stage: 'first',
         occurredAt: clip(item.requestedAt ?? item.updatedAt ?? item.createdAt ?? '', word),
       },
     };

@@ -104,11 +104,18 @@ export function notificationOf(detailType: string, detail: unknown): Notificatio
       const what = KIND_NAMES[d.kind] ?? d.kind;
       const amount =
         d.amountKobo === undefined ? 'no amount (a change of destination)' : formatNaira(d.amountKobo);
-      return build(d.eventId, APPROVAL_REQUESTED_EVENT, `Approval needed: ${what} ${amount}`, {
+      // At the second of two approvals it waits for a person other than its requester and its first approver.
+      const second = d.stage === 'second' && d.firstApproval !== undefined;
+      const subject = second
+        ? `Second approval needed: ${what} ${amount}`
+        : `Approval needed: ${what} ${amount}`;
+      return build(d.eventId, APPROVAL_REQUESTED_EVENT, subject, {
         event: APPROVAL_REQUESTED_EVENT,
         instruction: `${what} ${d.id}`,
         amount,
         requestedBy: d.requestedBy.id,
+        ...(second &&
+          d.firstApproval && { firstApprovedBy: d.firstApproval.by.id, waitsFor: 'a second approver' }),
         link: d.link.path,
         approve: d.link.approveCommand,
         at: d.occurredAt,

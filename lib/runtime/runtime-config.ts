@@ -101,6 +101,13 @@ export const RuntimeEnvSchema = z
     RUN_ROWS_PER_TICK: count,
     /** Local mode only: where the queue's stand-in answers (`npm start`); AWS mode uses the queue URL's origin. */
     SQS_ENDPOINT: optionalUrl,
+    /**
+     * The operators' user pool the admin routes manage (`/operators`): set by the stack on the one function that
+     * serves them (infra/handlers.ts `managesOperators`); unset, those routes answer 503 `not-configured`.
+     */
+    OPS_OPERATOR_USER_POOL_ID: nonEmptyText,
+    /** Local mode only: where the user pool answers (cognito-local); AWS mode uses the region's endpoint. */
+    COGNITO_ENDPOINT: optionalUrl,
   })
   .check(
     z.refine((env) => !env.PROVIDER_PIN_SECRET_ID || Boolean(env.PROVIDER_TOKEN_SECRET_ID), {
@@ -127,6 +134,18 @@ export const RuntimeEnvSchema = z
       {
         message: 'in local mode must be set to a loopback URL (DynamoDB Local), never AWS',
         path: ['DYNAMODB_ENDPOINT'],
+      },
+    ),
+    // Local mode manages only a user pool on this machine (cognito-local), never one in AWS.
+    z.refine(
+      (env) =>
+        Boolean(env.AWS_LAMBDA_FUNCTION_NAME) ||
+        env.OPS_OPERATOR_USER_POOL_ID === undefined ||
+        (env.COGNITO_ENDPOINT !== undefined && isLoopbackUrl(env.COGNITO_ENDPOINT)),
+      {
+        message:
+          'in local mode OPS_OPERATOR_USER_POOL_ID needs COGNITO_ENDPOINT, a loopback URL (cognito-local)',
+        path: ['COGNITO_ENDPOINT'],
       },
     ),
     // The sweeper claims a payout while the previous provider call is still running, so a claim may wait one

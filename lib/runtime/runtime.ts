@@ -1,4 +1,5 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { type DisabledOperators, disabledOperatorsOf } from '../operators/access.js';
 import type { EngineConfig } from '../payouts/config.js';
 import type { MetricsSink } from '../payouts/engine/context.js';
 import { PayoutLedger } from '../payouts/payout-ledger.js';
@@ -37,6 +38,12 @@ export interface Runtime {
    */
   readonly settlementEnv: Readonly<Record<string, string | undefined>>;
   readonly logger: Logger;
+  /**
+   * Which callers are operators an admin disabled (lib/operators/access.ts): every ops API function refuses their
+   * tokens. Built here, with the table, so that the API's shared code (lib/api/api-function.ts) imports no SDK:
+   * api-docs, which builds no runtime, carries none.
+   */
+  readonly disabledOperators: DisabledOperators;
   /** What the runtime was built with, for the parts built on first use (the provider's credentials, the observer). */
   readonly overrides: RuntimeOverrides;
   /** Writes the metrics gathered during one invocation (EMF in AWS; nothing locally). */
@@ -118,6 +125,7 @@ export function createRuntime(
     payouts,
     settlementEnv: Object.fromEntries(Object.entries(env).filter(([name]) => name.startsWith('SETTLEMENT_'))),
     logger,
+    disabledOperators: disabledOperatorsOf(dynamoDb, config.TABLE_NAME),
     overrides,
     flushMetrics: () => emf?.flush(),
     onClose: (release) => {

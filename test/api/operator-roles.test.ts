@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiContextFrom } from '../../lib/api/api-context.js';
 import { type ApiHandler, apiRoutes, createApiHandler } from '../../lib/api/index.js';
+import { OperatorStore } from '../../lib/operators/operator-store.js';
 import { checkedAgainstContract } from './support/contract.js';
 import { type ApiHarness, bankTransfer, call, startApiHarness } from './support/harness.js';
 
@@ -223,6 +224,36 @@ describe('people and machines in AWS (IAM context)', () => {
     });
     expect(reply.status).toBe(200);
     expect(reply.body.approvedBy).toEqual({ id: `${approverArn}#cognito:sub-bob`, kind: 'user' });
+  });
+
+  it('refuses with 401 the identity-pool credentials of an operator an admin disabled, before any route runs', async () => {
+    const reader = assumed(GROUP_ROLE.approver, 'CognitoIdentityCredentials');
+    const read = (sub: string) =>
+      call(aws, { method: 'GET', path: '/payouts', iamUserArn: reader, cognitoIdentity: signedInAs(sub) });
+    expect((await read('sub-dana')).status).toBe(200);
+    // What POST /operators/{username}/disable records with its audit: the marker, by the operator's sub.
+    const at = new Date().toISOString();
+    await new OperatorStore(h.runtime.dynamoDb, h.tableName).record(
+      {
+        id: '01J0000000000000000000DANA',
+        username: 'dana',
+        action: 'disabled',
+        actor: { id: 'carol', kind: 'user' },
+        at,
+        from: { groups: ['approver'], enabled: true },
+        to: { groups: ['approver'], enabled: false },
+        reason: 'left the company',
+      },
+      { marker: { sub: 'sub-dana', disabled: true, username: 'dana' } },
+    );
+    const refused = await read('sub-dana');
+    expect(refused).toMatchObject({
+      status: 401,
+      body: { type: 'urn:payout-automation:problem:unauthenticated' },
+    });
+    expect(String(refused.body.detail)).toContain('disabled');
+    // Another person of the same group role is not.
+    expect((await read('sub-bob')).status).toBe(200);
   });
 
   it('refuses one operator approving their own request through the approver group role', async () => {

@@ -3,6 +3,7 @@ import { marshall } from '@aws-sdk/util-dynamodb';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import {
   APPROVAL_DECIDED_EVENT,
+  APPROVAL_EVENT_KINDS,
   APPROVAL_REQUESTED_EVENT,
   ApprovalDecidedDetailSchema,
   type ApprovalEvent,
@@ -186,7 +187,7 @@ describe('every kind that waits for a second person publishes its approval event
 describe('an instruction that takes two approvers', () => {
   const carol = { id: 'carol', kind: 'user' } as const;
 
-  it('publishes nothing at the first approval and one Approval Decided naming both approvers at the second', async () => {
+  it('publishes an Approval Requested for the second approver at the first approval, naming the first approver, and one Approval Decided naming both at the second', async () => {
     const { received, relay } = await relayedApprovals();
     const ctx = {
       ...h.engine.ctx,
@@ -198,16 +199,33 @@ describe('an instruction that takes two approvers', () => {
     expect(first.status).toBe('pending_approval');
     await relay.pollOnce();
     const ofPayout = () => received.filter((event) => event.detail.id === payout.id);
-    expect(ofPayout().map((event) => event.detailType)).toEqual([APPROVAL_REQUESTED_EVENT]);
+    expect(ofPayout().map((event) => event.detailType)).toEqual([
+      APPROVAL_REQUESTED_EVENT,
+      APPROVAL_REQUESTED_EVENT,
+    ]);
+    expect(ApprovalRequestedDetailSchema.parse(ofPayout()[0]?.detail)).toMatchObject({ stage: 'first' });
+    const second = ApprovalRequestedDetailSchema.parse(ofPayout()[1]?.detail);
+    expect(second).toMatchObject({
+      eventId: `approval:payout:${payout.id}:requested-second`,
+      stage: 'second',
+      kind: 'payout',
+      amountKobo: 2_500_000,
+      requestedBy: { id: 'alice', kind: 'user' },
+      firstApproval: { by: { id: 'bob', kind: 'user' }, at: first.firstApproval?.at },
+      link: { approveCommand: `npx payouts payouts approve ${payout.id}` },
+      occurredAt: first.firstApproval?.at,
+    });
+    expect(JSON.stringify(second)).not.toContain('0123456789');
 
     await approvePayout(ctx, payout.id, carol);
     await relay.pollOnce();
     await relay.stop();
     expect(ofPayout().map((event) => event.detailType)).toEqual([
       APPROVAL_REQUESTED_EVENT,
+      APPROVAL_REQUESTED_EVENT,
       APPROVAL_DECIDED_EVENT,
     ]);
-    expect(ApprovalDecidedDetailSchema.parse(ofPayout()[1]?.detail)).toMatchObject({
+    expect(ApprovalDecidedDetailSchema.parse(ofPayout()[2]?.detail)).toMatchObject({
       decision: 'approved',
       decidedBy: { id: 'carol', kind: 'user' },
       firstApproval: { by: { id: 'bob', kind: 'user' }, at: first.firstApproval?.at },
@@ -219,36 +237,59 @@ describe('an instruction that takes two approvers', () => {
     { entity: 'recurrence', id: 'rc2', template: { amount: 700 }, status: 'active' },
     { entity: 'payout-run', runId: 'r2', totalKobo: 900, state: 'materialising' },
     { entity: 'bulk-item-correction', correctionId: 'c2', bulkPayoutItemId: 'b2', status: 'approved' },
-  ])('$entity: its Approval Decided names the first approval too', ({ status, state, ...item }) => {
-    const alice = { id: 'alice', kind: 'user' };
-    const waiting = {
-      ...item,
-      requestedBy: alice,
-      createdBy: alice,
-      [state ? 'state' : 'status']: 'pending_approval',
-    };
-    const firstApproval = { actor: { id: 'bob', kind: 'user' }, at: 't1' };
-    // The first approval keeps it waiting: no transition of the approval, nothing published.
-    expect(
-      approvalEventOf({
+  ])(
+    '$entity: its first approval requests the second approver, and its Approval Decided names the first approval too',
+    ({ status, state, ...item }) => {
+      const alice = { id: 'alice', kind: 'user' };
+      const waiting = {
+        ...item,
+        requestedBy: alice,
+        createdBy: alice,
+        [state ? 'state' : 'status']: 'pending_approval',
+      };
+      const firstApproval = { actor: { id: 'bob', kind: 'user' }, at: 't1' };
+      // The first approval keeps it waiting, now for a second person other than the first approver.
+      const kind = APPROVAL_EVENT_KINDS[item.entity as keyof typeof APPROVAL_EVENT_KINDS];
+      const instructionId =
+        'runId' in item ? item.runId : 'correctionId' in item ? item.correctionId : item.id;
+      const secondRequest = approvalEventOf({
         eventName: 'MODIFY',
         dynamodb: { OldImage: marshall(waiting), NewImage: marshall({ ...waiting, firstApproval }) },
-      }),
-    ).toBeUndefined();
-    const released = {
-      ...waiting,
-      firstApproval,
-      approvedBy: carol,
-      [state ? 'state' : 'status']: state ?? status,
-    };
-    const decided = approvalEventOf({
-      eventName: 'MODIFY',
-      dynamodb: { OldImage: marshall({ ...waiting, firstApproval }), NewImage: marshall(released) },
-    });
-    expect(ApprovalDecidedDetailSchema.parse(decided?.detail)).toMatchObject({
-      decision: 'approved',
-      decidedBy: carol,
-      firstApproval: { by: { id: 'bob', kind: 'user' }, at: 't1' },
-    });
-  });
+      });
+      expect(secondRequest?.detailType).toBe(APPROVAL_REQUESTED_EVENT);
+      expect(ApprovalRequestedDetailSchema.parse(secondRequest?.detail)).toMatchObject({
+        eventId: `approval:${kind}:${instructionId}:requested-second`,
+        kind,
+        stage: 'second',
+        requestedBy: alice,
+        firstApproval: { by: { id: 'bob', kind: 'user' }, at: 't1' },
+        occurredAt: 't1',
+      });
+      // Any later change while it still waits (the same first approval) publishes nothing more.
+      expect(
+        approvalEventOf({
+          eventName: 'MODIFY',
+          dynamodb: {
+            OldImage: marshall({ ...waiting, firstApproval }),
+            NewImage: marshall({ ...waiting, firstApproval, updatedAt: 't2' }),
+          },
+        }),
+      ).toBeUndefined();
+      const released = {
+        ...waiting,
+        firstApproval,
+        approvedBy: carol,
+        [state ? 'state' : 'status']: state ?? status,
+      };
+      const decided = approvalEventOf({
+        eventName: 'MODIFY',
+        dynamodb: { OldImage: marshall({ ...waiting, firstApproval }), NewImage: marshall(released) },
+      });
+      expect(ApprovalDecidedDetailSchema.parse(decided?.detail)).toMatchObject({
+        decision: 'approved',
+        decidedBy: carol,
+        firstApproval: { by: { id: 'bob', kind: 'user' }, at: 't1' },
+      });
+    },
+  );
 });

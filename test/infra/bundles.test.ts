@@ -157,6 +157,7 @@ describe('what the bundles carry', () => {
       'api-dead-letters',
       'api-docs',
       'api-operations',
+      'api-operators',
       'api-payout-runs',
       'api-payouts',
       'api-recurrences',

@@ -246,6 +246,7 @@ const LIMITS: Record<HandlerName, Limit> = {
   'api-dead-letters': API_ANSWERS,
   'api-payout-runs': API_ANSWERS,
   'api-docs': API_ANSWERS,
+  'api-operators': API_ANSWERS,
   // The statements' re-run (POST /statements/{date}/run) runs within the request's deadline: no unit of work (a
   // page of the provider's listing, ten payout reads, a page of our listing, a double's transition, a page of the
   // lines already written, one BatchWriteItem of 25 lines) starts with less than its margin left, each is abandoned

@@ -31,6 +31,7 @@ import { runQueueBatch } from '../../lib/jobs/queue-batch.js';
 import { runDueDispatch, runProviderScheduleSync, runReconcile } from '../../lib/jobs/scheduled.js';
 import { runStatementTick } from '../../lib/jobs/statement-reconciliation.js';
 import { runSubmissionBatch } from '../../lib/jobs/submission-batch.js';
+import { startLocalUserPool } from '../../lib/local/cognito-local.js';
 import { localAwsConfig } from '../../lib/local/dynamodb-local.js';
 import { LocalSqsQueue } from '../../lib/local/local-sqs-queue.js';
 import { type LocalSqsEndpoint, serveLocalSqs } from '../../lib/local/sqs-endpoint.js';
@@ -507,6 +508,47 @@ describe('IAM proof: every call each handler makes is allowed by its own role', 
       expect(proof.exercised.slice(before).filter((request) => request.functionName === 'api-docs')).toEqual(
         [],
       );
+    },
+  );
+
+  it.skipIf(!present.includes('api-operators'))(
+    "api-operators: an admin lists, invites, grants (proposed, then confirmed by a second admin), revokes, disables and enables an operator of the pool (cognito-local on 127.0.0.1), each on the pool's ARN",
+    async () => {
+      const pool = await startLocalUserPool();
+      try {
+        const api = apiFunction('api-operators', proof, {
+          OPS_OPERATOR_USER_POOL_ID: pool.userPoolId,
+          COGNITO_ENDPOINT: pool.endpoint,
+        });
+        const as = (principal: string, method: 'GET' | 'POST', path: string, body?: unknown) =>
+          call(api, { method, path, principal, ...(body !== undefined && { body }) });
+        const reason = 'iam proof';
+        expect((await as('carol', 'GET', '/operators')).status).toBe(200);
+        const invited = await as('carol', 'POST', '/operators', {
+          username: 'iam-dave',
+          email: 'iam-dave@payouts.local',
+          groups: ['viewer'],
+          reason,
+        });
+        expect(invited.status).toBe(201);
+        const proposed = await as('carol', 'POST', '/operators/iam-dave/grant', {
+          groups: ['approver'],
+          reason,
+        });
+        expect(proposed.status).toBe(202);
+        const proposalId = (proposed.body as { proposal: { id: string } }).proposal.id;
+        const confirmed = await as('erin', 'POST', `/operators/iam-dave/proposals/${proposalId}/confirm`);
+        expect(confirmed.status).toBe(200);
+        expect(
+          (await as('carol', 'POST', '/operators/iam-dave/revoke', { groups: ['approver'], reason })).status,
+        ).toBe(200);
+        expect((await as('carol', 'POST', '/operators/iam-dave/disable', { reason })).status).toBe(200);
+        // Viewer only: enabled at once, its marker deleted.
+        expect((await as('carol', 'POST', '/operators/iam-dave/enable', { reason })).status).toBe(200);
+        expect((await as('carol', 'GET', '/operators/iam-dave')).status).toBe(200);
+      } finally {
+        await pool.stop();
+      }
     },
   );
 

@@ -2,6 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { KeyPrefix } from '../../infra/config/key-prefixes.js';
 import { bulkItemKeys } from '../../lib/bulk-corrections/bulk-item-store.js';
 import { jobKeys } from '../../lib/bulk-corrections/job-store.js';
+import { operatorAccessKey } from '../../lib/operators/access.js';
+import { operatorKeys } from '../../lib/operators/operator-store.js';
 import { PayoutOrigin } from '../../lib/payouts/model.js';
 import { recurrenceKeys } from '../../lib/recurrence/store/table-keys.js';
 import { acceptedRefundKeys } from '../../lib/refunds/accepted-refund-item.js';
@@ -47,6 +49,9 @@ const written: [string, string][] = [
   [bulkItemKeys.latest('b1').pk, 'bulkItem'],
   [bulkItemKeys.correction('b1', 'c1').pk, 'bulkItem'],
   [statementKeys.day('2026-03-01'), 'statement'],
+  [operatorKeys.audit('bob', '2026-03-02T09:00:00.000Z', '01J0').pk, 'operator'],
+  [operatorKeys.proposal('bob', '01J0').pk, 'operator'],
+  [operatorAccessKey('0f6c2b9e-5d41-4b7a-9c3e-2a1d8e7f6b50').pk, 'operatorAccess'],
 ];
 
 describe('partition-key patterns of the write conditions (infra/config/key-prefixes.ts)', () => {

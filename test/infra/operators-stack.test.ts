@@ -116,7 +116,13 @@ describe('operators as people: the user pool, its groups and the identity pool',
       expect(statement.Action).toBe('execute-api:Invoke');
       return invokedPaths(statement.Resource);
     };
-    expect(reach('viewer')).toEqual(['GET/*']);
+    // Every read but the operators' own, which only admins may call.
+    expect(reach('viewer')).toContain('GET/payouts/*');
+    expect(reach('viewer').filter((path) => path.startsWith('GET/operators'))).toEqual([]);
+    expect(reach('viewer').every((path) => path.startsWith('GET/'))).toBe(true);
+    // An admin (who reads too) reaches every read, the operators' included.
+    expect(reach('admin')).toContain('GET/*');
+    expect(reach('admin')).toContain('POST/operators/*/proposals/*/confirm');
     expect(reach('requester')).toContain('POST/payouts');
     expect(reach('requester')).not.toContain('POST/payouts/*/approve');
     expect(reach('approver')).toContain('POST/payouts/*/approve');

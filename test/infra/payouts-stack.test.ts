@@ -245,7 +245,14 @@ describe('provider secrets', () => {
   it('refuse the token, and decrypting with its key, to every principal but the roles of the functions that call the provider', () => {
     // The functions that only read the table (and make no provider call) are not among them.
     expect(present.filter((name) => !callers.includes(name)).sort()).toEqual(
-      ['api-recurrences', 'api-docs', 'api-payout-runs', 'publish-domain-events', 'notify-approvers']
+      [
+        'api-recurrences',
+        'api-docs',
+        'api-payout-runs',
+        'api-operators',
+        'publish-domain-events',
+        'notify-approvers',
+      ]
         .filter((name) => present.includes(name as HandlerName))
         .sort(),
     );

@@ -63,6 +63,8 @@ const ALLOWED_ARROWS: Readonly<Record<string, readonly string[]>> = {
     'bulk-corrections',
     'events',
     'future-payouts',
+    // The operators' routes, and the disabled-operator check every route passes (lib/operators/access.ts).
+    'operators',
     'payout-runs',
     'payouts',
     'provider',
@@ -95,6 +97,8 @@ const ALLOWED_ARROWS: Readonly<Record<string, readonly string[]>> = {
   // npm start serves the console beside the API (lib/local/console-site.ts).
   local: ['api', 'console', 'events'],
   notifications: ['events'],
+  // An operator is a Principal, and "another admin" is the one identity four eyes compares (lib/payouts/identity.ts).
+  operators: ['payouts'],
   'payout-runs': ['payouts'],
   payouts: ['provider'],
   'provider-schedules': ['payouts', 'provider', 'recurrence'],
@@ -105,6 +109,7 @@ const ALLOWED_ARROWS: Readonly<Record<string, readonly string[]>> = {
     'bulk-corrections',
     'events',
     'notifications',
+    'operators',
     'payout-runs',
     'payouts',
     'provider',

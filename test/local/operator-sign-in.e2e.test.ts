@@ -358,6 +358,66 @@ describe('what the local authorizer hands the API', () => {
   });
 });
 
+describe('renewing an expired session with its refresh token', () => {
+  /** The stored session of `username`, with its ID token made to look expired (as an hour later). */
+  function expire(username: string, changes: Record<string, unknown> = {}) {
+    const path = join(home, `session-${username}.json`);
+    const session = JSON.parse(readFileSync(path, 'utf8'));
+    writeFileSync(path, JSON.stringify({ ...session, expiresAt: '2020-01-01T00:00:00.000Z', ...changes }));
+    return { path, before: session as { idToken: string; refreshToken: string } };
+  }
+
+  it('keeps the refresh token of a sign-in in the 0600 session file', async () => {
+    expect((await loginAs('alice')).status).toBe(0);
+    const path = join(home, 'session-alice.json');
+    expect(JSON.parse(readFileSync(path, 'utf8')).refreshToken).toMatch(/\S{20,}/);
+    expect(statSync(path).mode & 0o777).toBe(0o600);
+  });
+
+  it('payouts token renews an expired ID token against the pool and stores it', async () => {
+    expect((await loginAs('alice')).status).toBe(0);
+    const { path, before } = expire('alice');
+    const answer = await cli([...as('alice'), 'token']);
+    expect(answer.status, answer.err).toBe(0);
+    const token = answer.out.trim();
+    expect(payloadOf(token)).toMatchObject({ 'cognito:username': 'alice', token_use: 'id' });
+    expect(Number(payloadOf(token).exp) * 1000).toBeGreaterThan(Date.now());
+    const stored = JSON.parse(readFileSync(path, 'utf8'));
+    expect(stored).toMatchObject({ idToken: token, refreshToken: before.refreshToken });
+    expect(Date.parse(stored.expiresAt)).toBeGreaterThan(Date.now());
+    expect(statSync(path).mode & 0o777).toBe(0o600);
+    // The renewed token is one the stack takes.
+    expect((await call('GET', '/controls', bearer(token))).status).toBe(200);
+  });
+
+  it('every CLI call renews an expired ID token before it sends', async () => {
+    expect((await loginAs('viewer')).status).toBe(0);
+    const { path } = expire('viewer');
+    const answer = await cli([...as('viewer'), 'controls', 'show']);
+    expect(answer.status, answer.err).toBe(0);
+    expect(answer.json()).toMatchObject({ paused: false });
+    expect(Date.parse(JSON.parse(readFileSync(path, 'utf8')).expiresAt)).toBeGreaterThan(Date.now());
+  });
+
+  it('says to sign in again when the pool refuses the refresh token, without a stack trace, and sends nothing', async () => {
+    expect((await loginAs('viewer')).status).toBe(0);
+    expire('viewer', { refreshToken: 'a-refresh-token-the-pool-never-issued' });
+    for (const argv of [
+      [...as('viewer'), 'token'],
+      [...as('viewer'), 'controls', 'show'],
+    ]) {
+      const answer = await cli(argv);
+      expect(answer.status).toBe(1);
+      expect(answer.err).toContain(
+        'the session of viewer expired at 2020-01-01T00:00:00.000Z and the user pool refused to renew it (NotAuthorizedException): run: payouts login --user viewer',
+      );
+      expect(answer.err).toContain('Nothing was sent.');
+      expect(answer.err).not.toMatch(/\bat \S+ \(/);
+      expect(answer.out).toBe('');
+    }
+  });
+});
+
 describe('the CLI without a usable session', () => {
   it('says what to run when the user never signed in, and the stack refuses the header', async () => {
     const answer = await cli([...as('dave'), 'controls', 'show']);
@@ -367,10 +427,11 @@ describe('the CLI without a usable session', () => {
     expect(answer.err).not.toMatch(/\bat \S+ \(/);
   });
 
-  it('says what to run when the session expired, and sends nothing', async () => {
+  it('says what to run when the session expired with no refresh token to renew it, and sends nothing', async () => {
     expect((await loginAs('viewer')).status).toBe(0);
     const path = join(home, 'session-viewer.json');
-    const session = JSON.parse(readFileSync(path, 'utf8'));
+    const { refreshToken, ...session } = JSON.parse(readFileSync(path, 'utf8'));
+    expect(refreshToken).toEqual(expect.any(String));
     writeFileSync(path, JSON.stringify({ ...session, expiresAt: '2020-01-01T00:00:00.000Z' }));
     const answer = await cli([...as('viewer'), 'controls', 'show']);
     expect(answer.status).toBe(1);

@@ -183,6 +183,38 @@ describe('approvers are told when something waits for them', () => {
     expect(smallId).not.toBe('');
   });
 
+  it('a first of two approvals tells the approvers once per channel that it waits for a second person, naming the first approver', async () => {
+    const ctx = {
+      ...h.engine.ctx,
+      config: { ...h.engine.ctx.config, secondApprovalThresholdKobo: 2_000_000 },
+    };
+    const { payout } = await h.engine.create(command(bankTransfer(3_000_000), 'notify-two-approvers'));
+    const first = await approvePayout(ctx, payout.id, bob);
+    expect(first.status).toBe('pending_approval');
+    // The stream read twice and every event handed over twice: still one message per channel.
+    const events = await relayAll();
+    const again = await relayAll();
+    await deliver([...events, ...again]);
+    await deliver(events);
+
+    const second = receiver.verified.filter(
+      (body) =>
+        body.detailType === APPROVAL_REQUESTED_EVENT && body.fields.instruction === `Payout ${payout.id}`,
+    );
+    expect(second.map((body) => body.fields.firstApprovedBy)).toEqual([undefined, 'bob']);
+    expect(second[1]?.fields).toMatchObject({
+      amount: 'NGN 30,000.00',
+      requestedBy: 'alice',
+      firstApprovedBy: 'bob',
+      waitsFor: 'a second approver',
+      approve: `npx payouts payouts approve ${payout.id}`,
+    });
+    const emails = sns.published.filter((message) => message.subject.startsWith('Second approval needed'));
+    expect(emails).toHaveLength(1);
+    expect(emails[0]?.subject).toBe('Second approval needed: Payout NGN 30,000.00');
+    expect(emails[0]?.message).toContain('firstApprovedBy: bob');
+  });
+
   it('a receiver refuses a body that was changed after signing', async () => {
     const before = receiver.refused;
     const body = JSON.stringify({ text: 'approve me' });

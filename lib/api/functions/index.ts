@@ -3,6 +3,7 @@ import { correctionsApi } from './corrections.js';
 import { deadLettersApi } from './dead-letters.js';
 import { docsApi } from './docs.js';
 import { operationsApi } from './operations.js';
+import { operatorsApi } from './operators.js';
 import { payoutRunsApi } from './payout-runs.js';
 import { payoutsApi } from './payouts.js';
 import { recurrencesApi } from './recurrences.js';
@@ -24,6 +25,7 @@ export const API_FUNCTIONS = {
   'api-dead-letters': deadLettersApi,
   'api-payout-runs': payoutRunsApi,
   'api-statements': statementsApi,
+  'api-operators': operatorsApi,
   'api-docs': docsApi,
 } as const;
 export type ApiFunctionName = keyof typeof API_FUNCTIONS;

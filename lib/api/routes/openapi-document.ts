@@ -15,6 +15,7 @@ export const openApiRoutes: readonly Route<Answers, never>[] = [
     method: 'GET',
     path: '/openapi.json',
     role: 'viewer',
+    storesNothing: true,
     responses: { 200: { description: 'this document', schema: OpenApiDocumentSchema } },
     problems: [],
     handler: async () => {

@@ -6,6 +6,7 @@ import { type ApiHandler, createApiHandler } from '../../../lib/api/index.js';
 import type { ApiDeadlines } from '../../../lib/api/request-deadline.js';
 import { servedBy } from '../../../lib/local/function-attribution.js';
 import { verifiedCallerOf } from '../../../lib/local/verified-caller.js';
+import { type OperatorPoolSettings, operatorsOf } from '../../../lib/runtime/operators.js';
 import { createRuntime, type Runtime } from '../../../lib/runtime/runtime.js';
 import { type Sandbox, type SandboxOptions, startSandbox } from '../../../lib/sandbox/index.js';
 import type { Clock } from '../../../lib/shared/clock.js';
@@ -44,6 +45,8 @@ export async function startApiHarness(
     /** The API's request deadlines instead of production's (small ones make a deadline test fast). */
     deadlines?: ApiDeadlines;
     clock?: Clock;
+    /** The user pool the operators' routes manage (cognito-local's, as npm start passes it). */
+    operatorPool?: OperatorPoolSettings;
   } = {},
 ): Promise<ApiHarness> {
   const table = await createTestTable('api');
@@ -68,6 +71,7 @@ export async function startApiHarness(
     // As npm start: a request the local server verified a token for is the person it names.
     verifiedCaller: verifiedCallerOf,
     ...(options.deadlines && { deadlines: options.deadlines }),
+    ...(options.operatorPool && { operators: operatorsOf(runtime, options.operatorPool) }),
   };
   // Every answer is checked against docs/openapi.json: an undocumented status or body fails the test.
   const api = checkedAgainstContract(asDeployed(createApiHandler(ctx)));

@@ -28,12 +28,15 @@ export function proofOf(source: ProofTemplate, template: CfnTemplate = source.te
   const policies = new StackPolicies(template);
   const tableName = policies.resolver.ref(source.table);
   const busName = policies.resolver.ref(source.bus);
+  const userPool = source.userPool;
+  const poolId = userPool === undefined ? undefined : policies.resolver.ref(userPool);
   return new IamProof(policies, new Map(Object.entries(source.functions)), {
     table: () => tableName,
     bus: () => busName,
     queue: (local) =>
       local === SUBMISSION_QUEUE_NAME && source.submissionQueue ? source.submissionQueue : local,
     secretKeys: policies.secretKeys,
+    ...(poolId !== undefined && { userPool: () => poolId }),
   });
 }
 

@@ -19,6 +19,8 @@ export interface ResourceNames {
   readonly queue: (localName: string) => string;
   /** Secret ARN -> the ARN of its customer-managed KMS key, for secrets that have one. */
   readonly secretKeys: ReadonlyMap<string, string>;
+  /** Local user pool id (cognito-local's) -> the template's operators pool id. */
+  readonly userPool?: (localId: string) => string;
 }
 
 const arn = (service: string, resource: string) =>
@@ -183,6 +185,14 @@ export function iamRequestsFor(call: AwsCall, names: ResourceNames): IamRequest[
           // In AWS every SQS request goes over HTTPS; the queues deny anything else.
           context: { 'aws:SecureTransport': 'true' },
         },
+      ];
+    }
+    case 'CognitoIdentityProviderClient': {
+      // Every user pool admin call is authorised on the pool's ARN (the operators' pool of the template).
+      const local = String(input.UserPoolId);
+      const pool = names.userPool ? names.userPool(local) : local;
+      return [
+        { action: `cognito-idp:${operation}`, resource: arn('cognito-idp', `userpool/${pool}`), context: {} },
       ];
     }
     default:

@@ -18,6 +18,8 @@ export interface ProofTemplate {
   readonly pinSecret: string;
   /** The submission queue's logical id, with `submit-payouts` deployed. */
   readonly submissionQueue?: string;
+  /** The operators' user pool's logical id, with the ops API deployed. */
+  readonly userPool?: string;
 }
 
 /**
@@ -61,6 +63,7 @@ async function synthesize(): Promise<ProofTemplate> {
     tokenSecret: logicalId(stack.data.providerTokenSecret),
     pinSecret: logicalId(stack.data.providerPinSecret),
     ...(stack.submissionQueue && { submissionQueue: logicalId(stack.submissionQueue) }),
+    ...(stack.operators && { userPool: logicalId(stack.operators.userPool) }),
   };
 }
 

@@ -88,6 +88,8 @@ export class TemplateResolver {
         return this.arn('secretsmanager', `secret:${id}-AbCdEf`);
       case 'AWS::SQS::Queue':
         return `https://sqs.${TEST_REGION}.amazonaws.com/${TEST_ACCOUNT}/${id}`;
+      case 'AWS::Cognito::UserPool':
+        return `${TEST_REGION}_${id}`;
       case 'AWS::IAM::Role':
       case 'AWS::Lambda::Function':
       case 'AWS::KMS::Key':
@@ -119,6 +121,8 @@ export class TemplateResolver {
         return this.arn('kms', `key/${id}`);
       case 'AWS::SecretsManager::Secret.Id':
         return this.ref(id);
+      case 'AWS::Cognito::UserPool.Arn':
+        return this.arn('cognito-idp', `userpool/${this.ref(id)}`);
       case 'AWS::ApiGatewayV2::Api.ApiId':
         return id;
       case 'AWS::Events::Rule.Arn': {
