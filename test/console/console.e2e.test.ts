@@ -105,6 +105,15 @@ describe('the console, in Chromium against npm start', () => {
   let bob: Page;
   let alice: Page;
 
+  /** Alice asks for a payout; bob's queue, read again, offers its approval. */
+  async function requestedForBob(fields: Parameters<typeof requestPayout>[1]) {
+    await requestPayout(alice, fields);
+    await bob.getByRole('link', { name: 'My queue' }).click();
+    const approve = bob.getByRole('button', { name: `Approve Payout bank_transfer: ${fields.narration}` });
+    await approve.waitFor();
+    return approve;
+  }
+
   it('serves the console under the same security headers as CloudFront: no framing, scripts only from itself', async () => {
     const response = await fetch(`${base}/console/`);
     expect(response.status).toBe(200);
@@ -171,15 +180,12 @@ describe('the console, in Chromium against npm start', () => {
   });
 
   it('tells bob clearly when what he approves changed since he opened it, and approves nothing', async () => {
-    await requestPayout(alice, {
+    const approve = await requestedForBob({
       amount: '2,000,000',
       name: 'Bola Ade',
       account: '0987654321',
       narration: 'equipment lease',
     });
-    await bob.getByRole('link', { name: 'My queue' }).click();
-    const approve = bob.getByRole('button', { name: 'Approve Payout bank_transfer: equipment lease' });
-    await approve.waitFor();
     const waiting = (await asApi('bob', 'GET', '/approvals')).body.items as { id: string; summary: string }[];
     const id = waiting.find((item) => item.summary.includes('equipment lease'))?.id;
     // Alice withdraws it while bob's page still shows it.
@@ -198,14 +204,12 @@ describe('the console, in Chromium against npm start', () => {
   });
 
   it('lets bob do it all from the keyboard: tab to the approval, read it, confirm with Enter', async () => {
-    await requestPayout(alice, {
+    await requestedForBob({
       amount: '1,200,000.50',
       name: 'Dayo Ola',
       account: '0222333444',
       narration: 'audit fees',
     });
-    await bob.getByRole('link', { name: 'My queue' }).click();
-    await bob.getByRole('button', { name: 'Approve Payout bank_transfer: audit fees' }).waitFor();
     // From the link just followed, onwards by Tab alone.
     let focused = '';
     for (
