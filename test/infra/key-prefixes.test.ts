@@ -5,7 +5,7 @@ import { jobKeys } from '../../lib/bulk-corrections/job-store.js';
 import { PayoutOrigin } from '../../lib/payouts/model.js';
 import { recurrenceKeys } from '../../lib/recurrence/store/table-keys.js';
 import { acceptedRefundKeys } from '../../lib/refunds/accepted-refund-item.js';
-import { refundKeys } from '../../lib/refunds/refund-store.js';
+import { refundKeys } from '../../lib/refunds/store/dynamodb-refund-store.js';
 import { settlementKeys } from '../../lib/settlement/decision-store.js';
 import { statementKeys } from '../../lib/statements/index.js';
 import { keys } from '../../lib/table/index.js';
