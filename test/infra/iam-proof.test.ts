@@ -53,7 +53,7 @@ import { settlementsOf } from '../../lib/runtime/settlements.js';
 import { statementsOf } from '../../lib/runtime/statements.js';
 import { submissionsOf } from '../../lib/runtime/submissions.js';
 import { addSettlement, type Sandbox, startSandbox } from '../../lib/sandbox/index.js';
-import type { PollReport } from '../../lib/settlement/settlement-service.js';
+import type { PollReport } from '../../lib/settlement/index.js';
 import { observeAwsCalls } from '../../lib/shared/aws-call-observer.js';
 import { type Clock, ManualClock } from '../../lib/shared/clock.js';
 import { ulid } from '../../lib/shared/ids.js';

@@ -6,7 +6,7 @@ import { PayoutOrigin } from '../../lib/payouts/model.js';
 import { recurrenceKeys } from '../../lib/recurrence/store/table-keys.js';
 import { acceptedRefundKeys } from '../../lib/refunds/accepted-refund-item.js';
 import { refundKeys } from '../../lib/refunds/store/dynamodb-refund-store.js';
-import { settlementKeys } from '../../lib/settlement/decision-store.js';
+import { settlementKeys } from '../../lib/settlement/store/dynamodb-decision-store.js';
 import { statementKeys } from '../../lib/statements/index.js';
 import { keys } from '../../lib/table/index.js';
 import { wildcardMatches } from '../support/iam/stack-policies.js';

@@ -1,0 +1,90 @@
+import type { ProviderClient } from '../provider/client.js';
+import type { Settlement } from '../provider/schemas/settlement.js';
+import { NotFoundError } from '../shared/errors.js';
+import { readWithinWindow, type SendWindow } from '../shared/send-window.js';
+import type { SettlementDecisionStore } from './decision-store.js';
+import type { SettlementDecision } from './model.js';
+
+/** One page of the provider's settlement listing, as the poll and the look-up's walk read it. */
+export const SETTLEMENT_PAGE_SIZE = 100;
+/**
+ * The newest settlements a look-up reads first. The settlement an event or the API names was usually made
+ * moments ago, so it is among them, and a page of this size costs the provider and the parse a tenth of a full
+ * one (our own instant payouts are settlements too, so full pages are the rule). Past it, the look-up walks
+ * pages of SETTLEMENT_PAGE_SIZE from the first.
+ */
+export const FIRST_LOOK_SIZE = 10;
+
+/** The settlement as the provider lists it, or the decision an earlier trigger recorded for it. */
+export type LookedUp = { readonly settlement: Settlement } | { readonly decided: SettlementDecision };
+
+/** What a look-up reads: the provider's listing, the decisions, and how many full pages it walks at most. */
+export interface SettlementLookup {
+  readonly provider: Pick<ProviderClient, 'settlements'>;
+  readonly store: Pick<SettlementDecisionStore, 'get'>;
+  readonly maxPages: number;
+}
+
+/**
+ * `findSettlement` within the caller's send window when it has one (the API: POST /instant-settlements, and a dead
+ * letter's replay of a `Settlement Available` event; readWithinWindow), so that the API answers `503
+ * request-deadline` in time however slow the provider's listing is, instead of reading on past its answer and then
+ * recording and paying. Nothing is recorded before the look-up answers, so one cut off leaves nothing behind, and
+ * the retry (idempotent per settlement) looks again and decides once. Without a window (the event's function) each
+ * page's read keeps the client's own call deadline, and the function's timeout bounds the walk.
+ */
+export function findSettlementWithin(
+  lookup: SettlementLookup,
+  settlementId: string,
+  window: SendWindow | undefined,
+): Promise<LookedUp> {
+  if (!window) return findSettlement(lookup, settlementId);
+  return readWithinWindow(window, (signal) => findSettlement(lookup, settlementId, signal));
+}
+
+/**
+ * The settlement as the provider lists it, or the decision an earlier trigger recorded for it. A settlement
+ * among the provider's newest is returned as listed. Past them (an older one, which the API may name long after
+ * it was decided), its decision is read alongside the walk, and a recorded one ends the walk and wins: a
+ * repeated trigger for it costs a page read or two, not the whole walk.
+ *
+ * @throws NotFoundError when the provider does not list it within the bound and it has no decision
+ */
+export async function findSettlement(
+  lookup: SettlementLookup,
+  settlementId: string,
+  signal?: AbortSignal,
+): Promise<LookedUp> {
+  const { provider, store, maxPages } = lookup;
+  // `signal` abandons every page's read (the caller's window): the first look's and the walk's.
+  const newest = await provider.settlements.list({ perPage: FIRST_LOOK_SIZE, page: 1 }, signal && { signal });
+  const listed = newest.items.find((settlement) => settlement.id === settlementId);
+  if (listed) return { settlement: listed };
+  let decided = false;
+  const reading = store.get(settlementId).then((recorded) => {
+    decided = recorded !== undefined;
+    return recorded;
+  });
+  reading.catch(() => undefined);
+  let walked: Settlement | undefined;
+  // The first look was the provider's only page: there is nothing more to walk.
+  const more = newest.items.length > 0 && newest.pagination.page < newest.pagination.totalPages;
+  if (more) {
+    for await (const settlement of provider.settlements.listAll(
+      { perPage: SETTLEMENT_PAGE_SIZE },
+      { maxPages, ...(signal && { signal }) },
+    )) {
+      if (settlement.id === settlementId) {
+        walked = settlement;
+        break;
+      }
+      if (decided) break;
+    }
+  }
+  const recorded = await reading;
+  if (recorded) return { decided: recorded };
+  if (walked) return { settlement: walked };
+  throw new NotFoundError('settlement', settlementId, {
+    detail: `the provider lists no settlement ${settlementId} in its newest ${maxPages * SETTLEMENT_PAGE_SIZE} settlements`,
+  });
+}
