@@ -1,3 +1,4 @@
+import { MoneyError, toKobo } from '../money.js';
 import type { ProviderClient } from '../provider/client.js';
 import type { Settlement } from '../provider/schemas/settlement.js';
 import { NotFoundError } from '../shared/errors.js';
@@ -18,13 +19,6 @@ export const FIRST_LOOK_SIZE = 10;
 /** The settlement as the provider lists it, or the decision an earlier trigger recorded for it. */
 export type LookedUp = { readonly settlement: Settlement } | { readonly decided: SettlementDecision };
 
-/** What a look-up reads: the provider's listing, the decisions, and how many full pages it walks at most. */
-export interface SettlementLookup {
-  readonly provider: Pick<ProviderClient, 'settlements'>;
-  readonly store: Pick<SettlementDecisionStore, 'get'>;
-  readonly maxPages: number;
-}
-
 /**
  * `findSettlement` within the caller's send window when it has one (the API: POST /instant-settlements, and a dead
  * letter's replay of a `Settlement Available` event; readWithinWindow), so that the API answers `503
@@ -34,28 +28,33 @@ export interface SettlementLookup {
  * page's read keeps the client's own call deadline, and the function's timeout bounds the walk.
  */
 export function findSettlementWithin(
-  lookup: SettlementLookup,
+  provider: Pick<ProviderClient, 'settlements'>,
+  store: Pick<SettlementDecisionStore, 'get'>,
+  maxPages: number,
   settlementId: string,
   window: SendWindow | undefined,
 ): Promise<LookedUp> {
-  if (!window) return findSettlement(lookup, settlementId);
-  return readWithinWindow(window, (signal) => findSettlement(lookup, settlementId, signal));
+  if (!window) return findSettlement(provider, store, maxPages, settlementId);
+  return readWithinWindow(window, (signal) =>
+    findSettlement(provider, store, maxPages, settlementId, signal),
+  );
 }
 
 /**
- * The settlement as the provider lists it, or the decision an earlier trigger recorded for it. A settlement
- * among the provider's newest is returned as listed. Past them (an older one, which the API may name long after
+ * The settlement as the provider lists it (walking at most `maxPages` full pages), or the decision an earlier
+ * trigger recorded for it in `store`. A settlement among the provider's newest is returned as listed. Past them (an older one, which the API may name long after
  * it was decided), its decision is read alongside the walk, and a recorded one ends the walk and wins: a
  * repeated trigger for it costs a page read or two, not the whole walk.
  *
  * @throws NotFoundError when the provider does not list it within the bound and it has no decision
  */
 export async function findSettlement(
-  lookup: SettlementLookup,
+  provider: Pick<ProviderClient, 'settlements'>,
+  store: Pick<SettlementDecisionStore, 'get'>,
+  maxPages: number,
   settlementId: string,
   signal?: AbortSignal,
 ): Promise<LookedUp> {
-  const { provider, store, maxPages } = lookup;
   // `signal` abandons every page's read (the caller's window): the first look's and the walk's.
   const newest = await provider.settlements.list({ perPage: FIRST_LOOK_SIZE, page: 1 }, signal && { signal });
   const listed = newest.items.find((settlement) => settlement.id === settlementId);
@@ -87,4 +86,20 @@ export async function findSettlement(
   throw new NotFoundError('settlement', settlementId, {
     detail: `the provider lists no settlement ${settlementId} in its newest ${maxPages * SETTLEMENT_PAGE_SIZE} settlements`,
   });
+}
+
+/** What a decision keeps of the provider's record of the settlement, as read when deciding. */
+export function snapshotOf(settlement: Settlement): SettlementDecision['settlement'] {
+  let amountKobo: number | undefined;
+  try {
+    amountKobo = toKobo(settlement.amount);
+  } catch (error) {
+    if (!(error instanceof MoneyError)) throw error;
+  }
+  return {
+    status: settlement.status,
+    category: settlement.category,
+    date: settlement.date,
+    ...(amountKobo !== undefined && { amountKobo }),
+  };
 }

@@ -1,16 +1,13 @@
 import { type Principal, systemPrincipal } from '../payouts/model.js';
 import type { SubmissionQueue } from '../payouts/queue/submission-queue.js';
 import type { ProviderClient } from '../provider/client.js';
+import type { Settlement } from '../provider/schemas/settlement.js';
 import { withinDeadline } from '../shared/deadline.js';
 import type { Logger } from '../shared/logger.js';
-import type { SettlementDecisionStore } from './decision-store.js';
+import type { SettlementDecision, SettlementTrigger } from './model.js';
+import { INLINE_SENDER, type PayOutResult, type PayoutSender, SWEEPER_SENDER } from './payout-sender.js';
+import type { SettlementPolicy } from './policy.js';
 import { SETTLEMENT_PAGE_SIZE } from './settlement-lookup.js';
-import {
-  INLINE_SENDER,
-  type PayoutSender,
-  type SettlementPayer,
-  SWEEPER_SENDER,
-} from './settlement-payer.js';
 
 /** One page of the poll's settlement listing (every attempt and retry of it) is abandoned after this long. */
 export const POLL_PAGE_READ_DEADLINE_MS = 15_000;
@@ -42,29 +39,35 @@ export interface PollReport {
   readonly stoppedEarly: boolean;
 }
 
-/** What a poll works with: the payer that decides each settlement, and what the poll itself reads. */
-export interface SettlementPoll {
-  readonly payer: SettlementPayer;
-  readonly provider: Pick<ProviderClient, 'settlements'>;
-  readonly store: Pick<SettlementDecisionStore, 'get'>;
-  readonly logger: Logger;
-  readonly maxPages: number;
+/** The service a poll decides each settlement with (SettlementService): its policy, decisions and payOut. */
+export interface PolledService {
+  readonly policy: Pick<SettlementPolicy, 'categories'>;
+  decision(settlementId: string): Promise<SettlementDecision | undefined>;
+  payOut(
+    settlementId: string,
+    trigger: SettlementTrigger,
+    actor: Principal,
+    known: Settlement,
+    sender: PayoutSender,
+  ): Promise<PayOutResult>;
 }
 
 /**
- * One poll: walks SUCCESSFUL settlements, newest first, up to the page bound, and pays every one of a
+ * One poll: walks SUCCESSFUL settlements, newest first, up to `maxPages` pages, and pays (`service.payOut`) every one of a
  * paid-out category that has no decision yet. A failure on one settlement never stops the others. With a
  * `budget` it starts no page and no settlement after `stopStartingAt` (the next poll finds the undecided ones
  * again) and submits no payout inline after `submitInlineUntil` (the sweeper sends it). Given the submission
  * workers' `queue`, it sends none itself: each payout is handed to them at once.
  */
 export async function pollSettlements(
-  poll: SettlementPoll,
+  service: PolledService,
+  provider: Pick<ProviderClient, 'settlements'>,
+  logger: Logger,
+  maxPages: number,
   actor: Principal = systemPrincipal('settlement-poll'),
   budget?: PollBudget,
   queue?: SubmissionQueue,
 ): Promise<PollReport> {
-  const { payer, provider, store, logger, maxPages } = poll;
   const now = budget?.now ?? Date.now;
   const report = {
     examined: 0,
@@ -87,16 +90,16 @@ export async function pollSettlements(
     );
     for (const settlement of items) {
       // Other categories (INSTANT_SETTLEMENT above all: our own payouts) are never ours to pay.
-      if (!payer.policy.categories.includes(settlement.category)) continue;
+      if (!service.policy.categories.includes(settlement.category)) continue;
       if (budget && now() >= budget.stopStartingAt) return { ...report, stoppedEarly: true };
       report.examined++;
-      if (await store.get(settlement.id)) {
+      if (await service.decision(settlement.id)) {
         report.alreadyDecided++;
         continue;
       }
       const sender = senderNow();
       try {
-        const result = await payer.payOut(settlement.id, 'poll', actor, settlement, sender);
+        const result = await service.payOut(settlement.id, 'poll', actor, settlement, sender);
         report[result.outcome]++;
         if (result.outcome === 'paid' && sender.by === 'queue') report.handedOver++;
         if (result.outcome === 'paid' && sender.by === 'sweeper') report.leftToSweeper++;
