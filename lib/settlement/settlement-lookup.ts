@@ -20,72 +20,65 @@ export const FIRST_LOOK_SIZE = 10;
 export type LookedUp = { readonly settlement: Settlement } | { readonly decided: SettlementDecision };
 
 /**
- * `findSettlement` within the caller's send window when it has one (the API: POST /instant-settlements, and a dead
+ * The settlement as the provider lists it (walking at most `maxPages` full pages), or the decision an earlier
+ * trigger recorded for it in `store`. A settlement among the provider's newest is returned as listed. Past them (an
+ * older one, which the API may name long after it was decided), its decision is read alongside the walk, and a
+ * recorded one ends the walk and wins: a repeated trigger for it costs a page read or two, not the whole walk.
+ *
+ * The look-up keeps within the caller's send window when it has one (the API: POST /instant-settlements, and a dead
  * letter's replay of a `Settlement Available` event; readWithinWindow), so that the API answers `503
  * request-deadline` in time however slow the provider's listing is, instead of reading on past its answer and then
  * recording and paying. Nothing is recorded before the look-up answers, so one cut off leaves nothing behind, and
  * the retry (idempotent per settlement) looks again and decides once. Without a window (the event's function) each
  * page's read keeps the client's own call deadline, and the function's timeout bounds the walk.
+ *
+ * @throws NotFoundError when the provider does not list it within the bound and it has no decision
+ * @throws DeadlineExceededError when the read ran out of the window
  */
-export function findSettlementWithin(
+export function findSettlement(
   provider: Pick<ProviderClient, 'settlements'>,
   store: Pick<SettlementDecisionStore, 'get'>,
   maxPages: number,
   settlementId: string,
   window: SendWindow | undefined,
 ): Promise<LookedUp> {
-  if (!window) return findSettlement(provider, store, maxPages, settlementId);
-  return readWithinWindow(window, (signal) =>
-    findSettlement(provider, store, maxPages, settlementId, signal),
-  );
-}
-
-/**
- * The settlement as the provider lists it (walking at most `maxPages` full pages), or the decision an earlier
- * trigger recorded for it in `store`. A settlement among the provider's newest is returned as listed. Past them (an older one, which the API may name long after
- * it was decided), its decision is read alongside the walk, and a recorded one ends the walk and wins: a
- * repeated trigger for it costs a page read or two, not the whole walk.
- *
- * @throws NotFoundError when the provider does not list it within the bound and it has no decision
- */
-export async function findSettlement(
-  provider: Pick<ProviderClient, 'settlements'>,
-  store: Pick<SettlementDecisionStore, 'get'>,
-  maxPages: number,
-  settlementId: string,
-  signal?: AbortSignal,
-): Promise<LookedUp> {
   // `signal` abandons every page's read (the caller's window): the first look's and the walk's.
-  const newest = await provider.settlements.list({ perPage: FIRST_LOOK_SIZE, page: 1 }, signal && { signal });
-  const listed = newest.items.find((settlement) => settlement.id === settlementId);
-  if (listed) return { settlement: listed };
-  let decided = false;
-  const reading = store.get(settlementId).then((recorded) => {
-    decided = recorded !== undefined;
-    return recorded;
-  });
-  reading.catch(() => undefined);
-  let walked: Settlement | undefined;
-  // The first look was the provider's only page: there is nothing more to walk.
-  const more = newest.items.length > 0 && newest.pagination.page < newest.pagination.totalPages;
-  if (more) {
-    for await (const settlement of provider.settlements.listAll(
-      { perPage: SETTLEMENT_PAGE_SIZE },
-      { maxPages, ...(signal && { signal }) },
-    )) {
-      if (settlement.id === settlementId) {
-        walked = settlement;
-        break;
+  const look = async (signal?: AbortSignal): Promise<LookedUp> => {
+    const newest = await provider.settlements.list(
+      { perPage: FIRST_LOOK_SIZE, page: 1 },
+      signal && { signal },
+    );
+    const listed = newest.items.find((settlement) => settlement.id === settlementId);
+    if (listed) return { settlement: listed };
+    let decided = false;
+    const reading = store.get(settlementId).then((recorded) => {
+      decided = recorded !== undefined;
+      return recorded;
+    });
+    reading.catch(() => undefined);
+    let walked: Settlement | undefined;
+    // The first look was the provider's only page: there is nothing more to walk.
+    const more = newest.items.length > 0 && newest.pagination.page < newest.pagination.totalPages;
+    if (more) {
+      for await (const settlement of provider.settlements.listAll(
+        { perPage: SETTLEMENT_PAGE_SIZE },
+        { maxPages, ...(signal && { signal }) },
+      )) {
+        if (settlement.id === settlementId) {
+          walked = settlement;
+          break;
+        }
+        if (decided) break;
       }
-      if (decided) break;
     }
-  }
-  const recorded = await reading;
-  if (recorded) return { decided: recorded };
-  if (walked) return { settlement: walked };
-  throw new NotFoundError('settlement', settlementId, {
-    detail: `the provider lists no settlement ${settlementId} in its newest ${maxPages * SETTLEMENT_PAGE_SIZE} settlements`,
-  });
+    const recorded = await reading;
+    if (recorded) return { decided: recorded };
+    if (walked) return { settlement: walked };
+    throw new NotFoundError('settlement', settlementId, {
+      detail: `the provider lists no settlement ${settlementId} in its newest ${maxPages * SETTLEMENT_PAGE_SIZE} settlements`,
+    });
+  };
+  return window ? readWithinWindow(window, look) : look();
 }
 
 /** What a decision keeps of the provider's record of the settlement, as read when deciding. */

@@ -22,7 +22,7 @@ import type {
 } from './model.js';
 import { INLINE_SENDER, type PayOutResult, type PayoutSender } from './payout-sender.js';
 import { decideSettlement, type SettlementPolicy, SkipCode } from './policy.js';
-import { findSettlementWithin, snapshotOf } from './settlement-lookup.js';
+import { findSettlement, snapshotOf } from './settlement-lookup.js';
 import { type PollBudget, type PollReport, pollSettlements } from './settlement-poller.js';
 
 /** Settlement payouts are created by the engine with this origin; the settlement id is the idempotency key. */
@@ -154,7 +154,7 @@ export class SettlementService {
     const found =
       known?.id === settlementId
         ? { settlement: known }
-        : await findSettlementWithin(
+        : await findSettlement(
             this.#provider,
             this.#store,
             this.#maxPages,

@@ -98,14 +98,8 @@ export class DynamoDbSettlementDecisionStore implements SettlementDecisionStore 
   }
 
   async get(settlementId: string): Promise<SettlementDecision | undefined> {
-    const { Item } = await this.#doc.send(
-      new GetCommand({
-        TableName: this.tableName,
-        Key: settlementKeys.decision(settlementId),
-        ConsistentRead: true,
-      }),
-    );
-    return Item ? decisionItemSchema.parse(Item) : undefined;
+    const item = await this.#read(settlementKeys.decision(settlementId));
+    return item ? decisionItemSchema.parse(item) : undefined;
   }
 
   /**
@@ -114,10 +108,8 @@ export class DynamoDbSettlementDecisionStore implements SettlementDecisionStore 
    */
   async enabledSince(now: Date): Promise<string> {
     const read = async () => {
-      const { Item } = await this.#doc.send(
-        new GetCommand({ TableName: this.tableName, Key: settlementKeys.enabledSince, ConsistentRead: true }),
-      );
-      return Item ? enabledSinceSchema.parse(Item).since : undefined;
+      const item = await this.#read(settlementKeys.enabledSince);
+      return item ? enabledSinceSchema.parse(item).since : undefined;
     };
     const recorded = await read();
     if (recorded) return recorded;
@@ -178,10 +170,7 @@ export class DynamoDbSettlementDecisionStore implements SettlementDecisionStore 
       await this.#doc.send(new TransactWriteCommand({ TransactItems: [...this.recording(decision).items] }));
       return decision;
     } catch (error) {
-      if (!(error instanceof TransactionCanceledException)) throw error;
-      const existing = await this.get(decision.settlementId);
-      if (!existing) throw error;
-      return existing;
+      return this.#decidedBefore(decision.settlementId, error);
     }
   }
 
@@ -223,23 +212,36 @@ export class DynamoDbSettlementDecisionStore implements SettlementDecisionStore 
       return undefined;
     } catch (error) {
       // Decided: the decision stands and no deferral is shown.
-      if (!(error instanceof TransactionCanceledException)) throw error;
-      const decided = await this.get(deferral.settlementId);
-      if (!decided) throw error;
-      return decided;
+      return this.#decidedBefore(deferral.settlementId, error);
     }
+  }
+
+  /**
+   * The decision that made a write fail its condition (no decision yet): `error` again when the write failed
+   * otherwise, or when no decision can be read.
+   */
+  async #decidedBefore(settlementId: string, error: unknown): Promise<SettlementDecision> {
+    if (!(error instanceof TransactionCanceledException)) throw error;
+    const decided = await this.get(settlementId);
+    if (!decided) throw error;
+    return decided;
   }
 
   /** The settlement's open deferral, if it has no decision yet. */
   async deferral(settlementId: string): Promise<SettlementDeferral | undefined> {
+    const item = await this.#read(settlementKeys.deferral(settlementId));
+    return item ? deferralItemSchema.parse(item) : undefined;
+  }
+
+  /** The item at `key`, read consistently (a decision written a moment ago by another trigger counts). */
+  async #read(key: {
+    readonly pk: string;
+    readonly sk: string;
+  }): Promise<Record<string, unknown> | undefined> {
     const { Item } = await this.#doc.send(
-      new GetCommand({
-        TableName: this.tableName,
-        Key: settlementKeys.deferral(settlementId),
-        ConsistentRead: true,
-      }),
+      new GetCommand({ TableName: this.tableName, Key: key, ConsistentRead: true }),
     );
-    return Item ? deferralItemSchema.parse(Item) : undefined;
+    return Item;
   }
 
   /**
