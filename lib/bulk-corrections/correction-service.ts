@@ -31,7 +31,7 @@ import { ulid } from '../shared/ids.js';
 import { type Logger, silentLogger } from '../shared/logger.js';
 import { fieldIssues } from '../shared/validation.js';
 import { calendarDayIn } from '../shared/wall-clock.js';
-import type { DynamoDbBulkItemStore } from './bulk-item-store.js';
+import type { BulkItemStore } from './bulk-item-store.js';
 import {
   type BulkItemState,
   CORRECTABLE_FIELDS,
@@ -40,6 +40,7 @@ import {
   type CorrectionResult,
   type FieldChange,
   type FieldValues,
+  type HeldCancellation,
   type PendingCorrection,
   PendingCorrectionStatus,
   type ValidationRecord,
@@ -56,10 +57,6 @@ export const SINGLE_CLAIM_LEASE_MS = 120_000;
 
 /** The gate's limits and the daily cap a correction's claim reserves on. */
 export type BulkCorrectionLimits = GateLimits & Pick<EngineConfig, 'dailyCapKobo' | 'capTimeZone'>;
-
-/** Who withdrew a held correction and why: what its job row records. */
-export type HeldCancellation = Pick<PendingCorrection, 'cancelReason'> &
-  Required<Pick<PendingCorrection, 'cancelledBy' | 'cancelledAt'>>;
 
 /** Told what came of a held correction that a correction job's row had held (the job store). */
 export interface HeldJobRowOutcomes {
@@ -89,7 +86,7 @@ export interface JobRowHooks {
 }
 
 export interface BulkCorrectionServiceOptions {
-  readonly store: DynamoDbBulkItemStore;
+  readonly store: BulkItemStore;
   readonly provider: Pick<ProviderClient, 'bulkPayouts'>;
   /**
    * The engine's limits: a correction of an item's amount or destination is a money instruction, and what it puts
@@ -115,7 +112,7 @@ export interface BulkCorrectionServiceOptions {
  * if (result.outcome === 'still_invalid') console.log(result.item.record.reason);
  */
 export class BulkCorrectionService {
-  readonly #store: DynamoDbBulkItemStore;
+  readonly #store: BulkItemStore;
   readonly #provider: Pick<ProviderClient, 'bulkPayouts'>;
   readonly #limits: BulkCorrectionLimits;
   readonly #controls: () => Promise<Controls>;

@@ -15,7 +15,7 @@ import { docsApiHandler } from '../../lib/api/functions/docs.js';
 import { API_FUNCTIONS, type ApiFunctionName, apiFunctionServing } from '../../lib/api/functions/index.js';
 import type { ApiHandler } from '../../lib/api/router.js';
 import type { CorrectionJob, JobItem } from '../../lib/bulk-corrections/job-model.js';
-import { DynamoDbCorrectionJobStore } from '../../lib/bulk-corrections/job-store.js';
+import { DynamoDbCorrectionJobStore } from '../../lib/bulk-corrections/store/dynamodb-job-store.js';
 import {
   type DeadLettered,
   DynamoDbDeadLetterStore,

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { KeyPrefix } from '../../infra/config/key-prefixes.js';
-import { bulkItemKeys } from '../../lib/bulk-corrections/bulk-item-store.js';
-import { jobKeys } from '../../lib/bulk-corrections/job-store.js';
+import { bulkItemKeys } from '../../lib/bulk-corrections/store/dynamodb-bulk-item-store.js';
+import { jobKeys } from '../../lib/bulk-corrections/store/dynamodb-job-store.js';
 import { PayoutOrigin } from '../../lib/payouts/model.js';
 import { recurrenceKeys } from '../../lib/recurrence/store/table-keys.js';
 import { acceptedRefundKeys } from '../../lib/refunds/accepted-refund-item.js';
