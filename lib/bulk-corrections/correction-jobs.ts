@@ -6,7 +6,8 @@ import { fingerprint, ulid } from '../shared/ids.js';
 import { type Logger, silentLogger } from '../shared/logger.js';
 import type { CursorPage } from '../shared/paging.js';
 import { type FieldIssue, fieldIssues } from '../shared/validation.js';
-import { type BulkCorrectionService, describeCorrection } from './correction-service.js';
+import { describeCorrection } from './correction-instruction.js';
+import type { BulkCorrectionService } from './correction-service.js';
 import { CorrectionJobNotEnqueuedError, CorrectionJobsNotConfiguredError } from './job-errors.js';
 import {
   type CorrectionJob,

@@ -9,6 +9,8 @@
  * await service.correct('item-1', { accountNumber: '0123456789' }, actor);
  */
 export * from './bulk-item-store.js';
+export * from './correction-context.js';
+export { describeCorrection } from './correction-instruction.js';
 export * from './correction-jobs.js';
 export * from './correction-service.js';
 export * from './csv.js';

@@ -1,6 +1,7 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { Approval } from '../../payouts/model.js';
 import type { CapChange } from '../../payouts/store/payout-store.js';
+import { isConditionalCheckFailed } from '../../shared/conditional-check.js';
 import {
   DocumentClient,
   GetCommand,
@@ -190,7 +191,7 @@ export class DynamoDbBulkItemStore implements BulkItemStore {
       await this.#put(correction);
       return true;
     } catch (error) {
-      if (error instanceof Error && error.name === 'ConditionalCheckFailedException') return false;
+      if (isConditionalCheckFailed(error)) return false;
       throw error;
     }
   }
@@ -324,7 +325,7 @@ export class DynamoDbBulkItemStore implements BulkItemStore {
         }),
       );
     } catch (error) {
-      if (error instanceof Error && error.name === 'ConditionalCheckFailedException')
+      if (isConditionalCheckFailed(error))
         throw new ConcurrentModificationError('correction', correction.correctionId);
       throw error;
     }
@@ -458,7 +459,7 @@ export class DynamoDbBulkItemStore implements BulkItemStore {
       );
       return pendingSchema.parse(Attributes);
     } catch (error) {
-      if (error instanceof Error && error.name === 'ConditionalCheckFailedException') {
+      if (isConditionalCheckFailed(error)) {
         throw new InvalidTransitionError(
           'correction',
           `correction ${correction.correctionId} of bulk payout item ${correction.bulkPayoutItemId} is no longer waiting for approval; only a correction in pending_approval can be cancelled`,
@@ -515,7 +516,7 @@ export class DynamoDbBulkItemStore implements BulkItemStore {
         }),
       );
     } catch (error) {
-      if (error instanceof Error && error.name === 'ConditionalCheckFailedException') {
+      if (isConditionalCheckFailed(error)) {
         throw new ConcurrentModificationError('bulk payout item', state.bulkPayoutItemId, { cause: error });
       }
       throw error;

@@ -1,6 +1,7 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { CapChange } from '../../payouts/store/payout-store.js';
 import { forEachAtOnce } from '../../shared/at-once.js';
+import { isConditionalCheckFailed } from '../../shared/conditional-check.js';
 import { decodeCursor, encodeCursor } from '../../shared/cursor.js';
 import {
   BatchWriteCommand,
@@ -197,17 +198,9 @@ export class DynamoDbCorrectionJobStore implements CorrectionJobStore {
   async keyedJob(
     idempotencyKey: string,
   ): Promise<{ readonly jobId: string; readonly requestFingerprint?: string } | undefined> {
-    const { Item: key } = await this.#doc.send(
-      new GetCommand({
-        TableName: this.tableName,
-        Key: jobKeys.idempotency(idempotencyKey),
-        ConsistentRead: true,
-      }),
-    );
+    const key = await this.#read(jobKeys.idempotency(idempotencyKey));
     if (typeof key?.jobId !== 'string') return undefined;
-    const { Item: job } = await this.#doc.send(
-      new GetCommand({ TableName: this.tableName, Key: jobKeys.job(key.jobId), ConsistentRead: true }),
-    );
+    const job = await this.#read(jobKeys.job(key.jobId));
     const requestFingerprint: unknown = job?.requestFingerprint;
     return { jobId: key.jobId, ...(typeof requestFingerprint === 'string' && { requestFingerprint }) };
   }
@@ -283,10 +276,8 @@ export class DynamoDbCorrectionJobStore implements CorrectionJobStore {
   }
 
   async get(jobId: string): Promise<CorrectionJob | undefined> {
-    const { Item } = await this.#doc.send(
-      new GetCommand({ TableName: this.tableName, Key: jobKeys.job(jobId), ConsistentRead: true }),
-    );
-    return Item ? jobSchema.parse(Item) : undefined;
+    const item = await this.#read(jobKeys.job(jobId));
+    return item ? jobSchema.parse(item) : undefined;
   }
 
   /** Jobs, newest first. @throws InvalidCursorError when the cursor is not one this listing issued */
@@ -295,10 +286,19 @@ export class DynamoDbCorrectionJobStore implements CorrectionJobStore {
   }
 
   async item(jobId: string, index: number): Promise<JobItem | undefined> {
+    const row = await this.#read(jobKeys.item(jobId, index));
+    return row ? itemSchema.parse(row) : undefined;
+  }
+
+  /** The item at `key`, read consistently. */
+  async #read(key: {
+    readonly pk: string;
+    readonly sk: string;
+  }): Promise<Record<string, unknown> | undefined> {
     const { Item } = await this.#doc.send(
-      new GetCommand({ TableName: this.tableName, Key: jobKeys.item(jobId, index), ConsistentRead: true }),
+      new GetCommand({ TableName: this.tableName, Key: key, ConsistentRead: true }),
     );
-    return Item ? itemSchema.parse(Item) : undefined;
+    return Item;
   }
 
   /**
@@ -400,7 +400,7 @@ export class DynamoDbCorrectionJobStore implements CorrectionJobStore {
       );
       return true;
     } catch (error) {
-      if (error instanceof Error && error.name === 'ConditionalCheckFailedException') return false;
+      if (isConditionalCheckFailed(error)) return false;
       throw error;
     }
   }
