@@ -1,8 +1,8 @@
 /**
  * Instant settlement: a settlement policy decides whether and how much of a provider settlement is paid out
  * to the merchant's bank account; three triggers (event, ops API, poll) share one idempotent path. The service
- * (`settlement-service.ts`) decides one settlement with its payer (`settlement-payer.ts`, which finds it with
- * `settlement-lookup.ts`) and polls with `settlement-poller.ts`; it depends on the decisions' port
+ * (`settlement-service.ts`) decides one settlement, finding it with `settlement-lookup.ts` and polling with
+ * `settlement-poller.ts` (who sends the payout: `payout-sender.ts`); it depends on the decisions' port
  * (`SettlementDecisionStore`, decision-store.ts), which the table implements (store/dynamodb-decision-store.ts) and,
  * for unit tests only, memory (store/in-memory-decision-store.ts, imported by no Lambda).
  *
