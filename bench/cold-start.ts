@@ -23,7 +23,7 @@ import { stageConfigOf } from '../lib/local/submission-workers.js';
 import { payoutSweeper } from '../lib/payouts/payout-sweeper.js';
 import { createRuntime, type Runtime } from '../lib/runtime/runtime.js';
 import { addSettlement } from '../lib/sandbox/index.js';
-import { DynamoDbSettlementDecisionStore } from '../lib/settlement/decision-store.js';
+import { DynamoDbSettlementDecisionStore } from '../lib/settlement/store/dynamodb-decision-store.js';
 import { silentLogger } from '../lib/shared/logger.js';
 import {
   type BenchResult,

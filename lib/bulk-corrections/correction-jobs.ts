@@ -6,11 +6,8 @@ import { fingerprint, ulid } from '../shared/ids.js';
 import { type Logger, silentLogger } from '../shared/logger.js';
 import type { CursorPage } from '../shared/paging.js';
 import { type FieldIssue, fieldIssues } from '../shared/validation.js';
-import {
-  type BulkCorrectionService,
-  describeCorrection,
-  type HeldCancellation,
-} from './correction-service.js';
+import { describeCorrection } from './correction-instruction.js';
+import type { BulkCorrectionService } from './correction-service.js';
 import { CorrectionJobNotEnqueuedError, CorrectionJobsNotConfiguredError } from './job-errors.js';
 import {
   type CorrectionJob,
@@ -22,13 +19,13 @@ import {
   jobStatusOf,
 } from './job-model.js';
 import { type CorrectionWork, type CorrectionWorkQueue, correctionMessageOf } from './job-queue.js';
-import type { DynamoDbCorrectionJobStore } from './job-store.js';
-import type { CorrectionResult, PendingCorrection } from './model.js';
+import type { CorrectionJobStore } from './job-store.js';
+import type { CorrectionResult, HeldCancellation, PendingCorrection } from './model.js';
 import { nextEnqueueAt } from './pending-enqueue.js';
 import { BatchCorrectionSchema, CorrectionFieldsSchema } from './schemas.js';
 
 export interface CorrectionJobServiceOptions {
-  readonly store: DynamoDbCorrectionJobStore;
+  readonly store: CorrectionJobStore;
   readonly corrections: BulkCorrectionService;
   /** The engine's limits: a row above the per-payout maximum refuses the whole batch. */
   readonly limits: GateLimits;
@@ -59,7 +56,7 @@ const WORKER_STOPPED = {
  * const view = await jobs.get(job.jobId); // view.counts, view.progress
  */
 export class CorrectionJobService {
-  readonly #store: DynamoDbCorrectionJobStore;
+  readonly #store: CorrectionJobStore;
   readonly #corrections: BulkCorrectionService;
   readonly #limits: GateLimits;
   readonly #queue: CorrectionWorkQueue | undefined;

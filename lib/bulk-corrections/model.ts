@@ -143,3 +143,7 @@ export type CorrectionResult =
       readonly failure: { readonly code: string; readonly message: string; readonly status?: number };
       readonly audit?: CorrectionAudit;
     };
+
+/** Who withdrew a held correction and why: what its job row records. */
+export type HeldCancellation = Pick<PendingCorrection, 'cancelReason'> &
+  Required<Pick<PendingCorrection, 'cancelledBy' | 'cancelledAt'>>;

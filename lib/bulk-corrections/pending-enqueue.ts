@@ -1,7 +1,7 @@
 import type { Clock } from '../shared/clock.js';
 import type { Logger } from '../shared/logger.js';
 import { type CorrectionWorkQueue, correctionMessageOf } from './job-queue.js';
-import type { DynamoDbCorrectionJobStore, PendingEnqueue } from './job-store.js';
+import type { CorrectionJobStore, PendingEnqueue } from './job-store.js';
 
 /** Jobs the sweeper hands over per tick at most. */
 export const PENDING_ENQUEUE_PER_TICK = 10;
@@ -30,7 +30,7 @@ export interface PendingEnqueueReport {
  */
 export async function enqueuePendingJobs(
   parts: {
-    store: Pick<DynamoDbCorrectionJobStore, 'dueForEnqueue' | 'markEnqueued' | 'retryEnqueueAt'>;
+    store: Pick<CorrectionJobStore, 'dueForEnqueue' | 'markEnqueued' | 'retryEnqueueAt'>;
     queue: CorrectionWorkQueue;
     clock: Clock;
     logger: Logger;

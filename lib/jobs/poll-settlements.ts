@@ -1,7 +1,7 @@
 import type { Runtime } from '../runtime/runtime.js';
 import { settlementsOf } from '../runtime/settlements.js';
 import { submissionsOf } from '../runtime/submissions.js';
-import type { PollReport } from '../settlement/settlement-service.js';
+import type { PollReport } from '../settlement/index.js';
 import { logTick } from '../shared/logger.js';
 
 /**

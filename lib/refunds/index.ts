@@ -1,5 +1,8 @@
 /**
- * Refund requests to the provider, recorded in the project's table with an idempotency key.
+ * Refund requests to the provider, recorded in the project's table with an idempotency key. The service and the
+ * sender depend on the store's port (`RefundStore`, refund-store.ts); the table implements it
+ * (store/dynamodb-refund-store.ts), and so does memory, for unit tests (store/in-memory-refund-store.ts, which no
+ * Lambda bundle carries: only tests import it).
  *
  * @example
  * const refunds = new RefundService({ store: new DynamoDbRefundStore(client, tableName), provider });
@@ -10,3 +13,4 @@ export * from './errors.js';
 export * from './model.js';
 export * from './refund-service.js';
 export * from './refund-store.js';
+export { DynamoDbRefundStore, refundKeys } from './store/dynamodb-refund-store.js';

@@ -20,14 +20,14 @@ import {
   type RefundAuditEvent,
   RefundStatus,
 } from './model.js';
-import type { DynamoDbRefundStore, RefundChange } from './refund-store.js';
+import type { RefundChange, RefundStore } from './refund-store.js';
 import { classify, failureOf, releases } from './send-outcome.js';
 
 /** The limits a refund is judged by: the payout engine's gate and its daily cap. */
 export type RefundLimits = GateLimits & Pick<EngineConfig, 'dailyCapKobo' | 'capTimeZone'>;
 
 export interface RefundSenderOptions {
-  readonly store: DynamoDbRefundStore;
+  readonly store: RefundStore;
   readonly provider: Pick<ProviderClient, 'refunds'>;
   readonly limits: RefundLimits;
   readonly clock: Clock;
@@ -49,7 +49,7 @@ const TOO_LATE =
  * await sending.sweep({ stopStartingAt });
  */
 export class RefundSender {
-  readonly #store: DynamoDbRefundStore;
+  readonly #store: RefundStore;
   readonly #provider: Pick<ProviderClient, 'refunds'>;
   readonly #limits: RefundLimits;
   readonly #clock: Clock;

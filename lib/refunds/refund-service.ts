@@ -28,13 +28,13 @@ import { type RefundLimits, RefundSender } from './refund-sender.js';
 
 export type { RefundLimits } from './refund-sender.js';
 
-import type { DynamoDbRefundStore } from './refund-store.js';
+import type { RefundStore } from './refund-store.js';
 import { releases } from './send-outcome.js';
 
 /** The engine's limits refunds obey: the gate's maximum and threshold, and the merchant's daily cap. */
 
 export interface RefundServiceOptions {
-  readonly store: DynamoDbRefundStore;
+  readonly store: RefundStore;
   readonly provider: Pick<ProviderClient, 'refunds' | 'transactions'>;
   /** The payout engine's limits (the runtime passes its engine config); the engine's defaults otherwise. */
   readonly limits?: RefundLimits;
@@ -79,7 +79,7 @@ export interface RequestRefundResult {
  * await service.approve(refund.id, bob); // when refund.status is 'pending_approval'
  */
 export class RefundService {
-  readonly #store: DynamoDbRefundStore;
+  readonly #store: RefundStore;
   readonly #provider: Pick<ProviderClient, 'refunds' | 'transactions'>;
   readonly #limits: RefundLimits;
   readonly #clock: Clock;

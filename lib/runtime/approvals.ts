@@ -1,7 +1,7 @@
 import type { ApprovalSources } from '../api/approvals.js';
-import { DynamoDbBulkItemStore } from '../bulk-corrections/bulk-item-store.js';
+import { DynamoDbBulkItemStore } from '../bulk-corrections/store/dynamodb-bulk-item-store.js';
 import { DynamoDbPayoutRunStore } from '../payout-runs/run-store.js';
-import { DynamoDbRefundStore } from '../refunds/refund-store.js';
+import { DynamoDbRefundStore } from '../refunds/store/dynamodb-refund-store.js';
 import { payoutListingOf } from './payout-listing.js';
 import { recurrencesOf } from './recurrences.js';
 import type { Runtime } from './runtime.js';

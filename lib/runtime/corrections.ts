@@ -1,6 +1,6 @@
-import { DynamoDbBulkItemStore } from '../bulk-corrections/bulk-item-store.js';
 import { CorrectionJobService } from '../bulk-corrections/correction-jobs.js';
 import { BulkCorrectionService } from '../bulk-corrections/correction-service.js';
+import { DynamoDbBulkItemStore } from '../bulk-corrections/store/dynamodb-bulk-item-store.js';
 import { BulkPayouts } from '../provider/resources/bulk-payouts.js';
 import { correctionJobStoreOf } from './correction-job-store.js';
 import { providerConnectionOf } from './provider-connection.js';

@@ -2,7 +2,7 @@ import { Refunds } from '../provider/resources/refunds.js';
 import { Transactions } from '../provider/resources/transactions.js';
 import { RefundSender } from '../refunds/refund-sender.js';
 import { RefundService } from '../refunds/refund-service.js';
-import { DynamoDbRefundStore } from '../refunds/refund-store.js';
+import { DynamoDbRefundStore } from '../refunds/store/dynamodb-refund-store.js';
 import { providerConnectionOf } from './provider-connection.js';
 import type { Runtime } from './runtime.js';
 import { once } from './service-cache.js';

@@ -1,8 +1,8 @@
 import { Settlements } from '../provider/resources/settlements.js';
 import { settlementPolicyFromEnv } from '../settlement/config.js';
-import { DynamoDbSettlementDecisionStore } from '../settlement/decision-store.js';
 import type { SettlementPolicy } from '../settlement/policy.js';
 import { SettlementService } from '../settlement/settlement-service.js';
+import { DynamoDbSettlementDecisionStore } from '../settlement/store/dynamodb-decision-store.js';
 import { payoutEngineOf } from './payout-engine.js';
 import { providerConnectionOf } from './provider-connection.js';
 import type { Runtime } from './runtime.js';

@@ -1,9 +1,9 @@
-import { formatNaira, MoneyError, toKobo } from '../money.js';
+import { formatNaira } from '../money.js';
 import { createAndSubmit, submitIfPending } from '../payouts/engine/create-and-submit.js';
 import type { CreatePayoutCommand, CreatePayoutResult } from '../payouts/engine/create-payout.js';
 import { handOverPending } from '../payouts/engine/hand-over.js';
 import { CreationCompanionRefusedError } from '../payouts/errors.js';
-import { type Payout, type PayoutStatus, type Principal, systemPrincipal } from '../payouts/model.js';
+import type { Payout, PayoutStatus, Principal } from '../payouts/model.js';
 import type { PayoutEngine } from '../payouts/payout-engine.js';
 import type { SubmissionQueue } from '../payouts/queue/submission-queue.js';
 import type { CreatePayoutRequest } from '../payouts/schemas.js';
@@ -11,93 +11,33 @@ import type { ProviderClient } from '../provider/client.js';
 import type { Settlement } from '../provider/schemas/settlement.js';
 import { forEachAtOnce } from '../shared/at-once.js';
 import { type Clock, systemClock } from '../shared/clock.js';
-import { withinDeadline } from '../shared/deadline.js';
-import { IdempotencyConflictError, NotFoundError, ValidationError } from '../shared/errors.js';
+import { IdempotencyConflictError, ValidationError } from '../shared/errors.js';
 import { type Logger, silentLogger } from '../shared/logger.js';
-import { readWithinWindow, type SendWindow } from '../shared/send-window.js';
-import type { DynamoDbSettlementDecisionStore } from './decision-store.js';
+import type { SettlementDecisionStore } from './decision-store.js';
 import type {
   SettlementDecision,
   SettlementDeferral,
   SettlementListingState,
   SettlementTrigger,
 } from './model.js';
+import { INLINE_SENDER, type PayOutResult, type PayoutSender } from './payout-sender.js';
 import { decideSettlement, type SettlementPolicy, SkipCode } from './policy.js';
+import { findSettlement, snapshotOf } from './settlement-lookup.js';
+import { type PollBudget, type PollReport, pollSettlements } from './settlement-poller.js';
 
 /** Settlement payouts are created by the engine with this origin; the settlement id is the idempotency key. */
 export const SETTLEMENT_ORIGIN = 'settlement';
-const PAGE_SIZE = 100;
-/**
- * The newest settlements a look-up reads first. The settlement an event or the API names was usually made
- * moments ago, so it is among them, and a page of this size costs the provider and the parse a tenth of a full
- * one (our own instant payouts are settlements too, so full pages are the rule). Past it, the look-up walks
- * pages of PAGE_SIZE from the first.
- */
-export const FIRST_LOOK_SIZE = 10;
-/** One page of the poll's settlement listing (every attempt and retry of it) is abandoned after this long. */
-export const POLL_PAGE_READ_DEADLINE_MS = 15_000;
-
-/**
- * When a poll stops starting work (epoch ms, read with `now`): no settlement is decided after `stopStartingAt`,
- * and no payout is submitted inline after `submitInlineUntil` (it stays pending, and the sweeper sends it).
- */
-export interface PollBudget {
-  readonly stopStartingAt: number;
-  readonly submitInlineUntil: number;
-  readonly now?: () => number;
-}
 const NARRATION_ID_LENGTH = 48;
-
-/**
- * Who sends a paid settlement's payout. `inline`: the trigger itself, at once (the ops API, whose caller waits
- * for what the provider said; with the request's `sendWindow`, only within it, as `POST /payouts`). `queue`: the submission workers, handed the payout at once (the event and the
- * poll, where the workers are deployed; docs/submission.md, "Settlements"). `sweeper`: the sweeper's next tick
- * (a poll without the queue and short of time).
- */
-export type PayoutSender =
-  | { readonly by: 'inline'; readonly sendWindow?: SendWindow }
-  | { readonly by: 'queue'; readonly queue: SubmissionQueue }
-  | { readonly by: 'sweeper' };
-
-const INLINE: PayoutSender = { by: 'inline' };
-const SWEEPER: PayoutSender = { by: 'sweeper' };
 
 export interface SettlementServiceOptions {
   readonly engine: PayoutEngine;
   readonly provider: Pick<ProviderClient, 'settlements'>;
-  readonly store: DynamoDbSettlementDecisionStore;
+  readonly store: SettlementDecisionStore;
   readonly policy: SettlementPolicy;
   readonly clock?: Clock;
   readonly logger?: Logger;
   /** How many pages of 100 settlements a look-up or a poll walks at most (default 10). */
   readonly maxPages?: number;
-}
-
-/**
- * What one trigger achieved. `deferred` means "not now": no decision is recorded (the deferral is, with its reason,
- * for ops to see), and a later trigger decides.
- */
-export type PayOutResult =
-  | { readonly outcome: 'paid'; readonly decision: SettlementDecision; readonly payout?: Payout }
-  | { readonly outcome: 'skipped'; readonly decision: SettlementDecision }
-  | { readonly outcome: 'deferred'; readonly reason: string };
-
-export interface PollReport {
-  readonly examined: number;
-  readonly alreadyDecided: number;
-  readonly paid: number;
-  readonly skipped: number;
-  readonly deferred: number;
-  readonly failed: number;
-  /**
-   * Settlements paid whose payout was handed to the submission workers (a poll given their queue; one the queue
-   * refused is enqueued by the sweeper's next tick).
-   */
-  readonly handedOver: number;
-  /** Settlements paid whose payout was left to the sweeper, the poll's time being too short to submit it. */
-  readonly leftToSweeper: number;
-  /** The poll stopped before its deadline; the next poll decides what is left (undecided settlements). */
-  readonly stoppedEarly: boolean;
 }
 
 /** How many payouts `payoutStatuses` reads at once. */
@@ -116,7 +56,7 @@ const PAYOUT_READS_AT_ONCE = 10;
 export class SettlementService {
   readonly #engine: PayoutEngine;
   readonly #provider: Pick<ProviderClient, 'settlements'>;
-  readonly #store: DynamoDbSettlementDecisionStore;
+  readonly #store: SettlementDecisionStore;
   readonly #clock: Clock;
   readonly #logger: Logger;
   readonly #maxPages: number;
@@ -193,7 +133,7 @@ export class SettlementService {
     trigger: SettlementTrigger,
     actor: Principal,
     known?: Settlement,
-    sender: PayoutSender = INLINE,
+    sender: PayoutSender = INLINE_SENDER,
   ): Promise<PayOutResult> {
     // The provider's record and the cutoff are read together (the cutoff once per container when no
     // settlement.since is set; its read leaves first, below). The decision is not read first: a first
@@ -214,7 +154,13 @@ export class SettlementService {
     const found =
       known?.id === settlementId
         ? { settlement: known }
-        : await this.#findWithin(settlementId, sender.by === 'inline' ? sender.sendWindow : undefined);
+        : await findSettlement(
+            this.#provider,
+            this.#store,
+            this.#maxPages,
+            settlementId,
+            sender.by === 'inline' ? sender.sendWindow : undefined,
+          );
     if ('decided' in found) return this.#replay(found.decided, sender);
     const { settlement } = found;
     const now = this.#clock.now();
@@ -312,57 +258,8 @@ export class SettlementService {
    * again) and submits no payout inline after `submitInlineUntil` (the sweeper sends it). Given the submission
    * workers' `queue`, it sends none itself: each payout is handed to them at once.
    */
-  async poll(
-    actor: Principal = systemPrincipal('settlement-poll'),
-    budget?: PollBudget,
-    queue?: SubmissionQueue,
-  ): Promise<PollReport> {
-    const now = budget?.now ?? Date.now;
-    const report = {
-      examined: 0,
-      alreadyDecided: 0,
-      paid: 0,
-      skipped: 0,
-      deferred: 0,
-      failed: 0,
-      handedOver: 0,
-      leftToSweeper: 0,
-    };
-    const senderNow = (): PayoutSender => {
-      if (queue) return { by: 'queue', queue };
-      return !budget || now() < budget.submitInlineUntil ? INLINE : SWEEPER;
-    };
-    for (let page = 1; page <= this.#maxPages; page++) {
-      if (budget && now() >= budget.stopStartingAt) return { ...report, stoppedEarly: true };
-      const { items, pagination } = await withinDeadline(POLL_PAGE_READ_DEADLINE_MS, (signal) =>
-        this.#provider.settlements.list({ status: 'SUCCESSFUL', perPage: PAGE_SIZE, page }, { signal }),
-      );
-      for (const settlement of items) {
-        // Other categories (INSTANT_SETTLEMENT above all: our own payouts) are never ours to pay.
-        if (!this.policy.categories.includes(settlement.category)) continue;
-        if (budget && now() >= budget.stopStartingAt) return { ...report, stoppedEarly: true };
-        report.examined++;
-        if (await this.#store.get(settlement.id)) {
-          report.alreadyDecided++;
-          continue;
-        }
-        const sender = senderNow();
-        try {
-          const result = await this.payOut(settlement.id, 'poll', actor, settlement, sender);
-          report[result.outcome]++;
-          if (result.outcome === 'paid' && sender.by === 'queue') report.handedOver++;
-          if (result.outcome === 'paid' && sender.by === 'sweeper') report.leftToSweeper++;
-        } catch (error) {
-          report.failed++;
-          this.#logger.error('settlement poll could not decide a settlement', {
-            settlementId: settlement.id,
-            error: error instanceof Error ? error.message : String(error),
-          });
-        }
-      }
-      if (items.length === 0 || page >= pagination.totalPages) break;
-    }
-    return { ...report, stoppedEarly: false };
+  poll(actor?: Principal, budget?: PollBudget, queue?: SubmissionQueue): Promise<PollReport> {
+    return pollSettlements(this, this.#provider, this.#logger, this.#maxPages, actor, budget, queue);
   }
 
   async #replay(recorded: SettlementDecision, sender: PayoutSender): Promise<PayOutResult> {
@@ -423,83 +320,4 @@ export class SettlementService {
       metadata: { isInstantSettlement: true, isMerchantSettlement: true, settlementId },
     };
   }
-
-  /**
-   * #find within the caller's send window when it has one (the API: POST /instant-settlements, and a dead letter's
-   * replay of a `Settlement Available` event; readWithinWindow), so that the API answers `503 request-deadline` in
-   * time however slow the provider's listing is, instead of reading on past its answer and then recording and
-   * paying. Nothing is recorded before the look-up answers, so one cut off leaves nothing behind, and the retry
-   * (idempotent per settlement) looks again and decides once. Without a window (the event's function) each page's
-   * read keeps the client's own call deadline, and the function's timeout bounds the walk.
-   */
-  #findWithin(
-    settlementId: string,
-    window: SendWindow | undefined,
-  ): Promise<{ readonly settlement: Settlement } | { readonly decided: SettlementDecision }> {
-    if (!window) return this.#find(settlementId);
-    return readWithinWindow(window, (signal) => this.#find(settlementId, signal));
-  }
-
-  /**
-   * The settlement as the provider lists it, or the decision an earlier trigger recorded for it. A settlement
-   * among the provider's newest is returned as listed. Past them (an older one, which the API may name long after
-   * it was decided), its decision is read alongside the walk, and a recorded one ends the walk and wins: a
-   * repeated trigger for it costs a page read or two, not the whole walk.
-   *
-   * @throws NotFoundError when the provider does not list it within the bound and it has no decision
-   */
-  async #find(
-    settlementId: string,
-    signal?: AbortSignal,
-  ): Promise<{ readonly settlement: Settlement } | { readonly decided: SettlementDecision }> {
-    // `signal` abandons every page's read (the caller's window): the first look's and the walk's.
-    const newest = await this.#provider.settlements.list(
-      { perPage: FIRST_LOOK_SIZE, page: 1 },
-      signal && { signal },
-    );
-    const listed = newest.items.find((settlement) => settlement.id === settlementId);
-    if (listed) return { settlement: listed };
-    let decided = false;
-    const reading = this.#store.get(settlementId).then((recorded) => {
-      decided = recorded !== undefined;
-      return recorded;
-    });
-    reading.catch(() => undefined);
-    let walked: Settlement | undefined;
-    // The first look was the provider's only page: there is nothing more to walk.
-    const more = newest.items.length > 0 && newest.pagination.page < newest.pagination.totalPages;
-    if (more) {
-      for await (const settlement of this.#provider.settlements.listAll(
-        { perPage: PAGE_SIZE },
-        { maxPages: this.#maxPages, ...(signal && { signal }) },
-      )) {
-        if (settlement.id === settlementId) {
-          walked = settlement;
-          break;
-        }
-        if (decided) break;
-      }
-    }
-    const recorded = await reading;
-    if (recorded) return { decided: recorded };
-    if (walked) return { settlement: walked };
-    throw new NotFoundError('settlement', settlementId, {
-      detail: `the provider lists no settlement ${settlementId} in its newest ${this.#maxPages * PAGE_SIZE} settlements`,
-    });
-  }
-}
-
-function snapshotOf(settlement: Settlement): SettlementDecision['settlement'] {
-  let amountKobo: number | undefined;
-  try {
-    amountKobo = toKobo(settlement.amount);
-  } catch (error) {
-    if (!(error instanceof MoneyError)) throw error;
-  }
-  return {
-    status: settlement.status,
-    category: settlement.category,
-    date: settlement.date,
-    ...(amountKobo !== undefined && { amountKobo }),
-  };
 }

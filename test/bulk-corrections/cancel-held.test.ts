@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DynamoDbBulkItemStore } from '../../lib/bulk-corrections/bulk-item-store.js';
+import { DynamoDbBulkItemStore } from '../../lib/bulk-corrections/store/dynamodb-bulk-item-store.js';
 import { InvalidTransitionError } from '../../lib/shared/errors.js';
 import { type ApiHarness, call, startApiHarness } from '../api/support/harness.js';
 import { type JobsHarness, PATCH_PATH, startJobsHarness } from './support.js';

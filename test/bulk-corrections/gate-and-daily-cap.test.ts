@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DynamoDbBulkItemStore } from '../../lib/bulk-corrections/bulk-item-store.js';
 import { BulkCorrectionService } from '../../lib/bulk-corrections/correction-service.js';
+import { DynamoDbBulkItemStore } from '../../lib/bulk-corrections/store/dynamodb-bulk-item-store.js';
 import { pausePayouts, resumePayouts } from '../../lib/payouts/engine/controls.js';
 import { MAIN_WALLET_CAP_COUNTER } from '../../lib/payouts/gate.js';
 import type { Controls } from '../../lib/payouts/model.js';

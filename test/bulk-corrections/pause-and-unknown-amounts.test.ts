@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DynamoDbBulkItemStore } from '../../lib/bulk-corrections/bulk-item-store.js';
 import { CorrectionJobService } from '../../lib/bulk-corrections/correction-jobs.js';
 import { BulkCorrectionService } from '../../lib/bulk-corrections/correction-service.js';
-import { DynamoDbCorrectionJobStore } from '../../lib/bulk-corrections/job-store.js';
+import { DynamoDbBulkItemStore } from '../../lib/bulk-corrections/store/dynamodb-bulk-item-store.js';
+import { DynamoDbCorrectionJobStore } from '../../lib/bulk-corrections/store/dynamodb-job-store.js';
 import { pausePayouts, resumePayouts } from '../../lib/payouts/engine/controls.js';
 import { type GateLimits, judge, MoneyEntryPoint } from '../../lib/payouts/gate.js';
 import type { Controls } from '../../lib/payouts/model.js';

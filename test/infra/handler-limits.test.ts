@@ -47,7 +47,7 @@ import {
 } from '../../lib/provider-schedules/provider-schedule-service.js';
 import { REFUND_SEND_DEADLINE_MS } from '../../lib/refunds/model.js';
 import { DEEP_HEALTH_DEADLINE_MS } from '../../lib/runtime/health.js';
-import { POLL_PAGE_READ_DEADLINE_MS } from '../../lib/settlement/settlement-service.js';
+import { POLL_PAGE_READ_DEADLINE_MS } from '../../lib/settlement/settlement-poller.js';
 import { DYNAMODB_CALL_DEADLINE_MS } from '../../lib/shared/dynamodb-client.js';
 import { readWithinWindowMs } from '../../lib/shared/send-window.js';
 import { STATEMENT_UNIT_DEADLINE_MS } from '../../lib/statements/index.js';

@@ -15,7 +15,7 @@ import { docsApiHandler } from '../../lib/api/functions/docs.js';
 import { API_FUNCTIONS, type ApiFunctionName, apiFunctionServing } from '../../lib/api/functions/index.js';
 import type { ApiHandler } from '../../lib/api/router.js';
 import type { CorrectionJob, JobItem } from '../../lib/bulk-corrections/job-model.js';
-import { DynamoDbCorrectionJobStore } from '../../lib/bulk-corrections/job-store.js';
+import { DynamoDbCorrectionJobStore } from '../../lib/bulk-corrections/store/dynamodb-job-store.js';
 import {
   type DeadLettered,
   DynamoDbDeadLetterStore,
@@ -54,7 +54,7 @@ import { settlementsOf } from '../../lib/runtime/settlements.js';
 import { statementsOf } from '../../lib/runtime/statements.js';
 import { submissionsOf } from '../../lib/runtime/submissions.js';
 import { addSettlement, type Sandbox, startSandbox } from '../../lib/sandbox/index.js';
-import type { PollReport } from '../../lib/settlement/settlement-service.js';
+import type { PollReport } from '../../lib/settlement/index.js';
 import { observeAwsCalls } from '../../lib/shared/aws-call-observer.js';
 import { type Clock, ManualClock } from '../../lib/shared/clock.js';
 import { ulid } from '../../lib/shared/ids.js';

@@ -1,14 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { KeyPrefix } from '../../infra/config/key-prefixes.js';
-import { bulkItemKeys } from '../../lib/bulk-corrections/bulk-item-store.js';
-import { jobKeys } from '../../lib/bulk-corrections/job-store.js';
+import { bulkItemKeys } from '../../lib/bulk-corrections/store/dynamodb-bulk-item-store.js';
+import { jobKeys } from '../../lib/bulk-corrections/store/dynamodb-job-store.js';
 import { operatorAccessKey } from '../../lib/operators/access.js';
 import { operatorKeys } from '../../lib/operators/operator-store.js';
 import { PayoutOrigin } from '../../lib/payouts/model.js';
 import { recurrenceKeys } from '../../lib/recurrence/store/table-keys.js';
 import { acceptedRefundKeys } from '../../lib/refunds/accepted-refund-item.js';
-import { refundKeys } from '../../lib/refunds/refund-store.js';
-import { settlementKeys } from '../../lib/settlement/decision-store.js';
+import { refundKeys } from '../../lib/refunds/store/dynamodb-refund-store.js';
+import { settlementKeys } from '../../lib/settlement/store/dynamodb-decision-store.js';
 import { statementKeys } from '../../lib/statements/index.js';
 import { keys } from '../../lib/table/index.js';
 import { wildcardMatches } from '../support/iam/stack-policies.js';

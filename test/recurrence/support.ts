@@ -9,7 +9,7 @@ import { RecurrenceService } from '../../lib/recurrence/recurrence-service.js';
 import type { CreateRecurrenceRequest } from '../../lib/recurrence/schemas.js';
 import { DynamoDbRecurrenceStore } from '../../lib/recurrence/store/dynamodb-recurrence-store.js';
 import { RefundService } from '../../lib/refunds/refund-service.js';
-import { DynamoDbRefundStore } from '../../lib/refunds/refund-store.js';
+import { DynamoDbRefundStore } from '../../lib/refunds/store/dynamodb-refund-store.js';
 import { type EngineHarness, startEngineHarness } from '../support/engine-harness.js';
 
 export interface RecurrenceHarness extends EngineHarness {

@@ -7,7 +7,7 @@ import { AcceptedRefunds } from '../../lib/refunds/accepted-refunds.js';
 import { RefundExceedsAmountPaidError, RefundRefusedError } from '../../lib/refunds/errors.js';
 import { type CreateRefundRequest, REFUND_CAP_COUNTER, RefundStatus } from '../../lib/refunds/model.js';
 import { type RefundLimits, RefundService } from '../../lib/refunds/refund-service.js';
-import { DynamoDbRefundStore } from '../../lib/refunds/refund-store.js';
+import { DynamoDbRefundStore } from '../../lib/refunds/store/dynamodb-refund-store.js';
 import { type Sandbox, startSandbox } from '../../lib/sandbox/index.js';
 import { ManualClock } from '../../lib/shared/clock.js';
 import { InvalidTransitionError, ValidationError } from '../../lib/shared/errors.js';

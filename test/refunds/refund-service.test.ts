@@ -13,7 +13,7 @@ import {
 } from '../../lib/refunds/model.js';
 import { RefundSender } from '../../lib/refunds/refund-sender.js';
 import { RefundService } from '../../lib/refunds/refund-service.js';
-import { DynamoDbRefundStore } from '../../lib/refunds/refund-store.js';
+import { DynamoDbRefundStore } from '../../lib/refunds/store/dynamodb-refund-store.js';
 import { type Sandbox, startSandbox } from '../../lib/sandbox/index.js';
 import { ManualClock } from '../../lib/shared/clock.js';
 import { ConcurrentModificationError } from '../../lib/shared/errors.js';

@@ -6,7 +6,7 @@ import { payoutSweeper } from '../../lib/payouts/payout-sweeper.js';
 import { SubmissionQueueError, type SubmissionRequest } from '../../lib/payouts/queue/submission-queue.js';
 import { Settlements } from '../../lib/provider/resources/settlements.js';
 import { addSettlement } from '../../lib/sandbox/index.js';
-import { FIRST_LOOK_SIZE } from '../../lib/settlement/settlement-service.js';
+import { FIRST_LOOK_SIZE } from '../../lib/settlement/settlement-lookup.js';
 import { createDynamoDbClient } from '../../lib/shared/dynamodb-client.js';
 import { NotFoundError } from '../../lib/shared/errors.js';
 import { alice, type EngineHarness, startEngineHarness } from '../support/engine-harness.js';

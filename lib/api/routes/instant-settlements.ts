@@ -1,8 +1,8 @@
 import { SettlementIdSchema } from '../../events/schemas.js';
 import { PayoutStatus } from '../../payouts/model.js';
 import { SettlementNotConfiguredError } from '../../settlement/errors.js';
+import type { PayOutResult, SettlementService } from '../../settlement/index.js';
 import type { SettlementDecision, SettlementDeferral, SettlementListing } from '../../settlement/model.js';
-import type { PayOutResult, SettlementService } from '../../settlement/settlement-service.js';
 import { clipText, FIELD_MAXIMA } from '../../shared/field-limits.js';
 import * as z from '../../shared/zod.js';
 import { ApiError } from '../errors.js';

@@ -1,5 +1,5 @@
 import { RECURRENCE_STATUSES, type Recurrence, type RecurrenceStatus } from '../../recurrence/model.js';
-import type { HistoryEntry, RecurrenceView } from '../../recurrence/recurrence-service.js';
+import type { HistoryEntry, RecurrenceView } from '../../recurrence/recurrence-history.js';
 import { isCalendarDate } from '../../recurrence/rules.js';
 import { CreateRecurrenceRequestSchema } from '../../recurrence/schemas.js';
 import { encodeCursor, readCursor } from '../../shared/cursor.js';

@@ -74,10 +74,19 @@ export class DynamoDbRecurrenceStore implements RecurrenceStore {
   }
 
   async get(id: string): Promise<Recurrence | undefined> {
+    const item = await this.#read(recurrenceKeys.recurrence(id));
+    return item ? fromRecurrenceItem(item) : undefined;
+  }
+
+  /** The item at `key`, read consistently. */
+  async #read(key: {
+    readonly pk: string;
+    readonly sk: string;
+  }): Promise<Record<string, unknown> | undefined> {
     const { Item } = await this.#doc.send(
-      new GetCommand({ TableName: this.tableName, Key: recurrenceKeys.recurrence(id), ConsistentRead: true }),
+      new GetCommand({ TableName: this.tableName, Key: key, ConsistentRead: true }),
     );
-    return Item ? fromRecurrenceItem(Item) : undefined;
+    return Item;
   }
 
   async replace(
@@ -340,14 +349,8 @@ export class DynamoDbRecurrenceStore implements RecurrenceStore {
   }
 
   async getOccurrence(recurrenceId: string, localDate: string): Promise<OccurrenceRecord | undefined> {
-    const { Item } = await this.#doc.send(
-      new GetCommand({
-        TableName: this.tableName,
-        Key: recurrenceKeys.occurrence(recurrenceId, localDate),
-        ConsistentRead: true,
-      }),
-    );
-    return Item ? fromOccurrenceItem(Item) : undefined;
+    const item = await this.#read(recurrenceKeys.occurrence(recurrenceId, localDate));
+    return item ? fromOccurrenceItem(item) : undefined;
   }
 
   async occurrences(recurrenceId: string, limit: number, before?: string): Promise<OccurrenceRecord[]> {

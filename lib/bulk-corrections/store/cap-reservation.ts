@@ -1,8 +1,8 @@
-import { DailyCapExceededError } from '../payouts/errors.js';
-import { capUpdateItem, reserveOnCapShards, type TransactItem } from '../payouts/store/control-items.js';
-import type { CapChange } from '../payouts/store/payout-store.js';
-import { type DocumentClient, TransactWriteCommand, UpdateCommand } from '../shared/document-client.js';
-import { commitRetryingConflicts } from '../shared/transaction-conflicts.js';
+import { DailyCapExceededError } from '../../payouts/errors.js';
+import { capUpdateItem, reserveOnCapShards, type TransactItem } from '../../payouts/store/control-items.js';
+import type { CapChange } from '../../payouts/store/payout-store.js';
+import { type DocumentClient, TransactWriteCommand, UpdateCommand } from '../../shared/document-client.js';
+import { commitRetryingConflicts } from '../../shared/transaction-conflicts.js';
 
 /**
  * A correction's claim (a job row's `queued -> sending`, an approval's `pending_approval -> approved`, a single
