@@ -166,7 +166,7 @@ export const HANDLERS = {
     ...OPS_API,
     // Lists decisions and deferrals by state (gsi1) and settlement payouts by month (gsi2). A deferral is recorded
     // only while no decision exists (ConditionCheck); a decision deletes the settlement's deferral
-    // (lib/settlement/decision-store.ts) in the transaction that records it.
+    // (lib/settlement/store/dynamodb-decision-store.ts) in the transaction that records it.
     table: {
       access: 'readWrite',
       indexes: [byStatus.indexName, byMonth.indexName],
@@ -182,7 +182,7 @@ export const HANDLERS = {
     description: 'Ops API (HTTP API, IAM auth): bulk payout items, their corrections, correction jobs',
     ...OPS_API,
     // Lists bulk items and corrections by status (gsi1) or month (gsi2); reads bulk-item histories by key (Query on
-    // the table); stores a correction job's rows 25 per BatchWriteItem (lib/bulk-corrections/job-store.ts). A
+    // the table); stores a correction job's rows 25 per BatchWriteItem (lib/bulk-corrections/store/dynamodb-job-store.ts). A
     // correction's claim checks no pause item in its transaction: no ConditionCheck.
     table: {
       access: 'readWriteNoPauseCheck',
@@ -208,7 +208,7 @@ export const HANDLERS = {
     ...OPS_API,
     // Lists dead letters by status (gsi1) or month (gsi2). A replay runs the inbound handler: a Payout Requested
     // creates and submits the payout, a Settlement Available decides the settlement (its deferral recorded only
-    // while no decision exists, deleted by the decision: lib/settlement/decision-store.ts).
+    // while no decision exists, deleted by the decision: lib/settlement/store/dynamodb-decision-store.ts).
     table: {
       access: 'readWrite',
       indexes: [byStatus.indexName, byMonth.indexName],
@@ -221,7 +221,7 @@ export const HANDLERS = {
     provider: ProviderAccess.TokenAndPin,
     unexercisedGrants: {
       'dynamodb:ConditionCheckItem':
-        "A replayed Settlement Available deferred outside the allowed hours (lib/settlement/decision-store.ts); in the IAM proof api-settlements' POST /instant-settlements runs that SettlementService path.",
+        "A replayed Settlement Available deferred outside the allowed hours (lib/settlement/store/dynamodb-decision-store.ts); in the IAM proof api-settlements' POST /instant-settlements runs that SettlementService path.",
       'dynamodb:DeleteItem':
         "Deciding a replayed Settlement Available deletes the settlement's deferral item (see above).",
     },
@@ -383,7 +383,7 @@ export const HANDLERS = {
     trigger: { kind: 'schedule', every: (config) => Duration.minutes(config.settlementPollMinutes) },
     // Settlement decisions and payouts are read and written by key; the settlements come from the provider.
     // Deciding a settlement deletes its deferral item, and a deferral is recorded only while no decision exists
-    // (lib/settlement/decision-store.ts; both found by the IAM proof).
+    // (lib/settlement/store/dynamodb-decision-store.ts; both found by the IAM proof).
     table: {
       access: 'decideSettlements',
       indexes: [],
@@ -460,7 +460,7 @@ export const HANDLERS = {
     description: 'EventBridge "Settlement Available": pay the settlement out per the settlement policy',
     trigger: { kind: 'event', detailType: InboundEventType.SettlementAvailable },
     // Deciding a settlement deletes its deferral item, and a deferral is recorded only while no decision exists
-    // (lib/settlement/decision-store.ts; both found by the IAM proof).
+    // (lib/settlement/store/dynamodb-decision-store.ts; both found by the IAM proof).
     table: {
       access: 'decideSettlements',
       indexes: [],

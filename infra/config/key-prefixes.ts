@@ -17,7 +17,7 @@ export const KeyPrefix = {
   /** The daily cap counters (`keys.dailyCap`). */
   dailyCap: 'CAP#*',
   /**
-   * A refund and its audit items (`refundKeys.refund`, `refundKeys.audit`, lib/refunds/refund-store.ts), and its
+   * A refund and its audit items (`refundKeys.refund`, `refundKeys.audit`, lib/refunds/store/dynamodb-refund-store.ts), and its
    * accepted item by the provider's refund id (`acceptedRefundKeys`, lib/refunds/accepted-refund-item.ts), written in
    * the same transaction as the refund.
    */
@@ -28,7 +28,7 @@ export const KeyPrefix = {
   /** A recurring rule, its occurrences and audit (`recurrenceKeys`, lib/recurrence/store/table-keys.ts). */
   recurrence: 'RECURRENCE#*',
   recurrenceIdempotency: 'IDEMPOTENCY#recurrence#*',
-  /** A settlement's decision and deferral (`settlementKeys`, lib/settlement/decision-store.ts). */
+  /** A settlement's decision and deferral (`settlementKeys`, lib/settlement/store/dynamodb-decision-store.ts). */
   settlement: 'SETTLEMENT#*',
   /** When instant settlement was first turned on (`settlementKeys.enabledSince`). */
   settlementConfig: 'SETTLEMENT_CONFIG',
@@ -36,10 +36,10 @@ export const KeyPrefix = {
   providerSchedule: 'PROVIDER_SCHEDULE#*',
   /** A dead-lettered inbound event (lib/events/dead-letter.ts). */
   deadLetter: 'DEAD_LETTER#*',
-  /** A correction job and its rows (`jobKeys`, lib/bulk-corrections/job-store.ts). */
+  /** A correction job and its rows (`jobKeys`, lib/bulk-corrections/store/dynamodb-job-store.ts). */
   correctionJob: 'CORRECTION_JOB#*',
   correctionJobIdempotency: 'IDEMPOTENCY#correction-job#*',
-  /** A bulk payout item's state, corrections and audit (`bulkItemKeys`, lib/bulk-corrections/bulk-item-store.ts). */
+  /** A bulk payout item's state, corrections and audit (`bulkItemKeys`, lib/bulk-corrections/store/dynamodb-bulk-item-store.ts). */
   bulkItem: 'BULK_ITEM#*',
   /** A payout run, its rows and its file records (`runKeys`, lib/payout-runs/run-store.ts). */
   payoutRun: 'PAYOUT_RUN#*',
