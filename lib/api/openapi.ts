@@ -14,7 +14,6 @@ import * as z from '../shared/zod.js';
 import { StatementDateSchema } from '../statements/index.js';
 import { apiRoutes } from './index.js';
 import { generateSchemas } from './openapi-responses.js';
-import { LOCAL_PRINCIPAL_HEADER } from './principal.js';
 import { LOCAL_SERVER_PROBLEMS, PROBLEM_SLUGS, PROBLEM_TYPES, problemType } from './problem-types.js';
 import type { Route } from './router.js';
 import { ListApprovalsQuerySchema } from './routes/approvals.js';
@@ -793,8 +792,10 @@ export function buildOpenApiDocument(routes: readonly Route[] = apiRoutes) {
       title: 'Payout automation ops API',
       version: '0.1.0',
       description:
-        "JSON API for operating payouts. In AWS every call is signed with SigV4 (IAM auth) and the caller's " +
-        `IAM principal is recorded; locally the \`${LOCAL_PRINCIPAL_HEADER}\` header names the caller. ` +
+        'JSON API for operating payouts. Machines and the CLI sign every call with SigV4 (`awsSigV4`: IAM auth, ' +
+        "the caller's IAM principal recorded); operators sign in to the operators' user pool, and their calls carry " +
+        'their identity-pool credentials (SigV4, the console and the CLI) or, on `npm start` only, their ID token ' +
+        '(`operatorIdToken`). Each operation names the role it needs (`x-operator-role`). ' +
         'Errors are application/problem+json (RFC 9457): `x-problem-types` lists every problem type with its ' +
         'statuses and meaning, and each operation names the ones it answers (any may also answer `internal`, 500). Free text a client writes (narrations, account names, ' +
         'notes, reasons) is printable, NFC-normalised text that never holds a payout marker po_<id>. Locally ' +
@@ -802,9 +803,52 @@ export function buildOpenApiDocument(routes: readonly Route[] = apiRoutes) {
         'its port (else 421), no Origin but its own (else 403), and Content-Type application/json (or text/csv for the ' +
         'CSV upload) on every request but GET (else 415).',
     },
-    servers: [{ url: 'http://127.0.0.1:3000', description: 'npm start' }],
+    // Where the API answers, by configuration: the port npm start was given, a stage's API id and region (its
+    // stack output OpsApiUrl), or a stage's console origin (its output ConsoleUrl), whose /api/* is this API.
+    servers: [
+      {
+        url: 'http://127.0.0.1:{port}',
+        description: 'npm start',
+        variables: { port: { default: '3000', description: 'OPS_PORT' } },
+      },
+      {
+        url: 'https://{apiId}.execute-api.{region}.amazonaws.com',
+        description: 'a deployed stage (the stack output OpsApiUrl)',
+        variables: {
+          apiId: { default: 'apiid', description: 'the HTTP API id' },
+          region: { default: 'eu-west-1', description: "the stage's region" },
+        },
+      },
+      {
+        url: 'https://{distribution}.cloudfront.net/api',
+        description: "a deployed stage's console origin (the stack output ConsoleUrl)",
+        variables: {
+          distribution: { default: 'd111111abcdef8', description: 'the CloudFront domain label' },
+        },
+      },
+    ],
+    security: [{ awsSigV4: [] }, { operatorIdToken: [] }],
     paths,
-    components: { schemas: generated.components },
+    components: {
+      schemas: generated.components,
+      securitySchemes: {
+        awsSigV4: {
+          type: 'apiKey',
+          name: 'Authorization',
+          in: 'header',
+          description:
+            "AWS Signature Version 4 for service execute-api (IAM auth): a machine role with a caller policy, or an operator's identity-pool credentials",
+          'x-amazon-apigateway-authtype': 'awsSigv4',
+        },
+        operatorIdToken: {
+          type: 'http',
+          scheme: 'bearer',
+          bearerFormat: 'JWT',
+          description:
+            'npm start only: the ID token of an operator of the local user pool (payouts login, then payouts token)',
+        },
+      },
+    },
     'x-problem-types': PROBLEM_SLUGS.map((slug) => ({
       type: problemType(slug),
       statuses: [...PROBLEM_TYPES[slug].statuses],
