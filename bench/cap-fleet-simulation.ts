@@ -184,7 +184,7 @@ async function simulate(
   const ledger = new PayoutLedger({
     store: new DynamoDbPayoutStore(setup, tableName),
     logger: silentLogger,
-    config: { dailyCapKobo: cap, maxPayoutKobo: cap, approvalThresholdKobo: cap },
+    config: { dailyCapKobo: cap, maxInstructionKobo: cap, approvalThresholdKobo: cap },
     clock,
   });
   const payouts: Payout[] = [];

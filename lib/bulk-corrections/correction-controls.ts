@@ -15,7 +15,7 @@ export function reservationOf(
   judgement: Judgement,
   now: Date,
 ): CapChange | undefined {
-  const kobo = judgement.amountAtStakeKobo ?? ctx.limits.maxPayoutKobo;
+  const kobo = judgement.amountAtStakeKobo ?? ctx.limits.maxInstructionKobo;
   if (kobo === 0) return undefined;
   return {
     capKey: judgement.capCounter,

@@ -6,7 +6,7 @@ import type { ApproverLimits } from './gate.js';
  */
 export interface EngineConfig {
   /** The largest single payout accepted. */
-  maxPayoutKobo: number;
+  maxInstructionKobo: number;
   /** The most that may leave one source wallet per Lagos calendar day, counted at submission. */
   dailyCapKobo: number;
   /** Payouts of at least this amount wait for a second person's approval. */
@@ -51,7 +51,7 @@ export interface EngineConfig {
 }
 
 export const defaultEngineConfig: EngineConfig = {
-  maxPayoutKobo: 500_000_000, // 5,000,000.00 naira
+  maxInstructionKobo: 500_000_000, // 5,000,000.00 naira
   dailyCapKobo: 5_000_000_000, // 50,000,000.00 naira
   approvalThresholdKobo: 100_000_000, // 1,000,000.00 naira
   submitLeaseMs: 120_000,

@@ -26,7 +26,7 @@ export type MoneyEntryPoint = (typeof MoneyEntryPoint)[keyof typeof MoneyEntryPo
 /** The amount limits of the gate; pause and the daily cap are checked where the money is committed. */
 export interface GateLimits {
   /** The largest single instruction accepted, in kobo. */
-  readonly maxPayoutKobo: number;
+  readonly maxInstructionKobo: number;
   /** Instructions of at least this amount wait for a second person's approval. */
   readonly approvalThresholdKobo: number;
   /**
@@ -231,8 +231,8 @@ function admit(limits: GateLimits, request: GateRequest): GateDecision {
     return { approvalRequired: request.approvalReason ? `${request.approvalReason}; ${unknown}` : unknown };
   }
   const path = request.amountPath ?? 'amount';
-  if (!request.amountIsTotal && request.amountKobo > limits.maxPayoutKobo) {
-    const message = `must be at most ${limits.maxPayoutKobo} kobo (the per-payout maximum)`;
+  if (!request.amountIsTotal && request.amountKobo > limits.maxInstructionKobo) {
+    const message = `must be at most ${limits.maxInstructionKobo} kobo (the per-payout maximum)`;
     throw new ValidationError(`${path}: ${message}`, [{ path, message }]);
   }
   if (reachesApprovalThreshold(limits, request.amountKobo)) {

@@ -138,14 +138,13 @@ export function createRuntime(
   };
 }
 
-/** `MAX_PAYOUT_KOBO` -> `maxPayoutKobo`, as a type. */
+/** `DAILY_CAP_KOBO` -> `dailyCapKobo`, as a type. */
 type CamelOf<S extends string> = S extends `${infer Head}_${infer Tail}`
   ? `${Lowercase<Head>}${Capitalize<CamelOf<Tail>>}`
   : Lowercase<S>;
 
 /** The engine's limits the environment may set, each the variable of its EngineConfig key (camel-cased). */
 const ENGINE_VARIABLES = [
-  'MAX_PAYOUT_KOBO',
   'DAILY_CAP_KOBO',
   'APPROVAL_THRESHOLD_KOBO',
   'SECOND_APPROVAL_THRESHOLD_KOBO',
@@ -169,6 +168,8 @@ function engineConfigFrom(config: RuntimeEnv): Partial<EngineConfig> {
   });
   return {
     ...(Object.fromEntries(entries) as Partial<EngineKeysChecked>),
+    // The maximum governs every instruction (refunds, rules, corrections too), whatever its variable says.
+    ...(config.MAX_PAYOUT_KOBO !== undefined && { maxInstructionKobo: config.MAX_PAYOUT_KOBO }),
     ...(config.MAIN_WALLET_ID !== undefined && { mainWalletId: config.MAIN_WALLET_ID }),
     ...(config.APPROVER_LIMITS !== undefined && { approverLimits: config.APPROVER_LIMITS }),
   };

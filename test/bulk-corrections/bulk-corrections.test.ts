@@ -157,7 +157,7 @@ describe('bulk payout item corrections (ops API)', () => {
   describe('bulk-item corrections move money unchecked', () => {
     it('refuses moving a valid item to account 9999999999 for twice the per-payout maximum: 400 naming amount, nothing sent', async () => {
       const before = patchCount();
-      const twiceTheMaximum = 2 * payoutEngineOf(h.runtime).ctx.config.maxPayoutKobo;
+      const twiceTheMaximum = 2 * payoutEngineOf(h.runtime).ctx.config.maxInstructionKobo;
       const reply = await call(h.api, {
         method: 'PATCH',
         path: `/bulk-payout-items/${validIds[3]}`,

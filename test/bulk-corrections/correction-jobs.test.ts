@@ -189,7 +189,7 @@ describe('bulk corrections as jobs: accepted at once, worked by the queue worker
 
     it('refuses a job row above the per-payout maximum with a 400 naming the row and amount, nothing stored or sent', async () => {
       const before = patchCount();
-      const twiceTheMaximum = 2 * payoutEngineOf(h.runtime).ctx.config.maxPayoutKobo;
+      const twiceTheMaximum = 2 * payoutEngineOf(h.runtime).ctx.config.maxInstructionKobo;
       const reply = await call(h.api, {
         method: 'POST',
         path: '/bulk-payout-items/corrections',

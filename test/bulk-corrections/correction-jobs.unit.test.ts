@@ -94,7 +94,7 @@ const patches = () => sandbox.stats().requests[PATCH_PATH] ?? 0;
 
 describe('submitting a job', () => {
   it('refuses the whole batch naming each bad row, storing and queueing nothing', async () => {
-    const { jobs, queue } = fresh({ maxPayoutKobo: 1_000_000 });
+    const { jobs, queue } = fresh({ maxInstructionKobo: 1_000_000 });
     const submitted = jobs.submit(
       [
         { bulkPayoutItemId: validIds[0], narration: 'fine' },

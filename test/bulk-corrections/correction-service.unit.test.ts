@@ -63,7 +63,7 @@ const patches = () => sandbox.stats().requests[PATCH_PATH] ?? 0;
 
 describe('admitting a correction', () => {
   it('refuses a body that is no correction, and an amount above the maximum, sending nothing', async () => {
-    const { service } = fresh({ maxPayoutKobo: 1_000_000 });
+    const { service } = fresh({ maxInstructionKobo: 1_000_000 });
     const before = patches();
     expect(await service.correct(validIds[0] ?? '', { accountNumber: 'twelve' }, alice)).toMatchObject({
       outcome: 'invalid',

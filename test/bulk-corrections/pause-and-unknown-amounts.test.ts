@@ -131,8 +131,8 @@ describe('bulk corrections: the pause read after the claim, and amounts not know
   describe('a correction whose amount is not known here', () => {
     it('the gate holds an unknown amount for a second person under any limits and never takes it as 0', () => {
       for (const limits of [
-        { maxPayoutKobo: 500_000_000, approvalThresholdKobo: 100_000_000 },
-        { maxPayoutKobo: 1, approvalThresholdKobo: 1 },
+        { maxInstructionKobo: 500_000_000, approvalThresholdKobo: 100_000_000 },
+        { maxInstructionKobo: 1, approvalThresholdKobo: 1 },
       ]) {
         const unknownAmount = {
           entryPoint: MoneyEntryPoint.BulkCorrection,
@@ -225,7 +225,7 @@ describe('bulk corrections: the pause read after the claim, and amounts not know
       expect(amount.body).toMatchObject({ outcome: 'corrected' });
       // Limits lowered since: the item's known amount is now above the maximum.
       const lowered = correctionService(() => engineCtx().store.getControls(), {
-        maxPayoutKobo: 300_000,
+        maxInstructionKobo: 300_000,
         approvalThresholdKobo: 200_000,
       });
       const before = patchCount();

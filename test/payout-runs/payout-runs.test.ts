@@ -551,13 +551,13 @@ describe("a payout run's end", { timeout: 90_000 }, () => {
     const runId = created.body.runId;
     expect(created.body.status).toBe('materialising');
     // The per-payout maximum is lowered below the second row after the run was accepted: that row fails.
-    const config = h.runtime.payouts.ctx.config as { maxPayoutKobo: number };
-    const before = config.maxPayoutKobo;
-    config.maxPayoutKobo = 1_000_000;
+    const config = h.runtime.payouts.ctx.config as { maxInstructionKobo: number };
+    const before = config.maxInstructionKobo;
+    config.maxInstructionKobo = 1_000_000;
     try {
       await untilEnded(runId);
     } finally {
-      config.maxPayoutKobo = before;
+      config.maxInstructionKobo = before;
     }
     expect(await getRun(runId)).toMatchObject({
       status: 'needs_attention',
@@ -647,9 +647,9 @@ describe("a payout run's end", { timeout: 90_000 }, () => {
     const created = await postCsv(csvOf(12, { tag: 'ends-refused', amount: 60_000 }));
     const runId = created.body.runId;
     // The per-payout maximum is lowered below every row after the run was accepted: each row is refused.
-    const config = h.runtime.payouts.ctx.config as { maxPayoutKobo: number };
-    const before = config.maxPayoutKobo;
-    config.maxPayoutKobo = 1_000;
+    const config = h.runtime.payouts.ctx.config as { maxInstructionKobo: number };
+    const before = config.maxInstructionKobo;
+    config.maxInstructionKobo = 1_000;
     try {
       // A sweep that dies after refusing a few rows, before it advanced the run's mark.
       const ledger = h.runtime.payouts;
@@ -671,7 +671,7 @@ describe("a payout run's end", { timeout: 90_000 }, () => {
       expect((await runItem(runId))?.endedAt).toBeUndefined();
       await untilEnded(runId);
     } finally {
-      config.maxPayoutKobo = before;
+      config.maxInstructionKobo = before;
     }
     const item = await runItem(runId);
     expect(item).toMatchObject({ state: 'needs_attention', endedRows: 12, ended_refused: 12 });

@@ -13,7 +13,7 @@ import { CapturingLogger } from '../../lib/shared/logger.js';
 
 const bob: Principal = { id: 'bob', kind: 'user' };
 const carol: Principal = { id: 'carol', kind: 'user' };
-const LIMITS: GateLimits = { maxPayoutKobo: 50_000_000, approvalThresholdKobo: 1_000_000 };
+const LIMITS: GateLimits = { maxInstructionKobo: 50_000_000, approvalThresholdKobo: 1_000_000 };
 
 const instruction = (kobo: number | undefined, releasedBy: Principal = bob): MoneyInstruction => ({
   entryPoint: MoneyEntryPoint.ApiPayout,

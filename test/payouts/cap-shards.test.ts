@@ -36,7 +36,7 @@ beforeAll(async () => {
   useCapShards(MAX_CAP_SHARDS);
   h = await startEngineHarness({
     dailyCapKobo: DAILY_CAP,
-    maxPayoutKobo: DAILY_CAP,
+    maxInstructionKobo: DAILY_CAP,
     approvalThresholdKobo: DAILY_CAP,
   });
 });

@@ -28,7 +28,7 @@ beforeAll(async () => {
   h = await startEngineHarness({
     approvalThresholdKobo: APPROVAL_THRESHOLD,
     dailyCapKobo: DAILY_CAP,
-    maxPayoutKobo: DAILY_CAP,
+    maxInstructionKobo: DAILY_CAP,
   });
 });
 afterAll(async () => h.close());

@@ -28,7 +28,7 @@ let keyCounter = 0;
 const key = (label: string) => `cas-${label}-${++keyCounter}`;
 
 beforeAll(async () => {
-  h = await startEngineHarness({ dailyCapKobo: DAILY_CAP, maxPayoutKobo: 2 * DAILY_CAP });
+  h = await startEngineHarness({ dailyCapKobo: DAILY_CAP, maxInstructionKobo: 2 * DAILY_CAP });
 });
 afterAll(async () => h.close());
 beforeEach(async () => {

@@ -84,7 +84,7 @@ describe('creating a payout', () => {
 
   it('refuses amounts above the per-payout maximum and a scheduleAt in the past', async () => {
     const big = await h.engine
-      .create(command(bankTransfer(h.engine.ctx.config.maxPayoutKobo + 1), key('max')))
+      .create(command(bankTransfer(h.engine.ctx.config.maxInstructionKobo + 1), key('max')))
       .catch((e: unknown) => e);
     expect((big as ValidationError).issues.map((issue) => issue.path)).toEqual(['amount']);
     const past = new Date(h.clock.now().getTime() - 1000).toISOString();

@@ -133,7 +133,7 @@ describe('recurring payouts under four eyes', () => {
   it('refuses a rule above the per-payout maximum and stores nothing', async () => {
     at('2026-05-09T13:00:00.000Z');
     const refused = h.recurrences.create({
-      request: dailyRule({ startDate: '2026-05-10', amount: defaultEngineConfig.maxPayoutKobo + 1 }),
+      request: dailyRule({ startDate: '2026-05-10', amount: defaultEngineConfig.maxInstructionKobo + 1 }),
       idempotencyKey: 'too-much',
       actor: alice,
     });

@@ -41,7 +41,7 @@ async function futureItems(narration: string): Promise<FutureMovement[]> {
 
 describe('recurring payouts pass the control gate', () => {
   it('refuses a rule above the per-payout maximum with a 400 naming amount, and stores and lists nothing', async () => {
-    const tooMuch = defaultEngineConfig.maxPayoutKobo + 1;
+    const tooMuch = defaultEngineConfig.maxInstructionKobo + 1;
     const refused = await create('above-max', rule({ amount: tooMuch, narration: 'above the maximum' }));
     expect(refused.status).toBe(400);
     expect(refused.body.errors).toEqual([{ path: 'amount', message: expect.stringMatching(/at most/) }]);

@@ -53,7 +53,7 @@ function fresh(store = new InMemoryRecurrenceStore()) {
   const service = new RecurrenceService({
     store,
     payouts: payouts.port,
-    limits: { ...defaultEngineConfig, approvalThresholdKobo: 1_000_000, maxPayoutKobo: 5_000_000 },
+    limits: { ...defaultEngineConfig, approvalThresholdKobo: 1_000_000, maxInstructionKobo: 5_000_000 },
     clock,
   });
   return { clock, store, payouts, service };

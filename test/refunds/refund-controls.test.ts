@@ -182,7 +182,7 @@ describe('the refunded total of a transaction never exceeds what was paid', () =
 
 describe('refunds pass the control gate', () => {
   it('refuses a refund above the per-payout maximum with a 400 naming amount, before reading or sending anything', async () => {
-    const setup = await fresh({ maxPayoutKobo: 500_000 });
+    const setup = await fresh({ maxInstructionKobo: 500_000 });
     const [reads, sends] = [infoCalls(), refundCalls()];
     const above = ask(setup, refundOf(paidTransaction(15_000), 500_001));
     await expect(above).rejects.toBeInstanceOf(ValidationError);

@@ -82,7 +82,7 @@ describe('admitting a refund', () => {
   });
 
   it('refuses a refund above the maximum before reading or sending, and one past what was paid', async () => {
-    const setup = fresh({ maxPayoutKobo: 500_000 });
+    const setup = fresh({ maxInstructionKobo: 500_000 });
     const tx = paidTransaction(2_000);
     const before = refundCalls();
     await expect(ask(setup, refundOf(tx, 500_001))).rejects.toBeInstanceOf(ValidationError);

@@ -83,7 +83,7 @@ describe('runtime configuration', () => {
       AWS_LAMBDA_FUNCTION_NAME: 'api-recurrences',
       AWS_REGION: 'eu-west-1',
     });
-    expect(runtime.payouts.ctx.config.maxPayoutKobo).toBeGreaterThan(0);
+    expect(runtime.payouts.ctx.config.maxInstructionKobo).toBeGreaterThan(0);
     expect(() => providerConnectionOf(runtime)).toThrow(ConfigurationError);
     expect(() => payoutEngineOf(runtime)).toThrow(/PROVIDER_TOKEN_SECRET_ID/);
     await runtime.close();

@@ -388,7 +388,7 @@ describe('SettlementService', () => {
       const wired = settlementServiceFor(h);
       // Above the approval threshold (1,000,000 NGN), below the per-payout maximum.
       const amountKobo = h.engine.ctx.config.approvalThresholdKobo * 2;
-      expect(amountKobo).toBeLessThan(h.engine.ctx.config.maxPayoutKobo);
+      expect(amountKobo).toBeLessThan(h.engine.ctx.config.maxInstructionKobo);
       const settlementId = await addSettlement(h.sandbox.url, {
         category: 'MERCHANT_SETTLEMENT',
         amountKobo,

@@ -34,7 +34,7 @@ async function getControls(request: RouteRequest<'payouts'>) {
   return reply(200, {
     ...presentControls(controls),
     limits: {
-      maxInstructionKobo: ctx.config.maxPayoutKobo,
+      maxInstructionKobo: ctx.config.maxInstructionKobo,
       approvalThresholdKobo: ctx.config.approvalThresholdKobo,
       ...(ctx.config.secondApprovalThresholdKobo !== undefined && {
         secondApprovalThresholdKobo: ctx.config.secondApprovalThresholdKobo,
