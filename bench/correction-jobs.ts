@@ -1,6 +1,6 @@
 import { performance } from 'node:perf_hooks';
-import { apiContextFrom } from '../lib/api/api-context.js';
 import { createApiHandler } from '../lib/api/index.js';
+import { apiContextFrom } from '../lib/api/services-from-runtime.js';
 import { ensureTable } from '../lib/local/create-table.js';
 import { stageConfigOf, startLocalSubmissionWorkers } from '../lib/local/submission-workers.js';
 import { createRuntime } from '../lib/runtime/runtime.js';

@@ -17,7 +17,7 @@ import { localAwsConfig } from '../lib/local/dynamodb-local.js';
 import { stageConfigOf, startLocalSubmissionWorkers } from '../lib/local/submission-workers.js';
 import { createAndSubmit } from '../lib/payouts/engine/create-and-submit.js';
 import { PayoutStatus } from '../lib/payouts/model.js';
-import { payoutEngineOf } from '../lib/runtime/payout-engine.js';
+import { payoutEngineOf } from '../lib/runtime/engines.js';
 import { recurrencesOf } from '../lib/runtime/recurrences.js';
 import { createRuntime, type Runtime } from '../lib/runtime/runtime.js';
 import { addSettlement, startSandbox } from '../lib/sandbox/index.js';

@@ -14,7 +14,7 @@ import { ensureTable } from '../lib/local/create-table.js';
 import { localAwsConfig } from '../lib/local/dynamodb-local.js';
 import { stageConfigOf, startLocalSubmissionWorkers } from '../lib/local/submission-workers.js';
 import { PayoutStatus } from '../lib/payouts/model.js';
-import { payoutEngineOf } from '../lib/runtime/payout-engine.js';
+import { payoutEngineOf } from '../lib/runtime/engines.js';
 import { runtimeFromProcessEnv } from '../lib/runtime/runtime.js';
 import { createDynamoDbClient } from '../lib/shared/dynamodb-client.js';
 import { silentLogger } from '../lib/shared/logger.js';

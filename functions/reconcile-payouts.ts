@@ -1,5 +1,5 @@
 import type { Context, ScheduledEvent } from 'aws-lambda';
-import { reconcilePayouts } from '../lib/jobs/reconcile-payouts.js';
+import { reconcilePayouts } from '../lib/jobs/reconciler-tick.js';
 import { withRuntime } from '../lib/runtime/lambda-handler.js';
 
 /** EventBridge schedule: decide payouts whose outcome is unknown, never by resending them. */

@@ -370,7 +370,7 @@ export const HANDLERS = {
       access: 'decide',
       indexes: [workQueue.indexName, byStatus.indexName],
       // Records outcomes of payouts it never creates; a failure releases the cap. Its look-ups take slots of the
-      // workers' pacer (lib/runtime/payout-engine.ts, reconcilingEngineOf).
+      // workers' pacer (lib/runtime/engines.ts, reconcilingEngineOf).
       writes: [K.payout, K.dailyCap, K.rateLimiter],
     },
     // Looks payouts up at the provider; never sends one.

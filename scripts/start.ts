@@ -8,16 +8,16 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { apiContextFrom } from '../lib/api/api-context.js';
 import { apiFunctionServing } from '../lib/api/functions/index.js';
 import { createApiHandler } from '../lib/api/index.js';
+import { apiContextFrom } from '../lib/api/services-from-runtime.js';
 import type { DomainEvent } from '../lib/events/domain-events.js';
 import { type EventPublisher, InProcessEventBus, putEventsInput } from '../lib/events/event-publisher.js';
 import { payoutRequested } from '../lib/events/rule-targets.js';
 import { INBOUND_EVENT_SOURCE, InboundEventType } from '../lib/events/schemas.js';
 import { settlementAvailable } from '../lib/events/settlement-target.js';
 import { pollSettlements } from '../lib/jobs/poll-settlements.js';
-import { reconcilePayouts } from '../lib/jobs/reconcile-payouts.js';
+import { reconcilePayouts } from '../lib/jobs/reconciler-tick.js';
 import { sweepDuePayouts } from '../lib/jobs/sweep-due-payouts.js';
 import { syncProviderSchedules } from '../lib/jobs/sync-provider-schedules.js';
 import { awsCallRecorder } from '../lib/local/aws-call-recorder.js';

@@ -1,9 +1,9 @@
 import { traceDynamoDbCalls } from '../runtime/aws-call-tracing.js';
 import type { Runtime } from '../runtime/runtime.js';
 import { once } from '../runtime/service-cache.js';
-import type { ApiEnvironment, ApiService, ApiServices } from './context.js';
 import { identitySettingsOf } from './operator-roles.js';
 import { type Answers, type ApiHandler, createRouter, type Route } from './router.js';
+import type { ApiEnvironment, ApiService, ApiServices } from './services.js';
 
 /**
  * One Lambda function of the ops API: the routes it serves and the services they use, built from the runtime.

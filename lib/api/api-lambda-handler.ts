@@ -1,7 +1,7 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { withRuntime } from '../runtime/lambda-handler.js';
 import type { ApiFunction } from './api-function.js';
-import type { ApiService } from './context.js';
+import type { ApiService } from './services.js';
 
 /**
  * The Lambda handler of one API function (HTTP API v2, IAM auth): route the event under the invocation's time

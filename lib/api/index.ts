@@ -1,12 +1,12 @@
 import type { Runtime } from '../runtime/runtime.js';
 import { once } from '../runtime/service-cache.js';
-import { apiContextFrom } from './api-context.js';
-import type { ApiContext } from './context.js';
 import { API_FUNCTIONS } from './functions/index.js';
 import { type ApiHandler, createRouter, type Route } from './router.js';
+import type { ApiContext } from './services.js';
+import { apiContextFrom } from './services-from-runtime.js';
 
-export type { ApiContext } from './context.js';
 export type { ApiHandler } from './router.js';
+export type { ApiContext } from './services.js';
 
 /**
  * Every route of the ops API: the union of the functions' routes (lib/api/functions/index.ts), each served by

@@ -5,13 +5,13 @@ import { DeadlineExceededError, withinDeadline } from '../shared/deadline.js';
 import { withLogContext } from '../shared/log-context.js';
 import { activeSpan, inSpan, SpanKinds } from '../shared/tracing.js';
 import type * as z from '../shared/zod.js';
-import type { ApiContext, ApiService } from './context.js';
 import { ApiError, unauthenticated, validationError } from './errors.js';
 import type { OperatorRole } from './operator-roles.js';
 import { operatorOf } from './principal.js';
 import { problemFor, problemResponse } from './problem.js';
 import type { ProblemSlug } from './problem-types.js';
 import { API_DEADLINES, type RequestDeadline } from './request-deadline.js';
+import type { ApiContext, ApiService } from './services.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PATCH';
 

@@ -1,5 +1,5 @@
 import { deadLetterStoreOf } from '../runtime/dead-letter-store.js';
-import { payoutEngineOf } from '../runtime/payout-engine.js';
+import { payoutEngineOf } from '../runtime/engines.js';
 import type { Runtime } from '../runtime/runtime.js';
 import { type DeadLettered, withDeadLetter } from './dead-letters/index.js';
 import { handlePayoutRequested, type PayoutRequestedOutcome } from './inbound-handlers.js';

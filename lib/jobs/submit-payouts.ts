@@ -1,7 +1,7 @@
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { traceDynamoDbCalls } from '../runtime/aws-call-tracing.js';
 import { correctionJobsOf } from '../runtime/corrections.js';
-import { payoutEngineOf } from '../runtime/payout-engine.js';
+import { payoutEngineOf } from '../runtime/engines.js';
 import { rateLimiterOf } from '../runtime/rate-limiter.js';
 import type { Runtime } from '../runtime/runtime.js';
 import { deliveringQueueOf } from '../runtime/submissions.js';

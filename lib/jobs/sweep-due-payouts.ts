@@ -3,7 +3,7 @@ import { RUN_STOP_STARTING_BEFORE_DEADLINE_MS } from '../payout-runs/materialise
 import { payoutSweeper } from '../payouts/payout-sweeper.js';
 import { traceDynamoDbCalls } from '../runtime/aws-call-tracing.js';
 import { correctionJobStoreOf } from '../runtime/correction-job-store.js';
-import { sendingEngineOf } from '../runtime/payout-engine.js';
+import { sendingEngineOf } from '../runtime/engines.js';
 import { recurrenceSweepOf } from '../runtime/recurrence-sweep.js';
 import { refundSenderOf } from '../runtime/refunds.js';
 import { runMaterialiserOf } from '../runtime/run-materialiser.js';

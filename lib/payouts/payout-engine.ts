@@ -24,7 +24,7 @@ export interface PayoutEngineOptions extends PayoutLedgerOptions {
 export class PayoutEngine extends PayoutLedger {
   declare readonly ctx: SendingContext;
 
-  /** From options, or on a ledger's context with a gateway (lib/runtime/payout-engine.ts). */
+  /** From options, or on a ledger's context with a gateway (lib/runtime/engines.ts). */
   constructor(options: PayoutEngineOptions | { readonly ctx: SendingContext }) {
     super('ctx' in options ? options : { ctx: { ...engineContextFrom(options), gateway: options.gateway } });
   }

@@ -1,7 +1,7 @@
 import { DeadLetterService } from '../events/dead-letters/index.js';
 import { inboundEventHandlers } from '../events/inbound-handlers.js';
 import { deadLetterStoreOf } from './dead-letter-store.js';
-import { payoutEngineOf } from './payout-engine.js';
+import { payoutEngineOf } from './engines.js';
 import type { Runtime } from './runtime.js';
 import { once } from './service-cache.js';
 import { settlementsOf } from './settlements.js';

@@ -3,7 +3,7 @@ import { settlementPolicyFromEnv } from '../settlement/config.js';
 import type { SettlementPolicy } from '../settlement/policy.js';
 import { SettlementService } from '../settlement/settlement-service.js';
 import { DynamoDbSettlementDecisionStore } from '../settlement/store/dynamodb-decision-store.js';
-import { payoutEngineOf } from './payout-engine.js';
+import { payoutEngineOf } from './engines.js';
 import { providerConnectionOf } from './provider-connection.js';
 import type { Runtime } from './runtime.js';
 import { once } from './service-cache.js';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { payoutEngineOf } from '../../lib/runtime/payout-engine.js';
+import { payoutEngineOf } from '../../lib/runtime/engines.js';
 import { bankTransfer } from '../support/engine-harness.js';
 import { type ApiHarness, call, startApiHarness } from './support/harness.js';
 

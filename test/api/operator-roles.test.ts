@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { apiContextFrom } from '../../lib/api/api-context.js';
 import { type ApiHandler, apiRoutes, createApiHandler } from '../../lib/api/index.js';
+import { apiContextFrom } from '../../lib/api/services-from-runtime.js';
 import { OperatorStore } from '../../lib/operators/operator-store.js';
 import { checkedAgainstContract } from './support/contract.js';
 import { type ApiHarness, bankTransfer, call, startApiHarness } from './support/harness.js';

@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { apiContextFrom } from '../../lib/api/api-context.js';
 import { apiRoutes, createApiHandler } from '../../lib/api/index.js';
 import { buildOpenApiDocument } from '../../lib/api/openapi.js';
+import { apiContextFrom } from '../../lib/api/services-from-runtime.js';
 import { freePort } from '../../lib/local/free-port.js';
 import { createRuntime } from '../../lib/runtime/runtime.js';
 import { CapturingLogger } from '../../lib/shared/logger.js';

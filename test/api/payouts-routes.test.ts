@@ -2,7 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { runSweep } from '../../lib/jobs/scheduled.js';
 import { servedBy } from '../../lib/local/function-attribution.js';
 import { payoutSweeper } from '../../lib/payouts/payout-sweeper.js';
-import { payoutEngineOf } from '../../lib/runtime/payout-engine.js';
+import { payoutEngineOf } from '../../lib/runtime/engines.js';
 import { type ApiHarness, bankTransfer, call, startApiHarness } from './support/harness.js';
 
 const INSTANT_PAYOUT = '/settlement/instant/payout';

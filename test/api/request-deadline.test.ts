@@ -9,7 +9,7 @@ import { InvalidEventError } from '../../lib/events/inbound-errors.js';
 import { runReconcile, runSweep } from '../../lib/jobs/scheduled.js';
 import { servedBy } from '../../lib/local/function-attribution.js';
 import { payoutSweeper } from '../../lib/payouts/payout-sweeper.js';
-import { payoutEngineOf } from '../../lib/runtime/payout-engine.js';
+import { payoutEngineOf } from '../../lib/runtime/engines.js';
 import { providerOf } from '../../lib/runtime/provider.js';
 import { ManualClock } from '../../lib/shared/clock.js';
 import { payoutRequested } from '../events/support.js';

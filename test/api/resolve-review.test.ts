@@ -4,7 +4,7 @@ import { servedBy } from '../../lib/local/function-attribution.js';
 import { reconcilePayouts } from '../../lib/payouts/engine/reconcile-payouts.js';
 import type { Payout } from '../../lib/payouts/model.js';
 import { payoutSweeper } from '../../lib/payouts/payout-sweeper.js';
-import { payoutEngineOf } from '../../lib/runtime/payout-engine.js';
+import { payoutEngineOf } from '../../lib/runtime/engines.js';
 import { ManualClock } from '../../lib/shared/clock.js';
 import { calendarDayIn } from '../../lib/shared/wall-clock.js';
 import { WorkQueue } from '../../lib/table/index.js';

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pausePayouts, resumePayouts } from '../../lib/payouts/engine/controls.js';
-import { payoutEngineOf } from '../../lib/runtime/payout-engine.js';
+import { payoutEngineOf } from '../../lib/runtime/engines.js';
 import { type ApiHarness, call, startApiHarness } from '../api/support/harness.js';
 
 const PATCH_PATH = '/payout/bulk/item';

@@ -6,7 +6,7 @@ import { ENQUEUE_RETRY_DELAY_MS, enqueuePendingJobs } from '../../lib/bulk-corre
 import { DynamoDbCorrectionJobStore } from '../../lib/bulk-corrections/store/dynamodb-job-store.js';
 import { runQueueBatch } from '../../lib/jobs/queue-batch.js';
 import { pausePayouts, resumePayouts } from '../../lib/payouts/engine/controls.js';
-import { payoutEngineOf } from '../../lib/runtime/payout-engine.js';
+import { payoutEngineOf } from '../../lib/runtime/engines.js';
 import { createRuntime } from '../../lib/runtime/runtime.js';
 import { bulkCorrectionsOf } from '../../lib/runtime/services.js';
 import { submissionsOf } from '../../lib/runtime/submissions.js';

@@ -7,7 +7,7 @@ import type { Controls } from '../../lib/payouts/model.js';
 import { capShardTotals, MAX_CAP_SHARDS, useCapShards } from '../../lib/payouts/store/control-items.js';
 import type { ProviderClient } from '../../lib/provider/client.js';
 import { BulkPayouts } from '../../lib/provider/resources/bulk-payouts.js';
-import { payoutEngineOf } from '../../lib/runtime/payout-engine.js';
+import { payoutEngineOf } from '../../lib/runtime/engines.js';
 import { providerConnectionOf } from '../../lib/runtime/provider-connection.js';
 import { DocumentClient, GetCommand } from '../../lib/shared/document-client.js';
 import { ConcurrentModificationError } from '../../lib/shared/errors.js';

@@ -7,7 +7,7 @@ import { pausePayouts, resumePayouts } from '../../lib/payouts/engine/controls.j
 import { type GateLimits, judge, MoneyEntryPoint } from '../../lib/payouts/gate.js';
 import type { Controls } from '../../lib/payouts/model.js';
 import { BulkPayouts } from '../../lib/provider/resources/bulk-payouts.js';
-import { payoutEngineOf } from '../../lib/runtime/payout-engine.js';
+import { payoutEngineOf } from '../../lib/runtime/engines.js';
 import { providerConnectionOf } from '../../lib/runtime/provider-connection.js';
 import { silentLogger } from '../../lib/shared/logger.js';
 import { call } from '../api/support/harness.js';

@@ -1,6 +1,6 @@
 import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import { apiContextFrom } from '../../lib/api/api-context.js';
 import { createApiHandler } from '../../lib/api/index.js';
+import { apiContextFrom } from '../../lib/api/services-from-runtime.js';
 import { runQueueBatch } from '../../lib/jobs/queue-batch.js';
 import { runSubmissionBatch } from '../../lib/jobs/submission-batch.js';
 import {
@@ -8,7 +8,7 @@ import {
   stageConfigOf,
   startLocalSubmissionWorkers,
 } from '../../lib/local/submission-workers.js';
-import { payoutEngineOf } from '../../lib/runtime/payout-engine.js';
+import { payoutEngineOf } from '../../lib/runtime/engines.js';
 import { createRuntime, type Runtime } from '../../lib/runtime/runtime.js';
 import { correctionJobsOf } from '../../lib/runtime/services.js';
 import { type Sandbox, startSandbox } from '../../lib/sandbox/index.js';

@@ -9,7 +9,7 @@ import { type CliIo, runCli } from '../../lib/cli/commands.js';
 import { formatForPeople } from '../../lib/cli/format.js';
 import { OpsClient, regionOfApiUrl } from '../../lib/cli/ops-client.js';
 import { type LocalApiServer, serveApiGatewayHandler } from '../../lib/local/http-to-apigw.js';
-import { payoutEngineOf } from '../../lib/runtime/payout-engine.js';
+import { payoutEngineOf } from '../../lib/runtime/engines.js';
 import { NodeSha256 } from '../../lib/shared/node-sha256.js';
 import { type ApiHarness, startApiHarness } from '../api/support/harness.js';
 import { bankTransfer } from '../support/engine-harness.js';

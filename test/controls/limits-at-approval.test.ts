@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { apiContextFrom } from '../../lib/api/api-context.js';
 import { type ApiHandler, createApiHandler } from '../../lib/api/index.js';
+import { apiContextFrom } from '../../lib/api/services-from-runtime.js';
 import { runSweep } from '../../lib/jobs/scheduled.js';
 import { servedBy } from '../../lib/local/function-attribution.js';
 import { payoutSweeper } from '../../lib/payouts/payout-sweeper.js';
-import { payoutEngineOf } from '../../lib/runtime/payout-engine.js';
+import { payoutEngineOf } from '../../lib/runtime/engines.js';
 import { refundSenderOf } from '../../lib/runtime/refunds.js';
 import { createRuntime, type Runtime } from '../../lib/runtime/runtime.js';
 import { CapturingLogger } from '../../lib/shared/logger.js';

@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { apiContextFrom } from '../../lib/api/api-context.js';
 import { type ApiHandler, createApiHandler } from '../../lib/api/index.js';
 import { API_DEADLINES } from '../../lib/api/request-deadline.js';
+import { apiContextFrom } from '../../lib/api/services-from-runtime.js';
 import {
   DEAD_LETTER_REPLAY_LEASE_MS,
   type DeadLettered,
@@ -16,7 +16,7 @@ import {
   type InboundHandler,
   inboundEventHandlers,
 } from '../../lib/events/inbound-handlers.js';
-import { payoutEngineOf } from '../../lib/runtime/payout-engine.js';
+import { payoutEngineOf } from '../../lib/runtime/engines.js';
 import { createRuntime, type Runtime } from '../../lib/runtime/runtime.js';
 import { settlementsOf } from '../../lib/runtime/settlements.js';
 import { DocumentClient, PutCommand, UpdateCommand } from '../../lib/shared/document-client.js';

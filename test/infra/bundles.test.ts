@@ -169,7 +169,7 @@ describe('what the bundles carry', () => {
     'lib/provider/schemas/payout.ts': ['api-operations', 'sync-provider-schedules'],
     'lib/provider/schemas/refund.ts': ['api-operations', 'sweep-due-payouts'],
     // The engine's send path (the gateway, the submission) only where payouts are sent or looked up
-    // (lib/runtime/payout-engine.ts): not the provider's views, health, refunds, corrections or recurrences.
+    // (lib/runtime/engines.ts): not the provider's views, health, refunds, corrections or recurrences.
     'lib/payouts/adapters/provider-payout-gateway.ts': PAYOUT_SENDERS,
     'lib/payouts/engine/submit-payout.ts': PAYOUT_SENDERS,
     // The submission queue where work is handed to the workers (and the workers' correction-job service).

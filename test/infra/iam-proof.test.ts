@@ -39,8 +39,8 @@ import { stageConfigOf, submissionQueueSettings } from '../../lib/local/submissi
 import { notify } from '../../lib/notifications/index.js';
 import { payoutSweeper } from '../../lib/payouts/payout-sweeper.js';
 import { runEndBookkeeperOf } from '../../lib/runtime/domain-event-runtime.js';
+import { payoutEngineOf } from '../../lib/runtime/engines.js';
 import { notifierFromEnv } from '../../lib/runtime/notifier.js';
-import { payoutEngineOf } from '../../lib/runtime/payout-engine.js';
 import { runMaterialiserOf } from '../../lib/runtime/payout-runs.js';
 import { providerOf } from '../../lib/runtime/provider.js';
 import { createRuntime, type Runtime } from '../../lib/runtime/runtime.js';

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEEP_HEALTH_FAILED_METRIC, healthPartsOf, runHealthCanary } from '../../lib/jobs/health-canary.js';
 import type { MetricsSink } from '../../lib/payouts/engine/context.js';
-import { payoutEngineOf } from '../../lib/runtime/payout-engine.js';
+import { payoutEngineOf } from '../../lib/runtime/engines.js';
 import { createRuntime, type Runtime } from '../../lib/runtime/runtime.js';
 import { type Sandbox, startSandbox } from '../../lib/sandbox/index.js';
 import { CapturingLogger } from '../../lib/shared/logger.js';

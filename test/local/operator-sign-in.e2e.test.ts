@@ -11,7 +11,7 @@ import { LOCAL_OPERATORS, type LocalUserPool, startLocalUserPool } from '../../l
 import { type LocalApiServer, serveApiGatewayHandler } from '../../lib/local/http-to-apigw.js';
 import { userPoolTokenVerifier } from '../../lib/local/operator-tokens.js';
 import { OPERATOR_GROUP_ROLES } from '../../lib/local/verified-caller.js';
-import { payoutEngineOf } from '../../lib/runtime/payout-engine.js';
+import { payoutEngineOf } from '../../lib/runtime/engines.js';
 import { type ApiHarness, startApiHarness } from '../api/support/harness.js';
 import { bankTransfer } from '../support/engine-harness.js';
 

@@ -5,7 +5,7 @@ import { servedBy } from '../../lib/local/function-attribution.js';
 import { stageConfigOf, startLocalSubmissionWorkers } from '../../lib/local/submission-workers.js';
 import { PayoutStatus } from '../../lib/payouts/model.js';
 import { payoutSweeper } from '../../lib/payouts/payout-sweeper.js';
-import { payoutEngineOf } from '../../lib/runtime/payout-engine.js';
+import { payoutEngineOf } from '../../lib/runtime/engines.js';
 import { type Runtime, runtimeFromProcessEnv } from '../../lib/runtime/runtime.js';
 import { recurrencesOf, refundsOf } from '../../lib/runtime/services.js';
 import { submissionsOf } from '../../lib/runtime/submissions.js';

@@ -12,7 +12,7 @@ import { runDueDispatch } from '../../lib/jobs/scheduled.js';
 import { sweepDuePayouts } from '../../lib/jobs/sweep-due-payouts.js';
 import { stageConfigOf, startLocalSubmissionWorkers } from '../../lib/local/submission-workers.js';
 import { payoutSweeper } from '../../lib/payouts/payout-sweeper.js';
-import { payoutEngineOf } from '../../lib/runtime/payout-engine.js';
+import { payoutEngineOf } from '../../lib/runtime/engines.js';
 import { type Runtime, runtimeFromProcessEnv } from '../../lib/runtime/runtime.js';
 import { recurrencesOf, refundsOf } from '../../lib/runtime/services.js';
 import { submissionsOf } from '../../lib/runtime/submissions.js';

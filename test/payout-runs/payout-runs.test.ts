@@ -21,7 +21,7 @@ import { StreamRelay } from '../../lib/local/stream-relay.js';
 import { DynamoDbPayoutRunStore, RunMaterialiser, type RunPayouts } from '../../lib/payout-runs/index.js';
 import { payoutSweeper } from '../../lib/payouts/payout-sweeper.js';
 import { runEndBookkeeperOf } from '../../lib/runtime/domain-event-runtime.js';
-import { payoutEngineOf } from '../../lib/runtime/payout-engine.js';
+import { payoutEngineOf } from '../../lib/runtime/engines.js';
 import { runMaterialiserOf } from '../../lib/runtime/payout-runs.js';
 import { ManualClock } from '../../lib/shared/clock.js';
 import { type ApiHarness, call, startApiHarness } from '../api/support/harness.js';

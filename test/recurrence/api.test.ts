@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { apiContextFrom } from '../../lib/api/api-context.js';
 import { createApiHandler } from '../../lib/api/index.js';
+import { apiContextFrom } from '../../lib/api/services-from-runtime.js';
 import { runDueSweep } from '../../lib/jobs/scheduled.js';
 import { servedBy } from '../../lib/local/function-attribution.js';
 import { payoutSweeper } from '../../lib/payouts/payout-sweeper.js';
 import { RecurrenceService } from '../../lib/recurrence/recurrence-service.js';
-import { payoutEngineOf } from '../../lib/runtime/payout-engine.js';
+import { payoutEngineOf } from '../../lib/runtime/engines.js';
 import { recurrencesOf, refundsOf } from '../../lib/runtime/services.js';
 import { checkedAgainstContract } from '../api/support/contract.js';
 import { type ApiHarness, asDeployed, bankTransfer, call, startApiHarness } from '../api/support/harness.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { payoutEngineOf } from '../../lib/runtime/payout-engine.js';
+import { payoutEngineOf } from '../../lib/runtime/engines.js';
 import { providerConnectionOf } from '../../lib/runtime/provider-connection.js';
 import { createRuntime } from '../../lib/runtime/runtime.js';
 import { ConfigurationError, parseRuntimeEnv } from '../../lib/runtime/runtime-config.js';

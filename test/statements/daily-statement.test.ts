@@ -4,7 +4,7 @@ import { reconcilePayouts } from '../../lib/payouts/engine/reconcile-payouts.js'
 import { PayoutStatus } from '../../lib/payouts/model.js';
 import { Transactions } from '../../lib/provider/resources/transactions.js';
 import { AcceptedRefunds } from '../../lib/refunds/accepted-refunds.js';
-import { payoutEngineOf } from '../../lib/runtime/payout-engine.js';
+import { payoutEngineOf } from '../../lib/runtime/engines.js';
 import { payoutListingOf } from '../../lib/runtime/payout-listing.js';
 import { providerConnectionOf } from '../../lib/runtime/provider-connection.js';
 import { statementStoreOf } from '../../lib/runtime/statements.js';

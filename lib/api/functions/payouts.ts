@@ -1,5 +1,5 @@
+import { payoutEngineOf } from '../../runtime/engines.js';
 import { payoutAuditTrailOf } from '../../runtime/payout-audit-trail.js';
-import { payoutEngineOf } from '../../runtime/payout-engine.js';
 import { payoutListingOf } from '../../runtime/payout-listing.js';
 import { apiFunction } from '../api-function.js';
 import { controlRoutes } from '../routes/controls.js';

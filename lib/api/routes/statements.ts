@@ -11,7 +11,7 @@ import {
 } from '../../statements/index.js';
 import { parseBody, parseQuery } from '../request.js';
 
-export type { StatementsApi } from '../context.js';
+export type { StatementsApi } from '../services.js';
 
 import { type Answers, type Route, type RouteRequest, reply, route } from '../router.js';
 import { PageCursorSchema, queryInt } from '../schemas.js';

@@ -55,7 +55,7 @@ export type PayoutProvider = Pick<
  * answer was lost can be found again: the provider has no idempotency key.
  *
  * It sends and looks up nothing: a function that only sends (the sweeper, `sendingEngineOf` in
- * lib/runtime/payout-engine.ts) carries no record search in its bundle (~5.6 KB). ProviderPayoutGateway adds it.
+ * lib/runtime/engines.ts) carries no record search in its bundle (~5.6 KB). ProviderPayoutGateway adds it.
  */
 export class ProviderPayoutSender implements PayoutGateway {
   constructor(

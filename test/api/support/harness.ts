@@ -1,9 +1,9 @@
 import { paginateScan } from '@aws-sdk/client-dynamodb';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
-import { apiContextFrom } from '../../../lib/api/api-context.js';
 import { apiFunctionServing } from '../../../lib/api/functions/index.js';
 import { type ApiHandler, createApiHandler } from '../../../lib/api/index.js';
 import type { ApiDeadlines } from '../../../lib/api/request-deadline.js';
+import { apiContextFrom } from '../../../lib/api/services-from-runtime.js';
 import { servedBy } from '../../../lib/local/function-attribution.js';
 import { verifiedCallerOf } from '../../../lib/local/verified-caller.js';
 import { type OperatorPoolSettings, operatorsOf } from '../../../lib/runtime/operators.js';

@@ -1,7 +1,7 @@
 import { approvalSourcesOf } from '../runtime/approvals.js';
+import { payoutEngineOf } from '../runtime/engines.js';
 import { operatorsOf } from '../runtime/operators.js';
 import { payoutAuditTrailOf } from '../runtime/payout-audit-trail.js';
-import { payoutEngineOf } from '../runtime/payout-engine.js';
 import { payoutDaysOf, payoutListingOf } from '../runtime/payout-listing.js';
 import { payoutRunsOf } from '../runtime/payout-runs.js';
 import { providerOf } from '../runtime/provider.js';
@@ -17,7 +17,7 @@ import {
 import { settlementsOf } from '../runtime/settlements.js';
 import { statementStoreOf, statementsOf } from '../runtime/statements.js';
 import { apiEnvironmentOf } from './api-function.js';
-import type { ApiContext } from './context.js';
+import type { ApiContext } from './services.js';
 
 /** The ops API's view of the composition root: every service it routes to, built once per runtime. */
 export function apiContextFrom(runtime: Runtime): ApiContext {

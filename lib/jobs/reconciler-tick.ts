@@ -1,5 +1,5 @@
 import type { ReconcileReport } from '../payouts/engine/reconcile-payouts.js';
-import { reconcilingEngineOf } from '../runtime/payout-engine.js';
+import { reconcilingEngineOf } from '../runtime/engines.js';
 import type { Runtime } from '../runtime/runtime.js';
 import { runReconcile } from './scheduled.js';
 
