@@ -189,6 +189,7 @@ export class Console extends Construct {
         redirectUri: `${this.url}/`,
         identityPoolId: props.operators.identityPool.ref,
         userPoolProviderName: signIn.userPoolProviderName,
+        api: { host: apiDomain, pathPrefix: CONSOLE_API_PATH },
       },
     };
     const deployment = new BucketDeployment(this, 'Deploy', {

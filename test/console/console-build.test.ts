@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { signingUrlOf } from '../../lib/console/app/signing-url.js';
 import { buildConsole, CONSOLE_SCRIPT_BUDGET_BYTES, contentSecurityPolicy } from '../../lib/console/index.js';
 
 describe('the console as built', () => {
@@ -29,5 +30,20 @@ describe('the console as built', () => {
       "connect-src 'self' https://pool.example",
     );
     expect(contentSecurityPolicy({ connect: [] })).toContain("default-src 'none'");
+  });
+});
+
+describe('a deployed console signs each call for the API itself', () => {
+  const api = { host: 'abc123.execute-api.eu-west-1.amazonaws.com', pathPrefix: '/api' };
+
+  it('signs for the API host and the path the API serves, with the query as sent', () => {
+    const signed = signingUrlOf(new URL('https://d1.cloudfront.net/api/payouts/01K/approve?x=1&y=2'), api);
+    expect(signed.toString()).toBe(
+      'https://abc123.execute-api.eu-west-1.amazonaws.com/payouts/01K/approve?x=1&y=2',
+    );
+  });
+
+  it('strips the prefix only as a whole segment, as the distribution does', () => {
+    expect(signingUrlOf(new URL('https://d1.cloudfront.net/apiary'), api).pathname).toBe('/apiary');
   });
 });

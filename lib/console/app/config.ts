@@ -32,6 +32,8 @@ export interface HostedSignInConfig {
   readonly identityPoolId: string;
   /** `cognito-idp.<region>.amazonaws.com/<pool id>`: the identity pool's login key for this pool. */
   readonly userPoolProviderName: string;
+  /** The API's own host and the console's path to it (`/api`): what each call is signed for. */
+  readonly api: { readonly host: string; readonly pathPrefix: string };
 }
 
 export async function loadConfig(): Promise<ConsoleConfig> {

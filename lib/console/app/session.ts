@@ -1,5 +1,6 @@
 import { type AwsCredentials, credentialsForIdToken, signedHeaders } from './aws-signing.js';
 import type { HostedSignInConfig, PasswordSignInConfig } from './config.js';
+import { signingUrlOf } from './signing-url.js';
 
 /** Who is signed in, read from their ID token (the API checks the token or credentials itself). */
 export interface Person {
@@ -158,7 +159,10 @@ export async function completeHostedSignIn(config: HostedSignInConfig): Promise<
     authorize: async (request) => {
       if (credentials.expiresAt - Date.now() < 60_000)
         credentials = await credentialsForIdToken(config, idToken);
-      return signedHeaders(config.region, credentials, request);
+      return signedHeaders(config.region, credentials, {
+        ...request,
+        url: signingUrlOf(request.url, config.api),
+      });
     },
   };
 }
