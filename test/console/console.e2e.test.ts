@@ -346,6 +346,37 @@ describe('the console, in Chromium against npm start', () => {
       .toBe('succeeded');
   }, 120_000);
 
+  it('lets carol propose access for someone, and tells her a second admin must confirm what she proposed', async () => {
+    const carol = await signIn('carol');
+    carol.setDefaultTimeout(8000);
+    await carol.getByRole('link', { name: 'Operators', exact: true }).click();
+    const people = carol.getByRole('table', { name: 'Operators of the user pool' });
+    await people.waitFor();
+    for (const name of ['alice', 'bob', 'carol', 'viewer'])
+      expect(await people.textContent()).toContain(name);
+    await carol.getByLabel('Operator', { exact: true }).selectOption('viewer');
+    await carol.getByLabel('Change', { exact: true }).selectOption('grant');
+    await carol.locator('#change-groups-approver').check();
+    await carol.getByRole('button', { name: 'Review the change…' }).click();
+    const dialog = carol.getByRole('dialog', { name: "Change viewer's access?" });
+    expect(await dialog.textContent()).toContain('approver');
+    await dialog.getByLabel('Reason (kept in the audit)').fill('covers month-end approvals');
+    await dialog.getByRole('button', { name: 'Send the change' }).click();
+    await carol.getByRole('status').filter({ hasText: 'Another admin confirms it' }).waitFor();
+    const waiting = carol.getByRole('table', { name: 'Proposed changes of access' });
+    expect(await waiting.textContent()).toContain('yours: another admin confirms');
+    expect(await carol.getByRole('button', { name: /^Confirm grant/ }).count()).toBe(0);
+    await expectAccessible(carol);
+    await screenshot(carol, 'page-operators');
+    await carol.getByRole('button', { name: 'Cancel grant of approver for viewer' }).click();
+    const withdraw = carol.getByRole('dialog', { name: 'Cancel this proposal?' });
+    await withdraw.getByLabel('Why withdraw it').fill('asked for by mistake');
+    await withdraw.getByRole('button', { name: 'Cancel the proposal' }).click();
+    await carol.getByRole('status').filter({ hasText: 'Proposal cancelled' }).waitFor();
+    // Not offered to anyone but an admin.
+    expect(await alice.getByRole('link', { name: 'Operators', exact: true }).count()).toBe(0);
+  });
+
   it('lets a viewer read but offers no action, and every page ran without a script error or CSP refusal', async () => {
     const viewer = await signIn('viewer');
     await viewer.getByRole('link', { name: 'Controls', exact: true }).click();

@@ -6,6 +6,7 @@ import { personName, timeIn } from './format.js';
 import { type Page, type PageContext, rolesOf } from './page.js';
 import { type ControlsView, controlsPage } from './pages/controls.js';
 import { deadLettersPage } from './pages/dead-letters.js';
+import { operatorsPage } from './pages/operators.js';
 import { payoutsPage } from './pages/payouts.js';
 import { queuePage } from './pages/queue.js';
 import { reviewPage } from './pages/review.js';
@@ -20,7 +21,7 @@ import {
   SignInError,
 } from './session.js';
 
-const PAGES: readonly { path: string; label: string; page: Page }[] = [
+const PAGES: readonly { path: string; label: string; page: Page; role?: string }[] = [
   { path: 'queue', label: 'My queue', page: queuePage },
   { path: 'payouts', label: 'Payouts', page: payoutsPage },
   { path: 'review', label: 'Needs review', page: reviewPage },
@@ -28,6 +29,7 @@ const PAGES: readonly { path: string; label: string; page: Page }[] = [
   { path: 'controls', label: 'Controls', page: controlsPage },
   { path: 'dead-letters', label: 'Dead letters', page: deadLettersPage },
   { path: 'statements', label: 'Statements', page: statementsPage },
+  { path: 'operators', label: 'Operators', page: operatorsPage, role: 'admin' },
 ];
 
 const root = (): HTMLElement => {
@@ -114,7 +116,9 @@ function startSession(config: ConsoleConfig, session: Session): void {
   const banner = h('div', { class: 'banner-region' });
   const main = h('main', { id: 'main', tabindex: -1 });
   // A link to the page shown reads it again (the hash does not change, so no hashchange would).
-  const links = PAGES.map(({ path, label }) =>
+  // A page of a role the person lacks is not offered (the API would refuse its calls anyway).
+  const pages = PAGES.filter((page) => page.role === undefined || roles.has(page.role));
+  const links = pages.map(({ path, label }) =>
     h('a', { href: `#/${path}`, onclick: () => location.hash === `#/${path}` && void render() }, label),
   );
   replace(
@@ -150,7 +154,7 @@ function startSession(config: ConsoleConfig, session: Session): void {
   async function render(): Promise<void> {
     const [pathPart = ''] = location.hash.replace(/^#\/?/, '').split('?');
     const [path = 'queue', param] = pathPart.split('/');
-    const entry = PAGES.find((p) => p.path === path) ?? PAGES[0];
+    const entry = pages.find((p) => p.path === path) ?? pages[0];
     if (!entry) return;
     const token = ++shown;
     for (const link of links) {
