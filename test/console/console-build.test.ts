@@ -18,7 +18,7 @@ describe('the console as built', () => {
     expect(html).not.toMatch(/style=/);
   });
 
-  it('never stores a token: the script touches no localStorage, and sessionStorage only for the sign-in code verifier and a flash message', () => {
+  it('never stores a token: the script touches no localStorage, and sessionStorage only for the sign-in code verifier', () => {
     const script = files.get('console.js')?.body.toString() ?? '';
     expect(script).not.toContain('localStorage');
     expect(script).not.toContain('document.cookie');

@@ -3,8 +3,8 @@ import { type ConsoleConfig, loadConfig } from './config.js';
 import { problemText } from './dialog.js';
 import { field, h, notice, replace } from './dom.js';
 import { personName, timeIn } from './format.js';
-import { type Page, type PageContext, rolesOf } from './page.js';
-import { type ControlsView, controlsPage } from './pages/controls.js';
+import { type ControlsView, type Page, type PageContext, rolesOf } from './page.js';
+import { controlsPage } from './pages/controls.js';
 import { deadLettersPage } from './pages/dead-letters.js';
 import { operatorsPage } from './pages/operators.js';
 import { payoutsPage } from './pages/payouts.js';
@@ -151,6 +151,8 @@ function startSession(config: ConsoleConfig, session: Session): void {
     main,
   );
   let shown = 0;
+  // What a change said, for the next drawing of the page only.
+  let pendingFlash: string | undefined;
   async function render(): Promise<void> {
     const [pathPart = ''] = location.hash.replace(/^#\/?/, '').split('?');
     const [path = 'queue', param] = pathPart.split('/');
@@ -161,23 +163,32 @@ function startSession(config: ConsoleConfig, session: Session): void {
       if (link.getAttribute('href') === `#/${entry.path}`) link.setAttribute('aria-current', 'page');
       else link.removeAttribute('aria-current');
     }
+    const flash = pendingFlash;
+    pendingFlash = undefined;
+    // The pause shows on every page, read afresh with each (the Controls page shows this same read).
+    const controls = api.call<ControlsView>('GET', '/controls');
     const ctx: PageContext = {
       api,
       config,
       person: session.person,
       roles,
       reload: () => void render(),
+      reloadWith: (message) => {
+        pendingFlash = message;
+        void render();
+      },
+      flash,
+      controls,
       isCurrent: () => token === shown && !signedOut,
     };
     document.title = `${entry.label} · Payouts console`;
     try {
-      // The pause shows on every page, read afresh with each.
-      const [controls] = await Promise.all([
-        api.call<ControlsView>('GET', '/controls'),
+      const [shownControls] = await Promise.all([
+        controls,
         entry.page(ctx, main, param ? decodeURIComponent(param) : undefined),
       ]);
       if (!ctx.isCurrent()) return;
-      replace(banner, pauseBanner(ctx, controls));
+      replace(banner, pauseBanner(ctx, shownControls));
       main.setAttribute('aria-busy', 'false');
     } catch (error) {
       if (ctx.isCurrent()) replace(main, h('h1', {}, entry.label), notice('error', problemText(error)));

@@ -21,6 +21,12 @@ export interface PageContext {
   readonly roles: ReadonlySet<string>;
   /** Shows the page again (after a change). */
   readonly reload: () => void;
+  /** Shows the page again with a message saying what the change did (`flash` of the next drawing). */
+  readonly reloadWith: (message: string) => void;
+  /** What the change that drew this page again left to say, once. */
+  readonly flash: string | undefined;
+  /** The controls as the shell read them for this drawing (its pause banner): one read per page shown. */
+  readonly controls: Promise<ControlsView>;
   /** True while this page is the one shown: pollers stop when it is not. */
   readonly isCurrent: () => boolean;
 }
@@ -34,4 +40,19 @@ export const isMe = (ctx: PageContext, principalId: string | undefined): boolean
 export interface Principal {
   readonly id: string;
   readonly kind: string;
+}
+
+/** `GET /controls`: the pause, the limits in force and the main wallet's use of today's cap. */
+export interface ControlsView {
+  readonly paused: boolean;
+  readonly reason?: string;
+  readonly updatedBy?: Principal;
+  readonly updatedAt?: string;
+  readonly limits: {
+    readonly maxInstructionKobo: number;
+    readonly approvalThresholdKobo: number;
+    readonly secondApprovalThresholdKobo?: number;
+    readonly dailyCapKobo: number;
+  };
+  readonly dailyCap: { readonly day: string; readonly timeZone: string; readonly mainWalletUsedKobo: number };
 }

@@ -1,26 +1,10 @@
 import { confirmAction } from '../dialog.js';
 import { h, notice, replace } from '../dom.js';
 import { naira, personName, timeIn } from '../format.js';
-import type { Page, Principal } from '../page.js';
-
-export interface ControlsView {
-  readonly paused: boolean;
-  readonly reason?: string;
-  readonly updatedBy?: Principal;
-  readonly updatedAt?: string;
-  readonly limits: {
-    readonly maxInstructionKobo: number;
-    readonly approvalThresholdKobo: number;
-    readonly secondApprovalThresholdKobo?: number;
-    readonly dailyCapKobo: number;
-  };
-  readonly dailyCap: { readonly day: string; readonly timeZone: string; readonly mainWalletUsedKobo: number };
-}
+import type { Page } from '../page.js';
 
 export const controlsPage: Page = async (ctx, main) => {
-  const controls = await ctx.api.call<ControlsView>('GET', '/controls');
-  const flash = sessionStorage.getItem('payouts-console-flash');
-  sessionStorage.removeItem('payouts-console-flash');
+  const controls = await ctx.controls;
   const { limits, dailyCap } = controls;
   const used = dailyCap.mainWalletUsedKobo;
   const toggle =
@@ -51,10 +35,7 @@ export const controlsPage: Page = async (ctx, main) => {
                 ? 'Payouts resumed.'
                 : 'Payouts paused: nothing is sent until an admin resumes.';
             },
-            done: (message) => {
-              sessionStorage.setItem('payouts-console-flash', message);
-              ctx.reload();
-            },
+            done: ctx.reloadWith,
           }),
       },
       controls.paused ? 'Resume payouts…' : 'Pause payouts…',
@@ -63,7 +44,7 @@ export const controlsPage: Page = async (ctx, main) => {
   replace(
     main,
     h('h1', {}, 'Controls'),
-    flash && notice('ok', flash),
+    ctx.flash && notice('ok', ctx.flash),
     h(
       'section',
       { class: 'card', 'aria-labelledby': 'pause' },

@@ -16,8 +16,6 @@ export const deadLettersPage: Page = async (ctx, main) => {
   const letters = await ctx.api.call<{ items: DeadLetterView[] }>('GET', '/dead-letters', {
     query: { limit: '50' },
   });
-  const flash = sessionStorage.getItem('payouts-console-flash');
-  sessionStorage.removeItem('payouts-console-flash');
   const act = (letter: DeadLetterView, how: 'replay' | 'discard') =>
     h(
       'button',
@@ -46,10 +44,7 @@ export const deadLettersPage: Page = async (ctx, main) => {
               );
               return `${how === 'replay' ? 'Replayed' : 'Discarded'} ${letter.id}${typeof answer.status === 'string' ? `: ${answer.status}` : ''}.`;
             },
-            done: (message) => {
-              sessionStorage.setItem('payouts-console-flash', message);
-              ctx.reload();
-            },
+            done: ctx.reloadWith,
           }),
       },
       how === 'replay' ? 'Replay…' : 'Discard…',
@@ -62,7 +57,7 @@ export const deadLettersPage: Page = async (ctx, main) => {
       {},
       'Inbound events that could not be taken, kept with the reason. An admin replays one once its cause is fixed, or discards it.',
     ),
-    flash && notice('ok', flash),
+    ctx.flash && notice('ok', ctx.flash),
     table(
       'Events that could not be taken',
       ['At', 'Event', 'Reason', 'Status', 'Act'],

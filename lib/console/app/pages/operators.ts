@@ -30,11 +30,6 @@ interface ChangeAnswer {
 const said = (answer: ChangeAnswer, what: string) =>
   answer.applied ? `${what}: done.` : `${what}: proposed. Another admin confirms it before it takes effect.`;
 
-const flash = (ctx: PageContext) => (message: string) => {
-  sessionStorage.setItem('payouts-console-flash', message);
-  ctx.reload();
-};
-
 function groupChoices(name: string): HTMLElement {
   return h(
     'fieldset',
@@ -107,7 +102,7 @@ function changeForm(ctx: PageContext, operators: readonly OperatorView[], status
           ),
           `${action.value} ${who.value}`,
         ),
-      done: flash(ctx),
+      done: ctx.reloadWith,
     });
   });
   return form;
@@ -143,7 +138,7 @@ function inviteForm(ctx: PageContext, status: HTMLElement): HTMLElement {
           reason: reason.value.trim(),
         },
       })
-      .then((answer) => flash(ctx)(said(answer, `invite ${username.value.trim()}`)))
+      .then((answer) => ctx.reloadWith(said(answer, `invite ${username.value.trim()}`)))
       .catch((error: unknown) =>
         replace(status, notice('error', error instanceof Error ? error.message : String(error))),
       );
@@ -153,8 +148,6 @@ function inviteForm(ctx: PageContext, status: HTMLElement): HTMLElement {
 
 export const operatorsPage: Page = async (ctx, main) => {
   const status = h('div', { class: 'status-region' });
-  const message = sessionStorage.getItem('payouts-console-flash');
-  sessionStorage.removeItem('payouts-console-flash');
   const listed = await ctx.api.call<{ items: OperatorView[] }>('GET', '/operators');
   const details = await Promise.all(
     listed.items.map((o) =>
@@ -195,7 +188,7 @@ export const operatorsPage: Page = async (ctx, main) => {
               );
               return how === 'confirm' ? `${p.operator}'s access changed.` : 'Proposal cancelled.';
             },
-            done: flash(ctx),
+            done: ctx.reloadWith,
           }),
       },
       how === 'confirm' ? 'Confirm…' : 'Cancel…',
@@ -208,7 +201,7 @@ export const operatorsPage: Page = async (ctx, main) => {
       {},
       'Who may do what. Giving access that moves money takes two admins; taking it away takes one. Nobody changes their own.',
     ),
-    message && notice('ok', message),
+    ctx.flash && notice('ok', ctx.flash),
     status,
     table(
       'Operators of the user pool',

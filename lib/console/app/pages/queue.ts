@@ -78,10 +78,7 @@ async function decide(ctx: PageContext, item: Waiting, how: 'approve' | 'reject'
         typeof answer.status === 'string' ? ` It is now ${answer.status.replaceAll('_', ' ')}.` : '';
       return `${how === 'approve' ? 'Approved' : 'Rejected'} ${KINDS[item.kind]?.label.toLowerCase() ?? item.kind} ${item.id}.${now}`;
     },
-    done: (message) => {
-      sessionStorage.setItem('payouts-console-flash', message);
-      ctx.reload();
-    },
+    done: ctx.reloadWith,
   });
 }
 
@@ -119,8 +116,6 @@ async function myWaiting(ctx: PageContext) {
 
 export const queuePage: Page = async (ctx, main) => {
   const status = h('div', { class: 'status-region' });
-  const flash = sessionStorage.getItem('payouts-console-flash');
-  sessionStorage.removeItem('payouts-console-flash');
   const [waiting, mine] = await Promise.all([
     ctx.api.call<{ items: Waiting[] }>('GET', '/approvals', { query: { limit: '100' } }),
     myWaiting(ctx),
@@ -163,7 +158,7 @@ export const queuePage: Page = async (ctx, main) => {
   replace(
     main,
     h('h1', {}, 'My queue'),
-    flash && notice('ok', flash),
+    ctx.flash && notice('ok', ctx.flash),
     status,
     h(
       'section',

@@ -83,11 +83,11 @@ export const reviewPage: Page = async (ctx, main) => {
       ctx.api.call<{ items: Reviewed[] }>('GET', '/payouts', { query: { status: s, limit: '100' } }),
     ),
   );
+  // A listed payout carries every field the review needs (all but a first approval).
   const items = [...(review?.items ?? []), ...(unknown?.items ?? [])];
-  const details = await Promise.all(items.map((p) => ctx.api.call<Reviewed>('GET', `/payouts/${p.id}`)));
   // What the reconciler found at the provider is in the reason it gave when it handed the payout to people.
   const found = await Promise.all(
-    details.map(async (p) => {
+    items.map(async (p) => {
       const audit = await ctx.api.call<{ items: { to?: string; reason?: string }[] }>(
         'GET',
         `/payouts/${p.id}/audit`,
@@ -110,7 +110,7 @@ export const reviewPage: Page = async (ctx, main) => {
     table(
       'Payouts waiting for a person',
       ['Payout', 'Amount', 'Beneficiary', 'Status', 'Found at the provider', 'Attempts'],
-      details.map((p, i) => [
+      items.map((p, i) => [
         h('a', { href: `#/payouts/${p.id}` }, p.id),
         naira(p.amount),
         p.beneficiary ? `${p.beneficiary.accountName} ${maskedAccount(p.beneficiary.accountNumber)}` : p.type,
@@ -122,6 +122,6 @@ export const reviewPage: Page = async (ctx, main) => {
       ]),
       'Nothing needs review.',
     ),
-    ...(ctx.roles.has('approver') ? details.map((p) => resolveForm(ctx, p, status)) : []),
+    ...(ctx.roles.has('approver') ? items.map((p) => resolveForm(ctx, p, status)) : []),
   );
 };
