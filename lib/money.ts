@@ -28,9 +28,15 @@ export function toKobo(naira: number): number {
   if (!match) throw new MoneyError(`amount ${text} cannot be read as a decimal with at most two places`);
   const [, sign, whole = '0', fraction = ''] = match;
   if (fraction.length > 2) throw new MoneyError(`amount ${text} has more than two decimal places`);
-  const kobo = Number(whole) * KOBO_PER_NAIRA + Number(fraction.padEnd(2, '0'));
-  if (!Number.isSafeInteger(kobo)) throw new MoneyError(`amount ${text} is too large`);
+  const kobo = koboOfDigits(whole, fraction);
+  if (kobo === undefined) throw new MoneyError(`amount ${text} is too large`);
   return sign === '-' ? -kobo : kobo;
+}
+
+/** Naira digits and at most two decimal digits as kobo, from the digits; undefined beyond a safe integer. */
+function koboOfDigits(whole: string, fraction: string): number | undefined {
+  const kobo = Number(whole) * KOBO_PER_NAIRA + Number(fraction.padEnd(2, '0'));
+  return Number.isSafeInteger(kobo) ? kobo : undefined;
 }
 
 /**
@@ -74,8 +80,8 @@ export function koboOfNairaText(text: string): number {
   const match = NAIRA_TEXT_PATTERN.exec(text.trim());
   if (!match) throw new MoneyError('must be naira with at most two decimals, e.g. 1,500,000.50');
   const [, whole = '0', fraction = ''] = match;
-  const kobo = Number(whole.replaceAll(',', '')) * KOBO_PER_NAIRA + Number(fraction.padEnd(2, '0'));
-  if (!Number.isSafeInteger(kobo)) throw new MoneyError('is too large');
+  const kobo = koboOfDigits(whole.replaceAll(',', ''), fraction);
+  if (kobo === undefined) throw new MoneyError('is too large');
   if (kobo === 0) throw new MoneyError('must be more than zero');
   return kobo;
 }
