@@ -5,20 +5,21 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SignatureV4 } from '@smithy/signature-v4';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type CliIo, runCli } from '../../lib/cli/commands.js';
+import type { CliIo } from '../../lib/cli/commands.js';
 import { formatForPeople } from '../../lib/cli/format.js';
 import { OpsClient, regionOfApiUrl } from '../../lib/cli/ops-client.js';
 import { type LocalApiServer, serveApiGatewayHandler } from '../../lib/local/http-to-apigw.js';
 import { payoutEngineOf } from '../../lib/runtime/engines.js';
 import { NodeSha256 } from '../../lib/shared/node-sha256.js';
 import { type ApiHarness, startApiHarness } from '../api/support/harness.js';
+import { runCliCaptured } from '../support/cli-run.js';
 import { bankTransfer } from '../support/engine-harness.js';
 
 /** No session of the machine's own `~/.payouts` reaches these tests: the CLI names its callers by header here. */
 const emptyHome = mkdtempSync(join(tmpdir(), 'ops-cli-home-'));
 
 /** Runs the CLI in this process, capturing what it prints; `answers` are the person's replies to questions. */
-async function cli(
+const cli = (
   argv: string[],
   env: Record<string, string> = {},
   answers: boolean[] = [],
@@ -26,31 +27,7 @@ async function cli(
     accessKeyId: 'AKIDEXAMPLE',
     secretAccessKey: 'test-secret',
   }),
-) {
-  let out = '';
-  let err = '';
-  const questions: string[] = [];
-  const io: CliIo = {
-    out: (text) => {
-      out += text;
-    },
-    err: (text) => {
-      err += text;
-    },
-    env: { PAYOUTS_HOME: emptyHome, ...env },
-    readStdin: () => '',
-    credentials,
-    confirm: async (question) => {
-      questions.push(question);
-      return answers.shift() ?? false;
-    },
-    stackApiUrl: async (stack) => {
-      throw new Error(`no stack ${stack} here`);
-    },
-  };
-  const status = await runCli(argv, io);
-  return { status, out, err, questions, json: () => JSON.parse(out) };
-}
+) => runCliCaptured(argv, { home: emptyHome, env, answers, credentials });
 
 /**
  * An HTTP server on 127.0.0.1 that answers every request with `status` and `body` (JSON) and keeps what arrived:

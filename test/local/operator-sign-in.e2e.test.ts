@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OPERATOR_GROUPS } from '../../infra/constructs/operators.js';
-import { type CliIo, runCli } from '../../lib/cli/commands.js';
+import type { CliIo } from '../../lib/cli/commands.js';
 import { cognitoCall } from '../../lib/local/cognito-api.js';
 import { LOCAL_OPERATORS, type LocalUserPool, startLocalUserPool } from '../../lib/local/cognito-local.js';
 import { type LocalApiServer, serveApiGatewayHandler } from '../../lib/local/http-to-apigw.js';
@@ -13,6 +13,7 @@ import { userPoolTokenVerifier } from '../../lib/local/operator-tokens.js';
 import { OPERATOR_GROUP_ROLES } from '../../lib/local/verified-caller.js';
 import { payoutEngineOf } from '../../lib/runtime/engines.js';
 import { type ApiHarness, startApiHarness } from '../api/support/harness.js';
+import { runCliCaptured } from '../support/cli-run.js';
 import { bankTransfer } from '../support/engine-harness.js';
 
 /**
@@ -29,30 +30,8 @@ let bodyFile: string;
 const password = (username: string) =>
   LOCAL_OPERATORS.find((user) => user.username === username)?.password ?? 'unknown';
 
-async function cli(argv: string[], stdin = '', askSecret?: CliIo['askSecret']) {
-  let out = '';
-  let err = '';
-  const io: CliIo = {
-    out: (text) => {
-      out += text;
-    },
-    err: (text) => {
-      err += text;
-    },
-    env: { PAYOUTS_HOME: home },
-    readStdin: () => stdin,
-    credentials: () => async () => {
-      throw new Error('no AWS credentials in this test');
-    },
-    confirm: async () => false,
-    ...(askSecret && { askSecret }),
-    stackApiUrl: async (stack) => {
-      throw new Error(`no stack ${stack} here`);
-    },
-  };
-  const status = await runCli(argv, io);
-  return { status, out, err, json: () => JSON.parse(out) };
-}
+const cli = (argv: string[], stdin = '', askSecret?: CliIo['askSecret']) =>
+  runCliCaptured(argv, { home, stdin, ...(askSecret && { askSecret }) });
 
 const loginAs = (username: string) =>
   cli(['--api', server.url, 'login', '--user', username, '--password-stdin'], `${password(username)}\n`);

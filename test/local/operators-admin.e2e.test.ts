@@ -3,13 +3,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OPERATOR_ROLES } from '../../lib/api/operator-roles.js';
-import { type CliIo, runCli } from '../../lib/cli/commands.js';
 import { cognitoCall } from '../../lib/local/cognito-api.js';
 import { LOCAL_OPERATORS, type LocalUserPool, startLocalUserPool } from '../../lib/local/cognito-local.js';
 import { type LocalApiServer, serveApiGatewayHandler } from '../../lib/local/http-to-apigw.js';
 import { userPoolTokenVerifier } from '../../lib/local/operator-tokens.js';
 import { OPERATOR_GROUPS } from '../../lib/operators/model.js';
 import { type ApiHarness, startApiHarness } from '../api/support/harness.js';
+import { runCliCaptured } from '../support/cli-run.js';
 
 /**
  * Admins manage the operators of the local user pool through the API, as `npm start` runs it: cognito-local with
@@ -61,29 +61,7 @@ const groupsOf = async (username: string) => {
   return answer.body.groups;
 };
 
-async function cli(argv: string[], stdin = '') {
-  let out = '';
-  let err = '';
-  const io: CliIo = {
-    out: (text) => {
-      out += text;
-    },
-    err: (text) => {
-      err += text;
-    },
-    env: { PAYOUTS_HOME: home },
-    readStdin: () => stdin,
-    credentials: () => async () => {
-      throw new Error('no AWS credentials in this test');
-    },
-    confirm: async () => false,
-    stackApiUrl: async (stack) => {
-      throw new Error(`no stack ${stack} here`);
-    },
-  };
-  const status = await runCli(argv, io);
-  return { status, out, err };
-}
+const cli = (argv: string[], stdin = '') => runCliCaptured(argv, { home, stdin });
 
 beforeAll(async () => {
   pool = await startLocalUserPool();
