@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { ApiRoleGrantsSchema } from '../../lib/api/operator-roles.js';
+import { ApiRoleGrantsSchema } from '../../lib/operators/roles.js';
 import { defaultEngineConfig } from '../../lib/payouts/config.js';
 import { ApproverLimitsSchema } from '../../lib/runtime/runtime-config.js';
 import { settlementPolicyFromEnv } from '../../lib/settlement/config.js';

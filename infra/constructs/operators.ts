@@ -19,7 +19,7 @@ import {
   Role,
 } from 'aws-cdk-lib/aws-iam';
 import { Construct } from 'constructs';
-import type { ApiRoleGrants, OperatorRole } from '../../lib/api/operator-roles.js';
+import type { ApiRoleGrants, OperatorRole } from '../../lib/operators/roles.js';
 
 export interface OperatorsProps {
   readonly stage: string;
@@ -33,7 +33,7 @@ export interface OperatorsProps {
 
 /**
  * Each group a person can be put in, the role its members' credentials carry, the API roles that role holds,
- * and which methods IAM lets it invoke (the API checks the roles again: lib/api/operator-roles.ts). Precedence
+ * and which methods IAM lets it invoke (the API checks the roles again: lib/operators/roles.ts). Precedence
  * picks a member's default role when they belong to several groups (0 first); they may ask for another of
  * theirs when they exchange their token (`--custom-role-arn`, docs/deploy.md "Operators").
  */

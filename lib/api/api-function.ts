@@ -1,7 +1,7 @@
 import { traceDynamoDbCalls } from '../runtime/aws-call-tracing.js';
 import type { Runtime } from '../runtime/runtime.js';
 import { once } from '../runtime/service-cache.js';
-import { identitySettingsOf } from './operator-roles.js';
+import { identitySettingsOf } from '../operators/roles.js';
 import { type Answers, type ApiHandler, createRouter, type Route } from './router.js';
 import type { ApiEnvironment, ApiService, ApiServices } from './services.js';
 

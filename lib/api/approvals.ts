@@ -49,7 +49,7 @@ export interface ApprovalsPage {
 
 /**
  * Where each kind of instruction waiting for a second person is listed. Listing is all the queue does, so the
- * stores answer for the services (lib/runtime/approvals.ts): the function serving it carries no provider code.
+ * stores answer for the services (lib/api/approval-sources.ts): the function serving it carries no provider code.
  */
 export interface ApprovalSources {
   readonly payouts: Pick<PayoutListing, 'list'>;

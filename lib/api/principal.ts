@@ -11,9 +11,9 @@ import {
   type OperatorRole,
   OperatorRoleSchema,
   rolesGranted,
-} from './operator-roles.js';
+} from '../operators/roles.js';
 
-export type { Operator } from './operator-roles.js';
+export type { Operator } from '../operators/roles.js';
 
 /**
  * Header that names the caller in local mode, taken only from a request without verified claims and only where

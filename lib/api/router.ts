@@ -6,7 +6,7 @@ import { withLogContext } from '../shared/log-context.js';
 import { activeSpan, inSpan, SpanKinds } from '../shared/tracing.js';
 import type * as z from '../shared/zod.js';
 import { ApiError, unauthenticated, validationError } from './errors.js';
-import type { OperatorRole } from './operator-roles.js';
+import type { OperatorRole } from '../operators/roles.js';
 import { operatorOf } from './principal.js';
 import { problemFor, problemResponse } from './problem.js';
 import type { ProblemSlug } from './problem-types.js';
@@ -83,7 +83,7 @@ export interface Route<A extends Answers = Answers, S extends ApiService = ApiSe
    * API tests fail on a problem the route does not declare.
    */
   readonly problems: readonly ProblemSlug[];
-  /** The role a caller must hold (lib/api/operator-roles.ts): checked by the router before the handler runs. */
+  /** The role a caller must hold (lib/operators/roles.ts): checked by the router before the handler runs. */
   readonly role: OperatorRole;
   /**
    * The route reads no stored data (the OpenAPI document): its function (api-docs) builds no runtime and reaches no

@@ -1,4 +1,4 @@
-import { approvalSourcesOf } from '../runtime/approvals.js';
+import { approvalSourcesOf } from './approval-sources.js';
 import { payoutEngineOf } from '../runtime/engines.js';
 import { operatorsOf } from '../runtime/operators.js';
 import { payoutAuditTrailOf } from '../runtime/payout-audit-trail.js';

@@ -16,7 +16,7 @@ import type { SettlementService } from '../settlement/settlement-service.js';
 import type { Logger } from '../shared/logger.js';
 import type { PayoutDays, StatementService, StatementStore } from '../statements/index.js';
 import type { ApprovalSources } from './approvals.js';
-import type { IdentitySettings } from './operator-roles.js';
+import type { IdentitySettings } from '../operators/roles.js';
 import type { ApiDeadlines } from './request-deadline.js';
 
 /** What the statement routes use: the stored reports, and the reconciliation for a person's re-run. */

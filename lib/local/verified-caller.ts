@@ -1,6 +1,6 @@
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { unauthenticated } from '../api/errors.js';
-import { type OperatorRole, OperatorRoleSchema } from '../api/operator-roles.js';
+import { type OperatorRole, OperatorRoleSchema } from '../operators/roles.js';
 import type { Operator } from '../api/principal.js';
 import * as z from '../shared/zod.js';
 

@@ -2,7 +2,7 @@ import type { Principal } from '../payouts/model.js';
 
 /**
  * The operators' groups of the user pool, as the stack creates them (infra/constructs/operators.ts) and the API
- * reads them as roles (lib/api/operator-roles.ts `OPERATOR_ROLES`: test/operators/operator-service.test.ts holds
+ * reads them as roles (lib/operators/roles.ts `OPERATOR_ROLES`: test/operators/operator-service.test.ts holds
  * the two lists equal).
  */
 export const OPERATOR_GROUPS = ['viewer', 'requester', 'approver', 'admin'] as const;

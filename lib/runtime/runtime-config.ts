@@ -1,4 +1,4 @@
-import { IDENTITY_ENV } from '../api/operator-roles.js';
+import { IDENTITY_ENV } from '../operators/roles.js';
 import { defaultEngineConfig } from '../payouts/config.js';
 import { DEFAULT_REQUEST_TIMEOUT_MS } from '../provider/call-deadline.js';
 import { PayoutAutomationError } from '../shared/errors.js';
@@ -89,7 +89,7 @@ export const RuntimeEnvSchema = z
     WATCH_WINDOW_MS: milliseconds,
     RETRY_BASE_MS: milliseconds,
     MAX_LATENESS_MS: milliseconds,
-    // Who a caller of the ops API is and what they may do (lib/api/operator-roles.ts).
+    // Who a caller of the ops API is and what they may do (lib/operators/roles.ts).
     ...IDENTITY_ENV,
     /** The submission queue (SQS, FIFO): set for the sweeper, which then enqueues instead of submitting. */
     SUBMIT_QUEUE_URL: optionalUrl,

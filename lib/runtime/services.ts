@@ -14,7 +14,6 @@
  * Every service shares the ledger's clock, so an injected clock moves them all, and its limits, so a
  * rule, a refund or a correction passes the same gate as a payout.
  */
-export { approvalSourcesOf } from './approvals.js';
 export { correctionJobStoreOf } from './correction-job-store.js';
 export { bulkCorrectionsOf, correctionJobsOf } from './corrections.js';
 export { deadLettersOf } from './dead-letters.js';

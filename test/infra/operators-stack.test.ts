@@ -10,7 +10,7 @@ import {
 } from '../../infra/constructs/operators.js';
 import { PayoutsStack } from '../../infra/stacks/payouts-stack.js';
 import { apiRouteTable } from '../../lib/api/functions/index.js';
-import { ApiRoleGrantsSchema, type OperatorRole } from '../../lib/api/operator-roles.js';
+import { ApiRoleGrantsSchema, type OperatorRole } from '../../lib/operators/roles.js';
 import { stageConfigFromCdkJson, testApp } from './support/synth.js';
 
 /** The dev stage with one machine caller given a role. */

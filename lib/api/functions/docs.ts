@@ -1,6 +1,6 @@
 import { lambdaLogger } from '../../shared/lambda-logger.js';
 import { apiFunction } from '../api-function.js';
-import { identityEnvOf, identitySettingsOf } from '../operator-roles.js';
+import { identityEnvOf, identitySettingsOf } from '../../operators/roles.js';
 import { type ApiHandler, createRouter } from '../router.js';
 import { openApiRoutes } from '../routes/openapi-document.js';
 
@@ -19,7 +19,7 @@ let handler: ApiHandler | undefined;
 
 /**
  * The `api-docs` Lambda's router, built once per container with the logger every function writes with and the
- * identity variables (who may read the document: lib/api/operator-roles.ts).
+ * identity variables (who may read the document: lib/operators/roles.ts).
  */
 export function docsApiHandler(env: Readonly<Record<string, string | undefined>> = process.env): ApiHandler {
   handler ??= createRouter(docsApi.routes, {

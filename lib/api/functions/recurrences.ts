@@ -1,4 +1,4 @@
-import { approvalSourcesOf } from '../../runtime/approvals.js';
+import { approvalSourcesOf } from '../approval-sources.js';
 import { payoutListingOf } from '../../runtime/payout-listing.js';
 import { providerSchedulesOf } from '../../runtime/provider-schedules.js';
 import { recurrencesOf } from '../../runtime/recurrences.js';

@@ -89,7 +89,7 @@ export const IDENTITY_ENV = {
   ),
   /**
    * The API roles of IAM callers by the role they assumed (or `user/<name>`), JSON: `{"payouts-ci": ["requester"]}`
-   * (lib/api/operator-roles.ts). Default: none, and an IAM caller no entry names is refused every route.
+   * (lib/operators/roles.ts). Default: none, and an IAM caller no entry names is refused every route.
    */
   OPS_API_ROLES: z.pipe(z.pipe(z._default(z.string(), '{}'), jsonText()), ApiRoleGrantsSchema),
   /** The operators' identity pool (its credentials carry the person's user pool `sub`); unset: no pool. */
