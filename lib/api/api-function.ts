@@ -1,7 +1,5 @@
-import { traceDynamoDbCalls } from '../runtime/aws-call-tracing.js';
-import type { Runtime } from '../runtime/runtime.js';
-import { once } from '../runtime/service-cache.js';
-import { identitySettingsOf } from '../operators/roles.js';
+import { identitySettingsOf } from '../operators/index.js';
+import { once, type Runtime, traceDynamoDbCalls } from '../runtime/index.js';
 import { type Answers, type ApiHandler, createRouter, type Route } from './router.js';
 import type { ApiEnvironment, ApiService, ApiServices } from './services.js';
 

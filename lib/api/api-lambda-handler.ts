@@ -1,5 +1,5 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
-import { withRuntime } from '../runtime/lambda-handler.js';
+import { withRuntime } from '../runtime/index.js';
 import type { ApiFunction } from './api-function.js';
 import type { ApiService } from './services.js';
 

@@ -1,11 +1,8 @@
+import { DynamoDbBulkItemStore } from '../bulk-corrections/index.js';
+import { DynamoDbPayoutRunStore } from '../payout-runs/index.js';
+import { DynamoDbRefundStore } from '../refunds/index.js';
+import { once, payoutListingOf, type Runtime, recurrencesOf } from '../runtime/index.js';
 import type { ApprovalSources } from './approvals.js';
-import { DynamoDbBulkItemStore } from '../bulk-corrections/store/dynamodb-bulk-item-store.js';
-import { DynamoDbPayoutRunStore } from '../payout-runs/run-store.js';
-import { DynamoDbRefundStore } from '../refunds/store/dynamodb-refund-store.js';
-import { payoutListingOf } from '../runtime/payout-listing.js';
-import { recurrencesOf } from '../runtime/recurrences.js';
-import type { Runtime } from '../runtime/runtime.js';
-import { once } from '../runtime/service-cache.js';
 
 /**
  * The approvals queue's listings: each kind's store (or, for recurring payouts, its service, which calls no

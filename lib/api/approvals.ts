@@ -1,10 +1,8 @@
-import type { BulkCorrectionService } from '../bulk-corrections/correction-service.js';
-import type { PayoutRun, RunState } from '../payout-runs/model.js';
-import { sameIdentity } from '../payouts/identity.js';
-import type { Approval, Principal } from '../payouts/model.js';
-import type { PayoutListing } from '../payouts/store/payout-listing.js';
-import type { RecurrenceService } from '../recurrence/recurrence-service.js';
-import type { RefundService } from '../refunds/refund-service.js';
+import type { BulkCorrectionService } from '../bulk-corrections/index.js';
+import type { PayoutRun, RunState } from '../payout-runs/index.js';
+import { type Approval, type PayoutListing, type Principal, sameIdentity } from '../payouts/index.js';
+import type { RecurrenceService } from '../recurrence/index.js';
+import type { RefundService } from '../refunds/index.js';
 import type { CursorPage } from '../shared/paging.js';
 
 /** The kinds of money instruction that wait for a second person. */

@@ -1,5 +1,4 @@
-import type { Runtime } from '../runtime/runtime.js';
-import { once } from '../runtime/service-cache.js';
+import { once, type Runtime } from '../runtime/index.js';
 import { API_FUNCTIONS } from './functions/index.js';
 import { type ApiHandler, createRouter, type Route } from './router.js';
 import type { ApiContext } from './services.js';
@@ -32,3 +31,6 @@ export function createApiHandler(ctx: ApiContext): ApiHandler {
 export function apiHandlerOf(runtime: Runtime): ApiHandler {
   return once(runtime, 'apiHandler', () => createApiHandler(apiContextFrom(runtime)));
 }
+export { unauthenticated } from './errors.js';
+export { LOCAL_PRINCIPAL_HEADER, LOCAL_ROLES_HEADER, type Operator } from './principal.js';
+export { type ProblemSlug, problemType } from './problem-types.js';

@@ -1,15 +1,15 @@
-import { CORRECTION_CSV_COLUMNS } from '../bulk-corrections/csv.js';
 import {
   BatchEnvelopeSchema,
   BulkPayoutItemIdSchema,
+  CORRECTION_CSV_COLUMNS,
   CorrectionFieldsSchema,
   MAX_BATCH_CORRECTIONS,
-} from '../bulk-corrections/schemas.js';
-import { SettlementIdSchema } from '../events/schemas.js';
+} from '../bulk-corrections/index.js';
+import { SettlementIdSchema } from '../events/index.js';
 import { CreateRunJsonSchema, MAX_RUN_ROWS, RUN_COLUMNS } from '../payout-runs/index.js';
-import { CreatePayoutRequestSchema, IdempotencyKeySchema } from '../payouts/schemas.js';
-import { CreateRecurrenceRequestSchema } from '../recurrence/schemas.js';
-import { CreateRefundRequestSchema } from '../refunds/model.js';
+import { CreatePayoutRequestSchema, IdempotencyKeySchema } from '../payouts/index.js';
+import { CreateRecurrenceRequestSchema } from '../recurrence/index.js';
+import { CreateRefundRequestSchema } from '../refunds/index.js';
 import * as z from '../shared/zod.js';
 import { StatementDateSchema } from '../statements/index.js';
 import { apiRoutes } from './index.js';

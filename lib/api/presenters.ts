@@ -8,8 +8,8 @@ import type {
   Principal,
   Rejection,
   ResolutionProposal,
-} from '../payouts/model.js';
-import type { Refund, RefundAuditEvent, RefundResolutionProposal } from '../refunds/model.js';
+} from '../payouts/index.js';
+import type { Refund, RefundAuditEvent, RefundResolutionProposal } from '../refunds/index.js';
 import { clipText, FIELD_MAXIMA } from '../shared/field-limits.js';
 import type * as z from '../shared/zod.js';
 import { providerFields } from './responses/provider.js';

@@ -1,8 +1,4 @@
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
-import { assumedRoleOf, sessionNamedRole } from '../payouts/identity.js';
-import type { Principal } from '../payouts/model.js';
-import * as z from '../shared/zod.js';
-import { unauthenticated, validationError } from './errors.js';
 import {
   ALL_ROLES,
   type IdentitySettings,
@@ -11,9 +7,12 @@ import {
   type OperatorRole,
   OperatorRoleSchema,
   rolesGranted,
-} from '../operators/roles.js';
+} from '../operators/index.js';
+import { assumedRoleOf, type Principal, sessionNamedRole } from '../payouts/index.js';
+import * as z from '../shared/zod.js';
+import { unauthenticated, validationError } from './errors.js';
 
-export type { Operator } from '../operators/roles.js';
+export type { Operator } from '../operators/index.js';
 
 /**
  * Header that names the caller in local mode, taken only from a request without verified claims and only where

@@ -2,18 +2,18 @@ import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import {
   CorrectionJobNotEnqueuedError,
   CorrectionJobsNotConfiguredError,
-} from '../bulk-corrections/job-errors.js';
-import { DirectoryError, OperatorChangeForbiddenError } from '../operators/errors.js';
+} from '../bulk-corrections/index.js';
+import { DirectoryError, OperatorChangeForbiddenError } from '../operators/index.js';
 import { RunWarningsError } from '../payout-runs/index.js';
 import {
   ApprovalForbiddenError,
   PayoutsPausedError,
   ProviderLookupFailedError,
   ResolutionMismatchError,
-} from '../payouts/errors.js';
-import { ProviderError, ProviderRejectedError, ProviderUnavailableError } from '../provider/errors.js';
-import { RefundRefusedError } from '../refunds/errors.js';
-import { SettlementNotConfiguredError } from '../settlement/errors.js';
+} from '../payouts/index.js';
+import { ProviderError, ProviderRejectedError, ProviderUnavailableError } from '../provider/index.js';
+import { RefundRefusedError } from '../refunds/index.js';
+import { SettlementNotConfiguredError } from '../settlement/index.js';
 import {
   ConcurrentModificationError,
   IdempotencyConflictError,

@@ -1,5 +1,5 @@
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
-import { IdempotencyKeySchema } from '../payouts/schemas.js';
+import { IdempotencyKeySchema } from '../payouts/index.js';
 import { fieldIssues } from '../shared/validation.js';
 import type * as z from '../shared/zod.js';
 import { ApiError, validationError } from './errors.js';

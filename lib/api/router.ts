@@ -1,12 +1,12 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
-import type { Principal } from '../payouts/model.js';
+import type { OperatorRole } from '../operators/index.js';
+import type { Principal } from '../payouts/index.js';
 import { CorrelationIdSchema, newCorrelationId } from '../shared/correlation.js';
 import { DeadlineExceededError, withinDeadline } from '../shared/deadline.js';
 import { withLogContext } from '../shared/log-context.js';
 import { activeSpan, inSpan, SpanKinds } from '../shared/tracing.js';
 import type * as z from '../shared/zod.js';
 import { ApiError, unauthenticated, validationError } from './errors.js';
-import type { OperatorRole } from '../operators/roles.js';
 import { operatorOf } from './principal.js';
 import { problemFor, problemResponse } from './problem.js';
 import type { ProblemSlug } from './problem-types.js';

@@ -1,4 +1,4 @@
-import { PAYOUT_STATUSES, PAYOUT_TYPES, type PayoutStatus, type PayoutType } from '../payouts/model.js';
+import { PAYOUT_STATUSES, PAYOUT_TYPES, type PayoutStatus, type PayoutType } from '../payouts/index.js';
 import { clientText } from '../shared/text.js';
 import * as z from '../shared/zod.js';
 

@@ -1,22 +1,24 @@
-import { approvalSourcesOf } from './approval-sources.js';
-import { payoutEngineOf } from '../runtime/engines.js';
-import { operatorsOf } from '../runtime/operators.js';
-import { payoutAuditTrailOf } from '../runtime/payout-audit-trail.js';
-import { payoutDaysOf, payoutListingOf } from '../runtime/payout-listing.js';
-import { payoutRunsOf } from '../runtime/payout-runs.js';
-import { providerOf } from '../runtime/provider.js';
-import type { Runtime } from '../runtime/runtime.js';
 import {
   bulkCorrectionsOf,
   correctionJobsOf,
   deadLettersOf,
+  operatorsOf,
+  payoutAuditTrailOf,
+  payoutDaysOf,
+  payoutEngineOf,
+  payoutListingOf,
+  payoutRunsOf,
+  providerOf,
   providerSchedulesOf,
+  type Runtime,
   recurrencesOf,
   refundsOf,
-} from '../runtime/services.js';
-import { settlementsOf } from '../runtime/settlements.js';
-import { statementStoreOf, statementsOf } from '../runtime/statements.js';
+  settlementsOf,
+  statementStoreOf,
+  statementsOf,
+} from '../runtime/index.js';
 import { apiEnvironmentOf } from './api-function.js';
+import { approvalSourcesOf } from './approval-sources.js';
 import type { ApiContext } from './services.js';
 
 /** The ops API's view of the composition root: every service it routes to, built once per runtime. */

@@ -1,22 +1,16 @@
-import type { CorrectionJobService } from '../bulk-corrections/correction-jobs.js';
-import type { BulkCorrectionService } from '../bulk-corrections/correction-service.js';
-import type { DeadLetterService } from '../events/dead-letters/index.js';
-import type { DisabledOperators } from '../operators/access.js';
-import type { OperatorService } from '../operators/operator-service.js';
+import type { BulkCorrectionService, CorrectionJobService } from '../bulk-corrections/index.js';
+import type { DeadLetterService } from '../events/index.js';
+import type { DisabledOperators, IdentitySettings, OperatorService } from '../operators/index.js';
 import type { PayoutRunService } from '../payout-runs/index.js';
-import type { PayoutEngine } from '../payouts/payout-engine.js';
-import type { PayoutLedger } from '../payouts/payout-ledger.js';
-import type { PayoutAuditTrail } from '../payouts/store/audit-trail.js';
-import type { PayoutListing } from '../payouts/store/payout-listing.js';
-import type { ProviderClient } from '../provider/client.js';
-import type { ProviderScheduleService } from '../provider-schedules/provider-schedule-service.js';
-import type { RecurrenceService } from '../recurrence/recurrence-service.js';
-import type { RefundService } from '../refunds/refund-service.js';
-import type { SettlementService } from '../settlement/settlement-service.js';
+import type { PayoutAuditTrail, PayoutEngine, PayoutLedger, PayoutListing } from '../payouts/index.js';
+import type { ProviderClient } from '../provider/index.js';
+import type { ProviderScheduleService } from '../provider-schedules/index.js';
+import type { RecurrenceService } from '../recurrence/index.js';
+import type { RefundService } from '../refunds/index.js';
+import type { SettlementService } from '../settlement/index.js';
 import type { Logger } from '../shared/logger.js';
 import type { PayoutDays, StatementService, StatementStore } from '../statements/index.js';
 import type { ApprovalSources } from './approvals.js';
-import type { IdentitySettings } from '../operators/roles.js';
 import type { ApiDeadlines } from './request-deadline.js';
 
 /** What the statement routes use: the stored reports, and the reconciliation for a person's re-run. */

@@ -1,5 +1,4 @@
-import type { Approval } from '../payouts/model.js';
-import type { CapChange } from '../payouts/store/payout-store.js';
+import type { Approval, CapChange } from '../payouts/index.js';
 import type { CursorPage } from '../shared/paging.js';
 import type { BulkItemState, CorrectionAudit, HeldCancellation, PendingCorrection } from './model.js';
 

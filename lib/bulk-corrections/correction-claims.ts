@@ -1,6 +1,4 @@
-import { DailyCapExceededError } from '../payouts/errors.js';
-import type { Principal } from '../payouts/model.js';
-import type { CapChange } from '../payouts/store/payout-store.js';
+import { type CapChange, DailyCapExceededError, type Principal } from '../payouts/index.js';
 import { ConcurrentModificationError } from '../shared/errors.js';
 import { ulid } from '../shared/ids.js';
 import { type CorrectionContext, type JobRowHooks, SINGLE_CLAIM_LEASE_MS } from './correction-context.js';

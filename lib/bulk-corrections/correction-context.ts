@@ -1,8 +1,5 @@
-import type { EngineConfig } from '../payouts/config.js';
-import type { GateLimits } from '../payouts/gate.js';
-import type { Controls, Principal } from '../payouts/model.js';
-import type { CapChange } from '../payouts/store/payout-store.js';
-import type { ProviderClient } from '../provider/client.js';
+import type { CapChange, Controls, EngineConfig, GateLimits, Principal } from '../payouts/index.js';
+import type { ProviderClient } from '../provider/index.js';
 import type { Clock } from '../shared/clock.js';
 import type { Logger } from '../shared/logger.js';
 import type { BulkItemStore } from './bulk-item-store.js';

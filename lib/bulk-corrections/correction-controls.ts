@@ -1,5 +1,4 @@
-import type { Judgement } from '../payouts/gate.js';
-import type { CapChange } from '../payouts/store/payout-store.js';
+import type { CapChange, Judgement } from '../payouts/index.js';
 import { calendarDayIn } from '../shared/wall-clock.js';
 import type { CorrectionContext } from './correction-context.js';
 import { CorrectionOutcome, type CorrectionResult } from './model.js';

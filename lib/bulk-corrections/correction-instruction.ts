@@ -1,5 +1,4 @@
-import { MoneyEntryPoint, type MoneyInstruction } from '../payouts/gate.js';
-import type { Principal } from '../payouts/model.js';
+import { MoneyEntryPoint, type MoneyInstruction, type Principal } from '../payouts/index.js';
 import { type BulkItemState, CORRECTABLE_FIELDS, type FieldChange, type FieldValues } from './model.js';
 import type { CorrectionFields } from './schemas.js';
 

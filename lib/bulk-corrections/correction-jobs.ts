@@ -1,5 +1,4 @@
-import { type GateLimits, judge } from '../payouts/gate.js';
-import type { Principal } from '../payouts/model.js';
+import { type GateLimits, judge, type Principal } from '../payouts/index.js';
 import { type Clock, systemClock } from '../shared/clock.js';
 import { IdempotencyConflictError, NotFoundError, ValidationError } from '../shared/errors.js';
 import { fingerprint, ulid } from '../shared/ids.js';

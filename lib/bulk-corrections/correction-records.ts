@@ -1,9 +1,9 @@
-import type { Principal } from '../payouts/model.js';
+import type { Principal } from '../payouts/index.js';
 import {
   ProviderInvalidRequestError,
   ProviderRejectedError,
   ProviderUnavailableError,
-} from '../provider/errors.js';
+} from '../provider/index.js';
 import { isConcurrentModificationOf } from '../shared/errors.js';
 import type { CorrectionContext } from './correction-context.js';
 import {

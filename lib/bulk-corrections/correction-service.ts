@@ -1,9 +1,6 @@
 import { toWholeNaira } from '../money.js';
-import { type Judgement, judge } from '../payouts/gate.js';
-import type { Controls, Principal } from '../payouts/model.js';
-import type { CapChange } from '../payouts/store/payout-store.js';
-import type { ProviderClient } from '../provider/client.js';
-import type { BulkPayoutItemRecord } from '../provider/schemas/bulk-payout.js';
+import { type CapChange, type Controls, type Judgement, judge, type Principal } from '../payouts/index.js';
+import type { BulkPayoutItemRecord, ProviderClient } from '../provider/index.js';
 import { type Clock, systemClock } from '../shared/clock.js';
 import { NotFoundError, ValidationError } from '../shared/errors.js';
 import { ulid } from '../shared/ids.js';

@@ -1,6 +1,10 @@
-import { DailyCapExceededError } from '../payouts/errors.js';
-import { assertMayApprove, type Judgement, judgeApproval } from '../payouts/gate.js';
-import type { Principal } from '../payouts/model.js';
+import {
+  assertMayApprove,
+  DailyCapExceededError,
+  type Judgement,
+  judgeApproval,
+  type Principal,
+} from '../payouts/index.js';
 import { InvalidTransitionError, NotFoundError, ValidationError } from '../shared/errors.js';
 import type { CorrectionContext } from './correction-context.js';
 import { capExceeded, pausedResult, reservationOf } from './correction-controls.js';

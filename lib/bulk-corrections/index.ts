@@ -19,6 +19,7 @@ export * from './job-model.js';
 export * from './job-queue.js';
 export * from './job-store.js';
 export * from './model.js';
+export { enqueuePendingJobs, type PendingEnqueueReport } from './pending-enqueue.js';
 export * from './schemas.js';
 export { bulkItemKeys, DynamoDbBulkItemStore } from './store/dynamodb-bulk-item-store.js';
 export { DynamoDbCorrectionJobStore, jobKeys, ROWS_PER_BATCH_WRITE } from './store/dynamodb-job-store.js';

@@ -1,4 +1,4 @@
-import type { CapChange } from '../payouts/store/payout-store.js';
+import type { CapChange } from '../payouts/index.js';
 import type { CursorPage } from '../shared/paging.js';
 import type { CorrectionJob, JobItem, JobItemResult, JobItemStatus } from './job-model.js';
 import type { CorrectionWork } from './job-queue.js';

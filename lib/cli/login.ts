@@ -1,5 +1,4 @@
-import { CognitoCallError, cognitoCall } from '../local/cognito-api.js';
-import { LOCAL_SIGN_IN_PATH } from '../local/gateway-authorizer.js';
+import { CognitoCallError, cognitoCall, LOCAL_SIGN_IN_PATH } from '../local/index.js';
 import * as z from '../shared/zod.js';
 import { expiredSession, type Session, SessionStore, sessionsDir } from './sessions.js';
 

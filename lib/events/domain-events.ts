@@ -1,12 +1,10 @@
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
-import { ROW_ENDS, type RowEnd } from '../payout-runs/row-ends.js';
-import type { Payout } from '../payouts/model.js';
-import { newlyPaidTwice, PayoutStatus } from '../payouts/model.js';
-import { fromPayoutItem } from '../payouts/store/item-codec.js';
+import { ROW_ENDS, type RowEnd } from '../payout-runs/index.js';
+import { fromPayoutItem, newlyPaidTwice, type Payout, PayoutStatus } from '../payouts/index.js';
 import { clipText, FIELD_MAXIMA } from '../shared/field-limits.js';
 import * as z from '../shared/zod.js';
-import { FINDING_KINDS, type StatementLineKind } from '../statements/model.js';
+import { FINDING_KINDS, type StatementLineKind } from '../statements/index.js';
 
 /** The EventBridge `source` of every domain event this project publishes. */
 export const DOMAIN_EVENT_SOURCE = 'merchant.payouts.engine';

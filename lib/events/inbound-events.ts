@@ -1,4 +1,4 @@
-import type { CreatePayoutRequest } from '../payouts/schemas.js';
+import type { CreatePayoutRequest } from '../payouts/index.js';
 import { fieldIssues } from '../shared/validation.js';
 import * as z from '../shared/zod.js';
 import { InvalidEventError } from './inbound-errors.js';

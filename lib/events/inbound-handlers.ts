@@ -1,8 +1,12 @@
-import { createAndSubmit } from '../payouts/engine/create-and-submit.js';
-import { type Payout, type Principal, systemPrincipal } from '../payouts/model.js';
-import type { PayoutEngine } from '../payouts/payout-engine.js';
-import { SettlementNotConfiguredError } from '../settlement/errors.js';
+import {
+  createAndSubmit,
+  type Payout,
+  type PayoutEngine,
+  type Principal,
+  systemPrincipal,
+} from '../payouts/index.js';
 import type { PayOutResult, PayoutSender, SettlementService } from '../settlement/index.js';
+import { SettlementNotConfiguredError } from '../settlement/index.js';
 import { correlationIdFrom } from '../shared/correlation.js';
 import { IdempotencyConflictError, ValidationError } from '../shared/errors.js';
 import { withLogContext } from '../shared/log-context.js';

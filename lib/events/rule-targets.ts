@@ -1,6 +1,4 @@
-import { deadLetterStoreOf } from '../runtime/dead-letter-store.js';
-import { payoutEngineOf } from '../runtime/engines.js';
-import type { Runtime } from '../runtime/runtime.js';
+import { deadLetterStoreOf, payoutEngineOf, type Runtime } from '../runtime/index.js';
 import { type DeadLettered, withDeadLetter } from './dead-letters/index.js';
 import { handlePayoutRequested, type PayoutRequestedOutcome } from './inbound-handlers.js';
 

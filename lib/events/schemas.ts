@@ -1,4 +1,4 @@
-import { CreatePayoutRequestSchema, IdempotencyKeySchema } from '../payouts/schemas.js';
+import { CreatePayoutRequestSchema, IdempotencyKeySchema } from '../payouts/index.js';
 import { clientText, issuedId } from '../shared/text.js';
 import * as z from '../shared/zod.js';
 

@@ -1,7 +1,4 @@
-import { deadLetterStoreOf } from '../runtime/dead-letter-store.js';
-import type { Runtime } from '../runtime/runtime.js';
-import { settlementsOf } from '../runtime/settlements.js';
-import { submissionsOf } from '../runtime/submissions.js';
+import { deadLetterStoreOf, type Runtime, settlementsOf, submissionsOf } from '../runtime/index.js';
 import type { PayOutResult, PayoutSender } from '../settlement/index.js';
 import { type DeadLettered, withDeadLetter } from './dead-letters/index.js';
 import { handleSettlementAvailable } from './inbound-handlers.js';

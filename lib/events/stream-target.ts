@@ -1,5 +1,5 @@
 import type { DynamoDBBatchResponse, DynamoDBStreamEvent } from 'aws-lambda';
-import type { DomainEventRuntime } from '../runtime/domain-event-runtime.js';
+import type { DomainEventRuntime } from '../runtime/index.js';
 import { PUBLISH_STOP_STARTING_BEFORE_DEADLINE_MS, publishStreamBatch } from './publish-stream-batch.js';
 
 /**

@@ -1,13 +1,24 @@
-import { type GateLimits, reachesApprovalThreshold } from '../payouts/gate.js';
-import type { Beneficiary, Payout } from '../payouts/model.js';
-import type { PayoutLedger } from '../payouts/payout-ledger.js';
-import type { CreatePayoutRequest } from '../payouts/schemas.js';
-import type { PayoutListing } from '../payouts/store/payout-listing.js';
-import { beneficiaryKey, type ProviderScheduleView, type SyncStatus } from '../provider-schedules/model.js';
-import type { ProviderScheduleService } from '../provider-schedules/provider-schedule-service.js';
-import { type Recurrence, RecurrenceStatus } from '../recurrence/model.js';
-import type { RecurrenceService } from '../recurrence/recurrence-service.js';
-import { occurrences } from '../recurrence/rules.js';
+import {
+  type Beneficiary,
+  type CreatePayoutRequest,
+  type GateLimits,
+  type Payout,
+  type PayoutLedger,
+  type PayoutListing,
+  reachesApprovalThreshold,
+} from '../payouts/index.js';
+import {
+  beneficiaryKey,
+  type ProviderScheduleService,
+  type ProviderScheduleView,
+  type SyncStatus,
+} from '../provider-schedules/index.js';
+import {
+  occurrences,
+  type Recurrence,
+  type RecurrenceService,
+  RecurrenceStatus,
+} from '../recurrence/index.js';
 import { collectPages } from '../shared/paging.js';
 
 /** Where a future money movement is planned. */

@@ -1,6 +1,9 @@
 import type { SQSRecord } from 'aws-lambda';
-import type { CorrectionJobService } from '../bulk-corrections/correction-jobs.js';
-import { type CorrectionWork, CorrectionWorkSchema } from '../bulk-corrections/job-queue.js';
+import {
+  type CorrectionJobService,
+  type CorrectionWork,
+  CorrectionWorkSchema,
+} from '../bulk-corrections/index.js';
 import type { Logger } from '../shared/logger.js';
 
 /**

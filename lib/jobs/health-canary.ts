@@ -1,8 +1,6 @@
-import type { MetricsSink } from '../payouts/engine/context.js';
-import { Settlements } from '../provider/resources/settlements.js';
-import { type DeepHealth, deepHealth } from '../runtime/health.js';
-import { providerConnectionOf } from '../runtime/provider-connection.js';
-import type { Runtime } from '../runtime/runtime.js';
+import type { MetricsSink } from '../payouts/index.js';
+import { Settlements } from '../provider/index.js';
+import { type DeepHealth, deepHealth, providerConnectionOf, type Runtime } from '../runtime/index.js';
 import type { Logger } from '../shared/logger.js';
 
 /**

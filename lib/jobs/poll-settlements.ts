@@ -1,6 +1,4 @@
-import type { Runtime } from '../runtime/runtime.js';
-import { settlementsOf } from '../runtime/settlements.js';
-import { submissionsOf } from '../runtime/submissions.js';
+import { type Runtime, settlementsOf, submissionsOf } from '../runtime/index.js';
 import type { PollReport } from '../settlement/index.js';
 import { logTick } from '../shared/logger.js';
 

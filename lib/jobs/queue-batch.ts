@@ -1,5 +1,5 @@
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import type { CorrectionJobService } from '../bulk-corrections/correction-jobs.js';
+import type { CorrectionJobService } from '../bulk-corrections/index.js';
 import type { Logger } from '../shared/logger.js';
 import { type CorrectionBatchReport, isCorrectionMessage, runCorrectionBatch } from './correction-batch.js';
 import type { runSubmissionBatch, SubmissionBatchReport } from './submission-batch.js';

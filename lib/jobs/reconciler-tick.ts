@@ -1,6 +1,5 @@
-import type { ReconcileReport } from '../payouts/engine/reconcile-payouts.js';
-import { reconcilingEngineOf } from '../runtime/engines.js';
-import type { Runtime } from '../runtime/runtime.js';
+import type { ReconcileReport } from '../payouts/index.js';
+import { type Runtime, reconcilingEngineOf } from '../runtime/index.js';
 import { runReconcile } from './scheduled.js';
 
 /**

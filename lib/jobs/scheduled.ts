@@ -1,18 +1,20 @@
-import type { PendingEnqueueReport } from '../bulk-corrections/pending-enqueue.js';
-import type { DispatchReport } from '../payouts/engine/dispatch.js';
-import { type ReconcileReport, reconcilePayouts } from '../payouts/engine/reconcile-payouts.js';
-import type { SweepReport } from '../payouts/engine/sweep.js';
-import type { PayoutEngine } from '../payouts/payout-engine.js';
-import type { PayoutSweeper } from '../payouts/payout-sweeper.js';
-import type { SubmissionQueue } from '../payouts/queue/submission-queue.js';
+import type { PendingEnqueueReport } from '../bulk-corrections/index.js';
+import {
+  type DispatchReport,
+  type PayoutEngine,
+  type PayoutSweeper,
+  type ReconcileReport,
+  reconcilePayouts,
+  type SubmissionQueue,
+  type SweepReport,
+} from '../payouts/index.js';
 import type {
   ProviderScheduleService,
   ProviderScheduleSource,
   SyncRun,
-} from '../provider-schedules/provider-schedule-service.js';
-import type { RecurrenceSweepReport } from '../recurrence/materialise.js';
-import type { RecurrenceService } from '../recurrence/recurrence-service.js';
-import type { RefundSender } from '../refunds/refund-sender.js';
+} from '../provider-schedules/index.js';
+import type { RecurrenceService, RecurrenceSweepReport } from '../recurrence/index.js';
+import type { RefundSender } from '../refunds/index.js';
 
 /** Start no new payout this long before the invocation's deadline, so none is cut off mid-call. */
 export const STOP_STARTING_BEFORE_DEADLINE_MS = 20_000;

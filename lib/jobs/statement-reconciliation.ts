@@ -1,5 +1,4 @@
-import type { Runtime } from '../runtime/runtime.js';
-import { statementStoreOf, statementsOf } from '../runtime/statements.js';
+import { type Runtime, statementStoreOf, statementsOf } from '../runtime/index.js';
 import { logTick } from '../shared/logger.js';
 import { dueStatementDate, STATEMENT_UNIT_DEADLINE_MS, type StatementReport } from '../statements/index.js';
 

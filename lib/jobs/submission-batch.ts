@@ -1,11 +1,12 @@
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import {
+  type PayoutEngine,
   type RequestedSubmitResult,
+  type SubmissionRequest,
+  SubmissionRequestSchema,
   type SubmitRequestedOptions,
   submitRequested,
-} from '../payouts/engine/submit-requested.js';
-import type { PayoutEngine } from '../payouts/payout-engine.js';
-import { type SubmissionRequest, SubmissionRequestSchema } from '../payouts/queue/submission-queue.js';
+} from '../payouts/index.js';
 import { CorrelationIdSchema } from '../shared/correlation.js';
 import { traceHttpCalls } from '../shared/http-call-tracing.js';
 import type { Logger } from '../shared/logger.js';

@@ -1,10 +1,12 @@
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import { traceDynamoDbCalls } from '../runtime/aws-call-tracing.js';
-import { correctionJobsOf } from '../runtime/corrections.js';
-import { payoutEngineOf } from '../runtime/engines.js';
-import { rateLimiterOf } from '../runtime/rate-limiter.js';
-import type { Runtime } from '../runtime/runtime.js';
-import { deliveringQueueOf } from '../runtime/submissions.js';
+import {
+  correctionJobsOf,
+  deliveringQueueOf,
+  payoutEngineOf,
+  type Runtime,
+  rateLimiterOf,
+  traceDynamoDbCalls,
+} from '../runtime/index.js';
 import { handBackPromptly } from './hand-back.js';
 import { runQueueBatch } from './queue-batch.js';
 import { runSubmissionBatch } from './submission-batch.js';

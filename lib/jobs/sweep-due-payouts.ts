@@ -1,14 +1,16 @@
-import { enqueuePendingJobs } from '../bulk-corrections/pending-enqueue.js';
-import { RUN_STOP_STARTING_BEFORE_DEADLINE_MS } from '../payout-runs/materialiser.js';
-import { payoutSweeper } from '../payouts/payout-sweeper.js';
-import { traceDynamoDbCalls } from '../runtime/aws-call-tracing.js';
-import { correctionJobStoreOf } from '../runtime/correction-job-store.js';
-import { sendingEngineOf } from '../runtime/engines.js';
-import { recurrenceSweepOf } from '../runtime/recurrence-sweep.js';
-import { refundSenderOf } from '../runtime/refunds.js';
-import { runMaterialiserOf } from '../runtime/run-materialiser.js';
-import type { Runtime } from '../runtime/runtime.js';
-import { submissionsOf } from '../runtime/submissions.js';
+import { enqueuePendingJobs } from '../bulk-corrections/index.js';
+import { RUN_STOP_STARTING_BEFORE_DEADLINE_MS } from '../payout-runs/index.js';
+import { payoutSweeper } from '../payouts/index.js';
+import {
+  correctionJobStoreOf,
+  type Runtime,
+  recurrenceSweepOf,
+  refundSenderOf,
+  runMaterialiserOf,
+  sendingEngineOf,
+  submissionsOf,
+  traceDynamoDbCalls,
+} from '../runtime/index.js';
 import { traceHttpCalls } from '../shared/http-call-tracing.js';
 import { logTick } from '../shared/logger.js';
 import { inSpan, SpanKinds } from '../shared/tracing.js';

@@ -1,8 +1,6 @@
-import { Payouts } from '../provider/resources/payouts.js';
-import type { SyncRun } from '../provider-schedules/provider-schedule-service.js';
-import { providerConnectionOf } from '../runtime/provider-connection.js';
-import { providerSchedulesOf } from '../runtime/provider-schedules.js';
-import type { Runtime } from '../runtime/runtime.js';
+import { Payouts } from '../provider/index.js';
+import type { SyncRun } from '../provider-schedules/index.js';
+import { providerConnectionOf, providerSchedulesOf, type Runtime } from '../runtime/index.js';
 import { runProviderScheduleSync } from './scheduled.js';
 
 /**

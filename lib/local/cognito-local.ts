@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { OperatorRole } from '../operators/roles.js';
+import type { OperatorRole } from '../operators/index.js';
 import * as z from '../shared/zod.js';
 import { cognitoCall } from './cognito-api.js';
 import { freePort } from './free-port.js';

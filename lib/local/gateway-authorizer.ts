@@ -1,5 +1,5 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyEventV2WithJWTAuthorizer } from 'aws-lambda';
-import { LOCAL_PRINCIPAL_HEADER, LOCAL_ROLES_HEADER } from '../api/principal.js';
+import { LOCAL_PRINCIPAL_HEADER, LOCAL_ROLES_HEADER } from '../api/index.js';
 import type { OperatorTokenVerifier } from './operator-tokens.js';
 
 /** How the local server tells who calls: a user pool's tokens, and whether a request without one is let through. */

@@ -8,7 +8,7 @@ import {
 } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
-import { type ProblemSlug, problemType } from '../api/problem-types.js';
+import { type ProblemSlug, problemType } from '../api/index.js';
 import type { LocalSite } from './console-site.js';
 import { authorizeLocally, LOCAL_SIGN_IN_PATH, type LocalIdentity } from './gateway-authorizer.js';
 import { type LocalRefusal, refusalOf } from './loopback-guard.js';

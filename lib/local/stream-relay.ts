@@ -5,8 +5,7 @@ import {
   GetRecordsCommand,
   GetShardIteratorCommand,
 } from '@aws-sdk/client-dynamodb-streams';
-import type { EventPublisher } from '../events/event-publisher.js';
-import { publishStreamBatch, type StreamBookkeeper } from '../events/publish-stream-batch.js';
+import { type EventPublisher, publishStreamBatch, type StreamBookkeeper } from '../events/index.js';
 import type { Logger } from '../shared/logger.js';
 import { localAwsConfig } from './dynamodb-local.js';
 

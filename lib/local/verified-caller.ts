@@ -1,7 +1,6 @@
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
-import { unauthenticated } from '../api/errors.js';
-import { type OperatorRole, OperatorRoleSchema } from '../operators/roles.js';
-import type { Operator } from '../api/principal.js';
+import { type Operator, unauthenticated } from '../api/index.js';
+import { type OperatorRole, OperatorRoleSchema } from '../operators/index.js';
 import * as z from '../shared/zod.js';
 
 /**

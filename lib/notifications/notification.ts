@@ -6,7 +6,7 @@ import {
   PAID_TWICE_EVENT,
   PUBLISHED_OUTCOMES,
   STATEMENT_MISMATCH_EVENT,
-} from '../events/domain-events.js';
+} from '../events/index.js';
 import { formatNaira } from '../money.js';
 import * as z from '../shared/zod.js';
 

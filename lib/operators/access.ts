@@ -1,6 +1,5 @@
 import { type DynamoDBClient, GetItemCommand } from '@aws-sdk/client-dynamodb';
-import { identityOf } from '../payouts/identity.js';
-import type { Principal } from '../payouts/model.js';
+import { identityOf, type Principal } from '../payouts/index.js';
 
 /**
  * `OPERATOR_ACCESS#<sub>`: infra/config/key-prefixes.ts `operatorAccess`. Written when an admin disables the

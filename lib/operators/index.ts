@@ -9,3 +9,15 @@ export {
   OperatorService,
 } from './operator-service.js';
 export { type AccessMarker, OperatorStore, operatorKeys } from './operator-store.js';
+export {
+  ALL_ROLES,
+  IDENTITY_ENV,
+  type IdentitySettings,
+  identityEnvOf,
+  identitySettingsOf,
+  OPERATOR_ROLES,
+  type Operator,
+  type OperatorRole,
+  OperatorRoleSchema,
+  rolesGranted,
+} from './roles.js';

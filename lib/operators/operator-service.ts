@@ -1,5 +1,4 @@
-import { sameIdentity } from '../payouts/identity.js';
-import type { Principal } from '../payouts/model.js';
+import { type Principal, sameIdentity } from '../payouts/index.js';
 import type { Clock } from '../shared/clock.js';
 import { InvalidTransitionError, NotFoundError } from '../shared/errors.js';
 import { ulid } from '../shared/ids.js';

@@ -1,6 +1,5 @@
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
-import { sessionNamedRole } from '../payouts/identity.js';
-import type { Principal } from '../payouts/model.js';
+import { type Principal, sessionNamedRole } from '../payouts/index.js';
 import { jsonText } from '../shared/json-text.js';
 import * as z from '../shared/zod.js';
 

@@ -1,5 +1,4 @@
-import type { CreatePayoutCommand, CreatePayoutResult } from '../payouts/engine/create-payout.js';
-import type { Payout, Principal } from '../payouts/model.js';
+import type { CreatePayoutCommand, CreatePayoutResult, Payout, Principal } from '../payouts/index.js';
 import { forEachAtOnce } from '../shared/at-once.js';
 import { InvalidTransitionError } from '../shared/errors.js';
 import type { RunRow } from './model.js';

@@ -1,5 +1,4 @@
-import type { CreatePayoutCommand } from '../payouts/engine/create-payout.js';
-import { PayoutOrigin } from '../payouts/model.js';
+import { type CreatePayoutCommand, PayoutOrigin } from '../payouts/index.js';
 import { forEachAtOnce } from '../shared/at-once.js';
 import { type Clock, systemClock } from '../shared/clock.js';
 import { ValidationError } from '../shared/errors.js';

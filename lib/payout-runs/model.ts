@@ -1,4 +1,4 @@
-import type { Approval, Beneficiary, Principal, Rejection } from '../payouts/model.js';
+import type { Approval, Beneficiary, Principal, Rejection } from '../payouts/index.js';
 import type { RowEnd } from './row-ends.js';
 
 /**

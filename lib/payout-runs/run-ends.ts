@@ -1,7 +1,6 @@
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
-import { PayoutOrigin } from '../payouts/model.js';
-import { fromPayoutItem } from '../payouts/store/item-codec.js';
+import { fromPayoutItem, PayoutOrigin } from '../payouts/index.js';
 import { type Clock, systemClock } from '../shared/clock.js';
 import { type Logger, silentLogger } from '../shared/logger.js';
 import { type PayoutRun, type RowEnd, RunState } from './model.js';

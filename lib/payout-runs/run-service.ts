@@ -1,19 +1,17 @@
 import {
   assertMayApprove,
+  describePayout,
   type GateLimits,
   judge,
   judgeApproval,
   MoneyEntryPoint,
   type MoneyInstruction,
-} from '../payouts/gate.js';
-import { describePayout } from '../payouts/instruction.js';
-import {
   type Payout,
   PayoutOrigin,
   PayoutStatus,
   type Principal,
   TERMINAL_STATUSES,
-} from '../payouts/model.js';
+} from '../payouts/index.js';
 import { forEachAtOnce } from '../shared/at-once.js';
 import { type Clock, systemClock } from '../shared/clock.js';
 import {

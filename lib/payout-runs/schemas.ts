@@ -1,5 +1,5 @@
 import { toKobo } from '../money.js';
-import { BeneficiarySchema, NARRATION_MAX_LENGTH } from '../payouts/schemas.js';
+import { BeneficiarySchema, NARRATION_MAX_LENGTH } from '../payouts/index.js';
 import { clientText } from '../shared/text.js';
 import * as z from '../shared/zod.js';
 

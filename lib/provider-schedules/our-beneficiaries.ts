@@ -1,8 +1,5 @@
-import type { PayoutInstruction } from '../payouts/model.js';
-import type { CreatePayoutRequest } from '../payouts/schemas.js';
-import type { PayoutListing } from '../payouts/store/payout-listing.js';
-import type { RecurrenceStatus } from '../recurrence/model.js';
-import type { RecurrencePage } from '../recurrence/store/recurrence-store.js';
+import type { CreatePayoutRequest, PayoutInstruction, PayoutListing } from '../payouts/index.js';
+import type { RecurrencePage, RecurrenceStatus } from '../recurrence/index.js';
 import { collectPages } from '../shared/paging.js';
 import { beneficiaryKey } from './model.js';
 

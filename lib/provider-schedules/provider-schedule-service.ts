@@ -1,6 +1,5 @@
 import { toKobo } from '../money.js';
-import type { RecurrentPayout, ScheduledPayout } from '../provider/schemas/payout.js';
-import type { PageParams, RequestOptions } from '../provider/types.js';
+import type { PageParams, RecurrentPayout, RequestOptions, ScheduledPayout } from '../provider/index.js';
 import type { Clock } from '../shared/clock.js';
 import { withinDeadline } from '../shared/deadline.js';
 import { type Logger, silentLogger } from '../shared/logger.js';

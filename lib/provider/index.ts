@@ -18,7 +18,13 @@ export {
   type ProviderClientOptions,
   ProviderConnection,
 } from './connection.js';
-export { DEFAULT_PER_PAGE, MAX_PER_PAGE, PROVIDER_PATHS, type ProviderPath } from './contract.js';
+export {
+  DEFAULT_PER_PAGE,
+  MAX_PER_PAGE,
+  PROVIDER_PATHS,
+  type ProviderPath,
+  REFUND_RECORD_CATEGORY,
+} from './contract.js';
 export {
   type Credentials,
   CredentialsError,
@@ -30,24 +36,26 @@ export * from './errors.js';
 export { DEFAULT_TIMEOUTS, HttpTransport, type TransportTimeouts } from './http-transport.js';
 export { PacedTransport, type RequestPacer } from './paced-transport.js';
 export { autoPage, normalizePagination } from './pagination.js';
-export type * from './resources/bulk-payouts.js';
-export type * from './resources/child-accounts.js';
-export type * from './resources/payment-links.js';
-export type * from './resources/payouts.js';
-export type * from './resources/refunds.js';
-export type * from './resources/settlements.js';
-export type * from './resources/stores.js';
-export type * from './resources/transactions.js';
-export type * from './resources/virtual-accounts.js';
-export type * from './resources/wallets.js';
+export * from './resources/bulk-payouts.js';
+export * from './resources/child-accounts.js';
+export * from './resources/payment-links.js';
+export * from './resources/payouts.js';
+export * from './resources/refunds.js';
+export * from './resources/settlements.js';
+export * from './resources/stores.js';
+export * from './resources/transactions.js';
+export * from './resources/virtual-accounts.js';
+export * from './resources/wallets.js';
 export { DEFAULT_RETRY_POLICY, type RetryPolicy } from './retry.js';
 export type { BulkPayoutItemRecord } from './schemas/bulk-payout.js';
 export type { PaymentLink, PaymentLinkTransaction, PaymentStatus } from './schemas/payment-link.js';
 export type { PayoutDetail, RecurrentPayout, ScheduledPayout } from './schemas/payout.js';
 export type { Refund } from './schemas/refund.js';
-export { type Settlement, SettlementCategory } from './schemas/settlement.js';
+export { type Settlement, SettlementCategory, settlementSchema } from './schemas/settlement.js';
 export type { Store, StoreDetail, TerminalUsage } from './schemas/store.js';
+export { storeSchema } from './schemas/store.js';
 export type { TransactionDetail, WalletTransaction } from './schemas/transaction.js';
+export { walletTransactionSchema } from './schemas/transaction.js';
 export type { VirtualAccount } from './schemas/virtual-account.js';
 export type {
   ChildBankTransferResult,
@@ -58,6 +66,7 @@ export type {
   WalletTransferResult,
 } from './schemas/wallet-operation.js';
 export {
+  createSecretsManagerClient,
   type SecretsManagerCredentialsOptions,
   SecretsManagerCredentialsSource,
   type SecretsManagerLike,

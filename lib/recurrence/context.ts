@@ -1,6 +1,10 @@
-import type { CreatePayoutCommand, CreatePayoutResult } from '../payouts/engine/create-payout.js';
-import type { GateLimits } from '../payouts/gate.js';
-import type { Payout, Principal } from '../payouts/model.js';
+import type {
+  CreatePayoutCommand,
+  CreatePayoutResult,
+  GateLimits,
+  Payout,
+  Principal,
+} from '../payouts/index.js';
 import type { Clock } from '../shared/clock.js';
 import type { Logger } from '../shared/logger.js';
 import type { RecurrenceStore } from './store/recurrence-store.js';

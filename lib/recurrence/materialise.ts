@@ -1,6 +1,10 @@
-import type { CreatePayoutResult } from '../payouts/engine/create-payout.js';
-import { ApprovalForbiddenError, CreationCompanionRefusedError } from '../payouts/errors.js';
-import { PayoutStatus, systemPrincipal } from '../payouts/model.js';
+import {
+  ApprovalForbiddenError,
+  type CreatePayoutResult,
+  CreationCompanionRefusedError,
+  PayoutStatus,
+  systemPrincipal,
+} from '../payouts/index.js';
 import {
   ConcurrentModificationError,
   IdempotencyConflictError,

@@ -1,5 +1,4 @@
-import type { Approval, Principal, Rejection } from '../payouts/model.js';
-import type { CreatePayoutRequest } from '../payouts/schemas.js';
+import type { Approval, CreatePayoutRequest, Principal, Rejection } from '../payouts/index.js';
 import type { RecurrenceRule } from './rules.js';
 
 /** Lifecycle of a recurring payout. Only `active` ones sit in the sweeper's work queue. */

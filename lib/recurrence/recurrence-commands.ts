@@ -1,6 +1,10 @@
-import { assertMayApprove, judgeApproval, MoneyEntryPoint } from '../payouts/gate.js';
-import { describePayoutRequest } from '../payouts/instruction.js';
-import type { Principal } from '../payouts/model.js';
+import {
+  assertMayApprove,
+  describePayoutRequest,
+  judgeApproval,
+  MoneyEntryPoint,
+  type Principal,
+} from '../payouts/index.js';
 import { InvalidTransitionError, ValidationError } from '../shared/errors.js';
 import type { CommandAudit } from './command-audit.js';
 import { runCommand } from './command-loop.js';

@@ -1,4 +1,4 @@
-import type { Payout, PayoutStatus } from '../payouts/model.js';
+import type { Payout, PayoutStatus } from '../payouts/index.js';
 import { getRecurrence } from './command-loop.js';
 import type { RecurrenceContext } from './context.js';
 import {

@@ -1,7 +1,11 @@
-import { type GateLimits, judge, MoneyEntryPoint } from '../payouts/gate.js';
-import { describePayoutRequest } from '../payouts/instruction.js';
-import type { Principal } from '../payouts/model.js';
-import { CreatePayoutRequestSchema } from '../payouts/schemas.js';
+import {
+  CreatePayoutRequestSchema,
+  describePayoutRequest,
+  type GateLimits,
+  judge,
+  MoneyEntryPoint,
+  type Principal,
+} from '../payouts/index.js';
 import type { Clock } from '../shared/clock.js';
 import { IdempotencyConflictError, ValidationError } from '../shared/errors.js';
 import { fingerprint, ulid } from '../shared/ids.js';

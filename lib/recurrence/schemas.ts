@@ -1,4 +1,4 @@
-import { payoutRequestVariants } from '../payouts/schemas.js';
+import { payoutRequestVariants } from '../payouts/index.js';
 import { FIELD_MAXIMA } from '../shared/field-limits.js';
 import * as z from '../shared/zod.js';
 import { isRuleDate, isTimeZone, RULE_DATES } from './rules.js';

@@ -1,6 +1,5 @@
 import { toKobo } from '../money.js';
-import type { ProviderClient } from '../provider/client.js';
-import { ProviderRejectedError } from '../provider/errors.js';
+import { type ProviderClient, ProviderRejectedError } from '../provider/index.js';
 import { readWithinWindow, type SendWindow } from '../shared/send-window.js';
 import { RefundTransactionNotRefundableError } from './errors.js';
 

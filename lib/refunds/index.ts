@@ -11,6 +11,7 @@
 export * from './accepted-refunds.js';
 export * from './errors.js';
 export * from './model.js';
+export { RefundSender } from './refund-sender.js';
 export * from './refund-service.js';
 export * from './refund-store.js';
 export { DynamoDbRefundStore, refundKeys } from './store/dynamodb-refund-store.js';

@@ -1,10 +1,12 @@
 import {
+  type Approval,
   capCounterOf,
   type DebitedAccount,
   MoneyEntryPoint,
   type MoneyInstruction,
-} from '../payouts/gate.js';
-import type { Approval, Principal, Rejection } from '../payouts/model.js';
+  type Principal,
+  type Rejection,
+} from '../payouts/index.js';
 import { clientText } from '../shared/text.js';
 import * as z from '../shared/zod.js';
 

@@ -1,9 +1,13 @@
 import { toNaira } from '../money.js';
-import type { EngineConfig } from '../payouts/config.js';
-import { DailyCapExceededError, PayoutsPausedError } from '../payouts/errors.js';
-import type { GateLimits } from '../payouts/gate.js';
-import { type Principal, systemPrincipal } from '../payouts/model.js';
-import type { ProviderClient } from '../provider/client.js';
+import {
+  DailyCapExceededError,
+  type EngineConfig,
+  type GateLimits,
+  PayoutsPausedError,
+  type Principal,
+  systemPrincipal,
+} from '../payouts/index.js';
+import type { ProviderClient } from '../provider/index.js';
 import type { Clock } from '../shared/clock.js';
 import { isConcurrentModificationOf } from '../shared/errors.js';
 import { ulid } from '../shared/ids.js';

@@ -1,7 +1,11 @@
-import { defaultEngineConfig } from '../payouts/config.js';
-import { assertMayApprove, judge, judgeApproval } from '../payouts/gate.js';
-import type { Principal } from '../payouts/model.js';
-import type { ProviderClient } from '../provider/client.js';
+import {
+  assertMayApprove,
+  defaultEngineConfig,
+  judge,
+  judgeApproval,
+  type Principal,
+} from '../payouts/index.js';
+import type { ProviderClient } from '../provider/index.js';
 import { type Clock, systemClock } from '../shared/clock.js';
 import {
   ConcurrentModificationError,

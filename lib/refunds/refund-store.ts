@@ -1,4 +1,4 @@
-import type { CapChange } from '../payouts/store/payout-store.js';
+import type { CapChange } from '../payouts/index.js';
 import type { CursorPage } from '../shared/paging.js';
 import type { Refund, RefundAuditEvent, RefundStatus } from './model.js';
 

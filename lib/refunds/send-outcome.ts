@@ -2,7 +2,7 @@ import {
   ProviderInvalidRequestError,
   ProviderRejectedError,
   ProviderUnavailableError,
-} from '../provider/errors.js';
+} from '../provider/index.js';
 import { REFUND_CAP_COUNTER, type Refund, RefundStatus } from './model.js';
 import type { RefundChange } from './refund-store.js';
 

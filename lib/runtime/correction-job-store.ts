@@ -1,4 +1,4 @@
-import { DynamoDbCorrectionJobStore } from '../bulk-corrections/store/dynamodb-job-store.js';
+import { DynamoDbCorrectionJobStore } from '../bulk-corrections/index.js';
 import type { Runtime } from './runtime.js';
 import { once } from './service-cache.js';
 

@@ -1,7 +1,9 @@
-import { CorrectionJobService } from '../bulk-corrections/correction-jobs.js';
-import { BulkCorrectionService } from '../bulk-corrections/correction-service.js';
-import { DynamoDbBulkItemStore } from '../bulk-corrections/store/dynamodb-bulk-item-store.js';
-import { BulkPayouts } from '../provider/resources/bulk-payouts.js';
+import {
+  BulkCorrectionService,
+  CorrectionJobService,
+  DynamoDbBulkItemStore,
+} from '../bulk-corrections/index.js';
+import { BulkPayouts } from '../provider/index.js';
 import { correctionJobStoreOf } from './correction-job-store.js';
 import { providerConnectionOf } from './provider-connection.js';
 import type { Runtime } from './runtime.js';

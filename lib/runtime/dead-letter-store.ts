@@ -1,4 +1,4 @@
-import { DynamoDbDeadLetterStore } from '../events/dead-letters/index.js';
+import { DynamoDbDeadLetterStore } from '../events/index.js';
 import type { Runtime } from './runtime.js';
 import { once } from './service-cache.js';
 

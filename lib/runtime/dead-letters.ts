@@ -1,5 +1,4 @@
-import { DeadLetterService } from '../events/dead-letters/index.js';
-import { inboundEventHandlers } from '../events/inbound-handlers.js';
+import { DeadLetterService, inboundEventHandlers } from '../events/index.js';
 import { deadLetterStoreOf } from './dead-letter-store.js';
 import { payoutEngineOf } from './engines.js';
 import type { Runtime } from './runtime.js';

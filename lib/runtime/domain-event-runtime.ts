@@ -1,9 +1,6 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { EventBridgePublisher, type EventPublisher } from '../events/event-publisher.js';
-import type { StreamBookkeeper } from '../events/publish-stream-batch.js';
-import { RunEndStore } from '../payout-runs/run-end-store.js';
-import { RunEndBookkeeper } from '../payout-runs/run-ends.js';
-import { DynamoDbPayoutRunStore } from '../payout-runs/run-store.js';
+import { EventBridgePublisher, type EventPublisher, type StreamBookkeeper } from '../events/index.js';
+import { DynamoDbPayoutRunStore, RunEndBookkeeper, RunEndStore } from '../payout-runs/index.js';
 import { lambdaLogger } from '../shared/lambda-logger.js';
 import type { Logger } from '../shared/logger.js';
 

@@ -1,14 +1,16 @@
 import {
+  PayoutEngine,
   type PayoutProvider,
   ProviderPayoutGateway,
   ProviderPayoutSender,
-} from '../payouts/adapters/provider-payout-gateway.js';
-import { PayoutEngine } from '../payouts/payout-engine.js';
-import type { ProviderConnection } from '../provider/connection.js';
-import { ChildAccounts } from '../provider/resources/child-accounts.js';
-import { Settlements } from '../provider/resources/settlements.js';
-import { Transactions } from '../provider/resources/transactions.js';
-import { Wallets } from '../provider/resources/wallets.js';
+} from '../payouts/index.js';
+import {
+  ChildAccounts,
+  type ProviderConnection,
+  Settlements,
+  Transactions,
+  Wallets,
+} from '../provider/index.js';
 import { pacedProviderConnectionOf, providerConnectionOf } from './provider-connection.js';
 import { rateLimiterOf } from './rate-limiter.js';
 import type { Runtime } from './runtime.js';

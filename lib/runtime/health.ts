@@ -1,7 +1,10 @@
-import type { PayoutLedger } from '../payouts/payout-ledger.js';
-import type { ProviderClient } from '../provider/client.js';
-import { CredentialsError } from '../provider/credentials.js';
-import { ProviderError, ProviderRejectedError } from '../provider/errors.js';
+import type { PayoutLedger } from '../payouts/index.js';
+import {
+  CredentialsError,
+  type ProviderClient,
+  ProviderError,
+  ProviderRejectedError,
+} from '../provider/index.js';
 import { DeadlineExceededError, withinDeadline } from '../shared/deadline.js';
 
 /** One dependency's state: `ok`, or `failed` with what an operator should look at (never a secret). */

@@ -7,10 +7,7 @@ import {
   WebhookChannel,
   type WebhookTarget,
 } from '../notifications/index.js';
-import {
-  createSecretsManagerClient,
-  type SecretsManagerLike,
-} from '../provider/secrets-manager-credentials.js';
+import { createSecretsManagerClient, type SecretsManagerLike } from '../provider/index.js';
 import { type AwsCallObserver, observeAwsCalls } from '../shared/aws-call-observer.js';
 import { createDynamoDbClient } from '../shared/dynamodb-client.js';
 import { lambdaLogger } from '../shared/lambda-logger.js';

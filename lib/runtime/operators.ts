@@ -1,7 +1,5 @@
 import { CognitoIdentityProviderClient } from '@aws-sdk/client-cognito-identity-provider';
-import { CognitoDirectory } from '../operators/cognito-directory.js';
-import { OperatorService } from '../operators/operator-service.js';
-import { OperatorStore } from '../operators/operator-store.js';
+import { CognitoDirectory, OperatorService, OperatorStore } from '../operators/index.js';
 import { observeAwsCalls } from '../shared/aws-call-observer.js';
 import { localAwsConfig } from '../shared/local-aws-config.js';
 import type { Runtime } from './runtime.js';

@@ -1,4 +1,4 @@
-import { PayoutAuditTrail } from '../payouts/store/audit-trail.js';
+import { PayoutAuditTrail } from '../payouts/index.js';
 import type { Runtime } from './runtime.js';
 import { once } from './service-cache.js';
 

@@ -1,4 +1,4 @@
-import { PayoutListing } from '../payouts/store/payout-listing.js';
+import { PayoutListing } from '../payouts/index.js';
 import { PayoutDays } from '../statements/index.js';
 import type { Runtime } from './runtime.js';
 import { once } from './service-cache.js';

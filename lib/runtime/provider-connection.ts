@@ -1,13 +1,15 @@
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
-import { MAX_SEND_LATENESS_MS } from '../payouts/queue/rate-limiter.js';
-import { ProviderConnection } from '../provider/connection.js';
-import { type CredentialsSource, StaticCredentialsSource } from '../provider/credentials.js';
-import { PacedTransport, type RequestPacer } from '../provider/paced-transport.js';
+import { MAX_SEND_LATENESS_MS } from '../payouts/index.js';
 import {
+  type CredentialsSource,
   createSecretsManagerClient,
+  PacedTransport,
+  ProviderConnection,
+  type RequestPacer,
   SecretsManagerCredentialsSource,
-} from '../provider/secrets-manager-credentials.js';
-import type { Transport } from '../provider/transport.js';
+  StaticCredentialsSource,
+  type Transport,
+} from '../provider/index.js';
 import { observeAwsCalls } from '../shared/aws-call-observer.js';
 import type { Runtime } from './runtime.js';
 import { ConfigurationError } from './runtime-config.js';

@@ -1,7 +1,9 @@
-import { ourScheduledBeneficiaries } from '../provider-schedules/our-beneficiaries.js';
-import { ProviderScheduleService } from '../provider-schedules/provider-schedule-service.js';
-import { DynamoDbProviderScheduleStore } from '../provider-schedules/store.js';
-import { DynamoDbRecurrenceStore } from '../recurrence/store/dynamodb-recurrence-store.js';
+import {
+  DynamoDbProviderScheduleStore,
+  ourScheduledBeneficiaries,
+  ProviderScheduleService,
+} from '../provider-schedules/index.js';
+import { DynamoDbRecurrenceStore } from '../recurrence/index.js';
 import { payoutListingOf } from './payout-listing.js';
 import type { Runtime } from './runtime.js';
 import { once } from './service-cache.js';

@@ -1,4 +1,4 @@
-import { ProviderClient } from '../provider/client.js';
+import { ProviderClient } from '../provider/index.js';
 import { providerConnectionOf } from './provider-connection.js';
 import type { Runtime } from './runtime.js';
 import { once } from './service-cache.js';

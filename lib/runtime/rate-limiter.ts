@@ -1,5 +1,4 @@
-import { PACING_FRACTION, type ProviderRateLimiter } from '../payouts/queue/rate-limiter.js';
-import { DynamoDbRateLimiter } from '../payouts/store/dynamodb-rate-limiter.js';
+import { DynamoDbRateLimiter, PACING_FRACTION, type ProviderRateLimiter } from '../payouts/index.js';
 import type { Runtime } from './runtime.js';
 import { once } from './service-cache.js';
 

@@ -1,10 +1,10 @@
-import { defaultRecurrenceConfig } from '../recurrence/context.js';
 import {
+  DynamoDbRecurrenceStore,
+  defaultRecurrenceConfig,
   type RecurrenceSweepOptions,
   type RecurrenceSweepReport,
   sweepRecurrences,
-} from '../recurrence/materialise.js';
-import { DynamoDbRecurrenceStore } from '../recurrence/store/dynamodb-recurrence-store.js';
+} from '../recurrence/index.js';
 import type { Runtime } from './runtime.js';
 import { once } from './service-cache.js';
 

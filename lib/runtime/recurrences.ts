@@ -1,5 +1,4 @@
-import { RecurrenceService } from '../recurrence/recurrence-service.js';
-import { DynamoDbRecurrenceStore } from '../recurrence/store/dynamodb-recurrence-store.js';
+import { DynamoDbRecurrenceStore, RecurrenceService } from '../recurrence/index.js';
 import type { Runtime } from './runtime.js';
 import { once } from './service-cache.js';
 

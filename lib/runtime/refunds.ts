@@ -1,8 +1,5 @@
-import { Refunds } from '../provider/resources/refunds.js';
-import { Transactions } from '../provider/resources/transactions.js';
-import { RefundSender } from '../refunds/refund-sender.js';
-import { RefundService } from '../refunds/refund-service.js';
-import { DynamoDbRefundStore } from '../refunds/store/dynamodb-refund-store.js';
+import { Refunds, Transactions } from '../provider/index.js';
+import { DynamoDbRefundStore, RefundSender, RefundService } from '../refunds/index.js';
 import { providerConnectionOf } from './provider-connection.js';
 import type { Runtime } from './runtime.js';
 import { once } from './service-cache.js';

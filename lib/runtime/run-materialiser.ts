@@ -1,5 +1,4 @@
-import { RunMaterialiser } from '../payout-runs/materialiser.js';
-import { DynamoDbPayoutRunStore } from '../payout-runs/run-store.js';
+import { DynamoDbPayoutRunStore, RunMaterialiser } from '../payout-runs/index.js';
 import type { Runtime } from './runtime.js';
 import { once } from './service-cache.js';
 

@@ -1,6 +1,6 @@
-import { IDENTITY_ENV } from '../operators/roles.js';
-import { defaultEngineConfig } from '../payouts/config.js';
-import { DEFAULT_REQUEST_TIMEOUT_MS } from '../provider/call-deadline.js';
+import { IDENTITY_ENV } from '../operators/index.js';
+import { defaultEngineConfig } from '../payouts/index.js';
+import { DEFAULT_REQUEST_TIMEOUT_MS } from '../provider/index.js';
 import { PayoutAutomationError } from '../shared/errors.js';
 import { jsonText } from '../shared/json-text.js';
 import { describeIssues, fieldIssues } from '../shared/validation.js';

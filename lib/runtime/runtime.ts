@@ -1,11 +1,7 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { type DisabledOperators, disabledOperatorsOf } from '../operators/access.js';
-import type { EngineConfig } from '../payouts/config.js';
-import type { MetricsSink } from '../payouts/engine/context.js';
-import { PayoutLedger } from '../payouts/payout-ledger.js';
-import { DynamoDbPayoutStore } from '../payouts/store/dynamodb-payout-store.js';
-import type { CredentialsSource } from '../provider/credentials.js';
-import type { SecretsManagerLike } from '../provider/secrets-manager-credentials.js';
+import { type DisabledOperators, disabledOperatorsOf } from '../operators/index.js';
+import { DynamoDbPayoutStore, type EngineConfig, type MetricsSink, PayoutLedger } from '../payouts/index.js';
+import type { CredentialsSource, SecretsManagerLike } from '../provider/index.js';
 import { type AwsCallObserver, observeAwsCalls } from '../shared/aws-call-observer.js';
 import type { Clock } from '../shared/clock.js';
 import { createDynamoDbClient } from '../shared/dynamodb-client.js';

@@ -1,8 +1,10 @@
-import { Settlements } from '../provider/resources/settlements.js';
-import { settlementPolicyFromEnv } from '../settlement/config.js';
-import type { SettlementPolicy } from '../settlement/policy.js';
-import { SettlementService } from '../settlement/settlement-service.js';
-import { DynamoDbSettlementDecisionStore } from '../settlement/store/dynamodb-decision-store.js';
+import { Settlements } from '../provider/index.js';
+import {
+  DynamoDbSettlementDecisionStore,
+  type SettlementPolicy,
+  SettlementService,
+  settlementPolicyFromEnv,
+} from '../settlement/index.js';
 import { payoutEngineOf } from './engines.js';
 import { providerConnectionOf } from './provider-connection.js';
 import type { Runtime } from './runtime.js';

@@ -1,5 +1,5 @@
-import { Transactions } from '../provider/resources/transactions.js';
-import { AcceptedRefunds } from '../refunds/accepted-refunds.js';
+import { Transactions } from '../provider/index.js';
+import { AcceptedRefunds } from '../refunds/index.js';
 import { StatementService, StatementStore } from '../statements/index.js';
 import { payoutListingOf } from './payout-listing.js';
 import { providerConnectionOf } from './provider-connection.js';

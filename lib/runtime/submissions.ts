@@ -1,10 +1,5 @@
 import { defaultProvider } from '@aws-sdk/credential-provider-node';
-import { SqsDeliveringQueue } from '../payouts/adapters/sqs-delivering-queue.js';
-import {
-  queueOfArn,
-  regionOfQueueUrl,
-  SqsSubmissionQueue,
-} from '../payouts/adapters/sqs-submission-queue.js';
+import { queueOfArn, regionOfQueueUrl, SqsDeliveringQueue, SqsSubmissionQueue } from '../payouts/index.js';
 import { localAwsConfig } from '../shared/local-aws-config.js';
 import type { Runtime } from './runtime.js';
 import { once } from './service-cache.js';

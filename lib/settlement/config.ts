@@ -1,5 +1,5 @@
-import { BeneficiarySchema } from '../payouts/schemas.js';
-import { SettlementCategory } from '../provider/schemas/settlement.js';
+import { BeneficiarySchema } from '../payouts/index.js';
+import { SettlementCategory } from '../provider/index.js';
 import { describeIssues, fieldIssues } from '../shared/validation.js';
 import * as z from '../shared/zod.js';
 import { SettlementConfigurationError } from './errors.js';

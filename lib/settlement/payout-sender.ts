@@ -1,5 +1,4 @@
-import type { Payout } from '../payouts/model.js';
-import type { SubmissionQueue } from '../payouts/queue/submission-queue.js';
+import type { Payout, SubmissionQueue } from '../payouts/index.js';
 import type { SendWindow } from '../shared/send-window.js';
 import type { SettlementDecision } from './model.js';
 

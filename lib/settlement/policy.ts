@@ -1,6 +1,6 @@
 import { MoneyError, toKobo } from '../money.js';
-import type { Beneficiary } from '../payouts/model.js';
-import type { Settlement } from '../provider/schemas/settlement.js';
+import type { Beneficiary } from '../payouts/index.js';
+import type { Settlement } from '../provider/index.js';
 import { minuteOfDayIn } from '../shared/wall-clock.js';
 
 /** The time zone whose clock the allowed hours are read in. */

@@ -1,6 +1,5 @@
 import { MoneyError, toKobo } from '../money.js';
-import type { ProviderClient } from '../provider/client.js';
-import type { Settlement } from '../provider/schemas/settlement.js';
+import type { ProviderClient, Settlement } from '../provider/index.js';
 import { NotFoundError } from '../shared/errors.js';
 import { readWithinWindow, type SendWindow } from '../shared/send-window.js';
 import type { SettlementDecisionStore } from './decision-store.js';

@@ -1,7 +1,5 @@
-import { type Principal, systemPrincipal } from '../payouts/model.js';
-import type { SubmissionQueue } from '../payouts/queue/submission-queue.js';
-import type { ProviderClient } from '../provider/client.js';
-import type { Settlement } from '../provider/schemas/settlement.js';
+import { type Principal, type SubmissionQueue, systemPrincipal } from '../payouts/index.js';
+import type { ProviderClient, Settlement } from '../provider/index.js';
 import { withinDeadline } from '../shared/deadline.js';
 import type { Logger } from '../shared/logger.js';
 import type { SettlementDecision, SettlementTrigger } from './model.js';

@@ -1,14 +1,19 @@
 import { formatNaira } from '../money.js';
-import { createAndSubmit, submitIfPending } from '../payouts/engine/create-and-submit.js';
-import type { CreatePayoutCommand, CreatePayoutResult } from '../payouts/engine/create-payout.js';
-import { handOverPending } from '../payouts/engine/hand-over.js';
-import { CreationCompanionRefusedError } from '../payouts/errors.js';
-import type { Payout, PayoutStatus, Principal } from '../payouts/model.js';
-import type { PayoutEngine } from '../payouts/payout-engine.js';
-import type { SubmissionQueue } from '../payouts/queue/submission-queue.js';
-import type { CreatePayoutRequest } from '../payouts/schemas.js';
-import type { ProviderClient } from '../provider/client.js';
-import type { Settlement } from '../provider/schemas/settlement.js';
+import {
+  type CreatePayoutCommand,
+  type CreatePayoutRequest,
+  type CreatePayoutResult,
+  CreationCompanionRefusedError,
+  createAndSubmit,
+  handOverPending,
+  type Payout,
+  type PayoutEngine,
+  type PayoutStatus,
+  type Principal,
+  type SubmissionQueue,
+  submitIfPending,
+} from '../payouts/index.js';
+import type { ProviderClient, Settlement } from '../provider/index.js';
 import { forEachAtOnce } from '../shared/at-once.js';
 import { type Clock, systemClock } from '../shared/clock.js';
 import { IdempotencyConflictError, ValidationError } from '../shared/errors.js';

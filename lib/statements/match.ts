@@ -1,9 +1,7 @@
 import { MoneyError, toKobo } from '../money.js';
-import { attemptOfMarker, mismatchOf } from '../payouts/adapters/record-match.js';
-import { type Payout, PayoutStatus } from '../payouts/model.js';
-import { REFUND_RECORD_CATEGORY } from '../provider/contract.js';
-import type { WalletTransaction } from '../provider/schemas/transaction.js';
-import type { AcceptedRefund } from '../refunds/accepted-refunds.js';
+import { attemptOfMarker, mismatchOf, type Payout, PayoutStatus } from '../payouts/index.js';
+import { REFUND_RECORD_CATEGORY, type WalletTransaction } from '../provider/index.js';
+import type { AcceptedRefund } from '../refunds/index.js';
 import { type StatementLine, StatementLineKind } from './model.js';
 
 /** What one day's reconciliation works on: the provider's records and our payouts they or the day name. */

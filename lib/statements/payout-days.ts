@@ -1,4 +1,4 @@
-import type { ListPage, ListQuery } from '../payouts/store/payout-store.js';
+import type { ListPage, ListQuery } from '../payouts/index.js';
 import { daysWindow } from './day.js';
 
 /** What lists our payouts by creation time (the ops API's listing, `PayoutListing`, on the `gsi2` month index). */

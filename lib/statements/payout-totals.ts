@@ -4,7 +4,7 @@ import {
   type Payout,
   type PayoutStatus,
   type PayoutType,
-} from '../payouts/model.js';
+} from '../payouts/index.js';
 
 /** Count and sum of a set of lines or records. */
 export interface Tally {

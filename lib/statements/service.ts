@@ -1,12 +1,16 @@
-import { receiptOfRecord } from '../payouts/adapters/provider-record-search.js';
-import { summarise } from '../payouts/adapters/record-match.js';
-import type { EngineContext } from '../payouts/engine/context.js';
-import { type FoundLook, markPaidTwice } from '../payouts/engine/watch-attempts.js';
-import { type Payout, PayoutStatus } from '../payouts/model.js';
-import type { ListPage, ListQuery } from '../payouts/store/payout-store.js';
-import type { Transactions } from '../provider/resources/transactions.js';
-import type { WalletTransaction } from '../provider/schemas/transaction.js';
-import type { AcceptedRefund, AcceptedRefunds } from '../refunds/accepted-refunds.js';
+import {
+  type EngineContext,
+  type FoundLook,
+  type ListPage,
+  type ListQuery,
+  markPaidTwice,
+  type Payout,
+  PayoutStatus,
+  receiptOfRecord,
+  summarise,
+} from '../payouts/index.js';
+import type { Transactions, WalletTransaction } from '../provider/index.js';
+import type { AcceptedRefund, AcceptedRefunds } from '../refunds/index.js';
 import { withinDeadline } from '../shared/deadline.js';
 import type { Document } from '../shared/document-client.js';
 import { dayWindow } from './day.js';

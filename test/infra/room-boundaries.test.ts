@@ -8,6 +8,8 @@ import { HANDLERS, type HandlerTrigger } from '../../infra/handlers.js';
  * The layout is the architecture: a function in `functions/` imports only the room of its own trigger and the
  * composition root (`lib/runtime`), and nothing in `lib/` reaches back into `functions/` or into the tooling
  * around it (bench, scripts, tests). What the bundles carry is checked from esbuild's metafile in bundles.test.ts.
+ * Rooms of lib/ meet only through each other's `index.ts`: package.json's `"sideEffects": false` lets esbuild drop
+ * every re-exported module a bundle does not use, so a front door costs a Lambda nothing.
  */
 const TRIGGER_ROOM: Readonly<Record<HandlerTrigger['kind'], string>> = {
   api: 'lib/api',
@@ -51,6 +53,8 @@ const roomOf = (path: string): string | undefined =>
 
 /** The kernel every room may import file by file: the shared utilities, money, the table's design. */
 const KERNEL = new Set(['shared', 'money', 'table']);
+/** The kernel rooms that other rooms may import file by file: the shared utilities and money (the table has a door). */
+const FILE_BY_FILE = new Set(['shared', 'money']);
 
 /**
  * Every arrow from one room of lib/ to another, apart from the kernel: the architecture in one place. A new arrow
@@ -95,7 +99,8 @@ const ALLOWED_ARROWS: Readonly<Record<string, readonly string[]>> = {
   // The browser console: its script reads money only (the kernel); nothing of the server's rooms ships to it.
   console: [],
   // npm start serves the console beside the API (lib/local/console-site.ts).
-  local: ['api', 'console', 'events'],
+  // It verifies operators' tokens as API Gateway would, granting their groups' roles (lib/operators/roles.ts).
+  local: ['api', 'console', 'events', 'operators'],
   notifications: ['events'],
   // An operator is a Principal, and "another admin" is the one identity four eyes compares (lib/payouts/identity.ts).
   operators: ['payouts'],
@@ -105,7 +110,6 @@ const ALLOWED_ARROWS: Readonly<Record<string, readonly string[]>> = {
   recurrence: ['payouts'],
   refunds: ['payouts', 'provider'],
   runtime: [
-    'api',
     'bulk-corrections',
     'events',
     'notifications',
@@ -212,6 +216,19 @@ describe('room boundaries', () => {
       }
     }
     expect([...unlisted]).toEqual([]);
+  });
+
+  it("a room of lib/ enters another only through its front door, the room's index.ts", () => {
+    const pastTheDoor: string[] = [];
+    for (const [file, imports] of libImportGraph()) {
+      const from = roomOf(file) ?? '';
+      for (const path of imports) {
+        const to = roomOf(path) ?? '';
+        if (to === from || FILE_BY_FILE.has(to)) continue;
+        if (path !== `lib/${to}/index.ts`) pastTheDoor.push(`${file} -> ${path}`);
+      }
+    }
+    expect(pastTheDoor).toEqual([]);
   });
 
   it('every room of lib/ is named in ALLOWED_ARROWS', () => {

@@ -2,12 +2,12 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { OPERATOR_ROLES } from '../../lib/operators/roles.js';
 import { cognitoCall } from '../../lib/local/cognito-api.js';
 import { LOCAL_OPERATORS, type LocalUserPool, startLocalUserPool } from '../../lib/local/cognito-local.js';
 import { type LocalApiServer, serveApiGatewayHandler } from '../../lib/local/http-to-apigw.js';
 import { userPoolTokenVerifier } from '../../lib/local/operator-tokens.js';
 import { OPERATOR_GROUPS } from '../../lib/operators/model.js';
+import { OPERATOR_ROLES } from '../../lib/operators/roles.js';
 import { type ApiHarness, startApiHarness } from '../api/support/harness.js';
 import { runCliCaptured } from '../support/cli-run.js';
 

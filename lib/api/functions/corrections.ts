@@ -1,4 +1,4 @@
-import { bulkCorrectionsOf, correctionJobsOf } from '../../runtime/corrections.js';
+import { bulkCorrectionsOf, correctionJobsOf } from '../../runtime/index.js';
 import { apiFunction } from '../api-function.js';
 import { bulkPayoutItemRoutes } from '../routes/bulk-payout-items.js';
 import { correctionJobRoutes } from '../routes/correction-jobs.js';

@@ -1,4 +1,4 @@
-import { deadLettersOf } from '../../runtime/dead-letters.js';
+import { deadLettersOf } from '../../runtime/index.js';
 import { apiFunction } from '../api-function.js';
 import { deadLetterRoutes } from '../routes/dead-letters.js';
 

@@ -1,6 +1,6 @@
+import { identityEnvOf, identitySettingsOf } from '../../operators/index.js';
 import { lambdaLogger } from '../../shared/lambda-logger.js';
 import { apiFunction } from '../api-function.js';
-import { identityEnvOf, identitySettingsOf } from '../../operators/roles.js';
 import { type ApiHandler, createRouter } from '../router.js';
 import { openApiRoutes } from '../routes/openapi-document.js';
 

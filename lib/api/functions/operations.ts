@@ -1,5 +1,4 @@
-import { providerOf } from '../../runtime/provider.js';
-import { refundsOf } from '../../runtime/refunds.js';
+import { providerOf, refundsOf } from '../../runtime/index.js';
 import { apiFunction } from '../api-function.js';
 import { healthRoutes } from '../routes/health.js';
 import { providerViewRoutes } from '../routes/provider-views.js';

@@ -1,4 +1,4 @@
-import { operatorsOf } from '../../runtime/operators.js';
+import { operatorsOf } from '../../runtime/index.js';
 import { apiFunction } from '../api-function.js';
 import { operatorRoutes } from '../routes/operators.js';
 

@@ -1,4 +1,4 @@
-import { payoutRunsOf } from '../../runtime/payout-runs.js';
+import { payoutRunsOf } from '../../runtime/index.js';
 import { apiFunction } from '../api-function.js';
 import { payoutRunRoutes } from '../routes/payout-runs.js';
 

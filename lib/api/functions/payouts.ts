@@ -1,6 +1,4 @@
-import { payoutEngineOf } from '../../runtime/engines.js';
-import { payoutAuditTrailOf } from '../../runtime/payout-audit-trail.js';
-import { payoutListingOf } from '../../runtime/payout-listing.js';
+import { payoutAuditTrailOf, payoutEngineOf, payoutListingOf } from '../../runtime/index.js';
 import { apiFunction } from '../api-function.js';
 import { controlRoutes } from '../routes/controls.js';
 import { payoutRoutes } from '../routes/payouts.js';

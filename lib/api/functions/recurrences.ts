@@ -1,8 +1,6 @@
-import { approvalSourcesOf } from '../approval-sources.js';
-import { payoutListingOf } from '../../runtime/payout-listing.js';
-import { providerSchedulesOf } from '../../runtime/provider-schedules.js';
-import { recurrencesOf } from '../../runtime/recurrences.js';
+import { payoutListingOf, providerSchedulesOf, recurrencesOf } from '../../runtime/index.js';
 import { apiFunction } from '../api-function.js';
+import { approvalSourcesOf } from '../approval-sources.js';
 import { approvalRoutes } from '../routes/approvals.js';
 import { futurePayoutRoutes } from '../routes/future-payouts.js';
 import { providerScheduleRoutes } from '../routes/provider-schedules.js';

@@ -1,4 +1,4 @@
-import { settlementsOf } from '../../runtime/settlements.js';
+import { settlementsOf } from '../../runtime/index.js';
 import { apiFunction } from '../api-function.js';
 import { instantSettlementRoutes } from '../routes/instant-settlements.js';
 

@@ -1,5 +1,4 @@
-import { payoutDaysOf } from '../../runtime/payout-listing.js';
-import { statementStoreOf, statementsOf } from '../../runtime/statements.js';
+import { payoutDaysOf, statementStoreOf, statementsOf } from '../../runtime/index.js';
 import { apiFunction } from '../api-function.js';
 import { payoutExportRoutes } from '../routes/payout-export.js';
 import { statementRoutes } from '../routes/statements.js';

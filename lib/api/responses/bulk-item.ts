@@ -1,5 +1,8 @@
-import { CORRECTABLE_FIELDS, CORRECTION_OUTCOMES } from '../../bulk-corrections/model.js';
-import { CORRECTION_FIELD_NAMES } from '../../bulk-corrections/schemas.js';
+import {
+  CORRECTABLE_FIELDS,
+  CORRECTION_FIELD_NAMES,
+  CORRECTION_OUTCOMES,
+} from '../../bulk-corrections/index.js';
 import { FIELD_MAXIMA } from '../../shared/field-limits.js';
 import * as z from '../../shared/zod.js';
 import {

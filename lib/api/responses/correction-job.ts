@@ -1,5 +1,4 @@
-import { JobItemStatus, JobStatus } from '../../bulk-corrections/job-model.js';
-import { CORRECTION_FIELD_NAMES } from '../../bulk-corrections/schemas.js';
+import { CORRECTION_FIELD_NAMES, JobItemStatus, JobStatus } from '../../bulk-corrections/index.js';
 import { FIELD_MAXIMA } from '../../shared/field-limits.js';
 import * as z from '../../shared/zod.js';
 import {

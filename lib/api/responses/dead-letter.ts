@@ -1,4 +1,4 @@
-import { DEAD_LETTER_EVENT_PREVIEW, DEAD_LETTER_STATUSES } from '../../events/dead-letters/index.js';
+import { DEAD_LETTER_EVENT_PREVIEW, DEAD_LETTER_STATUSES } from '../../events/index.js';
 import { FIELD_MAXIMA } from '../../shared/field-limits.js';
 import * as z from '../../shared/zod.js';
 import {

@@ -1,4 +1,4 @@
-import { OPERATOR_ACTIONS, OPERATOR_GROUPS } from '../../operators/model.js';
+import { OPERATOR_ACTIONS, OPERATOR_GROUPS } from '../../operators/index.js';
 import { FIELD_MAXIMA } from '../../shared/field-limits.js';
 import * as z from '../../shared/zod.js';
 import { idText, instant, PrincipalSchema, sentence, upTo, wordText } from './common.js';

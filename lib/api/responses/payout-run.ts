@@ -1,4 +1,4 @@
-import { PAYOUT_STATUSES } from '../../payouts/model.js';
+import { PAYOUT_STATUSES } from '../../payouts/index.js';
 import { FIELD_MAXIMA } from '../../shared/field-limits.js';
 import * as z from '../../shared/zod.js';
 import {

@@ -4,7 +4,7 @@ import {
   PayoutOrigin,
   type PayoutStatus,
   type PayoutType,
-} from '../../payouts/model.js';
+} from '../../payouts/index.js';
 import { FIELD_MAXIMA } from '../../shared/field-limits.js';
 import * as z from '../../shared/zod.js';
 import {

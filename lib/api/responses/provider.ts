@@ -1,6 +1,4 @@
-import { settlementSchema } from '../../provider/schemas/settlement.js';
-import { storeSchema } from '../../provider/schemas/store.js';
-import { walletTransactionSchema } from '../../provider/schemas/transaction.js';
+import { settlementSchema, storeSchema, walletTransactionSchema } from '../../provider/index.js';
 import { FIELD_MAXIMA } from '../../shared/field-limits.js';
 import * as z from '../../shared/zod.js';
 import { upTo } from './common.js';

@@ -1,11 +1,11 @@
-import { PAYOUT_STATUSES, PAYOUT_TYPES, type PayoutStatus, type PayoutType } from '../../payouts/model.js';
+import { PAYOUT_STATUSES, PAYOUT_TYPES, type PayoutStatus, type PayoutType } from '../../payouts/index.js';
 import {
   OccurrenceState,
   RECURRENCE_ACTIONS,
   RECURRENCE_STATUSES,
+  RecurrenceInterval,
   type RecurrenceStatus,
-} from '../../recurrence/model.js';
-import { RecurrenceInterval } from '../../recurrence/rules.js';
+} from '../../recurrence/index.js';
 import { FIELD_MAXIMA } from '../../shared/field-limits.js';
 import * as z from '../../shared/zod.js';
 import {

@@ -1,4 +1,4 @@
-import { RefundStatus } from '../../refunds/model.js';
+import { RefundStatus } from '../../refunds/index.js';
 import { FIELD_MAXIMA } from '../../shared/field-limits.js';
 import * as z from '../../shared/zod.js';
 import {

@@ -1,5 +1,5 @@
-import { FUTURE_PAGE_MAX, FutureSource } from '../../future-payouts/future-payouts.js';
-import { ProviderScheduleKind } from '../../provider-schedules/model.js';
+import { FUTURE_PAGE_MAX, FutureSource } from '../../future-payouts/index.js';
+import { ProviderScheduleKind } from '../../provider-schedules/index.js';
 import { FIELD_MAXIMA } from '../../shared/field-limits.js';
 import * as z from '../../shared/zod.js';
 import { idText, instant, kobo, upTo, wordText } from './common.js';

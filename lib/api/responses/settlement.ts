@@ -1,4 +1,4 @@
-import { PAYOUT_STATUSES, type PayoutStatus } from '../../payouts/model.js';
+import { PAYOUT_STATUSES, type PayoutStatus } from '../../payouts/index.js';
 import * as z from '../../shared/zod.js';
 import { idText, instant, kobo, PrincipalSchema, pageOf, sentence, wordText } from './common.js';
 import { PayoutResponseSchema } from './payout.js';

@@ -1,15 +1,14 @@
-import { CsvFormatError, parseCorrectionsCsv } from '../../bulk-corrections/csv.js';
-import type {
-  BulkItemState,
-  CorrectionAudit,
-  CorrectionResult,
-  PendingCorrection,
-} from '../../bulk-corrections/model.js';
 import {
   BatchEnvelopeSchema,
+  type BulkItemState,
   BulkPayoutItemIdSchema,
+  type CorrectionAudit,
+  type CorrectionResult,
+  CsvFormatError,
   MAX_BATCH_CORRECTIONS,
-} from '../../bulk-corrections/schemas.js';
+  type PendingCorrection,
+  parseCorrectionsCsv,
+} from '../../bulk-corrections/index.js';
 import { clipText, FIELD_MAXIMA } from '../../shared/field-limits.js';
 import * as z from '../../shared/zod.js';
 import { ApiError, validationError } from '../errors.js';

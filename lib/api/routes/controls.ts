@@ -1,5 +1,4 @@
-import { pausePayouts, resumePayouts } from '../../payouts/engine/controls.js';
-import { MAIN_WALLET_CAP_COUNTER } from '../../payouts/gate.js';
+import { MAIN_WALLET_CAP_COUNTER, pausePayouts, resumePayouts } from '../../payouts/index.js';
 import { calendarDayIn } from '../../shared/wall-clock.js';
 import { presentControls } from '../presenters.js';
 import { parseBody } from '../request.js';

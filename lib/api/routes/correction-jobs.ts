@@ -1,4 +1,4 @@
-import type { CorrectionJob, JobItem, JobView } from '../../bulk-corrections/job-model.js';
+import type { CorrectionJob, JobItem, JobView } from '../../bulk-corrections/index.js';
 import { csvCell } from '../../shared/csv.js';
 import { clipText, FIELD_MAXIMA } from '../../shared/field-limits.js';
 import * as z from '../../shared/zod.js';

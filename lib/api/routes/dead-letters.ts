@@ -1,8 +1,4 @@
-import {
-  DEAD_LETTER_EVENT_PREVIEW,
-  DEAD_LETTER_STATUSES,
-  type DeadLetter,
-} from '../../events/dead-letters/index.js';
+import { DEAD_LETTER_EVENT_PREVIEW, DEAD_LETTER_STATUSES, type DeadLetter } from '../../events/index.js';
 import { clipText, FIELD_MAXIMA } from '../../shared/field-limits.js';
 import { clientText } from '../../shared/text.js';
 import * as z from '../../shared/zod.js';

@@ -3,7 +3,7 @@ import {
   type FutureMovement,
   FutureSource,
   futureMoneyMovement,
-} from '../../future-payouts/future-payouts.js';
+} from '../../future-payouts/index.js';
 import { encodeCursor, readCursor } from '../../shared/cursor.js';
 import { clipText, FIELD_MAXIMA } from '../../shared/field-limits.js';
 import * as z from '../../shared/zod.js';

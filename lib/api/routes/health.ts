@@ -1,4 +1,4 @@
-import { deepHealth } from '../../runtime/health.js';
+import { deepHealth } from '../../runtime/index.js';
 import { clipText, FIELD_MAXIMA } from '../../shared/field-limits.js';
 import * as z from '../../shared/zod.js';
 import { parseQuery } from '../request.js';

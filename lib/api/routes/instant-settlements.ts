@@ -1,8 +1,12 @@
-import { SettlementIdSchema } from '../../events/schemas.js';
-import { PayoutStatus } from '../../payouts/model.js';
-import { SettlementNotConfiguredError } from '../../settlement/errors.js';
+import { SettlementIdSchema } from '../../events/index.js';
+import { PayoutStatus } from '../../payouts/index.js';
 import type { PayOutResult, SettlementService } from '../../settlement/index.js';
-import type { SettlementDecision, SettlementDeferral, SettlementListing } from '../../settlement/model.js';
+import {
+  type SettlementDecision,
+  type SettlementDeferral,
+  type SettlementListing,
+  SettlementNotConfiguredError,
+} from '../../settlement/index.js';
 import { clipText, FIELD_MAXIMA } from '../../shared/field-limits.js';
 import * as z from '../../shared/zod.js';
 import { ApiError } from '../errors.js';

@@ -3,9 +3,9 @@ import {
   OPERATOR_GROUPS,
   type OperatorChange,
   type OperatorProposal,
+  type OperatorService,
   type OperatorView,
-} from '../../operators/model.js';
-import type { OperatorService } from '../../operators/operator-service.js';
+} from '../../operators/index.js';
 import { clipText, FIELD_MAXIMA } from '../../shared/field-limits.js';
 import { clientText } from '../../shared/text.js';
 import * as z from '../../shared/zod.js';

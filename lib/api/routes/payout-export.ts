@@ -1,6 +1,5 @@
 import { formatNaira } from '../../money.js';
-import { debitedAccountOf } from '../../payouts/instruction.js';
-import type { Payout } from '../../payouts/model.js';
+import { debitedAccountOf, type Payout } from '../../payouts/index.js';
 import { csvCell } from '../../shared/csv.js';
 import { FIELD_MAXIMA } from '../../shared/field-limits.js';
 import * as z from '../../shared/zod.js';

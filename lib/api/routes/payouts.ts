@@ -1,10 +1,10 @@
-import { createAndSubmit } from '../../payouts/engine/create-and-submit.js';
 import {
   approvePayout as approveAsCommand,
+  CreatePayoutRequestSchema,
+  createAndSubmit,
   rejectPayout as rejectAsCommand,
   resolveReview,
-} from '../../payouts/engine/payout-commands.js';
-import { CreatePayoutRequestSchema } from '../../payouts/schemas.js';
+} from '../../payouts/index.js';
 import { encodeCursor, readCursor } from '../../shared/cursor.js';
 import { NotFoundError } from '../../shared/errors.js';
 import { activeTraceparent } from '../../shared/tracing.js';

@@ -1,4 +1,4 @@
-import { ProviderScheduleKind, type ProviderScheduleView } from '../../provider-schedules/model.js';
+import { ProviderScheduleKind, type ProviderScheduleView } from '../../provider-schedules/index.js';
 import { clipText, FIELD_MAXIMA } from '../../shared/field-limits.js';
 import * as z from '../../shared/zod.js';
 import { parseQuery } from '../request.js';

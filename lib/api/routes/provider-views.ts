@@ -1,6 +1,4 @@
-import { settlementSchema } from '../../provider/schemas/settlement.js';
-import { storeSchema } from '../../provider/schemas/store.js';
-import { walletTransactionSchema } from '../../provider/schemas/transaction.js';
+import { settlementSchema, storeSchema, walletTransactionSchema } from '../../provider/index.js';
 import { presentProviderPage } from '../presenters.js';
 import { parseQuery } from '../request.js';
 import {

@@ -1,7 +1,12 @@
-import { RECURRENCE_STATUSES, type Recurrence, type RecurrenceStatus } from '../../recurrence/model.js';
-import type { HistoryEntry, RecurrenceView } from '../../recurrence/recurrence-history.js';
-import { isCalendarDate } from '../../recurrence/rules.js';
-import { CreateRecurrenceRequestSchema } from '../../recurrence/schemas.js';
+import {
+  CreateRecurrenceRequestSchema,
+  type HistoryEntry,
+  isCalendarDate,
+  RECURRENCE_STATUSES,
+  type Recurrence,
+  type RecurrenceStatus,
+  type RecurrenceView,
+} from '../../recurrence/index.js';
 import { encodeCursor, readCursor } from '../../shared/cursor.js';
 import { clipText, FIELD_MAXIMA } from '../../shared/field-limits.js';
 import { clientText } from '../../shared/text.js';

@@ -1,4 +1,4 @@
-import { CreateRefundRequestSchema, RefundStatus } from '../../refunds/model.js';
+import { CreateRefundRequestSchema, RefundStatus } from '../../refunds/index.js';
 import { clientText } from '../../shared/text.js';
 import * as z from '../../shared/zod.js';
 import { presentRefund } from '../presenters.js';

@@ -1,6 +1,10 @@
-import { DailyCapExceededError } from '../../payouts/errors.js';
-import { capUpdateItem, reserveOnCapShards, type TransactItem } from '../../payouts/store/control-items.js';
-import type { CapChange } from '../../payouts/store/payout-store.js';
+import {
+  type CapChange,
+  capUpdateItem,
+  DailyCapExceededError,
+  reserveOnCapShards,
+  type TransactItem,
+} from '../../payouts/index.js';
 import { type DocumentClient, TransactWriteCommand, UpdateCommand } from '../../shared/document-client.js';
 import { commitRetryingConflicts } from '../../shared/transaction-conflicts.js';
 

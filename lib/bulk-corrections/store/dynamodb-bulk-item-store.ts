@@ -1,6 +1,5 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import type { Approval } from '../../payouts/model.js';
-import type { CapChange } from '../../payouts/store/payout-store.js';
+import type { Approval, CapChange } from '../../payouts/index.js';
 import { isConditionalCheckFailed } from '../../shared/conditional-check.js';
 import {
   DocumentClient,

@@ -1,5 +1,5 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import type { CapChange } from '../../payouts/store/payout-store.js';
+import type { CapChange } from '../../payouts/index.js';
 import { forEachAtOnce } from '../../shared/at-once.js';
 import { isConditionalCheckFailed } from '../../shared/conditional-check.js';
 import { decodeCursor, encodeCursor } from '../../shared/cursor.js';

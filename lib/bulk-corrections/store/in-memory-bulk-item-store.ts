@@ -1,6 +1,4 @@
-import type { Approval } from '../../payouts/model.js';
-import { InMemoryControls } from '../../payouts/store/in-memory-controls.js';
-import type { CapChange } from '../../payouts/store/payout-store.js';
+import { type Approval, type CapChange, InMemoryControls } from '../../payouts/index.js';
 import { ConcurrentModificationError, InvalidTransitionError } from '../../shared/errors.js';
 import { newestFirst, pageOf } from '../../shared/in-memory-pages.js';
 import type { CursorPage } from '../../shared/paging.js';

@@ -1,5 +1,4 @@
-import { InMemoryControls } from '../../payouts/store/in-memory-controls.js';
-import type { CapChange } from '../../payouts/store/payout-store.js';
+import { type CapChange, InMemoryControls } from '../../payouts/index.js';
 import { InvalidCursorError } from '../../shared/errors.js';
 import { newestFirst, pageOf } from '../../shared/in-memory-pages.js';
 import type { CursorPage } from '../../shared/paging.js';

@@ -1,5 +1,4 @@
-import { addMs } from '../../payouts/engine/context.js';
-import type { Principal } from '../../payouts/model.js';
+import { addMs, type Principal } from '../../payouts/index.js';
 import { type Clock, systemClock } from '../../shared/clock.js';
 import { InvalidTransitionError, NotFoundError } from '../../shared/errors.js';
 import { ulid } from '../../shared/ids.js';

@@ -1,13 +1,13 @@
 import { MoneyError, toKobo, toNaira, toWholeNaira } from '../../money.js';
-import type { ProviderClient } from '../../provider/client.js';
 import {
+  type ProviderClient,
   ProviderInvalidRequestError,
   ProviderMalformedResponseError,
   ProviderOutcomeUnknownError,
   ProviderRejectedError,
   ProviderUnavailableError,
   UnavailableReason,
-} from '../../provider/errors.js';
+} from '../../provider/index.js';
 import {
   type FindOutcome,
   type PayoutGateway,

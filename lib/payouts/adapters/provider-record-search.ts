@@ -1,8 +1,12 @@
 import { MoneyError, toKobo } from '../../money.js';
-import type { ProviderClient } from '../../provider/client.js';
-import { ProviderError, ProviderRejectedError } from '../../provider/errors.js';
-import type { WalletTransactionListParams } from '../../provider/resources/transactions.js';
-import type { TransactionDetail, WalletTransaction } from '../../provider/schemas/transaction.js';
+import {
+  type ProviderClient,
+  ProviderError,
+  ProviderRejectedError,
+  type TransactionDetail,
+  type WalletTransaction,
+  type WalletTransactionListParams,
+} from '../../provider/index.js';
 import {
   type FindOutcome,
   payoutMarker,

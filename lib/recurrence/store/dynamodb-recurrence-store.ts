@@ -3,7 +3,7 @@ import {
   type DynamoDBClient,
   TransactionCanceledException,
 } from '@aws-sdk/client-dynamodb';
-import type { CreationCompanion } from '../../payouts/store/payout-store.js';
+import type { CreationCompanion } from '../../payouts/index.js';
 import { decodeCursor, encodeCursor } from '../../shared/cursor.js';
 import {
   DocumentClient,

@@ -1,4 +1,4 @@
-import { CreatePayoutRequestSchema } from '../../payouts/schemas.js';
+import { CreatePayoutRequestSchema } from '../../payouts/index.js';
 import {
   storedPrincipal as principalSchema,
   storedApproval,

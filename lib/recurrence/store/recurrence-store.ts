@@ -1,4 +1,4 @@
-import type { CreationCompanion } from '../../payouts/store/payout-store.js';
+import type { CreationCompanion } from '../../payouts/index.js';
 import type {
   CommandAuditEvent,
   OccurrenceRecord,

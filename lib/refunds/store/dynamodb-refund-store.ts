@@ -1,6 +1,11 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DailyCapExceededError, PayoutsPausedError } from '../../payouts/errors.js';
-import { pauseCheckItem, reserveOnCapShards, type TransactItem } from '../../payouts/store/control-items.js';
+import {
+  DailyCapExceededError,
+  PayoutsPausedError,
+  pauseCheckItem,
+  reserveOnCapShards,
+  type TransactItem,
+} from '../../payouts/index.js';
 import {
   DocumentClient,
   GetCommand,

@@ -1,4 +1,4 @@
-import { InMemoryControls } from '../../payouts/store/in-memory-controls.js';
+import { InMemoryControls } from '../../payouts/index.js';
 import { ConcurrentModificationError } from '../../shared/errors.js';
 import { newestFirst, pageOf } from '../../shared/in-memory-pages.js';
 import type { CursorPage } from '../../shared/paging.js';

@@ -1,5 +1,5 @@
 import { type DynamoDBClient, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import type { CreationCompanion } from '../../payouts/store/payout-store.js';
+import type { CreationCompanion } from '../../payouts/index.js';
 import {
   DocumentClient,
   GetCommand,
