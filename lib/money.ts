@@ -1,4 +1,4 @@
-import { PayoutAutomationError } from './shared/errors.js';
+import { errorKind } from './shared/errors.js';
 /**
  * Money inside the project is an integer number of kobo (1 naira = 100 kobo).
  * The provider speaks major-unit JSON numbers (294.9 naira); this module is the one place
@@ -6,10 +6,7 @@ import { PayoutAutomationError } from './shared/errors.js';
  */
 
 /** Thrown when a value cannot be represented exactly as an amount. */
-export class MoneyError extends PayoutAutomationError {
-  override readonly name = 'MoneyError';
-  override readonly code = 'INVALID_AMOUNT';
-}
+export class MoneyError extends errorKind('MoneyError', 'INVALID_AMOUNT') {}
 
 const KOBO_PER_NAIRA = 100;
 const DECIMAL_PATTERN = /^(-?)(\d+)(?:\.(\d+))?$/;

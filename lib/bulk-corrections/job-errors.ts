@@ -1,18 +1,20 @@
-import { PayoutAutomationError } from '../shared/errors.js';
+import { errorKind } from '../shared/errors.js';
 
 /** The deployment has no queue to hand correction jobs to (no SUBMIT_QUEUE_URL): nothing was stored. */
-export class CorrectionJobsNotConfiguredError extends PayoutAutomationError {
-  override readonly name = 'CorrectionJobsNotConfiguredError';
-  override readonly code = 'NOT_CONFIGURED';
+export class CorrectionJobsNotConfiguredError extends errorKind(
+  'CorrectionJobsNotConfiguredError',
+  'NOT_CONFIGURED',
+) {
   constructor() {
     super('correction jobs need the submission queue (SUBMIT_QUEUE_URL); nothing was stored');
   }
 }
 
 /** The job was stored but the queue refused some of its work: the sweeper hands it over (or `POST …/requeue` at once). */
-export class CorrectionJobNotEnqueuedError extends PayoutAutomationError {
-  override readonly name = 'CorrectionJobNotEnqueuedError';
-  override readonly code = 'NOT_ENQUEUED';
+export class CorrectionJobNotEnqueuedError extends errorKind(
+  'CorrectionJobNotEnqueuedError',
+  'NOT_ENQUEUED',
+) {
   constructor(
     readonly jobId: string,
     options?: ErrorOptions,

@@ -1,5 +1,5 @@
 import { EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
-import { PayoutAutomationError } from '../shared/errors.js';
+import { errorKind } from '../shared/errors.js';
 import type { Logger } from '../shared/logger.js';
 import { xrayTraceHeaderOf } from '../shared/tracing.js';
 import { DOMAIN_EVENT_SOURCE, isPayoutEvent, type PublishedEvent } from './domain-events.js';
@@ -11,9 +11,7 @@ export interface EventPublisher {
 }
 
 /** One event of a batch that EventBridge refused. */
-export class PublishFailedError extends PayoutAutomationError {
-  override readonly name = 'PublishFailedError';
-  override readonly code = 'PUBLISH_FAILED';
+export class PublishFailedError extends errorKind('PublishFailedError', 'PUBLISH_FAILED') {
   constructor(
     readonly failedEventIds: readonly string[],
     options?: ErrorOptions,

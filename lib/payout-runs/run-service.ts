@@ -15,10 +15,10 @@ import {
 import { forEachAtOnce } from '../shared/at-once.js';
 import { type Clock, systemClock } from '../shared/clock.js';
 import {
+  errorKind,
   IdempotencyConflictError,
   InvalidTransitionError,
   NotFoundError,
-  PayoutAutomationError,
   ValidationError,
 } from '../shared/errors.js';
 import { fingerprint, ulid } from '../shared/ids.js';
@@ -52,9 +52,7 @@ export interface PayoutRunServiceOptions {
 }
 
 /** A run's duplicate lines or an earlier run of the same rows, not acknowledged: nothing stored. */
-export class RunWarningsError extends PayoutAutomationError {
-  override readonly name = 'RunWarningsError';
-  override readonly code = 'RUN_WARNINGS_UNACKNOWLEDGED';
+export class RunWarningsError extends errorKind('RunWarningsError', 'RUN_WARNINGS_UNACKNOWLEDGED') {
   constructor(readonly warnings: readonly RunWarning[]) {
     super(
       `the run has ${warnings.length} warning(s) to acknowledge with acknowledgeDuplicates: true (nothing was stored): ${warnings

@@ -9,7 +9,7 @@ import {
   QueryCommand,
   UpdateCommand,
 } from '../shared/document-client.js';
-import { InvalidCursorError, PayoutAutomationError } from '../shared/errors.js';
+import { errorKind, InvalidCursorError } from '../shared/errors.js';
 import { createWithIdempotencyKey, IdempotentCreateGuardError } from '../shared/idempotent-create.js';
 import { type Listing, listingAttributes, queryListing } from '../shared/index-listing.js';
 import type { CursorPage } from '../shared/paging.js';
@@ -124,9 +124,7 @@ const RowCursorSchema = z.lazy(() =>
 );
 
 /** Another run of the same rows claimed the file first (a concurrent duplicate): nothing of this run was stored. */
-export class FileClaimedError extends PayoutAutomationError {
-  override readonly name = 'FileClaimedError';
-  override readonly code = 'PAYOUT_RUN_FILE_CLAIMED';
+export class FileClaimedError extends errorKind('FileClaimedError', 'PAYOUT_RUN_FILE_CLAIMED') {
   constructor(options?: ErrorOptions) {
     super('another run of the same rows was stored first', options);
   }

@@ -1,4 +1,4 @@
-import { InvalidTransitionError, PayoutAutomationError } from '../shared/errors.js';
+import { errorKind, InvalidTransitionError } from '../shared/errors.js';
 import type { Payout, PayoutStatus } from './model.js';
 
 /**
@@ -19,41 +19,29 @@ export function invalidPayoutTransition(
 }
 
 /** The approver is the requester (four-eyes rule). */
-export class ApprovalForbiddenError extends PayoutAutomationError {
-  override readonly name = 'ApprovalForbiddenError';
-  override readonly code = 'APPROVAL_FORBIDDEN';
-}
+export class ApprovalForbiddenError extends errorKind('ApprovalForbiddenError', 'APPROVAL_FORBIDDEN') {}
 
 /** Payouts are paused; nothing is submitted until ops resume. */
-export class PayoutsPausedError extends PayoutAutomationError {
-  override readonly name = 'PayoutsPausedError';
-  override readonly code = 'PAYOUTS_PAUSED';
-}
+export class PayoutsPausedError extends errorKind('PayoutsPausedError', 'PAYOUTS_PAUSED') {}
 
 /** Claiming the payout would take its source wallet past the daily cap. */
-export class DailyCapExceededError extends PayoutAutomationError {
-  override readonly name = 'DailyCapExceededError';
-  override readonly code = 'DAILY_CAP_EXCEEDED';
-}
+export class DailyCapExceededError extends errorKind('DailyCapExceededError', 'DAILY_CAP_EXCEEDED') {}
 
 /**
  * A write meant to commit with a payout's creation (CreationCompanion: a settlement's decision) failed its
  * condition while the idempotency key was free: nothing was written. The record it would have written exists
  * already; its owner reads it.
  */
-export class CreationCompanionRefusedError extends PayoutAutomationError {
-  override readonly name = 'CreationCompanionRefusedError';
-  override readonly code = 'CREATION_COMPANION_REFUSED';
-}
+export class CreationCompanionRefusedError extends errorKind(
+  'CreationCompanionRefusedError',
+  'CREATION_COMPANION_REFUSED',
+) {}
 
 /** The provider record named to resolve a payout as paid is not the payout's payment (or does not exist). */
-export class ResolutionMismatchError extends PayoutAutomationError {
-  override readonly name = 'ResolutionMismatchError';
-  override readonly code = 'RESOLUTION_MISMATCH';
-}
+export class ResolutionMismatchError extends errorKind('ResolutionMismatchError', 'RESOLUTION_MISMATCH') {}
 
 /** The provider could not be asked to verify a record now; nothing was changed. */
-export class ProviderLookupFailedError extends PayoutAutomationError {
-  override readonly name = 'ProviderLookupFailedError';
-  override readonly code = 'PROVIDER_LOOKUP_FAILED';
-}
+export class ProviderLookupFailedError extends errorKind(
+  'ProviderLookupFailedError',
+  'PROVIDER_LOOKUP_FAILED',
+) {}

@@ -1,7 +1,7 @@
 import { IDENTITY_ENV } from '../operators/index.js';
 import { defaultEngineConfig } from '../payouts/index.js';
 import { DEFAULT_REQUEST_TIMEOUT_MS } from '../provider/index.js';
-import { PayoutAutomationError } from '../shared/errors.js';
+import { errorKind } from '../shared/errors.js';
 import { jsonText } from '../shared/json-text.js';
 import { describeIssues, fieldIssues } from '../shared/validation.js';
 import * as z from '../shared/zod.js';
@@ -186,10 +186,7 @@ export function isLoopbackUrl(url: string): boolean {
 }
 
 /** The environment is missing or has a wrong variable. */
-export class ConfigurationError extends PayoutAutomationError {
-  override readonly name = 'ConfigurationError';
-  override readonly code = 'CONFIGURATION_INVALID';
-}
+export class ConfigurationError extends errorKind('ConfigurationError', 'CONFIGURATION_INVALID') {}
 
 export function parseRuntimeEnv(env: Record<string, string | undefined>): RuntimeEnv {
   const result = RuntimeEnvSchema.safeParse(env);

@@ -1,15 +1,16 @@
-import { PayoutAutomationError } from '../shared/errors.js';
+import { errorKind } from '../shared/errors.js';
 
 /** The settlement environment variables are inconsistent or malformed. */
-export class SettlementConfigurationError extends PayoutAutomationError {
-  override readonly name = 'SettlementConfigurationError';
-  override readonly code = 'CONFIGURATION_INVALID';
-}
+export class SettlementConfigurationError extends errorKind(
+  'SettlementConfigurationError',
+  'CONFIGURATION_INVALID',
+) {}
 
 /** Instant settlement is not configured in this deployment (no destination account). */
-export class SettlementNotConfiguredError extends PayoutAutomationError {
-  override readonly name = 'SettlementNotConfiguredError';
-  override readonly code = 'SETTLEMENT_NOT_CONFIGURED';
+export class SettlementNotConfiguredError extends errorKind(
+  'SettlementNotConfiguredError',
+  'SETTLEMENT_NOT_CONFIGURED',
+) {
   constructor() {
     super('instant settlement is not configured: set the SETTLEMENT_DESTINATION_* variables');
   }

@@ -1,13 +1,11 @@
-import { type FieldIssue, PayoutAutomationError } from './errors.js';
+import { errorKind, type FieldIssue } from './errors.js';
 import { clipText } from './field-limits.js';
 
 /**
  * A CSV upload that cannot be read as rows. `issues` name what is wrong: `header` for the first row's column
  * names (each issue names its column), `(body)` for the text as a whole (empty, an unclosed quote).
  */
-export class CsvFormatError extends PayoutAutomationError {
-  override readonly name = 'CsvFormatError';
-  override readonly code = 'CSV_INVALID';
+export class CsvFormatError extends errorKind('CsvFormatError', 'CSV_INVALID') {
   readonly issues: readonly FieldIssue[];
 
   constructor(message: string, issues: readonly FieldIssue[] = [{ path: '(body)', message }]) {

@@ -1,9 +1,7 @@
-import { PayoutAutomationError } from './errors.js';
+import { errorKind } from './errors.js';
 
 /** A piece of work that did not finish within its deadline; it was abandoned (its signal aborted). */
-export class DeadlineExceededError extends PayoutAutomationError {
-  override readonly name = 'DeadlineExceededError';
-  override readonly code = 'DEADLINE_EXCEEDED';
+export class DeadlineExceededError extends errorKind('DeadlineExceededError', 'DEADLINE_EXCEEDED') {
   constructor(readonly deadlineMs: number) {
     super(`did not finish within ${deadlineMs} ms`);
   }

@@ -9,6 +9,19 @@ export class PayoutAutomationError extends Error {
   readonly code: string = 'PAYOUT_AUTOMATION_ERROR';
 }
 
+/**
+ * The one error factory: the base of an error kind, its `name` (said as a string because bundles minify class
+ * names) and its `code`. A kind with nothing more is one line:
+ *
+ * @example export class PayoutsPausedError extends errorKind('PayoutsPausedError', 'PAYOUTS_PAUSED') {}
+ */
+export function errorKind<const C extends string>(name: string, code: C) {
+  return class extends PayoutAutomationError {
+    override readonly name: string = name;
+    override readonly code: C = code;
+  };
+}
+
 /** The codes of the shared failure kinds. */
 export const FailureCode = {
   Validation: 'VALIDATION',
@@ -30,9 +43,7 @@ export interface FieldIssue {
 }
 
 /** The input of a command broke a rule (amount above the maximum, kobo on a whole-naira endpoint, …). */
-export class ValidationError extends PayoutAutomationError {
-  override readonly name = 'ValidationError';
-  override readonly code = FailureCode.Validation;
+export class ValidationError extends errorKind('ValidationError', FailureCode.Validation) {
   constructor(
     message: string,
     readonly issues: readonly FieldIssue[] = [],
@@ -52,15 +63,10 @@ export class ValidationError extends PayoutAutomationError {
 }
 
 /** A list cursor that this API did not produce. */
-export class InvalidCursorError extends PayoutAutomationError {
-  override readonly name = 'InvalidCursorError';
-  override readonly code = FailureCode.InvalidCursor;
-}
+export class InvalidCursorError extends errorKind('InvalidCursorError', FailureCode.InvalidCursor) {}
 
 /** No `resource` has this id. */
-export class NotFoundError extends PayoutAutomationError {
-  override readonly name = 'NotFoundError';
-  override readonly code = FailureCode.NotFound;
+export class NotFoundError extends errorKind('NotFoundError', FailureCode.NotFound) {
   constructor(
     readonly resource: string,
     readonly id: string,
@@ -71,9 +77,10 @@ export class NotFoundError extends PayoutAutomationError {
 }
 
 /** The idempotency key was used before with a different request. */
-export class IdempotencyConflictError extends PayoutAutomationError {
-  override readonly name = 'IdempotencyConflictError';
-  override readonly code = FailureCode.IdempotencyConflict;
+export class IdempotencyConflictError extends errorKind(
+  'IdempotencyConflictError',
+  FailureCode.IdempotencyConflict,
+) {
   constructor(
     readonly resource: string,
     readonly idempotencyKey: string,
@@ -86,9 +93,10 @@ export class IdempotencyConflictError extends PayoutAutomationError {
 }
 
 /** Another writer changed the item between our read and our conditional write; read it again and retry. */
-export class ConcurrentModificationError extends PayoutAutomationError {
-  override readonly name = 'ConcurrentModificationError';
-  override readonly code = FailureCode.ConcurrentModification;
+export class ConcurrentModificationError extends errorKind(
+  'ConcurrentModificationError',
+  FailureCode.ConcurrentModification,
+) {
   constructor(
     readonly resource: string,
     readonly id: string,
@@ -99,9 +107,10 @@ export class ConcurrentModificationError extends PayoutAutomationError {
 }
 
 /** The item is not in a state that allows the command (cancel after submission, approve twice, …). */
-export class InvalidTransitionError extends PayoutAutomationError {
-  override readonly name = 'InvalidTransitionError';
-  override readonly code = FailureCode.InvalidTransition;
+export class InvalidTransitionError extends errorKind(
+  'InvalidTransitionError',
+  FailureCode.InvalidTransition,
+) {
   constructor(
     readonly resource: string,
     detail: string,

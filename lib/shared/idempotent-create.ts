@@ -5,7 +5,7 @@ import {
   TransactWriteCommand,
   type TransactWriteCommandInput,
 } from './document-client.js';
-import { PayoutAutomationError } from './errors.js';
+import { errorKind } from './errors.js';
 import { jitteredPause } from './jitter.js';
 
 const MAX_CONFLICT_RETRIES = 5;
@@ -35,15 +35,16 @@ export type IdempotentCreateOutcome =
   | { readonly created: false; readonly ownerId: string };
 
 /** The key stayed contested after retries (concurrent writers kept colliding). */
-export class IdempotencyKeyContestedError extends PayoutAutomationError {
-  override readonly name = 'IdempotencyKeyContestedError';
-  override readonly code = 'IDEMPOTENCY_KEY_CONTESTED';
-}
+export class IdempotencyKeyContestedError extends errorKind(
+  'IdempotencyKeyContestedError',
+  'IDEMPOTENCY_KEY_CONTESTED',
+) {}
 
 /** A guard of the create failed its condition, so nothing was written (the key was free). */
-export class IdempotentCreateGuardError extends PayoutAutomationError {
-  override readonly name = 'IdempotentCreateGuardError';
-  override readonly code = 'IDEMPOTENT_CREATE_GUARD_FAILED';
+export class IdempotentCreateGuardError extends errorKind(
+  'IdempotentCreateGuardError',
+  'IDEMPOTENT_CREATE_GUARD_FAILED',
+) {
   constructor(
     /** Index of the failed guard in `guards`. */
     readonly guardIndex: number,

@@ -1,4 +1,4 @@
-import { PayoutAutomationError } from '../../shared/errors.js';
+import { errorKind } from '../../shared/errors.js';
 /**
  * The provider's rate limit, shared by every worker of the fleet (docs/submission.md). Workers reserve send
  * slots for a batch before calling the provider; a 429 pushes every later slot past its Retry-After, so one
@@ -18,10 +18,10 @@ export interface ProviderRateLimiter {
 }
 
 /** The limiter could not reserve (its shared item stayed contended or unreachable): nothing was sent. */
-export class RateLimiterUnavailableError extends PayoutAutomationError {
-  override readonly name = 'RateLimiterUnavailableError';
-  override readonly code = 'RATE_LIMITER_UNAVAILABLE';
-}
+export class RateLimiterUnavailableError extends errorKind(
+  'RateLimiterUnavailableError',
+  'RATE_LIMITER_UNAVAILABLE',
+) {}
 
 /**
  * The share of the provider's rate limit the fleet paces itself to. A send leaves at its slot but reaches the

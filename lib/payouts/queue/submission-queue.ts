@@ -1,4 +1,4 @@
-import { PayoutAutomationError } from '../../shared/errors.js';
+import { errorKind } from '../../shared/errors.js';
 import * as z from '../../shared/zod.js';
 import { type Payout, PayoutStatus } from '../model.js';
 
@@ -111,7 +111,4 @@ export const deduplicationIdOf = (request: SubmissionRequest): string =>
 export const messageGroupOf = (request: SubmissionRequest): string => deduplicationIdOf(request);
 
 /** The queue refused some of the requests (the sweep fails so it alarms; the next tick enqueues them again). */
-export class SubmissionQueueError extends PayoutAutomationError {
-  override readonly name = 'SubmissionQueueError';
-  override readonly code = 'SUBMISSION_QUEUE_FAILED';
-}
+export class SubmissionQueueError extends errorKind('SubmissionQueueError', 'SUBMISSION_QUEUE_FAILED') {}

@@ -1,4 +1,4 @@
-import { PayoutAutomationError } from '../../shared/errors.js';
+import { errorKind } from '../../shared/errors.js';
 import {
   storedPrincipal as principal,
   storedApproval,
@@ -161,10 +161,7 @@ const ControlsItemSchema = z.lazy(() =>
 );
 
 /** Thrown when a stored item does not have the shape the code expects. */
-export class CorruptItemError extends PayoutAutomationError {
-  override readonly name = 'CorruptItemError';
-  override readonly code = 'CORRUPT_ITEM';
-}
+export class CorruptItemError extends errorKind('CorruptItemError', 'CORRUPT_ITEM') {}
 
 function parse<T>(schema: z.ZodMiniType<T>, item: Record<string, unknown>, what: string): T {
   const result = schema.safeParse(item);
