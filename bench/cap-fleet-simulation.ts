@@ -4,10 +4,11 @@ import {
   TransactionCanceledException,
   TransactionConflictException,
 } from '@aws-sdk/client-dynamodb';
+import { systemPrincipal } from '../lib/controls/index.js';
 import { ensureTable } from '../lib/local/create-table.js';
 import { localAwsConfig } from '../lib/local/dynamodb-local.js';
 import { buildTransition } from '../lib/payouts/engine/context.js';
-import { type Payout, PayoutStatus, systemPrincipal } from '../lib/payouts/model.js';
+import { type Payout, PayoutStatus } from '../lib/payouts/model.js';
 import { PayoutLedger } from '../lib/payouts/payout-ledger.js';
 import { MAX_CAP_SHARDS, useCapShards } from '../lib/payouts/store/control-items.js';
 import { DynamoDbPayoutStore } from '../lib/payouts/store/dynamodb-payout-store.js';

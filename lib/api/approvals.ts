@@ -1,6 +1,8 @@
 import type { BulkCorrectionService } from '../bulk-corrections/index.js';
+import type { Approval, Principal } from '../controls/index.js';
+import { sameIdentity } from '../controls/index.js';
 import type { PayoutRun, RunState } from '../payout-runs/index.js';
-import { type Approval, type PayoutListing, type Principal, sameIdentity } from '../payouts/index.js';
+import type { PayoutListing } from '../payouts/index.js';
 import type { RecurrenceService } from '../recurrence/index.js';
 import type { RefundService } from '../refunds/index.js';
 import type { CursorPage } from '../shared/paging.js';

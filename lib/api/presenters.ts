@@ -1,12 +1,10 @@
+import type { Approval, Principal, Rejection } from '../controls/index.js';
 import type {
-  Approval,
   AuditEvent,
   Beneficiary,
   Controls,
   Payout,
   PayoutInstruction,
-  Principal,
-  Rejection,
   ResolutionProposal,
 } from '../payouts/index.js';
 import type { Refund, RefundAuditEvent, RefundResolutionProposal } from '../refunds/index.js';

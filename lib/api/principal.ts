@@ -1,4 +1,6 @@
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
+import type { Principal } from '../controls/index.js';
+import { assumedRoleOf, sessionNamedRole } from '../controls/index.js';
 import {
   ALL_ROLES,
   type IdentitySettings,
@@ -8,7 +10,6 @@ import {
   OperatorRoleSchema,
   rolesGranted,
 } from '../operators/index.js';
-import { assumedRoleOf, type Principal, sessionNamedRole } from '../payouts/index.js';
 import * as z from '../shared/zod.js';
 import { unauthenticated, validationError } from './errors.js';
 

@@ -3,14 +3,10 @@ import {
   CorrectionJobNotEnqueuedError,
   CorrectionJobsNotConfiguredError,
 } from '../bulk-corrections/index.js';
+import { ApprovalForbiddenError, PayoutsPausedError } from '../controls/index.js';
 import { DirectoryError, OperatorChangeForbiddenError } from '../operators/index.js';
 import { RunWarningsError } from '../payout-runs/index.js';
-import {
-  ApprovalForbiddenError,
-  PayoutsPausedError,
-  ProviderLookupFailedError,
-  ResolutionMismatchError,
-} from '../payouts/index.js';
+import { ProviderLookupFailedError, ResolutionMismatchError } from '../payouts/index.js';
 import { ProviderError, ProviderRejectedError, ProviderUnavailableError } from '../provider/index.js';
 import { RefundRefusedError } from '../refunds/index.js';
 import { SettlementNotConfiguredError } from '../settlement/index.js';

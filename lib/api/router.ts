@@ -1,6 +1,6 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import type { Principal } from '../controls/index.js';
 import type { OperatorRole } from '../operators/index.js';
-import type { Principal } from '../payouts/index.js';
 import { CorrelationIdSchema, newCorrelationId } from '../shared/correlation.js';
 import { DeadlineExceededError, withinDeadline } from '../shared/deadline.js';
 import { withLogContext } from '../shared/log-context.js';

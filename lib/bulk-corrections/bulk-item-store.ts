@@ -1,4 +1,5 @@
-import type { Approval, CapChange } from '../payouts/index.js';
+import type { Approval } from '../controls/index.js';
+import type { CapChange } from '../payouts/index.js';
 import type { CursorPage } from '../shared/paging.js';
 import type { BulkItemState, CorrectionAudit, HeldCancellation, PendingCorrection } from './model.js';
 

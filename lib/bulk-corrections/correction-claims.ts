@@ -1,4 +1,5 @@
-import { type CapChange, DailyCapExceededError, type Principal } from '../payouts/index.js';
+import { DailyCapExceededError, type Principal } from '../controls/index.js';
+import type { CapChange } from '../payouts/index.js';
 import { ConcurrentModificationError } from '../shared/errors.js';
 import { ulid } from '../shared/ids.js';
 import { type CorrectionContext, type JobRowHooks, SINGLE_CLAIM_LEASE_MS } from './correction-context.js';

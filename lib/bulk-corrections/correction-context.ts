@@ -1,4 +1,5 @@
-import type { CapChange, Controls, EngineConfig, GateLimits, Principal } from '../payouts/index.js';
+import type { GateLimits, Principal } from '../controls/index.js';
+import type { CapChange, Controls, EngineConfig } from '../payouts/index.js';
 import type { ProviderClient } from '../provider/index.js';
 import type { Clock } from '../shared/clock.js';
 import type { Logger } from '../shared/logger.js';

@@ -1,4 +1,5 @@
-import type { CapChange, Judgement } from '../payouts/index.js';
+import type { Judgement } from '../controls/index.js';
+import type { CapChange } from '../payouts/index.js';
 import { calendarDayIn } from '../shared/wall-clock.js';
 import type { CorrectionContext } from './correction-context.js';
 import { CorrectionOutcome, type CorrectionResult } from './model.js';

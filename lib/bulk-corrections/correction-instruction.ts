@@ -1,4 +1,5 @@
-import { MoneyEntryPoint, type MoneyInstruction, type Principal } from '../payouts/index.js';
+import type { Principal } from '../controls/index.js';
+import { MoneyEntryPoint, type MoneyInstruction } from '../controls/index.js';
 import { type BulkItemState, CORRECTABLE_FIELDS, type FieldChange, type FieldValues } from './model.js';
 import type { CorrectionFields } from './schemas.js';
 

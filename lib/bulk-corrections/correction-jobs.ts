@@ -1,4 +1,5 @@
-import { type GateLimits, judge, type Principal } from '../payouts/index.js';
+import type { Principal } from '../controls/index.js';
+import { type GateLimits, judge } from '../controls/index.js';
 import { type Clock, systemClock } from '../shared/clock.js';
 import { IdempotencyConflictError, NotFoundError, ValidationError } from '../shared/errors.js';
 import { fingerprint, ulid } from '../shared/ids.js';

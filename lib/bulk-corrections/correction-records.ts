@@ -1,4 +1,4 @@
-import type { Principal } from '../payouts/index.js';
+import type { Principal } from '../controls/index.js';
 import {
   ProviderInvalidRequestError,
   ProviderRejectedError,

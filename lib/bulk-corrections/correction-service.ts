@@ -1,5 +1,7 @@
+import type { Principal } from '../controls/index.js';
+import { type Judgement, judge } from '../controls/index.js';
 import { toWholeNaira } from '../money.js';
-import { type CapChange, type Controls, type Judgement, judge, type Principal } from '../payouts/index.js';
+import type { CapChange, Controls } from '../payouts/index.js';
 import type { BulkPayoutItemRecord, ProviderClient } from '../provider/index.js';
 import { type Clock, systemClock } from '../shared/clock.js';
 import { NotFoundError, ValidationError } from '../shared/errors.js';

@@ -4,7 +4,7 @@ import {
   type Judgement,
   judgeApproval,
   type Principal,
-} from '../payouts/index.js';
+} from '../controls/index.js';
 import { InvalidTransitionError, NotFoundError, ValidationError } from '../shared/errors.js';
 import type { CorrectionContext } from './correction-context.js';
 import { capExceeded, pausedResult, reservationOf } from './correction-controls.js';

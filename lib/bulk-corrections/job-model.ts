@@ -1,4 +1,4 @@
-import type { Principal } from '../payouts/index.js';
+import type { Principal } from '../controls/index.js';
 
 /**
  * Where one row of a correction job stands. `queued` rows wait for a worker; `sending` is the claim a worker

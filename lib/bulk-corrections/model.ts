@@ -1,4 +1,4 @@
-import type { Approval, Principal } from '../payouts/index.js';
+import type { Approval, Principal } from '../controls/index.js';
 
 /** The fields a correction may change; `amountKobo` is the item's amount in kobo. */
 export const CORRECTABLE_FIELDS = [

@@ -47,7 +47,7 @@ function withChange(item: Json): Json {
   return { ...item, change: `${from} → ${item.to}` };
 }
 
-/** `arn:<partition>:sts::<account>:assumed-role/<role>/<session>`, optionally `#<person>` (lib/payouts/identity.ts). */
+/** `arn:<partition>:sts::<account>:assumed-role/<role>/<session>`, optionally `#<person>` (lib/controls/identity.ts). */
 const ASSUMED_ROLE = /^arn:[a-z-]+:sts::\d{12}:assumed-role\/([^/#]+)\/([^#]+)(?:#(.+))?$/;
 /** `arn:<partition>:iam::<account>:user/<path/><name>`. */
 const IAM_USER = /^arn:[a-z-]+:iam::\d{12}:user\/(?:.*\/)?([^/#]+)$/;

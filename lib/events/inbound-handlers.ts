@@ -1,10 +1,5 @@
-import {
-  createAndSubmit,
-  type Payout,
-  type PayoutEngine,
-  type Principal,
-  systemPrincipal,
-} from '../payouts/index.js';
+import { type Principal, systemPrincipal } from '../controls/index.js';
+import { createAndSubmit, type Payout, type PayoutEngine } from '../payouts/index.js';
 import type { PayOutResult, PayoutSender, SettlementService } from '../settlement/index.js';
 import { SettlementNotConfiguredError } from '../settlement/index.js';
 import { correlationIdFrom } from '../shared/correlation.js';

@@ -1,11 +1,10 @@
-import {
-  type Beneficiary,
-  type CreatePayoutRequest,
-  type GateLimits,
-  type Payout,
-  type PayoutLedger,
-  type PayoutListing,
-  reachesApprovalThreshold,
+import { type GateLimits, reachesApprovalThreshold } from '../controls/index.js';
+import type {
+  Beneficiary,
+  CreatePayoutRequest,
+  Payout,
+  PayoutLedger,
+  PayoutListing,
 } from '../payouts/index.js';
 import {
   beneficiaryKey,

@@ -1,5 +1,6 @@
 import { type DynamoDBClient, GetItemCommand } from '@aws-sdk/client-dynamodb';
-import { identityOf, type Principal } from '../payouts/index.js';
+import type { Principal } from '../controls/index.js';
+import { identityOf } from '../controls/index.js';
 
 /**
  * `OPERATOR_ACCESS#<sub>`: infra/config/key-prefixes.ts `operatorAccess`. Written when an admin disables the

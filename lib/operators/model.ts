@@ -1,4 +1,4 @@
-import type { Principal } from '../payouts/index.js';
+import type { Principal } from '../controls/index.js';
 
 /**
  * The operators' groups of the user pool, as the stack creates them (infra/constructs/operators.ts) and the API

@@ -1,4 +1,5 @@
-import { type Principal, sameIdentity } from '../payouts/index.js';
+import type { Principal } from '../controls/index.js';
+import { sameIdentity } from '../controls/index.js';
 import type { Clock } from '../shared/clock.js';
 import { InvalidTransitionError, NotFoundError } from '../shared/errors.js';
 import { ulid } from '../shared/ids.js';

@@ -1,5 +1,6 @@
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
-import { type Principal, sessionNamedRole } from '../payouts/index.js';
+import type { Principal } from '../controls/index.js';
+import { sessionNamedRole } from '../controls/index.js';
 import { jsonText } from '../shared/json-text.js';
 import * as z from '../shared/zod.js';
 

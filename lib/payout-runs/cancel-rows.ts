@@ -1,4 +1,5 @@
-import type { CreatePayoutCommand, CreatePayoutResult, Payout, Principal } from '../payouts/index.js';
+import type { Principal } from '../controls/index.js';
+import type { CreatePayoutCommand, CreatePayoutResult, Payout } from '../payouts/index.js';
 import { forEachAtOnce } from '../shared/at-once.js';
 import { InvalidTransitionError } from '../shared/errors.js';
 import type { RunRow } from './model.js';

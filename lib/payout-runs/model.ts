@@ -1,4 +1,5 @@
-import type { Approval, Beneficiary, Principal, Rejection } from '../payouts/index.js';
+import type { Approval, Principal, Rejection } from '../controls/index.js';
+import type { Beneficiary } from '../payouts/index.js';
 import type { RowEnd } from './row-ends.js';
 
 /**

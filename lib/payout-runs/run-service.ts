@@ -1,15 +1,17 @@
+import type { Principal } from '../controls/index.js';
 import {
   assertMayApprove,
-  describePayout,
   type GateLimits,
   judge,
   judgeApproval,
   MoneyEntryPoint,
   type MoneyInstruction,
+} from '../controls/index.js';
+import {
+  describePayout,
   type Payout,
   PayoutOrigin,
   PayoutStatus,
-  type Principal,
   TERMINAL_STATUSES,
 } from '../payouts/index.js';
 import { forEachAtOnce } from '../shared/at-once.js';

@@ -1,5 +1,5 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import type { Approval, Principal } from '../payouts/index.js';
+import type { Approval, Principal } from '../controls/index.js';
 import { forEachAtOnce } from '../shared/at-once.js';
 import { decodeCursor, encodeCursor } from '../shared/cursor.js';
 import {

@@ -1,4 +1,4 @@
-import type { ApproverLimits } from './gate.js';
+import type { ApproverLimits } from '../controls/index.js';
 
 /**
  * The engine's tunables; every limit in kobo, every duration in milliseconds. A plain type: the environment

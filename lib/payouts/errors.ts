@@ -18,15 +18,6 @@ export function invalidPayoutTransition(
   );
 }
 
-/** The approver is the requester (four-eyes rule). */
-export class ApprovalForbiddenError extends errorKind('ApprovalForbiddenError', 'APPROVAL_FORBIDDEN') {}
-
-/** Payouts are paused; nothing is submitted until ops resume. */
-export class PayoutsPausedError extends errorKind('PayoutsPausedError', 'PAYOUTS_PAUSED') {}
-
-/** Claiming the payout would take its source wallet past the daily cap. */
-export class DailyCapExceededError extends errorKind('DailyCapExceededError', 'DAILY_CAP_EXCEEDED') {}
-
 /**
  * A write meant to commit with a payout's creation (CreationCompanion: a settlement's decision) failed its
  * condition while the idempotency key was free: nothing was written. The record it would have written exists

@@ -1,4 +1,14 @@
 /** The payouts room's front door: what other rooms may use of it. */
+
+export {
+  type Approval,
+  ApprovalForbiddenError,
+  DailyCapExceededError,
+  PayoutsPausedError,
+  type Principal,
+  type Rejection,
+  systemPrincipal,
+} from '../controls/index.js';
 export {
   type PayoutProvider,
   ProviderPayoutGateway,
@@ -25,30 +35,12 @@ export {
 export type { SweepReport } from './engine/sweep.js';
 export { type FoundLook, markPaidTwice } from './engine/watch-attempts.js';
 export {
-  ApprovalForbiddenError,
   CreationCompanionRefusedError,
-  DailyCapExceededError,
-  PayoutsPausedError,
   ProviderLookupFailedError,
   ResolutionMismatchError,
 } from './errors.js';
-export {
-  assertMayApprove,
-  capCounterOf,
-  type DebitedAccount,
-  type GateLimits,
-  type Judgement,
-  judge,
-  judgeApproval,
-  MAIN_WALLET_CAP_COUNTER,
-  MoneyEntryPoint,
-  type MoneyInstruction,
-  reachesApprovalThreshold,
-} from './gate.js';
-export { assumedRoleOf, identityOf, sameIdentity, sessionNamedRole } from './identity.js';
 export { debitedAccountOf, describePayout, describePayoutRequest } from './instruction.js';
 export {
-  type Approval,
   type AuditEvent,
   type Beneficiary,
   type Controls,
@@ -60,10 +52,7 @@ export {
   PayoutOrigin,
   PayoutStatus,
   type PayoutType,
-  type Principal,
-  type Rejection,
   type ResolutionProposal,
-  systemPrincipal,
   TERMINAL_STATUSES,
 } from './model.js';
 export { PayoutEngine } from './payout-engine.js';

@@ -1,11 +1,13 @@
 /**
- * A payout as the money instruction the gate judges (lib/payouts/gate.ts `MoneyInstruction`): which account it
+ * A payout as the money instruction the gate judges (lib/controls/gate.ts `MoneyInstruction`): which account it
  * debits, its amount and who set it, and who releases it. Every entry point that makes or releases a payout (the
  * API, an approval, a recurring rule and its occurrences, an event, a settlement) describes it here; the gate
  * alone derives the cap counter and whether a second person is needed.
  */
-import { type DebitedAccount, MoneyEntryPoint, type MoneyInstruction } from './gate.js';
-import type { Payout, PayoutInstruction, PayoutOrigin, Principal } from './model.js';
+
+import type { Principal } from '../controls/index.js';
+import { type DebitedAccount, MoneyEntryPoint, type MoneyInstruction } from '../controls/index.js';
+import type { Payout, PayoutInstruction, PayoutOrigin } from './model.js';
 import type { CreatePayoutRequest } from './schemas.js';
 
 /** The gate's entry point for a payout created with this origin; its approval passes the gate there again. */

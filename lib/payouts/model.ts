@@ -1,3 +1,5 @@
+import type { Approval, Principal, Rejection } from '../controls/index.js';
+
 /**
  * The payout domain model. Amounts are integer kobo; timestamps are ISO 8601 UTC strings.
  */
@@ -71,33 +73,6 @@ export type PayoutInstruction =
       readonly childAccountId: string;
       readonly beneficiary: Beneficiary;
     };
-
-/** Who did something: a person or role (IAM principal, X-Ops-Principal) or a part of the system. */
-export interface Principal {
-  readonly id: string;
-  readonly kind: 'user' | 'system';
-}
-
-/**
- * A second person's refusal of an instruction waiting for approval (a payout, a refund, a run): who, why and
- * when. The instruction ends `cancelled`, for good.
- */
-export interface Rejection {
-  readonly actor: Principal;
-  readonly reason: string;
-  readonly at: string;
-}
-
-/** An approval recorded on an instruction: who and when (the first of two, `firstApproval`). */
-export interface Approval {
-  readonly actor: Principal;
-  readonly at: string;
-}
-
-export const systemPrincipal = (component: string): Principal => ({
-  id: `system:${component}`,
-  kind: 'system',
-});
 
 /** What the provider told us about a payout that moved money. */
 export interface ProviderReceipt {

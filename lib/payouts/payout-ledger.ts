@@ -1,3 +1,4 @@
+import type { Principal } from '../controls/index.js';
 import type { Clock } from '../shared/clock.js';
 import { systemClock } from '../shared/clock.js';
 import { NotFoundError } from '../shared/errors.js';
@@ -7,7 +8,7 @@ import { defaultEngineConfig, type EngineConfig } from './config.js';
 import { type EngineContext, type MetricsSink, noMetrics } from './engine/context.js';
 import { type CreatePayoutCommand, type CreatePayoutResult, createPayout } from './engine/create-payout.js';
 import { cancelPayout } from './engine/payout-commands.js';
-import type { Controls, Payout, Principal } from './model.js';
+import type { Controls, Payout } from './model.js';
 import type { PayoutStore } from './store/payout-store.js';
 
 export interface PayoutLedgerOptions {

@@ -1,4 +1,4 @@
-import type { Principal } from '../payouts/index.js';
+import type { Principal } from '../controls/index.js';
 import type { Clock } from '../shared/clock.js';
 import { ulid } from '../shared/ids.js';
 import type { CommandAuditEvent, Recurrence, RecurrenceAction, RecurrenceAuditEvent } from './model.js';

@@ -1,4 +1,4 @@
-import type { Principal } from '../payouts/index.js';
+import type { Principal } from '../controls/index.js';
 import { isConcurrentModificationOf, NotFoundError } from '../shared/errors.js';
 import { CommandAudit } from './command-audit.js';
 import type { RecurrenceContext } from './context.js';

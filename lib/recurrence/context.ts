@@ -1,10 +1,5 @@
-import type {
-  CreatePayoutCommand,
-  CreatePayoutResult,
-  GateLimits,
-  Payout,
-  Principal,
-} from '../payouts/index.js';
+import type { GateLimits, Principal } from '../controls/index.js';
+import type { CreatePayoutCommand, CreatePayoutResult, Payout } from '../payouts/index.js';
 import type { Clock } from '../shared/clock.js';
 import type { Logger } from '../shared/logger.js';
 import type { RecurrenceStore } from './store/recurrence-store.js';

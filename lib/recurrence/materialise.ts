@@ -1,10 +1,5 @@
-import {
-  ApprovalForbiddenError,
-  type CreatePayoutResult,
-  CreationCompanionRefusedError,
-  PayoutStatus,
-  systemPrincipal,
-} from '../payouts/index.js';
+import { ApprovalForbiddenError, systemPrincipal } from '../controls/index.js';
+import { type CreatePayoutResult, CreationCompanionRefusedError, PayoutStatus } from '../payouts/index.js';
 import {
   ConcurrentModificationError,
   IdempotencyConflictError,

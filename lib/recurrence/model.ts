@@ -1,4 +1,5 @@
-import type { Approval, CreatePayoutRequest, Principal, Rejection } from '../payouts/index.js';
+import type { Approval, Principal, Rejection } from '../controls/index.js';
+import type { CreatePayoutRequest } from '../payouts/index.js';
 import type { RecurrenceRule } from './rules.js';
 
 /** Lifecycle of a recurring payout. Only `active` ones sit in the sweeper's work queue. */

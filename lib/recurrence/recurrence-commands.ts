@@ -1,10 +1,6 @@
-import {
-  assertMayApprove,
-  describePayoutRequest,
-  judgeApproval,
-  MoneyEntryPoint,
-  type Principal,
-} from '../payouts/index.js';
+import type { Principal } from '../controls/index.js';
+import { assertMayApprove, judgeApproval, MoneyEntryPoint } from '../controls/index.js';
+import { describePayoutRequest } from '../payouts/index.js';
 import { InvalidTransitionError, ValidationError } from '../shared/errors.js';
 import type { CommandAudit } from './command-audit.js';
 import { runCommand } from './command-loop.js';

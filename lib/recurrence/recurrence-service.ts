@@ -1,11 +1,6 @@
-import {
-  CreatePayoutRequestSchema,
-  describePayoutRequest,
-  type GateLimits,
-  judge,
-  MoneyEntryPoint,
-  type Principal,
-} from '../payouts/index.js';
+import type { Principal } from '../controls/index.js';
+import { type GateLimits, judge, MoneyEntryPoint } from '../controls/index.js';
+import { CreatePayoutRequestSchema, describePayoutRequest } from '../payouts/index.js';
 import type { Clock } from '../shared/clock.js';
 import { IdempotencyConflictError, ValidationError } from '../shared/errors.js';
 import { fingerprint, ulid } from '../shared/ids.js';

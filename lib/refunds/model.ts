@@ -1,12 +1,10 @@
+import type { Approval, Principal, Rejection } from '../controls/index.js';
 import {
-  type Approval,
   capCounterOf,
   type DebitedAccount,
   MoneyEntryPoint,
   type MoneyInstruction,
-  type Principal,
-  type Rejection,
-} from '../payouts/index.js';
+} from '../controls/index.js';
 import { clientText } from '../shared/text.js';
 import * as z from '../shared/zod.js';
 

@@ -1,12 +1,12 @@
-import { toNaira } from '../money.js';
+import type { GateLimits } from '../controls/index.js';
 import {
   DailyCapExceededError,
-  type EngineConfig,
-  type GateLimits,
   PayoutsPausedError,
   type Principal,
   systemPrincipal,
-} from '../payouts/index.js';
+} from '../controls/index.js';
+import { toNaira } from '../money.js';
+import type { EngineConfig } from '../payouts/index.js';
 import type { ProviderClient } from '../provider/index.js';
 import type { Clock } from '../shared/clock.js';
 import { isConcurrentModificationOf } from '../shared/errors.js';

@@ -1,10 +1,6 @@
-import {
-  assertMayApprove,
-  defaultEngineConfig,
-  judge,
-  judgeApproval,
-  type Principal,
-} from '../payouts/index.js';
+import type { Principal } from '../controls/index.js';
+import { assertMayApprove, judge, judgeApproval } from '../controls/index.js';
+import { defaultEngineConfig } from '../payouts/index.js';
 import type { ProviderClient } from '../provider/index.js';
 import { type Clock, systemClock } from '../shared/clock.js';
 import {

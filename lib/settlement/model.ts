@@ -1,4 +1,4 @@
-import type { Principal } from '../payouts/index.js';
+import type { Principal } from '../controls/index.js';
 
 /** What started a settlement payout; every trigger goes through the same idempotent path. */
 export const SettlementTrigger = { Event: 'event', Api: 'api', Poll: 'poll' } as const;

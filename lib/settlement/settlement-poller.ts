@@ -1,4 +1,5 @@
-import { type Principal, type SubmissionQueue, systemPrincipal } from '../payouts/index.js';
+import { type Principal, systemPrincipal } from '../controls/index.js';
+import type { SubmissionQueue } from '../payouts/index.js';
 import type { ProviderClient, Settlement } from '../provider/index.js';
 import { withinDeadline } from '../shared/deadline.js';
 import type { Logger } from '../shared/logger.js';

@@ -1,3 +1,4 @@
+import type { Principal } from '../controls/index.js';
 import { formatNaira } from '../money.js';
 import {
   type CreatePayoutCommand,
@@ -9,7 +10,6 @@ import {
   type Payout,
   type PayoutEngine,
   type PayoutStatus,
-  type Principal,
   type SubmissionQueue,
   submitIfPending,
 } from '../payouts/index.js';

@@ -3,7 +3,7 @@ import type { BulkItemStore } from '../../lib/bulk-corrections/bulk-item-store.j
 import type { BulkItemState, PendingCorrection } from '../../lib/bulk-corrections/model.js';
 import { DynamoDbBulkItemStore } from '../../lib/bulk-corrections/store/dynamodb-bulk-item-store.js';
 import { InMemoryBulkItemStore } from '../../lib/bulk-corrections/store/in-memory-bulk-item-store.js';
-import { DailyCapExceededError } from '../../lib/payouts/errors.js';
+import { DailyCapExceededError } from '../../lib/controls/index.js';
 import { ConcurrentModificationError, InvalidTransitionError } from '../../lib/shared/errors.js';
 import { createTestTable } from '../support/dynamodb.js';
 

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BulkCorrectionService } from '../../lib/bulk-corrections/correction-service.js';
 import { DynamoDbBulkItemStore } from '../../lib/bulk-corrections/store/dynamodb-bulk-item-store.js';
+import { MAIN_WALLET_CAP_COUNTER } from '../../lib/controls/gate.js';
 import { pausePayouts, resumePayouts } from '../../lib/payouts/engine/controls.js';
-import { MAIN_WALLET_CAP_COUNTER } from '../../lib/payouts/gate.js';
 import type { Controls } from '../../lib/payouts/model.js';
 import { capShardTotals, MAX_CAP_SHARDS, useCapShards } from '../../lib/payouts/store/control-items.js';
 import type { ProviderClient } from '../../lib/provider/client.js';

@@ -3,7 +3,7 @@ import { type CorrectionJob, type JobItem, JobItemStatus } from '../../lib/bulk-
 import type { CorrectionJobStore } from '../../lib/bulk-corrections/job-store.js';
 import { DynamoDbCorrectionJobStore } from '../../lib/bulk-corrections/store/dynamodb-job-store.js';
 import { InMemoryCorrectionJobStore } from '../../lib/bulk-corrections/store/in-memory-job-store.js';
-import { DailyCapExceededError } from '../../lib/payouts/errors.js';
+import { DailyCapExceededError } from '../../lib/controls/index.js';
 import { InvalidCursorError } from '../../lib/shared/errors.js';
 import { ulid } from '../../lib/shared/ids.js';
 import { createTestTable } from '../support/dynamodb.js';

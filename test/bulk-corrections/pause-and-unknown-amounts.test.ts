@@ -3,8 +3,8 @@ import { CorrectionJobService } from '../../lib/bulk-corrections/correction-jobs
 import { BulkCorrectionService } from '../../lib/bulk-corrections/correction-service.js';
 import { DynamoDbBulkItemStore } from '../../lib/bulk-corrections/store/dynamodb-bulk-item-store.js';
 import { DynamoDbCorrectionJobStore } from '../../lib/bulk-corrections/store/dynamodb-job-store.js';
+import { type GateLimits, judge, MoneyEntryPoint } from '../../lib/controls/gate.js';
 import { pausePayouts, resumePayouts } from '../../lib/payouts/engine/controls.js';
-import { type GateLimits, judge, MoneyEntryPoint } from '../../lib/payouts/gate.js';
 import type { Controls } from '../../lib/payouts/model.js';
 import { BulkPayouts } from '../../lib/provider/resources/bulk-payouts.js';
 import { payoutEngineOf } from '../../lib/runtime/engines.js';

@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { MoneyEntryPoint } from '../../lib/payouts/gate.js';
+import { MoneyEntryPoint } from '../../lib/controls/gate.js';
 
 /**
  * docs/controls.md is the contract of the control gate: one row per money entry point, the code that owns it,
@@ -38,7 +38,7 @@ const STORE_WRITE =
 const TRANSITION_BUILDER = /\bbuildTransition\b/;
 
 /** The gate alone derives what is at stake: its own file, where the derivations live. */
-const GATE_FILE = 'lib/payouts/gate.ts';
+const GATE_FILE = 'lib/controls/gate.ts';
 /**
  * What only the gate may work out (docs/controls.md, "The instruction"): a cap counter's name (`'merchant'`,
  * `` `wallet:${…}` ``, `` `child:${…}` ``), a function of its own weighing an amount at stake or naming a cap key,
@@ -180,7 +180,7 @@ function afterClosingParen(text: string, open: number): number {
 }
 
 /**
- * Why a file does not act on the gate's decision, if it does not: it must import `judge` from the gate, and every
+ * Why a file does not act on the gate's decision, if it does not: it must import `judge` from the gate (through the controls' front door), and every
  * `judge(` call's decision must be kept (bound, or returned to the caller) and then read. A bare `judge(...)`
  * only throws above the maximum: the approval it asks for is dropped and the money goes without a second person.
  */
@@ -189,9 +189,11 @@ function decisionProblems(file: string): string[] {
   const fromGate = [...text.matchAll(/import\s*\{([^}]*)\}\s*from\s*'([^']+)'/g)].some(
     ([, names, from]) =>
       /(?:^|[\s,])judge(?:$|[\s,])/.test(names ?? '') &&
-      join(dirname(file), from ?? '') === join('lib', 'payouts', 'gate.js'),
+      [join('lib', 'controls', 'index.js'), join('lib', 'controls', 'gate.js')].includes(
+        join(dirname(file), from ?? ''),
+      ),
   );
-  if (!fromGate) return [`${file} does not import judge from the gate (lib/payouts/gate.ts)`];
+  if (!fromGate) return [`${file} does not import judge from the gate (lib/controls/gate.ts)`];
   const calls = [...text.matchAll(/(?<![\w$.#])judge\s*\(/g)];
   if (calls.length === 0) return [`${file} imports the gate but never judges`];
   const problems: string[] = [];

@@ -1,14 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { defaultEngineConfig } from '../../lib/payouts/config.js';
-import { ApprovalForbiddenError } from '../../lib/payouts/errors.js';
 import {
   type GateLimits,
   judgeApproval,
   MoneyEntryPoint,
   type MoneyInstruction,
   type PendingApproval,
-} from '../../lib/payouts/gate.js';
-import type { Principal } from '../../lib/payouts/model.js';
+} from '../../lib/controls/gate.js';
+import type { Principal } from '../../lib/controls/index.js';
+import { ApprovalForbiddenError } from '../../lib/controls/index.js';
+import { defaultEngineConfig } from '../../lib/payouts/config.js';
 import { CapturingLogger } from '../../lib/shared/logger.js';
 
 const bob: Principal = { id: 'bob', kind: 'user' };

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { DailyCapExceededError, systemPrincipal } from '../../lib/controls/index.js';
 import { localAwsConfig } from '../../lib/local/dynamodb-local.js';
 import { buildTransition } from '../../lib/payouts/engine/context.js';
-import { DailyCapExceededError } from '../../lib/payouts/errors.js';
-import { type Payout, PayoutStatus, systemPrincipal } from '../../lib/payouts/model.js';
+import { type Payout, PayoutStatus } from '../../lib/payouts/model.js';
 import {
   capShardCount,
   capShardsFor,

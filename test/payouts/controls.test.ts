@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { ApprovalForbiddenError } from '../../lib/controls/index.js';
 import { pausePayouts, resumePayouts } from '../../lib/payouts/engine/controls.js';
 import { approvePayout } from '../../lib/payouts/engine/payout-commands.js';
-import { ApprovalForbiddenError } from '../../lib/payouts/errors.js';
 import { PayoutStatus } from '../../lib/payouts/model.js';
 import { payoutSweeper } from '../../lib/payouts/payout-sweeper.js';
 import type { TransitionWrite } from '../../lib/payouts/store/payout-store.js';

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { DailyCapExceededError, systemPrincipal } from '../../lib/controls/index.js';
 import { localAwsConfig } from '../../lib/local/dynamodb-local.js';
 import { buildTransition } from '../../lib/payouts/engine/context.js';
 import { resumePayouts } from '../../lib/payouts/engine/controls.js';
-import { DailyCapExceededError } from '../../lib/payouts/errors.js';
-import { type Payout, PayoutStatus, systemPrincipal } from '../../lib/payouts/model.js';
+import { type Payout, PayoutStatus } from '../../lib/payouts/model.js';
 import { payoutSweeper } from '../../lib/payouts/payout-sweeper.js';
 import { DynamoDbPayoutStore } from '../../lib/payouts/store/dynamodb-payout-store.js';
 import { createDynamoDbClient } from '../../lib/shared/dynamodb-client.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { identityOf, sameIdentity, sessionNamedRole } from '../../lib/payouts/identity.js';
-import type { Principal } from '../../lib/payouts/model.js';
+import { identityOf, sameIdentity, sessionNamedRole } from '../../lib/controls/identity.js';
+import type { Principal } from '../../lib/controls/index.js';
 import { ConfigurationError, parseRuntimeEnv } from '../../lib/runtime/runtime-config.js';
 
 const user = (id: string): Principal => ({ id, kind: 'user' });

@@ -5,6 +5,7 @@ import {
   SUBMIT_WORKER_TIMEOUT_SECONDS,
   VISIBILITY_TIMEOUT_FACTOR,
 } from '../../infra/config/submission.js';
+import { systemPrincipal } from '../../lib/controls/index.js';
 import { HAND_BACK_FIRST_VISIBILITY_SECONDS, handBackPromptly } from '../../lib/jobs/hand-back.js';
 import {
   runSubmissionBatch,
@@ -13,7 +14,7 @@ import {
 import { LocalSqsQueue } from '../../lib/local/local-sqs-queue.js';
 import { pausePayouts, resumePayouts } from '../../lib/payouts/engine/controls.js';
 import { reconcilePayouts } from '../../lib/payouts/engine/reconcile-payouts.js';
-import { type Payout, PayoutStatus, systemPrincipal } from '../../lib/payouts/model.js';
+import { type Payout, PayoutStatus } from '../../lib/payouts/model.js';
 import type { PayoutEngine } from '../../lib/payouts/payout-engine.js';
 import { payoutSweeper } from '../../lib/payouts/payout-sweeper.js';
 import {

@@ -1,13 +1,14 @@
 import type { SQSEvent } from 'aws-lambda';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { SUBMIT_WORKER_TIMEOUT_SECONDS } from '../../infra/config/submission.js';
+import { systemPrincipal } from '../../lib/controls/index.js';
 import {
   runSubmissionBatch,
   WORKER_STOP_STARTING_BEFORE_DEADLINE_MS,
 } from '../../lib/jobs/submission-batch.js';
 import { pausePayouts, resumePayouts } from '../../lib/payouts/engine/controls.js';
 import { MAX_SLOTS_PER_SEND } from '../../lib/payouts/engine/submit-requested.js';
-import { PayoutStatus, systemPrincipal } from '../../lib/payouts/model.js';
+import { PayoutStatus } from '../../lib/payouts/model.js';
 import { payoutSweeper } from '../../lib/payouts/payout-sweeper.js';
 import { MAX_SEND_LATENESS_MS } from '../../lib/payouts/queue/rate-limiter.js';
 import type { SubmissionQueue, SubmissionRequest } from '../../lib/payouts/queue/submission-queue.js';

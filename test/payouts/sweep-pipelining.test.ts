@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { systemPrincipal } from '../../lib/controls/index.js';
 import { ProviderPayoutGateway } from '../../lib/payouts/adapters/provider-payout-gateway.js';
 import { pausePayouts, resumePayouts } from '../../lib/payouts/engine/controls.js';
 import type { PayoutGateway } from '../../lib/payouts/gateway.js';
-import { type Payout, PayoutStatus, systemPrincipal } from '../../lib/payouts/model.js';
+import { type Payout, PayoutStatus } from '../../lib/payouts/model.js';
 import { payoutSweeper } from '../../lib/payouts/payout-sweeper.js';
 import type { PayoutStore } from '../../lib/payouts/store/payout-store.js';
 import { calendarDayIn } from '../../lib/shared/wall-clock.js';

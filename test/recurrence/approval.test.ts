@@ -1,8 +1,8 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { ApprovalForbiddenError, systemPrincipal } from '../../lib/controls/index.js';
 import { defaultEngineConfig } from '../../lib/payouts/config.js';
 import { approvePayout } from '../../lib/payouts/engine/payout-commands.js';
-import { ApprovalForbiddenError } from '../../lib/payouts/errors.js';
-import { PayoutStatus, systemPrincipal } from '../../lib/payouts/model.js';
+import { PayoutStatus } from '../../lib/payouts/model.js';
 import { RecurrenceStatus } from '../../lib/recurrence/model.js';
 import { RecurrenceService } from '../../lib/recurrence/recurrence-service.js';
 import { ValidationError } from '../../lib/shared/errors.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { ApprovalForbiddenError } from '../../lib/controls/index.js';
 import { defaultEngineConfig } from '../../lib/payouts/config.js';
-import { ApprovalForbiddenError } from '../../lib/payouts/errors.js';
 import { type Payout, PayoutStatus } from '../../lib/payouts/model.js';
 import type { PayoutPort } from '../../lib/recurrence/context.js';
 import {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ApprovalForbiddenError } from '../../lib/controls/index.js';
 import { defaultEngineConfig } from '../../lib/payouts/config.js';
-import { ApprovalForbiddenError } from '../../lib/payouts/errors.js';
 import type { DynamoDbPayoutStore } from '../../lib/payouts/store/dynamodb-payout-store.js';
 import { ProviderClient, StaticCredentialsSource } from '../../lib/provider/index.js';
 import { AcceptedRefunds } from '../../lib/refunds/accepted-refunds.js';

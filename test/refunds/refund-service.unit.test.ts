@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ApprovalForbiddenError } from '../../lib/controls/index.js';
 import { defaultEngineConfig } from '../../lib/payouts/config.js';
-import { ApprovalForbiddenError } from '../../lib/payouts/errors.js';
 import { ProviderClient, StaticCredentialsSource } from '../../lib/provider/index.js';
 import { RefundExceedsAmountPaidError } from '../../lib/refunds/errors.js';
 import { type CreateRefundRequest, REFUND_CAP_COUNTER, RefundStatus } from '../../lib/refunds/model.js';

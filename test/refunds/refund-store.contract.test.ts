@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DailyCapExceededError, PayoutsPausedError } from '../../lib/payouts/errors.js';
+import { DailyCapExceededError, PayoutsPausedError } from '../../lib/controls/index.js';
 import { RefundExceedsAmountPaidError } from '../../lib/refunds/errors.js';
 import { type Refund, type RefundAuditEvent, RefundStatus } from '../../lib/refunds/model.js';
 import type { RefundStore } from '../../lib/refunds/refund-store.js';

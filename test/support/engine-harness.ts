@@ -1,9 +1,10 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { Principal } from '../../lib/controls/index.js';
 import { ProviderPayoutGateway } from '../../lib/payouts/adapters/provider-payout-gateway.js';
 import type { EngineConfig } from '../../lib/payouts/config.js';
 import { reconcilePayouts } from '../../lib/payouts/engine/reconcile-payouts.js';
 import type { PayoutGateway } from '../../lib/payouts/gateway.js';
-import type { AuditEvent, Payout, PayoutOrigin, Principal } from '../../lib/payouts/model.js';
+import type { AuditEvent, Payout, PayoutOrigin } from '../../lib/payouts/model.js';
 import { PayoutEngine } from '../../lib/payouts/payout-engine.js';
 import { payoutSweeper } from '../../lib/payouts/payout-sweeper.js';
 import type { CreatePayoutRequest } from '../../lib/payouts/schemas.js';

@@ -1,4 +1,5 @@
-import { MAIN_WALLET_CAP_COUNTER, pausePayouts, resumePayouts } from '../../payouts/index.js';
+import { MAIN_WALLET_CAP_COUNTER } from '../../controls/index.js';
+import { pausePayouts, resumePayouts } from '../../payouts/index.js';
 import { calendarDayIn } from '../../shared/wall-clock.js';
 import { presentControls } from '../presenters.js';
 import { parseBody } from '../request.js';

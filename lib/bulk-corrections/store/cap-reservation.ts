@@ -1,10 +1,5 @@
-import {
-  type CapChange,
-  capUpdateItem,
-  DailyCapExceededError,
-  reserveOnCapShards,
-  type TransactItem,
-} from '../../payouts/index.js';
+import { DailyCapExceededError } from '../../controls/index.js';
+import { type CapChange, capUpdateItem, reserveOnCapShards, type TransactItem } from '../../payouts/index.js';
 import { type DocumentClient, TransactWriteCommand, UpdateCommand } from '../../shared/document-client.js';
 import { commitRetryingConflicts } from '../../shared/transaction-conflicts.js';
 

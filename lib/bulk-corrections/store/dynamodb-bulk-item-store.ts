@@ -1,5 +1,6 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import type { Approval, CapChange } from '../../payouts/index.js';
+import type { Approval } from '../../controls/index.js';
+import type { CapChange } from '../../payouts/index.js';
 import { isConditionalCheckFailed } from '../../shared/conditional-check.js';
 import {
   DocumentClient,

@@ -1,4 +1,5 @@
-import { type Approval, type CapChange, InMemoryControls } from '../../payouts/index.js';
+import type { Approval } from '../../controls/index.js';
+import { type CapChange, InMemoryControls } from '../../payouts/index.js';
 import { ConcurrentModificationError, InvalidTransitionError } from '../../shared/errors.js';
 import { newestFirst, pageOf } from '../../shared/in-memory-pages.js';
 import type { CursorPage } from '../../shared/paging.js';

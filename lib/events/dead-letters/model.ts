@@ -1,4 +1,4 @@
-import type { Principal } from '../../payouts/index.js';
+import type { Principal } from '../../controls/index.js';
 import { InvalidTransitionError } from '../../shared/errors.js';
 import { clipText, FIELD_MAXIMA } from '../../shared/field-limits.js';
 import type { CursorPage } from '../../shared/paging.js';

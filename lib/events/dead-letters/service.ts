@@ -1,4 +1,5 @@
-import { addMs, type Principal } from '../../payouts/index.js';
+import type { Principal } from '../../controls/index.js';
+import { addMs } from '../../payouts/index.js';
 import { type Clock, systemClock } from '../../shared/clock.js';
 import { InvalidTransitionError, NotFoundError } from '../../shared/errors.js';
 import { ulid } from '../../shared/ids.js';

@@ -1,9 +1,10 @@
+import type { Principal } from '../../controls/index.js';
 import type { Clock } from '../../shared/clock.js';
 import type { Logger } from '../../shared/logger.js';
 import type { MetricsSink } from '../../shared/metrics.js';
 import type { EngineConfig } from '../config.js';
 import type { PayoutGateway } from '../gateway.js';
-import type { AuditEvent, Payout, PayoutStatus, Principal } from '../model.js';
+import type { AuditEvent, Payout, PayoutStatus } from '../model.js';
 import type { PayoutStore, TransitionWrite } from '../store/payout-store.js';
 
 export { type MetricsSink, noMetrics } from '../../shared/metrics.js';

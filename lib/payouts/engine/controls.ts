@@ -1,4 +1,5 @@
-import type { Controls, Principal } from '../model.js';
+import type { Principal } from '../../controls/index.js';
+import type { Controls } from '../model.js';
 import type { EngineContext } from './context.js';
 
 /**

@@ -1,6 +1,6 @@
+import { DailyCapExceededError } from '../../controls/index.js';
 import { IdempotencyKeyContestedError } from '../../shared/idempotent-create.js';
 import { type SendWindow, sendWindowPassed } from '../../shared/send-window.js';
-import { DailyCapExceededError } from '../errors.js';
 import { PayoutStatus } from '../model.js';
 import { buildTransition, type EngineContext, type SendingContext } from './context.js';
 import {

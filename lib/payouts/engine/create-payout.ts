@@ -1,7 +1,8 @@
+import type { Principal } from '../../controls/index.js';
+import { assertMayApprove, type Judgement, judge } from '../../controls/index.js';
 import { toWholeNaira } from '../../money.js';
 import { IdempotencyConflictError, ValidationError } from '../../shared/errors.js';
 import { fingerprint, ulid } from '../../shared/ids.js';
-import { assertMayApprove, type Judgement, judge } from '../gate.js';
 import { describePayout, toInstruction } from '../instruction.js';
 import {
   type AuditEvent,
@@ -9,7 +10,6 @@ import {
   type PayoutInstruction,
   type PayoutOrigin,
   PayoutStatus,
-  type Principal,
 } from '../model.js';
 import type { CreatePayoutRequest } from '../schemas.js';
 import type { CreateOutcome, CreationCompanion } from '../store/payout-store.js';

@@ -1,8 +1,9 @@
+import type { Principal } from '../../controls/index.js';
+import { assertMayApprove, judgeApproval } from '../../controls/index.js';
 import { ConcurrentModificationError, NotFoundError, ValidationError } from '../../shared/errors.js';
 import { invalidPayoutTransition, ResolutionMismatchError } from '../errors.js';
-import { assertMayApprove, judgeApproval } from '../gate.js';
 import { describePayout } from '../instruction.js';
-import { type Payout, PayoutStatus, type Principal, unrecoveredDouble } from '../model.js';
+import { type Payout, PayoutStatus, unrecoveredDouble } from '../model.js';
 import { canTransition } from '../transitions.js';
 import { buildTransition, type EngineContext, type SendingContext, type TransitionSpec } from './context.js';
 import type { ResolutionDecision } from './resolution-proposal.js';

@@ -1,6 +1,7 @@
+import { systemPrincipal } from '../../controls/index.js';
 import { WorkQueue } from '../../table/index.js';
 import { providerAttemptOf } from '../gateway.js';
-import { newlyPaidTwice, type Payout, PayoutStatus, systemPrincipal, type WatchedAttempt } from '../model.js';
+import { newlyPaidTwice, type Payout, PayoutStatus, type WatchedAttempt } from '../model.js';
 import { addMs, type EngineContext, type SendingContext, type TransitionSpec } from './context.js';
 import {
   type AttemptLook,

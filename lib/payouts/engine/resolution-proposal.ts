@@ -1,5 +1,6 @@
-import { assertMayApprove } from '../gate.js';
-import type { Payout, Principal, ResolutionOutcome, ResolutionProposal } from '../model.js';
+import type { Principal } from '../../controls/index.js';
+import { assertMayApprove } from '../../controls/index.js';
+import type { Payout, ResolutionOutcome, ResolutionProposal } from '../model.js';
 import { buildTransition, type EngineContext } from './context.js';
 
 /** A person's decision on a payout in `needs_review` or `unknown`, as the API and the CLI send it. */

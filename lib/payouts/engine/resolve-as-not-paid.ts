@@ -1,6 +1,7 @@
+import type { Principal } from '../../controls/index.js';
 import { ProviderLookupFailedError, ResolutionMismatchError } from '../errors.js';
 import { providerAttemptOf } from '../gateway.js';
-import { type Payout, PayoutStatus, type Principal, type WatchedAttempt } from '../model.js';
+import { type Payout, PayoutStatus, type WatchedAttempt } from '../model.js';
 import type { CapChange } from '../store/payout-store.js';
 import { buildTransition, type SendingContext } from './context.js';
 import { proposalConfirmedBy, proposeResolution } from './resolution-proposal.js';

@@ -1,10 +1,10 @@
+import type { Principal } from '../../controls/index.js';
 import { ProviderLookupFailedError, ResolutionMismatchError } from '../errors.js';
 import { providerAttemptOf, type RecordCheck } from '../gateway.js';
 import {
   type AuditEvent,
   type Payout,
   PayoutStatus,
-  type Principal,
   type ProviderReceipt,
   unrecoveredDouble,
 } from '../model.js';

@@ -1,9 +1,9 @@
+import { DailyCapExceededError, systemPrincipal } from '../../controls/index.js';
 import { ConcurrentModificationError } from '../../shared/errors.js';
 import { ulid } from '../../shared/ids.js';
 import { calendarDayIn } from '../../shared/wall-clock.js';
-import { DailyCapExceededError } from '../errors.js';
 import type { SendOptions, SendOutcome } from '../gateway.js';
-import { type Payout, PayoutStatus, systemPrincipal } from '../model.js';
+import { type Payout, PayoutStatus } from '../model.js';
 import type { CapChange } from '../store/payout-store.js';
 import {
   addMs,

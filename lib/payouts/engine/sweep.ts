@@ -1,8 +1,8 @@
+import { reachesApprovalThreshold, systemPrincipal } from '../../controls/index.js';
 import { forEachAtOnce } from '../../shared/at-once.js';
 import { ConcurrentModificationError } from '../../shared/errors.js';
 import { WorkQueue } from '../../table/index.js';
-import { reachesApprovalThreshold } from '../gate.js';
-import { type Payout, PayoutStatus, systemPrincipal } from '../model.js';
+import { type Payout, PayoutStatus } from '../model.js';
 import { buildTransition, type EngineContext, type SendingContext, type TransitionSpec } from './context.js';
 import {
   afterPendingIo,

@@ -1,7 +1,8 @@
+import { systemPrincipal } from '../../controls/index.js';
 import { DeadlineExceededError, withinDeadline } from '../../shared/deadline.js';
 import { ConcurrentModificationError } from '../../shared/errors.js';
 import { type FindOutcome, providerAttemptOf } from '../gateway.js';
-import { newlyPaidTwice, type Payout, PayoutStatus, systemPrincipal, type WatchedAttempt } from '../model.js';
+import { newlyPaidTwice, type Payout, PayoutStatus, type WatchedAttempt } from '../model.js';
 import type { CapChange } from '../store/payout-store.js';
 import {
   addMs,

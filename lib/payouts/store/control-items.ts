@@ -1,4 +1,5 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { DailyCapExceededError } from '../../controls/index.js';
 import {
   type DocumentClient,
   GetCommand,
@@ -6,7 +7,6 @@ import {
   type TransactWriteCommandInput,
 } from '../../shared/document-client.js';
 import { keys } from '../../table/index.js';
-import { DailyCapExceededError } from '../errors.js';
 
 /** A cap counter change that commits or fails together with a transition. */
 export interface CapChange {

@@ -1,4 +1,5 @@
 import { ConditionalCheckFailedException, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DailyCapExceededError } from '../../controls/index.js';
 import {
   DocumentClient,
   GetCommand,
@@ -17,7 +18,7 @@ import {
   MAX_CONFLICT_RETRIES,
 } from '../../shared/transaction-conflicts.js';
 import { keys, TableIndexes, type WorkQueue } from '../../table/index.js';
-import { CreationCompanionRefusedError, DailyCapExceededError } from '../errors.js';
+import { CreationCompanionRefusedError } from '../errors.js';
 import type { AuditEvent, Controls, Payout, PayoutStatus } from '../model.js';
 import { carriedBy, payoutOf } from './carried-audit.js';
 import {

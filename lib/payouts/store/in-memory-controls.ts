@@ -1,4 +1,4 @@
-import { DailyCapExceededError, PayoutsPausedError } from '../errors.js';
+import { DailyCapExceededError, PayoutsPausedError } from '../../controls/index.js';
 import type { CapChange } from './control-items.js';
 
 /**

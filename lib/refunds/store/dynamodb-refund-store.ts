@@ -1,11 +1,6 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import {
-  DailyCapExceededError,
-  PayoutsPausedError,
-  pauseCheckItem,
-  reserveOnCapShards,
-  type TransactItem,
-} from '../../payouts/index.js';
+import { DailyCapExceededError, PayoutsPausedError } from '../../controls/index.js';
+import { pauseCheckItem, reserveOnCapShards, type TransactItem } from '../../payouts/index.js';
 import {
   DocumentClient,
   GetCommand,

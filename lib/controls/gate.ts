@@ -2,7 +2,7 @@ import { ValidationError } from '../shared/errors.js';
 import type { Logger } from '../shared/logger.js';
 import { ApprovalForbiddenError } from './errors.js';
 import { identityOf, sameIdentity } from './identity.js';
-import type { Approval, Principal } from './model.js';
+import type { Approval, Principal } from './principal.js';
 
 /**
  * Every way money can be instructed or a money record changed. docs/controls.md has one row per entry point

@@ -1,4 +1,4 @@
-import type { Principal } from './model.js';
+import type { Principal } from './principal.js';
 
 /**
  * `arn:<partition>:sts::<account>:assumed-role/<role>/<session>`, optionally followed by `#<person>` when
