@@ -19,29 +19,38 @@ export function invalidPayoutTransition(
 }
 
 /** The approver is the requester (four-eyes rule). */
-export class ApprovalForbiddenError extends errorKind('ApprovalForbiddenError', 'APPROVAL_FORBIDDEN') {}
+export class ApprovalForbiddenError extends /* @__PURE__ */ errorKind(
+  'ApprovalForbiddenError',
+  'APPROVAL_FORBIDDEN',
+) {}
 
 /** Payouts are paused; nothing is submitted until ops resume. */
-export class PayoutsPausedError extends errorKind('PayoutsPausedError', 'PAYOUTS_PAUSED') {}
+export class PayoutsPausedError extends /* @__PURE__ */ errorKind('PayoutsPausedError', 'PAYOUTS_PAUSED') {}
 
 /** Claiming the payout would take its source wallet past the daily cap. */
-export class DailyCapExceededError extends errorKind('DailyCapExceededError', 'DAILY_CAP_EXCEEDED') {}
+export class DailyCapExceededError extends /* @__PURE__ */ errorKind(
+  'DailyCapExceededError',
+  'DAILY_CAP_EXCEEDED',
+) {}
 
 /**
  * A write meant to commit with a payout's creation (CreationCompanion: a settlement's decision) failed its
  * condition while the idempotency key was free: nothing was written. The record it would have written exists
  * already; its owner reads it.
  */
-export class CreationCompanionRefusedError extends errorKind(
+export class CreationCompanionRefusedError extends /* @__PURE__ */ errorKind(
   'CreationCompanionRefusedError',
   'CREATION_COMPANION_REFUSED',
 ) {}
 
 /** The provider record named to resolve a payout as paid is not the payout's payment (or does not exist). */
-export class ResolutionMismatchError extends errorKind('ResolutionMismatchError', 'RESOLUTION_MISMATCH') {}
+export class ResolutionMismatchError extends /* @__PURE__ */ errorKind(
+  'ResolutionMismatchError',
+  'RESOLUTION_MISMATCH',
+) {}
 
 /** The provider could not be asked to verify a record now; nothing was changed. */
-export class ProviderLookupFailedError extends errorKind(
+export class ProviderLookupFailedError extends /* @__PURE__ */ errorKind(
   'ProviderLookupFailedError',
   'PROVIDER_LOOKUP_FAILED',
 ) {}
