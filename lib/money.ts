@@ -6,7 +6,7 @@ import { errorKind } from './shared/errors.js';
  */
 
 /** Thrown when a value cannot be represented exactly as an amount. */
-export class MoneyError extends errorKind('MoneyError', 'INVALID_AMOUNT') {}
+export class MoneyError extends /* @__PURE__ */ errorKind('MoneyError', 'INVALID_AMOUNT') {}
 
 const KOBO_PER_NAIRA = 100;
 const DECIMAL_PATTERN = /^(-?)(\d+)(?:\.(\d+))?$/;

@@ -1,7 +1,7 @@
 import { errorKind } from '../shared/errors.js';
 
 /** The deployment has no queue to hand correction jobs to (no SUBMIT_QUEUE_URL): nothing was stored. */
-export class CorrectionJobsNotConfiguredError extends errorKind(
+export class CorrectionJobsNotConfiguredError extends /* @__PURE__ */ errorKind(
   'CorrectionJobsNotConfiguredError',
   'NOT_CONFIGURED',
 ) {
@@ -11,7 +11,7 @@ export class CorrectionJobsNotConfiguredError extends errorKind(
 }
 
 /** The job was stored but the queue refused some of its work: the sweeper hands it over (or `POST …/requeue` at once). */
-export class CorrectionJobNotEnqueuedError extends errorKind(
+export class CorrectionJobNotEnqueuedError extends /* @__PURE__ */ errorKind(
   'CorrectionJobNotEnqueuedError',
   'NOT_ENQUEUED',
 ) {

@@ -11,7 +11,7 @@ export interface EventPublisher {
 }
 
 /** One event of a batch that EventBridge refused. */
-export class PublishFailedError extends errorKind('PublishFailedError', 'PUBLISH_FAILED') {
+export class PublishFailedError extends /* @__PURE__ */ errorKind('PublishFailedError', 'PUBLISH_FAILED') {
   constructor(
     readonly failedEventIds: readonly string[],
     options?: ErrorOptions,

@@ -54,7 +54,10 @@ export interface PayoutRunServiceOptions {
 }
 
 /** A run's duplicate lines or an earlier run of the same rows, not acknowledged: nothing stored. */
-export class RunWarningsError extends errorKind('RunWarningsError', 'RUN_WARNINGS_UNACKNOWLEDGED') {
+export class RunWarningsError extends /* @__PURE__ */ errorKind(
+  'RunWarningsError',
+  'RUN_WARNINGS_UNACKNOWLEDGED',
+) {
   constructor(readonly warnings: readonly RunWarning[]) {
     super(
       `the run has ${warnings.length} warning(s) to acknowledge with acknowledgeDuplicates: true (nothing was stored): ${warnings

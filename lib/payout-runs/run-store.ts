@@ -124,7 +124,10 @@ const RowCursorSchema = z.lazy(() =>
 );
 
 /** Another run of the same rows claimed the file first (a concurrent duplicate): nothing of this run was stored. */
-export class FileClaimedError extends errorKind('FileClaimedError', 'PAYOUT_RUN_FILE_CLAIMED') {
+export class FileClaimedError extends /* @__PURE__ */ errorKind(
+  'FileClaimedError',
+  'PAYOUT_RUN_FILE_CLAIMED',
+) {
   constructor(options?: ErrorOptions) {
     super('another run of the same rows was stored first', options);
   }

@@ -23,16 +23,19 @@ export function invalidPayoutTransition(
  * condition while the idempotency key was free: nothing was written. The record it would have written exists
  * already; its owner reads it.
  */
-export class CreationCompanionRefusedError extends errorKind(
+export class CreationCompanionRefusedError extends /* @__PURE__ */ errorKind(
   'CreationCompanionRefusedError',
   'CREATION_COMPANION_REFUSED',
 ) {}
 
 /** The provider record named to resolve a payout as paid is not the payout's payment (or does not exist). */
-export class ResolutionMismatchError extends errorKind('ResolutionMismatchError', 'RESOLUTION_MISMATCH') {}
+export class ResolutionMismatchError extends /* @__PURE__ */ errorKind(
+  'ResolutionMismatchError',
+  'RESOLUTION_MISMATCH',
+) {}
 
 /** The provider could not be asked to verify a record now; nothing was changed. */
-export class ProviderLookupFailedError extends errorKind(
+export class ProviderLookupFailedError extends /* @__PURE__ */ errorKind(
   'ProviderLookupFailedError',
   'PROVIDER_LOOKUP_FAILED',
 ) {}

@@ -186,7 +186,10 @@ export function isLoopbackUrl(url: string): boolean {
 }
 
 /** The environment is missing or has a wrong variable. */
-export class ConfigurationError extends errorKind('ConfigurationError', 'CONFIGURATION_INVALID') {}
+export class ConfigurationError extends /* @__PURE__ */ errorKind(
+  'ConfigurationError',
+  'CONFIGURATION_INVALID',
+) {}
 
 export function parseRuntimeEnv(env: Record<string, string | undefined>): RuntimeEnv {
   const result = RuntimeEnvSchema.safeParse(env);

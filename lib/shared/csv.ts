@@ -5,7 +5,7 @@ import { clipText } from './field-limits.js';
  * A CSV upload that cannot be read as rows. `issues` name what is wrong: `header` for the first row's column
  * names (each issue names its column), `(body)` for the text as a whole (empty, an unclosed quote).
  */
-export class CsvFormatError extends errorKind('CsvFormatError', 'CSV_INVALID') {
+export class CsvFormatError extends /* @__PURE__ */ errorKind('CsvFormatError', 'CSV_INVALID') {
   readonly issues: readonly FieldIssue[];
 
   constructor(message: string, issues: readonly FieldIssue[] = [{ path: '(body)', message }]) {

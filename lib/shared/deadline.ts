@@ -1,7 +1,10 @@
 import { errorKind } from './errors.js';
 
 /** A piece of work that did not finish within its deadline; it was abandoned (its signal aborted). */
-export class DeadlineExceededError extends errorKind('DeadlineExceededError', 'DEADLINE_EXCEEDED') {
+export class DeadlineExceededError extends /* @__PURE__ */ errorKind(
+  'DeadlineExceededError',
+  'DEADLINE_EXCEEDED',
+) {
   constructor(readonly deadlineMs: number) {
     super(`did not finish within ${deadlineMs} ms`);
   }

@@ -35,13 +35,13 @@ export type IdempotentCreateOutcome =
   | { readonly created: false; readonly ownerId: string };
 
 /** The key stayed contested after retries (concurrent writers kept colliding). */
-export class IdempotencyKeyContestedError extends errorKind(
+export class IdempotencyKeyContestedError extends /* @__PURE__ */ errorKind(
   'IdempotencyKeyContestedError',
   'IDEMPOTENCY_KEY_CONTESTED',
 ) {}
 
 /** A guard of the create failed its condition, so nothing was written (the key was free). */
-export class IdempotentCreateGuardError extends errorKind(
+export class IdempotentCreateGuardError extends /* @__PURE__ */ errorKind(
   'IdempotentCreateGuardError',
   'IDEMPOTENT_CREATE_GUARD_FAILED',
 ) {

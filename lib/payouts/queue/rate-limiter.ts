@@ -18,7 +18,7 @@ export interface ProviderRateLimiter {
 }
 
 /** The limiter could not reserve (its shared item stayed contended or unreachable): nothing was sent. */
-export class RateLimiterUnavailableError extends errorKind(
+export class RateLimiterUnavailableError extends /* @__PURE__ */ errorKind(
   'RateLimiterUnavailableError',
   'RATE_LIMITER_UNAVAILABLE',
 ) {}

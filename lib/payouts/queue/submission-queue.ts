@@ -111,4 +111,7 @@ export const deduplicationIdOf = (request: SubmissionRequest): string =>
 export const messageGroupOf = (request: SubmissionRequest): string => deduplicationIdOf(request);
 
 /** The queue refused some of the requests (the sweep fails so it alarms; the next tick enqueues them again). */
-export class SubmissionQueueError extends errorKind('SubmissionQueueError', 'SUBMISSION_QUEUE_FAILED') {}
+export class SubmissionQueueError extends /* @__PURE__ */ errorKind(
+  'SubmissionQueueError',
+  'SUBMISSION_QUEUE_FAILED',
+) {}

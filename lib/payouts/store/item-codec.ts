@@ -161,7 +161,7 @@ const ControlsItemSchema = z.lazy(() =>
 );
 
 /** Thrown when a stored item does not have the shape the code expects. */
-export class CorruptItemError extends errorKind('CorruptItemError', 'CORRUPT_ITEM') {}
+export class CorruptItemError extends /* @__PURE__ */ errorKind('CorruptItemError', 'CORRUPT_ITEM') {}
 
 function parse<T>(schema: z.ZodMiniType<T>, item: Record<string, unknown>, what: string): T {
   const result = schema.safeParse(item);
