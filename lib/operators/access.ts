@@ -4,7 +4,7 @@ import { identityOf } from '../controls/index.js';
 
 /**
  * `OPERATOR_ACCESS#<sub>`: infra/config/key-prefixes.ts `operatorAccess`. Written when an admin disables the
- * operator (lib/operators/operator-store.ts), removed when one is enabled again. Kept here, apart from the store,
+ * operator (lib/operators/store/dynamodb-operator-store.ts), removed when one is enabled again. Kept here, apart from the store,
  * because every API function reads it and should carry nothing else of the operators' room.
  */
 export const operatorAccessKey = (sub: string) => ({

@@ -8,7 +8,7 @@ export {
   type OperatorDetail,
   OperatorService,
 } from './operator-service.js';
-export { type AccessMarker, OperatorStore, operatorKeys } from './operator-store.js';
+export type { AccessMarker, OperatorRecords, RecordedWith } from './records.js';
 export {
   ALL_ROLES,
   IDENTITY_ENV,
@@ -21,3 +21,4 @@ export {
   OperatorRoleSchema,
   rolesGranted,
 } from './roles.js';
+export { DynamoDbOperatorStore, operatorKeys } from './store/dynamodb-operator-store.js';

@@ -17,7 +17,7 @@ import {
   type OperatorProposal,
   type OperatorView,
 } from './model.js';
-import type { AccessMarker, OperatorStore } from './operator-store.js';
+import type { AccessMarker, OperatorRecords } from './records.js';
 
 /** What a change answers: the operator as they are now, and the proposal it made or decided, if any. */
 export interface OperatorChangeResult {
@@ -53,7 +53,7 @@ const movesMoney = (groups: readonly OperatorGroup[]) => groups.some((group) => 
 export class OperatorService {
   constructor(
     private readonly directory: OperatorDirectory,
-    private readonly store: OperatorStore,
+    private readonly store: OperatorRecords,
     private readonly clock: Clock,
   ) {}
 

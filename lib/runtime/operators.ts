@@ -1,5 +1,5 @@
 import { CognitoIdentityProviderClient } from '@aws-sdk/client-cognito-identity-provider';
-import { CognitoDirectory, OperatorService, OperatorStore } from '../operators/index.js';
+import { CognitoDirectory, DynamoDbOperatorStore, OperatorService } from '../operators/index.js';
 import { observeAwsCalls } from '../shared/aws-call-observer.js';
 import { localAwsConfig } from '../shared/local-aws-config.js';
 import type { Runtime } from './runtime.js';
@@ -43,7 +43,7 @@ export function operatorsOf(runtime: Runtime, pool?: OperatorPoolSettings): Oper
     runtime.onClose(() => client.destroy());
     return new OperatorService(
       new CognitoDirectory(client, settings.userPoolId),
-      new OperatorStore(runtime.dynamoDb, runtime.tableName),
+      new DynamoDbOperatorStore(runtime.dynamoDb, runtime.tableName),
       runtime.payouts.ctx.clock,
     );
   });

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ApiHandler, apiRoutes, createApiHandler } from '../../lib/api/index.js';
 import { apiContextFrom } from '../../lib/api/services-from-runtime.js';
-import { OperatorStore } from '../../lib/operators/operator-store.js';
+import { DynamoDbOperatorStore } from '../../lib/operators/index.js';
 import { checkedAgainstContract } from './support/contract.js';
 import { type ApiHarness, bankTransfer, call, startApiHarness } from './support/harness.js';
 
@@ -233,7 +233,7 @@ describe('people and machines in AWS (IAM context)', () => {
     expect((await read('sub-dana')).status).toBe(200);
     // What POST /operators/{username}/disable records with its audit: the marker, by the operator's sub.
     const at = new Date().toISOString();
-    await new OperatorStore(h.runtime.dynamoDb, h.tableName).record(
+    await new DynamoDbOperatorStore(h.runtime.dynamoDb, h.tableName).record(
       {
         id: '01J0000000000000000000DANA',
         username: 'dana',

@@ -3,7 +3,7 @@ import { KeyPrefix } from '../../infra/config/key-prefixes.js';
 import { bulkItemKeys } from '../../lib/bulk-corrections/store/dynamodb-bulk-item-store.js';
 import { jobKeys } from '../../lib/bulk-corrections/store/dynamodb-job-store.js';
 import { operatorAccessKey } from '../../lib/operators/access.js';
-import { operatorKeys } from '../../lib/operators/operator-store.js';
+import { operatorKeys } from '../../lib/operators/index.js';
 import { PayoutOrigin } from '../../lib/payouts/model.js';
 import { recurrenceKeys } from '../../lib/recurrence/store/table-keys.js';
 import { acceptedRefundKeys } from '../../lib/refunds/accepted-refund-item.js';

@@ -5,13 +5,14 @@ import {
   QueryCommand,
   TransactWriteCommand,
   type TransactWriteItem,
-} from '../shared/document-client.js';
-import { ConcurrentModificationError } from '../shared/errors.js';
-import { storedPrincipal } from '../shared/stored-principal.js';
-import { commitRetryingConflicts } from '../shared/transaction-conflicts.js';
-import * as z from '../shared/zod.js';
-import { operatorAccessKey } from './access.js';
-import { OPERATOR_ACTIONS, OPERATOR_GROUPS, type OperatorChange, type OperatorProposal } from './model.js';
+} from '../../shared/document-client.js';
+import { ConcurrentModificationError } from '../../shared/errors.js';
+import { storedPrincipal } from '../../shared/stored-principal.js';
+import { commitRetryingConflicts } from '../../shared/transaction-conflicts.js';
+import * as z from '../../shared/zod.js';
+import { operatorAccessKey } from '../access.js';
+import { OPERATOR_ACTIONS, OPERATOR_GROUPS, type OperatorChange, type OperatorProposal } from '../model.js';
+import type { OperatorRecords, RecordedWith } from '../records.js';
 
 /**
  * `OPERATOR#<username>`: infra/config/key-prefixes.ts `operator`. An operator's audit (`AUDIT#<at>#<id>`, oldest
@@ -61,16 +62,11 @@ function fields(item: Record<string, unknown>): Record<string, unknown> {
   return rest;
 }
 
-/** What a disable or enable does to the marker every API function reads (lib/operators/access.ts). */
-export type AccessMarker =
-  | { readonly sub: string; readonly disabled: true; readonly username: string }
-  | { readonly sub: string; readonly disabled: false };
-
 /**
  * The operators' records in the table: every change of access in its audit, written in one transaction with what
  * it changes here (a proposal's state, the disabled marker), so nothing is recorded half.
  */
-export class OperatorStore {
+export class DynamoDbOperatorStore implements OperatorRecords {
   readonly #doc: DocumentClient;
 
   constructor(
@@ -81,10 +77,7 @@ export class OperatorStore {
   }
 
   /** Records `change`; with a proposal to create or to move on from `pending`, and the marker, in the same write. */
-  async record(
-    change: OperatorChange,
-    also: { proposal?: OperatorProposal; decided?: OperatorProposal; marker?: AccessMarker } = {},
-  ): Promise<void> {
+  async record(change: OperatorChange, also: RecordedWith = {}): Promise<void> {
     const TableName = this.tableName;
     const items: TransactWriteItem[] = [
       {
