@@ -47,7 +47,7 @@ export function withoutRouteDocs(source: string, fileName = 'route.ts'): string 
 
 /**
  * Leaves the route documentation (summaries, descriptions, request schemas for the document, CLI words) out of
- * the Lambda bundles: docs/openapi.json and lib/cli/commands.json carry them, and without them every api-*
+ * the Lambda bundles: docs/openapi.json and lib/cli/commands.generated.ts carry them, and without them every api-*
  * bundle stays the size it was before the routes held them (infra/bundling/build-handler.ts, the limit).
  */
 export function routeDocsLeftOut(): Plugin {
