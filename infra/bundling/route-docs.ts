@@ -6,7 +6,7 @@ import ts from 'typescript';
  * The properties of a `route({...})` (lib/api/router.ts) that only the OpenAPI generator and the CLI's table read:
  * the router never does, so a Lambda serving the route has no use for them.
  */
-export const ROUTE_DOC_PROPERTIES = ['summary', 'description', 'request', 'cli'] as const;
+export const ROUTE_DOC_PROPERTIES = ['operationId', 'summary', 'description', 'request', 'cli'] as const;
 
 const ROUTE_FILES = /[\\/]lib[\\/]api[\\/]routes[\\/][^\\/]+\.ts$/;
 
@@ -46,9 +46,9 @@ export function withoutRouteDocs(source: string, fileName = 'route.ts'): string 
 }
 
 /**
- * Leaves the route documentation (summaries, descriptions, request schemas for the document, CLI words) out of
- * the Lambda bundles: docs/openapi.json and lib/cli/commands.generated.ts carry them, and without them every api-*
- * bundle stays the size it was before the routes held them (infra/bundling/build-handler.ts, the limit).
+ * Leaves the route documentation (operationIds, summaries, descriptions, request schemas for the document, CLI
+ * words) out of the Lambda bundles: docs/openapi.json and lib/cli/commands.generated.ts carry it, and without it
+ * every api-* bundle stays the size it was before the routes held it (infra/bundling/build-handler.ts, the limit).
  */
 export function routeDocsLeftOut(): Plugin {
   return {
