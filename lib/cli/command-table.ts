@@ -48,12 +48,12 @@ export const COMMANDS: readonly CommandSpec[] = GENERATED_COMMANDS;
 /**
  * The routes as commands, from each route's `cli` (lib/api/router.ts): the method and path are the route's, a
  * required body is `--body` unless flags make it, an `Idempotency-Key` the route requires is `--key`, a CSV
- * upload `--csv`.
+ * upload `--csv`. Commands of one group (`payouts …`) stand together, as `payouts --help` lists them.
  */
 export function commandsOf(
   routes: readonly Pick<Route, 'method' | 'path' | 'summary' | 'request' | 'cli'>[],
 ) {
-  return routes.map((route): CommandSpec => {
+  const commands = routes.map((route): CommandSpec => {
     const { words, summary, aliases, watch, list, parts, query, bodyFlags, listFlags, confirmFrom } =
       route.cli;
     const said = summary ?? route.summary;
@@ -77,6 +77,9 @@ export function commandsOf(
       ...(parts && { parts }),
     };
   });
+  // Each group's commands together (`payouts export` with `payouts list`), groups in the routes' order.
+  const groups = [...new Set(commands.map((command) => command.words[0]))];
+  return groups.flatMap((group) => commands.filter((command) => command.words[0] === group));
 }
 
 /** `{id}` segments of a route, as `<id>` for the usage text. */
@@ -84,13 +87,15 @@ export function placeholders(path: string): string[] {
   return [...path.matchAll(/\{(\w+)\}/g)].map((match) => `<${match[1]}>`);
 }
 
-/** lib/cli/commands.generated.ts as `npm run openapi` writes it. */
+/** lib/cli/commands.generated.ts as `npm run openapi` writes it: one command a line. */
 export function commandTableSource(commands: readonly CommandSpec[]): string {
   return [
     '// Written by `npm run openapi` from the routes (lib/cli/command-table.ts, `commandsOf`): do not edit.',
     "import type { CommandSpec } from './command-table.js';",
     '',
-    `export const GENERATED_COMMANDS: readonly CommandSpec[] = ${JSON.stringify(commands, null, 2)};`,
+    'export const GENERATED_COMMANDS: readonly CommandSpec[] = [',
+    ...commands.map((command) => `  ${JSON.stringify(command)},`),
+    '];',
     '',
   ].join('\n');
 }
