@@ -1,41 +1,21 @@
-import type { Route } from '../api/router.js';
+import type { Route, RouteCommand } from '../api/router.js';
 import { GENERATED_COMMANDS } from './commands.generated.js';
 
-/** One command of the CLI: the words that name it, its route, and what it takes. */
-export interface CommandSpec {
-  readonly words: readonly [string, string];
-  readonly method: 'GET' | 'POST' | 'PATCH';
+/**
+ * One command of the CLI: the route's `cli` (its words and flags, lib/api/router.ts `RouteCommand`) with what
+ * follows from the route itself.
+ */
+export interface CommandSpec extends Omit<RouteCommand, 'summary'> {
+  readonly method: Route['method'];
   /** The route; `{name}` segments are filled from the positional arguments, in order. */
   readonly path: string;
   readonly summary: string;
   /** `--body FILE` (or `-` for standard input) is required. */
   readonly body?: 'required' | 'optional';
-  /**
-   * A CSV download in parts: the CLI follows each part's `Link` to the next and prints one file (or writes it to
-   * `--out FILE`).
-   */
-  readonly parts?: boolean;
   /** `--body FILE.csv` is sent as `text/csv` (the route takes a CSV file as well as JSON). */
   readonly csv?: boolean;
   /** Needs `--key`: a create is idempotent per key, so a retried command never pays twice. */
   readonly idempotent?: boolean;
-  /** A list route: `--all` walks every page. */
-  readonly list?: boolean;
-  /** Query flags passed through (`--status needs_review`). */
-  readonly query?: readonly string[];
-  /** Flags that become body fields when no `--body` is given (`--reason "…"`). */
-  readonly bodyFlags?: readonly string[];
-  /** Those of `bodyFlags` sent as a list, comma-separated on the command line (`--groups requester,approver`). */
-  readonly listFlags?: readonly string[];
-  /**
-   * A decision on money that someone else asked for: the CLI first shows what is being decided (amount,
-   * beneficiary, requester) from this route, and asks for confirmation unless `--yes`.
-   */
-  readonly confirmFrom?: string;
-  /** Other words naming the same command (`runs show` for `payout-runs get`), as the issue and docs name them. */
-  readonly aliases?: readonly (readonly [string, string])[];
-  /** `--watch` redraws a one-line progress bar until the resource ends (`runs show <id> --watch`). */
-  readonly watch?: boolean;
 }
 
 /**
