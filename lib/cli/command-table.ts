@@ -1,4 +1,4 @@
-import type { Route, RouteCommand } from '../api/router.js';
+import type { Route, RouteCommand } from '../api/index.js';
 import { GENERATED_COMMANDS } from './commands.generated.js';
 
 /**
@@ -71,11 +71,11 @@ export function placeholders(path: string): string[] {
 export function commandTableSource(commands: readonly CommandSpec[]): string {
   return [
     '// Written by `npm run openapi` from the routes (lib/cli/command-table.ts, `commandsOf`): do not edit.',
-    "import type { CommandSpec } from './command-table.js';",
+    '// Typed where it is read: COMMANDS (command-table.ts) holds it to CommandSpec.',
     '',
-    'export const GENERATED_COMMANDS: readonly CommandSpec[] = [',
+    'export const GENERATED_COMMANDS = [',
     ...commands.map((command) => `  ${JSON.stringify(command)},`),
-    '];',
+    '] as const;',
     '',
   ].join('\n');
 }

@@ -1,7 +1,7 @@
 // Written by `npm run openapi` from the routes (lib/cli/command-table.ts, `commandsOf`): do not edit.
-import type { CommandSpec } from './command-table.js';
+// Typed where it is read: COMMANDS (command-table.ts) holds it to CommandSpec.
 
-export const GENERATED_COMMANDS: readonly CommandSpec[] = [
+export const GENERATED_COMMANDS = [
   {"words":["payouts","create"],"method":"POST","path":"/payouts","summary":"create a payout from a JSON body","body":"required","idempotent":true},
   {"words":["payouts","list"],"method":"GET","path":"/payouts","summary":"list payouts, newest first","list":true,"query":["status","type","from","to","limit"]},
   {"words":["payouts","get"],"method":"GET","path":"/payouts/{id}","summary":"a payout with its audit"},
@@ -80,4 +80,4 @@ export const GENERATED_COMMANDS: readonly CommandSpec[] = [
   {"words":["operators","confirm"],"method":"POST","path":"/operators/{username}/proposals/{proposalId}/confirm","summary":"confirm another admin's proposal (a grant or an enable) as the second admin"},
   {"words":["operators","cancel"],"method":"POST","path":"/operators/{username}/proposals/{proposalId}/cancel","summary":"withdraw a proposal nobody confirmed yet (--reason)","bodyFlags":["reason"]},
   {"words":["api","contract"],"method":"GET","path":"/openapi.json","summary":"the OpenAPI document"},
-];
+] as const;
