@@ -119,9 +119,9 @@ export interface RouteCommand {
 
 /**
  * A route; `S` are the services its handler uses, so a function serving it knows what to build. It is the one
- * definition of its operation: the router serves it, lib/api/openapi.ts documents it, the CLI names it. The words
- * only the document and the CLI read (`summary`, `description`, `cli`) are left out of the Lambda bundles
- * (infra/bundling/route-docs.ts).
+ * definition of its operation: the router serves it, lib/api/openapi.ts documents it, the CLI names it. What only
+ * the document and the CLI read (`operationId`, `summary`, `description`, `request`, `cli`) is left out of the
+ * Lambda bundles (infra/bundling/route-docs.ts): the router and the handlers must never read them.
  */
 export interface Route<A extends Answers = Answers, S extends ApiService = ApiService> {
   readonly method: HttpMethod;
