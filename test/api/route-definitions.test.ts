@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { apiRoutes } from '../../lib/api/index.js';
 import { buildOpenApiDocument, OPERATION_EXAMPLES } from '../../lib/api/openapi.js';
@@ -49,6 +50,11 @@ describe('the route definitions', () => {
         expect(Object.values(content)[0]?.example).toEqual(example.response.body);
       }
     }
+  });
+
+  it('give the document committed as docs/openapi.json (npm run openapi writes it)', () => {
+    const committed = JSON.parse(readFileSync(new URL('../../docs/openapi.json', import.meta.url), 'utf8'));
+    expect(committed).toEqual(JSON.parse(JSON.stringify(buildOpenApiDocument())));
   });
 
   it('declare a schema for every parameter their path names', () => {
