@@ -1,5 +1,6 @@
 import { dirname, join } from 'node:path';
 import { type BuildOptions, build, type Metafile } from 'esbuild';
+import { routeDocsLeftOut } from './route-docs.js';
 import { carriesSimdParser, shippedDependencies, writeSimdParser } from './shipped-dependencies.js';
 
 /** The project root: `functions/`, `package-lock.json` and `tsconfig.json` live there. */
@@ -53,7 +54,10 @@ export const BUNDLE_OPTIONS = {
   logLevel: 'silent',
 } as const satisfies BuildOptions;
 
-/** The options of one build: BUNDLE_OPTIONS plus the plugin that leaves out what no function can reach. */
+/**
+ * The options of one build: BUNDLE_OPTIONS plus the plugins that leave out what no function can reach and the
+ * routes' documentation (route-docs.ts).
+ */
 export function handlerBuildOptions(overrides: BuildOptions = {}): BuildOptions {
   return {
     ...BUNDLE_OPTIONS,
@@ -61,7 +65,7 @@ export function handlerBuildOptions(overrides: BuildOptions = {}): BuildOptions 
     external: [...BUNDLE_OPTIONS.external],
     alias: { ...BUNDLE_OPTIONS.alias },
     outExtension: { ...BUNDLE_OPTIONS.outExtension },
-    plugins: [shippedDependencies()],
+    plugins: [shippedDependencies(), routeDocsLeftOut()],
     ...overrides,
   };
 }

@@ -4,7 +4,7 @@ import { type ApiHandler, createRouter, type Route } from './router.js';
 import type { ApiContext } from './services.js';
 import { apiContextFrom } from './services-from-runtime.js';
 
-export type { ApiHandler } from './router.js';
+export type { ApiHandler, Route, RouteCommand } from './router.js';
 export type { ApiContext } from './services.js';
 
 /**

@@ -71,11 +71,68 @@ export function reply<const S extends number, B>(
   return { status, body, ...(headers && { headers }) };
 }
 
-/** A route; `S` are the services its handler uses, so a function serving it knows what to build. */
+/**
+ * What a route takes besides its handler's code: the OpenAPI document's parameters and request body are generated
+ * from it (lib/api/openapi.ts), and the CLI's flags follow it (`--key`, `--body`, `--csv`).
+ */
+export interface RouteInput {
+  /** The schema of each `{name}` of the path; every one the path names. */
+  readonly params?: Readonly<Record<string, z.ZodMiniType>>;
+  /** The query string: a strict object schema, each property one query parameter. */
+  readonly query?: z.ZodMiniType;
+  /** The JSON body; `required: false` when it may be left out. */
+  readonly body?: {
+    readonly schema: z.ZodMiniType;
+    readonly required?: false;
+    /** The route takes a `text/csv` upload as well, of this (string) schema. */
+    readonly csv?: z.ZodMiniType;
+  };
+  /** The `Idempotency-Key` header: `required` (a create pays once per key) or `optional`. */
+  readonly idempotencyKey?: 'required' | 'optional';
+}
+
+/**
+ * The route as a command of the operators' CLI (lib/cli/command-table.ts): its words and flags. The method, path,
+ * `--body`, `--key` and `--csv` follow from the route itself.
+ */
+export interface RouteCommand {
+  readonly words: readonly [string, string];
+  /** The line `payouts --help` prints; the route's `summary` when left out. */
+  readonly summary?: string;
+  /** A list route: `--all` walks every page. */
+  readonly list?: true;
+  /** Query flags passed through (`--status needs_review`). */
+  readonly query?: readonly string[];
+  /** Flags that become body fields when no `--body` is given (`--reason "…"`). */
+  readonly bodyFlags?: readonly string[];
+  /** Those of `bodyFlags` sent as a list, comma-separated on the command line (`--groups requester,approver`). */
+  readonly listFlags?: readonly string[];
+  /** A decision on money someone else asked for: shown from this route first, confirmed unless `--yes`. */
+  readonly confirmFrom?: string;
+  /** Other words naming the same command (`runs show` for `payout-runs get`). */
+  readonly aliases?: readonly (readonly [string, string])[];
+  /** `--watch` redraws a one-line progress bar until the resource ends. */
+  readonly watch?: true;
+  /** A CSV download in parts: the CLI follows each part's `Link` and prints (or `--out`s) one file. */
+  readonly parts?: true;
+}
+
+/**
+ * A route; `S` are the services its handler uses, so a function serving it knows what to build. It is the one
+ * definition of its operation: the router serves it, lib/api/openapi.ts documents it, the CLI names it. What only
+ * the document and the CLI read (`operationId`, `summary`, `description`, `request`, `cli`) is left out of the
+ * Lambda bundles (infra/bundling/route-docs.ts): the router and the handlers must never read them.
+ */
 export interface Route<A extends Answers = Answers, S extends ApiService = ApiService> {
   readonly method: HttpMethod;
   /** A path template, e.g. `/payouts/{id}/cancel`. */
   readonly path: string;
+  /** The OpenAPI operationId, unique in the API; its example is keyed by it (lib/api/openapi-examples.json). */
+  readonly operationId: string;
+  readonly summary?: string;
+  readonly description?: string;
+  readonly request?: RouteInput;
+  readonly cli: RouteCommand;
   /** Every JSON answer by status; the OpenAPI document is generated from these schemas. */
   readonly responses: A;
   /**

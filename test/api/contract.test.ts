@@ -76,16 +76,40 @@ describe('the contract in docs/openapi.json', () => {
     }
   });
 
-  it('fails the build of the document for a route without an operation, naming it', () => {
+  it('fails the build of the document for a route without an example, naming it', () => {
     const undocumented = route({
       method: 'GET',
       path: '/nothing-here',
+      operationId: 'nothingHere',
+      summary: 'nothing',
+      cli: { words: ['nothing', 'here'] },
       role: 'viewer',
       responses: { 200: { description: 'a payout', schema: PayoutResponseSchema } },
       problems: [],
       handler: async () => reply(200, payout as never),
     });
-    expect(() => buildOpenApiDocument([...apiRoutes, undocumented])).toThrow('GET /nothing-here');
+    expect(() => buildOpenApiDocument([...apiRoutes, undocumented])).toThrow(
+      'GET /nothing-here (nothingHere)',
+    );
+  });
+
+  it('fails the build of the document for two routes with one operationId, naming both', () => {
+    const [first] = apiRoutes;
+    if (!first) throw new Error('no routes');
+    const twin = { ...first, method: 'PATCH' as const };
+    expect(() => buildOpenApiDocument([...apiRoutes, twin])).toThrow(
+      `PATCH ${first.path} and ${first.method} ${first.path} share the operationId ${first.operationId}`,
+    );
+  });
+
+  it('fails the build of the document for a path parameter without a schema, naming it', () => {
+    const [first] = apiRoutes.filter((candidate) => candidate.path.includes('{id}'));
+    if (!first) throw new Error('no route with {id}');
+    const bare = { ...first, request: { ...first.request, params: {} } };
+    const others = apiRoutes.filter((candidate) => candidate !== first);
+    expect(() => buildOpenApiDocument([...others, bare])).toThrow(
+      `${first.method} ${first.path} declares no schema for {id}`,
+    );
   });
 
   it('lists every problem type with its statuses and meaning', () => {

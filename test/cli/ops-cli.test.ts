@@ -349,6 +349,12 @@ describe('the ops CLI covers the API', () => {
     const missing = apiRoutes.map((r) => `${r.method} ${r.path}`).filter((route) => !commands.has(route));
     expect(missing).toEqual([]);
   });
+
+  it('reads a command table that is the one the routes give (npm run openapi writes it)', async () => {
+    const { apiRoutes } = await import('../../lib/api/index.js');
+    const { COMMANDS, commandsOf } = await import('../../lib/cli/command-table.js');
+    expect(COMMANDS).toEqual(commandsOf(apiRoutes));
+  });
 });
 
 describe('the ops CLI in AWS', () => {

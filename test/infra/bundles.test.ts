@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { build } from 'esbuild';
@@ -15,6 +15,7 @@ import {
 } from '../../infra/bundling/build-handler.js';
 import { NOT_SHIPPED, SIMD_PARSER_FILE, writeSimdParser } from '../../infra/bundling/shipped-dependencies.js';
 import { HANDLERS, type HandlerName, ProviderAccess } from '../../infra/handlers.js';
+import { API_FUNCTIONS } from '../../lib/api/functions/index.js';
 
 /**
  * Builds every handler with the build the CDK construct runs (infra/bundling/build-handler.ts) and loads each
@@ -97,6 +98,28 @@ describe('handler bundles', () => {
       /esbuild warned: "import\.meta" is not available with the "cjs" output format/,
     );
   });
+});
+
+describe('the routes in the api-* bundles', () => {
+  // api-docs serves docs/openapi.json, which holds every summary by design.
+  it.each(Object.entries(API_FUNCTIONS).filter(([name]) => name !== 'api-docs'))(
+    "%s carries none of its routes' summaries, descriptions or CLI words: only the document and the CLI read them",
+    (name, fn) => {
+      const bundle = readFileSync(bundles.get(name)?.file ?? '', 'utf8');
+      // What the router does read: an answer's description (a summary may repeat part of one).
+      const answered = fn.routes.flatMap((route) =>
+        Object.values(route.responses).map((answer) => answer.description),
+      );
+      const words = fn.routes.flatMap((route) =>
+        [route.summary, route.description, route.cli.summary].filter(
+          (text): text is string =>
+            text !== undefined && text.length > 20 && !answered.some((said) => said.includes(text)),
+        ),
+      );
+      expect(words.length).toBeGreaterThan(0);
+      expect(words.filter((text) => bundle.includes(text))).toEqual([]);
+    },
+  );
 });
 
 /** Local tooling, the provider sandbox, benchmarks, scripts and tests never ship to Lambda. */

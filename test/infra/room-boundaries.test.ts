@@ -81,8 +81,9 @@ const ALLOWED_ARROWS: Readonly<Record<string, readonly string[]>> = {
     'statements',
   ],
   'bulk-corrections': ['controls', 'payouts', 'provider'],
-  // The CLI signs in to npm start's user pool (lib/local/cognito-api.ts) at the path its API names.
-  cli: ['local'],
+  // The CLI signs in to npm start's user pool (lib/local/cognito-api.ts) at the path its API names; its commands
+  // are the routes' (types only: it reads the table npm run openapi writes, lib/cli/commands.generated.ts).
+  cli: ['api', 'local'],
   events: ['controls', 'payout-runs', 'payouts', 'runtime', 'settlement', 'statements'],
   'future-payouts': ['controls', 'payouts', 'provider-schedules', 'recurrence'],
   jobs: [

@@ -48,6 +48,15 @@ export const approvalRoutes: readonly Route<Answers, 'approvals'>[] = [
   route({
     method: 'GET',
     path: '/approvals',
+    operationId: 'listApprovals',
+    summary:
+      'Money instructions waiting for a second person that the caller may approve (all but their own requests, by identity): payouts, refunds and held bulk-item corrections, newest first, each with the call that approves it',
+    request: { query: ListApprovalsQuerySchema },
+    cli: {
+      words: ['approvals', 'list'],
+      summary: 'what waits for a second person that you may approve (not your own requests)',
+      query: ['limit'],
+    },
     role: 'viewer',
     responses: {
       200: {

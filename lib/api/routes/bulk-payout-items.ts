@@ -2,7 +2,9 @@ import {
   BatchEnvelopeSchema,
   type BulkItemState,
   BulkPayoutItemIdSchema,
+  CORRECTION_CSV_COLUMNS,
   type CorrectionAudit,
+  CorrectionFieldsSchema,
   type CorrectionResult,
   CsvFormatError,
   MAX_BATCH_CORRECTIONS,
@@ -296,10 +298,35 @@ const correctionAnswers = {
   },
 } as const;
 
+/** A `text/csv` correction upload as the document describes it: its columns, from the parser's own list. */
+function correctionsCsvSchema() {
+  return z.string().check(
+    z.describe(
+      'RFC 4180 CSV: a header row naming the columns (any order, any subset that includes bulkPayoutItemId), then ' +
+        `one correction per row (1 to ${MAX_BATCH_CORRECTIONS}); an empty cell leaves that field as it is. Columns: ` +
+        Object.entries(CORRECTION_CSV_COLUMNS)
+          .map(([column, meaning]) => `\`${column}\` (${meaning})`)
+          .join(', '),
+    ),
+  );
+}
+
 export const bulkPayoutItemRoutes: readonly Route<Answers, 'bulkCorrections' | 'correctionJobs'>[] = [
   route({
     method: 'POST',
     path: '/bulk-payout-items/corrections',
+    operationId: 'correctBulkPayoutItems',
+    summary:
+      'Correct many bulk payout items as a job: JSON `{ corrections }` or a text/csv upload. Every row is validated first: one bad row refuses the batch (400 naming `corrections[i].field`, or `row n.field` for a CSV), nothing stored or sent. The job is stored and handed to the queue workers; the answer (202, Location) comes before any provider call. 503 `not-enqueued`: the job is stored but not all of it reached the workers (requeue it). With an Idempotency-Key (optional), a retry of the same request answers the job it created and queues nothing; the key with other rows is 409',
+    request: {
+      idempotencyKey: 'optional',
+      body: { schema: BatchEnvelopeSchema, csv: correctionsCsvSchema() },
+    },
+    cli: {
+      words: ['bulk', 'corrections'],
+      summary:
+        'correct many items as a job: --csv FILE or a JSON { corrections } --body (202 with the job; with --key, a retry answers that job)',
+    },
     role: 'requester',
     responses: {
       200: {
@@ -319,6 +346,11 @@ export const bulkPayoutItemRoutes: readonly Route<Answers, 'bulkCorrections' | '
   route({
     method: 'PATCH',
     path: '/bulk-payout-items/{id}',
+    operationId: 'correctBulkPayoutItem',
+    summary:
+      'Correct one item. Changing the account or bank of an item that may be valid, or an amount at or above the approval threshold, is held (202) for a second person; above the per-payout maximum is a 400',
+    request: { params: { id: BulkPayoutItemIdSchema }, body: { schema: CorrectionFieldsSchema } },
+    cli: { words: ['bulk', 'correct'], summary: 'correct one bulk payout item from a JSON body' },
     role: 'requester',
     responses: correctionAnswers,
     problems: CORRECTION_PROBLEMS,
@@ -327,6 +359,16 @@ export const bulkPayoutItemRoutes: readonly Route<Answers, 'bulkCorrections' | '
   route({
     method: 'GET',
     path: '/bulk-payout-items',
+    operationId: 'listBulkPayoutItems',
+    summary:
+      'Items corrected here, newest change first (the provider offers no listing of bulk items: an item appears after its first correction)',
+    request: { query: ListBulkItemsQuerySchema },
+    cli: {
+      words: ['bulk', 'list'],
+      summary: 'items corrected here, newest change first (--query isValid=false)',
+      list: true,
+      query: ['limit'],
+    },
     role: 'viewer',
     responses: { 200: { description: 'a page, newest change first', schema: BulkItemPageSchema } },
     problems: ['validation'],
@@ -335,6 +377,9 @@ export const bulkPayoutItemRoutes: readonly Route<Answers, 'bulkCorrections' | '
   route({
     method: 'GET',
     path: '/bulk-payout-items/{id}',
+    operationId: 'getBulkPayoutItem',
+    request: { params: { id: BulkPayoutItemIdSchema } },
+    cli: { words: ['bulk', 'get'], summary: 'an item, its audit and held corrections' },
     role: 'viewer',
     responses: {
       200: { description: 'the item with its corrections and held changes', schema: BulkItemDetailSchema },
@@ -345,6 +390,15 @@ export const bulkPayoutItemRoutes: readonly Route<Answers, 'bulkCorrections' | '
   route({
     method: 'POST',
     path: '/bulk-payout-items/{id}/corrections/{correctionId}/approve',
+    operationId: 'approveBulkPayoutItemCorrection',
+    summary:
+      'A second person (never the requester) approves a held correction; it is then sent once and answered like a PATCH',
+    request: { params: { id: BulkPayoutItemIdSchema, correctionId: CorrectionIdSchema } },
+    cli: {
+      words: ['bulk', 'approve'],
+      summary: 'approve a held correction as the second person',
+      confirmFrom: '/bulk-payout-items/{id}',
+    },
     role: 'approver',
     responses: correctionAnswers,
     problems: [...CORRECTION_PROBLEMS, 'approval-forbidden', 'invalid-transition'],
@@ -353,6 +407,18 @@ export const bulkPayoutItemRoutes: readonly Route<Answers, 'bulkCorrections' | '
   route({
     method: 'POST',
     path: '/bulk-payout-items/{id}/corrections/{correctionId}/cancel',
+    operationId: 'cancelBulkPayoutItemCorrection',
+    summary:
+      'Anyone withdraws a correction held for approval (pending_approval only, else 409); it is never sent, and leaves the approvals queue',
+    request: {
+      params: { id: BulkPayoutItemIdSchema, correctionId: CorrectionIdSchema },
+      body: { schema: CancelRequestSchema, required: false },
+    },
+    cli: {
+      words: ['bulk', 'cancel'],
+      summary: 'withdraw a held correction before anyone approves it; it is never sent',
+      bodyFlags: ['reason'],
+    },
     role: 'requester',
     responses: {
       200: {

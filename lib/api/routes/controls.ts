@@ -51,6 +51,10 @@ export const controlRoutes: readonly Route<Answers, 'payouts'>[] = [
   route({
     method: 'POST',
     path: '/controls/pause',
+    operationId: 'pausePayouts',
+    summary: 'Stop all submissions until resumed',
+    request: { body: { schema: PauseRequestSchema } },
+    cli: { words: ['controls', 'pause'], summary: 'pause every submission', bodyFlags: ['reason'] },
     role: 'admin',
     responses: controls('paused'),
     problems: ['validation', 'unauthenticated'],
@@ -59,6 +63,9 @@ export const controlRoutes: readonly Route<Answers, 'payouts'>[] = [
   route({
     method: 'POST',
     path: '/controls/resume',
+    operationId: 'resumePayouts',
+    request: { body: { schema: ResumeRequestSchema, required: false } },
+    cli: { words: ['controls', 'resume'], summary: 'resume submissions', bodyFlags: ['reason'] },
     role: 'admin',
     responses: controls('resumed'),
     problems: ['validation', 'unauthenticated'],
@@ -67,6 +74,8 @@ export const controlRoutes: readonly Route<Answers, 'payouts'>[] = [
   route({
     method: 'GET',
     path: '/controls',
+    operationId: 'getControls',
+    cli: { words: ['controls', 'show'], summary: 'whether payouts are paused' },
     role: 'viewer',
     responses: { 200: { description: 'the controls in force', schema: ControlsStateResponseSchema } },
     problems: [],

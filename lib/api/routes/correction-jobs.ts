@@ -195,6 +195,15 @@ export const correctionJobRoutes: readonly Route<Answers, 'correctionJobs'>[] = 
   route({
     method: 'GET',
     path: '/bulk-correction-jobs',
+    operationId: 'listCorrectionJobs',
+    summary: 'Correction jobs, newest first (`GET` one for its counts)',
+    request: { query: ListCorrectionJobsQuerySchema },
+    cli: {
+      words: ['correction-jobs', 'list'],
+      summary: 'correction jobs, newest first',
+      list: true,
+      query: ['limit'],
+    },
     role: 'viewer',
     responses: { 200: { description: 'a page of jobs, newest first', schema: CorrectionJobPageSchema } },
     problems: ['validation'],
@@ -203,6 +212,13 @@ export const correctionJobRoutes: readonly Route<Answers, 'correctionJobs'>[] = 
   route({
     method: 'GET',
     path: '/bulk-correction-jobs/{id}',
+    operationId: 'getCorrectionJob',
+    summary: 'A correction job: status, rows counted per state, progress',
+    request: { params: { id: JobIdSchema } },
+    cli: {
+      words: ['correction-jobs', 'get'],
+      summary: 'a correction job: status, counts per state, progress',
+    },
     role: 'viewer',
     responses: {
       200: { description: 'the job: status, rows counted per state, progress', schema: CorrectionJobSchema },
@@ -213,6 +229,15 @@ export const correctionJobRoutes: readonly Route<Answers, 'correctionJobs'>[] = 
   route({
     method: 'GET',
     path: '/bulk-correction-jobs/{id}/items',
+    operationId: 'listCorrectionJobItems',
+    summary: "The job's rows with their results, in row order, page by page",
+    request: { params: { id: JobIdSchema }, query: ListCorrectionJobsQuerySchema },
+    cli: {
+      words: ['correction-jobs', 'items'],
+      summary: 'the rows of a job with their results, in row order',
+      list: true,
+      query: ['limit'],
+    },
     role: 'viewer',
     responses: {
       200: { description: "a page of the job's rows, in row order", schema: CorrectionJobItemPageSchema },
@@ -223,6 +248,10 @@ export const correctionJobRoutes: readonly Route<Answers, 'correctionJobs'>[] = 
   route({
     method: 'GET',
     path: '/bulk-correction-jobs/{id}/results.csv',
+    operationId: 'downloadCorrectionJobResults',
+    summary: "Every row's result as CSV, one row per correction in batch order (docs/bulk-corrections.md)",
+    request: { params: { id: JobIdSchema } },
+    cli: { words: ['correction-jobs', 'results'], summary: 'the results of every row as CSV' },
     role: 'viewer',
     responses: {
       200: { description: "every row's result", schema: ResultsCsvSchema, mediaType: 'text/csv' },
@@ -233,6 +262,14 @@ export const correctionJobRoutes: readonly Route<Answers, 'correctionJobs'>[] = 
   route({
     method: 'POST',
     path: '/bulk-correction-jobs/{id}/requeue',
+    operationId: 'requeueCorrectionJob',
+    summary:
+      'Hand the rows still queued (or left claimed) to the workers again, after the queue refused them or they were dead-lettered; nothing is sent twice',
+    request: { params: { id: JobIdSchema } },
+    cli: {
+      words: ['correction-jobs', 'requeue'],
+      summary: 'hand the rows still queued to the workers again (nothing is sent twice)',
+    },
     role: 'requester',
     responses: {
       202: {

@@ -15,7 +15,7 @@ import {
   ReplayRefusedSchema,
 } from '../responses/dead-letter.js';
 import { type Answers, type Route, type RouteRequest, reply, route } from '../router.js';
-import { PageCursorSchema, PageLimitSchema } from '../schemas.js';
+import { PageCursorSchema, PageLimitSchema, ResourceIdSchema } from '../schemas.js';
 
 /** `GET /dead-letters`: newest first, by status, cursor-paginated. */
 export const ListDeadLettersQuerySchema = z.lazy(() =>
@@ -161,6 +161,15 @@ export const deadLetterRoutes: readonly Route<Answers, 'deadLetters'>[] = [
   route({
     method: 'GET',
     path: '/dead-letters',
+    operationId: 'listDeadLetters',
+    summary: 'Inbound events no handler could accept, newest first, by status',
+    request: { query: ListDeadLettersQuerySchema },
+    cli: {
+      words: ['dead-letters', 'list'],
+      summary: 'inbound events no handler could accept, newest first',
+      list: true,
+      query: ['status', 'limit'],
+    },
     role: 'viewer',
     responses: {
       200: {
@@ -174,6 +183,9 @@ export const deadLetterRoutes: readonly Route<Answers, 'deadLetters'>[] = [
   route({
     method: 'GET',
     path: '/dead-letters/{id}',
+    operationId: 'getDeadLetter',
+    request: { params: { id: ResourceIdSchema } },
+    cli: { words: ['dead-letters', 'get'], summary: 'one dead letter and what was done with it' },
     role: 'viewer',
     responses: { 200: { description: 'the dead letter', schema: DeadLetterResponseSchema } },
     problems: ['not-found'],
@@ -182,6 +194,11 @@ export const deadLetterRoutes: readonly Route<Answers, 'deadLetters'>[] = [
   route({
     method: 'POST',
     path: '/dead-letters/{id}/replay',
+    operationId: 'replayDeadLetter',
+    summary:
+      'Deliver the event to its handler again (the same gate and idempotency as the rule). 200 when taken; 422 when refused again (the letter stays open, the replay recorded)',
+    request: { params: { id: ResourceIdSchema } },
+    cli: { words: ['dead-letters', 'replay'], summary: 'deliver the event to its handler again' },
     role: 'admin',
     responses: {
       200: {
@@ -199,6 +216,13 @@ export const deadLetterRoutes: readonly Route<Answers, 'deadLetters'>[] = [
   route({
     method: 'POST',
     path: '/dead-letters/{id}/discard',
+    operationId: 'discardDeadLetter',
+    request: { params: { id: ResourceIdSchema }, body: { schema: DiscardDeadLetterRequestSchema } },
+    cli: {
+      words: ['dead-letters', 'discard'],
+      summary: 'put a dead letter aside for good (--reason)',
+      bodyFlags: ['reason'],
+    },
     role: 'admin',
     responses: { 200: { description: 'discarded, with the reason', schema: DeadLetterResponseSchema } },
     problems: ['validation', 'unauthenticated', 'not-found', 'invalid-transition'],

@@ -85,6 +85,17 @@ export const futurePayoutRoutes: readonly Route<
   route({
     method: 'GET',
     path: '/future-payouts',
+    operationId: 'listFuturePayouts',
+    summary:
+      'All planned money movement, earliest first: our scheduled payouts and recurring occurrences, and the provider’s own schedules; `bothSides` flags a bank account paid on both; `awaitsApproval` flags money that moves only once a second person approves (a recurring payout in `pending_approval`, or one of ours at or above the approval threshold that nobody approved yet)',
+    request: { query: FuturePayoutsQuerySchema },
+    cli: {
+      words: ['future', 'list'],
+      summary:
+        'money due in the next --days (1 to 366), ours and the provider’s; 500 an answer, --all for every page',
+      list: true,
+      query: ['days', 'limit'],
+    },
     role: 'viewer',
     responses: {
       200: {

@@ -33,6 +33,14 @@ export const healthRoutes: readonly Route<Answers, 'payouts' | 'provider'>[] = [
   route({
     method: 'GET',
     path: '/health',
+    operationId: 'health',
+    summary:
+      'Cheap liveness; with deep=true, one table read and one provider read call, 503 naming what failed',
+    request: { query: HealthQuerySchema },
+    cli: {
+      words: ['health', 'check'],
+      summary: 'liveness; --deep reads the table and calls the provider once',
+    },
     role: 'viewer',
     responses: {
       200: {

@@ -163,6 +163,10 @@ export const instantSettlementRoutes: readonly Route<Answers, 'settlements'>[] =
   route({
     method: 'POST',
     path: '/instant-settlements',
+    operationId: 'payOutSettlement',
+    summary: 'Pay a settlement out now under the instant-settlement policy',
+    request: { body: { schema: InstantSettlementRequestSchema } },
+    cli: { words: ['settlements', 'pay'], summary: 'pay one settlement out now (body: { settlementId })' },
     role: 'requester',
     responses: {
       200: {
@@ -191,6 +195,15 @@ export const instantSettlementRoutes: readonly Route<Answers, 'settlements'>[] =
   route({
     method: 'GET',
     path: '/instant-settlements',
+    operationId: 'listSettlementDecisions',
+    summary: 'Decisions on settlements and deferrals still waiting for one, newest first',
+    request: { query: ListSettlementsQuerySchema },
+    cli: {
+      words: ['settlements', 'list'],
+      summary: 'decisions on settlements and deferrals waiting for one, newest first',
+      list: true,
+      query: ['state', 'limit'],
+    },
     role: 'viewer',
     responses: {
       200: { description: 'decisions and open deferrals, newest first', schema: SettlementPageSchema },
@@ -201,6 +214,10 @@ export const instantSettlementRoutes: readonly Route<Answers, 'settlements'>[] =
   route({
     method: 'GET',
     path: '/instant-settlements/{settlementId}',
+    operationId: 'getSettlementDecision',
+    summary: 'The decision on a settlement, or its open deferral while it has none',
+    request: { params: { settlementId: SettlementIdSchema } },
+    cli: { words: ['settlements', 'get'], summary: 'the decision on a settlement' },
     role: 'viewer',
     responses: {
       200: {

@@ -14,6 +14,8 @@ export const openApiRoutes: readonly Route<Answers, never>[] = [
   route({
     method: 'GET',
     path: '/openapi.json',
+    operationId: 'openapi',
+    cli: { words: ['api', 'contract'], summary: 'the OpenAPI document' },
     role: 'viewer',
     storesNothing: true,
     responses: { 200: { description: 'this document', schema: OpenApiDocumentSchema } },

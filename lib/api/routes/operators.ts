@@ -227,6 +227,12 @@ export const operatorRoutes: readonly Route<Answers, 'operators'>[] = [
   route({
     method: 'GET',
     path: '/operators',
+    operationId: 'listOperators',
+    summary: 'Every operator of the user pool with their groups and whether they may sign in (admins only)',
+    cli: {
+      words: ['operators', 'list'],
+      summary: 'every operator of the user pool, their groups and whether they may sign in (admins)',
+    },
     role: 'admin',
     responses: {
       200: {
@@ -240,6 +246,17 @@ export const operatorRoutes: readonly Route<Answers, 'operators'>[] = [
   route({
     method: 'POST',
     path: '/operators',
+    operationId: 'inviteOperator',
+    summary:
+      'Invite an operator (the pool e-mails a temporary password) into groups: viewer at once; a group that moves money (requester, approver, admin) is proposed, for a second admin to confirm',
+    request: { body: { schema: InviteOperatorRequestSchema } },
+    cli: {
+      words: ['operators', 'invite'],
+      summary:
+        'invite --username NAME --email ADDRESS --groups viewer,requester --reason TEXT (a group that moves money waits for a second admin)',
+      bodyFlags: ['username', 'email', 'groups', 'reason'],
+      listFlags: ['groups'],
+    },
     role: 'admin',
     responses: {
       201: {
@@ -254,6 +271,14 @@ export const operatorRoutes: readonly Route<Answers, 'operators'>[] = [
   route({
     method: 'GET',
     path: '/operators/{username}',
+    operationId: 'getOperator',
+    summary:
+      'An operator, the changes of their access waiting for a second admin, and their audit (who, when, from → to, why)',
+    request: { params: { username: OperatorUsernamePathSchema } },
+    cli: {
+      words: ['operators', 'get'],
+      summary: 'an operator, what waits for a second admin, and their audit',
+    },
     role: 'admin',
     responses: {
       200: {
@@ -267,6 +292,20 @@ export const operatorRoutes: readonly Route<Answers, 'operators'>[] = [
   route({
     method: 'POST',
     path: '/operators/{username}/grant',
+    operationId: 'grantOperatorGroups',
+    summary:
+      'Add groups: viewer alone at once (200); a group that moves money is proposed (202) for another admin to confirm. Never your own',
+    request: {
+      params: { username: OperatorUsernamePathSchema },
+      body: { schema: OperatorGroupsRequestSchema },
+    },
+    cli: {
+      words: ['operators', 'grant'],
+      summary:
+        'add --groups (viewer at once; requester, approver or admin proposed for a second admin) --reason TEXT',
+      bodyFlags: ['groups', 'reason'],
+      listFlags: ['groups'],
+    },
     role: 'admin',
     responses: {
       200: { description: 'granted at once (viewer only)', schema: OperatorChangeResponseSchema },
@@ -278,6 +317,18 @@ export const operatorRoutes: readonly Route<Answers, 'operators'>[] = [
   route({
     method: 'POST',
     path: '/operators/{username}/revoke',
+    operationId: 'revokeOperatorGroups',
+    summary: 'Remove groups at once: one admin may reduce access. Never your own',
+    request: {
+      params: { username: OperatorUsernamePathSchema },
+      body: { schema: OperatorGroupsRequestSchema },
+    },
+    cli: {
+      words: ['operators', 'revoke'],
+      summary: 'remove --groups at once --reason TEXT',
+      bodyFlags: ['groups', 'reason'],
+      listFlags: ['groups'],
+    },
     role: 'admin',
     responses: changeAnswer('the groups removed at once'),
     problems: [...CHANGE_PROBLEMS],
@@ -286,6 +337,18 @@ export const operatorRoutes: readonly Route<Answers, 'operators'>[] = [
   route({
     method: 'POST',
     path: '/operators/{username}/disable',
+    operationId: 'disableOperator',
+    summary:
+      'Disable at once: no sign-in, and every token or credential they still hold is refused (401). Never yourself',
+    request: {
+      params: { username: OperatorUsernamePathSchema },
+      body: { schema: OperatorReasonRequestSchema },
+    },
+    cli: {
+      words: ['operators', 'disable'],
+      summary: 'disable at once: no sign-in, every token they hold refused (--reason)',
+      bodyFlags: ['reason'],
+    },
     role: 'admin',
     responses: changeAnswer('disabled at once: no sign-in, and every token they hold refused'),
     problems: [...CHANGE_PROBLEMS],
@@ -294,6 +357,18 @@ export const operatorRoutes: readonly Route<Answers, 'operators'>[] = [
   route({
     method: 'POST',
     path: '/operators/{username}/enable',
+    operationId: 'enableOperator',
+    summary:
+      'Enable again: at once (200) for one who holds no group that moves money, else proposed (202) for a second admin',
+    request: {
+      params: { username: OperatorUsernamePathSchema },
+      body: { schema: OperatorReasonRequestSchema },
+    },
+    cli: {
+      words: ['operators', 'enable'],
+      summary: 'enable again (--reason); one holding a group that moves money waits for a second admin',
+      bodyFlags: ['reason'],
+    },
     role: 'admin',
     responses: {
       200: {
@@ -308,6 +383,14 @@ export const operatorRoutes: readonly Route<Answers, 'operators'>[] = [
   route({
     method: 'POST',
     path: '/operators/{username}/proposals/{proposalId}/confirm',
+    operationId: 'confirmOperatorProposal',
+    summary:
+      'A second admin applies a pending grant or enable: never the admin who proposed it (by stable identity), nor the operator themselves',
+    request: { params: { username: OperatorUsernamePathSchema, proposalId: ProposalIdPathSchema } },
+    cli: {
+      words: ['operators', 'confirm'],
+      summary: "confirm another admin's proposal (a grant or an enable) as the second admin",
+    },
     role: 'admin',
     responses: changeAnswer('confirmed by a second admin and in force'),
     problems: [...CHANGE_PROBLEMS],
@@ -316,6 +399,17 @@ export const operatorRoutes: readonly Route<Answers, 'operators'>[] = [
   route({
     method: 'POST',
     path: '/operators/{username}/proposals/{proposalId}/cancel',
+    operationId: 'cancelOperatorProposal',
+    summary: 'Any admin withdraws a pending grant or enable; nothing is given',
+    request: {
+      params: { username: OperatorUsernamePathSchema, proposalId: ProposalIdPathSchema },
+      body: { schema: OperatorReasonRequestSchema },
+    },
+    cli: {
+      words: ['operators', 'cancel'],
+      summary: 'withdraw a proposal nobody confirmed yet (--reason)',
+      bodyFlags: ['reason'],
+    },
     role: 'admin',
     responses: changeAnswer('withdrawn: nothing was given'),
     problems: [...CHANGE_PROBLEMS],

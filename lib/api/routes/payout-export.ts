@@ -188,6 +188,16 @@ export const payoutExportRoutes: readonly Route<Answers, 'payoutDays'>[] = [
   route({
     method: 'GET',
     path: '/payouts/export.csv',
+    operationId: 'exportPayouts',
+    summary: `Every payout created from the first day to the last (YYYY-MM-DD in the statement's zone, at most ${PAYOUT_EXPORT_MAX_DAYS} days), newest first, as CSV, ${PAYOUT_EXPORT_PAGE_ROWS} rows per part; a \`Link\` header with rel="next" names the next part`,
+    request: { query: PayoutExportQuerySchema },
+    cli: {
+      words: ['payouts', 'export'],
+      summary:
+        'every payout created --from DAY --to DAY (YYYY-MM-DD, Lagos; at most 31 days) as one CSV (fetched in parts of 500; --out FILE)',
+      query: ['from', 'to'],
+      parts: true,
+    },
     role: 'viewer',
     responses: {
       200: {

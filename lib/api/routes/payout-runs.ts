@@ -5,6 +5,7 @@ import {
   MAX_RUN_ROWS,
   type PayoutRun,
   type RowResult,
+  RUN_COLUMNS,
   RUN_CSV_COLUMNS,
   RunState,
   type RunView,
@@ -24,7 +25,13 @@ import {
   PayoutRunSummarySchema,
 } from '../responses/payout-run.js';
 import { type Answers, type Route, type RouteRequest, reply, route } from '../router.js';
-import { CancelRequestSchema, PageCursorSchema, PageLimitSchema, RejectRequestSchema } from '../schemas.js';
+import {
+  ApproveRequestSchema,
+  CancelRequestSchema,
+  PageCursorSchema,
+  PageLimitSchema,
+  RejectRequestSchema,
+} from '../schemas.js';
 
 export const RunIdSchema = z.lazy(() =>
   z.string().check(z.regex(/^[0-9A-HJKMNP-TV-Z]{26}$/, 'must be a run id')),
@@ -298,6 +305,18 @@ async function downloadResults(request: RouteRequest<'payoutRuns'>) {
   });
 }
 
+/** A `text/csv` payout run as the document describes it: its columns, from the service's own list. */
+function runCsvSchema() {
+  return z.string().check(
+    z.describe(
+      `one payout per row (1 to ${MAX_RUN_ROWS}), header row first. Columns: ` +
+        Object.entries(RUN_COLUMNS)
+          .map(([name, meaning]) => `${name} (${meaning})`)
+          .join('; '),
+    ),
+  );
+}
+
 const ResultsCsvSchema = z
   .string()
   .check(
@@ -310,6 +329,20 @@ export const payoutRunRoutes: readonly Route<Answers, 'payoutRuns'>[] = [
   route({
     method: 'POST',
     path: '/payout-runs',
+    operationId: 'createPayoutRun',
+    summary:
+      'Pay many people from one file (text/csv, or JSON `{ rows }`), approved once as a whole (docs/payout-runs.md). The whole file is validated first: 400 names every bad row and field (`rows[i].field`, or `row n.field` for a CSV), repeated references included; lines paying the same account the same amount, or the same rows as an earlier run, are 409 `duplicates-unacknowledged` until sent with `acknowledgeDuplicates`. Nothing is stored or sent on any refusal. 202: the run, `pending_approval` when its total or a row reaches the approval threshold, else `materialising`; the every-minute sweep turns its rows into payouts',
+    request: {
+      query: CreateRunQuerySchema,
+      idempotencyKey: 'required',
+      body: { schema: CreateRunJsonSchema, csv: runCsvSchema() },
+    },
+    cli: {
+      words: ['payout-runs', 'create'],
+      summary:
+        'create a run from a CSV file (--csv FILE, or --body run.csv) or JSON { rows }; 202 with the run (after a 409 for duplicates: --query acknowledgeDuplicates=true)',
+      aliases: [['runs', 'create']],
+    },
     role: 'requester',
     responses: {
       200: {
@@ -329,6 +362,16 @@ export const payoutRunRoutes: readonly Route<Answers, 'payoutRuns'>[] = [
   route({
     method: 'GET',
     path: '/payout-runs',
+    operationId: 'listPayoutRuns',
+    summary: 'Payout runs, newest first (`GET` one for its progress)',
+    request: { query: ListRunsQuerySchema },
+    cli: {
+      words: ['payout-runs', 'list'],
+      summary: 'payout runs, newest first (--state pending_approval: those waiting for a second person)',
+      aliases: [['runs', 'list']],
+      list: true,
+      query: ['state', 'limit'],
+    },
     role: 'viewer',
     responses: { 200: { description: 'a page of runs, newest first', schema: PayoutRunPageSchema } },
     problems: ['validation'],
@@ -337,6 +380,17 @@ export const payoutRunRoutes: readonly Route<Answers, 'payoutRuns'>[] = [
   route({
     method: 'GET',
     path: '/payout-runs/{id}',
+    operationId: 'getPayoutRun',
+    summary:
+      "A payout run: count, total, largest rows and the file's SHA-256 (what the approver checks), rows by payout status, amounts sent and failed, percent done, ETA",
+    request: { params: { id: RunIdSchema } },
+    cli: {
+      words: ['payout-runs', 'get'],
+      summary:
+        'a run: count, total, largest rows, checksum, rows by status, progress (--watch: a progress bar until it ends)',
+      aliases: [['runs', 'show']],
+      watch: true,
+    },
     role: 'viewer',
     responses: {
       200: {
@@ -351,6 +405,16 @@ export const payoutRunRoutes: readonly Route<Answers, 'payoutRuns'>[] = [
   route({
     method: 'POST',
     path: '/payout-runs/{id}/approve',
+    operationId: 'approvePayoutRun',
+    summary:
+      'A second person approves the run as a whole (never its requester, never a system); the gate judges it again with the limits in force',
+    request: { params: { id: RunIdSchema }, body: { schema: ApproveRequestSchema, required: false } },
+    cli: {
+      words: ['payout-runs', 'approve'],
+      summary: 'approve a whole run as the second person',
+      aliases: [['runs', 'approve']],
+      confirmFrom: '/payout-runs/{id}',
+    },
     role: 'approver',
     responses: {
       200: {
@@ -364,6 +428,17 @@ export const payoutRunRoutes: readonly Route<Answers, 'payoutRuns'>[] = [
   route({
     method: 'POST',
     path: '/payout-runs/{id}/reject',
+    operationId: 'rejectPayoutRun',
+    summary:
+      'A second person rejects a run waiting for approval, with the reason (never its requester, who cancels instead): it ends `cancelled` with its `rejection`, none of its rows sent',
+    request: { params: { id: RunIdSchema }, body: { schema: RejectRequestSchema } },
+    cli: {
+      words: ['payout-runs', 'reject'],
+      summary: 'reject a run waiting for approval, as the second person, with --reason; none of it is sent',
+      aliases: [['runs', 'reject']],
+      bodyFlags: ['reason'],
+      confirmFrom: '/payout-runs/{id}',
+    },
     role: 'approver',
     responses: {
       200: {
@@ -378,6 +453,15 @@ export const payoutRunRoutes: readonly Route<Answers, 'payoutRuns'>[] = [
   route({
     method: 'POST',
     path: '/payout-runs/{id}/cancel',
+    operationId: 'cancelPayoutRun',
+    summary: 'Cancel a run: payouts not yet claimed are cancelled, rows already sent stand',
+    request: { params: { id: RunIdSchema }, body: { schema: CancelRequestSchema, required: false } },
+    cli: {
+      words: ['payout-runs', 'cancel'],
+      summary: 'cancel the rows not yet sent; rows already sent stand',
+      aliases: [['runs', 'cancel']],
+      bodyFlags: ['reason'],
+    },
     role: 'requester',
     responses: {
       200: {
@@ -391,6 +475,16 @@ export const payoutRunRoutes: readonly Route<Answers, 'payoutRuns'>[] = [
   route({
     method: 'GET',
     path: '/payout-runs/{id}/payouts',
+    operationId: 'listPayoutRunPayouts',
+    summary: "The run's rows with their payouts, in file order, page by page",
+    request: { params: { id: RunIdSchema }, query: ListRunRowsQuerySchema },
+    cli: {
+      words: ['payout-runs', 'payouts'],
+      summary: "the run's rows with their payouts, in file order",
+      aliases: [['runs', 'payouts']],
+      list: true,
+      query: ['limit'],
+    },
     role: 'viewer',
     responses: {
       200: {
@@ -404,6 +498,16 @@ export const payoutRunRoutes: readonly Route<Answers, 'payoutRuns'>[] = [
   route({
     method: 'GET',
     path: '/payout-runs/{id}/results.csv',
+    operationId: 'downloadPayoutRunResults',
+    summary:
+      'Every row\'s result as CSV (row, reference, payoutId, status, providerReference, failure), 1,000 rows per part; a `Link` header with rel="next" names the next part',
+    request: { params: { id: RunIdSchema }, query: ResultsCsvQuerySchema },
+    cli: {
+      words: ['payout-runs', 'results'],
+      summary: 'the result of every row as one CSV (fetched in parts of 1,000 rows)',
+      aliases: [['runs', 'results']],
+      parts: true,
+    },
     role: 'viewer',
     responses: {
       200: { description: "every row's result", schema: ResultsCsvSchema, mediaType: 'text/csv' },

@@ -25,6 +25,7 @@ import {
   pageOnlyQuery,
   RejectRequestSchema,
   ResolveReviewRequestSchema,
+  ResourceIdSchema,
 } from '../schemas.js';
 
 /**
@@ -139,6 +140,10 @@ export const payoutRoutes: readonly Route<Answers, 'engine' | 'payoutAuditTrail'
   route({
     method: 'POST',
     path: '/payouts',
+    operationId: 'createPayout',
+    summary: 'Create a payout (idempotent per Idempotency-Key); a pending payout is submitted at once',
+    request: { idempotencyKey: 'required', body: { schema: CreatePayoutRequestSchema } },
+    cli: { words: ['payouts', 'create'], summary: 'create a payout from a JSON body' },
     role: 'requester',
     responses: {
       201: thePayout('created (and submitted when it was pending); header Location'),
@@ -150,6 +155,15 @@ export const payoutRoutes: readonly Route<Answers, 'engine' | 'payoutAuditTrail'
   route({
     method: 'GET',
     path: '/payouts',
+    operationId: 'listPayouts',
+    summary: 'List payouts, newest first, with cursor pagination',
+    request: { query: ListPayoutsQuerySchema },
+    cli: {
+      words: ['payouts', 'list'],
+      summary: 'list payouts, newest first',
+      list: true,
+      query: ['status', 'type', 'from', 'to', 'limit'],
+    },
     role: 'viewer',
     responses: { 200: { description: 'a page, newest first', schema: PayoutPageSchema } },
     problems: ['validation'],
@@ -158,6 +172,10 @@ export const payoutRoutes: readonly Route<Answers, 'engine' | 'payoutAuditTrail'
   route({
     method: 'GET',
     path: '/payouts/{id}',
+    operationId: 'getPayout',
+    summary: 'A payout with its audit trail',
+    request: { params: { id: ResourceIdSchema } },
+    cli: { words: ['payouts', 'get'], summary: 'a payout with its audit' },
     role: 'viewer',
     responses: { 200: { description: 'the payout with its audit trail', schema: PayoutDetailSchema } },
     problems: ['not-found'],
@@ -166,6 +184,16 @@ export const payoutRoutes: readonly Route<Answers, 'engine' | 'payoutAuditTrail'
   route({
     method: 'GET',
     path: '/payouts/{id}/audit',
+    operationId: 'getPayoutAudit',
+    summary:
+      "A payout's whole audit trail, oldest first, page by page (`GET /payouts/{id}` holds only its newest events and counts the rest in `auditOmitted`)",
+    request: { params: { id: ResourceIdSchema }, query: AuditPageQuerySchema },
+    cli: {
+      words: ['payouts', 'audit'],
+      summary: "a payout's whole audit trail, oldest first (--all for every page)",
+      list: true,
+      query: ['limit'],
+    },
     role: 'viewer',
     responses: {
       200: { description: 'a page of the audit trail, oldest first', schema: PayoutAuditPageSchema },
@@ -176,6 +204,14 @@ export const payoutRoutes: readonly Route<Answers, 'engine' | 'payoutAuditTrail'
   route({
     method: 'POST',
     path: '/payouts/{id}/cancel',
+    operationId: 'cancelPayout',
+    summary: 'Cancel a payout that has not been submitted',
+    request: { params: { id: ResourceIdSchema }, body: { schema: CancelRequestSchema, required: false } },
+    cli: {
+      words: ['payouts', 'cancel'],
+      summary: 'cancel a payout not yet submitted',
+      bodyFlags: ['reason'],
+    },
     role: 'requester',
     responses: { 200: thePayout('cancelled') },
     problems: [...COMMAND_PROBLEMS, 'not-found', 'invalid-transition', 'concurrent-modification'],
@@ -184,6 +220,14 @@ export const payoutRoutes: readonly Route<Answers, 'engine' | 'payoutAuditTrail'
   route({
     method: 'POST',
     path: '/payouts/{id}/approve',
+    operationId: 'approvePayout',
+    summary: 'Approve a payout waiting for approval (never by its requester)',
+    request: { params: { id: ResourceIdSchema }, body: { schema: ApproveRequestSchema, required: false } },
+    cli: {
+      words: ['payouts', 'approve'],
+      summary: 'approve a payout as the second person',
+      confirmFrom: '/payouts/{id}',
+    },
     role: 'approver',
     responses: { 200: thePayout('approved (and submitted when due)') },
     problems: [
@@ -199,6 +243,17 @@ export const payoutRoutes: readonly Route<Answers, 'engine' | 'payoutAuditTrail'
   route({
     method: 'POST',
     path: '/payouts/{id}/reject',
+    operationId: 'rejectPayout',
+    summary:
+      'Reject a payout waiting for approval, with the reason (never by its requester, who cancels instead): it ends `cancelled` with its `rejection`, for good, never sent',
+    request: { params: { id: ResourceIdSchema }, body: { schema: RejectRequestSchema } },
+    cli: {
+      words: ['payouts', 'reject'],
+      summary:
+        'reject a payout waiting for approval, as the second person, with --reason; it is cancelled for good',
+      bodyFlags: ['reason'],
+      confirmFrom: '/payouts/{id}',
+    },
     role: 'approver',
     responses: { 200: thePayout('rejected: `cancelled` with its `rejection` (who, why, when); never sent') },
     problems: [
@@ -213,6 +268,17 @@ export const payoutRoutes: readonly Route<Answers, 'engine' | 'payoutAuditTrail'
   route({
     method: 'POST',
     path: '/payouts/{id}/resolve',
+    operationId: 'resolvePayout',
+    summary:
+      'Two people decide a payout in needs_review or unknown: succeeded (with the provider transaction id), failed, or paid_twice_recovered; both notes are audited',
+    description:
+      "Every resolution takes two people: the first call records a proposal (202, the payout keeps its status, with `resolutionProposal`); the same decision sent by a different person (another identity) applies it (200); by the proposer it is 403. Another decision replaces the proposal. The provider is read at both calls. `succeeded`: the named record must exist and be a SUCCESS debit whose narration ends with one of the payout's attempt markers (`po_<id>` or `po_<id>_<n>`), with the payout's amount and destination; the payout takes the record's receipt, charges included. `failed`: the provider must show no record for any attempt marker, and the payout no receipt; the cap reservation is then given back. Otherwise both answer 409 naming why, unless `force: true` is sent by both people (a forced `failed` gives no reservation back). A payout paid twice (`paidTwice`) is closed only as `paid_twice_recovered`, with the `recoveryReference` of how the extra money was recovered: it ends `succeeded` with `recovery`, every payment still counted on the daily cap (409 for any other outcome). Every attempt stays watched until its window ends, whatever the resolution. 503 when the provider cannot be asked (nothing changed).",
+    request: { params: { id: ResourceIdSchema }, body: { schema: ResolveReviewRequestSchema } },
+    cli: {
+      words: ['payouts', 'resolve'],
+      summary: 'propose or confirm (a second person) the decision on a payout in needs_review or unknown',
+      confirmFrom: '/payouts/{id}',
+    },
     role: 'approver',
     responses: {
       200: thePayout('resolved: a second person confirmed the proposal'),

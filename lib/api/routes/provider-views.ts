@@ -42,6 +42,10 @@ export const providerViewRoutes: readonly Route<Answers, 'provider'>[] = [
   route({
     method: 'GET',
     path: '/provider/settlements',
+    operationId: 'provider-settlements',
+    summary: "One page of the provider's settlements (records as the provider sends them)",
+    request: { query: ProviderPageQuerySchema },
+    cli: { words: ['provider', 'settlements'], summary: 'settlements as the provider lists them' },
     role: 'viewer',
     responses: {
       200: { description: "one page of the provider's settlements", schema: ProviderSettlementPageSchema },
@@ -52,6 +56,10 @@ export const providerViewRoutes: readonly Route<Answers, 'provider'>[] = [
   route({
     method: 'GET',
     path: '/provider/wallet-transactions',
+    operationId: 'provider-wallet-transactions',
+    summary: "One page of the provider's wallet transactions (records as the provider sends them)",
+    request: { query: ProviderPageQuerySchema },
+    cli: { words: ['provider', 'transactions'], summary: 'wallet transactions as the provider lists them' },
     role: 'viewer',
     responses: {
       200: {
@@ -65,6 +73,10 @@ export const providerViewRoutes: readonly Route<Answers, 'provider'>[] = [
   route({
     method: 'GET',
     path: '/provider/stores',
+    operationId: 'provider-stores',
+    summary: "One page of the provider's stores (records as the provider sends them)",
+    request: { query: ProviderPageQuerySchema },
+    cli: { words: ['provider', 'stores'], summary: 'stores as the provider lists them' },
     role: 'viewer',
     responses: { 200: { description: "one page of the provider's stores", schema: ProviderStorePageSchema } },
     problems: PROVIDER_READ_PROBLEMS,

@@ -30,6 +30,7 @@ import {
   pageOnlyQuery,
   queryInt,
   RejectRequestSchema,
+  ResourceIdSchema,
   ResumeRequestSchema,
 } from '../schemas.js';
 
@@ -244,6 +245,11 @@ export const recurringPayoutRoutes: readonly Route<Answers, 'recurrences'>[] = [
   route({
     method: 'POST',
     path: '/recurring-payouts',
+    operationId: 'createRecurringPayout',
+    summary:
+      'Create a recurring payout; its occurrences become scheduled payouts. Above the per-payout maximum: 400 naming `amount`, nothing stored. At or above the approval threshold: `pending_approval`.',
+    request: { idempotencyKey: 'required', body: { schema: CreateRecurrenceRequestSchema } },
+    cli: { words: ['recurring', 'create'], summary: 'create a recurring payout from a JSON body' },
     role: 'requester',
     responses: {
       201: { description: 'recorded; header Location', schema: RecurringPayoutViewSchema },
@@ -258,6 +264,14 @@ export const recurringPayoutRoutes: readonly Route<Answers, 'recurrences'>[] = [
   route({
     method: 'GET',
     path: '/recurring-payouts',
+    operationId: 'listRecurringPayouts',
+    request: { query: ListRecurrencesQuerySchema },
+    cli: {
+      words: ['recurring', 'list'],
+      summary: 'list recurring payouts',
+      list: true,
+      query: ['status', 'limit'],
+    },
     role: 'viewer',
     responses: { 200: { description: 'a page, newest first', schema: RecurringPayoutPageSchema } },
     problems: ['validation'],
@@ -266,6 +280,9 @@ export const recurringPayoutRoutes: readonly Route<Answers, 'recurrences'>[] = [
   route({
     method: 'GET',
     path: '/recurring-payouts/{id}',
+    operationId: 'getRecurringPayout',
+    request: { params: { id: ResourceIdSchema } },
+    cli: { words: ['recurring', 'get'], summary: 'a rule, its next occurrences and history' },
     role: 'viewer',
     responses: view('the recurring payout with its coming occurrences, history and audit'),
     problems: ['not-found'],
@@ -274,6 +291,16 @@ export const recurringPayoutRoutes: readonly Route<Answers, 'recurrences'>[] = [
   route({
     method: 'GET',
     path: '/recurring-payouts/{id}/history',
+    operationId: 'getRecurringPayoutHistory',
+    summary:
+      'What became of every occurrence of a recurring payout, newest first, page by page (`GET /recurring-payouts/{id}` holds the newest 50 and, when there are more, `historyNextCursor` to go on from here)',
+    request: { params: { id: ResourceIdSchema }, query: HistoryPageQuerySchema },
+    cli: {
+      words: ['recurring', 'history'],
+      summary: 'what became of every occurrence, newest first (--all for every page)',
+      list: true,
+      query: ['limit'],
+    },
     role: 'viewer',
     responses: {
       200: {
@@ -287,6 +314,15 @@ export const recurringPayoutRoutes: readonly Route<Answers, 'recurrences'>[] = [
   route({
     method: 'POST',
     path: '/recurring-payouts/{id}/approve',
+    operationId: 'approveRecurringPayout',
+    summary:
+      'Approve a recurring payout waiting in `pending_approval` (never by its creator, never by a system principal); occurrences whose time passed while it waited are recorded as skipped',
+    request: { params: { id: ResourceIdSchema }, body: { schema: ApproveRequestSchema, required: false } },
+    cli: {
+      words: ['recurring', 'approve'],
+      summary: 'approve a rule at or above the approval threshold as the second person',
+      confirmFrom: '/recurring-payouts/{id}',
+    },
     role: 'approver',
     responses: view('approved: active'),
     problems: [...COMMAND_PROBLEMS, 'approval-forbidden', 'invalid-transition'],
@@ -295,6 +331,16 @@ export const recurringPayoutRoutes: readonly Route<Answers, 'recurrences'>[] = [
   route({
     method: 'POST',
     path: '/recurring-payouts/{id}/reject',
+    operationId: 'rejectRecurringPayout',
+    summary:
+      'Reject a rule waiting for approval, with the reason (never by its creator, who cancels instead): it ends `cancelled` with its `rejection`; none of its occurrences is ever paid',
+    request: { params: { id: ResourceIdSchema }, body: { schema: RejectRequestSchema } },
+    cli: {
+      words: ['recurring', 'reject'],
+      summary: 'reject a rule waiting for approval, as the second person, with --reason; it is never paid',
+      bodyFlags: ['reason'],
+      confirmFrom: '/recurring-payouts/{id}',
+    },
     role: 'approver',
     responses: view('rejected: `cancelled` with its `rejection` (who, why, when); never paid'),
     problems: [...COMMAND_PROBLEMS, 'approval-forbidden', 'invalid-transition'],
@@ -303,6 +349,9 @@ export const recurringPayoutRoutes: readonly Route<Answers, 'recurrences'>[] = [
   route({
     method: 'POST',
     path: '/recurring-payouts/{id}/pause',
+    operationId: 'pauseRecurringPayout',
+    request: { params: { id: ResourceIdSchema }, body: { schema: PauseRequestSchema, required: false } },
+    cli: { words: ['recurring', 'pause'], summary: 'pause a rule', bodyFlags: ['reason'] },
     role: 'requester',
     responses: recurrence('paused'),
     problems: [...COMMAND_PROBLEMS, 'invalid-transition'],
@@ -311,6 +360,9 @@ export const recurringPayoutRoutes: readonly Route<Answers, 'recurrences'>[] = [
   route({
     method: 'POST',
     path: '/recurring-payouts/{id}/resume',
+    operationId: 'resumeRecurringPayout',
+    request: { params: { id: ResourceIdSchema }, body: { schema: ResumeRequestSchema, required: false } },
+    cli: { words: ['recurring', 'resume'], summary: 'resume a rule' },
     role: 'requester',
     responses: recurrence('active again'),
     problems: [...COMMAND_PROBLEMS, 'invalid-transition'],
@@ -319,6 +371,9 @@ export const recurringPayoutRoutes: readonly Route<Answers, 'recurrences'>[] = [
   route({
     method: 'POST',
     path: '/recurring-payouts/{id}/cancel',
+    operationId: 'cancelRecurringPayout',
+    request: { params: { id: ResourceIdSchema }, body: { schema: CancelRequestSchema, required: false } },
+    cli: { words: ['recurring', 'cancel'], summary: 'end a rule for good', bodyFlags: ['reason'] },
     role: 'requester',
     responses: recurrence('cancelled'),
     problems: [...COMMAND_PROBLEMS, 'invalid-transition'],
@@ -327,6 +382,13 @@ export const recurringPayoutRoutes: readonly Route<Answers, 'recurrences'>[] = [
   route({
     method: 'POST',
     path: '/recurring-payouts/{id}/occurrences/{localDate}/skip',
+    operationId: 'skipOccurrence',
+    summary: 'Skip one occurrence (its Lagos calendar date)',
+    request: {
+      params: { id: ResourceIdSchema, localDate: z.iso.date() },
+      body: { schema: SkipOccurrenceRequestSchema, required: false },
+    },
+    cli: { words: ['recurring', 'skip'], summary: 'skip one occurrence', bodyFlags: ['reason'] },
     role: 'requester',
     responses: view('the occurrence is skipped'),
     problems: [...COMMAND_PROBLEMS, 'invalid-transition'],

@@ -11,6 +11,7 @@ import {
   PageCursorSchema,
   PageLimitSchema,
   RejectRequestSchema,
+  ResourceIdSchema,
 } from '../schemas.js';
 
 /** `GET /refunds`: newest first, by status, cursor-paginated. */
@@ -117,6 +118,11 @@ export const refundRoutes: readonly Route<Answers, 'refunds'>[] = [
   route({
     method: 'POST',
     path: '/refunds',
+    operationId: 'createRefund',
+    summary:
+      'Request a refund of a payment-link transaction (amount in integer kobo). Above the per-payout maximum: 400 naming amount. Unknown or unpaid transaction, or refunds of the transaction would exceed what was paid: 422 naming transactionId or amount, nothing stored or sent. At or above the approval threshold it waits in pending_approval; while payouts are paused it waits in requested; beyond the merchant daily cap it is rejected (DAILY_CAP_EXCEEDED)',
+    request: { idempotencyKey: 'required', body: { schema: CreateRefundRequestSchema } },
+    cli: { words: ['refunds', 'create'], summary: 'refund a provider transaction from a JSON body' },
     role: 'requester',
     responses: {
       201: theRefund('recorded (sent, or waiting for approval or for payouts to resume); header Location'),
@@ -134,6 +140,15 @@ export const refundRoutes: readonly Route<Answers, 'refunds'>[] = [
   route({
     method: 'GET',
     path: '/refunds',
+    operationId: 'listRefunds',
+    summary: 'Refunds newest first, by status (pending_approval: those waiting for a second person)',
+    request: { query: ListRefundsQuerySchema },
+    cli: {
+      words: ['refunds', 'list'],
+      summary: 'refunds newest first (--status pending_approval: waiting for a second person)',
+      list: true,
+      query: ['status', 'limit'],
+    },
     role: 'viewer',
     responses: { 200: { description: 'a page, newest first', schema: RefundPageSchema } },
     problems: ['validation'],
@@ -142,6 +157,10 @@ export const refundRoutes: readonly Route<Answers, 'refunds'>[] = [
   route({
     method: 'GET',
     path: '/refunds/{id}',
+    operationId: 'getRefund',
+    summary: 'A refund with its audit trail',
+    request: { params: { id: ResourceIdSchema } },
+    cli: { words: ['refunds', 'get'], summary: 'a refund with its audit' },
     role: 'viewer',
     responses: { 200: { description: 'the refund with its audit trail', schema: RefundDetailSchema } },
     problems: ['not-found'],
@@ -150,6 +169,15 @@ export const refundRoutes: readonly Route<Answers, 'refunds'>[] = [
   route({
     method: 'POST',
     path: '/refunds/{id}/approve',
+    operationId: 'approveRefund',
+    summary:
+      'Approve a refund in pending_approval (never by its requester, compared by stable identity); it is then sent',
+    request: { params: { id: ResourceIdSchema }, body: { schema: ApproveRequestSchema, required: false } },
+    cli: {
+      words: ['refunds', 'approve'],
+      summary: 'approve a refund as the second person; it is then sent',
+      confirmFrom: '/refunds/{id}',
+    },
     role: 'approver',
     responses: { 200: theRefund('approved (and sent, unless payouts are paused)') },
     problems: [
@@ -164,6 +192,16 @@ export const refundRoutes: readonly Route<Answers, 'refunds'>[] = [
   route({
     method: 'POST',
     path: '/refunds/{id}/reject',
+    operationId: 'rejectRefund',
+    summary:
+      'Reject a refund waiting for approval, with the reason (never by its requester, who cancels instead): it ends `cancelled` with its `rejection`, never sent, its share of the transaction given back',
+    request: { params: { id: ResourceIdSchema }, body: { schema: RejectRequestSchema } },
+    cli: {
+      words: ['refunds', 'reject'],
+      summary: 'reject a refund waiting for approval, as the second person, with --reason; it is never sent',
+      bodyFlags: ['reason'],
+      confirmFrom: '/refunds/{id}',
+    },
     role: 'approver',
     responses: { 200: theRefund('rejected: `cancelled` with its `rejection` (who, why, when); never sent') },
     problems: [
@@ -178,6 +216,11 @@ export const refundRoutes: readonly Route<Answers, 'refunds'>[] = [
   route({
     method: 'POST',
     path: '/refunds/{id}/cancel',
+    operationId: 'cancelRefund',
+    summary:
+      'Withdraw a refund never sent (pending_approval, requested, not_sent); its share of the transaction total is given back',
+    request: { params: { id: ResourceIdSchema }, body: { schema: CancelRequestSchema, required: false } },
+    cli: { words: ['refunds', 'cancel'], summary: 'withdraw a refund never sent', bodyFlags: ['reason'] },
     role: 'requester',
     responses: { 200: theRefund('cancelled') },
     problems: [...COMMAND_PROBLEMS, 'not-found', 'invalid-transition', 'concurrent-modification'],
@@ -186,6 +229,17 @@ export const refundRoutes: readonly Route<Answers, 'refunds'>[] = [
   route({
     method: 'POST',
     path: '/refunds/{id}/resolve',
+    operationId: 'resolveRefund',
+    summary:
+      'Settle an unknown refund after checking the provider by hand: not_sent (cancelled, its share of the transaction total and its cap reservation given back) or accepted (pending, with the provider refund id); the note is audited',
+    description:
+      'The provider has no read of a refund, so the decision is a person’s word and takes two people: the first call records a proposal (202, the refund stays unknown with `resolutionProposal`); the same decision (outcome and providerRefundId) by a different person applies it (200), with both people and both notes in the audit; by the proposer it is 403. Another decision replaces the proposal. Only an unknown refund can be resolved: 409 otherwise.',
+    request: { params: { id: ResourceIdSchema }, body: { schema: ResolveRefundRequestSchema } },
+    cli: {
+      words: ['refunds', 'resolve'],
+      summary: 'settle an unknown refund (proposal; a second person applies it)',
+      confirmFrom: '/refunds/{id}',
+    },
     role: 'approver',
     responses: {
       200: theRefund('resolved: cancelled (not_sent) or pending (accepted)'),

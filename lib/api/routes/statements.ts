@@ -309,6 +309,15 @@ export const statementRoutes: readonly Route<Answers, 'statements'>[] = [
   route({
     method: 'GET',
     path: '/statements',
+    operationId: 'listStatements',
+    summary: "The daily statements against the provider's wallet records, newest day first",
+    request: { query: ListStatementsQuerySchema },
+    cli: {
+      words: ['statements', 'list'],
+      summary: 'daily statement reports, newest day first',
+      list: true,
+      query: ['limit'],
+    },
     role: 'viewer',
     responses: { 200: { description: 'the reports, newest day first', schema: StatementPageSchema } },
     problems: ['validation'],
@@ -317,6 +326,10 @@ export const statementRoutes: readonly Route<Answers, 'statements'>[] = [
   route({
     method: 'GET',
     path: '/statements/{date}',
+    operationId: 'getStatement',
+    summary: "One day's report: lines and amounts per kind, the provider's totals, who ran it",
+    request: { params: { date: StatementDateSchema } },
+    cli: { words: ['statements', 'show'], summary: "a day's report: totals per kind, balances, who ran it" },
     role: 'viewer',
     responses: statementAnswer,
     problems: ['not-found'],
@@ -325,6 +338,15 @@ export const statementRoutes: readonly Route<Answers, 'statements'>[] = [
   route({
     method: 'GET',
     path: '/statements/{date}/lines',
+    operationId: 'listStatementLines',
+    summary: "A page of the day's lines, of one kind or all (docs/statements.md)",
+    request: { params: { date: StatementDateSchema }, query: ListLinesQuerySchema },
+    cli: {
+      words: ['statements', 'lines'],
+      summary: "the day's lines, of one kind (--kind provider_not_ours) or all",
+      list: true,
+      query: ['kind', 'limit'],
+    },
     role: 'viewer',
     responses: {
       200: { description: "a page of the day's lines, of one kind or all", schema: StatementLinePageSchema },
@@ -335,6 +357,15 @@ export const statementRoutes: readonly Route<Answers, 'statements'>[] = [
   route({
     method: 'GET',
     path: '/statements/{date}/lines.csv',
+    operationId: 'downloadStatementCsv',
+    summary:
+      'Every line of the day\'s report as CSV, 500 lines per part; a `Link` header with rel="next" names the next part',
+    request: { params: { date: StatementDateSchema }, query: StatementCsvQuerySchema },
+    cli: {
+      words: ['statements', 'csv'],
+      summary: "every line of the day's report as one CSV (fetched in parts of 500 lines)",
+      parts: true,
+    },
     role: 'viewer',
     responses: {
       200: {
@@ -349,6 +380,14 @@ export const statementRoutes: readonly Route<Answers, 'statements'>[] = [
   route({
     method: 'POST',
     path: '/statements/{date}/run',
+    operationId: 'runStatement',
+    summary:
+      'Reconcile the day again; idempotent: the same findings, nothing raised twice, no second needs_review. The run records who ran it',
+    request: { params: { date: StatementDateSchema } },
+    cli: {
+      words: ['statements', 'run'],
+      summary: 'reconcile the day again now (idempotent; records who ran it)',
+    },
     role: 'admin',
     responses: statementAnswer,
     problems: ['validation', 'unauthenticated', 'not-found', 'provider-unavailable', 'provider-error'],
