@@ -154,3 +154,15 @@ export const LOCAL_SERVER_PROBLEMS = [
 // Pure: a bundle that never lists the problem types (every function but the one serving the OpenAPI document)
 // leaves the table of meanings out (test/infra/bundles.test.ts weighs them).
 export const PROBLEM_SLUGS = /* @__PURE__ */ Object.keys(PROBLEM_TYPES) as ProblemSlug[];
+
+/** What any command can answer: a body or parameter the API refuses, a caller it does not know. */
+export const COMMAND_PROBLEMS = ['validation', 'unauthenticated'] as const;
+/** What a command on a stored instruction can answer besides: none such, not in that state, changed meanwhile. */
+export const CHANGE_PROBLEMS = [
+  ...COMMAND_PROBLEMS,
+  'not-found',
+  'invalid-transition',
+  'concurrent-modification',
+] as const;
+/** What a second person's decision (approve, reject) can answer besides: they are the first (four eyes). */
+export const DECISION_PROBLEMS = [...CHANGE_PROBLEMS, 'approval-forbidden'] as const;

@@ -10,6 +10,7 @@ import { NotFoundError } from '../../shared/errors.js';
 import { activeTraceparent } from '../../shared/tracing.js';
 import * as z from '../../shared/zod.js';
 import { presentAuditEvent, presentPayout, presentPayoutPage } from '../presenters.js';
+import { CHANGE_PROBLEMS, COMMAND_PROBLEMS, DECISION_PROBLEMS } from '../problem-types.js';
 import { idempotencyKeyOf, idParam, parseBody, parseQuery } from '../request.js';
 import {
   PayoutAuditPageSchema,
@@ -134,7 +135,6 @@ async function resolvePayout(request: RouteRequest<'engine'>) {
 
 const thePayout = (description: string) => ({ description, schema: PayoutResponseSchema });
 /** Every command names a person: in AWS an unsigned call is 401, locally a malformed X-Ops-Principal a 400. */
-const COMMAND_PROBLEMS = ['validation', 'unauthenticated'] as const;
 
 export const payoutRoutes: readonly Route<Answers, 'engine' | 'payoutAuditTrail' | 'payoutListing'>[] = [
   route({
@@ -214,7 +214,7 @@ export const payoutRoutes: readonly Route<Answers, 'engine' | 'payoutAuditTrail'
     },
     role: 'requester',
     responses: { 200: thePayout('cancelled') },
-    problems: [...COMMAND_PROBLEMS, 'not-found', 'invalid-transition', 'concurrent-modification'],
+    problems: CHANGE_PROBLEMS,
     handler: cancelPayout,
   }),
   route({
@@ -230,14 +230,7 @@ export const payoutRoutes: readonly Route<Answers, 'engine' | 'payoutAuditTrail'
     },
     role: 'approver',
     responses: { 200: thePayout('approved (and submitted when due)') },
-    problems: [
-      ...COMMAND_PROBLEMS,
-      'approval-forbidden',
-      'not-found',
-      'invalid-transition',
-      'concurrent-modification',
-      'payouts-paused',
-    ],
+    problems: [...DECISION_PROBLEMS, 'payouts-paused'],
     handler: approvePayout,
   }),
   route({
@@ -256,13 +249,7 @@ export const payoutRoutes: readonly Route<Answers, 'engine' | 'payoutAuditTrail'
     },
     role: 'approver',
     responses: { 200: thePayout('rejected: `cancelled` with its `rejection` (who, why, when); never sent') },
-    problems: [
-      ...COMMAND_PROBLEMS,
-      'approval-forbidden',
-      'not-found',
-      'invalid-transition',
-      'concurrent-modification',
-    ],
+    problems: DECISION_PROBLEMS,
     handler: rejectPayout,
   }),
   route({
@@ -286,15 +273,7 @@ export const payoutRoutes: readonly Route<Answers, 'engine' | 'payoutAuditTrail'
         'resolution proposed (`resolutionProposal`); a second person must send the same decision',
       ),
     },
-    problems: [
-      ...COMMAND_PROBLEMS,
-      'approval-forbidden',
-      'not-found',
-      'invalid-transition',
-      'concurrent-modification',
-      'resolution-mismatch',
-      'provider-unavailable',
-    ],
+    problems: [...DECISION_PROBLEMS, 'resolution-mismatch', 'provider-unavailable'],
     handler: resolvePayout,
   }),
 ];

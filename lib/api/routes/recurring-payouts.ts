@@ -13,6 +13,7 @@ import { clientText } from '../../shared/text.js';
 import * as z from '../../shared/zod.js';
 import { ApiError } from '../errors.js';
 import { newest, omitted, presentApproval, presentRejection, principal } from '../presenters.js';
+import { CHANGE_PROBLEMS, DECISION_PROBLEMS } from '../problem-types.js';
 import { idempotencyKeyOf, idParam, parseBody, parseQuery } from '../request.js';
 import {
   RecurrenceHistoryPageSchema,
@@ -239,7 +240,6 @@ async function skip(request: RouteRequest<'recurrences'>) {
 
 const view = (description: string) => ({ 200: { description, schema: RecurringPayoutViewSchema } });
 const recurrence = (description: string) => ({ 200: { description, schema: RecurringPayoutResponseSchema } });
-const COMMAND_PROBLEMS = ['validation', 'unauthenticated', 'not-found', 'concurrent-modification'] as const;
 
 export const recurringPayoutRoutes: readonly Route<Answers, 'recurrences'>[] = [
   route({
@@ -325,7 +325,7 @@ export const recurringPayoutRoutes: readonly Route<Answers, 'recurrences'>[] = [
     },
     role: 'approver',
     responses: view('approved: active'),
-    problems: [...COMMAND_PROBLEMS, 'approval-forbidden', 'invalid-transition'],
+    problems: DECISION_PROBLEMS,
     handler: approve,
   }),
   route({
@@ -343,7 +343,7 @@ export const recurringPayoutRoutes: readonly Route<Answers, 'recurrences'>[] = [
     },
     role: 'approver',
     responses: view('rejected: `cancelled` with its `rejection` (who, why, when); never paid'),
-    problems: [...COMMAND_PROBLEMS, 'approval-forbidden', 'invalid-transition'],
+    problems: DECISION_PROBLEMS,
     handler: reject,
   }),
   route({
@@ -354,7 +354,7 @@ export const recurringPayoutRoutes: readonly Route<Answers, 'recurrences'>[] = [
     cli: { words: ['recurring', 'pause'], summary: 'pause a rule', bodyFlags: ['reason'] },
     role: 'requester',
     responses: recurrence('paused'),
-    problems: [...COMMAND_PROBLEMS, 'invalid-transition'],
+    problems: CHANGE_PROBLEMS,
     handler: pause,
   }),
   route({
@@ -365,7 +365,7 @@ export const recurringPayoutRoutes: readonly Route<Answers, 'recurrences'>[] = [
     cli: { words: ['recurring', 'resume'], summary: 'resume a rule' },
     role: 'requester',
     responses: recurrence('active again'),
-    problems: [...COMMAND_PROBLEMS, 'invalid-transition'],
+    problems: CHANGE_PROBLEMS,
     handler: resume,
   }),
   route({
@@ -376,7 +376,7 @@ export const recurringPayoutRoutes: readonly Route<Answers, 'recurrences'>[] = [
     cli: { words: ['recurring', 'cancel'], summary: 'end a rule for good', bodyFlags: ['reason'] },
     role: 'requester',
     responses: recurrence('cancelled'),
-    problems: [...COMMAND_PROBLEMS, 'invalid-transition'],
+    problems: CHANGE_PROBLEMS,
     handler: cancel,
   }),
   route({
@@ -391,7 +391,7 @@ export const recurringPayoutRoutes: readonly Route<Answers, 'recurrences'>[] = [
     cli: { words: ['recurring', 'skip'], summary: 'skip one occurrence', bodyFlags: ['reason'] },
     role: 'requester',
     responses: view('the occurrence is skipped'),
-    problems: [...COMMAND_PROBLEMS, 'invalid-transition'],
+    problems: CHANGE_PROBLEMS,
     handler: skip,
   }),
 ];

@@ -2,6 +2,7 @@ import { CreateRefundRequestSchema, RefundStatus } from '../../refunds/index.js'
 import { clientText } from '../../shared/text.js';
 import * as z from '../../shared/zod.js';
 import { presentRefund } from '../presenters.js';
+import { CHANGE_PROBLEMS, COMMAND_PROBLEMS, DECISION_PROBLEMS } from '../problem-types.js';
 import { idempotencyKeyOf, idParam, parseBody, parseQuery } from '../request.js';
 import { RefundDetailSchema, RefundPageSchema, RefundResponseSchema } from '../responses/refund.js';
 import { type Answers, type Route, type RouteRequest, reply, route } from '../router.js';
@@ -112,7 +113,6 @@ async function resolveRefund(request: RouteRequest<'refunds'>) {
 }
 
 const theRefund = (description: string) => ({ description, schema: RefundResponseSchema });
-const COMMAND_PROBLEMS = ['validation', 'unauthenticated'] as const;
 
 export const refundRoutes: readonly Route<Answers, 'refunds'>[] = [
   route({
@@ -180,13 +180,7 @@ export const refundRoutes: readonly Route<Answers, 'refunds'>[] = [
     },
     role: 'approver',
     responses: { 200: theRefund('approved (and sent, unless payouts are paused)') },
-    problems: [
-      ...COMMAND_PROBLEMS,
-      'approval-forbidden',
-      'not-found',
-      'invalid-transition',
-      'concurrent-modification',
-    ],
+    problems: DECISION_PROBLEMS,
     handler: approveRefund,
   }),
   route({
@@ -204,13 +198,7 @@ export const refundRoutes: readonly Route<Answers, 'refunds'>[] = [
     },
     role: 'approver',
     responses: { 200: theRefund('rejected: `cancelled` with its `rejection` (who, why, when); never sent') },
-    problems: [
-      ...COMMAND_PROBLEMS,
-      'approval-forbidden',
-      'not-found',
-      'invalid-transition',
-      'concurrent-modification',
-    ],
+    problems: DECISION_PROBLEMS,
     handler: rejectRefund,
   }),
   route({
@@ -223,7 +211,7 @@ export const refundRoutes: readonly Route<Answers, 'refunds'>[] = [
     cli: { words: ['refunds', 'cancel'], summary: 'withdraw a refund never sent', bodyFlags: ['reason'] },
     role: 'requester',
     responses: { 200: theRefund('cancelled') },
-    problems: [...COMMAND_PROBLEMS, 'not-found', 'invalid-transition', 'concurrent-modification'],
+    problems: CHANGE_PROBLEMS,
     handler: cancelRefund,
   }),
   route({
@@ -245,13 +233,7 @@ export const refundRoutes: readonly Route<Answers, 'refunds'>[] = [
       200: theRefund('resolved: cancelled (not_sent) or pending (accepted)'),
       202: theRefund('resolution proposed (`resolutionProposal`); a second person must send the same one'),
     },
-    problems: [
-      ...COMMAND_PROBLEMS,
-      'approval-forbidden',
-      'not-found',
-      'invalid-transition',
-      'concurrent-modification',
-    ],
+    problems: DECISION_PROBLEMS,
     handler: resolveRefund,
   }),
 ];
