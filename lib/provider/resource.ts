@@ -67,8 +67,7 @@ export function providerMethod<P, T>(
   const schema = envelope(definition.data, definition.message);
   return async (requester, params, options) => {
     // A precision is declared only where P carries `amount: number` (MethodDefinition).
-    if (definition.amount !== undefined)
-      assertAmount((params as { amount: number }).amount, definition.amount);
+    if (definition.amount) assertAmount((params as { amount: number }).amount, definition.amount);
     const result = await requester.call(
       {
         method: definition.method,
@@ -81,10 +80,11 @@ export function providerMethod<P, T>(
       options,
     );
     const { items } = definition;
-    if (items === undefined) return { message: result.message, data: result.data };
     // Only the first overload takes `items`: its `data` is a list's.
     const page = result as SuccessEnvelope<T & ListData<string>>;
-    return toPage(page, page.data[items] as unknown[]);
+    return items === undefined
+      ? { message: result.message, data: result.data }
+      : toPage(page, page.data[items] as unknown[]);
   };
 }
 
