@@ -51,7 +51,7 @@ export class PaymentLinks extends ProviderResource {
 
   /** Every payment link, page by page. @example for await (const link of client.paymentLinks.listAll()) {} */
   listAll(params: PageParams = {}, options?: ListAllOptions): AsyncGenerator<PaymentLink, void, undefined> {
-    return listAllOf((p: PageParams, o?: RequestOptions) => this.list(p, o), params, options);
+    return listAllOf((p, o) => this.list(p, o), params, options);
   }
 
   /**
@@ -72,7 +72,7 @@ export class PaymentLinks extends ProviderResource {
     params: PageParams = {},
     options?: ListAllOptions,
   ): AsyncGenerator<PaymentLinkTransaction, void, undefined> {
-    return listAllOf((p: PageParams, o?: RequestOptions) => this.listTransactions(p, o), params, options);
+    return listAllOf((p, o) => this.listTransactions(p, o), params, options);
   }
 
   /**

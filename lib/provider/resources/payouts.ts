@@ -85,11 +85,7 @@ export class Payouts extends ProviderResource {
     params: ScheduledPayoutListParams = {},
     options?: ListAllOptions,
   ): AsyncGenerator<ScheduledPayout, void, undefined> {
-    return listAllOf(
-      (p: ScheduledPayoutListParams, o?: RequestOptions) => this.listScheduled(p, o),
-      params,
-      options,
-    );
+    return listAllOf((p, o) => this.listScheduled(p, o), params, options);
   }
 
   /**
@@ -109,6 +105,6 @@ export class Payouts extends ProviderResource {
     params: PageParams = {},
     options?: ListAllOptions,
   ): AsyncGenerator<RecurrentPayout, void, undefined> {
-    return listAllOf((p: PageParams, o?: RequestOptions) => this.listRecurrent(p, o), params, options);
+    return listAllOf((p, o) => this.listRecurrent(p, o), params, options);
   }
 }

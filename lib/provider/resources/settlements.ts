@@ -63,7 +63,7 @@ export class Settlements extends ProviderResource {
     params: SettlementListParams = {},
     options?: ListAllOptions,
   ): AsyncGenerator<Settlement, void, undefined> {
-    return listAllOf((p: SettlementListParams, o?: RequestOptions) => this.list(p, o), params, options);
+    return listAllOf((p, o) => this.list(p, o), params, options);
   }
 
   /**

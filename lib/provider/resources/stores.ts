@@ -51,7 +51,7 @@ export class Stores extends ProviderResource {
 
   /** Every store, page by page. */
   listAll(params: PageParams = {}, options?: ListAllOptions): AsyncGenerator<Store, void, undefined> {
-    return listAllOf((p: PageParams, o?: RequestOptions) => this.list(p, o), params, options);
+    return listAllOf((p, o) => this.list(p, o), params, options);
   }
 
   /**
@@ -80,6 +80,6 @@ export class Stores extends ProviderResource {
     params: PageParams = {},
     options?: ListAllOptions,
   ): AsyncGenerator<TerminalUsage, void, undefined> {
-    return listAllOf((p: PageParams, o?: RequestOptions) => this.terminalUsage(p, o), params, options);
+    return listAllOf((p, o) => this.terminalUsage(p, o), params, options);
   }
 }

@@ -61,11 +61,7 @@ export class Transactions extends ProviderResource {
     params: WalletTransactionListParams = {},
     options?: ListAllOptions,
   ): AsyncGenerator<WalletTransaction, void, undefined> {
-    return listAllOf(
-      (p: WalletTransactionListParams, o?: RequestOptions) => this.listWallet(p, o),
-      params,
-      options,
-    );
+    return listAllOf((p, o) => this.listWallet(p, o), params, options);
   }
 
   /**
