@@ -10,6 +10,19 @@ import {
 } from './errors.js';
 import { type Failure, isMutating, NetworkErrorKind, Phase } from './failure.js';
 
+/** The reason of a network failure by its kind; every other kind is `network`. */
+const UNAVAILABLE_REASONS: Partial<Record<NetworkErrorKind, UnavailableReason>> = {
+  [NetworkErrorKind.ConnectRefused]: UnavailableReason.ConnectRefused,
+  [NetworkErrorKind.ConnectTimeout]: UnavailableReason.ConnectTimeout,
+  [NetworkErrorKind.Timeout]: UnavailableReason.Timeout,
+  [NetworkErrorKind.Aborted]: UnavailableReason.Aborted,
+};
+const OUTCOME_REASONS: Partial<Record<NetworkErrorKind, OutcomeUnknownReason>> = {
+  [NetworkErrorKind.Timeout]: OutcomeUnknownReason.Timeout,
+  [NetworkErrorKind.Reset]: OutcomeUnknownReason.Reset,
+  [NetworkErrorKind.Aborted]: OutcomeUnknownReason.Aborted,
+};
+
 /**
  * The one place that turns a failed attempt into an error class. Pure: (method, failure) -> error.
  *
@@ -42,39 +55,15 @@ export function classifyFailure(
     return new ProviderUnavailableError(reason, { ...context, status });
   }
   const detail = failure.detail === undefined ? {} : { detail: failure.detail };
-  if (failure.phase === Phase.BeforeSend) {
-    return new ProviderUnavailableError(unavailableReasonOf(failure.kind), { ...context, ...detail });
+  // Before sending nothing was done, whatever the method; after it, only a read is known to have changed nothing.
+  if (failure.phase !== Phase.BeforeSend && isMutating(method)) {
+    return new ProviderOutcomeUnknownError(OUTCOME_REASONS[failure.kind] ?? OutcomeUnknownReason.Network, {
+      ...context,
+      ...detail,
+    });
   }
-  if (isMutating(method)) {
-    return new ProviderOutcomeUnknownError(outcomeReasonOf(failure.kind), { ...context, ...detail });
-  }
-  return new ProviderUnavailableError(unavailableReasonOf(failure.kind), { ...context, ...detail });
-}
-
-function unavailableReasonOf(kind: NetworkErrorKind): UnavailableReason {
-  switch (kind) {
-    case NetworkErrorKind.ConnectRefused:
-      return UnavailableReason.ConnectRefused;
-    case NetworkErrorKind.ConnectTimeout:
-      return UnavailableReason.ConnectTimeout;
-    case NetworkErrorKind.Timeout:
-      return UnavailableReason.Timeout;
-    case NetworkErrorKind.Aborted:
-      return UnavailableReason.Aborted;
-    default:
-      return UnavailableReason.Network;
-  }
-}
-
-function outcomeReasonOf(kind: NetworkErrorKind): OutcomeUnknownReason {
-  switch (kind) {
-    case NetworkErrorKind.Timeout:
-      return OutcomeUnknownReason.Timeout;
-    case NetworkErrorKind.Reset:
-      return OutcomeUnknownReason.Reset;
-    case NetworkErrorKind.Aborted:
-      return OutcomeUnknownReason.Aborted;
-    default:
-      return OutcomeUnknownReason.Network;
-  }
+  return new ProviderUnavailableError(UNAVAILABLE_REASONS[failure.kind] ?? UnavailableReason.Network, {
+    ...context,
+    ...detail,
+  });
 }

@@ -29,6 +29,12 @@ export class ProviderError extends Error {
   }
 }
 
+/** `<what> (<reason> <status>): <detail>`, the message of the two errors that give a reason. */
+function withReason(what: string, reason: string, options: { status?: number; detail?: string }): string {
+  const status = options.status ? ` ${options.status}` : '';
+  return `${what} (${reason}${status})${options.detail ? `: ${options.detail}` : ''}`;
+}
+
 /** Why the provider refused a request; derived from the HTTP status. */
 export const RejectionKind = {
   BadRequest: 'bad-request',
@@ -113,10 +119,7 @@ export class ProviderUnavailableError extends ProviderError {
     reason: UnavailableReason,
     options: ProviderErrorOptions & { status?: number; retryAfterMs?: number; detail?: string } = {},
   ) {
-    super(
-      `provider unavailable (${reason}${options.status ? ` ${options.status}` : ''})${options.detail ? `: ${options.detail}` : ''}`,
-      options,
-    );
+    super(withReason('provider unavailable', reason, options), options);
     this.reason = reason;
     this.status = options.status;
     this.retryAfterMs = options.retryAfterMs;
@@ -147,10 +150,7 @@ export class ProviderOutcomeUnknownError extends ProviderError {
     reason: OutcomeUnknownReason,
     options: ProviderErrorOptions & { status?: number; detail?: string } = {},
   ) {
-    super(
-      `outcome of the request unknown (${reason}${options.status ? ` ${options.status}` : ''})${options.detail ? `: ${options.detail}` : ''}`,
-      options,
-    );
+    super(withReason('outcome of the request unknown', reason, options), options);
     this.reason = reason;
     this.status = options.status;
   }

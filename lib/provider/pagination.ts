@@ -12,10 +12,10 @@ export function normalizePagination(raw: RawPagination): Pagination {
 }
 
 /** Builds a `Page` from a parsed envelope whose data holds the pagination block and the list. */
-export function toPage<TItem, TData extends RawPagination>(
+export function toPage<TItems extends unknown[], TData extends RawPagination>(
   envelope: { message?: string | undefined; data: TData },
-  items: TItem[],
-): Page<TItem, TData> {
+  items: TItems,
+): Page<TItems[number], TData> {
   return {
     message: envelope.message,
     data: envelope.data,

@@ -1,5 +1,6 @@
 import * as z from 'zod/mini';
 import en from 'zod/v4/locales/en.js';
+import { formatPath } from '../shared/validation.js';
 import type { ResponseIssue } from './errors.js';
 
 // zod/mini ships without messages; the English locale makes issues readable. Configured once, here.
@@ -18,14 +19,4 @@ export function parseWith<S extends z.ZodMiniType>(schema: S, value: unknown): P
       message: issue.message.replace(/^Invalid input: /, ''),
     })),
   };
-}
-
-/** `['data', 'transactions', 0, 'amount']` -> `data.transactions[0].amount`. */
-export function formatPath(path: readonly PropertyKey[]): string {
-  let text = '';
-  for (const key of path) {
-    if (typeof key === 'number') text += `[${key}]`;
-    else text += text === '' ? String(key) : `.${String(key)}`;
-  }
-  return text === '' ? '(root)' : text;
 }

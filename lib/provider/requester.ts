@@ -76,6 +76,7 @@ export class Requester {
     const options = { ...callOptions, signal };
     const { retry, logger } = this.#options;
     const path = withQuery(spec.path, spec.query);
+    // What every error and log line of the call names it by.
     const context: ProviderErrorOptions = { method: spec.method, path: spec.path };
     // Every token used so far: a message may echo the one of an earlier attempt.
     const seen: string[] = [];
@@ -92,10 +93,7 @@ export class Requester {
       if (failure.type === 'http' && failure.status === 401 && !refreshed) {
         // A 401 changed nothing: refresh the credentials once and repeat once.
         refreshed = true;
-        logger?.warn('provider answered 401; refreshing credentials', {
-          method: spec.method,
-          path: spec.path,
-        });
+        logger?.warn('provider answered 401; refreshing credentials', { ...context });
         credentials = await this.#credentials(spec.withPin === true, true, context, options.signal);
         seen.push(credentials.token);
         attempt -= 1;
@@ -108,17 +106,11 @@ export class Requester {
           attempts: attempt,
           ...(outcome.cause ? { cause: outcome.cause } : {}),
         });
-        logger?.warn('provider call failed', {
-          method: spec.method,
-          path: spec.path,
-          attempts: attempt,
-          code: error.code,
-        });
+        logger?.warn('provider call failed', { ...context, attempts: attempt, code: error.code });
         throw error;
       }
       logger?.info('retrying provider call', {
-        method: spec.method,
-        path: spec.path,
+        ...context,
         attempt,
         delayMs: decision.delayMs,
         failure: failure.type === 'http' ? failure.status : failure.kind,

@@ -5,7 +5,7 @@
  * the next matching fault, or through.
  */
 import { badRequest } from './errors.js';
-import { isJsonObject } from './validate.js';
+import { isJsonObject, optionalInteger } from './validate.js';
 
 export const FAULT_KINDS = [
   'error-500',
@@ -101,30 +101,18 @@ export class FaultQueue {
 /** Validates the body of `POST /__sandbox/faults` (400 on anything off). */
 export function parseFaultSpec(body: unknown): FaultSpec {
   if (!isJsonObject(body)) throw badRequest('fault must be a JSON object');
-  const { path, method, fault, times, latencyMs, perSecond, probability, seed } = body;
+  const { path, method, fault, probability } = body;
   if (typeof path !== 'string' || !(path === '*' || path.startsWith('/'))) {
     throw badRequest('path must be a provider path such as /wallet/transfer, or *');
   }
   if (method !== undefined && typeof method !== 'string') throw badRequest('method must be a string');
   const kind = FAULT_KINDS.find((k) => k === fault);
   if (kind === undefined) throw badRequest(`fault must be one of ${FAULT_KINDS.join(', ')}`);
-  if (times !== undefined && !(typeof times === 'number' && Number.isSafeInteger(times) && times >= 0)) {
-    throw badRequest('times must be an integer >= 0');
-  }
-  if (
-    latencyMs !== undefined &&
-    !(typeof latencyMs === 'number' && Number.isSafeInteger(latencyMs) && latencyMs >= 0)
-  ) {
-    throw badRequest('latencyMs must be an integer >= 0');
-  }
+  const times = optionalInteger(body, 'times', 0);
+  const latencyMs = optionalInteger(body, 'latencyMs', 0);
   if (kind === 'latency' && latencyMs === undefined)
     throw badRequest('latencyMs is required for a latency fault');
-  if (
-    perSecond !== undefined &&
-    !(typeof perSecond === 'number' && Number.isSafeInteger(perSecond) && perSecond >= 1)
-  ) {
-    throw badRequest('perSecond must be an integer >= 1');
-  }
+  const perSecond = optionalInteger(body, 'perSecond', 1);
   if (kind === 'rate-limit' && perSecond === undefined)
     throw badRequest('perSecond is required for a rate-limit fault');
   if (
@@ -136,9 +124,7 @@ export function parseFaultSpec(body: unknown): FaultSpec {
   // A rate limiter decides by the window, not by chance: a probability on it would mean two things at once.
   if (kind === 'rate-limit' && probability !== undefined)
     throw badRequest('probability does not apply to a rate-limit fault');
-  if (seed !== undefined && !(typeof seed === 'number' && Number.isSafeInteger(seed) && seed >= 0)) {
-    throw badRequest('seed must be an integer >= 0');
-  }
+  const seed = optionalInteger(body, 'seed', 0);
   if (seed !== undefined && probability === undefined) throw badRequest('seed needs a probability');
   return {
     path,

@@ -41,6 +41,14 @@ export function optionalString(
   return checkString(value, field, rule);
 }
 
+/** An optional whole-number field of at least `min`: undefined when absent. */
+export function optionalInteger(body: JsonObject, field: string, min: number): number | undefined {
+  const value = body[field];
+  if (value === undefined) return undefined;
+  if (typeof value === 'number' && Number.isSafeInteger(value) && value >= min) return value;
+  throw badRequest(`${field} must be an integer >= ${min}`);
+}
+
 function checkString(
   value: string,
   field: string,

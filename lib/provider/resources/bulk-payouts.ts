@@ -1,13 +1,9 @@
 import type * as z from 'zod/mini';
 import { assertAmount } from '../amounts.js';
 import { PROVIDER_PATHS } from '../contract.js';
-import { toPage } from '../pagination.js';
-import type { Requester } from '../requester.js';
+import { ProviderResource, providerMethod } from '../resource.js';
 import { type BulkPayoutItemRecord, bulkPayoutItemUpdateData } from '../schemas/bulk-payout.js';
-import { envelope } from '../schemas/envelope.js';
 import type { Page, RequestOptions } from '../types.js';
-
-const updateResponse = envelope(bulkPayoutItemUpdateData, 'required');
 
 export type BulkPayoutItemUpdateData = z.infer<typeof bulkPayoutItemUpdateData>;
 
@@ -21,33 +17,34 @@ export type BulkPayoutItemUpdateParams = {
   phoneNumber?: string;
 };
 
+const updateItem = providerMethod({
+  method: 'PATCH',
+  path: PROVIDER_PATHS.bulkPayoutItem,
+  body: (params: BulkPayoutItemUpdateParams) => {
+    // The amount is optional here: checked when given, before anything is sent.
+    if (params.amount !== undefined) assertAmount(params.amount, 'whole-naira');
+    const body: Record<string, unknown> = { bulkPayoutItemId: params.bulkPayoutItemId };
+    for (const key of ['amount', 'bankCode', 'accountNumber', 'narration', 'phoneNumber'] as const) {
+      if (params[key] !== undefined) body[key] = params[key];
+    }
+    return body;
+  },
+  items: 'records',
+  data: bulkPayoutItemUpdateData,
+});
+
 /** Corrections to bulk payouts. */
-export class BulkPayouts {
-  readonly #requester: Requester;
-
-  constructor(requester: Requester) {
-    this.#requester = requester;
-  }
-
+export class BulkPayouts extends ProviderResource {
   /**
    * Updates one item (PATCH /payout/bulk/item) and answers the validation records of every item of its
    * bulk payout as a page. Never retried once sent.
    *
    * @example const { items } = await client.bulkPayouts.updateItem({ bulkPayoutItemId, accountNumber: '0123456789' });
    */
-  async updateItem(
+  updateItem(
     params: BulkPayoutItemUpdateParams,
     options?: RequestOptions,
   ): Promise<Page<BulkPayoutItemRecord, BulkPayoutItemUpdateData>> {
-    if (params.amount !== undefined) assertAmount(params.amount, 'whole-naira');
-    const body: Record<string, unknown> = { bulkPayoutItemId: params.bulkPayoutItemId };
-    for (const key of ['amount', 'bankCode', 'accountNumber', 'narration', 'phoneNumber'] as const) {
-      if (params[key] !== undefined) body[key] = params[key];
-    }
-    const result = await this.#requester.call(
-      { method: 'PATCH', path: PROVIDER_PATHS.bulkPayoutItem, body, schema: updateResponse },
-      options,
-    );
-    return toPage(result, result.data.records);
+    return this.send(updateItem, params, options);
   }
 }

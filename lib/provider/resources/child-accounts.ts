@@ -1,6 +1,5 @@
 import { PROVIDER_PATHS } from '../contract.js';
-import type { Requester } from '../requester.js';
-import { envelope } from '../schemas/envelope.js';
+import { ProviderResource, providerMethod } from '../resource.js';
 import {
   type ChildBankTransferResult,
   type ChildDebitResult,
@@ -9,9 +8,6 @@ import {
 } from '../schemas/wallet-operation.js';
 import type { ProviderResult, RequestOptions } from '../types.js';
 import { bankAccountOf, moneyBody } from './money-body.js';
-
-const debitResponse = envelope(childDebitResultSchema, 'required');
-const bankResponse = envelope(childBankTransferResultSchema, 'required');
 
 /** `amount` in naira with at most two decimals. */
 export type ChildDebitParams = {
@@ -28,26 +24,32 @@ export type ChildBankTransferParams = ChildDebitParams & {
   accountName: string;
 };
 
+const debit = providerMethod({
+  method: 'POST',
+  path: PROVIDER_PATHS.childDebit,
+  amount: 'kobo',
+  body: (params: ChildDebitParams) => moneyBody(params, { childAccountId: params.childAccountId }),
+  data: childDebitResultSchema,
+});
+
+const bankTransfer = providerMethod({
+  method: 'POST',
+  path: PROVIDER_PATHS.childBank,
+  amount: 'kobo',
+  body: (params: ChildBankTransferParams) =>
+    moneyBody(params, { childAccountId: params.childAccountId, ...bankAccountOf(params) }),
+  data: childBankTransferResultSchema,
+});
+
 /** Child (sub-merchant) accounts. POSTs: never retried once sent. */
-export class ChildAccounts {
-  readonly #requester: Requester;
-
-  constructor(requester: Requester) {
-    this.#requester = requester;
-  }
-
+export class ChildAccounts extends ProviderResource {
   /**
    * Debits a child account into the main merchant wallet (POST /child/debit).
    *
    * @example await client.childAccounts.debit({ childAccountId, amount: 150.5, narration: 'fees' });
    */
-  async debit(params: ChildDebitParams, options?: RequestOptions): Promise<ProviderResult<ChildDebitResult>> {
-    const body = moneyBody(params, 'kobo', { childAccountId: params.childAccountId });
-    const { message, data } = await this.#requester.call(
-      { method: 'POST', path: PROVIDER_PATHS.childDebit, body, schema: debitResponse },
-      options,
-    );
-    return { message, data };
+  debit(params: ChildDebitParams, options?: RequestOptions): Promise<ProviderResult<ChildDebitResult>> {
+    return this.send(debit, params, options);
   }
 
   /**
@@ -55,18 +57,10 @@ export class ChildAccounts {
    *
    * @example await client.childAccounts.bankTransfer({ childAccountId, amount: 5000, bankCode: '058', accountNumber: '0123456789', accountName: 'Ada', narration: 'payout p-2' });
    */
-  async bankTransfer(
+  bankTransfer(
     params: ChildBankTransferParams,
     options?: RequestOptions,
   ): Promise<ProviderResult<ChildBankTransferResult>> {
-    const body = moneyBody(params, 'kobo', {
-      childAccountId: params.childAccountId,
-      ...bankAccountOf(params),
-    });
-    const { message, data } = await this.#requester.call(
-      { method: 'POST', path: PROVIDER_PATHS.childBank, body, schema: bankResponse },
-      options,
-    );
-    return { message, data };
+    return this.send(bankTransfer, params, options);
   }
 }

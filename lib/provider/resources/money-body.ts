@@ -1,5 +1,3 @@
-import { assertAmount } from '../amounts.js';
-
 /** What every money-moving body carries besides the fields that say from where and to whom. */
 export interface MoneyMovement {
   readonly amount: number;
@@ -16,14 +14,9 @@ export interface BankAccount {
 
 /**
  * The documented body of a money-moving request: the given routing fields, then amount, narration and metadata,
- * nothing else from the params. The amount is checked before anything is sent.
+ * nothing else from the params. Its method's definition checks the amount (ProviderResource, `amount`).
  */
-export function moneyBody(
-  params: MoneyMovement,
-  precision: 'whole-naira' | 'kobo',
-  routing: Record<string, string>,
-): Record<string, unknown> {
-  assertAmount(params.amount, precision);
+export function moneyBody(params: MoneyMovement, routing: Record<string, string>): Record<string, unknown> {
   return { ...routing, amount: params.amount, narration: params.narration, metadata: params.metadata ?? {} };
 }
 

@@ -1,8 +1,7 @@
 import type * as z from 'zod/mini';
 import { PROVIDER_PATHS } from '../contract.js';
-import { listAllOf, toPage } from '../pagination.js';
-import type { Requester } from '../requester.js';
-import { envelope } from '../schemas/envelope.js';
+import { listAllOf } from '../pagination.js';
+import { ProviderResource, pageQuery, providerMethod } from '../resource.js';
 import {
   type PaymentLink,
   type PaymentLinkTransaction,
@@ -13,45 +12,46 @@ import {
 } from '../schemas/payment-link.js';
 import type { ListAllOptions, Page, PageParams, ProviderResult, RequestOptions } from '../types.js';
 
-const listResponse = envelope(paymentLinkListData, 'required');
-const transactionsResponse = envelope(paymentLinkTransactionListData, 'required');
-const statusResponse = envelope(paymentStatusSchema, 'required');
-
 export type PaymentLinkListData = z.infer<typeof paymentLinkListData>;
 export type PaymentLinkTransactionListData = z.infer<typeof paymentLinkTransactionListData>;
 
+const list = providerMethod({
+  method: 'GET',
+  path: PROVIDER_PATHS.paymentLinks,
+  query: pageQuery,
+  items: 'links',
+  data: paymentLinkListData,
+});
+
+const listTransactions = providerMethod({
+  method: 'GET',
+  path: PROVIDER_PATHS.paymentLinkTransactions,
+  query: pageQuery,
+  items: 'transactions',
+  data: paymentLinkTransactionListData,
+});
+
+const paymentStatus = providerMethod({
+  method: 'GET',
+  path: PROVIDER_PATHS.paymentStatus,
+  query: (params: { reference: string }) => ({ reference: params.reference }),
+  data: paymentStatusSchema,
+});
+
 /** Payment links and the payments made through them. */
-export class PaymentLinks {
-  readonly #requester: Requester;
-
-  constructor(requester: Requester) {
-    this.#requester = requester;
-  }
-
+export class PaymentLinks extends ProviderResource {
   /**
    * One page of payment links (GET /payment-link).
    *
    * @example const { items } = await client.paymentLinks.list({ page: 1, perPage: 50 });
    */
-  async list(
-    params: PageParams = {},
-    options?: RequestOptions,
-  ): Promise<Page<PaymentLink, PaymentLinkListData>> {
-    const result = await this.#requester.call(
-      {
-        method: 'GET',
-        path: PROVIDER_PATHS.paymentLinks,
-        query: { page: params.page, perPage: params.perPage },
-        schema: listResponse,
-      },
-      options,
-    );
-    return toPage(result, result.data.links);
+  list(params: PageParams = {}, options?: RequestOptions): Promise<Page<PaymentLink, PaymentLinkListData>> {
+    return this.send(list, params, options);
   }
 
   /** Every payment link, page by page. @example for await (const link of client.paymentLinks.listAll()) {} */
   listAll(params: PageParams = {}, options?: ListAllOptions): AsyncGenerator<PaymentLink, void, undefined> {
-    return listAllOf((p: PageParams, o?: RequestOptions) => this.list(p, o), params, options);
+    return listAllOf((p, o) => this.list(p, o), params, options);
   }
 
   /**
@@ -60,20 +60,11 @@ export class PaymentLinks {
    *
    * @example const page = await client.paymentLinks.listTransactions({ perPage: 100 });
    */
-  async listTransactions(
+  listTransactions(
     params: PageParams = {},
     options?: RequestOptions,
   ): Promise<Page<PaymentLinkTransaction, PaymentLinkTransactionListData>> {
-    const result = await this.#requester.call(
-      {
-        method: 'GET',
-        path: PROVIDER_PATHS.paymentLinkTransactions,
-        query: { page: params.page, perPage: params.perPage },
-        schema: transactionsResponse,
-      },
-      options,
-    );
-    return toPage(result, result.data.transactions);
+    return this.send(listTransactions, params, options);
   }
 
   /** Every payment-link transaction, page by page. */
@@ -81,7 +72,7 @@ export class PaymentLinks {
     params: PageParams = {},
     options?: ListAllOptions,
   ): AsyncGenerator<PaymentLinkTransaction, void, undefined> {
-    return listAllOf((p: PageParams, o?: RequestOptions) => this.listTransactions(p, o), params, options);
+    return listAllOf((p, o) => this.listTransactions(p, o), params, options);
   }
 
   /**
@@ -89,19 +80,10 @@ export class PaymentLinks {
    *
    * @example const { data } = await client.paymentLinks.paymentStatus({ reference: 'ref-1' });
    */
-  async paymentStatus(
+  paymentStatus(
     params: { reference: string },
     options?: RequestOptions,
   ): Promise<ProviderResult<PaymentStatus>> {
-    const { message, data } = await this.#requester.call(
-      {
-        method: 'GET',
-        path: PROVIDER_PATHS.paymentStatus,
-        query: { reference: params.reference },
-        schema: statusResponse,
-      },
-      options,
-    );
-    return { message, data };
+    return this.send(paymentStatus, params, options);
   }
 }

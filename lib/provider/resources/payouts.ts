@@ -1,8 +1,7 @@
 import type * as z from 'zod/mini';
 import { PROVIDER_PATHS } from '../contract.js';
-import { listAllOf, toPage } from '../pagination.js';
-import type { Requester } from '../requester.js';
-import { envelope } from '../schemas/envelope.js';
+import { listAllOf } from '../pagination.js';
+import { ProviderResource, pageQuery, providerMethod } from '../resource.js';
 import {
   type PayoutDetail,
   payoutDetailsData,
@@ -12,11 +11,6 @@ import {
   scheduledPayoutListData,
 } from '../schemas/payout.js';
 import type { ListAllOptions, Page, PageParams, ProviderResult, RequestOptions } from '../types.js';
-
-// None of these three responses carries an envelope `message`.
-const detailsResponse = envelope(payoutDetailsData, 'absent');
-const scheduledResponse = envelope(scheduledPayoutListData, 'absent');
-const recurrentResponse = envelope(recurrentPayoutListData, 'absent');
 
 export type ScheduledPayoutListData = z.infer<typeof scheduledPayoutListData>;
 export type RecurrentPayoutListData = z.infer<typeof recurrentPayoutListData>;
@@ -28,33 +22,50 @@ export type ScheduledPayoutListParams = PageParams & {
   endDate?: number;
 };
 
+// None of these three responses carries an envelope `message`.
+const details = providerMethod({
+  method: 'GET',
+  path: PROVIDER_PATHS.payoutDetails,
+  query: (params: { transactionId: string }) => ({ transactionId: params.transactionId }),
+  data: payoutDetailsData,
+  message: 'absent',
+});
+
+const listScheduled = providerMethod({
+  method: 'GET',
+  path: PROVIDER_PATHS.scheduledPayouts,
+  query: (params: ScheduledPayoutListParams) => ({
+    ...pageQuery(params),
+    status: params.status,
+    startDate: params.startDate,
+    endDate: params.endDate,
+  }),
+  items: 'records',
+  data: scheduledPayoutListData,
+  message: 'absent',
+});
+
+const listRecurrent = providerMethod({
+  method: 'GET',
+  path: PROVIDER_PATHS.recurrentPayouts,
+  query: pageQuery,
+  items: 'records',
+  data: recurrentPayoutListData,
+  message: 'absent',
+});
+
 /** Payout details and the single scheduled / recurrent payout lists. */
-export class Payouts {
-  readonly #requester: Requester;
-
-  constructor(requester: Requester) {
-    this.#requester = requester;
-  }
-
+export class Payouts extends ProviderResource {
   /**
    * One bank payout (instant payout or child bank transfer) by its `transactionId` (GET /payout/details).
    *
    * @example const { data } = await client.payouts.details({ transactionId });
    */
-  async details(
+  details(
     params: { transactionId: string },
     options?: RequestOptions,
   ): Promise<ProviderResult<{ transaction: PayoutDetail }>> {
-    const { message, data } = await this.#requester.call(
-      {
-        method: 'GET',
-        path: PROVIDER_PATHS.payoutDetails,
-        query: { transactionId: params.transactionId },
-        schema: detailsResponse,
-      },
-      options,
-    );
-    return { message, data };
+    return this.send(details, params, options);
   }
 
   /**
@@ -62,26 +73,11 @@ export class Payouts {
    *
    * @example const page = await client.payouts.listScheduled({ status: 'DISPATCHED', startDate: Date.now() - 86_400_000 });
    */
-  async listScheduled(
+  listScheduled(
     params: ScheduledPayoutListParams = {},
     options?: RequestOptions,
   ): Promise<Page<ScheduledPayout, ScheduledPayoutListData>> {
-    const result = await this.#requester.call(
-      {
-        method: 'GET',
-        path: PROVIDER_PATHS.scheduledPayouts,
-        query: {
-          page: params.page,
-          perPage: params.perPage,
-          status: params.status,
-          startDate: params.startDate,
-          endDate: params.endDate,
-        },
-        schema: scheduledResponse,
-      },
-      options,
-    );
-    return toPage(result, result.data.records);
+    return this.send(listScheduled, params, options);
   }
 
   /** Every scheduled payout, page by page. */
@@ -89,11 +85,7 @@ export class Payouts {
     params: ScheduledPayoutListParams = {},
     options?: ListAllOptions,
   ): AsyncGenerator<ScheduledPayout, void, undefined> {
-    return listAllOf(
-      (p: ScheduledPayoutListParams, o?: RequestOptions) => this.listScheduled(p, o),
-      params,
-      options,
-    );
+    return listAllOf((p, o) => this.listScheduled(p, o), params, options);
   }
 
   /**
@@ -101,20 +93,11 @@ export class Payouts {
    *
    * @example const page = await client.payouts.listRecurrent({ perPage: 50 });
    */
-  async listRecurrent(
+  listRecurrent(
     params: PageParams = {},
     options?: RequestOptions,
   ): Promise<Page<RecurrentPayout, RecurrentPayoutListData>> {
-    const result = await this.#requester.call(
-      {
-        method: 'GET',
-        path: PROVIDER_PATHS.recurrentPayouts,
-        query: { page: params.page, perPage: params.perPage },
-        schema: recurrentResponse,
-      },
-      options,
-    );
-    return toPage(result, result.data.records);
+    return this.send(listRecurrent, params, options);
   }
 
   /** Every recurrent payout, page by page. */
@@ -122,6 +105,6 @@ export class Payouts {
     params: PageParams = {},
     options?: ListAllOptions,
   ): AsyncGenerator<RecurrentPayout, void, undefined> {
-    return listAllOf((p: PageParams, o?: RequestOptions) => this.listRecurrent(p, o), params, options);
+    return listAllOf((p, o) => this.listRecurrent(p, o), params, options);
   }
 }

@@ -1,15 +1,11 @@
 import type * as z from 'zod/mini';
 import { PROVIDER_PATHS } from '../contract.js';
-import { listAllOf, toPage } from '../pagination.js';
-import type { Requester } from '../requester.js';
-import { envelope } from '../schemas/envelope.js';
+import { listAllOf } from '../pagination.js';
+import { ProviderResource, pageQuery, providerMethod } from '../resource.js';
 import { type Settlement, settlementListData } from '../schemas/settlement.js';
 import { type InstantPayoutResult, instantPayoutResultSchema } from '../schemas/wallet-operation.js';
 import type { ListAllOptions, Page, PageParams, ProviderResult, RequestOptions } from '../types.js';
 import { bankAccountOf, moneyBody } from './money-body.js';
-
-const listResponse = envelope(settlementListData, 'required');
-const payoutResponse = envelope(instantPayoutResultSchema, 'required');
 
 export type SettlementListData = z.infer<typeof settlementListData>;
 export type SettlementListParams = PageParams & { status?: 'SUCCESSFUL' | 'FAILED'; category?: string };
@@ -24,38 +20,38 @@ export type InstantPayoutParams = {
   metadata?: Record<string, unknown>;
 };
 
+const list = providerMethod({
+  method: 'GET',
+  path: PROVIDER_PATHS.settlements,
+  query: (params: SettlementListParams) => ({
+    ...pageQuery(params),
+    status: params.status,
+    category: params.category,
+  }),
+  items: 'settlements',
+  data: settlementListData,
+});
+
+const instantPayout = providerMethod({
+  method: 'POST',
+  path: PROVIDER_PATHS.instantPayout,
+  amount: 'kobo',
+  body: (params: InstantPayoutParams) => moneyBody(params, bankAccountOf(params)),
+  data: instantPayoutResultSchema,
+});
+
 /** Settlements of the merchant and instant settlement payouts. */
-export class Settlements {
-  readonly #requester: Requester;
-
-  constructor(requester: Requester) {
-    this.#requester = requester;
-  }
-
+export class Settlements extends ProviderResource {
   /**
    * One page of settlements (GET /settlement).
    *
    * @example const { items } = await client.settlements.list({ status: 'FAILED' });
    */
-  async list(
+  list(
     params: SettlementListParams = {},
     options?: RequestOptions,
   ): Promise<Page<Settlement, SettlementListData>> {
-    const result = await this.#requester.call(
-      {
-        method: 'GET',
-        path: PROVIDER_PATHS.settlements,
-        query: {
-          page: params.page,
-          perPage: params.perPage,
-          status: params.status,
-          category: params.category,
-        },
-        schema: listResponse,
-      },
-      options,
-    );
-    return toPage(result, result.data.settlements);
+    return this.send(list, params, options);
   }
 
   /**
@@ -67,7 +63,7 @@ export class Settlements {
     params: SettlementListParams = {},
     options?: ListAllOptions,
   ): AsyncGenerator<Settlement, void, undefined> {
-    return listAllOf((p: SettlementListParams, o?: RequestOptions) => this.list(p, o), params, options);
+    return listAllOf((p, o) => this.list(p, o), params, options);
   }
 
   /**
@@ -76,15 +72,10 @@ export class Settlements {
    *
    * @example await client.settlements.instantPayout({ amount: 294.9, bankCode: '058', accountNumber: '0123456789', accountName: 'Ada', narration: 'settle s-1' });
    */
-  async instantPayout(
+  instantPayout(
     params: InstantPayoutParams,
     options?: RequestOptions,
   ): Promise<ProviderResult<InstantPayoutResult>> {
-    const body = moneyBody(params, 'kobo', bankAccountOf(params));
-    const { message, data } = await this.#requester.call(
-      { method: 'POST', path: PROVIDER_PATHS.instantPayout, body, schema: payoutResponse },
-      options,
-    );
-    return { message, data };
+    return this.send(instantPayout, params, options);
   }
 }

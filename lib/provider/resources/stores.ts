@@ -1,8 +1,7 @@
 import type * as z from 'zod/mini';
 import { PROVIDER_PATHS } from '../contract.js';
-import { listAllOf, toPage } from '../pagination.js';
-import type { Requester } from '../requester.js';
-import { envelope } from '../schemas/envelope.js';
+import { listAllOf } from '../pagination.js';
+import { ProviderResource, pageQuery, providerMethod } from '../resource.js';
 import {
   type Store,
   type StoreDetail,
@@ -13,42 +12,46 @@ import {
 } from '../schemas/store.js';
 import type { ListAllOptions, Page, PageParams, ProviderResult, RequestOptions } from '../types.js';
 
-const listResponse = envelope(storeListData, 'required');
-const infoResponse = envelope(storeDetailSchema, 'required');
-const usageResponse = envelope(terminalUsageListData, 'required');
-
 export type StoreListData = z.infer<typeof storeListData>;
 export type TerminalUsageListData = z.infer<typeof terminalUsageListData>;
 
+const list = providerMethod({
+  method: 'GET',
+  path: PROVIDER_PATHS.stores,
+  query: pageQuery,
+  items: 'stores',
+  data: storeListData,
+});
+
+const info = providerMethod({
+  method: 'GET',
+  path: PROVIDER_PATHS.storeInfo,
+  query: (params: { storeId: string }) => ({ storeId: params.storeId }),
+  data: storeDetailSchema,
+});
+
+const terminalUsage = providerMethod({
+  method: 'GET',
+  path: PROVIDER_PATHS.terminalUsage,
+  query: pageQuery,
+  items: 'usages',
+  data: terminalUsageListData,
+});
+
 /** Stores (branches), their wallets and agents, and terminal usage. */
-export class Stores {
-  readonly #requester: Requester;
-
-  constructor(requester: Requester) {
-    this.#requester = requester;
-  }
-
+export class Stores extends ProviderResource {
   /**
    * One page of stores, with `totalStoreBalance` in `data` (GET /branch/store).
    *
    * @example const { items, data } = await client.stores.list({ perPage: 100 });
    */
-  async list(params: PageParams = {}, options?: RequestOptions): Promise<Page<Store, StoreListData>> {
-    const result = await this.#requester.call(
-      {
-        method: 'GET',
-        path: PROVIDER_PATHS.stores,
-        query: { page: params.page, perPage: params.perPage },
-        schema: listResponse,
-      },
-      options,
-    );
-    return toPage(result, result.data.stores);
+  list(params: PageParams = {}, options?: RequestOptions): Promise<Page<Store, StoreListData>> {
+    return this.send(list, params, options);
   }
 
   /** Every store, page by page. */
   listAll(params: PageParams = {}, options?: ListAllOptions): AsyncGenerator<Store, void, undefined> {
-    return listAllOf((p: PageParams, o?: RequestOptions) => this.list(p, o), params, options);
+    return listAllOf((p, o) => this.list(p, o), params, options);
   }
 
   /**
@@ -56,17 +59,8 @@ export class Stores {
    *
    * @example const { data } = await client.stores.info({ storeId: '1001' });
    */
-  async info(params: { storeId: string }, options?: RequestOptions): Promise<ProviderResult<StoreDetail>> {
-    const { message, data } = await this.#requester.call(
-      {
-        method: 'GET',
-        path: PROVIDER_PATHS.storeInfo,
-        query: { storeId: params.storeId },
-        schema: infoResponse,
-      },
-      options,
-    );
-    return { message, data };
+  info(params: { storeId: string }, options?: RequestOptions): Promise<ProviderResult<StoreDetail>> {
+    return this.send(info, params, options);
   }
 
   /**
@@ -74,20 +68,11 @@ export class Stores {
    *
    * @example const { items } = await client.stores.terminalUsage({ page: 2 });
    */
-  async terminalUsage(
+  terminalUsage(
     params: PageParams = {},
     options?: RequestOptions,
   ): Promise<Page<TerminalUsage, TerminalUsageListData>> {
-    const result = await this.#requester.call(
-      {
-        method: 'GET',
-        path: PROVIDER_PATHS.terminalUsage,
-        query: { page: params.page, perPage: params.perPage },
-        schema: usageResponse,
-      },
-      options,
-    );
-    return toPage(result, result.data.usages);
+    return this.send(terminalUsage, params, options);
   }
 
   /** Every terminal usage record, page by page. */
@@ -95,6 +80,6 @@ export class Stores {
     params: PageParams = {},
     options?: ListAllOptions,
   ): AsyncGenerator<TerminalUsage, void, undefined> {
-    return listAllOf((p: PageParams, o?: RequestOptions) => this.terminalUsage(p, o), params, options);
+    return listAllOf((p, o) => this.terminalUsage(p, o), params, options);
   }
 }

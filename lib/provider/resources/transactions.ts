@@ -1,8 +1,7 @@
 import type * as z from 'zod/mini';
 import { PROVIDER_PATHS } from '../contract.js';
-import { listAllOf, toPage } from '../pagination.js';
-import type { Requester } from '../requester.js';
-import { envelope } from '../schemas/envelope.js';
+import { listAllOf } from '../pagination.js';
+import { ProviderResource, pageQuery, providerMethod } from '../resource.js';
 import {
   type TransactionDetail,
   transactionInfoData,
@@ -10,9 +9,6 @@ import {
   walletTransactionListData,
 } from '../schemas/transaction.js';
 import type { ListAllOptions, Page, PageParams, ProviderResult, RequestOptions } from '../types.js';
-
-const listResponse = envelope(walletTransactionListData, 'required');
-const infoResponse = envelope(transactionInfoData, 'absent');
 
 export type WalletTransactionListData = z.infer<typeof walletTransactionListData>;
 
@@ -24,40 +20,40 @@ export type WalletTransactionListParams = PageParams & {
   endDate?: string;
 };
 
+const listWallet = providerMethod({
+  method: 'GET',
+  path: PROVIDER_PATHS.walletTransactions,
+  query: (params: WalletTransactionListParams) => ({
+    ...pageQuery(params),
+    walletId: params.walletId,
+    type: params.type,
+    startDate: params.startDate,
+    endDate: params.endDate,
+  }),
+  items: 'transactions',
+  data: walletTransactionListData,
+});
+
+const info = providerMethod({
+  method: 'GET',
+  path: PROVIDER_PATHS.transactionInfo,
+  query: (params: { transactionId: string }) => ({ transactionId: params.transactionId }),
+  data: transactionInfoData,
+  message: 'absent',
+});
+
 /** Wallet transactions: the ledger used to reconcile operations by narration. */
-export class Transactions {
-  readonly #requester: Requester;
-
-  constructor(requester: Requester) {
-    this.#requester = requester;
-  }
-
+export class Transactions extends ProviderResource {
   /**
    * One page of wallet transactions, with the four aggregates in `data` (GET /transaction/wallet).
    *
    * @example const page = await client.transactions.listWallet({ walletId, type: 'DEBIT', perPage: 100 });
    */
-  async listWallet(
+  listWallet(
     params: WalletTransactionListParams = {},
     options?: RequestOptions,
   ): Promise<Page<WalletTransaction, WalletTransactionListData>> {
-    const result = await this.#requester.call(
-      {
-        method: 'GET',
-        path: PROVIDER_PATHS.walletTransactions,
-        query: {
-          page: params.page,
-          perPage: params.perPage,
-          walletId: params.walletId,
-          type: params.type,
-          startDate: params.startDate,
-          endDate: params.endDate,
-        },
-        schema: listResponse,
-      },
-      options,
-    );
-    return toPage(result, result.data.transactions);
+    return this.send(listWallet, params, options);
   }
 
   /** Every wallet transaction matching the filters, page by page. */
@@ -65,11 +61,7 @@ export class Transactions {
     params: WalletTransactionListParams = {},
     options?: ListAllOptions,
   ): AsyncGenerator<WalletTransaction, void, undefined> {
-    return listAllOf(
-      (p: WalletTransactionListParams, o?: RequestOptions) => this.listWallet(p, o),
-      params,
-      options,
-    );
+    return listAllOf((p, o) => this.listWallet(p, o), params, options);
   }
 
   /**
@@ -77,19 +69,10 @@ export class Transactions {
    *
    * @example const { data } = await client.transactions.info({ transactionId });
    */
-  async info(
+  info(
     params: { transactionId: string },
     options?: RequestOptions,
   ): Promise<ProviderResult<{ transaction: TransactionDetail }>> {
-    const { message, data } = await this.#requester.call(
-      {
-        method: 'GET',
-        path: PROVIDER_PATHS.transactionInfo,
-        query: { transactionId: params.transactionId },
-        schema: infoResponse,
-      },
-      options,
-    );
-    return { message, data };
+    return this.send(info, params, options);
   }
 }

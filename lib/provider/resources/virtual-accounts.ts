@@ -1,37 +1,27 @@
 import { PROVIDER_PATHS } from '../contract.js';
-import type { Requester } from '../requester.js';
-import { envelope } from '../schemas/envelope.js';
+import { ProviderResource, providerMethod } from '../resource.js';
 import { type VirtualAccount, virtualAccountSchema } from '../schemas/virtual-account.js';
 import type { ProviderResult, RequestOptions } from '../types.js';
 
-const getResponse = envelope(virtualAccountSchema, 'absent');
+const get = providerMethod({
+  method: 'GET',
+  path: PROVIDER_PATHS.virtualAccounts,
+  query: (params: { customerReference: string }) => ({ customerReference: params.customerReference }),
+  data: virtualAccountSchema,
+  message: 'absent',
+});
 
 /** Virtual accounts. */
-export class VirtualAccounts {
-  readonly #requester: Requester;
-
-  constructor(requester: Requester) {
-    this.#requester = requester;
-  }
-
+export class VirtualAccounts extends ProviderResource {
   /**
    * One virtual account by its customer reference (GET /virtual-accounts; no envelope message).
    *
    * @example const { data } = await client.virtualAccounts.get({ customerReference: 'cust-1' });
    */
-  async get(
+  get(
     params: { customerReference: string },
     options?: RequestOptions,
   ): Promise<ProviderResult<VirtualAccount>> {
-    const { message, data } = await this.#requester.call(
-      {
-        method: 'GET',
-        path: PROVIDER_PATHS.virtualAccounts,
-        query: { customerReference: params.customerReference },
-        schema: getResponse,
-      },
-      options,
-    );
-    return { message, data };
+    return this.send(get, params, options);
   }
 }

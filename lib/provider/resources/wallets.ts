@@ -1,6 +1,5 @@
 import { PROVIDER_PATHS } from '../contract.js';
-import type { Requester } from '../requester.js';
-import { envelope } from '../schemas/envelope.js';
+import { ProviderResource, providerMethod } from '../resource.js';
 import {
   type WalletCreditResult,
   type WalletDebitResult,
@@ -12,10 +11,6 @@ import {
 import type { ProviderResult, RequestOptions } from '../types.js';
 import { moneyBody } from './money-body.js';
 
-const transferResponse = envelope(walletTransferResultSchema, 'required');
-const creditResponse = envelope(walletCreditResultSchema, 'required');
-const debitResponse = envelope(walletDebitResultSchema, 'required');
-
 /** Common body of the three wallet operations. `amount` is whole naira; the client adds the PIN. */
 type WalletOperationParams = { amount: number; narration: string; metadata?: Record<string, unknown> };
 
@@ -23,35 +18,49 @@ export type WalletTransferParams = WalletOperationParams & { fromWalletId: strin
 export type WalletCreditParams = WalletOperationParams & { walletId: string };
 export type WalletDebitParams = WalletOperationParams & { walletId: string };
 
+const transfer = providerMethod({
+  method: 'POST',
+  path: PROVIDER_PATHS.walletTransfer,
+  amount: 'whole-naira',
+  body: (params: WalletTransferParams) =>
+    moneyBody(params, { fromWalletId: params.fromWalletId, toWalletId: params.toWalletId }),
+  withPin: true,
+  data: walletTransferResultSchema,
+});
+
+const credit = providerMethod({
+  method: 'POST',
+  path: PROVIDER_PATHS.walletCredit,
+  amount: 'whole-naira',
+  body: (params: WalletCreditParams) => moneyBody(params, { walletId: params.walletId }),
+  withPin: true,
+  data: walletCreditResultSchema,
+});
+
+const debit = providerMethod({
+  method: 'POST',
+  path: PROVIDER_PATHS.walletDebit,
+  amount: 'whole-naira',
+  body: (params: WalletDebitParams) => moneyBody(params, { walletId: params.walletId }),
+  withPin: true,
+  data: walletDebitResultSchema,
+});
+
 /**
  * Wallet-to-wallet money movements. POSTs: never retried once sent; on `ProviderOutcomeUnknownError`
  * reconcile by narration before doing anything else.
  */
-export class Wallets {
-  readonly #requester: Requester;
-
-  constructor(requester: Requester) {
-    this.#requester = requester;
-  }
-
+export class Wallets extends ProviderResource {
   /**
    * Moves whole naira from one wallet to another (POST /wallet/transfer).
    *
    * @example await client.wallets.transfer({ fromWalletId, toWalletId, amount: toWholeNaira(kobo), narration: 'payout p-1' });
    */
-  async transfer(
+  transfer(
     params: WalletTransferParams,
     options?: RequestOptions,
   ): Promise<ProviderResult<WalletTransferResult>> {
-    const body = moneyBody(params, 'whole-naira', {
-      fromWalletId: params.fromWalletId,
-      toWalletId: params.toWalletId,
-    });
-    const { message, data } = await this.#requester.call(
-      { method: 'POST', path: PROVIDER_PATHS.walletTransfer, body, withPin: true, schema: transferResponse },
-      options,
-    );
-    return { message, data };
+    return this.send(transfer, params, options);
   }
 
   /**
@@ -59,16 +68,8 @@ export class Wallets {
    *
    * @example await client.wallets.credit({ walletId, amount: 200, narration: 'top-up' });
    */
-  async credit(
-    params: WalletCreditParams,
-    options?: RequestOptions,
-  ): Promise<ProviderResult<WalletCreditResult>> {
-    const body = moneyBody(params, 'whole-naira', { walletId: params.walletId });
-    const { message, data } = await this.#requester.call(
-      { method: 'POST', path: PROVIDER_PATHS.walletCredit, body, withPin: true, schema: creditResponse },
-      options,
-    );
-    return { message, data };
+  credit(params: WalletCreditParams, options?: RequestOptions): Promise<ProviderResult<WalletCreditResult>> {
+    return this.send(credit, params, options);
   }
 
   /**
@@ -76,15 +77,7 @@ export class Wallets {
    *
    * @example await client.wallets.debit({ walletId, amount: 200, narration: 'sweep' });
    */
-  async debit(
-    params: WalletDebitParams,
-    options?: RequestOptions,
-  ): Promise<ProviderResult<WalletDebitResult>> {
-    const body = moneyBody(params, 'whole-naira', { walletId: params.walletId });
-    const { message, data } = await this.#requester.call(
-      { method: 'POST', path: PROVIDER_PATHS.walletDebit, body, withPin: true, schema: debitResponse },
-      options,
-    );
-    return { message, data };
+  debit(params: WalletDebitParams, options?: RequestOptions): Promise<ProviderResult<WalletDebitResult>> {
+    return this.send(debit, params, options);
   }
 }

@@ -3,7 +3,7 @@ import * as z from 'zod/mini';
 // Each schema is built on first use (z.lazy): every function loads all the provider's resources but parses few of
 // them, and building them at load was a large part of a cold start's zod work (docs/cold-start.md).
 import { timestamp } from './common.js';
-import { sizePagination } from './pagination.js';
+import { listData, sizePagination } from './pagination.js';
 
 /** Item of `data.records` in PATCH /payout/bulk/item: the validation record of one bulk payout item. */
 export const bulkPayoutItemRecordSchema = z.lazy(() =>
@@ -19,9 +19,4 @@ export const bulkPayoutItemRecordSchema = z.lazy(() =>
   }),
 );
 export type BulkPayoutItemRecord = z.infer<typeof bulkPayoutItemRecordSchema>;
-export const bulkPayoutItemUpdateData = z.lazy(() =>
-  z.looseObject({
-    ...sizePagination,
-    records: z.array(bulkPayoutItemRecordSchema),
-  }),
-);
+export const bulkPayoutItemUpdateData = listData(sizePagination, 'records', bulkPayoutItemRecordSchema);

@@ -1,16 +1,19 @@
 import * as z from 'zod/mini';
 
+/** A success envelope as parsed: `status`, the `message` if any, `data`, and whatever else it carried. */
+export type SuccessEnvelope<T> = { status: true; message?: string | undefined; data: T };
+
 /**
  * Success envelope. `status: true` is required; `message` is required except on the five endpoints the
  * interface names (GET /transaction/info, /payout/details, /payout/single/recurrent, /payout/single/schedule
  * and /virtual-accounts), where it is tolerated if present.
  */
-export function envelope<T extends z.ZodMiniType>(data: T, message: 'required' | 'absent') {
+export function envelope<T>(data: z.ZodMiniType<T>, message?: 'absent'): z.ZodMiniType<SuccessEnvelope<T>> {
   // Built on first use: every resource declares its envelopes at load, and a function calls only a few of them.
   return z.lazy(() =>
     z.looseObject({
       status: z.literal(true),
-      message: message === 'required' ? z.string() : z.optional(z.string()),
+      message: message === 'absent' ? z.optional(z.string()) : z.string(),
       data,
     }),
   );

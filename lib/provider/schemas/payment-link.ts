@@ -3,7 +3,7 @@ import * as z from 'zod/mini';
 // Each schema is built on first use (z.lazy): every function loads all the provider's resources but parses few of
 // them, and building them at load was a large part of a cold start's zod work (docs/cold-start.md).
 import { amount, bankParties, merchantRef, timestamp } from './common.js';
-import { sizePagination } from './pagination.js';
+import { listData, sizePagination } from './pagination.js';
 
 /** Item of `data.links` in GET /payment-link. */
 export const paymentLinkSchema = z.lazy(() =>
@@ -112,14 +112,11 @@ function paymentKindOf(tx: z.infer<typeof rawPaymentLinkTransaction>): 'card' | 
   return 'unknown';
 }
 
-export const paymentLinkListData = z.lazy(() =>
-  z.looseObject({ ...sizePagination, links: z.array(paymentLinkSchema) }),
-);
-export const paymentLinkTransactionListData = z.lazy(() =>
-  z.looseObject({
-    ...sizePagination,
-    transactions: z.array(paymentLinkTransactionSchema),
-  }),
+export const paymentLinkListData = listData(sizePagination, 'links', paymentLinkSchema);
+export const paymentLinkTransactionListData = listData(
+  sizePagination,
+  'transactions',
+  paymentLinkTransactionSchema,
 );
 
 /** `data.metadata` of GET /payment-link/payment/status. */

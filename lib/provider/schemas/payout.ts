@@ -3,7 +3,7 @@ import * as z from 'zod/mini';
 // Each schema is built on first use (z.lazy): every function loads all the provider's resources but parses few of
 // them, and building them at load was a large part of a cold start's zod work (docs/cold-start.md).
 import { amount, metadata, timestamp } from './common.js';
-import { perpagePagination } from './pagination.js';
+import { listData, perpagePagination } from './pagination.js';
 
 /** `data.transaction` of GET /payout/details. */
 export const payoutDetailSchema = z.lazy(() =>
@@ -51,12 +51,7 @@ export const recurrentPayoutSchema = z.lazy(() =>
   }),
 );
 export type RecurrentPayout = z.infer<typeof recurrentPayoutSchema>;
-export const recurrentPayoutListData = z.lazy(() =>
-  z.looseObject({
-    ...perpagePagination,
-    records: z.array(recurrentPayoutSchema),
-  }),
-);
+export const recurrentPayoutListData = listData(perpagePagination, 'records', recurrentPayoutSchema);
 
 /** Item of `data.records` in GET /payout/single/schedule. */
 export const scheduledPayoutSchema = z.lazy(() =>
@@ -78,9 +73,4 @@ export const scheduledPayoutSchema = z.lazy(() =>
   }),
 );
 export type ScheduledPayout = z.infer<typeof scheduledPayoutSchema>;
-export const scheduledPayoutListData = z.lazy(() =>
-  z.looseObject({
-    ...perpagePagination,
-    records: z.array(scheduledPayoutSchema),
-  }),
-);
+export const scheduledPayoutListData = listData(perpagePagination, 'records', scheduledPayoutSchema);

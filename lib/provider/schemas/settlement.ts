@@ -3,7 +3,7 @@ import * as z from 'zod/mini';
 // Each schema is built on first use (z.lazy): every function loads all the provider's resources but parses few of
 // them, and building them at load was a large part of a cold start's zod work (docs/cold-start.md).
 import { amount, calendarDate, timestamp } from './common.js';
-import { sizePagination } from './pagination.js';
+import { listData, sizePagination } from './pagination.js';
 
 export const SettlementCategory = {
   Merchant: 'MERCHANT_SETTLEMENT',
@@ -40,9 +40,4 @@ export const settlementSchema = z.lazy(() =>
 );
 export type Settlement = z.infer<typeof settlementSchema>;
 
-export const settlementListData = z.lazy(() =>
-  z.looseObject({
-    ...sizePagination,
-    settlements: z.array(settlementSchema),
-  }),
-);
+export const settlementListData = listData(sizePagination, 'settlements', settlementSchema);

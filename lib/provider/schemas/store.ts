@@ -3,7 +3,7 @@ import * as z from 'zod/mini';
 // Each schema is built on first use (z.lazy): every function loads all the provider's resources but parses few of
 // them, and building them at load was a large part of a cold start's zod work (docs/cold-start.md).
 import { amount, timestamp } from './common.js';
-import { sizePagination } from './pagination.js';
+import { listData, sizePagination } from './pagination.js';
 
 /** What the list and the detail say of a store alike. */
 const storeFields = () => ({
@@ -25,12 +25,10 @@ export const storeSchema = z.lazy(() =>
   }),
 );
 export type Store = z.infer<typeof storeSchema>;
-export const storeListData = z.lazy(() =>
-  z.looseObject({
-    ...sizePagination,
-    totalStoreBalance: amount,
-    stores: z.array(storeSchema),
-  }),
+export const storeListData = listData(
+  { ...sizePagination, totalStoreBalance: amount },
+  'stores',
+  storeSchema,
 );
 
 /** `data` of GET /branch/store/info. `code` and `email` may be null as in the list. */
@@ -79,9 +77,4 @@ export const terminalUsageSchema = z.lazy(() =>
   }),
 );
 export type TerminalUsage = z.infer<typeof terminalUsageSchema>;
-export const terminalUsageListData = z.lazy(() =>
-  z.looseObject({
-    ...sizePagination,
-    usages: z.array(terminalUsageSchema),
-  }),
-);
+export const terminalUsageListData = listData(sizePagination, 'usages', terminalUsageSchema);

@@ -3,7 +3,7 @@ import * as z from 'zod/mini';
 // Each schema is built on first use (z.lazy): every function loads all the provider's resources but parses few of
 // them, and building them at load was a large part of a cold start's zod work (docs/cold-start.md).
 import { amount, bankParties, timestamp } from './common.js';
-import { sizePagination } from './pagination.js';
+import { listData, sizePagination } from './pagination.js';
 
 /** Item of `data.transactions` in GET /transaction/wallet. */
 export const walletTransactionSchema = z.lazy(() =>
@@ -33,15 +33,16 @@ export const walletTransactionSchema = z.lazy(() =>
 );
 export type WalletTransaction = z.infer<typeof walletTransactionSchema>;
 
-export const walletTransactionListData = z.lazy(() =>
-  z.looseObject({
+export const walletTransactionListData = listData(
+  {
     ...sizePagination,
     totalDebitAmount: amount,
     totalCreditAmount: amount,
     totalTransactionValue: amount,
     totalTransactionVolume: amount,
-    transactions: z.array(walletTransactionSchema),
-  }),
+  },
+  'transactions',
+  walletTransactionSchema,
 );
 
 /** `data.transaction` of GET /transaction/info. */

@@ -21,15 +21,26 @@ const base = () => ({
   originatorAccountName: z.string(),
   originatorAccountNumber: z.string(),
 });
-const originatorBank = () => ({ originatorBankCode: z.string(), originatorBankName: z.string() });
-const merchantWallet = () => ({ merchantId: z.string(), walletId: z.string() });
+/** What the four wallet operations (transfer, credit, debit, child debit) say besides `base`. */
+const walletMovement = () => ({
+  ...base(),
+  originatorBankCode: z.string(),
+  originatorBankName: z.string(),
+  merchantId: z.string(),
+  walletId: z.string(),
+});
+/** What the two bank payouts (child bank transfer, instant payout) say besides `base`. */
+const bankPayout = () => ({
+  ...base(),
+  reference: z.string(),
+  originatorWalletId: z.string(),
+  sessionId: z.string(),
+});
 
 /** `data` of POST /wallet/transfer. */
 export const walletTransferResultSchema = z.lazy(() =>
   z.looseObject({
-    ...base(),
-    ...originatorBank(),
-    ...merchantWallet(),
+    ...walletMovement(),
     reference: z.string(),
     fromWalletId: z.string(),
     toWalletId: z.string(),
@@ -43,9 +54,7 @@ export type WalletTransferResult = z.infer<typeof walletTransferResultSchema>;
 /** `data` of POST /wallet/credit (echoes the request metadata as `requestMetadata`). */
 export const walletCreditResultSchema = z.lazy(() =>
   z.looseObject({
-    ...base(),
-    ...originatorBank(),
-    ...merchantWallet(),
+    ...walletMovement(),
     reference: z.string(),
     requestMetadata: metadata,
   }),
@@ -55,9 +64,7 @@ export type WalletCreditResult = z.infer<typeof walletCreditResultSchema>;
 /** `data` of POST /wallet/enable (a wallet debit). */
 export const walletDebitResultSchema = z.lazy(() =>
   z.looseObject({
-    ...base(),
-    ...originatorBank(),
-    ...merchantWallet(),
+    ...walletMovement(),
     reference: z.string(),
     customerMetadata: metadata,
   }),
@@ -67,9 +74,7 @@ export type WalletDebitResult = z.infer<typeof walletDebitResultSchema>;
 /** `data` of POST /child/debit. */
 export const childDebitResultSchema = z.lazy(() =>
   z.looseObject({
-    ...base(),
-    ...originatorBank(),
-    ...merchantWallet(),
+    ...walletMovement(),
     transactionReference: z.string(),
     customerMetadata: metadata,
     mode: z.string(),
@@ -83,10 +88,7 @@ export type ChildDebitResult = z.infer<typeof childDebitResultSchema>;
 /** `data` of POST /child/bank. */
 export const childBankTransferResultSchema = z.lazy(() =>
   z.looseObject({
-    ...base(),
-    reference: z.string(),
-    originatorWalletId: z.string(),
-    sessionId: z.string(),
+    ...bankPayout(),
     debitCharges: amount,
     bankTransferCharges: amount,
     totalCharges: amount,
@@ -97,10 +99,7 @@ export type ChildBankTransferResult = z.infer<typeof childBankTransferResultSche
 /** `data` of POST /settlement/instant/payout. */
 export const instantPayoutResultSchema = z.lazy(() =>
   z.looseObject({
-    ...base(),
-    reference: z.string(),
-    originatorWalletId: z.string(),
-    sessionId: z.string(),
+    ...bankPayout(),
     // An echo of the request metadata: settlement payouts carry these three keys, other bank payouts need not.
     customerMetadata: z.looseObject({
       isInstantSettlement: z.optional(z.boolean()),

@@ -1,14 +1,13 @@
 /** POST /child/debit (child wallet -> main wallet) and POST /child/bank (child wallet -> bank account). */
 import { formatNaira, toNaira } from '../../money.js';
 import { MESSAGES, PROVIDER_PATHS, SANDBOX_MODE, SUCCESS, WALLET_CATEGORY } from '../contract.js';
-import { bankTransferCharges } from '../fees.js';
 import { ok, type Reply, type SandboxRequest } from '../http.js';
-import { childById, payoutBeneficiary } from '../lookups.js';
+import { childById } from '../lookups.js';
 import { commitMove, partyFields } from '../operations.js';
 import type { Route, RouteContext } from '../route.js';
 import { isoLagos } from '../time.js';
 import { decimalAmount, metadata, narration, objectBody, requiredString } from '../validate.js';
-import { bankTransferReply, parseBankTransferBody } from './bank-transfer.js';
+import { bankTransferReply, commitBankTransfer, parseBankTransferBody } from './bank-transfer.js';
 
 function childDebit(req: SandboxRequest, ctx: RouteContext): Reply {
   const body = objectBody(req.body);
@@ -60,35 +59,21 @@ function childBank(req: SandboxRequest, ctx: RouteContext): Reply {
   const body = objectBody(req.body);
   const childAccountId = requiredString(body, 'childAccountId');
   const transfer = parseBankTransferBody(body);
-  const { amountKobo } = transfer;
   const { child, wallet } = childById(ctx, childAccountId);
-  const beneficiary = payoutBeneficiary(transfer.bankCode, transfer.accountNumber, transfer.accountName);
-  const { feeKobo, vatKobo } = bankTransferCharges(amountKobo, ctx.fees);
-  const bankTransferKobo = feeKobo + vatKobo;
   const debitKobo = ctx.fees.childBankDebitKobo;
-  const chargesKobo = debitKobo + bankTransferKobo;
-  const move = commitMove(ctx, {
+  const payout = commitBankTransfer(ctx, {
     path: PROVIDER_PATHS.childBank,
     from: wallet,
-    beneficiary,
-    amountKobo,
-    chargesKobo,
-    vatKobo,
-    debitCategory: WALLET_CATEGORY.bankTransfer,
-    narration: transfer.narration,
-    metadata: transfer.metadata,
-    description: `Transfer of ${formatNaira(amountKobo)} from child account ${child.name} to ${transfer.accountName} ${transfer.accountNumber}`,
-    withSession: true,
+    transfer,
+    otherChargesKobo: debitKobo,
+    description: () =>
+      `Transfer of ${formatNaira(transfer.amountKobo)} from child account ${child.name} to ${transfer.accountName} ${transfer.accountNumber}`,
   });
-  return bankTransferReply(
-    move,
-    { ...transfer, chargesKobo, from: wallet, beneficiary },
-    {
-      debitCharges: toNaira(debitKobo),
-      bankTransferCharges: toNaira(bankTransferKobo),
-      totalCharges: toNaira(chargesKobo),
-    },
-  );
+  return bankTransferReply(payout, {
+    debitCharges: toNaira(debitKobo),
+    bankTransferCharges: toNaira(payout.bankTransferKobo),
+    totalCharges: toNaira(payout.transfer.chargesKobo),
+  });
 }
 
 export const childAccountRoutes: readonly Route[] = [
