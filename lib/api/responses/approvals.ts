@@ -1,26 +1,23 @@
 import { FIELD_MAXIMA } from '../../shared/field-limits.js';
 import * as z from '../../shared/zod.js';
 import { APPROVAL_KINDS } from '../approvals.js';
-import { FirstApprovalSchema, idText, instant, kobo, PrincipalSchema, sentence, upTo } from './common.js';
-
-// Built on first use (z.lazy): the route table holds these for the OpenAPI document, which a cold start never
-// builds; the generated document is the same (test/api/other-routes.test.ts compares it with docs/openapi.json).
+import * as field from './common.js';
 
 export const WaitingApprovalSchema = z.lazy(() =>
   z.object({
     kind: z.enum(APPROVAL_KINDS),
-    id: idText,
-    amount: z.optional(kobo),
-    requestedBy: PrincipalSchema,
-    requestedAt: instant,
-    firstApproval: z.optional(FirstApprovalSchema),
-    summary: sentence.check(z.describe('what the instruction does, for the approver to read')),
+    id: field.idText,
+    amount: z.optional(field.kobo),
+    requestedBy: field.PrincipalSchema,
+    requestedAt: field.instant,
+    firstApproval: z.optional(field.FirstApprovalSchema),
+    summary: field.sentence.check(z.describe('what the instruction does, for the approver to read')),
     approve: z
-      .object({ method: z.literal('POST'), path: idText })
+      .object({ method: z.literal('POST'), path: field.idText })
       .check(z.describe('the call that approves it')),
     reject: z.optional(
       z
-        .object({ method: z.literal('POST'), path: idText })
+        .object({ method: z.literal('POST'), path: field.idText })
         .check(
           z.describe(
             'the call that rejects it, with a `reason` (none for a held bulk correction: cancel it)',
@@ -39,7 +36,7 @@ export const ApprovalsPageSchema = z.lazy(() =>
         z.describe('one page (`limit`, at most 100) of each kind, or of `kind` alone'),
       ),
     nextCursors: z
-      .partialRecord(z.enum(APPROVAL_KINDS), upTo(FIELD_MAXIMA.cursor))
+      .partialRecord(z.enum(APPROVAL_KINDS), field.upTo(FIELD_MAXIMA.cursor))
       .check(z.describe('per kind, the cursor of its next page (`?kind=<kind>&cursor=…`)')),
   }),
 );

@@ -5,22 +5,9 @@ import {
 } from '../../bulk-corrections/index.js';
 import { FIELD_MAXIMA } from '../../shared/field-limits.js';
 import * as z from '../../shared/zod.js';
-import {
-  FailureSchema,
-  FirstApprovalSchema,
-  instant,
-  omittedCount,
-  PrincipalSchema,
-  pageOf,
-  sentence,
-  upTo,
-  wordText,
-} from './common.js';
+import * as field from './common.js';
 
-// Built on first use (z.lazy): the route table holds these for the OpenAPI document, which a cold start never
-// builds; the generated document is the same (test/api/other-routes.test.ts compares it with docs/openapi.json).
-
-const fieldValue = z.lazy(() => z.union([upTo(FIELD_MAXIMA.name), z.number()]));
+const fieldValue = z.lazy(() => z.union([field.upTo(FIELD_MAXIMA.name), z.number()]));
 /** One change a field at most: as many changes as correctable fields. */
 const changes = () => z.array(FieldChangeSchema).check(z.maxLength(CORRECTABLE_FIELDS.length));
 
@@ -38,21 +25,21 @@ const outcomes = z.lazy(() => z.enum(CORRECTION_OUTCOMES));
 /** The provider's validation record of an item. */
 export const ValidationRecordSchema = z.lazy(() =>
   z.object({
-    accountName: upTo(FIELD_MAXIMA.name),
-    accountNumber: wordText,
-    bankCode: wordText,
-    bankName: upTo(FIELD_MAXIMA.name),
+    accountName: field.upTo(FIELD_MAXIMA.name),
+    accountNumber: field.wordText,
+    bankCode: field.wordText,
+    bankName: field.upTo(FIELD_MAXIMA.name),
     isValid: z.boolean(),
-    reason: z.nullable(sentence),
-    createdAt: wordText,
+    reason: z.nullable(field.sentence),
+    createdAt: field.wordText,
   }),
 );
 
 /** The fields of a bulk item's answer, also at the top of its detail. */
 const bulkItemFields = () => ({
-  bulkPayoutItemId: wordText,
+  bulkPayoutItemId: field.wordText,
   isValid: z.boolean(),
-  reason: z.nullable(sentence),
+  reason: z.nullable(field.sentence),
   record: ValidationRecordSchema,
   values: z
     .object({
@@ -63,7 +50,7 @@ const bulkItemFields = () => ({
       narration: z.optional(fieldValue),
     })
     .check(z.describe('the values our corrections set')),
-  updatedAt: instant,
+  updatedAt: field.instant,
 });
 
 export const BulkItemResponseSchema = z.lazy(() => z.object(bulkItemFields()));
@@ -71,41 +58,43 @@ export type BulkItemResponse = z.output<typeof BulkItemResponseSchema>;
 
 export const CorrectionAuditSchema = z.lazy(() =>
   z.object({
-    bulkPayoutItemId: wordText,
-    at: instant,
-    actor: PrincipalSchema,
-    approvedBy: z.optional(PrincipalSchema),
+    bulkPayoutItemId: field.wordText,
+    at: field.instant,
+    actor: field.PrincipalSchema,
+    approvedBy: z.optional(field.PrincipalSchema),
     changes: changes(),
     outcome: outcomes,
-    provider: z.optional(z.object({ isValid: z.boolean(), reason: z.nullable(sentence) })),
-    failure: z.optional(FailureSchema),
+    provider: z.optional(z.object({ isValid: z.boolean(), reason: z.nullable(field.sentence) })),
+    failure: z.optional(field.FailureSchema),
   }),
 );
 
 /** A money change held for a second person. */
 export const PendingCorrectionSchema = z.lazy(() =>
   z.object({
-    correctionId: wordText,
-    bulkPayoutItemId: wordText,
+    correctionId: field.wordText,
+    bulkPayoutItemId: field.wordText,
     fields: z
       .partialRecord(z.enum(CORRECTION_FIELD_NAMES), fieldValue)
       .check(z.describe('the fields as requested (amount in kobo)')),
     changes: changes(),
-    reason: sentence.check(z.describe('why a second person must approve it')),
+    reason: field.sentence.check(z.describe('why a second person must approve it')),
     status: z.enum(['pending_approval', 'approved', 'cancelled']),
-    requestedBy: PrincipalSchema,
-    requestedAt: instant,
-    approvedBy: z.optional(PrincipalSchema),
-    approvedAt: z.optional(instant),
-    firstApproval: z.optional(FirstApprovalSchema),
+    requestedBy: field.PrincipalSchema,
+    requestedAt: field.instant,
+    approvedBy: z.optional(field.PrincipalSchema),
+    approvedAt: z.optional(field.instant),
+    firstApproval: z.optional(field.FirstApprovalSchema),
     outcome: z.optional(outcomes),
-    cancelledBy: z.optional(PrincipalSchema),
-    cancelledAt: z.optional(instant),
-    cancelReason: z.optional(sentence.check(z.describe('why it was withdrawn, as its canceller gave it'))),
+    cancelledBy: z.optional(field.PrincipalSchema),
+    cancelledAt: z.optional(field.instant),
+    cancelReason: z.optional(
+      field.sentence.check(z.describe('why it was withdrawn, as its canceller gave it')),
+    ),
   }),
 );
 
-export const BulkItemPageSchema = pageOf(BulkItemResponseSchema);
+export const BulkItemPageSchema = field.pageOf(BulkItemResponseSchema);
 
 export const BulkItemDetailSchema = z.lazy(() =>
   z.object({
@@ -116,14 +105,14 @@ export const BulkItemDetailSchema = z.lazy(() =>
         z.maxLength(FIELD_MAXIMA.audit),
         z.describe(`one entry per correction sent, oldest first (the newest ${FIELD_MAXIMA.audit})`),
       ),
-    auditOmitted: omittedCount,
+    auditOmitted: field.omittedCount,
     corrections: z
       .array(PendingCorrectionSchema)
       .check(
         z.maxLength(FIELD_MAXIMA.audit),
         z.describe(`money changes held for approval (the newest ${FIELD_MAXIMA.audit})`),
       ),
-    correctionsOmitted: omittedCount,
+    correctionsOmitted: field.omittedCount,
   }),
 );
 
@@ -132,7 +121,7 @@ export const AppliedCorrectionSchema = z.lazy(() =>
   z.object({
     outcome: z.enum(['corrected', 'still_invalid']),
     isValid: z.boolean(),
-    reason: z.nullable(sentence),
+    reason: z.nullable(field.sentence),
     item: BulkItemResponseSchema,
     changes: changes(),
   }),

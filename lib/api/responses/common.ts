@@ -1,13 +1,12 @@
 import { FIELD_MAXIMA } from '../../shared/field-limits.js';
 import * as z from '../../shared/zod.js';
 
-// Built on first use (z.lazy): the route table holds these for the OpenAPI document, which a cold start never
-// builds; the generated document is the same (test/api/other-routes.test.ts compares it with docs/openapi.json).
-
 /**
- * Building blocks of the ops API's response schemas. The response schemas are the contract: presenters are
- * typed by them, the OpenAPI document is generated from them, and the API tests check every real answer
- * against that document.
+ * Building blocks of the ops API's response schemas (each file of lib/api/responses/ imports them as `field`). The
+ * response schemas are the contract: presenters are typed by them, the OpenAPI document is generated from them,
+ * and the API tests check every real answer against that document. They are built on first use (z.lazy): the route
+ * table holds them for the OpenAPI document, which a cold start never builds; the generated document is the same
+ * (test/api/other-routes.test.ts compares it with docs/openapi.json).
  */
 
 /**

@@ -1,20 +1,7 @@
 import { DEAD_LETTER_EVENT_PREVIEW, DEAD_LETTER_STATUSES } from '../../events/index.js';
 import { FIELD_MAXIMA } from '../../shared/field-limits.js';
 import * as z from '../../shared/zod.js';
-import {
-  FieldIssueSchema,
-  idText,
-  instant,
-  omittedCount,
-  PrincipalSchema,
-  pageOf,
-  sentence,
-  upTo,
-  wordText,
-} from './common.js';
-
-// Built on first use (z.lazy): the route table holds these for the OpenAPI document, which a cold start never
-// builds; the generated document is the same (test/api/other-routes.test.ts compares it with docs/openapi.json).
+import * as field from './common.js';
 
 /**
  * The largest event a dead letter answers whole, as JSON: 8 times the 256 KB an event can be when Lambda takes it
@@ -27,36 +14,38 @@ export const DEAD_LETTER_PREVIEW = 200;
 
 /** A listing's start of the event's JSON, on every letter. */
 const listedPreview = () =>
-  upTo(DEAD_LETTER_PREVIEW).check(
-    z.describe(`the start of the event's JSON (its first ${DEAD_LETTER_PREVIEW} characters)`),
-  );
+  field
+    .upTo(DEAD_LETTER_PREVIEW)
+    .check(z.describe(`the start of the event's JSON (its first ${DEAD_LETTER_PREVIEW} characters)`));
 /** The detail's, only when it cannot answer the event whole. */
 const detailPreview = () =>
-  upTo(DEAD_LETTER_EVENT_PREVIEW).check(
-    z.describe(
-      `the start of the event's JSON when the event is not answered whole: its first ${DEAD_LETTER_PREVIEW} characters when it is larger than ${DEAD_LETTER_EVENT_MAX_BYTES} bytes, or the first ${DEAD_LETTER_EVENT_PREVIEW} the letter kept of an event too large to keep (which cannot be replayed)`,
-    ),
-  );
+  field
+    .upTo(DEAD_LETTER_EVENT_PREVIEW)
+    .check(
+      z.describe(
+        `the start of the event's JSON when the event is not answered whole: its first ${DEAD_LETTER_PREVIEW} characters when it is larger than ${DEAD_LETTER_EVENT_MAX_BYTES} bytes, or the first ${DEAD_LETTER_EVENT_PREVIEW} the letter kept of an event too large to keep (which cannot be replayed)`,
+      ),
+    );
 
 /**
  * What a listing and the detail both say of a dead letter: the first `issues` of its error's, and the start of
  * its event as `eventPreview` says.
  */
 const letterFields = (issues: number, eventPreview: ReturnType<typeof listedPreview>) => ({
-  id: idText,
+  id: field.idText,
   detailType: z.optional(
-    wordText.check(z.describe("the event's detail-type: which handler a replay goes to")),
+    field.wordText.check(z.describe("the event's detail-type: which handler a replay goes to")),
   ),
   error: z.object({
-    name: wordText,
-    code: wordText,
-    message: upTo(FIELD_MAXIMA.message),
+    name: field.wordText,
+    code: field.wordText,
+    message: field.upTo(FIELD_MAXIMA.message),
     issues: z
-      .array(FieldIssueSchema)
+      .array(field.FieldIssueSchema)
       .check(z.maxLength(issues), z.describe(`the first ${issues} fields that are wrong`)),
-    issuesOmitted: omittedCount,
+    issuesOmitted: field.omittedCount,
   }),
-  at: instant,
+  at: field.instant,
   status: z.enum(DEAD_LETTER_STATUSES),
   eventBytes: z
     .int()
@@ -86,17 +75,17 @@ export const DeadLetterResponseSchema = z.lazy(() =>
       .array(
         z.object({
           action: z.enum(['replay', 'discard']),
-          by: PrincipalSchema,
-          at: instant,
-          note: sentence.check(z.describe('why it was discarded, or what the replay came to')),
+          by: field.PrincipalSchema,
+          at: field.instant,
+          note: field.sentence.check(z.describe('why it was discarded, or what the replay came to')),
         }),
       )
       .check(z.maxLength(FIELD_MAXIMA.audit), z.describe(`oldest first (the newest ${FIELD_MAXIMA.audit})`)),
-    actionsOmitted: omittedCount,
+    actionsOmitted: field.omittedCount,
   }),
 );
 
-export const DeadLetterPageSchema = pageOf(DeadLetterSummarySchema);
+export const DeadLetterPageSchema = field.pageOf(DeadLetterSummarySchema);
 
 export const ReplayDeliveredSchema = z.lazy(() =>
   z.object({

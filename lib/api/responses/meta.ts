@@ -1,16 +1,13 @@
 import { FIELD_MAXIMA } from '../../shared/field-limits.js';
 import * as z from '../../shared/zod.js';
-import { upTo } from './common.js';
-
-// Built on first use (z.lazy): the route table holds these for the OpenAPI document, which a cold start never
-// builds; the generated document is the same (test/api/other-routes.test.ts compares it with docs/openapi.json).
+import * as field from './common.js';
 
 const check = z.lazy(() =>
   z.union([
     z.object({ status: z.literal('ok') }),
     z.object({
       status: z.literal('failed'),
-      detail: upTo(FIELD_MAXIMA.text).check(z.describe('what to look at')),
+      detail: field.upTo(FIELD_MAXIMA.text).check(z.describe('what to look at')),
     }),
   ]),
 );

@@ -1,7 +1,7 @@
 import { OPERATOR_ACTIONS, OPERATOR_GROUPS } from '../../operators/index.js';
 import { FIELD_MAXIMA } from '../../shared/field-limits.js';
 import * as z from '../../shared/zod.js';
-import { idText, instant, PrincipalSchema, sentence, upTo, wordText } from './common.js';
+import * as field from './common.js';
 
 /** The most operators one listing answers (`truncated` says there were more). */
 export const OPERATORS_LISTED = 1000;
@@ -17,15 +17,15 @@ const AccessSchema = z.lazy(() =>
 export const OperatorProposalSchema = z.lazy(() =>
   z
     .object({
-      id: idText,
+      id: field.idText,
       kind: z.enum(['grant', 'enable']),
       groups: Groups,
-      reason: sentence,
-      proposedBy: PrincipalSchema,
-      proposedAt: instant,
+      reason: field.sentence,
+      proposedBy: field.PrincipalSchema,
+      proposedAt: field.instant,
       status: z.enum(['pending', 'confirmed', 'cancelled']),
-      decidedBy: z.optional(PrincipalSchema),
-      decidedAt: z.optional(instant),
+      decidedBy: z.optional(field.PrincipalSchema),
+      decidedAt: z.optional(field.instant),
     })
     .check(
       z.describe(
@@ -35,13 +35,13 @@ export const OperatorProposalSchema = z.lazy(() =>
 );
 
 const operatorFields = () => ({
-  username: upTo(128),
-  email: z.optional(upTo(254)),
-  sub: wordText,
+  username: field.upTo(128),
+  email: z.optional(field.upTo(254)),
+  sub: field.wordText,
   enabled: z.boolean(),
-  status: wordText,
+  status: field.wordText,
   groups: Groups,
-  createdAt: z.optional(instant),
+  createdAt: z.optional(field.instant),
 });
 
 export const OperatorSummarySchema = z.lazy(() => z.object(operatorFields()));
@@ -55,15 +55,15 @@ export const OperatorListSchema = z.lazy(() =>
 
 export const OperatorChangeSchema = z.lazy(() =>
   z.object({
-    id: idText,
+    id: field.idText,
     action: z.enum(OPERATOR_ACTIONS),
-    actor: PrincipalSchema,
-    at: instant,
+    actor: field.PrincipalSchema,
+    at: field.instant,
     from: AccessSchema,
     to: AccessSchema,
-    reason: sentence,
-    proposalId: z.optional(idText),
-    proposedBy: z.optional(PrincipalSchema),
+    reason: field.sentence,
+    proposalId: z.optional(field.idText),
+    proposedBy: z.optional(field.PrincipalSchema),
   }),
 );
 

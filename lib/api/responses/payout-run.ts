@@ -1,25 +1,12 @@
 import { PAYOUT_STATUSES } from '../../payouts/index.js';
 import { FIELD_MAXIMA } from '../../shared/field-limits.js';
 import * as z from '../../shared/zod.js';
-import {
-  FailureSchema,
-  FirstApprovalSchema,
-  idText,
-  instant,
-  kobo,
-  PrincipalSchema,
-  pageOf,
-  RejectionSchema,
-  referenceText,
-  sentence,
-  upTo,
-  wordText,
-} from './common.js';
+import * as field from './common.js';
 
 // Built on first use (z.lazy), like the other response schemas.
 
 const location = z.lazy(() =>
-  upTo(FIELD_MAXIMA.name).check(z.describe('where the run is read: /payout-runs/{runId}')),
+  field.upTo(FIELD_MAXIMA.name).check(z.describe('where the run is read: /payout-runs/{runId}')),
 );
 const runStatus = z.enum([
   'pending_approval',
@@ -33,36 +20,36 @@ const rowStatus = z.enum([...PAYOUT_STATUSES, 'not_created', 'refused', 'cancell
 
 /** What every view of a run shows: what the approver checks (count, total, largest rows, the file's checksum). */
 const runFields = () => ({
-  runId: wordText,
+  runId: field.wordText,
   status: runStatus,
   count: z.int().check(z.describe('rows in the file')),
-  totalKobo: kobo,
+  totalKobo: field.kobo,
   largestRows: z
-    .array(z.object({ row: z.int(), reference: upTo(64), amountKobo: kobo }))
+    .array(z.object({ row: z.int(), reference: field.upTo(64), amountKobo: field.kobo }))
     .check(z.maxLength(5)),
-  fileSha256: upTo(64).check(z.describe('SHA-256 (hex) of the body as uploaded')),
+  fileSha256: field.upTo(64).check(z.describe('SHA-256 (hex) of the body as uploaded')),
   source: z.enum(['csv', 'json']),
-  requestedBy: PrincipalSchema,
-  createdAt: instant,
-  approvalReason: z.optional(sentence),
-  approvedBy: z.optional(PrincipalSchema),
-  approvedAt: z.optional(instant),
-  firstApproval: z.optional(FirstApprovalSchema),
+  requestedBy: field.PrincipalSchema,
+  createdAt: field.instant,
+  approvalReason: z.optional(field.sentence),
+  approvedBy: z.optional(field.PrincipalSchema),
+  approvedAt: z.optional(field.instant),
+  firstApproval: z.optional(field.FirstApprovalSchema),
   materialised: z.int().check(z.describe('rows turned into payouts so far')),
   acknowledged: z.optional(
-    z.object({ duplicateLines: z.int(), duplicateRunIds: z.array(wordText).check(z.maxLength(20)) }),
+    z.object({ duplicateLines: z.int(), duplicateRunIds: z.array(field.wordText).check(z.maxLength(20)) }),
   ),
-  cancelledBy: z.optional(PrincipalSchema),
-  cancelledAt: z.optional(instant),
-  rejection: z.optional(RejectionSchema),
+  cancelledBy: z.optional(field.PrincipalSchema),
+  cancelledAt: z.optional(field.instant),
+  rejection: z.optional(field.RejectionSchema),
   /** When its last row ended: completed, needs_attention, or a cancelled run whose rows have all settled. */
-  endedAt: z.optional(instant),
+  endedAt: z.optional(field.instant),
   location,
 });
 
 /** A run as listed. */
 export const PayoutRunSummarySchema = z.lazy(() => z.object(runFields()));
-export const PayoutRunPageSchema = pageOf(PayoutRunSummarySchema);
+export const PayoutRunPageSchema = field.pageOf(PayoutRunSummarySchema);
 
 /** A run with its progress. */
 export const PayoutRunSchema = z.lazy(() =>
@@ -71,8 +58,8 @@ export const PayoutRunSchema = z.lazy(() =>
     counts: z
       .partialRecord(rowStatus, z.int())
       .check(z.describe('rows per status of their payout; statuses with no row left out')),
-    sentKobo: kobo,
-    failedKobo: kobo,
+    sentKobo: field.kobo,
+    failedKobo: field.kobo,
     percentDone: z.int(),
     etaSeconds: z.optional(
       z
@@ -88,17 +75,17 @@ export const PayoutRunSchema = z.lazy(() =>
 export const PayoutRunRowSchema = z.lazy(() =>
   z.object({
     row: z.int(),
-    reference: upTo(64),
-    amountKobo: kobo,
-    accountNumber: wordText,
-    bankCode: wordText,
+    reference: field.upTo(64),
+    amountKobo: field.kobo,
+    accountNumber: field.wordText,
+    bankCode: field.wordText,
     status: rowStatus,
-    payoutId: z.optional(idText),
-    providerReference: z.optional(referenceText),
-    failure: z.optional(FailureSchema),
+    payoutId: z.optional(field.idText),
+    providerReference: z.optional(field.referenceText),
+    failure: z.optional(field.FailureSchema),
   }),
 );
-export const PayoutRunRowPageSchema = pageOf(PayoutRunRowSchema);
+export const PayoutRunRowPageSchema = field.pageOf(PayoutRunRowSchema);
 
 /** The answer to a cancel: the run and what became of its payouts. */
 export const CancelledPayoutRunSchema = z.lazy(() =>

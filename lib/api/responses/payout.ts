@@ -7,51 +7,34 @@ import {
 } from '../../payouts/index.js';
 import { FIELD_MAXIMA } from '../../shared/field-limits.js';
 import * as z from '../../shared/zod.js';
-import {
-  FailureSchema,
-  FirstApprovalSchema,
-  idText,
-  instant,
-  kobo,
-  omittedCount,
-  PrincipalSchema,
-  pageOf,
-  RejectionSchema,
-  referenceText,
-  sentence,
-  upTo,
-  wordText,
-} from './common.js';
-
-// Built on first use (z.lazy): the route table holds these for the OpenAPI document, which a cold start never
-// builds; the generated document is the same (test/api/other-routes.test.ts compares it with docs/openapi.json).
+import * as field from './common.js';
 
 const statuses = z.lazy(() => z.enum(PAYOUT_STATUSES as [PayoutStatus, ...PayoutStatus[]]));
 const types = z.lazy(() => z.enum(PAYOUT_TYPES as [PayoutType, ...PayoutType[]]));
 
 export const BeneficiaryResponseSchema = z.lazy(() =>
   z.object({
-    bankCode: wordText,
-    accountNumber: wordText,
-    accountName: upTo(FIELD_MAXIMA.name),
+    bankCode: field.wordText,
+    accountNumber: field.wordText,
+    accountName: field.upTo(FIELD_MAXIMA.name),
   }),
 );
 
 /** The instruction fields of a payout's `type`, at the top level: only those of its type are present. */
 export const instructionFields = () => ({
   beneficiary: z.optional(BeneficiaryResponseSchema),
-  sourceWalletId: z.optional(wordText),
-  destinationWalletId: z.optional(wordText),
-  walletId: z.optional(wordText),
-  childAccountId: z.optional(wordText),
+  sourceWalletId: z.optional(field.wordText),
+  destinationWalletId: z.optional(field.wordText),
+  walletId: z.optional(field.wordText),
+  childAccountId: z.optional(field.wordText),
 });
 
 /** Labels as a client (or the service) set them: at most 10 keys of 40 characters, strings of 200. */
 export const MetadataResponseSchema = z.lazy(() =>
   z
     .record(
-      upTo(FIELD_MAXIMA.metadataKey),
-      z.union([upTo(FIELD_MAXIMA.metadataValue), z.number(), z.boolean(), z.null()]),
+      field.upTo(FIELD_MAXIMA.metadataKey),
+      z.union([field.upTo(FIELD_MAXIMA.metadataValue), z.number(), z.boolean(), z.null()]),
     )
     .check(
       z.meta({ maxProperties: FIELD_MAXIMA.metadataKeys, maxJsonBytes: FIELD_MAXIMA.metadataBytes }),
@@ -64,58 +47,60 @@ export const MetadataResponseSchema = z.lazy(() =>
 export const PayoutAuditEventSchema = z.lazy(() =>
   z.object({
     sequence: z.int(),
-    at: instant,
-    actor: PrincipalSchema,
+    at: field.instant,
+    actor: field.PrincipalSchema,
     from: z.nullable(statuses),
     to: statuses,
-    reason: sentence,
+    reason: field.sentence,
     details: z.optional(MetadataResponseSchema),
   }),
 );
 
 /** The fields of a payout as every answer gives it (its audit only on `GET /payouts/{id}`). */
 const payoutFields = () => ({
-  id: idText,
+  id: field.idText,
   type: types,
   status: statuses,
-  amount: kobo,
+  amount: field.kobo,
   currency: z.literal('NGN'),
-  narration: upTo(FIELD_MAXIMA.name),
+  narration: field.upTo(FIELD_MAXIMA.name),
   ...instructionFields(),
   metadata: MetadataResponseSchema,
-  idempotencyKey: idText,
+  idempotencyKey: field.idText,
   origin: z.enum(Object.values(PayoutOrigin) as [PayoutOrigin, ...PayoutOrigin[]]),
   correlationId: z.optional(
-    idText.check(z.describe('what ties its log lines, messages and events together: query the logs by it')),
+    field.idText.check(
+      z.describe('what ties its log lines, messages and events together: query the logs by it'),
+    ),
   ),
-  scheduleAt: z.optional(instant),
-  requestedBy: PrincipalSchema,
-  approvedBy: z.optional(PrincipalSchema),
-  rejection: z.optional(RejectionSchema),
+  scheduleAt: z.optional(field.instant),
+  requestedBy: field.PrincipalSchema,
+  approvedBy: z.optional(field.PrincipalSchema),
+  rejection: z.optional(field.RejectionSchema),
   submissionCount: z.int(),
-  nextActionAt: z.optional(instant),
+  nextActionAt: z.optional(field.instant),
   receipt: z.optional(
     z.object({
-      transactionId: referenceText,
-      reference: z.optional(referenceText),
-      sessionId: z.optional(referenceText),
-      status: wordText,
-      charges: kobo,
-      paidAt: z.optional(wordText),
+      transactionId: field.referenceText,
+      reference: z.optional(field.referenceText),
+      sessionId: z.optional(field.referenceText),
+      status: field.wordText,
+      charges: field.kobo,
+      paidAt: z.optional(field.wordText),
     }),
   ),
-  failure: z.optional(FailureSchema),
+  failure: z.optional(field.FailureSchema),
   paidTwice: z.optional(
     z
       .object({
         attempts: z.array(z.int()).check(z.maxLength(FIELD_MAXIMA.items)),
-        transactionIds: z.array(referenceText).check(z.maxLength(FIELD_MAXIMA.items)),
+        transactionIds: z.array(field.referenceText).check(z.maxLength(FIELD_MAXIMA.items)),
       })
       .check(z.describe('present when more than one attempt moved the money (status needs_review)')),
   ),
   watchedAttempts: z.optional(
     z
-      .array(z.object({ attempt: z.int(), startedAt: instant, watchUntil: instant }))
+      .array(z.object({ attempt: z.int(), startedAt: field.instant, watchUntil: field.instant }))
       .check(
         z.maxLength(FIELD_MAXIMA.items),
         z.describe(
@@ -123,18 +108,18 @@ const payoutFields = () => ({
         ),
       ),
   ),
-  watchEndedAt: z.optional(instant),
+  watchEndedAt: z.optional(field.instant),
   resolutionProposal: z.optional(
     z
       .object({
         outcome: z.enum(['succeeded', 'failed', 'paid_twice_recovered']),
-        transactionId: z.optional(referenceText),
-        recoveryReference: z.optional(referenceText),
+        transactionId: z.optional(field.referenceText),
+        recoveryReference: z.optional(field.referenceText),
         forced: z.boolean().check(z.describe('the proposal overrides what the provider records show')),
-        note: sentence,
-        proposedBy: PrincipalSchema,
-        proposedAt: instant,
-        mismatch: z.optional(sentence),
+        note: field.sentence,
+        proposedBy: field.PrincipalSchema,
+        proposedAt: field.instant,
+        mismatch: z.optional(field.sentence),
       })
       .check(
         z.describe(
@@ -145,10 +130,10 @@ const payoutFields = () => ({
   recovery: z.optional(
     z
       .object({
-        recoveryReference: referenceText,
-        proposedBy: PrincipalSchema,
-        confirmedBy: PrincipalSchema,
-        at: instant,
+        recoveryReference: field.referenceText,
+        proposedBy: field.PrincipalSchema,
+        confirmedBy: field.PrincipalSchema,
+        at: field.instant,
       })
       .check(
         z.describe(
@@ -156,8 +141,8 @@ const payoutFields = () => ({
         ),
       ),
   ),
-  createdAt: instant,
-  updatedAt: instant,
+  createdAt: field.instant,
+  updatedAt: field.instant,
 });
 
 const payoutDescription =
@@ -168,7 +153,7 @@ const payoutDescription =
  * The first of two approvals, in the answers about one payout only: a page of payouts at every field's maximum
  * is already near Lambda's 6 MB answer (test/infra/api-answer-sizes.test.ts), and the approvals queue shows it.
  */
-const firstApprovalField = () => ({ firstApproval: z.optional(FirstApprovalSchema) });
+const firstApprovalField = () => ({ firstApproval: z.optional(field.FirstApprovalSchema) });
 
 export const PayoutResponseSchema = z.lazy(() =>
   z.object({ ...payoutFields(), ...firstApprovalField() }).check(z.describe(payoutDescription)),
@@ -191,22 +176,22 @@ export const PayoutDetailSchema = z.lazy(() =>
             z.describe(`GET /payouts/{id} only, oldest first (the newest ${FIELD_MAXIMA.audit})`),
           ),
       ),
-      auditOmitted: omittedCount,
+      auditOmitted: field.omittedCount,
     })
     .check(z.describe(`${payoutDescription} With its audit trail, oldest first.`)),
 );
 export type PayoutResponse = z.output<typeof PayoutResponseSchema>;
 
-export const PayoutPageSchema = pageOf(PayoutListItemSchema);
+export const PayoutPageSchema = field.pageOf(PayoutListItemSchema);
 
 /** `GET /payouts/{id}/audit`: a page of the payout's whole audit trail, oldest first. */
-export const PayoutAuditPageSchema = pageOf(PayoutAuditEventSchema);
+export const PayoutAuditPageSchema = field.pageOf(PayoutAuditEventSchema);
 
 const controlsFields = () => ({
   paused: z.boolean(),
-  reason: z.optional(sentence),
-  updatedBy: z.optional(PrincipalSchema),
-  updatedAt: z.optional(instant),
+  reason: z.optional(field.sentence),
+  updatedBy: z.optional(field.PrincipalSchema),
+  updatedAt: z.optional(field.instant),
 });
 
 export const ControlsResponseSchema = z.lazy(() => z.object(controlsFields()));
@@ -216,19 +201,19 @@ export const ControlsStateResponseSchema = z.lazy(() =>
   z.object({
     ...controlsFields(),
     limits: z.object({
-      maxInstructionKobo: kobo.check(
+      maxInstructionKobo: field.kobo.check(
         z.describe('the largest single payout, refund, rule occurrence or correction (MAX_PAYOUT_KOBO)'),
       ),
-      approvalThresholdKobo: kobo.check(z.describe('at or above it a second person approves')),
+      approvalThresholdKobo: field.kobo.check(z.describe('at or above it a second person approves')),
       secondApprovalThresholdKobo: z.optional(
-        kobo.check(z.describe('at or above it two approvals by two persons; absent: one')),
+        field.kobo.check(z.describe('at or above it two approvals by two persons; absent: one')),
       ),
-      dailyCapKobo: kobo.check(z.describe('the most that may leave one account per day')),
+      dailyCapKobo: field.kobo.check(z.describe('the most that may leave one account per day')),
     }),
     dailyCap: z.object({
-      day: upTo(10).check(z.describe("the cap's calendar day (YYYY-MM-DD, in its time zone)")),
-      timeZone: upTo(64),
-      mainWalletUsedKobo: kobo.check(z.describe("counted against the main wallet's cap today")),
+      day: field.upTo(10).check(z.describe("the cap's calendar day (YYYY-MM-DD, in its time zone)")),
+      timeZone: field.upTo(64),
+      mainWalletUsedKobo: field.kobo.check(z.describe("counted against the main wallet's cap today")),
     }),
   }),
 );

@@ -1,7 +1,7 @@
 import { settlementSchema, storeSchema, walletTransactionSchema } from '../../provider/index.js';
 import { FIELD_MAXIMA } from '../../shared/field-limits.js';
 import * as z from '../../shared/zod.js';
-import { upTo } from './common.js';
+import * as field from './common.js';
 
 type Def = {
   type: string;
@@ -29,12 +29,12 @@ export const providerFields = (record: z.ZodMiniType): Record<string, z.ZodMiniT
 function answeredOf(record: z.ZodMiniType): z.ZodMiniObject {
   return z.object(
     Object.fromEntries(
-      Object.entries(providerFields(record)).map(([key, field]) => {
-        const inner = bare(field);
+      Object.entries(providerFields(record)).map(([key, declared]) => {
+        const inner = bare(declared);
         const type = defOf(inner).type;
         const value =
-          type === 'object' ? answeredOf(inner) : type === 'string' ? upTo(FIELD_MAXIMA.name) : inner;
-        return [key, inner === field ? value : z.optional(z.nullable(value))];
+          type === 'object' ? answeredOf(inner) : type === 'string' ? field.upTo(FIELD_MAXIMA.name) : inner;
+        return [key, inner === declared ? value : z.optional(z.nullable(value))];
       }),
     ),
   );

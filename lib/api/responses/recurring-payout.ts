@@ -8,60 +8,44 @@ import {
 } from '../../recurrence/index.js';
 import { FIELD_MAXIMA } from '../../shared/field-limits.js';
 import * as z from '../../shared/zod.js';
-import {
-  calendarDate,
-  FirstApprovalSchema,
-  idText,
-  instant,
-  kobo,
-  omittedCount,
-  PrincipalSchema,
-  pageOf,
-  RejectionSchema,
-  sentence,
-  upTo,
-  wordText,
-} from './common.js';
+import * as field from './common.js';
 import { instructionFields, MetadataResponseSchema } from './payout.js';
-
-// Built on first use (z.lazy): the route table holds these for the OpenAPI document, which a cold start never
-// builds; the generated document is the same (test/api/other-routes.test.ts compares it with docs/openapi.json).
 
 export const RecurrenceRuleResponseSchema = z.lazy(() =>
   z.object({
     interval: z.enum(Object.values(RecurrenceInterval) as [RecurrenceInterval, ...RecurrenceInterval[]]),
     every: z.int(),
-    startDate: calendarDate,
-    endDate: z.optional(calendarDate),
+    startDate: field.calendarDate,
+    endDate: z.optional(field.calendarDate),
     maxOccurrences: z.optional(z.int()),
-    timeOfDay: wordText.check(z.describe('local wall-clock time HH:MM')),
-    timeZone: wordText,
+    timeOfDay: field.wordText.check(z.describe('local wall-clock time HH:MM')),
+    timeZone: field.wordText,
   }),
 );
 
 /** The fields of a recurring payout's answer, also at the top of its view. */
 const recurringPayoutFields = () => ({
-  id: idText,
+  id: field.idText,
   status: z.enum(RECURRENCE_STATUSES as [RecurrenceStatus, ...RecurrenceStatus[]]),
-  statusReason: z.optional(sentence),
+  statusReason: z.optional(field.sentence),
   type: z.enum(PAYOUT_TYPES as [PayoutType, ...PayoutType[]]),
-  amount: kobo.check(z.describe('integer kobo, per occurrence')),
+  amount: field.kobo.check(z.describe('integer kobo, per occurrence')),
   currency: z.literal('NGN'),
-  narration: upTo(FIELD_MAXIMA.name),
+  narration: field.upTo(FIELD_MAXIMA.name),
   ...instructionFields(),
   metadata: z.optional(MetadataResponseSchema),
   schedule: RecurrenceRuleResponseSchema,
-  nextOccurrence: z.optional(z.object({ localDate: z.optional(calendarDate), at: instant })),
+  nextOccurrence: z.optional(z.object({ localDate: z.optional(field.calendarDate), at: field.instant })),
   skippedDates: z
-    .array(calendarDate)
+    .array(field.calendarDate)
     .check(z.maxLength(FIELD_MAXIMA.audit), z.describe(`the latest ${FIELD_MAXIMA.audit} dates skipped`)),
-  idempotencyKey: idText,
-  createdBy: PrincipalSchema,
-  approvedBy: z.optional(PrincipalSchema),
-  firstApproval: z.optional(FirstApprovalSchema),
-  rejection: z.optional(RejectionSchema),
-  createdAt: instant,
-  updatedAt: instant,
+  idempotencyKey: field.idText,
+  createdBy: field.PrincipalSchema,
+  approvedBy: z.optional(field.PrincipalSchema),
+  firstApproval: z.optional(field.FirstApprovalSchema),
+  rejection: z.optional(field.RejectionSchema),
+  createdAt: field.instant,
+  updatedAt: field.instant,
 });
 
 export const RecurringPayoutResponseSchema = z.lazy(() =>
@@ -80,8 +64,8 @@ export type RecurringPayoutResponse = z.output<typeof RecurringPayoutResponseSch
 /** What became of one occurrence (`history` of a recurring payout, and its pages). */
 export const RecurrenceHistoryEntrySchema = z.lazy(() =>
   z.object({
-    localDate: calendarDate,
-    at: instant,
+    localDate: field.calendarDate,
+    at: field.instant,
     state: z
       .enum(Object.values(OccurrenceState) as [OccurrenceState, ...OccurrenceState[]])
       .check(
@@ -90,25 +74,25 @@ export const RecurrenceHistoryEntrySchema = z.lazy(() =>
             'if its time is after the resume, or records it `skipped` with the reason',
         ),
       ),
-    payoutId: z.optional(idText),
+    payoutId: z.optional(field.idText),
     generation: z.optional(
       z.int().check(z.describe('present from 2 on: the payout after a pause and resume')),
     ),
     payoutStatus: z.optional(z.enum(PAYOUT_STATUSES as [PayoutStatus, ...PayoutStatus[]])),
-    reason: z.optional(sentence),
-    recordedAt: instant,
+    reason: z.optional(field.sentence),
+    recordedAt: field.instant,
   }),
 );
 
 /** `GET /recurring-payouts/{id}/history`: a page of the whole history, newest first. */
-export const RecurrenceHistoryPageSchema = pageOf(RecurrenceHistoryEntrySchema);
+export const RecurrenceHistoryPageSchema = field.pageOf(RecurrenceHistoryEntrySchema);
 
 /** GET, create, approve and skip answer the recurring payout with its coming occurrences, history and audit. */
 export const RecurringPayoutViewSchema = z.lazy(() =>
   z.object({
     ...recurringPayoutFields(),
     upcoming: z
-      .array(z.object({ localDate: calendarDate, at: instant, skipped: z.boolean() }))
+      .array(z.object({ localDate: field.calendarDate, at: field.instant, skipped: z.boolean() }))
       .check(z.maxLength(FIELD_MAXIMA.audit)),
     history: z
       .array(RecurrenceHistoryEntrySchema)
@@ -119,20 +103,22 @@ export const RecurringPayoutViewSchema = z.lazy(() =>
         ),
       ),
     historyNextCursor: z.optional(
-      upTo(FIELD_MAXIMA.cursor).check(
-        z.describe(
-          'present when the history goes further back: pass as `cursor` to GET /recurring-payouts/{id}/history',
+      field
+        .upTo(FIELD_MAXIMA.cursor)
+        .check(
+          z.describe(
+            'present when the history goes further back: pass as `cursor` to GET /recurring-payouts/{id}/history',
+          ),
         ),
-      ),
     ),
     audit: z
       .array(
         z.object({
           sequence: z.int(),
-          at: instant,
-          actor: PrincipalSchema,
+          at: field.instant,
+          actor: field.PrincipalSchema,
           action: z.enum(RECURRENCE_ACTIONS),
-          reason: sentence,
+          reason: field.sentence,
           committed: z
             .boolean()
             .check(
@@ -151,9 +137,9 @@ export const RecurringPayoutViewSchema = z.lazy(() =>
           `every command, oldest first (the newest ${FIELD_MAXIMA.audit}); one that did not take effect has \`committed: false\``,
         ),
       ),
-    auditOmitted: omittedCount,
+    auditOmitted: field.omittedCount,
   }),
 );
 export type RecurringPayoutView = z.output<typeof RecurringPayoutViewSchema>;
 
-export const RecurringPayoutPageSchema = pageOf(RecurringPayoutResponseSchema);
+export const RecurringPayoutPageSchema = field.pageOf(RecurringPayoutResponseSchema);

@@ -1,58 +1,42 @@
 import { RefundStatus } from '../../refunds/index.js';
 import { FIELD_MAXIMA } from '../../shared/field-limits.js';
 import * as z from '../../shared/zod.js';
-import {
-  FailureSchema,
-  FirstApprovalSchema,
-  idText,
-  instant,
-  kobo,
-  omittedCount,
-  PrincipalSchema,
-  pageOf,
-  RejectionSchema,
-  referenceText,
-  sentence,
-  wordText,
-} from './common.js';
-
-// Built on first use (z.lazy): the route table holds these for the OpenAPI document, which a cold start never
-// builds; the generated document is the same (test/api/other-routes.test.ts compares it with docs/openapi.json).
+import * as field from './common.js';
 
 const statuses = z.lazy(() => z.enum(Object.values(RefundStatus) as [RefundStatus, ...RefundStatus[]]));
 
 /** The fields of a refund as every answer gives it (its audit only on `GET /refunds/{id}`). */
 const refundFields = () => ({
-  id: idText,
+  id: field.idText,
   status: statuses,
-  transactionId: referenceText,
-  amount: kobo,
+  transactionId: field.referenceText,
+  amount: field.kobo,
   currency: z.literal('NGN'),
-  customerNote: sentence,
-  merchantNote: sentence,
-  idempotencyKey: idText,
-  requestedBy: PrincipalSchema,
-  approvedBy: z.optional(PrincipalSchema),
-  firstApproval: z.optional(FirstApprovalSchema),
-  rejection: z.optional(RejectionSchema),
-  providerRefundId: z.optional(referenceText),
-  providerStatus: z.optional(wordText),
-  failure: z.optional(FailureSchema),
+  customerNote: field.sentence,
+  merchantNote: field.sentence,
+  idempotencyKey: field.idText,
+  requestedBy: field.PrincipalSchema,
+  approvedBy: z.optional(field.PrincipalSchema),
+  firstApproval: z.optional(field.FirstApprovalSchema),
+  rejection: z.optional(field.RejectionSchema),
+  providerRefundId: z.optional(field.referenceText),
+  providerStatus: z.optional(field.wordText),
+  failure: z.optional(field.FailureSchema),
   resolutionProposal: z.optional(
     z
       .object({
         outcome: z.enum(['not_sent', 'accepted']),
-        providerRefundId: z.optional(referenceText),
-        note: sentence,
-        proposedBy: PrincipalSchema,
-        proposedAt: instant,
+        providerRefundId: z.optional(field.referenceText),
+        note: field.sentence,
+        proposedBy: field.PrincipalSchema,
+        proposedAt: field.instant,
       })
       .check(
         z.describe('the resolution of an unknown refund, waiting for a second person to send the same one'),
       ),
   ),
-  createdAt: instant,
-  updatedAt: instant,
+  createdAt: field.instant,
+  updatedAt: field.instant,
 });
 
 export const RefundResponseSchema = z.lazy(() => z.object(refundFields()));
@@ -66,11 +50,11 @@ export const RefundDetailSchema = z.lazy(() =>
         .array(
           z.object({
             sequence: z.int(),
-            at: instant,
-            actor: PrincipalSchema,
+            at: field.instant,
+            actor: field.PrincipalSchema,
             from: z.optional(statuses),
             to: statuses,
-            reason: sentence,
+            reason: field.sentence,
           }),
         )
         .check(
@@ -80,9 +64,9 @@ export const RefundDetailSchema = z.lazy(() =>
           ),
         ),
     ),
-    auditOmitted: omittedCount,
+    auditOmitted: field.omittedCount,
   }),
 );
 export type RefundResponse = z.output<typeof RefundResponseSchema>;
 
-export const RefundPageSchema = pageOf(RefundResponseSchema);
+export const RefundPageSchema = field.pageOf(RefundResponseSchema);

@@ -2,16 +2,13 @@ import { FUTURE_PAGE_MAX, FutureSource } from '../../future-payouts/index.js';
 import { ProviderScheduleKind } from '../../provider-schedules/index.js';
 import { FIELD_MAXIMA } from '../../shared/field-limits.js';
 import * as z from '../../shared/zod.js';
-import { idText, instant, kobo, upTo, wordText } from './common.js';
+import * as field from './common.js';
 import { BeneficiaryResponseSchema } from './payout.js';
-
-// Built on first use (z.lazy): the route table holds these for the OpenAPI document, which a cold start never
-// builds; the generated document is the same (test/api/other-routes.test.ts compares it with docs/openapi.json).
 
 export const ProviderSyncSchema = z.lazy(() =>
   z
     .object({
-      lastSyncAt: instant,
+      lastSyncAt: field.instant,
       scheduled: z.int(),
       recurrent: z.int(),
       truncated: z.boolean().check(z.describe('the page bound stopped the walk before the last page')),
@@ -20,7 +17,7 @@ export const ProviderSyncSchema = z.lazy(() =>
 );
 
 /** What the provider wrote, clipped to 100 characters. */
-const providerText = z.lazy(() => upTo(FIELD_MAXIMA.name));
+const providerText = z.lazy(() => field.upTo(FIELD_MAXIMA.name));
 
 export const ProviderScheduleEntrySchema = z.lazy(() =>
   z.object({
@@ -29,8 +26,8 @@ export const ProviderScheduleEntrySchema = z.lazy(() =>
     status: providerText.check(
       z.describe("the provider's status as it sends it (DISPATCHED, CANCELLED, ...)"),
     ),
-    amount: kobo,
-    charges: kobo,
+    amount: field.kobo,
+    charges: field.kobo,
     bankCode: providerText,
     bankName: providerText,
     accountNumber: providerText,
@@ -41,7 +38,7 @@ export const ProviderScheduleEntrySchema = z.lazy(() =>
     interval: z.optional(providerText),
     transactionId: z.optional(z.nullable(providerText)),
     createdAt: providerText,
-    syncedAt: instant,
+    syncedAt: field.instant,
     upcoming: z.boolean().check(z.describe('not cancelled and with a date still ahead')),
     alsoScheduledHere: z
       .boolean()
@@ -62,20 +59,20 @@ export const ProviderScheduleViewSchema = z.lazy(() =>
 
 export const FutureMovementViewSchema = z.lazy(() =>
   z.object({
-    from: instant,
-    to: instant,
+    from: field.instant,
+    to: field.instant,
     items: z
       .array(
         z.object({
           source: z.enum(Object.values(FutureSource) as [FutureSource, ...FutureSource[]]),
-          id: idText.check(z.describe("our payout or recurrence id, or the provider's record id")),
-          at: instant,
-          amountKobo: kobo,
-          type: z.optional(wordText),
-          narration: z.nullable(upTo(FIELD_MAXIMA.name)),
+          id: field.idText.check(z.describe("our payout or recurrence id, or the provider's record id")),
+          at: field.instant,
+          amountKobo: field.kobo,
+          type: z.optional(field.wordText),
+          narration: z.nullable(field.upTo(FIELD_MAXIMA.name)),
           beneficiary: z.nullable(BeneficiaryResponseSchema),
           detail: z.optional(
-            wordText.check(z.describe("the occurrence's local date, or the provider's interval")),
+            field.wordText.check(z.describe("the occurrence's local date, or the provider's interval")),
           ),
           bothSides: z.boolean().check(z.describe('the same bank account has money planned on both sides')),
           awaitsApproval: z
@@ -90,9 +87,9 @@ export const FutureMovementViewSchema = z.lazy(() =>
         ),
       ),
     nextCursor: z.optional(
-      upTo(FIELD_MAXIMA.cursor).check(
-        z.describe('pass as `cursor` (with the same `days`) for the next movements'),
-      ),
+      field
+        .upTo(FIELD_MAXIMA.cursor)
+        .check(z.describe('pass as `cursor` (with the same `days`) for the next movements')),
     ),
     bothSides: z.int().check(z.describe('movements in the whole window (every page) planned on both sides')),
     providerSync: z.optional(ProviderSyncSchema),
