@@ -6,4 +6,5 @@ export {
   type ProviderScheduleSource,
   type SyncRun,
 } from './provider-schedule-service.js';
-export { DynamoDbProviderScheduleStore } from './store.js';
+export type { ProviderScheduleRecords } from './records.js';
+export { DynamoDbProviderScheduleStore } from './store/dynamodb-schedule-store.js';

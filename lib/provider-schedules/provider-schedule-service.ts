@@ -11,7 +11,7 @@ import {
   type SyncCursor,
   type SyncStatus,
 } from './model.js';
-import type { DynamoDbProviderScheduleStore } from './store.js';
+import type { ProviderScheduleRecords } from './records.js';
 
 /** One page of a provider list, as the provider client answers it. */
 export interface ProviderSchedulePage<T> {
@@ -26,10 +26,7 @@ export interface ProviderScheduleSource {
 }
 
 export interface ProviderScheduleServiceOptions {
-  readonly store: Pick<
-    DynamoDbProviderScheduleStore,
-    'putAll' | 'list' | 'setSyncStatus' | 'getSyncStatus' | 'getCursor' | 'setCursor'
-  >;
+  readonly store: ProviderScheduleRecords;
   readonly clock: Clock;
   /** Beneficiaries (`bankCode:accountNumber`) with an active schedule on our side. */
   readonly ourBeneficiaries: () => Promise<ReadonlySet<string>>;

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FutureMovement } from '../../lib/future-payouts/future-payouts.js';
 import { servedBy } from '../../lib/local/function-attribution.js';
-import { DynamoDbProviderScheduleStore } from '../../lib/provider-schedules/store.js';
+import { DynamoDbProviderScheduleStore } from '../../lib/provider-schedules/store/dynamodb-schedule-store.js';
 import { type ApiHarness, bankTransfer, call, startApiHarness } from './support/harness.js';
 
 let h: ApiHarness;

@@ -10,7 +10,7 @@ import {
   ProviderScheduleService,
   type ProviderScheduleSource,
 } from '../../lib/provider-schedules/provider-schedule-service.js';
-import { DynamoDbProviderScheduleStore } from '../../lib/provider-schedules/store.js';
+import { DynamoDbProviderScheduleStore } from '../../lib/provider-schedules/store/dynamodb-schedule-store.js';
 import { type Sandbox, startSandbox } from '../../lib/sandbox/index.js';
 import { ManualClock } from '../../lib/shared/clock.js';
 import { createTestTable } from '../support/dynamodb.js';

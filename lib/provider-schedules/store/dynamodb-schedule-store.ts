@@ -5,10 +5,11 @@ import {
   GetCommand,
   PutCommand,
   QueryCommand,
-} from '../shared/document-client.js';
-import * as z from '../shared/zod.js';
-import { TableIndexes, TTL_ATTRIBUTE } from '../table/index.js';
-import type { ProviderScheduleEntry, ProviderScheduleKind, SyncCursor, SyncStatus } from './model.js';
+} from '../../shared/document-client.js';
+import * as z from '../../shared/zod.js';
+import { TableIndexes, TTL_ATTRIBUTE } from '../../table/index.js';
+import type { ProviderScheduleEntry, ProviderScheduleKind, SyncCursor, SyncStatus } from '../model.js';
+import type { ProviderScheduleRecords } from '../records.js';
 
 /**
  * The read view of the provider's schedules in the single table:
@@ -65,7 +66,7 @@ const CursorSchema = z.object({
   truncated: z.boolean(),
 });
 
-export class DynamoDbProviderScheduleStore {
+export class DynamoDbProviderScheduleStore implements ProviderScheduleRecords {
   readonly #doc: DocumentClient;
 
   constructor(
