@@ -7,6 +7,7 @@ import type { OperatorRole } from '../operators/index.js';
 import * as z from '../shared/zod.js';
 import { cognitoCall } from './cognito-api.js';
 import { freePort } from './free-port.js';
+import { stopProcess } from './stop-process.js';
 
 /**
  * The people `npm start` seeds into its local user pool, with passwords for this machine only: they are printed
@@ -143,13 +144,4 @@ async function waitUntilReady(endpoint: string, child: ChildProcess, timeoutMs: 
     if (Date.now() > deadline) throw new Error(`not ready after ${timeoutMs} ms`);
     await new Promise((resolveWait) => setTimeout(resolveWait, 100));
   }
-}
-
-async function stopProcess(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  await new Promise<void>((resolveStop) => {
-    child.once('exit', () => resolveStop());
-    child.kill('SIGTERM');
-    setTimeout(() => child.kill('SIGKILL'), 3000).unref();
-  });
 }

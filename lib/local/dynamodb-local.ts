@@ -4,6 +4,7 @@ import { join, resolve } from 'node:path';
 import { DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
 import { localAwsConfig } from '../shared/local-aws-config.js';
 import { freePort } from './free-port.js';
+import { stopProcess } from './stop-process.js';
 
 export { localAwsConfig };
 
@@ -83,13 +84,4 @@ async function waitUntilReady(endpoint: string, child: ChildProcess, timeoutMs: 
   } finally {
     client.destroy();
   }
-}
-
-async function stopProcess(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  await new Promise<void>((resolveStop) => {
-    child.once('exit', () => resolveStop());
-    child.kill('SIGTERM');
-    setTimeout(() => child.kill('SIGKILL'), 3000).unref();
-  });
 }

@@ -1,7 +1,6 @@
-import { SignatureV4 } from '@smithy/signature-v4';
 import type { AwsCredentialIdentity, AwsCredentialIdentityProvider } from '@smithy/types';
 import { postText } from '../shared/http-post.js';
-import { NodeSha256 } from '../shared/node-sha256.js';
+import { SignedAwsPost } from '../shared/signed-aws-post.js';
 import { maskAccountNumbers, type Notification } from './notification.js';
 import { signWebhook, WEBHOOK_SIGNATURE_HEADER, WEBHOOK_TIMESTAMP_HEADER } from './webhook-signature.js';
 
@@ -33,16 +32,15 @@ export interface SnsTopicOptions {
  */
 export class SnsTopicChannel implements NotificationChannel {
   readonly name = 'sns';
-  readonly #signer: SignatureV4;
-  readonly #endpoint: URL;
+  readonly #sns: SignedAwsPost;
 
   constructor(private readonly options: SnsTopicOptions) {
-    this.#endpoint = new URL(options.endpoint ?? `https://sns.${options.region}.amazonaws.com`);
-    this.#signer = new SignatureV4({
+    this.#sns = new SignedAwsPost({
       service: 'sns',
       region: options.region,
       credentials: options.credentials,
-      sha256: NodeSha256,
+      endpoint: new URL(options.endpoint ?? `https://sns.${options.region}.amazonaws.com`),
+      timeoutMs: CHANNEL_REQUEST_TIMEOUT_MS,
     });
   }
 
@@ -54,21 +52,7 @@ export class SnsTopicChannel implements NotificationChannel {
       Subject: notification.subject,
       Message: notification.text,
     }).toString();
-    const signed = await this.#signer.sign({
-      method: 'POST',
-      protocol: this.#endpoint.protocol,
-      hostname: this.#endpoint.hostname,
-      ...(this.#endpoint.port && { port: Number(this.#endpoint.port) }),
-      path: '/',
-      headers: { host: this.#endpoint.host, 'content-type': 'application/x-www-form-urlencoded' },
-      body,
-    });
-    const { status } = await postText(
-      new URL('/', this.#endpoint),
-      signed.headers,
-      body,
-      CHANNEL_REQUEST_TIMEOUT_MS,
-    );
+    const { status } = await this.#sns.post({ 'content-type': 'application/x-www-form-urlencoded' }, body);
     // The answer's text is never echoed: an error page could quote the request.
     if (status < 200 || status > 299) throw new NotificationDeliveryError(`SNS Publish answered ${status}`);
   }

@@ -1,9 +1,8 @@
-import { SignatureV4 } from '@smithy/signature-v4';
 import type { AwsCredentialIdentity, AwsCredentialIdentityProvider } from '@smithy/types';
 import { forEachAtOnce } from '../../shared/at-once.js';
 import type { AwsCallObserver } from '../../shared/aws-call-observer.js';
-import { postText } from '../../shared/http-post.js';
-import { NodeSha256 } from '../../shared/node-sha256.js';
+import type { PostAnswer } from '../../shared/http-post.js';
+import { SignedAwsPost } from '../../shared/signed-aws-post.js';
 import * as z from '../../shared/zod.js';
 import {
   deduplicationIdOf,
@@ -65,19 +64,18 @@ export interface SqsSubmissionQueueOptions {
  */
 export class SqsSubmissionQueue implements SubmissionQueue {
   protected readonly options: SqsSubmissionQueueOptions;
-  readonly #signer: SignatureV4;
+  readonly #sqs: SignedAwsPost;
   readonly #fifo: boolean;
-  readonly #endpoint: URL;
 
   constructor(options: SqsSubmissionQueueOptions) {
     this.options = options;
     this.#fifo = options.queueUrl.endsWith('.fifo');
-    this.#endpoint = new URL(options.endpoint ?? new URL(options.queueUrl).origin);
-    this.#signer = new SignatureV4({
+    this.#sqs = new SignedAwsPost({
       service: 'sqs',
       region: options.region,
       credentials: options.credentials,
-      sha256: NodeSha256,
+      endpoint: new URL(options.endpoint ?? new URL(options.queueUrl).origin),
+      timeoutMs: SQS_REQUEST_TIMEOUT_MS,
     });
   }
 
@@ -151,22 +149,11 @@ export class SqsSubmissionQueue implements SubmissionQueue {
   }
 
   /** One signed call of SQS's JSON protocol. */
-  protected async post(action: string, input: unknown): Promise<{ status: number; text: string }> {
-    const body = JSON.stringify(input);
-    const signed = await this.#signer.sign({
-      method: 'POST',
-      protocol: this.#endpoint.protocol,
-      hostname: this.#endpoint.hostname,
-      ...(this.#endpoint.port && { port: Number(this.#endpoint.port) }),
-      path: '/',
-      headers: {
-        host: this.#endpoint.host,
-        'content-type': 'application/x-amz-json-1.0',
-        'x-amz-target': `AmazonSQS.${action}`,
-      },
-      body,
-    });
-    return postText(new URL('/', this.#endpoint), signed.headers, body, SQS_REQUEST_TIMEOUT_MS);
+  protected post(action: string, input: unknown): Promise<PostAnswer> {
+    return this.#sqs.post(
+      { 'content-type': 'application/x-amz-json-1.0', 'x-amz-target': `AmazonSQS.${action}` },
+      JSON.stringify(input),
+    );
   }
 }
 
