@@ -14,4 +14,6 @@ export * from './run-end-store.js';
 export * from './run-ends.js';
 export * from './run-service.js';
 export * from './run-store.js';
+export { RunWarningsError } from './run-submission.js';
+export type { RowResult, RowStatus, RunView } from './run-view.js';
 export * from './schemas.js';
