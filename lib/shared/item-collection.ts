@@ -1,4 +1,8 @@
+import { decodeCursor, encodeCursor } from './cursor.js';
 import { type DocumentClient, QueryCommand } from './document-client.js';
+import { InvalidCursorError } from './errors.js';
+import type { CursorPage } from './paging.js';
+import type * as z from './zod.js';
 
 /**
  * Every item of one partition whose sort key starts with `prefix` (an audit trail), in sort-key order, read page
@@ -29,4 +33,60 @@ export async function readItemCollection<T>(
     startKey = page.LastEvaluatedKey;
   } while (startKey);
   return items;
+}
+
+/** The cursor of an item collection's page: the last key read (its pk and sk), as `queryCollectionPage` issues it. */
+export interface CollectionPosition {
+  readonly pk: string;
+  readonly sk: string;
+}
+
+/**
+ * One page of one partition's items in sort-key order, read consistently: the sort keys from `from` to `to`, or
+ * those starting with `prefix`. The cursor is the last key read, and only one of this partition is taken back.
+ *
+ * @throws InvalidCursorError (`not a cursor of this <of>`) when the cursor does not fit `cursorShape` or names
+ *   another partition
+ * @example const page = await queryCollectionPage(doc, table, { partitionKey, sortKey: { prefix: 'ITEM#' }, cursorShape, of: 'job' }, query, parse);
+ */
+export async function queryCollectionPage<T>(
+  doc: DocumentClient,
+  tableName: string,
+  collection: {
+    readonly partitionKey: string;
+    readonly sortKey: { readonly from: string; readonly to: string } | { readonly prefix: string };
+    readonly cursorShape: z.ZodMiniType<CollectionPosition>;
+    /** What the partition holds, named when a cursor is refused: `run`, `job`. */
+    readonly of: string;
+  },
+  query: { readonly limit: number; readonly cursor?: string },
+  parse: (item: Record<string, unknown>) => T,
+): Promise<CursorPage<T>> {
+  const { partitionKey: pk, sortKey } = collection;
+  let startKey: CollectionPosition | undefined;
+  if (query.cursor !== undefined) {
+    startKey = decodeCursor(query.cursor, collection.cursorShape);
+    if (!startKey || startKey.pk !== pk)
+      throw new InvalidCursorError(`not a cursor of this ${collection.of}`);
+  }
+  const page = await doc.send(
+    new QueryCommand({
+      TableName: tableName,
+      ...('prefix' in sortKey
+        ? {
+            KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+            ExpressionAttributeValues: { ':pk': pk, ':prefix': sortKey.prefix },
+          }
+        : {
+            KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
+            ExpressionAttributeValues: { ':pk': pk, ':from': sortKey.from, ':to': sortKey.to },
+          }),
+      ConsistentRead: true,
+      Limit: query.limit,
+      ...(startKey && { ExclusiveStartKey: { pk: startKey.pk, sk: startKey.sk } }),
+    }),
+  );
+  const items = (page.Items ?? []).map(parse);
+  const last = page.LastEvaluatedKey;
+  return last ? { items, nextCursor: encodeCursor({ pk: String(last.pk), sk: String(last.sk) }) } : { items };
 }

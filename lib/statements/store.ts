@@ -1,7 +1,7 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { BATCH_WRITE_MAX_ITEMS, putBatch } from '../shared/batch-write.js';
 import { encodeCursor, readCursor } from '../shared/cursor.js';
 import {
-  BatchWriteCommand,
   type Document,
   DocumentClient,
   GetCommand,
@@ -29,7 +29,7 @@ const { byStatus } = TableIndexes;
 const LineCursorSchema = z.strictObject({ sk: z.string().check(z.regex(/^LINE#[\x21-\x7e]{1,200}$/)) });
 const ReportCursorSchema = z.strictObject({ date: z.string().check(z.regex(/^\d{4}-\d{2}-\d{2}$/)) });
 /** Lines a BatchWriteItem takes (DynamoDB's maximum), and the attempts at what it hands back unprocessed. */
-export const LINE_WRITE_BATCH = 25;
+export const LINE_WRITE_BATCH = BATCH_WRITE_MAX_ITEMS;
 const LINE_WRITE_ATTEMPTS = 5;
 
 /** Reports and lines in the single table. */
@@ -80,31 +80,23 @@ export class StatementStore {
     options: { signal?: AbortSignal } = {},
   ): Promise<void> {
     if (lines.length > LINE_WRITE_BATCH) throw new RangeError(`at most ${LINE_WRITE_BATCH} lines a batch`);
-    let requests: NonNullable<ConstructorParameters<typeof BatchWriteCommand>[0]['RequestItems']>[string] =
+    await putBatch(
+      this.#doc,
+      this.tableName,
       lines.map((line) => {
         const sk = statementKeys.line(line.kind, line.key);
         return {
-          PutRequest: {
-            Item: {
-              pk: statementKeys.day(date),
-              sk,
-              entity: 'statement_line',
-              line,
-              runAt,
-              firstSeenAt: seen.get(sk) ?? runAt,
-            },
-          },
+          pk: statementKeys.day(date),
+          sk,
+          entity: 'statement_line',
+          line,
+          runAt,
+          firstSeenAt: seen.get(sk) ?? runAt,
         };
-      });
-    for (let attempt = 0; requests.length > 0 && attempt < LINE_WRITE_ATTEMPTS; attempt++) {
-      const result = await this.#doc.send(
-        new BatchWriteCommand({ RequestItems: { [this.tableName]: requests } }),
-        options.signal ? { abortSignal: options.signal } : {},
-      );
-      requests = result.UnprocessedItems?.[this.tableName] ?? [];
-    }
-    if (requests.length > 0)
-      throw new Error(`${requests.length} statement lines of ${date} were not written`);
+      }),
+      { what: `statement lines of ${date}`, attempts: LINE_WRITE_ATTEMPTS },
+      options.signal ? { abortSignal: options.signal } : {},
+    );
   }
 
   async putReport(report: StatementReport, runAt: string): Promise<void> {

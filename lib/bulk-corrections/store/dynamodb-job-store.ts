@@ -1,20 +1,18 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { CapChange } from '../../payouts/store/payout-store.js';
-import { forEachAtOnce } from '../../shared/at-once.js';
+import { BATCH_WRITE_MAX_ITEMS, putInBatches } from '../../shared/batch-write.js';
 import { isConditionalCheckFailed } from '../../shared/conditional-check.js';
-import { decodeCursor, encodeCursor } from '../../shared/cursor.js';
 import {
-  BatchWriteCommand,
   DocumentClient,
   GetCommand,
   PutCommand,
   QueryCommand,
   UpdateCommand,
 } from '../../shared/document-client.js';
-import { InvalidCursorError } from '../../shared/errors.js';
 import { createWithIdempotencyKey } from '../../shared/idempotent-create.js';
 import { type Listing, listingAttributes, queryListing } from '../../shared/index-listing.js';
-import type { CursorPage } from '../../shared/paging.js';
+import { queryCollectionPage } from '../../shared/item-collection.js';
+import { type CursorPage, collectPages } from '../../shared/paging.js';
 import { storedPrincipal as principalSchema } from '../../shared/stored-principal.js';
 import * as z from '../../shared/zod.js';
 import { TableIndexes } from '../../table/index.js';
@@ -71,8 +69,7 @@ const jobListing: Listing = {
 };
 
 /** DynamoDB's limit on one BatchWriteItem. */
-export const ROWS_PER_BATCH_WRITE = 25;
-const BATCH_WRITE_ATTEMPTS = 5;
+export const ROWS_PER_BATCH_WRITE = BATCH_WRITE_MAX_ITEMS;
 /** BatchWriteItem calls at once: a 500-row job is 20 calls, 4 at a time (a bounded burst of 100 writes). */
 const BATCH_WRITES_IN_FLIGHT = 4;
 
@@ -158,11 +155,16 @@ export class DynamoDbCorrectionJobStore implements CorrectionJobStore {
     pending?: { work: readonly CorrectionWork[]; dueAt: string },
     keyed?: { readonly idempotencyKey: string; readonly requestFingerprint: string },
   ): Promise<{ readonly created: true } | { readonly created: false; readonly ownerId: string }> {
-    const batches: JobItem[][] = [];
-    for (let start = 0; start < items.length; start += ROWS_PER_BATCH_WRITE) {
-      batches.push(items.slice(start, start + ROWS_PER_BATCH_WRITE));
-    }
-    await forEachAtOnce(batches, BATCH_WRITES_IN_FLIGHT, (batch) => this.#writeRows(job.jobId, batch));
+    await putInBatches(
+      this.#doc,
+      this.tableName,
+      items.map((item) => ({
+        ...jobKeys.item(item.jobId, item.index),
+        entity: 'correction-job-item',
+        ...item,
+      })),
+      { inFlight: BATCH_WRITES_IN_FLIGHT, what: `rows of job ${job.jobId}` },
+    );
     const jobItem = {
       ...jobKeys.job(job.jobId),
       entity: 'correction-job',
@@ -203,23 +205,6 @@ export class DynamoDbCorrectionJobStore implements CorrectionJobStore {
     const job = await this.#read(jobKeys.job(key.jobId));
     const requestFingerprint: unknown = job?.requestFingerprint;
     return { jobId: key.jobId, ...(typeof requestFingerprint === 'string' && { requestFingerprint }) };
-  }
-
-  /** One BatchWriteItem of at most 25 rows, offering what DynamoDB hands back unprocessed again. */
-  async #writeRows(jobId: string, rows: readonly JobItem[]): Promise<void> {
-    let requests: NonNullable<ConstructorParameters<typeof BatchWriteCommand>[0]['RequestItems']>[string] =
-      rows.map((item) => ({
-        PutRequest: {
-          Item: { ...jobKeys.item(item.jobId, item.index), entity: 'correction-job-item', ...item },
-        },
-      }));
-    for (let attempt = 0; requests.length > 0 && attempt < BATCH_WRITE_ATTEMPTS; attempt++) {
-      const result = await this.#doc.send(
-        new BatchWriteCommand({ RequestItems: { [this.tableName]: requests } }),
-      );
-      requests = result.UnprocessedItems?.[this.tableName] ?? [];
-    }
-    if (requests.length > 0) throw new Error(`${requests.length} rows of job ${jobId} were not written`);
   }
 
   /** The queue took all of the job's work: it leaves the work-queue index. */
@@ -306,40 +291,27 @@ export class DynamoDbCorrectionJobStore implements CorrectionJobStore {
    *
    * @throws InvalidCursorError when the cursor is not one this job's listing issued
    */
-  async items(jobId: string, query: { limit: number; cursor?: string }): Promise<CursorPage<JobItem>> {
-    const pk = jobKeys.job(jobId).pk;
-    let startKey: { pk: string; sk: string } | undefined;
-    if (query.cursor !== undefined) {
-      startKey = decodeCursor(query.cursor, ItemCursorSchema);
-      if (!startKey || startKey.pk !== pk) throw new InvalidCursorError('not a cursor of this job');
-    }
-    const page = await this.#doc.send(
-      new QueryCommand({
-        TableName: this.tableName,
-        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :item)',
-        ExpressionAttributeValues: { ':pk': pk, ':item': 'ITEM#' },
-        ConsistentRead: true,
-        Limit: query.limit,
-        ...(startKey && { ExclusiveStartKey: startKey }),
-      }),
+  items(jobId: string, query: { limit: number; cursor?: string }): Promise<CursorPage<JobItem>> {
+    return queryCollectionPage(
+      this.#doc,
+      this.tableName,
+      {
+        partitionKey: jobKeys.job(jobId).pk,
+        sortKey: { prefix: 'ITEM#' },
+        cursorShape: ItemCursorSchema,
+        of: 'job',
+      },
+      query,
+      (item) => itemSchema.parse(item),
     );
-    const items = (page.Items ?? []).map((item) => itemSchema.parse(item));
-    const last = page.LastEvaluatedKey;
-    return last
-      ? { items, nextCursor: encodeCursor({ pk: String(last.pk), sk: String(last.sk) }) }
-      : { items };
   }
 
   /** Every row of the job, in row order (a job has at most 500). */
   async allItems(jobId: string): Promise<JobItem[]> {
-    const all: JobItem[] = [];
-    let cursor: string | undefined;
-    do {
-      const page = await this.items(jobId, { limit: 500, ...(cursor !== undefined && { cursor }) });
-      all.push(...page.items);
-      cursor = page.nextCursor;
-    } while (cursor !== undefined);
-    return all;
+    const { items } = await collectPages((cursor) =>
+      this.items(jobId, { limit: 500, ...(cursor !== undefined && { cursor }) }),
+    );
+    return items;
   }
 
   /**
