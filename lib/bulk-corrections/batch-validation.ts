@@ -1,7 +1,7 @@
 import { type GateLimits, judge } from '../payouts/gate.js';
 import type { Principal } from '../payouts/model.js';
 import { ValidationError } from '../shared/errors.js';
-import { type FieldIssue, fieldIssues } from '../shared/validation.js';
+import { entryIssues, type FieldIssue } from '../shared/validation.js';
 import { describeCorrection } from './correction-instruction.js';
 import { BatchCorrectionSchema } from './schemas.js';
 
@@ -20,12 +20,7 @@ export function validateBatch(
     const prefix = naming === 'json' ? `corrections[${index}]` : `row ${index + 1}`;
     const parsed = BatchCorrectionSchema.safeParse(entry);
     if (!parsed.success) {
-      for (const issue of fieldIssues(parsed.error)) {
-        issues.push({
-          path: issue.path === '(root)' ? prefix : `${prefix}.${issue.path}`,
-          message: issue.message,
-        });
-      }
+      issues.push(...entryIssues(prefix, parsed.error));
       return undefined;
     }
     try {

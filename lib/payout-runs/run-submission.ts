@@ -1,7 +1,7 @@
 import { type GateLimits, judge } from '../payouts/gate.js';
 import type { Principal } from '../payouts/model.js';
 import { PayoutAutomationError, ValidationError } from '../shared/errors.js';
-import { type FieldIssue, fieldIssues } from '../shared/validation.js';
+import { entryIssues, type FieldIssue } from '../shared/validation.js';
 import { type LargestRow, type PayoutRun, type RunRow, RunState, type RunWarning } from './model.js';
 import { rowInstruction, runInstruction } from './run-gate.js';
 import { RunRowInputSchema, rowKobo } from './schemas.js';
@@ -42,12 +42,7 @@ export function validateRunRows(
     const prefix = prefixOf(index);
     const parsed = RunRowInputSchema.safeParse(entry);
     if (!parsed.success) {
-      for (const issue of fieldIssues(parsed.error)) {
-        issues.push({
-          path: issue.path === '(root)' ? prefix : `${prefix}.${issue.path}`,
-          message: issue.message,
-        });
-      }
+      issues.push(...entryIssues(prefix, parsed.error));
       return undefined;
     }
     const input = parsed.data;
