@@ -2,18 +2,13 @@ import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { CapChange } from '../../payouts/store/payout-store.js';
 import { BATCH_WRITE_MAX_ITEMS, putInBatches } from '../../shared/batch-write.js';
 import { isConditionalCheckFailed } from '../../shared/conditional-check.js';
-import {
-  DocumentClient,
-  GetCommand,
-  PutCommand,
-  QueryCommand,
-  UpdateCommand,
-} from '../../shared/document-client.js';
+import { DocumentClient, PutCommand, QueryCommand, UpdateCommand } from '../../shared/document-client.js';
 import { createWithIdempotencyKey } from '../../shared/idempotent-create.js';
 import { type Listing, listingAttributes, queryListing } from '../../shared/index-listing.js';
 import { queryCollectionPage } from '../../shared/item-collection.js';
 import { type CursorPage, collectPages } from '../../shared/paging.js';
 import { storedPrincipal as principalSchema } from '../../shared/stored-principal.js';
+import { dueWorkQuery, readItem } from '../../shared/table-reads.js';
 import * as z from '../../shared/zod.js';
 import { TableIndexes } from '../../table/index.js';
 import { type CorrectionJob, type JobItem, type JobItemResult, JobItemStatus } from '../job-model.js';
@@ -200,9 +195,9 @@ export class DynamoDbCorrectionJobStore implements CorrectionJobStore {
   async keyedJob(
     idempotencyKey: string,
   ): Promise<{ readonly jobId: string; readonly requestFingerprint?: string } | undefined> {
-    const key = await this.#read(jobKeys.idempotency(idempotencyKey));
+    const key = await readItem(this.#doc, this.tableName, jobKeys.idempotency(idempotencyKey));
     if (typeof key?.jobId !== 'string') return undefined;
-    const job = await this.#read(jobKeys.job(key.jobId));
+    const job = await readItem(this.#doc, this.tableName, jobKeys.job(key.jobId));
     const requestFingerprint: unknown = job?.requestFingerprint;
     return { jobId: key.jobId, ...(typeof requestFingerprint === 'string' && { requestFingerprint }) };
   }
@@ -245,14 +240,7 @@ export class DynamoDbCorrectionJobStore implements CorrectionJobStore {
   /** Jobs whose work is still to be handed to the queue, due by `dueBy`, earliest first. */
   async dueForEnqueue(dueBy: string, limit: number): Promise<PendingEnqueue[]> {
     const { Items } = await this.#doc.send(
-      new QueryCommand({
-        TableName: this.tableName,
-        IndexName: workQueue.indexName,
-        KeyConditionExpression: '#pk = :pk AND #sk <= :dueBy',
-        ExpressionAttributeNames: { '#pk': workQueue.partitionKey, '#sk': workQueue.sortKey },
-        ExpressionAttributeValues: { ':pk': ENQUEUE_PARTITION, ':dueBy': `${dueBy}#\uffff` },
-        Limit: limit,
-      }),
+      new QueryCommand(dueWorkQuery(this.tableName, ENQUEUE_PARTITION, dueBy, limit)),
     );
     return (Items ?? []).map((item) => {
       const { jobId, enqueue } = pendingSchema.parse(item);
@@ -261,7 +249,7 @@ export class DynamoDbCorrectionJobStore implements CorrectionJobStore {
   }
 
   async get(jobId: string): Promise<CorrectionJob | undefined> {
-    const item = await this.#read(jobKeys.job(jobId));
+    const item = await readItem(this.#doc, this.tableName, jobKeys.job(jobId));
     return item ? jobSchema.parse(item) : undefined;
   }
 
@@ -271,19 +259,8 @@ export class DynamoDbCorrectionJobStore implements CorrectionJobStore {
   }
 
   async item(jobId: string, index: number): Promise<JobItem | undefined> {
-    const row = await this.#read(jobKeys.item(jobId, index));
+    const row = await readItem(this.#doc, this.tableName, jobKeys.item(jobId, index));
     return row ? itemSchema.parse(row) : undefined;
-  }
-
-  /** The item at `key`, read consistently. */
-  async #read(key: {
-    readonly pk: string;
-    readonly sk: string;
-  }): Promise<Record<string, unknown> | undefined> {
-    const { Item } = await this.#doc.send(
-      new GetCommand({ TableName: this.tableName, Key: key, ConsistentRead: true }),
-    );
-    return Item;
   }
 
   /**

@@ -17,6 +17,7 @@ import {
   storedApproval,
   storedRejection,
 } from '../../shared/stored-principal.js';
+import { dueWorkQuery } from '../../shared/table-reads.js';
 import { commitRetryingConflicts } from '../../shared/transaction-conflicts.js';
 import * as z from '../../shared/zod.js';
 import { TableIndexes } from '../../table/index.js';
@@ -295,16 +296,8 @@ export class DynamoDbRefundStore implements RefundStore {
 
   /** Refunds the sweeper should look at by `dueBy`, earliest first; reads only those. */
   async due(dueBy: string, limit: number): Promise<Refund[]> {
-    const { indexName, partitionKey, sortKey } = TableIndexes.workQueue;
     const { Items } = await this.#doc.send(
-      new QueryCommand({
-        TableName: this.tableName,
-        IndexName: indexName,
-        KeyConditionExpression: '#pk = :pk AND #sk <= :dueBy',
-        ExpressionAttributeNames: { '#pk': partitionKey, '#sk': sortKey },
-        ExpressionAttributeValues: { ':pk': refundKeys.workPartition, ':dueBy': `${dueBy}#\uffff` },
-        Limit: limit,
-      }),
+      new QueryCommand(dueWorkQuery(this.tableName, refundKeys.workPartition, dueBy, limit)),
     );
     return (Items ?? []).map((item) => refundItemSchema.parse(item));
   }
