@@ -1,12 +1,13 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { Approval, Principal } from '../payouts/model.js';
 import { putInBatches } from '../shared/batch-write.js';
-import { DocumentClient, GetCommand, QueryCommand, UpdateCommand } from '../shared/document-client.js';
+import { DocumentClient, QueryCommand, UpdateCommand } from '../shared/document-client.js';
 import { PayoutAutomationError } from '../shared/errors.js';
 import { createWithIdempotencyKey, IdempotentCreateGuardError } from '../shared/idempotent-create.js';
 import { listingAttributes, queryListing } from '../shared/index-listing.js';
 import { queryCollectionPage } from '../shared/item-collection.js';
 import { type CursorPage, collectPages } from '../shared/paging.js';
+import { readItem } from '../shared/table-reads.js';
 import { TableIndexes } from '../table/index.js';
 import { type PayoutRun, type RunRow, RunState } from './model.js';
 import {
@@ -134,21 +135,13 @@ export class DynamoDbPayoutRunStore {
   async keyedRun(
     idempotencyKey: string,
   ): Promise<{ readonly run: PayoutRun; readonly requestFingerprint?: string } | undefined> {
-    const { Item: key } = await this.#doc.send(
-      new GetCommand({
-        TableName: this.tableName,
-        Key: runKeys.idempotency(idempotencyKey),
-        ConsistentRead: true,
-      }),
-    );
+    const key = await readItem(this.#doc, this.tableName, runKeys.idempotency(idempotencyKey));
     if (typeof key?.runId !== 'string') return undefined;
-    const { Item } = await this.#doc.send(
-      new GetCommand({ TableName: this.tableName, Key: runKeys.run(key.runId), ConsistentRead: true }),
-    );
-    if (!Item) return undefined;
-    const requestFingerprint: unknown = Item.requestFingerprint;
+    const item = await readItem(this.#doc, this.tableName, runKeys.run(key.runId));
+    if (!item) return undefined;
+    const requestFingerprint: unknown = item.requestFingerprint;
     return {
-      run: runSchema.parse(Item),
+      run: runSchema.parse(item),
       ...(typeof requestFingerprint === 'string' && { requestFingerprint }),
     };
   }
@@ -168,10 +161,8 @@ export class DynamoDbPayoutRunStore {
   }
 
   async get(runId: string): Promise<PayoutRun | undefined> {
-    const { Item } = await this.#doc.send(
-      new GetCommand({ TableName: this.tableName, Key: runKeys.run(runId), ConsistentRead: true }),
-    );
-    return Item ? runSchema.parse(Item) : undefined;
+    const item = await readItem(this.#doc, this.tableName, runKeys.run(runId));
+    return item ? runSchema.parse(item) : undefined;
   }
 
   /** Runs, newest first, of one state or all. @throws InvalidCursorError when the cursor is not one this listing issued */
@@ -193,7 +184,8 @@ export class DynamoDbPayoutRunStore {
       this.tableName,
       {
         partitionKey: runKeys.run(runId).pk,
-        sortKey: { from: runKeys.row(runId, query.fromIndex ?? 0).sk, to: 'ROW#99999' },
+        sortKey: 'sk BETWEEN :from AND :last',
+        values: { ':from': runKeys.row(runId, query.fromIndex ?? 0).sk, ':last': 'ROW#99999' },
         cursorShape: RowCursorSchema,
         of: 'run',
       },
@@ -270,15 +262,13 @@ export class DynamoDbPayoutRunStore {
       sets.push(`#${field} = :${field}`);
     }
     let expression = `SET ${sets.join(', ')}`;
+    names['#wqpk'] = workQueue.partitionKey;
+    names['#wqsk'] = workQueue.sortKey;
     if (to === RunState.Materialising) {
-      names['#wqpk'] = workQueue.partitionKey;
-      names['#wqsk'] = workQueue.sortKey;
       values[':wqpk'] = MATERIALISE_PARTITION;
       values[':wqsk'] = `${run.createdAt}#${run.runId}`;
       expression += ', #wqpk = :wqpk, #wqsk = :wqsk';
     } else {
-      names['#wqpk'] = workQueue.partitionKey;
-      names['#wqsk'] = workQueue.sortKey;
       expression += ' REMOVE #wqpk, #wqsk';
     }
     try {

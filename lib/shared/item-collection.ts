@@ -1,5 +1,5 @@
 import { decodeCursor, encodeCursor } from './cursor.js';
-import { type DocumentClient, QueryCommand } from './document-client.js';
+import { type Document, type DocumentClient, QueryCommand } from './document-client.js';
 import { InvalidCursorError } from './errors.js';
 import type { CursorPage } from './paging.js';
 import type * as z from './zod.js';
@@ -42,19 +42,20 @@ export interface CollectionPosition {
 }
 
 /**
- * One page of one partition's items in sort-key order, read consistently: the sort keys from `from` to `to`, or
- * those starting with `prefix`. The cursor is the last key read, and only one of this partition is taken back.
+ * One page of one partition's items in sort-key order, read consistently: those the sort-key condition `sortKey`
+ * (with its `values`) takes. The cursor is the last key read, and only one of this partition is taken back.
  *
  * @throws InvalidCursorError (`not a cursor of this <of>`) when the cursor does not fit `cursorShape` or names
  *   another partition
- * @example const page = await queryCollectionPage(doc, table, { partitionKey, sortKey: { prefix: 'ITEM#' }, cursorShape, of: 'job' }, query, parse);
+ * @example const page = await queryCollectionPage(doc, table, { partitionKey, sortKey: 'begins_with(sk, :item)', values: { ':item': 'ITEM#' }, cursorShape, of: 'job' }, query, parse);
  */
 export async function queryCollectionPage<T>(
   doc: DocumentClient,
   tableName: string,
   collection: {
     readonly partitionKey: string;
-    readonly sortKey: { readonly from: string; readonly to: string } | { readonly prefix: string };
+    readonly sortKey: string;
+    readonly values: Document;
     readonly cursorShape: z.ZodMiniType<CollectionPosition>;
     /** What the partition holds, named when a cursor is refused: `run`, `job`. */
     readonly of: string;
@@ -62,7 +63,7 @@ export async function queryCollectionPage<T>(
   query: { readonly limit: number; readonly cursor?: string },
   parse: (item: Record<string, unknown>) => T,
 ): Promise<CursorPage<T>> {
-  const { partitionKey: pk, sortKey } = collection;
+  const pk = collection.partitionKey;
   let startKey: CollectionPosition | undefined;
   if (query.cursor !== undefined) {
     startKey = decodeCursor(query.cursor, collection.cursorShape);
@@ -72,18 +73,11 @@ export async function queryCollectionPage<T>(
   const page = await doc.send(
     new QueryCommand({
       TableName: tableName,
-      ...('prefix' in sortKey
-        ? {
-            KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-            ExpressionAttributeValues: { ':pk': pk, ':prefix': sortKey.prefix },
-          }
-        : {
-            KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
-            ExpressionAttributeValues: { ':pk': pk, ':from': sortKey.from, ':to': sortKey.to },
-          }),
+      KeyConditionExpression: `pk = :pk AND ${collection.sortKey}`,
+      ExpressionAttributeValues: { ':pk': pk, ...collection.values },
       ConsistentRead: true,
       Limit: query.limit,
-      ...(startKey && { ExclusiveStartKey: { pk: startKey.pk, sk: startKey.sk } }),
+      ...(startKey && { ExclusiveStartKey: startKey }),
     }),
   );
   const items = (page.Items ?? []).map(parse);

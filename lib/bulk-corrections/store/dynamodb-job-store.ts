@@ -274,7 +274,8 @@ export class DynamoDbCorrectionJobStore implements CorrectionJobStore {
       this.tableName,
       {
         partitionKey: jobKeys.job(jobId).pk,
-        sortKey: { prefix: 'ITEM#' },
+        sortKey: 'begins_with(sk, :item)',
+        values: { ':item': 'ITEM#' },
         cursorShape: ItemCursorSchema,
         of: 'job',
       },
