@@ -10,25 +10,24 @@ import {
 /** DynamoDB's limit on one BatchWriteItem. */
 export const BATCH_WRITE_MAX_ITEMS = 25;
 /** Calls of one batch: the first, then what DynamoDB handed back unprocessed, offered again. */
-const BATCH_WRITE_ATTEMPTS = 5;
+export const BATCH_WRITE_ATTEMPTS = 5;
 
 /**
  * Puts at most BATCH_WRITE_MAX_ITEMS items in one BatchWriteItem, offering what DynamoDB hands back unprocessed
- * again, `attempts` calls in all (5 by default).
+ * again, BATCH_WRITE_ATTEMPTS calls in all.
  *
  * @throws Error naming how many of `what` (`rows of run 01J…`) were not written
- * @example await putBatch(doc, table, lines, { what: `statement lines of ${date}`, attempts: 5 }, { abortSignal });
+ * @example await putBatch(doc, table, lines, { what: `statement lines of ${date}` }, { abortSignal });
  */
 export async function putBatch(
   doc: DocumentClient,
   tableName: string,
   items: readonly Document[],
-  options: { readonly what: string; readonly attempts?: number },
+  options: { readonly what: string },
   sendOptions?: SendOptions,
 ): Promise<void> {
   let requests: WriteRequest[] = items.map((Item) => ({ PutRequest: { Item } }));
-  const attempts = options.attempts ?? BATCH_WRITE_ATTEMPTS;
-  for (let attempt = 0; requests.length > 0 && attempt < attempts; attempt++) {
+  for (let attempt = 0; requests.length > 0 && attempt < BATCH_WRITE_ATTEMPTS; attempt++) {
     const result = await doc.send(
       new BatchWriteCommand({ RequestItems: { [tableName]: requests } }),
       sendOptions,

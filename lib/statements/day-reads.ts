@@ -33,10 +33,10 @@ export interface Step {
 }
 const READ_CONCURRENCY = 10;
 
-/** Where the day's reads come from (StatementServiceOptions, service.ts, names each). */
+/** Where the day's reads come from: the service's own options (StatementServiceOptions, service.ts, names each). */
 export interface DaySources {
   readonly transactions: Pick<Transactions, 'listWallet'>;
-  readonly payouts: Pick<EngineContext['store'], 'get'>;
+  readonly engine: { readonly store: Pick<EngineContext['store'], 'get'> };
   readonly listing: { list(query: ListQuery): Promise<ListPage> };
   readonly refunds: Pick<AcceptedRefunds, 'get' | 'acceptedBetween'>;
   readonly pageSize?: number;
@@ -91,7 +91,7 @@ export async function payoutsNamed(
   for (let start = 0; start < ids.length; start += READ_CONCURRENCY) {
     if (!step.canStart()) return undefined;
     const found = await step.unit(() =>
-      Promise.all(ids.slice(start, start + READ_CONCURRENCY).map((id) => sources.payouts.get(id))),
+      Promise.all(ids.slice(start, start + READ_CONCURRENCY).map((id) => sources.engine.store.get(id))),
     );
     for (const payout of found) if (payout) payouts.set(payout.id, payout);
   }

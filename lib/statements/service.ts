@@ -11,7 +11,6 @@ import type { Document } from '../shared/document-client.js';
 import { dayWindow } from './day.js';
 import {
   countCreated,
-  type DaySources,
   listDay,
   paidOn,
   payoutsNamed,
@@ -65,17 +64,7 @@ export interface StatementServiceOptions {
  * reported, and moves a payout paid twice to `needs_review` only once (the engine's own transition decides).
  */
 export class StatementService {
-  readonly #sources: DaySources;
-
-  constructor(private readonly options: StatementServiceOptions) {
-    this.#sources = {
-      transactions: options.transactions,
-      payouts: options.engine.store,
-      listing: options.listing,
-      refunds: options.refunds,
-      ...(options.pageSize !== undefined && { pageSize: options.pageSize }),
-    };
-  }
+  constructor(private readonly options: StatementServiceOptions) {}
 
   get timeZone(): string {
     return this.options.timeZone;
@@ -98,7 +87,7 @@ export class StatementService {
       withinDeadline(budget?.unitDeadlineMs ?? STATEMENT_UNIT_DEADLINE_MS, work);
     const step: Step = { canStart: () => !budget || now() < budget.stopStartingAt, unit };
 
-    const listed = await listDay(this.#sources, window, step);
+    const listed = await listDay(this.options, window, step);
     let complete = listed.complete;
     let match: DayMatch = { lines: [], doubles: [] };
     let moved: string[] = [];
@@ -106,11 +95,11 @@ export class StatementService {
     let payoutTotals: PayoutTotals | undefined;
     if (complete) {
       const all = [...listed.records, ...listed.nearby];
-      const named = await payoutsNamed(this.#sources, all, step);
-      const expected = named && (await paidOn(this.#sources, window, step));
-      const refunds = expected && (await refundsNamed(this.#sources, all, step));
-      const expectedRefunds = refunds && (await refundsAcceptedOn(this.#sources, window, step));
-      const counted = expectedRefunds && (await countCreated(this.#sources, window, step));
+      const named = await payoutsNamed(this.options, all, step);
+      const expected = named && (await paidOn(this.options, window, step));
+      const refunds = expected && (await refundsNamed(this.options, all, step));
+      const expectedRefunds = refunds && (await refundsAcceptedOn(this.options, window, step));
+      const counted = expectedRefunds && (await countCreated(this.options, window, step));
       payoutTotals = counted?.totals;
       if (named && expected && refunds && expectedRefunds && counted && !counted.cut) {
         for (const payout of expected) named.set(payout.id, payout);

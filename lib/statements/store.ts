@@ -28,9 +28,8 @@ export const statementKeys = {
 const { byStatus } = TableIndexes;
 const LineCursorSchema = z.strictObject({ sk: z.string().check(z.regex(/^LINE#[\x21-\x7e]{1,200}$/)) });
 const ReportCursorSchema = z.strictObject({ date: z.string().check(z.regex(/^\d{4}-\d{2}-\d{2}$/)) });
-/** Lines a BatchWriteItem takes (DynamoDB's maximum), and the attempts at what it hands back unprocessed. */
+/** Lines a BatchWriteItem takes (DynamoDB's maximum). */
 export const LINE_WRITE_BATCH = BATCH_WRITE_MAX_ITEMS;
-const LINE_WRITE_ATTEMPTS = 5;
 
 /** Reports and lines in the single table. */
 export class StatementStore {
@@ -68,7 +67,7 @@ export class StatementStore {
 
   /**
    * Writes at most LINE_WRITE_BATCH lines as of the run `runAt` in one BatchWriteItem (what DynamoDB hands back
-   * unprocessed is offered again, LINE_WRITE_ATTEMPTS in all), each keeping the `firstSeenAt` of `seen` (the
+   * unprocessed is offered again, BATCH_WRITE_ATTEMPTS in all, lib/shared/batch-write.ts), each keeping the `firstSeenAt` of `seen` (the
    * keys of seenLines) or taking `runAt`. A line an earlier run wrote that this run no longer sees keeps its old
    * `runAt`, so the day's listing (this run's) leaves it out. A put is repeated safely: `signal` abandons it.
    */
@@ -94,7 +93,7 @@ export class StatementStore {
           firstSeenAt: seen.get(sk) ?? runAt,
         };
       }),
-      { what: `statement lines of ${date}`, attempts: LINE_WRITE_ATTEMPTS },
+      { what: `statement lines of ${date}` },
       options.signal ? { abortSignal: options.signal } : {},
     );
   }
