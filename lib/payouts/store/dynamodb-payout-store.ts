@@ -11,7 +11,7 @@ import { ConcurrentModificationError } from '../../shared/errors.js';
 import { createWithIdempotencyKey, IdempotentCreateGuardError } from '../../shared/idempotent-create.js';
 import { itemBytes } from '../../shared/item-size.js';
 import { jitteredPause } from '../../shared/jitter.js';
-import { dueWorkQuery } from '../../shared/table-reads.js';
+import { dueWorkQuery, readItem } from '../../shared/table-reads.js';
 import {
   cancellationReasons,
   commitRetryingConflicts,
@@ -136,10 +136,7 @@ export class DynamoDbPayoutStore implements PayoutStore {
 
   /** The stored payout item as it is now (consistent), undefined when there is none. */
   async #payoutItem(id: string): Promise<Record<string, unknown> | undefined> {
-    const { Item } = await this.#doc.send(
-      new GetCommand({ TableName: this.tableName, Key: keys.payout(id), ConsistentRead: true }),
-    );
-    return Item;
+    return readItem(this.#doc, this.tableName, keys.payout(id));
   }
 
   /**

@@ -1,12 +1,7 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DailyCapExceededError, PayoutsPausedError } from '../../payouts/errors.js';
 import { pauseCheckItem, reserveOnCapShards, type TransactItem } from '../../payouts/store/control-items.js';
-import {
-  DocumentClient,
-  GetCommand,
-  QueryCommand,
-  TransactWriteCommand,
-} from '../../shared/document-client.js';
+import { DocumentClient, QueryCommand, TransactWriteCommand } from '../../shared/document-client.js';
 import { ConcurrentModificationError } from '../../shared/errors.js';
 import { createWithIdempotencyKey, IdempotentCreateGuardError } from '../../shared/idempotent-create.js';
 import { type Listing, listingAttributes, queryListing } from '../../shared/index-listing.js';
@@ -17,7 +12,7 @@ import {
   storedApproval,
   storedRejection,
 } from '../../shared/stored-principal.js';
-import { dueWorkQuery } from '../../shared/table-reads.js';
+import { dueWorkQuery, readItem } from '../../shared/table-reads.js';
 import { commitRetryingConflicts } from '../../shared/transaction-conflicts.js';
 import * as z from '../../shared/zod.js';
 import { TableIndexes } from '../../table/index.js';
@@ -172,18 +167,14 @@ export class DynamoDbRefundStore implements RefundStore {
   }
 
   async get(id: string): Promise<Refund | undefined> {
-    const { Item } = await this.#doc.send(
-      new GetCommand({ TableName: this.tableName, Key: refundKeys.refund(id), ConsistentRead: true }),
-    );
-    return Item ? refundItemSchema.parse(Item) : undefined;
+    const item = await readItem(this.#doc, this.tableName, refundKeys.refund(id));
+    return item ? refundItemSchema.parse(item) : undefined;
   }
 
   /** The refund that holds an idempotency key, if any. */
   async findByIdempotencyKey(key: string): Promise<Refund | undefined> {
-    const { Item } = await this.#doc.send(
-      new GetCommand({ TableName: this.tableName, Key: refundKeys.idempotency(key), ConsistentRead: true }),
-    );
-    const owner = Item?.refundId;
+    const item = await readItem(this.#doc, this.tableName, refundKeys.idempotency(key));
+    const owner = item?.refundId;
     return typeof owner === 'string' ? this.get(owner) : undefined;
   }
 
@@ -212,14 +203,8 @@ export class DynamoDbRefundStore implements RefundStore {
 
   /** The sum of our refunds of a transaction that count (accepted, not refused), in kobo. */
   async refundedTotal(transactionId: string): Promise<number> {
-    const { Item } = await this.#doc.send(
-      new GetCommand({
-        TableName: this.tableName,
-        Key: refundKeys.refundedTotal(transactionId),
-        ConsistentRead: true,
-      }),
-    );
-    return typeof Item?.totalKobo === 'number' ? Item.totalKobo : 0;
+    const item = await readItem(this.#doc, this.tableName, refundKeys.refundedTotal(transactionId));
+    return typeof item?.totalKobo === 'number' ? item.totalKobo : 0;
   }
 
   /**
