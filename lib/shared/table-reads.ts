@@ -1,9 +1,15 @@
 import { TableIndexes } from '../table/index.js';
-import { type Document, type DocumentClient, GetCommand, type QueryCommandInput } from './document-client.js';
+import {
+  type Document,
+  type DocumentClient,
+  GetCommand,
+  type QueryCommandInput,
+  type SendOptions,
+} from './document-client.js';
 
 /**
  * The item at `key`, read consistently (a write a moment ago, by another trigger or writer, counts); undefined
- * when there is none.
+ * when there is none. `sendOptions` carries a signal that abandons the read.
  *
  * @example const item = await readItem(doc, table, jobKeys.job(jobId));
  */
@@ -11,8 +17,12 @@ export async function readItem(
   doc: DocumentClient,
   tableName: string,
   key: { readonly pk: string; readonly sk: string },
+  sendOptions?: SendOptions,
 ): Promise<Document | undefined> {
-  const { Item } = await doc.send(new GetCommand({ TableName: tableName, Key: key, ConsistentRead: true }));
+  const { Item } = await doc.send(
+    new GetCommand({ TableName: tableName, Key: key, ConsistentRead: true }),
+    sendOptions,
+  );
   return Item;
 }
 

@@ -1,13 +1,8 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { BATCH_WRITE_MAX_ITEMS, putBatch } from '../shared/batch-write.js';
 import { encodeCursor, readCursor } from '../shared/cursor.js';
-import {
-  type Document,
-  DocumentClient,
-  GetCommand,
-  PutCommand,
-  QueryCommand,
-} from '../shared/document-client.js';
+import { type Document, DocumentClient, PutCommand, QueryCommand } from '../shared/document-client.js';
+import { readItem } from '../shared/table-reads.js';
 import * as z from '../shared/zod.js';
 import { TableIndexes } from '../table/index.js';
 import type { StatementLine, StatementLineKind, StatementReport } from './model.js';
@@ -116,14 +111,11 @@ export class StatementStore {
   }
 
   async getReport(date: string): Promise<{ report: StatementReport; runAt: string } | undefined> {
-    const { Item } = await this.#doc.send(
-      new GetCommand({
-        TableName: this.tableName,
-        Key: { pk: statementKeys.day(date), sk: statementKeys.report },
-        ConsistentRead: true,
-      }),
-    );
-    return Item ? { report: Item.report as StatementReport, runAt: String(Item.runAt) } : undefined;
+    const item = await readItem(this.#doc, this.tableName, {
+      pk: statementKeys.day(date),
+      sk: statementKeys.report,
+    });
+    return item ? { report: item.report as StatementReport, runAt: String(item.runAt) } : undefined;
   }
 
   /** The reports, newest day first. */

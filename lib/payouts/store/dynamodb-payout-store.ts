@@ -1,7 +1,6 @@
 import { ConditionalCheckFailedException, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import {
   DocumentClient,
-  GetCommand,
   PutCommand,
   QueryCommand,
   TransactWriteCommand,
@@ -427,11 +426,13 @@ export class DynamoDbPayoutStore implements PayoutStore {
   }
 
   async getControls(options: { signal?: AbortSignal } = {}): Promise<Controls> {
-    const { Item } = await this.#doc.send(
-      new GetCommand({ TableName: this.tableName, Key: keys.controls(), ConsistentRead: true }),
+    const item = await readItem(
+      this.#doc,
+      this.tableName,
+      keys.controls(),
       options.signal ? { abortSignal: options.signal } : undefined,
     );
-    return fromControlsItem(Item);
+    return fromControlsItem(item);
   }
 
   async setControls(controls: Controls): Promise<void> {
