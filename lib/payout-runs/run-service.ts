@@ -172,17 +172,9 @@ export class PayoutRunService {
    * @throws InvalidTransitionError unless the run waits for approval
    */
   async approve(runId: string, approver: Principal): Promise<PayoutRun> {
-    const run = await this.#load(runId);
-    const what = `payout run ${runId}`;
-    assertMayApprove(run.requestedBy, approver, what);
-    if (run.state !== RunState.PendingApproval) {
-      throw new InvalidTransitionError(
-        'payout run',
-        `${what} is ${run.state}; only a run waiting for approval can be approved`,
-      );
-    }
+    const run = await this.#awaitingDecision(runId, approver, 'approved');
     const approval = {
-      what,
+      what: `payout run ${runId}`,
       stays: RunState.PendingApproval,
       approver,
       firstApproval: run.firstApproval,
@@ -193,21 +185,11 @@ export class PayoutRunService {
     if (!releases) {
       // The first of two: recorded once; the run keeps waiting and no row becomes a payout.
       const firstApproval = { actor: approver, at };
-      const recorded = await this.#store.transition(run, RunState.PendingApproval, {
-        firstApproval,
-        updatedAt: at,
-      });
-      if (!recorded)
-        throw new InvalidTransitionError('payout run', `${what} changed meanwhile; read it again`);
+      await this.#move(run, RunState.PendingApproval, { firstApproval, updatedAt: at });
       this.#logger.info('payout run approved first', { runId, approvedBy: approver.id });
       return { ...run, firstApproval, updatedAt: at };
     }
-    const moved = await this.#store.transition(run, RunState.Materialising, {
-      approvedBy: approver,
-      approvedAt: at,
-      updatedAt: at,
-    });
-    if (!moved) throw new InvalidTransitionError('payout run', `${what} changed meanwhile; read it again`);
+    await this.#move(run, RunState.Materialising, { approvedBy: approver, approvedAt: at, updatedAt: at });
     this.#logger.info('payout run approved', { runId, approvedBy: approver.id });
     return { ...run, state: RunState.Materialising, approvedBy: approver, approvedAt: at, updatedAt: at };
   }
@@ -220,19 +202,10 @@ export class PayoutRunService {
    * @throws ApprovalForbiddenError (its requester, or not a person), InvalidTransitionError unless pending_approval
    */
   async reject(runId: string, approver: Principal, reason: string): Promise<PayoutRun> {
-    const run = await this.#load(runId);
-    const what = `payout run ${runId}`;
-    assertMayApprove(run.requestedBy, approver, what, 'rejected');
-    if (run.state !== RunState.PendingApproval) {
-      throw new InvalidTransitionError(
-        'payout run',
-        `${what} is ${run.state}; only a run waiting for approval can be rejected`,
-      );
-    }
+    const run = await this.#awaitingDecision(runId, approver, 'rejected');
     const at = this.#clock.now().toISOString();
     const changes = { rejection: { actor: approver, reason, at }, updatedAt: at };
-    const moved = await this.#store.transition(run, RunState.Cancelled, changes);
-    if (!moved) throw new InvalidTransitionError('payout run', `${what} changed meanwhile; read it again`);
+    await this.#move(run, RunState.Cancelled, changes);
     this.#logger.info('payout run rejected', { runId, rejectedBy: approver.id });
     return { ...run, state: RunState.Cancelled, ...changes };
   }
@@ -301,6 +274,43 @@ export class PayoutRunService {
   async results(runId: string, known?: PayoutRun): Promise<RowResult[]> {
     const run = known ?? (await this.#load(runId));
     return rowResultsOf(this.#payouts, run, await this.#store.allRows(runId));
+  }
+
+  /**
+   * The run read now for `approver` to decide: waiting for approval, and not their own.
+   *
+   * @throws NotFoundError; ApprovalForbiddenError (its requester, or not a person); InvalidTransitionError unless
+   *   pending_approval
+   */
+  async #awaitingDecision(
+    runId: string,
+    approver: Principal,
+    decision: 'approved' | 'rejected',
+  ): Promise<PayoutRun> {
+    const run = await this.#load(runId);
+    const what = `payout run ${runId}`;
+    assertMayApprove(run.requestedBy, approver, what, decision);
+    if (run.state !== RunState.PendingApproval) {
+      throw new InvalidTransitionError(
+        'payout run',
+        `${what} is ${run.state}; only a run waiting for approval can be ${decision}`,
+      );
+    }
+    return run;
+  }
+
+  /** Moves the run as it was read. @throws InvalidTransitionError when it changed meanwhile */
+  async #move(
+    run: PayoutRun,
+    to: RunState,
+    changes: Parameters<DynamoDbPayoutRunStore['transition']>[2],
+  ): Promise<void> {
+    if (!(await this.#store.transition(run, to, changes))) {
+      throw new InvalidTransitionError(
+        'payout run',
+        `payout run ${run.runId} changed meanwhile; read it again`,
+      );
+    }
   }
 
   async #load(runId: string): Promise<PayoutRun> {
