@@ -1,9 +1,9 @@
 import { assertMayApprove } from '../payouts/gate.js';
 import type { Principal } from '../payouts/model.js';
 import type { Clock } from '../shared/clock.js';
-import { ConcurrentModificationError, InvalidTransitionError, ValidationError } from '../shared/errors.js';
+import { InvalidTransitionError, ValidationError } from '../shared/errors.js';
 import { type Refund, type RefundResolution, type RefundResolutionProposal, RefundStatus } from './model.js';
-import type { RefundSender } from './refund-sender.js';
+import { changedRefund, type RefundSender } from './refund-sender.js';
 import { releases } from './send-outcome.js';
 
 /** What settling an unknown refund changes it through: the sender's audited change, and the clock. */
@@ -65,16 +65,16 @@ async function proposeResolution(
     proposedBy: actor,
     proposedAt: clock.now().toISOString(),
   };
-  const proposed = await sender.change(
-    refund,
-    { resolutionProposal },
-    {
-      actor,
-      reason: `${actor.id} proposes to resolve it as ${describeResolution(decision)} (${decision.note}); a second person must confirm`,
-    },
+  return changedRefund(
+    await sender.change(
+      refund,
+      { resolutionProposal },
+      {
+        actor,
+        reason: `${actor.id} proposes to resolve it as ${describeResolution(decision)} (${decision.note}); a second person must confirm`,
+      },
+    ),
   );
-  if (!proposed.changed) throw new ConcurrentModificationError('refund', refund.id);
-  return proposed.refund;
 }
 
 async function applyResolution(
@@ -99,8 +99,7 @@ async function applyResolution(
           { actor, reason },
         )
       : await cancelAsNotSent(sender, refund, actor, reason, decision.note);
-  if (!applied.changed) throw new ConcurrentModificationError('refund', refund.id);
-  return applied.refund;
+  return changedRefund(applied);
 }
 
 /** Nothing reached the provider: as a cancellation, the share of the total and the cap reservation go back. */

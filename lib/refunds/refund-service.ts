@@ -1,14 +1,9 @@
 import { defaultEngineConfig } from '../payouts/config.js';
-import { assertMayApprove, judge, judgeApproval } from '../payouts/gate.js';
+import { judge } from '../payouts/gate.js';
 import type { Principal } from '../payouts/model.js';
 import type { ProviderClient } from '../provider/client.js';
 import { type Clock, systemClock } from '../shared/clock.js';
-import {
-  ConcurrentModificationError,
-  IdempotencyConflictError,
-  InvalidTransitionError,
-  NotFoundError,
-} from '../shared/errors.js';
+import { IdempotencyConflictError, InvalidTransitionError, NotFoundError } from '../shared/errors.js';
 import { fingerprint, ulid } from '../shared/ids.js';
 import { type Logger, silentLogger } from '../shared/logger.js';
 import type { SendWindow } from '../shared/send-window.js';
@@ -22,10 +17,11 @@ import {
   type RefundResolution,
   RefundStatus,
 } from './model.js';
-import { type RefundLimits, RefundSender } from './refund-sender.js';
+import { changedRefund, type RefundLimits, RefundSender } from './refund-sender.js';
 
 export type { RefundLimits } from './refund-sender.js';
 
+import { type ApprovalDeps, approveRefund, rejectRefund } from './refund-approval.js';
 import { resolveUnknownRefund } from './refund-resolution.js';
 import type { RefundStore } from './refund-store.js';
 import { releases } from './send-outcome.js';
@@ -170,13 +166,8 @@ export class RefundService {
   }
 
   /**
-   * A second person approves a refund in `pending_approval`; it is then sent at once (or waits in `requested`
-   * while payouts are paused, or when the caller's `sendWindow` has passed: the sweep sends it). The approval
-   * passes the control gate again with the limits in force now, since it releases the money and the maximum may
-   * have been lowered while the refund waited: above it the approval is refused, and the refund stays
-   * `pending_approval`, unchanged and unsent, to be cancelled (or approved once the maximum allows it). At or above
-   * the second-approval threshold the first approval is only recorded (`firstApproval`); a second approver, another
-   * person, sends it.
+   * A second person approves a refund waiting in `pending_approval`: the gate again with the limits in force now,
+   * then sent at once, or only recorded as the first of two approvals (refund-approval.ts).
    *
    * @throws ApprovalForbiddenError when the approver is the requester (by stable identity) or not a person, the
    *   amount is above the approver's limit, or the approver gave the first approval already
@@ -184,66 +175,22 @@ export class RefundService {
    * @throws ValidationError naming `amount` when the amount is above the per-payout maximum in force now
    */
   async approve(id: string, approver: Principal, options: InlineSendOptions = {}): Promise<Refund> {
-    const refund = await this.get(id);
-    if (refund.status !== RefundStatus.PendingApproval) {
-      throw new InvalidTransitionError(
-        'refund',
-        `refund ${id} is ${refund.status}; only a refund in pending_approval can be approved`,
-      );
-    }
-    assertMayApprove(refund.requestedBy, approver, `refund ${id}`);
-    const { reason, releases } = judgeApproval(this.#limits, describeRefund(refund, approver), {
-      what: `refund ${id} (${refund.amountKobo} kobo)`,
-      stays: RefundStatus.PendingApproval,
-      approver,
-      firstApproval: refund.firstApproval,
-      logger: this.#logger,
-    });
-    if (!releases) {
-      // The first of two: recorded and audited; the refund keeps waiting, unsent.
-      const first = await this.#sender.change(
-        refund,
-        { firstApproval: { actor: approver, at: this.#clock.now().toISOString() } },
-        { actor: approver, reason },
-      );
-      if (!first.changed) throw new ConcurrentModificationError('refund', id);
-      return first.refund;
-    }
-    const approval = await this.#sender.change(
-      refund,
-      { status: RefundStatus.Requested, approvedBy: approver },
-      { actor: approver, reason },
-    );
-    if (!approval.changed) throw new ConcurrentModificationError('refund', id);
-    return this.#sender.claimAndSend(approval.refund, options.sendWindow);
+    return approveRefund(this.#decisions(), await this.get(id), approver, options.sendWindow);
   }
 
   /**
-   * Rejects a refund waiting for approval: a second person's refusal, with the reason, recorded on it
-   * (`rejection`) and in its audit. It ends `cancelled`, for good, and gives back its share of the transaction's
-   * total; nothing is sent. Its requester withdraws their own with a cancel.
+   * Rejects a refund waiting for approval, with the reason: it ends `cancelled`, for good, nothing sent
+   * (refund-approval.ts). Its requester withdraws their own with a cancel.
    *
    * @throws ApprovalForbiddenError (its requester, or not a person); InvalidTransitionError unless
    *   pending_approval; ConcurrentModificationError when another command changed it meanwhile
    */
   async reject(id: string, approver: Principal, reason: string): Promise<Refund> {
-    const refund = await this.get(id);
-    if (refund.status !== RefundStatus.PendingApproval) {
-      throw new InvalidTransitionError(
-        'refund',
-        `refund ${id} is ${refund.status}; only a refund in pending_approval can be rejected`,
-      );
-    }
-    assertMayApprove(refund.requestedBy, approver, `refund ${id}`, 'rejected');
-    const release = releases(refund, { total: true });
-    const rejection = { actor: approver, reason, at: this.#clock.now().toISOString() };
-    const rejected = await this.#sender.change(
-      refund,
-      { status: RefundStatus.Cancelled, rejection, ...release.changes },
-      { actor: approver, reason: `rejected by ${approver.id}: ${reason}`, ...release.change },
-    );
-    if (!rejected.changed) throw new ConcurrentModificationError('refund', id);
-    return rejected.refund;
+    return rejectRefund(this.#decisions(), await this.get(id), approver, reason);
+  }
+
+  #decisions(): ApprovalDeps {
+    return { sender: this.#sender, limits: this.#limits, clock: this.#clock, logger: this.#logger };
   }
 
   /**
@@ -267,17 +214,17 @@ export class RefundService {
       );
     }
     const release = releases(refund, { total: true });
-    const cancellation = await this.#sender.change(
-      refund,
-      { status: RefundStatus.Cancelled, ...release.changes },
-      {
-        actor,
-        reason: reason ? `cancelled by ${actor.id}: ${reason}` : `cancelled by ${actor.id}`,
-        ...release.change,
-      },
+    return changedRefund(
+      await this.#sender.change(
+        refund,
+        { status: RefundStatus.Cancelled, ...release.changes },
+        {
+          actor,
+          reason: reason ? `cancelled by ${actor.id}: ${reason}` : `cancelled by ${actor.id}`,
+          ...release.change,
+        },
+      ),
     );
-    if (!cancellation.changed) throw new ConcurrentModificationError('refund', id);
-    return cancellation.refund;
   }
 
   /**
