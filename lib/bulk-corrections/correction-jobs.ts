@@ -1,28 +1,25 @@
-import type { Principal } from '../controls/index.js';
-import { type GateLimits, judge } from '../controls/index.js';
+import type { GateLimits, Principal } from '../controls/index.js';
 import { type Clock, systemClock } from '../shared/clock.js';
-import { IdempotencyConflictError, NotFoundError, ValidationError } from '../shared/errors.js';
+import { IdempotencyConflictError, NotFoundError } from '../shared/errors.js';
 import { fingerprint, ulid } from '../shared/ids.js';
 import { type Logger, silentLogger } from '../shared/logger.js';
 import type { CursorPage } from '../shared/paging.js';
-import { type FieldIssue, fieldIssues } from '../shared/validation.js';
-import { describeCorrection } from './correction-instruction.js';
+import { type RowNaming, validateBatch } from './batch-validation.js';
 import type { BulkCorrectionService } from './correction-service.js';
 import { CorrectionJobNotEnqueuedError, CorrectionJobsNotConfiguredError } from './job-errors.js';
 import {
   type CorrectionJob,
-  FINAL_ITEM_STATUSES,
   type JobItem,
   type JobItemResult,
   JobItemStatus,
   type JobView,
-  jobStatusOf,
 } from './job-model.js';
 import { type CorrectionWork, type CorrectionWorkQueue, correctionMessageOf } from './job-queue.js';
+import { jobViewOf, rowOutcomeOf, workOf } from './job-rows.js';
 import type { CorrectionJobStore } from './job-store.js';
 import type { CorrectionResult, HeldCancellation, PendingCorrection } from './model.js';
 import { nextEnqueueAt } from './pending-enqueue.js';
-import { BatchCorrectionSchema, CorrectionFieldsSchema } from './schemas.js';
+import { CorrectionFieldsSchema } from './schemas.js';
 
 export interface CorrectionJobServiceOptions {
   readonly store: CorrectionJobStore;
@@ -34,9 +31,6 @@ export interface CorrectionJobServiceOptions {
   readonly clock?: Clock;
   readonly logger?: Logger;
 }
-
-/** How a caller names a row in a refusal: `corrections[3]` for JSON, `row 4` for a CSV's fourth data row. */
-export type RowNaming = 'json' | 'csv';
 
 const WORKER_STOPPED = {
   code: 'WORKER_STOPPED',
@@ -85,7 +79,7 @@ export class CorrectionJobService {
     actor: Principal,
     idempotencyKey?: string,
   ): Promise<{ readonly job: JobView; readonly replayed: boolean }> {
-    const rows = this.#validate(entries, naming, actor);
+    const rows = validateBatch(this.#limits, entries, naming, actor);
     if (!this.#queue) throw new CorrectionJobsNotConfiguredError();
     // With a key, a retry of the same request answers the job the first one created (its current view), and
     // the key with another request is refused: the same rows are never queued twice.
@@ -128,7 +122,7 @@ export class CorrectionJobService {
     }
     this.#logger.info('correction job accepted', { jobId, rows: items.length });
     await this.#enqueue(jobId, items);
-    return { job: viewOf(job, items), replayed: false };
+    return { job: jobViewOf(job, items), replayed: false };
   }
 
   /**
@@ -143,14 +137,14 @@ export class CorrectionJobService {
       jobId,
       items.filter((item) => item.status === JobItemStatus.Queued || item.status === JobItemStatus.Sending),
     );
-    return viewOf(job, items);
+    return jobViewOf(job, items);
   }
 
   /** The job with its rows counted by state and its progress. */
   async get(jobId: string): Promise<JobView> {
     const job = await this.#store.get(jobId);
     if (!job) throw new NotFoundError('correction job', jobId);
-    return viewOf(job, await this.#store.allItems(jobId));
+    return jobViewOf(job, await this.#store.allItems(jobId));
   }
 
   /** One page of the job's rows with their results, in row order. */
@@ -294,7 +288,6 @@ export class CorrectionJobService {
     });
   }
 
-  /** Every row parsed, or one refusal naming every bad row and field. */
   /** The job holding the key, if any; the key with another request is refused. */
   async #keyedJob(keyed: {
     idempotencyKey: string;
@@ -307,93 +300,7 @@ export class CorrectionJobService {
     return this.get(holder.jobId);
   }
 
-  #validate(entries: readonly unknown[], naming: RowNaming, actor: Principal) {
-    const issues: FieldIssue[] = [];
-    const rows = entries.map((entry, index) => {
-      const prefix = naming === 'json' ? `corrections[${index}]` : `row ${index + 1}`;
-      const parsed = BatchCorrectionSchema.safeParse(entry);
-      if (!parsed.success) {
-        for (const issue of fieldIssues(parsed.error)) {
-          issues.push({
-            path: issue.path === '(root)' ? prefix : `${prefix}.${issue.path}`,
-            message: issue.message,
-          });
-        }
-        return undefined;
-      }
-      try {
-        // The gate's maximum refuses the batch now on the row's own amount; the approval threshold, and the
-        // amount of an item whose destination changes, are the worker's, per row (correction-service.ts).
-        judge(this.#limits, {
-          ...describeCorrection(parsed.data, undefined, actor, actor),
-          amount: { kobo: parsed.data.amount, source: { from: 'request' }, path: `${prefix}.amount` },
-        });
-      } catch (error) {
-        if (!(error instanceof ValidationError)) throw error;
-        issues.push(...error.issues);
-      }
-      return parsed.data;
-    });
-    if (issues.length > 0) {
-      throw ValidationError.of(issues);
-    }
-    return rows.filter((row) => row !== undefined);
-  }
-
   #now(): string {
     return this.#clock.now().toISOString();
   }
-}
-
-function viewOf(job: CorrectionJob, items: readonly JobItem[]): JobView {
-  const counts: Partial<Record<JobItemStatus, number>> = {};
-  for (const item of items) counts[item.status] = (counts[item.status] ?? 0) + 1;
-  const done = items.filter((item) => FINAL_ITEM_STATUSES.includes(item.status)).length;
-  return {
-    ...job,
-    status: jobStatusOf(counts),
-    counts,
-    progress: {
-      done,
-      total: job.total,
-      percent: job.total === 0 ? 100 : Math.floor((done * 100) / job.total),
-    },
-  };
-}
-
-/** A correction's result as a row's final (or held) state. */
-function rowOutcomeOf(result: CorrectionResult): { status: JobItemStatus; result: JobItemResult } {
-  switch (result.outcome) {
-    case 'corrected':
-    case 'still_invalid':
-      return {
-        status: result.outcome,
-        result: { isValid: result.item.record.isValid, reason: result.item.record.reason },
-      };
-    case 'pending_approval':
-      return { status: result.outcome, result: { approvalReason: result.correction.reason } };
-    case 'invalid':
-      return { status: result.outcome, result: { issues: result.issues } };
-    case 'paused':
-    case 'cap_exceeded':
-      return { status: result.outcome, result: { failure: result.failure } };
-    default:
-      return {
-        status: result.outcome,
-        result: { failure: { code: result.failure.code, message: result.failure.message } },
-      };
-  }
-}
-
-/** The job's work as queue messages: the rows of each bulk payout item, in row order. */
-function workOf(jobId: string, items: readonly JobItem[]): CorrectionWork[] {
-  const byItem = new Map<string, number[]>();
-  for (const item of items)
-    byItem.set(item.bulkPayoutItemId, [...(byItem.get(item.bulkPayoutItemId) ?? []), item.index]);
-  return [...byItem].map(([bulkPayoutItemId, indexes]) => ({
-    kind: 'bulk-correction',
-    jobId,
-    bulkPayoutItemId,
-    indexes,
-  }));
 }

@@ -8,6 +8,7 @@
  * const service = new BulkCorrectionService({ store: new DynamoDbBulkItemStore(client, table), provider });
  * await service.correct('item-1', { accountNumber: '0123456789' }, actor);
  */
+export type { RowNaming } from './batch-validation.js';
 export * from './bulk-item-store.js';
 export * from './correction-context.js';
 export { describeCorrection } from './correction-instruction.js';

@@ -115,12 +115,7 @@ export class OperatorService {
     username: string,
     input: { groups: readonly OperatorGroup[]; reason: string },
   ): Promise<OperatorChangeResult> {
-    const user = await this.#user(username);
-    this.#notSelf(actor, user, 'change their own groups');
-    const added = ordered(input.groups).filter((group) => !user.groups.includes(group));
-    if (added.length === 0) {
-      throw new InvalidTransitionError('operator', `${username} is in every group asked for already`);
-    }
+    const { user, changing: added } = await this.#groupsChanging(actor, username, input.groups, 'add');
     const to = { groups: ordered([...user.groups, ...added]), enabled: user.enabled };
     if (movesMoney(added)) {
       const proposal = await this.#propose(actor, username, 'grant', added, input.reason, accessOf(user), to);
@@ -199,12 +194,7 @@ export class OperatorService {
     username: string,
     input: { groups: readonly OperatorGroup[]; reason: string },
   ): Promise<OperatorChangeResult> {
-    const user = await this.#user(username);
-    this.#notSelf(actor, user, 'change their own groups');
-    const removed = ordered(input.groups).filter((group) => user.groups.includes(group));
-    if (removed.length === 0) {
-      throw new InvalidTransitionError('operator', `${username} is in none of the groups asked for`);
-    }
+    const { user, changing: removed } = await this.#groupsChanging(actor, username, input.groups, 'remove');
     for (const group of removed) await this.directory.removeFromGroup(username, group);
     const to = { groups: user.groups.filter((group) => !removed.includes(group)), enabled: user.enabled };
     await this.store.record(
@@ -298,6 +288,32 @@ export class OperatorService {
     if (sub !== undefined && user.sub !== '' && sub === user.sub.toLowerCase()) {
       throw new OperatorChangeForbiddenError(`an admin may not ${what}: another admin must`);
     }
+  }
+
+  /**
+   * The operator and the groups asked for that would change: those it is not in yet (`add`) or is in (`remove`),
+   * in the groups' order.
+   *
+   * @throws OperatorChangeForbiddenError for an admin's own groups; InvalidTransitionError when none would change
+   */
+  async #groupsChanging(
+    actor: Principal,
+    username: string,
+    groups: readonly OperatorGroup[],
+    change: 'add' | 'remove',
+  ): Promise<{ user: DirectoryUser; changing: OperatorGroup[] }> {
+    const user = await this.#user(username);
+    this.#notSelf(actor, user, 'change their own groups');
+    const changing = ordered(groups).filter((group) => user.groups.includes(group) === (change === 'remove'));
+    if (changing.length === 0) {
+      throw new InvalidTransitionError(
+        'operator',
+        change === 'add'
+          ? `${username} is in every group asked for already`
+          : `${username} is in none of the groups asked for`,
+      );
+    }
+    return { user, changing };
   }
 
   async #user(username: string): Promise<DirectoryUser> {

@@ -12,6 +12,15 @@ export * from './model.js';
 export * from './row-ends.js';
 export * from './run-end-store.js';
 export * from './run-ends.js';
+export {
+  isConditionFailure,
+  RUN_ROWS_PER_BATCH_WRITE,
+  runKeys,
+  runListing,
+  runSchema,
+} from './run-items.js';
 export * from './run-service.js';
 export * from './run-store.js';
+export { RunWarningsError } from './run-submission.js';
+export type { RowResult, RowStatus, RunView } from './run-view.js';
 export * from './schemas.js';

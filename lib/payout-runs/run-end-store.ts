@@ -4,7 +4,7 @@ import { commitRetryingConflicts } from '../shared/transaction-conflicts.js';
 import { TableIndexes } from '../table/index.js';
 import type { PayoutRun, RunEnds } from './model.js';
 import { ATTENTION_ENDS, ROW_ENDS, type RowEnd } from './row-ends.js';
-import { isConditionFailure, runKeys, runListing, runSchema } from './run-store.js';
+import { isConditionFailure, runKeys, runListing, runSchema } from './run-items.js';
 
 const { workQueue, byStatus } = TableIndexes;
 

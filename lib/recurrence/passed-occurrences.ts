@@ -1,9 +1,9 @@
 import { forEachAtOnce } from '../shared/at-once.js';
 import type { CommandAudit } from './command-audit.js';
 import type { RecurrenceContext } from './context.js';
-import { type SkipOutcome, skipOccurrence, skipOverRecord } from './materialise.js';
 import { type OccurrenceRecord, type Recurrence, RecurrenceStatus } from './model.js';
 import { type Occurrence, occurrences } from './rules.js';
+import { type SkipOutcome, skipOccurrence, skipOverRecord } from './skip-occurrence.js';
 
 /**
  * Passed occurrences are recorded a page at a time (one key-range read of their records per page), each page's

@@ -5,10 +5,11 @@ import { InvalidTransitionError, ValidationError } from '../shared/errors.js';
 import type { CommandAudit } from './command-audit.js';
 import { runCommand } from './command-loop.js';
 import type { RecurrenceContext } from './context.js';
-import { cancelQuietly, occurrenceFrom } from './materialise.js';
+import { occurrenceFrom } from './materialise.js';
 import { OccurrenceState, type Recurrence, RecurrenceStatus } from './model.js';
 import { futureRecords, recordPassed, restartFrom, skipAsRead } from './passed-occurrences.js';
 import { type Occurrence, occurrenceOn } from './rules.js';
+import { cancelQuietly } from './skip-occurrence.js';
 
 /**
  * The commands of a recurring payout after its creation (approve, reject, pause, resume, cancel, skip): each a

@@ -1,5 +1,6 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { type Document, DocumentClient, GetCommand, QueryCommand } from '../shared/document-client.js';
+import { type Document, DocumentClient, QueryCommand } from '../shared/document-client.js';
+import { readItem } from '../shared/table-reads.js';
 import * as z from '../shared/zod.js';
 import { TableIndexes } from '../table/index.js';
 import { type AcceptedRefund, acceptedRefundKeys } from './accepted-refund-item.js';
@@ -44,15 +45,13 @@ export class AcceptedRefunds {
     providerRefundId: string,
     options: { signal?: AbortSignal } = {},
   ): Promise<AcceptedRefund | undefined> {
-    const { Item } = await this.#doc.send(
-      new GetCommand({
-        TableName: this.tableName,
-        Key: acceptedRefundKeys.byProviderRefundId(providerRefundId),
-        ConsistentRead: true,
-      }),
+    const item = await readItem(
+      this.#doc,
+      this.tableName,
+      acceptedRefundKeys.byProviderRefundId(providerRefundId),
       options.signal ? { abortSignal: options.signal } : {},
     );
-    return Item ? acceptedRefundSchema.parse(Item) : undefined;
+    return item ? acceptedRefundSchema.parse(item) : undefined;
   }
 
   /**

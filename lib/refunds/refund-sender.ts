@@ -9,7 +9,7 @@ import { toNaira } from '../money.js';
 import type { EngineConfig } from '../payouts/index.js';
 import type { ProviderClient } from '../provider/index.js';
 import type { Clock } from '../shared/clock.js';
-import { isConcurrentModificationOf } from '../shared/errors.js';
+import { ConcurrentModificationError, isConcurrentModificationOf } from '../shared/errors.js';
 import { ulid } from '../shared/ids.js';
 import type { Logger } from '../shared/logger.js';
 import { type SendWindow, sendWindowPassed } from '../shared/send-window.js';
@@ -284,4 +284,10 @@ export class RefundSender {
     );
     return recorded.refund;
   }
+}
+
+/** The refund a change wrote. @throws ConcurrentModificationError when another command changed it first */
+export function changedRefund(outcome: { readonly changed: boolean; readonly refund: Refund }): Refund {
+  if (!outcome.changed) throw new ConcurrentModificationError('refund', outcome.refund.id);
+  return outcome.refund;
 }

@@ -1,15 +1,9 @@
 import type { Principal } from '../controls/index.js';
-import { assertMayApprove, judge, judgeApproval } from '../controls/index.js';
+import { judge } from '../controls/index.js';
 import { defaultEngineConfig } from '../payouts/index.js';
 import type { ProviderClient } from '../provider/index.js';
 import { type Clock, systemClock } from '../shared/clock.js';
-import {
-  ConcurrentModificationError,
-  IdempotencyConflictError,
-  InvalidTransitionError,
-  NotFoundError,
-  ValidationError,
-} from '../shared/errors.js';
+import { IdempotencyConflictError, InvalidTransitionError, NotFoundError } from '../shared/errors.js';
 import { fingerprint, ulid } from '../shared/ids.js';
 import { type Logger, silentLogger } from '../shared/logger.js';
 import type { SendWindow } from '../shared/send-window.js';
@@ -21,13 +15,14 @@ import {
   type Refund,
   type RefundAuditEvent,
   type RefundResolution,
-  type RefundResolutionProposal,
   RefundStatus,
 } from './model.js';
-import { type RefundLimits, RefundSender } from './refund-sender.js';
+import { changedRefund, type RefundLimits, RefundSender } from './refund-sender.js';
 
 export type { RefundLimits } from './refund-sender.js';
 
+import { type ApprovalDeps, approveRefund, rejectRefund } from './refund-approval.js';
+import { resolveUnknownRefund } from './refund-resolution.js';
 import type { RefundStore } from './refund-store.js';
 import { releases } from './send-outcome.js';
 
@@ -171,13 +166,8 @@ export class RefundService {
   }
 
   /**
-   * A second person approves a refund in `pending_approval`; it is then sent at once (or waits in `requested`
-   * while payouts are paused, or when the caller's `sendWindow` has passed: the sweep sends it). The approval
-   * passes the control gate again with the limits in force now, since it releases the money and the maximum may
-   * have been lowered while the refund waited: above it the approval is refused, and the refund stays
-   * `pending_approval`, unchanged and unsent, to be cancelled (or approved once the maximum allows it). At or above
-   * the second-approval threshold the first approval is only recorded (`firstApproval`); a second approver, another
-   * person, sends it.
+   * A second person approves a refund waiting in `pending_approval`: the gate again with the limits in force now,
+   * then sent at once, or only recorded as the first of two approvals (refund-approval.ts).
    *
    * @throws ApprovalForbiddenError when the approver is the requester (by stable identity) or not a person, the
    *   amount is above the approver's limit, or the approver gave the first approval already
@@ -185,66 +175,22 @@ export class RefundService {
    * @throws ValidationError naming `amount` when the amount is above the per-payout maximum in force now
    */
   async approve(id: string, approver: Principal, options: InlineSendOptions = {}): Promise<Refund> {
-    const refund = await this.get(id);
-    if (refund.status !== RefundStatus.PendingApproval) {
-      throw new InvalidTransitionError(
-        'refund',
-        `refund ${id} is ${refund.status}; only a refund in pending_approval can be approved`,
-      );
-    }
-    assertMayApprove(refund.requestedBy, approver, `refund ${id}`);
-    const { reason, releases } = judgeApproval(this.#limits, describeRefund(refund, approver), {
-      what: `refund ${id} (${refund.amountKobo} kobo)`,
-      stays: RefundStatus.PendingApproval,
-      approver,
-      firstApproval: refund.firstApproval,
-      logger: this.#logger,
-    });
-    if (!releases) {
-      // The first of two: recorded and audited; the refund keeps waiting, unsent.
-      const first = await this.#sender.change(
-        refund,
-        { firstApproval: { actor: approver, at: this.#clock.now().toISOString() } },
-        { actor: approver, reason },
-      );
-      if (!first.changed) throw new ConcurrentModificationError('refund', id);
-      return first.refund;
-    }
-    const approval = await this.#sender.change(
-      refund,
-      { status: RefundStatus.Requested, approvedBy: approver },
-      { actor: approver, reason },
-    );
-    if (!approval.changed) throw new ConcurrentModificationError('refund', id);
-    return this.#sender.claimAndSend(approval.refund, options.sendWindow);
+    return approveRefund(this.#decisions(), await this.get(id), approver, options.sendWindow);
   }
 
   /**
-   * Rejects a refund waiting for approval: a second person's refusal, with the reason, recorded on it
-   * (`rejection`) and in its audit. It ends `cancelled`, for good, and gives back its share of the transaction's
-   * total; nothing is sent. Its requester withdraws their own with a cancel.
+   * Rejects a refund waiting for approval, with the reason: it ends `cancelled`, for good, nothing sent
+   * (refund-approval.ts). Its requester withdraws their own with a cancel.
    *
    * @throws ApprovalForbiddenError (its requester, or not a person); InvalidTransitionError unless
    *   pending_approval; ConcurrentModificationError when another command changed it meanwhile
    */
   async reject(id: string, approver: Principal, reason: string): Promise<Refund> {
-    const refund = await this.get(id);
-    if (refund.status !== RefundStatus.PendingApproval) {
-      throw new InvalidTransitionError(
-        'refund',
-        `refund ${id} is ${refund.status}; only a refund in pending_approval can be rejected`,
-      );
-    }
-    assertMayApprove(refund.requestedBy, approver, `refund ${id}`, 'rejected');
-    const release = releases(refund, { total: true });
-    const rejection = { actor: approver, reason, at: this.#clock.now().toISOString() };
-    const rejected = await this.#sender.change(
-      refund,
-      { status: RefundStatus.Cancelled, rejection, ...release.changes },
-      { actor: approver, reason: `rejected by ${approver.id}: ${reason}`, ...release.change },
-    );
-    if (!rejected.changed) throw new ConcurrentModificationError('refund', id);
-    return rejected.refund;
+    return rejectRefund(this.#decisions(), await this.get(id), approver, reason);
+  }
+
+  #decisions(): ApprovalDeps {
+    return { sender: this.#sender, limits: this.#limits, clock: this.#clock, logger: this.#logger };
   }
 
   /**
@@ -268,29 +214,22 @@ export class RefundService {
       );
     }
     const release = releases(refund, { total: true });
-    const cancellation = await this.#sender.change(
-      refund,
-      { status: RefundStatus.Cancelled, ...release.changes },
-      {
-        actor,
-        reason: reason ? `cancelled by ${actor.id}: ${reason}` : `cancelled by ${actor.id}`,
-        ...release.change,
-      },
+    return changedRefund(
+      await this.#sender.change(
+        refund,
+        { status: RefundStatus.Cancelled, ...release.changes },
+        {
+          actor,
+          reason: reason ? `cancelled by ${actor.id}: ${reason}` : `cancelled by ${actor.id}`,
+          ...release.change,
+        },
+      ),
     );
-    if (!cancellation.changed) throw new ConcurrentModificationError('refund', id);
-    return cancellation.refund;
   }
 
   /**
-   * A person settles an `unknown` refund after checking the provider's records by hand. The provider has no read of
-   * a refund (lib/provider/CONTRACT.md), so nothing can verify the word given: like a forced payout resolution it
-   * takes two people. The first call records the decision as `resolutionProposal` (`applied: false`, the refund
-   * stays `unknown`); the same decision (outcome and provider refund id) by another person, by stable identity
-   * (`assertMayApprove`), applies it. Another decision replaces the proposal, by whoever sends it.
-   *
-   * - `not_sent`: the refund is `cancelled` (`failure` RESOLVED_NOT_SENT), giving back its share of the
-   *   transaction's refunded total and the day's cap reservation it holds, so the refund can be asked for again.
-   * - `accepted`: the refund is `pending` with the provider's refund id; it keeps both, since the money left.
+   * A person settles an `unknown` refund after checking the provider's records by hand; it takes two people, the
+   * second confirming the first's decision (refund-resolution.ts).
    *
    * @throws InvalidTransitionError unless the refund is `unknown`; ValidationError for a blank note;
    *   ApprovalForbiddenError when the proposer (or a system) confirms; ConcurrentModificationError when the refund
@@ -302,81 +241,7 @@ export class RefundService {
     decision: RefundResolution,
   ): Promise<{ refund: Refund; applied: boolean }> {
     const refund = await this.get(id);
-    if (refund.status !== RefundStatus.Unknown) {
-      throw new InvalidTransitionError(
-        'refund',
-        `refund ${id} is ${refund.status}; only an unknown refund can be resolved`,
-      );
-    }
-    if (decision.note.trim() === '') {
-      throw new ValidationError('note: must explain the decision', [
-        { path: 'note', message: 'must explain the decision' },
-      ]);
-    }
-    const proposal = refund.resolutionProposal;
-    if (!proposal || !sameResolution(proposal, decision)) {
-      return { refund: await this.#proposeResolution(refund, actor, decision), applied: false };
-    }
-    assertMayApprove(proposal.proposedBy, actor, `the resolution of refund ${id}`);
-    return { refund: await this.#applyResolution(refund, proposal, actor, decision), applied: true };
-  }
-
-  async #proposeResolution(refund: Refund, actor: Principal, decision: RefundResolution): Promise<Refund> {
-    const resolutionProposal: RefundResolutionProposal = {
-      ...decision,
-      proposedBy: actor,
-      proposedAt: this.#clock.now().toISOString(),
-    };
-    const proposed = await this.#sender.change(
-      refund,
-      { resolutionProposal },
-      {
-        actor,
-        reason: `${actor.id} proposes to resolve it as ${describeResolution(decision)} (${decision.note}); a second person must confirm`,
-      },
-    );
-    if (!proposed.changed) throw new ConcurrentModificationError('refund', refund.id);
-    return proposed.refund;
-  }
-
-  async #applyResolution(
-    refund: Refund,
-    proposal: RefundResolutionProposal,
-    actor: Principal,
-    decision: RefundResolution,
-  ): Promise<Refund> {
-    const reason = `resolved as ${describeResolution(decision)}: proposed by ${proposal.proposedBy.id} (${proposal.note}), confirmed by ${actor.id} (${decision.note})`;
-    const applied =
-      decision.outcome === 'accepted'
-        ? await this.#sender.change(
-            refund,
-            {
-              status: RefundStatus.Pending,
-              providerRefundId: decision.providerRefundId,
-              failure: undefined,
-              resolutionProposal: undefined,
-            },
-            // Money left: the share of the transaction's total and the cap reservation stay counted.
-            { actor, reason },
-          )
-        : await this.#cancelAsNotSent(refund, actor, reason, decision.note);
-    if (!applied.changed) throw new ConcurrentModificationError('refund', refund.id);
-    return applied.refund;
-  }
-
-  /** Nothing reached the provider: as a cancellation, the share of the total and the cap reservation go back. */
-  #cancelAsNotSent(refund: Refund, actor: Principal, reason: string, note: string) {
-    const release = releases(refund, { total: true });
-    return this.#sender.change(
-      refund,
-      {
-        status: RefundStatus.Cancelled,
-        failure: { code: 'RESOLVED_NOT_SENT', message: note },
-        resolutionProposal: undefined,
-        ...release.changes,
-      },
-      { actor, reason, ...release.change },
-    );
+    return resolveUnknownRefund({ sender: this.#sender, clock: this.#clock }, refund, actor, decision);
   }
 
   /**
@@ -418,18 +283,4 @@ export class RefundService {
     }
     return this.#sender.resume(existing, window).then((refund) => ({ refund, replayed: true }));
   }
-}
-
-/** Whether a second call decides what the proposal does (its note may differ: each person writes their own). */
-function sameResolution(proposal: RefundResolution, decision: RefundResolution): boolean {
-  if (proposal.outcome === 'accepted' && decision.outcome === 'accepted') {
-    return proposal.providerRefundId === decision.providerRefundId;
-  }
-  return proposal.outcome === decision.outcome;
-}
-
-function describeResolution(decision: RefundResolution): string {
-  return decision.outcome === 'accepted'
-    ? `accepted by the provider (refund ${decision.providerRefundId})`
-    : 'not sent (cancelled, its share of the total and its cap reservation given back)';
 }

@@ -1,12 +1,12 @@
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import {
   type DocumentClient,
-  GetCommand,
   TransactWriteCommand,
   type TransactWriteCommandInput,
 } from './document-client.js';
 import { errorKind } from './errors.js';
 import { jitteredPause } from './jitter.js';
+import { readItem } from './table-reads.js';
 
 const MAX_CONFLICT_RETRIES = 5;
 
@@ -88,10 +88,7 @@ export async function createWithIdempotencyKey(
       return { created: true };
     } catch (error) {
       if (!(error instanceof TransactionCanceledException)) throw error;
-      const { Item } = await doc.send(
-        new GetCommand({ TableName: request.tableName, Key: request.key, ConsistentRead: true }),
-      );
-      const owner = Item?.[request.ownerAttribute];
+      const owner = (await readItem(doc, request.tableName, request.key))?.[request.ownerAttribute];
       if (typeof owner === 'string') return { created: false, ownerId: owner };
       const reasons = (error.CancellationReasons ?? []).map((reason) => reason.Code);
       const failedGuard = reasons.slice(firstGuard).indexOf('ConditionalCheckFailed');

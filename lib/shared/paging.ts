@@ -5,13 +5,14 @@ export interface CursorPage<T> {
 }
 
 /**
- * Reads a cursor-paginated listing to its end, or to `maxPages`; `truncated` says the bound stopped it.
+ * Reads a cursor-paginated listing to its end, or to `maxPages` (none by default); `truncated` says the bound
+ * stopped it.
  *
  * @example const { items } = await collectPages((cursor) => listing.list({ status: 'scheduled', limit: 100, ...(cursor && { cursor }) }), 10);
  */
 export async function collectPages<T>(
   page: (cursor?: string) => Promise<CursorPage<T>>,
-  maxPages: number,
+  maxPages = Number.POSITIVE_INFINITY,
 ): Promise<{ items: T[]; truncated: boolean }> {
   const items: T[] = [];
   let cursor: string | undefined;

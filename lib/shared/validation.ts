@@ -33,6 +33,19 @@ export function fieldIssues(error: z.core.$ZodError): FieldIssue[] {
   });
 }
 
+/**
+ * `fieldIssues` of one entry of a batch, each path under the entry's own: `rows[3].accountNumber`, or `row 4`
+ * for the entry as a whole.
+ *
+ * @example issues.push(...entryIssues(`corrections[${index}]`, parsed.error));
+ */
+export function entryIssues(prefix: string, error: z.core.$ZodError): FieldIssue[] {
+  return fieldIssues(error).map((issue) => ({
+    path: issue.path === '(root)' ? prefix : `${prefix}.${issue.path}`,
+    message: issue.message,
+  }));
+}
+
 /** One line naming every problem, for error details and logs. */
 export function describeIssues(issues: readonly FieldIssue[]): string {
   return issues.map((issue) => `${issue.path}: ${issue.message}`).join('; ');

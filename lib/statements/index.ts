@@ -4,6 +4,7 @@
  */
 export { toStatementCsv } from './csv.js';
 export { dateIn, daysCovered, daysWindow, dayWindow, dueStatementDate, previousDate } from './day.js';
+export { STATEMENT_MAX_PAGES, STATEMENT_PAGE_SIZE } from './day-reads.js';
 export { type DayInput, type DayMatch, isRefundRecord, matchDay, payoutIdOfMarker } from './match.js';
 export {
   FINDING_KINDS,
@@ -19,8 +20,6 @@ export {
 export { PayoutDays, type PayoutLister } from './payout-days.js';
 export { PAYOUT_TOTALS_MAX, type PayoutTotals } from './payout-totals.js';
 export {
-  STATEMENT_MAX_PAGES,
-  STATEMENT_PAGE_SIZE,
   STATEMENT_UNIT_DEADLINE_MS,
   type StatementBudget,
   StatementService,

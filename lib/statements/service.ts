@@ -4,40 +4,30 @@ import {
   type ListPage,
   type ListQuery,
   markPaidTwice,
-  type Payout,
   PayoutStatus,
   receiptOfRecord,
   summarise,
 } from '../payouts/index.js';
-import type { Transactions, WalletTransaction } from '../provider/index.js';
-import type { AcceptedRefund, AcceptedRefunds } from '../refunds/index.js';
+import type { Transactions } from '../provider/index.js';
+import type { AcceptedRefunds } from '../refunds/index.js';
 import { withinDeadline } from '../shared/deadline.js';
 import type { Document } from '../shared/document-client.js';
 import { dayWindow } from './day.js';
-import { type DayMatch, type FoundDouble, isRefundRecord, matchDay, payoutIdOfMarker } from './match.js';
 import {
-  isFinding,
-  STATEMENT_LINE_KINDS,
-  type StatementLine,
-  type StatementLineKind,
-  type StatementReport,
-  type StatementRun,
-  type Tally,
-} from './model.js';
-import { addPayouts, emptyPayoutTotals, PAYOUT_TOTALS_MAX, type PayoutTotals } from './payout-totals.js';
+  countCreated,
+  listDay,
+  paidOn,
+  payoutsNamed,
+  refundsAcceptedOn,
+  refundsNamed,
+  type Step,
+} from './day-reads.js';
+import { type DayMatch, type FoundDouble, matchDay } from './match.js';
+import { isFinding, type StatementLine, type StatementReport } from './model.js';
+import type { PayoutTotals } from './payout-totals.js';
+import { reportOf } from './report.js';
 import { LINE_WRITE_BATCH, type StatementStore, statementKeys } from './store.js';
 
-/** The provider's listing is read this many records a page, at most this many pages (20,000 records) a day. */
-export const STATEMENT_PAGE_SIZE = 100;
-export const STATEMENT_MAX_PAGES = 200;
-/** Around the day, records read only to explain a payout of ours stamped across midnight. */
-const NEARBY_SLACK_MS = 10 * 60_000;
-/** Payouts paid on the day were created at most this long before it (scheduled ones included). */
-const PAYOUT_LOOKBACK_MS = 40 * 86_400_000;
-const PAYOUT_PAGE = 250;
-/** Refunds accepted on the day, read this many a page (one unit each). */
-const REFUND_PAGE = 250;
-const MAX_PAYOUT_PAGES = 200;
 const RUNS_KEPT = 20;
 
 /**
@@ -54,13 +44,6 @@ export interface StatementBudget {
   readonly unitDeadlineMs?: number;
   readonly now?: () => number;
 }
-
-/** Whether the run may start another unit, and a unit run to its deadline. */
-interface Step {
-  canStart(): boolean;
-  unit<T>(work: (signal: AbortSignal) => Promise<T>): Promise<T>;
-}
-const READ_CONCURRENCY = 10;
 
 export interface StatementServiceOptions {
   readonly store: StatementStore;
@@ -108,7 +91,7 @@ export class StatementService {
       withinDeadline(budget?.unitDeadlineMs ?? STATEMENT_UNIT_DEADLINE_MS, work);
     const step: Step = { canStart: () => !budget || now() < budget.stopStartingAt, unit };
 
-    const listed = await this.#listDay(window, step);
+    const listed = await listDay(this.options, window, step);
     let complete = listed.complete;
     let match: DayMatch = { lines: [], doubles: [] };
     let moved: string[] = [];
@@ -116,11 +99,11 @@ export class StatementService {
     let payoutTotals: PayoutTotals | undefined;
     if (complete) {
       const all = [...listed.records, ...listed.nearby];
-      const named = await this.#payoutsNamed(all, step);
-      const expected = named && (await this.#paidOn(window, step));
-      const refunds = expected && (await this.#refundsNamed(all, step));
-      const expectedRefunds = refunds && (await this.#refundsAcceptedOn(window, step));
-      const counted = expectedRefunds && (await this.#countCreated(window, step));
+      const named = await payoutsNamed(this.options, all, step);
+      const expected = named && (await paidOn(this.options, window, step));
+      const refunds = expected && (await refundsNamed(this.options, all, step));
+      const expectedRefunds = refunds && (await refundsAcceptedOn(this.options, window, step));
+      const counted = expectedRefunds && (await countCreated(this.options, window, step));
       payoutTotals = counted?.totals;
       if (named && expected && refunds && expectedRefunds && counted && !counted.cut) {
         for (const payout of expected) named.set(payout.id, payout);
@@ -176,42 +159,6 @@ export class StatementService {
     return report;
   }
 
-  /** Every record of the day and just around it, page by page to the last page, the bound or the stop. */
-  async #listDay(window: { from: string; to: string }, step: Step) {
-    const from = Date.parse(window.from);
-    const to = Date.parse(window.to);
-    const byId = new Map<string, WalletTransaction>();
-    let pagesRead = 0;
-    let complete = false;
-    for (let page = 1; page <= STATEMENT_MAX_PAGES && step.canStart(); page++) {
-      const result = await step.unit((signal) =>
-        this.options.transactions.listWallet(
-          {
-            startDate: new Date(from - NEARBY_SLACK_MS).toISOString(),
-            endDate: new Date(to + NEARBY_SLACK_MS).toISOString(),
-            page,
-            perPage: this.options.pageSize ?? STATEMENT_PAGE_SIZE,
-          },
-          { signal },
-        ),
-      );
-      pagesRead++;
-      // Keyed by id: records arriving while the walk pages shift the pages, so one can show twice.
-      for (const record of result.items) byId.set(record.id, record);
-      if (result.items.length === 0 || page >= result.pagination.totalPages) {
-        complete = true;
-        break;
-      }
-    }
-    const records: WalletTransaction[] = [];
-    const nearby: WalletTransaction[] = [];
-    for (const record of byId.values()) {
-      const at = Date.parse(record.createdAt);
-      (at >= from && at <= to ? records : nearby).push(record);
-    }
-    return { records, nearby, pagesRead, complete };
-  }
-
   /**
    * Writes the lines, LINE_WRITE_BATCH a BatchWriteItem, after reading which the day already has; answers the
    * lines no earlier run had written (the run's new findings among them), or false when the stop came first.
@@ -240,129 +187,6 @@ export class StatementService {
       await step.unit((signal) => store.putLines(date, batch, runAt, seen, { signal }));
     }
     return fresh;
-  }
-
-  /** The payouts the records' markers name, read by id. */
-  async #payoutsNamed(
-    records: readonly WalletTransaction[],
-    step: Step,
-  ): Promise<Map<string, Payout> | undefined> {
-    const ids = [
-      ...new Set(records.map((r) => payoutIdOfMarker(r.narration)).filter((id) => id !== undefined)),
-    ];
-    const payouts = new Map<string, Payout>();
-    for (let start = 0; start < ids.length; start += READ_CONCURRENCY) {
-      if (!step.canStart()) return undefined;
-      const found = await step.unit(() =>
-        Promise.all(
-          ids.slice(start, start + READ_CONCURRENCY).map((id) => this.options.engine.store.get(id)),
-        ),
-      );
-      for (const payout of found) if (payout) payouts.set(payout.id, payout);
-    }
-    return payouts;
-  }
-
-  /**
-   * Our refunds the refund records name (their `reference` is the provider's refund id), read by it: one GetItem
-   * each, READ_CONCURRENCY at a time. A refund record of no refund of ours is absent from the map.
-   */
-  async #refundsNamed(
-    records: readonly WalletTransaction[],
-    step: Step,
-  ): Promise<Map<string, AcceptedRefund> | undefined> {
-    const ids = [...new Set(records.filter(isRefundRecord).map((record) => record.reference))];
-    const refunds = new Map<string, AcceptedRefund>();
-    for (let start = 0; start < ids.length; start += READ_CONCURRENCY) {
-      if (!step.canStart()) return undefined;
-      const found = await step.unit((signal) =>
-        Promise.all(
-          ids.slice(start, start + READ_CONCURRENCY).map((id) => this.options.refunds.get(id, { signal })),
-        ),
-      );
-      for (const refund of found) if (refund) refunds.set(refund.providerRefundId, refund);
-    }
-    return refunds;
-  }
-
-  /**
-   * The refunds the provider accepted on the day by answering our request (`acceptedAt` in the day's window): a
-   * Query of exactly that span of their index, a page a unit. The provider stamps its record just before it
-   * answers, so a refund accepted just after midnight has its record among the nearby ones.
-   */
-  async #refundsAcceptedOn(
-    window: { from: string; to: string },
-    step: Step,
-  ): Promise<AcceptedRefund[] | undefined> {
-    const accepted: AcceptedRefund[] = [];
-    let startKey: Document | undefined;
-    do {
-      if (!step.canStart()) return undefined;
-      const page = await step.unit((signal) =>
-        this.options.refunds.acceptedBetween(window, {
-          limit: REFUND_PAGE,
-          signal,
-          ...(startKey && { startKey }),
-        }),
-      );
-      accepted.push(...page.items);
-      startKey = page.nextKey;
-    } while (startKey);
-    return accepted;
-  }
-
-  /** The payouts we hold as succeeded whose payment (the receipt's `paidAt`) falls on the day. */
-  async #paidOn(window: { from: string; to: string }, step: Step): Promise<Payout[] | undefined> {
-    const from = Date.parse(window.from);
-    const to = Date.parse(window.to);
-    const paid: Payout[] = [];
-    let cursor: string | undefined;
-    for (let page = 0; page < MAX_PAYOUT_PAGES; page++) {
-      if (!step.canStart()) return undefined;
-      const result = await step.unit(() =>
-        this.options.listing.list({
-          status: PayoutStatus.Succeeded,
-          from: new Date(from - PAYOUT_LOOKBACK_MS).toISOString(),
-          to: window.to,
-          limit: PAYOUT_PAGE,
-          ...(cursor && { cursor }),
-        }),
-      );
-      for (const payout of result.items) {
-        const at = Date.parse(payout.receipt?.paidAt ?? payout.updatedAt);
-        if (at >= from && at <= to) paid.push(payout);
-      }
-      cursor = result.nextCursor;
-      if (!cursor) break;
-    }
-    return paid;
-  }
-
-  /**
-   * Our payouts created on the day (the month index, newest first), counted by status and by type a page at a
-   * time, to PAYOUT_TOTALS_MAX. `cut` when the run's stop came first: the report is then incomplete and redone.
-   */
-  async #countCreated(
-    window: { from: string; to: string },
-    step: Step,
-  ): Promise<{ totals: PayoutTotals; cut: boolean }> {
-    let totals = emptyPayoutTotals();
-    let cursor: string | undefined;
-    do {
-      if (totals.count >= PAYOUT_TOTALS_MAX) return { totals: { ...totals, complete: false }, cut: false };
-      if (!step.canStart()) return { totals: { ...totals, complete: false }, cut: true };
-      const page = await step.unit(() =>
-        this.options.listing.list({
-          from: window.from,
-          to: window.to,
-          limit: Math.min(PAYOUT_PAGE, PAYOUT_TOTALS_MAX - totals.count),
-          ...(cursor && { cursor }),
-        }),
-      );
-      totals = addPayouts(totals, page.items);
-      cursor = page.nextCursor;
-    } while (cursor);
-    return { totals, cut: false };
   }
 
   /**
@@ -394,62 +218,4 @@ export class StatementService {
     }
     return { moved, complete: true };
   }
-}
-
-function emptyTally(): { count: number; amountKobo: number } {
-  return { count: 0, amountKobo: 0 };
-}
-
-/** The report of a day from its match: tallies per kind, the provider's totals by type and status. */
-function reportOf(
-  date: string,
-  timeZone: string,
-  window: { from: string; to: string },
-  listed: { records: readonly WalletTransaction[]; pagesRead: number; complete: boolean },
-  match: DayMatch,
-  generatedAt: string,
-  history: {
-    payoutTotals?: PayoutTotals;
-    movedToReview: readonly string[];
-    runs: readonly StatementRun[];
-  },
-): StatementReport {
-  const byKind = Object.fromEntries(STATEMENT_LINE_KINDS.map((kind) => [kind, emptyTally()])) as Record<
-    StatementLineKind,
-    { count: number; amountKobo: number }
-  >;
-  for (const line of match.lines) {
-    byKind[line.kind].count++;
-    byKind[line.kind].amountKobo += line.amountKobo;
-  }
-  const byType: Record<string, Tally & { chargesKobo: number }> = {};
-  const byStatus: Record<string, { count: number; amountKobo: number }> = {};
-  const lineOf = new Map<string, StatementLine>();
-  for (const line of match.lines) if (line.transactionId) lineOf.set(line.transactionId, line);
-  for (const record of listed.records) {
-    const line = lineOf.get(record.id);
-    const amountKobo = line?.amountKobo ?? 0;
-    const type = byType[record.type] ?? { count: 0, amountKobo: 0, chargesKobo: 0 };
-    byType[record.type] = {
-      count: type.count + 1,
-      amountKobo: type.amountKobo + amountKobo,
-      chargesKobo: type.chargesKobo + (line?.chargesKobo ?? 0),
-    };
-    const status = byStatus[record.status] ?? emptyTally();
-    byStatus[record.status] = { count: status.count + 1, amountKobo: status.amountKobo + amountKobo };
-  }
-  return {
-    date,
-    timeZone,
-    window,
-    completeness: listed.complete ? 'complete' : 'incomplete',
-    pagesRead: listed.pagesRead,
-    byKind,
-    findings: match.lines.filter((line) => isFinding(line.kind)).length,
-    providerTotals: { byType, byStatus },
-    ...(history.payoutTotals && { payoutTotals: history.payoutTotals }),
-    movedToReview: history.movedToReview,
-    generatedAt,
-    runs: history.runs,
-  };
 }

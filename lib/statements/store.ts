@@ -1,13 +1,8 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { BATCH_WRITE_MAX_ITEMS, putBatch } from '../shared/batch-write.js';
 import { encodeCursor, readCursor } from '../shared/cursor.js';
-import {
-  BatchWriteCommand,
-  type Document,
-  DocumentClient,
-  GetCommand,
-  PutCommand,
-  QueryCommand,
-} from '../shared/document-client.js';
+import { type Document, DocumentClient, PutCommand, QueryCommand } from '../shared/document-client.js';
+import { readItem } from '../shared/table-reads.js';
 import * as z from '../shared/zod.js';
 import { TableIndexes } from '../table/index.js';
 import type { StatementLine, StatementLineKind, StatementReport } from './model.js';
@@ -28,9 +23,8 @@ export const statementKeys = {
 const { byStatus } = TableIndexes;
 const LineCursorSchema = z.strictObject({ sk: z.string().check(z.regex(/^LINE#[\x21-\x7e]{1,200}$/)) });
 const ReportCursorSchema = z.strictObject({ date: z.string().check(z.regex(/^\d{4}-\d{2}-\d{2}$/)) });
-/** Lines a BatchWriteItem takes (DynamoDB's maximum), and the attempts at what it hands back unprocessed. */
-export const LINE_WRITE_BATCH = 25;
-const LINE_WRITE_ATTEMPTS = 5;
+/** Lines a BatchWriteItem takes (DynamoDB's maximum). */
+export const LINE_WRITE_BATCH = BATCH_WRITE_MAX_ITEMS;
 
 /** Reports and lines in the single table. */
 export class StatementStore {
@@ -68,7 +62,7 @@ export class StatementStore {
 
   /**
    * Writes at most LINE_WRITE_BATCH lines as of the run `runAt` in one BatchWriteItem (what DynamoDB hands back
-   * unprocessed is offered again, LINE_WRITE_ATTEMPTS in all), each keeping the `firstSeenAt` of `seen` (the
+   * unprocessed is offered again, BATCH_WRITE_ATTEMPTS in all, lib/shared/batch-write.ts), each keeping the `firstSeenAt` of `seen` (the
    * keys of seenLines) or taking `runAt`. A line an earlier run wrote that this run no longer sees keeps its old
    * `runAt`, so the day's listing (this run's) leaves it out. A put is repeated safely: `signal` abandons it.
    */
@@ -80,31 +74,23 @@ export class StatementStore {
     options: { signal?: AbortSignal } = {},
   ): Promise<void> {
     if (lines.length > LINE_WRITE_BATCH) throw new RangeError(`at most ${LINE_WRITE_BATCH} lines a batch`);
-    let requests: NonNullable<ConstructorParameters<typeof BatchWriteCommand>[0]['RequestItems']>[string] =
+    await putBatch(
+      this.#doc,
+      this.tableName,
       lines.map((line) => {
         const sk = statementKeys.line(line.kind, line.key);
         return {
-          PutRequest: {
-            Item: {
-              pk: statementKeys.day(date),
-              sk,
-              entity: 'statement_line',
-              line,
-              runAt,
-              firstSeenAt: seen.get(sk) ?? runAt,
-            },
-          },
+          pk: statementKeys.day(date),
+          sk,
+          entity: 'statement_line',
+          line,
+          runAt,
+          firstSeenAt: seen.get(sk) ?? runAt,
         };
-      });
-    for (let attempt = 0; requests.length > 0 && attempt < LINE_WRITE_ATTEMPTS; attempt++) {
-      const result = await this.#doc.send(
-        new BatchWriteCommand({ RequestItems: { [this.tableName]: requests } }),
-        options.signal ? { abortSignal: options.signal } : {},
-      );
-      requests = result.UnprocessedItems?.[this.tableName] ?? [];
-    }
-    if (requests.length > 0)
-      throw new Error(`${requests.length} statement lines of ${date} were not written`);
+      }),
+      { what: `statement lines of ${date}` },
+      options.signal ? { abortSignal: options.signal } : {},
+    );
   }
 
   async putReport(report: StatementReport, runAt: string): Promise<void> {
@@ -125,14 +111,11 @@ export class StatementStore {
   }
 
   async getReport(date: string): Promise<{ report: StatementReport; runAt: string } | undefined> {
-    const { Item } = await this.#doc.send(
-      new GetCommand({
-        TableName: this.tableName,
-        Key: { pk: statementKeys.day(date), sk: statementKeys.report },
-        ConsistentRead: true,
-      }),
-    );
-    return Item ? { report: Item.report as StatementReport, runAt: String(Item.runAt) } : undefined;
+    const item = await readItem(this.#doc, this.tableName, {
+      pk: statementKeys.day(date),
+      sk: statementKeys.report,
+    });
+    return item ? { report: item.report as StatementReport, runAt: String(item.runAt) } : undefined;
   }
 
   /** The reports, newest day first. */

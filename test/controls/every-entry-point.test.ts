@@ -83,7 +83,11 @@ const GATED_STORE_WRITERS: Readonly<Record<string, GatedStoreWriter>> = {
     entryPoint: MoneyEntryPoint.PayoutRun,
     writes:
       "payout runs and their rows (each row's payout is created by createPayout, which admits it again)",
-    gate: { admits: true },
+    gate: {
+      calls: /newRun\(this\.#limits\(\)/,
+      applying: 'lib/payout-runs/run-submission.ts',
+      why: 'the run to store is judged by run-submission.ts (its total and each row), waiting for approval as the gate decides',
+    },
   },
   'lib/payout-runs/materialiser.ts': {
     entryPoint: MoneyEntryPoint.PayoutRun,

@@ -2,18 +2,13 @@ import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { Approval } from '../../controls/index.js';
 import type { CapChange } from '../../payouts/index.js';
 import { isConditionalCheckFailed } from '../../shared/conditional-check.js';
-import {
-  DocumentClient,
-  GetCommand,
-  PutCommand,
-  QueryCommand,
-  UpdateCommand,
-} from '../../shared/document-client.js';
+import { DocumentClient, PutCommand, QueryCommand, UpdateCommand } from '../../shared/document-client.js';
 import { ConcurrentModificationError, InvalidTransitionError } from '../../shared/errors.js';
 import { ulid } from '../../shared/ids.js';
 import { type Listing, listingAttributes, queryListing } from '../../shared/index-listing.js';
 import type { CursorPage } from '../../shared/paging.js';
 import { storedPrincipal as principalSchema, storedApproval } from '../../shared/stored-principal.js';
+import { readItem } from '../../shared/table-reads.js';
 import * as z from '../../shared/zod.js';
 import { TableIndexes } from '../../table/index.js';
 import type { BulkItemStore, SingleClaim } from '../bulk-item-store.js';
@@ -143,10 +138,8 @@ export class DynamoDbBulkItemStore implements BulkItemStore {
   }
 
   async get(id: string): Promise<BulkItemState | undefined> {
-    const { Item } = await this.#doc.send(
-      new GetCommand({ TableName: this.tableName, Key: bulkItemKeys.latest(id), ConsistentRead: true }),
-    );
-    return Item ? stateSchema.parse(Item) : undefined;
+    const item = await readItem(this.#doc, this.tableName, bulkItemKeys.latest(id));
+    return item ? stateSchema.parse(item) : undefined;
   }
 
   /**
@@ -217,14 +210,8 @@ export class DynamoDbBulkItemStore implements BulkItemStore {
   }
 
   async getPending(id: string, correctionId: string): Promise<PendingCorrection | undefined> {
-    const { Item } = await this.#doc.send(
-      new GetCommand({
-        TableName: this.tableName,
-        Key: bulkItemKeys.correction(id, correctionId),
-        ConsistentRead: true,
-      }),
-    );
-    return Item ? pendingSchema.parse(Item) : undefined;
+    const item = await readItem(this.#doc, this.tableName, bulkItemKeys.correction(id, correctionId));
+    return item ? pendingSchema.parse(item) : undefined;
   }
 
   /** Held corrections across items, newest first, optionally of one status (`pending_approval`: the queue). */

@@ -1,21 +1,14 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { CapChange } from '../../payouts/index.js';
-import { forEachAtOnce } from '../../shared/at-once.js';
+import { BATCH_WRITE_MAX_ITEMS, putInBatches } from '../../shared/batch-write.js';
 import { isConditionalCheckFailed } from '../../shared/conditional-check.js';
-import { decodeCursor, encodeCursor } from '../../shared/cursor.js';
-import {
-  BatchWriteCommand,
-  DocumentClient,
-  GetCommand,
-  PutCommand,
-  QueryCommand,
-  UpdateCommand,
-} from '../../shared/document-client.js';
-import { InvalidCursorError } from '../../shared/errors.js';
+import { DocumentClient, PutCommand, QueryCommand, UpdateCommand } from '../../shared/document-client.js';
 import { createWithIdempotencyKey } from '../../shared/idempotent-create.js';
 import { type Listing, listingAttributes, queryListing } from '../../shared/index-listing.js';
-import type { CursorPage } from '../../shared/paging.js';
+import { queryCollectionPage } from '../../shared/item-collection.js';
+import { type CursorPage, collectPages } from '../../shared/paging.js';
 import { storedPrincipal as principalSchema } from '../../shared/stored-principal.js';
+import { dueWorkQuery, readItem } from '../../shared/table-reads.js';
 import * as z from '../../shared/zod.js';
 import { TableIndexes } from '../../table/index.js';
 import { type CorrectionJob, type JobItem, type JobItemResult, JobItemStatus } from '../job-model.js';
@@ -71,8 +64,7 @@ const jobListing: Listing = {
 };
 
 /** DynamoDB's limit on one BatchWriteItem. */
-export const ROWS_PER_BATCH_WRITE = 25;
-const BATCH_WRITE_ATTEMPTS = 5;
+export const ROWS_PER_BATCH_WRITE = BATCH_WRITE_MAX_ITEMS;
 /** BatchWriteItem calls at once: a 500-row job is 20 calls, 4 at a time (a bounded burst of 100 writes). */
 const BATCH_WRITES_IN_FLIGHT = 4;
 
@@ -158,11 +150,16 @@ export class DynamoDbCorrectionJobStore implements CorrectionJobStore {
     pending?: { work: readonly CorrectionWork[]; dueAt: string },
     keyed?: { readonly idempotencyKey: string; readonly requestFingerprint: string },
   ): Promise<{ readonly created: true } | { readonly created: false; readonly ownerId: string }> {
-    const batches: JobItem[][] = [];
-    for (let start = 0; start < items.length; start += ROWS_PER_BATCH_WRITE) {
-      batches.push(items.slice(start, start + ROWS_PER_BATCH_WRITE));
-    }
-    await forEachAtOnce(batches, BATCH_WRITES_IN_FLIGHT, (batch) => this.#writeRows(job.jobId, batch));
+    await putInBatches(
+      this.#doc,
+      this.tableName,
+      items.map((item) => ({
+        ...jobKeys.item(item.jobId, item.index),
+        entity: 'correction-job-item',
+        ...item,
+      })),
+      { inFlight: BATCH_WRITES_IN_FLIGHT, what: `rows of job ${job.jobId}` },
+    );
     const jobItem = {
       ...jobKeys.job(job.jobId),
       entity: 'correction-job',
@@ -198,28 +195,11 @@ export class DynamoDbCorrectionJobStore implements CorrectionJobStore {
   async keyedJob(
     idempotencyKey: string,
   ): Promise<{ readonly jobId: string; readonly requestFingerprint?: string } | undefined> {
-    const key = await this.#read(jobKeys.idempotency(idempotencyKey));
+    const key = await readItem(this.#doc, this.tableName, jobKeys.idempotency(idempotencyKey));
     if (typeof key?.jobId !== 'string') return undefined;
-    const job = await this.#read(jobKeys.job(key.jobId));
+    const job = await readItem(this.#doc, this.tableName, jobKeys.job(key.jobId));
     const requestFingerprint: unknown = job?.requestFingerprint;
     return { jobId: key.jobId, ...(typeof requestFingerprint === 'string' && { requestFingerprint }) };
-  }
-
-  /** One BatchWriteItem of at most 25 rows, offering what DynamoDB hands back unprocessed again. */
-  async #writeRows(jobId: string, rows: readonly JobItem[]): Promise<void> {
-    let requests: NonNullable<ConstructorParameters<typeof BatchWriteCommand>[0]['RequestItems']>[string] =
-      rows.map((item) => ({
-        PutRequest: {
-          Item: { ...jobKeys.item(item.jobId, item.index), entity: 'correction-job-item', ...item },
-        },
-      }));
-    for (let attempt = 0; requests.length > 0 && attempt < BATCH_WRITE_ATTEMPTS; attempt++) {
-      const result = await this.#doc.send(
-        new BatchWriteCommand({ RequestItems: { [this.tableName]: requests } }),
-      );
-      requests = result.UnprocessedItems?.[this.tableName] ?? [];
-    }
-    if (requests.length > 0) throw new Error(`${requests.length} rows of job ${jobId} were not written`);
   }
 
   /** The queue took all of the job's work: it leaves the work-queue index. */
@@ -260,14 +240,7 @@ export class DynamoDbCorrectionJobStore implements CorrectionJobStore {
   /** Jobs whose work is still to be handed to the queue, due by `dueBy`, earliest first. */
   async dueForEnqueue(dueBy: string, limit: number): Promise<PendingEnqueue[]> {
     const { Items } = await this.#doc.send(
-      new QueryCommand({
-        TableName: this.tableName,
-        IndexName: workQueue.indexName,
-        KeyConditionExpression: '#pk = :pk AND #sk <= :dueBy',
-        ExpressionAttributeNames: { '#pk': workQueue.partitionKey, '#sk': workQueue.sortKey },
-        ExpressionAttributeValues: { ':pk': ENQUEUE_PARTITION, ':dueBy': `${dueBy}#\uffff` },
-        Limit: limit,
-      }),
+      new QueryCommand(dueWorkQuery(this.tableName, ENQUEUE_PARTITION, dueBy, limit)),
     );
     return (Items ?? []).map((item) => {
       const { jobId, enqueue } = pendingSchema.parse(item);
@@ -276,7 +249,7 @@ export class DynamoDbCorrectionJobStore implements CorrectionJobStore {
   }
 
   async get(jobId: string): Promise<CorrectionJob | undefined> {
-    const item = await this.#read(jobKeys.job(jobId));
+    const item = await readItem(this.#doc, this.tableName, jobKeys.job(jobId));
     return item ? jobSchema.parse(item) : undefined;
   }
 
@@ -286,19 +259,8 @@ export class DynamoDbCorrectionJobStore implements CorrectionJobStore {
   }
 
   async item(jobId: string, index: number): Promise<JobItem | undefined> {
-    const row = await this.#read(jobKeys.item(jobId, index));
+    const row = await readItem(this.#doc, this.tableName, jobKeys.item(jobId, index));
     return row ? itemSchema.parse(row) : undefined;
-  }
-
-  /** The item at `key`, read consistently. */
-  async #read(key: {
-    readonly pk: string;
-    readonly sk: string;
-  }): Promise<Record<string, unknown> | undefined> {
-    const { Item } = await this.#doc.send(
-      new GetCommand({ TableName: this.tableName, Key: key, ConsistentRead: true }),
-    );
-    return Item;
   }
 
   /**
@@ -306,40 +268,28 @@ export class DynamoDbCorrectionJobStore implements CorrectionJobStore {
    *
    * @throws InvalidCursorError when the cursor is not one this job's listing issued
    */
-  async items(jobId: string, query: { limit: number; cursor?: string }): Promise<CursorPage<JobItem>> {
-    const pk = jobKeys.job(jobId).pk;
-    let startKey: { pk: string; sk: string } | undefined;
-    if (query.cursor !== undefined) {
-      startKey = decodeCursor(query.cursor, ItemCursorSchema);
-      if (!startKey || startKey.pk !== pk) throw new InvalidCursorError('not a cursor of this job');
-    }
-    const page = await this.#doc.send(
-      new QueryCommand({
-        TableName: this.tableName,
-        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :item)',
-        ExpressionAttributeValues: { ':pk': pk, ':item': 'ITEM#' },
-        ConsistentRead: true,
-        Limit: query.limit,
-        ...(startKey && { ExclusiveStartKey: startKey }),
-      }),
+  items(jobId: string, query: { limit: number; cursor?: string }): Promise<CursorPage<JobItem>> {
+    return queryCollectionPage(
+      this.#doc,
+      this.tableName,
+      {
+        partitionKey: jobKeys.job(jobId).pk,
+        sortKey: 'begins_with(sk, :item)',
+        values: { ':item': 'ITEM#' },
+        cursorShape: ItemCursorSchema,
+        of: 'job',
+      },
+      query,
+      (item) => itemSchema.parse(item),
     );
-    const items = (page.Items ?? []).map((item) => itemSchema.parse(item));
-    const last = page.LastEvaluatedKey;
-    return last
-      ? { items, nextCursor: encodeCursor({ pk: String(last.pk), sk: String(last.sk) }) }
-      : { items };
   }
 
   /** Every row of the job, in row order (a job has at most 500). */
   async allItems(jobId: string): Promise<JobItem[]> {
-    const all: JobItem[] = [];
-    let cursor: string | undefined;
-    do {
-      const page = await this.items(jobId, { limit: 500, ...(cursor !== undefined && { cursor }) });
-      all.push(...page.items);
-      cursor = page.nextCursor;
-    } while (cursor !== undefined);
-    return all;
+    const { items } = await collectPages((cursor) =>
+      this.items(jobId, { limit: 500, ...(cursor !== undefined && { cursor }) }),
+    );
+    return items;
   }
 
   /**

@@ -1,7 +1,6 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import {
   DocumentClient,
-  GetCommand,
   PutCommand,
   UpdateCommand,
   type UpdateCommandInput,
@@ -11,6 +10,7 @@ import { clipText, FIELD_MAXIMA } from '../../shared/field-limits.js';
 import { type Listing, listingAttributes, queryListing } from '../../shared/index-listing.js';
 import { itemBytes } from '../../shared/item-size.js';
 import type { CursorPage } from '../../shared/paging.js';
+import { readItem } from '../../shared/table-reads.js';
 import * as z from '../../shared/zod.js';
 import {
   type ActGuard,
@@ -156,10 +156,8 @@ export class DynamoDbDeadLetterStore implements DeadLetterStore {
   }
 
   async get(id: string): Promise<DeadLetter | undefined> {
-    const { Item } = await this.#doc.send(
-      new GetCommand({ TableName: this.tableName, Key: keys.letter(id), ConsistentRead: true }),
-    );
-    return Item ? letterOf(storedLetterSchema.parse(Item)) : undefined;
+    const item = await readItem(this.#doc, this.tableName, keys.letter(id));
+    return item ? letterOf(storedLetterSchema.parse(item)) : undefined;
   }
 
   /**

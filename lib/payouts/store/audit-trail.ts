@@ -1,6 +1,7 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DocumentClient, GetCommand, QueryCommand } from '../../shared/document-client.js';
+import { DocumentClient, QueryCommand } from '../../shared/document-client.js';
 import { readItemCollection } from '../../shared/item-collection.js';
+import { readItem } from '../../shared/table-reads.js';
 import { keys } from '../../table/index.js';
 import type { AuditEvent, Payout } from '../model.js';
 import { type CarriedAudit, carriedAuditOf, eventsOf, fromAuditItem, fromPayoutItem } from './item-codec.js';
@@ -23,10 +24,8 @@ async function readPayoutItem(
   tableName: string,
   id: string,
 ): Promise<PayoutWithCarriedAudit | undefined> {
-  const { Item } = await doc.send(
-    new GetCommand({ TableName: tableName, Key: keys.payout(id), ConsistentRead: true }),
-  );
-  return Item ? { payout: fromPayoutItem(Item), carried: carriedAuditOf(Item) } : undefined;
+  const item = await readItem(doc, tableName, keys.payout(id));
+  return item ? { payout: fromPayoutItem(item), carried: carriedAuditOf(item) } : undefined;
 }
 
 /** The creation's events, which the payout's idempotency key item carries (none for payouts created before). */
@@ -36,14 +35,8 @@ async function keyItemEvents(
   { payout, carried }: PayoutWithCarriedAudit,
 ): Promise<AuditEvent[]> {
   if (carried.onKeyItem === 0) return [];
-  const { Item } = await doc.send(
-    new GetCommand({
-      TableName: tableName,
-      Key: keys.idempotency(payout.origin, payout.idempotencyKey),
-      ConsistentRead: true,
-    }),
-  );
-  return Array.isArray(Item?.ev) ? eventsOf(Item.ev, payout.id, 'idempotency key') : [];
+  const item = await readItem(doc, tableName, keys.idempotency(payout.origin, payout.idempotencyKey));
+  return Array.isArray(item?.ev) ? eventsOf(item.ev, payout.id, 'idempotency key') : [];
 }
 
 /**

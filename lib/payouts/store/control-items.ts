@@ -2,10 +2,10 @@ import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { DailyCapExceededError } from '../../controls/index.js';
 import {
   type DocumentClient,
-  GetCommand,
   PutCommand,
   type TransactWriteCommandInput,
 } from '../../shared/document-client.js';
+import { readItem } from '../../shared/table-reads.js';
 import { keys } from '../../table/index.js';
 
 /** A cap counter change that commits or fails together with a transition. */
@@ -246,14 +246,8 @@ export async function capShardTotals(
   const shards = await capShardsOfDay(doc, tableName, day);
   return Promise.all(
     Array.from({ length: shards }, async (_, shard) => {
-      const { Item } = await doc.send(
-        new GetCommand({
-          TableName: tableName,
-          Key: keys.dailyCapShard(capKey, day, shard),
-          ConsistentRead: true,
-        }),
-      );
-      return typeof Item?.totalKobo === 'number' ? Item.totalKobo : 0;
+      const item = await readItem(doc, tableName, keys.dailyCapShard(capKey, day, shard));
+      return typeof item?.totalKobo === 'number' ? item.totalKobo : 0;
     }),
   );
 }

@@ -2,7 +2,6 @@ import { ConditionalCheckFailedException, type DynamoDBClient } from '@aws-sdk/c
 import { DailyCapExceededError } from '../../controls/index.js';
 import {
   DocumentClient,
-  GetCommand,
   PutCommand,
   QueryCommand,
   TransactWriteCommand,
@@ -12,6 +11,7 @@ import { ConcurrentModificationError } from '../../shared/errors.js';
 import { createWithIdempotencyKey, IdempotentCreateGuardError } from '../../shared/idempotent-create.js';
 import { itemBytes } from '../../shared/item-size.js';
 import { jitteredPause } from '../../shared/jitter.js';
+import { dueWorkQuery, readItem } from '../../shared/table-reads.js';
 import {
   cancellationReasons,
   commitRetryingConflicts,
@@ -136,10 +136,7 @@ export class DynamoDbPayoutStore implements PayoutStore {
 
   /** The stored payout item as it is now (consistent), undefined when there is none. */
   async #payoutItem(id: string): Promise<Record<string, unknown> | undefined> {
-    const { Item } = await this.#doc.send(
-      new GetCommand({ TableName: this.tableName, Key: keys.payout(id), ConsistentRead: true }),
-    );
-    return Item;
+    return readItem(this.#doc, this.tableName, keys.payout(id));
   }
 
   /**
@@ -356,14 +353,9 @@ export class DynamoDbPayoutStore implements PayoutStore {
     limit: number,
     after?: Record<string, unknown>,
   ): Promise<{ items: Payout[]; lastKey?: Record<string, unknown> }> {
-    const index = TableIndexes.byStatus;
     const page = await this.#doc.send(
       new QueryCommand({
-        TableName: this.tableName,
-        IndexName: index.indexName,
-        KeyConditionExpression: '#pk = :pk',
-        ExpressionAttributeNames: { '#pk': index.partitionKey },
-        ExpressionAttributeValues: { ':pk': keys.statusPartition(status) },
+        ...this.#inStatusQuery(status),
         ScanIndexForward: false,
         Limit: limit,
         ...(after && { ExclusiveStartKey: after }),
@@ -375,17 +367,24 @@ export class DynamoDbPayoutStore implements PayoutStore {
     };
   }
 
+  /** The query of the payouts in `status` (gsi1, newest first unless told otherwise). */
+  #inStatusQuery(status: PayoutStatus) {
+    const index = TableIndexes.byStatus;
+    return {
+      TableName: this.tableName,
+      IndexName: index.indexName,
+      KeyConditionExpression: '#pk = :pk',
+      ExpressionAttributeNames: { '#pk': index.partitionKey },
+      ExpressionAttributeValues: { ':pk': keys.statusPartition(status) },
+    };
+  }
+
   async due(queue: WorkQueue, dueBy: string, limit: number, after?: Payout): Promise<Payout[]> {
     const index = TableIndexes.workQueue;
     const afterWork = after && workQueueOf(after);
     const page = await this.#doc.send(
       new QueryCommand({
-        TableName: this.tableName,
-        IndexName: index.indexName,
-        KeyConditionExpression: '#pk = :pk AND #sk <= :dueBy',
-        ExpressionAttributeNames: { '#pk': index.partitionKey, '#sk': index.sortKey },
-        ExpressionAttributeValues: { ':pk': keys.workPartition(queue), ':dueBy': `${dueBy}#\uffff` },
-        Limit: limit,
+        ...dueWorkQuery(this.tableName, keys.workPartition(queue), dueBy, limit),
         ...(after &&
           afterWork && {
             ExclusiveStartKey: {
@@ -408,7 +407,6 @@ export class DynamoDbPayoutStore implements PayoutStore {
     limit: number,
     options: { maxPages?: number } = {},
   ): Promise<number> {
-    const index = TableIndexes.byStatus;
     let counted = 0;
     let pages = 0;
     let startKey: Record<string, unknown> | undefined;
@@ -416,11 +414,7 @@ export class DynamoDbPayoutStore implements PayoutStore {
       pages++;
       const page = await this.#doc.send(
         new QueryCommand({
-          TableName: this.tableName,
-          IndexName: index.indexName,
-          KeyConditionExpression: '#pk = :pk',
-          ExpressionAttributeNames: { '#pk': index.partitionKey },
-          ExpressionAttributeValues: { ':pk': keys.statusPartition(status) },
+          ...this.#inStatusQuery(status),
           Select: 'COUNT',
           Limit: limit - counted,
           ...(startKey && { ExclusiveStartKey: startKey }),
@@ -433,11 +427,13 @@ export class DynamoDbPayoutStore implements PayoutStore {
   }
 
   async getControls(options: { signal?: AbortSignal } = {}): Promise<Controls> {
-    const { Item } = await this.#doc.send(
-      new GetCommand({ TableName: this.tableName, Key: keys.controls(), ConsistentRead: true }),
+    const item = await readItem(
+      this.#doc,
+      this.tableName,
+      keys.controls(),
       options.signal ? { abortSignal: options.signal } : undefined,
     );
-    return fromControlsItem(Item);
+    return fromControlsItem(item);
   }
 
   async setControls(controls: Controls): Promise<void> {

@@ -7,7 +7,6 @@ import type { CreationCompanion } from '../../payouts/index.js';
 import { decodeCursor, encodeCursor } from '../../shared/cursor.js';
 import {
   DocumentClient,
-  GetCommand,
   PutCommand,
   QueryCommand,
   TransactWriteCommand,
@@ -16,6 +15,7 @@ import {
 } from '../../shared/document-client.js';
 import { ConcurrentModificationError, InvalidCursorError } from '../../shared/errors.js';
 import { createWithIdempotencyKey } from '../../shared/idempotent-create.js';
+import { dueWorkQuery, readItem } from '../../shared/table-reads.js';
 import { commitRetryingConflicts } from '../../shared/transaction-conflicts.js';
 import * as z from '../../shared/zod.js';
 import { TableIndexes } from '../../table/index.js';
@@ -74,19 +74,8 @@ export class DynamoDbRecurrenceStore implements RecurrenceStore {
   }
 
   async get(id: string): Promise<Recurrence | undefined> {
-    const item = await this.#read(recurrenceKeys.recurrence(id));
+    const item = await readItem(this.#doc, this.tableName, recurrenceKeys.recurrence(id));
     return item ? fromRecurrenceItem(item) : undefined;
-  }
-
-  /** The item at `key`, read consistently. */
-  async #read(key: {
-    readonly pk: string;
-    readonly sk: string;
-  }): Promise<Record<string, unknown> | undefined> {
-    const { Item } = await this.#doc.send(
-      new GetCommand({ TableName: this.tableName, Key: key, ConsistentRead: true }),
-    );
-    return Item;
   }
 
   async replace(
@@ -163,16 +152,8 @@ export class DynamoDbRecurrenceStore implements RecurrenceStore {
   }
 
   async due(dueBy: string, limit: number): Promise<{ items: Recurrence[]; read: number }> {
-    const index = TableIndexes.workQueue;
     const page = await this.#doc.send(
-      new QueryCommand({
-        TableName: this.tableName,
-        IndexName: index.indexName,
-        KeyConditionExpression: '#pk = :pk AND #sk <= :dueBy',
-        ExpressionAttributeNames: { '#pk': index.partitionKey, '#sk': index.sortKey },
-        ExpressionAttributeValues: { ':pk': recurrenceKeys.workPartition, ':dueBy': `${dueBy}#\uffff` },
-        Limit: limit,
-      }),
+      new QueryCommand(dueWorkQuery(this.tableName, recurrenceKeys.workPartition, dueBy, limit)),
     );
     return { items: (page.Items ?? []).map(fromRecurrenceItem), read: page.ScannedCount ?? 0 };
   }
@@ -275,21 +256,15 @@ export class DynamoDbRecurrenceStore implements RecurrenceStore {
       {
         TableName: this.tableName,
         Key: recurrenceKeys.occurrence(record.recurrenceId, record.localDate),
-        UpdateExpression:
-          'SET entity = :entity, recurrenceId = :rid, localDate = :date, #index = :index, #at = :at, ' +
-          `#state = :state, reason = :reason, recordedAt = :now${record.payoutId ? ', payoutId = :payoutId' : ''}`,
+        UpdateExpression: `SET ${OCCURRENCE_SET}, #state = :state, reason = :reason, recordedAt = :now${record.payoutId ? ', payoutId = :payoutId' : ''}`,
         // Only over the record the caller read and decided on: a payout materialised meanwhile is never
         // overwritten by "skipped" (the caller reads again and cancels it first).
         ConditionExpression: !expected
           ? 'attribute_not_exists(#state)'
           : `#state = :expectedState AND ${expected.payoutId ? 'payoutId = :expectedPayoutId' : 'attribute_not_exists(payoutId)'}`,
-        ExpressionAttributeNames: { '#index': 'index', '#at': 'at', '#state': 'state' },
+        ExpressionAttributeNames: OCCURRENCE_NAMES,
         ExpressionAttributeValues: {
-          ':entity': 'occurrence',
-          ':rid': record.recurrenceId,
-          ':date': record.localDate,
-          ':index': record.index,
-          ':at': record.at,
+          ...occurrenceValues(record),
           ':state': record.state,
           ':reason': record.reason ?? 'skipped',
           ':now': record.recordedAt,
@@ -349,7 +324,11 @@ export class DynamoDbRecurrenceStore implements RecurrenceStore {
   }
 
   async getOccurrence(recurrenceId: string, localDate: string): Promise<OccurrenceRecord | undefined> {
-    const item = await this.#read(recurrenceKeys.occurrence(recurrenceId, localDate));
+    const item = await readItem(
+      this.#doc,
+      this.tableName,
+      recurrenceKeys.occurrence(recurrenceId, localDate),
+    );
     return item ? fromOccurrenceItem(item) : undefined;
   }
 
@@ -404,6 +383,21 @@ export class DynamoDbRecurrenceStore implements RecurrenceStore {
   }
 }
 
+/** What every write of an occurrence record sets: the record's kind, its recurrence, date, index and time. */
+const OCCURRENCE_SET = 'entity = :entity, recurrenceId = :rid, localDate = :date, #index = :index, #at = :at';
+const OCCURRENCE_NAMES = { '#index': 'index', '#at': 'at', '#state': 'state' };
+
+/** The values of OCCURRENCE_SET for `record`. */
+function occurrenceValues(record: OccurrenceRecord) {
+  return {
+    ':entity': 'occurrence',
+    ':rid': record.recurrenceId,
+    ':date': record.localDate,
+    ':index': record.index,
+    ':at': record.at,
+  };
+}
+
 /** A conditional update of one occurrence record, as a single write or as a transaction's action alike. */
 type OccurrenceUpdate = NonNullable<TransactWriteItem['Update']> & { TableName: string };
 
@@ -416,19 +410,15 @@ function materialisedWrite(record: OccurrenceRecord) {
   return {
     Key: recurrenceKeys.occurrence(record.recurrenceId, record.localDate),
     UpdateExpression:
-      'SET entity = :entity, recurrenceId = :rid, localDate = :date, #index = :index, #at = :at, ' +
+      `SET ${OCCURRENCE_SET}, ` +
       'payoutId = :payoutId, generation = :generation, #state = :materialised, recordedAt = :now ' +
       'REMOVE reason',
     ConditionExpression:
       'attribute_not_exists(#state) OR ' +
       '(#state = :held AND (attribute_not_exists(generation) OR generation < :generation))',
-    ExpressionAttributeNames: { '#index': 'index', '#at': 'at', '#state': 'state' },
+    ExpressionAttributeNames: OCCURRENCE_NAMES,
     ExpressionAttributeValues: {
-      ':entity': 'occurrence',
-      ':rid': record.recurrenceId,
-      ':date': record.localDate,
-      ':index': record.index,
-      ':at': record.at,
+      ...occurrenceValues(record),
       ':payoutId': record.payoutId,
       ':generation': record.generation ?? 1,
       ':materialised': OccurrenceState.Materialised,

@@ -1,12 +1,7 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DailyCapExceededError, PayoutsPausedError } from '../../controls/index.js';
 import { pauseCheckItem, reserveOnCapShards, type TransactItem } from '../../payouts/index.js';
-import {
-  DocumentClient,
-  GetCommand,
-  QueryCommand,
-  TransactWriteCommand,
-} from '../../shared/document-client.js';
+import { DocumentClient, QueryCommand, TransactWriteCommand } from '../../shared/document-client.js';
 import { ConcurrentModificationError } from '../../shared/errors.js';
 import { createWithIdempotencyKey, IdempotentCreateGuardError } from '../../shared/idempotent-create.js';
 import { type Listing, listingAttributes, queryListing } from '../../shared/index-listing.js';
@@ -17,6 +12,7 @@ import {
   storedApproval,
   storedRejection,
 } from '../../shared/stored-principal.js';
+import { dueWorkQuery, readItem } from '../../shared/table-reads.js';
 import { commitRetryingConflicts } from '../../shared/transaction-conflicts.js';
 import * as z from '../../shared/zod.js';
 import { TableIndexes } from '../../table/index.js';
@@ -171,18 +167,14 @@ export class DynamoDbRefundStore implements RefundStore {
   }
 
   async get(id: string): Promise<Refund | undefined> {
-    const { Item } = await this.#doc.send(
-      new GetCommand({ TableName: this.tableName, Key: refundKeys.refund(id), ConsistentRead: true }),
-    );
-    return Item ? refundItemSchema.parse(Item) : undefined;
+    const item = await readItem(this.#doc, this.tableName, refundKeys.refund(id));
+    return item ? refundItemSchema.parse(item) : undefined;
   }
 
   /** The refund that holds an idempotency key, if any. */
   async findByIdempotencyKey(key: string): Promise<Refund | undefined> {
-    const { Item } = await this.#doc.send(
-      new GetCommand({ TableName: this.tableName, Key: refundKeys.idempotency(key), ConsistentRead: true }),
-    );
-    const owner = Item?.refundId;
+    const item = await readItem(this.#doc, this.tableName, refundKeys.idempotency(key));
+    const owner = item?.refundId;
     return typeof owner === 'string' ? this.get(owner) : undefined;
   }
 
@@ -211,14 +203,8 @@ export class DynamoDbRefundStore implements RefundStore {
 
   /** The sum of our refunds of a transaction that count (accepted, not refused), in kobo. */
   async refundedTotal(transactionId: string): Promise<number> {
-    const { Item } = await this.#doc.send(
-      new GetCommand({
-        TableName: this.tableName,
-        Key: refundKeys.refundedTotal(transactionId),
-        ConsistentRead: true,
-      }),
-    );
-    return typeof Item?.totalKobo === 'number' ? Item.totalKobo : 0;
+    const item = await readItem(this.#doc, this.tableName, refundKeys.refundedTotal(transactionId));
+    return typeof item?.totalKobo === 'number' ? item.totalKobo : 0;
   }
 
   /**
@@ -295,16 +281,8 @@ export class DynamoDbRefundStore implements RefundStore {
 
   /** Refunds the sweeper should look at by `dueBy`, earliest first; reads only those. */
   async due(dueBy: string, limit: number): Promise<Refund[]> {
-    const { indexName, partitionKey, sortKey } = TableIndexes.workQueue;
     const { Items } = await this.#doc.send(
-      new QueryCommand({
-        TableName: this.tableName,
-        IndexName: indexName,
-        KeyConditionExpression: '#pk = :pk AND #sk <= :dueBy',
-        ExpressionAttributeNames: { '#pk': partitionKey, '#sk': sortKey },
-        ExpressionAttributeValues: { ':pk': refundKeys.workPartition, ':dueBy': `${dueBy}#\uffff` },
-        Limit: limit,
-      }),
+      new QueryCommand(dueWorkQuery(this.tableName, refundKeys.workPartition, dueBy, limit)),
     );
     return (Items ?? []).map((item) => refundItemSchema.parse(item));
   }

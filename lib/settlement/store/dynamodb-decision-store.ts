@@ -1,14 +1,10 @@
 import { type DynamoDBClient, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import type { CreationCompanion } from '../../payouts/index.js';
-import {
-  DocumentClient,
-  GetCommand,
-  PutCommand,
-  TransactWriteCommand,
-} from '../../shared/document-client.js';
+import { DocumentClient, PutCommand, TransactWriteCommand } from '../../shared/document-client.js';
 import { nextRequestSent } from '../../shared/dynamodb-client.js';
 import { type Listing, listingAttributes, queryListing } from '../../shared/index-listing.js';
 import type { CursorPage } from '../../shared/paging.js';
+import { readItem } from '../../shared/table-reads.js';
 import * as z from '../../shared/zod.js';
 import type { SettlementDecisionStore } from '../decision-store.js';
 import type {
@@ -98,7 +94,7 @@ export class DynamoDbSettlementDecisionStore implements SettlementDecisionStore 
   }
 
   async get(settlementId: string): Promise<SettlementDecision | undefined> {
-    const item = await this.#read(settlementKeys.decision(settlementId));
+    const item = await readItem(this.#doc, this.tableName, settlementKeys.decision(settlementId));
     return item ? decisionItemSchema.parse(item) : undefined;
   }
 
@@ -108,7 +104,7 @@ export class DynamoDbSettlementDecisionStore implements SettlementDecisionStore 
    */
   async enabledSince(now: Date): Promise<string> {
     const read = async () => {
-      const item = await this.#read(settlementKeys.enabledSince);
+      const item = await readItem(this.#doc, this.tableName, settlementKeys.enabledSince);
       return item ? enabledSinceSchema.parse(item).since : undefined;
     };
     const recorded = await read();
@@ -229,19 +225,8 @@ export class DynamoDbSettlementDecisionStore implements SettlementDecisionStore 
 
   /** The settlement's open deferral, if it has no decision yet. */
   async deferral(settlementId: string): Promise<SettlementDeferral | undefined> {
-    const item = await this.#read(settlementKeys.deferral(settlementId));
+    const item = await readItem(this.#doc, this.tableName, settlementKeys.deferral(settlementId));
     return item ? deferralItemSchema.parse(item) : undefined;
-  }
-
-  /** The item at `key`, read consistently (a decision written a moment ago by another trigger counts). */
-  async #read(key: {
-    readonly pk: string;
-    readonly sk: string;
-  }): Promise<Record<string, unknown> | undefined> {
-    const { Item } = await this.#doc.send(
-      new GetCommand({ TableName: this.tableName, Key: key, ConsistentRead: true }),
-    );
-    return Item;
   }
 
   /**
