@@ -5,7 +5,7 @@ import { ValidationError } from '../shared/errors.js';
 import { type Logger, silentLogger } from '../shared/logger.js';
 import { cancelRowPayouts, type RunPayouts } from './cancel-rows.js';
 import { type PayoutRun, type RunRow, RunState, rowPayoutKey } from './model.js';
-import type { DynamoDbPayoutRunStore } from './run-store.js';
+import type { PayoutRunRecords } from './run-records.js';
 
 /**
  * Rows a tick turns into payouts across every run, where the stage does not say (`RUN_ROWS_PER_TICK`, set by the
@@ -23,7 +23,7 @@ const CREATES_AT_ONCE = 16;
 export const RUN_STOP_STARTING_BEFORE_DEADLINE_MS = 95_000;
 
 export interface RunMaterialiserOptions {
-  readonly store: DynamoDbPayoutRunStore;
+  readonly store: PayoutRunRecords;
   readonly payouts: RunPayouts;
   readonly clock?: Clock;
   readonly logger?: Logger;
@@ -36,7 +36,7 @@ export interface RunMaterialiserOptions {
  * @example await new RunMaterialiser({ store, payouts }).materialiseDue({ stopStartingAt: deadline });
  */
 export class RunMaterialiser {
-  readonly #store: DynamoDbPayoutRunStore;
+  readonly #store: PayoutRunRecords;
   readonly #payouts: RunPayouts;
   readonly #clock: Clock;
   readonly #logger: Logger;

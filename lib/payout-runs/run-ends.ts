@@ -5,7 +5,7 @@ import { type Clock, systemClock } from '../shared/clock.js';
 import { type Logger, silentLogger } from '../shared/logger.js';
 import { type PayoutRun, type RowEnd, RunState } from './model.js';
 import { type RunEndStore, runOfItem } from './run-end-store.js';
-import type { DynamoDbPayoutRunStore } from './run-store.js';
+import type { PayoutRunRecords } from './run-records.js';
 
 /** The part of a table stream record the run's bookkeeping reads (images as the stream carries them). */
 export interface RunStreamRecord {
@@ -50,13 +50,13 @@ const decode = (image: Readonly<Record<string, object>> | undefined) =>
  * failure, counts nothing twice and ends no run twice.
  */
 export class RunEndBookkeeper {
-  readonly #store: DynamoDbPayoutRunStore;
+  readonly #store: PayoutRunRecords;
   readonly #ends: RunEndStore;
   readonly #clock: Clock;
   readonly #logger: Logger;
 
   constructor(options: {
-    store: DynamoDbPayoutRunStore;
+    store: PayoutRunRecords;
     ends: RunEndStore;
     clock?: Clock;
     logger?: Logger;

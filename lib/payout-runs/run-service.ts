@@ -8,7 +8,8 @@ import type { CursorPage } from '../shared/paging.js';
 import { cancelRowPayouts, type RunPayouts } from './cancel-rows.js';
 import { type PayoutRun, type RunRow, RunState, type RunWarning } from './model.js';
 import { judgeRunApproval } from './run-gate.js';
-import { type DynamoDbPayoutRunStore, FileClaimedError } from './run-store.js';
+import type { PayoutRunRecords, RunTransitionChanges } from './run-records.js';
+import { FileClaimedError } from './run-store.js';
 import { duplicateLines, newRun, RunWarningsError, validateRunRows } from './run-submission.js';
 import { type RowResult, type RunView, rowResultsOf, runViewOf } from './run-view.js';
 
@@ -16,7 +17,7 @@ import { type RowResult, type RunView, rowResultsOf, runViewOf } from './run-vie
 export type { RunPayouts } from './cancel-rows.js';
 
 export interface PayoutRunServiceOptions {
-  readonly store: DynamoDbPayoutRunStore;
+  readonly store: PayoutRunRecords;
   readonly payouts: RunPayouts;
   /** The gate's limits in force (each read when used: operators may change them while a run waits). */
   readonly limits: () => GateLimits;
@@ -39,7 +40,7 @@ export interface PayoutRunServiceOptions {
  * @example const { run } = await runs.submit({ entries, source: 'csv', fileSha256, actor, idempotencyKey: 'payroll-2026-06' });
  */
 export class PayoutRunService {
-  readonly #store: DynamoDbPayoutRunStore;
+  readonly #store: PayoutRunRecords;
   readonly #payouts: RunPayouts;
   readonly #limits: () => GateLimits;
   readonly #rate: number | undefined;
@@ -99,7 +100,7 @@ export class PayoutRunService {
         firstHeld,
       });
     let run = runOf(earlier);
-    let stored: Awaited<ReturnType<DynamoDbPayoutRunStore['create']>>;
+    let stored: Awaited<ReturnType<PayoutRunRecords['create']>>;
     try {
       // No earlier run seen: this run claims the file in its own transaction, so of two at once only one passes.
       stored = await this.#store.create(run, rows, input.idempotencyKey, requestFingerprint, {
@@ -300,11 +301,7 @@ export class PayoutRunService {
   }
 
   /** Moves the run as it was read. @throws InvalidTransitionError when it changed meanwhile */
-  async #move(
-    run: PayoutRun,
-    to: RunState,
-    changes: Parameters<DynamoDbPayoutRunStore['transition']>[2],
-  ): Promise<void> {
+  async #move(run: PayoutRun, to: RunState, changes: RunTransitionChanges): Promise<void> {
     if (!(await this.#store.transition(run, to, changes))) {
       throw new InvalidTransitionError(
         'payout run',

@@ -19,6 +19,7 @@ import {
   runListing,
   runSchema,
 } from './run-items.js';
+import type { PayoutRunRecords, RunTransitionChanges } from './run-records.js';
 
 const { workQueue, byStatus } = TableIndexes;
 /** BatchWriteItem calls at once: a 10,000-row run is 400 calls, 8 at a time. */
@@ -35,7 +36,7 @@ export class FileClaimedError extends /* @__PURE__ */ errorKind(
 }
 
 /** The runs and their rows; every change of a run is conditional on the state it was read in. */
-export class DynamoDbPayoutRunStore {
+export class DynamoDbPayoutRunStore implements PayoutRunRecords {
   readonly #doc: DocumentClient;
 
   constructor(
@@ -228,21 +229,7 @@ export class DynamoDbPayoutRunStore {
   async transition(
     run: Pick<PayoutRun, 'runId' | 'state' | 'materialised' | 'createdAt'>,
     to: PayoutRun['state'],
-    changes: Partial<
-      Pick<
-        PayoutRun,
-        | 'approvedBy'
-        | 'approvedAt'
-        | 'firstApproval'
-        | 'materialised'
-        | 'cancelledBy'
-        | 'cancelledAt'
-        | 'cancelReason'
-        | 'rejection'
-      >
-    > & {
-      readonly updatedAt: string;
-    },
+    changes: RunTransitionChanges,
   ): Promise<boolean> {
     const names: Record<string, string> = {
       '#state': 'state',

@@ -1,13 +1,13 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import {
   DocumentClient,
-  GetCommand,
   QueryCommand,
   TransactWriteCommand,
   type TransactWriteItem,
 } from '../../shared/document-client.js';
 import { ConcurrentModificationError } from '../../shared/errors.js';
 import { storedPrincipal } from '../../shared/stored-principal.js';
+import { readItem } from '../../shared/table-reads.js';
 import { commitRetryingConflicts } from '../../shared/transaction-conflicts.js';
 import * as z from '../../shared/zod.js';
 import { operatorAccessKey } from '../access.js';
@@ -148,14 +148,8 @@ export class DynamoDbOperatorStore implements OperatorRecords {
   }
 
   async proposal(username: string, id: string): Promise<OperatorProposal | undefined> {
-    const { Item } = await this.#doc.send(
-      new GetCommand({
-        TableName: this.tableName,
-        Key: operatorKeys.proposal(username, id),
-        ConsistentRead: true,
-      }),
-    );
-    return Item ? StoredProposal.parse(fields(Item)) : undefined;
+    const item = await readItem(this.#doc, this.tableName, operatorKeys.proposal(username, id));
+    return item ? StoredProposal.parse(fields(item)) : undefined;
   }
 
   /** The operator's proposals still waiting for a second admin, oldest first. */

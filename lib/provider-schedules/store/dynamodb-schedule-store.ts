@@ -1,11 +1,6 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import {
-  BatchWriteCommand,
-  DocumentClient,
-  GetCommand,
-  PutCommand,
-  QueryCommand,
-} from '../../shared/document-client.js';
+import { BATCH_WRITE_MAX_ITEMS, putBatch } from '../../shared/batch-write.js';
+import { DocumentClient, GetCommand, PutCommand, QueryCommand } from '../../shared/document-client.js';
 import * as z from '../../shared/zod.js';
 import { TableIndexes, TTL_ATTRIBUTE } from '../../table/index.js';
 import type { ProviderScheduleEntry, ProviderScheduleKind, SyncCursor, SyncStatus } from '../model.js';
@@ -85,29 +80,22 @@ export class DynamoDbProviderScheduleStore implements ProviderScheduleRecords {
     options: { signal?: AbortSignal } = {},
   ): Promise<void> {
     const index = TableIndexes.byMonth;
-    for (let i = 0; i < entries.length; i += 25) {
-      let requests: NonNullable<ConstructorParameters<typeof BatchWriteCommand>[0]['RequestItems']>[string] =
-        entries.slice(i, i + 25).map((entry) => ({
-          PutRequest: {
-            Item: {
-              ...keys.entry(entry.kind, entry.id),
-              entity: 'provider-schedule',
-              ...entry,
-              [index.partitionKey]: keys.listPartition(entry.kind),
-              [index.sortKey]: `${entry.startsAt}#${entry.id}`,
-              [TTL_ATTRIBUTE]: Math.floor(Date.parse(entry.syncedAt) / 1000) + ENTRY_TTL_SECONDS,
-            },
-          },
-        }));
-      for (let attempt = 0; requests.length > 0 && attempt < 5; attempt++) {
-        const result = await this.#doc.send(
-          new BatchWriteCommand({ RequestItems: { [this.tableName]: requests } }),
-          options.signal ? { abortSignal: options.signal } : {},
-        );
-        requests = result.UnprocessedItems?.[this.tableName] ?? [];
-      }
-      if (requests.length > 0)
-        throw new Error(`${requests.length} provider schedule entries were not written`);
+    for (let i = 0; i < entries.length; i += BATCH_WRITE_MAX_ITEMS) {
+      const items = entries.slice(i, i + BATCH_WRITE_MAX_ITEMS).map((entry) => ({
+        ...keys.entry(entry.kind, entry.id),
+        entity: 'provider-schedule',
+        ...entry,
+        [index.partitionKey]: keys.listPartition(entry.kind),
+        [index.sortKey]: `${entry.startsAt}#${entry.id}`,
+        [TTL_ATTRIBUTE]: Math.floor(Date.parse(entry.syncedAt) / 1000) + ENTRY_TTL_SECONDS,
+      }));
+      await putBatch(
+        this.#doc,
+        this.tableName,
+        items,
+        { what: 'provider schedule entries' },
+        options.signal ? { abortSignal: options.signal } : {},
+      );
     }
   }
 
