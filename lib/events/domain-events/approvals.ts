@@ -1,6 +1,7 @@
 import { fromPayoutItem, type Payout } from '../../payouts/index.js';
+import { clipText } from '../../shared/field-limits.js';
 import * as z from '../../shared/zod.js';
-import { clip, DOMAIN_EVENT_MAXIMA, kobo, upTo } from './event-fields.js';
+import { DOMAIN_EVENT_MAXIMA, kobo, upTo } from './event-fields.js';
 import { decode, type PayoutStreamRecord } from './stream-record.js';
 
 const { id, word } = DOMAIN_EVENT_MAXIMA;
@@ -201,7 +202,10 @@ function amountOf(kind: ApprovalEventKind, item: ApprovalItem): number | undefin
   return item.amountKobo;
 }
 
-const principal = (p: { id: string; kind: string }) => ({ id: clip(p.id, id), kind: clip(p.kind, word) });
+const principal = (p: { id: string; kind: string }) => ({
+  id: clipText(p.id, id),
+  kind: clipText(p.kind, word),
+});
 
 /**
  * A table change that made an instruction wait for a second person (`Approval Requested`), or ended its wait
@@ -234,21 +238,21 @@ export function approvalEventOf(record: PayoutStreamRecord): ApprovalEvent | und
   const base = {
     version: '1' as const,
     kind,
-    id: clip(where.id, id),
+    id: clipText(where.id, id),
     ...(amountKobo !== undefined && { amountKobo }),
     currency: 'NGN' as const,
     requestedBy: principal(requester),
-    link: { path: clip(where.path, 3 * id), approveCommand: clip(where.approveCommand, 3 * id) },
+    link: { path: clipText(where.path, 3 * id), approveCommand: clipText(where.approveCommand, 3 * id) },
   };
   if (secondWait && item.firstApproval) {
     return {
       detailType: APPROVAL_REQUESTED_EVENT,
       detail: {
         ...base,
-        eventId: clip(`approval:${kind}:${where.id}:requested-second`, 3 * id),
+        eventId: clipText(`approval:${kind}:${where.id}:requested-second`, 3 * id),
         stage: 'second',
-        firstApproval: { by: principal(item.firstApproval.actor), at: clip(item.firstApproval.at, word) },
-        occurredAt: clip(item.firstApproval.at, word),
+        firstApproval: { by: principal(item.firstApproval.actor), at: clipText(item.firstApproval.at, word) },
+        occurredAt: clipText(item.firstApproval.at, word),
       },
     };
   }
@@ -257,9 +261,9 @@ export function approvalEventOf(record: PayoutStreamRecord): ApprovalEvent | und
       detailType: APPROVAL_REQUESTED_EVENT,
       detail: {
         ...base,
-        eventId: clip(`approval:${kind}:${where.id}:requested`, 3 * id),
+        eventId: clipText(`approval:${kind}:${where.id}:requested`, 3 * id),
         stage: 'first',
-        occurredAt: clip(item.requestedAt ?? item.updatedAt ?? item.createdAt ?? '', word),
+        occurredAt: clipText(item.requestedAt ?? item.updatedAt ?? item.createdAt ?? '', word),
       },
     };
   }
@@ -277,13 +281,13 @@ export function approvalEventOf(record: PayoutStreamRecord): ApprovalEvent | und
     detailType: APPROVAL_DECIDED_EVENT,
     detail: {
       ...base,
-      eventId: clip(`approval:${kind}:${where.id}:decided`, 3 * id),
+      eventId: clipText(`approval:${kind}:${where.id}:decided`, 3 * id),
       decision,
       ...(decidedBy && { decidedBy: principal(decidedBy) }),
       ...(item.firstApproval && {
-        firstApproval: { by: principal(item.firstApproval.actor), at: clip(item.firstApproval.at, word) },
+        firstApproval: { by: principal(item.firstApproval.actor), at: clipText(item.firstApproval.at, word) },
       }),
-      occurredAt: clip(decidedAt ?? item.updatedAt ?? '', word),
+      occurredAt: clipText(decidedAt ?? item.updatedAt ?? '', word),
     },
   };
 }

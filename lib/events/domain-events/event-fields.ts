@@ -1,4 +1,4 @@
-import { clipText, FIELD_MAXIMA } from '../../shared/field-limits.js';
+import { FIELD_MAXIMA } from '../../shared/field-limits.js';
 import * as z from '../../shared/zod.js';
 
 /**
@@ -17,5 +17,3 @@ export const DOMAIN_EVENT_MAXIMA = {
 export const upTo = (max: number) => z.string().check(z.maxLength(max));
 /** Integer kobo, within what JSON carries exactly. */
 export const kobo = z.int().check(z.gte(-Number.MAX_SAFE_INTEGER), z.lte(Number.MAX_SAFE_INTEGER));
-/** A text cut to its maximum, as the translation writes every text it takes from an item. */
-export const clip = clipText;

@@ -1,6 +1,7 @@
 import { fromPayoutItem, newlyPaidTwice, type Payout, PayoutStatus } from '../../payouts/index.js';
+import { clipText } from '../../shared/field-limits.js';
 import * as z from '../../shared/zod.js';
-import { clip, DOMAIN_EVENT_MAXIMA, kobo, upTo } from './event-fields.js';
+import { DOMAIN_EVENT_MAXIMA, kobo, upTo } from './event-fields.js';
 import { decode, type PayoutStreamRecord } from './stream-record.js';
 
 const { id, word, text, items } = DOMAIN_EVENT_MAXIMA;
@@ -120,32 +121,34 @@ export function domainEventOf(record: PayoutStreamRecord): DomainEvent | undefin
     detailType,
     detail: {
       version: '1',
-      eventId: clip(`${payout.id}:${payout.version}`, id),
-      payoutId: clip(payout.id, id),
-      idempotencyKey: clip(payout.idempotencyKey, id),
+      eventId: clipText(`${payout.id}:${payout.version}`, id),
+      payoutId: clipText(payout.id, id),
+      idempotencyKey: clipText(payout.idempotencyKey, id),
       origin: payout.origin,
       type: payout.instruction.type,
       status: payout.status,
       amountKobo: payout.amountKobo,
       currency: payout.currency,
-      ...(payout.sourceRef && { sourceRef: clip(payout.sourceRef, id) }),
-      ...(payout.correlationId && { correlationId: clip(payout.correlationId, id) }),
-      ...(payout.traceparent && { traceparent: clip(payout.traceparent, id) }),
+      ...(payout.sourceRef && { sourceRef: clipText(payout.sourceRef, id) }),
+      ...(payout.correlationId && { correlationId: clipText(payout.correlationId, id) }),
+      ...(payout.traceparent && { traceparent: clipText(payout.traceparent, id) }),
       ...(receipt && {
         receipt: {
-          transactionId: clip(receipt.transactionId, id),
-          status: clip(receipt.status, word),
+          transactionId: clipText(receipt.transactionId, id),
+          status: clipText(receipt.status, word),
           chargesKobo: receipt.chargesKobo,
-          ...(receipt.paidAt !== undefined && { paidAt: clip(receipt.paidAt, word) }),
-          ...(receipt.reference !== undefined && { reference: clip(receipt.reference, id) }),
-          ...(receipt.sessionId !== undefined && { sessionId: clip(receipt.sessionId, id) }),
+          ...(receipt.paidAt !== undefined && { paidAt: clipText(receipt.paidAt, word) }),
+          ...(receipt.reference !== undefined && { reference: clipText(receipt.reference, id) }),
+          ...(receipt.sessionId !== undefined && { sessionId: clipText(receipt.sessionId, id) }),
         },
       }),
-      ...(failure && { failure: { code: clip(failure.code, word), message: clip(failure.message, text) } }),
+      ...(failure && {
+        failure: { code: clipText(failure.code, word), message: clipText(failure.message, text) },
+      }),
       ...(paidTwice && {
         paidTwice: {
           attempts: paidTwice.attempts.slice(0, items),
-          transactionIds: paidTwice.transactionIds.slice(0, items).map((one) => clip(one, id)),
+          transactionIds: paidTwice.transactionIds.slice(0, items).map((one) => clipText(one, id)),
         },
       }),
       occurredAt: payout.updatedAt,

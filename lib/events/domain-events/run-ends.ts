@@ -1,6 +1,7 @@
 import { ROW_ENDS, type RowEnd } from '../../payout-runs/index.js';
+import { clipText } from '../../shared/field-limits.js';
 import * as z from '../../shared/zod.js';
-import { clip, DOMAIN_EVENT_MAXIMA, kobo, upTo } from './event-fields.js';
+import { DOMAIN_EVENT_MAXIMA, kobo, upTo } from './event-fields.js';
 import { decode, type PayoutStreamRecord } from './stream-record.js';
 
 const { id, word } = DOMAIN_EVENT_MAXIMA;
@@ -76,15 +77,15 @@ export function payoutRunEventOf(record: PayoutStreamRecord): PayoutRunEvent | u
     detailType: (run.endedAttention ?? 0) > 0 ? RUN_NEEDS_ATTENTION_EVENT : RUN_COMPLETED_EVENT,
     detail: {
       version: '1',
-      eventId: clip(`run:${run.runId}:ended`, id),
-      runId: clip(run.runId, id),
+      eventId: clipText(`run:${run.runId}:ended`, id),
+      runId: clipText(run.runId, id),
       status: run.state,
       count: run.count,
       counts,
       totalKobo: run.totalKobo,
       sentKobo: run.endedSentKobo ?? 0,
       failedKobo: run.endedFailedKobo ?? 0,
-      occurredAt: clip(run.endedAt, word),
+      occurredAt: clipText(run.endedAt, word),
     },
   };
 }

@@ -1,6 +1,7 @@
+import { clipText } from '../../shared/field-limits.js';
 import * as z from '../../shared/zod.js';
 import { FINDING_KINDS, type StatementLineKind } from '../../statements/index.js';
-import { clip, DOMAIN_EVENT_MAXIMA, kobo, upTo } from './event-fields.js';
+import { DOMAIN_EVENT_MAXIMA, kobo, upTo } from './event-fields.js';
 import { decode, type PayoutStreamRecord } from './stream-record.js';
 
 const { id, word, text } = DOMAIN_EVENT_MAXIMA;
@@ -72,19 +73,19 @@ export function statementMismatchOf(record: PayoutStreamRecord): StatementMismat
     detailType: STATEMENT_MISMATCH_EVENT,
     detail: {
       version: '1',
-      eventId: clip(`statement:${date}:${line.kind}:${line.key}`, 3 * id),
+      eventId: clipText(`statement:${date}:${line.kind}:${line.key}`, 3 * id),
       date,
       kind: line.kind,
-      key: clip(line.key, id),
-      ...(line.transactionId !== undefined && { transactionId: clip(line.transactionId, id) }),
-      ...(line.payoutId !== undefined && { payoutId: clip(line.payoutId, id) }),
-      ...(line.refundId !== undefined && { refundId: clip(line.refundId, id) }),
+      key: clipText(line.key, id),
+      ...(line.transactionId !== undefined && { transactionId: clipText(line.transactionId, id) }),
+      ...(line.payoutId !== undefined && { payoutId: clipText(line.payoutId, id) }),
+      ...(line.refundId !== undefined && { refundId: clipText(line.refundId, id) }),
       amountKobo: line.amountKobo,
       ...(line.expectedAmountKobo !== undefined && { expectedAmountKobo: line.expectedAmountKobo }),
       ...(line.chargesKobo !== undefined && { chargesKobo: line.chargesKobo }),
       ...(line.expectedChargesKobo !== undefined && { expectedChargesKobo: line.expectedChargesKobo }),
-      detail: clip(line.detail, text),
-      occurredAt: clip(firstSeenAt, word),
+      detail: clipText(line.detail, text),
+      occurredAt: clipText(firstSeenAt, word),
     },
   };
 }
