@@ -13,7 +13,6 @@ export * from './row-ends.js';
 export * from './run-end-store.js';
 export * from './run-ends.js';
 export {
-  isConditionFailure,
   RUN_ROWS_PER_BATCH_WRITE,
   runKeys,
   runListing,

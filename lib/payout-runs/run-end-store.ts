@@ -1,10 +1,11 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { isConditionalCheckFailed } from '../shared/conditional-check.js';
 import { DocumentClient, TransactWriteCommand, UpdateCommand } from '../shared/document-client.js';
 import { commitRetryingConflicts } from '../shared/transaction-conflicts.js';
 import { TableIndexes } from '../table/index.js';
 import type { PayoutRun, RunEnds } from './model.js';
 import { ATTENTION_ENDS, ROW_ENDS, type RowEnd } from './row-ends.js';
-import { isConditionFailure, runKeys, runListing, runSchema } from './run-items.js';
+import { runKeys, runListing, runSchema } from './run-items.js';
 
 const { workQueue, byStatus } = TableIndexes;
 
@@ -140,7 +141,7 @@ export class RunEndStore {
       );
       return true;
     } catch (error) {
-      if (isConditionFailure(error)) return false;
+      if (isConditionalCheckFailed(error)) return false;
       throw error;
     }
   }

@@ -1,5 +1,4 @@
 import { BATCH_WRITE_MAX_ITEMS } from '../shared/batch-write.js';
-import { isConditionalCheckFailed } from '../shared/conditional-check.js';
 import type { Listing } from '../shared/index-listing.js';
 import {
   storedPrincipal as principalSchema,
@@ -106,6 +105,3 @@ export const RowCursorSchema = z.lazy(() =>
     sk: z.string().check(z.regex(/^ROW#\d{5}$/)),
   }),
 );
-
-/** Whether a write failed its condition (lib/shared/conditional-check.ts). */
-export const isConditionFailure = isConditionalCheckFailed;

@@ -1,3 +1,4 @@
+import type { IdempotentCreateOutcome } from '../shared/idempotent-create.js';
 import type { CursorPage } from '../shared/paging.js';
 import type { PayoutRun, RunRow, RunState } from './model.js';
 
@@ -33,7 +34,7 @@ export interface PayoutRunRecords {
     idempotencyKey: string,
     requestFingerprint: string,
     options?: { readonly claimFile?: boolean },
-  ): Promise<{ readonly created: true } | { readonly created: false; readonly ownerId: string }>;
+  ): Promise<IdempotentCreateOutcome>;
   /** The run holding an idempotency key, with the fingerprint of the request that created it. */
   keyedRun(
     idempotencyKey: string,

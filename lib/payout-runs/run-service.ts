@@ -2,6 +2,7 @@ import type { Principal } from '../controls/index.js';
 import { assertMayApprove, type GateLimits } from '../controls/index.js';
 import { type Clock, systemClock } from '../shared/clock.js';
 import { IdempotencyConflictError, InvalidTransitionError, NotFoundError } from '../shared/errors.js';
+import type { IdempotentCreateOutcome } from '../shared/idempotent-create.js';
 import { fingerprint, ulid } from '../shared/ids.js';
 import { type Logger, silentLogger } from '../shared/logger.js';
 import type { CursorPage } from '../shared/paging.js';
@@ -100,7 +101,7 @@ export class PayoutRunService {
         firstHeld,
       });
     let run = runOf(earlier);
-    let stored: Awaited<ReturnType<PayoutRunRecords['create']>>;
+    let stored: IdempotentCreateOutcome;
     try {
       // No earlier run seen: this run claims the file in its own transaction, so of two at once only one passes.
       stored = await this.#store.create(run, rows, input.idempotencyKey, requestFingerprint, {

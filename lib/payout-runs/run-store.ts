@@ -1,9 +1,14 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { Approval, Principal } from '../controls/index.js';
 import { putInBatches } from '../shared/batch-write.js';
+import { isConditionalCheckFailed } from '../shared/conditional-check.js';
 import { DocumentClient, QueryCommand, UpdateCommand } from '../shared/document-client.js';
 import { errorKind } from '../shared/errors.js';
-import { createWithIdempotencyKey, IdempotentCreateGuardError } from '../shared/idempotent-create.js';
+import {
+  createWithIdempotencyKey,
+  IdempotentCreateGuardError,
+  type IdempotentCreateOutcome,
+} from '../shared/idempotent-create.js';
 import { listingAttributes, queryListing } from '../shared/index-listing.js';
 import { queryCollectionPage } from '../shared/item-collection.js';
 import { type CursorPage, collectPages } from '../shared/paging.js';
@@ -11,7 +16,6 @@ import { readItem } from '../shared/table-reads.js';
 import { TableIndexes } from '../table/index.js';
 import { type PayoutRun, type RunRow, RunState } from './model.js';
 import {
-  isConditionFailure,
   MATERIALISE_PARTITION,
   RowCursorSchema,
   rowSchema,
@@ -63,7 +67,7 @@ export class DynamoDbPayoutRunStore implements PayoutRunRecords {
     idempotencyKey: string,
     requestFingerprint: string,
     options: { readonly claimFile?: boolean } = {},
-  ): Promise<{ readonly created: true } | { readonly created: false; readonly ownerId: string }> {
+  ): Promise<IdempotentCreateOutcome> {
     await putInBatches(
       this.#doc,
       this.tableName,
@@ -273,7 +277,7 @@ export class DynamoDbPayoutRunStore implements PayoutRunRecords {
       );
       return true;
     } catch (error) {
-      if (isConditionFailure(error)) return false;
+      if (isConditionalCheckFailed(error)) return false;
       throw error;
     }
   }

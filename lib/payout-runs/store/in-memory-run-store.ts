@@ -1,4 +1,5 @@
 import { InvalidCursorError, NotFoundError } from '../../shared/errors.js';
+import type { IdempotentCreateOutcome } from '../../shared/idempotent-create.js';
 import { newestFirst, pageOf } from '../../shared/in-memory-pages.js';
 import type { CursorPage } from '../../shared/paging.js';
 import { type PayoutRun, type RunRow, RunState } from '../model.js';
@@ -20,7 +21,7 @@ export class InMemoryPayoutRunStore implements PayoutRunRecords {
     idempotencyKey: string,
     requestFingerprint: string,
     options: { readonly claimFile?: boolean } = {},
-  ): Promise<{ readonly created: true } | { readonly created: false; readonly ownerId: string }> {
+  ): Promise<IdempotentCreateOutcome> {
     // The rows are written first, as the table's store writes them before its transaction.
     this.#rows.set(
       run.runId,

@@ -6,8 +6,6 @@ export class InMemoryProviderScheduleStore implements ProviderScheduleRecords {
   readonly #entries = new Map<string, ProviderScheduleEntry>();
   #status: SyncStatus | undefined;
   #cursor: SyncCursor | undefined;
-  /** How many upserts were asked for, one per entry: a resumed sync writes each page once more at most. */
-  writes = 0;
 
   async putAll(
     entries: readonly ProviderScheduleEntry[],
@@ -16,7 +14,6 @@ export class InMemoryProviderScheduleStore implements ProviderScheduleRecords {
     for (const entry of entries) {
       options.signal?.throwIfAborted();
       this.#entries.set(`${entry.kind}#${entry.id}`, entry);
-      this.writes += 1;
     }
   }
 
